@@ -1,0 +1,124 @@
+#pragma once
+/// \file The SDK's small error family (kube-rs `Error`, client-go `StatusError`).
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tfjob {
+
+/// Base of every error the SDK throws.
+class error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A kubeconfig, in-cluster config or flag combination that cannot be used.
+class config_error : public error {
+ public:
+  using error::error;
+};
+
+/// Credentials could not be obtained or were refused (exec plugin, token file, 401).
+class auth_error : public error {
+ public:
+  using error::error;
+};
+
+/// The server could not be reached or the connection broke (DNS, TCP, TLS, timeout).
+class transport_error : public error {
+ public:
+  using error::error;
+};
+
+/// Bad YAML/JSON input: carries the position when known (1-based; 0 = unknown).
+class parse_error : public error {
+ public:
+  parse_error(const std::string& what, int line = 0, int column = 0)
+      : error(what), line_(line), column_(column) {}
+  int line() const noexcept { return line_; }
+  int column() const noexcept { return column_; }
+
+ private:
+  int line_, column_;
+};
+
+/// One invalid field, as the API server reports it (`field: Type value: detail`).
+struct field_error {
+  std::string field;   ///< e.g. `spec.tfReplicaSpecs[Worker].template.spec.containers[0].image`
+  std::string type;    ///< e.g. `Required value`, `Invalid value`, `Unsupported value`
+  std::string detail;  ///< human explanation
+  std::string to_string() const {
+    std::string s = field + ": " + type;
+    if (!detail.empty()) s += ": " + detail;
+    return s;
+  }
+};
+
+/// A spec that fails validation: every problem at once, each with its field path.
+class validation_error : public error {
+ public:
+  explicit validation_error(std::vector<field_error> errors)
+      : error(join(errors)), errors_(std::move(errors)) {}
+  const std::vector<field_error>& errors() const noexcept { return errors_; }
+
+ private:
+  static std::string join(const std::vector<field_error>& errs) {
+    std::string s = "invalid TFJob:";
+    for (const auto& e : errs) s += "\n  " + e.to_string();
+    return s;
+  }
+  std::vector<field_error> errors_;
+};
+
+/// The `details.causes[]` entry of a Kubernetes `Status`.
+struct status_cause {
+  std::string reason, message, field;
+};
+
+/// A Kubernetes `metav1.Status` as returned with a failed request.
+struct status {
+  std::string status;   ///< "Failure"
+  std::string message;
+  std::string reason;   ///< NotFound, AlreadyExists, Conflict, Forbidden, Invalid, Expired...
+  int code = 0;         ///< HTTP status code
+  std::string details_name, details_group, details_kind;
+  std::vector<status_cause> causes;
+  int retry_after_seconds = 0;
+};
+
+/// The API server answered with an error `Status`.
+class api_error : public error {
+ public:
+  explicit api_error(struct status st, const std::string& context = {})
+      : error(make_message(st, context)), status_(std::move(st)) {}
+  const struct status& status() const noexcept { return status_; }
+  int code() const noexcept { return status_.code; }
+  const std::string& reason() const noexcept { return status_.reason; }
+  bool is_not_found() const noexcept { return status_.code == 404 || status_.reason == "NotFound"; }
+  bool is_already_exists() const noexcept { return status_.reason == "AlreadyExists"; }
+  bool is_conflict() const noexcept { return status_.code == 409; }
+  bool is_forbidden() const noexcept { return status_.code == 403 || status_.reason == "Forbidden"; }
+  bool is_unauthorized() const noexcept { return status_.code == 401; }
+  bool is_invalid() const noexcept { return status_.code == 422 || status_.reason == "Invalid"; }
+  bool is_gone() const noexcept { return status_.code == 410 || status_.reason == "Expired" || status_.reason == "Gone"; }
+  bool is_too_many_requests() const noexcept { return status_.code == 429; }
+
+ private:
+  static std::string make_message(const struct status& st, const std::string& context) {
+    std::string s;
+    if (!context.empty()) s = context + ": ";
+    s += st.message.empty() ? ("the server answered " + std::to_string(st.code)) : st.message;
+    if (!st.reason.empty()) s += " (" + st.reason + ", " + std::to_string(st.code) + ")";
+    for (const auto& c : st.causes) {
+      s += "\n  ";
+      if (!c.field.empty()) s += c.field + ": ";
+      s += c.message;
+    }
+    return s;
+  }
+  struct status status_;
+};
+
+}  // namespace tfjob

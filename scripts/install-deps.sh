@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs everything kubectl-tfjob needs to build and test on Debian 12, from Debian's
+# packages only. Run as root (or with sudo). Safe to rerun.
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+pkgs=(
+  build-essential cmake pkg-config git ca-certificates
+  libcpp-httplib-dev libssl-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev catch2 zlib1g-dev
+  python3 python3-jsonschema python3-yaml
+  dataset-fashion-mnist
+)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
