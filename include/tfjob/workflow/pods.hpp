@@ -1,0 +1,223 @@
+#pragma once
+/// \file A TFJob's pods: which one is the chief, which one failed, what each is doing.
+///
+/// Pure functions over pods as JSON (`v1.Pod`). Labels follow the training operator v1.9
+/// (`pkg/controller.v1/common`, `pkg/apis/kubeflow.org/v1/common_types.go`), plus the
+/// unprefixed and `tf-replica-*` labels that tf-operator v1 and v1alpha2 wrote.
+
+#include <tfjob/workflow/status.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tfjob::workflow {
+
+namespace label {
+inline constexpr const char* job_name = "training.kubeflow.org/job-name";
+inline constexpr const char* replica_type = "training.kubeflow.org/replica-type";
+inline constexpr const char* replica_index = "training.kubeflow.org/replica-index";
+inline constexpr const char* job_role = "training.kubeflow.org/job-role";
+inline constexpr const char* operator_name = "training.kubeflow.org/operator-name";
+// tf-operator v1 / training-operator before 1.5
+inline constexpr const char* legacy_job_name = "job-name";
+inline constexpr const char* legacy_replica_type = "replica-type";
+inline constexpr const char* legacy_replica_index = "replica-index";
+inline constexpr const char* legacy_job_role = "job-role";
+// tf-operator v1alpha2 / v1beta1
+inline constexpr const char* tf_job_name = "tf-job-name";
+inline constexpr const char* tf_replica_type = "tf-replica-type";
+inline constexpr const char* tf_replica_index = "tf-replica-index";
+}  // namespace label
+
+/// Label selectors that find a job's pods, current first, then the older operators'.
+inline std::vector<std::string> pod_selectors(const std::string& job) {
+  return {std::string(label::job_name) + "=" + job, std::string(label::legacy_job_name) + "=" + job,
+          std::string(label::tf_job_name) + "=" + job};
+}
+
+/// What a pod is, read from its labels and status.
+struct PodInfo {
+  std::string name;
+  std::string replica_type;  ///< lower case as labelled ("chief", "worker"), "" when unlabelled
+  int replica_index = -1;
+  bool master_role = false;  ///< job-role=master
+  std::string phase;         ///< Pending, Running, Succeeded, Failed, Unknown
+  std::string node;
+  int restarts = 0;
+  long long gpus = 0;
+  bool deleting = false;     ///< metadata.deletionTimestamp set
+  std::string creation_timestamp;
+  std::string uid;
+  /// Terminated container with a non-zero exit code, when any (the named container first).
+  std::optional<int> exit_code;
+  std::string terminated_reason;  ///< e.g. Error, OOMKilled
+  std::string waiting_reason;     ///< e.g. ContainerCreating, ImagePullBackOff, CrashLoopBackOff
+};
+
+namespace detail {
+inline std::string label_of(const nlohmann::json& pod, const char* key) {
+  const auto& m = pod.value("/metadata/labels"_json_pointer, nlohmann::json::object());
+  auto it = m.find(key);
+  return (it != m.end() && it->is_string()) ? it->get<std::string>() : std::string();
+}
+inline std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+inline int to_int(const std::string& s, int dflt = -1) {
+  try {
+    size_t p = 0;
+    int v = std::stoi(s, &p);
+    return p == s.size() ? v : dflt;
+  } catch (...) {
+    return dflt;
+  }
+}
+}  // namespace detail
+
+/// Read a pod's labels and status. `container` is the one whose exit code matters most.
+inline PodInfo pod_info(const nlohmann::json& pod, const std::string& container = "tensorflow") {
+  using detail::label_of;
+  PodInfo p;
+  p.name = pod.value("/metadata/name"_json_pointer, std::string());
+  p.uid = pod.value("/metadata/uid"_json_pointer, std::string());
+  p.creation_timestamp = pod.value("/metadata/creationTimestamp"_json_pointer, std::string());
+  p.deleting = pod.contains("metadata") && pod["metadata"].contains("deletionTimestamp") &&
+               !pod["metadata"]["deletionTimestamp"].is_null();
+  std::string t = label_of(pod, label::replica_type);
+  if (t.empty()) t = label_of(pod, label::legacy_replica_type);
+  if (t.empty()) t = label_of(pod, label::tf_replica_type);
+  p.replica_type = detail::lower(t);
+  std::string i = label_of(pod, label::replica_index);
+  if (i.empty()) i = label_of(pod, label::legacy_replica_index);
+  if (i.empty()) i = label_of(pod, label::tf_replica_index);
+  p.replica_index = detail::to_int(i);
+  std::string role = label_of(pod, label::job_role);
+  if (role.empty()) role = label_of(pod, label::legacy_job_role);
+  p.master_role = role == "master";
+  p.phase = pod.value("/status/phase"_json_pointer, std::string("Pending"));
+  p.node = pod.value("/spec/nodeName"_json_pointer, std::string());
+  if (pod.contains("spec")) p.gpus = pod_spec_gpus(pod["spec"]);
+  const auto statuses = pod.value("/status/containerStatuses"_json_pointer, nlohmann::json::array());
+  // the named container first, then the others
+  std::vector<nlohmann::json> ordered;
+  for (const auto& c : statuses) if (c.value("name", "") == container) ordered.push_back(c);
+  for (const auto& c : statuses) if (c.value("name", "") != container) ordered.push_back(c);
+  for (const auto& c : ordered) {
+    p.restarts += c.value("restartCount", 0);
+    if (p.waiting_reason.empty())
+      p.waiting_reason = c.value("/state/waiting/reason"_json_pointer, std::string());
+    for (const char* where : {"/state/terminated", "/lastState/terminated"}) {
+      nlohmann::json::json_pointer ptr(where);
+      if (p.exit_code || !c.contains(ptr) || !c[ptr].contains("exitCode")) continue;
+      int code = c[ptr]["exitCode"].get<int>();
+      if (code == 0) continue;
+      p.exit_code = code;
+      p.terminated_reason = c[ptr].value("reason", "");
+    }
+  }
+  return p;
+}
+
+/// The pod whose logs are "the job's logs": the one the operator marks
+/// `training.kubeflow.org/job-role=master`; else replica type chief, then master; else
+/// worker 0; else the same through the labels older operators used (all read by
+/// `pod_info`). Pods being deleted lose to live ones; among equals, the newest wins
+/// (a restarted pod replaces its predecessor).
+inline std::optional<nlohmann::json> select_chief(const std::vector<nlohmann::json>& pods) {
+  auto rank = [](const nlohmann::json& pod) {
+    using detail::label_of;
+    // current labels first (ranks 0-3), then legacy (4-7)
+    std::string role = label_of(pod, label::job_role);
+    std::string type = detail::lower(label_of(pod, label::replica_type));
+    std::string idx = label_of(pod, label::replica_index);
+    if (role == "master") return 0;
+    if (type == "chief") return 1;
+    if (type == "master") return 2;
+    if (type == "worker" && idx == "0") return 3;
+    std::string lrole = label_of(pod, label::legacy_job_role);
+    std::string ltype = detail::lower(label_of(pod, label::legacy_replica_type));
+    if (ltype.empty()) ltype = detail::lower(label_of(pod, label::tf_replica_type));
+    std::string lidx = label_of(pod, label::legacy_replica_index);
+    if (lidx.empty()) lidx = label_of(pod, label::tf_replica_index);
+    if (lrole == "master") return 4;
+    if (ltype == "chief") return 5;
+    if (ltype == "master") return 6;
+    if (ltype == "worker" && lidx == "0") return 7;
+    return 100;
+  };
+  const nlohmann::json* best = nullptr;
+  int best_rank = 100;
+  bool best_deleting = true;
+  std::string best_created;
+  for (const auto& p : pods) {
+    int r = rank(p);
+    if (r >= 100) continue;
+    PodInfo info = pod_info(p);
+    bool better = !best || r < best_rank || (r == best_rank && best_deleting && !info.deleting) ||
+                  (r == best_rank && best_deleting == info.deleting && info.creation_timestamp > best_created);
+    if (better) {
+      best = &p;
+      best_rank = r;
+      best_deleting = info.deleting;
+      best_created = info.creation_timestamp;
+    }
+  }
+  if (!best) return std::nullopt;
+  return *best;
+}
+
+/// The pod of replica `type` (any case) and `index`; newest, live first.
+inline std::optional<nlohmann::json> select_replica(const std::vector<nlohmann::json>& pods,
+                                                    const std::string& type, int index) {
+  const nlohmann::json* best = nullptr;
+  PodInfo bi;
+  for (const auto& p : pods) {
+    PodInfo i = pod_info(p);
+    if (i.replica_type != detail::lower(type) || i.replica_index != index) continue;
+    if (!best || (bi.deleting && !i.deleting) ||
+        (bi.deleting == i.deleting && i.creation_timestamp > bi.creation_timestamp)) {
+      best = &p;
+      bi = i;
+    }
+  }
+  if (!best) return std::nullopt;
+  return *best;
+}
+
+/// The pod that made a job fail: a Failed pod or one with a non-zero exit code, the chief
+/// first; std::nullopt when none did.
+inline std::optional<nlohmann::json> select_failed(const std::vector<nlohmann::json>& pods) {
+  std::vector<nlohmann::json> failed;
+  for (const auto& p : pods) {
+    PodInfo i = pod_info(p);
+    if (i.phase == "Failed" || (i.exit_code && *i.exit_code != 0)) failed.push_back(p);
+  }
+  if (failed.empty()) return std::nullopt;
+  if (auto c = select_chief(failed)) return c;
+  std::sort(failed.begin(), failed.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+    return pod_info(a).name < pod_info(b).name;
+  });
+  return failed.front();
+}
+
+/// Sort pods by replica type (chief, master, ps, worker, evaluator, other) then index.
+inline void sort_pods(std::vector<nlohmann::json>& pods) {
+  auto order = [](const std::string& t) {
+    static const char* o[] = {"chief", "master", "ps", "worker", "evaluator"};
+    for (int i = 0; i < 5; ++i) if (t == o[i]) return i;
+    return 5;
+  };
+  std::stable_sort(pods.begin(), pods.end(), [&](const nlohmann::json& a, const nlohmann::json& b) {
+    PodInfo x = pod_info(a), y = pod_info(b);
+    if (order(x.replica_type) != order(y.replica_type)) return order(x.replica_type) < order(y.replica_type);
+    if (x.replica_index != y.replica_index) return x.replica_index < y.replica_index;
+    return x.name < y.name;
+  });
+}
+
+}  // namespace tfjob::workflow

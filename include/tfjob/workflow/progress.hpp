@@ -1,0 +1,120 @@
+#pragma once
+/// \file The one-line progress `submit --wait` and `logs -f` show on stderr while a job
+/// starts: its state, its pods by phase, and why pending pods wait (the scheduler's own
+/// words from `FailedScheduling` events, or the container's waiting reason).
+
+#include <tfjob/workflow/pods.hpp>
+#include <tfjob/workflow/status.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tfjob::workflow {
+
+/// Why one pending pod is not running yet.
+struct PendingReason {
+  std::string pod;
+  std::string reason;   ///< e.g. FailedScheduling, ImagePullBackOff, ContainerCreating
+  std::string message;  ///< e.g. "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."
+};
+
+/// A snapshot of a starting or running job.
+struct Progress {
+  std::string state;  ///< the job's state (Created, Running...), "" before the operator saw it
+  int pending = 0, running = 0, succeeded = 0, failed = 0;
+  int expected = 0;   ///< pods the spec asks for
+  std::vector<PendingReason> waiting;
+  /// `Running · pods 1/3 running, 2 pending · worker-1: 0/3 nodes are available: ...`
+  std::string line() const {
+    std::string s = state.empty() ? std::string("Waiting for the operator") : state;
+    s += " · pods: " + std::to_string(running) + " running, " + std::to_string(pending) + " pending, " +
+         std::to_string(succeeded) + " succeeded, " + std::to_string(failed) + " failed";
+    if (expected > 0) s += " (of " + std::to_string(expected) + ")";
+    if (!waiting.empty()) {
+      const auto& w = waiting.front();
+      s += " · " + w.pod + ": " + (w.message.empty() ? w.reason : w.message);
+      if (waiting.size() > 1) s += " (+" + std::to_string(waiting.size() - 1) + " more)";
+    }
+    return s;
+  }
+};
+
+namespace detail {
+inline std::string event_time(const nlohmann::json& e) {
+  for (const char* k : {"lastTimestamp", "eventTime", "firstTimestamp"}) {
+    auto it = e.find(k);
+    if (it != e.end() && it->is_string() && !it->get<std::string>().empty()) return it->get<std::string>();
+  }
+  return e.value("/metadata/creationTimestamp"_json_pointer, std::string());
+}
+}  // namespace detail
+
+/// Events about one object (matched by kind, name and, when both carry one, uid), oldest first.
+inline std::vector<nlohmann::json> events_for(const std::vector<nlohmann::json>& events, const std::string& kind,
+                                              const std::string& name, const std::string& uid = {}) {
+  std::vector<nlohmann::json> out;
+  for (const auto& e : events) {
+    const auto io = e.value("involvedObject", nlohmann::json::object());
+    if (io.value("kind", "") != kind || io.value("name", "") != name) continue;
+    std::string euid = io.value("uid", "");
+    if (!uid.empty() && !euid.empty() && euid != uid) continue;
+    out.push_back(e);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+    return detail::event_time(a) < detail::event_time(b);
+  });
+  return out;
+}
+
+/// Build the progress snapshot from the job, its pods and the namespace's events.
+inline Progress progress(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
+                         const std::vector<nlohmann::json>& events) {
+  Progress p;
+  JobSummary s = summarize(job);
+  p.state = s.state;
+  for (const auto& [t, n] : s.spec_replicas) p.expected += n;
+  std::vector<nlohmann::json> sorted = pods;
+  sort_pods(sorted);
+  for (const auto& pod : sorted) {
+    PodInfo i = pod_info(pod);
+    if (i.deleting) continue;
+    if (i.phase == "Running") ++p.running;
+    else if (i.phase == "Succeeded") ++p.succeeded;
+    else if (i.phase == "Failed") ++p.failed;
+    else ++p.pending;
+    if (i.phase != "Pending") continue;
+    PendingReason r{i.name, "", ""};
+    if (i.node.empty()) {
+      // unscheduled: the scheduler's latest word, else the PodScheduled condition's
+      auto evs = events_for(events, "Pod", i.name, i.uid);
+      for (auto it = evs.rbegin(); it != evs.rend(); ++it) {
+        if (it->value("reason", "") == "FailedScheduling") {
+          r.reason = "FailedScheduling";
+          r.message = it->value("message", "");
+          break;
+        }
+      }
+      if (r.reason.empty()) {
+        for (const auto& c : pod.value("/status/conditions"_json_pointer, nlohmann::json::array())) {
+          if (c.value("type", "") == "PodScheduled" && c.value("status", "") == "False") {
+            r.reason = c.value("reason", "Unschedulable");
+            r.message = c.value("message", "");
+          }
+        }
+      }
+    } else if (!i.waiting_reason.empty()) {
+      r.reason = i.waiting_reason;
+      for (const auto& c : pod.value("/status/containerStatuses"_json_pointer, nlohmann::json::array())) {
+        std::string m = c.value("/state/waiting/message"_json_pointer, std::string());
+        if (!m.empty()) { r.message = i.waiting_reason + ": " + m; break; }
+      }
+    }
+    if (!r.reason.empty()) p.waiting.push_back(r);
+  }
+  return p;
+}
+
+}  // namespace tfjob::workflow

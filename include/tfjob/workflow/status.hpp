@@ -1,0 +1,236 @@
+#pragma once
+/// \file What a TFJob's status says, summarised for people and for `wait`.
+///
+/// Works on the job as JSON (`kubeflow.org/v1` TFJob, as served), so it applies equally to
+/// a typed `tfjob::TFJob` converted with `to_json` and to an object read from any server.
+/// Pure functions: no I/O.
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tfjob::workflow {
+
+/// One `status.conditions[]` entry.
+struct Condition {
+  std::string type, status, reason, message, last_transition_time;
+};
+
+/// `status.replicaStatuses[<type>]`.
+struct ReplicaCounts {
+  int active = 0, succeeded = 0, failed = 0;
+};
+
+/// A TFJob's state as `kubectl tfjob get` shows it.
+struct JobSummary {
+  std::string name, namespace_;
+  std::string state;    ///< the newest true condition: Created, Running, Restarting, Succeeded, Failed, Suspended; "" when none yet
+  std::string reason, message;  ///< of that condition
+  std::string creation_timestamp, completion_time;
+  std::vector<Condition> conditions;  ///< in the order the operator wrote them
+  std::map<std::string, ReplicaCounts> replicas;  ///< by replica type as in the spec (Chief, Worker...)
+  std::map<std::string, int> spec_replicas;       ///< replicas per type from the spec (default 1)
+  int gpus = 0;  ///< nvidia.com/gpu the whole job asks for (limits, else requests, × replicas)
+  bool finished() const { return state == "Succeeded" || state == "Failed"; }
+};
+
+/// Integer value of a resource quantity such as `nvidia.com/gpu: 2` (also "2" or 2); 0 when
+/// absent or not an integer (extended resources must be whole numbers).
+inline long long integer_quantity(const nlohmann::json& v) {
+  if (v.is_number_integer()) return v.get<long long>();
+  if (v.is_number()) return static_cast<long long>(v.get<double>());
+  if (v.is_string()) {
+    const auto& s = v.get_ref<const std::string&>();
+    try {
+      size_t pos = 0;
+      long long n = std::stoll(s, &pos);
+      if (pos == s.size()) return n;
+      std::string suf = s.substr(pos);
+      if (suf == "k") return n * 1000;
+      if (suf == "Ki") return n * 1024;
+    } catch (...) {
+    }
+  }
+  return 0;
+}
+
+/// `nvidia.com/gpu` one pod spec asks for: per container `limits` (which the scheduler
+/// copies to requests for extended resources), else `requests`; init containers count as
+/// the max, as the scheduler does.
+inline long long pod_spec_gpus(const nlohmann::json& pod_spec, const std::string& resource = "nvidia.com/gpu") {
+  auto container_gpus = [&](const nlohmann::json& c) -> long long {
+    if (!c.is_object()) return 0;
+    auto r = c.find("resources");
+    if (r == c.end() || !r->is_object()) return 0;
+    for (const char* k : {"limits", "requests"}) {
+      auto m = r->find(k);
+      if (m != r->end() && m->is_object() && m->contains(resource)) return integer_quantity((*m)[resource]);
+    }
+    return 0;
+  };
+  long long sum = 0, init_max = 0;
+  if (auto cs = pod_spec.find("containers"); cs != pod_spec.end() && cs->is_array())
+    for (const auto& c : *cs) sum += container_gpus(c);
+  if (auto cs = pod_spec.find("initContainers"); cs != pod_spec.end() && cs->is_array())
+    for (const auto& c : *cs) init_max = std::max(init_max, container_gpus(c));
+  return std::max(sum, init_max);
+}
+
+/// GPUs per pod for each replica type of a TFJob (JSON), with the replica count.
+struct ReplicaGpus {
+  std::string type;
+  int replicas = 1;
+  long long gpus_per_pod = 0;
+};
+inline std::vector<ReplicaGpus> replica_gpus(const nlohmann::json& job) {
+  std::vector<ReplicaGpus> out;
+  const auto* specs = job.contains("spec") ? &job["spec"] : nullptr;
+  if (!specs || !specs->contains("tfReplicaSpecs") || !(*specs)["tfReplicaSpecs"].is_object()) return out;
+  for (const auto& [type, rs] : (*specs)["tfReplicaSpecs"].items()) {
+    ReplicaGpus r;
+    r.type = type;
+    if (rs.contains("replicas") && rs["replicas"].is_number()) r.replicas = rs["replicas"].get<int>();
+    if (rs.contains("template") && rs["template"].contains("spec"))
+      r.gpus_per_pod = pod_spec_gpus(rs["template"]["spec"]);
+    out.push_back(r);
+  }
+  return out;
+}
+
+/// Summarise a TFJob object. Condition precedence follows the operator's
+/// `pkg/util/status.go`: the last condition whose status is "True" is the current state.
+inline JobSummary summarize(const nlohmann::json& job) {
+  JobSummary s;
+  auto str = [](const nlohmann::json& o, const char* k) {
+    auto it = o.find(k);
+    return (it != o.end() && it->is_string()) ? it->get<std::string>() : std::string();
+  };
+  if (auto m = job.find("metadata"); m != job.end() && m->is_object()) {
+    s.name = str(*m, "name");
+    s.namespace_ = str(*m, "namespace");
+    s.creation_timestamp = str(*m, "creationTimestamp");
+  }
+  for (const auto& r : replica_gpus(job)) {
+    s.spec_replicas[r.type] = r.replicas;
+    s.gpus += static_cast<int>(r.gpus_per_pod * r.replicas);
+  }
+  auto st = job.find("status");
+  if (st == job.end() || !st->is_object()) return s;
+  s.completion_time = str(*st, "completionTime");
+  if (auto cs = st->find("conditions"); cs != st->end() && cs->is_array()) {
+    for (const auto& c : *cs) {
+      if (!c.is_object()) continue;
+      Condition k{str(c, "type"), str(c, "status"), str(c, "reason"), str(c, "message"),
+                  str(c, "lastTransitionTime")};
+      s.conditions.push_back(k);
+    }
+  }
+  for (auto it = s.conditions.rbegin(); it != s.conditions.rend(); ++it) {
+    if (it->status == "True") {
+      s.state = it->type;
+      s.reason = it->reason;
+      s.message = it->message;
+      break;
+    }
+  }
+  if (auto rs = st->find("replicaStatuses"); rs != st->end() && rs->is_object()) {
+    for (const auto& [type, v] : rs->items()) {
+      ReplicaCounts c;
+      if (v.contains("active") && v["active"].is_number()) c.active = v["active"].get<int>();
+      if (v.contains("succeeded") && v["succeeded"].is_number()) c.succeeded = v["succeeded"].get<int>();
+      if (v.contains("failed") && v["failed"].is_number()) c.failed = v["failed"].get<int>();
+      s.replicas[type] = c;
+    }
+  }
+  return s;
+}
+
+/// Outcome of waiting for a condition.
+enum class WaitOutcome { pending, reached, impossible };
+
+/// Whether `job` has reached `condition` (Created, Running, Restarting, Succeeded, Failed,
+/// Suspended, matched case-insensitively), or can no longer reach it: a finished job
+/// (Succeeded/Failed) never gains Running, Created or the other terminal condition again.
+inline WaitOutcome wait_outcome(const JobSummary& s, const std::string& condition) {
+  auto lower = [](std::string x) {
+    std::transform(x.begin(), x.end(), x.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return x;
+  };
+  const std::string want = lower(condition);
+  for (const auto& c : s.conditions)
+    if (lower(c.type) == want && c.status == "True") return WaitOutcome::reached;
+  if (s.finished()) return WaitOutcome::impossible;
+  return WaitOutcome::pending;
+}
+
+/// Parse an RFC 3339 UTC time as the API server writes it (`2024-05-01T10:00:00Z`).
+inline std::optional<std::time_t> parse_time(const std::string& t) {
+  int Y, M, D, h, m, s;
+  if (t.size() < 19 || std::sscanf(t.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &Y, &M, &D, &h, &m, &s) != 6)
+    return std::nullopt;
+  // days from civil (Howard Hinnant), avoiding timegm's non-portability
+  Y -= M <= 2;
+  const long long era = (Y >= 0 ? Y : Y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(Y - era * 400);
+  const unsigned doy = (153 * (M + (M > 2 ? -3 : 9)) + 2) / 5 + D - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  long long days = era * 146097 + static_cast<long long>(doe) - 719468;
+  return static_cast<std::time_t>(days * 86400 + h * 3600 + m * 60 + s);
+}
+
+/// A duration the way kubectl prints ages (`duration.HumanDuration`): 45s, 5m30s, 3h, 2d4h, 400d.
+inline std::string human_duration(long long secs) {
+  if (secs < 0) secs = 0;
+  auto S = [](long long v) { return std::to_string(v); };
+  if (secs < 60 * 2) return S(secs) + "s";
+  long long minutes = secs / 60;
+  if (minutes < 10) {
+    long long s = secs % 60;
+    return s == 0 ? S(minutes) + "m" : S(minutes) + "m" + S(s) + "s";
+  }
+  if (minutes < 60 * 3) return S(minutes) + "m";
+  long long hours = secs / 3600;
+  if (hours < 8) {
+    long long m = minutes % 60;
+    return m == 0 ? S(hours) + "h" : S(hours) + "h" + S(m) + "m";
+  }
+  if (hours < 48) return S(hours) + "h";
+  if (hours < 24 * 8) {
+    long long h = hours % 24;
+    return h == 0 ? S(hours / 24) + "d" : S(hours / 24) + "d" + S(h) + "h";
+  }
+  if (hours < 24 * 365 * 2) return S(hours / 24) + "d";
+  if (hours < 24 * 365 * 8) {
+    long long d = (hours / 24) % 365;
+    return d == 0 ? S(hours / 24 / 365) + "y" : S(hours / 24 / 365) + "y" + S(d) + "d";
+  }
+  return S(hours / 24 / 365) + "y";
+}
+
+/// Age of an object from its RFC 3339 timestamp, relative to `now`; "<unknown>" when unset.
+inline std::string age(const std::string& timestamp, std::time_t now = std::time(nullptr)) {
+  auto t = parse_time(timestamp);
+  if (!t) return "<unknown>";
+  return human_duration(static_cast<long long>(now - *t));
+}
+
+/// `ACTIVE/SUCCEEDED/FAILED` per type for `-o wide`, e.g. `Chief:1/0/0 Worker:2/0/0`.
+inline std::string replicas_column(const JobSummary& s) {
+  std::string out;
+  std::map<std::string, ReplicaCounts> all = s.replicas;
+  for (const auto& [t, n] : s.spec_replicas) all.emplace(t, ReplicaCounts{});
+  for (const auto& [t, c] : all) {
+    if (!out.empty()) out += ",";
+    out += t + ":" + std::to_string(c.active) + "/" + std::to_string(c.succeeded) + "/" + std::to_string(c.failed);
+  }
+  return out.empty() ? "<none>" : out;
+}
+
+}  // namespace tfjob::workflow

@@ -1,0 +1,210 @@
+// Pure workflow logic: job summaries, chief selection, progress lines, GPU preflight.
+#include <catch2/catch.hpp>
+
+#include <tfjob/workflow/pods.hpp>
+#include <tfjob/workflow/preflight.hpp>
+#include <tfjob/workflow/progress.hpp>
+#include <tfjob/workflow/status.hpp>
+
+using nlohmann::json;
+using namespace tfjob::workflow;
+
+namespace {
+json pod(const std::string& name, json labels, const std::string& phase = "Running", const std::string& node = "n1",
+         const std::string& created = "2024-01-01T00:00:00Z") {
+  return {{"metadata", {{"name", name}, {"labels", labels}, {"creationTimestamp", created}, {"uid", name + "-uid"}}},
+          {"spec", {{"nodeName", node}, {"containers", json::array({{{"name", "tensorflow"}}})}}},
+          {"status", {{"phase", phase}}}};
+}
+json lab(const std::string& type, int idx, bool master = false) {
+  json l = {{"training.kubeflow.org/job-name", "j"},
+            {"training.kubeflow.org/replica-type", type},
+            {"training.kubeflow.org/replica-index", std::to_string(idx)}};
+  if (master) l["training.kubeflow.org/job-role"] = "master";
+  return l;
+}
+json job_with(json specs, json status = json::object()) {
+  return {{"apiVersion", "kubeflow.org/v1"}, {"kind", "TFJob"},
+          {"metadata", {{"name", "j"}, {"namespace", "default"}, {"creationTimestamp", "2024-01-01T00:00:00Z"}}},
+          {"spec", {{"tfReplicaSpecs", specs}}}, {"status", status}};
+}
+json replica(int n, int gpus, const std::string& image = "img") {
+  json c = {{"name", "tensorflow"}, {"image", image}};
+  if (gpus) c["resources"] = {{"limits", {{"nvidia.com/gpu", gpus}}}};
+  return {{"replicas", n}, {"template", {{"spec", {{"containers", json::array({c})}}}}}};
+}
+json node(const std::string& name, int cap, int alloc, bool cordoned = false) {
+  json n = {{"metadata", {{"name", name}}}, {"status", {{"capacity", {{"cpu", "8"}}}, {"allocatable", {{"cpu", "8"}}}}}};
+  if (cap >= 0) n["status"]["capacity"]["nvidia.com/gpu"] = std::to_string(cap);
+  if (alloc >= 0) n["status"]["allocatable"]["nvidia.com/gpu"] = std::to_string(alloc);
+  if (cordoned) n["spec"]["unschedulable"] = true;
+  return n;
+}
+json gpu_pod(const std::string& node_name, int gpus, const std::string& phase = "Running") {
+  json p = pod("p-" + node_name + std::to_string(gpus) + phase, json::object(), phase, node_name);
+  p["spec"]["containers"][0]["resources"] = {{"requests", {{"nvidia.com/gpu", std::to_string(gpus)}}}};
+  return p;
+}
+}  // namespace
+
+TEST_CASE("summarize: the last true condition is the state; replicas and GPUs", "[workflow]") {
+  json st = {{"conditions", json::array({
+                 {{"type", "Created"}, {"status", "True"}, {"reason", "TFJobCreated"}},
+                 {{"type", "Running"}, {"status", "False"}},
+                 {{"type", "Failed"}, {"status", "True"}, {"reason", "TFJobFailed"}, {"message", "TFJob j has failed because 1 Worker replica(s) failed."}},
+             })},
+             {"replicaStatuses", {{"Worker", {{"failed", 1}, {"active", 1}}}}}};
+  auto s = summarize(job_with({{"Chief", replica(1, 1)}, {"Worker", replica(2, 2)}}, st));
+  CHECK(s.state == "Failed");
+  CHECK(s.finished());
+  CHECK(s.message.find("1 Worker replica(s) failed") != std::string::npos);
+  CHECK(s.gpus == 5);
+  CHECK(s.spec_replicas.at("Worker") == 2);
+  CHECK(replicas_column(s) == "Chief:0/0/0,Worker:1/0/1");
+  CHECK(wait_outcome(s, "Failed") == WaitOutcome::reached);
+  CHECK(wait_outcome(s, "succeeded") == WaitOutcome::impossible);
+  CHECK(wait_outcome(s, "Created") == WaitOutcome::reached);
+  auto empty = summarize(job_with({{"Worker", replica(1, 0)}}));
+  CHECK(empty.state.empty());
+  CHECK(wait_outcome(empty, "Running") == WaitOutcome::pending);
+}
+
+TEST_CASE("human_duration matches kubectl's ages", "[workflow]") {
+  CHECK(human_duration(45) == "45s");
+  CHECK(human_duration(119) == "119s");
+  CHECK(human_duration(330) == "5m30s");
+  CHECK(human_duration(3600 * 2) == "120m");
+  CHECK(human_duration(3600 * 5 + 60) == "5h1m");
+  CHECK(human_duration(3600 * 30) == "30h");
+  CHECK(human_duration(3600 * 24 * 3 + 3600) == "3d1h");
+  CHECK(human_duration(3600 * 24 * 100) == "100d");
+  auto t = parse_time("2024-01-01T00:00:10Z");
+  REQUIRE(t);
+  CHECK(age("2024-01-01T00:00:00Z", *t) == "10s");
+  CHECK(age("", *t) == "<unknown>");
+}
+
+TEST_CASE("select_chief follows the operator's marks, then legacy labels", "[workflow]") {
+  std::vector<json> pods = {pod("j-worker-1", lab("worker", 1)), pod("j-worker-0", lab("worker", 0)),
+                            pod("j-ps-0", lab("ps", 0))};
+  CHECK(select_chief(pods)->at("metadata").at("name") == "j-worker-0");
+  pods.push_back(pod("j-master-0", lab("master", 0)));
+  CHECK(select_chief(pods)->at("metadata").at("name") == "j-master-0");
+  pods.push_back(pod("j-chief-0", lab("chief", 0)));
+  CHECK(select_chief(pods)->at("metadata").at("name") == "j-chief-0");
+  pods.push_back(pod("j-evaluator-0", lab("evaluator", 0, true)));  // job-role wins over types
+  CHECK(select_chief(pods)->at("metadata").at("name") == "j-evaluator-0");
+
+  // tf-operator v1 labels and v1alpha2 labels
+  std::vector<json> legacy = {pod("old-worker-0", {{"job-name", "old"}, {"replica-type", "worker"}, {"replica-index", "0"}}),
+                              pod("old-ps-0", {{"job-name", "old"}, {"replica-type", "ps"}, {"replica-index", "0"}})};
+  CHECK(select_chief(legacy)->at("metadata").at("name") == "old-worker-0");
+  legacy.push_back(pod("old-x", {{"job-name", "old"}, {"job-role", "master"}, {"replica-type", "master"}}));
+  CHECK(select_chief(legacy)->at("metadata").at("name") == "old-x");
+  std::vector<json> alpha = {pod("a-chief-0", {{"tf-job-name", "a"}, {"tf-replica-type", "chief"}, {"tf-replica-index", "0"}})};
+  CHECK(select_chief(alpha)->at("metadata").at("name") == "a-chief-0");
+  CHECK_FALSE(select_chief({pod("x", json::object())}));
+
+  // a recreated pod (same name, newer) beats the terminating one
+  json old_pod = pod("j-chief-0", lab("chief", 0), "Failed", "n1", "2024-01-01T00:00:00Z");
+  old_pod["metadata"]["deletionTimestamp"] = "2024-01-01T00:01:00Z";
+  json new_pod = pod("j-chief-0", lab("chief", 0), "Pending", "", "2024-01-01T00:01:00Z");
+  new_pod["metadata"]["uid"] = "new";
+  CHECK(select_chief({old_pod, new_pod})->at("metadata").at("uid") == "new");
+  CHECK(select_replica({pods}, "PS", 0)->at("metadata").at("name") == "j-ps-0");
+  CHECK_FALSE(select_replica({pods}, "worker", 7));
+}
+
+TEST_CASE("pod_info reads exit codes and select_failed finds the culprit", "[workflow]") {
+  json ok = pod("j-chief-0", lab("chief", 0, true), "Running");
+  json bad = pod("j-worker-1", lab("worker", 1), "Failed");
+  bad["status"]["containerStatuses"] = json::array({{{"name", "tensorflow"}, {"restartCount", 2},
+                                                     {"state", {{"terminated", {{"exitCode", 137}, {"reason", "OOMKilled"}}}}}}});
+  auto i = pod_info(bad);
+  REQUIRE(i.exit_code);
+  CHECK(*i.exit_code == 137);
+  CHECK(i.terminated_reason == "OOMKilled");
+  CHECK(i.restarts == 2);
+  CHECK(i.replica_type == "worker");
+  CHECK(i.replica_index == 1);
+  CHECK(select_failed({ok, bad})->at("metadata").at("name") == "j-worker-1");
+  CHECK_FALSE(select_failed({ok}));
+}
+
+TEST_CASE("progress shows pods by phase and the scheduler's reason", "[workflow]") {
+  json job = job_with({{"Chief", replica(1, 1)}, {"Worker", replica(2, 1)}},
+                      {{"conditions", json::array({{{"type", "Created"}, {"status", "True"}}})}});
+  std::vector<json> pods = {pod("j-chief-0", lab("chief", 0, true), "Running"),
+                            pod("j-worker-0", lab("worker", 0), "Pending", ""),
+                            pod("j-worker-1", lab("worker", 1), "Pending", "")};
+  std::vector<json> events = {
+      {{"involvedObject", {{"kind", "Pod"}, {"name", "j-worker-0"}}}, {"reason", "FailedScheduling"},
+       {"message", "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."}, {"lastTimestamp", "2024-01-01T00:00:05Z"}},
+      {{"involvedObject", {{"kind", "Pod"}, {"name", "j-worker-0"}}}, {"reason", "FailedScheduling"},
+       {"message", "old"}, {"lastTimestamp", "2024-01-01T00:00:01Z"}},
+      {{"involvedObject", {{"kind", "Pod"}, {"name", "other"}}}, {"reason", "FailedScheduling"}, {"message", "nope"}}};
+  auto p = progress(job, pods, events);
+  CHECK(p.running == 1);
+  CHECK(p.pending == 2);
+  CHECK(p.expected == 3);
+  REQUIRE(p.waiting.size() == 1);
+  CHECK(p.line() == "Created · pods: 1 running, 2 pending, 0 succeeded, 0 failed (of 3) · j-worker-0: "
+                    "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.");
+  pods[2]["spec"]["nodeName"] = "n2";
+  pods[2]["status"]["containerStatuses"] = json::array({{{"name", "tensorflow"}, {"state", {{"waiting", {{"reason", "ImagePullBackOff"}, {"message", "pull failed"}}}}}}});
+  p = progress(job, pods, events);
+  REQUIRE(p.waiting.size() == 2);
+  CHECK(p.waiting[1].reason == "ImagePullBackOff");
+  CHECK(p.line().find("(+1 more)") != std::string::npos);
+}
+
+TEST_CASE("gpu_preflight: per-pod fit, total free, missing device plugin", "[workflow]") {
+  json job = job_with({{"Chief", replica(1, 1)}, {"Worker", replica(2, 2)}});
+  SECTION("no GPU node at all") {
+    auto r = gpu_preflight(job, {node("cpu-1", -1, -1)}, std::vector<json>{});
+    REQUIRE(r.findings.size() == 1);
+    CHECK(r.findings[0].is_error());
+    CHECK(r.findings[0].message.find("NVIDIA device plugin") != std::string::npos);
+    CHECK(r.findings[0].message.find("gpu-check") != std::string::npos);
+  }
+  SECTION("a pod larger than any node") {
+    auto r = gpu_preflight(job, {node("g1", 1, 1), node("g2", 4, 4, true), node("cpu", -1, -1)}, std::vector<json>{});
+    REQUIRE(r.findings.size() == 1);
+    CHECK(r.findings[0].is_error());
+    CHECK(r.findings[0].message.find("each Worker pod asks for 2") != std::string::npos);
+    CHECK(r.findings[0].message.find("g2 (cordoned)") != std::string::npos);
+    CHECK(r.nodes.size() == 2);
+  }
+  SECTION("enough per node, not enough free in total: a warning") {
+    auto r = gpu_preflight(job, {node("g1", 4, 4), node("g2", 2, 2)},
+                           std::vector<json>{gpu_pod("g1", 3), gpu_pod("g1", 1, "Succeeded"), gpu_pod("g2", 1)});
+    CHECK(r.cluster_free == 2);
+    CHECK(r.job_total == 5);
+    REQUIRE(r.findings.size() == 1);
+    CHECK_FALSE(r.findings[0].is_error());
+    CHECK(r.findings[0].message.find("only 2 are free") != std::string::npos);
+  }
+  SECTION("fits") {
+    auto r = gpu_preflight(job, {node("g1", 8, 8)}, std::nullopt);
+    CHECK(r.findings.empty());
+  }
+  SECTION("CPU job: nothing to check") {
+    auto r = gpu_preflight(job_with({{"Worker", replica(2, 0)}}), {}, std::nullopt);
+    CHECK(r.findings.empty());
+  }
+}
+
+TEST_CASE("TF2 images with a Master replica are warned about", "[workflow]") {
+  CHECK(is_tf2_image("tensorflow/tensorflow:2.15.0-gpu"));
+  CHECK(is_tf2_image("tensorflow/tensorflow:latest-gpu"));
+  CHECK(is_tf2_image("tensorflow/tensorflow"));
+  CHECK(is_tf2_image("gcr.io/x/my-tf2-trainer:v3"));
+  CHECK(is_tf2_image("registry:5000/tensorflow/tensorflow:2.9.1"));
+  CHECK_FALSE(is_tf2_image("tensorflow/tensorflow:1.15.5-gpu"));
+  CHECK_FALSE(is_tf2_image("ghcr.io/kubectl-tfjob/mnist:v0.1.0"));
+  CHECK_FALSE(is_tf2_image("kubeflow/tf-mnist-with-summaries:latest"));
+  CHECK(tf2_master_warning(job_with({{"Master", replica(1, 0, "tensorflow/tensorflow:2.15.0")}})));
+  CHECK_FALSE(tf2_master_warning(job_with({{"Chief", replica(1, 0, "tensorflow/tensorflow:2.15.0")}})));
+  CHECK_FALSE(tf2_master_warning(job_with({{"Master", replica(1, 0, "tensorflow/tensorflow:1.15.0")}})));
+  CHECK(std::string(operator_install_command).find("standalone?ref=v1.9.0") != std::string::npos);
+}
