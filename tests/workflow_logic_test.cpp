@@ -208,3 +208,34 @@ TEST_CASE("TF2 images with a Master replica are warned about", "[workflow]") {
   CHECK_FALSE(tf2_master_warning(job_with({{"Master", replica(1, 0, "tensorflow/tensorflow:1.15.0")}})));
   CHECK(std::string(operator_install_command).find("standalone?ref=v1.9.0") != std::string::npos);
 }
+
+#include <tfjob/workflow/describe.hpp>
+
+TEST_CASE("describe gathers spec, conditions, pods, events and TF_CONFIG", "[workflow]") {
+  json job = job_with({{"Chief", replica(1, 1, "tensorflow/tensorflow:2.15.0")}, {"Worker", replica(2, 1)}},
+                      {{"conditions", json::array({{{"type", "Created"}, {"status", "True"}, {"reason", "TFJobCreated"}},
+                                                   {{"type", "Running"}, {"status", "True"}, {"reason", "TFJobRunning"}}})},
+                       {"replicaStatuses", {{"Chief", {{"active", 1}}}}}});
+  job["spec"]["runPolicy"] = {{"cleanPodPolicy", "Running"}, {"backoffLimit", 3}};
+  std::vector<json> pods = {pod("j-worker-0", lab("worker", 0), "Pending", ""), pod("j-chief-0", lab("chief", 0, true))};
+  std::vector<json> events = {
+      {{"involvedObject", {{"kind", "TFJob"}, {"name", "j"}}}, {"reason", "SuccessfulCreatePod"}, {"message", "Created pod: j-chief-0"},
+       {"lastTimestamp", "2024-01-01T00:00:01Z"}},
+      {{"involvedObject", {{"kind", "Pod"}, {"name", "unrelated"}}}, {"reason", "X"}, {"message", "no"}}};
+  auto d = describe(job, pods, events, {{"Chief-0", "{\"cluster\":{}}"}}, *parse_time("2024-01-01T00:01:00Z"));
+  REQUIRE(d.pods.size() == 2);
+  CHECK(d.pods[0].name == "j-chief-0");  // chief sorts first
+  CHECK(d.events.size() == 1);
+  CHECK(d.events[0].age == "59s");
+  CHECK(d.replicas.size() == 2);
+  std::string text = render(d, *parse_time("2024-01-01T00:01:00Z"));
+  CHECK(text.find("State:        Running") != std::string::npos);
+  CHECK(text.find("Clean Pod Policy:  Running") != std::string::npos);
+  INFO(text);
+  CHECK(text.find("  Chief    1          <default>        1          tensorflow/tensorflow:2.15.0\n") != std::string::npos);
+  CHECK(text.find("Created pod: j-chief-0") != std::string::npos);
+  CHECK(text.find("Chief-0: {\"cluster\":{}}") != std::string::npos);
+  CHECK(text.find("unrelated") == std::string::npos);
+  // conditions in the operator's order
+  CHECK(text.find("Created   True") < text.find("Running   True"));
+}

@@ -1,0 +1,208 @@
+#pragma once
+/// \file `kubectl tfjob describe`: what a person wants to know about one TFJob, gathered
+/// into a value (testable) and rendered as kubectl-describe-like text.
+
+#include <tfjob/workflow/pods.hpp>
+#include <tfjob/workflow/progress.hpp>
+#include <tfjob/workflow/status.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <ctime>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace tfjob::workflow {
+
+/// One replica type of the spec.
+struct ReplicaSummary {
+  std::string type;
+  int replicas = 1;
+  std::string restart_policy;
+  std::string image;
+  long long gpus_per_pod = 0;
+};
+
+/// One row of the pods table.
+struct PodRow {
+  std::string name, type, phase, node;
+  int index = -1, restarts = 0;
+  long long gpus = 0;
+  std::string detail;  ///< waiting reason or exit code
+};
+
+/// One event line.
+struct EventRow {
+  std::string type, reason, object, message, age;
+  int count = 1;
+};
+
+/// Everything `describe` shows.
+struct Description {
+  JobSummary summary;
+  std::vector<ReplicaSummary> replicas;
+  std::string clean_pod_policy, ttl, backoff_limit, active_deadline, scheduling;
+  std::vector<PodRow> pods;
+  std::vector<EventRow> events;
+  /// TF_CONFIG each replica receives: key `Worker-1` (type as in spec, index); value the
+  /// JSON text, or "" when the operator sets none.
+  std::vector<std::pair<std::string, std::string>> tf_configs;
+};
+
+/// Gather a description. `tf_configs` comes from the caller (the api layer computes it).
+inline Description describe(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
+                            const std::vector<nlohmann::json>& events,
+                            std::vector<std::pair<std::string, std::string>> tf_configs,
+                            std::time_t now = std::time(nullptr)) {
+  Description d;
+  d.summary = summarize(job);
+  const auto specs = job.value("/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
+  for (const auto& rg : replica_gpus(job)) {
+    ReplicaSummary r;
+    r.type = rg.type;
+    r.replicas = rg.replicas;
+    r.gpus_per_pod = rg.gpus_per_pod;
+    const auto& rs = specs[rg.type];
+    r.restart_policy = rs.value("restartPolicy", "");
+    const auto cs = rs.value("/template/spec/containers"_json_pointer, nlohmann::json::array());
+    for (const auto& c : cs) if (c.value("name", "") == "tensorflow") r.image = c.value("image", "");
+    if (r.image.empty() && !cs.empty()) r.image = cs[0].value("image", "");
+    d.replicas.push_back(r);
+  }
+  const auto rp = job.value("/spec/runPolicy"_json_pointer, nlohmann::json::object());
+  auto text = [](const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+  if (rp.contains("cleanPodPolicy")) d.clean_pod_policy = text(rp["cleanPodPolicy"]);
+  if (rp.contains("ttlSecondsAfterFinished")) d.ttl = text(rp["ttlSecondsAfterFinished"]) + "s";
+  if (rp.contains("backoffLimit")) d.backoff_limit = text(rp["backoffLimit"]);
+  if (rp.contains("activeDeadlineSeconds")) d.active_deadline = text(rp["activeDeadlineSeconds"]) + "s";
+  if (rp.contains("schedulingPolicy")) d.scheduling = rp["schedulingPolicy"].dump();
+
+  std::vector<nlohmann::json> sorted = pods;
+  sort_pods(sorted);
+  std::vector<std::string> names = {d.summary.name};
+  for (const auto& p : sorted) {
+    PodInfo i = pod_info(p);
+    PodRow r{i.name, i.replica_type, i.deleting ? "Terminating" : i.phase, i.node, i.replica_index, i.restarts, i.gpus, ""};
+    if (!i.waiting_reason.empty()) r.detail = i.waiting_reason;
+    if (i.exit_code) r.detail = "exit code " + std::to_string(*i.exit_code) +
+                                (i.terminated_reason.empty() ? "" : " (" + i.terminated_reason + ")");
+    d.pods.push_back(r);
+  }
+  // events about the job and its pods, oldest first, the last 20
+  std::vector<nlohmann::json> mine;
+  for (const auto& e : events) {
+    const auto io = e.value("involvedObject", nlohmann::json::object());
+    std::string kind = io.value("kind", ""), name = io.value("name", "");
+    bool about_job = kind == "TFJob" && name == d.summary.name;
+    bool about_pod = false;
+    if (kind == "Pod") for (const auto& p : d.pods) if (p.name == name) about_pod = true;
+    if (about_job || about_pod) mine.push_back(e);
+  }
+  std::stable_sort(mine.begin(), mine.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+    return detail::event_time(a) < detail::event_time(b);
+  });
+  if (mine.size() > 20) mine.erase(mine.begin(), mine.end() - 20);
+  for (const auto& e : mine) {
+    const auto io = e.value("involvedObject", nlohmann::json::object());
+    EventRow r;
+    r.type = e.value("type", "Normal");
+    r.reason = e.value("reason", "");
+    r.object = (io.value("kind", "") == "Pod" ? "pod/" : "tfjob/") + io.value("name", "");
+    r.message = e.value("message", "");
+    r.count = e.value("count", 1);
+    r.age = age(detail::event_time(e), now);
+    d.events.push_back(r);
+  }
+  d.tf_configs = std::move(tf_configs);
+  return d;
+}
+
+/// Columns padded to their widest cell, separated by 3 spaces (kubectl's tabwriter).
+inline std::string render_table(const std::vector<std::vector<std::string>>& rows, const std::string& indent = "") {
+  std::vector<size_t> w;
+  for (const auto& r : rows)
+    for (size_t i = 0; i < r.size(); ++i) {
+      if (w.size() <= i) w.push_back(0);
+      w[i] = std::max(w[i], r[i].size());
+    }
+  std::string out;
+  for (const auto& r : rows) {
+    std::string line = indent;
+    for (size_t i = 0; i < r.size(); ++i) {
+      line += r[i];
+      if (i + 1 < r.size()) line += std::string(w[i] - r[i].size() + 3, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+/// kubectl-describe-like text.
+inline std::string render(const Description& d, std::time_t now = std::time(nullptr)) {
+  std::ostringstream o;
+  const auto& s = d.summary;
+  o << "Name:         " << s.name << "\n";
+  o << "Namespace:    " << s.namespace_ << "\n";
+  o << "State:        " << (s.state.empty() ? "<pending>" : s.state) << "\n";
+  if (!s.message.empty()) o << "Message:      " << s.message << "\n";
+  o << "Created:      " << s.creation_timestamp << " (" << age(s.creation_timestamp, now) << " ago)\n";
+  if (!s.completion_time.empty()) o << "Completed:    " << s.completion_time << "\n";
+  o << "GPUs:         " << s.gpus << "\n";
+  o << "Run Policy:\n";
+  o << "  Clean Pod Policy:  " << (d.clean_pod_policy.empty() ? "<default>" : d.clean_pod_policy) << "\n";
+  if (!d.backoff_limit.empty()) o << "  Backoff Limit:     " << d.backoff_limit << "\n";
+  if (!d.active_deadline.empty()) o << "  Active Deadline:   " << d.active_deadline << "\n";
+  if (!d.ttl.empty()) o << "  TTL After Finish:  " << d.ttl << "\n";
+  if (!d.scheduling.empty()) o << "  Scheduling:        " << d.scheduling << "\n";
+  o << "Replica Specs:\n";
+  std::vector<std::vector<std::string>> rs = {{"TYPE", "REPLICAS", "RESTART POLICY", "GPUS/POD", "IMAGE"}};
+  for (const auto& r : d.replicas)
+    rs.push_back({r.type, std::to_string(r.replicas), r.restart_policy.empty() ? "<default>" : r.restart_policy,
+                  std::to_string(r.gpus_per_pod), r.image});
+  o << render_table(rs, "  ");
+  o << "Conditions:\n";
+  if (s.conditions.empty()) {
+    o << "  <none>\n";
+  } else {
+    std::vector<std::vector<std::string>> cs = {{"TYPE", "STATUS", "LAST TRANSITION", "REASON", "MESSAGE"}};
+    for (const auto& c : s.conditions) cs.push_back({c.type, c.status, c.last_transition_time, c.reason, c.message});
+    o << render_table(cs, "  ");
+  }
+  o << "Replica Statuses:\n";
+  if (s.replicas.empty()) {
+    o << "  <none>\n";
+  } else {
+    std::vector<std::vector<std::string>> ss = {{"TYPE", "ACTIVE", "SUCCEEDED", "FAILED"}};
+    for (const auto& [t, c] : s.replicas)
+      ss.push_back({t, std::to_string(c.active), std::to_string(c.succeeded), std::to_string(c.failed)});
+    o << render_table(ss, "  ");
+  }
+  o << "Pods:\n";
+  if (d.pods.empty()) {
+    o << "  <none>\n";
+  } else {
+    std::vector<std::vector<std::string>> ps = {{"NAME", "TYPE", "INDEX", "PHASE", "NODE", "RESTARTS", "GPUS", "DETAIL"}};
+    for (const auto& p : d.pods)
+      ps.push_back({p.name, p.type, p.index < 0 ? "-" : std::to_string(p.index), p.phase,
+                    p.node.empty() ? "<none>" : p.node, std::to_string(p.restarts), std::to_string(p.gpus), p.detail});
+    o << render_table(ps, "  ");
+  }
+  o << "TF_CONFIG:\n";
+  if (d.tf_configs.empty()) o << "  <none>\n";
+  for (const auto& [k, v] : d.tf_configs) o << "  " << k << ": " << (v.empty() ? "<not set: single replica>" : v) << "\n";
+  o << "Events:\n";
+  if (d.events.empty()) {
+    o << "  <none>\n";
+  } else {
+    std::vector<std::vector<std::string>> es = {{"TYPE", "REASON", "AGE", "FROM", "MESSAGE"}};
+    for (const auto& e : d.events)
+      es.push_back({e.type, e.reason, e.count > 1 ? e.age + " (x" + std::to_string(e.count) + ")" : e.age, e.object, e.message});
+    o << render_table(es, "  ");
+  }
+  return o.str();
+}
+
+}  // namespace tfjob::workflow
