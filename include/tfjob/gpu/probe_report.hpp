@@ -1,0 +1,399 @@
+#pragma once
+/// \file The GPU probe's JSON document (schema `kubectl-tfjob/gpu-probe/v1`) as plain
+/// structs, with ADL `to_json`/`from_json`. The probe (`gpu/`) writes it; `gpu-check`
+/// reads it back from probe pod logs. Pure: no I/O. The schema is documented in
+/// `gpu/README.md`; fields added later must stay optional so old reports still parse.
+
+#include <tfjob/error.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tfjob::gpu {
+
+/// The schema identifier the probe writes in `schema`; the `/v1` part changes only on an
+/// incompatible change.
+inline constexpr const char* probe_schema = "kubectl-tfjob/gpu-probe/v1";
+
+/// Probe exit codes (also the `status` field): 0 ready, 1 not ready, 2 no driver / no GPU.
+enum probe_exit : int { probe_ready = 0, probe_not_ready = 1, probe_no_gpu = 2, probe_usage = 64 };
+
+/// One failed (or warned) check: which check, which device (-1 = the node), and why.
+struct Finding {
+  std::string check;    ///< driver, runtime, model, compute-capability, ecc, kernel, bandwidth, gemm-fp16, gemm-fp32, pinned, device
+  int device = -1;      ///< device index, -1 when it concerns the whole node
+  std::string message;  ///< a sentence that says what is wrong and what to do
+  std::string to_string() const {
+    return (device >= 0 ? "gpu" + std::to_string(device) + " " : std::string()) + check + ": " + message;
+  }
+};
+
+/// The correctness kernel: fresh random data, every element compared with the CPU.
+struct KernelCheck {
+  bool ran = false;
+  bool ok = false;
+  std::int64_t elements = 0;
+  std::int64_t mismatches = 0;
+  double max_abs_error = 0;
+  std::string error;
+};
+
+/// Device memory bandwidth: bytes read plus written per second, median of timed runs.
+struct BandwidthCheck {
+  bool ran = false;
+  double gbps = 0;               ///< measured, 1 GB = 1e9 bytes
+  double peak_gbps = 0;          ///< theoretical peak used for the percentage (0 = unknown)
+  std::string peak_source;       ///< "attributes" (memory clock x bus width x 2) or "table"
+  std::optional<double> percent_of_peak;
+  std::int64_t bytes = 0;        ///< buffer size copied per run
+  int runs = 0;
+  std::string method;            ///< "copy-kernel" or "cudaMemcpy"
+  std::string error;
+};
+
+/// A cuBLAS GEMM (n x n x n): throughput and a CPU check of sampled entries.
+struct GemmCheck {
+  bool ran = false;
+  bool verified = false;
+  int n = 0;
+  int runs = 0;
+  double tflops = 0;             ///< median
+  double peak_tflops = 0;        ///< from the known-GPU table (0 = unknown GPU)
+  std::optional<double> percent_of_peak;
+  double max_rel_error = 0;
+  std::string error;
+};
+
+/// Pinned host<->device copies.
+struct TransferCheck {
+  bool ran = false;
+  double h2d_gbps = 0;
+  double d2h_gbps = 0;
+  std::int64_t bytes = 0;
+  std::string error;
+};
+
+/// Everything the probe learnt about one device.
+struct DeviceReport {
+  int index = 0;
+  std::string name;
+  std::string uuid;
+  std::string pci_bus_id;
+  int cc_major = 0, cc_minor = 0;
+  int multiprocessors = 0;
+  std::uint64_t memory_total_bytes = 0;
+  std::uint64_t memory_free_bytes = 0;
+  std::optional<bool> ecc_enabled;  ///< nullopt: unknown or not supported by the GPU
+  bool ecc_supported = false;
+  int clock_mhz = 0;
+  int memory_clock_mhz = 0;
+  int memory_bus_width_bits = 0;
+  std::string spec;  ///< key of the recognised model in the known-GPU table ("" = unknown)
+  KernelCheck kernel;
+  BandwidthCheck bandwidth;
+  GemmCheck gemm_fp16;
+  GemmCheck gemm_fp32;
+  TransferCheck pinned;
+  double elapsed_seconds = 0;
+  std::string error;  ///< set when the device could not be used at all
+  /// "7.0"
+  std::string compute_capability() const { return std::to_string(cc_major) + "." + std::to_string(cc_minor); }
+};
+
+/// Driver and runtime.
+struct DriverInfo {
+  bool present = false;          ///< libcuda could be loaded
+  std::string version;           ///< e.g. "550.54.15" ("" = unknown)
+  std::string version_source;    ///< "nvml" or "procfs"
+  int cuda_driver_version = 0;   ///< cudaDriverGetVersion(), e.g. 12040
+  int cuda_runtime_version = 0;  ///< cudaRuntimeGetVersion()
+  bool compatible = false;       ///< the driver can run this runtime
+  /// The driver's major branch: "550.54.15" -> 550; 0 when unknown.
+  int branch() const {
+    int b = 0;
+    for (char c : version) {
+      if (c < '0' || c > '9') break;
+      b = b * 10 + (c - '0');
+    }
+    return b;
+  }
+};
+
+/// About the probe binary and where it ran.
+struct ProbeInfo {
+  std::string version;
+  std::string cuda_toolkit;                ///< toolkit the probe was built with, e.g. "12.8"
+  std::vector<std::string> architectures;  ///< e.g. {"sm_70", ..., "compute_90"}
+  std::string hostname;
+  std::string node_name;                   ///< $NODE_NAME when set (the probe pod sets it)
+  double elapsed_seconds = 0;
+};
+
+/// The whole document.
+struct ProbeReport {
+  std::string schema = probe_schema;
+  std::string status;   ///< "ready", "not-ready", "no-gpu"
+  std::string message;  ///< one line for people (why not ready, or "no NVIDIA driver")
+  std::string expect;   ///< the --expect model, "" when none
+  ProbeInfo probe;
+  DriverInfo driver;
+  std::vector<DeviceReport> devices;
+  /// peer_access[i][j]: device i can access j (diagonal false); empty with one GPU.
+  std::vector<std::vector<bool>> peer_access;
+  std::vector<Finding> failures;
+  std::vector<Finding> warnings;
+  bool ready() const { return status == "ready"; }
+  int exit_code() const {
+    return status == "ready" ? probe_ready : status == "no-gpu" ? probe_no_gpu : probe_not_ready;
+  }
+};
+
+namespace detail {
+template <class T>
+inline void get_if(const nlohmann::json& j, const char* key, T& out) {
+  auto it = j.find(key);
+  if (it != j.end() && !it->is_null()) it->get_to(out);
+}
+template <class T>
+inline void get_if(const nlohmann::json& j, const char* key, std::optional<T>& out) {
+  auto it = j.find(key);
+  if (it != j.end() && !it->is_null()) out = it->get<T>();
+  else out.reset();
+}
+template <class T>
+inline nlohmann::json opt(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+}  // namespace detail
+
+inline void to_json(nlohmann::json& j, const Finding& f) {
+  j = {{"check", f.check}, {"message", f.message}};
+  if (f.device >= 0) j["device"] = f.device;
+}
+inline void from_json(const nlohmann::json& j, Finding& f) {
+  detail::get_if(j, "check", f.check);
+  detail::get_if(j, "device", f.device);
+  detail::get_if(j, "message", f.message);
+}
+
+inline void to_json(nlohmann::json& j, const KernelCheck& c) {
+  j = {{"ran", c.ran}, {"ok", c.ok}, {"elements", c.elements}, {"mismatches", c.mismatches},
+       {"maxAbsError", c.max_abs_error}};
+  if (!c.error.empty()) j["error"] = c.error;
+}
+inline void from_json(const nlohmann::json& j, KernelCheck& c) {
+  detail::get_if(j, "ran", c.ran);
+  detail::get_if(j, "ok", c.ok);
+  detail::get_if(j, "elements", c.elements);
+  detail::get_if(j, "mismatches", c.mismatches);
+  detail::get_if(j, "maxAbsError", c.max_abs_error);
+  detail::get_if(j, "error", c.error);
+}
+
+inline void to_json(nlohmann::json& j, const BandwidthCheck& c) {
+  j = {{"ran", c.ran}, {"GBps", c.gbps}, {"peakGBps", c.peak_gbps}, {"peakSource", c.peak_source},
+       {"percentOfPeak", detail::opt(c.percent_of_peak)}, {"bytes", c.bytes}, {"runs", c.runs},
+       {"method", c.method}};
+  if (!c.error.empty()) j["error"] = c.error;
+}
+inline void from_json(const nlohmann::json& j, BandwidthCheck& c) {
+  detail::get_if(j, "ran", c.ran);
+  detail::get_if(j, "GBps", c.gbps);
+  detail::get_if(j, "peakGBps", c.peak_gbps);
+  detail::get_if(j, "peakSource", c.peak_source);
+  detail::get_if(j, "percentOfPeak", c.percent_of_peak);
+  detail::get_if(j, "bytes", c.bytes);
+  detail::get_if(j, "runs", c.runs);
+  detail::get_if(j, "method", c.method);
+  detail::get_if(j, "error", c.error);
+}
+
+inline void to_json(nlohmann::json& j, const GemmCheck& c) {
+  j = {{"ran", c.ran}, {"verified", c.verified}, {"n", c.n}, {"runs", c.runs}, {"TFLOPS", c.tflops},
+       {"peakTFLOPS", c.peak_tflops}, {"percentOfPeak", detail::opt(c.percent_of_peak)},
+       {"maxRelError", c.max_rel_error}};
+  if (!c.error.empty()) j["error"] = c.error;
+}
+inline void from_json(const nlohmann::json& j, GemmCheck& c) {
+  detail::get_if(j, "ran", c.ran);
+  detail::get_if(j, "verified", c.verified);
+  detail::get_if(j, "n", c.n);
+  detail::get_if(j, "runs", c.runs);
+  detail::get_if(j, "TFLOPS", c.tflops);
+  detail::get_if(j, "peakTFLOPS", c.peak_tflops);
+  detail::get_if(j, "percentOfPeak", c.percent_of_peak);
+  detail::get_if(j, "maxRelError", c.max_rel_error);
+  detail::get_if(j, "error", c.error);
+}
+
+inline void to_json(nlohmann::json& j, const TransferCheck& c) {
+  j = {{"ran", c.ran}, {"h2dGBps", c.h2d_gbps}, {"d2hGBps", c.d2h_gbps}, {"bytes", c.bytes}};
+  if (!c.error.empty()) j["error"] = c.error;
+}
+inline void from_json(const nlohmann::json& j, TransferCheck& c) {
+  detail::get_if(j, "ran", c.ran);
+  detail::get_if(j, "h2dGBps", c.h2d_gbps);
+  detail::get_if(j, "d2hGBps", c.d2h_gbps);
+  detail::get_if(j, "bytes", c.bytes);
+  detail::get_if(j, "error", c.error);
+}
+
+inline void to_json(nlohmann::json& j, const DeviceReport& d) {
+  j = {{"index", d.index},
+       {"name", d.name},
+       {"uuid", d.uuid},
+       {"pciBusId", d.pci_bus_id},
+       {"computeCapability", d.compute_capability()},
+       {"multiprocessors", d.multiprocessors},
+       {"memoryTotalBytes", d.memory_total_bytes},
+       {"memoryFreeBytes", d.memory_free_bytes},
+       {"eccSupported", d.ecc_supported},
+       {"eccEnabled", detail::opt(d.ecc_enabled)},
+       {"clockMHz", d.clock_mhz},
+       {"memoryClockMHz", d.memory_clock_mhz},
+       {"memoryBusWidthBits", d.memory_bus_width_bits},
+       {"spec", d.spec},
+       {"elapsedSeconds", d.elapsed_seconds},
+       {"checks",
+        {{"kernel", d.kernel},
+         {"bandwidth", d.bandwidth},
+         {"gemmFp16", d.gemm_fp16},
+         {"gemmFp32", d.gemm_fp32},
+         {"pinned", d.pinned}}}};
+  if (!d.error.empty()) j["error"] = d.error;
+}
+inline void from_json(const nlohmann::json& j, DeviceReport& d) {
+  detail::get_if(j, "index", d.index);
+  detail::get_if(j, "name", d.name);
+  detail::get_if(j, "uuid", d.uuid);
+  detail::get_if(j, "pciBusId", d.pci_bus_id);
+  std::string cc;
+  detail::get_if(j, "computeCapability", cc);
+  auto dot = cc.find('.');
+  if (dot != std::string::npos) {
+    try {
+      d.cc_major = std::stoi(cc.substr(0, dot));
+      d.cc_minor = std::stoi(cc.substr(dot + 1));
+    } catch (const std::exception&) {
+      throw parse_error("probe report: device " + std::to_string(d.index) +
+                        ": computeCapability \"" + cc + "\" is not MAJOR.MINOR");
+    }
+  }
+  detail::get_if(j, "multiprocessors", d.multiprocessors);
+  detail::get_if(j, "memoryTotalBytes", d.memory_total_bytes);
+  detail::get_if(j, "memoryFreeBytes", d.memory_free_bytes);
+  detail::get_if(j, "eccSupported", d.ecc_supported);
+  detail::get_if(j, "eccEnabled", d.ecc_enabled);
+  detail::get_if(j, "clockMHz", d.clock_mhz);
+  detail::get_if(j, "memoryClockMHz", d.memory_clock_mhz);
+  detail::get_if(j, "memoryBusWidthBits", d.memory_bus_width_bits);
+  detail::get_if(j, "spec", d.spec);
+  detail::get_if(j, "elapsedSeconds", d.elapsed_seconds);
+  detail::get_if(j, "error", d.error);
+  if (auto it = j.find("checks"); it != j.end() && it->is_object()) {
+    detail::get_if(*it, "kernel", d.kernel);
+    detail::get_if(*it, "bandwidth", d.bandwidth);
+    detail::get_if(*it, "gemmFp16", d.gemm_fp16);
+    detail::get_if(*it, "gemmFp32", d.gemm_fp32);
+    detail::get_if(*it, "pinned", d.pinned);
+  }
+}
+
+inline void to_json(nlohmann::json& j, const DriverInfo& d) {
+  j = {{"present", d.present},
+       {"version", d.version},
+       {"versionSource", d.version_source},
+       {"branch", d.branch()},
+       {"cudaDriverVersion", d.cuda_driver_version},
+       {"cudaRuntimeVersion", d.cuda_runtime_version},
+       {"compatible", d.compatible}};
+}
+inline void from_json(const nlohmann::json& j, DriverInfo& d) {
+  detail::get_if(j, "present", d.present);
+  detail::get_if(j, "version", d.version);
+  detail::get_if(j, "versionSource", d.version_source);
+  detail::get_if(j, "cudaDriverVersion", d.cuda_driver_version);
+  detail::get_if(j, "cudaRuntimeVersion", d.cuda_runtime_version);
+  detail::get_if(j, "compatible", d.compatible);
+}
+
+inline void to_json(nlohmann::json& j, const ProbeInfo& p) {
+  j = {{"version", p.version}, {"cudaToolkit", p.cuda_toolkit}, {"architectures", p.architectures},
+       {"hostname", p.hostname}, {"nodeName", p.node_name}, {"elapsedSeconds", p.elapsed_seconds}};
+}
+inline void from_json(const nlohmann::json& j, ProbeInfo& p) {
+  detail::get_if(j, "version", p.version);
+  detail::get_if(j, "cudaToolkit", p.cuda_toolkit);
+  detail::get_if(j, "architectures", p.architectures);
+  detail::get_if(j, "hostname", p.hostname);
+  detail::get_if(j, "nodeName", p.node_name);
+  detail::get_if(j, "elapsedSeconds", p.elapsed_seconds);
+}
+
+inline void to_json(nlohmann::json& j, const ProbeReport& r) {
+  j = {{"schema", r.schema},
+       {"status", r.status},
+       {"ready", r.ready()},
+       {"message", r.message},
+       {"expect", r.expect.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.expect)},
+       {"probe", r.probe},
+       {"driver", r.driver},
+       {"devices", r.devices},
+       {"peerAccess", r.peer_access},
+       {"failures", r.failures},
+       {"warnings", r.warnings}};
+}
+inline void from_json(const nlohmann::json& j, ProbeReport& r) {
+  if (!j.is_object()) throw parse_error("probe report: expected a JSON object");
+  r.schema.clear();
+  detail::get_if(j, "schema", r.schema);
+  if (r.schema.rfind("kubectl-tfjob/gpu-probe/v1", 0) != 0)
+    throw parse_error("probe report: unsupported schema \"" + r.schema + "\" (this build reads " +
+                      probe_schema + "); use a probe image that matches this kubectl-tfjob");
+  detail::get_if(j, "status", r.status);
+  detail::get_if(j, "message", r.message);
+  detail::get_if(j, "expect", r.expect);
+  detail::get_if(j, "probe", r.probe);
+  detail::get_if(j, "driver", r.driver);
+  detail::get_if(j, "devices", r.devices);
+  detail::get_if(j, "peerAccess", r.peer_access);
+  detail::get_if(j, "failures", r.failures);
+  detail::get_if(j, "warnings", r.warnings);
+}
+
+/// Parses a probe report from text that may carry other lines around the JSON document
+/// (container logs): the document starts at the first line that begins with `{`.
+/// Throws `parse_error` saying what was found instead.
+inline ProbeReport parse_probe_report(std::string_view text) {
+  std::size_t start = std::string_view::npos;
+  for (std::size_t pos = 0; pos < text.size();) {
+    if (text[pos] == '{') { start = pos; break; }
+    auto nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) break;
+    pos = nl + 1;
+  }
+  if (start == std::string_view::npos) {
+    std::string head(text.substr(0, 200));
+    throw parse_error("no probe JSON found in the output" +
+                      (head.empty() ? std::string(" (it was empty)") : ": \"" + head + "\""));
+  }
+  auto end = text.rfind('}');
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text.substr(start, end - start + 1));
+  } catch (const nlohmann::json::parse_error& e) {
+    throw parse_error(std::string("probe output is not valid JSON: ") + e.what());
+  }
+  try {
+    return j.get<ProbeReport>();
+  } catch (const nlohmann::json::exception& e) {
+    throw parse_error(std::string("probe report has a field of the wrong type: ") + e.what());
+  }
+}
+
+}  // namespace tfjob::gpu
