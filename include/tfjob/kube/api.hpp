@@ -1,0 +1,207 @@
+#pragma once
+/// \file Typed access per resource (kube-rs `Api<K>`, client-go typed clients): `Api<T>`
+/// builds requests with `RequestBuilder` and sends them with `Client`. T is any type with a
+/// `resource_traits<T>` specialisation and ADL `to_json`/`from_json` (TFJob, Pod, ...).
+
+#include <tfjob/error.hpp>
+#include <tfjob/kube/client.hpp>
+#include <tfjob/kube/core.hpp>
+#include <tfjob/kube/request.hpp>
+#include <tfjob/kube/resource.hpp>
+#include <tfjob/kube/watch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tfjob::kube {
+
+/// One page (or, from `list`, all pages) of a list.
+template <class T>
+struct ObjectList {
+  std::vector<T> items;
+  std::string resource_version;  ///< of the list (start a watch from here)
+  std::string continue_token;    ///< "" on the last page
+  std::optional<long long> remaining_item_count;
+};
+
+/// Typed API for one resource type in one namespace.
+template <class T>
+class Api {
+ public:
+  /// Namespaced resources use the client's default namespace.
+  explicit Api(Client client) : Api(client, client.namespace_()) {}
+  /// A given namespace ("" = all namespaces for list/watch).
+  Api(Client client, std::string ns) : Api(std::move(client), resource_info<T>(), std::move(ns)) {}
+  /// A resource known only at run time (e.g. `Api<DynamicObject>`).
+  Api(Client client, ResourceInfo info, std::string ns)
+      : client_(std::move(client)), rb_(info, rb_ns(info.namespaced, ns)) {}
+  /// Every namespace (list/watch across the cluster).
+  static Api all(Client client) { return Api(std::move(client), std::string()); }
+
+  Client& client() { return client_; }
+  const RequestBuilder& requests() const { return rb_; }
+  const std::string& namespace_() const { return rb_.namespace_(); }
+
+  /// The object; throws api_error (is_not_found()) when it does not exist.
+  T get(const std::string& name) { return decode(client_.request_json(rb_.get(need_ns(name, "get")))); }
+
+  /// The object, or nullopt when it does not exist.
+  std::optional<T> get_opt(const std::string& name) {
+    try {
+      return get(name);
+    } catch (const api_error& e) {
+      if (e.is_not_found()) return std::nullopt;
+      throw;
+    }
+  }
+
+  /// One page.
+  ObjectList<T> list_page(const ListParams& p) {
+    nlohmann::json j = client_.request_json(rb_.list(p));
+    ObjectList<T> out;
+    const auto& md = j.contains("metadata") ? j["metadata"] : nlohmann::json::object();
+    out.resource_version = md.value("resourceVersion", "");
+    out.continue_token = md.value("continue", "");
+    if (md.contains("remainingItemCount") && md["remainingItemCount"].is_number_integer())
+      out.remaining_item_count = md["remainingItemCount"].template get<long long>();
+    if (j.contains("items") && j["items"].is_array()) {
+      out.items.reserve(j["items"].size());
+      for (auto& item : j["items"]) {
+        // Items of a list carry no apiVersion/kind; restore them so objects are complete.
+        if (item.is_object()) {
+          if (!item.contains("apiVersion")) item["apiVersion"] = rb_.resource().api_version();
+          if (!item.contains("kind")) item["kind"] = rb_.resource().kind;
+        }
+        out.items.push_back(item.template get<T>());
+      }
+    }
+    return out;
+  }
+
+  /// Every item, following `continue` page by page (page size p.limit). When a continue
+  /// token expires mid-way (410) the list starts over, as kubectl does.
+  ObjectList<T> list(ListParams p = {}) {
+    ObjectList<T> all;
+    bool first = true;
+    for (;;) {
+      ObjectList<T> page;
+      try {
+        page = list_page(p);
+      } catch (const api_error& e) {
+        if (e.is_gone() && !p.continue_token.empty()) {
+          all = ObjectList<T>{};
+          p.continue_token.clear();
+          first = true;
+          continue;
+        }
+        throw;
+      }
+      if (first) all.resource_version = page.resource_version;
+      first = false;
+      for (auto& i : page.items) all.items.push_back(std::move(i));
+      if (page.continue_token.empty()) break;
+      p.continue_token = page.continue_token;
+    }
+    return all;
+  }
+
+  /// POST. Never retried after it may have reached the server.
+  T create(const T& obj, const PostParams& p = {}) {
+    nlohmann::json j = to_json_checked(obj);
+    need_ns(j.value("/metadata/name"_json_pointer, std::string("(generated)")), "create");
+    return decode(client_.request_json(rb_.create(j, p)));
+  }
+
+  /// PUT the whole object (optimistic concurrency through metadata.resourceVersion).
+  T replace(const std::string& name, const T& obj, const PostParams& p = {}) {
+    return decode(client_.request_json(rb_.replace(need_ns(name, "replace"), to_json_checked(obj), p)));
+  }
+
+  /// Server-side apply with field manager `kubectl-tfjob` (optionally forcing conflicts).
+  T apply(const T& obj, const ApplyParams& p = {}) {
+    nlohmann::json j = to_json_checked(obj);
+    std::string name = j.value("/metadata/name"_json_pointer, std::string());
+    return decode(client_.request_json(rb_.apply(need_ns(name, "apply"), j, p)));
+  }
+
+  /// JSON merge patch (RFC 7386).
+  T patch(const std::string& name, const nlohmann::json& merge_patch, const PatchParams& p = {}) {
+    return decode(client_.request_json(rb_.merge_patch(need_ns(name, "patch"), merge_patch, p)));
+  }
+
+  /// JSON merge patch of the status subresource.
+  T patch_status(const std::string& name, const nlohmann::json& merge_patch, const PatchParams& p = {}) {
+    return decode(client_.request_json(rb_.merge_patch(need_ns(name, "patch"), merge_patch, p, "status")));
+  }
+
+  /// DELETE; throws api_error (is_not_found()) when it does not exist.
+  void remove(const std::string& name, const DeleteParams& p = {}) {
+    client_.request_json(rb_.remove(need_ns(name, "delete"), p));
+  }
+
+  /// DELETE; false when it did not exist.
+  bool remove_opt(const std::string& name, const DeleteParams& p = {}) {
+    try {
+      remove(name, p);
+      return true;
+    } catch (const api_error& e) {
+      if (e.is_not_found()) return false;
+      throw;
+    }
+  }
+
+  /// Watch the collection (see watch.hpp): with an empty `resource_version` the current
+  /// objects arrive first as ADDED events. Returns when `cb` returns false or `opts.cancel`
+  /// is raised.
+  void watch(const WatchParams& p, const std::function<bool(const WatchEvent<T>&)>& cb,
+             const StreamOptions& opts = {}) {
+    Watcher<T> w(client_, rb_, p);
+    w.run(cb, opts);
+  }
+
+  /// A watcher whose state (resourceVersion, statistics) the caller keeps.
+  Watcher<T> watcher(const WatchParams& p) { return Watcher<T>(client_, rb_, p); }
+
+ private:
+  static std::string rb_ns(bool namespaced, const std::string& ns) { return namespaced ? ns : std::string(); }
+
+  const std::string& need_ns(const std::string& name, const char* verb) const {
+    if (rb_.resource().namespaced && rb_.namespace_().empty())
+      throw tfjob::error(std::string("cannot ") + verb + " " + rb_.resource().qualified() + "/" + name +
+                         ": a namespace is required (this Api spans all namespaces)");
+    return name;
+  }
+
+  nlohmann::json to_json_checked(const T& obj) const {
+    nlohmann::json j = obj;
+    if (!j.is_object()) throw tfjob::error("cannot send " + rb_.resource().kind + ": it is not a JSON object");
+    if (rb_.resource().namespaced) {
+      std::string ons = j.value("/metadata/namespace"_json_pointer, std::string());
+      if (!ons.empty() && !rb_.namespace_().empty() && ons != rb_.namespace_())
+        throw tfjob::error("the namespace of the provided object \"" + ons +
+                           "\" does not match the namespace \"" + rb_.namespace_() +
+                           "\"; pass -n " + ons + " or remove metadata.namespace");
+    }
+    return j;
+  }
+
+  T decode(const nlohmann::json& j) const {
+    try {
+      return j.template get<T>();
+    } catch (const tfjob::error&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw tfjob::error("cannot decode the " + rb_.resource().kind + " the server returned: " + e.what());
+    }
+  }
+
+  Client client_;
+  RequestBuilder rb_;
+};
+
+}  // namespace tfjob::kube

@@ -1,0 +1,474 @@
+#pragma once
+/// \file `Client`: sends `Request`s to one API server with the credentials of a RestConfig
+/// (client-go rest.RESTClient + transport). Retries follow client-go rest/request.go: a 429
+/// is retried after Retry-After for any verb (the server did not process it); 5xx answers
+/// and broken connections are retried with backoff only for requests that are safe to
+/// repeat; a connection that could not even be opened is retried for any verb. `-v=6`+
+/// logs each request to stderr with credentials redacted.
+
+#include <tfjob/error.hpp>
+#include <tfjob/kube/config.hpp>
+#include <tfjob/kube/detail/http.hpp>
+#include <tfjob/kube/exec.hpp>
+#include <tfjob/kube/request.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace tfjob::kube {
+
+/// A complete (buffered) response.
+struct Response {
+  int status = 0;
+  std::string reason;
+  std::vector<std::pair<std::string, std::string>> headers;  ///< names lower-cased
+  std::string body;
+  std::string header(const std::string& name) const {
+    auto l = detail::lower(name);
+    for (const auto& [k, v] : headers)
+      if (k == l) return v;
+    return {};
+  }
+};
+
+/// Options for a streamed response (watch, follow logs).
+struct StreamOptions {
+  const std::atomic<bool>* cancel = nullptr;  ///< raise to stop the stream promptly
+  /// Fail (so the caller can resume) when no byte arrives for this long; 0 = never.
+  std::chrono::milliseconds idle_timeout{0};
+};
+
+/// Decode a failed response into a Kubernetes Status (client-go's newUnstructuredResponseError
+/// for bodies that are not a Status).
+inline status status_from_response(int code, const std::string& reason_phrase, const std::string& body,
+                                   const std::string& retry_after = {}) {
+  status st;
+  st.code = code;
+  st.status = "Failure";
+  auto j = nlohmann::json::parse(body, nullptr, false);
+  if (!j.is_discarded() && j.is_object() && j.value("kind", "") == "Status") {
+    st.status = j.value("status", "Failure");
+    st.message = j.value("message", "");
+    st.reason = j.value("reason", "");
+    if (j.contains("code") && j["code"].is_number_integer()) st.code = j["code"].get<int>();
+    if (auto d = j.find("details"); d != j.end() && d->is_object()) {
+      st.details_name = d->value("name", "");
+      st.details_group = d->value("group", "");
+      st.details_kind = d->value("kind", "");
+      if (d->contains("retryAfterSeconds") && (*d)["retryAfterSeconds"].is_number_integer())
+        st.retry_after_seconds = (*d)["retryAfterSeconds"].get<int>();
+      if (auto cs = d->find("causes"); cs != d->end() && cs->is_array())
+        for (const auto& c : *cs) st.causes.push_back({c.value("reason", ""), c.value("message", ""), c.value("field", "")});
+    }
+  }
+  if (st.reason.empty()) {
+    switch (code) {
+      case 400: st.reason = "BadRequest"; break;
+      case 401: st.reason = "Unauthorized"; break;
+      case 403: st.reason = "Forbidden"; break;
+      case 404: st.reason = "NotFound"; break;
+      case 405: st.reason = "MethodNotAllowed"; break;
+      case 409: st.reason = "Conflict"; break;
+      case 410: st.reason = "Gone"; break;
+      case 415: st.reason = "UnsupportedMediaType"; break;
+      case 422: st.reason = "Invalid"; break;
+      case 429: st.reason = "TooManyRequests"; break;
+      case 500: st.reason = "InternalError"; break;
+      case 503: st.reason = "ServiceUnavailable"; break;
+      case 504: st.reason = "Timeout"; break;
+      default: break;
+    }
+  }
+  if (st.message.empty()) {
+    std::string b = detail::trim(body);
+    if (b.size() > 300) b = b.substr(0, 300) + "...";
+    st.message = "the server answered " + std::to_string(code) + (reason_phrase.empty() ? "" : " " + reason_phrase) +
+                 (b.empty() ? "" : ": " + b);
+  }
+  if (st.retry_after_seconds == 0 && !retry_after.empty()) st.retry_after_seconds = std::atoi(retry_after.c_str());
+  return st;
+}
+
+/// How retries are paced (client-go defaults: up to 10 Retry-After retries).
+struct RetryPolicy {
+  int max_retry_after = 10;  ///< 429 (any verb) / 5xx with Retry-After (safe verbs)
+  int max_failures = 4;      ///< 5xx or broken connection (safe verbs), unopened connection (any)
+  std::chrono::milliseconds base_backoff{200};
+  std::chrono::milliseconds max_backoff{5000};
+  std::chrono::seconds max_retry_after_wait{60};
+};
+
+/// A connection to one API server; cheap to copy (copies share connections and caches).
+class Client {
+ public:
+  explicit Client(RestConfig cfg) : s_(std::make_shared<State>(std::move(cfg))) {}
+
+  /// Load the default configuration (KUBECONFIG, ~/.kube/config, in-cluster).
+  static Client from_default() { return Client(load_config()); }
+
+  /// The namespace requests use when none is given (flag, context, then "default").
+  const std::string& namespace_() const { return s_->cfg.namespace_; }
+  const RestConfig& config() const { return s_->cfg; }
+  RetryPolicy& retry_policy() { return s_->retry; }
+  /// How many times the exec credential plugin ran (0 without one).
+  int exec_runs() const { return s_->exec ? s_->exec->runs() : 0; }
+
+  /// Send a request and return the final response whatever its status (after retries).
+  /// Throws transport_error when the server cannot be reached or the deadline passes, and
+  /// auth_error when credentials cannot be obtained.
+  Response send(const Request& req) {
+    Response resp;
+    bool done = perform(req, nullptr, StreamOptions{}, &resp);
+    (void)done;
+    return resp;
+  }
+
+  /// Send and return the body of a 2xx response; any other status throws api_error with the
+  /// server's Status (auth_error for 401).
+  std::string request_text(const Request& req) {
+    Response r = send(req);
+    if (r.status >= 200 && r.status < 300) return std::move(r.body);
+    throw_for(req, r.status, r.reason, r.body, r.header("retry-after"));
+  }
+
+  /// Like request_text, decoded as JSON.
+  nlohmann::json request_json(const Request& req) {
+    std::string body = request_text(req);
+    if (body.empty()) return nlohmann::json::object();
+    auto j = nlohmann::json::parse(body, nullptr, false);
+    if (j.is_discarded())
+      throw transport_error(req.what + ": the server's answer is not JSON: " + body.substr(0, 200));
+    return j;
+  }
+
+  /// Stream a 2xx response body to `on_data` as it arrives. Returns true when the body ended
+  /// normally, false when on_data returned false or `cancel` was raised. Failures before the
+  /// first byte are retried like send(); a non-2xx answer throws api_error; a stream that
+  /// breaks afterwards throws transport_error (watch and logs resume from there).
+  bool stream(const Request& req, const std::function<bool(std::string_view)>& on_data,
+              const StreamOptions& opts = {}) {
+    return perform(req, &on_data, opts, nullptr);
+  }
+
+  [[noreturn]] void throw_for(const Request& req, int code, const std::string& reason, const std::string& body,
+                              const std::string& retry_after = {}) const {
+    status st = status_from_response(code, reason, body, retry_after);
+    if (code == 401) {
+      std::string who = s_->cfg.auth.user_name.empty() ? std::string("these credentials")
+                                                       : "the credentials of user \"" + s_->cfg.auth.user_name + "\"";
+      throw auth_error(req.what + ": Unauthorized (401): the server rejected " + who +
+                       " (" + s_->cfg.source + "); check the token, client certificate or credential plugin, "
+                       "or log in again");
+    }
+    throw api_error(std::move(st), req.what);
+  }
+
+ private:
+  struct Creds {
+    std::string bearer;
+    std::string cert_pem, key_pem;  ///< from an exec plugin
+    std::optional<ExecCredential> exec;
+  };
+
+  struct State {
+    explicit State(RestConfig c) : cfg(std::move(c)), server(detail::parse_url(cfg.server, "server")) {
+      if (server.scheme == "https")
+        tls = std::make_unique<detail::TlsContext>(cfg.tls.ca_pem, cfg.tls.ca_source, cfg.tls.insecure_skip_verify,
+                                                   cfg.tls.client_cert_pem, cfg.tls.client_key_pem);
+      if (cfg.tls.insecure_skip_verify && server.scheme == "https")
+        std::cerr << "warning: TLS certificate verification is disabled (insecure-skip-tls-verify) for "
+                  << server.origin() << "; the connection is not protected against impersonation\n";
+      if (cfg.auth.exec) exec = std::make_unique<ExecCredentialProvider>(*cfg.auth.exec, cfg.auth.exec_cluster_json, cfg.auth.user_name);
+      proxy = !cfg.proxy_url.empty() ? cfg.proxy_url : (cfg.use_env_proxy ? detail::proxy_from_env(server) : "");
+      if (!cfg.log) cfg.log = [](const std::string& line) { std::cerr << line << "\n"; };
+    }
+    RestConfig cfg;
+    detail::Url server;
+    std::unique_ptr<detail::TlsContext> tls;
+    std::unique_ptr<ExecCredentialProvider> exec;
+    std::string proxy;
+    RetryPolicy retry;
+    std::mutex pool_mu;
+    struct Pooled {
+      std::unique_ptr<detail::Conn> conn;
+      std::string cert;  ///< exec client certificate it was opened with
+    };
+    std::vector<Pooled> pool;
+  };
+
+  Creds credentials() {
+    Creds c;
+    const auto& a = s_->cfg.auth;
+    if (!a.token.empty()) {
+      c.bearer = a.token;
+    } else if (!a.token_file.empty()) {
+      std::string t;
+      try {
+        t = detail::trim(detail::read_file(a.token_file, "token file"));
+      } catch (const config_error& e) {
+        throw auth_error(e.what());
+      }
+      if (t.empty()) throw auth_error("token file \"" + a.token_file + "\" is empty");
+      c.bearer = t;
+    } else if (s_->exec) {
+      c.exec = s_->exec->get();
+      c.bearer = c.exec->token;
+      if (c.bearer.empty()) {
+        c.cert_pem = c.exec->client_certificate_pem;
+        c.key_pem = c.exec->client_key_pem;
+      }
+    }
+    return c;
+  }
+
+  std::string build_head(const Request& req, const Creds& cr, bool via_http_proxy, bool redact) const {
+    const auto& srv = s_->server;
+    std::string target = srv.path + req.target();
+    if (via_http_proxy) target = srv.origin() + target;
+    std::string h = req.method + " " + target + " HTTP/1.1\r\n";
+    h += "Host: " + (srv.port == (srv.scheme == "https" ? 443 : 80) ? (srv.ipv6 ? "[" + srv.host + "]" : srv.host)
+                                                                    : srv.host_port()) + "\r\n";
+    h += "User-Agent: " + s_->cfg.user_agent + "\r\n";
+    h += "Accept: " + req.accept + "\r\n";
+    if (!cr.bearer.empty()) h += std::string("Authorization: Bearer ") + (redact ? "<masked>" : cr.bearer) + "\r\n";
+    if (!req.body.empty() || req.method == "POST" || req.method == "PUT" || req.method == "PATCH") {
+      if (!req.content_type.empty()) h += "Content-Type: " + req.content_type + "\r\n";
+      h += "Content-Length: " + std::to_string(req.body.size()) + "\r\n";
+    }
+    h += "\r\n";
+    return h;
+  }
+
+  void log(const std::string& s) const {
+    if (s_->cfg.log) s_->cfg.log(s);
+  }
+
+  std::unique_ptr<detail::Conn> take_pooled(const Creds& cr) {
+    std::lock_guard<std::mutex> lk(s_->pool_mu);
+    for (auto it = s_->pool.begin(); it != s_->pool.end(); ++it) {
+      if (it->cert == cr.cert_pem) {
+        auto c = std::move(it->conn);
+        s_->pool.erase(it);
+        return c;
+      }
+    }
+    return nullptr;
+  }
+  void give_back(std::unique_ptr<detail::Conn> c, const Creds& cr) {
+    std::lock_guard<std::mutex> lk(s_->pool_mu);
+    if (s_->pool.size() < 4) s_->pool.push_back({std::move(c), cr.cert_pem});
+  }
+
+  /// One attempt. Returns the response head (+ body in `out` when buffered). Throws
+  /// connect_failure before anything was sent, transport_error afterwards.
+  struct Attempt {
+    detail::ResponseHead head;
+    bool complete = true;  ///< stream: body ended normally
+    std::string error_body;
+  };
+
+  Attempt attempt(const Request& req, const Creds& cr, detail::Deadline dl, const std::function<bool(std::string_view)>* sink,
+                  const StreamOptions& opts, Response* out) {
+    auto& st = *s_;
+    bool via_http_proxy = !st.proxy.empty() && st.server.scheme == "http";
+    std::unique_ptr<detail::Conn> conn;
+    bool pooled = false;
+    if (!sink && req.idempotent) {
+      conn = take_pooled(cr);
+      pooled = conn != nullptr;
+    }
+    for (;;) {
+      if (!conn) {
+        // A stream's connection phase still has a limit even when the request has none.
+        detail::Deadline cdl = dl == detail::no_deadline() ? detail::deadline_after(std::chrono::seconds(30)) : dl;
+        conn = detail::open_connection(st.server, st.proxy, st.tls.get(), st.cfg.tls.server_name, cdl, opts.cancel,
+                                       cr.cert_pem, cr.key_pem);
+      }
+      conn->set_cancel(opts.cancel);
+      Attempt a;
+      try {
+        conn->write_all(build_head(req, cr, via_http_proxy, false) + req.body, dl);
+        detail::Reader rd(*conn);
+        try {
+          a.head = detail::read_head(rd, dl);
+        } catch (const detail::timeout_failure&) {
+          throw;
+        } catch (const transport_error&) {
+          if (pooled && !rd.received_any()) throw detail::connect_failure("stale pooled connection");
+          throw;
+        }
+        bool reusable = false;
+        bool ok2xx = a.head.status >= 200 && a.head.status < 300;
+        if (sink && ok2xx) {
+          rd.set_idle(opts.idle_timeout);
+          try {
+            a.complete = detail::read_body(rd, a.head, req.method == "HEAD", detail::no_deadline(), *sink, reusable);
+          } catch (const detail::cancelled&) {
+            throw;
+          } catch (const transport_error& e) {
+            throw detail::stream_broken(e.what());
+          }
+          return a;
+        }
+        std::string body;
+        const size_t cap = sink ? (1u << 20) : std::string::npos;
+        detail::read_body(rd, a.head, req.method == "HEAD", dl,
+                          [&](std::string_view d) {
+                            if (body.size() < cap) body.append(d.substr(0, std::min(d.size(), cap - body.size())));
+                            return true;
+                          },
+                          reusable);
+        if (out) {
+          out->status = a.head.status;
+          out->reason = a.head.reason;
+          out->headers = a.head.headers;
+          out->body = std::move(body);
+        } else {
+          a.error_body = std::move(body);
+        }
+        if (reusable && !sink) give_back(std::move(conn), cr);
+        return a;
+      } catch (const detail::connect_failure&) {
+        if (pooled) {  // the server closed an idle connection: open a fresh one, once
+          conn.reset();
+          pooled = false;
+          continue;
+        }
+        throw;
+      }
+    }
+  }
+
+  static std::chrono::milliseconds backoff(const RetryPolicy& p, int n) {
+    auto ms = p.base_backoff * (1 << std::min(n, 10));
+    return std::min(ms, p.max_backoff);
+  }
+
+  bool perform(const Request& req, const std::function<bool(std::string_view)>* sink, const StreamOptions& opts,
+               Response* out) {
+    const auto& cfg = s_->cfg;
+    const auto& pol = s_->retry;
+    detail::Deadline dl = detail::deadline_after(cfg.timeout);
+    int retry_after_count = 0, failure_count = 0;
+    bool refreshed_after_401 = false;
+    for (;;) {
+      Creds cr = credentials();
+      auto t0 = std::chrono::steady_clock::now();
+      std::string url = s_->server.origin() + s_->server.path + req.target();
+      if (cfg.verbosity >= 7) {
+        std::string head = build_head(req, cr, false, true);
+        log("Request Headers:\n" + head.substr(head.find("\r\n") + 2));
+      }
+      if (cfg.verbosity >= 8 && !req.body.empty()) log("Request Body: " + req.body.substr(0, 10240));
+      Attempt a;
+      std::chrono::milliseconds wait{0};
+      std::string why;
+      bool retry = false;
+      try {
+        a = attempt(req, cr, dl, sink, opts, out);
+      } catch (const detail::cancelled&) {
+        return false;
+      } catch (const detail::stream_broken& e) {
+        throw transport_error(req.what + ": " + e.what());
+      } catch (const detail::timeout_failure& e) {
+        if (cfg.verbosity >= 6) log(req.method + " " + url + "  in " + ms_since(t0) + " milliseconds (timeout)");
+        std::string limit = cfg.timeout.count() > 0 ? " (request timeout " + std::to_string(cfg.timeout.count()) + "ms)" : "";
+        throw transport_error(req.what + ": " + e.what() + limit);
+      } catch (const detail::connect_failure& e) {
+        if (cfg.verbosity >= 6) log(req.method + " " + url + "  in " + ms_since(t0) + " milliseconds (" + e.what() + ")");
+        if (failure_count >= pol.max_failures || is_tls_verification(e.what()))
+          throw transport_error(req.what + ": " + e.what());
+        wait = backoff(pol, failure_count++);
+        why = e.what();
+        retry = true;
+      } catch (const auth_error&) {
+        throw;
+      } catch (const config_error&) {
+        throw;
+      } catch (const transport_error& e) {
+        if (cfg.verbosity >= 6) log(req.method + " " + url + "  in " + ms_since(t0) + " milliseconds (" + e.what() + ")");
+        if (!req.idempotent)
+          throw transport_error(req.what + ": " + e.what() +
+                                "; the request was not repeated because it may already have taken effect");
+        if (failure_count >= pol.max_failures) throw transport_error(req.what + ": " + e.what());
+        wait = backoff(pol, failure_count++);
+        why = e.what();
+        retry = true;
+      }
+      if (!retry) {
+        int code = a.head.status;
+        if (cfg.verbosity >= 6)
+          log(req.method + " " + url + " " + std::to_string(code) + " " + a.head.reason + " in " + ms_since(t0) + " milliseconds");
+        if (cfg.verbosity >= 8 && out && !out->body.empty()) log("Response Body: " + out->body.substr(0, 10240));
+        std::string ra = a.head.header("retry-after");
+        if (code == 401 && !refreshed_after_401 && (s_->exec || !cfg.auth.token_file.empty())) {
+          // client-go: a 401 invalidates exec credentials; refresh once and repeat (the
+          // server refused the request, so nothing took effect).
+          refreshed_after_401 = true;
+          if (s_->exec && cr.exec) s_->exec->invalidate(*cr.exec);
+          if (cfg.verbosity >= 6) log("401 Unauthorized: refreshing credentials and retrying once");
+          if (out) *out = Response{};
+          continue;
+        }
+        bool retryable_5xx = code == 500 || code == 502 || code == 503 || code == 504;
+        if (code == 429 || (retryable_5xx && req.idempotent)) {
+          int secs = std::atoi(ra.c_str());
+          bool use_ra = !ra.empty() && secs >= 0;
+          if (code == 429 ? retry_after_count < pol.max_retry_after : failure_count < pol.max_failures) {
+            wait = use_ra ? std::chrono::milliseconds(std::min<long long>(secs, pol.max_retry_after_wait.count()) * 1000)
+                          : backoff(pol, code == 429 ? retry_after_count : failure_count);
+            if (code == 429) ++retry_after_count; else ++failure_count;
+            why = std::to_string(code) + " " + a.head.reason;
+            retry = true;
+          }
+        }
+        if (!retry) {
+          if (sink && (code < 200 || code >= 300)) throw_for(req, code, a.head.reason, a.error_body, ra);
+          return sink ? a.complete : true;
+        }
+      }
+      if (dl != detail::no_deadline() && detail::Clock::now() + wait >= dl) {
+        if (out && out->status != 0) return true;  // hand back the last answer
+        throw transport_error(req.what + ": gave up before the request timeout after: " + why);
+      }
+      if (cfg.verbosity >= 6) log("retrying " + req.method + " " + url + " in " + std::to_string(wait.count()) + "ms after: " + why);
+      sleep_for(wait, opts.cancel);
+      if (opts.cancel && opts.cancel->load()) return false;
+      if (out) *out = Response{};
+    }
+  }
+
+  static bool is_tls_verification(const std::string& m) {
+    return m.find("x509:") != std::string::npos || m.find("rejected the TLS") != std::string::npos ||
+           m.find("client certificate") != std::string::npos;
+  }
+
+  static void sleep_for(std::chrono::milliseconds d, const std::atomic<bool>* cancel) {
+    auto end = std::chrono::steady_clock::now() + d;
+    while (std::chrono::steady_clock::now() < end) {
+      if (cancel && cancel->load()) return;
+      std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(
+          std::chrono::milliseconds(50),
+          std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()) +
+              std::chrono::milliseconds(1)));
+    }
+  }
+
+  static std::string ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::to_string(
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
+  }
+
+  std::shared_ptr<State> s_;
+};
+
+}  // namespace tfjob::kube

@@ -1,0 +1,45 @@
+#pragma once
+/// \file Discovery: which API groups, versions and resources the server serves
+/// (GET /apis/GROUP/VERSION, as kubectl's discovery client).
+
+#include <tfjob/error.hpp>
+#include <tfjob/kube/client.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace tfjob::kube {
+
+/// The APIResourceList for group/version ("" group = core /api/v1); nullopt when the server
+/// does not serve that group/version at all (404).
+inline std::optional<nlohmann::json> api_resources(Client client, const std::string& group, const std::string& version) {
+  Request r;
+  r.path = group.empty() ? "/api/" + version : "/apis/" + group + "/" + version;
+  r.what = "discover " + (group.empty() ? version : group + "/" + version);
+  try {
+    return client.request_json(r);
+  } catch (const api_error& e) {
+    if (e.is_not_found()) return std::nullopt;
+    throw;
+  }
+}
+
+/// Whether `plural` in group/version is served, e.g. serves(c, "kubeflow.org", "v1", "tfjobs").
+inline bool serves(Client client, const std::string& group, const std::string& version, const std::string& plural) {
+  auto list = api_resources(std::move(client), group, version);
+  if (!list || !list->contains("resources") || !(*list)["resources"].is_array()) return false;
+  for (const auto& r : (*list)["resources"])
+    if (r.value("name", "") == plural) return true;
+  return false;
+}
+
+/// The server's version (GET /version), e.g. "v1.30.2".
+inline std::string server_version(Client client) {
+  Request r;
+  r.path = "/version";
+  r.what = "get the server version";
+  return client.request_json(r).value("gitVersion", "");
+}
+
+}  // namespace tfjob::kube
