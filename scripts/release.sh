@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# Builds the release archives of kubectl-tfjob and the krew manifest that names them.
+#
+#   scripts/release.sh [--version X.Y.Z] [--out DIR] [--manifest FILE]
+#                      [--binary OS/ARCH=PATH]... [--host-binary PATH]
+#                      [--base-url URL] [--build-dir DIR]
+#
+# Each archive, DIR/kubectl-tfjob_<version>_<os>_<arch>.tar.gz, holds the plugin binary,
+# the kubectl_complete-tfjob completion helper and LICENSE at its top level, packed
+# reproducibly (sorted names, owner 0, fixed mtime from SOURCE_DATE_EPOCH, gzip -n).
+# The manifest (default krew/tfjob.yaml) gets one platform entry per archive with its real
+# sha256; DIR/SHA256SUMS lists the same sums.
+#
+# Without --binary the host's binary is built in Release mode (cmake, --build-dir, default
+# build-release) and packaged for the host's os/arch. Give --binary once per platform to
+# package binaries built elsewhere (e.g. --binary linux/arm64=out/arm64/kubectl-tfjob);
+# --host-binary PATH packages an already built binary for the host's os/arch.
+# The version defaults to the one in include/tfjob/version.hpp; a host binary must report
+# the same version or nothing is packaged.
+#
+# Exit status: 0 on success, 1 on any failure, 2 on a usage error.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+VERSION=""
+OUT="$ROOT/dist"
+MANIFEST="$ROOT/krew/tfjob.yaml"
+BASE_URL="https://github.com/kubectl-tfjob/kubectl-tfjob/releases/download"
+BUILD_DIR="$ROOT/build-release"
+BINARIES=()
+HOST_BINARY=""
+
+die() { echo "release.sh: error: $*" >&2; exit 1; }
+usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --version) [ $# -ge 2 ] || usage; VERSION=${2#v}; shift 2 ;;
+    --out) [ $# -ge 2 ] || usage; OUT=$2; shift 2 ;;
+    --manifest) [ $# -ge 2 ] || usage; MANIFEST=$2; shift 2 ;;
+    --binary) [ $# -ge 2 ] || usage; BINARIES+=("$2"); shift 2 ;;
+    --host-binary) [ $# -ge 2 ] || usage; HOST_BINARY=$2; shift 2 ;;
+    --base-url) [ $# -ge 2 ] || usage; BASE_URL=${2%/}; shift 2 ;;
+    --build-dir) [ $# -ge 2 ] || usage; BUILD_DIR=$2; shift 2 ;;
+    -h|--help) usage ;;
+    *) echo "release.sh: unknown argument: $1" >&2; usage ;;
+  esac
+done
+
+for tool in tar gzip sha256sum; do
+  command -v "$tool" >/dev/null || die "$tool is required"
+done
+
+SOURCE_VERSION=$(sed -n 's/.*inline constexpr const char\* version = "\([^"]*\)".*/\1/p' \
+  "$ROOT/include/tfjob/version.hpp")
+[ -n "$SOURCE_VERSION" ] || die "cannot read the version from include/tfjob/version.hpp"
+VERSION=${VERSION:-$SOURCE_VERSION}
+# krew requires a semantic version (with a leading v in the manifest).
+[[ "$VERSION" =~ ^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$ ]] ||
+  die "version '$VERSION' is not a semantic version X.Y.Z"
+
+HELPER="$ROOT/plugin/kubectl_complete-tfjob"
+LICENSE_FILE="$ROOT/LICENSE"
+[ -f "$HELPER" ] || die "missing $HELPER"
+[ -f "$LICENSE_FILE" ] || die "missing $LICENSE_FILE"
+
+host_platform() {
+  local os arch
+  case "$(uname -s)" in
+    Linux) os=linux ;;
+    Darwin) os=darwin ;;
+    *) die "unsupported host OS $(uname -s); pass --binary OS/ARCH=PATH" ;;
+  esac
+  case "$(uname -m)" in
+    x86_64|amd64) arch=amd64 ;;
+    aarch64|arm64) arch=arm64 ;;
+    ppc64le) arch=ppc64le ;;
+    *) die "unsupported host architecture $(uname -m); pass --binary OS/ARCH=PATH" ;;
+  esac
+  echo "$os/$arch"
+}
+
+if [ -n "$HOST_BINARY" ]; then
+  BINARIES+=("$(host_platform)=$HOST_BINARY")
+fi
+if [ ${#BINARIES[@]} -eq 0 ]; then
+  echo "release.sh: building kubectl-tfjob (Release) in $BUILD_DIR" >&2
+  cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DTFJOB_BUILD_TESTS=OFF \
+    -DTFJOB_BUILD_SAMPLES=OFF -DTFJOB_BUILD_GPU_PROBE=OFF -DTFJOB_BUILD_BENCH=OFF >/dev/null
+  cmake --build "$BUILD_DIR" --target kubectl-tfjob -j "${JOBS:-2}" >&2
+  BINARIES=("$(host_platform)=$BUILD_DIR/plugin/kubectl-tfjob")
+fi
+
+HOST=""
+if [ "$(uname -s)" = Linux ] || [ "$(uname -s)" = Darwin ]; then HOST=$(host_platform); fi
+
+mkdir -p "$OUT" "$(dirname "$MANIFEST")"
+OUT=$(cd "$OUT" && pwd)
+STAGE=$(mktemp -d)
+trap 'rm -rf "$STAGE"' EXIT
+export TZ=UTC LC_ALL=C
+MTIME=${SOURCE_DATE_EPOCH:-0}
+
+declare -a ENTRIES=()
+: > "$STAGE/SHA256SUMS"
+for spec in "${BINARIES[@]}"; do
+  platform=${spec%%=*}
+  bin=${spec#*=}
+  [ "$platform" != "$spec" ] || die "--binary wants OS/ARCH=PATH, got '$spec'"
+  os=${platform%/*}
+  arch=${platform#*/}
+  [[ "$os" =~ ^(linux|darwin|windows)$ ]] || die "unknown os '$os' in '$spec'"
+  [[ "$arch" =~ ^(amd64|arm64|arm|386|ppc64le)$ ]] || die "unknown arch '$arch' in '$spec'"
+  [ "$os" != windows ] || die "windows archives need a .exe binary and a zip; not supported"
+  case " ${SEEN:-} " in *" $platform "*) die "platform $platform given twice" ;; esac
+  SEEN="${SEEN:-} $platform"
+  [ -f "$bin" ] && [ -x "$bin" ] || die "binary for $platform not found or not executable: $bin"
+  if [ "$platform" = "$HOST" ]; then
+    # A binary we can run must say it is the version we are about to publish.
+    got=$("$bin" version 2>/dev/null | head -1 || true)
+    case "$got" in
+      *"v$VERSION "*|*"v$VERSION") ;;
+      *) die "$bin reports '$got', expected version v$VERSION" ;;
+    esac
+  fi
+  name="kubectl-tfjob_${VERSION}_${os}_${arch}"
+  dir="$STAGE/$name"
+  mkdir -p "$dir"
+  install -m 0755 "$bin" "$dir/kubectl-tfjob"
+  install -m 0755 "$HELPER" "$dir/kubectl_complete-tfjob"
+  install -m 0644 "$LICENSE_FILE" "$dir/LICENSE"
+  touch -d "@$MTIME" "$dir"/* "$dir"
+  archive="$OUT/$name.tar.gz"
+  tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$MTIME" \
+    -C "$dir" -cf - kubectl-tfjob kubectl_complete-tfjob LICENSE | gzip -n -9 > "$archive.tmp"
+  mv "$archive.tmp" "$archive"
+  sum=$(sha256sum "$archive" | cut -d' ' -f1)
+  echo "$sum  $name.tar.gz" >> "$STAGE/SHA256SUMS"
+  ENTRIES+=("$os|$arch|$name.tar.gz|$sum")
+  echo "release.sh: $archive  sha256 $sum" >&2
+done
+cp "$STAGE/SHA256SUMS" "$OUT/SHA256SUMS"
+
+{
+  cat <<EOF
+# Generated by scripts/release.sh for v$VERSION: do not edit by hand.
+apiVersion: krew.googlecontainertools.github.com/v1alpha2
+kind: Plugin
+metadata:
+  name: tfjob
+spec:
+  version: v$VERSION
+  homepage: https://github.com/kubectl-tfjob/kubectl-tfjob
+  shortDescription: Train with Kubeflow TFJobs on GPUs and serve with TF Serving
+  description: |
+    kubectl tfjob submits Kubeflow TFJobs (kubeflow.org/v1, training operator v1.9)
+    with the operator's defaults and validation applied before anything is created,
+    follows the chief's logs, waits for and describes jobs, checks that GPU nodes
+    are ready for training with an on-node CUDA probe, rolls out TensorFlow Serving
+    for a trained model or ResNet-50 and sends it predictions, and runs a TFJob
+    locally with real TF_CONFIG wiring.
+  caveats: |
+    kubectl tfjob needs the Kubeflow training operator in the cluster:
+      kubectl apply --server-side -k "github.com/kubeflow/trainer.git/manifests/overlays/standalone?ref=v1.9.3"
+    For "kubectl tfjob <TAB>" completion (kubectl >= 1.26), put the helper on PATH:
+      ln -s "\$(dirname "\$(readlink -f "\$(command -v kubectl-tfjob)")")/kubectl_complete-tfjob" ~/.krew/bin/
+  platforms:
+EOF
+  for e in "${ENTRIES[@]}"; do
+    IFS='|' read -r os arch file sum <<< "$e"
+    cat <<EOF
+  - selector:
+      matchLabels:
+        os: $os
+        arch: $arch
+    uri: $BASE_URL/v$VERSION/$file
+    sha256: $sum
+    bin: kubectl-tfjob
+    files:
+    - from: kubectl-tfjob
+      to: .
+    - from: kubectl_complete-tfjob
+      to: .
+    - from: LICENSE
+      to: .
+EOF
+  done
+} > "$MANIFEST.tmp"
+mv "$MANIFEST.tmp" "$MANIFEST"
+echo "release.sh: wrote $MANIFEST (${#ENTRIES[@]} platform(s))" >&2

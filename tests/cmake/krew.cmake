@@ -1,0 +1,48 @@
+# krew distribution: scripts/release.sh packs the plugin into release archives and writes
+# the krew manifest; tests/tools/check_krew.py applies krew's own validation rules to it and
+# "installs" every platform from the archives (sha256, file operations, bin, LICENSE).
+# Broken manifests in tests/data/krew/*/tfjob.yaml must each be rejected.
+set(TFJOB_KREW_OUT "${CMAKE_CURRENT_BINARY_DIR}/release")
+
+if(NOT TFJOB_PYTHON)
+  add_test(NAME "krew:skipped"
+           COMMAND ${CMAKE_COMMAND} -E echo
+             "SKIP: no python3 with yaml+jsonschema found (install python3-yaml python3-jsonschema)")
+  set_tests_properties("krew:skipped" PROPERTIES LABELS krew SKIP_REGULAR_EXPRESSION "SKIP:")
+  return()
+endif()
+
+if(TARGET kubectl-tfjob)
+  # Package the binary this build made, for the host's os/arch, into the build tree.
+  add_test(NAME "krew:release-archives"
+           COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/release.sh
+                   --host-binary $<TARGET_FILE:kubectl-tfjob>
+                   --out ${TFJOB_KREW_OUT} --manifest ${TFJOB_KREW_OUT}/krew/tfjob.yaml)
+  set_tests_properties("krew:release-archives" PROPERTIES
+    LABELS krew FIXTURES_SETUP tfjob_krew_release RESOURCE_LOCK tfjob_krew_release)
+
+  add_test(NAME "krew:manifest-valid-and-installs"
+           COMMAND ${TFJOB_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_krew.py
+                   ${TFJOB_KREW_OUT}/krew/tfjob.yaml --archives ${TFJOB_KREW_OUT})
+  set_tests_properties("krew:manifest-valid-and-installs"
+    PROPERTIES LABELS krew FIXTURES_REQUIRED tfjob_krew_release RESOURCE_LOCK tfjob_krew_release)
+
+  # The same manifest with one archive's sha256 changed must fail the install check.
+  add_test(NAME "krew:rejects-sha256-mismatch"
+           COMMAND bash -c [=[set -e; d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+                    "$1" "$2/krew_tamper.py" "$0/krew/tfjob.yaml" "$d/krew/tfjob.yaml"
+                    "$1" "$2/check_krew.py" "$d/krew/tfjob.yaml" --archives "$0" --expect-invalid]=]
+                   ${TFJOB_KREW_OUT} ${TFJOB_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools)
+  set_tests_properties("krew:rejects-sha256-mismatch"
+    PROPERTIES LABELS krew FIXTURES_REQUIRED tfjob_krew_release RESOURCE_LOCK tfjob_krew_release
+               PASS_REGULAR_EXPRESSION "sha256 is [0-9a-f]+, the manifest says")
+endif()
+
+file(GLOB TFJOB_KREW_BROKEN CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/data/krew/*/tfjob.yaml)
+foreach(m ${TFJOB_KREW_BROKEN})
+  get_filename_component(dir ${m} DIRECTORY)
+  get_filename_component(case ${dir} NAME)
+  add_test(NAME "krew:rejects-broken-${case}"
+           COMMAND ${TFJOB_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_krew.py ${m} --expect-invalid)
+  set_tests_properties("krew:rejects-broken-${case}" PROPERTIES LABELS krew)
+endforeach()
