@@ -1,0 +1,350 @@
+#pragma once
+/// \file A fluent builder for TFJobs:
+/// ```
+///   auto job = tfjob::TFJobBuilder("mnist").namespace_("team-a")
+///                  .image("ghcr.io/kubectl-tfjob/mnist:v0.1.0")
+///                  .command({"python", "/opt/mnist/mnist.py"})
+///                  .chief().workers(2).gpus(1).pvc("tfjob-mnist:/train")
+///                  .build();   // defaulted and validated, throws validation_error
+/// ```
+/// Every replica gets the same pod template (a container named `tensorflow`) unless a
+/// per-type setting or a whole template is given for that type.
+
+#include <tfjob/api/defaults.hpp>
+#include <tfjob/api/quantity.hpp>
+#include <tfjob/api/types.hpp>
+#include <tfjob/api/validation.hpp>
+#include <tfjob/error.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tfjob {
+
+/// A toleration (`core/v1 Toleration`).
+struct Toleration {
+  std::string key;
+  std::string operator_;  ///< "Equal" or "Exists" ("" = Equal)
+  std::string value;
+  std::string effect;     ///< NoSchedule, PreferNoSchedule, NoExecute, or "" (all)
+  std::optional<std::int64_t> toleration_seconds;
+
+  /// Parses kubectl taint syntax: `key=value:Effect`, `key:Effect`, `key` (Exists),
+  /// `key=value`, `:Effect`/`*` is not accepted (say `key` explicitly). Throws `tfjob::error`.
+  static Toleration parse(const std::string& spec) {
+    Toleration t;
+    std::string rest = spec;
+    auto colon = rest.rfind(':');
+    if (colon != std::string::npos) {
+      t.effect = rest.substr(colon + 1);
+      rest = rest.substr(0, colon);
+      if (t.effect != "NoSchedule" && t.effect != "PreferNoSchedule" && t.effect != "NoExecute")
+        throw error("toleration \"" + spec +
+                    "\": effect must be NoSchedule, PreferNoSchedule or NoExecute");
+    }
+    auto eq = rest.find('=');
+    if (eq != std::string::npos) {
+      t.key = rest.substr(0, eq);
+      t.value = rest.substr(eq + 1);
+      t.operator_ = "Equal";
+    } else {
+      t.key = rest;
+      t.operator_ = "Exists";
+    }
+    if (t.key.empty())
+      throw error("toleration \"" + spec + "\": expected key[=value][:Effect], e.g. nvidia.com/gpu:NoSchedule");
+    return t;
+  }
+  nlohmann::json to_json() const {
+    nlohmann::json j = nlohmann::json::object();
+    if (!key.empty()) j["key"] = key;
+    if (!operator_.empty()) j["operator"] = operator_;
+    if (!value.empty()) j["value"] = value;
+    if (!effect.empty()) j["effect"] = effect;
+    if (toleration_seconds) j["tolerationSeconds"] = *toleration_seconds;
+    return j;
+  }
+};
+
+/// A PersistentVolumeClaim mounted into the `tensorflow` container.
+struct PvcMount {
+  std::string claim;
+  std::string mount_path;
+  bool read_only = false;
+
+  /// Parses `claim:/mount/path[:ro]`. Throws `tfjob::error`.
+  static PvcMount parse(const std::string& spec) {
+    PvcMount m;
+    auto colon = spec.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 >= spec.size())
+      throw error("--pvc \"" + spec + "\": expected CLAIM:/mount/path, e.g. tfjob-mnist:/train");
+    m.claim = spec.substr(0, colon);
+    m.mount_path = spec.substr(colon + 1);
+    if (m.mount_path.size() > 3 && m.mount_path.compare(m.mount_path.size() - 3, 3, ":ro") == 0) {
+      m.read_only = true;
+      m.mount_path.resize(m.mount_path.size() - 3);
+    }
+    if (m.mount_path.empty() || m.mount_path.front() != '/')
+      throw error("--pvc \"" + spec + "\": the mount path must be absolute (start with /)");
+    return m;
+  }
+  /// The pod volume name: the claim name made a DNS-1123 label.
+  std::string volume_name() const {
+    std::string n;
+    for (char c : claim) {
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      n += ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-') ? c : '-';
+    }
+    if (n.size() > 63) n.resize(63);
+    while (!n.empty() && n.back() == '-') n.pop_back();
+    return n.empty() ? "data" : n;
+  }
+};
+
+/// The GPU resource name on NVIDIA nodes (device plugin / GPU operator).
+inline constexpr const char* nvidia_gpu_resource = "nvidia.com/gpu";
+
+/// Fluent TFJob construction; `build()` returns a defaulted, validated TFJob.
+class TFJobBuilder {
+ public:
+  TFJobBuilder() = default;
+  explicit TFJobBuilder(std::string name) { job_.metadata.name = std::move(name); }
+
+  // ---- metadata
+  TFJobBuilder& name(std::string n) { job_.metadata.name = std::move(n); return *this; }
+  TFJobBuilder& generate_name(std::string n) { job_.metadata.generate_name = std::move(n); return *this; }
+  TFJobBuilder& namespace_(std::string ns) { job_.metadata.namespace_ = std::move(ns); return *this; }
+  TFJobBuilder& label(const std::string& k, std::string v) { job_.metadata.labels[k] = std::move(v); return *this; }
+  TFJobBuilder& annotation(const std::string& k, std::string v) { job_.metadata.annotations[k] = std::move(v); return *this; }
+
+  // ---- the container (every replica type unless `for_type` is given)
+  TFJobBuilder& image(std::string img) { common_.image = std::move(img); return *this; }
+  TFJobBuilder& image(const std::string& type, std::string img) { per(type).image = std::move(img); return *this; }
+  TFJobBuilder& image_pull_policy(std::string p) { common_.image_pull_policy = std::move(p); return *this; }
+  TFJobBuilder& command(std::vector<std::string> c) { common_.command = std::move(c); return *this; }
+  TFJobBuilder& args(std::vector<std::string> a) { common_.args = std::move(a); return *this; }
+  TFJobBuilder& args(const std::string& type, std::vector<std::string> a) { per(type).args = std::move(a); return *this; }
+  TFJobBuilder& working_dir(std::string d) { common_.working_dir = std::move(d); return *this; }
+  TFJobBuilder& env(const std::string& k, std::string v) { set_env(common_.env, k, std::move(v)); return *this; }
+  TFJobBuilder& env(const std::string& type, const std::string& k, std::string v) { set_env(per(type).env, k, std::move(v)); return *this; }
+  /// `K=V` as on the command line. Throws `tfjob::error` without `=`.
+  TFJobBuilder& env(const std::string& kv) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw error("--env \"" + kv + "\": expected NAME=VALUE");
+    return env(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  /// CPU request and limit (a quantity: `4`, `500m`). Throws `tfjob::error` when invalid.
+  TFJobBuilder& cpu(const std::string& q) { Quantity::parse(q); common_.cpu = q; return *this; }
+  /// Memory request and limit (`8Gi`). Throws `tfjob::error` when invalid.
+  TFJobBuilder& memory(const std::string& q) { Quantity::parse(q); common_.memory = q; return *this; }
+  /// `nvidia.com/gpu` limit on each Chief, Master, Worker and Evaluator replica (not PS);
+  /// 0 = CPU only.
+  TFJobBuilder& gpus(int n) { gpus_ = n; return *this; }
+  /// GPUs for one replica type (PS included when asked for explicitly).
+  TFJobBuilder& gpus(const std::string& type, int n) { per(type).gpus = n; return *this; }
+  /// Any other resource limit (request = limit), e.g. `("example.com/fpga", "1")`.
+  TFJobBuilder& resource(const std::string& name, const std::string& q) { Quantity::parse(q); common_.extra[name] = q; return *this; }
+  /// Mount a PVC into every replica (`claim:/mount/path`).
+  TFJobBuilder& pvc(const std::string& spec) { pvcs_.push_back(PvcMount::parse(spec)); return *this; }
+  TFJobBuilder& pvc(std::string claim, std::string mount_path, bool read_only = false) {
+    pvcs_.push_back({std::move(claim), std::move(mount_path), read_only});
+    return *this;
+  }
+  TFJobBuilder& node_selector(const std::string& k, std::string v) { node_selector_[k] = std::move(v); return *this; }
+  /// `key=value` form. Throws `tfjob::error` without `=`.
+  TFJobBuilder& node_selector(const std::string& kv) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) throw error("--selector \"" + kv + "\": expected KEY=VALUE");
+    return node_selector(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  TFJobBuilder& toleration(Toleration t) { tolerations_.push_back(std::move(t)); return *this; }
+  TFJobBuilder& toleration(const std::string& spec) { return toleration(Toleration::parse(spec)); }
+  TFJobBuilder& service_account(std::string sa) { service_account_ = std::move(sa); return *this; }
+  TFJobBuilder& priority_class_name(std::string p) { priority_class_name_ = std::move(p); return *this; }
+  /// A whole pod template for one type (used as is, except that the image, command, ...
+  /// set on the builder are applied to its `tensorflow` container when given).
+  TFJobBuilder& template_(const std::string& type, nlohmann::json t) { per(type).template_ = std::move(t); return *this; }
+
+  // ---- replicas
+  TFJobBuilder& replicas(const std::string& type, int n) {
+    auto c = canonical_replica_type(type);
+    if (!c) throw error("unknown replica type \"" + type + "\" (Chief, Master, PS, Worker, Evaluator)");
+    if (n <= 0) replicas_.erase(*c);
+    else replicas_[*c] = n;
+    return *this;
+  }
+  TFJobBuilder& chief(bool on = true) { return replicas(replica_type::Chief, on ? 1 : 0); }
+  TFJobBuilder& master(bool on = true) { return replicas(replica_type::Master, on ? 1 : 0); }
+  TFJobBuilder& workers(int n) { return replicas(replica_type::Worker, n); }
+  TFJobBuilder& ps(int n) { return replicas(replica_type::PS, n); }
+  TFJobBuilder& evaluator(bool on = true) { return replicas(replica_type::Evaluator, on ? 1 : 0); }
+  /// Replicas currently set for a type (0 when none).
+  int replicas_of(const std::string& type) const {
+    auto c = canonical_replica_type(type);
+    auto it = c ? replicas_.find(*c) : replicas_.end();
+    return it == replicas_.end() ? 0 : it->second;
+  }
+
+  // ---- policies
+  TFJobBuilder& restart_policy(std::string p) { restart_policy_ = std::move(p); return *this; }
+  TFJobBuilder& restart_policy(const std::string& type, std::string p) { per(type).restart_policy = std::move(p); return *this; }
+  TFJobBuilder& clean_pod_policy(std::string p) { job_.spec.run_policy.clean_pod_policy = std::move(p); return *this; }
+  TFJobBuilder& ttl_seconds_after_finished(std::int32_t s) { job_.spec.run_policy.ttl_seconds_after_finished = s; return *this; }
+  TFJobBuilder& active_deadline_seconds(std::int64_t s) { job_.spec.run_policy.active_deadline_seconds = s; return *this; }
+  TFJobBuilder& backoff_limit(std::int32_t n) { job_.spec.run_policy.backoff_limit = n; return *this; }
+  TFJobBuilder& suspend(bool s = true) { job_.spec.run_policy.suspend = s; return *this; }
+  TFJobBuilder& managed_by(std::string m) { job_.spec.run_policy.managed_by = std::move(m); return *this; }
+  TFJobBuilder& scheduling_policy(SchedulingPolicy p) { job_.spec.run_policy.scheduling_policy = std::move(p); return *this; }
+  TFJobBuilder& queue(std::string q) { sched().queue = std::move(q); return *this; }
+  TFJobBuilder& min_available(std::int32_t n) { sched().min_available = n; return *this; }
+  TFJobBuilder& priority_class(std::string p) { sched().priority_class = std::move(p); return *this; }
+  TFJobBuilder& success_policy(std::string p) { job_.spec.success_policy = std::move(p); return *this; }
+  TFJobBuilder& enable_dynamic_worker(bool on = true) { job_.spec.enable_dynamic_worker = on; return *this; }
+
+  /// The TFJob without defaults or validation (for inspection or further edits).
+  TFJob build_unchecked() const {
+    TFJob job = job_;
+    auto reps = replicas_;
+    if (reps.empty()) reps[replica_type::Worker] = 1;
+    for (const auto& [type, n] : reps) {
+      ReplicaSpec r;
+      r.replicas = n;
+      r.template_ = make_template(type);
+      std::string rp = restart_policy_;
+      if (auto it = per_.find(type); it != per_.end() && !it->second.restart_policy.empty())
+        rp = it->second.restart_policy;
+      r.restart_policy = rp;
+      job.spec.tf_replica_specs[type] = std::move(r);
+    }
+    return job;
+  }
+  /// Defaulted (as the operator would) and validated; throws `validation_error` listing
+  /// every problem.
+  TFJob build() const {
+    TFJob job = build_unchecked();
+    set_defaults(job);
+    validate_or_throw(job);
+    return job;
+  }
+
+ private:
+  struct ContainerSettings {
+    std::string image, image_pull_policy, working_dir, restart_policy;
+    std::optional<std::vector<std::string>> command, args;
+    std::vector<std::pair<std::string, std::string>> env;
+    std::string cpu, memory;
+    std::map<std::string, std::string> extra;
+    std::optional<int> gpus;
+    nlohmann::json template_;
+  };
+
+  static void set_env(std::vector<std::pair<std::string, std::string>>& env, const std::string& k,
+                      std::string v) {
+    for (auto& [name, value] : env)
+      if (name == k) {
+        value = std::move(v);
+        return;
+      }
+    env.emplace_back(k, std::move(v));
+  }
+  ContainerSettings& per(const std::string& type) {
+    auto c = canonical_replica_type(type);
+    if (!c) throw error("unknown replica type \"" + type + "\" (Chief, Master, PS, Worker, Evaluator)");
+    return per_[*c];
+  }
+  SchedulingPolicy& sched() {
+    if (!job_.spec.run_policy.scheduling_policy) job_.spec.run_policy.scheduling_policy = SchedulingPolicy{};
+    return *job_.spec.run_policy.scheduling_policy;
+  }
+
+  nlohmann::json make_template(const std::string& type) const {
+    const ContainerSettings* p = nullptr;
+    if (auto it = per_.find(type); it != per_.end()) p = &it->second;
+    nlohmann::json t = p && !p->template_.is_null() ? p->template_ : nlohmann::json::object();
+    auto& spec = t["spec"];
+    if (!spec.is_object()) spec = nlohmann::json::object();
+    auto& cs = spec["containers"];
+    if (!cs.is_array()) cs = nlohmann::json::array();
+    nlohmann::json* c = nullptr;
+    for (auto& x : cs)
+      if (x.is_object() && x.value("name", std::string()) == default_container_name) c = &x;
+    if (!c) {
+      cs.push_back({{"name", default_container_name}});
+      c = &cs.back();
+    }
+    auto pick = [&](auto member) -> decltype(auto) {
+      return (p && !(p->*member).empty()) ? p->*member : common_.*member;
+    };
+    if (auto img = pick(&ContainerSettings::image); !img.empty()) (*c)["image"] = img;
+    if (auto ipp = pick(&ContainerSettings::image_pull_policy); !ipp.empty()) (*c)["imagePullPolicy"] = ipp;
+    if (auto wd = pick(&ContainerSettings::working_dir); !wd.empty()) (*c)["workingDir"] = wd;
+    const auto& command = p && p->command ? p->command : common_.command;
+    if (command) (*c)["command"] = *command;
+    const auto& args = p && p->args ? p->args : common_.args;
+    if (args) (*c)["args"] = *args;
+    auto env = common_.env;
+    if (p)
+      for (const auto& [k, v] : p->env) set_env(env, k, v);
+    if (!env.empty()) {
+      auto& e = (*c)["env"];
+      if (!e.is_array()) e = nlohmann::json::array();
+      for (const auto& [k, v] : env) e.push_back({{"name", k}, {"value", v}});
+    }
+    // resources: requests = limits for cpu/memory, GPUs as limits (extended resources
+    // default their request to the limit)
+    std::map<std::string, std::string> limits = common_.extra, requests;
+    if (p)
+      for (const auto& [k, v] : p->extra) limits[k] = v;
+    if (auto cpu = pick(&ContainerSettings::cpu); !cpu.empty()) limits["cpu"] = requests["cpu"] = cpu;
+    if (auto mem = pick(&ContainerSettings::memory); !mem.empty()) limits["memory"] = requests["memory"] = mem;
+    int gpus = 0;
+    if (p && p->gpus) gpus = *p->gpus;
+    else if (gpus_ && type != replica_type::PS) gpus = *gpus_;
+    if (gpus > 0) limits[nvidia_gpu_resource] = std::to_string(gpus);
+    if (!limits.empty() || !requests.empty()) {
+      auto& res = (*c)["resources"];
+      for (const auto& [k, v] : limits) res["limits"][k] = v;
+      for (const auto& [k, v] : requests) res["requests"][k] = v;
+    }
+    if (!pvcs_.empty()) {
+      auto& vols = spec["volumes"];
+      auto& mounts = (*c)["volumeMounts"];
+      for (const auto& m : pvcs_) {
+        nlohmann::json vol = {{"name", m.volume_name()}, {"persistentVolumeClaim", {{"claimName", m.claim}}}};
+        if (m.read_only) vol["persistentVolumeClaim"]["readOnly"] = true;
+        bool have = false;
+        if (vols.is_array())
+          for (const auto& v : vols)
+            if (v.value("name", std::string()) == m.volume_name()) have = true;
+        if (!have) vols.push_back(vol);
+        nlohmann::json mount = {{"name", m.volume_name()}, {"mountPath", m.mount_path}};
+        if (m.read_only) mount["readOnly"] = true;
+        mounts.push_back(mount);
+      }
+    }
+    for (const auto& [k, v] : node_selector_) spec["nodeSelector"][k] = v;
+    for (const auto& t : tolerations_) spec["tolerations"].push_back(t.to_json());
+    if (!service_account_.empty()) spec["serviceAccountName"] = service_account_;
+    if (!priority_class_name_.empty()) spec["priorityClassName"] = priority_class_name_;
+    return t;
+  }
+
+  TFJob job_;
+  ContainerSettings common_;
+  std::map<std::string, ContainerSettings> per_;
+  std::map<std::string, int> replicas_;
+  std::optional<int> gpus_;
+  std::string restart_policy_;
+  std::vector<PvcMount> pvcs_;
+  std::map<std::string, std::string> node_selector_;
+  std::vector<Toleration> tolerations_;
+  std::string service_account_, priority_class_name_;
+};
+
+}  // namespace tfjob

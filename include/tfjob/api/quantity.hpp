@@ -1,0 +1,105 @@
+#pragma once
+/// \file Kubernetes resource quantities (`k8s.io/apimachinery/pkg/api/resource`):
+/// `<signedNumber><suffix>` with binary (Ki..Ei), decimal (n, u, m, "", k, M, G, T, P, E)
+/// or exponent (e3, E-2) suffixes.
+
+#include <tfjob/error.hpp>
+
+#include <cmath>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tfjob {
+
+/// A parsed quantity. `value()` is in base units (cores, bytes, devices).
+class Quantity {
+ public:
+  /// Parses `text`; std::nullopt when it is not a Kubernetes quantity.
+  static std::optional<Quantity> try_parse(std::string_view text) {
+    // quantity regex: ^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$ with the number
+    // `digits[.digits]` or `.digits` and exactly one known suffix (ParseQuantity).
+    std::size_t i = 0;
+    const std::size_t n = text.size();
+    if (n == 0) return std::nullopt;
+    bool negative = false;
+    if (text[i] == '+' || text[i] == '-') negative = text[i++] == '-';
+    std::size_t int_start = i;
+    while (i < n && text[i] >= '0' && text[i] <= '9') ++i;
+    std::size_t int_digits = i - int_start;
+    std::size_t frac_digits = 0;
+    if (i < n && text[i] == '.') {
+      ++i;
+      std::size_t f = i;
+      while (i < n && text[i] >= '0' && text[i] <= '9') ++i;
+      frac_digits = i - f;
+    }
+    if (int_digits + frac_digits == 0) return std::nullopt;
+    std::string number(text.substr(int_start, i - int_start));
+    std::string_view suffix = text.substr(i);
+    double mult = 1;
+    if (suffix.empty()) {
+    } else if (suffix == "Ki") mult = std::ldexp(1.0, 10);
+    else if (suffix == "Mi") mult = std::ldexp(1.0, 20);
+    else if (suffix == "Gi") mult = std::ldexp(1.0, 30);
+    else if (suffix == "Ti") mult = std::ldexp(1.0, 40);
+    else if (suffix == "Pi") mult = std::ldexp(1.0, 50);
+    else if (suffix == "Ei") mult = std::ldexp(1.0, 60);
+    else if (suffix == "n") mult = 1e-9;
+    else if (suffix == "u") mult = 1e-6;
+    else if (suffix == "m") mult = 1e-3;
+    else if (suffix == "k") mult = 1e3;
+    else if (suffix == "M") mult = 1e6;
+    else if (suffix == "G") mult = 1e9;
+    else if (suffix == "T") mult = 1e12;
+    else if (suffix == "P") mult = 1e15;
+    else if (suffix == "E") mult = 1e18;
+    else if (suffix[0] == 'e' || suffix[0] == 'E') {
+      std::size_t k = 1;
+      bool neg_exp = false;
+      if (k < suffix.size() && (suffix[k] == '+' || suffix[k] == '-')) neg_exp = suffix[k++] == '-';
+      if (k == suffix.size()) return std::nullopt;
+      int e = 0;
+      for (; k < suffix.size(); ++k) {
+        if (suffix[k] < '0' || suffix[k] > '9') return std::nullopt;
+        e = e * 10 + (suffix[k] - '0');
+        if (e > 1000) return std::nullopt;
+      }
+      mult = std::pow(10.0, neg_exp ? -e : e);
+    } else {
+      return std::nullopt;
+    }
+    Quantity q;
+    q.text_ = std::string(text);
+    q.value_ = std::stod(number.front() == '.' ? "0" + number : number) * mult;
+    if (negative) q.value_ = -q.value_;
+    if (!std::isfinite(q.value_)) return std::nullopt;
+    return q;
+  }
+  /// Parses `text`; throws `tfjob::error` naming the text when it is not a quantity.
+  static Quantity parse(std::string_view text) {
+    auto q = try_parse(text);
+    if (!q)
+      throw error("\"" + std::string(text) +
+                  "\" is not a Kubernetes quantity (e.g. 500m, 2, 1.5, 4Gi, 512Mi, 1e3)");
+    return *q;
+  }
+
+  /// The value in base units.
+  double value() const { return value_; }
+  /// The value in thousandths, rounded up as Kubernetes does (`MilliValue`).
+  long long milli_value() const { return static_cast<long long>(std::ceil(value_ * 1000 - 1e-9)); }
+  /// The value rounded up to a whole unit (`Value`).
+  long long int_value() const { return static_cast<long long>(std::ceil(value_ - 1e-9)); }
+  /// The text as written.
+  const std::string& str() const { return text_; }
+
+ private:
+  std::string text_;
+  double value_ = 0;
+};
+
+/// Whether `text` is a Kubernetes quantity.
+inline bool is_quantity(std::string_view text) { return Quantity::try_parse(text).has_value(); }
+
+}  // namespace tfjob

@@ -1,0 +1,740 @@
+#pragma once
+/// \file The kubeflow.org/v1 TFJob as plain value types, mirroring the training operator
+/// v1.9 (`pkg/apis/kubeflow.org/v1/{tensorflow,common}_types.go`).
+///
+/// Pod templates are kept as `nlohmann::json` (the SDK does not re-model core/v1), and
+/// every struct keeps the fields it does not model in `other`, so a manifest that is
+/// parsed and emitted again is JSON-equal to the input (kube-rs keeps a flattened map).
+
+#include <tfjob/error.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tfjob {
+
+/// Group/version and kind of the resource.
+inline constexpr const char* api_group = "kubeflow.org";
+inline constexpr const char* api_version = "kubeflow.org/v1";
+inline constexpr const char* kind = "TFJob";
+
+/// Replica types (`TFJobReplicaType*`): the keys of `spec.tfReplicaSpecs`.
+namespace replica_type {
+inline constexpr const char* Chief = "Chief";
+inline constexpr const char* Master = "Master";
+inline constexpr const char* PS = "PS";
+inline constexpr const char* Worker = "Worker";
+inline constexpr const char* Evaluator = "Evaluator";
+/// Every type the operator knows, in the order its defaulting walks them.
+inline const std::vector<std::string>& all() {
+  static const std::vector<std::string> v{PS, Worker, Chief, Master, Evaluator};
+  return v;
+}
+}  // namespace replica_type
+
+/// `spec.runPolicy.cleanPodPolicy` values.
+namespace clean_pod_policy {
+inline constexpr const char* All = "All";
+inline constexpr const char* Running = "Running";
+inline constexpr const char* None = "None";
+}  // namespace clean_pod_policy
+
+/// `spec.tfReplicaSpecs[*].restartPolicy` values (`ExitCode`: restart on retryable codes).
+namespace restart_policy {
+inline constexpr const char* Always = "Always";
+inline constexpr const char* OnFailure = "OnFailure";
+inline constexpr const char* Never = "Never";
+inline constexpr const char* ExitCode = "ExitCode";
+}  // namespace restart_policy
+
+/// `spec.successPolicy` values ("" = the chief, or worker 0, decides).
+namespace success_policy {
+inline constexpr const char* Default = "";
+inline constexpr const char* AllWorkers = "AllWorkers";
+}  // namespace success_policy
+
+/// `status.conditions[*].type` values.
+namespace condition_type {
+inline constexpr const char* Created = "Created";
+inline constexpr const char* Running = "Running";
+inline constexpr const char* Restarting = "Restarting";
+inline constexpr const char* Succeeded = "Succeeded";
+inline constexpr const char* Suspended = "Suspended";
+inline constexpr const char* Failed = "Failed";
+}  // namespace condition_type
+
+/// Operator constants (`TFJobDefault*`).
+inline constexpr const char* default_container_name = "tensorflow";
+inline constexpr const char* default_port_name = "tfjob-port";
+inline constexpr int default_port = 2222;
+inline constexpr const char* default_restart_policy = "Never";
+/// `runPolicy.managedBy` values the operator accepts.
+inline constexpr const char* managed_by_kubeflow = "kubeflow.org/training-operator";
+inline constexpr const char* managed_by_multikueue = "kueue.x-k8s.io/multikueue";
+
+/// The subset of `metav1.ObjectMeta` the SDK reads; the rest stays in `other`.
+struct ObjectMeta {
+  std::string name;
+  std::string generate_name;
+  std::string namespace_;
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+  std::string uid;
+  std::string resource_version;
+  std::optional<std::int64_t> generation;
+  std::string creation_timestamp;
+  std::string deletion_timestamp;
+  nlohmann::json other = nlohmann::json::object();  ///< ownerReferences, finalizers, ...
+};
+
+/// `SchedulingPolicy` (gang scheduling with Volcano / scheduler-plugins).
+struct SchedulingPolicy {
+  std::optional<std::int32_t> min_available;
+  std::string queue;
+  /// resource name -> quantity (string or number, as written); null when unset.
+  nlohmann::json min_resources;
+  std::string priority_class;
+  std::optional<std::int32_t> schedule_timeout_seconds;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `RunPolicy`: what happens around the replicas (cleanup, deadlines, retries).
+struct RunPolicy {
+  std::optional<std::string> clean_pod_policy;               ///< All, Running, None
+  std::optional<std::int32_t> ttl_seconds_after_finished;
+  std::optional<std::int64_t> active_deadline_seconds;
+  std::optional<std::int32_t> backoff_limit;
+  std::optional<SchedulingPolicy> scheduling_policy;
+  std::optional<bool> suspend;
+  std::optional<std::string> managed_by;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `ReplicaSpec`: how many pods of one type, from which template, restarted how.
+struct ReplicaSpec {
+  std::optional<std::int32_t> replicas;  ///< defaulted to 1
+  /// A core/v1 PodTemplateSpec, kept as JSON ({"metadata":..,"spec":{"containers":[..]}});
+  /// null when absent.
+  nlohmann::json template_;
+  std::string restart_policy;  ///< Always, OnFailure, Never, ExitCode; defaulted to Never
+  nlohmann::json other = nlohmann::json::object();
+
+  /// Replicas with the operator's default (1) applied.
+  std::int32_t replicas_or_default() const { return replicas.value_or(1); }
+};
+
+/// `TFJobSpec`.
+struct TFJobSpec {
+  RunPolicy run_policy;
+  std::optional<std::string> success_policy;  ///< "" or AllWorkers
+  /// Keyed by replica type (Chief, Master, PS, Worker, Evaluator).
+  std::map<std::string, ReplicaSpec> tf_replica_specs;
+  bool enable_dynamic_worker = false;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `JobCondition`.
+struct JobCondition {
+  std::string type;    ///< Created, Running, Restarting, Succeeded, Suspended, Failed
+  std::string status;  ///< "True", "False", "Unknown"
+  std::string reason;
+  std::string message;
+  std::string last_update_time;      ///< RFC 3339
+  std::string last_transition_time;  ///< RFC 3339
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `ReplicaStatus`.
+struct ReplicaStatus {
+  std::int32_t active = 0;
+  std::int32_t succeeded = 0;
+  std::int32_t failed = 0;
+  nlohmann::json label_selector;  ///< metav1.LabelSelector; null when absent
+  std::string selector;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `JobStatus`.
+struct JobStatus {
+  std::vector<JobCondition> conditions;
+  std::map<std::string, ReplicaStatus> replica_statuses;
+  std::string start_time;           ///< RFC 3339, "" when unset
+  std::string completion_time;      ///< RFC 3339, "" when unset
+  std::string last_reconcile_time;  ///< RFC 3339, "" when unset
+  nlohmann::json other = nlohmann::json::object();
+
+  /// The condition of this type, or nullptr.
+  const JobCondition* condition(std::string_view type) const {
+    for (const auto& c : conditions)
+      if (c.type == type) return &c;
+    return nullptr;
+  }
+  /// True when a condition of this type has status "True".
+  bool has_condition(std::string_view type) const {
+    const auto* c = condition(type);
+    return c && c->status == "True";
+  }
+  bool succeeded() const { return has_condition(condition_type::Succeeded); }
+  bool failed() const { return has_condition(condition_type::Failed); }
+  /// Succeeded or Failed: the operator will not run it again.
+  bool finished() const { return succeeded() || failed(); }
+};
+
+/// A kubeflow.org/v1 TFJob.
+struct TFJob {
+  std::string api_version = tfjob::api_version;
+  std::string kind = tfjob::kind;
+  ObjectMeta metadata;
+  TFJobSpec spec;
+  std::optional<JobStatus> status;
+  nlohmann::json other = nlohmann::json::object();
+
+  /// The replica spec of a type (exact key), or nullptr.
+  const ReplicaSpec* replica(std::string_view type) const {
+    auto it = spec.tf_replica_specs.find(std::string(type));
+    return it == spec.tf_replica_specs.end() ? nullptr : &it->second;
+  }
+  ReplicaSpec* replica(std::string_view type) {
+    auto it = spec.tf_replica_specs.find(std::string(type));
+    return it == spec.tf_replica_specs.end() ? nullptr : &it->second;
+  }
+  bool has_replica(std::string_view type) const { return replica(type) != nullptr; }
+  /// Sum of replicas over every replica type (unset counts as 1).
+  int total_replicas() const {
+    int n = 0;
+    for (const auto& [t, r] : spec.tf_replica_specs) n += r.replicas_or_default();
+    return n;
+  }
+};
+
+// ---- pod template helpers (JSON-level; the template stays untyped) ---------------------
+
+/// `template.spec.containers` of a replica, or nullptr when absent.
+inline const nlohmann::json* containers(const ReplicaSpec& r) {
+  if (!r.template_.is_object()) return nullptr;
+  auto s = r.template_.find("spec");
+  if (s == r.template_.end() || !s->is_object()) return nullptr;
+  auto c = s->find("containers");
+  if (c == s->end() || !c->is_array()) return nullptr;
+  return &*c;
+}
+inline nlohmann::json* containers(ReplicaSpec& r) {
+  return const_cast<nlohmann::json*>(containers(static_cast<const ReplicaSpec&>(r)));
+}
+
+/// The container named `tensorflow` of a replica, or nullptr.
+inline const nlohmann::json* tensorflow_container(const ReplicaSpec& r) {
+  const auto* cs = containers(r);
+  if (!cs) return nullptr;
+  for (const auto& c : *cs)
+    if (c.is_object() && c.value("name", std::string()) == default_container_name) return &c;
+  return nullptr;
+}
+inline nlohmann::json* tensorflow_container(ReplicaSpec& r) {
+  return const_cast<nlohmann::json*>(tensorflow_container(static_cast<const ReplicaSpec&>(r)));
+}
+
+/// Lower-case ASCII copy (replica types appear lower-case in names, labels and TF_CONFIG).
+inline std::string to_lower(std::string_view s) {
+  std::string out(s);
+  for (auto& ch : out)
+    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+  return out;
+}
+
+/// ASCII case-insensitive equality (Go `strings.EqualFold` for ASCII input).
+inline bool equal_fold(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+/// The canonical spelling of a replica type given in any case ("WORKER" -> "Worker"),
+/// or std::nullopt when it is not one of the five types.
+inline std::optional<std::string> canonical_replica_type(std::string_view t) {
+  for (const auto& c : replica_type::all())
+    if (equal_fold(c, t)) return c;
+  return std::nullopt;
+}
+
+/// `IsChiefOrMaster`.
+inline bool is_chief_or_master(std::string_view t) {
+  return t == replica_type::Chief || t == replica_type::Master;
+}
+
+// ---- JSON converters (ADL) ---------------------------------------------------------------
+
+namespace detail {
+
+/// Collects type errors while decoding so every problem is reported at once.
+struct decoder {
+  std::vector<field_error> errors;
+
+  static std::string type_name(const nlohmann::json& v) {
+    switch (v.type()) {
+      case nlohmann::json::value_t::null: return "null";
+      case nlohmann::json::value_t::boolean: return "boolean";
+      case nlohmann::json::value_t::string: return "string";
+      case nlohmann::json::value_t::array: return "array";
+      case nlohmann::json::value_t::object: return "object";
+      case nlohmann::json::value_t::number_float: return "number";
+      default: return "integer";
+    }
+  }
+  void wrong(const std::string& path, const nlohmann::json& v, const char* want) {
+    std::string shown = v.dump();
+    if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
+    errors.push_back({path, "Invalid value",
+                      shown + ": must be " + want + ", not " + type_name(v)});
+  }
+  /// j[key] when present and not null, else nullptr.
+  static const nlohmann::json* get(const nlohmann::json& j, const char* key) {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return nullptr;
+    return &*it;
+  }
+  /// `path.key`, or `key` at the root.
+  static std::string child(const std::string& path, const char* key) {
+    return path.empty() ? std::string(key) : path + "." + key;
+  }
+  void str(const nlohmann::json& j, const char* key, const std::string& path, std::string& out) {
+    if (const auto* v = get(j, key)) {
+      if (v->is_string()) out = v->get<std::string>();
+      else wrong(child(path, key), *v, "a string");
+    }
+  }
+  void str(const nlohmann::json& j, const char* key, const std::string& path,
+           std::optional<std::string>& out) {
+    if (const auto* v = get(j, key)) {
+      if (v->is_string()) out = v->get<std::string>();
+      else wrong(child(path, key), *v, "a string");
+    }
+  }
+  template <class Int>
+  bool integer(const nlohmann::json& v, const std::string& path, Int& out) {
+    if (v.is_number_integer()) {
+      bool too_big = v.is_number_unsigned() &&
+                     v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX);
+      auto x = too_big ? INT64_MAX : v.get<std::int64_t>();
+      if (too_big || x < static_cast<std::int64_t>(std::numeric_limits<Int>::min()) ||
+          x > static_cast<std::int64_t>(std::numeric_limits<Int>::max())) {
+        errors.push_back({path, "Invalid value", v.dump() + ": out of range for " +
+                                                     (sizeof(Int) == 4 ? "int32" : "int64")});
+        return false;
+      }
+      out = static_cast<Int>(x);
+      return true;
+    }
+    if (v.is_number_float()) {
+      double d = v.get<double>();
+      if (d == static_cast<double>(static_cast<std::int64_t>(d)) &&
+          d >= static_cast<double>(std::numeric_limits<Int>::min()) &&
+          d <= static_cast<double>(std::numeric_limits<Int>::max())) {
+        out = static_cast<Int>(d);
+        return true;
+      }
+    }
+    wrong(path, v, "an integer");
+    return false;
+  }
+  template <class Int>
+  void integer(const nlohmann::json& j, const char* key, const std::string& path,
+               std::optional<Int>& out) {
+    if (const auto* v = get(j, key)) {
+      Int x{};
+      if (integer(*v, child(path, key), x)) out = x;
+    }
+  }
+  template <class Int>
+  void integer(const nlohmann::json& j, const char* key, const std::string& path, Int& out) {
+    if (const auto* v = get(j, key)) integer(*v, child(path, key), out);
+  }
+  void boolean(const nlohmann::json& j, const char* key, const std::string& path,
+               std::optional<bool>& out) {
+    if (const auto* v = get(j, key)) {
+      if (v->is_boolean()) out = v->get<bool>();
+      else wrong(child(path, key), *v, "a boolean");
+    }
+  }
+  void string_map(const nlohmann::json& j, const char* key, const std::string& path,
+                  std::map<std::string, std::string>& out) {
+    const auto* v = get(j, key);
+    if (!v) return;
+    if (!v->is_object()) return wrong(child(path, key), *v, "an object");
+    for (const auto& [k, x] : v->items()) {
+      if (x.is_string()) out[k] = x.get<std::string>();
+      else wrong(child(path, key) + "." + k, x, "a string");
+    }
+  }
+  /// Checks that `v` is an object; reports it otherwise.
+  bool object(const nlohmann::json& v, const std::string& path) {
+    if (v.is_object()) return true;
+    wrong(path, v, "an object");
+    return false;
+  }
+
+  void decode(const nlohmann::json& j, const std::string& path, ObjectMeta& m);
+  void decode(const nlohmann::json& j, const std::string& path, SchedulingPolicy& s);
+  void decode(const nlohmann::json& j, const std::string& path, RunPolicy& r);
+  void decode(const nlohmann::json& j, const std::string& path, ReplicaSpec& r);
+  void decode(const nlohmann::json& j, const std::string& path, TFJobSpec& s);
+  void decode(const nlohmann::json& j, const std::string& path, JobCondition& c);
+  void decode(const nlohmann::json& j, const std::string& path, ReplicaStatus& r);
+  void decode(const nlohmann::json& j, const std::string& path, JobStatus& s);
+  void decode(const nlohmann::json& j, const std::string& path, TFJob& t);
+
+  void throw_if_errors() const {
+    if (!errors.empty()) throw validation_error(errors);
+  }
+};
+
+/// Keep in `other` only what the modeled fields do not reproduce exactly, so that
+/// `to_json(from_json(x)) == x` (an explicit `labels: {}` or `enableDynamicWorker: false`
+/// survives even though the model cannot tell it from "absent").
+inline void keep_unmodeled(const nlohmann::json& in, const nlohmann::json& modeled,
+                           nlohmann::json& other) {
+  other = in;
+  for (const auto& [k, v] : modeled.items()) {
+    auto it = other.find(k);
+    if (it != other.end() && *it == v) other.erase(it);
+  }
+}
+
+/// Start an object from `other` (unmodeled fields), then modeled fields overwrite.
+inline nlohmann::json with_other(const nlohmann::json& other) {
+  return other.is_object() ? other : nlohmann::json::object();
+}
+
+}  // namespace detail
+
+inline void to_json(nlohmann::json& j, const ObjectMeta& m) {
+  j = detail::with_other(m.other);
+  if (!m.name.empty()) j["name"] = m.name;
+  if (!m.generate_name.empty()) j["generateName"] = m.generate_name;
+  if (!m.namespace_.empty()) j["namespace"] = m.namespace_;
+  if (!m.labels.empty()) j["labels"] = m.labels;
+  if (!m.annotations.empty()) j["annotations"] = m.annotations;
+  if (!m.uid.empty()) j["uid"] = m.uid;
+  if (!m.resource_version.empty()) j["resourceVersion"] = m.resource_version;
+  if (m.generation) j["generation"] = *m.generation;
+  if (!m.creation_timestamp.empty()) j["creationTimestamp"] = m.creation_timestamp;
+  if (!m.deletion_timestamp.empty()) j["deletionTimestamp"] = m.deletion_timestamp;
+}
+
+inline void to_json(nlohmann::json& j, const SchedulingPolicy& s) {
+  j = detail::with_other(s.other);
+  if (s.min_available) j["minAvailable"] = *s.min_available;
+  if (!s.queue.empty()) j["queue"] = s.queue;
+  if (!s.min_resources.is_null()) j["minResources"] = s.min_resources;
+  if (!s.priority_class.empty()) j["priorityClass"] = s.priority_class;
+  if (s.schedule_timeout_seconds) j["scheduleTimeoutSeconds"] = *s.schedule_timeout_seconds;
+}
+
+inline void to_json(nlohmann::json& j, const RunPolicy& r) {
+  j = detail::with_other(r.other);
+  if (r.clean_pod_policy) j["cleanPodPolicy"] = *r.clean_pod_policy;
+  if (r.ttl_seconds_after_finished) j["ttlSecondsAfterFinished"] = *r.ttl_seconds_after_finished;
+  if (r.active_deadline_seconds) j["activeDeadlineSeconds"] = *r.active_deadline_seconds;
+  if (r.backoff_limit) j["backoffLimit"] = *r.backoff_limit;
+  if (r.scheduling_policy) j["schedulingPolicy"] = *r.scheduling_policy;
+  if (r.suspend) j["suspend"] = *r.suspend;
+  if (r.managed_by) j["managedBy"] = *r.managed_by;
+}
+
+inline void to_json(nlohmann::json& j, const ReplicaSpec& r) {
+  j = detail::with_other(r.other);
+  if (r.replicas) j["replicas"] = *r.replicas;
+  if (!r.template_.is_null()) j["template"] = r.template_;
+  if (!r.restart_policy.empty()) j["restartPolicy"] = r.restart_policy;
+}
+
+inline void to_json(nlohmann::json& j, const TFJobSpec& s) {
+  j = detail::with_other(s.other);
+  nlohmann::json rp = s.run_policy;
+  if (!rp.empty()) j["runPolicy"] = rp;
+  if (s.success_policy) j["successPolicy"] = *s.success_policy;
+  if (!s.tf_replica_specs.empty()) {
+    auto& m = j["tfReplicaSpecs"];
+    for (const auto& [k, v] : s.tf_replica_specs) m[k] = v;
+  }
+  if (s.enable_dynamic_worker) j["enableDynamicWorker"] = true;
+}
+
+inline void to_json(nlohmann::json& j, const JobCondition& c) {
+  j = detail::with_other(c.other);
+  if (!c.type.empty()) j["type"] = c.type;
+  if (!c.status.empty()) j["status"] = c.status;
+  if (!c.reason.empty()) j["reason"] = c.reason;
+  if (!c.message.empty()) j["message"] = c.message;
+  if (!c.last_update_time.empty()) j["lastUpdateTime"] = c.last_update_time;
+  if (!c.last_transition_time.empty()) j["lastTransitionTime"] = c.last_transition_time;
+}
+
+inline void to_json(nlohmann::json& j, const ReplicaStatus& r) {
+  j = detail::with_other(r.other);
+  if (r.active) j["active"] = r.active;
+  if (r.succeeded) j["succeeded"] = r.succeeded;
+  if (r.failed) j["failed"] = r.failed;
+  if (!r.label_selector.is_null()) j["labelSelector"] = r.label_selector;
+  if (!r.selector.empty()) j["selector"] = r.selector;
+}
+
+inline void to_json(nlohmann::json& j, const JobStatus& s) {
+  j = detail::with_other(s.other);
+  if (!s.conditions.empty()) {
+    auto& a = j["conditions"] = nlohmann::json::array();
+    for (const auto& c : s.conditions) a.push_back(c);
+  }
+  if (!s.replica_statuses.empty()) {
+    auto& m = j["replicaStatuses"];
+    for (const auto& [k, v] : s.replica_statuses) m[k] = v;
+  }
+  if (!s.start_time.empty()) j["startTime"] = s.start_time;
+  if (!s.completion_time.empty()) j["completionTime"] = s.completion_time;
+  if (!s.last_reconcile_time.empty()) j["lastReconcileTime"] = s.last_reconcile_time;
+}
+
+inline void to_json(nlohmann::json& j, const TFJob& t) {
+  j = detail::with_other(t.other);
+  if (!t.api_version.empty()) j["apiVersion"] = t.api_version;
+  if (!t.kind.empty()) j["kind"] = t.kind;
+  nlohmann::json m = t.metadata;
+  if (!m.empty()) j["metadata"] = m;
+  nlohmann::json s = t.spec;
+  if (!s.empty()) j["spec"] = s;
+  if (t.status) j["status"] = *t.status;
+}
+
+namespace detail {
+
+inline void decoder::decode(const nlohmann::json& j, const std::string& path, ObjectMeta& m) {
+  if (!object(j, path)) return;
+  str(j, "name", path, m.name);
+  str(j, "generateName", path, m.generate_name);
+  str(j, "namespace", path, m.namespace_);
+  string_map(j, "labels", path, m.labels);
+  string_map(j, "annotations", path, m.annotations);
+  str(j, "uid", path, m.uid);
+  str(j, "resourceVersion", path, m.resource_version);
+  integer(j, "generation", path, m.generation);
+  str(j, "creationTimestamp", path, m.creation_timestamp);
+  str(j, "deletionTimestamp", path, m.deletion_timestamp);
+  m.other = nlohmann::json::object();
+  keep_unmodeled(j, nlohmann::json(m), m.other);
+}
+
+inline void decoder::decode(const nlohmann::json& j, const std::string& path, SchedulingPolicy& s) {
+  if (!object(j, path)) return;
+  integer(j, "minAvailable", path, s.min_available);
+  str(j, "queue", path, s.queue);
+  if (const auto* v = get(j, "minResources")) {
+    if (object(*v, path + ".minResources")) s.min_resources = *v;
+  }
+  str(j, "priorityClass", path, s.priority_class);
+  integer(j, "scheduleTimeoutSeconds", path, s.schedule_timeout_seconds);
+  s.other = nlohmann::json::object();
+  keep_unmodeled(j, nlohmann::json(s), s.other);
+}
+
+inline void decoder::decode(const nlohmann::json& j, const std::string& path, RunPolicy& r) {
+  if (!object(j, path)) return;
+  str(j, "cleanPodPolicy", path, r.clean_pod_policy);
+  integer(j, "ttlSecondsAfterFinished", path, r.ttl_seconds_after_finished);
+  integer(j, "activeDeadlineSeconds", path, r.active_deadline_seconds);
+  integer(j, "backoffLimit", path, r.backoff_limit);
+  if (const auto* v = get(j, "schedulingPolicy")) {
+    SchedulingPolicy s;
+    decode(*v, path + ".schedulingPolicy", s);
+    r.scheduling_policy = std::move(s);
+  }
+  boolean(j, "suspend", path, r.suspend);
+  str(j, "managedBy", path, r.managed_by);
+  r.other = nlohmann::json::object();
+  keep_unmodeled(j, nlohmann::json(r), r.other);
+}
+
+inline void decoder::decode(const nlohmann::json& j, const std::string& path, ReplicaSpec& r) {
+  if (!object(j, path)) return;
+  integer(j, "replicas", path, r.replicas);
+  if (const auto* v = get(j, "template")) {
+    if (object(*v, path + ".template")) {
+      r.template_ = *v;
+      if (auto s = v->find("spec"); s != v->end() && !s->is_null()) {
+        if (object(*s, path + ".template.spec")) {
+          if (auto c = s->find("containers"); c != s->end() && !c->is_null()) {
+            if (!c->is_array()) wrong(path + ".template.spec.containers", *c, "an array");
+            else
+              for (std::size_t i = 0; i < c->size(); ++i)
+                object((*c)[i], path + ".template.spec.containers[" + std::to_string(i) + "]");
+          }
+        }
+      }
+    }
+  }
+  str(j, "restartPolicy", path, r.restart_policy);
+  r.other = nlohmann::json::object();
+  keep_unmodeled(j, nlohmann::json(r), r.other);
+}
+
+inline void decoder::decode(const nlohmann::json& j, const std::string& path, TFJobSpec& s) {
+  if (!object(j, path)) return;
+  if (const auto* v = get(j, "runPolicy")) decode(*v, path + ".runPolicy", s.run_policy);
+  str(j, "successPolicy", path, s.success_policy);
+  if (const auto* v = get(j, "tfReplicaSpecs")) {
+    if (object(*v, path + ".tfReplicaSpecs")) {
+      for (const auto& [k, x] : v->items()) {
+        ReplicaSpec r;
+        if (!x.is_null()) decode(x, path + ".tfReplicaSpecs[" + k + "]", r);
+        s.tf_replica_specs[k] = std::move(r);
+      }
+    }
+  }
+  std::optional<bool> dyn;
+  boolean(j, "enableDynamicWorker", path, dyn);
+  s.enable_dynamic_worker = dyn.value_or(false);
+  s.other = nlohmann::json::object();
+  keep_unmodeled(j, nlohmann::json(s), s.other);
+}
+
+inline void decoder::decode(const nlohmann::json& j, const std::string& path, JobCondition& c) {
+  if (!object(j, path)) return;
+  str(j, "type", path, c.type);
+  str(j, "status", path, c.status);
+  str(j, "reason", path, c.reason);
+  str(j, "message", path, c.message);
+  str(j, "lastUpdateTime", path, c.last_update_time);
+  str(j, "lastTransitionTime", path, c.last_transition_time);
+  c.other = nlohmann::json::object();
+  keep_unmodeled(j, nlohmann::json(c), c.other);
+}
+
+inline void decoder::decode(const nlohmann::json& j, const std::string& path, ReplicaStatus& r) {
+  if (!object(j, path)) return;
+  integer(j, "active", path, r.active);
+  integer(j, "succeeded", path, r.succeeded);
+  integer(j, "failed", path, r.failed);
+  if (const auto* v = get(j, "labelSelector")) r.label_selector = *v;
+  str(j, "selector", path, r.selector);
+  r.other = nlohmann::json::object();
+  keep_unmodeled(j, nlohmann::json(r), r.other);
+}
+
+inline void decoder::decode(const nlohmann::json& j, const std::string& path, JobStatus& s) {
+  if (!object(j, path)) return;
+  if (const auto* v = get(j, "conditions")) {
+    if (!v->is_array()) wrong(path + ".conditions", *v, "an array");
+    else
+      for (std::size_t i = 0; i < v->size(); ++i) {
+        JobCondition c;
+        decode((*v)[i], path + ".conditions[" + std::to_string(i) + "]", c);
+        s.conditions.push_back(std::move(c));
+      }
+  }
+  if (const auto* v = get(j, "replicaStatuses")) {
+    if (object(*v, path + ".replicaStatuses"))
+      for (const auto& [k, x] : v->items()) {
+        ReplicaStatus r;
+        if (!x.is_null()) decode(x, path + ".replicaStatuses[" + k + "]", r);
+        s.replica_statuses[k] = std::move(r);
+      }
+  }
+  str(j, "startTime", path, s.start_time);
+  str(j, "completionTime", path, s.completion_time);
+  str(j, "lastReconcileTime", path, s.last_reconcile_time);
+  s.other = nlohmann::json::object();
+  keep_unmodeled(j, nlohmann::json(s), s.other);
+}
+
+inline void decoder::decode(const nlohmann::json& j, const std::string& path, TFJob& t) {
+  if (!j.is_object()) {
+    errors.push_back({"<root>", "Invalid value",
+                      "a TFJob must be an object, not " + type_name(j)});
+    return;
+  }
+  t.api_version.clear();
+  t.kind.clear();
+  str(j, "apiVersion", path, t.api_version);
+  str(j, "kind", path, t.kind);
+  if (const auto* v = get(j, "metadata")) decode(*v, child(path, "metadata"), t.metadata);
+  if (const auto* v = get(j, "spec")) decode(*v, child(path, "spec"), t.spec);
+  if (const auto* v = get(j, "status")) {
+    JobStatus s;
+    decode(*v, child(path, "status"), s);
+    t.status = std::move(s);
+  }
+  t.other = nlohmann::json::object();
+  keep_unmodeled(j, nlohmann::json(t), t.other);
+}
+
+}  // namespace detail
+
+/// Decoders: throw `validation_error` listing every field of the wrong JSON type.
+inline void from_json(const nlohmann::json& j, ObjectMeta& m) {
+  detail::decoder d;
+  m = {};
+  d.decode(j, "metadata", m);
+  d.throw_if_errors();
+}
+inline void from_json(const nlohmann::json& j, SchedulingPolicy& s) {
+  detail::decoder d;
+  s = {};
+  d.decode(j, "schedulingPolicy", s);
+  d.throw_if_errors();
+}
+inline void from_json(const nlohmann::json& j, RunPolicy& r) {
+  detail::decoder d;
+  r = {};
+  d.decode(j, "runPolicy", r);
+  d.throw_if_errors();
+}
+inline void from_json(const nlohmann::json& j, ReplicaSpec& r) {
+  detail::decoder d;
+  r = {};
+  d.decode(j, "replicaSpec", r);
+  d.throw_if_errors();
+}
+inline void from_json(const nlohmann::json& j, TFJobSpec& s) {
+  detail::decoder d;
+  s = {};
+  d.decode(j, "spec", s);
+  d.throw_if_errors();
+}
+inline void from_json(const nlohmann::json& j, JobCondition& c) {
+  detail::decoder d;
+  c = {};
+  d.decode(j, "condition", c);
+  d.throw_if_errors();
+}
+inline void from_json(const nlohmann::json& j, ReplicaStatus& r) {
+  detail::decoder d;
+  r = {};
+  d.decode(j, "replicaStatus", r);
+  d.throw_if_errors();
+}
+inline void from_json(const nlohmann::json& j, JobStatus& s) {
+  detail::decoder d;
+  s = {};
+  d.decode(j, "status", s);
+  d.throw_if_errors();
+}
+/// Decodes a TFJob. Field paths in errors are rooted at the object (`spec.runPolicy...`).
+inline void from_json(const nlohmann::json& j, TFJob& t) {
+  detail::decoder d;
+  t = {};
+  d.decode(j, "", t);
+  d.throw_if_errors();
+}
+
+}  // namespace tfjob

@@ -1,0 +1,19 @@
+#pragma once
+/// \file Umbrella header: the whole SDK. Each area adds its public headers here.
+
+#include <tfjob/error.hpp>
+#include <tfjob/version.hpp>
+
+// api/: pure TFJob model (no I/O)
+#include <tfjob/api/types.hpp>
+#include <tfjob/api/resource.hpp>
+#include <tfjob/api/manifest.hpp>
+#include <tfjob/api/defaults.hpp>
+#include <tfjob/api/validation.hpp>
+#include <tfjob/api/quantity.hpp>
+#include <tfjob/api/labels.hpp>
+#include <tfjob/api/tf_config.hpp>
+#include <tfjob/api/builder.hpp>
+
+// kube/: generic Kubernetes client
+#include <tfjob/kube/resource.hpp>
