@@ -17,6 +17,9 @@ else()
   set(TFJOB_SAMPLES_CRD "${TFJOB_CRD_FILE}")
 endif()
 
+file(GLOB TFJOB_SAMPLES_BROKEN_TFJOBS CONFIGURE_DEPENDS ${TFJOB_SAMPLES_BROKEN}/tfjob-*.yaml)
+file(GLOB TFJOB_SAMPLES_BROKEN_K8S CONFIGURE_DEPENDS ${TFJOB_SAMPLES_BROKEN}/k8s-*.yaml)
+
 function(tfjob_samples_skip name reason)
   add_test(NAME "${name}" COMMAND ${CMAKE_COMMAND} -E echo "SKIP: ${reason}")
   set_tests_properties("${name}" PROPERTIES LABELS samples SKIP_REGULAR_EXPRESSION "SKIP:")
@@ -29,10 +32,7 @@ if(TFJOB_PYTHON)
                    --crd ${TFJOB_SAMPLES_CRD} ${TFJOB_SAMPLES_DIR})
   add_test(NAME "samples:crd-judge-rejects-broken"
            COMMAND ${TFJOB_PYTHON} ${TFJOB_SAMPLES_TOOLS}/check_tfjobs.py
-                   --crd ${TFJOB_SAMPLES_CRD} --expect-invalid
-                   ${TFJOB_SAMPLES_BROKEN}/tfjob-wrong-types.yaml
-                   ${TFJOB_SAMPLES_BROKEN}/tfjob-unknown-field.yaml
-                   ${TFJOB_SAMPLES_BROKEN}/tfjob-bad-name.yaml)
+                   --crd ${TFJOB_SAMPLES_CRD} --expect-invalid ${TFJOB_SAMPLES_BROKEN_TFJOBS})
   add_test(NAME "samples:mnist-contract"
            COMMAND ${TFJOB_PYTHON} ${TFJOB_SAMPLES_TOOLS}/check_mnist.py ${TFJOB_SAMPLES_DIR})
   set_tests_properties("samples:tfjobs-crd-schema"
@@ -50,10 +50,7 @@ add_test(NAME "samples:k8s-openapi-schemas"
                  validate_k8s.mjs ${TFJOB_SAMPLES_DIR})
 add_test(NAME "samples:k8s-judge-rejects-broken"
          COMMAND bash ${TFJOB_SAMPLES_TOOLS}/node_tool.sh ${TFJOB_NODE_TOOLS_DIR}
-                 validate_k8s.mjs --expect-invalid
-                 ${TFJOB_SAMPLES_BROKEN}/k8s-deployment-wrong-types.yaml
-                 ${TFJOB_SAMPLES_BROKEN}/k8s-pvc-missing-required.yaml
-                 ${TFJOB_SAMPLES_BROKEN}/k8s-unknown-kind.yaml)
+                 validate_k8s.mjs --expect-invalid ${TFJOB_SAMPLES_BROKEN_K8S})
 set_tests_properties("samples:k8s-openapi-schemas"
                      "samples:k8s-judge-rejects-broken"
                      PROPERTIES LABELS samples SKIP_RETURN_CODE 77
@@ -75,6 +72,16 @@ if(TFJOB_SAMPLES_PY)
 else()
   tfjob_samples_skip("samples:python-compiles" "no python3 found")
 endif()
+
+# ---- shell scripts parse --------------------------------------------------------------
+add_test(NAME "samples:shell-syntax"
+         COMMAND bash -c [=[n=0; bad=0
+                  while IFS= read -r f; do n=$((n+1))
+                    if bash -n "$f"; then echo "ok   $f"; else echo "FAIL $f"; bad=$((bad+1)); fi
+                  done < <(find "$0" -name '*.sh' -not -path '*/.terraform/*' | sort)
+                  echo "$((n-bad)) passed, $bad failed"; [ "$n" -gt 0 ] && [ "$bad" -eq 0 ]]=]
+                 ${TFJOB_SAMPLES_DIR})
+set_tests_properties("samples:shell-syntax" PROPERTIES LABELS samples)
 
 # ---- terraform fmt --------------------------------------------------------------------
 find_program(TFJOB_TERRAFORM terraform)

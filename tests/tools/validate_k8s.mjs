@@ -47,6 +47,37 @@ function collect(p, out) {
   }
 }
 
+// kustomize's Kustomization is not an API object, so kubernetes-models has no schema for it:
+// check its shape by hand (known fields, resources a list of strings) and that every remote
+// resource is pinned with ?ref= (an unpinned remote base changes under the user).
+const KUSTOMIZATION_FIELDS = new Set([
+  "apiVersion", "kind", "metadata", "resources", "components", "namespace", "namePrefix",
+  "nameSuffix", "labels", "commonLabels", "commonAnnotations", "images", "replicas",
+  "patches", "patchesStrategicMerge", "patchesJson6902", "configMapGenerator",
+  "secretGenerator", "generatorOptions", "crds", "configurations", "openapi", "helmCharts",
+  "sortOptions", "buildMetadata", "transformers", "generators", "validators", "vars"]);
+function kustomizationErrors(obj) {
+  const errs = [];
+  if (obj.apiVersion !== "kustomize.config.k8s.io/v1beta1") {
+    errs.push(`    apiVersion must be kustomize.config.k8s.io/v1beta1, not ${obj.apiVersion}`);
+  }
+  for (const k of Object.keys(obj)) {
+    if (!KUSTOMIZATION_FIELDS.has(k)) errs.push(`    /${k}: not a Kustomization field`);
+  }
+  for (const list of ["resources", "components"]) {
+    if (obj[list] === undefined) continue;
+    if (!Array.isArray(obj[list]) || obj[list].some((r) => typeof r !== "string")) {
+      errs.push(`    /${list}: must be a list of strings`);
+      continue;
+    }
+    for (const r of obj[list]) {
+      const remote = /^(https?:\/\/|git@|github\.com\/|gitlab\.com\/)/.test(r);
+      if (remote && !/[?&]ref=[^&]+/.test(r)) errs.push(`    /${list}: remote ${r} is not pinned with ?ref=`);
+    }
+  }
+  return errs;
+}
+
 const modelCache = new Map();
 async function modelFor(apiVersion, kind) {
   const slash = apiVersion.indexOf("/");
@@ -143,6 +174,12 @@ async function main() {
         continue;
       }
       checked++;
+      if (obj.kind === "Kustomization" && obj.apiVersion.startsWith("kustomize.config.k8s.io/")) {
+        const errs = kustomizationErrors(obj);
+        if (errs.length) fail(`${where}: Kustomization`, errs.join("\n"));
+        else console.log(`ok   ${where}: Kustomization (kustomize fields, pinned remote resources)`);
+        continue;
+      }
       const M = await modelFor(obj.apiVersion, obj.kind);
       if (!M) {
         fail(where, `    no Kubernetes schema for apiVersion "${obj.apiVersion}" kind "${obj.kind}" (typo, or a custom resource with no judge)`);
