@@ -1,0 +1,191 @@
+#pragma once
+/// \file A test Kubernetes API server: loopback HTTPS with its own CA, client-certificate
+/// and bearer-token auth, an in-memory store with resourceVersions, list/watch, server-side
+/// apply and patches, Status errors shaped like kube-apiserver's, discovery and OpenAPI v3
+/// good enough for the real kubectl, pod logs, a service proxy, TFJob validation against
+/// the official CRD schema, and small controllers acting like the training operator, the
+/// kubelet and the deployment controller. Fault knobs let tests break it on purpose.
+/// See docs/fake-apiserver.md.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "support/fake_pki.hpp"
+
+namespace tfjob::test {
+
+/// How the server is started.
+struct FakeApiServerOptions {
+  int port = 0;                    ///< 0 = pick a free loopback port
+  std::string host = "127.0.0.1";  ///< listen address (the serving cert covers 127.0.0.1 and localhost)
+  bool controllers = true;         ///< run the operator, kubelet and deployment controllers
+  std::string crd_file;            ///< TFJob CRD for validation; "" = tests/data/crds copy
+  int nodes = 1;                   ///< seed this many Ready CPU nodes ("fake-node-<i>")
+  int gpu_nodes = 0;               ///< and this many GPU nodes ("fake-gpu-node-<i>", nvidia.com/gpu)
+  int gpus_per_node = 1;           ///< nvidia.com/gpu capacity of each GPU node
+  std::chrono::milliseconds bookmark_interval{1000};  ///< BOOKMARK cadence when allowWatchBookmarks
+  std::chrono::milliseconds controller_interval{25};  ///< controllers' reconcile tick
+  std::chrono::milliseconds pod_start_delay{150};     ///< Pending → Running for each pod
+  std::chrono::milliseconds default_job_pod_runtime{1500};  ///< unscripted TFJob pods exit 0 after this
+  std::size_t watch_history = 200000;  ///< events kept for watch resume; older → 410 Expired
+  bool log_requests = false;           ///< one line per request on stderr
+};
+
+/// One request as the server saw it (for assertions such as "the create was sent once").
+struct RecordedRequest {
+  std::string method;
+  std::string path;        ///< decoded path, no query
+  std::string query;       ///< raw query string ("" when none)
+  std::string user;        ///< authenticated user name, "" when refused
+  std::string user_agent;
+  std::string content_type;
+  std::string accept;
+  int status = 0;          ///< the status sent (or that the stream began with)
+};
+
+/// Fault knobs. Each arms a rule consumed by the next `count` matching requests; `path`
+/// is a substring of the request path ("" = any path). Rules fire in the order armed.
+class Faults {
+ public:
+  /// Answer with `status` (a kube-apiserver shaped Status; reason from the code).
+  void fail_next(int status, int count = 1, const std::string& path = "", const std::string& method = "");
+  /// 429 TooManyRequests with `Retry-After: seconds`.
+  void throttle_next(int retry_after_seconds, int count = 1, const std::string& path = "");
+  /// 503 ServiceUnavailable.
+  void unavailable_next(int count = 1, const std::string& path = "");
+  /// 410 Gone/Expired: a list answers HTTP 410; a watch answers 200 and then an ERROR event
+  /// carrying the 410 Status (as a real apiserver's watch cache does).
+  void gone_next(int count = 1, const std::string& path = "");
+  /// The next `count` watches end after `events` events (not counting BOOKMARKs):
+  /// `abrupt` closes the connection without the final chunk, else the stream ends cleanly.
+  void drop_watch_after(int events, int count = 1, bool abrupt = true);
+  /// The next `count` streamed responses (watch, logs) are cut (connection closed without
+  /// the terminating chunk) after `bytes` bytes of body.
+  void cut_body_after(std::size_t bytes, int count = 1, const std::string& path = "");
+  /// Sleep `delay` before answering the next `count` matching requests (stall past a timeout).
+  void stall_next(std::chrono::milliseconds delay, int count = 1, const std::string& path = "");
+  /// Forget the watch history: a watch from any resourceVersion before now gets 410.
+  void compact_history();
+  /// Disarm everything armed and not yet consumed.
+  void clear();
+  /// How many times a rule has fired since start.
+  std::size_t fired() const;
+
+  struct Impl;
+  explicit Faults(Impl* impl) : impl_(impl) {}
+
+ private:
+  Impl* impl_;
+};
+
+/// What one container does when it runs (the fake kubelet follows it).
+struct ContainerScript {
+  std::vector<std::string> lines;           ///< printed at start, one log line each
+  std::uint64_t generated_lines = 0;        ///< then this many synthetic lines, made on the fly
+  std::size_t generated_line_bytes = 100;   ///< length of each synthetic line (without '\n')
+  std::chrono::milliseconds line_interval{0};  ///< pause between lines (0 = all at once)
+  std::optional<int> exit_code = 0;         ///< exit with this code after the lines; nullopt = run until finish()
+  std::chrono::milliseconds run_for{0};     ///< extra time running after the last line before exiting
+  std::vector<int> restart_exit_codes;      ///< exit codes of earlier attempts (each one crash → restart)
+};
+
+/// The fake kubelet: pod phases, container statuses and scriptable log streams.
+class Kubelet {
+ public:
+  /// Script containers of pods whose name matches `pod_glob` (`*`, `?`); `container` ""
+  /// = every container. The latest matching script wins. Set before the pod starts.
+  void script(const std::string& pod_glob, const ContainerScript& script, const std::string& container = "");
+  /// The script used for TFJob pods with no matching script (default: a few lines, exit 0
+  /// after FakeApiServerOptions::default_job_pod_runtime).
+  void set_default_job_script(const ContainerScript& script);
+  /// Append lines to a running container's log now (followers see them at once).
+  void append_log(const std::string& ns, const std::string& pod, const std::string& container,
+                  const std::vector<std::string>& lines);
+  /// Terminate a running container with `exit_code` (its followed log stream ends).
+  void finish(const std::string& ns, const std::string& pod, const std::string& container, int exit_code = 0);
+  /// The log text of a container attempt as stored (previous = the attempt before).
+  std::string log(const std::string& ns, const std::string& pod, const std::string& container,
+                  bool previous = false) const;
+
+  struct Impl;
+  explicit Kubelet(Impl* impl) : impl_(impl) {}
+
+ private:
+  Impl* impl_;
+};
+
+/// Handler for /api/v1/namespaces/NS/services/NAME:PORT/proxy/REST (e.g. a simulated TF
+/// Serving REST API). Gets method, the path after `proxy` (starting with '/'), the query
+/// and body; returns status, content type and body.
+struct ProxyRequest {
+  std::string method, ns, service, port, path, query, body, content_type;
+};
+struct ProxyResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+};
+using ProxyHandler = std::function<ProxyResponse(const ProxyRequest&)>;
+
+/// The server. Starts listening in the constructor; stops in the destructor.
+class FakeApiServer {
+ public:
+  explicit FakeApiServer(FakeApiServerOptions options = {});
+  ~FakeApiServer();
+  FakeApiServer(const FakeApiServer&) = delete;
+  FakeApiServer& operator=(const FakeApiServer&) = delete;
+
+  std::string url() const;  ///< "https://127.0.0.1:<port>"
+  int port() const;
+
+  /// Writes a kubeconfig: contexts "fake-cert" (current; admin client certificate),
+  /// "fake-token" (admin bearer token) and "fake-limited" (token limited to "team-a");
+  /// cluster "fake" with the CA inline; default namespace "default".
+  void write_kubeconfig(const std::string& path) const;
+  std::string kubeconfig_yaml() const;  ///< the same text
+
+  const FakePki& pki() const;
+  std::string ca_pem() const;
+  std::string client_cert_pem() const;
+  std::string client_key_pem() const;
+  std::string admin_token() const;
+  std::string limited_token() const;  ///< user "team-a-dev": only namespace "team-a"
+  /// Accept another bearer token as `user`; `namespaces` empty = everything (admin).
+  void add_token(const std::string& token, const std::string& user,
+                 const std::vector<std::string>& namespaces = {});
+
+  /// Create or replace an object as-is (apiVersion, kind, metadata.name required; no
+  /// validation). Sets uid/resourceVersion/creationTimestamp; returns what is stored.
+  nlohmann::json put_object(const nlohmann::json& object);
+  /// `resource` is a plural, optionally with its group ("tfjobs", "tfjobs.kubeflow.org").
+  std::optional<nlohmann::json> get_object(const std::string& resource, const std::string& ns,
+                                           const std::string& name) const;
+  bool delete_object(const std::string& resource, const std::string& ns, const std::string& name);
+  std::vector<nlohmann::json> list_objects(const std::string& resource, const std::string& ns = "") const;
+  std::uint64_t resource_version() const;  ///< the current global resourceVersion
+  /// Polls `pred` (every 10 ms) until it is true or `timeout` passes; returns the last value.
+  bool wait_for(const std::function<bool()>& pred,
+                std::chrono::milliseconds timeout = std::chrono::seconds(10)) const;
+
+  Faults& faults();
+  Kubelet& kubelet();
+  /// Serve /api/v1/namespaces/*/services/NAME:PORT/proxy/... for services named like
+  /// `service_glob`.
+  void set_proxy_handler(const std::string& service_glob, ProxyHandler handler);
+
+  std::vector<RecordedRequest> requests() const;
+  void clear_requests();
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tfjob::test

@@ -1,0 +1,305 @@
+// YAML decoding and the patch flavours the fake API server accepts: JSON merge patch,
+// strategic merge patch (as kubectl sends for built-in kinds) and server-side apply.
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "support/fake_internal.hpp"
+
+namespace tfjob::test::fake {
+
+// ---- YAML → JSON (YAML 1.1 booleans as sigs.k8s.io/yaml resolves them) ------------------
+
+static json scalar_to_json(const YAML::Node& n) {
+  const std::string& s = n.Scalar();
+  if (n.Tag() == "!") return s;  // quoted: always a string
+  if (n.Tag() == "tag:yaml.org,2002:str" || n.Tag() == "!!str") return s;
+  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
+  if (s == "true" || s == "True" || s == "TRUE" || s == "yes" || s == "Yes" || s == "YES" || s == "on" || s == "On" || s == "ON") return true;
+  if (s == "false" || s == "False" || s == "FALSE" || s == "no" || s == "No" || s == "NO" || s == "off" || s == "Off" || s == "OFF") return false;
+  // integers
+  {
+    const char* c = s.c_str();
+    char* end = nullptr;
+    int base = 10;
+    std::string digits = s;
+    bool neg = false;
+    if (!digits.empty() && (digits[0] == '-' || digits[0] == '+')) {
+      neg = digits[0] == '-';
+      digits = digits.substr(1);
+    }
+    if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
+      base = 16;
+      digits = digits.substr(2);
+    } else if (digits.size() > 2 && digits[0] == '0' && digits[1] == 'o') {
+      base = 8;
+      digits = digits.substr(2);
+    }
+    (void)c;
+    if (!digits.empty() && digits.find_first_not_of(base == 16 ? "0123456789abcdefABCDEF" : "0123456789") == std::string::npos) {
+      errno = 0;
+      long long v = std::strtoll(digits.c_str(), &end, base);
+      if (errno == 0 && *end == '\0') return neg ? -v : v;
+    }
+  }
+  // floats
+  if (s == ".inf" || s == ".Inf" || s == "+.inf") return std::numeric_limits<double>::infinity();
+  if (s == "-.inf" || s == "-.Inf") return -std::numeric_limits<double>::infinity();
+  if (s.find_first_of("0123456789") != std::string::npos &&
+      s.find_first_not_of("0123456789.eE+-") == std::string::npos && s.find_first_of(".eE") != std::string::npos) {
+    char* end = nullptr;
+    double d = std::strtod(s.c_str(), &end);
+    if (*end == '\0') return d;
+  }
+  return s;
+}
+
+static json node_to_json(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+      return nullptr;
+    case YAML::NodeType::Scalar:
+      return scalar_to_json(n);
+    case YAML::NodeType::Sequence: {
+      json a = json::array();
+      for (const auto& e : n) a.push_back(node_to_json(e));
+      return a;
+    }
+    case YAML::NodeType::Map: {
+      json o = json::object();
+      for (const auto& kv : n) o[kv.first.as<std::string>()] = node_to_json(kv.second);
+      return o;
+    }
+  }
+  return nullptr;
+}
+
+json yaml_to_json(const std::string& text) {
+  try {
+    return node_to_json(YAML::Load(text));
+  } catch (const YAML::Exception& e) {
+    throw std::runtime_error("yaml: line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+}
+
+// ---- JSON merge patch ----------------------------------------------------------------------
+
+json apply_merge_patch(const json& target, const json& patch) {
+  json r = target;
+  r.merge_patch(patch);
+  return r;
+}
+
+// ---- strategic merge patch ---------------------------------------------------------------
+
+/// The patchMergeKey of a list field (k8s.io/api struct tags), "" = atomic (replace).
+static std::string merge_key(const std::string& field, const json& sample) {
+  static const std::map<std::string, std::string> keys = {
+      {"containers", "name"}, {"initContainers", "name"}, {"ephemeralContainers", "name"}, {"env", "name"},
+      {"volumes", "name"}, {"volumeMounts", "mountPath"}, {"volumeDevices", "devicePath"}, {"imagePullSecrets", "name"},
+      {"hostAliases", "ip"}, {"conditions", "type"}, {"ownerReferences", "uid"}, {"topologySpreadConstraints", "topologyKey"},
+      {"resourceClaims", "name"}, {"readinessGates", "conditionType"}, {"schedulingGates", "name"}};
+  auto it = keys.find(field);
+  if (it != keys.end()) return it->second;
+  if (field == "ports") {
+    if (sample.is_object() && sample.contains("containerPort")) return "containerPort";
+    return "port";
+  }
+  return "";
+}
+
+static bool primitive_merge_list(const std::string& field) { return field == "finalizers"; }
+
+static const json* find_by_key(const json& list, const std::string& key, const json& value) {
+  for (const auto& e : list)
+    if (e.is_object() && e.contains(key) && e[key] == value) return &e;
+  return nullptr;
+}
+
+static json smp(const json& original, const json& patch);
+
+static json merge_list(const json& original, const json& patch, const std::string& field) {
+  if (!original.is_array()) {
+    // nothing to merge with: drop directives
+    json out = json::array();
+    for (const auto& e : patch) {
+      if (e.is_object() && e.value("$patch", "") == "delete") continue;
+      if (e.is_object()) {
+        json c = e;
+        c.erase("$patch");
+        out.push_back(c);
+      } else {
+        out.push_back(e);
+      }
+    }
+    return out;
+  }
+  const json sample = !patch.empty() ? patch[0] : (!original.empty() ? original[0] : json());
+  std::string key = merge_key(field, sample);
+  if (patch.size() == 1 && patch[0].is_object() && patch[0].value("$patch", "") == "replace") return json::array();
+  if (!key.empty() && sample.is_object()) {
+    json out = original;
+    for (const auto& e : patch) {
+      if (!e.is_object() || !e.contains(key)) {
+        out.push_back(e);
+        continue;
+      }
+      bool del = e.value("$patch", "") == "delete";
+      json::iterator found = out.end();
+      for (auto it = out.begin(); it != out.end(); ++it)
+        if (it->is_object() && it->contains(key) && (*it)[key] == e[key]) found = it;
+      if (del) {
+        if (found != out.end()) out.erase(found);
+      } else if (found != out.end()) {
+        *found = smp(*found, e);
+      } else {
+        json c = smp(json::object(), e);
+        out.push_back(c);
+      }
+    }
+    return out;
+  }
+  if (primitive_merge_list(field)) {
+    json out = original;
+    for (const auto& e : patch)
+      if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
+    return out;
+  }
+  return patch;
+}
+
+static json smp(const json& original, const json& patch) {
+  if (!patch.is_object()) return patch;
+  json out = original.is_object() ? original : json::object();
+  if (patch.value("$patch", "") == "replace") {
+    json r = patch;
+    r.erase("$patch");
+    return r;
+  }
+  if (patch.value("$patch", "") == "delete") return nullptr;
+  std::map<std::string, json> orders;
+  for (auto it = patch.begin(); it != patch.end(); ++it) {
+    const std::string& k = it.key();
+    const json& v = it.value();
+    if (k == "$patch" || k == "$retainKeys") continue;
+    if (k.rfind("$setElementOrder/", 0) == 0) {
+      orders[k.substr(17)] = v;
+      continue;
+    }
+    if (k.rfind("$deleteFromPrimitiveList/", 0) == 0) {
+      std::string f = k.substr(25);
+      if (out.contains(f) && out[f].is_array()) {
+        json kept = json::array();
+        for (const auto& e : out[f])
+          if (std::find(v.begin(), v.end(), e) == v.end()) kept.push_back(e);
+        out[f] = kept;
+      }
+      continue;
+    }
+    if (v.is_null()) {
+      out.erase(k);
+    } else if (v.is_object()) {
+      json r = smp(out.contains(k) ? out[k] : json::object(), v);
+      if (r.is_null()) out.erase(k);
+      else out[k] = r;
+    } else if (v.is_array()) {
+      out[k] = merge_list(out.contains(k) ? out[k] : json(), v, k);
+    } else {
+      out[k] = v;
+    }
+  }
+  for (const auto& [f, order] : orders) {
+    if (!out.contains(f) || !out[f].is_array()) continue;
+    const json& list = out[f];
+    json sorted = json::array();
+    std::vector<bool> used(list.size(), false);
+    for (const auto& o : order) {
+      for (size_t i = 0; i < list.size(); ++i) {
+        if (used[i]) continue;
+        bool match;
+        if (o.is_object()) {
+          match = list[i].is_object();
+          for (auto kv = o.begin(); match && kv != o.end(); ++kv) match = list[i].contains(kv.key()) && list[i][kv.key()] == kv.value();
+        } else {
+          match = list[i] == o;
+        }
+        if (match) {
+          sorted.push_back(list[i]);
+          used[i] = true;
+          break;
+        }
+      }
+    }
+    for (size_t i = 0; i < list.size(); ++i)
+      if (!used[i]) sorted.push_back(list[i]);
+    out[f] = sorted;
+  }
+  if (patch.contains("$retainKeys") && patch["$retainKeys"].is_array()) {
+    const json& keep = patch["$retainKeys"];
+    for (auto it = out.begin(); it != out.end();) {
+      if (std::find(keep.begin(), keep.end(), it.key()) == keep.end()) it = out.erase(it);
+      else ++it;
+    }
+  }
+  return out;
+}
+
+json apply_strategic_merge_patch(const json& target, const json& patch) { return smp(target, patch); }
+
+// ---- server-side apply (simplified) --------------------------------------------------------
+
+static json ssa_merge(const json& live, const json& applied, const json& prev, const std::string& field);
+
+static json ssa_list(const json& live, const json& applied, const json& prev, const std::string& field) {
+  const json sample = !applied.empty() ? applied[0] : json();
+  std::string key = merge_key(field, sample);
+  if (key.empty() || !sample.is_object() || !live.is_array()) return applied;
+  json out = json::array();
+  // keep live items not removed by this manager, merged with the applied one of the same key
+  for (const auto& l : live) {
+    if (!l.is_object() || !l.contains(key)) {
+      out.push_back(l);
+      continue;
+    }
+    const json* a = find_by_key(applied, key, l[key]);
+    const json* p = prev.is_array() ? find_by_key(prev, key, l[key]) : nullptr;
+    if (a) out.push_back(ssa_merge(l, *a, p ? *p : json(), ""));
+    else if (!p) out.push_back(l);  // someone else's item
+  }
+  for (const auto& a : applied)
+    if (!find_by_key(out, key, a.value(key, json()))) out.push_back(a);
+  return out;
+}
+
+static json ssa_merge(const json& live, const json& applied, const json& prev, const std::string& field) {
+  if (!applied.is_object()) {
+    if (applied.is_array()) return ssa_list(live, applied, prev, field);
+    return applied;
+  }
+  json out = live.is_object() ? live : json::object();
+  for (auto it = applied.begin(); it != applied.end(); ++it) {
+    const json p = prev.is_object() && prev.contains(it.key()) ? prev[it.key()] : json();
+    const json l = out.contains(it.key()) ? out[it.key()] : json();
+    out[it.key()] = ssa_merge(l, it.value(), p, it.key());
+  }
+  if (prev.is_object())
+    for (auto it = prev.begin(); it != prev.end(); ++it)
+      if (!applied.contains(it.key())) out.erase(it.key());  // no longer applied: the owner lets go
+  return out;
+}
+
+json apply_server_side(const json& live, const json& applied, const json& previously_applied) {
+  json prev = previously_applied;
+  if (prev.is_object() && prev.contains("metadata")) {
+    prev["metadata"].erase("name");
+    prev["metadata"].erase("namespace");
+  }
+  json out = ssa_merge(live, applied, prev, "");
+  out["metadata"]["name"] = live["metadata"]["name"];
+  return out;
+}
+
+}  // namespace tfjob::test::fake
