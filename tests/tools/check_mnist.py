@@ -63,6 +63,14 @@ def main():
     check(len(pvc) == 1 and pvc[0]["metadata"]["name"] == PVC, f"pvc.yaml creates {PVC}")
     check("ReadWriteMany" in pvc[0]["spec"]["accessModes"], "the claim is ReadWriteMany")
 
+    with open(os.path.join(d, "digit-1.json"), encoding="utf-8") as f:
+        body = json.load(f)
+    inst = body.get("instances") if isinstance(body, dict) else None
+    check(isinstance(inst, list) and len(inst) == 1 and len(inst[0]) == 28
+          and all(len(row) == 28 and all(isinstance(v, (int, float)) and 0 <= v <= 255 for v in row)
+                  for row in inst[0]),
+          "digit-1.json is one 28x28 image of pixel values 0..255 for the `images` input")
+
     spec = importlib.util.spec_from_file_location("mnist", os.path.join(d, "mnist.py"))
     mnist = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mnist)  # imports no TensorFlow at module level

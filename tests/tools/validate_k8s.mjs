@@ -4,7 +4,7 @@
 //
 //   node validate_k8s.mjs [--expect-invalid] PATH...
 //
-// PATH is a YAML/JSON file or a directory (searched recursively for *.yaml, *.yml, *.json).
+// PATH is a YAML/JSON file or a directory (searched recursively for *.yaml and *.yml).
 // Every document that has apiVersion and kind is validated with `new Kind(obj).validate()`
 // from `kubernetes-models/<group>/<version>`. Documents of the kubeflow.org group are left
 // to the TFJob CRD judge (check_tfjobs.py) and only listed here. A document without
@@ -18,7 +18,9 @@ import path from "node:path";
 import { parseAllDocuments } from "yaml";
 
 const CRD_JUDGED_GROUPS = new Set(["kubeflow.org"]);
-const MANIFEST_EXT = new Set([".yaml", ".yml", ".json"]);
+// Directories are searched for YAML only (JSON files in samples/ are request bodies and
+// the like); a JSON manifest named explicitly is validated too.
+const MANIFEST_EXT = new Set([".yaml", ".yml"]);
 const SKIP_DIRS = new Set(["node_modules", ".terraform", ".git"]);
 
 function usage(msg) {
