@@ -76,13 +76,14 @@ struct PvcMount {
   std::string claim;
   std::string mount_path;
   bool read_only = false;
+  std::string volume;  ///< pod volume name; "" = derived from the claim
 
   /// Parses `claim:/mount/path[:ro]`. Throws `tfjob::error`.
   static PvcMount parse(const std::string& spec) {
     PvcMount m;
     auto colon = spec.find(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 >= spec.size())
-      throw error("--pvc \"" + spec + "\": expected CLAIM:/mount/path, e.g. tfjob-mnist:/train");
+      throw error("PVC mount \"" + spec + "\": expected CLAIM:/mount/path, e.g. tfjob-mnist:/train");
     m.claim = spec.substr(0, colon);
     m.mount_path = spec.substr(colon + 1);
     if (m.mount_path.size() > 3 && m.mount_path.compare(m.mount_path.size() - 3, 3, ":ro") == 0) {
@@ -90,11 +91,12 @@ struct PvcMount {
       m.mount_path.resize(m.mount_path.size() - 3);
     }
     if (m.mount_path.empty() || m.mount_path.front() != '/')
-      throw error("--pvc \"" + spec + "\": the mount path must be absolute (start with /)");
+      throw error("PVC mount \"" + spec + "\": the mount path must be absolute (start with /)");
     return m;
   }
-  /// The pod volume name: the claim name made a DNS-1123 label.
+  /// The pod volume name: `volume`, else the claim name made a DNS-1123 label.
   std::string volume_name() const {
+    if (!volume.empty()) return volume;
     std::string n;
     for (char c : claim) {
       if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
@@ -136,7 +138,7 @@ class TFJobBuilder {
   TFJobBuilder& env(const std::string& kv) {
     auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw error("--env \"" + kv + "\": expected NAME=VALUE");
+      throw error("environment variable \"" + kv + "\": expected NAME=VALUE");
     return env(kv.substr(0, eq), kv.substr(eq + 1));
   }
   /// CPU request and limit (a quantity: `4`, `500m`). Throws `tfjob::error` when invalid.
@@ -152,15 +154,16 @@ class TFJobBuilder {
   TFJobBuilder& resource(const std::string& name, const std::string& q) { Quantity::parse(q); common_.extra[name] = q; return *this; }
   /// Mount a PVC into every replica (`claim:/mount/path`).
   TFJobBuilder& pvc(const std::string& spec) { pvcs_.push_back(PvcMount::parse(spec)); return *this; }
-  TFJobBuilder& pvc(std::string claim, std::string mount_path, bool read_only = false) {
-    pvcs_.push_back({std::move(claim), std::move(mount_path), read_only});
+  TFJobBuilder& pvc(std::string claim, std::string mount_path, bool read_only = false,
+                    std::string volume_name = {}) {
+    pvcs_.push_back({std::move(claim), std::move(mount_path), read_only, std::move(volume_name)});
     return *this;
   }
   TFJobBuilder& node_selector(const std::string& k, std::string v) { node_selector_[k] = std::move(v); return *this; }
   /// `key=value` form. Throws `tfjob::error` without `=`.
   TFJobBuilder& node_selector(const std::string& kv) {
     auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0) throw error("--selector \"" + kv + "\": expected KEY=VALUE");
+    if (eq == std::string::npos || eq == 0) throw error("node selector \"" + kv + "\": expected KEY=VALUE");
     return node_selector(kv.substr(0, eq), kv.substr(eq + 1));
   }
   TFJobBuilder& toleration(Toleration t) { tolerations_.push_back(std::move(t)); return *this; }

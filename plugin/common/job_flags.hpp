@@ -1,0 +1,264 @@
+#pragma once
+/// \file The flags that build a TFJob, shared by `submit`, `tf-config` and later commands:
+/// from flags, from `-f FILE` (`-` = stdin; YAML or JSON, several documents), or from a
+/// built-in sample named as the first word (`submit mnist --workers 4`).
+///
+/// Use: `JobFlags f; add_job_flags(*sub, f);` in setup, then `build_jobs(f, g)` in run:
+/// it returns defaulted TFJobs that passed validation, or throws `validation_error`
+/// listing every problem (flags and fields) at once.
+
+#include "command.hpp"
+#include "samples.hpp"
+
+#include <tfjob/api/builder.hpp>
+#include <tfjob/api/defaults.hpp>
+#include <tfjob/api/manifest.hpp>
+#include <tfjob/api/validation.hpp>
+#include <tfjob/error.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace tfjob::cli {
+
+/// Everything that describes the job to build.
+struct JobFlags {
+  std::vector<std::string> files;  ///< -f/--filename (repeatable; "-" = stdin; a directory)
+  std::string sample;              ///< --sample NAME (or the first word when it names one)
+  std::vector<std::string> words;  ///< positionals: [SAMPLE] or, after `--`, args/command
+  bool command = false;            ///< --command: the words after -- are the command
+  std::string name;
+  std::string image;
+  bool chief = false, master = false, evaluator = false;
+  int workers = -1, ps = -1, gpus = -1;  ///< -1 = not given
+  std::string cpu, memory;
+  std::vector<std::string> env, pvc, selector, toleration, labels;
+  std::string restart_policy, clean_pod_policy, success_policy;
+  std::int64_t ttl = -1, active_deadline = -1;
+  int backoff_limit = -1;
+  bool dynamic_worker = false;
+  std::string queue;
+  std::vector<CLI::Option*> builder_options;  ///< the flags that conflict with -f
+};
+
+/// Adds the job flags to a subcommand.
+inline void add_job_flags(CLI::App& sub, JobFlags& f) {
+  const char* g_in = "Job source";
+  const char* g_job = "Job (from flags)";
+  const char* g_pol = "Policies";
+  sub.add_option("-f,--filename", f.files, "TFJob manifest(s): a YAML/JSON file, a directory, or - for stdin")
+      ->group(g_in)->type_name("FILE");
+  sub.add_option("--sample", f.sample, "Start from a built-in sample (" + sample_names() + ")")
+      ->group(g_in)->type_name("NAME");
+  sub.add_option("words", f.words,
+                 "A built-in sample name, and/or (after --) the container's args (or its command with --command)")
+      ->group(g_in)->type_name("[SAMPLE] [-- ARGS...]");
+  auto& b = f.builder_options;
+  b.push_back(sub.add_option("--name", f.name, "Job name (a DNS-1035 label)")->group(g_job));
+  b.push_back(sub.add_option("--image", f.image, "Container image of every replica")->group(g_job));
+  b.push_back(sub.add_flag("--command", f.command, "Treat the words after -- as the command instead of args")->group(g_job));
+  b.push_back(sub.add_flag("--chief", f.chief, "Add one Chief replica")->group(g_job));
+  b.push_back(sub.add_flag("--master", f.master, "Add one Master replica (TF1-era; prefer --chief)")->group(g_job));
+  b.push_back(sub.add_option("--workers", f.workers, "Number of Worker replicas (default 1 when no other replica is given)")
+                  ->check(CLI::NonNegativeNumber)->group(g_job)->type_name("N"));
+  b.push_back(sub.add_option("--ps", f.ps, "Number of parameter-server (PS) replicas")
+                  ->check(CLI::NonNegativeNumber)->group(g_job)->type_name("N"));
+  b.push_back(sub.add_flag("--evaluator", f.evaluator, "Add one Evaluator replica")->group(g_job));
+  b.push_back(sub.add_option("--gpus", f.gpus, "nvidia.com/gpu per Chief/Master/Worker/Evaluator replica (0 = CPU only)")
+                  ->check(CLI::NonNegativeNumber)->group(g_job)->type_name("N"));
+  b.push_back(sub.add_option("--cpu", f.cpu, "CPU request and limit per replica, e.g. 4 or 500m")->group(g_job)->type_name("QTY"));
+  b.push_back(sub.add_option("--memory", f.memory, "Memory request and limit per replica, e.g. 8Gi")->group(g_job)->type_name("QTY"));
+  b.push_back(sub.add_option("--env", f.env, "Environment variable K=V (repeatable)")->group(g_job)->type_name("K=V"));
+  b.push_back(sub.add_option("--pvc", f.pvc, "Mount a PersistentVolumeClaim: CLAIM:/mount/path[:ro] (repeatable)")
+                  ->group(g_job)->type_name("CLAIM:PATH"));
+  b.push_back(sub.add_option("--selector", f.selector, "Node selector K=V (repeatable)")->group(g_job)->type_name("K=V"));
+  b.push_back(sub.add_option("--toleration", f.toleration, "Toleration KEY[=VALUE][:EFFECT] (repeatable)")
+                  ->group(g_job)->type_name("TOL"));
+  b.push_back(sub.add_option("--label", f.labels, "Label on the TFJob K=V (repeatable)")->group(g_job)->type_name("K=V"));
+  b.push_back(sub.add_option("--restart-policy", f.restart_policy, "Always, OnFailure, Never (default) or ExitCode")
+                  ->group(g_pol)->type_name("POLICY"));
+  b.push_back(sub.add_option("--clean-pod-policy", f.clean_pod_policy, "Pods to delete when the job ends: All, Running, None (default)")
+                  ->group(g_pol)->type_name("POLICY"));
+  b.push_back(sub.add_option("--ttl", f.ttl, "Seconds after the job finishes before it is deleted")
+                  ->check(CLI::NonNegativeNumber)->group(g_pol)->type_name("SECONDS"));
+  b.push_back(sub.add_option("--active-deadline", f.active_deadline, "Seconds the job may run before it is failed")
+                  ->check(CLI::PositiveNumber)->group(g_pol)->type_name("SECONDS"));
+  b.push_back(sub.add_option("--backoff-limit", f.backoff_limit, "Retries before the job is marked failed")
+                  ->check(CLI::NonNegativeNumber)->group(g_pol)->type_name("N"));
+  b.push_back(sub.add_option("--success-policy", f.success_policy,
+                             "\"\" (chief or worker 0 decides, default) or AllWorkers")->group(g_pol)->type_name("POLICY"));
+  b.push_back(sub.add_flag("--dynamic-worker", f.dynamic_worker, "Set enableDynamicWorker (sparse TF_CONFIG)")->group(g_pol));
+  b.push_back(sub.add_option("--queue", f.queue, "Gang-scheduling queue (runPolicy.schedulingPolicy.queue)")->group(g_pol));
+}
+
+/// Reads one `-f` source: a file, a directory (its *.yaml, *.yml, *.json, sorted) or "-".
+inline std::vector<std::pair<std::string, std::string>> read_sources(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::vector<std::pair<std::string, std::string>> out;  // (name, text)
+  if (path == "-") {
+    std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+    out.emplace_back("stdin", std::move(text));
+    return out;
+  }
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    std::vector<std::string> files;
+    for (const auto& e : fs::directory_iterator(path, ec)) {
+      auto ext = e.path().extension().string();
+      if (e.is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json")) files.push_back(e.path().string());
+    }
+    std::sort(files.begin(), files.end());
+    if (files.empty()) throw error("the path \"" + path + "\" holds no .yaml, .yml or .json files");
+    for (const auto& f : files)
+      for (auto& x : read_sources(f)) out.push_back(std::move(x));
+    return out;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw error("the path \"" + path + "\" does not exist or cannot be read");
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  out.emplace_back(path, std::move(text));
+  return out;
+}
+
+namespace detail {
+inline bool given(const CLI::Option* o) { return o && o->count() > 0; }
+}  // namespace detail
+
+/// A builder from the flags (and the sample, when one is named). Problems with flag
+/// values are appended to `errs` (field = the flag) so they are reported with the rest.
+inline TFJobBuilder builder_from_flags(const JobFlags& f, const std::string& sample,
+                                       const std::vector<std::string>& words, const std::string& ns,
+                                       std::vector<field_error>& errs) {
+  TFJobBuilder b;
+  if (!sample.empty()) {
+    const Sample* s = find_sample(sample);
+    if (!s) throw error("unknown sample \"" + sample + "\" (built-in samples: " + sample_names() + ")");
+    b = s->make();
+  }
+  auto attempt = [&](const std::string& flag, const std::string& value, auto&& fn) {
+    try {
+      fn();
+    } catch (const tfjob::error& e) {
+      (void)value;
+      errs.push_back({flag, "Invalid value", e.what()});
+    }
+  };
+  if (!f.name.empty()) b.name(f.name);
+  if (!ns.empty()) b.namespace_(ns);
+  if (!f.image.empty()) b.image(f.image);
+  if (!words.empty()) {
+    if (f.command) b.command(words);
+    else b.args(words);
+  }
+  if (f.chief) b.chief();
+  if (f.master) b.master();
+  if (f.evaluator) b.evaluator();
+  if (f.workers >= 0) b.workers(f.workers);
+  if (f.ps >= 0) b.ps(f.ps);
+  if (f.gpus >= 0) b.gpus(f.gpus);
+  if (!f.cpu.empty()) attempt("--cpu", f.cpu, [&] { b.cpu(f.cpu); });
+  if (!f.memory.empty()) attempt("--memory", f.memory, [&] { b.memory(f.memory); });
+  for (const auto& e : f.env) attempt("--env", e, [&] { b.env(e); });
+  for (const auto& p : f.pvc) attempt("--pvc", p, [&] { b.pvc(p); });
+  for (const auto& s : f.selector) attempt("--selector", s, [&] { b.node_selector(s); });
+  for (const auto& t : f.toleration) attempt("--toleration", t, [&] { b.toleration(t); });
+  for (const auto& l : f.labels) {
+    auto eq = l.find('=');
+    if (eq == std::string::npos || eq == 0)
+      errs.push_back({"--label", "Invalid value", nlohmann::json(l).dump() + ": expected KEY=VALUE"});
+    else
+      b.label(l.substr(0, eq), l.substr(eq + 1));
+  }
+  if (!f.restart_policy.empty()) b.restart_policy(f.restart_policy);
+  if (!f.clean_pod_policy.empty()) b.clean_pod_policy(f.clean_pod_policy);
+  if (f.ttl >= 0) {
+    if (f.ttl > INT32_MAX) errs.push_back({"--ttl", "Invalid value", std::to_string(f.ttl) + ": must fit in int32"});
+    else b.ttl_seconds_after_finished(static_cast<std::int32_t>(f.ttl));
+  }
+  if (f.active_deadline >= 0) b.active_deadline_seconds(f.active_deadline);
+  if (f.backoff_limit >= 0) b.backoff_limit(f.backoff_limit);
+  bool success_given = false;
+  for (const auto* o : f.builder_options)
+    if (o->get_name() == "--success-policy" && o->count() > 0) success_given = true;
+  if (success_given) b.success_policy(f.success_policy);
+  if (f.dynamic_worker) b.enable_dynamic_worker();
+  if (!f.queue.empty()) b.queue(f.queue);
+  return b;
+}
+
+/// The TFJobs the flags describe, defaulted as the operator does and validated. `ns` is
+/// the namespace to use (the -n flag, or the context's; "" leaves it unset). Throws
+/// `validation_error` listing every problem of every job, or `tfjob::error`/`parse_error`
+/// for unreadable input.
+inline std::vector<TFJob> build_jobs(const JobFlags& f, const std::string& ns) {
+  std::vector<TFJob> jobs;
+  std::vector<field_error> errs;
+  if (!f.files.empty()) {
+    if (!f.sample.empty() || !f.words.empty())
+      throw error("-f cannot be combined with a sample or arguments (got \"" +
+                  (f.sample.empty() ? f.words.front() : f.sample) + "\")");
+    std::string conflicting;
+    for (const auto* o : f.builder_options)
+      if (detail::given(o)) conflicting += (conflicting.empty() ? "" : ", ") + o->get_name();
+    if (!conflicting.empty())
+      throw error("-f cannot be combined with job flags (" + conflicting +
+                  "): edit the manifest, or build the job from flags alone");
+    for (const auto& path : f.files) {
+      for (const auto& [source, text] : read_sources(path)) {
+        std::vector<TFJob> parsed;
+        try {
+          parsed = parse_tfjobs(text, source);
+        } catch (const validation_error& e) {
+          for (auto fe : e.errors()) {
+            fe.field = source + ": " + fe.field;
+            errs.push_back(std::move(fe));
+          }
+          continue;
+        }
+        if (parsed.empty()) throw error(source + ": no TFJob found (the input is empty)");
+        for (auto& j : parsed) jobs.push_back(std::move(j));
+      }
+    }
+    for (auto& j : jobs) {
+      if (ns.empty()) continue;
+      if (j.metadata.namespace_.empty()) j.metadata.namespace_ = ns;
+      else if (j.metadata.namespace_ != ns)
+        throw error("the namespace from the provided object \"" + j.metadata.namespace_ +
+                    "\" does not match the namespace \"" + ns + "\". You must pass '--namespace=" +
+                    j.metadata.namespace_ + "' to perform this operation.");
+    }
+  } else {
+    std::string sample = f.sample;
+    std::vector<std::string> words = f.words;
+    if (sample.empty() && !words.empty() && !f.command && find_sample(words.front())) {
+      sample = words.front();
+      words.erase(words.begin());
+    }
+    auto b = builder_from_flags(f, sample, words, ns, errs);
+    jobs.push_back(b.build_unchecked());
+  }
+  const bool many = jobs.size() > 1;
+  for (auto& j : jobs) {
+    set_defaults(j);
+    for (auto fe : validate(j)) {
+      if (many) fe.field = "TFJob " + (j.metadata.name.empty() ? std::string("<unnamed>") : j.metadata.name) + ": " + fe.field;
+      errs.push_back(std::move(fe));
+    }
+  }
+  if (!errs.empty()) throw validation_error(std::move(errs));
+  return jobs;
+}
+
+/// The namespace flags select: -n/--namespace, else "" (callers with a cluster fill in the
+/// context's namespace; dry runs leave it unset as kubectl does).
+inline std::string namespace_from_flags(const Globals& g) { return g.conn.namespace_; }
+
+}  // namespace tfjob::cli

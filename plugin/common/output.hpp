@@ -1,0 +1,182 @@
+#pragma once
+/// \file Output like kubectl: aligned tables with upper-case headers (kubectl's printers
+/// use a tabwriter with 3 spaces of padding), `-o json|yaml|name|wide`, and colour policy
+/// (`--color auto|always|never`, NO_COLOR honoured, a stable colour per pod name as stern).
+
+#include <tfjob/api/manifest.hpp>
+#include <tfjob/error.hpp>
+
+#include <nlohmann/json.hpp>
+#include <unistd.h>  // isatty
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstdlib>
+#include <iostream>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace tfjob::cli {
+
+/// The `-o` formats.
+enum class OutputFormat { table, wide, json, yaml, name };
+
+/// Parses `-o`; "" is the table. `allowed` lists the formats a command supports
+/// (empty = all). Throws `tfjob::error` naming the supported ones.
+inline OutputFormat parse_output_format(const std::string& o, const std::vector<std::string>& allowed = {}) {
+  auto ok = [&](const char* f) {
+    if (allowed.empty()) return true;
+    for (const auto& a : allowed)
+      if (a == f) return true;
+    return false;
+  };
+  auto list = [&] {
+    std::string s;
+    for (const auto& a : (allowed.empty() ? std::vector<std::string>{"json", "yaml", "name", "wide"} : allowed))
+      s += (s.empty() ? "" : ", ") + a;
+    return s;
+  };
+  if (o.empty()) return OutputFormat::table;
+  if (o == "json" && ok("json")) return OutputFormat::json;
+  if (o == "yaml" && ok("yaml")) return OutputFormat::yaml;
+  if (o == "name" && ok("name")) return OutputFormat::name;
+  if (o == "wide" && ok("wide")) return OutputFormat::wide;
+  throw error("unable to match a printer suitable for the output format \"" + o +
+              "\", allowed formats are: " + list());
+}
+
+/// kubectl's `-o name`: `tfjob.kubeflow.org/mnist` (lower-case kind.group/name).
+inline std::string object_name(const nlohmann::json& obj) {
+  std::string kind = obj.value("kind", std::string());
+  for (auto& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string av = obj.value("apiVersion", std::string());
+  auto slash = av.find('/');
+  std::string group = slash == std::string::npos ? "" : av.substr(0, slash);
+  std::string name = obj.contains("metadata") ? obj["metadata"].value("name", std::string()) : "";
+  return kind + (group.empty() ? "" : "." + group) + "/" + name;
+}
+
+/// Prints objects as kubectl does for `-o json|yaml|name`: one object alone, several as a
+/// `List` (json) or `---`-separated documents (yaml).
+inline void print_objects(std::ostream& out, const std::vector<nlohmann::json>& objs, OutputFormat f) {
+  switch (f) {
+    case OutputFormat::json:
+      if (objs.size() == 1) {
+        out << objs[0].dump(4) << "\n";
+      } else {
+        nlohmann::json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", objs},
+                               {"metadata", {{"resourceVersion", ""}}}};
+        out << list.dump(4) << "\n";
+      }
+      break;
+    case OutputFormat::yaml:
+      out << to_yaml_documents(objs);
+      break;
+    case OutputFormat::name:
+      for (const auto& o : objs) out << object_name(o) << "\n";
+      break;
+    default:
+      throw error("print_objects: table output needs a Table");
+  }
+}
+
+/// An aligned table: upper-case headers, columns padded with 3 spaces, no trailing spaces.
+class Table {
+ public:
+  explicit Table(std::vector<std::string> headers) : headers_(std::move(headers)) {
+    for (auto& h : headers_)
+      for (auto& c : h) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  /// Adds a row; missing cells print empty, extra cells are an error.
+  void add_row(std::vector<std::string> cells) {
+    if (cells.size() > headers_.size()) throw error("table row has more cells than headers");
+    cells.resize(headers_.size());
+    rows_.push_back(std::move(cells));
+  }
+  /// Colours one cell (escape codes are not counted in the width).
+  void color_cell(std::size_t row, std::size_t col, std::string code) {
+    colors_.push_back({row, col, std::move(code)});
+  }
+  std::size_t size() const { return rows_.size(); }
+  bool empty() const { return rows_.empty(); }
+
+  void print(std::ostream& out, bool headers = true) const {
+    std::vector<std::size_t> w(headers_.size(), 0);
+    auto width = [](const std::string& s) {  // UTF-8 code points
+      std::size_t n = 0;
+      for (unsigned char c : s)
+        if ((c & 0xC0) != 0x80) ++n;
+      return n;
+    };
+    if (headers)
+      for (std::size_t i = 0; i < headers_.size(); ++i) w[i] = width(headers_[i]);
+    for (const auto& r : rows_)
+      for (std::size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], width(r[i]));
+    auto line = [&](const std::vector<std::string>& cells, std::size_t row) {
+      std::string s;
+      for (std::size_t i = 0; i < cells.size(); ++i) {
+        std::string cell = cells[i];
+        std::string code;
+        for (const auto& c : colors_)
+          if (c.row == row && c.col == i) code = c.code;
+        s += code.empty() || cell.empty() ? cell : code + cell + "\033[0m";
+        if (i + 1 < cells.size()) s += std::string(w[i] - width(cell) + 3, ' ');
+      }
+      while (!s.empty() && s.back() == ' ') s.pop_back();
+      out << s << "\n";
+    };
+    if (headers) line(headers_, static_cast<std::size_t>(-1));
+    for (std::size_t r = 0; r < rows_.size(); ++r) line(rows_[r], r);
+  }
+
+ private:
+  struct CellColor {
+    std::size_t row, col;
+    std::string code;
+  };
+  std::vector<std::string> headers_;
+  std::vector<std::vector<std::string>> rows_;
+  std::vector<CellColor> colors_;
+};
+
+// ---- colour --------------------------------------------------------------------------
+
+/// Whether to colour what goes to `fd`: `always` yes, `never` no, `auto` when `fd` is a
+/// terminal, TERM is not "dumb" and NO_COLOR is unset or empty (no-color.org).
+inline bool use_color(const std::string& policy, int fd = 1) {
+  if (policy == "always") return true;
+  if (policy == "never") return false;
+  const char* nc = std::getenv("NO_COLOR");
+  if (nc && *nc) return false;
+  const char* term = std::getenv("TERM");
+  if (term && std::string(term) == "dumb") return false;
+  return ::isatty(fd) != 0;
+}
+
+namespace color {
+inline constexpr const char* reset = "\033[0m";
+inline constexpr const char* bold = "\033[1m";
+inline constexpr const char* red = "\033[31m";
+inline constexpr const char* green = "\033[32m";
+inline constexpr const char* yellow = "\033[33m";
+inline constexpr const char* faint = "\033[2m";
+}  // namespace color
+
+/// A stable colour for a pod name (FNV-1a hash into stern's palette), so each pod keeps
+/// its colour across runs.
+inline const char* pod_color(const std::string& name) {
+  static const char* palette[] = {"\033[36m", "\033[32m", "\033[35m", "\033[33m", "\033[34m", "\033[31m",
+                                  "\033[96m", "\033[92m", "\033[95m", "\033[93m", "\033[94m", "\033[91m"};
+  std::uint32_t h = 2166136261u;
+  for (unsigned char c : name) h = (h ^ c) * 16777619u;
+  return palette[h % (sizeof(palette) / sizeof(palette[0]))];
+}
+
+/// `text` wrapped in `code` when `on`.
+inline std::string paint(const std::string& text, const char* code, bool on) {
+  return on ? std::string(code) + text + color::reset : text;
+}
+
+}  // namespace tfjob::cli
