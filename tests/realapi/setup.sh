@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Builds (once per machine) the kube-apiserver of Debian 12's `kubernetes` source package
+# and prints the path of the cached binary on stdout.
+#
+#   tests/realapi/setup.sh            build if needed, print the binary's path
+#   tests/realapi/setup.sh --check    print the path only if already cached (exit 77 if not)
+#
+# Exit codes: 0 ready; 77 skipped (the reason is printed on stderr); 1 error.
+# When the tier is required (CI=true, or TFJOB_REALAPI=require) every skip becomes exit 1,
+# so a CI run cannot pass without really running the tier. TFJOB_REALAPI=skip skips.
+#
+# Cache: ${TFJOB_REALAPI_CACHE:-/var/cache/kubectl-tfjob}/kube-apiserver-<source version>/
+# holding bin/kube-apiserver, build.log and source-version. Nothing is written in the repo.
+set -euo pipefail
+
+CACHE_ROOT=${TFJOB_REALAPI_CACHE:-/var/cache/kubectl-tfjob}
+MODE=${1:-build}
+
+required() {
+  [ "${TFJOB_REALAPI:-}" = require ] && return 0
+  [ "${TFJOB_REALAPI:-}" = skip ] && return 1
+  [ "${CI:-}" = true ]
+}
+skip() {
+  echo "realapi setup: SKIPPED: $*" >&2
+  if required; then
+    echo "realapi setup: the real-apiserver tier is required here (CI=true or TFJOB_REALAPI=require); failing." >&2
+    exit 1
+  fi
+  exit 77
+}
+log() { echo "realapi setup: $*" >&2; }
+
+if [ "${TFJOB_REALAPI:-}" = skip ]; then
+  echo "realapi setup: SKIPPED: TFJOB_REALAPI=skip" >&2
+  exit 77
+fi
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo "$@"; else return 1; fi
+}
+
+# ---- 1. tools and packages (Debian only) --------------------------------------------------
+command -v apt-get >/dev/null || skip "no apt-get: this tier needs a Debian 12 machine"
+PKGS=(golang-go rsync jq etcd-server dpkg-dev make openssl golang-github-modern-go-reflect2-dev)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+# deb-src entries for bookworm (the base entries are kept; this only adds the sources).
+SRC_LIST=/etc/apt/sources.list.d/kubectl-tfjob-src.sources
+need_update=0
+if ! apt-cache showsrc kubernetes 2>/dev/null | grep -q '^Package: kubernetes'; then
+  if [ ! -f "$SRC_LIST" ]; then
+    log "adding deb-src entries for bookworm in $SRC_LIST"
+    as_root tee "$SRC_LIST" >/dev/null <<'SRC' || skip "cannot write $SRC_LIST (not root, no sudo)"
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb-src
+URIs: http://deb.debian.org/debian-security
+Suites: bookworm-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+  fi
+  need_update=1
+fi
+if [ "$MODE" != --check ] && { [ "$need_update" = 1 ] || [ "${#missing[@]}" -gt 0 ]; }; then
+  log "apt-get update"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q >&2 \
+    || skip "apt-get update failed (no network to the Debian mirrors?)"
+fi
+if [ "$MODE" != --check ] && [ "${#missing[@]}" -gt 0 ]; then
+  log "installing ${missing[*]}"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 \
+    || skip "apt-get install ${missing[*]} failed"
+fi
+
+# ---- 2. the source version is the cache key -------------------------------------------------
+SRC_VERSION=$(apt-cache showsrc kubernetes 2>/dev/null | awk '/^Version:/ {print $2}' | sort -V | tail -1)
+[ -n "$SRC_VERSION" ] || skip "apt-cache showsrc kubernetes found nothing (deb-src for bookworm missing?)"
+CACHE="$CACHE_ROOT/kube-apiserver-$SRC_VERSION"
+BIN="$CACHE/bin/kube-apiserver"
+if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
+[ "$MODE" = --check ] && { echo "realapi setup: not built yet: $BIN" >&2; exit 77; }
+
+as_root mkdir -p "$CACHE_ROOT" && as_root chown "$(id -u):$(id -g)" "$CACHE_ROOT" 2>/dev/null || true
+mkdir -p "$CACHE" 2>/dev/null || skip "cannot create the cache $CACHE (set TFJOB_REALAPI_CACHE)"
+
+# One build per machine: a second caller waits for the first.
+exec 9>"$CACHE/.lock"
+if ! flock -n 9; then
+  log "another build holds $CACHE/.lock; waiting"
+  flock 9
+fi
+if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
+
+# ---- 3. apt-get source, reflect2 swap, GOPATH-mode build of cmd/kube-apiserver only -----------
+WORK="$CACHE/work"
+rm -rf "$WORK"; mkdir -p "$WORK"
+BUILD_LOG="$CACHE/build.log"
+: >"$BUILD_LOG"
+start=$(date +%s)
+log "apt-get source kubernetes=$SRC_VERSION into $WORK (log: $BUILD_LOG)"
+(cd "$WORK" && apt-get source -q "kubernetes=$SRC_VERSION") >>"$BUILD_LOG" 2>&1 \
+  || { tail -20 "$BUILD_LOG" >&2; skip "apt-get source kubernetes=$SRC_VERSION failed"; }
+TREE=$(find "$WORK" -mindepth 1 -maxdepth 1 -type d -name 'kubernetes-*' | head -1)
+[ -n "$TREE" ] && [ -d "$TREE/vendor" ] && [ -f "$TREE/Makefile" ] \
+  || skip "the unpacked kubernetes source has no Makefile/vendor under $WORK"
+
+R2_SRC=/usr/share/gocode/src/github.com/modern-go/reflect2
+[ -f "$R2_SRC/reflect2.go" ] || skip "$R2_SRC missing (golang-github-modern-go-reflect2-dev)"
+log "replacing vendor/github.com/modern-go/reflect2 (v1.0.1 crashes under Go >= 1.18) with Debian's 1.0.2"
+rm -rf "$TREE/vendor/github.com/modern-go/reflect2"
+cp -rL "$R2_SRC" "$TREE/vendor/github.com/modern-go/reflect2"
+sed -i 's|^# github.com/modern-go/reflect2 v1.0.1$|# github.com/modern-go/reflect2 v1.0.2|' "$TREE/vendor/modules.txt" || true
+sed -i 's|github.com/modern-go/reflect2 v1.0.1$|github.com/modern-go/reflect2 v1.0.2|' "$TREE/go.mod" || true
+
+mkdir -p "$WORK/.go/src/k8s.io"
+ln -sfn "$TREE" "$WORK/.go/src/k8s.io/kubernetes"
+JOBS=${TFJOB_REALAPI_JOBS:-$(nproc)}
+log "building cmd/kube-apiserver (GOPATH mode, -p $JOBS, nice ${TFJOB_REALAPI_NICE:-0}); ~8 min on 2 idle cores"
+(
+  cd "$WORK/.go/src/k8s.io/kubernetes"
+  export GOPATH="$WORK/.go" GO111MODULE=off CGO_ENABLED=0 GOFLAGS="-p=$JOBS" \
+         KUBE_GIT_VERSION="v${SRC_VERSION#*really}" \
+         KUBE_BUILD_PLATFORMS=linux/$(go env GOARCH)
+  export KUBE_GIT_VERSION="${KUBE_GIT_VERSION%%-*}"
+  nice -n "${TFJOB_REALAPI_NICE:-0}" make WHAT=cmd/kube-apiserver
+) >>"$BUILD_LOG" 2>&1 || { tail -30 "$BUILD_LOG" >&2; skip "building kube-apiserver failed (see $BUILD_LOG)"; }
+
+OUT=$(find "$TREE/_output" -type f -name kube-apiserver -perm -u+x | head -1)
+[ -n "$OUT" ] || skip "the build produced no kube-apiserver binary (see $BUILD_LOG)"
+mkdir -p "$CACHE/bin"
+cp "$OUT" "$BIN.tmp" && mv "$BIN.tmp" "$BIN"
+echo "$SRC_VERSION" >"$CACHE/source-version"
+secs=$(( $(date +%s) - start ))
+echo "$secs" >"$CACHE/build-seconds"
+log "built $BIN in ${secs}s; removing the work tree"
+rm -rf "$WORK"
+"$BIN" --version >&2 || true
+echo "$BIN"
