@@ -30,8 +30,8 @@ set_tests_properties(realapi.down PROPERTIES
   FIXTURES_CLEANUP realapi TIMEOUT 120 LABELS realapi)
 
 foreach(case version crud apply-server-side invalid rbac exec logs-follow logs-errors)
-  add_test(NAME "realapi: kubectl ${case}"
+  add_test(NAME realapi.kubectl.${case}
            COMMAND ${TFJOB_BASH} ${TFJOB_REALAPI_SRC}/kubectl_test.sh ${case} ${TFJOB_REALAPI_DIR})
-  set_tests_properties("realapi: kubectl ${case}" PROPERTIES
+  set_tests_properties(realapi.kubectl.${case} PROPERTIES
     FIXTURES_REQUIRED realapi SKIP_RETURN_CODE 77 TIMEOUT 180 LABELS realapi)
 endforeach()
