@@ -14,6 +14,8 @@ import tempfile
 
 import yaml
 
+sys.dont_write_bytecode = True  # importing samples/mnist/mnist.py must not write into the source tree
+
 IMAGE = "ghcr.io/kubectl-tfjob/mnist:v0.1.0"
 COMMAND = ["python", "/opt/mnist/mnist.py"]
 ARGS = ["--data-dir=/train/data", "--model-dir=/train/checkpoints", "--log-dir=/train/logs",
