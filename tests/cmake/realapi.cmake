@@ -35,3 +35,18 @@ foreach(case version crud apply-server-side invalid rbac exec logs-follow logs-e
   set_tests_properties(realapi.kubectl.${case} PROPERTIES
     FIXTURES_REQUIRED realapi SKIP_RETURN_CODE 77 TIMEOUT 180 LABELS realapi)
 endforeach()
+
+# The SDK against the real server (tests/realapi/sdk_test.cpp, Catch2; kept out of the
+# tests/*_test.cpp glob so it only ever runs under the fixture). One ctest per tag.
+add_executable(realapi_sdk_test ${TFJOB_REALAPI_SRC}/sdk_test.cpp)
+target_link_libraries(realapi_sdk_test PRIVATE tfjob_catch_main)
+target_compile_options(realapi_sdk_test PRIVATE ${TFJOB_WARNINGS})
+target_compile_definitions(realapi_sdk_test PRIVATE
+  TFJOB_REALAPI_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data/realapi")
+foreach(tag tls discovery api watch logs)
+  add_test(NAME realapi.sdk.${tag}
+           COMMAND ${TFJOB_BASH} ${TFJOB_REALAPI_SRC}/cluster.sh with ${TFJOB_REALAPI_DIR} --
+                   $<TARGET_FILE:realapi_sdk_test> "[realapi][${tag}]")
+  set_tests_properties(realapi.sdk.${tag} PROPERTIES
+    FIXTURES_REQUIRED realapi SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS realapi)
+endforeach()

@@ -7,6 +7,8 @@
 #   cluster.sh down DIR           stop everything started by `up DIR`; fails if any survives
 #   cluster.sh env DIR            print DIR/env (KEY=VALUE lines, shell-sourceable)
 #   cluster.sh run DIR -- CMD..   up, run CMD with DIR/env exported, down (always)
+#   cluster.sh with DIR -- CMD..  run CMD with DIR/env exported against a cluster already up
+#                                 (exit 77 when the cluster's setup was skipped)
 #   cluster.sh log DIR NS POD CONTAINER TEXT..   append lines to a container's log
 #   cluster.sh exit DIR NS POD CONTAINER         mark the container exited (ends logs -f)
 #
@@ -391,6 +393,16 @@ case "$cmd" in
     trap 'bash "$0" down "$DIR"' EXIT INT TERM
     set -a; . "$DIR/env"; set +a
     "$@" ;;
+  with)
+    [ "${1:-}" = -- ] && shift
+    [ $# -gt 0 ] || usage
+    if [ ! -f "$DIR/env" ]; then
+      if [ -s "$DIR/skip-reason" ]; then echo "SKIPPED: no realapi cluster: $(cat "$DIR/skip-reason")" >&2; exit 77; fi
+      die "no realapi cluster is up in $DIR (run: $0 up $DIR)"
+    fi
+    [ -f "$DIR/stopped" ] && die "the realapi cluster is gone: $(cat "$DIR/stopped")"
+    set -a; . "$DIR/env"; set +a
+    exec "$@" ;;
   log)
     [ $# -ge 4 ] || usage
     ns=$1 pod=$2 c=$3; shift 3
