@@ -229,11 +229,8 @@ J
 cluster_up() {
   local bin rc=0
   rm -f "$DIR/env" "$DIR/skip-reason" "$DIR/stopped"
-  bin=$(bash "$HERE/setup.sh" 2> >(tee "$DIR/setup.log" >&2)) || rc=$?
-  if [ "$rc" != 0 ]; then
-    grep -h 'SKIPPED' "$DIR/setup.log" >"$DIR/skip-reason" 2>/dev/null || true
-    exit "$rc"
-  fi
+  bin=$(TFJOB_REALAPI_SKIP_FILE="$DIR/skip-reason" bash "$HERE/setup.sh") || rc=$?
+  [ "$rc" = 0 ] || exit "$rc"
   command -v etcd >/dev/null || die "etcd not found (apt-get install etcd-server)"
   command -v "$KUBECTL" >/dev/null || die "kubectl not found (set TFJOB_KUBECTL)"
   [ -f "$CRD" ] || die "the TFJob CRD is missing: $CRD"

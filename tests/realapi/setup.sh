@@ -6,6 +6,7 @@
 #   tests/realapi/setup.sh --check    print the path only if already cached (exit 77 if not)
 #
 # Exit codes: 0 ready; 77 skipped (the reason is printed on stderr); 1 error.
+# TFJOB_REALAPI_SKIP_FILE, when set, receives the reason of a skip.
 # When the tier is required (CI=true, or TFJOB_REALAPI=require) every skip becomes exit 1,
 # so a CI run cannot pass without really running the tier. TFJOB_REALAPI=skip skips.
 #
@@ -23,6 +24,7 @@ required() {
 }
 skip() {
   echo "realapi setup: SKIPPED: $*" >&2
+  [ -n "${TFJOB_REALAPI_SKIP_FILE:-}" ] && echo "$*" >"$TFJOB_REALAPI_SKIP_FILE"
   if required; then
     echo "realapi setup: the real-apiserver tier is required here (CI=true or TFJOB_REALAPI=require); failing." >&2
     exit 1
@@ -33,6 +35,7 @@ log() { echo "realapi setup: $*" >&2; }
 
 if [ "${TFJOB_REALAPI:-}" = skip ]; then
   echo "realapi setup: SKIPPED: TFJOB_REALAPI=skip" >&2
+  [ -n "${TFJOB_REALAPI_SKIP_FILE:-}" ] && echo "TFJOB_REALAPI=skip" >"$TFJOB_REALAPI_SKIP_FILE"
   exit 77
 fi
 
