@@ -10,6 +10,7 @@
 #include "../common/job_flags.hpp"
 #include "../common/output.hpp"
 #include "../common/samples.hpp"
+#include "../common/submit_cluster.hpp"
 
 #include <tfjob/api/types.hpp>
 #include <tfjob/error.hpp>
@@ -27,6 +28,8 @@ struct SubmitOptions {
   std::string dry_run = "none";  ///< none | client | server
   std::string output;            ///< -o json|yaml|name ("" = a one-line summary)
   bool list_samples = false;
+  SubmitClusterFlags cluster;  ///< the cluster path's flags (submit_cluster.hpp)
+  std::string sample_claim;    ///< `submit SAMPLE --pvc NAME`: the sample's claim renamed
 };
 
 /// The TFJobs as JSON objects, as they would be sent.
@@ -46,12 +49,12 @@ int print_jobs(const std::vector<TFJob>& jobs, OutputFormat fmt) {
   return exit_code::ok;
 }
 
-/// Sending to the cluster (server-side apply, --wait, --follow, --dry-run=server) is the
-/// cluster path's job; until it is built the command says so instead of pretending.
-int submit_to_cluster(const std::vector<TFJob>&, const SubmitOptions& o, Globals&) {
-  throw error(std::string("submitting to a cluster") +
-              (o.dry_run == "server" ? " (--dry-run=server)" : "") +
-              " is not available in this build; use --dry-run=client -o yaml to render the job");
+/// Sending to the cluster: preflight, PVCs, server-side apply, --wait/--follow,
+/// --dry-run=server (plugin/common/submit_cluster.hpp, logic in include/tfjob/workflow/).
+int submit_to_cluster(const std::vector<TFJob>& jobs, SubmitOptions& o, Globals& g) {
+  const bool sample = !o.job.sample.empty() || (!o.job.words.empty() && !o.job.command && find_sample(o.job.words.front()));
+  if (sample) o.cluster.create_pvcs = true;  // a sample's claim is created when absent
+  return submit_to_cluster_path(to_objects(jobs), o.cluster, o.dry_run == "server", o.output, g);
 }
 
 int list_samples() {
@@ -64,7 +67,10 @@ int list_samples() {
 int run_submit(SubmitOptions& o, Globals& g) {
   if (o.list_samples) return list_samples();
   const OutputFormat fmt = parse_output_format(o.output, {"json", "yaml", "name"});
-  const std::vector<TFJob> jobs = build_jobs(o.job, namespace_from_flags(g));
+  o.sample_claim = take_sample_claim(o.job.pvc);
+  std::vector<TFJob> jobs = build_jobs(o.job, namespace_from_flags(g));
+  if (!o.sample_claim.empty())
+    for (auto& j : jobs) rename_claims(j, o.sample_claim);
   if (o.dry_run == "client") return print_jobs(jobs, fmt);
   return submit_to_cluster(jobs, o, g);
 }
@@ -81,6 +87,7 @@ void setup_submit(CLI::App& app, Globals& g) {
       ->group("Output");
   sub->add_option("-o,--output", o->output, "Output format: yaml, json or name")->group("Output");
   sub->add_flag("--list-samples", o->list_samples, "List the built-in samples and exit")->group("Output");
+  add_submit_cluster_flags(*sub, o->cluster);
   sub->footer(R"(Examples:
   # Render the built-in MNIST job (1 Chief + 2 Workers, 1 GPU each) without a cluster
   kubectl tfjob submit mnist --dry-run=client -o yaml
@@ -96,8 +103,19 @@ void setup_submit(CLI::App& app, Globals& g) {
   # Check and render a manifest (YAML or JSON, several documents; - reads stdin)
   kubectl tfjob submit -f tfjob.yaml --dry-run=client -o json
 
-Exit codes: 0 ok; 1 invalid job or input (every problem is listed on stderr, nothing on
-stdout); 64 bad usage.)");
+  # Train MNIST on the cluster: creates the claim tfjob-mnist (10Gi) when absent, checks
+  # the operator, the namespace and the GPUs first, then follows the chief's log
+  kubectl tfjob submit mnist --workers 2 --gpus 1 --follow
+  kubectl tfjob submit mnist --pvc my-data --pvc-size 50Gi --storage-class standard --wait
+
+  # Submitting the same job again changes nothing; a different spec needs --replace
+  kubectl tfjob submit -f tfjob.yaml --replace
+  kubectl tfjob submit -f tfjob.yaml --dry-run=server -o yaml
+
+Exit codes: 0 ok (with --wait/--follow: the job Succeeded); 1 invalid job or input (every
+problem is listed on stderr, nothing on stdout), a failed preflight (no training operator,
+no namespace, 403, not enough GPUs: nothing is created), an existing job with another spec
+without --replace, or (with --wait/--follow) the job Failed; 2 --timeout passed; 64 bad usage.)");
   sub->callback([o, &g] { g.run = [o, &g] { return run_submit(*o, g); }; });
 }
 

@@ -1,0 +1,360 @@
+#pragma once
+/// \file The cluster side of the training workflow: find a job's pods and events, check a
+/// submission before anything is created (CRD served, namespace, permission, GPUs, TF2 +
+/// Master), and submit with server-side apply so that resubmitting the same spec changes
+/// nothing and a different spec is refused unless the caller asks to replace the job.
+///
+/// Everything here goes through `kube::Client` with JSON objects, so it works with any
+/// TFJob a server holds, including fields this SDK does not model.
+
+#include <tfjob/error.hpp>
+#include <tfjob/kube/client.hpp>
+#include <tfjob/kube/request.hpp>
+#include <tfjob/workflow/pods.hpp>
+#include <tfjob/workflow/preflight.hpp>
+#include <tfjob/workflow/status.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace tfjob::workflow {
+
+namespace resources {
+inline kube::ResourceInfo tfjobs() { return {"kubeflow.org", "v1", "tfjobs", "TFJob", true}; }
+inline kube::ResourceInfo pods() { return {"", "v1", "pods", "Pod", true}; }
+inline kube::ResourceInfo events() { return {"", "v1", "events", "Event", true}; }
+inline kube::ResourceInfo nodes() { return {"", "v1", "nodes", "Node", false}; }
+inline kube::ResourceInfo namespaces() { return {"", "v1", "namespaces", "Namespace", false}; }
+inline kube::ResourceInfo pvcs() { return {"", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true}; }
+}  // namespace resources
+
+/// Every item of a list, following `continue` tokens.
+inline std::vector<nlohmann::json> list_items(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns,
+                                              kube::ListParams p = {}) {
+  kube::RequestBuilder b(res, ns);
+  std::vector<nlohmann::json> out;
+  for (;;) {
+    nlohmann::json page = c.request_json(b.list(p));
+    for (auto& i : page.value("items", nlohmann::json::array())) {
+      if (!i.contains("kind")) i["kind"] = res.kind;
+      if (!i.contains("apiVersion")) i["apiVersion"] = res.api_version();
+      out.push_back(std::move(i));
+    }
+    std::string next = page.value("/metadata/continue"_json_pointer, std::string());
+    if (next.empty()) break;
+    p.continue_token = next;
+  }
+  return out;
+}
+
+/// The object, or std::nullopt when the server says NotFound.
+inline std::optional<nlohmann::json> get_opt(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns,
+                                             const std::string& name) {
+  try {
+    return c.request_json(kube::RequestBuilder(res, ns).get(name));
+  } catch (const api_error& e) {
+    if (e.is_not_found()) return std::nullopt;
+    throw;
+  }
+}
+
+/// A job's pods: by the current operator's labels, else by the older operators' labels.
+inline std::vector<nlohmann::json> job_pods(kube::Client& c, const std::string& ns, const std::string& job) {
+  for (const auto& sel : pod_selectors(job)) {
+    kube::ListParams p;
+    p.label_selector = sel;
+    auto pods = list_items(c, resources::pods(), ns, p);
+    if (!pods.empty()) return pods;
+  }
+  return {};
+}
+
+/// Events of a namespace (all of them: the caller picks what concerns it).
+inline std::vector<nlohmann::json> namespace_events(kube::Client& c, const std::string& ns) {
+  try {
+    return list_items(c, resources::events(), ns);
+  } catch (const api_error& e) {
+    if (e.is_forbidden()) return {};  // events are nice to have; a user may not read them
+    throw;
+  }
+}
+
+/// Whether the server serves kubeflow.org/v1 tfjobs (API discovery).
+inline bool tfjobs_served(kube::Client& c) {
+  kube::Request r;
+  r.path = "/apis/kubeflow.org/v1";
+  r.what = "discover kubeflow.org/v1";
+  try {
+    nlohmann::json list = c.request_json(r);
+    for (const auto& res : list.value("resources", nlohmann::json::array()))
+      if (res.value("name", "") == "tfjobs") return true;
+    return false;
+  } catch (const api_error& e) {
+    if (e.is_not_found()) return false;
+    throw;
+  }
+}
+
+/// The message for a 403 on TFJobs in `ns`, naming who and what to ask for.
+inline std::string forbidden_message(const std::string& verb, const std::string& ns, const std::string& server_message) {
+  return "you may not " + verb + " TFJobs in namespace \"" + ns + "\" (403 Forbidden: " + server_message +
+         ").\nAsk a cluster admin for a Role granting '" + verb +
+         "' on tfjobs.kubeflow.org there (for example the \"kubeflow-edit\" ClusterRole bound in that namespace), "
+         "or pick a namespace you may use with -n. Check with: kubectl auth can-i " + verb +
+         " tfjobs.kubeflow.org -n " + ns;
+}
+
+/// Whether the current user may `verb` TFJobs in `ns` (SelfSubjectAccessReview); std::nullopt
+/// when the server cannot say (no authorization API).
+inline std::optional<std::pair<bool, std::string>> can_i(kube::Client& c, const std::string& verb, const std::string& ns) {
+  nlohmann::json review = {
+      {"apiVersion", "authorization.k8s.io/v1"},
+      {"kind", "SelfSubjectAccessReview"},
+      {"spec", {{"resourceAttributes", {{"namespace", ns}, {"verb", verb}, {"group", "kubeflow.org"}, {"resource", "tfjobs"}}}}}};
+  kube::ResourceInfo ssar{"authorization.k8s.io", "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview", false};
+  try {
+    kube::PostParams pp;
+    pp.field_manager = "";
+    auto r = c.request_json(kube::RequestBuilder(ssar, "").create(review, pp));
+    return std::make_pair(r.value("/status/allowed"_json_pointer, false),
+                          r.value("/status/reason"_json_pointer, std::string()));
+  } catch (const api_error&) {
+    return std::nullopt;
+  }
+}
+
+/// What `preflight_submit` found.
+struct PreflightReport {
+  std::vector<Finding> findings;
+  std::optional<GpuPreflight> gpu;
+  bool ok() const {
+    for (const auto& f : findings) if (f.is_error()) return false;
+    return true;
+  }
+  /// Every error message, joined (for an exception).
+  std::string errors() const {
+    std::string s;
+    for (const auto& f : findings) if (f.is_error()) s += (s.empty() ? "" : "\n") + f.message;
+    return s;
+  }
+};
+
+/// Checks before submitting `job` (TFJob JSON) to `ns`. Stops at the first fatal finding
+/// that makes later checks meaningless (no CRD, no namespace, no permission).
+inline PreflightReport preflight_submit(kube::Client& c, const std::string& ns, const nlohmann::json& job,
+                                        bool check_gpus = true) {
+  PreflightReport r;
+  if (!tfjobs_served(c)) {
+    r.findings.push_back({Finding::Severity::error, crd_missing_message(c.config().server)});
+    return r;
+  }
+  try {
+    if (!get_opt(c, resources::namespaces(), "", ns)) {
+      r.findings.push_back({Finding::Severity::error, "namespace \"" + ns + "\" does not exist. Create it with: kubectl create namespace " +
+                                                          ns + "  (or choose another with -n)"});
+      return r;
+    }
+  } catch (const api_error& e) {
+    if (!e.is_forbidden()) throw;  // a namespaced user may not read namespaces: the access review decides
+  }
+  if (auto allowed = can_i(c, "create", ns); allowed && !allowed->first) {
+    r.findings.push_back({Finding::Severity::error,
+                          forbidden_message("create", ns, allowed->second.empty() ? "denied by the access review" : allowed->second)});
+    return r;
+  }
+  if (auto w = tf2_master_warning(job)) r.findings.push_back(*w);
+  if (check_gpus && !replica_gpus(job).empty()) {
+    bool wants_gpus = false;
+    for (const auto& g : replica_gpus(job)) wants_gpus |= g.gpus_per_pod > 0;
+    if (wants_gpus) {
+      try {
+        auto nodes = list_items(c, resources::nodes(), "");
+        std::optional<std::vector<nlohmann::json>> pods;
+        try {
+          kube::ListParams p;
+          p.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
+          pods = list_items(c, resources::pods(), "", p);
+        } catch (const api_error& e) {
+          if (!e.is_forbidden()) throw;
+        }
+        auto g = gpu_preflight(job, nodes, pods);
+        for (const auto& f : g.findings) r.findings.push_back(f);
+        r.gpu = std::move(g);
+      } catch (const api_error& e) {
+        if (!e.is_forbidden()) throw;
+        r.findings.push_back({Finding::Severity::warning,
+                              "cannot list nodes (403), so the GPU check was skipped: make sure nodes expose nvidia.com/gpu"});
+      }
+    }
+  }
+  return r;
+}
+
+/// What submitting did.
+enum class SubmitOutcome { created, unchanged, replaced };
+inline const char* to_string(SubmitOutcome o) {
+  switch (o) {
+    case SubmitOutcome::created: return "created";
+    case SubmitOutcome::unchanged: return "unchanged";
+    case SubmitOutcome::replaced: return "replaced";
+  }
+  return "";
+}
+
+struct SubmitOptions {
+  bool replace = false;         ///< delete an existing job with a different spec, then submit
+  bool dry_run = false;         ///< server-side dry run: validate and default, persist nothing
+  std::string field_manager = "kubectl-tfjob";
+  std::function<void(const std::string&)> progress;  ///< stderr lines ("deleting ...")
+  std::chrono::seconds delete_timeout{120};
+};
+
+struct SubmitResult {
+  SubmitOutcome outcome = SubmitOutcome::created;
+  nlohmann::json object;  ///< as the server returned (or would return, for a dry run)
+};
+
+/// Paths (JSON pointers) where two specs differ, for the "different spec" message.
+inline std::vector<std::string> spec_differences(const nlohmann::json& a, const nlohmann::json& b) {
+  std::vector<std::string> out;
+  for (const auto& op : nlohmann::json::diff(a, b)) {
+    std::string p = "spec" + op.value("path", "");
+    for (auto& ch : p) if (ch == '/') ch = '.';
+    out.push_back(p);
+    if (out.size() >= 5) break;
+  }
+  return out;
+}
+
+/// Wait until `name` no longer exists (after a delete); false on timeout.
+inline bool wait_gone(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns, const std::string& name,
+                      std::chrono::milliseconds timeout, const std::string& uid = {}) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    auto o = get_opt(c, res, ns, name);
+    if (!o) return true;
+    if (!uid.empty() && o->value("/metadata/uid"_json_pointer, std::string()) != uid) return true;  // recreated
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
+/// Submit `job` (TFJob JSON with metadata.name) to `ns` with server-side apply.
+/// - absent → created;
+/// - present with the same spec → unchanged (nothing is sent but a dry run);
+/// - present with another spec → `tfjob::error` naming the differences, unless
+///   `replace`, which deletes the old job (foreground: its pods go first), waits, and applies.
+inline SubmitResult submit_job(kube::Client& c, const std::string& ns, nlohmann::json job, const SubmitOptions& o = {}) {
+  const std::string name = job.value("/metadata/name"_json_pointer, std::string());
+  if (name.empty()) throw tfjob::error("cannot submit a TFJob without metadata.name");
+  job["metadata"]["namespace"] = ns;
+  kube::RequestBuilder b(resources::tfjobs(), ns);
+  kube::ApplyParams ap;
+  ap.field_manager = o.field_manager;
+  auto apply = [&](bool dry) {
+    ap.dry_run = dry;
+    try {
+      return c.request_json(b.apply(name, job, ap));
+    } catch (const api_error& e) {
+      if (e.is_forbidden()) throw tfjob::error(forbidden_message("create", ns, e.status().message));
+      throw;
+    }
+  };
+  auto existing = get_opt(c, resources::tfjobs(), ns, name);
+  SubmitResult r;
+  if (!existing) {
+    r.outcome = SubmitOutcome::created;
+    r.object = apply(o.dry_run);
+    return r;
+  }
+  // What the job would look like after this apply, against what it is.
+  std::optional<nlohmann::json> would;
+  std::string conflict;
+  try {
+    would = apply(true);
+  } catch (const api_error& e) {
+    if (!e.is_conflict()) throw;
+    conflict = e.status().message;  // fields owned by another manager (kubectl apply, an editor...)
+  }
+  const nlohmann::json old_spec = existing->value("spec", nlohmann::json::object());
+  if (would && would->value("spec", nlohmann::json::object()) == old_spec) {
+    r.outcome = SubmitOutcome::unchanged;
+    r.object = *existing;
+    return r;
+  }
+  if (!o.replace) {
+    std::string why;
+    if (would) {
+      auto d = spec_differences(old_spec, would->value("spec", nlohmann::json::object()));
+      for (size_t i = 0; i < d.size(); ++i) why += (i ? ", " : "") + d[i];
+      why = " (differs at " + why + ")";
+    } else {
+      why = " (" + conflict + ")";
+    }
+    throw tfjob::error("TFJob \"" + name + "\" already exists in namespace \"" + ns + "\" with a different spec" + why +
+                       ".\nA running TFJob's spec cannot be changed in place. Submit with --replace to delete it and "
+                       "its pods and submit this one, or pick another name with --name.");
+  }
+  if (o.dry_run) {
+    r.outcome = SubmitOutcome::replaced;
+    r.object = would ? *would : job;
+    return r;
+  }
+  const std::string uid = existing->value("/metadata/uid"_json_pointer, std::string());
+  if (o.progress) o.progress("deleting TFJob " + ns + "/" + name + " and its pods to replace it");
+  kube::DeleteParams dp;
+  dp.propagation_policy = "Foreground";
+  try {
+    c.request_json(b.remove(name, dp));
+  } catch (const api_error& e) {
+    if (!e.is_not_found()) throw;
+  }
+  if (!wait_gone(c, resources::tfjobs(), ns, name, o.delete_timeout, uid))
+    throw tfjob::error("timed out waiting for the old TFJob \"" + name + "\" to be deleted; try again later");
+  r.outcome = SubmitOutcome::replaced;
+  r.object = apply(false);
+  return r;
+}
+
+/// Make sure PVC `name` exists in `ns`: create it (ReadWriteOnce, `size`, `storage_class`
+/// or the cluster default when "") when absent, leave it alone when present. Returns the
+/// PVC and whether it was created.
+inline std::pair<nlohmann::json, bool> ensure_pvc(kube::Client& c, const std::string& ns, const std::string& name,
+                                                  const std::string& size, const std::string& storage_class,
+                                                  bool dry_run = false) {
+  if (auto pvc = get_opt(c, resources::pvcs(), ns, name)) return {*pvc, false};
+  nlohmann::json pvc = {{"apiVersion", "v1"},
+                        {"kind", "PersistentVolumeClaim"},
+                        {"metadata", {{"name", name}, {"namespace", ns}, {"labels", {{"app.kubernetes.io/created-by", "kubectl-tfjob"}}}}},
+                        {"spec", {{"accessModes", {"ReadWriteOnce"}}, {"resources", {{"requests", {{"storage", size}}}}}}}};
+  if (!storage_class.empty()) pvc["spec"]["storageClassName"] = storage_class;
+  kube::PostParams pp;
+  pp.dry_run = dry_run;
+  return {c.request_json(kube::RequestBuilder(resources::pvcs(), ns).create(pvc, pp)), true};
+}
+
+/// Why a PVC is not Bound, from its phase and events (e.g. "no persistent volumes available
+/// for this claim and no storage class is set"); "" when Bound or not yet explained.
+inline std::string pvc_pending_reason(const nlohmann::json& pvc, const std::vector<nlohmann::json>& events) {
+  if (pvc.value("/status/phase"_json_pointer, std::string("Pending")) == "Bound") return "";
+  std::string name = pvc.value("/metadata/name"_json_pointer, std::string());
+  std::string msg;
+  for (const auto& e : events) {
+    const auto io = e.value("involvedObject", nlohmann::json::object());
+    if (io.value("kind", "") != "PersistentVolumeClaim" || io.value("name", "") != name) continue;
+    // WaitForFirstConsumer: binding waits for the first pod, which is normal
+    msg = e.value("reason", "") == "WaitForFirstConsumer" ? "" : e.value("reason", "") + ": " + e.value("message", "");
+  }
+  if (!msg.empty()) return msg;
+  if (!pvc.contains("spec") || !pvc["spec"].contains("storageClassName"))
+    return "no storage class is set and the cluster has no default StorageClass to provision a volume";
+  return "";
+}
+
+}  // namespace tfjob::workflow

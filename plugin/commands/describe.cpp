@@ -1,0 +1,76 @@
+// kubectl tfjob describe JOB: spec summary, conditions in order, replica statuses, the pods
+// (type, index, phase, node, restarts, GPUs), recent events of the job and its pods, and the
+// TF_CONFIG each replica receives (computed with the operator's rules).
+#include "../common/command.hpp"
+#include "../common/kube.hpp"
+
+#include <tfjob/api/resource.hpp>
+#include <tfjob/api/tf_config.hpp>
+#include <tfjob/api/types.hpp>
+#include <tfjob/workflow/cluster.hpp>
+#include <tfjob/workflow/describe.hpp>
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tfjob::cli {
+namespace {
+
+struct DescribeOptions {
+  std::vector<std::string> names;
+};
+
+int run_describe(const DescribeOptions& o, const Globals& g) {
+  auto client = make_client(g);
+  const std::string ns = client.namespace_();
+  if (!workflow::tfjobs_served(client)) throw tfjob::error(workflow::crd_missing_message(client.config().server));
+  int rc = exit_code::ok;
+  bool first = true;
+  for (const auto& name : o.names) {
+    auto job = workflow::get_opt(client, workflow::resources::tfjobs(), ns, name);
+    if (!job) {
+      std::cerr << "Error from server (NotFound): tfjobs.kubeflow.org \"" << name << "\" not found in namespace \"" << ns
+                << "\"\n";
+      rc = exit_code::failure;
+      continue;
+    }
+    auto pods = workflow::job_pods(client, ns, name);
+    auto events = workflow::namespace_events(client, ns);
+    std::vector<std::pair<std::string, std::string>> tf_configs;
+    try {
+      tfjob::TFJob typed = job->get<tfjob::TFJob>();
+      for (const auto& r : tfjob::gen_all_tf_configs(typed))
+        tf_configs.emplace_back(r.type + "-" + std::to_string(r.index), r.tf_config.value_or(""));
+    } catch (const std::exception& e) {
+      tf_configs.emplace_back("<error>", std::string("cannot compute TF_CONFIG: ") + e.what());
+    }
+    if (!first) std::cout << "\n\n";
+    first = false;
+    std::cout << workflow::render(workflow::describe(*job, pods, events, tf_configs));
+  }
+  return rc;
+}
+
+void setup_describe(CLI::App& app, Globals& g) {
+  auto o = std::make_shared<DescribeOptions>();
+  auto* sub = app.add_subcommand("describe", "Show a TFJob in detail: spec, conditions, pods, events, TF_CONFIG");
+  sub->add_option("name", o->names, "TFJob names")->required();
+  sub->footer(R"(Examples:
+  kubectl tfjob describe mnist
+  kubectl tfjob describe mnist -n team-a
+
+Shows the spec summary and run policy, the conditions in the order the operator set them,
+replica statuses, every pod (type, index, phase, node, restarts, GPUs, exit code or
+waiting reason), the last 20 events of the job and its pods (scheduler messages such as
+"0/3 nodes are available: 3 Insufficient nvidia.com/gpu" included), and the TF_CONFIG
+the operator injects into each replica.
+
+Exit codes: 0 shown, 1 a job was not found or the request failed, 64 usage error.)");
+  sub->callback([o, &g] { g.run = [o, &g] { return run_describe(*o, g); }; });
+}
+
+}  // namespace
+TFJOB_REGISTER_COMMAND("describe", 120, setup_describe);
+}  // namespace tfjob::cli

@@ -1,0 +1,51 @@
+#pragma once
+/// \file Names from the cluster and the kubeconfig for shell completion. Completion must
+/// never fail loudly: any error (no kubeconfig, no server, 403) yields no candidates.
+
+#include "command.hpp"
+#include "kube.hpp"
+#include "samples.hpp"
+
+#include <tfjob/kube/config.hpp>
+#include <tfjob/workflow/cluster.hpp>
+
+#include <string>
+#include <vector>
+
+namespace tfjob::cli {
+
+/// Names of `resource` ("tfjobs" or "namespaces") in `ns` ("" = the context's namespace).
+inline std::vector<std::string> complete_names(const Globals& g, const std::string& resource, const std::string& ns) {
+  std::vector<std::string> out;
+  try {
+    Globals quick = g;
+    quick.conn.request_timeout = "5s";
+    if (!ns.empty()) quick.conn.namespace_ = ns;
+    auto client = make_client(quick);
+    auto res = resource == "namespaces" ? workflow::resources::namespaces() : workflow::resources::tfjobs();
+    for (const auto& o : workflow::list_items(client, res, resource == "namespaces" ? "" : client.namespace_()))
+      out.push_back(o.value("/metadata/name"_json_pointer, std::string()));
+  } catch (const std::exception&) {
+  }
+  return out;
+}
+
+/// Context names of the kubeconfig the flags select.
+inline std::vector<std::string> complete_contexts(const Globals& g) {
+  std::vector<std::string> out;
+  try {
+    auto kc = tfjob::kube::LoadingRules::from_environment(g.conn.kubeconfig).load();
+    for (const auto& [name, ctx] : kc.contexts) out.push_back(name);
+  } catch (const std::exception&) {
+  }
+  return out;
+}
+
+/// Built-in sample names (`submit <sample>`).
+inline std::vector<std::string> complete_samples() {
+  std::vector<std::string> out;
+  for (const auto& s : samples_sorted()) out.emplace_back(s.name);
+  return out;
+}
+
+}  // namespace tfjob::cli
