@@ -50,3 +50,17 @@ foreach(tag tls discovery api watch logs)
   set_tests_properties(realapi.sdk.${tag} PROPERTIES
     FIXTURES_REQUIRED realapi SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS realapi)
 endforeach()
+
+# For other areas' end-to-end tests against this cluster (modules sorted after this one may
+# call it; earlier ones can write the same add_test by hand — see docs/realapi.md):
+#   tfjob_add_realapi_test(NAME realapi.<area>.<case> COMMAND prog args...)
+function(tfjob_add_realapi_test)
+  cmake_parse_arguments(RA "" "NAME;TIMEOUT" "COMMAND" ${ARGN})
+  if(NOT RA_TIMEOUT)
+    set(RA_TIMEOUT 300)
+  endif()
+  add_test(NAME ${RA_NAME}
+           COMMAND ${TFJOB_BASH} ${TFJOB_REALAPI_SRC}/cluster.sh with ${TFJOB_REALAPI_DIR} -- ${RA_COMMAND})
+  set_tests_properties(${RA_NAME} PROPERTIES
+    FIXTURES_REQUIRED realapi SKIP_RETURN_CODE 77 TIMEOUT ${RA_TIMEOUT} LABELS realapi)
+endfunction()

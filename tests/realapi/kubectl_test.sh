@@ -111,7 +111,7 @@ apply-server-side)
   kl -n $ns delete tfjob realapi-dist --ignore-not-found --wait=true >/dev/null
   out=$(kl -n $ns apply --server-side --field-manager=realapi-test -f "$DATA/tfjob-valid.yaml") || fail "SSA: $out"
   contains "$out" "serverside-applied"
-  j=$(kl -n $ns get tfjob realapi-dist -o json --show-managed-fields)
+  j=$(kl get --raw "/apis/kubeflow.org/v1/namespaces/$ns/tfjobs/realapi-dist")  # with managedFields, any kubectl
   jq -e '.metadata.managedFields[]|select(.manager=="realapi-test" and .operation=="Apply")' <<<"$j" >/dev/null \
     || fail "no Apply managedFields entry for realapi-test"
   # another manager changing an owned field conflicts (409) unless forced

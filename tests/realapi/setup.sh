@@ -45,7 +45,9 @@ as_root() {
 
 # ---- 1. tools and packages (Debian only) --------------------------------------------------
 command -v apt-get >/dev/null || skip "no apt-get: this tier needs a Debian 12 machine"
-PKGS=(golang-go rsync jq etcd-server dpkg-dev make openssl golang-github-modern-go-reflect2-dev)
+PKGS=(golang-go rsync jq curl procps etcd-server dpkg-dev make openssl python3 golang-github-modern-go-reflect2-dev)
+# the real kubectl: any on PATH (or TFJOB_KUBECTL); else Debian's, from the same source (1.20.2)
+if [ -z "${TFJOB_KUBECTL:-}" ] && ! command -v kubectl >/dev/null; then PKGS+=(kubernetes-client); fi
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
