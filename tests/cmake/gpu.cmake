@@ -1,0 +1,16 @@
+# The CUDA probe, run for real: without a GPU it must exit 2 with its clear message (and a
+# valid JSON document saying "no-gpu"); with a GPU it must exit 0 or 1 with a valid report.
+# Whether a GPU is present is decided independently of the probe (nvidia-smi -L), so a
+# probe that wrongly reports "no GPU" on a GPU machine fails.
+if(TARGET tfjob-gpu-probe)
+  set(_gpu_check ${CMAKE_CURRENT_SOURCE_DIR}/cmake/gpu/probe_check.cmake)
+  foreach(mode json human expect-v100 stub-driver bad-expect)
+    add_test(NAME gpu_probe_${mode}
+             COMMAND ${CMAKE_COMMAND} -DPROBE=$<TARGET_FILE:tfjob-gpu-probe> -DMODE=${mode}
+                     -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/gpu-probe-${mode}
+                     -DCUDA_STUBS=${CUDAToolkit_LIBRARY_DIR}/stubs -P ${_gpu_check})
+    set_tests_properties(gpu_probe_${mode} PROPERTIES LABELS gpu TIMEOUT 300)
+  endforeach()
+else()
+  message(STATUS "tests: tfjob-gpu-probe not built (no nvcc); its ctests are skipped")
+endif()

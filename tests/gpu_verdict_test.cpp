@@ -1,0 +1,257 @@
+// The GPU verdict rules (include/tfjob/gpu/verdict.hpp) and the probe report schema
+// (probe_report.hpp), on probe outputs recorded in tests/data/gpu/.
+#include <catch2/catch.hpp>
+
+#include "support/paths.hpp"
+
+#include <tfjob/gpu/probe_report.hpp>
+#include <tfjob/gpu/verdict.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+using namespace tfjob::gpu;
+
+namespace {
+std::string slurp(const std::string& name) {
+  std::ifstream f(tfjob::test::source_dir() + "/tests/data/gpu/" + name);
+  REQUIRE(f.good());
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+ProbeReport load(const std::string& name) { return parse_probe_report(slurp(name)); }
+
+std::vector<std::string> checks_of(const std::vector<Finding>& fs) {
+  std::vector<std::string> out;
+  for (const auto& f : fs) out.push_back(f.check);
+  return out;
+}
+bool has(const std::vector<Finding>& fs, const std::string& check, int device = -2) {
+  return std::any_of(fs.begin(), fs.end(),
+                     [&](const Finding& f) { return f.check == check && (device == -2 || f.device == device); });
+}
+}  // namespace
+
+TEST_CASE("a healthy V100 node is ready, with and without --expect v100", "[gpu]") {
+  auto r = load("v100-healthy.json");
+  REQUIRE(r.devices.size() == 2);
+  CHECK(r.devices[0].name == "Tesla V100-SXM2-16GB");
+  CHECK(r.devices[0].compute_capability() == "7.0");
+  CHECK(r.driver.branch() == 570);
+  CHECK(r.peer_access == std::vector<std::vector<bool>>{{false, true}, {true, false}});
+
+  // The recorded verdict is what the rules give.
+  auto again = r;
+  evaluate(again);
+  CHECK(again.status == r.status);
+  CHECK(again.status == "ready");
+  CHECK(again.exit_code() == 0);
+  CHECK(again.failures.empty());
+  CHECK(again.warnings.empty());
+
+  evaluate(r, {"v100"});
+  CHECK(r.status == "ready");
+  CHECK(r.failures.empty());
+  CHECK(r.expect == "v100");
+  REQUIRE(r.devices[0].bandwidth.percent_of_peak);
+  CHECK(*r.devices[0].bandwidth.percent_of_peak == Approx(100 * 812.6 / 898.0));
+  REQUIRE(r.devices[0].gemm_fp16.percent_of_peak);
+  CHECK(*r.devices[0].gemm_fp16.percent_of_peak == Approx(100 * 97.4 / 125));
+}
+
+TEST_CASE("expect rules name the wrong model, compute capability and disabled ECC", "[gpu]") {
+  auto r = load("v100-healthy.json");
+  evaluate(r, {"h200"});
+  CHECK(r.status == "not-ready");
+  CHECK(r.exit_code() == 1);
+  CHECK(has(r.failures, "model", 0));
+  CHECK(has(r.failures, "compute-capability", 1));
+  CHECK_THAT(r.message, Catch::Contains("expected a h200 but found Tesla V100-SXM2-16GB"));
+
+  auto e = load("v100-healthy.json");
+  e.devices[1].ecc_enabled = false;
+  auto plain = e;
+  evaluate(plain);  // without --expect, ECC off is a warning only
+  CHECK(plain.status == "ready");
+  CHECK(has(plain.warnings, "ecc", 1));
+  evaluate(e, {"v100"});
+  CHECK(e.status == "not-ready");
+  CHECK(checks_of(e.failures) == std::vector<std::string>{"ecc"});
+  CHECK(e.failures[0].device == 1);
+  CHECK_THAT(e.failures[0].message, Catch::Contains("nvidia-smi -e 1"));
+}
+
+TEST_CASE("a V100 under a driver newer than R580 is not ready", "[gpu]") {
+  auto r = load("v100-driver-too-new.json");
+  CHECK(r.driver.branch() == 590);
+  auto again = r;
+  evaluate(again);
+  CHECK(again.status == "not-ready");
+  CHECK(again.failures.size() == r.failures.size());
+  CHECK(has(again.failures, "driver", 0));
+  CHECK_THAT(again.failures[0].message, Catch::Contains("R580") && Catch::Contains("Volta"));
+
+  evaluate(r, {"v100"});
+  CHECK(r.status == "not-ready");
+  CHECK(std::count_if(r.failures.begin(), r.failures.end(), [](const Finding& f) { return f.check == "driver"; }) == 1);
+
+  // The same V100 under R580 and under R525 passes; under R520 (< R525) it does not.
+  for (auto [ver, ok] : {std::pair<const char*, bool>{"580.82.07", true}, {"525.60.13", true}, {"520.61.05", false}}) {
+    auto v = load("v100-driver-too-new.json");
+    v.driver.version = ver;
+    evaluate(v, {"v100"});
+    INFO(ver);
+    CHECK(v.ready() == ok);
+  }
+  // Too old a driver is only an --expect rule for models with a known floor.
+  auto drv = load("v100-healthy.json");
+  drv.driver.version.clear();
+  evaluate(drv, {"v100"});
+  CHECK(has(drv.failures, "driver", -1));
+}
+
+TEST_CASE("a probe built with CUDA 13 cannot run on a V100", "[gpu]") {
+  auto r = load("v100-cuda13-image.json");
+  CHECK(std::find(r.probe.architectures.begin(), r.probe.architectures.end(), "sm_70") == r.probe.architectures.end());
+  evaluate(r);
+  CHECK(r.status == "not-ready");
+  CHECK(has(r.failures, "kernel", 0));
+  CHECK_THAT(r.failures[0].message, Catch::Contains("no kernel image") && Catch::Contains("CUDA 12 probe image"));
+  // The GEMMs fail too: their inputs are filled by the probe's own kernels first.
+  CHECK(checks_of(r.failures) == std::vector<std::string>{"kernel", "bandwidth", "gemm-fp16", "gemm-fp32"});
+}
+
+TEST_CASE("a slow T4 with ECC disabled fails bandwidth and tensor-core GEMM", "[gpu]") {
+  auto r = load("t4-slow-ecc-off.json");
+  auto recorded = checks_of(r.failures);
+  evaluate(r);
+  CHECK(checks_of(r.failures) == recorded);
+  CHECK(checks_of(r.failures) == std::vector<std::string>{"bandwidth", "gemm-fp16"});
+  CHECK_THAT(r.failures[0].message, Catch::Contains("44% of the 320 GB/s peak"));
+  CHECK(has(r.warnings, "ecc", 0));
+  CHECK(has(r.warnings, "driver", -1));  // CUDA 12.4 driver under a 12.8 runtime
+  CHECK(r.exit_code() == 1);
+
+  evaluate(r, {"t4"});
+  CHECK(has(r.failures, "ecc", 0));
+  CHECK_FALSE(has(r.failures, "model"));
+
+  // Fast enough figures turn it ready (ECC still only a warning without --expect).
+  auto fast = load("t4-slow-ecc-off.json");
+  fast.devices[0].bandwidth.gbps = 250;
+  fast.devices[0].gemm_fp16.tflops = 30;
+  fast.devices[0].bandwidth.percent_of_peak.reset();
+  fast.devices[0].gemm_fp16.percent_of_peak.reset();
+  evaluate(fast);
+  CHECK(fast.status == "ready");
+  // A wrong GEMM result fails even when fast.
+  fast.devices[0].gemm_fp32.verified = false;
+  fast.devices[0].gemm_fp32.max_rel_error = 0.5;
+  evaluate(fast);
+  CHECK(checks_of(fast.failures) == std::vector<std::string>{"gemm-fp32"});
+}
+
+TEST_CASE("a healthy H200 node is ready and passes expect h200", "[gpu]") {
+  auto r = load("h200-healthy.json");
+  REQUIRE(r.devices.size() == 2);
+  CHECK(r.devices[0].memory_total_bytes == 150754820096ull);
+  evaluate(r, {"h200"});
+  CHECK(r.status == "ready");
+  CHECK(r.message == "2 GPUs ready");
+  CHECK(*r.devices[1].gemm_fp16.percent_of_peak == Approx(100 * 724.4 / 989));
+  evaluate(r, {"v100"});
+  CHECK(has(r.failures, "model", 0));
+  CHECK(has(r.failures, "compute-capability", 0));
+}
+
+TEST_CASE("no driver is exit 2 with its message kept", "[gpu]") {
+  auto r = load("no-driver.json");
+  CHECK(r.status == "no-gpu");
+  CHECK_FALSE(r.driver.present);
+  evaluate(r, {"v100"});
+  CHECK(r.status == "no-gpu");
+  CHECK(r.exit_code() == 2);
+  CHECK_THAT(r.message, Catch::Contains("no NVIDIA driver"));
+
+  // A driver but no visible device: exit 2, and a hint when a V100 is expected under R590.
+  ProbeReport nodev;
+  nodev.driver.present = true;
+  nodev.driver.version = "590.44.01";
+  nodev.driver.cuda_driver_version = 13010;
+  nodev.driver.cuda_runtime_version = 12080;
+  nodev.driver.compatible = true;
+  evaluate(nodev, {"v100"});
+  CHECK(nodev.status == "no-gpu");
+  CHECK_THAT(nodev.message, Catch::Contains("R590 is newer than R580"));
+
+  // A driver too old for the runtime: not ready (exit 1), not "no GPU".
+  ProbeReport old;
+  old.driver.present = true;
+  old.driver.version = "470.256.02";
+  old.driver.cuda_driver_version = 11040;
+  old.driver.cuda_runtime_version = 12080;
+  old.driver.compatible = false;
+  evaluate(old);
+  CHECK(old.status == "not-ready");
+  CHECK(has(old.failures, "driver", -1));
+  CHECK_THAT(old.failures[0].message, Catch::Contains("supports CUDA 11.4 but the probe needs CUDA 12.8"));
+}
+
+TEST_CASE("probe reports round-trip and are found inside container logs", "[gpu]") {
+  auto r = load("h200-healthy.json");
+  nlohmann::json j = r;
+  auto back = j.get<ProbeReport>();
+  CHECK(nlohmann::json(back) == j);
+  CHECK(j["devices"][0]["computeCapability"] == "9.0");
+  CHECK(j["devices"][0]["checks"]["gemmFp16"]["TFLOPS"] == Approx(721.4));
+
+  auto logs = "I1130 probe starting\nsome noise\n" + slurp("v100-healthy.json") + "\n";
+  CHECK(parse_probe_report(logs).devices.size() == 2);
+
+  CHECK_THROWS_AS(parse_probe_report(""), tfjob::parse_error);
+  CHECK_THROWS_WITH(parse_probe_report("exec format error\n"), Catch::Contains("no probe JSON") && Catch::Contains("exec format error"));
+  CHECK_THROWS_WITH(parse_probe_report("{\"schema\": \"kubectl-tfjob/gpu-probe/v1\", \"devices\": [\n"),
+                    Catch::Contains("not valid JSON"));
+  CHECK_THROWS_WITH(parse_probe_report("{\"schema\": \"other/v9\"}"), Catch::Contains("unsupported schema"));
+  CHECK_THROWS_WITH(parse_probe_report("{\"status\": \"ready\"}"), Catch::Contains("unsupported schema"));
+  CHECK_THROWS_WITH(parse_probe_report("{\"schema\": \"kubectl-tfjob/gpu-probe/v1\", \"devices\": 3}"),
+                    Catch::Contains("wrong type"));
+}
+
+TEST_CASE("the known-GPU table recognises CUDA's device names", "[gpu]") {
+  struct Case { const char* name; const char* key; };
+  for (auto c : {Case{"Tesla V100-SXM2-16GB", "v100-sxm2"}, Case{"Tesla V100-SXM2-32GB", "v100-sxm2"},
+                 Case{"Tesla V100-PCIE-16GB", "v100-pcie"}, Case{"Tesla V100S-PCIE-32GB", "v100s-pcie"},
+                 Case{"Tesla T4", "t4"}, Case{"NVIDIA A100-SXM4-40GB", "a100-40gb"},
+                 Case{"NVIDIA A100-SXM4-80GB", "a100-sxm4-80gb"}, Case{"NVIDIA A100 80GB PCIe", "a100-pcie-80gb"},
+                 Case{"NVIDIA A10", "a10"}, Case{"NVIDIA L4", "l4"}, Case{"NVIDIA L40S", "l40s"},
+                 Case{"NVIDIA H100 80GB HBM3", "h100-sxm"}, Case{"NVIDIA H100 PCIe", "h100-pcie"},
+                 Case{"NVIDIA H100 NVL", "h100-nvl"}, Case{"NVIDIA H200", "h200-sxm"}, Case{"NVIDIA H200 NVL", "h200-nvl"}}) {
+    INFO(c.name);
+    auto* s = find_spec(c.name);
+    REQUIRE(s);
+    CHECK(std::string(s->key) == c.key);
+  }
+  CHECK(find_spec("NVIDIA GeForce RTX 4090") == nullptr);
+  CHECK(find_spec("NVIDIA A10G") == nullptr);  // not a token match for "a10"
+  CHECK(normalize_expect("V100") == "v100");
+  CHECK(normalize_expect("tesla-v100") == "v100");
+  CHECK_THROWS_WITH(normalize_expect("p100"), Catch::Contains("known models: v100, t4"));
+  CHECK(theoretical_bandwidth_gbps(877, 4096) == Approx(898.048));
+  CHECK(theoretical_bandwidth_gbps(0, 4096) == 0);
+
+  // An unknown GPU gets no percentages of peak but still its correctness rules.
+  auto r = load("v100-healthy.json");
+  for (auto& d : r.devices) {
+    d.name = "NVIDIA GeForce RTX 4090";
+    d.spec.clear();
+    d.gemm_fp16.peak_tflops = 0;
+    d.gemm_fp16.percent_of_peak.reset();
+  }
+  evaluate(r);
+  CHECK(r.status == "ready");
+  CHECK_FALSE(r.devices[0].gemm_fp16.percent_of_peak);
+  CHECK(r.devices[0].spec.empty());
+}
