@@ -450,6 +450,9 @@ struct Handler {
 
   json read_body() const {
     if (req.body.empty()) throw fake::err_bad_request("the request body is empty");
+    if (header(req, "Content-Type").find("protobuf") != std::string::npos)  // JSON only here
+      throw fake::err_unsupported_media("the body of the request was in an unknown format - accepted media types include: "
+                                        "application/json, application/yaml");
     try {
       return json::parse(req.body);
     } catch (const std::exception&) {
@@ -762,7 +765,11 @@ struct Handler {
       if (!cont.empty()) {
         json tok;
         try {
-          tok = json::parse(fake::base64_decode(cont));
+          std::string b64 = cont;  // base64.RawURLEncoding, as kube-apiserver's tokens
+          std::replace(b64.begin(), b64.end(), '-', '+');
+          std::replace(b64.begin(), b64.end(), '_', '/');
+          while (b64.size() % 4) b64 += '=';
+          tok = json::parse(fake::base64_decode(b64));
         } catch (...) {
           throw fake::err_bad_request("continue key is not valid: illegal base64 data");
         }
@@ -789,7 +796,11 @@ struct Handler {
     }
     json meta = {{"resourceVersion", std::to_string(list_rv)}};
     if (limit > 0 && static_cast<size_t>(limit) < items.size()) {
-      meta["continue"] = fake::base64_encode(json{{"v", "meta.k8s.io/v1"}, {"rv", list_rv}, {"start", items[limit - 1].first}}.dump());
+      std::string tok = fake::base64_encode(json{{"v", "meta.k8s.io/v1"}, {"rv", list_rv}, {"start", items[limit - 1].first}}.dump());
+      std::replace(tok.begin(), tok.end(), '+', '-');
+      std::replace(tok.begin(), tok.end(), '/', '_');
+      while (!tok.empty() && tok.back() == '=') tok.pop_back();
+      meta["continue"] = tok;
       meta["remainingItemCount"] = items.size() - static_cast<size_t>(limit);
       items.resize(static_cast<size_t>(limit));
     }
@@ -1437,7 +1448,6 @@ void Handler::pod_log(const Target& t) {
   auto stream = std::make_shared<Stream>();
   fake::FaultRule rule;
   if (s.faults_impl.take(fake::FaultRule::cut, req.method, req.path, rule)) stream->cut_at = rule.bytes;
-  if (limit_bytes && (!stream->cut_at || limit_bytes < stream->cut_at)) stream->cut_at = 0;
   struct LogState {
     size_t entry = 0;         // next log entry
     std::uint64_t gen_i = 0;  // within a generated entry

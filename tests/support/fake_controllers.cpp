@@ -1,9 +1,925 @@
-// Controllers of the fake API server (training operator, kubelet, deployment controller).
+// Controllers of the fake API server: a training-operator (v1.9 rules) for TFJobs, a
+// kubelet (scheduling, pod phases, container statuses, scripted logs, restarts), a
+// deployment controller (ReplicaSets, rollout status fields) and a small Job controller.
+// All run on one thread every FakeApiServerOptions::controller_interval, with the store
+// lock held; the kubelet's lock is taken inside it (never the other way round).
+#include <sstream>
+
 #include "support/fake_server_impl.hpp"
 
 namespace tfjob::test {
-void FakeApiServer::Impl::reconcile_tfjobs_locked() {}
-void FakeApiServer::Impl::reconcile_deployments_locked() {}
-void FakeApiServer::Impl::reconcile_pods_locked() {}
-void FakeApiServer::Impl::reconcile_jobs_locked() {}
+
+using fake::Clock;
+using fake::json;
+using fake::ResourceInfo;
+
+namespace {
+
+const ResourceInfo& R(const char* group, const char* plural) { return *fake::find_resource(group, "v1", plural); }
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), ::tolower);
+  return s;
+}
+
+std::string rand5() {
+  static const char chars[] = "bcdfghjklmnpqrstvwxz2456789";
+  std::string u = fake::new_uid(), out;
+  for (int i = 0; i < 5; ++i) out += chars[static_cast<unsigned char>(u[static_cast<size_t>(i) * 3]) % 27];
+  return out;
+}
+
+/// Modifies a stored object in place (spec and status alike); bumps rv only on change.
+bool mutate(FakeApiServer::Impl& s, const ResourceInfo& ri, const std::string& ns, const std::string& name,
+            const std::function<void(json&)>& fn) {
+  json* cur = s.find_locked(ri, ns, name);
+  if (!cur) return false;
+  json upd = *cur;
+  fn(upd);
+  if (upd == *cur) return false;
+  if (ri.has_generation) {
+    auto spec_of = [](json o) {
+      o.erase("metadata");
+      o.erase("status");
+      return o;
+    };
+    if (spec_of(upd) != spec_of(*cur)) upd["metadata"]["generation"] = (*cur)["metadata"].value("generation", 0) + 1;
+  }
+  upd["metadata"]["resourceVersion"] = std::to_string(++s.rv);
+  *cur = upd;
+  s.emit_locked("MODIFIED", ri, upd);
+  return true;
+}
+
+json owner_ref(const json& owner, bool controller = true) {
+  return {{"apiVersion", owner.value("apiVersion", "")}, {"kind", owner.value("kind", "")}, {"name", owner["metadata"]["name"]},
+          {"uid", owner["metadata"]["uid"]}, {"controller", controller}, {"blockOwnerDeletion", true}};
+}
+
+bool owned_by(const json& o, const json& owner) {
+  for (const auto& r : o["metadata"].value("ownerReferences", json::array()))
+    if (r.value("uid", "") == owner["metadata"].value("uid", "")) return true;
+  return false;
+}
+
+void event_locked(FakeApiServer::Impl& s, const json& about, const std::string& type, const std::string& reason,
+                  const std::string& message, const std::string& component) {
+  const std::string ns = about["metadata"].value("namespace", "default");
+  std::string now = fake::now_rfc3339();
+  json e = {{"apiVersion", "v1"}, {"kind", "Event"},
+            {"metadata", {{"name", about["metadata"].value("name", "") + "." + fake::new_uid().substr(0, 8)}, {"namespace", ns}}},
+            {"involvedObject", {{"apiVersion", about.value("apiVersion", "")}, {"kind", about.value("kind", "")}, {"name", about["metadata"]["name"]},
+                                {"namespace", ns}, {"uid", about["metadata"]["uid"]}, {"resourceVersion", about["metadata"].value("resourceVersion", "")}}},
+            {"reason", reason}, {"message", message}, {"type", type}, {"source", {{"component", component}}},
+            {"firstTimestamp", now}, {"lastTimestamp", now}, {"count", 1}, {"reportingComponent", component}, {"reportingInstance", ""}};
+  s.create_locked(R("", "events"), e);
+}
+
+std::string phase_of(const json& pod) { return pod.value("status", json::object()).value("phase", ""); }
+
+bool pod_ready(const json& pod) {
+  for (const auto& c : pod.value("status", json::object()).value("conditions", json::array()))
+    if (c.value("type", "") == "Ready") return c.value("status", "") == "True";
+  return false;
+}
+
+std::int64_t gpu_request(const json& pod) {
+  std::int64_t n = 0;
+  for (const auto& c : pod["spec"].value("containers", json::array())) {
+    const json& res = c.value("resources", json::object());
+    json v = res.value("limits", json::object()).value("nvidia.com/gpu", json());
+    if (v.is_null()) v = res.value("requests", json::object()).value("nvidia.com/gpu", json());
+    if (v.is_number_integer()) n += v.get<std::int64_t>();
+    else if (v.is_string()) n += std::atoll(v.get<std::string>().c_str());
+  }
+  return n;
+}
+
+std::int64_t node_gpus(const json& node) {
+  json v = node.value("status", json::object()).value("allocatable", json::object()).value("nvidia.com/gpu", json());
+  if (v.is_string()) return std::atoll(v.get<std::string>().c_str());
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  return 0;
+}
+
+std::uint32_t fnv32(const std::string& s) {
+  std::uint32_t h = 2166136261u;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 16777619u;
+  }
+  return h;
+}
+
+// The replica types, in the order the operator walks them.
+const char* const kTypes[] = {"Chief", "Master", "PS", "Worker", "Evaluator"};
+
+}  // namespace
+
+// ---- the kubelet ------------------------------------------------------------------------
+
+namespace {
+
+ContainerScript pick_script(Kubelet::Impl& k, const json& pod, const std::string& container, const FakeApiServerOptions& opts) {
+  const std::string name = pod["metadata"]["name"];
+  for (auto it = k.scripts.rbegin(); it != k.scripts.rend(); ++it)
+    if (fake::glob_match(it->glob, name) && (it->container.empty() || it->container == container)) return it->script;
+  const json& labels = pod["metadata"].value("labels", json::object());
+  if (labels.contains("training.kubeflow.org/job-name")) {
+    if (k.default_job) return *k.default_job;
+    ContainerScript s;
+    std::string rtype = labels.value("training.kubeflow.org/replica-type", "");
+    std::string idx = labels.value("training.kubeflow.org/replica-index", "0");
+    s.lines = {"fake-kubelet: starting " + container + " in " + name,
+               "fake-kubelet: replica " + rtype + " " + idx + " of TFJob " + labels.value("training.kubeflow.org/job-name", ""),
+               "fake-kubelet: training done"};
+    s.exit_code = 0;
+    s.run_for = opts.default_job_pod_runtime;
+    return s;
+  }
+  if (labels.contains("batch.kubernetes.io/job-name") || labels.contains("job-name")) {
+    ContainerScript s;  // a Job's pod: a line, then exit 0
+    s.lines = {"fake-kubelet: job pod " + name + " ran"};
+    s.exit_code = 0;
+    s.run_for = std::chrono::milliseconds(200);
+    return s;
+  }
+  ContainerScript s;  // anything else (deployments, bare pods) runs until told otherwise
+  s.exit_code = std::nullopt;
+  return s;
+}
+
+/// Advances one container: emits due lines, terminates when its script says so.
+void step_container(fake::ContainerState& c, Clock::time_point now) {
+  if (!c.running()) return;
+  auto& run = c.runs.back();
+  const bool crash_attempt = c.global_attempt < static_cast<int>(c.script.restart_exit_codes.size());
+  if (c.finish_code) {
+    run.terminated = true;
+    run.exit_code = *c.finish_code;
+    run.finished_at = now;
+    c.finish_code.reset();
+    return;
+  }
+  if (!c.lines_done) {
+    while (c.next_line < c.script.lines.size() && (c.script.line_interval.count() == 0 || now >= c.next_due)) {
+      run.log.push_back({now, c.script.lines[c.next_line], 0, 0});
+      ++c.next_line;
+      c.next_due = (c.script.line_interval.count() == 0 ? now : c.next_due) + c.script.line_interval;
+    }
+    if (c.next_line >= c.script.lines.size() && !c.generated_done) {
+      if (c.script.generated_lines > 0)
+        run.log.push_back({now, "", c.script.generated_lines, c.script.generated_line_bytes});
+      c.generated_done = true;
+    }
+    if (c.next_line >= c.script.lines.size() && c.generated_done) {
+      c.lines_done = true;
+      c.lines_done_at = now;
+    }
+  }
+  if (!c.lines_done) return;
+  std::optional<int> code = crash_attempt ? std::optional<int>(c.script.restart_exit_codes[static_cast<size_t>(c.global_attempt)]) : c.script.exit_code;
+  if (!code) return;
+  if (now < c.lines_done_at + c.script.run_for) return;
+  run.terminated = true;
+  run.exit_code = *code;
+  run.finished_at = now;
+}
+
+void start_run(fake::ContainerState& c, Clock::time_point now) {
+  fake::ContainerRun r;
+  r.started_at = now;
+  c.runs.push_back(std::move(r));
+  c.next_line = 0;
+  c.generated_done = false;
+  c.lines_done = false;
+  c.next_due = now;
+  c.restart_pending = false;
+}
+
+}  // namespace
+
+void FakeApiServer::Impl::reconcile_pods_locked() {
+  const ResourceInfo& pods = R("", "pods");
+  const ResourceInfo& nodes_ri = R("", "nodes");
+  auto& k = kubelet_impl;
+  std::lock_guard<std::mutex> klk(k.mu);
+  const auto now = Clock::now();
+  bool notify = false;
+  std::set<std::string> live_uids;
+  std::vector<json> all = list_locked(pods, "");
+  std::vector<json> nodes = list_locked(nodes_ri, "");
+  for (const json& pod0 : all) {
+    const std::string ns = pod0["metadata"].value("namespace", "");
+    const std::string name = pod0["metadata"]["name"];
+    const std::string uid = pod0["metadata"].value("uid", "");
+    live_uids.insert(uid);
+    json pod = pod0;
+    // 1. scheduling
+    if (pod["spec"].value("nodeName", "").empty()) {
+      std::int64_t want = gpu_request(pod);
+      const json& sel = pod["spec"].value("nodeSelector", json::object());
+      std::string chosen;
+      int gpu_short = 0, sel_miss = 0;
+      std::vector<const json*> fits;
+      for (const auto& n : nodes) {
+        const json& labels = n["metadata"].value("labels", json::object());
+        bool ok = true;
+        for (auto it = sel.begin(); it != sel.end(); ++it)
+          if (!labels.contains(it.key()) || labels[it.key()] != it.value()) ok = false;
+        if (!ok) {
+          ++sel_miss;
+          continue;
+        }
+        if (want > 0) {
+          std::int64_t used = 0;
+          for (const auto& p : all)
+            if (p["spec"].value("nodeName", "") == n["metadata"]["name"] && phase_of(p) != "Succeeded" && phase_of(p) != "Failed")
+              used += gpu_request(p);
+          if (node_gpus(n) - used < want) {
+            ++gpu_short;
+            continue;
+          }
+        }
+        fits.push_back(&n);
+      }
+      if (!fits.empty()) {
+        // spread: the node with the fewest pods
+        size_t best = 0, best_count = SIZE_MAX;
+        for (size_t i = 0; i < fits.size(); ++i) {
+          size_t cnt = 0;
+          for (const auto& p : all)
+            if (p["spec"].value("nodeName", "") == (*fits[i])["metadata"]["name"]) ++cnt;
+          if (cnt < best_count) {
+            best = i;
+            best_count = cnt;
+          }
+        }
+        chosen = (*fits[best])["metadata"]["name"];
+      }
+      if (chosen.empty()) {
+        std::string msg = "0/" + std::to_string(nodes.size()) + " nodes are available:";
+        if (gpu_short) msg += " " + std::to_string(gpu_short) + " Insufficient nvidia.com/gpu.";
+        if (sel_miss) msg += " " + std::to_string(sel_miss) + " node(s) didn't match Pod's node affinity/selector.";
+        msg += " preemption: 0/" + std::to_string(nodes.size()) + " nodes are available: " + std::to_string(nodes.size()) +
+               " Preemption is not helpful for scheduling.";
+        bool changed = mutate(*this, pods, ns, name, [&](json& p) {
+          p["status"]["phase"] = "Pending";
+          p["status"]["conditions"] = json::array({{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}, {"message", msg},
+                                                    {"lastProbeTime", nullptr},
+                                                    {"lastTransitionTime", p["status"].value("conditions", json::array()).empty()
+                                                                               ? fake::now_rfc3339()
+                                                                               : p["status"]["conditions"][0].value("lastTransitionTime", fake::now_rfc3339())}}});
+        });
+        if (changed) event_locked(*this, *find_locked(pods, ns, name), "Warning", "FailedScheduling", msg, "default-scheduler");
+        continue;
+      }
+      std::string host_ip;
+      for (const auto& n : nodes)
+        if (n["metadata"]["name"] == chosen)
+          for (const auto& a : n["status"].value("addresses", json::array()))
+            if (a.value("type", "") == "InternalIP") host_ip = a.value("address", "");
+      mutate(*this, pods, ns, name, [&](json& p) {
+        p["spec"]["nodeName"] = chosen;
+        p["status"]["phase"] = "Pending";
+        p["status"]["hostIP"] = host_ip;
+        p["status"]["hostIPs"] = json::array({{{"ip", host_ip}}});
+        p["status"]["startTime"] = fake::now_rfc3339();
+        p["status"]["conditions"] = json::array({{{"type", "PodScheduled"}, {"status", "True"}, {"lastProbeTime", nullptr}, {"lastTransitionTime", fake::now_rfc3339()}}});
+        json css = json::array();
+        for (const auto& c : p["spec"].value("containers", json::array()))
+          css.push_back({{"name", c.value("name", "")}, {"image", c.value("image", "")}, {"imageID", ""}, {"ready", false}, {"restartCount", 0},
+                         {"started", false}, {"state", {{"waiting", {{"reason", "ContainerCreating"}}}}}, {"lastState", json::object()}});
+        p["status"]["containerStatuses"] = css;
+      });
+      event_locked(*this, *find_locked(pods, ns, name), "Normal", "Scheduled",
+                   "Successfully assigned " + ns + "/" + name + " to " + chosen, "default-scheduler");
+      continue;
+    }
+    // 2. containers
+    const std::string phase = phase_of(pod);
+    if (phase == "Succeeded" || phase == "Failed") continue;
+    Clock::time_point created;
+    fake::parse_rfc3339(pod["metadata"].value("creationTimestamp", ""), created);
+    const json containers = pod["spec"].value("containers", json::array());
+    bool first_start = false;
+    if (!k.containers.count(uid + "/" + containers[0].value("name", ""))) {
+      if (now < created + opts.pod_start_delay) continue;
+      first_start = true;
+      for (const auto& c : containers) {
+        fake::ContainerState st;
+        st.ns = ns;
+        st.pod = name;
+        st.container = c.value("name", "");
+        st.image = c.value("image", "");
+        st.script = pick_script(k, pod, st.container, opts);
+        st.global_attempt = k.attempts_by_name[ns + "/" + name + "/" + st.container];
+        start_run(st, now);
+        k.containers[uid + "/" + st.container] = std::move(st);
+      }
+      notify = true;
+    }
+    const std::string rp = pod["spec"].value("restartPolicy", "Always");
+    bool any_running = false, all_done = true, all_ok = true, all_ready = true;
+    json css = json::array();
+    for (const auto& c : containers) {
+      auto& st = k.containers[uid + "/" + c.value("name", "")];
+      size_t before = st.runs.empty() ? 0 : st.runs.back().log.size();
+      bool was_running = st.running();
+      if (st.restart_pending && now >= st.restart_at) start_run(st, now);
+      step_container(st, now);
+      if (!st.runs.empty() && st.runs.back().log.size() != before) notify = true;
+      if (was_running && !st.running()) {
+        notify = true;
+        k.attempts_by_name[ns + "/" + name + "/" + st.container] = ++st.global_attempt;
+        int code = st.runs.back().exit_code;
+        if (rp == "Always" || (rp == "OnFailure" && code != 0)) {
+          st.restart_pending = true;
+          st.restart_at = now + std::chrono::milliseconds(100);
+        }
+      }
+      json cs = {{"name", st.container}, {"image", st.image}, {"imageID", "docker.io/library/fake@sha256:0"},
+                 {"containerID", "containerd://" + uid.substr(0, 8) + std::to_string(st.runs.size())},
+                 {"restartCount", static_cast<int>(st.runs.size()) - 1 - (st.restart_pending ? 0 : 0)}};
+      const auto& run = st.runs.back();
+      if (st.runs.size() >= 2 || (st.restart_pending && !st.runs.empty())) {
+        const auto& prev = st.restart_pending ? run : st.runs[st.runs.size() - 2];
+        cs["lastState"] = {{"terminated", {{"exitCode", prev.exit_code}, {"reason", prev.exit_code == 0 ? "Completed" : "Error"},
+                                           {"startedAt", fake::rfc3339(prev.started_at)}, {"finishedAt", fake::rfc3339(prev.finished_at)}}}};
+      } else {
+        cs["lastState"] = json::object();
+      }
+      if (st.restart_pending) {
+        cs["restartCount"] = static_cast<int>(st.runs.size()) - 1;
+        cs["state"] = {{"waiting", {{"reason", "CrashLoopBackOff"},
+                                    {"message", "back-off 10s restarting failed container=" + st.container + " pod=" + name + "_" + ns + "(" + uid + ")"}}}};
+        cs["ready"] = false;
+        cs["started"] = false;
+        all_done = false;
+        all_ready = false;
+      } else if (run.terminated) {
+        cs["state"] = {{"terminated", {{"exitCode", run.exit_code}, {"reason", run.exit_code == 0 ? "Completed" : "Error"},
+                                       {"startedAt", fake::rfc3339(run.started_at)}, {"finishedAt", fake::rfc3339(run.finished_at)},
+                                       {"containerID", cs["containerID"]}}}};
+        cs["ready"] = false;
+        cs["started"] = false;
+        if (run.exit_code != 0) all_ok = false;
+        all_ready = false;
+      } else {
+        cs["state"] = {{"running", {{"startedAt", fake::rfc3339(run.started_at)}}}};
+        cs["ready"] = true;
+        cs["started"] = true;
+        any_running = true;
+        all_done = false;
+      }
+      css.push_back(cs);
+    }
+    std::string new_phase = all_done ? (all_ok ? "Succeeded" : "Failed") : "Running";
+    mutate(*this, pods, ns, name, [&](json& p) {
+      auto& st = p["status"];
+      std::string ts = fake::now_rfc3339();
+      auto cond = [&](const char* type, bool ok, const char* reason) {
+        json c = {{"type", type}, {"status", ok ? "True" : "False"}, {"lastProbeTime", nullptr}};
+        for (const auto& old : st.value("conditions", json::array()))
+          if (old.value("type", "") == type) {
+            c["lastTransitionTime"] = old.value("status", "") == c["status"] ? old.value("lastTransitionTime", ts) : ts;
+          }
+        if (!c.contains("lastTransitionTime")) c["lastTransitionTime"] = ts;
+        if (!ok && reason) c["reason"] = reason;
+        return c;
+      };
+      bool ready = any_running && all_ready;
+      st["conditions"] = json::array({cond("PodReadyToStartContainers", !all_done, nullptr), cond("Initialized", true, nullptr),
+                                      cond("Ready", ready, all_done ? "PodCompleted" : "ContainersNotReady"),
+                                      cond("ContainersReady", ready, all_done ? "PodCompleted" : "ContainersNotReady"),
+                                      cond("PodScheduled", true, nullptr)});
+      st["phase"] = new_phase;
+      st["containerStatuses"] = css;
+      if (!st.contains("podIP")) {
+        std::string ip = pod_ip_locked();
+        st["podIP"] = ip;
+        st["podIPs"] = json::array({{{"ip", ip}}});
+      }
+    });
+    if (first_start)
+      for (const auto& c : containers)
+        event_locked(*this, *find_locked(pods, ns, name), "Normal", "Started", "Started container " + c.value("name", ""), "kubelet");
+  }
+  // pods that went away: their containers stop, their followers end
+  for (auto it = k.containers.begin(); it != k.containers.end();) {
+    std::string uid = it->first.substr(0, it->first.find('/'));
+    if (!live_uids.count(uid)) {
+      it = k.containers.erase(it);
+      notify = true;
+    } else {
+      ++it;
+    }
+  }
+  if (notify) k.cv.notify_all();
+}
+
+// ---- the training operator ------------------------------------------------------------
+
+namespace {
+
+struct ReplicaInfo {
+  std::string type;  // "Worker"
+  int replicas = 1;
+  std::string restart_policy = "Never";
+  json tmpl;
+  int port = 2222;
+};
+
+int tf_port(const json& tmpl) {
+  for (const auto& c : tmpl["spec"].value("containers", json::array()))
+    if (c.value("name", "") == "tensorflow")
+      for (const auto& p : c.value("ports", json::array()))
+        if (p.value("name", "") == "tfjob-port") return p.value("containerPort", 2222);
+  return 2222;
+}
+
+/// TF_CONFIG as training-operator v1.9 `genTFConfigJSONStr` writes it (json.Marshal order:
+/// cluster, task{type,index}, environment; cluster keys sorted).
+std::string tf_config(const std::string& job, const std::string& ns, const std::vector<ReplicaInfo>& reps,
+                      const std::string& rtype, int index) {
+  std::map<std::string, std::vector<std::string>> cluster;
+  for (const auto& r : reps)
+    for (int i = 0; i < r.replicas; ++i)
+      cluster[lower(r.type)].push_back(job + "-" + lower(r.type) + "-" + std::to_string(i) + "." + ns + ".svc:" + std::to_string(r.port));
+  std::string out = "{\"cluster\":{";
+  bool first = true;
+  for (const auto& [k, hosts] : cluster) {
+    if (!first) out += ",";
+    first = false;
+    out += "\"" + k + "\":[";
+    for (size_t i = 0; i < hosts.size(); ++i) out += (i ? ",\"" : "\"") + hosts[i] + "\"";
+    out += "]";
+  }
+  out += "},\"task\":{\"type\":\"" + lower(rtype) + "\",\"index\":" + std::to_string(index) + "},\"environment\":\"cloud\"}";
+  return out;
+}
+
+void set_condition(json& status, const std::string& type, const std::string& reason, const std::string& message) {
+  json conds = status.value("conditions", json::array());
+  for (const auto& c : conds)
+    if (c.value("type", "") == type && c.value("status", "") == "True" && c.value("reason", "") == reason) return;
+  std::string now = fake::now_rfc3339();
+  json out = json::array();
+  for (auto c : conds) {
+    const std::string t = c.value("type", "");
+    if (type == "Restarting" && t == "Running") continue;
+    if (type == "Running" && t == "Restarting") continue;
+    if (t == type) continue;
+    if ((type == "Failed" || type == "Succeeded") && t == "Running" && c.value("status", "") != "False") {
+      c["status"] = "False";
+      c["lastTransitionTime"] = now;
+      c["lastUpdateTime"] = now;
+    }
+    out.push_back(c);
+  }
+  out.push_back({{"type", type}, {"status", "True"}, {"reason", reason}, {"message", message}, {"lastUpdateTime", now}, {"lastTransitionTime", now}});
+  status["conditions"] = out;
+}
+
+bool has_true(const json& status, const std::string& type) {
+  for (const auto& c : status.value("conditions", json::array()))
+    if (c.value("type", "") == type && c.value("status", "") == "True") return true;
+  return false;
+}
+
+int exit_code_of(const json& pod) {
+  for (const auto& cs : pod.value("status", json::object()).value("containerStatuses", json::array()))
+    if (cs.value("name", "") == "tensorflow" && cs["state"].contains("terminated")) return cs["state"]["terminated"].value("exitCode", 0);
+  for (const auto& cs : pod.value("status", json::object()).value("containerStatuses", json::array()))
+    if (cs["state"].contains("terminated") && cs["state"]["terminated"].value("exitCode", 0) != 0) return cs["state"]["terminated"].value("exitCode", 0);
+  return 0;
+}
+
+}  // namespace
+
+void FakeApiServer::Impl::reconcile_tfjobs_locked() {
+  const ResourceInfo& tfjobs = R("kubeflow.org", "tfjobs");
+  const ResourceInfo& pods = R("", "pods");
+  const ResourceInfo& services = R("", "services");
+  for (const json& job : list_locked(tfjobs, "")) {
+    const std::string ns = job["metadata"].value("namespace", "");
+    const std::string name = job["metadata"]["name"];
+    const json& spec = job.value("spec", json::object());
+    const json& run_policy = spec.value("runPolicy", json::object());
+    json status = job.value("status", json::object());
+    const json status_before = status;
+    std::string now = fake::now_rfc3339();
+    if (status.value("conditions", json::array()).empty())
+      set_condition(status, "Created", "TFJobCreated", "TFJob " + name + " is created.");
+    if (!status.contains("startTime")) status["startTime"] = now;
+    if (!status.contains("replicaStatuses")) status["replicaStatuses"] = json::object();
+    std::vector<ReplicaInfo> reps;
+    const json& specs = spec.value("tfReplicaSpecs", json::object());
+    for (const char* t : kTypes) {
+      if (!specs.contains(t)) continue;
+      ReplicaInfo r;
+      r.type = t;
+      r.replicas = specs[t].value("replicas", 1);
+      r.restart_policy = specs[t].value("restartPolicy", "Never");
+      r.tmpl = specs[t].value("template", json::object());
+      r.port = tf_port(r.tmpl);
+      reps.push_back(r);
+    }
+    const bool has_chief = specs.contains("Chief") || specs.contains("Master");
+    int total = 0;
+    for (const auto& r : reps) total += r.replicas;
+    const bool finished = has_true(status, "Succeeded") || has_true(status, "Failed");
+    const bool suspended = run_policy.value("suspend", false);
+    std::vector<json> job_pods;
+    for (const auto& p : list_locked(pods, ns))
+      if (owned_by(p, job)) job_pods.push_back(p);
+    if (finished) {
+      std::string clean = run_policy.value("cleanPodPolicy", "None");
+      for (const auto& p : job_pods) {
+        std::string ph = phase_of(p);
+        if (clean == "All" || (clean == "Running" && (ph == "Running" || ph == "Pending")))
+          remove_locked(pods, ns, p["metadata"]["name"], "Background");
+      }
+    } else if (suspended) {
+      for (const auto& p : job_pods) remove_locked(pods, ns, p["metadata"]["name"], "Background");
+      if (!has_true(status, "Suspended")) set_condition(status, "Suspended", "TFJobSuspended", "TFJob " + name + " is suspended.");
+    } else {
+      for (const auto& r : reps) {
+        const std::string lt = lower(r.type);
+        json rs = {{"labelSelector", {{"matchLabels", {{"training.kubeflow.org/job-name", name}, {"training.kubeflow.org/operator-name", "tfjob-controller"},
+                                                        {"training.kubeflow.org/replica-type", lt}}}}},
+                   {"selector", "training.kubeflow.org/job-name=" + name + ",training.kubeflow.org/operator-name=tfjob-controller,training.kubeflow.org/replica-type=" + lt}};
+        int active = 0, succeeded = 0, failed = 0, restarting = 0;
+        bool worker0_done = false;
+        for (int i = 0; i < r.replicas; ++i) {
+          const std::string pname = name + "-" + lt + "-" + std::to_string(i);
+          json* existing = find_locked(pods, ns, pname);
+          if (existing && !owned_by(*existing, job)) continue;
+          if (!existing) {
+            json labels = r.tmpl.value("metadata", json::object()).value("labels", json::object());
+            labels["training.kubeflow.org/job-name"] = name;
+            labels["training.kubeflow.org/operator-name"] = "tfjob-controller";
+            labels["training.kubeflow.org/replica-type"] = lt;
+            labels["training.kubeflow.org/replica-index"] = std::to_string(i);
+            bool master = has_chief ? (r.type == "Chief" || r.type == "Master") : (r.type == "Worker" && i == 0);
+            if (master) labels["training.kubeflow.org/job-role"] = "master";
+            json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}};
+            pod["metadata"] = r.tmpl.value("metadata", json::object());
+            pod["metadata"]["name"] = pname;
+            pod["metadata"]["namespace"] = ns;
+            pod["metadata"]["labels"] = labels;
+            pod["metadata"]["ownerReferences"] = json::array({owner_ref(job)});
+            pod["spec"] = r.tmpl.value("spec", json::object());
+            pod["spec"]["restartPolicy"] = r.restart_policy == "ExitCode" ? "Never" : r.restart_policy;
+            if (!pod["spec"].contains("schedulerName")) pod["spec"]["schedulerName"] = "default-scheduler";
+            if (!pod["spec"].contains("containers")) pod["spec"]["containers"] = json::array();
+            for (auto& c : pod["spec"]["containers"]) {
+              if (c.value("name", "") != "tensorflow") continue;
+              bool has_port = false;
+              for (const auto& p : c.value("ports", json::array()))
+                if (p.value("name", "") == "tfjob-port") has_port = true;
+              if (!has_port) c["ports"].push_back({{"name", "tfjob-port"}, {"containerPort", r.port}, {"protocol", "TCP"}});
+              if (total != 1) c["env"].push_back({{"name", "TF_CONFIG"}, {"value", tf_config(name, ns, reps, r.type, i)}});
+            }
+            json created = create_locked(pods, pod);
+            event_locked(*this, job, "Normal", "SuccessfulCreatePod", "Created pod: " + pname, "tfjob-controller");
+            if (!find_locked(services, ns, pname)) {
+              json svc = {{"apiVersion", "v1"}, {"kind", "Service"},
+                          {"metadata", {{"name", pname}, {"namespace", ns}, {"labels", labels}, {"ownerReferences", json::array({owner_ref(job)})}}},
+                          {"spec", {{"clusterIP", "None"}, {"clusterIPs", {"None"}}, {"type", "ClusterIP"}, {"sessionAffinity", "None"},
+                                    {"selector", {{"training.kubeflow.org/job-name", name}, {"training.kubeflow.org/operator-name", "tfjob-controller"},
+                                                  {"training.kubeflow.org/replica-type", lt}, {"training.kubeflow.org/replica-index", std::to_string(i)}}},
+                                    {"ports", {{{"name", "tfjob-port"}, {"port", r.port}, {"protocol", "TCP"}, {"targetPort", r.port}}}}}}};
+              create_locked(services, svc);
+              event_locked(*this, job, "Normal", "SuccessfulCreateService", "Created service: " + pname, "tfjob-controller");
+            }
+            ++active;
+            continue;
+          }
+          const std::string ph = phase_of(*existing);
+          if (ph == "Succeeded") {
+            ++succeeded;
+            if (r.type == "Worker" && i == 0) worker0_done = true;
+          } else if (ph == "Failed") {
+            int code = exit_code_of(*existing);
+            if (r.restart_policy == "ExitCode" && code >= 128) {  // retryable: recreate the pod
+              remove_locked(pods, ns, pname, "Background");
+              ++restarting;
+              event_locked(*this, job, "Warning", "TFJobRestarting",
+                           "TFJob " + name + " is restarting because " + r.type + " replica(s) failed.", "tfjob-controller");
+            } else {
+              ++failed;
+            }
+          } else {
+            ++active;
+          }
+        }
+        // scale down: pods of this type with an index beyond replicas
+        for (const auto& p : job_pods) {
+          const json& l = p["metadata"].value("labels", json::object());
+          if (l.value("training.kubeflow.org/replica-type", "") == lt &&
+              std::atoi(l.value("training.kubeflow.org/replica-index", "0").c_str()) >= r.replicas && find_locked(pods, ns, p["metadata"]["name"]))
+            remove_locked(pods, ns, p["metadata"]["name"], "Background");
+        }
+        if (active) rs["active"] = active;
+        if (succeeded) rs["succeeded"] = succeeded;
+        if (failed) rs["failed"] = failed;
+        status["replicaStatuses"][r.type] = rs;
+        // training-operator v1.9 TFJob UpdateJobStatus
+        const int expected = r.replicas - succeeded;
+        const int running = active;
+        const std::string success_policy = spec.value("successPolicy", "");
+        if (has_chief) {
+          if (r.type == "Chief" || r.type == "Master") {
+            if (running > 0) set_condition(status, "Running", "TFJobRunning", "TFJob " + ns + "/" + name + " is running.");
+            if (expected == 0) {
+              set_condition(status, "Succeeded", "TFJobSucceeded", "TFJob " + ns + "/" + name + " successfully completed.");
+              if (!status.contains("completionTime")) status["completionTime"] = now;
+            }
+          }
+        } else if (r.type == "Worker") {
+          if (expected == 0 || (worker0_done && success_policy != "AllWorkers")) {
+            set_condition(status, "Succeeded", "TFJobSucceeded", "TFJob " + ns + "/" + name + " successfully completed.");
+            if (!status.contains("completionTime")) status["completionTime"] = now;
+          } else if (running > 0) {
+            set_condition(status, "Running", "TFJobRunning", "TFJob " + ns + "/" + name + " is running.");
+          }
+        }
+        if (restarting > 0 && !has_true(status, "Succeeded")) {
+          set_condition(status, "Restarting", "TFJobRestarting",
+                        "TFJob " + ns + "/" + name + " is restarting because " + std::to_string(restarting) + " " + r.type + " replica(s) failed.");
+        } else if (failed > 0 && !has_true(status, "Succeeded") && !has_true(status, "Failed")) {
+          set_condition(status, "Failed", "TFJobFailed",
+                        "TFJob " + ns + "/" + name + " has failed because " + std::to_string(failed) + " " + r.type + " replica(s) failed.");
+          if (!status.contains("completionTime")) status["completionTime"] = now;
+        }
+      }
+      // backoffLimit: container restarts across the job's pods
+      if (run_policy.contains("backoffLimit") && !has_true(status, "Failed") && !has_true(status, "Succeeded")) {
+        int restarts = 0;
+        for (const auto& p : list_locked(pods, ns))
+          if (owned_by(p, job))
+            for (const auto& cs : p.value("status", json::object()).value("containerStatuses", json::array())) restarts += cs.value("restartCount", 0);
+        if (restarts > run_policy.value("backoffLimit", 0)) {
+          set_condition(status, "Failed", "TFJobFailed", "TFJob " + name + " has failed because it has reached the specified backoff limit");
+          if (!status.contains("completionTime")) status["completionTime"] = now;
+        }
+      }
+    }
+    if (status != status_before) {
+      status["lastReconcileTime"] = now;
+      mutate(*this, tfjobs, ns, name, [&](json& j) { j["status"] = status; });
+    }
+  }
+}
+
+// ---- the deployment controller ------------------------------------------------------------
+
+void FakeApiServer::Impl::reconcile_deployments_locked() {
+  const ResourceInfo& deps = R("apps", "deployments");
+  const ResourceInfo& rss = R("apps", "replicasets");
+  const ResourceInfo& pods = R("", "pods");
+  // ReplicaSets: keep spec.replicas pods
+  for (const json& rs : list_locked(rss, "")) {
+    const std::string ns = rs["metadata"].value("namespace", "");
+    const int want = rs["spec"].value("replicas", 1);
+    std::vector<json> mine;
+    for (const auto& p : list_locked(pods, ns))
+      if (owned_by(p, rs)) mine.push_back(p);
+    for (int i = static_cast<int>(mine.size()); i < want; ++i) {
+      json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}};
+      pod["metadata"] = rs["spec"]["template"].value("metadata", json::object());
+      std::string pname;
+      do pname = rs["metadata"]["name"].get<std::string>() + "-" + rand5();
+      while (find_locked(pods, ns, pname));
+      pod["metadata"]["name"] = pname;
+      pod["metadata"]["namespace"] = ns;
+      pod["metadata"]["generateName"] = rs["metadata"]["name"].get<std::string>() + "-";
+      pod["metadata"]["ownerReferences"] = json::array({owner_ref(rs)});
+      pod["spec"] = rs["spec"]["template"].value("spec", json::object());
+      if (!pod["spec"].contains("restartPolicy")) pod["spec"]["restartPolicy"] = "Always";
+      pod["status"] = {{"phase", "Pending"}};
+      mine.push_back(create_locked(pods, pod));
+      event_locked(*this, rs, "Normal", "SuccessfulCreate", "Created pod: " + pname, "replicaset-controller");
+    }
+    while (static_cast<int>(mine.size()) > want) {
+      remove_locked(pods, ns, mine.back()["metadata"]["name"], "Background");
+      mine.pop_back();
+    }
+    int ready = 0;
+    for (const auto& p : mine)
+      if (pod_ready(p)) ++ready;
+    mutate(*this, rss, ns, rs["metadata"]["name"], [&](json& o) {
+      o["status"]["replicas"] = static_cast<int>(mine.size());
+      o["status"]["fullyLabeledReplicas"] = static_cast<int>(mine.size());
+      o["status"]["readyReplicas"] = ready;
+      o["status"]["availableReplicas"] = ready;
+      o["status"]["observedGeneration"] = o["metadata"].value("generation", 1);
+    });
+  }
+  for (const json& d : list_locked(deps, "")) {
+    const std::string ns = d["metadata"].value("namespace", "");
+    const std::string name = d["metadata"]["name"];
+    const int want = d["spec"].value("replicas", 1);
+    json tmpl = d["spec"].value("template", json::object());
+    char hash[16];
+    std::snprintf(hash, sizeof hash, "%08x", fnv32(tmpl.dump()));
+    std::string h = std::string(hash).substr(0, 8);
+    for (auto& c : h)
+      if (c >= '0' && c <= '9' && (c - '0') % 3 == 0) c = static_cast<char>('b' + (c - '0') / 3);  // look like a k8s hash
+    const std::string rs_name = name + "-" + h;
+    tmpl["metadata"]["labels"]["pod-template-hash"] = h;
+    std::vector<json> owned;
+    for (const auto& rs : list_locked(rss, ns))
+      if (owned_by(rs, d)) owned.push_back(rs);
+    bool have_new = false;
+    for (const auto& rs : owned) {
+      if (rs["metadata"]["name"] == rs_name) {
+        have_new = true;
+        mutate(*this, rss, ns, rs_name, [&](json& o) { o["spec"]["replicas"] = want; });
+      } else if (rs["spec"].value("replicas", 0) != 0) {
+        mutate(*this, rss, ns, rs["metadata"]["name"], [&](json& o) { o["spec"]["replicas"] = 0; });
+      }
+    }
+    if (!have_new) {
+      json sel = d["spec"].value("selector", json::object());
+      sel["matchLabels"]["pod-template-hash"] = h;
+      json labels = tmpl["metadata"]["labels"];
+      json rs = {{"apiVersion", "apps/v1"}, {"kind", "ReplicaSet"},
+                 {"metadata", {{"name", rs_name}, {"namespace", ns}, {"labels", labels}, {"ownerReferences", json::array({owner_ref(d)})},
+                               {"annotations", {{"deployment.kubernetes.io/revision", std::to_string(owned.size() + 1)}}}}},
+                 {"spec", {{"replicas", want}, {"selector", sel}, {"template", tmpl}}}};
+      create_locked(rss, rs);
+      event_locked(*this, d, "Normal", "ScalingReplicaSet", "Scaled up replica set " + rs_name + " to " + std::to_string(want), "deployment-controller");
+    }
+    int total = 0, updated = 0, ready = 0, updated_ready = 0;
+    for (const auto& rs : list_locked(rss, ns)) {
+      if (!owned_by(rs, d)) continue;
+      for (const auto& p : list_locked(pods, ns)) {
+        if (!owned_by(p, rs)) continue;
+        ++total;
+        bool r = pod_ready(p);
+        if (r) ++ready;
+        if (rs["metadata"]["name"] == rs_name) {
+          ++updated;
+          if (r) ++updated_ready;
+        }
+      }
+    }
+    // old ReplicaSets go once the new one is fully available (revisionHistoryLimit 0 here)
+    if (updated_ready >= want)
+      for (const auto& rs : owned)
+        if (rs["metadata"]["name"] != rs_name && find_locked(rss, ns, rs["metadata"]["name"])) remove_locked(rss, ns, rs["metadata"]["name"], "Background");
+    const bool complete = updated == want && total == want && ready >= want;
+    mutate(*this, deps, ns, name, [&](json& o) {
+      auto& st = o["status"];
+      std::string now = fake::now_rfc3339();
+      st["observedGeneration"] = o["metadata"].value("generation", 1);
+      st["replicas"] = total;
+      st["updatedReplicas"] = updated;
+      st["readyReplicas"] = ready;
+      st["availableReplicas"] = ready;
+      if (total - ready > 0) st["unavailableReplicas"] = total - ready;
+      else st.erase("unavailableReplicas");
+      if (ready == 0) st.erase("readyReplicas");
+      json conds = json::array();
+      auto keep_time = [&](const char* type, const std::string& status, const std::string& reason) {
+        for (const auto& c : st.value("conditions", json::array()))
+          if (c.value("type", "") == type && c.value("status", "") == status && c.value("reason", "") == reason) return c;
+        return json{{"type", type}, {"status", status}, {"reason", reason}, {"lastUpdateTime", now}, {"lastTransitionTime", now}};
+      };
+      json avail = keep_time("Available", ready >= want ? "True" : "False", ready >= want ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable");
+      avail["message"] = ready >= want ? "Deployment has minimum availability." : "Deployment does not have minimum availability.";
+      json prog = keep_time("Progressing", "True", complete ? "NewReplicaSetAvailable" : "ReplicaSetUpdated");
+      prog["message"] = complete ? "ReplicaSet \"" + rs_name + "\" has successfully progressed." : "ReplicaSet \"" + rs_name + "\" is progressing.";
+      conds.push_back(avail);
+      conds.push_back(prog);
+      st["conditions"] = conds;
+    });
+  }
+}
+
+// ---- a small Job controller ---------------------------------------------------------------
+
+void FakeApiServer::Impl::reconcile_jobs_locked() {
+  const ResourceInfo& jobs = R("batch", "jobs");
+  const ResourceInfo& pods = R("", "pods");
+  for (const json& j : list_locked(jobs, "")) {
+    const std::string ns = j["metadata"].value("namespace", "");
+    const std::string name = j["metadata"]["name"];
+    const json& st0 = j.value("status", json::object());
+    bool done = false;
+    for (const auto& c : st0.value("conditions", json::array()))
+      if ((c.value("type", "") == "Complete" || c.value("type", "") == "Failed") && c.value("status", "") == "True") done = true;
+    if (done) continue;
+    const int completions = j["spec"].value("completions", 1);
+    const int backoff = j["spec"].value("backoffLimit", 6);
+    int active = 0, succeeded = 0, failed = 0;
+    for (const auto& p : list_locked(pods, ns)) {
+      if (!owned_by(p, j)) continue;
+      std::string ph = phase_of(p);
+      if (ph == "Succeeded") ++succeeded;
+      else if (ph == "Failed") ++failed;
+      else ++active;
+      for (const auto& cs : p.value("status", json::object()).value("containerStatuses", json::array())) failed += cs.value("restartCount", 0);
+    }
+    std::string now = fake::now_rfc3339();
+    json st = st0;
+    if (!st.contains("startTime")) st["startTime"] = now;
+    if (succeeded >= completions) {
+      st["conditions"] = json::array({{{"type", "SuccessCriteriaMet"}, {"status", "True"}, {"reason", "CompletionsReached"}, {"message", "Reached expected number of succeeded pods"}, {"lastProbeTime", now}, {"lastTransitionTime", now}},
+                                      {{"type", "Complete"}, {"status", "True"}, {"reason", "CompletionsReached"}, {"message", "Reached expected number of succeeded pods"}, {"lastProbeTime", now}, {"lastTransitionTime", now}}});
+      st["completionTime"] = now;
+    } else if (failed > backoff) {
+      st["conditions"] = json::array({{{"type", "FailureTarget"}, {"status", "True"}, {"reason", "BackoffLimitExceeded"}, {"message", "Job has reached the specified backoff limit"}, {"lastProbeTime", now}, {"lastTransitionTime", now}},
+                                      {{"type", "Failed"}, {"status", "True"}, {"reason", "BackoffLimitExceeded"}, {"message", "Job has reached the specified backoff limit"}, {"lastProbeTime", now}, {"lastTransitionTime", now}}});
+    } else if (active == 0) {
+      json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}};
+      pod["metadata"] = j["spec"]["template"].value("metadata", json::object());
+      std::string pname;
+      do pname = name + "-" + rand5();
+      while (find_locked(pods, ns, pname));
+      pod["metadata"]["name"] = pname;
+      pod["metadata"]["namespace"] = ns;
+      pod["metadata"]["labels"]["batch.kubernetes.io/job-name"] = name;
+      pod["metadata"]["labels"]["job-name"] = name;
+      pod["metadata"]["labels"]["batch.kubernetes.io/controller-uid"] = j["metadata"]["uid"];
+      pod["metadata"]["ownerReferences"] = json::array({owner_ref(j)});
+      pod["spec"] = j["spec"]["template"].value("spec", json::object());
+      pod["status"] = {{"phase", "Pending"}};
+      create_locked(pods, pod);
+      event_locked(*this, j, "Normal", "SuccessfulCreate", "Created pod: " + pname, "job-controller");
+      ++active;
+    }
+    if (active) st["active"] = active;
+    else st.erase("active");
+    st["succeeded"] = succeeded;
+    st["failed"] = failed;
+    st["ready"] = 0;
+    if (st != st0) mutate(*this, jobs, ns, name, [&](json& o) { o["status"] = st; });
+  }
+}
+
+// ---- Kubelet (public) ---------------------------------------------------------------------
+
+void Kubelet::script(const std::string& pod_glob, const ContainerScript& script, const std::string& container) {
+  std::lock_guard<std::mutex> lk(impl_->mu);
+  impl_->scripts.push_back({pod_glob, container, script});
+}
+
+void Kubelet::set_default_job_script(const ContainerScript& script) {
+  std::lock_guard<std::mutex> lk(impl_->mu);
+  impl_->default_job = script;
+}
+
+namespace {
+std::string uid_of(FakeApiServer::Impl& s, const std::string& ns, const std::string& pod) {
+  std::lock_guard<std::mutex> lk(s.mu);
+  json* p = s.find_locked(R("", "pods"), ns, pod);
+  if (!p) throw std::runtime_error("fake kubelet: no pod " + ns + "/" + pod);
+  return (*p)["metadata"].value("uid", "");
+}
+}  // namespace
+
+void Kubelet::append_log(const std::string& ns, const std::string& pod, const std::string& container, const std::vector<std::string>& lines) {
+  std::string uid = uid_of(*impl_->server, ns, pod);
+  std::lock_guard<std::mutex> lk(impl_->mu);
+  auto it = impl_->containers.find(uid + "/" + container);
+  if (it == impl_->containers.end() || !it->second.running())
+    throw std::runtime_error("fake kubelet: container " + container + " of " + ns + "/" + pod + " is not running");
+  auto now = Clock::now();
+  for (const auto& l : lines) it->second.runs.back().log.push_back({now, l, 0, 0});
+  impl_->cv.notify_all();
+}
+
+void Kubelet::finish(const std::string& ns, const std::string& pod, const std::string& container, int exit_code) {
+  std::string uid = uid_of(*impl_->server, ns, pod);
+  std::lock_guard<std::mutex> lk(impl_->mu);
+  auto it = impl_->containers.find(uid + "/" + container);
+  if (it == impl_->containers.end()) throw std::runtime_error("fake kubelet: container " + container + " of " + ns + "/" + pod + " never started");
+  it->second.finish_code = exit_code;
+}
+
+std::string Kubelet::log(const std::string& ns, const std::string& pod, const std::string& container, bool previous) const {
+  std::string uid = uid_of(*impl_->server, ns, pod);
+  std::lock_guard<std::mutex> lk(impl_->mu);
+  auto it = impl_->containers.find(uid + "/" + container);
+  if (it == impl_->containers.end() || it->second.runs.empty()) return "";
+  const auto& runs = it->second.runs;
+  size_t idx = runs.size() - 1;
+  if (previous) {
+    if (it->second.restart_pending) idx = runs.size() - 1;
+    else if (runs.size() >= 2) idx = runs.size() - 2;
+    else return "";
+  }
+  std::string out;
+  for (const auto& e : runs[idx].log) {
+    if (e.gen_count)
+      for (std::uint64_t i = 0; i < e.gen_count; ++i) out += fake::synthetic_line(i, e.gen_bytes) + "\n";
+    else
+      out += e.text + "\n";
+  }
+  return out;
+}
+
 }  // namespace tfjob::test
