@@ -165,9 +165,11 @@ class Client {
     if (code == 401) {
       std::string who = s_->cfg.auth.user_name.empty() ? std::string("these credentials")
                                                        : "the credentials of user \"" + s_->cfg.auth.user_name + "\"";
-      throw auth_error(req.what + ": Unauthorized (401): the server rejected " + who +
-                       " (" + s_->cfg.source + "); check the token, client certificate or credential plugin, "
-                       "or log in again");
+      std::string hint = "check the token, client certificate or credential plugin, or log in again";
+      if (s_->tls && s_->tls->client_not_after() != 0 && s_->tls->client_not_after() < std::time(nullptr))
+        hint = "the client certificate expired on " + detail::format_rfc3339(s_->tls->client_not_after()) + ": renew it";
+      throw auth_error(req.what + ": Unauthorized (401): the server rejected " + who + " (" + s_->cfg.source +
+                       "); " + hint);
     }
     throw api_error(std::move(st), req.what);
   }

@@ -538,9 +538,10 @@ inline std::unique_ptr<Conn> open_connection(const Url& target, const std::strin
                                              const std::string& client_key_pem = {}) {
   std::unique_ptr<Conn> c;
   if (!proxy.empty()) {
-    Url p = parse_url(proxy.find("://") == std::string::npos ? "http://" + proxy : proxy, "proxy");
-    if (p.scheme != "http")
-      throw config_error("proxy \"" + p.origin() + "\": only http:// proxies (HTTP CONNECT) are supported");
+    auto sep = proxy.find("://");
+    if (sep != std::string::npos && lower(proxy.substr(0, sep)) != "http")
+      throw config_error("proxy \"" + proxy + "\": only http:// proxies (HTTP CONNECT) are supported");
+    Url p = parse_url(sep == std::string::npos ? "http://" + proxy : proxy, "proxy");
     c = Conn::dial(p.host, p.port, dl, cancel);
     if (target.scheme == "https") {
       std::string req = "CONNECT " + target.host_port() + " HTTP/1.1\r\nHost: " + target.host_port() + "\r\n";

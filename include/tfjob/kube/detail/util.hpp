@@ -10,7 +10,8 @@
 #include <ctime>
 #include <chrono>
 #include <cstdint>
-#include <fstream>
+#include <fcntl.h>
+#include <unistd.h>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -209,11 +210,23 @@ inline std::chrono::milliseconds parse_duration(const std::string& s, const std:
 
 /// Read a whole file; throws config_error naming `what` and the path.
 inline std::string read_file(const std::string& path, const std::string& what) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw config_error("cannot read " + what + " \"" + path + "\": " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw config_error("cannot read " + what + " \"" + path + "\": " + std::strerror(errno));
+  std::string out;
+  char buf[16384];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) { out.append(buf, static_cast<size_t>(n)); continue; }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      ::close(fd);
+      throw config_error("cannot read " + what + " \"" + path + "\": " + std::strerror(e));
+    }
+    break;
+  }
+  ::close(fd);
+  return out;
 }
 
 /// Lower-case ASCII copy.
