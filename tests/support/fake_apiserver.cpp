@@ -486,6 +486,7 @@ struct Handler {
     if (auth.size() > 7 && (auth.compare(0, 7, "Bearer ") == 0 || auth.compare(0, 7, "bearer ") == 0)) {
       std::string tok = auth.substr(7);
       while (!tok.empty() && tok.back() == ' ') tok.pop_back();
+      std::lock_guard<std::mutex> lk(s.mu);  // add_token() may run meanwhile
       auto it = s.tokens.find(tok);
       if (it != s.tokens.end()) {
         caller.user = it->second.user;
@@ -736,7 +737,7 @@ struct Handler {
   }
 
   void do_list(const Target& t) {
-    if (s.faults_impl.rules.size()) {
+    {
       fake::FaultRule rule;
       if (s.faults_impl.take(fake::FaultRule::gone, req.method, req.path, rule))
         throw fake::err_gone("The provided continue parameter is too old to display a consistent list result. "
@@ -1373,14 +1374,33 @@ void Handler::do_watch(const Target& t) {
 
 // ---- logs ----------------------------------------------------------------------------
 
-std::string fake::synthetic_line(std::uint64_t index, std::size_t bytes) {
-  char head[48];
+void fake::append_synthetic_line(std::string& out, std::uint64_t index, std::size_t bytes) {
+  // "line %012llu " then a rotating alphabet: cheap to make, easy to check
+  static const std::string pattern = [] {
+    std::string p;
+    while (p.size() < 65536 + 64) p += "abcdefghijklmnopqrstuvwxyz0123456789";
+    return p;
+  }();
+  char head[32];
   int n = std::snprintf(head, sizeof head, "line %012llu ", static_cast<unsigned long long>(index));
-  std::string s(head, static_cast<size_t>(n));
-  if (s.size() > bytes) return s.substr(0, bytes);
-  s.reserve(bytes);
-  static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-  for (std::size_t i = s.size(); i < bytes; ++i) s.push_back(alphabet[(index + i) % 36]);
+  std::size_t h = static_cast<std::size_t>(n);
+  if (bytes <= h) {
+    out.append(head, bytes);
+    return;
+  }
+  out.append(head, h);
+  std::size_t rest = bytes - h, off = static_cast<std::size_t>((index + h) % 36);
+  while (rest > 0) {
+    std::size_t take = std::min(rest, std::size_t{65536});
+    out.append(pattern, off, take);
+    rest -= take;
+    off = (off + take) % 36;
+  }
+}
+
+std::string fake::synthetic_line(std::uint64_t index, std::size_t bytes) {
+  std::string s;
+  append_synthetic_line(s, index, bytes);
   return s;
 }
 
@@ -1520,7 +1540,7 @@ void Handler::pod_log(const Target& t) {
               if (en.gen_count) {
                 while (st->gen_i < en.gen_count && buf.size() < 256 * 1024) {
                   buf += ts;
-                  buf += fake::synthetic_line(st->gen_i, en.gen_bytes);
+                  fake::append_synthetic_line(buf, st->gen_i, en.gen_bytes);
                   buf += '\n';
                   ++st->gen_i;
                 }

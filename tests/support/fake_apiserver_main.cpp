@@ -25,6 +25,9 @@ void on_signal(int) { g_stop = 1; }
                "  --gpus-per-node K     GPUs on each GPU node (default 1)\n"
                "  --no-controllers      no operator/kubelet/deployment controllers\n"
                "  --job-pod-runtime MS  how long unscripted TFJob pods run (default 1500)\n"
+               "  --log-lines N         unscripted TFJob pods print N synthetic lines (for\n"
+               "                        throughput runs), then exit 0\n"
+               "  --log-line-bytes B    length of each synthetic line (default 100)\n"
                "  --crd FILE            TFJob CRD used for validation\n"
                "  --log-requests        print each request on stderr\n"
                "Prints its URL on stdout, serves until SIGINT or SIGTERM.\n");
@@ -45,6 +48,8 @@ int to_int(const char* flag, const char* v) {
 int main(int argc, char** argv) {
   tfjob::test::FakeApiServerOptions opts;
   std::string kubeconfig;
+  long long log_lines = -1;
+  int log_line_bytes = 100;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> const char* {
@@ -61,6 +66,8 @@ int main(int argc, char** argv) {
     else if (a == "--gpu-nodes") opts.gpu_nodes = to_int("--gpu-nodes", value());
     else if (a == "--gpus-per-node") opts.gpus_per_node = to_int("--gpus-per-node", value());
     else if (a == "--job-pod-runtime") opts.default_job_pod_runtime = std::chrono::milliseconds(to_int("--job-pod-runtime", value()));
+    else if (a == "--log-lines") log_lines = std::atoll(value());
+    else if (a == "--log-line-bytes") log_line_bytes = to_int("--log-line-bytes", value());
     else if (a == "--no-controllers") opts.controllers = false;
     else if (a == "--crd") opts.crd_file = value();
     else if (a == "--log-requests") opts.log_requests = true;
@@ -77,6 +84,15 @@ int main(int argc, char** argv) {
   try {
     tfjob::test::FakeApiServer server(opts);
     if (!kubeconfig.empty()) server.write_kubeconfig(kubeconfig);
+    if (log_lines >= 0) {
+      tfjob::test::ContainerScript script;
+      script.lines = {"fake-kubelet: " + std::to_string(log_lines) + " synthetic lines follow"};
+      script.generated_lines = static_cast<std::uint64_t>(log_lines);
+      script.generated_line_bytes = static_cast<std::size_t>(log_line_bytes);
+      script.exit_code = 0;
+      script.run_for = opts.default_job_pod_runtime;
+      server.kubelet().set_default_job_script(script);
+    }
     std::printf("%s\n", server.url().c_str());
     std::fflush(stdout);
     if (!kubeconfig.empty()) std::fprintf(stderr, "fake-apiserver: kubeconfig written to %s\n", kubeconfig.c_str());

@@ -55,6 +55,7 @@ struct ContainerState {
 
 /// Writes the fake server's synthetic line `index` (exactly `bytes` chars, no '\n').
 std::string synthetic_line(std::uint64_t index, std::size_t bytes);
+void append_synthetic_line(std::string& out, std::uint64_t index, std::size_t bytes);
 
 }  // namespace tfjob::test::fake
 
