@@ -167,6 +167,7 @@ int main(int argc, char** argv) {
   const auto t_start = Clock::now();
   Options o;
   CLI::App app{"hello-tfjob: distributed softmax regression on MNIST-format data, wired by TF_CONFIG"};
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a later --epochs wins
   app.add_option("--data-dir", o.data_dir, "Directory with the MNIST IDX files (gzipped or not); "
                  "falls back to " + std::string(kDebianFashionMnist));
   app.add_option("--output-dir,--model-dir", o.output_dir, "Where the chief writes model.json and metrics.json");
@@ -193,7 +194,8 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     die(e.what());
   }
-  std::printf("%s: rank %d of %d%s\n", role.name.c_str(), role.rank, size, role.chief ? " (chief)" : "");
+  std::printf("%s: rank %d of %d%s, pid %d\n", role.name.c_str(), role.rank, size, role.chief ? " (chief)" : "",
+              int(::getpid()));
 
   std::string data_dir = pick_data_dir(o, role.chief);
   hello::Dataset train, test;

@@ -1,0 +1,268 @@
+#pragma once
+/// \file POSIX plumbing for the local runner: reserved ports, spawning a replica in its own
+/// process group with its output on a pipe, finding executables, creating directories.
+/// Linux (prctl PR_SET_PDEATHSIG so a killed runner leaves no replica behind).
+
+#include <tfjob/error.hpp>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+extern char** environ;
+
+namespace tfjob::local::detail {
+
+inline std::string errno_text(int e = errno) { return std::strerror(e); }
+
+/// Ports held by this process until a replica takes them, so they are never handed out
+/// twice and never ones that are taken: each is a bound (not listening) socket on the
+/// host. The kernel picks free ports when `first_port` is 0; otherwise ports are tried
+/// upwards from it, skipping any that cannot be bound.
+class PortReserver {
+ public:
+  explicit PortReserver(std::string host = "127.0.0.1") : host_(std::move(host)) {}
+  ~PortReserver() {
+    for (auto& [port, fd] : held_) ::close(fd);
+  }
+  PortReserver(const PortReserver&) = delete;
+  PortReserver& operator=(const PortReserver&) = delete;
+
+  /// A fresh port, held until `release`.
+  int reserve(int first_port = 0) {
+    if (first_port <= 0) {
+      for (int attempt = 0; attempt < 64; ++attempt) {
+        auto [fd, port] = bind_port(0, false);
+        if (fd < 0) throw error("cannot reserve a port on " + host_ + ": " + errno_text(port));
+        if (given_.count(port)) {  // the kernel may offer a port a replica has released
+          ::close(fd);
+          continue;
+        }
+        held_[port] = fd;
+        given_.insert(port);
+        return port;
+      }
+      throw error("cannot find a free port on " + host_);
+    }
+    for (int port = std::max(first_port, next_); port < 65536; ++port) {
+      if (given_.count(port)) continue;
+      auto [fd, err] = bind_port(port, false);
+      if (fd < 0) continue;  // taken (or in TIME_WAIT): skip it
+      held_[port] = fd;
+      given_.insert(port);
+      next_ = port + 1;
+      return port;
+    }
+    throw error("no free port on " + host_ + " at or above " + std::to_string(first_port));
+  }
+
+  /// Lets the replica bind `port` (call right before starting it).
+  void release(int port) {
+    auto it = held_.find(port);
+    if (it == held_.end()) return;
+    ::close(it->second);
+    held_.erase(it);
+  }
+
+  /// Holds `port` again while its replica is down (between restarts); false when
+  /// another process took it meanwhile.
+  bool hold_again(int port) {
+    if (held_.count(port)) return true;
+    auto [fd, err] = bind_port(port, true);
+    if (fd < 0) return false;
+    held_[port] = fd;
+    return true;
+  }
+
+ private:
+  /// {fd, port} on success, {-1, errno} on failure.
+  std::pair<int, int> bind_port(int port, bool reuse) {
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return {-1, errno};
+    int one = 1;
+    if (reuse) ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(std::uint16_t(port));
+    if (::inet_pton(AF_INET, host_.c_str(), &sa.sin_addr) != 1) {
+      ::close(fd);
+      return {-1, EINVAL};
+    }
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
+      int e = errno;
+      ::close(fd);
+      return {-1, e};
+    }
+    socklen_t len = sizeof sa;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
+    return {fd, ntohs(sa.sin_port)};
+  }
+
+  std::string host_;
+  std::map<int, int> held_;  // port -> fd
+  std::set<int> given_;
+  int next_ = 0;
+};
+
+inline bool is_executable_file(const std::string& p) {
+  struct stat st{};
+  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
+}
+
+inline bool is_dir(const std::string& p) {
+  struct stat st{};
+  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/// `mkdir -p`.
+inline void make_dirs(const std::string& dir) {
+  if (dir.empty()) return;
+  for (size_t i = 1; i <= dir.size(); ++i) {
+    if (i == dir.size() || dir[i] == '/') {
+      std::string cur = dir.substr(0, i);
+      if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
+        throw error("cannot create directory " + cur + ": " + errno_text());
+    }
+  }
+  if (!is_dir(dir)) throw error(dir + " exists and is not a directory");
+}
+
+inline std::string current_dir() {
+  std::vector<char> buf(4096);
+  if (!::getcwd(buf.data(), buf.size())) return ".";
+  return buf.data();
+}
+
+inline std::string absolute(const std::string& p) {
+  if (p.empty() || p[0] == '/') return p;
+  return current_dir() + "/" + p;
+}
+
+/// The executable a command names: a path (with a `/`) as is, else the first match in
+/// `search_first` and then in PATH (as execvp would).
+inline std::optional<std::string> find_executable(const std::string& cmd, const std::vector<std::string>& search_first,
+                                                  const std::string& cwd = "") {
+  if (cmd.empty()) return std::nullopt;
+  if (cmd.find('/') != std::string::npos) {
+    std::string p = (cmd[0] == '/' || cwd.empty()) ? cmd : cwd + "/" + cmd;
+    if (is_executable_file(p)) return p;
+    return std::nullopt;
+  }
+  std::vector<std::string> dirs = search_first;
+  const char* path = std::getenv("PATH");
+  std::string ps = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  for (;;) {
+    size_t colon = ps.find(':', start);
+    std::string d = ps.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    dirs.push_back(d.empty() ? "." : d);
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  for (const auto& d : dirs)
+    if (is_executable_file(d + "/" + cmd)) return absolute(d + "/" + cmd);
+  return std::nullopt;
+}
+
+/// A started replica process: its pid (= its process group) and the read end of the pipe
+/// that carries its stdout and stderr.
+struct Child {
+  pid_t pid = -1;
+  int out_fd = -1;
+};
+
+/// Starts `exe` with `argv` and `env` (the runner's environment plus these, overriding) in
+/// a new process group, stdin from /dev/null, stdout+stderr to one pipe. Killed with
+/// SIGKILL if the runner dies. Exec failures show in the output as `exec ...: reason`
+/// with exit code 127.
+inline Child spawn(const std::string& exe, const std::vector<std::string>& argv,
+                   const std::vector<std::pair<std::string, std::string>>& env, const std::string& cwd) {
+  // Everything the child needs is built before fork: after it only async-signal-safe calls.
+  std::map<std::string, std::string> merged;
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv = *e;
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) merged[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  for (const auto& [k, v] : env) merged[k] = v;
+  std::vector<std::string> env_strings;
+  for (const auto& [k, v] : merged) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp, args;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_copy = argv;
+  for (auto& s : argv_copy) args.push_back(s.data());
+  args.push_back(nullptr);
+  std::string exec_fail = "exec " + exe + ": ";
+
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw error("pipe: " + errno_text());
+  const pid_t parent = ::getpid();
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    int e = errno;
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw error("fork: " + errno_text(e));
+  }
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(137);  // the runner died before prctl took effect
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) ::signal(sig, SIG_DFL);
+    int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) ::dup2(devnull, 0);
+    ::dup2(fds[1], 1);
+    ::dup2(fds[1], 2);
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) {
+      const char* m = "chdir failed: ";
+      (void)!::write(2, m, std::strlen(m));
+      const char* r = std::strerror(errno);
+      (void)!::write(2, r, std::strlen(r));
+      (void)!::write(2, "\n", 1);
+      ::_exit(127);
+    }
+    ::execve(exe.c_str(), args.data(), envp.data());
+    int e = errno;
+    (void)!::write(2, exec_fail.data(), exec_fail.size());
+    const char* r = std::strerror(e);
+    (void)!::write(2, r, std::strlen(r));
+    (void)!::write(2, "\n", 1);
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);  // also here, so the group exists before the parent signals it
+  ::close(fds[1]);
+  ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+  return {pid, fds[0]};
+}
+
+/// Exit code as a container runtime reports it: the status, or 128 + signal.
+inline int exit_code_of(int wstatus) {
+  if (WIFEXITED(wstatus)) return WEXITSTATUS(wstatus);
+  if (WIFSIGNALED(wstatus)) return 128 + WTERMSIG(wstatus);
+  return 255;
+}
+
+}  // namespace tfjob::local::detail

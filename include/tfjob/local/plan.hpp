@@ -1,0 +1,275 @@
+#pragma once
+/// \file What each replica of a TFJob becomes on this machine: the `tensorflow` container's
+/// command and args, its env plus TF_CONFIG (127.0.0.1 and the ports the runner reserved),
+/// its volumes as local directories and the mount paths rewritten to them. Pure: no I/O.
+///
+/// The mount-path rule (documented in docs/local.md): every volume the container mounts
+/// gets a local directory; in the command, args, env values and workingDir, each
+/// occurrence of a mount path that starts a path (at the start of the string or after `=`,
+/// `:`, `,`, a space or a quote, and followed by `/`, the end or one of those characters) is
+/// replaced with the local directory, and `TFJOB_MOUNT_<PATH>` (the mount path upper-cased,
+/// other characters as `_`, e.g. `/train` -> `TFJOB_MOUNT_TRAIN`) holds the directory.
+
+#include <tfjob/api/tf_config.hpp>
+#include <tfjob/api/types.hpp>
+#include <tfjob/error.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tfjob::local {
+
+/// One volume mount of the `tensorflow` container, mapped to a local directory.
+struct Mount {
+  std::string volume;      ///< the pod volume's name
+  std::string claim;       ///< the PVC's claimName, "" for other volume kinds
+  std::string mount_path;  ///< as in the container, e.g. /train
+  std::string local_dir;   ///< the directory it becomes here
+  bool read_only = false;
+};
+
+/// How one replica is started.
+struct LaunchSpec {
+  std::string type;   ///< as in the spec: Chief, Worker, PS...
+  int index = 0;
+  std::string name;   ///< `worker-1`
+  std::string pod_name;  ///< `{job}-worker-1`, as on a cluster
+  int port = 0;       ///< its TF_CONFIG port on 127.0.0.1
+  std::vector<std::string> argv;  ///< command + args, mount paths rewritten
+  std::vector<std::pair<std::string, std::string>> env;  ///< in order; TF_CONFIG last
+  std::string working_dir;  ///< "" = the runner's working directory
+  std::vector<Mount> mounts;
+  std::optional<std::string> tf_config;
+};
+
+struct Plan {
+  std::vector<LaunchSpec> replicas;
+  std::vector<std::string> warnings;  ///< things a process cannot have (secrets, sidecars...)
+};
+
+/// What the plan needs from the runner.
+struct PlanInputs {
+  std::string host = "127.0.0.1";
+  std::function<int(const std::string& type, int index)> port;  ///< the reserved port
+  std::string state_dir;                        ///< volumes without a mapping go below it
+  std::map<std::string, std::string> volumes;  ///< claim name or volume name -> local dir
+};
+
+/// `TFJOB_MOUNT_<PATH>` for a mount path: `/train` -> `TFJOB_MOUNT_TRAIN`, `/` -> `TFJOB_MOUNT_ROOT`.
+inline std::string mount_env_name(const std::string& mount_path) {
+  std::string s;
+  for (char c : mount_path) {
+    char u = (c >= 'a' && c <= 'z') ? char(c - 'a' + 'A') : c;
+    bool alnum = (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9');
+    if (alnum) s += u;
+    else if (!s.empty() && s.back() != '_') s += '_';
+  }
+  while (!s.empty() && s.back() == '_') s.pop_back();
+  return "TFJOB_MOUNT_" + (s.empty() ? std::string("ROOT") : s);
+}
+
+namespace detail {
+inline bool path_start_boundary(char c) {
+  return c == '=' || c == ':' || c == ',' || c == ' ' || c == '\t' || c == '"' || c == '\'' || c == '(';
+}
+inline bool path_end_boundary(char c) { return c == '/' || path_start_boundary(c) || c == ')' || c == ';'; }
+}  // namespace detail
+
+/// Replaces every mount path that starts a path in `s` with its local directory (longest
+/// mount path first, one left-to-right pass, so a replacement is never rewritten again).
+inline std::string rewrite_mount_paths(const std::string& s, const std::vector<Mount>& mounts) {
+  std::vector<const Mount*> order;
+  for (const auto& m : mounts)
+    if (!m.mount_path.empty()) order.push_back(&m);
+  std::sort(order.begin(), order.end(),
+            [](const Mount* a, const Mount* b) { return a->mount_path.size() > b->mount_path.size(); });
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    bool replaced = false;
+    if (i == 0 || detail::path_start_boundary(s[i - 1])) {
+      for (const Mount* m : order) {
+        std::string mp = m->mount_path;
+        while (mp.size() > 1 && mp.back() == '/') mp.pop_back();
+        if (s.compare(i, mp.size(), mp) != 0) continue;
+        size_t end = i + mp.size();
+        if (end != s.size() && !detail::path_end_boundary(s[end]) && mp != "/") continue;
+        out += m->local_dir;
+        i = end;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += s[i++];
+  }
+  return out;
+}
+
+/// Kubernetes' `$(VAR)` expansion in command, args and env values
+/// (k8s.io/kubernetes third_party/forked/golang/expansion): `$(NAME)` becomes the variable's
+/// value when it is defined, stays as written when not; `$$` is a literal `$`.
+inline std::string expand_vars(const std::string& s, const std::map<std::string, std::string>& vars) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '$' || i + 1 >= s.size()) {
+      out += s[i];
+      continue;
+    }
+    if (s[i + 1] == '$') {
+      out += '$';
+      ++i;
+    } else if (s[i + 1] == '(') {
+      auto close = s.find(')', i + 2);
+      if (close == std::string::npos) {
+        out += s.substr(i);
+        break;
+      }
+      std::string name = s.substr(i + 2, close - i - 2);
+      auto it = vars.find(name);
+      out += it != vars.end() ? it->second : s.substr(i, close - i + 1);
+      i = close;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+/// Local directories for the volumes a replica's container mounts.
+inline std::vector<Mount> plan_mounts(const ReplicaSpec& spec, const nlohmann::json& container,
+                                      const std::string& replica, const PlanInputs& in, Plan& plan) {
+  std::vector<Mount> out;
+  const nlohmann::json* volumes = nullptr;
+  if (auto s = spec.template_.find("spec"); s != spec.template_.end() && s->is_object())
+    if (auto v = s->find("volumes"); v != s->end() && v->is_array()) volumes = &*v;
+  auto vm = container.find("volumeMounts");
+  if (vm == container.end() || !vm->is_array()) return out;
+  for (const auto& m : *vm) {
+    Mount mount;
+    mount.volume = m.value("name", "");
+    mount.mount_path = m.value("mountPath", "");
+    mount.read_only = m.value("readOnly", false);
+    const nlohmann::json* vol = nullptr;
+    if (volumes)
+      for (const auto& v : *volumes)
+        if (v.value("name", "") == mount.volume) vol = &v;
+    auto mapped = [&](const std::string& key) -> std::optional<std::string> {
+      auto it = in.volumes.find(key);
+      if (key.empty() || it == in.volumes.end()) return std::nullopt;
+      return it->second;
+    };
+    std::string where = "replica " + replica + ", volume \"" + mount.volume + "\" (mountPath " + mount.mount_path + ")";
+    if (!vol) throw config_error(where + ": the pod template has no volume of that name");
+    if (auto pvc = vol->find("persistentVolumeClaim"); pvc != vol->end()) {
+      mount.claim = pvc->value("claimName", "");
+      mount.local_dir = mapped(mount.claim).value_or(
+          mapped(mount.volume).value_or(in.state_dir + "/volumes/" + (mount.claim.empty() ? mount.volume : mount.claim)));
+    } else if (vol->contains("emptyDir")) {
+      mount.local_dir = mapped(mount.volume).value_or(in.state_dir + "/replicas/" + replica + "/" + mount.volume);
+    } else if (auto hp = vol->find("hostPath"); hp != vol->end()) {
+      mount.local_dir = mapped(mount.volume).value_or(hp->value("path", ""));
+    } else if (auto d = mapped(mount.volume)) {
+      mount.local_dir = *d;
+    } else {
+      std::string kind = "unknown";
+      for (auto it = vol->begin(); it != vol->end(); ++it)
+        if (it.key() != "name") kind = it.key();
+      throw config_error(where + ": a " + kind + " volume has no local counterpart; map it to a directory with --volume " +
+                         mount.volume + "=DIR");
+    }
+    if (m.contains("subPath") && m["subPath"].is_string() && !m["subPath"].get<std::string>().empty())
+      mount.local_dir += "/" + m["subPath"].get<std::string>();
+    if (m.contains("subPathExpr"))
+      plan.warnings.push_back(where + ": subPathExpr is ignored locally (the whole volume is mounted)");
+    out.push_back(mount);
+  }
+  return out;
+}
+
+/// The launch plan of a defaulted, valid TFJob. Throws `config_error` for what a local
+/// process cannot be (no command, a volume kind with no mapping).
+inline Plan make_plan(const TFJob& job, const PlanInputs& in) {
+  Plan plan;
+  TFConfigOptions tfo;
+  tfo.address = [&](const std::string& lower_type, int index) {
+    std::string type = lower_type;
+    for (const auto& [t, s] : job.spec.tf_replica_specs)
+      if (to_lower(t) == lower_type) type = t;
+    return in.host + ":" + std::to_string(in.port(type, index));
+  };
+  const std::string ns = job.metadata.namespace_.empty() ? "default" : job.metadata.namespace_;
+  for (const auto& [type, spec] : job.spec.tf_replica_specs) {
+    const nlohmann::json* c = tensorflow_container(spec);
+    if (!c) throw config_error("replica type " + type + " has no container named \"tensorflow\"");
+    if (const auto* all = containers(spec); all && all->size() > 1)
+      plan.warnings.push_back(type + ": only the \"tensorflow\" container runs locally; " +
+                              std::to_string(all->size() - 1) + " other container(s) ignored");
+    if (spec.template_.contains("spec") && spec.template_["spec"].contains("initContainers"))
+      plan.warnings.push_back(type + ": init containers are not run locally");
+    std::vector<std::string> command, args;
+    if (auto it = c->find("command"); it != c->end() && it->is_array()) command = it->get<std::vector<std::string>>();
+    if (auto it = c->find("args"); it != c->end() && it->is_array()) args = it->get<std::vector<std::string>>();
+    if (command.empty())
+      throw config_error("replica type " + type + ": the tensorflow container has no command (its image's ENTRYPOINT "
+                         "cannot be known without a container runtime); set command: [...] in the pod template");
+    for (int i = 0; i < spec.replicas_or_default(); ++i) {
+      LaunchSpec ls;
+      ls.type = type;
+      ls.index = i;
+      ls.name = to_lower(type) + "-" + std::to_string(i);
+      ls.pod_name = job.metadata.name + "-" + ls.name;
+      ls.port = in.port(type, i);
+      ls.mounts = plan_mounts(spec, *c, ls.name, in, plan);
+      std::map<std::string, std::string> vars;
+      auto set_env = [&](const std::string& k, const std::string& v) {
+        for (auto& kv : ls.env)
+          if (kv.first == k) {
+            kv.second = v;
+            vars[k] = v;
+            return;
+          }
+        ls.env.emplace_back(k, v);
+        vars[k] = v;
+      };
+      if (auto env = c->find("env"); env != c->end() && env->is_array()) {
+        for (const auto& e : *env) {
+          std::string name = e.value("name", "");
+          if (name.empty()) continue;
+          if (e.contains("value") && e["value"].is_string()) {
+            set_env(name, rewrite_mount_paths(expand_vars(e["value"].get<std::string>(), vars), ls.mounts));
+          } else if (e.contains("valueFrom")) {
+            const auto& vf = e["valueFrom"];
+            std::string field = vf.contains("fieldRef") ? vf["fieldRef"].value("fieldPath", "") : "";
+            if (field == "metadata.name") set_env(name, ls.pod_name);
+            else if (field == "metadata.namespace") set_env(name, ns);
+            else if (field == "status.podIP" || field == "status.hostIP") set_env(name, in.host);
+            else if (field == "spec.nodeName") set_env(name, "localhost");
+            else
+              plan.warnings.push_back(ls.name + ": env " + name + " (valueFrom " +
+                                      (field.empty() ? vf.begin().key() : field) + ") is not available locally; left unset");
+          } else {
+            set_env(name, "");
+          }
+        }
+      }
+      if (c->contains("envFrom")) plan.warnings.push_back(ls.name + ": envFrom (ConfigMaps, Secrets) is not available locally");
+      for (const auto& m : ls.mounts) set_env(mount_env_name(m.mount_path), m.local_dir);
+      for (const auto& a : command) ls.argv.push_back(rewrite_mount_paths(expand_vars(a, vars), ls.mounts));
+      for (const auto& a : args) ls.argv.push_back(rewrite_mount_paths(expand_vars(a, vars), ls.mounts));
+      if (auto wd = c->find("workingDir"); wd != c->end() && wd->is_string())
+        ls.working_dir = rewrite_mount_paths(wd->get<std::string>(), ls.mounts);
+      ls.tf_config = gen_tf_config(job, type, i, tfo);
+      if (ls.tf_config) set_env(env_tf_config, *ls.tf_config);
+      plan.replicas.push_back(std::move(ls));
+    }
+  }
+  return plan;
+}
+
+}  // namespace tfjob::local
