@@ -17,3 +17,12 @@
 
 // kube/: generic Kubernetes client
 #include <tfjob/kube/resource.hpp>
+#include <tfjob/kube/kube.hpp>
+
+// gpu/: probe report, verdict rules, gpu-check workflow
+#include <tfjob/gpu/probe_report.hpp>
+#include <tfjob/gpu/verdict.hpp>
+#include <tfjob/gpu/check.hpp>
+
+// local/: run a TFJob as processes on this machine
+#include <tfjob/local/runner.hpp>
