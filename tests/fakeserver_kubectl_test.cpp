@@ -52,6 +52,7 @@ struct Result {
 struct Kubectl {
   std::string bin;
   fs::path dir;
+  std::string context;  ///< --context for every command ("" = the kubeconfig's current)
   int counter = 0;
   Kubectl(const FakeApiServer& server, std::string kubectl) : bin(std::move(kubectl)) {
     char tmpl[] = "/tmp/fakeserver-kubectl-XXXXXX";
@@ -70,7 +71,7 @@ struct Kubectl {
     ++counter;
     fs::path out = dir / ("out" + std::to_string(counter)), err = dir / ("err" + std::to_string(counter));
     std::string cmd = "cd '" + dir.string() + "' && KUBECONFIG='" + (dir / "kubeconfig").string() + "' HOME='" + dir.string() +
-                      "' timeout " + std::to_string(timeout_s) + " '" + bin + "' " + args + " > '" + out.string() + "' 2> '" +
+                      "' timeout " + std::to_string(timeout_s) + " '" + bin + "' " + (context.empty() ? "" : "--context " + context + " ") + args + " > '" + out.string() + "' 2> '" +
                       err.string() + "'";
     int rc = std::system(cmd.c_str());
     Result r;
@@ -174,8 +175,10 @@ TEST_CASE("kubectl lists nodes, namespaces and tfjobs over TLS with the client c
   CHECK(saw_admin);
 }
 
-TEST_CASE("kubectl applies a TFJob with a token, the operator runs it, logs -f streams it, delete cascades", "[fakeserver][kubectl]") {
+TEST_CASE("kubectl applies a TFJob, the operator runs it, logs -f streams it, delete cascades (cert and token)", "[fakeserver][kubectl]") {
   REQUIRE_KUBECTL(bin);
+  const std::string context = GENERATE(as<std::string>{}, "fake-cert", "fake-token");
+  INFO("context " << context);
   FakeApiServer server;
   // the chief prints its lines 50 ms apart and exits 0; `logs -f` must end with the stream
   ContainerScript chief;
@@ -188,13 +191,14 @@ TEST_CASE("kubectl applies a TFJob with a token, the operator runs it, logs -f s
   worker.exit_code = std::nullopt;  // run until the test finishes them
   server.kubelet().script("mnist-worker-*", worker);
   Kubectl k(server, bin);
+  k.context = context;
   auto f = k.write("tfjob.yaml", kTFJob);
 
-  auto r = k.run("--context fake-token apply -f " + f.string());
+  auto r = k.run("apply -f " + f.string());
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(r.out == "tfjob.kubeflow.org/mnist created\n");
-  r = k.run("--context fake-token apply -f " + f.string());
+  r = k.run("apply -f " + f.string());
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(r.out == "tfjob.kubeflow.org/mnist unchanged\n");
@@ -252,7 +256,7 @@ TEST_CASE("kubectl applies a TFJob with a token, the operator runs it, logs -f s
   r = k.run("get tfjob mnist -o 'jsonpath={.status.conditions[*].type}'");
   CHECK(r.out == "Created Running Succeeded");
 
-  r = k.run("--context fake-token delete -f " + f.string());
+  r = k.run("delete -f " + f.string());
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(r.out == "tfjob.kubeflow.org \"mnist\" deleted\n");
@@ -279,6 +283,11 @@ TEST_CASE("kubectl rollout status follows the deployment controller", "[fakeserv
   REQUIRE(d);
   CHECK((*d)["status"]["availableReplicas"] == 2);
   CHECK((*d)["status"]["observedGeneration"] == 1);
+  // `get -w` asks for Table watch events and prints the server's columns
+  r = k.run("get deployment web -w", 3);
+  CHECK(r.code == 124);  // still watching when timeout(1) stopped it
+  CHECK(r.out.find("UP-TO-DATE") != std::string::npos);
+  CHECK(r.out.find("web    2/2     2            2") != std::string::npos);
   // a new image is a new ReplicaSet; the rollout completes again (strategic merge patch)
   std::string v2 = kDeployment;
   v2.replace(v2.find("2.14.1"), 6, "2.15.0");

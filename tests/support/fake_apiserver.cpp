@@ -1202,9 +1202,12 @@ struct Stream {
   }
 };
 
-json watch_object(const ResourceInfo& ri, json o) {
+/// A watch event's object: the object itself, or a one-row Table when the client asked
+/// for tables (`kubectl get -w`).
+json watch_object(const ResourceInfo& ri, json o, bool table = false) {
   o["apiVersion"] = ri.api_version();
   o["kind"] = ri.kind;
+  if (table) return fake::to_table(ri, {o}, json{{"resourceVersion", o["metadata"].value("resourceVersion", "")}});
   return o;
 }
 
@@ -1218,6 +1221,7 @@ void Handler::do_watch(const Target& t) {
   if (!err.empty()) throw fake::err_bad_request(err);
   if (!t.name.empty()) fsel.reqs.push_back({"metadata.name", "=", {t.name}});
   const bool bookmarks = truthy(param(req, "allowWatchBookmarks"));
+  const bool table = wants_table();
   std::optional<std::chrono::steady_clock::time_point> deadline;
   if (req.has_param("timeoutSeconds")) {
     try {
@@ -1248,7 +1252,7 @@ void Handler::do_watch(const Target& t) {
       // "any": the current state as ADDED events, then changes
       for (const auto& o : s.list_locked(ri, ns)) {
         if (!lsel.matches_labels(o["metadata"].value("labels", json::object())) || !fsel.matches_fields(o)) continue;
-        initial.push_back(json{{"type", "ADDED"}, {"object", watch_object(ri, o)}}.dump() + "\n");
+        initial.push_back(json{{"type", "ADDED"}, {"object", watch_object(ri, o, table)}}.dump() + "\n");
       }
       cursor = s.rv;
     } else {
@@ -1286,7 +1290,7 @@ void Handler::do_watch(const Target& t) {
   auto state = std::make_shared<std::tuple<std::uint64_t, std::vector<std::string>, int>>(cursor, std::move(initial), 0);
   res.set_chunked_content_provider(
       "application/json",
-      [sp, rq, ri, ns, lsel, fsel, bookmarks, deadline, drop_after, abrupt, stream, state, bookmark_every](size_t, httplib::DataSink& sink) {
+      [sp, rq, ri, ns, lsel, fsel, bookmarks, table, deadline, drop_after, abrupt, stream, state, bookmark_every](size_t, httplib::DataSink& sink) {
         auto& [cur, init, sent] = *state;
         auto finish = [&](bool clean) {
           if (clean) sink.done();
@@ -1346,7 +1350,7 @@ void Handler::do_watch(const Target& t) {
                 if (!before) type = "ADDED";
                 else if (!now_match) type = "DELETED";
               }
-              out.push_back(json{{"type", type}, {"object", watch_object(ri, e.object)}}.dump() + "\n");
+              out.push_back(json{{"type", type}, {"object", watch_object(ri, e.object, table)}}.dump() + "\n");
             }
             if (out.empty() && bookmarks && std::chrono::steady_clock::now() >= next_bookmark) {
               do_bookmark = true;
