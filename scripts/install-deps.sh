@@ -20,3 +20,17 @@ if [ "${#missing[@]}" -gt 0 ]; then
   $SUDO apt-get update -q
   $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
+
+# Tools that may come from elsewhere on a machine image; Debian's packages otherwise.
+want_cmd() {  # want_cmd COMMAND PACKAGE...
+  local cmd=$1; shift
+  if ! command -v "$cmd" >/dev/null 2>&1; then
+    echo "installing $* (for $cmd)" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -q
+    $SUDO apt-get install -y -q --no-install-recommends "$@"
+  fi
+}
+want_cmd node nodejs
+want_cmd npm npm
+want_cmd kubectl kubernetes-client   # Debian's kubectl is 1.20; a newer one on PATH is used as is
