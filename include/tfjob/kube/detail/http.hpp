@@ -324,7 +324,10 @@ class Reader {
   explicit Reader(Conn& c) : c_(c) {}
   /// Read more bytes into the buffer; false on EOF.
   bool fill(Deadline dl) {
-    if (pos_ > 0 && pos_ == buf_.size()) { buf_.clear(); pos_ = 0; }
+    if (pos_ > 0) {  // drop what was consumed (what remains is at most a partial line)
+      buf_.erase(0, pos_);
+      pos_ = 0;
+    }
     if (idle_.count() > 0) dl = std::min(dl, deadline_after(idle_));
     char tmp[65536];
     size_t n = c_.read(tmp, sizeof tmp, dl);
