@@ -228,6 +228,7 @@ inline std::vector<TFJob> build_jobs(const JobFlags& f, const std::string& ns) {
       }
     }
     for (auto& j : jobs) {
+      if (j.api_version.empty()) j.api_version = api_version;  // kind was checked as TFJob
       if (ns.empty()) continue;
       if (j.metadata.namespace_.empty()) j.metadata.namespace_ = ns;
       else if (j.metadata.namespace_ != ns)

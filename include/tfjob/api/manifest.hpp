@@ -451,23 +451,31 @@ inline void emit_map(std::string& out, const nlohmann::json& m, int indent, bool
   }
 }
 
+/// A block sequence; `first_inline`: the first "- " follows a "- " already written.
+inline void emit_seq(std::string& out, const nlohmann::json& v, int indent, bool first_inline) {
+  std::string pad(static_cast<std::size_t>(indent), ' ');
+  bool first = true;
+  for (const auto& x : v) {
+    if (!(first && first_inline)) out += pad;
+    first = false;
+    out += "- ";
+    if (is_scalar(x)) {
+      emit_scalar(out, x, indent + 2);
+      out += "\n";
+    } else if (x.is_object()) {
+      emit_map(out, x, indent + 2, true);
+    } else {  // nested non-empty list, compact like libyaml: "- - a"
+      emit_seq(out, x, indent + 2, true);
+    }
+  }
+}
+
 inline void emit_node(std::string& out, const nlohmann::json& v, int indent) {
   std::string pad(static_cast<std::size_t>(indent), ' ');
   if (v.is_object() && !v.empty()) {
     emit_map(out, v, indent, false);
   } else if (v.is_array() && !v.empty()) {
-    for (const auto& x : v) {
-      out += pad + "- ";
-      if (is_scalar(x)) {
-        emit_scalar(out, x, indent + 2);
-        out += "\n";
-      } else if (x.is_object()) {
-        emit_map(out, x, indent + 2, true);
-      } else {  // nested non-empty list
-        out += "\n";
-        emit_node(out, x, indent + 2);
-      }
-    }
+    emit_seq(out, v, indent, false);
   } else {
     out += pad;
     emit_scalar(out, v, indent);

@@ -346,7 +346,7 @@ inline TFConfig parse_tf_config(std::string_view text) {
   } catch (const nlohmann::json::parse_error& e) {
     auto [line, col] = detail::line_col(text, e.byte > 0 ? e.byte - 1 : 0);
     std::string msg = e.what();
-    auto p = msg.find("parse error");
+    auto p = msg.find("syntax error");
     throw parse_error("TF_CONFIG is not valid JSON at line " + std::to_string(line) + ", column " +
                           std::to_string(col) + ": " + (p == std::string::npos ? msg : msg.substr(p)),
                       line, col);

@@ -1,0 +1,462 @@
+// The TFJob model: lossless parse -> emit (YAML and JSON, multi-document), syntax errors
+// with line/column, type errors with field paths, kubectl-like YAML, the operator's
+// defaults and its webhook's validation.
+#include <catch2/catch.hpp>
+
+#include "support/paths.hpp"
+
+#include <tfjob/tfjob.hpp>
+
+#include <fstream>
+#include <sstream>
+
+using nlohmann::json;
+
+namespace {
+
+std::string read(const std::string& rel) {
+  std::ifstream in(tfjob::test::source_dir() + "/tests/data/api/" + rel, std::ios::binary);
+  REQUIRE(in);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> messages(const std::vector<tfjob::field_error>& errs) {
+  std::vector<std::string> v;
+  for (const auto& e : errs) v.push_back(e.to_string());
+  return v;
+}
+
+bool has_error(const std::vector<tfjob::field_error>& errs, const std::string& field, const std::string& type) {
+  for (const auto& e : errs)
+    if (e.field == field && e.type == type) return true;
+  return false;
+}
+
+/// tftestutil.NewTFReplicaSpecTemplate
+json replica(int n) {
+  return {{"replicas", n},
+          {"template",
+           {{"spec",
+             {{"containers",
+               {{{"name", "tensorflow"},
+                 {"image", "test-image-for-kubeflow-training-operator:latest"},
+                 {"args", {"Fake", "Fake"}},
+                 {"ports", {{{"name", "tfjob-port"}, {"containerPort", 2222}}}}}}}}}}}};
+}
+
+}  // namespace
+
+TEST_CASE("a full TFJob survives YAML parse -> emit -> parse unchanged", "[api][roundtrip]") {
+  const std::string text = read("full.yaml");
+  auto docs = tfjob::parse_manifests(text, "full.yaml");
+  REQUIRE(docs.size() == 1);
+  const json& in = docs[0];
+
+  auto job = in.get<tfjob::TFJob>();
+  json out = job;
+  CHECK(out == in);
+
+  // modeled fields were read
+  CHECK(job.metadata.name == "dist-mnist");
+  CHECK(job.metadata.namespace_ == "team-a");
+  CHECK(job.metadata.generation == 2);
+  CHECK(job.metadata.labels.at("yes") == "true");
+  CHECK(job.spec.success_policy == std::optional<std::string>("AllWorkers"));
+  CHECK(job.spec.run_policy.clean_pod_policy == std::optional<std::string>("Running"));
+  CHECK(job.spec.run_policy.ttl_seconds_after_finished == 600);
+  CHECK(job.spec.run_policy.active_deadline_seconds == 86400);
+  CHECK(job.spec.run_policy.backoff_limit == 4);
+  CHECK(job.spec.run_policy.suspend == false);
+  CHECK(job.spec.run_policy.managed_by == std::optional<std::string>("kubeflow.org/training-operator"));
+  REQUIRE(job.spec.run_policy.scheduling_policy);
+  CHECK(job.spec.run_policy.scheduling_policy->min_available == 3);
+  CHECK(job.spec.run_policy.scheduling_policy->queue == "research");
+  CHECK(job.spec.run_policy.scheduling_policy->schedule_timeout_seconds == 300);
+  CHECK(job.spec.run_policy.scheduling_policy->min_resources["nvidia.com/gpu"] == 3);
+  CHECK(job.spec.tf_replica_specs.at("Chief").restart_policy == "ExitCode");
+  CHECK(job.spec.tf_replica_specs.at("Worker").replicas == 2);
+  REQUIRE(job.status);
+  CHECK(job.status->conditions.size() == 2);
+  CHECK(job.status->has_condition("Running"));
+  CHECK_FALSE(job.status->finished());
+  CHECK(job.status->replica_statuses.at("Worker").active == 2);
+  CHECK(job.status->start_time == "2024-05-01T10:00:00Z");
+
+  // unmodeled fields kept verbatim
+  CHECK(job.spec.other.at("x-extra-spec-field")["nested"] == json::parse(R"([1, 2.5, "three", null, true])"));
+  CHECK(job.metadata.other.at("finalizers")[0] == "example.com/keep");
+  CHECK(job.spec.other.at("enableDynamicWorker") == false);  // explicit false survives
+
+  // YAML out -> YAML in is JSON-equal, and so is JSON out -> JSON in
+  auto yaml = tfjob::to_yaml(out);
+  auto again = tfjob::parse_manifests(yaml, "emitted");
+  REQUIRE(again.size() == 1);
+  CHECK(again[0] == in);
+  auto from_json = tfjob::parse_manifests(out.dump(2), "emitted.json");
+  REQUIRE(from_json.size() == 1);
+  CHECK(from_json[0] == in);
+  CHECK(json(from_json[0].get<tfjob::TFJob>()) == in);
+}
+
+TEST_CASE("scalars resolve like sigs.k8s.io/yaml and come back quoted where needed", "[api][yaml]") {
+  auto docs = tfjob::parse_manifests(R"(
+a: yes
+b: "yes"
+c: 0755
+d: "0755"
+e: ~
+f: 1.5
+g: 0x1F
+h: 'single'
+i: "2222"
+j: on
+k: 12e3
+l: -7
+)");
+  REQUIRE(docs.size() == 1);
+  const auto& d = docs[0];
+  CHECK(d["a"] == true);
+  CHECK(d["b"] == "yes");
+  CHECK(d["c"] == 493);  // YAML 1.1 octal
+  CHECK(d["d"] == "0755");
+  CHECK(d["e"].is_null());
+  CHECK(d["f"] == 1.5);
+  CHECK(d["g"] == 31);
+  CHECK(d["h"] == "single");
+  CHECK(d["i"] == "2222");
+  CHECK(d["j"] == true);
+  CHECK(d["k"] == 12000.0);
+  CHECK(d["l"] == -7);
+
+  json strings = {{"s1", "yes"}, {"s2", "0755"}, {"s3", ""}, {"s4", "true"}, {"s5", "null"},
+                  {"s6", "1.5"}, {"s7", "*"}, {"s8", "a: b"}, {"s9", " lead"}, {"s10", "x #y"},
+                  {"s11", "- item"}, {"s12", "multi\nline\n"}, {"s13", "tab\there"}, {"s14", "{json}"},
+                  {"s15", "it's"}, {"s16", "plain-text_ok/1.2"}, {"s17", "ends:"}, {"s18", "~"},
+                  {"s19", "multi\nno-newline"}, {"s20", "@at"}, {"s21", "12:30:00"}};
+  auto y = tfjob::to_yaml(strings);
+  auto back = tfjob::parse_manifests(y);
+  REQUIRE(back.size() == 1);
+  CHECK(back[0] == strings);
+  // the way kubectl writes them
+  CHECK(y.find("s1: \"yes\"\n") != std::string::npos);
+  CHECK(y.find("s2: \"0755\"\n") != std::string::npos);
+  CHECK(y.find("s3: \"\"\n") != std::string::npos);
+  CHECK(y.find("s7: '*'\n") != std::string::npos);
+  CHECK(y.find("s16: plain-text_ok/1.2\n") != std::string::npos);
+  CHECK(y.find("s12: |\n  multi\n  line\n") != std::string::npos);
+  CHECK(y.find("s19: |-\n  multi\n  no-newline\n") != std::string::npos);
+}
+
+TEST_CASE("kubectl-like YAML: sorted keys, block style, list items flush with the key", "[api][yaml]") {
+  json obj = json::parse(R"({"spec":{"b":[{"name":"main","image":"img"}],"a":[]},"kind":"TFJob","apiVersion":"kubeflow.org/v1",
+                             "metadata":{"name":"job","labels":{}}})");
+  CHECK(tfjob::to_yaml(obj) ==
+        "apiVersion: kubeflow.org/v1\n"
+        "kind: TFJob\n"
+        "metadata:\n"
+        "  labels: {}\n"
+        "  name: job\n"
+        "spec:\n"
+        "  a: []\n"
+        "  b:\n"
+        "  - image: img\n"
+        "    name: main\n");
+  // go-yaml v2 (YAML 1.1) reads y/n as booleans, so kubectl quotes them
+  CHECK(tfjob::to_yaml(json{{"name", "n"}, {"image", "y"}}) == "image: \"y\"\nname: \"n\"\n");
+  CHECK(tfjob::to_yaml(json::array({json::array({1, 2}), "a"})) == "- - 1\n  - 2\n- a\n");
+  CHECK(tfjob::to_yaml_documents({json{{"a", 1}}, json{{"b", 2}}}) == "a: 1\n---\nb: 2\n");
+}
+
+TEST_CASE("multi-document YAML and JSON streams", "[api][roundtrip]") {
+  auto jobs = tfjob::parse_tfjobs(read("multi.yaml"), "multi.yaml");
+  REQUIRE(jobs.size() == 2);
+  CHECK(jobs[0].metadata.name == "first");
+  CHECK(jobs[1].metadata.name == "second");
+  CHECK(jobs[1].spec.tf_replica_specs.count("worker") == 1);  // not defaulted by parsing
+
+  std::vector<json> objs;
+  for (const auto& j : jobs) objs.push_back(j);
+  auto reparsed = tfjob::parse_manifests(tfjob::to_yaml_documents(objs));
+  REQUIRE(reparsed.size() == 2);
+  CHECK(reparsed[0] == objs[0]);
+  CHECK(reparsed[1] == objs[1]);
+
+  // concatenated JSON objects and a List
+  auto stream = tfjob::parse_manifests(objs[0].dump() + "\n" + objs[1].dump(2), "stream.json");
+  REQUIRE(stream.size() == 2);
+  CHECK(stream[1] == objs[1]);
+  json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", objs}};
+  CHECK(tfjob::parse_tfjobs(list.dump(), "list.json").size() == 2);
+}
+
+TEST_CASE("syntax errors carry line and column", "[api][errors]") {
+  SECTION("YAML") {
+    try {
+      tfjob::parse_manifests(read("bad-syntax.yaml"), "bad-syntax.yaml");
+      FAIL("no error");
+    } catch (const tfjob::parse_error& e) {
+      CHECK(e.line() >= 6);
+      CHECK(e.column() > 0);
+      CHECK_THAT(e.what(), Catch::Contains("bad-syntax.yaml: line ") && Catch::Contains("column"));
+    }
+  }
+  SECTION("YAML bad indentation") {
+    try {
+      tfjob::parse_manifests("a:\n  b: 1\n c: 2\n", "indent.yaml");
+      FAIL("no error");
+    } catch (const tfjob::parse_error& e) {
+      CHECK(e.line() == 3);
+      CHECK_THAT(e.what(), Catch::Contains("indent.yaml: line 3"));
+    }
+  }
+  SECTION("JSON") {
+    try {
+      tfjob::parse_manifests("{\n  \"kind\": \"TFJob\",\n  \"spec\": {\"a\": 1,,}\n}", "job.json");
+      FAIL("no error");
+    } catch (const tfjob::parse_error& e) {
+      CHECK(e.line() == 3);
+      CHECK(e.column() == 19);
+      CHECK_THAT(e.what(), Catch::Contains("job.json: invalid JSON at line 3, column 19"));
+    }
+  }
+  SECTION("duplicate keys") {
+    CHECK_THROWS_WITH(tfjob::parse_manifests("a: 1\nb: 2\na: 3\n", "dup.yaml"),
+                      Catch::Contains("line 3, column 1: duplicate key \"a\""));
+  }
+  SECTION("not a TFJob") {
+    CHECK_THROWS_WITH(tfjob::parse_tfjobs("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n", "pod.yaml"),
+                      Catch::Contains("pod.yaml: expected kind TFJob") && Catch::Contains("kind Pod"));
+  }
+}
+
+TEST_CASE("fields of the wrong type are all reported with their paths", "[api][errors]") {
+  try {
+    tfjob::parse_tfjobs(read("wrong-types.yaml"), "wrong-types.yaml");
+    FAIL("no error");
+  } catch (const tfjob::validation_error& e) {
+    const auto& errs = e.errors();
+    CHECK(has_error(errs, "metadata.labels", "Invalid value"));
+    CHECK(has_error(errs, "spec.runPolicy.backoffLimit", "Invalid value"));
+    CHECK(has_error(errs, "spec.runPolicy.suspend", "Invalid value"));
+    CHECK(has_error(errs, "spec.tfReplicaSpecs[Worker].replicas", "Invalid value"));
+    CHECK(has_error(errs, "spec.tfReplicaSpecs[Worker].template.spec.containers", "Invalid value"));
+    CHECK(errs.size() == 5);
+    CHECK_THAT(e.what(), Catch::Contains("spec.runPolicy.backoffLimit: Invalid value: \"three\": must be an integer, not string"));
+  }
+  CHECK_THROWS_AS(json::parse(R"({"spec":{"tfReplicaSpecs":{"Worker":{"replicas":3000000000}}}})").get<tfjob::TFJob>(),
+                  tfjob::validation_error);
+}
+
+TEST_CASE("defaults exactly as the operator's SetDefaults_TFJob", "[api][defaults]") {
+  auto with = [](json worker) {
+    json j = {{"apiVersion", "kubeflow.org/v1"}, {"kind", "TFJob"}, {"metadata", {{"name", "t"}}},
+              {"spec", {{"tfReplicaSpecs", {{"Worker", worker}}}}}};
+    return tfjob::with_defaults(j.get<tfjob::TFJob>());
+  };
+  json container = {{"name", "tensorflow"}, {"image", "img"}};
+  SECTION("replicas 1, restartPolicy Never, cleanPodPolicy None, successPolicy \"\", port added") {
+    auto job = with({{"template", {{"spec", {{"containers", {container}}}}}}});
+    const auto& w = job.spec.tf_replica_specs.at("Worker");
+    CHECK(w.replicas == 1);
+    CHECK(w.restart_policy == "Never");
+    CHECK(job.spec.run_policy.clean_pod_policy == std::optional<std::string>("None"));
+    CHECK(job.spec.success_policy == std::optional<std::string>(""));
+    CHECK((*tfjob::containers(w))[0]["ports"] == json::parse(R"([{"containerPort":2222,"name":"tfjob-port"}])"));
+  }
+  SECTION("custom restart policy and an existing tfjob-port are kept") {
+    json c = container;
+    c["ports"] = {{{"name", "tfjob-port"}, {"containerPort", 3333}}};
+    auto job = with({{"restartPolicy", "Always"}, {"replicas", 4}, {"template", {{"spec", {{"containers", {c}}}}}}});
+    const auto& w = job.spec.tf_replica_specs.at("Worker");
+    CHECK(w.restart_policy == "Always");
+    CHECK(w.replicas == 4);
+    CHECK((*tfjob::containers(w))[0]["ports"].size() == 1);
+    CHECK(tfjob::tf_port(job, "Worker") == 3333);
+  }
+  SECTION("a port with another name gets tfjob-port appended") {
+    json c = container;
+    c["ports"] = {{{"name", "customPort"}, {"containerPort", 1234}}};
+    auto job = with({{"template", {{"spec", {{"containers", {c}}}}}}});
+    CHECK((*tfjob::containers(job.spec.tf_replica_specs.at("Worker")))[0]["ports"] ==
+          json::parse(R"([{"name":"customPort","containerPort":1234},{"name":"tfjob-port","containerPort":2222}])"));
+  }
+  SECTION("the port goes to the container named tensorflow, else the first") {
+    json side = {{"name", "sidecar"}, {"image", "busybox"}};
+    auto job = with({{"template", {{"spec", {{"containers", {side, container}}}}}}});
+    const auto& cs = *tfjob::containers(job.spec.tf_replica_specs.at("Worker"));
+    CHECK_FALSE(cs[0].contains("ports"));
+    CHECK(cs[1]["ports"][0]["name"] == "tfjob-port");
+    auto job2 = with({{"template", {{"spec", {{"containers", {side}}}}}}});
+    CHECK((*tfjob::containers(job2.spec.tf_replica_specs.at("Worker")))[0]["ports"][0]["containerPort"] == 2222);
+  }
+  SECTION("an explicit cleanPodPolicy is kept") {
+    json j = {{"metadata", {{"name", "t"}}},
+              {"spec", {{"runPolicy", {{"cleanPodPolicy", "All"}}}, {"tfReplicaSpecs", {{"Worker", replica(1)}}}}}};
+    auto job = tfjob::with_defaults(j.get<tfjob::TFJob>());
+    CHECK(job.spec.run_policy.clean_pod_policy == std::optional<std::string>("All"));
+  }
+  SECTION("replica-type keys are normalised case-insensitively (TestSetTypeNames)") {
+    json j = {{"metadata", {{"name", "t"}}},
+              {"spec", {{"tfReplicaSpecs", {{"WORKER", replica(2)}, {"ps", replica(1)}, {"cHiEf", replica(1)},
+                                            {"evaluator", replica(1)}}}}}};
+    auto job = tfjob::with_defaults(j.get<tfjob::TFJob>());
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : job.spec.tf_replica_specs) keys.push_back(k);
+    CHECK(keys == std::vector<std::string>{"Chief", "Evaluator", "PS", "Worker"});
+    CHECK(job.spec.tf_replica_specs.at("Worker").replicas == 2);
+  }
+  SECTION("no containers: nothing to add a port to, and no crash") {
+    auto job = with({{"template", {{"spec", {{"containers", json::array()}}}}}});
+    CHECK(job.spec.tf_replica_specs.at("Worker").replicas == 1);
+  }
+}
+
+TEST_CASE("validation mirrors the operator's webhook and lists every problem", "[api][validation]") {
+  auto job_of = [](json specs, std::string name = "test") {
+    json j = {{"apiVersion", "kubeflow.org/v1"}, {"kind", "TFJob"}, {"metadata", {{"name", name}}},
+              {"spec", {{"tfReplicaSpecs", specs}}}};
+    return j.get<tfjob::TFJob>();
+  };
+  SECTION("valid") { CHECK(tfjob::validate(job_of({{"Worker", replica(2)}, {"PS", replica(1)}})).empty()); }
+  SECTION("DNS-1035 name") {
+    auto errs = tfjob::validate(job_of({{"Worker", replica(1)}}, "00test"));
+    REQUIRE(errs.size() == 1);
+    CHECK(errs[0].to_string() ==
+          "metadata.name: Invalid value: \"00test\": should match: a DNS-1035 label must consist of lower case "
+          "alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric "
+          "character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')");
+    CHECK(tfjob::validate(job_of({{"Worker", replica(1)}}, std::string(64, 'a'))).size() == 1);
+    CHECK(tfjob::validate(job_of({{"Worker", replica(1)}}, std::string(63, 'a'))).empty());
+    CHECK(tfjob::validate(job_of({{"Worker", replica(1)}}, "a.b")).size() == 1);
+    CHECK(tfjob::validate(job_of({{"Worker", replica(1)}}, "ends-")).size() == 1);
+  }
+  SECTION("no containers: required twice, like the operator's test") {
+    json r = replica(1);
+    r["template"]["spec"]["containers"] = json::array();
+    auto errs = tfjob::validate(job_of({{"Worker", r}}));
+    REQUIRE(errs.size() == 2);
+    CHECK(errs[0].to_string() == "spec.tfReplicaSpecs[Worker].template.spec.containers: Required value: must be specified");
+    CHECK(errs[1].to_string() ==
+          "spec.tfReplicaSpecs[Worker].template.spec.containers: Required value: must have at least one container with name tensorflow");
+  }
+  SECTION("image required") {
+    json r = replica(1);
+    r["template"]["spec"]["containers"][0].erase("image");
+    auto errs = tfjob::validate(job_of({{"Worker", r}}));
+    REQUIRE(errs.size() == 1);
+    CHECK(errs[0].to_string() == "spec.tfReplicaSpecs[Worker].template.spec.containers[0].image: Required value: must be required");
+  }
+  SECTION("a container named tensorflow") {
+    json r = replica(1);
+    r["template"]["spec"]["containers"][0]["name"] = "";
+    auto errs = tfjob::validate(job_of({{"Worker", r}}));
+    REQUIRE(errs.size() == 1);
+    CHECK(errs[0].field == "spec.tfReplicaSpecs[Worker].template.spec.containers");
+    CHECK(errs[0].type == "Required value");
+  }
+  SECTION("at most one Chief or Master") {
+    auto errs = tfjob::validate(job_of({{"Chief", replica(1)}, {"Master", replica(1)}}));
+    REQUIRE(errs.size() == 1);
+    CHECK(errs[0].to_string() == "spec.tfReplicaSpecs: Forbidden: must not have more than 1 Chief or Master role");
+  }
+  SECTION("managedBy") {
+    auto job = job_of({{"Worker", replica(1)}});
+    job.spec.run_policy.managed_by = "other";
+    auto errs = tfjob::validate(job);
+    REQUIRE(errs.size() == 1);
+    CHECK(errs[0].to_string() ==
+          "spec.runPolicy.managedBy: Unsupported value: \"other\": supported values: \"kueue.x-k8s.io/multikueue\", "
+          "\"kubeflow.org/training-operator\"");
+  }
+  SECTION("tfReplicaSpecs required") {
+    auto errs = tfjob::validate(job_of(json::object()));
+    REQUIRE(errs.size() == 1);
+    CHECK(errs[0].to_string() == "spec.tfReplicaSpecs: Required value: must be required");
+  }
+  SECTION("everything at once from a manifest") {
+    auto job = tfjob::with_defaults(tfjob::parse_tfjobs(read("invalid.yaml"), "invalid.yaml").at(0));
+    auto errs = tfjob::validate(job);
+    INFO(tfjob::validation_error(errs).what());
+    CHECK(has_error(errs, "metadata.name", "Invalid value"));
+    CHECK(has_error(errs, "spec.runPolicy.managedBy", "Unsupported value"));
+    CHECK(has_error(errs, "spec.runPolicy.cleanPodPolicy", "Unsupported value"));
+    CHECK(has_error(errs, "spec.tfReplicaSpecs[Chief].template.spec.containers[0].image", "Required value"));
+    CHECK(has_error(errs, "spec.tfReplicaSpecs[Chief].template.spec.containers", "Required value"));
+    CHECK(has_error(errs, "spec.tfReplicaSpecs[Master].template.spec.containers[0].resources.limits[memory]", "Invalid value"));
+    CHECK(has_error(errs, "spec.tfReplicaSpecs[Worker].template.spec.containers", "Required value"));
+    CHECK(has_error(errs, "spec.tfReplicaSpecs", "Forbidden"));
+    CHECK(errs.size() == 9);
+    CHECK_THROWS_AS(tfjob::validate_or_throw(job), tfjob::validation_error);
+  }
+  SECTION("client-side extras: enums, ranges, unknown types, case duplicates, quantities") {
+    json w = replica(1);
+    w["restartPolicy"] = "Sometimes";
+    w["replicas"] = -1;
+    w["template"]["spec"]["containers"][0]["resources"] = {{"requests", {{"cpu", "1.5x"}, {"memory", "1Gi"}}},
+                                                           {"limits", {{"nvidia.com/gpu", 1}}}};
+    auto job = job_of({{"Worker", w}, {"worker", replica(1)}, {"Workers", replica(1)}});
+    job.spec.success_policy = "Chief";
+    job.spec.run_policy.backoff_limit = -1;
+    job.spec.run_policy.active_deadline_seconds = 0;
+    auto errs = tfjob::validate(job);
+    INFO(tfjob::validation_error(errs).what());
+    CHECK(has_error(errs, "spec.tfReplicaSpecs[Worker].restartPolicy", "Unsupported value"));
+    CHECK(has_error(errs, "spec.tfReplicaSpecs[Worker].replicas", "Invalid value"));
+    CHECK(has_error(errs, "spec.tfReplicaSpecs[Worker].template.spec.containers[0].resources.requests[cpu]", "Invalid value"));
+    CHECK(has_error(errs, "spec.tfReplicaSpecs[worker]", "Duplicate value"));
+    CHECK(has_error(errs, "spec.tfReplicaSpecs", "Unsupported value"));
+    CHECK(has_error(errs, "spec.successPolicy", "Unsupported value"));
+    CHECK(has_error(errs, "spec.runPolicy.backoffLimit", "Invalid value"));
+    CHECK(has_error(errs, "spec.runPolicy.activeDeadlineSeconds", "Invalid value"));
+    CHECK(errs.size() == 8);
+  }
+  SECTION("generateName instead of name is accepted; neither is not") {
+    auto job = job_of({{"Worker", replica(1)}}, "");
+    CHECK(messages(tfjob::validate(job)) == std::vector<std::string>{"metadata.name: Required value: name or generateName is required"});
+    job.metadata.generate_name = "run-";
+    CHECK(tfjob::validate(job).empty());
+  }
+}
+
+TEST_CASE("quantities parse as Kubernetes quantities", "[api][quantity]") {
+  for (const char* ok : {"1", "500m", "1.5", ".5", "4Gi", "512Mi", "1e3", "1E-2", "2k", "+1", "100n", "3Ti", "0"})
+    CHECK(tfjob::is_quantity(ok));
+  for (const char* bad : {"", "abc", "1.5x", "Gi", "1 Gi", "1GiB", "e3", "1e", "--1", "1.2.3", "1KI"})
+    CHECK_FALSE(tfjob::is_quantity(bad));
+  CHECK(tfjob::Quantity::parse("500m").milli_value() == 500);
+  CHECK(tfjob::Quantity::parse("4Gi").value() == 4.0 * 1024 * 1024 * 1024);
+  CHECK(tfjob::Quantity::parse("1.5").milli_value() == 1500);
+  CHECK(tfjob::Quantity::parse("1e3").int_value() == 1000);
+  CHECK(tfjob::Quantity::parse("2k").int_value() == 2000);
+  CHECK_THROWS_WITH(tfjob::Quantity::parse("lots"), Catch::Contains("\"lots\" is not a Kubernetes quantity"));
+}
+
+TEST_CASE("resource_traits<TFJob> says where TFJobs live", "[api]") {
+  using T = tfjob::kube::resource_traits<tfjob::TFJob>;
+  CHECK(std::string(T::group) == "kubeflow.org");
+  CHECK(std::string(T::version) == "v1");
+  CHECK(std::string(T::plural) == "tfjobs");
+  CHECK(std::string(T::kind) == "TFJob");
+  CHECK(T::namespaced);
+}
+
+TEST_CASE("the in-repo CRD is the same as ../shared's", "[api][crd]") {
+  const std::string shared = tfjob::test::shared_crd_file();
+  if (shared.empty()) {
+    WARN("../shared/crds is not beside this checkout: nothing to compare");
+    return;
+  }
+  auto read_all = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    REQUIRE(in);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  const std::string a = read_all(tfjob::test::crd_file());
+  const std::string b = read_all(shared);
+  CHECK(a.size() > 1000);
+  CHECK(a == b);
+}

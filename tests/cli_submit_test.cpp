@@ -1,0 +1,403 @@
+// The built plugin, run as a user would: submit --dry-run=client and tf-config, from
+// flags, files, stdin and the built-in sample; invalid input exits non-zero with every
+// problem on stderr and nothing on stdout.
+#include <catch2/catch.hpp>
+
+#include "support/paths.hpp"
+
+#include <tfjob/tfjob.hpp>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+using nlohmann::json;
+
+namespace {
+
+struct Result {
+  int rc = -1;
+  std::string out, err;
+};
+
+/// Runs the plugin with `args`, feeding `input` on stdin; kills it after 30 s.
+Result run(const std::vector<std::string>& args, const std::string& input = "",
+           const std::vector<std::string>& env = {}) {
+  const std::string exe = tfjob::test::plugin_path();
+  REQUIRE_FALSE(exe.empty());
+  int in[2], out[2], err[2];
+  REQUIRE(::pipe(in) == 0);
+  REQUIRE(::pipe(out) == 0);
+  REQUIRE(::pipe(err) == 0);
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::dup2(in[0], 0);
+    ::dup2(out[1], 1);
+    ::dup2(err[1], 2);
+    for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]}) ::close(fd);
+    for (const auto& e : env) ::putenv(const_cast<char*>(e.c_str()));
+    std::vector<char*> argv{const_cast<char*>(exe.c_str())};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(exe.c_str(), argv.data());
+    ::_exit(127);
+  }
+  ::close(in[0]);
+  ::close(out[1]);
+  ::close(err[1]);
+  ::signal(SIGPIPE, SIG_IGN);
+  std::size_t written = 0;
+  if (input.empty()) ::close(in[1]), in[1] = -1;
+  Result r;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  bool out_open = true, err_open = true;
+  while (out_open || err_open) {
+    std::vector<pollfd> fds;
+    if (out_open) fds.push_back({out[0], POLLIN, 0});
+    if (err_open) fds.push_back({err[0], POLLIN, 0});
+    if (in[1] >= 0) fds.push_back({in[1], POLLOUT, 0});
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      FAIL("the plugin did not finish within 30 s");
+    }
+    if (::poll(fds.data(), fds.size(), 1000) <= 0) continue;
+    for (const auto& p : fds) {
+      if (!p.revents) continue;
+      if (p.fd == in[1]) {
+        ssize_t n = ::write(in[1], input.data() + written, input.size() - written);
+        if (n > 0) written += static_cast<std::size_t>(n);
+        if (n < 0 || written == input.size()) ::close(in[1]), in[1] = -1;
+        continue;
+      }
+      char buf[65536];
+      ssize_t n = ::read(p.fd, buf, sizeof buf);
+      if (n <= 0) {
+        (p.fd == out[0] ? out_open : err_open) = false;
+        continue;
+      }
+      (p.fd == out[0] ? r.out : r.err).append(buf, static_cast<std::size_t>(n));
+    }
+  }
+  if (in[1] >= 0) ::close(in[1]);
+  ::close(out[0]);
+  ::close(err[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+std::string data(const std::string& rel) { return tfjob::test::source_dir() + "/tests/data/" + rel; }
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+/// The independent judge: python3-jsonschema checks what the plugin emitted against the
+/// official CRD's openAPIV3Schema, strictly (unknown fields rejected).
+void keep_for_schema_judge(const std::string& name, const std::string& yaml) {
+  const std::string py = tfjob::test::python();
+  if (py.empty()) {
+    WARN("CRD schema judge skipped: no python3 with jsonschema and yaml");
+    return;
+  }
+  std::string dir = tfjob::test::binary_dir() + "/tests/emitted/api";
+  std::string mk = "mkdir -p '" + dir + "'";
+  REQUIRE(std::system(mk.c_str()) == 0);
+  const std::string file = dir + "/" + name + ".yaml";
+  { std::ofstream(file, std::ios::binary) << yaml; }
+  std::string cmd = "'" + py + "' '" + tfjob::test::source_dir() + "/tests/tools/validate_crd.py' --strict --crd '" +
+                    tfjob::test::crd_file() + "' '" + file + "' > '" + file + ".judge' 2>&1";
+  int rc = std::system(cmd.c_str());
+  INFO(name << ": " << slurp(file + ".judge"));
+  CHECK(rc == 0);
+}
+
+}  // namespace
+
+TEST_CASE("submit mnist --dry-run=client -o yaml renders the built-in sample", "[cli][submit]") {
+  auto r = run({"submit", "mnist", "--dry-run=client", "-o", "yaml"});
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out.rfind("apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata:\n", 0) == 0);
+  keep_for_schema_judge("mnist", r.out);
+  auto jobs = tfjob::parse_tfjobs(r.out, "stdout");
+  REQUIRE(jobs.size() == 1);
+  const auto& job = jobs[0];
+  CHECK(job.metadata.name == "mnist");
+  CHECK(job.metadata.namespace_.empty());  // no -n: left to the context, as kubectl does
+  CHECK(job.spec.tf_replica_specs.at("Chief").replicas == 1);
+  CHECK(job.spec.tf_replica_specs.at("Worker").replicas == 2);
+  for (const char* t : {"Chief", "Worker"}) {
+    const auto& c = *tfjob::tensorflow_container(job.spec.tf_replica_specs.at(t));
+    CHECK(c["image"] == "ghcr.io/kubectl-tfjob/mnist:v0.1.0");
+    CHECK(c["command"] == json({"python", "/opt/mnist/mnist.py"}));
+    CHECK(c["args"] == json({"--data-dir=/train/data", "--model-dir=/train/checkpoints", "--log-dir=/train/logs",
+                             "--export-dir=/train/export/mnist", "--epochs=5"}));
+    CHECK(c["resources"]["limits"]["nvidia.com/gpu"] == "1");
+    CHECK(c["volumeMounts"][0]["mountPath"] == "/train");
+    CHECK(job.spec.tf_replica_specs.at(t).template_["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"] ==
+          "tfjob-mnist");
+  }
+  // defaults applied, and valid
+  CHECK(job.spec.run_policy.clean_pod_policy == std::optional<std::string>("None"));
+  CHECK(tfjob::validate(job).empty());
+}
+
+TEST_CASE("the built-in mnist sample matches samples/mnist/tfjob.yaml", "[cli][submit][samples]") {
+  const std::string path = tfjob::test::source_dir() + "/samples/mnist/tfjob.yaml";
+  std::ifstream probe(path);
+  if (!probe) {
+    WARN("samples/mnist/tfjob.yaml not present: skipped");
+    return;
+  }
+  auto file = tfjob::with_defaults(tfjob::parse_tfjobs(slurp(path), path).at(0));
+  auto r = run({"submit", "mnist", "--dry-run=client", "-o", "json"});
+  REQUIRE(r.rc == 0);
+  auto builtin = tfjob::parse_tfjobs(r.out, "stdout").at(0);
+  REQUIRE(file.spec.tf_replica_specs.size() == builtin.spec.tf_replica_specs.size());
+  for (const auto& [type, spec] : file.spec.tf_replica_specs) {
+    const auto& b = builtin.spec.tf_replica_specs.at(type);
+    CHECK(spec.replicas == b.replicas);
+    CHECK(spec.restart_policy == b.restart_policy);
+    const auto& fc = *tfjob::tensorflow_container(spec);
+    const auto& bc = *tfjob::tensorflow_container(b);
+    for (const char* k : {"image", "command", "args", "volumeMounts", "ports"}) CHECK(fc[k] == bc[k]);
+    CHECK(tfjob::Quantity::parse(bc["resources"]["limits"]["nvidia.com/gpu"].get<std::string>()).value() ==
+          fc["resources"]["limits"]["nvidia.com/gpu"].get<double>());
+    CHECK(spec.template_["spec"]["volumes"] == b.template_["spec"]["volumes"]);
+  }
+  CHECK(file.spec.run_policy.backoff_limit == builtin.spec.run_policy.backoff_limit);
+}
+
+TEST_CASE("submit from flags: every flag lands in the job", "[cli][submit]") {
+  auto r = run({"submit", "--name", "resnet", "-n", "team-a", "--image", "tensorflow/tensorflow:2.15.0-gpu", "--chief",
+                "--workers", "3", "--ps", "1", "--evaluator", "--gpus", "2", "--cpu", "4", "--memory", "16Gi", "--env",
+                "EPOCHS=10", "--pvc", "data:/data", "--restart-policy", "OnFailure", "--clean-pod-policy", "All", "--ttl",
+                "600", "--active-deadline", "3600", "--backoff-limit", "2", "--success-policy", "AllWorkers", "--selector",
+                "gpu=v100", "--toleration", "nvidia.com/gpu:NoSchedule", "--label", "team=vision", "--command",
+                "--dry-run=client", "-o", "json", "--", "python", "/data/train.py", "--epochs", "3"});
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  auto j = json::parse(r.out);
+  keep_for_schema_judge("flags", tfjob::to_yaml(j));
+  auto job = j.get<tfjob::TFJob>();
+  CHECK(job.metadata.name == "resnet");
+  CHECK(job.metadata.namespace_ == "team-a");
+  CHECK(job.metadata.labels.at("team") == "vision");
+  CHECK(job.spec.tf_replica_specs.size() == 4);
+  CHECK(job.spec.tf_replica_specs.at("Worker").replicas == 3);
+  CHECK(job.spec.tf_replica_specs.at("PS").restart_policy == "OnFailure");
+  CHECK(job.spec.run_policy.clean_pod_policy == std::optional<std::string>("All"));
+  CHECK(job.spec.run_policy.ttl_seconds_after_finished == 600);
+  CHECK(job.spec.run_policy.active_deadline_seconds == 3600);
+  CHECK(job.spec.run_policy.backoff_limit == 2);
+  CHECK(job.spec.success_policy == std::optional<std::string>("AllWorkers"));
+  const auto& w = job.spec.tf_replica_specs.at("Worker");
+  const auto& c = *tfjob::tensorflow_container(w);
+  CHECK(c["command"] == json({"python", "/data/train.py", "--epochs", "3"}));
+  CHECK_FALSE(c.contains("args"));
+  CHECK(c["resources"]["limits"] == json::parse(R"({"cpu":"4","memory":"16Gi","nvidia.com/gpu":"2"})"));
+  CHECK(c["env"] == json::parse(R"([{"name":"EPOCHS","value":"10"}])"));
+  CHECK(w.template_["spec"]["nodeSelector"]["gpu"] == "v100");
+  CHECK(w.template_["spec"]["tolerations"][0]["effect"] == "NoSchedule");
+  CHECK(tfjob::validate(job).empty());
+
+  // without --command the words are args; without -o a kubectl-like line
+  auto a = run({"submit", "--name", "x", "--image", "i", "--dry-run=client", "-o", "yaml", "--", "--lr", "0.1"});
+  REQUIRE(a.rc == 0);
+  auto aj = tfjob::parse_tfjobs(a.out).at(0);
+  CHECK((*tfjob::tensorflow_container(aj.spec.tf_replica_specs.at("Worker")))["args"] == json({"--lr", "0.1"}));
+  keep_for_schema_judge("args", a.out);
+  auto line = run({"submit", "--name", "x", "--image", "i", "--dry-run=client"});
+  CHECK(line.rc == 0);
+  CHECK(line.out == "tfjob.kubeflow.org/x created (dry run)\n");
+  auto name = run({"submit", "mnist", "--dry-run", "-o", "name"});
+  CHECK(name.out == "tfjob.kubeflow.org/mnist\n");
+}
+
+TEST_CASE("submit the sample with overrides", "[cli][submit][samples]") {
+  auto r = run({"submit", "mnist", "--name", "mnist-cpu", "--gpus", "0", "--workers", "4", "-n", "ml", "--dry-run=client",
+                "-o", "yaml", "--", "--epochs=1"});
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  keep_for_schema_judge("mnist-cpu", r.out);
+  auto job = tfjob::parse_tfjobs(r.out).at(0);
+  CHECK(job.metadata.name == "mnist-cpu");
+  CHECK(job.metadata.namespace_ == "ml");
+  CHECK(job.spec.tf_replica_specs.at("Worker").replicas == 4);
+  const auto& c = *tfjob::tensorflow_container(job.spec.tf_replica_specs.at("Worker"));
+  CHECK_FALSE(c.contains("resources"));
+  CHECK(c["args"] == json({"--epochs=1"}));
+  CHECK(c["command"] == json({"python", "/opt/mnist/mnist.py"}));
+
+  auto list = run({"submit", "--list-samples"});
+  CHECK(list.rc == 0);
+  CHECK(list.out.rfind("NAME", 0) == 0);
+  CHECK(list.out.find("mnist ") != std::string::npos);
+  auto unknown = run({"submit", "--sample", "nope", "--dry-run=client"});
+  CHECK(unknown.rc == 1);
+  CHECK(unknown.out.empty());
+  CHECK_THAT(unknown.err, Catch::Contains("unknown sample \"nope\"") && Catch::Contains("mnist"));
+}
+
+TEST_CASE("submit -f FILE and -f - (stdin), YAML and JSON, several documents", "[cli][submit]") {
+  auto r = run({"submit", "-f", data("api/multi.yaml"), "--dry-run=client", "-o", "yaml"});
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  keep_for_schema_judge("multi", r.out);
+  auto jobs = tfjob::parse_tfjobs(r.out);
+  REQUIRE(jobs.size() == 2);
+  CHECK(r.out.find("\n---\n") != std::string::npos);
+  // defaulting normalised the lower-case keys and filled replicas
+  CHECK(jobs[1].spec.tf_replica_specs.at("Worker").replicas == 3);
+  CHECK(jobs[1].spec.tf_replica_specs.at("PS").replicas == 1);
+
+  json j = json(jobs[0]);
+  auto s = run({"submit", "-f", "-", "-n", "from-stdin", "--dry-run=client", "-o", "json"}, j.dump());
+  INFO(s.err);
+  REQUIRE(s.rc == 0);
+  auto back = json::parse(s.out);
+  CHECK(back["metadata"]["namespace"] == "from-stdin");
+  back["metadata"].erase("namespace");
+  CHECK(back == j);
+
+  // several jobs as JSON: a List, as kubectl prints
+  auto list = run({"submit", "-f", data("api/multi.yaml"), "--dry-run=client", "-o", "json"});
+  REQUIRE(list.rc == 0);
+  CHECK(json::parse(list.out)["kind"] == "List");
+  CHECK(json::parse(list.out)["items"].size() == 2);
+
+  // a full manifest round-trips through the plugin (unknown fields and status kept)
+  auto full = run({"submit", "-f", data("api/full.yaml"), "--dry-run=client", "-o", "json"});
+  INFO(full.err);
+  REQUIRE(full.rc == 0);
+  auto in = tfjob::parse_manifests(slurp(data("api/full.yaml"))).at(0);
+  auto out = json::parse(full.out);
+  CHECK(out["spec"]["x-extra-spec-field"] == in["spec"]["x-extra-spec-field"]);
+  CHECK(out["status"] == in["status"]);
+  CHECK(out["spec"]["tfReplicaSpecs"]["Chief"]["template"] == in["spec"]["tfReplicaSpecs"]["Chief"]["template"]);
+}
+
+TEST_CASE("invalid input: non-zero exit, every problem on stderr, nothing on stdout", "[cli][submit][errors]") {
+  SECTION("an invalid manifest") {
+    auto r = run({"submit", "-f", data("api/invalid.yaml"), "--dry-run=client", "-o", "yaml"});
+    CHECK(r.rc == 1);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::Contains("metadata.name: Invalid value: \"00Bad_Name\"") &&
+                          Catch::Contains("spec.runPolicy.managedBy: Unsupported value") &&
+                          Catch::Contains("spec.tfReplicaSpecs[Chief].template.spec.containers[0].image: Required value") &&
+                          Catch::Contains("spec.tfReplicaSpecs[Master].template.spec.containers[0].resources.limits[memory]") &&
+                          Catch::Contains("spec.tfReplicaSpecs[Worker].template.spec.containers: Required value") &&
+                          Catch::Contains("must not have more than 1 Chief or Master role"));
+  }
+  SECTION("bad flags and missing fields together") {
+    auto r = run({"submit", "--cpu", "four", "--pvc", "data", "--env", "NOVALUE", "--dry-run=client", "-o", "yaml"});
+    CHECK(r.rc == 1);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::Contains("--cpu: Invalid value: \"four\" is not a Kubernetes quantity") &&
+                          Catch::Contains("--pvc: Invalid value") && Catch::Contains("--env: Invalid value") &&
+                          Catch::Contains("metadata.name: Required value") &&
+                          Catch::Contains("spec.tfReplicaSpecs[Worker].template.spec.containers[0].image: Required value"));
+  }
+  SECTION("bad YAML: file, line and column") {
+    auto r = run({"submit", "-f", data("api/bad-syntax.yaml"), "--dry-run=client"});
+    CHECK(r.rc == 1);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::Contains("bad-syntax.yaml: line ") && Catch::Contains("column"));
+  }
+  SECTION("bad JSON on stdin") {
+    auto r = run({"submit", "-f", "-", "--dry-run=client"}, "{\"kind\": \"TFJob\",\n \"spec\": }");
+    CHECK(r.rc == 1);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::Contains("stdin: invalid JSON at line 2"));
+  }
+  SECTION("wrong types") {
+    auto r = run({"submit", "-f", data("api/wrong-types.yaml"), "--dry-run=client"});
+    CHECK(r.rc == 1);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::Contains("spec.runPolicy.backoffLimit: Invalid value") &&
+                          Catch::Contains("spec.tfReplicaSpecs[Worker].replicas: Invalid value"));
+  }
+  SECTION("missing file, -f with job flags, namespace mismatch, bad -o, bad enum flag") {
+    auto missing = run({"submit", "-f", "/nonexistent/job.yaml", "--dry-run=client"});
+    CHECK(missing.rc == 1);
+    CHECK_THAT(missing.err, Catch::Contains("/nonexistent/job.yaml\" does not exist"));
+    auto mix = run({"submit", "-f", data("api/multi.yaml"), "--workers", "3", "--dry-run=client"});
+    CHECK(mix.rc == 1);
+    CHECK_THAT(mix.err, Catch::Contains("-f cannot be combined with job flags (--workers)"));
+    auto ns = run({"submit", "-f", data("api/full.yaml"), "-n", "other", "--dry-run=client"});
+    CHECK(ns.rc == 1);
+    CHECK_THAT(ns.err, Catch::Contains("does not match the namespace \"other\""));
+    auto o = run({"submit", "mnist", "--dry-run=client", "-o", "table"});
+    CHECK(o.rc == 1);
+    CHECK(o.out.empty());
+    CHECK_THAT(o.err, Catch::Contains("allowed formats are: json, yaml, name"));
+    auto pol = run({"submit", "--name", "x", "--image", "i", "--restart-policy", "Sometimes", "--dry-run=client"});
+    CHECK(pol.rc == 1);
+    CHECK_THAT(pol.err, Catch::Contains("spec.tfReplicaSpecs[Worker].restartPolicy: Unsupported value: \"Sometimes\""));
+    auto neg = run({"submit", "--name", "x", "--image", "i", "--workers", "-2", "--dry-run=client"});
+    CHECK(neg.rc == 64);
+    CHECK(neg.out.empty());
+  }
+}
+
+TEST_CASE("tf-config shows the exact TF_CONFIG of every replica", "[cli][tf_config]") {
+  auto r = run({"tf-config", "--name", "test-tfjob", "-n", "ns3", "--image", "img", "--workers", "1", "--ps", "1",
+                "--evaluator", "-o", "json", "--cluster-domain", "tf.training.io"});
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  auto m = json::parse(r.out);
+  CHECK(m.size() == 3);
+  // the operator's fixture (pod_test.go, NewTFJobWithEvaluatorAndNamespace(1, 1, 1, "ns3"))
+  CHECK(m["worker-0"] ==
+        R"({"cluster":{"evaluator":["test-tfjob-evaluator-0.ns3.svc.tf.training.io:2222"],"ps":["test-tfjob-ps-0.ns3.svc.tf.training.io:2222"],"worker":["test-tfjob-worker-0.ns3.svc.tf.training.io:2222"]},"task":{"type":"worker","index":0},"environment":"cloud"})");
+  CHECK(m["ps-0"].get<std::string>().find(R"("task":{"type":"ps","index":0})") != std::string::npos);
+  CHECK(m["evaluator-0"].get<std::string>().find(R"("task":{"type":"evaluator","index":0})") != std::string::npos);
+
+  // a single replica: null (the operator injects none)
+  auto one = run({"tf-config", "--name", "solo", "--image", "img", "-o", "json"});
+  REQUIRE(one.rc == 0);
+  CHECK(json::parse(one.out) == json::parse(R"({"worker-0": null})"));
+
+  // the sample, default namespace, table output
+  auto t = run({"tf-config", "mnist"});
+  REQUIRE(t.rc == 0);
+  CHECK(t.out.rfind("REPLICA    TF_CONFIG\nchief-0    {\"cluster\":{\"chief\":[\"mnist-chief-0.default.svc:2222\"]", 0) == 0);
+  auto wide = run({"tf-config", "mnist", "-o", "wide"});
+  REQUIRE(wide.rc == 0);
+  CHECK(wide.out.find("worker-1   mnist-worker-1   mnist-worker-1.default.svc:2222   {") != std::string::npos);
+
+  // from a file, with the port of each type; invalid input fails as for submit
+  auto f = run({"tf-config", "-f", data("api/full.yaml"), "-o", "json"});
+  REQUIRE(f.rc == 0);
+  auto cfg = tfjob::parse_tf_config(json::parse(f.out)["chief-0"].get<std::string>());
+  CHECK(cfg.address("worker", 1) == std::optional<std::string>("dist-mnist-worker-1.team-a.svc:3333"));
+  CHECK(cfg.is_chief());
+  auto bad = run({"tf-config", "-f", data("api/invalid.yaml"), "-o", "json"});
+  CHECK(bad.rc == 1);
+  CHECK(bad.out.empty());
+  auto two = run({"tf-config", "-f", data("api/multi.yaml")});
+  CHECK(two.rc == 1);
+  CHECK_THAT(two.err, Catch::Contains("one TFJob at a time"));
+}
+
+TEST_CASE("--help lists the commands with examples", "[cli]") {
+  auto h = run({"submit", "--help"});
+  CHECK(h.rc == 0);
+  CHECK_THAT(h.out, Catch::Contains("--dry-run") && Catch::Contains("Examples:") && Catch::Contains("Exit codes"));
+  auto t = run({"tf-config", "--help"});
+  CHECK(t.rc == 0);
+  CHECK_THAT(t.out, Catch::Contains("--cluster-domain"));
+}
