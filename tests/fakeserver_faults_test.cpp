@@ -129,6 +129,10 @@ TEST_CASE("TLS: the CA verifies the server, client certs and tokens authenticate
     r = c.cli->Get("/api/v1/pods", bearer("wrong"));
     REQUIRE(r);
     CHECK(r->status == 401);
+    s.add_token("rotating", "bot");
+    CHECK(c.cli->Get("/api/v1/namespaces/default/pods", bearer("rotating"))->status == 200);
+    s.remove_token("rotating");
+    CHECK(c.cli->Get("/api/v1/namespaces/default/pods", bearer("rotating"))->status == 401);
   }
   {  // a client that trusts another CA refuses the server
     Client c(s, s.pki().wrong_ca.cert);

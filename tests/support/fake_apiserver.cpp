@@ -1794,6 +1794,11 @@ void FakeApiServer::add_token(const std::string& token, const std::string& user,
   impl_->tokens[token] = {user, namespaces};
 }
 
+void FakeApiServer::remove_token(const std::string& token) {
+  std::lock_guard<std::mutex> lk(impl_->mu);
+  impl_->tokens.erase(token);
+}
+
 std::string FakeApiServer::kubeconfig_yaml() const {
   auto b64 = [](const std::string& s) { return fake::base64_encode(s); };
   std::ostringstream o;

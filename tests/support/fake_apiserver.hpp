@@ -159,6 +159,8 @@ class FakeApiServer {
   /// Accept another bearer token as `user`; `namespaces` empty = everything (admin).
   void add_token(const std::string& token, const std::string& user,
                  const std::vector<std::string>& namespaces = {});
+  /// Stop accepting `token` (it gets 401 from now on), e.g. to expire an exec credential.
+  void remove_token(const std::string& token);
 
   /// Create or replace an object as-is (apiVersion, kind, metadata.name required; no
   /// validation). Sets uid/resourceVersion/creationTimestamp; returns what is stored.
