@@ -1,0 +1,493 @@
+#pragma once
+/// \file `gpu-check` as an SDK workflow: the GPU inventory of a cluster's nodes, one probe
+/// pod per GPU node (pinned to it, requesting its GPUs, tolerating nvidia.com/gpu taints,
+/// bounded by activeDeadlineSeconds, labelled for cleanup), pods that stay Pending
+/// explained from their events, the probe JSON read back from the pod logs and judged by
+/// the verdict rules (verdict.hpp), and the pods deleted at the end or on cancel.
+/// The inventory and the pod are pure functions; `run_gpu_check` does the I/O.
+
+#include <tfjob/error.hpp>
+#include <tfjob/gpu/probe_report.hpp>
+#include <tfjob/gpu/verdict.hpp>
+#include <tfjob/kube/api.hpp>
+#include <tfjob/kube/client.hpp>
+#include <tfjob/kube/core.hpp>
+#include <tfjob/kube/logs.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace tfjob::gpu {
+
+/// The probe image `gpu-check` runs by default (built from gpu/Dockerfile, CUDA 12.x).
+inline constexpr const char* default_probe_image = "ghcr.io/kubectl-tfjob/gpu-probe:v0.1.0";
+/// Resource name of NVIDIA GPUs (the NVIDIA device plugin's).
+inline constexpr const char* gpu_resource = "nvidia.com/gpu";
+/// Label on every probe pod: the run it belongs to (for cleanup with a selector).
+inline constexpr const char* run_label = "kubectl-tfjob.kubeflow.org/gpu-check";
+/// Label on every probe pod: what it is.
+inline constexpr const char* component_label = "app.kubernetes.io/name";
+inline constexpr const char* component_value = "tfjob-gpu-probe";
+/// Annotation with the node a probe pod checks (node names may exceed label limits).
+inline constexpr const char* node_annotation = "kubectl-tfjob.kubeflow.org/node";
+
+/// One node as far as GPUs are concerned.
+struct NodeGpuInfo {
+  std::string name;
+  std::string hostname;                     ///< kubernetes.io/hostname label (pinning), else the name
+  std::int64_t capacity = 0;                ///< status.capacity[nvidia.com/gpu]
+  std::int64_t allocatable = 0;             ///< status.allocatable[nvidia.com/gpu]
+  std::map<std::string, std::string> gfd;   ///< GPU Feature Discovery / accelerator labels
+  std::vector<nlohmann::json> taints;       ///< spec.taints
+  bool ready = false;
+  bool unschedulable = false;
+  bool looks_like_gpu = false;              ///< capacity, GFD labels or an accelerator label
+  std::string problem;                      ///< why it cannot be probed ("" = fine)
+  /// capacity - allocatable: devices the device plugin reports unhealthy.
+  std::int64_t unhealthy() const { return capacity > allocatable ? capacity - allocatable : 0; }
+  /// nvidia.com/gpu.product (GFD), or the GKE/GCE accelerator label, or "".
+  std::string product() const {
+    for (const char* k : {"nvidia.com/gpu.product", "cloud.google.com/gke-accelerator", "cloud.google.com/gce-accelerator"}) {
+      auto it = gfd.find(k);
+      if (it != gfd.end()) return it->second;
+    }
+    return {};
+  }
+};
+
+namespace detail {
+inline std::int64_t count_of(const std::string& q) {
+  if (q.empty()) return 0;
+  try {
+    std::size_t used = 0;
+    long long v = std::stoll(q, &used);
+    return used == q.size() && v > 0 ? v : 0;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+inline bool gpu_label(const std::string& k) {
+  return k.rfind("nvidia.com/", 0) == 0 || k == "cloud.google.com/gke-accelerator" ||
+         k == "cloud.google.com/gce-accelerator" || k == "feature.node.kubernetes.io/pci-10de.present";
+}
+}  // namespace detail
+
+/// The GPU view of one node (pure).
+inline NodeGpuInfo inspect_node(const kube::Node& n) {
+  NodeGpuInfo g;
+  g.name = n.name();
+  g.hostname = n.label("kubernetes.io/hostname");
+  if (g.hostname.empty()) g.hostname = g.name;
+  g.capacity = detail::count_of(n.capacity(gpu_resource));
+  g.allocatable = detail::count_of(n.allocatable(gpu_resource));
+  for (const auto& [k, v] : n.labels())
+    if (detail::gpu_label(k)) g.gfd[k] = v;
+  const auto& taints = n.at_or_null("/spec/taints");
+  if (taints.is_array())
+    for (const auto& t : taints) g.taints.push_back(t);
+  g.ready = n.ready();
+  g.unschedulable = n.unschedulable();
+  g.looks_like_gpu = g.capacity > 0 || !g.gfd.empty();
+  if (g.looks_like_gpu && g.allocatable == 0) {
+    if (g.capacity > 0)
+      g.problem = "all " + std::to_string(g.capacity) + " GPUs are unhealthy (capacity " + std::to_string(g.capacity) +
+                  ", allocatable 0): see the NVIDIA device plugin's logs and nvidia-smi on the node";
+    else
+      g.problem = "looks like a GPU node (" + g.gfd.begin()->first + "=" + g.gfd.begin()->second +
+                  ") but allocates no nvidia.com/gpu: the NVIDIA device plugin is missing or broken on this node";
+  } else if (g.allocatable > 0 && !g.ready) {
+    g.problem = "the node is not Ready";
+  }
+  return g;
+}
+
+/// The GPU inventory: every node that has GPUs or looks like a GPU node, by name (pure).
+inline std::vector<NodeGpuInfo> gpu_inventory(const std::vector<kube::Node>& nodes) {
+  std::vector<NodeGpuInfo> out;
+  for (const auto& n : nodes) {
+    auto g = inspect_node(n);
+    if (g.looks_like_gpu) out.push_back(std::move(g));
+  }
+  std::sort(out.begin(), out.end(), [](const NodeGpuInfo& a, const NodeGpuInfo& b) { return a.name < b.name; });
+  return out;
+}
+
+/// Options for the probe pods and the run.
+struct CheckOptions {
+  std::string namespace_;                 ///< where the probe pods run ("" = the client's)
+  std::string image = default_probe_image;
+  std::string image_pull_policy = "IfNotPresent";
+  std::string expect;                     ///< a known model family ("" = none)
+  int gpus = 0;                           ///< GPUs per probe pod; 0 = all the node allocates
+  std::vector<std::string> nodes;         ///< only these nodes ("" = every GPU node)
+  int deadline_seconds = 300;             ///< activeDeadlineSeconds of each pod, and the wait
+  bool keep = false;                      ///< keep the probe pods (debugging)
+  std::string run_id;                     ///< "" = random
+  std::chrono::milliseconds poll{1000};   ///< pod status polling interval
+  const std::atomic<bool>* cancel = nullptr;    ///< raise to stop early (pods still deleted)
+  std::function<void(const std::string&)> progress;  ///< one line per change (stderr)
+};
+
+/// The probe pod for one node (pure).
+inline kube::Pod probe_pod(const NodeGpuInfo& node, const CheckOptions& o, const std::string& run_id) {
+  std::int64_t gpus = o.gpus > 0 ? o.gpus : node.allocatable;
+  // Pod names: DNS-1123 label-ish, at most 63 characters; keep the node recognisable.
+  std::string n;
+  for (char c : node.name) n += (std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(static_cast<unsigned char>(c))) : '-');
+  std::string name = "tfjob-gpu-probe-" + run_id + "-";
+  if (name.size() + n.size() > 63) n = n.substr(n.size() - (63 - name.size()));
+  while (!n.empty() && n.front() == '-') n.erase(0, 1);
+  name += n;
+  while (!name.empty() && name.back() == '-') name.pop_back();
+  nlohmann::json args = nlohmann::json::array();
+  if (!o.expect.empty()) args = {"--expect", o.expect};
+  nlohmann::json pod = {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata",
+       {{"name", name},
+        {"labels", {{run_label, run_id}, {component_label, component_value}, {"app.kubernetes.io/managed-by", "kubectl-tfjob"}}},
+        {"annotations", {{node_annotation, node.name}}}}},
+      {"spec",
+       {{"restartPolicy", "Never"},
+        // Through the scheduler (not spec.nodeName), so that a node whose GPUs are all in
+        // use leaves the pod Pending with a FailedScheduling event that says so.
+        {"nodeSelector", {{"kubernetes.io/hostname", node.hostname}}},
+        {"tolerations", nlohmann::json::array({{{"key", gpu_resource}, {"operator", "Exists"}}})},
+        {"activeDeadlineSeconds", o.deadline_seconds},
+        {"terminationGracePeriodSeconds", 5},
+        {"automountServiceAccountToken", false},
+        {"containers",
+         nlohmann::json::array({{{"name", "probe"},
+                                 {"image", o.image},
+                                 {"imagePullPolicy", o.image_pull_policy},
+                                 {"args", args},
+                                 {"env", nlohmann::json::array({{{"name", "NODE_NAME"},
+                                                                 {"valueFrom", {{"fieldRef", {{"fieldPath", "spec.nodeName"}}}}}}})},
+                                 {"resources",
+                                  {{"limits", {{gpu_resource, std::to_string(gpus)}}},
+                                   {"requests", {{gpu_resource, std::to_string(gpus)}}}}}}})}}}};
+  return kube::Pod(std::move(pod));
+}
+
+/// The outcome on one node.
+struct NodeResult {
+  NodeGpuInfo node;
+  std::string pod;                    ///< probe pod name ("" when not probed)
+  std::string phase;                  ///< last pod phase seen
+  std::string status;                 ///< ready, not-ready, no-gpu, pending, failed, timeout, cancelled, skipped
+  std::string message;                ///< one line for people
+  std::optional<ProbeReport> report;  ///< the probe's report, judged again here
+  int exit_code = -1;                 ///< the probe container's exit code (-1 unknown)
+  bool ready() const { return status == "ready"; }
+};
+
+/// The whole run.
+struct CheckResult {
+  std::string run_id;
+  std::vector<NodeGpuInfo> inventory;
+  std::vector<NodeResult> nodes;
+  bool cancelled = false;
+  bool timed_out = false;
+  /// True when at least one node was probed and every probed node is ready.
+  bool all_ready() const {
+    bool any = false;
+    for (const auto& n : nodes) {
+      if (n.status == "skipped") continue;
+      any = true;
+      if (!n.ready()) return false;
+    }
+    return any;
+  }
+};
+
+/// Explains why a pod has not started from its status and events (pure): the scheduler's
+/// FailedScheduling message, an image pull error, or the last Warning event.
+inline std::string explain_pending(const kube::Pod& pod, const std::vector<kube::Event>& events) {
+  const auto& cs = pod.at_or_null("/status/containerStatuses");
+  if (cs.is_array())
+    for (const auto& c : cs) {
+      const auto& w = c.value("state", nlohmann::json::object()).value("waiting", nlohmann::json::object());
+      std::string reason = w.value("reason", "");
+      if (!reason.empty() && reason != "ContainerCreating" && reason != "PodInitializing")
+        return reason + (w.value("message", "").empty() ? "" : ": " + w.value("message", ""));
+    }
+  std::string last;
+  for (const auto& e : events) {
+    if (e.involved_name() != pod.name()) continue;
+    if (e.reason() == "FailedScheduling") last = "FailedScheduling: " + e.message();
+    else if (e.type() == "Warning") last = e.reason() + ": " + e.message();
+  }
+  if (!last.empty()) {
+    if (last.find("Insufficient nvidia.com/gpu") != std::string::npos)
+      last += " (all of the node's GPUs are in use, or fewer than requested are healthy)";
+    return last;
+  }
+  const auto& conds = pod.at_or_null("/status/conditions");
+  if (conds.is_array())
+    for (const auto& c : conds)
+      if (c.value("type", "") == "PodScheduled" && c.value("status", "") == "False")
+        return c.value("reason", "") + ": " + c.value("message", "");
+  return "waiting to be scheduled";
+}
+
+/// Judges a finished probe pod from its exit code and log text (pure).
+inline void judge_probe_output(NodeResult& r, const std::string& logs, const VerdictOptions& v) {
+  try {
+    ProbeReport rep = parse_probe_report(logs);
+    if (rep.status != "no-gpu") evaluate(rep, v);
+    else rep.expect = v.expect;
+    r.status = rep.status;
+    r.message = rep.message;
+    r.report = std::move(rep);
+  } catch (const tfjob::error& e) {
+    r.status = "failed";
+    r.message = std::string("probe output unreadable (exit code ") + std::to_string(r.exit_code) + "): " + e.what();
+  }
+}
+
+/// Runs the check: inventory, probe pods, results, cleanup. Throws tfjob errors for
+/// problems that stop the whole run (cannot list nodes, cannot create pods); per-node
+/// problems end up in that node's result.
+inline CheckResult run_gpu_check(kube::Client client, const CheckOptions& o) {
+  using Clock = std::chrono::steady_clock;
+  CheckResult res;
+  auto say = [&](const std::string& s) {
+    if (o.progress) o.progress(s);
+  };
+  auto cancelled = [&] { return o.cancel && o.cancel->load(); };
+  res.run_id = o.run_id;
+  if (res.run_id.empty()) {
+    std::random_device rd;
+    const char* alnum = "abcdefghijklmnopqrstuvwxyz0123456789";
+    for (int i = 0; i < 5; ++i) res.run_id += alnum[rd() % 36];
+  }
+  const std::string ns = o.namespace_.empty() ? client.namespace_() : o.namespace_;
+  VerdictOptions vopt;
+  if (!o.expect.empty()) vopt.expect = normalize_expect(o.expect);
+
+  auto nodes = kube::Api<kube::Node>::all(client).list().items;
+  res.inventory = gpu_inventory(nodes);
+  if (!o.nodes.empty()) {
+    std::set<std::string> known;
+    for (const auto& n : nodes) known.insert(n.name());
+    for (const auto& want : o.nodes)
+      if (!known.count(want)) throw tfjob::error("node \"" + want + "\" not found");
+  }
+  CheckOptions po = o;
+  po.expect = vopt.expect;
+
+  kube::Api<kube::Pod> pods(client, ns);
+  std::vector<std::size_t> probing;  // indices into res.nodes
+  for (const auto& g : res.inventory) {
+    if (!o.nodes.empty() && std::find(o.nodes.begin(), o.nodes.end(), g.name) == o.nodes.end()) continue;
+    NodeResult r;
+    r.node = g;
+    if (!g.problem.empty()) {
+      r.status = "not-ready";
+      r.message = g.problem;
+      say(g.name + ": not probed: " + g.problem);
+      res.nodes.push_back(std::move(r));
+      continue;
+    }
+    if (o.gpus > 0 && o.gpus > g.allocatable) {
+      r.status = "skipped";
+      r.message = "--gpus " + std::to_string(o.gpus) + " but the node allocates " + std::to_string(g.allocatable);
+      say(g.name + ": skipped: " + r.message);
+      res.nodes.push_back(std::move(r));
+      continue;
+    }
+    r.pod = probe_pod(g, po, res.run_id).name();
+    res.nodes.push_back(std::move(r));
+    probing.push_back(res.nodes.size() - 1);
+  }
+  if (res.inventory.empty()) say("no node offers nvidia.com/gpu or looks like a GPU node");
+
+  // Delete whatever was created, whatever happens next (unless --keep).
+  std::vector<std::string> created;
+  struct Cleanup {
+    kube::Api<kube::Pod>& pods;
+    std::vector<std::string>& created;
+    bool keep;
+    const std::function<void(const std::string&)>& say;
+    ~Cleanup() {
+      if (keep || created.empty()) return;
+      for (const auto& name : created) {
+        try {
+          kube::DeleteParams dp;
+          dp.grace_period_seconds = 0;
+          dp.propagation_policy = "Background";
+          pods.remove_opt(name, dp);
+        } catch (const std::exception& e) {
+          if (say) say("could not delete pod " + name + ": " + e.what());
+        }
+      }
+      if (say) say("deleted " + std::to_string(created.size()) + " probe pod" + (created.size() == 1 ? "" : "s"));
+    }
+  } cleanup{pods, created, o.keep, o.progress};
+
+  for (std::size_t i : probing) {
+    if (cancelled()) break;
+    auto& r = res.nodes[i];
+    pods.create(probe_pod(r.node, po, res.run_id));
+    created.push_back(r.pod);
+    r.phase = "Pending";
+    say(r.node.name + ": created probe pod " + ns + "/" + r.pod);
+  }
+
+  // The pods' own activeDeadlineSeconds plus a little for scheduling and log reading.
+  const auto deadline = Clock::now() + std::chrono::seconds(o.deadline_seconds) +
+                        std::chrono::seconds(std::min(15, 2 + o.deadline_seconds / 10));
+  std::set<std::size_t> open(probing.begin(), probing.end());
+  std::map<std::size_t, std::string> last_note;
+  while (!open.empty()) {
+    if (cancelled()) {
+      res.cancelled = true;
+      for (std::size_t i : open) {
+        res.nodes[i].status = "cancelled";
+        res.nodes[i].message = "interrupted while the probe was " + res.nodes[i].phase;
+      }
+      break;
+    }
+    if (Clock::now() > deadline) {
+      res.timed_out = true;
+      break;
+    }
+    kube::ListParams lp;
+    lp.label_selector = std::string(run_label) + "=" + res.run_id;
+    auto live = pods.list(lp).items;
+    std::vector<kube::Event> events;
+    bool events_loaded = false;
+    for (auto it = open.begin(); it != open.end();) {
+      auto& r = res.nodes[*it];
+      const kube::Pod* p = nullptr;
+      for (const auto& x : live)
+        if (x.name() == r.pod) p = &x;
+      if (!p) {
+        r.status = "failed";
+        r.message = "the probe pod disappeared (deleted by someone else?)";
+        say(r.node.name + ": " + r.message);
+        it = open.erase(it);
+        continue;
+      }
+      r.phase = p->phase();
+      if (r.phase == "Succeeded" || r.phase == "Failed") {
+        auto term = p->container_status("probe");
+        if (term.is_object() && term.contains("state") && term["state"].contains("terminated"))
+          r.exit_code = term["state"]["terminated"].value("exitCode", -1);
+        std::string logs;
+        try {
+          kube::LogParams lp;
+          lp.container = "probe";
+          logs = kube::get_logs(client, ns, r.pod, lp);
+        } catch (const tfjob::error& e) {
+          logs.clear();
+          r.message = std::string("cannot read the probe's log: ") + e.what();
+        }
+        if (r.phase == "Failed" && logs.find('{') == std::string::npos) {
+          r.status = "failed";
+          std::string why = p->str("/status/reason");
+          std::string msg = p->str("/status/message");
+          r.message = "probe pod failed" + (why.empty() ? std::string() : ": " + why) + (msg.empty() ? "" : ": " + msg) +
+                      (r.exit_code >= 0 ? " (exit code " + std::to_string(r.exit_code) + ")" : "") +
+                      (r.message.empty() ? "" : "; " + r.message);
+        } else {
+          judge_probe_output(r, logs, vopt);
+        }
+        say(r.node.name + ": " + r.status + (r.message.empty() ? "" : ": " + r.message));
+        it = open.erase(it);
+        continue;
+      }
+      std::string note = r.phase;
+      if (r.phase == "Pending") {
+        if (!events_loaded) {
+          try {
+            events = kube::Api<kube::Event>(client, ns).list().items;
+          } catch (const tfjob::error&) {
+            events.clear();  // events are an explanation, not a requirement
+          }
+          events_loaded = true;
+        }
+        note += ": " + explain_pending(*p, events);
+        r.message = note;
+      }
+      if (last_note[*it] != note) {
+        last_note[*it] = note;
+        say(r.node.name + ": " + note);
+      }
+      ++it;
+    }
+    if (open.empty()) break;
+    auto until = Clock::now() + o.poll;
+    while (Clock::now() < until && !cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (res.timed_out) {
+    for (std::size_t i : open) {
+      auto& r = res.nodes[i];
+      r.status = r.phase == "Pending" ? "pending" : "timeout";
+      r.message = "no result within " + std::to_string(o.deadline_seconds) + "s" +
+                  (r.message.empty() ? "" : " (" + r.message + ")");
+    }
+  }
+  return res;
+}
+
+namespace detail {
+inline nlohmann::json finding_list(const std::vector<Finding>& fs) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& f : fs) a.push_back(f);
+  return a;
+}
+}  // namespace detail
+
+/// The result as JSON (`-o json|yaml`).
+inline nlohmann::json check_result_json(const CheckResult& r) {
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const auto& n : r.nodes) {
+    nlohmann::json j = {{"node", n.node.name},
+                        {"status", n.status},
+                        {"ready", n.ready()},
+                        {"message", n.message},
+                        {"pod", n.pod},
+                        {"phase", n.phase},
+                        {"exitCode", n.exit_code},
+                        {"gpuCapacity", n.node.capacity},
+                        {"gpuAllocatable", n.node.allocatable},
+                        {"gpuUnhealthy", n.node.unhealthy()},
+                        {"product", n.node.product()},
+                        {"report", n.report ? nlohmann::json(*n.report) : nlohmann::json(nullptr)}};
+    nodes.push_back(std::move(j));
+  }
+  nlohmann::json inv = nlohmann::json::array();
+  for (const auto& g : r.inventory)
+    inv.push_back({{"node", g.name},
+                   {"capacity", g.capacity},
+                   {"allocatable", g.allocatable},
+                   {"unhealthy", g.unhealthy()},
+                   {"ready", g.ready},
+                   {"unschedulable", g.unschedulable},
+                   {"labels", g.gfd},
+                   {"taints", g.taints},
+                   {"problem", g.problem}});
+  return {{"apiVersion", "kubectl-tfjob/v1"},
+          {"kind", "GpuCheck"},
+          {"runId", r.run_id},
+          {"ready", r.all_ready()},
+          {"cancelled", r.cancelled},
+          {"timedOut", r.timed_out},
+          {"inventory", inv},
+          {"nodes", nodes}};
+}
+
+}  // namespace tfjob::gpu

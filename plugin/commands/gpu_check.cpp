@@ -1,0 +1,299 @@
+// kubectl tfjob gpu-check: the GPU inventory of the cluster's nodes, then one probe pod per
+// GPU node (in parallel) running tfjob-gpu-probe, and a table of what each node can do.
+// The workflow is the SDK's (include/tfjob/gpu/check.hpp); this file parses flags, handles
+// Ctrl-C/SIGTERM (the pods are still deleted) and prints.
+#include "../common/command.hpp"
+#include "../common/kube.hpp"
+#include "../common/output.hpp"
+#include "../common/workflow_cli.hpp"
+
+#include <tfjob/api/manifest.hpp>
+#include <tfjob/gpu/check.hpp>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+namespace tfjob::cli {
+namespace {
+
+struct GpuCheckOptions {
+  std::string image = tfjob::gpu::default_probe_image;
+  std::string expect;
+  int gpus = 0;
+  std::vector<std::string> nodes;
+  std::string timeout = "5m";
+  std::string output;
+  bool keep = false;
+  bool local = false;
+  std::string probe;  ///< --probe-path for --local
+};
+
+std::atomic<bool> g_interrupted{false};
+std::atomic<int> g_signal{0};
+extern "C" void on_gpu_check_signal(int sig) {
+  g_signal.store(sig);
+  g_interrupted.store(true);
+}
+
+/// SIGINT/SIGTERM raise the cancel flag while installed; restored afterwards.
+struct SignalGuard {
+  struct sigaction old_int {}, old_term {};
+  SignalGuard() {
+    struct sigaction sa {};
+    sa.sa_handler = on_gpu_check_signal;
+    sa.sa_flags = SA_RESTART;  // requests in flight carry on; the workflow sees the flag
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+  }
+  ~SignalGuard() {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+  }
+};
+
+std::string fmt(double v, int decimals) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+/// "812 (90%)" from the device figures (mean over the node's GPUs; "-" when none).
+template <class Get, class Pct>
+std::string figure(const tfjob::gpu::ProbeReport& r, Get get, Pct pct, int decimals) {
+  double sum = 0, psum = 0;
+  int n = 0, pn = 0;
+  for (const auto& d : r.devices) {
+    double v = get(d);
+    if (v <= 0) continue;
+    sum += v;
+    ++n;
+    if (auto p = pct(d)) {
+      psum += *p;
+      ++pn;
+    }
+  }
+  if (n == 0) return "-";
+  std::string s = fmt(sum / n, decimals);
+  if (pn) s += " (" + fmt(psum / pn, 0) + "%)";
+  return s;
+}
+
+std::string cuda_text(int v) { return v ? std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10) : "-"; }
+
+void print_table(const tfjob::gpu::CheckResult& res, bool color, std::ostream& out) {
+  using tfjob::gpu::ProbeReport;
+  Table t({"NODE", "GPU", "COUNT", "CC", "DRIVER", "CUDA", "MEMORY", "BANDWIDTH GB/s", "FP16 TFLOP/s", "STATUS"});
+  std::vector<std::string> details;
+  for (const auto& n : res.nodes) {
+    std::string gpu = n.node.product().empty() ? "-" : n.node.product();
+    std::string count = std::to_string(n.node.allocatable);
+    if (n.node.unhealthy() > 0) count += "/" + std::to_string(n.node.capacity);
+    std::string cc = "-", drv = "-", cuda = "-", mem = "-", bw = "-", fp16 = "-";
+    if (n.report) {
+      const ProbeReport& r = *n.report;
+      if (!r.devices.empty()) {
+        gpu = r.devices[0].name;
+        count = std::to_string(r.devices.size());
+        if (n.node.unhealthy() > 0) count += " (" + std::to_string(n.node.unhealthy()) + " unhealthy)";
+        cc = r.devices[0].compute_capability();
+        mem = fmt(double(r.devices[0].memory_total_bytes) / double(1ull << 30), 0) + " GiB";
+      }
+      drv = r.driver.version.empty() ? "-" : r.driver.version;
+      cuda = cuda_text(r.driver.cuda_driver_version);
+      bw = figure(r, [](const auto& d) { return d.bandwidth.gbps; }, [](const auto& d) { return d.bandwidth.percent_of_peak; }, 0);
+      fp16 = figure(r, [](const auto& d) { return d.gemm_fp16.tflops; }, [](const auto& d) { return d.gemm_fp16.percent_of_peak; }, 1);
+      for (const auto& f : r.failures) details.push_back(n.node.name + ": " + f.to_string());
+      for (const auto& w : r.warnings) details.push_back(n.node.name + ": warning: " + w.to_string());
+    }
+    if (!n.ready() && (!n.report || n.report->failures.empty()) && !n.message.empty())
+      details.push_back(n.node.name + ": " + n.message);
+    std::string status = n.status;
+    for (auto& c : status) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    t.add_row({n.node.name, gpu, count, cc, drv, cuda, mem, bw, fp16, status});
+    if (color) t.color_cell(t.size() - 1, 9, n.ready() ? color::green : color::red);
+  }
+  t.print(out);
+  if (!details.empty()) {
+    out << "\n";
+    for (const auto& d : details) out << d << "\n";
+  }
+}
+
+
+/// Where --local finds the probe: --probe-path, $TFJOB_GPU_PROBE, next to this program,
+/// the build tree's gpu/ beside plugin/, then PATH.
+std::string find_local_probe(const std::string& flag) {
+  if (!flag.empty()) return flag;
+  if (const char* e = std::getenv("TFJOB_GPU_PROBE"); e && *e) return e;
+  char self[PATH_MAX] = {0};
+  ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    std::string dir(self, static_cast<std::size_t>(n));
+    dir = dir.substr(0, dir.rfind('/'));
+    for (const std::string& c : {dir + "/tfjob-gpu-probe", dir + "/../gpu/tfjob-gpu-probe"})
+      if (::access(c.c_str(), X_OK) == 0) return c;
+  }
+  return "tfjob-gpu-probe";
+}
+
+/// Runs the local probe; returns its stdout and sets `code` to its exit status.
+std::string run_local_probe(const std::string& path, const std::string& expect, int& code) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw tfjob::error("cannot create a pipe for the probe");
+  pid_t pid = ::fork();
+  if (pid < 0) throw tfjob::error("cannot start the probe (fork failed)");
+  if (pid == 0) {
+    ::dup2(fds[1], 1);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    std::vector<const char*> argv{path.c_str()};
+    if (!expect.empty()) {
+      argv.push_back("--expect");
+      argv.push_back(expect.c_str());
+    }
+    argv.push_back(nullptr);
+    ::execvp(path.c_str(), const_cast<char* const*>(argv.data()));
+    std::fprintf(stderr, "error: cannot run the GPU probe \"%s\": %s (build it with the gpu/ CMake target, "
+                 "or pass --probe-path / set TFJOB_GPU_PROBE)\n", path.c_str(), std::strerror(errno));
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    ssize_t r = ::read(fds[0], buf, sizeof buf);
+    if (r > 0) out.append(buf, static_cast<std::size_t>(r));
+    else if (r == 0 || errno != EINTR) break;
+  }
+  ::close(fds[0]);
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+  return out;
+}
+
+void print_result(const tfjob::gpu::CheckResult& res, const GpuCheckOptions& o, const Globals& g) {
+  if (o.output == "json") {
+    std::cout << tfjob::gpu::check_result_json(res).dump(2) << "\n";
+  } else if (o.output == "yaml") {
+    std::cout << tfjob::to_yaml(tfjob::gpu::check_result_json(res));
+  } else if (res.nodes.empty()) {
+    std::cerr << "No GPU nodes found: no node has nvidia.com/gpu capacity or GPU labels.\n";
+  } else {
+    print_table(res, use_color(g.color, 1), std::cout);
+  }
+}
+
+int exit_for(const tfjob::gpu::CheckResult& res) {
+  if (res.cancelled) return g_signal.load() == SIGTERM ? 143 : 130;
+  if (res.all_ready()) return exit_code::ok;
+  // A node that answered "not ready" outweighs one that gave no answer in time.
+  for (const auto& n : res.nodes)
+    if (n.status != "ready" && n.status != "pending" && n.status != "timeout" && n.status != "skipped")
+      return exit_code::failure;
+  return res.timed_out ? exit_code::timeout : exit_code::failure;
+}
+
+int run_gpu_check_cmd(const GpuCheckOptions& o, const Globals& g) {
+  (void)parse_output_format(o.output, {"json", "yaml"});
+  std::string expect = o.expect.empty() ? "" : tfjob::gpu::normalize_expect(o.expect);
+  if (o.gpus < 0) throw CLI::ValidationError("--gpus", "must be 0 (all the node allocates) or more");
+  if (o.local) {
+    int code = -1;
+    std::string path = find_local_probe(o.probe);
+    std::cerr << "running " << path << (expect.empty() ? "" : " --expect " + expect) << " on this machine\n";
+    std::string text = run_local_probe(path, expect, code);
+    tfjob::gpu::CheckResult res;
+    res.run_id = "local";
+    tfjob::gpu::NodeResult n;
+    char host[256] = {0};
+    ::gethostname(host, sizeof host - 1);
+    n.node.name = std::string(host) + " (local)";
+    n.exit_code = code;
+    tfjob::gpu::VerdictOptions v;
+    v.expect = expect;
+    tfjob::gpu::judge_probe_output(n, text, v);
+    if (n.report) {
+      n.node.allocatable = n.node.capacity = static_cast<std::int64_t>(n.report->devices.size());
+    }
+    res.nodes.push_back(std::move(n));
+    print_result(res, o, g);
+    return exit_for(res);
+  }
+  auto timeout = wf::parse_duration(o.timeout, "--timeout");
+  if (timeout.count() < 1000) throw CLI::ValidationError("--timeout", "must be at least 1s");
+
+  auto client = make_client(g);
+  tfjob::gpu::CheckOptions co;
+  co.namespace_ = client.namespace_();
+  co.image = o.image;
+  co.expect = expect;
+  co.gpus = o.gpus;
+  co.nodes = o.nodes;
+  co.keep = o.keep;
+  co.deadline_seconds = static_cast<int>(timeout.count() / 1000);
+  co.cancel = &g_interrupted;
+  co.progress = [](const std::string& line) { std::cerr << line << "\n"; };
+  if (const char* p = std::getenv("TFJOB_GPU_CHECK_POLL_MS"); p && *p) co.poll = std::chrono::milliseconds(std::atoi(p));
+  g_interrupted.store(false);
+  SignalGuard guard;
+  auto res = tfjob::gpu::run_gpu_check(client, co);
+  if (res.cancelled)
+    std::cerr << "interrupted by " << (g_signal.load() == SIGTERM ? "SIGTERM" : "SIGINT")
+              << (o.keep ? "; probe pods kept (--keep)" : "; probe pods deleted") << "\n";
+  else if (o.keep)
+    std::cerr << "probe pods kept (--keep): kubectl delete pods -n " << co.namespace_ << " -l "
+              << tfjob::gpu::run_label << "=" << res.run_id << "\n";
+  print_result(res, o, g);
+  return exit_for(res);
+}
+
+void setup_gpu_check(CLI::App& app, Globals& g) {
+  auto o = std::make_shared<GpuCheckOptions>();
+  auto* sub = app.add_subcommand("gpu-check", "Check every GPU node with an on-node CUDA probe (driver, GPUs, speed)");
+  sub->add_option("--image", o->image, "Probe image (built from gpu/Dockerfile, CUDA 12.x: runs on V100 and newer)")
+      ->capture_default_str();
+  sub->add_option("--expect", o->expect, "Every GPU must be this model (v100, t4, a100, a10, a30, l4, l40s, h100, h200)");
+  sub->add_option("--gpus", o->gpus, "GPUs each probe pod requests (0 = all the node allocates)")->capture_default_str();
+  sub->add_option("--node", o->nodes, "Only check this node (repeatable)");
+  sub->add_option("--timeout", o->timeout, "Deadline for each probe pod and for the whole check (e.g. 90s, 5m)")
+      ->capture_default_str();
+  sub->add_option("-o,--output", o->output, "Output format: json or yaml (default: a table)");
+  sub->add_flag("--keep", o->keep, "Keep the probe pods afterwards (for kubectl logs/describe)");
+  sub->add_flag("--local", o->local, "Run the probe on this machine instead of the cluster");
+  sub->add_option("--probe-path", o->probe, "With --local: the tfjob-gpu-probe binary (default: beside this plugin, then PATH)");
+  sub->footer(R"(Lists every node's nvidia.com/gpu capacity and allocatable (the difference is unhealthy
+devices), its GPU Feature Discovery labels and taints, and flags nodes that look like GPU
+nodes but allocate no GPUs (device plugin missing or broken). Then runs one probe pod per
+GPU node in parallel (pinned to the node, requesting its GPUs, tolerating nvidia.com/gpu
+taints, bounded by --timeout) and prints what each node's GPUs do against their spec.
+
+Examples:
+  kubectl tfjob gpu-check
+  kubectl tfjob gpu-check --expect v100 -n gpu-check
+  kubectl tfjob gpu-check --node gpu-node-1 --gpus 1 --keep
+  kubectl tfjob gpu-check -o json
+  kubectl tfjob gpu-check --local --expect v100
+
+Exit codes: 0 every probed node is ready, 1 a node is not ready (failed checks listed) or
+no GPU node was found, 2 a probe gave no result within --timeout (a Pending pod is
+explained from its events), 64 usage error, 130/143 interrupted by SIGINT/SIGTERM (the
+probe pods are still deleted unless --keep).)");
+  sub->callback([o, &g] { g.run = [o, &g] { return run_gpu_check_cmd(*o, g); }; });
+}
+
+}  // namespace
+TFJOB_REGISTER_COMMAND("gpu-check", 300, setup_gpu_check);
+}  // namespace tfjob::cli
