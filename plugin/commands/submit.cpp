@@ -9,6 +9,7 @@
 #include "../common/command.hpp"
 #include "../common/job_flags.hpp"
 #include "../common/output.hpp"
+#include "../common/local_flags.hpp"
 #include "../common/samples.hpp"
 #include "../common/submit_cluster.hpp"
 
@@ -30,6 +31,7 @@ struct SubmitOptions {
   bool list_samples = false;
   SubmitClusterFlags cluster;  ///< the cluster path's flags (submit_cluster.hpp)
   std::string sample_claim;    ///< `submit SAMPLE --pvc NAME`: the sample's claim renamed
+  LocalFlags local;            ///< --local and its flags (local_flags.hpp)
 };
 
 /// The TFJobs as JSON objects, as they would be sent.
@@ -72,6 +74,7 @@ int run_submit(SubmitOptions& o, Globals& g) {
   if (!o.sample_claim.empty())
     for (auto& j : jobs) rename_claims(j, o.sample_claim);
   if (o.dry_run == "client") return print_jobs(jobs, fmt);
+  if (o.local.enabled) return run_local(jobs, o.local, g);
   return submit_to_cluster(jobs, o, g);
 }
 
@@ -79,6 +82,7 @@ void setup_submit(CLI::App& app, Globals& g) {
   auto o = std::make_shared<SubmitOptions>();
   auto* sub = app.add_subcommand("submit", "Submit a TFJob built from flags, a manifest, or a built-in sample");
   add_job_flags(*sub, o->job);
+  add_local_flags(*sub, o->local);
   sub->add_option("--dry-run", o->dry_run,
                   "none (default): send it; client: only print it; server: let the server validate it")
       ->check(CLI::IsMember({"none", "client", "server"}))
@@ -111,6 +115,11 @@ void setup_submit(CLI::App& app, Globals& g) {
   # Submitting the same job again changes nothing; a different spec needs --replace
   kubectl tfjob submit -f tfjob.yaml --replace
   kubectl tfjob submit -f tfjob.yaml --dry-run=server -o yaml
+
+  # No cluster: run the replicas as processes here (chief's output; --all for every one);
+  # exit code 0 when the job Succeeded, 1 when it Failed
+  kubectl tfjob submit hello --local --workers 2
+  kubectl tfjob submit -f tfjob.yaml --local --all --volume tfjob-mnist=./mnist-data
 
 Exit codes: 0 ok (with --wait/--follow: the job Succeeded); 1 invalid job or input (every
 problem is listed on stderr, nothing on stdout), a failed preflight (no training operator,

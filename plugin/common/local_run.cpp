@@ -1,0 +1,85 @@
+// submit --local: the plugin side of the SDK's local runner. Flags -> RunOptions, the
+// places to look for sample trainers, the final status table.
+#include "local_flags.hpp"
+
+#include "output.hpp"
+
+#include <tfjob/error.hpp>
+#include <tfjob/local/runner.hpp>
+
+#include <unistd.h>
+
+#include <iostream>
+
+namespace tfjob::cli {
+
+void add_local_flags(CLI::App& sub, LocalFlags& f) {
+  const char* grp = "Local run (no cluster)";
+  sub.add_flag("--local", f.enabled,
+               "Run every replica as a process on this machine (the tensorflow container's command and args, "
+               "TF_CONFIG with 127.0.0.1 and free ports, the operator's restart rules)")
+      ->group(grp);
+  sub.add_flag("--all", f.all, "With --local: print every replica's output, prefixed [worker-1] (default: the chief's)")
+      ->group(grp);
+  sub.add_option("--volume", f.volumes,
+                 "With --local: a claim (or volume) name and the local directory it becomes, CLAIM=DIR; repeatable "
+                 "(default: <state-dir>/volumes/<claim>)")
+      ->group(grp)->type_name("CLAIM=DIR");
+  sub.add_option("--state-dir", f.state_dir,
+                 "With --local: where volumes and logs go (default: ~/.local/state/kubectl-tfjob/local/<ns>/<name>)")
+      ->group(grp)->type_name("DIR");
+}
+
+namespace {
+
+std::string self_dir() {
+  std::vector<char> buf(4096);
+  ssize_t n = ::readlink("/proc/self/exe", buf.data(), buf.size() - 1);
+  if (n <= 0) return "";
+  std::string p(buf.data(), size_t(n));
+  auto slash = p.rfind('/');
+  return slash == std::string::npos ? "" : p.substr(0, slash);
+}
+
+/// Where sample trainers such as hello-tfjob live: next to the plugin (installed, release
+/// archive), the build tree (build/plugin/../samples/<sample>), the libexec directory.
+std::vector<std::string> trainer_search_path() {
+  std::vector<std::string> out;
+  std::string d = self_dir();
+  if (d.empty()) return out;
+  out.push_back(d);
+  out.push_back(d + "/../samples/hello-tfjob");
+  out.push_back(d + "/../libexec/kubectl-tfjob");
+  return out;
+}
+
+}  // namespace
+
+int run_local(const std::vector<TFJob>& jobs, const LocalFlags& f, const Globals& g) {
+  local::RunOptions o;
+  o.state_dir = f.state_dir;
+  o.all_logs = f.all;
+  o.color = use_color(g.color, 1);
+  o.search_path = trainer_search_path();
+  for (const auto& v : f.volumes) {
+    auto eq = v.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+      throw config_error("--volume " + v + ": expected CLAIM=DIR, e.g. --volume tfjob-hello=./hello-data");
+    o.volumes[v.substr(0, eq)] = v.substr(eq + 1);
+  }
+  if (jobs.size() > 1 && !f.state_dir.empty())
+    throw config_error("--state-dir with " + std::to_string(jobs.size()) + " jobs: run them one at a time");
+  int rc = exit_code::ok;
+  for (const auto& job : jobs) {
+    local::RunResult r = local::run(job, o);
+    std::cout.flush();
+    std::cout << local::status_table(r);
+    if (r.exit_code() != 0) {
+      rc = exit_code::failure;
+      std::cerr << "local: logs of every replica are in " << r.state_dir << "/logs\n";
+    }
+  }
+  return rc;
+}
+
+}  // namespace tfjob::cli
