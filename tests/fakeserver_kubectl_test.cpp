@@ -284,7 +284,7 @@ TEST_CASE("kubectl rollout status follows the deployment controller", "[fakeserv
   CHECK((*d)["status"]["availableReplicas"] == 2);
   CHECK((*d)["status"]["observedGeneration"] == 1);
   // `get -w` asks for Table watch events and prints the server's columns
-  r = k.run("get deployment web -w", 3);
+  r = k.run("get deployment web -w", 8);
   CHECK(r.code == 124);  // still watching when timeout(1) stopped it
   CHECK(r.out.find("UP-TO-DATE") != std::string::npos);
   CHECK(r.out.find("web    2/2     2            2") != std::string::npos);
