@@ -9,6 +9,8 @@ pkgs=(
   libcpp-httplib-dev libssl-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev catch2 zlib1g-dev
   python3 python3-jsonschema python3-yaml
   dataset-fashion-mnist
+  # the real-apiserver test tier (tests/realapi/): kube-apiserver built from Debian's source
+  golang-go golang-github-modern-go-reflect2-dev rsync jq curl procps etcd-server dpkg-dev make openssl
 )
 missing=()
 for p in "${pkgs[@]}"; do
