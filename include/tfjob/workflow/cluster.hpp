@@ -168,6 +168,32 @@ inline PreflightReport preflight_submit(kube::Client& c, const std::string& ns, 
                           forbidden_message("create", ns, allowed->second.empty() ? "denied by the access review" : allowed->second)});
     return r;
   }
+  // A server-side dry run of the apply: the server's own answer on permission, namespace
+  // and validity (admission webhooks included), with nothing persisted.
+  if (job.contains("metadata") && job["metadata"].contains("name")) {
+    try {
+      kube::ApplyParams ap;
+      ap.dry_run = true;
+      nlohmann::json j = job;
+      j["metadata"]["namespace"] = ns;
+      c.request_json(kube::RequestBuilder(resources::tfjobs(), ns).apply(job["metadata"]["name"].get<std::string>(), j, ap));
+    } catch (const api_error& e) {
+      if (e.is_forbidden()) {
+        r.findings.push_back({Finding::Severity::error, forbidden_message("create", ns, e.status().message)});
+        return r;
+      }
+      if (e.is_not_found() && e.status().details_kind == "namespaces") {
+        r.findings.push_back({Finding::Severity::error, "namespace \"" + ns + "\" does not exist. Create it with: kubectl create namespace " +
+                                                            ns + "  (or choose another with -n)"});
+        return r;
+      }
+      if (e.is_invalid()) {
+        r.findings.push_back({Finding::Severity::error, std::string("the server rejected the TFJob: ") + e.what()});
+        return r;
+      }
+      if (!e.is_conflict()) throw;  // a conflict with another field manager is submit_job's to explain
+    }
+  }
   if (auto w = tf2_master_warning(job)) r.findings.push_back(*w);
   if (check_gpus && !replica_gpus(job).empty()) {
     bool wants_gpus = false;
