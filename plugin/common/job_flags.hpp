@@ -60,6 +60,7 @@ inline void add_job_flags(CLI::App& sub, JobFlags& f) {
       ->group(g_in)->type_name("NAME");
   sub.add_option("words", f.words,
                  "A built-in sample name, and/or (after --) the container's args (or its command with --command)")
+      ->allow_extra_args()  // keep taking words after `--` once a sample name filled it
       ->group(g_in)->type_name("[SAMPLE] [-- ARGS...]");
   auto& b = f.builder_options;
   b.push_back(sub.add_option("--name", f.name, "Job name (a DNS-1035 label)")->group(g_job));
