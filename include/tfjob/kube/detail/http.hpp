@@ -214,6 +214,25 @@ class Conn {
       else if (e == SSL_ERROR_WANT_WRITE) wait_fd(fd_, POLLOUT, dl, cancel_, "TLS handshake with " + peer_ + ": timed out");
       else throw connect_failure(describe_tls_failure("TLS handshake with " + peer_ + " failed", r));
     }
+    // TLS 1.3: the server judges our client certificate after our side of the handshake is
+    // done, and reports a rejection as an alert right away (a good server sends session
+    // tickets instead). Look for it now so a refusal reads as one, not as a broken pipe.
+    if ((!client_cert_pem.empty() || tls.client_not_after() != 0) && SSL_version(ssl_.get()) == TLS1_3_VERSION) {
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, 200) > 0) check_alert("TLS handshake with " + peer_ + " failed");
+    }
+  }
+
+  /// Process records already received without consuming application data; throws when
+  /// they hold a fatal alert.
+  void check_alert(const std::string& prefix) {
+    char b;
+    ERR_clear_error();
+    int r = SSL_peek(ssl_.get(), &b, 1);
+    if (r > 0) return;
+    int e = SSL_get_error(ssl_.get(), r);
+    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) return;
+    if (e == SSL_ERROR_SSL) throw connect_failure(describe_tls_failure(prefix, r));
   }
 
   /// Read up to n bytes; 0 means the peer closed the connection.
@@ -249,6 +268,7 @@ class Conn {
         int e = SSL_get_error(ssl_.get(), r);
         if (e == SSL_ERROR_WANT_READ) { wait_fd(fd_, POLLIN, dl, cancel_, "timed out sending to " + peer_); continue; }
         if (e == SSL_ERROR_WANT_WRITE) { wait_fd(fd_, POLLOUT, dl, cancel_, "timed out sending to " + peer_); continue; }
+        if (e == SSL_ERROR_SYSCALL) check_alert("sending to " + peer_ + " failed");  // a pending alert explains it
         throw transport_error(describe_tls_failure("sending to " + peer_ + " failed", r));
       }
       ssize_t r = ::send(fd_, data.data() + off, data.size() - off, MSG_NOSIGNAL);
