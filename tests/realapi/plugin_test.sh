@@ -1,0 +1,248 @@
+#!/usr/bin/env bash
+# kubectl-tfjob's end-to-end flow against the real kube-apiserver 1.20 (realapi tier): what can
+# be checked without controllers, with this script playing the training operator and the
+# kubelet through the API (pods labelled as the operator labels them, bound to a GPU node,
+# TFJob status patched; container log lines written to the loopback kubelet).
+#   plugin_test.sh PLUGIN DIR     (run by ctest realapi.plugin; exit 0 pass, 1 fail, 77 skipped)
+set -euo pipefail
+PLUGIN=${1:?path to kubectl-tfjob}; DIR=${2:?cluster dir}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if [ ! -f "$DIR/env" ]; then
+  if [ -s "$DIR/skip-reason" ]; then echo "SKIPPED: no realapi cluster: $(cat "$DIR/skip-reason")" >&2; exit 77; fi
+  echo "FAIL: no realapi cluster is up in $DIR" >&2; exit 1
+fi
+set -a; . "$DIR/env"; set +a
+KUBECTL=${TFJOB_KUBECTL:-kubectl}
+CL="$HERE/cluster.sh"
+NS=plugin-e2e-$$
+TMP=$(mktemp -d); BG=()
+cleanup() { for p in "${BG[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; rm -rf "$TMP"; }
+trap cleanup EXIT
+
+STEP=start
+fail() { echo "FAIL [$STEP]: $*" >&2; exit 1; }
+step() { STEP=$1; echo "== $1" >&2; }
+ka() { "$KUBECTL" --kubeconfig "$KUBECONFIG" --context "$TFJOB_TEST_CONTEXT_CERT" "$@"; }
+P() { "$PLUGIN" --kubeconfig "$KUBECONFIG" --context "$TFJOB_TEST_CONTEXT_CERT" "$@"; }
+PL() { "$PLUGIN" --kubeconfig "$KUBECONFIG" --context "$TFJOB_TEST_CONTEXT_LIMITED" "$@"; }
+contains() { grep -qF -- "$2" <<<"$1" || fail "expected '$2' in: $1"; }
+lacks() { if grep -qF -- "$2" <<<"$1"; then fail "did not expect '$2' in: $1"; fi; }
+# run a command; its stdout in $OUT, stderr in $ERR, exit code in $RC
+run() { set +e; "$@" >"$TMP/out" 2>"$TMP/err"; RC=$?; set -e; OUT=$(cat "$TMP/out"); ERR=$(cat "$TMP/err"); }
+ok() { run "$@"; [ "$RC" = 0 ] || fail "exit $RC from $*: $ERR"; }
+refused() { run "$@"; [ "$RC" != 0 ] || fail "expected a failure from $*: $OUT"; }
+
+job_yaml() { # NAME WORKERS
+  cat <<EOF
+apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata:
+  name: $1
+spec:
+  tfReplicaSpecs:
+    Chief:
+      replicas: 1
+      restartPolicy: Never
+      template:
+        spec:
+          containers:
+          - name: tensorflow
+            image: ghcr.io/kubectl-tfjob/mnist:v0.1.0
+            command: ["python", "/opt/mnist/mnist.py"]
+            resources: {limits: {nvidia.com/gpu: 1}}
+    Worker:
+      replicas: $2
+      restartPolicy: OnFailure
+      template:
+        spec:
+          containers:
+          - name: tensorflow
+            image: ghcr.io/kubectl-tfjob/mnist:v0.1.0
+            command: ["python", "/opt/mnist/mnist.py"]
+            resources: {limits: {nvidia.com/gpu: 1}}
+EOF
+}
+# plays the operator + kubelet: a pod of JOB labelled as training-operator v1.9 labels it,
+# bound to gpu-node-0 and Running
+operator_pod() { # JOB TYPE(lower) INDEX
+  local job=$1 t=$2 i=$3 role=""
+  [ "$t" = chief ] && role='"training.kubeflow.org/job-role": "master",'
+  ka create -n "$NS" -f - >/dev/null <<EOF
+{"apiVersion": "v1", "kind": "Pod",
+ "metadata": {"name": "$job-$t-$i", "labels": {$role
+   "training.kubeflow.org/job-name": "$job", "training.kubeflow.org/replica-type": "$t",
+   "training.kubeflow.org/replica-index": "$i", "training.kubeflow.org/operator-name": "tfjob-controller"}},
+ "spec": {"nodeName": "gpu-node-0", "restartPolicy": "Never",
+   "containers": [{"name": "tensorflow", "image": "ghcr.io/kubectl-tfjob/mnist:v0.1.0"}]}}
+EOF
+  ka patch pod "$job-$t-$i" -n "$NS" --subresource=status --type=merge -p \
+    '{"status": {"phase": "Running", "containerStatuses": [{"name": "tensorflow", "ready": true, "restartCount": 0, "image": "x", "imageID": "", "state": {"running": {"startedAt": "2026-01-01T00:00:00Z"}}}]}}' \
+    >/dev/null 2>&1 || status_patch pods "$job-$t-$i" \
+    '{"status": {"phase": "Running", "containerStatuses": [{"name": "tensorflow", "ready": true, "restartCount": 0, "image": "x", "imageID": "", "state": {"running": {"startedAt": "2026-01-01T00:00:00Z"}}}]}}'
+}
+# a merge patch of the status subresource through the API (works with any kubectl version)
+status_patch() { # RESOURCE NAME JSON
+  local base=/api/v1
+  [ "$1" = tfjobs ] && base=/apis/kubeflow.org/v1
+  curl -sS --fail --cacert "$TFJOB_REALAPI_CA" --cert "$TFJOB_REALAPI_ADMIN_CERT" --key "$TFJOB_REALAPI_ADMIN_KEY" \
+    -X PATCH -H 'Content-Type: application/merge-patch+json' --data "$3" \
+    "$TFJOB_REALAPI_SERVER$base/namespaces/$NS/$1/$2/status" >/dev/null || fail "status patch of $1/$2"
+}
+job_status() { # TYPE: a TFJob condition as the operator sets it
+  local now; now=$(date -u +%FT%TZ)
+  local conds='[{"type": "Created", "status": "True", "reason": "TFJobCreated", "message": "TFJob created.", "lastUpdateTime": "'$now'", "lastTransitionTime": "'$now'"}'
+  conds+=', {"type": "Running", "status": "'$([ "$1" = Running ] && echo True || echo False)'", "reason": "TFJobRunning", "message": "TFJob is running.", "lastUpdateTime": "'$now'", "lastTransitionTime": "'$now'"}'
+  [ "$1" = Succeeded ] && conds+=', {"type": "Succeeded", "status": "True", "reason": "TFJobSucceeded", "message": "TFJob successfully completed.", "lastUpdateTime": "'$now'", "lastTransitionTime": "'$now'"}'
+  conds+=']'
+  local rs='{"Chief": {"active": 1}, "Worker": {"active": 1}}'
+  [ "$1" = Succeeded ] && rs='{"Chief": {"succeeded": 1}, "Worker": {"succeeded": 1}}'
+  status_patch tfjobs pe-job '{"status": {"conditions": '"$conds"', "replicaStatuses": '"$rs"', "startTime": "'$now'"'"$([ "$1" = Succeeded ] && echo ', "completionTime": "'$now'"')"'}}'
+}
+
+step setup
+ka create namespace "$NS" >/dev/null
+job_yaml pe-job 1 >"$TMP/job.yaml"
+job_yaml pe-job 3 >"$TMP/job3.yaml"
+job_yaml pe-dry 1 >"$TMP/dry.yaml"
+
+# This tier's kube-apiserver build reads an empty string inside a custom resource as null
+# (so `successPolicy: ""`, which the operator's defaults and therefore `submit` send, is a
+# 422 here although a stock 1.20 accepts it; see docs/parity.md). Probe it: where it does,
+# the submit steps cannot run and the job is created with kubectl instead, said loudly.
+probe=$(curl -sS --cacert "$TFJOB_REALAPI_CA" --cert "$TFJOB_REALAPI_ADMIN_CERT" --key "$TFJOB_REALAPI_ADMIN_KEY" \
+  -X POST -H 'Content-Type: application/json' -w '\n%{http_code}' \
+  --data '{"apiVersion":"kubeflow.org/v1","kind":"TFJob","metadata":{"name":"pe-probe"},"spec":{"successPolicy":"","tfReplicaSpecs":{"Chief":{"replicas":1,"template":{"spec":{"containers":[{"name":"tensorflow","image":"x"}]}}}}}}' \
+  "$TFJOB_REALAPI_SERVER/apis/kubeflow.org/v1/namespaces/$NS/tfjobs?dryRun=All")
+if [ "$(tail -n1 <<<"$probe")" = 201 ]; then
+  step submit
+  ok P submit -f "$TMP/job.yaml" -n "$NS"
+  contains "$OUT" "tfjob.kubeflow.org/pe-job created"
+  mf=$(ka get --raw "/apis/kubeflow.org/v1/namespaces/$NS/tfjobs/pe-job")
+  [ "$(jq -r '[.metadata.managedFields[]|select(.manager=="kubectl-tfjob" and .operation=="Apply")]|length' <<<"$mf")" = 1 ] \
+    || fail "not server-side applied by kubectl-tfjob: $(jq -c .metadata.managedFields <<<"$mf")"
+  rv=$(jq -r .metadata.resourceVersion <<<"$mf")
+
+  step resubmit-unchanged
+  ok P submit -f "$TMP/job.yaml" -n "$NS"
+  contains "$OUT" "tfjob.kubeflow.org/pe-job unchanged"
+  [ "$(ka get tfjob pe-job -n "$NS" -o jsonpath='{.metadata.resourceVersion}')" = "$rv" ] || fail "an unchanged resubmit wrote the object"
+
+  step resubmit-different-spec
+  refused P submit -f "$TMP/job3.yaml" -n "$NS"
+  [ "$RC" = 1 ] || fail "exit $RC, want 1: $ERR"
+  contains "$ERR" "--replace"
+  [ "$(ka get tfjob pe-job -n "$NS" -o jsonpath='{.spec.tfReplicaSpecs.Worker.replicas}')" = 1 ] || fail "a refused spec reached the server"
+
+  step dry-run-server
+  ok P submit -f "$TMP/dry.yaml" -n "$NS" --dry-run=server -o yaml
+  contains "$OUT" "name: pe-dry"
+  if ka get tfjob pe-dry -n "$NS" >/dev/null 2>&1; then fail "--dry-run=server persisted pe-dry"; fi
+
+  step submit-invalid
+  sed 's/replicas: 1$/replicas: -3/' "$TMP/dry.yaml" >"$TMP/bad.yaml"
+  refused P submit -f "$TMP/bad.yaml" -n "$NS"
+  [ "$RC" = 1 ] || fail "exit $RC, want 1: $ERR"
+  if ka get tfjob pe-dry -n "$NS" >/dev/null 2>&1; then fail "an invalid job was created"; fi
+
+  step submit-missing-namespace
+  refused P submit -f "$TMP/dry.yaml" -n "$NS-missing"
+  contains "$ERR" "does not exist"
+
+else
+  echo "NOTE: submit steps not run: this kube-apiserver build rejects empty strings in custom resources ($(jq -r .message <<<"$(sed '$d' <<<"$probe")" 2>/dev/null | head -c 200))" >&2
+  step submit-refused-cleanly
+  # what a user of such a server sees: the server's 422 explained, nothing created
+  refused P submit -f "$TMP/job.yaml" -n "$NS"
+  [ "$RC" = 1 ] || fail "exit $RC, want 1: $ERR"
+  contains "$ERR" "the server rejected the TFJob"
+  if ka get tfjob pe-job -n "$NS" >/dev/null 2>&1; then fail "a refused submit created pe-job"; fi
+  step submit-missing-namespace
+  refused P submit -f "$TMP/dry.yaml" -n "$NS-missing"
+  contains "$ERR" "does not exist"
+  step create-with-kubectl
+  ka create --validate=false -n "$NS" -f "$TMP/job.yaml" >/dev/null
+fi
+
+step play-operator
+operator_pod pe-job chief 0
+operator_pod pe-job worker 0
+job_status Running
+"$CL" log "$DIR" "$NS" pe-job-chief-0 tensorflow "epoch 1/2 loss=0.9" "epoch 2/2 loss=0.4"
+"$CL" log "$DIR" "$NS" pe-job-worker-0 tensorflow "worker says hi"
+
+step get
+ok P get -n "$NS"
+contains "$OUT" "pe-job"
+contains "$OUT" "Running"
+ok P get pe-job -n "$NS" -o wide
+contains "$OUT" "pe-job"
+ok P get pe-job -n "$NS" -o yaml
+contains "$OUT" "kind: TFJob"
+contains "$OUT" "name: pe-job"
+ok P get pe-job -n "$NS" -o json
+[ "$(jq -r .spec.tfReplicaSpecs.Worker.replicas <<<"$OUT")" = 1 ] || fail "get -o json: $OUT"
+refused P get pe-nope -n "$NS"
+contains "$ERR" "pe-nope"
+
+step describe
+ok P describe pe-job -n "$NS"
+contains "$OUT" "pe-job-chief-0"
+contains "$OUT" "pe-job-worker-0"
+contains "$OUT" "Running"
+
+step logs
+ok P logs pe-job -n "$NS"
+contains "$OUT" "epoch 1/2 loss=0.9"
+contains "$OUT" "epoch 2/2 loss=0.4"
+lacks "$OUT" "worker says hi"
+ok P logs pe-job -n "$NS" --replica Worker --index 0
+contains "$OUT" "worker says hi"
+ok P logs pe-job -n "$NS" --tail 1
+contains "$OUT" "epoch 2/2 loss=0.4"
+lacks "$OUT" "epoch 1/2"
+
+step follow-and-wait
+# `wait --for=condition=Succeeded` and `logs -f` start while the job runs; lines appended
+# while following arrive; the chief exits, its pod and then the job succeed (as the kubelet
+# and the operator would report it): both commands end, nothing lost.
+"$PLUGIN" --kubeconfig "$KUBECONFIG" --context "$TFJOB_TEST_CONTEXT_CERT" wait pe-job -n "$NS" --for=condition=Succeeded --timeout 60s >"$TMP/wait" 2>"$TMP/wait.err" &
+wpid=$!; BG+=("$wpid")
+"$PLUGIN" --kubeconfig "$KUBECONFIG" --context "$TFJOB_TEST_CONTEXT_CERT" logs pe-job -n "$NS" -f >"$TMP/follow" 2>"$TMP/follow.err" &
+fpid=$!; BG+=("$fpid")
+sleep 1
+for i in $(seq 1 20); do "$CL" log "$DIR" "$NS" pe-job-chief-0 tensorflow "followed line $i"; done
+sleep 1
+kill -0 "$wpid" 2>/dev/null || fail "wait returned before the job Succeeded: $(cat "$TMP/wait" "$TMP/wait.err")"
+"$CL" exit "$DIR" "$NS" pe-job-chief-0 tensorflow
+for p in chief worker; do
+  status_patch pods "pe-job-$p-0" '{"status": {"phase": "Succeeded", "containerStatuses": [{"name": "tensorflow", "ready": false, "restartCount": 0, "image": "x", "imageID": "", "state": {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": "2026-01-01T00:00:00Z", "finishedAt": "2026-01-01T00:01:00Z"}}}]}}'
+done
+job_status Succeeded
+set +e; wait "$wpid"; wrc=$?; set -e
+[ "$wrc" = 0 ] || fail "wait exit $wrc: $(cat "$TMP/wait" "$TMP/wait.err")"
+for _ in $(seq 1 150); do kill -0 "$fpid" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$fpid" 2>/dev/null && fail "logs -f did not end after the job Succeeded: $(cat "$TMP/follow.err")"
+set +e; wait "$fpid"; frc=$?; set -e
+[ "$frc" = 0 ] || fail "logs -f exit $frc: $(cat "$TMP/follow.err")"
+contains "$(cat "$TMP/follow")" "epoch 1/2 loss=0.9"
+[ "$(grep -c '^followed line' "$TMP/follow")" = 20 ] || fail "logs -f: $(grep -c '^followed line' "$TMP/follow") of 20 lines: $(cat "$TMP/follow")"
+for i in 1 20; do grep -qxF "followed line $i" "$TMP/follow" || fail "logs -f lost 'followed line $i'"; done
+run P wait pe-job -n "$NS" --for=condition=Failed --timeout 2s
+[ "$RC" != 0 ] || fail "wait --for=condition=Failed on a Succeeded job returned 0"
+ok P get pe-job -n "$NS"
+contains "$OUT" "Succeeded"
+
+step forbidden-namespace
+refused PL get -n "$TFJOB_TEST_FORBIDDEN_NAMESPACE"
+grep -qiE 'forbidden|403' <<<"$ERR" || fail "no 403 in: $ERR"
+refused PL submit -f "$TMP/dry.yaml" -n "$TFJOB_TEST_FORBIDDEN_NAMESPACE"
+grep -qiE 'forbidden|403|cannot create|not allowed' <<<"$ERR" || fail "no refusal in: $ERR"
+if ka get tfjob pe-dry -n "$TFJOB_TEST_FORBIDDEN_NAMESPACE" >/dev/null 2>&1; then fail "created in the forbidden namespace"; fi
+
+step delete
+ok P delete pe-job -n "$NS" --wait --timeout 30s
+if ka get tfjob pe-job -n "$NS" >/dev/null 2>&1; then fail "pe-job still there after delete --wait"; fi
+refused P delete pe-job -n "$NS"
+contains "$ERR" "pe-job"
+
+echo "PASS: kubectl-tfjob on the real apiserver" >&2
