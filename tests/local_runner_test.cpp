@@ -192,7 +192,7 @@ TEST_CASE("the plan refuses what a process cannot be", "[local][plan]") {
 TEST_CASE("a job succeeds when its chief does; the others are stopped with their process groups", "[local][run]") {
   std::ostringstream out, err;
   auto o = quiet_options("chief-succeeds", out, err);
-  auto job = local_job("ok", {{"Chief", sh_replica(1, "Never", "echo chief says hi; sleep 0.3")},
+  auto job = local_job("ok", {{"Chief", sh_replica(1, "Never", "echo chief says hi; sleep 1.5")},
                               {"Worker", sh_replica(2, "Never", "sleep 30 & echo pid $!; sleep 30")}});
   auto r = run(job, o);
   CHECK(r.state == "Succeeded");
@@ -364,8 +364,12 @@ TEST_CASE("stop() ends every replica and fails the job", "[local][run]") {
                               {"Worker", sh_replica(1, "OnFailure", "echo pid $$$$; sleep 60")}});
   o.termination_grace = std::chrono::milliseconds(500);
   Runner runner(job, o);
-  std::thread t([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  std::thread t([&] {  // once both have started (their logs show their pids)
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < deadline &&
+           (tfjob::test::pids_in_file(o.state_dir + "/logs/chief-0.log").empty() ||
+            tfjob::test::pids_in_file(o.state_dir + "/logs/worker-0.log").empty()))
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     runner.stop();
   });
   auto r = runner.run();
