@@ -1,0 +1,33 @@
+# samples/sdk: C++ programs built against the INSTALLED SDK through find_package, as a user
+# builds them (samples/CMakeLists.txt does not add them). The install step is the api
+# area's tests/tools/api_install_consumer.sh; then:
+#  - read_tf_config is run with TF_CONFIGs from `kubectl-tfjob tf-config -o json` and with
+#    malformed ones;
+#  - submit_and_follow is run against the standalone fake API server (simulated training
+#    operator + kubelet): the chief's log lines and the exit code are checked.
+set(TFJOB_SDK_SAMPLES_WORK ${CMAKE_CURRENT_BINARY_DIR}/sdk_samples)
+
+add_test(NAME "sdk-samples: build samples/sdk against the installed SDK"
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/sdk_samples.sh build
+                 ${PROJECT_SOURCE_DIR} ${TFJOB_SDK_SAMPLES_WORK})
+set_tests_properties("sdk-samples: build samples/sdk against the installed SDK" PROPERTIES
+                     LABELS unit TIMEOUT 900 FIXTURES_SETUP tfjob_sdk_samples
+                     PASS_REGULAR_EXPRESSION "ok: samples/sdk built")
+
+if(TARGET kubectl-tfjob)
+  add_test(NAME "sdk-samples: read_tf_config reads kubectl-tfjob tf-config output"
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/sdk_samples.sh tf-config
+                   ${TFJOB_SDK_SAMPLES_WORK} $<TARGET_FILE:kubectl-tfjob>)
+  set_tests_properties("sdk-samples: read_tf_config reads kubectl-tfjob tf-config output" PROPERTIES
+                       LABELS unit TIMEOUT 120 FIXTURES_REQUIRED tfjob_sdk_samples
+                       PASS_REGULAR_EXPRESSION "ok: read_tf_config")
+endif()
+
+if(TARGET fake-apiserver)
+  add_test(NAME "sdk-samples: submit_and_follow against the fake API server"
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/sdk_samples.sh follow
+                   ${TFJOB_SDK_SAMPLES_WORK} $<TARGET_FILE:fake-apiserver>)
+  set_tests_properties("sdk-samples: submit_and_follow against the fake API server" PROPERTIES
+                       LABELS unit TIMEOUT 600 FIXTURES_REQUIRED tfjob_sdk_samples
+                       PASS_REGULAR_EXPRESSION "ok: submit_and_follow")
+endif()
