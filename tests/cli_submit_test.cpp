@@ -303,7 +303,7 @@ TEST_CASE("invalid input: non-zero exit, every problem on stderr, nothing on std
                           Catch::Contains("must not have more than 1 Chief or Master role"));
   }
   SECTION("bad flags and missing fields together") {
-    auto r = run({"submit", "--cpu", "four", "--pvc", "data", "--env", "NOVALUE", "--dry-run=client", "-o", "yaml"});
+    auto r = run({"submit", "--cpu", "four", "--pvc", "data:relative", "--env", "NOVALUE", "--dry-run=client", "-o", "yaml"});
     CHECK(r.rc == 1);
     CHECK(r.out.empty());
     CHECK_THAT(r.err, Catch::Contains("--cpu: Invalid value: \"four\" is not a Kubernetes quantity") &&
