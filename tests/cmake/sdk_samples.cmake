@@ -4,7 +4,9 @@
 #  - read_tf_config is run with TF_CONFIGs from `kubectl-tfjob tf-config -o json` and with
 #    malformed ones;
 #  - submit_and_follow is run against the standalone fake API server (simulated training
-#    operator + kubelet): the chief's log lines and the exit code are checked.
+#    operator + kubelet): the chief's log lines and the exit code are checked; and
+#    against sdk-samples-fake-apiserver (tests/support/sdk_samples_fake_main.cpp), where a
+#    chief fails: its lines, exit 1, the failed pod and exit code named.
 set(TFJOB_SDK_SAMPLES_WORK ${CMAKE_CURRENT_BINARY_DIR}/sdk_samples)
 
 add_test(NAME "sdk-samples: build samples/sdk against the installed SDK"
@@ -31,3 +33,15 @@ if(TARGET fake-apiserver)
                        LABELS unit TIMEOUT 600 FIXTURES_REQUIRED tfjob_sdk_samples
                        PASS_REGULAR_EXPRESSION "ok: submit_and_follow")
 endif()
+
+# The Failed path: a fake API server whose chief of TFJob sdk-fail exits 3 (the standalone
+# fake-apiserver cannot script a failing replica).
+add_executable(sdk-samples-fake-apiserver ${CMAKE_CURRENT_SOURCE_DIR}/support/sdk_samples_fake_main.cpp)
+target_link_libraries(sdk-samples-fake-apiserver PRIVATE tfjob_test_support)
+target_compile_options(sdk-samples-fake-apiserver PRIVATE ${TFJOB_WARNINGS})
+add_test(NAME "sdk-samples: submit_and_follow exits 1 when the chief fails"
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/sdk_samples.sh fail
+                 ${TFJOB_SDK_SAMPLES_WORK} $<TARGET_FILE:sdk-samples-fake-apiserver>)
+set_tests_properties("sdk-samples: submit_and_follow exits 1 when the chief fails" PROPERTIES
+                     LABELS unit TIMEOUT 600 FIXTURES_REQUIRED tfjob_sdk_samples
+                     PASS_REGULAR_EXPRESSION "ok: submit_and_follow Failed")

@@ -8,6 +8,8 @@
 #       malformed ones (clear error, exit 1)
 #   sdk_samples.sh follow    WORK_DIR FAKE_APISERVER
 #       submit_and_follow against a fake API server (simulated operator + kubelet)
+#   sdk_samples.sh fail      WORK_DIR SDK_SAMPLES_FAKE_APISERVER
+#       submit_and_follow on a job whose chief fails (tests/support/sdk_samples_fake_main.cpp)
 set -uo pipefail
 mode=$1
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -67,16 +69,20 @@ tf-config)
   echo "ok: read_tf_config"
   ;;
 
-follow)
+follow|fail)
   work=$2 server=$3
   bin="$work/samples/submit_and_follow"
   test -x "$bin" || fail "$bin missing (the build test must run first)"
-  dir="$work/follow"; rm -rf "$dir"; mkdir -p "$dir"
-  "$server" --port 0 --kubeconfig-out "$dir/kubeconfig" --job-pod-runtime 300 >"$dir/url" 2>"$dir/server.err" &
+  dir="$work/$mode"; rm -rf "$dir"; mkdir -p "$dir"
+  if [ "$mode" = follow ]; then
+    "$server" --port 0 --kubeconfig-out "$dir/kubeconfig" --job-pod-runtime 300 >"$dir/url" 2>"$dir/server.err" &
+  else  # the chief of TFJob sdk-fail prints three lines and exits 3
+    "$server" --kubeconfig-out "$dir/kubeconfig" --failing-job sdk-fail --exit-code 3 >"$dir/url" 2>"$dir/server.err" &
+  fi
   pid=$!
   trap 'kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null' EXIT
   for _ in $(seq 1 300); do [ -s "$dir/url" ] && [ -s "$dir/kubeconfig" ] && break; sleep 0.1; done
-  [ -s "$dir/kubeconfig" ] || { cat "$dir/server.err" >&2; fail "fake-apiserver did not start"; }
+  [ -s "$dir/kubeconfig" ] || { cat "$dir/server.err" >&2; fail "the fake API server did not start"; }
   export KUBECONFIG="$dir/kubeconfig"
   run() {  # run WANT-RC ARGS...: runs the sample, leaves stdout in $out and stderr in $err
     local want=$1; shift
@@ -85,6 +91,19 @@ follow)
     echo "--- submit_and_follow $* -> exit $rc"; echo "$out"; sed 's/^/stderr: /' <<<"$err"
     [ "$rc" -eq "$want" ] || fail "submit_and_follow $*: exit $rc, want $want"
   }
+  if [ "$mode" = fail ]; then
+    # the chief fails: every line it wrote, then exit 1 naming the pod and its exit code
+    run 1 sdk-fail
+    [ "$out" = $'epoch 1/5 loss=2.30\nepoch 2/5 loss=nan\nerror: loss is NaN, giving up' ] ||
+      fail "the failed chief's log lines are not all there, in order, once"
+    grep -qF "TFJob sdk-fail Failed: pod sdk-fail-chief-0 exited with code 3" <<<"$err" ||
+      fail "the failure does not name the pod and exit code"
+    # a job whose chief succeeds on the same server still exits 0
+    run 0 sdk-ok
+    grep -qxF "fake-kubelet: training done" <<<"$out" || fail "sdk-ok: the chief's log is missing"
+    echo "ok: submit_and_follow Failed"
+    exit 0
+  fi
   # 1. submit and follow the chief until the job Succeeds: exit 0, the chief's lines only
   run 0 sdk-demo
   for want in "fake-kubelet: starting tensorflow in sdk-demo-chief-0" \
