@@ -17,7 +17,7 @@ MIN_ACCURACY=${MIN_ACCURACY:-0.80}
 echo "==> installing dependencies (scripts/install-deps.sh)" >&2
 bash scripts/install-deps.sh
 echo "==> building into $BUILD_DIR (scripts/build.sh)" >&2
-BUILD_DIR="$BUILD_DIR" bash scripts/build.sh
+BUILD_DIR="$BUILD_DIR" TARGETS="kubectl-tfjob hello-tfjob" bash scripts/build.sh
 
 echo "==> kubectl tfjob submit hello --local --workers $WORKERS" >&2
 rm -rf "$STATE_DIR/volumes/tfjob-hello/hello"
