@@ -1,0 +1,397 @@
+// gpu-check end to end against the fake API server (its scheduler and kubelet): GPU and
+// CPU nodes, a GPU-labelled node without the device plugin, probe pods whose logs carry
+// recorded probe JSON, a probe pod stuck Pending because every GPU is in use, cleanup at
+// the end and after SIGINT/SIGTERM, --keep, -o json, --local; and the pure parts
+// (inventory, the probe pod, Pending explanations).
+#include <catch2/catch.hpp>
+
+#include "support/fake_apiserver.hpp"
+#include "support/paths.hpp"
+#include "support/workflow_run.hpp"
+
+#include <tfjob/gpu/check.hpp>
+#include <tfjob/kube/config.hpp>
+
+#include <csignal>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+using nlohmann::json;
+using tfjob::test::ContainerScript;
+using tfjob::test::FakeApiServer;
+using tfjob::test::FakeApiServerOptions;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+std::string data(const std::string& name) { return slurp(tfjob::test::source_dir() + "/tests/data/gpu/" + name); }
+
+/// A probe container that prints a recorded report and exits with `code`.
+ContainerScript probe_prints(const std::string& file, int code) {
+  ContainerScript s;
+  std::istringstream in(data(file));
+  for (std::string line; std::getline(in, line);) s.lines.push_back(line);
+  s.exit_code = code;
+  s.run_for = std::chrono::milliseconds(100);
+  return s;
+}
+
+/// CPU node fake-node-0; V100 nodes fake-gpu-node-0..2 with 2 GPUs each; a node that has GPU
+/// Feature Discovery labels but no nvidia.com/gpu (device plugin missing). Node 0's probe
+/// prints a healthy V100 report, node 1's a V100 under an R590 driver, node 2's GPUs are
+/// all taken by a running trainer pod, so its probe stays Pending.
+struct GpuCluster {
+  std::unique_ptr<FakeApiServer> server;
+  std::string kubeconfig;
+  explicit GpuCluster(bool busy_node = true) {
+    FakeApiServerOptions o;
+    o.controllers = true;
+    o.nodes = 1;
+    o.gpu_nodes = 3;
+    o.gpus_per_node = 2;
+    o.pod_start_delay = std::chrono::milliseconds(50);
+    server = std::make_unique<FakeApiServer>(o);
+    kubeconfig = tfjob::test::temp_dir("gpu-check") + "/kubeconfig";
+    server->write_kubeconfig(kubeconfig);
+    server->put_object({{"apiVersion", "v1"},
+                        {"kind", "Node"},
+                        {"metadata",
+                         {{"name", "gpu-node-noplugin"},
+                          {"labels",
+                           {{"kubernetes.io/hostname", "gpu-node-noplugin"},
+                            {"nvidia.com/gpu.product", "Tesla-V100-SXM2-16GB"},
+                            {"nvidia.com/gpu.count", "8"}}}}},
+                        {"spec", {{"taints", json::array({{{"key", "nvidia.com/gpu"}, {"value", "present"}, {"effect", "NoSchedule"}}})}}},
+                        {"status",
+                         {{"capacity", {{"cpu", "8"}, {"memory", "64Gi"}, {"pods", "110"}}},
+                          {"allocatable", {{"cpu", "8"}, {"memory", "64Gi"}, {"pods", "110"}}},
+                          {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}});
+    server->kubelet().script("tfjob-gpu-probe-*-fake-gpu-node-0", probe_prints("v100-healthy.json", 0));
+    server->kubelet().script("tfjob-gpu-probe-*-fake-gpu-node-1", probe_prints("v100-driver-too-new.json", 1));
+    if (busy_node) {
+      ContainerScript forever;
+      forever.lines = {"training"};
+      forever.exit_code = std::nullopt;
+      server->kubelet().script("trainer-busy", forever);
+      server->put_object({{"apiVersion", "v1"},
+                          {"kind", "Pod"},
+                          {"metadata", {{"name", "trainer-busy"}, {"namespace", "default"}}},
+                          {"spec",
+                           {{"nodeName", "fake-gpu-node-2"},
+                            {"restartPolicy", "Never"},
+                            {"containers",
+                             json::array({{{"name", "main"},
+                                           {"image", "tensorflow/tensorflow:2.15.0-gpu"},
+                                           {"resources", {{"limits", {{"nvidia.com/gpu", "2"}}}}}}})}}},
+                          {"status", {{"phase", "Pending"}}}});
+    }
+  }
+  tfjob::kube::Client client() const {
+    tfjob::kube::ConfigOverrides ov;
+    ov.kubeconfig = kubeconfig;
+    return tfjob::kube::Client(tfjob::kube::load_config(ov));
+  }
+  std::vector<json> probe_pods() const {
+    std::vector<json> out;
+    for (auto& p : server->list_objects("pods", "default"))
+      if (p["metadata"].value("labels", json::object()).contains(tfjob::gpu::run_label)) out.push_back(p);
+    return out;
+  }
+};
+
+const tfjob::gpu::NodeResult* result_for(const tfjob::gpu::CheckResult& r, const std::string& node) {
+  for (const auto& n : r.nodes)
+    if (n.node.name == node) return &n;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("inventory: capacity, allocatable, unhealthy, GFD labels, taints, missing device plugin", "[gpu][check]") {
+  using tfjob::kube::Node;
+  Node healthy(json{{"metadata", {{"name", "n1"}, {"labels", {{"kubernetes.io/hostname", "n1-host"}, {"nvidia.com/gpu.product", "Tesla-V100-SXM2-16GB"}, {"nvidia.com/cuda.driver-version.major", "570"}, {"kubernetes.io/os", "linux"}}}}},
+                    {"spec", {{"taints", json::array({{{"key", "nvidia.com/gpu"}, {"effect", "NoSchedule"}}})}}},
+                    {"status", {{"capacity", {{"nvidia.com/gpu", "8"}}}, {"allocatable", {{"nvidia.com/gpu", "7"}}},
+                                {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}});
+  auto g = tfjob::gpu::inspect_node(healthy);
+  CHECK(g.capacity == 8);
+  CHECK(g.allocatable == 7);
+  CHECK(g.unhealthy() == 1);
+  CHECK(g.hostname == "n1-host");
+  CHECK(g.product() == "Tesla-V100-SXM2-16GB");
+  CHECK(g.gfd.count("nvidia.com/cuda.driver-version.major") == 1);
+  CHECK(g.gfd.count("kubernetes.io/os") == 0);
+  CHECK(g.taints.size() == 1);
+  CHECK(g.problem.empty());
+
+  Node gke(json{{"metadata", {{"name", "gke-1"}, {"labels", {{"cloud.google.com/gke-accelerator", "nvidia-tesla-v100"}}}}},
+                {"status", {{"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}});
+  auto k = tfjob::gpu::inspect_node(gke);
+  CHECK(k.looks_like_gpu);
+  CHECK_THAT(k.problem, Catch::Contains("device plugin is missing or broken"));
+
+  Node dead(json{{"metadata", {{"name", "d"}}}, {"status", {{"capacity", {{"nvidia.com/gpu", "4"}}}, {"allocatable", {{"nvidia.com/gpu", "0"}}}}}});
+  CHECK_THAT(tfjob::gpu::inspect_node(dead).problem, Catch::Contains("all 4 GPUs are unhealthy"));
+
+  Node cpu(json{{"metadata", {{"name", "cpu"}}}, {"status", {{"capacity", {{"cpu", "4"}}}}}});
+  auto inv = tfjob::gpu::gpu_inventory({cpu, healthy, gke});
+  REQUIRE(inv.size() == 2);
+  CHECK(inv[0].name == "gke-1");
+  CHECK(inv[1].name == "n1");
+}
+
+TEST_CASE("the probe pod: pinned, requests the GPUs, tolerates nvidia.com/gpu, deadline, labels", "[gpu][check]") {
+  tfjob::gpu::NodeGpuInfo n;
+  n.name = "gke-cluster-pool-v100-1234abcd-xyz0.us-central1-a.c.project.internal";
+  n.hostname = "gke-host-1";
+  n.allocatable = 4;
+  tfjob::gpu::CheckOptions o;
+  o.expect = "v100";
+  o.deadline_seconds = 120;
+  o.image = "registry.example/probe:1";
+  auto pod = tfjob::gpu::probe_pod(n, o, "ab12c");
+  const auto& j = pod.json;
+  CHECK(pod.name().size() <= 63);
+  CHECK(pod.name().rfind("tfjob-gpu-probe-ab12c-", 0) == 0);
+  CHECK(pod.name().back() != '-');
+  CHECK(j["metadata"]["labels"][tfjob::gpu::run_label] == "ab12c");
+  CHECK(j["metadata"]["annotations"][tfjob::gpu::node_annotation] == n.name);
+  CHECK(j["spec"]["nodeSelector"] == json{{"kubernetes.io/hostname", "gke-host-1"}});
+  CHECK(j["spec"]["restartPolicy"] == "Never");
+  CHECK(j["spec"]["activeDeadlineSeconds"] == 120);
+  CHECK(j["spec"]["tolerations"][0] == json{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}});
+  const auto& c = j["spec"]["containers"][0];
+  CHECK(c["image"] == "registry.example/probe:1");
+  CHECK(c["args"] == json{"--expect", "v100"});
+  CHECK(c["resources"]["limits"]["nvidia.com/gpu"] == "4");
+  CHECK(c["env"][0]["valueFrom"]["fieldRef"]["fieldPath"] == "spec.nodeName");
+  o.gpus = 1;
+  CHECK(tfjob::gpu::probe_pod(n, o, "x")
+            .json["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "1");
+}
+
+TEST_CASE("explaining a Pending probe pod", "[gpu][check]") {
+  tfjob::kube::Pod pod(json{{"metadata", {{"name", "p"}}}, {"status", {{"phase", "Pending"}}}});
+  tfjob::kube::Event ev(json{{"type", "Warning"}, {"reason", "FailedScheduling"}, {"involvedObject", {{"kind", "Pod"}, {"name", "p"}}},
+                             {"message", "0/3 nodes are available: 1 Insufficient nvidia.com/gpu."}});
+  tfjob::kube::Event other(json{{"type", "Warning"}, {"reason", "BackOff"}, {"involvedObject", {{"kind", "Pod"}, {"name", "q"}}}, {"message", "x"}});
+  auto why = tfjob::gpu::explain_pending(pod, {ev, other});
+  CHECK_THAT(why, Catch::StartsWith("FailedScheduling: 0/3 nodes") && Catch::Contains("GPUs are in use"));
+  tfjob::kube::Pod pulling(json{{"metadata", {{"name", "p"}}},
+                                {"status", {{"phase", "Pending"}, {"containerStatuses", json::array({{{"name", "probe"}, {"state", {{"waiting", {{"reason", "ImagePullBackOff"}, {"message", "Back-off pulling image \"bad\""}}}}}}})}}}});
+  CHECK(tfjob::gpu::explain_pending(pulling, {ev}) == "ImagePullBackOff: Back-off pulling image \"bad\"");
+  CHECK(tfjob::gpu::explain_pending(pod, {other}) == "waiting to be scheduled");
+}
+
+TEST_CASE("gpu-check workflow: probes every GPU node in parallel, explains Pending, deletes its pods", "[gpu][check][e2e]") {
+  GpuCluster c;
+  tfjob::gpu::CheckOptions o;
+  o.deadline_seconds = 4;
+  o.poll = std::chrono::milliseconds(100);
+  std::vector<std::string> progress;
+  o.progress = [&](const std::string& s) { progress.push_back(s); };
+  auto res = tfjob::gpu::run_gpu_check(c.client(), o);
+  std::string all;
+  for (auto& p : progress) all += p + "\n";
+  INFO(all);
+
+  REQUIRE(res.inventory.size() == 4);  // 3 fake GPU nodes + the one without a device plugin
+  CHECK(result_for(res, "fake-node-0") == nullptr);
+  auto* n0 = result_for(res, "fake-gpu-node-0");
+  REQUIRE(n0);
+  CHECK(n0->status == "ready");
+  REQUIRE(n0->report);
+  CHECK(n0->report->devices.size() == 2);
+  CHECK(n0->exit_code == 0);
+  auto* n1 = result_for(res, "fake-gpu-node-1");
+  REQUIRE(n1);
+  CHECK(n1->status == "not-ready");
+  CHECK(n1->exit_code == 1);
+  REQUIRE(n1->report);
+  REQUIRE(n1->report->failures.size() == 1);
+  CHECK(n1->report->failures[0].check == "driver");
+  auto* n2 = result_for(res, "fake-gpu-node-2");
+  REQUIRE(n2);
+  CHECK(n2->status == "pending");
+  CHECK_THAT(n2->message, Catch::Contains("Insufficient nvidia.com/gpu") && Catch::Contains("no result within 4s"));
+  auto* np = result_for(res, "gpu-node-noplugin");
+  REQUIRE(np);
+  CHECK(np->status == "not-ready");
+  CHECK(np->pod.empty());
+  CHECK_THAT(np->message, Catch::Contains("device plugin is missing"));
+  CHECK(res.timed_out);
+  CHECK_FALSE(res.all_ready());
+  CHECK_THAT(all, Catch::Contains("fake-gpu-node-2: Pending: FailedScheduling"));
+  CHECK_THAT(all, Catch::Contains("deleted 3 probe pods"));
+  // Every probe pod is gone; the trainer stays.
+  CHECK(c.server->wait_for([&] { return c.probe_pods().empty(); }, std::chrono::seconds(5)));
+  CHECK(c.server->get_object("pods", "default", "trainer-busy"));
+
+  auto j = tfjob::gpu::check_result_json(res);
+  CHECK(j["ready"] == false);
+  CHECK(j["nodes"].size() == 4);
+}
+
+TEST_CASE("gpu-check workflow: cancel deletes the pods; --keep keeps them", "[gpu][check][e2e]") {
+  GpuCluster c(false);
+  ContainerScript hang;
+  hang.lines = {"{"};  // starts printing, never finishes
+  hang.exit_code = std::nullopt;
+  c.server->kubelet().script("tfjob-gpu-probe-*", hang);
+  std::atomic<bool> cancel{false};
+  tfjob::gpu::CheckOptions o;
+  o.deadline_seconds = 60;
+  o.poll = std::chrono::milliseconds(50);
+  o.cancel = &cancel;
+  o.progress = [&](const std::string& s) {
+    if (s.find(": Running") != std::string::npos) cancel = true;
+  };
+  auto t0 = std::chrono::steady_clock::now();
+  auto res = tfjob::gpu::run_gpu_check(c.client(), o);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30));
+  CHECK(res.cancelled);
+  CHECK(result_for(res, "fake-gpu-node-0")->status == "cancelled");
+  CHECK(c.server->wait_for([&] { return c.probe_pods().empty(); }, std::chrono::seconds(5)));
+
+  cancel = false;
+  o.keep = true;
+  o.nodes = {"fake-gpu-node-1"};
+  res = tfjob::gpu::run_gpu_check(c.client(), o);
+  CHECK(res.cancelled);
+  REQUIRE(res.nodes.size() == 1);  // --node: only fake-gpu-node-1
+  auto pods = c.probe_pods();
+  REQUIRE(pods.size() == 1);
+  CHECK(pods[0]["metadata"]["annotations"][tfjob::gpu::node_annotation] == "fake-gpu-node-1");
+  CHECK(pods[0]["spec"]["nodeName"] == "fake-gpu-node-1");  // the scheduler honoured the pin
+
+  CHECK_THROWS_WITH(([&] {
+                      auto o2 = o;
+                      o2.nodes = {"no-such-node"};
+                      tfjob::gpu::run_gpu_check(c.client(), o2);
+                    }()),
+                    Catch::Contains("node \"no-such-node\" not found"));
+}
+
+TEST_CASE("kubectl tfjob gpu-check: table, -o json, exit codes", "[.][gpu][check][e2e][cli]") {
+  if (tfjob::test::plugin_path().empty()) return;  // plugin not built
+  GpuCluster c;
+  auto r = tfjob::test::run_plugin({"gpu-check", "--node", "fake-gpu-node-0", "--expect", "v100"}, c.kubeconfig, 60,
+                                   {"TFJOB_GPU_CHECK_POLL_MS=100"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("NODE ") && Catch::Contains("BANDWIDTH GB/s") && Catch::Contains("FP16 TFLOP/s"));
+  CHECK_THAT(r.out, Catch::Contains("Tesla V100-SXM2-16GB") && Catch::Contains("570.133.20") && Catch::Contains("READY"));
+  CHECK_THAT(r.out, Catch::Contains("811 (90%)"));  // mean of the two GPUs' 812.6 and 809.9 GB/s
+  CHECK_THAT(r.err, Catch::Contains("created probe pod default/tfjob-gpu-probe-") && Catch::Contains("deleted 1 probe pod"));
+
+  r = tfjob::test::run_plugin({"gpu-check", "--timeout", "3s", "-o", "json"}, c.kubeconfig, 60, {"TFJOB_GPU_CHECK_POLL_MS=100"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);  // a node is not ready (beats the Pending one's timeout)
+  auto j = json::parse(r.out);
+  CHECK(j["kind"] == "GpuCheck");
+  CHECK(j["ready"] == false);
+  std::map<std::string, std::string> status;
+  for (auto& n : j["nodes"]) status[n["node"]] = n["status"];
+  CHECK(status == std::map<std::string, std::string>{{"fake-gpu-node-0", "ready"}, {"fake-gpu-node-1", "not-ready"},
+                                                     {"fake-gpu-node-2", "pending"}, {"gpu-node-noplugin", "not-ready"}});
+  CHECK(c.probe_pods().empty());
+
+  r = tfjob::test::run_plugin({"gpu-check", "--node", "fake-gpu-node-2", "--timeout", "2s"}, c.kubeconfig, 60,
+                              {"TFJOB_GPU_CHECK_POLL_MS=100"});
+  CHECK(r.exit_code == 2);  // only a timeout
+  CHECK_THAT(r.out, Catch::Contains("PENDING"));
+  CHECK_THAT(r.out, Catch::Contains("Insufficient nvidia.com/gpu"));
+
+  r = tfjob::test::run_plugin({"gpu-check", "--expect", "p100"}, c.kubeconfig);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.err, Catch::Contains("known models: v100"));
+}
+
+TEST_CASE("kubectl tfjob gpu-check: SIGINT and SIGTERM delete the probe pods", "[.][gpu][check][e2e][cli]") {
+  if (tfjob::test::plugin_path().empty()) return;
+  GpuCluster c(false);
+  ContainerScript hang;
+  hang.lines = {"probe starting"};
+  hang.exit_code = std::nullopt;
+  c.server->kubelet().script("tfjob-gpu-probe-*", hang);
+  for (int sig : {SIGINT, SIGTERM}) {
+    INFO("signal " << sig);
+    std::string errfile = tfjob::test::temp_dir("gpu-check-sig") + "/stderr";
+    // Everything the child needs is prepared before fork (the test process has threads).
+    std::string p = tfjob::test::plugin_path();
+    std::vector<std::string> env_store{"TFJOB_GPU_CHECK_POLL_MS=100"};
+    for (char** e = environ; *e; ++e) env_store.emplace_back(*e);
+    std::vector<char*> envp;
+    for (auto& e : env_store) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      int fd = ::open(errfile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(fd, 2);
+      int nul = ::open("/dev/null", O_WRONLY);
+      ::dup2(nul, 1);
+      const char* argv[] = {p.c_str(), "gpu-check", "--kubeconfig", c.kubeconfig.c_str(), "--timeout", "60s", nullptr};
+      ::execve(p.c_str(), const_cast<char* const*>(argv), envp.data());
+      ::_exit(127);
+    }
+    bool running = c.server->wait_for(
+        [&] {
+          auto pods = c.probe_pods();
+          int n = 0;
+          for (auto& p : pods) n += p["status"].value("phase", "") == "Running";
+          return n == 3;
+        },
+        std::chrono::seconds(30));
+    CHECK(running);
+    ::kill(pid, sig);
+    int st = 0;
+    ::waitpid(pid, &st, 0);
+    std::string err = slurp(errfile);
+    INFO(err);
+    REQUIRE(WIFEXITED(st));
+    CHECK(WEXITSTATUS(st) == (sig == SIGINT ? 130 : 143));
+    CHECK_THAT(err, Catch::Contains(sig == SIGINT ? "interrupted by SIGINT" : "interrupted by SIGTERM") &&
+                        Catch::Contains("deleted 3 probe pods"));
+    CHECK(c.probe_pods().empty());
+  }
+}
+
+TEST_CASE("kubectl tfjob gpu-check --local runs the probe on this machine", "[.][gpu][check][cli]") {
+  if (tfjob::test::plugin_path().empty()) return;
+  auto dir = tfjob::test::temp_dir("gpu-local");
+  // A stand-in probe that prints a recorded H200 report (the real one has no GPU here).
+  std::string fake = dir + "/probe.sh";
+  std::ofstream(fake) << "#!/bin/sh\n[ \"$1\" = --expect ] && [ \"$2\" = h200 ] || exit 9\ncat '"
+                      << tfjob::test::source_dir() << "/tests/data/gpu/h200-healthy.json'\n";
+  ::chmod(fake.c_str(), 0755);
+  auto r = tfjob::test::run_plugin({"gpu-check", "--local", "--expect", "H200", "--probe-path", fake});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("NVIDIA H200") && Catch::Contains("9.0") && Catch::Contains("READY"));
+
+  r = tfjob::test::run_plugin({"gpu-check", "--local", "--probe-path", dir + "/missing-probe"});
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("cannot run the GPU probe"));
+  CHECK_THAT(r.out, Catch::Contains("FAILED") || Catch::Contains("probe output unreadable"));
+
+  // The real probe, when built: no GPU here, so not ready with its clear message.
+  std::string real = tfjob::test::binary_dir() + "/gpu/tfjob-gpu-probe";
+  if (::access(real.c_str(), X_OK) == 0 && ::access("/dev/nvidia0", F_OK) != 0) {
+    r = tfjob::test::run_plugin({"gpu-check", "--local", "--probe-path", real});
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.out, Catch::Contains("NO-GPU") && Catch::Contains("no NVIDIA driver"));
+  }
+}
