@@ -244,7 +244,7 @@ TEST_CASE("gpu-check workflow: probes every GPU node in parallel, explains Pendi
   CHECK(j["nodes"].size() == 4);
 }
 
-TEST_CASE("gpu-check workflow: cancel deletes the pods; --keep keeps them", "[gpu][check][e2e]") {
+TEST_CASE("gpu-check workflow: cancel deletes the pods and keep keeps them", "[gpu][check][e2e]") {
   GpuCluster c(false);
   ContainerScript hang;
   hang.lines = {"{"};  // starts printing, never finishes
