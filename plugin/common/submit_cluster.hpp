@@ -76,7 +76,8 @@ namespace detail {
 /// Claim names the job's pod templates mount.
 inline std::set<std::string> claims_of(const nlohmann::json& job) {
   std::set<std::string> out;
-  for (const auto& [t, rs] : job.value("/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object()).items())
+  const nlohmann::json specs = job.value("/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
+  for (const auto& [t, rs] : specs.items())
     for (const auto& v : rs.value("/template/spec/volumes"_json_pointer, nlohmann::json::array()))
       if (v.contains("persistentVolumeClaim")) out.insert(v["persistentVolumeClaim"].value("claimName", ""));
   out.erase("");
