@@ -171,7 +171,7 @@ TEST_CASE("bad credentials: 401 is an auth_error that never shows the token", "[
   }
 }
 
-TEST_CASE("-v=6..9 log each request with the token redacted", "[kube][auth]") {
+TEST_CASE("verbose logging (-v=6 to 9) prints each request with the token redacted", "[kube][auth]") {
   RestConfig rc = token_config(server().admin_token());
   rc.verbosity = 9;
   std::string log;
@@ -512,7 +512,7 @@ TEST_CASE("exec plugin: a client certificate instead of a token", "[kube][exec]"
   CHECK(runs(d) == 1);
 }
 
-TEST_CASE("exec plugin: missing command shows installHint; failures and bad output are clear", "[kube][exec]") {
+TEST_CASE("exec plugin: missing command shows installHint, failures and bad output are clear", "[kube][exec]") {
   TempDir d;
   d.write("token", "x");
   RestConfig rc = exec_config(d, "client.authentication.k8s.io/v1");

@@ -197,7 +197,7 @@ TEST_CASE("an explicit --kubeconfig is used alone and must exist", "[kube][confi
   CHECK_THROWS_WITH(load_config(o), Catch::Contains(d.path + "/nope") && Catch::Contains("does not exist"));
 }
 
-TEST_CASE("~/.kube/config is the default; nothing at all is a clear error", "[kube][config]") {
+TEST_CASE("~/.kube/config is the default, and nothing at all is a clear error", "[kube][config]") {
   TempDir d;
   EnvGuard env;
   env.set("KUBECONFIG", std::nullopt);

@@ -42,7 +42,7 @@ TEST_CASE("connection flags map to overrides as kubectl's", "[kube][plugin]") {
   CHECK(tfjob::cli::overrides_from(g).insecure_skip_tls_verify == std::optional<bool>(true));
 }
 
-TEST_CASE("make_client: explicit --kubeconfig must exist; namespace and timeout resolved", "[kube][plugin]") {
+TEST_CASE("make_client: explicit --kubeconfig must exist, namespace and timeout resolved", "[kube][plugin]") {
   char tmpl[] = "/tmp/kube-plugin-XXXXXX";
   std::string dir = ::mkdtemp(tmpl);
   tfjob::cli::Globals g;

@@ -124,7 +124,7 @@ TEST_CASE("watch: list first, then live events", "[kube][watch]") {
   CHECK(ev == Events{"ADDED a", "ADDED b", "ADDED c", "MODIFIED a:v2", "DELETED b"});
 }
 
-TEST_CASE("watch: a dropped stream resumes from the last version; nothing lost or repeated", "[kube][watch]") {
+TEST_CASE("watch: a dropped stream resumes from the last version, nothing lost or repeated", "[kube][watch]") {
   Client c = client();
   for (bool abrupt : {true, false}) {
     const std::string ns = abrupt ? "watch-drop-abrupt" : "watch-drop-clean";
