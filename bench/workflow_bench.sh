@@ -29,7 +29,8 @@ export KUBECONFIG="$TMP/kubeconfig"
 
 # 20 TFJobs to list
 for i in $(seq 1 20); do
-  "$PLUGIN" submit --name "bench-$i" --image tensorflow/tensorflow:2.15.0 --workers 2 --gpus 0 -o name >/dev/null
+  "$PLUGIN" submit --name "bench-$i" --image tensorflow/tensorflow:2.15.0 --workers 2 --gpus 0 --dry-run=client -o yaml \
+    | "$KUBECTL" apply --server-side --field-manager kubectl-tfjob -f - >/dev/null
 done
 
 # measure NAME CMD...: appends "name wall_s maxrss_kb" per run to $TMP/raw
