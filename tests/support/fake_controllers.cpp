@@ -75,7 +75,10 @@ void event_locked(FakeApiServer::Impl& s, const json& about, const std::string& 
   s.create_locked(R("", "events"), e);
 }
 
-std::string phase_of(const json& pod) { return pod.value("status", json::object()).value("phase", ""); }
+std::string phase_of(const json& pod) {
+  auto it = pod.find("status");
+  return it != pod.end() && it->is_object() ? it->value("phase", "") : "";
+}
 
 bool pod_ready(const json& pod) {
   for (const auto& c : pod.value("status", json::object()).value("conditions", json::array()))
@@ -377,6 +380,7 @@ void FakeApiServer::Impl::reconcile_pods_locked() {
     std::string new_phase = all_done ? (all_ok ? "Succeeded" : "Failed") : "Running";
     mutate(*this, pods, ns, name, [&](json& p) {
       auto& st = p["status"];
+      if (!st.is_object()) st = json::object();  // a pod stored without status (e.g. created already bound)
       std::string ts = fake::now_rfc3339();
       auto cond = [&](const char* type, bool ok, const char* reason) {
         json c = {{"type", type}, {"status", ok ? "True" : "False"}, {"lastProbeTime", nullptr}};
