@@ -34,6 +34,8 @@ struct JobFlags {
   std::vector<std::string> files;  ///< -f/--filename (repeatable; "-" = stdin; a directory)
   std::string sample;              ///< --sample NAME (or the first word when it names one)
   std::vector<std::string> words;  ///< positionals: [SAMPLE] or, after `--`, args/command
+  std::string first_word;               ///< parsed: the first positional
+  std::vector<std::string> rest_words;  ///< parsed: the other positionals
   bool command = false;            ///< --command: the words after -- are the command
   std::string name;
   std::string image;
@@ -58,10 +60,12 @@ inline void add_job_flags(CLI::App& sub, JobFlags& f) {
       ->group(g_in)->type_name("FILE");
   sub.add_option("--sample", f.sample, "Start from a built-in sample (" + sample_names() + ")")
       ->group(g_in)->type_name("NAME");
-  sub.add_option("words", f.words,
+  // Two positionals: CLI11 hands words after `--` to the parent once every positional
+  // has its minimum, so a sample name and then `-- ARGS` need a second one.
+  sub.add_option("first", f.first_word,
                  "A built-in sample name, and/or (after --) the container's args (or its command with --command)")
-      ->allow_extra_args()  // keep taking words after `--` once a sample name filled it
       ->group(g_in)->type_name("[SAMPLE] [-- ARGS...]");
+  sub.add_option("rest", f.rest_words, "")->group("");
   auto& b = f.builder_options;
   b.push_back(sub.add_option("--name", f.name, "Job name (a DNS-1035 label)")->group(g_job));
   b.push_back(sub.add_option("--image", f.image, "Container image of every replica")->group(g_job));
@@ -199,7 +203,13 @@ inline TFJobBuilder builder_from_flags(const JobFlags& f, const std::string& sam
 /// the namespace to use (the -n flag, or the context's; "" leaves it unset). Throws
 /// `validation_error` listing every problem of every job, or `tfjob::error`/`parse_error`
 /// for unreadable input.
-inline std::vector<TFJob> build_jobs(const JobFlags& f, const std::string& ns) {
+inline std::vector<TFJob> build_jobs(const JobFlags& flags, const std::string& ns) {
+  JobFlags f = flags;
+  if (!f.first_word.empty() || !f.rest_words.empty()) {
+    f.words.clear();
+    if (!f.first_word.empty()) f.words.push_back(f.first_word);
+    f.words.insert(f.words.end(), f.rest_words.begin(), f.rest_words.end());
+  }
   std::vector<TFJob> jobs;
   std::vector<field_error> errs;
   if (!f.files.empty()) {
