@@ -26,3 +26,4 @@
 
 // local/: run a TFJob as processes on this machine
 #include <tfjob/local/runner.hpp>
+#include <tfjob/serving/serving.hpp>
