@@ -1,5 +1,5 @@
-// NOTE: every case is hidden ([.]) until verified against a plugin built with commit b51f755
-// (fix for a dangling items() in submit): run with `workflow_e2e_test "[e2e]"`.
+// NOTE: two cases are hidden ([.]) because they still fail (see the report): the mnist
+// submit/apply-semantics case (lines ~66, ~86) and the GPU-pending case (~249).
 // The whole training workflow as a user runs it, against the fake API server's operator,
 // kubelet and scheduler simulation: submit (mnist sample + PVC, preflight, apply semantics),
 // wait, logs (chief, failed pod, restarts, recreated pods, --all), describe, delete; plus a
@@ -128,7 +128,7 @@ TEST_CASE("submit mnist: PVC, operator pods with TF_CONFIG, wait, same spec unch
   CHECK(vols[0]["persistentVolumeClaim"]["claimName"] == "my-data");
 }
 
-TEST_CASE("submit --follow streams the chief's log to the end of the job", "[.][workflow][e2e]") {
+TEST_CASE("submit --follow streams the chief's log to the end of the job", "[workflow][e2e]") {
   Cluster c;
   c.server->kubelet().script("hello-chief-*", lines_then_exit({"epoch 1 loss 0.5", "epoch 2 loss 0.2", "saved model"}, 0));
   auto r = c.run({"submit", "--name", "hello", "--image", "tensorflow/tensorflow:2.15.0", "--chief", "--workers", "1",
@@ -139,7 +139,7 @@ TEST_CASE("submit --follow streams the chief's log to the end of the job", "[.][
   CHECK(r.err.find("TFJob hello Succeeded") != std::string::npos);
 }
 
-TEST_CASE("a failed job: wait says so, logs shows the failed pod and its exit code", "[.][workflow][e2e]") {
+TEST_CASE("a failed job: wait says so, logs shows the failed pod and its exit code", "[workflow][e2e]") {
   Cluster c;
   c.server->kubelet().script("bad-worker-1", lines_then_exit({"loading data", "Traceback: division by zero"}, 3));
   c.server->kubelet().script("bad-chief-*", [] { ContainerScript s; s.lines = {"chief up"}; s.exit_code = std::nullopt; return s; }());
@@ -161,7 +161,7 @@ TEST_CASE("a failed job: wait says so, logs shows the failed pod and its exit co
   CHECK(r.out.find("State:        Failed") != std::string::npos);
 }
 
-TEST_CASE("logs -f follows restarts under OnFailure and recreated pods under ExitCode", "[.][workflow][e2e]") {
+TEST_CASE("logs -f follows restarts under OnFailure and recreated pods under ExitCode", "[workflow][e2e]") {
   Cluster c;
   SECTION("OnFailure: the container restarts in the same pod") {
     c.server->kubelet().script("r-chief-0", lines_then_exit({"attempt"}, 0, {1}));
@@ -187,7 +187,7 @@ TEST_CASE("logs -f follows restarts under OnFailure and recreated pods under Exi
   }
 }
 
-TEST_CASE("logs --all prefixes each replica; --replica/--index picks one", "[.][workflow][e2e]") {
+TEST_CASE("logs --all prefixes each replica; --replica/--index picks one", "[workflow][e2e]") {
   Cluster c;
   c.server->kubelet().script("multi-chief-0", lines_then_exit({"i am chief"}, 0));
   c.server->kubelet().script("multi-worker-0", lines_then_exit({"i am worker 0"}, 0));
@@ -253,7 +253,7 @@ TEST_CASE("GPU preflight and pending pods with the scheduler's reason", "[.][wor
   }
 }
 
-TEST_CASE("TF2 image with a Master replica is warned about", "[.][workflow][e2e]") {
+TEST_CASE("TF2 image with a Master replica is warned about", "[workflow][e2e]") {
   Cluster c;
   auto r = c.run({"submit", "--name", "m", "--image", "tensorflow/tensorflow:2.15.0", "--master", "--workers", "1",
                   "--gpus", "0", "--dry-run=server"});
@@ -264,7 +264,7 @@ TEST_CASE("TF2 image with a Master replica is warned about", "[.][workflow][e2e]
   CHECK_FALSE(c.server->get_object("tfjobs", "default", "m"));
 }
 
-TEST_CASE("namespace missing, forbidden namespace", "[.][workflow][e2e]") {
+TEST_CASE("namespace missing, forbidden namespace", "[workflow][e2e]") {
   Cluster c;
   auto r = c.run({"submit", "mnist", "--gpus", "0", "-n", "nowhere"});
   INFO(r.out << r.err);
@@ -282,7 +282,7 @@ TEST_CASE("namespace missing, forbidden namespace", "[.][workflow][e2e]") {
   CHECK(c.server->get_object("tfjobs", "team-a", "mnist"));
 }
 
-TEST_CASE("a cluster without the TFJob CRD gets the operator's install command", "[.][workflow][e2e]") {
+TEST_CASE("a cluster without the TFJob CRD gets the operator's install command", "[workflow][e2e]") {
   // An API server that serves the core group but not kubeflow.org (plain HTTP on loopback).
   httplib::Server srv;
   srv.set_error_handler([](const httplib::Request&, httplib::Response& res) {
