@@ -336,7 +336,7 @@ spec:
   CHECK(r.err.find("The TFJob \"bad\" is invalid:") != std::string::npos);
   CHECK(r.err.find("spec.tfReplicaSpecs.Worker.replicas: Invalid value: \"string\"") != std::string::npos);
   CHECK(r.err.find("spec.runPolicy.cleanPodPolicy: Invalid value: \"integer\"") != std::string::npos);
-  CHECK(r.err.find("spec.tfReplicaSpecs.Worker.template.spec.containers[0].name: Required value") != std::string::npos);
+  CHECK(r.err.find("spec.tfReplicaSpecs.Worker.template.spec.containers.name: Required value") != std::string::npos);
   CHECK_FALSE(server.get_object("tfjobs", "default", "bad"));
   // unknown fields: kubectl asks for strict field validation and gets a 400
   auto g = k.write("unknown.yaml", R"(apiVersion: kubeflow.org/v1

@@ -266,7 +266,6 @@ json FakeApiServer::Impl::create_locked(const ResourceInfo& ri, json obj) {
   md["resourceVersion"] = std::to_string(++rv);
   md["creationTimestamp"] = fake::now_rfc3339();
   md.erase("deletionTimestamp");
-  md.erase("managedFields");
   if (ri.has_generation) md["generation"] = 1;
   else md.erase("generation");
   obj["apiVersion"] = ri.api_version();
@@ -278,7 +277,8 @@ json FakeApiServer::Impl::create_locked(const ResourceInfo& ri, json obj) {
 
 static json without_volatile(json o) {
   o["metadata"].erase("resourceVersion");
-  o["metadata"].erase("managedFields");
+  if (o["metadata"].contains("managedFields") && o["metadata"]["managedFields"].is_array())
+    for (auto& e : o["metadata"]["managedFields"]) e.erase("time");
   return o;
 }
 
@@ -298,9 +298,10 @@ json FakeApiServer::Impl::update_locked(const ResourceInfo& ri, json obj, bool s
   obj["kind"] = ri.kind;
   if (ri.has_status) {
     if (status_write) {
-      json keep = old;  // a status write changes only status
+      json keep = old;  // a status write changes only status (and who manages it)
       if (obj.contains("status")) keep["status"] = obj["status"];
       else keep.erase("status");
+      if (obj["metadata"].contains("managedFields")) keep["metadata"]["managedFields"] = obj["metadata"]["managedFields"];
       obj = keep;
     } else if (old.contains("status")) {
       obj["status"] = old["status"];
@@ -802,7 +803,8 @@ struct Handler {
       std::replace(tok.begin(), tok.end(), '/', '_');
       while (!tok.empty() && tok.back() == '=') tok.pop_back();
       meta["continue"] = tok;
-      meta["remainingItemCount"] = items.size() - static_cast<size_t>(limit);
+      if (param(req, "labelSelector").empty() && param(req, "fieldSelector").empty())
+        meta["remainingItemCount"] = items.size() - static_cast<size_t>(limit);
       items.resize(static_cast<size_t>(limit));
     }
     std::vector<json> objs;
@@ -919,6 +921,13 @@ struct Handler {
 
   bool dry_run() const { return req.has_param("dryRun"); }
 
+  /// The field manager of a create/update/patch: ?fieldManager=, else the User-Agent's
+  /// program name (kube-apiserver's default).
+  std::string update_manager() const {
+    std::string m = param(req, "fieldManager");
+    return m.empty() ? fake::manager_from_user_agent(header(req, "User-Agent")) : m;
+  }
+
   void do_create(const Target& t) {
     if (!t.sub.empty()) throw fake::err_method_not_allowed("the server does not allow this method on the requested resource");
     json obj = read_body();
@@ -931,9 +940,11 @@ struct Handler {
     std::lock_guard<std::mutex> lk(s.mu);
     std::string name = obj["metadata"].value("name", "");
     if (!name.empty() && s.find_locked(*t.ri, t.ns, name)) throw fake::err_already_exists(*t.ri, name);
+    fake::record_managed_fields(obj, json(), update_manager(), "Update", json(), false, t.ri->api_version());
     if (dry_run()) {
       obj["metadata"]["uid"] = fake::new_uid();
       obj["metadata"]["creationTimestamp"] = fake::now_rfc3339();
+      if (t.ri->has_generation) obj["metadata"]["generation"] = 1;
       obj["apiVersion"] = t.ri->api_version();
       obj["kind"] = t.ri->kind;
       return send(201, obj);
@@ -960,6 +971,8 @@ struct Handler {
     json* cur = s.find_locked(*t.ri, t.ns, t.name);
     if (!cur) throw fake::err_not_found(*t.ri, t.name);
     check_rv(t, obj, *cur);
+    fake::record_managed_fields(obj, *cur, update_manager(), "Update", json(), false, t.ri->api_version(),
+                                status_write ? "status" : "");
     if (dry_run()) return send(200, obj);
     send(200, s.update_locked(*t.ri, obj, status_write));
   }
@@ -1016,6 +1029,8 @@ struct Handler {
       else patched = fake::apply_strategic_merge_patch(current, patch);
     }
     patched["metadata"]["resourceVersion"] = (*cur)["metadata"]["resourceVersion"];
+    fake::record_managed_fields(patched, *cur, update_manager(), "Update", json(), false, t.ri->api_version(),
+                                status_write ? "status" : "");
     if (dry_run()) return send(200, patched);
     send(200, s.update_locked(*t.ri, patched, status_write));
   }
@@ -1023,7 +1038,11 @@ struct Handler {
   void do_apply(const Target& t) {
     std::string manager = param(req, "fieldManager");
     if (manager.empty())
-      throw fake::err_bad_request("PATCH, application/apply-patch+yaml requests must have the fieldManager query parameter set");
+      throw ApiError{422, fake::status_failure(422, "Invalid",
+                                               "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch",
+                                               {{"group", "meta.k8s.io"}, {"kind", "PatchOptions"},
+                                                {"causes", {{{"reason", "FieldValueRequired"}, {"message", "Required value: is required for apply patch"},
+                                                             {"field", "fieldManager"}}}}})};
     json applied = read_body();
     if (!applied.is_object()) throw fake::err_bad_request("the applied configuration is not an object");
     if (applied.value("apiVersion", "").empty() || applied.value("kind", "").empty())
@@ -1051,6 +1070,8 @@ struct Handler {
       default_builtin(*t.ri, obj, s);
       std::lock_guard<std::mutex> lk(s.mu);
       if (s.find_locked(*t.ri, t.ns, t.name)) throw fake::err_conflict(*t.ri, t.name, "the object was created meanwhile");
+      fake::record_managed_fields(obj, json(), manager, "Apply", applied, force, t.ri->api_version(),
+                                  t.sub == "status" ? "status" : "");
       if (dry_run()) return send(201, obj);
       s.applied[akey + manager] = applied;
       return send(201, s.create_locked(*t.ri, obj));
@@ -1067,8 +1088,8 @@ struct Handler {
       if (!conflicts.empty()) {
         std::string msg = "Apply failed with " + std::to_string(conflicts.size()) + " conflict" + (conflicts.size() > 1 ? "s" : "") + ": ";
         for (size_t i = 0; i < conflicts.size(); ++i) msg += (i ? "\n" : "") + conflicts[i].message;
-        json d = {{"name", t.name}, {"kind", t.ri->plural}, {"causes", fake::causes_to_json(conflicts)}};
-        if (!t.ri->group.empty()) d["group"] = t.ri->group;
+        // kube-apiserver's apply conflict Status names no object: its details hold the causes only
+        json d = {{"causes", fake::causes_to_json(conflicts)}};
         throw ApiError{409, fake::status_failure(409, "Conflict", msg, d)};
       }
     }
@@ -1086,6 +1107,8 @@ struct Handler {
     json* cur = s.find_locked(*t.ri, t.ns, t.name);
     if (!cur) throw fake::err_not_found(*t.ri, t.name);
     merged["metadata"]["resourceVersion"] = (*cur)["metadata"]["resourceVersion"];
+    fake::record_managed_fields(merged, *cur, manager, "Apply", applied, force, t.ri->api_version(),
+                                status_write ? "status" : "");
     if (dry_run()) return send(200, merged);
     s.applied[akey + manager] = applied;
     if (force)  // forced fields now belong to this manager: drop them from the others' configs
@@ -1141,7 +1164,11 @@ struct Handler {
     if (propagation.empty()) propagation = "Background";
     if (propagation != "Background" && propagation != "Foreground" && propagation != "Orphan")
       throw ApiError{422, fake::status_failure(422, "Invalid", "DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: \"" + propagation +
-                                                                   "\": supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"")};
+                                                                   "\": supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"",
+                                           {{"group", "meta.k8s.io"}, {"kind", "DeleteOptions"},
+                                            {"causes", {{{"reason", "FieldValueNotSupported"},
+                                                         {"message", "Unsupported value: \"" + propagation + "\""},
+                                                         {"field", "propagationPolicy"}}}}})};
     std::lock_guard<std::mutex> lk(s.mu);
     json* cur = s.find_locked(*t.ri, t.ns, t.name);
     if (!cur) throw fake::err_not_found(*t.ri, t.name);
@@ -1156,7 +1183,21 @@ struct Handler {
     }
     if (dry_run()) return send(200, *cur);
     json gone = s.remove_locked(*t.ri, t.ns, t.name, propagation);
-    send(200, gone);
+    // kube-apiserver answers with the object while it still exists (graceful pod deletion;
+    // Foreground/Orphan: deletionTimestamp and the finalizer set, generation bumped, removed
+    // later by the garbage collector, here at once), else with a Success Status naming it.
+    if (propagation == "Foreground" || propagation == "Orphan") {
+      auto& md = gone["metadata"];
+      md["deletionTimestamp"] = fake::now_rfc3339();
+      md["deletionGracePeriodSeconds"] = 0;
+      md["finalizers"] = json::array({propagation == "Foreground" ? "foregroundDeletion" : "orphan"});
+      if (t.ri->has_generation) md["generation"] = md.value("generation", 0) + 1;
+      return send(200, gone);
+    }
+    if (t.ri->plural == "pods" || t.ri->plural == "namespaces") return send(200, gone);
+    json d = {{"name", t.name}, {"kind", t.ri->plural}, {"uid", gone["metadata"].value("uid", "")}};
+    if (!t.ri->group.empty()) d["group"] = t.ri->group;
+    send(200, fake::status_success(d));
   }
 
   void do_delete_collection(const Target& t) {

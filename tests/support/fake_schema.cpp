@@ -67,13 +67,13 @@ void walk(const json& s, const json& v, const std::string& path, std::vector<Cau
     if (s.value("nullable", false)) return;
     if (s.contains("type") || s.value("x-kubernetes-int-or-string", false)) {
       std::string t = s.value("x-kubernetes-int-or-string", false) ? "integer,string" : s.value("type", "");
-      out.push_back({"FieldValueTypeInvalid", "Invalid value: \"null\": " + shown + " in body must be of type " + t + ": \"null\"", path});
+      out.push_back({"FieldValueInvalid", "Invalid value: \"null\": " + shown + " in body must be of type " + t + ": \"null\"", path});
     }
     return;
   }
   if (s.value("x-kubernetes-int-or-string", false)) {
     if (!(v.is_string() || v.is_number_integer() || v.is_number_unsigned())) {
-      out.push_back({"FieldValueTypeInvalid",
+      out.push_back({"FieldValueInvalid",
                      "Invalid value: \"" + json_type(v) + "\": " + shown + " in body must be of type integer,string: \"" + json_type(v) + "\"", path});
       return;
     }
@@ -89,7 +89,7 @@ void walk(const json& s, const json& v, const std::string& path, std::vector<Cau
   if (s.contains("type")) {
     std::string t = s["type"];
     if (!type_ok(t, v)) {
-      out.push_back({"FieldValueTypeInvalid",
+      out.push_back({"FieldValueInvalid",
                      "Invalid value: \"" + json_type(v) + "\": " + shown + " in body must be of type " + t + ": \"" + json_type(v) + "\"", path});
       return;
     }
@@ -124,7 +124,8 @@ void walk(const json& s, const json& v, const std::string& path, std::vector<Cau
         walk(s["additionalProperties"], it.value(), p, out);
     }
   } else if (v.is_array() && s.contains("items")) {
-    for (size_t i = 0; i < v.size(); ++i) walk(s["items"], v[i], path + "[" + std::to_string(i) + "]", out);
+    // kube-apiserver 1.20's CRD schema errors name list items without their index
+    for (size_t i = 0; i < v.size(); ++i) walk(s["items"], v[i], path, out);
     if (s.value("x-kubernetes-list-type", "") == "map" && s.contains("x-kubernetes-list-map-keys")) {
       std::vector<json> seen;
       for (size_t i = 0; i < v.size(); ++i) {
