@@ -266,7 +266,6 @@ json FakeApiServer::Impl::create_locked(const ResourceInfo& ri, json obj) {
   md["resourceVersion"] = std::to_string(++rv);
   md["creationTimestamp"] = fake::now_rfc3339();
   md.erase("deletionTimestamp");
-  md.erase("managedFields");
   if (ri.has_generation) md["generation"] = 1;
   else md.erase("generation");
   obj["apiVersion"] = ri.api_version();
@@ -278,7 +277,8 @@ json FakeApiServer::Impl::create_locked(const ResourceInfo& ri, json obj) {
 
 static json without_volatile(json o) {
   o["metadata"].erase("resourceVersion");
-  o["metadata"].erase("managedFields");
+  if (o["metadata"].contains("managedFields") && o["metadata"]["managedFields"].is_array())
+    for (auto& e : o["metadata"]["managedFields"]) e.erase("time");
   return o;
 }
 
@@ -298,9 +298,10 @@ json FakeApiServer::Impl::update_locked(const ResourceInfo& ri, json obj, bool s
   obj["kind"] = ri.kind;
   if (ri.has_status) {
     if (status_write) {
-      json keep = old;  // a status write changes only status
+      json keep = old;  // a status write changes only status (and who manages it)
       if (obj.contains("status")) keep["status"] = obj["status"];
       else keep.erase("status");
+      if (obj["metadata"].contains("managedFields")) keep["metadata"]["managedFields"] = obj["metadata"]["managedFields"];
       obj = keep;
     } else if (old.contains("status")) {
       obj["status"] = old["status"];
@@ -920,6 +921,13 @@ struct Handler {
 
   bool dry_run() const { return req.has_param("dryRun"); }
 
+  /// The field manager of a create/update/patch: ?fieldManager=, else the User-Agent's
+  /// program name (kube-apiserver's default).
+  std::string update_manager() const {
+    std::string m = param(req, "fieldManager");
+    return m.empty() ? fake::manager_from_user_agent(header(req, "User-Agent")) : m;
+  }
+
   void do_create(const Target& t) {
     if (!t.sub.empty()) throw fake::err_method_not_allowed("the server does not allow this method on the requested resource");
     json obj = read_body();
@@ -932,6 +940,7 @@ struct Handler {
     std::lock_guard<std::mutex> lk(s.mu);
     std::string name = obj["metadata"].value("name", "");
     if (!name.empty() && s.find_locked(*t.ri, t.ns, name)) throw fake::err_already_exists(*t.ri, name);
+    fake::record_managed_fields(obj, json(), update_manager(), "Update", json(), false, t.ri->api_version());
     if (dry_run()) {
       obj["metadata"]["uid"] = fake::new_uid();
       obj["metadata"]["creationTimestamp"] = fake::now_rfc3339();
@@ -962,6 +971,8 @@ struct Handler {
     json* cur = s.find_locked(*t.ri, t.ns, t.name);
     if (!cur) throw fake::err_not_found(*t.ri, t.name);
     check_rv(t, obj, *cur);
+    fake::record_managed_fields(obj, *cur, update_manager(), "Update", json(), false, t.ri->api_version(),
+                                status_write ? "status" : "");
     if (dry_run()) return send(200, obj);
     send(200, s.update_locked(*t.ri, obj, status_write));
   }
@@ -1018,6 +1029,8 @@ struct Handler {
       else patched = fake::apply_strategic_merge_patch(current, patch);
     }
     patched["metadata"]["resourceVersion"] = (*cur)["metadata"]["resourceVersion"];
+    fake::record_managed_fields(patched, *cur, update_manager(), "Update", json(), false, t.ri->api_version(),
+                                status_write ? "status" : "");
     if (dry_run()) return send(200, patched);
     send(200, s.update_locked(*t.ri, patched, status_write));
   }
@@ -1057,6 +1070,8 @@ struct Handler {
       default_builtin(*t.ri, obj, s);
       std::lock_guard<std::mutex> lk(s.mu);
       if (s.find_locked(*t.ri, t.ns, t.name)) throw fake::err_conflict(*t.ri, t.name, "the object was created meanwhile");
+      fake::record_managed_fields(obj, json(), manager, "Apply", applied, force, t.ri->api_version(),
+                                  t.sub == "status" ? "status" : "");
       if (dry_run()) return send(201, obj);
       s.applied[akey + manager] = applied;
       return send(201, s.create_locked(*t.ri, obj));
@@ -1092,6 +1107,8 @@ struct Handler {
     json* cur = s.find_locked(*t.ri, t.ns, t.name);
     if (!cur) throw fake::err_not_found(*t.ri, t.name);
     merged["metadata"]["resourceVersion"] = (*cur)["metadata"]["resourceVersion"];
+    fake::record_managed_fields(merged, *cur, manager, "Apply", applied, force, t.ri->api_version(),
+                                status_write ? "status" : "");
     if (dry_run()) return send(200, merged);
     s.applied[akey + manager] = applied;
     if (force)  // forced fields now belong to this manager: drop them from the others' configs

@@ -212,7 +212,8 @@ void FakeApiServer::Impl::reconcile_pods_locked() {
   std::set<std::string> live_uids;
   std::vector<json> all = list_locked(pods, "");
   std::vector<json> nodes = list_locked(nodes_ri, "");
-  for (const json& pod0 : all) {
+  for (size_t pod_i = 0; pod_i < all.size(); ++pod_i) {
+    const json pod0 = all[pod_i];
     const std::string ns = pod0["metadata"].value("namespace", "");
     const std::string name = pod0["metadata"]["name"];
     const std::string uid = pod0["metadata"].value("uid", "");
@@ -295,6 +296,9 @@ void FakeApiServer::Impl::reconcile_pods_locked() {
                          {"started", false}, {"state", {{"waiting", {{"reason", "ContainerCreating"}}}}}, {"lastState", json::object()}});
         p["status"]["containerStatuses"] = css;
       });
+      // the scheduler's cache assumes the pod on its node at once: the next pod of this
+      // pass must see the GPUs it took (else N pods land on a node with fewer GPUs)
+      all[pod_i]["spec"]["nodeName"] = chosen;
       event_locked(*this, *find_locked(pods, ns, name), "Normal", "Scheduled",
                    "Successfully assigned " + ns + "/" + name + " to " + chosen, "default-scheduler");
       continue;

@@ -87,6 +87,16 @@ json apply_strategic_merge_patch(const json& target, const json& patch);
 /// Server-side apply (simplified: applied config merged over the live object with
 /// list-map merge keys; fields owned by the manager and no longer applied are removed).
 json apply_server_side(const json& live, const json& applied, const json& previously_applied);
+/// Records a write in obj.metadata.managedFields (FieldsV1) as kube-apiserver does:
+/// "Apply" gives `manager` exactly the fields of `applied` (and, with `force`, takes them
+/// from the others); "Update" gives it the fields that changed from `before` (null for a
+/// create) and takes them from the others. Simplified: lists are atomic (no k:/v: items).
+/// An entry whose set did not change keeps its time, so a no-op write stays a no-op.
+void record_managed_fields(json& obj, const json& before, const std::string& manager, const std::string& operation,
+                           const json& applied, bool force, const std::string& api_version,
+                           const std::string& subresource = "");
+/// kube-apiserver's default field manager for non-apply writes: the User-Agent up to '/'.
+std::string manager_from_user_agent(const std::string& user_agent);
 
 // ---- schema validation ----
 /// One cause of a 422.

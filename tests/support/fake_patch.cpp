@@ -302,4 +302,144 @@ json apply_server_side(const json& live, const json& applied, const json& previo
   return out;
 }
 
+// ---- metadata.managedFields (FieldsV1, simplified) ------------------------------------------
+
+namespace {
+/// Fields the server sets itself: never part of a manager's set.
+bool server_field(const std::string& path, const std::string& key) {
+  if (path.empty()) return key == "apiVersion" || key == "kind" || key == "status";
+  if (path == "metadata")
+    return key == "name" || key == "namespace" || key == "uid" || key == "resourceVersion" || key == "generation" ||
+           key == "creationTimestamp" || key == "deletionTimestamp" || key == "deletionGracePeriodSeconds" ||
+           key == "managedFields" || key == "selfLink";
+  return false;
+}
+
+/// The FieldsV1 set of `v` (maps recurse as "f:<key>"; lists and scalars are leaves: lists
+/// are atomic here, see docs/fake-apiserver.md).
+json fields_of(const json& v, const std::string& path) {
+  json out = json::object();
+  if (!v.is_object()) return out;
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    if (server_field(path, it.key())) continue;
+    out["f:" + it.key()] = it.value().is_object() && !it.value().empty()
+                               ? fields_of(it.value(), path.empty() ? it.key() : path + "." + it.key())
+                               : json::object();
+  }
+  return out;
+}
+
+/// The fields of `now` whose value differs from `before` (added or changed).
+json changed_fields(const json& before, const json& now, const std::string& path) {
+  json out = json::object();
+  if (!now.is_object()) return out;
+  for (auto it = now.begin(); it != now.end(); ++it) {
+    if (server_field(path, it.key())) continue;
+    const json* b = before.is_object() && before.contains(it.key()) ? &before[it.key()] : nullptr;
+    if (b && *b == it.value()) continue;
+    std::string sub = path.empty() ? it.key() : path + "." + it.key();
+    if (it.value().is_object() && !it.value().empty()) {
+      json c = b && b->is_object() ? changed_fields(*b, it.value(), sub) : fields_of(it.value(), sub);
+      if (!c.empty()) out["f:" + it.key()] = c;
+    } else {
+      out["f:" + it.key()] = json::object();
+    }
+  }
+  return out;
+}
+
+/// a ∪ b
+json union_fields(json a, const json& b) {
+  for (auto it = b.begin(); it != b.end(); ++it) {
+    if (!a.contains(it.key()) || a[it.key()].empty()) a[it.key()] = it.value();
+    else if (!it.value().empty()) a[it.key()] = union_fields(a[it.key()], it.value());
+  }
+  return a;
+}
+
+/// a without the leaves of b (a leaf of b removes the whole subtree of a under it).
+json minus_fields(const json& a, const json& b) {
+  json out = json::object();
+  for (auto it = a.begin(); it != a.end(); ++it) {
+    if (!b.contains(it.key())) {
+      out[it.key()] = it.value();
+      continue;
+    }
+    const json& bv = b[it.key()];
+    if (bv.empty()) continue;                 // b owns this field (and all below it)
+    if (it.value().empty()) {                 // a owns the field as a leaf; b only parts below it
+      out[it.key()] = it.value();
+      continue;
+    }
+    json sub = minus_fields(it.value(), bv);
+    if (!sub.empty()) out[it.key()] = sub;
+  }
+  return out;
+}
+}  // namespace
+
+void record_managed_fields(json& obj, const json& before, const std::string& manager, const std::string& operation,
+                           const json& applied, bool force, const std::string& api_version, const std::string& subresource) {
+  // the server's own record counts, never what the client sent back
+  json entries = json::array();
+  if (before.is_object() && before.contains("metadata") && before["metadata"].contains("managedFields") &&
+      before["metadata"]["managedFields"].is_array())
+    entries = before["metadata"]["managedFields"];
+  json mine;
+  if (operation == "Apply") {
+    mine = fields_of(applied, "");
+  } else {
+    if (subresource == "status") {  // a status write owns what changed under status
+      const json bs = before.is_object() ? before.value("status", json()) : json();
+      const json ns = obj.value("status", json());
+      mine = json::object();
+      if (bs != ns) {
+        json c = ns.is_object() ? changed_fields(bs, ns, "status") : json::object();
+        if (!c.empty() || !ns.is_object()) mine["f:status"] = c;
+      }
+    } else {
+      mine = changed_fields(before, obj, "");
+    }
+  }
+  // the fields this write takes over leave the other managers (Update always; Apply only
+  // when forced: without force a differing value was a conflict and an equal one is shared)
+  json out = json::array();
+  bool found = false;
+  for (auto e : entries) {
+    bool same = e.value("manager", "") == manager && e.value("operation", "") == operation &&
+                e.value("subresource", "") == subresource;
+    if (same) {
+      found = true;
+      json fs = operation == "Apply" ? mine : union_fields(e.value("fieldsV1", json::object()), mine);
+      if (fs != e.value("fieldsV1", json::object())) {
+        e["fieldsV1"] = fs;
+        e["time"] = now_rfc3339();
+        e["apiVersion"] = api_version;
+      }
+      if (!fs.empty()) out.push_back(e);
+      continue;
+    }
+    if (operation == "Update" || force) {
+      json fs = minus_fields(e.value("fieldsV1", json::object()), mine);
+      if (fs.empty()) continue;
+      if (fs != e.value("fieldsV1", json::object())) e["fieldsV1"] = fs;
+    }
+    out.push_back(e);
+  }
+  if (!found && !mine.empty()) {
+    json e = {{"manager", manager}, {"operation", operation}, {"apiVersion", api_version},
+              {"time", now_rfc3339()}, {"fieldsType", "FieldsV1"}, {"fieldsV1", mine}};
+    if (!subresource.empty()) e["subresource"] = subresource;
+    out.push_back(e);
+  }
+  if (out.empty()) obj["metadata"].erase("managedFields");
+  else obj["metadata"]["managedFields"] = out;
+}
+
+std::string manager_from_user_agent(const std::string& user_agent) {
+  std::string m = user_agent.substr(0, user_agent.find('/'));
+  if (m.size() > 128) m.resize(128);
+  return m;
+}
+
 }  // namespace tfjob::test::fake
