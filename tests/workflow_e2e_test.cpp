@@ -1,5 +1,3 @@
-// NOTE: two cases are hidden ([.]) because they still fail (see the report): the mnist
-// submit/apply-semantics case (lines ~66, ~86) and the GPU-pending case (~249).
 // The whole training workflow as a user runs it, against the fake API server's operator,
 // kubelet and scheduler simulation: submit (mnist sample + PVC, preflight, apply semantics),
 // wait, logs (chief, failed pod, restarts, recreated pods, --all), describe, delete; plus a
@@ -58,7 +56,7 @@ ContainerScript lines_then_exit(std::vector<std::string> lines, int code, std::v
 }  // namespace
 
 TEST_CASE("submit mnist: PVC, operator pods with TF_CONFIG, wait, same spec unchanged, another refused, --replace",
-          "[.][workflow][e2e]") {
+          "[workflow][e2e]") {
   Cluster c;
   auto r = c.run({"submit", "mnist", "--gpus", "0", "--wait", "--timeout", "60s"});
   INFO(r.out << r.err);
@@ -215,7 +213,7 @@ TEST_CASE("logs --all prefixes each replica; --replica/--index picks one", "[wor
   CHECK_FALSE(c.server->get_object("tfjobs", "default", "multi"));
 }
 
-TEST_CASE("GPU preflight and pending pods with the scheduler's reason", "[.][workflow][e2e]") {
+TEST_CASE("GPU preflight and pending pods with the scheduler's reason", "[workflow][e2e]") {
   SECTION("no GPU node at all: the device plugin is missing, nothing is created") {
     Cluster c;
     auto r = c.run({"submit", "mnist"});

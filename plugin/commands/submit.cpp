@@ -54,8 +54,9 @@ int print_jobs(const std::vector<TFJob>& jobs, OutputFormat fmt) {
 /// Sending to the cluster: preflight, PVCs, server-side apply, --wait/--follow,
 /// --dry-run=server (plugin/common/submit_cluster.hpp, logic in include/tfjob/workflow/).
 int submit_to_cluster(const std::vector<TFJob>& jobs, SubmitOptions& o, Globals& g) {
-  const bool sample = !o.job.sample.empty() || (!o.job.words.empty() && !o.job.command && find_sample(o.job.words.front()));
-  if (sample) o.cluster.create_pvcs = true;  // a sample's claim is created when absent
+  // the positionals are parsed into first_word/rest_words (job_flags.hpp): ask it, as
+  // build_jobs does, rather than reading `words`
+  if (!sample_name(o.job).empty()) o.cluster.create_pvcs = true;  // a sample's claim is created when absent
   return submit_to_cluster_path(to_objects(jobs), o.cluster, o.dry_run == "server", o.output, g);
 }
 

@@ -199,17 +199,30 @@ inline TFJobBuilder builder_from_flags(const JobFlags& f, const std::string& sam
   return b;
 }
 
+/// The positional words as given: the first positional, then the rest (after `--`).
+inline std::vector<std::string> positional_words(const JobFlags& f) {
+  if (f.first_word.empty() && f.rest_words.empty()) return f.words;
+  std::vector<std::string> w;
+  if (!f.first_word.empty()) w.push_back(f.first_word);
+  w.insert(w.end(), f.rest_words.begin(), f.rest_words.end());
+  return w;
+}
+
+/// The built-in sample the flags start from (--sample, or a first word naming one), "" if none.
+inline std::string sample_name(const JobFlags& f) {
+  if (!f.sample.empty()) return f.sample;
+  const auto w = positional_words(f);
+  if (!w.empty() && !f.command && find_sample(w.front())) return w.front();
+  return "";
+}
+
 /// The TFJobs the flags describe, defaulted as the operator does and validated. `ns` is
 /// the namespace to use (the -n flag, or the context's; "" leaves it unset). Throws
 /// `validation_error` listing every problem of every job, or `tfjob::error`/`parse_error`
 /// for unreadable input.
 inline std::vector<TFJob> build_jobs(const JobFlags& flags, const std::string& ns) {
   JobFlags f = flags;
-  if (!f.first_word.empty() || !f.rest_words.empty()) {
-    f.words.clear();
-    if (!f.first_word.empty()) f.words.push_back(f.first_word);
-    f.words.insert(f.words.end(), f.rest_words.begin(), f.rest_words.end());
-  }
+  f.words = positional_words(flags);
   std::vector<TFJob> jobs;
   std::vector<field_error> errs;
   if (!f.files.empty()) {

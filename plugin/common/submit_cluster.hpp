@@ -64,10 +64,13 @@ inline std::string take_sample_claim(std::vector<std::string>& pvc) {
 /// Point every volume of `job` that mounts a claim at `claim`.
 inline void rename_claims(TFJob& job, const std::string& claim) {
   for (auto& [t, rs] : job.spec.tf_replica_specs) {
+    // look, never create: operator[] would add `volumes: null` to a template without volumes
     if (!rs.template_.is_object()) continue;
-    auto& vols = rs.template_["spec"]["volumes"];
-    if (!vols.is_array()) continue;
-    for (auto& v : vols)
+    auto spec = rs.template_.find("spec");
+    if (spec == rs.template_.end() || !spec->is_object()) continue;
+    auto vols = spec->find("volumes");
+    if (vols == spec->end() || !vols->is_array()) continue;
+    for (auto& v : *vols)
       if (v.contains("persistentVolumeClaim")) v["persistentVolumeClaim"]["claimName"] = claim;
   }
 }

@@ -133,6 +133,24 @@ inline WaitReport wait_for_job(kube::Client c, const std::string& ns, const std:
     return true;
   }, so);
   if (!finished) rep.result = WaitResult::timeout;
+  // The job can end before the side thread's first snapshot (a short job, or one that had
+  // finished before the wait began): still show where its pods ended, once, after the
+  // side thread has stopped so nothing older follows it.
+  if (o.on_progress && (rep.result == WaitResult::reached || rep.result == WaitResult::impossible)) {
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      done = true;
+    }
+    cv.notify_all();
+    if (side.joinable()) side.join();
+    try {
+      auto pods = job_pods(c, ns, name);
+      auto events = namespace_events(c, ns);
+      o.on_progress(progress(rep.job, pods, events));
+    } catch (const std::exception&) {
+      // best effort, as above
+    }
+  }
   return rep;
 }
 
