@@ -284,7 +284,7 @@ TEST_CASE("gpu-check workflow: cancel deletes the pods and keep keeps them", "[g
                     Catch::Contains("node \"no-such-node\" not found"));
 }
 
-TEST_CASE("kubectl tfjob gpu-check: table, -o json, exit codes", "[.][gpu][check][e2e][cli]") {
+TEST_CASE("kubectl tfjob gpu-check: table, -o json, exit codes", "[gpu][check][e2e][cli]") {
   if (tfjob::test::plugin_path().empty()) return;  // plugin not built
   GpuCluster c;
   auto r = tfjob::test::run_plugin({"gpu-check", "--node", "fake-gpu-node-0", "--expect", "v100"}, c.kubeconfig, 60,
@@ -319,7 +319,7 @@ TEST_CASE("kubectl tfjob gpu-check: table, -o json, exit codes", "[.][gpu][check
   CHECK_THAT(r.err, Catch::Contains("known models: v100"));
 }
 
-TEST_CASE("kubectl tfjob gpu-check: SIGINT and SIGTERM delete the probe pods", "[.][gpu][check][e2e][cli]") {
+TEST_CASE("kubectl tfjob gpu-check: SIGINT and SIGTERM delete the probe pods", "[gpu][check][e2e][cli]") {
   if (tfjob::test::plugin_path().empty()) return;
   GpuCluster c(false);
   ContainerScript hang;
@@ -369,7 +369,7 @@ TEST_CASE("kubectl tfjob gpu-check: SIGINT and SIGTERM delete the probe pods", "
   }
 }
 
-TEST_CASE("kubectl tfjob gpu-check --local runs the probe on this machine", "[.][gpu][check][cli]") {
+TEST_CASE("kubectl tfjob gpu-check --local runs the probe on this machine", "[gpu][check][cli]") {
   if (tfjob::test::plugin_path().empty()) return;
   auto dir = tfjob::test::temp_dir("gpu-local");
   // A stand-in probe that prints a recorded H200 report (the real one has no GPU here).

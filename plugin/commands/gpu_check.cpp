@@ -93,7 +93,7 @@ std::string cuda_text(int v) { return v ? std::to_string(v / 1000) + "." + std::
 
 void print_table(const tfjob::gpu::CheckResult& res, bool color, std::ostream& out) {
   using tfjob::gpu::ProbeReport;
-  Table t({"NODE", "GPU", "COUNT", "CC", "DRIVER", "CUDA", "MEMORY", "BANDWIDTH GB/s", "FP16 TFLOP/s", "STATUS"});
+  Table t({"NODE", "GPU", "COUNT", "CC", "DRIVER", "CUDA", "MEMORY", "BANDWIDTH GB/s", "FP16 TFLOP/s", "STATUS"}, Table::KeepCase{});
   std::vector<std::string> details;
   for (const auto& n : res.nodes) {
     std::string gpu = n.node.product().empty() ? "-" : n.node.product();

@@ -89,6 +89,10 @@ class Table {
     for (auto& h : headers_)
       for (auto& c : h) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   }
+  /// Headers printed as given, for units whose case matters (`BANDWIDTH GB/s`, like
+  /// kubectl top's `CPU(cores)`).
+  struct KeepCase {};
+  Table(std::vector<std::string> headers, KeepCase) : headers_(std::move(headers)) {}
   /// Adds a row; missing cells print empty, extra cells are an error.
   void add_row(std::vector<std::string> cells) {
     if (cells.size() > headers_.size()) throw error("table row has more cells than headers");
