@@ -27,3 +27,14 @@
 // local/: run a TFJob as processes on this machine
 #include <tfjob/local/runner.hpp>
 #include <tfjob/serving/serving.hpp>
+
+// workflow/: the training workflow against a cluster (status, pods, preflight, submit,
+// progress, wait, logs, describe)
+#include <tfjob/workflow/status.hpp>
+#include <tfjob/workflow/pods.hpp>
+#include <tfjob/workflow/progress.hpp>
+#include <tfjob/workflow/preflight.hpp>
+#include <tfjob/workflow/cluster.hpp>
+#include <tfjob/workflow/wait.hpp>
+#include <tfjob/workflow/logs.hpp>
+#include <tfjob/workflow/describe.hpp>

@@ -5,6 +5,7 @@
 /// (`pkg/controller.v1/common`, `pkg/apis/kubeflow.org/v1/common_types.go`), plus the
 /// unprefixed and `tf-replica-*` labels that tf-operator v1 and v1alpha2 wrote.
 
+#include <tfjob/api/labels.hpp>
 #include <tfjob/workflow/status.hpp>
 
 #include <nlohmann/json.hpp>
@@ -16,27 +17,12 @@
 
 namespace tfjob::workflow {
 
-namespace label {
-inline constexpr const char* job_name = "training.kubeflow.org/job-name";
-inline constexpr const char* replica_type = "training.kubeflow.org/replica-type";
-inline constexpr const char* replica_index = "training.kubeflow.org/replica-index";
-inline constexpr const char* job_role = "training.kubeflow.org/job-role";
-inline constexpr const char* operator_name = "training.kubeflow.org/operator-name";
-// tf-operator v1 / training-operator before 1.5
-inline constexpr const char* legacy_job_name = "job-name";
-inline constexpr const char* legacy_replica_type = "replica-type";
-inline constexpr const char* legacy_replica_index = "replica-index";
-inline constexpr const char* legacy_job_role = "job-role";
-// tf-operator v1alpha2 / v1beta1
-inline constexpr const char* tf_job_name = "tf-job-name";
-inline constexpr const char* tf_replica_type = "tf-replica-type";
-inline constexpr const char* tf_replica_index = "tf-replica-index";
-}  // namespace label
+// label keys: tfjob::labels (tfjob/api/labels.hpp), current and legacy::
 
 /// Label selectors that find a job's pods, current first, then the older operators'.
 inline std::vector<std::string> pod_selectors(const std::string& job) {
-  return {std::string(label::job_name) + "=" + job, std::string(label::legacy_job_name) + "=" + job,
-          std::string(label::tf_job_name) + "=" + job};
+  return {std::string(labels::job_name) + "=" + job, std::string(labels::legacy::job_name) + "=" + job,
+          std::string(labels::legacy::tf_job_name) + "=" + job};
 }
 
 /// What a pod is, read from its labels and status.
@@ -88,16 +74,16 @@ inline PodInfo pod_info(const nlohmann::json& pod, const std::string& container 
   p.creation_timestamp = pod.value("/metadata/creationTimestamp"_json_pointer, std::string());
   p.deleting = pod.contains("metadata") && pod["metadata"].contains("deletionTimestamp") &&
                !pod["metadata"]["deletionTimestamp"].is_null();
-  std::string t = label_of(pod, label::replica_type);
-  if (t.empty()) t = label_of(pod, label::legacy_replica_type);
-  if (t.empty()) t = label_of(pod, label::tf_replica_type);
+  std::string t = label_of(pod, labels::replica_type);
+  if (t.empty()) t = label_of(pod, labels::legacy::replica_type);
+  if (t.empty()) t = label_of(pod, labels::legacy::tf_replica_type);
   p.replica_type = detail::lower(t);
-  std::string i = label_of(pod, label::replica_index);
-  if (i.empty()) i = label_of(pod, label::legacy_replica_index);
-  if (i.empty()) i = label_of(pod, label::tf_replica_index);
+  std::string i = label_of(pod, labels::replica_index);
+  if (i.empty()) i = label_of(pod, labels::legacy::replica_index);
+  if (i.empty()) i = label_of(pod, labels::legacy::tf_replica_index);
   p.replica_index = detail::to_int(i);
-  std::string role = label_of(pod, label::job_role);
-  if (role.empty()) role = label_of(pod, label::legacy_job_role);
+  std::string role = label_of(pod, labels::job_role);
+  if (role.empty()) role = label_of(pod, labels::legacy::job_role);
   p.master_role = role == "master";
   p.phase = pod.value("/status/phase"_json_pointer, std::string("Pending"));
   p.node = pod.value("/spec/nodeName"_json_pointer, std::string());
@@ -132,18 +118,18 @@ inline std::optional<nlohmann::json> select_chief(const std::vector<nlohmann::js
   auto rank = [](const nlohmann::json& pod) {
     using detail::label_of;
     // current labels first (ranks 0-3), then legacy (4-7)
-    std::string role = label_of(pod, label::job_role);
-    std::string type = detail::lower(label_of(pod, label::replica_type));
-    std::string idx = label_of(pod, label::replica_index);
+    std::string role = label_of(pod, labels::job_role);
+    std::string type = detail::lower(label_of(pod, labels::replica_type));
+    std::string idx = label_of(pod, labels::replica_index);
     if (role == "master") return 0;
     if (type == "chief") return 1;
     if (type == "master") return 2;
     if (type == "worker" && idx == "0") return 3;
-    std::string lrole = label_of(pod, label::legacy_job_role);
-    std::string ltype = detail::lower(label_of(pod, label::legacy_replica_type));
-    if (ltype.empty()) ltype = detail::lower(label_of(pod, label::tf_replica_type));
-    std::string lidx = label_of(pod, label::legacy_replica_index);
-    if (lidx.empty()) lidx = label_of(pod, label::tf_replica_index);
+    std::string lrole = label_of(pod, labels::legacy::job_role);
+    std::string ltype = detail::lower(label_of(pod, labels::legacy::replica_type));
+    if (ltype.empty()) ltype = detail::lower(label_of(pod, labels::legacy::tf_replica_type));
+    std::string lidx = label_of(pod, labels::legacy::replica_index);
+    if (lidx.empty()) lidx = label_of(pod, labels::legacy::tf_replica_index);
     if (lrole == "master") return 4;
     if (ltype == "chief") return 5;
     if (ltype == "master") return 6;
