@@ -62,7 +62,7 @@ TEST_CASE("CPU image, replicas, resources, selector, tolerations", "[serving]") 
   CHECK_THROWS_WITH(build_deployment(s), Catch::Contains("--cpu \"four\""));
 }
 
-TEST_CASE("--pvc mounts the claim read-only with PATH as subPath", "[serving]") {
+TEST_CASE("serve --pvc mounts the claim read-only with PATH as subPath", "[serving]") {
   ServeSpec s;
   s.name = "mnist";
   s.source = parse_pvc("tfjob-mnist:/export/");

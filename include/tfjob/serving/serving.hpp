@@ -296,7 +296,10 @@ inline WaitReport wait_model(kube::Client& c, const std::string& ns, const std::
     }
     if (p.kind == ModelProbe::Kind::failed) {
       rep.result = WaitResult::failed;
+      // TF Serving's words for a wrong layout: "Could not find SavedModel .pb or .pbtxt at
+      // supplied export directory path", "No versions of servable ... found", "... not found".
       if (p.message.find("saved_model.pb") != std::string::npos || p.message.find("No versions") != std::string::npos ||
+          p.message.find("Could not find SavedModel") != std::string::npos ||
           p.message.find("not found") != std::string::npos)
         rep.diagnosis = layout_hint(model);
       return rep;
