@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The real kubectl, with the built plugin on PATH, must list it and run it:
+# `kubectl plugin list` names kubectl-tfjob, `kubectl tfjob --help` and `version` work.
+set -euo pipefail
+plugin=$1
+kubectl=${KUBECTL:-$(command -v kubectl || true)}
+if [ -z "$kubectl" ]; then echo "SKIP: no kubectl on PATH"; exit 77; fi
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+mkdir -p "$dir/bin" "$dir/home"
+ln -s "$plugin" "$dir/bin/kubectl-tfjob"
+export PATH="$dir/bin:$PATH" HOME="$dir/home" KUBECONFIG="$dir/home/none"
+list=$("$kubectl" plugin list 2>&1 || true)
+echo "$list" | grep -q "$dir/bin/kubectl-tfjob" || { echo "kubectl plugin list did not find the plugin:"; echo "$list"; exit 1; }
+help=$("$kubectl" tfjob --help)
+echo "$help" | grep -q "submit" || { echo "kubectl tfjob --help lacks 'submit':"; echo "$help"; exit 1; }
+echo "$help" | grep -q "gpu-check" || { echo "kubectl tfjob --help lacks 'gpu-check'"; exit 1; }
+"$kubectl" tfjob version | grep -q "^kubectl-tfjob v" || { echo "kubectl tfjob version printed no version"; exit 1; }
+echo "kubectl finds and runs kubectl-tfjob"
