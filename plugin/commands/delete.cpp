@@ -51,7 +51,11 @@ int run_delete(const DeleteOptions& o, const Globals& g) {
   for (const auto& n : names) {
     try {
       auto obj = client.request_json(b.remove(n, dp));
-      deleted.emplace_back(n, obj.value("/metadata/uid"_json_pointer, std::string()));
+      // The answer is the object (foreground: still there, with deletionTimestamp) or, as
+      // kube-apiserver answers once it is gone, a Status carrying the uid in details.uid.
+      std::string uid = obj.value("/metadata/uid"_json_pointer, std::string());
+      if (uid.empty()) uid = obj.value("/details/uid"_json_pointer, std::string());
+      deleted.emplace_back(n, uid);
       std::cout << "tfjob.kubeflow.org \"" << n << "\" deleted\n" << std::flush;
     } catch (const api_error& e) {
       if (e.is_not_found()) {
