@@ -230,8 +230,10 @@ TEST_CASE("OnFailure restarts a failed replica with the same TF_CONFIG", "[local
   auto job = local_job("of", {{"Worker", sh_replica(2, "OnFailure",
                                                     "echo \"$TF_CONFIG\"; if [ ! -f " + marker + "-$TFJOB_I ]; then touch " +
                                                         marker + "-$TFJOB_I; exit 1; fi")}});
-  // A distinct marker per replica via an env var.
-  job.spec.tf_replica_specs["Worker"].template_["spec"]["containers"][0]["env"] = {{{"name", "TFJOB_I"}, {"value", "w"}}};
+  // A distinct marker per replica: the pod name through a fieldRef (a shared marker let
+  // worker-1 take the only failure, and worker-0 then never restarted).
+  job.spec.tf_replica_specs["Worker"].template_["spec"]["containers"][0]["env"] = {
+      {{"name", "TFJOB_I"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}}};
   auto r = run(job, o);
   CHECK(r.state == "Succeeded");
   CHECK(r.restarts >= 1);
