@@ -331,9 +331,11 @@ void FakeApiServer::Impl::reconcile_pods_locked() {
     json css = json::array();
     for (const auto& c : containers) {
       auto& st = k.containers[uid + "/" + c.value("name", "")];
+      // a restart due now starts first, so that an attempt which also ends in this same pass
+      // (a container that crashes at once) is seen ending and restarted again: a crash loop
+      if (st.restart_pending && now >= st.restart_at) start_run(st, now);
       size_t before = st.runs.empty() ? 0 : st.runs.back().log.size();
       bool was_running = st.running();
-      if (st.restart_pending && now >= st.restart_at) start_run(st, now);
       step_container(st, now);
       if (!st.runs.empty() && st.runs.back().log.size() != before) notify = true;
       if (was_running && !st.running()) {
@@ -800,6 +802,25 @@ void FakeApiServer::Impl::reconcile_deployments_locked() {
       avail["message"] = ready >= want ? "Deployment has minimum availability." : "Deployment does not have minimum availability.";
       json prog = keep_time("Progressing", "True", complete ? "NewReplicaSetAvailable" : "ReplicaSetUpdated");
       prog["message"] = complete ? "ReplicaSet \"" + rs_name + "\" has successfully progressed." : "ReplicaSet \"" + rs_name + "\" is progressing.";
+      if (!complete) {
+        // The deployment controller's progress deadline: a rollout of this ReplicaSet that
+        // has not completed within spec.progressDeadlineSeconds (default 600) of its last
+        // progress is marked Progressing=False/ProgressDeadlineExceeded and stays so.
+        const std::string timed_out = "ReplicaSet \"" + rs_name + "\" has timed out progressing.";
+        bool exceeded = false;
+        for (const auto& c : st.value("conditions", json::array()))
+          if (c.value("type", "") == "Progressing" && c.value("reason", "") == "ProgressDeadlineExceeded" && c.value("message", "") == timed_out)
+            exceeded = true;
+        Clock::time_point since;
+        const int deadline = o["spec"].value("progressDeadlineSeconds", 600);
+        if (!exceeded && fake::parse_rfc3339(prog.value("lastUpdateTime", ""), since) &&
+            Clock::now() - since > std::chrono::seconds(deadline))
+          exceeded = true;
+        if (exceeded) {
+          prog = keep_time("Progressing", "False", "ProgressDeadlineExceeded");
+          prog["message"] = timed_out;
+        }
+      }
       conds.push_back(avail);
       conds.push_back(prog);
       st["conditions"] = conds;

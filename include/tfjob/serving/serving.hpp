@@ -164,6 +164,23 @@ inline std::string scheduling_reasons(const std::vector<nlohmann::json>& pods) {
   return s;
 }
 
+/// The scheduler's and kubelet's Warning events about these pods, one line each ("" when
+/// there are none or events cannot be read: they explain, they are not required).
+inline std::string warning_events(kube::Client& c, const std::string& ns, const std::vector<nlohmann::json>& pods) {
+  std::string s;
+  try {
+    auto events = c.request_json(kube::RequestBuilder(resources::events(), ns).list({})).value("items", nlohmann::json::array());
+    for (const auto& p : pods)
+      for (const auto& e : events)
+        if (e.value("type", "") == "Warning" &&
+            e.value("/involvedObject/name"_json_pointer, std::string()) == p.value("/metadata/name"_json_pointer, std::string()))
+          s += "pod " + p.value("/metadata/name"_json_pointer, std::string()) + ": " + e.value("reason", "") + ": " +
+               e.value("message", "") + "\n";
+  } catch (const std::exception&) {
+  }
+  return s;
+}
+
 /// How a wait ended.
 enum class WaitResult { ready, failed, timeout, not_found };
 struct WaitReport {
@@ -219,21 +236,12 @@ inline WaitReport wait_rollout(kube::Client& c, const std::string& ns, const std
       rep.result = WaitResult::failed;
       if (!st.failed) rep.message = "deployment \"" + name + "\" will not become ready: its pods are failing";
       rep.diagnosis = diagnose(c, ns, pods, problems) + scheduling_reasons(pods);
+      if (problems.empty()) rep.diagnosis += warning_events(c, ns, pods);  // e.g. why the pods never scheduled
       return rep;
     }
     if (std::chrono::steady_clock::now() + o.interval >= o.deadline) {
       rep.result = WaitResult::timeout;
-      rep.diagnosis = scheduling_reasons(pods);
-      try {  // the scheduler's and kubelet's warnings about these pods
-        auto events = c.request_json(kube::RequestBuilder(resources::events(), ns).list({})).value("items", nlohmann::json::array());
-        for (const auto& p : pods)
-          for (const auto& e : events)
-            if (e.value("type", "") == "Warning" &&
-                e.value("/involvedObject/name"_json_pointer, std::string()) == p.value("/metadata/name"_json_pointer, std::string()))
-              rep.diagnosis += "pod " + p.value("/metadata/name"_json_pointer, std::string()) + ": " + e.value("reason", "") + ": " +
-                               e.value("message", "") + "\n";
-      } catch (const std::exception&) {
-      }
+      rep.diagnosis = scheduling_reasons(pods) + warning_events(c, ns, pods);
       return rep;
     }
     std::this_thread::sleep_for(o.interval);
