@@ -10,7 +10,7 @@
 # When the tier is required (CI=true, or TFJOB_REALAPI=require) every skip becomes exit 1,
 # so a CI run cannot pass without really running the tier. TFJOB_REALAPI=skip skips.
 #
-# Cache: ${TFJOB_REALAPI_CACHE:-/var/cache/kubectl-tfjob}/kube-apiserver-<source version>/
+# Cache: ${TFJOB_REALAPI_CACHE:-/var/cache/kubectl-tfjob}/kube-apiserver-<source version>-<fixes>/
 # holding bin/kube-apiserver, build.log and source-version. Nothing is written in the repo.
 set -euo pipefail
 
@@ -89,7 +89,10 @@ fi
 # ---- 2. the source version is the cache key -------------------------------------------------
 SRC_VERSION=$(apt-cache showsrc kubernetes 2>/dev/null | awk '/^Version:/ {print $2}' | sort -V | tail -1)
 [ -n "$SRC_VERSION" ] || skip "apt-cache showsrc kubernetes found nothing (deb-src for bookworm missing?)"
-CACHE="$CACHE_ROOT/kube-apiserver-$SRC_VERSION"
+# The suffix names the set of source fixes below; bump it when they change, so every machine
+# rebuilds instead of reusing a binary built without them.
+FIXES=fixes2
+CACHE="$CACHE_ROOT/kube-apiserver-$SRC_VERSION-$FIXES"
 BIN="$CACHE/bin/kube-apiserver"
 if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
 [ "$MODE" = --check ] && { echo "realapi setup: not built yet: $BIN" >&2; exit 77; }
@@ -125,6 +128,23 @@ rm -rf "$TREE/vendor/github.com/modern-go/reflect2"
 cp -rL "$R2_SRC" "$TREE/vendor/github.com/modern-go/reflect2"
 sed -i 's|^# github.com/modern-go/reflect2 v1.0.1$|# github.com/modern-go/reflect2 v1.0.2|' "$TREE/vendor/modules.txt" || true
 sed -i 's|github.com/modern-go/reflect2 v1.0.1$|github.com/modern-go/reflect2 v1.0.2|' "$TREE/go.mod" || true
+
+# Go >= 1.16 returns a shared zero value from reflect.Zero, so the OpenAPI type validator's
+# "zero value means null" check (always false under the Go 1.15 that 1.20 was released with)
+# turns true for "" and 0: the server then refuses every custom resource holding an empty
+# string ("spec.successPolicy in body must be of type string: \"null\""). Upstream removed
+# the check (kubernetes/kube-openapi#230, kubernetes/kubernetes#99804, fixed in 1.21);
+# the same one-line fix is applied to both vendored copies of the validator.
+log "applying kube-openapi#230 (empty strings in custom resources are not null under Go >= 1.16)"
+ZERO_CHECK='if data == nil || reflect.DeepEqual(reflect.Zero(reflect.TypeOf(data)), reflect.ValueOf(data)) {'
+patched=0
+while IFS= read -r f; do
+  sed -i "s/^\(\s*\)if data == nil || reflect.DeepEqual(reflect.Zero(reflect.TypeOf(data)), reflect.ValueOf(data)) {/\1if data == nil {/" "$f"
+  grep -qF "$ZERO_CHECK" "$f" && skip "could not patch the zero-value check in $f"
+  patched=$((patched + 1))
+done < <(grep -rlF "$ZERO_CHECK" "$TREE/vendor" || true)
+[ "$patched" -gt 0 ] || skip "the OpenAPI zero-value check was not found in $TREE/vendor (source changed?)"
+echo "patched the zero-value check in $patched file(s)" >>"$BUILD_LOG"
 
 mkdir -p "$WORK/.go/src/k8s.io"
 ln -sfn "$TREE" "$WORK/.go/src/k8s.io/kubernetes"
