@@ -10,12 +10,21 @@ target_link_libraries(realapi_parity_test PRIVATE tfjob_catch_main tfjob_test_su
 target_compile_options(realapi_parity_test PRIVATE ${TFJOB_WARNINGS})
 tfjob_add_realapi_test(NAME realapi.parity COMMAND $<TARGET_FILE:realapi_parity_test> "[realapi][parity]")
 
-# kubectl-tfjob end to end on the real server (tests/realapi/plugin_test.sh): submit
-# (server-side apply, unchanged, refused spec, --dry-run=server), get, describe, logs (-f)
-# through the real pods/log proxy, wait, delete, 403 in a forbidden namespace; the script
-# plays operator and kubelet through the API.
+# kubectl-tfjob end to end on the real server, each script playing the controllers, the
+# scheduler and the kubelet through the API (tests/realapi/lib.sh):
+#  - plugin_test.sh: submit (server-side apply, unchanged, refused spec, --dry-run=server,
+#    the mnist sample with its claim, GPU preflight, --wait with the scheduler's reason), get,
+#    describe, logs (-f) through the real pods/log proxy, wait, delete, 403;
+#  - gpu_check_test.sh: probe pods as the server stores them, reports through pods/log,
+#    Pending explained, a failed pod, cleanup, --node/--expect, 403 on nodes;
+#  - serve_test.sh: server-side apply and --dry-run=server of Deployment + Service, the
+#    rollout wait, ProgressDeadlineExceeded, a crash loop with events and the previous log,
+#    no endpoints behind the service, list, delete, 403.
 if(TARGET kubectl-tfjob)
-  tfjob_add_realapi_test(NAME realapi.plugin
-                         COMMAND ${TFJOB_BASH} ${TFJOB_REALAPI_SRC}/plugin_test.sh
-                                 $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALAPI_DIR})
+  foreach(case plugin gpu-check serve)
+    string(REPLACE "-" "_" script ${case})
+    tfjob_add_realapi_test(NAME realapi.${case}
+                           COMMAND ${TFJOB_BASH} ${TFJOB_REALAPI_SRC}/${script}_test.sh
+                                   $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALAPI_DIR})
+  endforeach()
 endif()

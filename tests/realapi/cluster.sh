@@ -10,6 +10,8 @@
 #   cluster.sh with DIR -- CMD..  run CMD with DIR/env exported against a cluster already up
 #                                 (exit 77 when the cluster's setup was skipped)
 #   cluster.sh log DIR NS POD CONTAINER TEXT..   append lines to a container's log
+#   cluster.sh previous-log DIR NS POD CONTAINER TEXT..  lines of the container's previous
+#                                 attempt (what logs --previous reads)
 #   cluster.sh exit DIR NS POD CONTAINER         mark the container exited (ends logs -f)
 #
 # Exit codes: 0 ok; 77 skipped (reason on stderr; setup.sh decides, see there); 1 error.
@@ -33,7 +35,7 @@ fi
 
 die() { echo "realapi cluster: ERROR: $*" >&2; exit 1; }
 log() { echo "realapi cluster: $*" >&2; }
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 cmd=${1:-}; [ -n "$cmd" ] || usage; shift
 DIR=${1:-}; [ -n "$DIR" ] || usage; shift
@@ -405,6 +407,11 @@ case "$cmd" in
     ns=$1 pod=$2 c=$3; shift 3
     mkdir -p "$KLOGS"
     for line in "$@"; do cri_line "$line"; done >>"$KLOGS/${ns}_${pod}_${c}.log" ;;
+  previous-log)
+    [ $# -ge 4 ] || usage
+    ns=$1 pod=$2 c=$3; shift 3
+    mkdir -p "$KLOGS"
+    for line in "$@"; do cri_line "$line"; done >>"$KLOGS/${ns}_${pod}_${c}.previous.log" ;;
   exit)
     [ $# -eq 3 ] || usage
     touch "$KLOGS/$1_$2_$3.log" "$KLOGS/$1_$2_$3.exited" ;;

@@ -6,31 +6,8 @@
 #   plugin_test.sh PLUGIN DIR     (run by ctest realapi.plugin; exit 0 pass, 1 fail, 77 skipped)
 set -euo pipefail
 PLUGIN=${1:?path to kubectl-tfjob}; DIR=${2:?cluster dir}
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-if [ ! -f "$DIR/env" ]; then
-  if [ -s "$DIR/skip-reason" ]; then echo "SKIPPED: no realapi cluster: $(cat "$DIR/skip-reason")" >&2; exit 77; fi
-  echo "FAIL: no realapi cluster is up in $DIR" >&2; exit 1
-fi
-set -a; . "$DIR/env"; set +a
-KUBECTL=${TFJOB_KUBECTL:-kubectl}
-CL="$HERE/cluster.sh"
-NS=plugin-e2e-$$
-TMP=$(mktemp -d); BG=()
-cleanup() { for p in "${BG[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; rm -rf "$TMP"; }
-trap cleanup EXIT
-
-STEP=start
-fail() { echo "FAIL [$STEP]: $*" >&2; exit 1; }
-step() { STEP=$1; echo "== $1" >&2; }
-ka() { "$KUBECTL" --kubeconfig "$KUBECONFIG" --context "$TFJOB_TEST_CONTEXT_CERT" "$@"; }
-P() { "$PLUGIN" --kubeconfig "$KUBECONFIG" --context "$TFJOB_TEST_CONTEXT_CERT" "$@"; }
-PL() { "$PLUGIN" --kubeconfig "$KUBECONFIG" --context "$TFJOB_TEST_CONTEXT_LIMITED" "$@"; }
-contains() { grep -qF -- "$2" <<<"$1" || fail "expected '$2' in: $1"; }
-lacks() { if grep -qF -- "$2" <<<"$1"; then fail "did not expect '$2' in: $1"; fi; }
-# run a command; its stdout in $OUT, stderr in $ERR, exit code in $RC
-run() { set +e; "$@" >"$TMP/out" 2>"$TMP/err"; RC=$?; set -e; OUT=$(cat "$TMP/out"); ERR=$(cat "$TMP/err"); }
-ok() { run "$@"; [ "$RC" = 0 ] || fail "exit $RC from $*: $ERR"; }
-refused() { run "$@"; [ "$RC" != 0 ] || fail "expected a failure from $*: $OUT"; }
+NAME=plugin-e2e
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 job_yaml() { # NAME WORKERS
   cat <<EOF
@@ -79,14 +56,6 @@ EOF
     '{"status": {"phase": "Running", "containerStatuses": [{"name": "tensorflow", "ready": true, "restartCount": 0, "image": "x", "imageID": "", "state": {"running": {"startedAt": "2026-01-01T00:00:00Z"}}}]}}' \
     >/dev/null 2>&1 || status_patch pods "$job-$t-$i" \
     '{"status": {"phase": "Running", "containerStatuses": [{"name": "tensorflow", "ready": true, "restartCount": 0, "image": "x", "imageID": "", "state": {"running": {"startedAt": "2026-01-01T00:00:00Z"}}}]}}'
-}
-# a merge patch of the status subresource through the API (works with any kubectl version)
-status_patch() { # RESOURCE NAME JSON
-  local base=/api/v1
-  [ "$1" = tfjobs ] && base=/apis/kubeflow.org/v1
-  curl -sS --fail --cacert "$TFJOB_REALAPI_CA" --cert "$TFJOB_REALAPI_ADMIN_CERT" --key "$TFJOB_REALAPI_ADMIN_KEY" \
-    -X PATCH -H 'Content-Type: application/merge-patch+json' --data "$3" \
-    "$TFJOB_REALAPI_SERVER$base/namespaces/$NS/$1/$2/status" >/dev/null || fail "status patch of $1/$2"
 }
 job_status() { # TYPE: a TFJob condition as the operator sets it
   local now; now=$(date -u +%FT%TZ)
@@ -210,13 +179,7 @@ ka create -n "$NS" -f - >/dev/null <<POD
    "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}
 POD
 status_patch pods pe-wait-chief-0 '{"status": {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": "0/2 nodes are available: 2 Insufficient nvidia.com/gpu.", "lastTransitionTime": "'"$(date -u +%FT%TZ)"'"}]}}'
-uid=$(ka get pod pe-wait-chief-0 -n "$NS" -o jsonpath='{.metadata.uid}')
-ka create -n "$NS" -f - >/dev/null <<EVENT
-{"apiVersion": "v1", "kind": "Event", "metadata": {"name": "pe-wait-chief-0.sched"},
- "involvedObject": {"kind": "Pod", "namespace": "$NS", "name": "pe-wait-chief-0", "uid": "$uid", "apiVersion": "v1"},
- "reason": "FailedScheduling", "message": "0/2 nodes are available: 2 Insufficient nvidia.com/gpu.", "type": "Warning",
- "source": {"component": "default-scheduler"}, "firstTimestamp": "$(date -u +%FT%TZ)", "lastTimestamp": "$(date -u +%FT%TZ)", "count": 1}
-EVENT
+pod_event pe-wait-chief-0 Warning FailedScheduling "0/2 nodes are available: 2 Insufficient nvidia.com/gpu." default-scheduler
 for _ in $(seq 1 100); do grep -q "Insufficient nvidia.com/gpu" "$TMP/sw.err" && break; sleep 0.1; done
 grep -q "Insufficient nvidia.com/gpu" "$TMP/sw.err" || fail "no scheduler reason in --wait's progress: $(cat "$TMP/sw.err")"
 kill -0 "$swpid" 2>/dev/null || fail "submit --wait returned while the job was pending: $(cat "$TMP/sw.out" "$TMP/sw.err")"
