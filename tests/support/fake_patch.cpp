@@ -401,8 +401,10 @@ void record_managed_fields(json& obj, const json& before, const std::string& man
       mine = changed_fields(before, obj, "");
     }
   }
-  // the fields this write takes over leave the other managers (Update always; Apply only
-  // when forced: without force a differing value was a conflict and an equal one is shared)
+  // the fields this write takes over leave the other managers: those whose value it changed
+  // (Update always; Apply only when forced: without force a differing value was a conflict).
+  // A field applied with the value it already had stays shared with its other owners.
+  const json taken = operation == "Apply" ? changed_fields(before.is_object() ? before : json::object(), obj, "") : mine;
   json out = json::array();
   bool found = false;
   for (auto e : entries) {
@@ -420,7 +422,7 @@ void record_managed_fields(json& obj, const json& before, const std::string& man
       continue;
     }
     if (operation == "Update" || force) {
-      json fs = minus_fields(e.value("fieldsV1", json::object()), mine);
+      json fs = minus_fields(e.value("fieldsV1", json::object()), taken);
       if (fs.empty()) continue;
       if (fs != e.value("fieldsV1", json::object())) e["fieldsV1"] = fs;
     }

@@ -88,7 +88,7 @@ json server_set(const json& obj) {
 }
 
 /// metadata.managedFields as "manager:operation:fieldsType" (recorded under
-/// "managedFields.<scenario>"; the fake keeps none yet, see kParityFakeGaps).
+/// "managedFields.<scenario>").
 json managers(const json& obj) {
   json out = json::array();
   const json md = obj.value("metadata", json::object());

@@ -38,8 +38,8 @@ nlohmann::json run_parity_scenarios(const ParityTarget& target);
 nlohmann::json parity_expected();
 
 /// Known gaps of the fake, as prefixes of record keys the fake runner does not compare
-/// (each documented in docs/parity.md): the fake keeps no metadata.managedFields.
-inline const std::vector<std::string> kParityFakeGaps = {"managedFields."};
+/// (each documented in docs/parity.md). None at present: managedFields are compared too.
+inline const std::vector<std::string> kParityFakeGaps = {};
 
 /// Lines describing where `got` differs from `expected` (empty when they agree); keys that
 /// start with one of `skip` are left out.
