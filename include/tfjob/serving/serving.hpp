@@ -6,7 +6,9 @@
 /// port, so no port-forward is needed).
 
 #include <tfjob/error.hpp>
+#include <tfjob/kube/api.hpp>
 #include <tfjob/kube/client.hpp>
+#include <tfjob/kube/core.hpp>
 #include <tfjob/kube/detail/util.hpp>
 #include <tfjob/kube/logs.hpp>
 #include <tfjob/kube/request.hpp>
@@ -15,8 +17,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -206,46 +211,112 @@ inline std::vector<nlohmann::json> server_pods(kube::Client& c, const std::strin
       .get<std::vector<nlohmann::json>>();
 }
 
-/// Waits for the Deployment's rollout (kubectl rollout status rules); fails early on
-/// ProgressDeadlineExceeded or crash-looping / unpullable pods.
+/// Waits for the Deployment's rollout as `kubectl rollout status` does: driven by a watch on
+/// the Deployment (its status judged by kubectl's rules on every change, not polled), and
+/// fails early on ProgressDeadlineExceeded. Pods do not change the Deployment when they
+/// crash-loop or cannot pull their image, so a side thread looks at the server's pods every
+/// `o.interval` and fails the wait on such a pod; it also ends the wait at `o.deadline`.
 inline WaitReport wait_rollout(kube::Client& c, const std::string& ns, const std::string& name, const WaitOptions& o) {
   WaitReport rep;
-  kube::RequestBuilder db(resources::deployments(), ns);
-  for (;;) {
-    nlohmann::json d;
-    try {
-      d = c.request_json(db.get(name));
-    } catch (const api_error& e) {
-      if (!e.is_not_found()) throw;
-      rep.result = WaitResult::not_found;
-      rep.message = "deployment \"" + name + "\" not found in namespace \"" + ns + "\"";
-      return rep;
+  try {
+    (void)c.request_json(kube::RequestBuilder(resources::deployments(), ns).get(name));
+  } catch (const api_error& e) {
+    if (!e.is_not_found()) throw;
+    rep.result = WaitResult::not_found;
+    rep.message = "deployment \"" + name + "\" not found in namespace \"" + ns + "\"";
+    return rep;
+  }
+
+  std::atomic<bool> stop{false};
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  std::vector<PodProblem> problems;
+  std::thread side([&] {
+    kube::Client pc = c;  // its own connection
+    std::unique_lock<std::mutex> lk(mu);
+    while (!done) {
+      if (std::chrono::steady_clock::now() >= o.deadline) {
+        stop = true;
+        return;
+      }
+      lk.unlock();
+      std::vector<PodProblem> found;
+      try {
+        for (const auto& p : server_pods(pc, ns, name))
+          for (auto& pr : pod_problems(p, o.crashloop_restarts)) found.push_back(std::move(pr));
+      } catch (const std::exception&) {
+        // the pods explain; the watch decides (a failed look is tried again)
+      }
+      lk.lock();
+      if (!found.empty()) {
+        problems = std::move(found);
+        stop = true;
+        return;
+      }
+      auto next = std::min(o.deadline, std::chrono::steady_clock::now() + o.interval);
+      cv.wait_until(lk, next, [&] { return done; });
     }
-    auto st = rollout_status(d);
+  });
+  struct Joiner {
+    std::thread& t;
+    std::mutex& mu;
+    bool& done;
+    std::condition_variable& cv;
+    void operator()() {
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        done = true;
+      }
+      cv.notify_all();
+      if (t.joinable()) t.join();
+    }
+    ~Joiner() { (*this)(); }
+  } join{side, mu, done, cv};
+
+  bool finished = false;
+  kube::Api<kube::DynamicObject> api(c, resources::deployments(), ns);
+  kube::WatchParams wp;
+  wp.field_selector = "metadata.name=" + name;
+  kube::StreamOptions so;
+  so.cancel = &stop;
+  api.watch(wp, [&](const kube::WatchEvent<kube::DynamicObject>& ev) {
+    if (ev.type == "BOOKMARK") return true;
+    if (ev.type == "DELETED") {
+      rep.result = WaitResult::not_found;
+      rep.message = "deployment \"" + name + "\" was deleted while waiting for its rollout";
+      finished = true;
+      return false;
+    }
+    auto st = rollout_status(ev.object.json);
     rep.message = st.message;
     if (o.on_progress) o.on_progress(st.message);
-    if (st.done) {
-      rep.result = WaitResult::ready;
-      return rep;
+    if (st.done || st.failed) {
+      rep.result = st.done ? WaitResult::ready : WaitResult::failed;
+      finished = true;
+      return false;
     }
-    auto pods = server_pods(c, ns, name);
-    std::vector<PodProblem> problems;
+    return true;
+  }, so);
+  join();
+  if (finished && rep.result != WaitResult::failed) return rep;
+
+  auto pods = server_pods(c, ns, name);
+  if (finished) {  // ProgressDeadlineExceeded: the failing pods if any, else why nothing started
+    std::vector<PodProblem> now;
     for (const auto& p : pods)
-      for (auto& pr : pod_problems(p, o.crashloop_restarts)) problems.push_back(std::move(pr));
-    if (st.failed || !problems.empty()) {
-      rep.result = WaitResult::failed;
-      if (!st.failed) rep.message = "deployment \"" + name + "\" will not become ready: its pods are failing";
-      rep.diagnosis = diagnose(c, ns, pods, problems) + scheduling_reasons(pods);
-      if (problems.empty()) rep.diagnosis += warning_events(c, ns, pods);  // e.g. why the pods never scheduled
-      return rep;
-    }
-    if (std::chrono::steady_clock::now() + o.interval >= o.deadline) {
-      rep.result = WaitResult::timeout;
-      rep.diagnosis = scheduling_reasons(pods) + warning_events(c, ns, pods);
-      return rep;
-    }
-    std::this_thread::sleep_for(o.interval);
+      for (auto& pr : pod_problems(p, o.crashloop_restarts)) now.push_back(std::move(pr));
+    rep.diagnosis = diagnose(c, ns, pods, now) + scheduling_reasons(pods);
+    if (now.empty()) rep.diagnosis += warning_events(c, ns, pods);
+  } else if (!problems.empty()) {
+    rep.result = WaitResult::failed;
+    rep.message = "deployment \"" + name + "\" will not become ready: its pods are failing";
+    rep.diagnosis = diagnose(c, ns, pods, problems) + scheduling_reasons(pods);
+  } else {
+    rep.result = WaitResult::timeout;  // the side thread stopped the watch at the deadline
+    rep.diagnosis = scheduling_reasons(pods) + warning_events(c, ns, pods);
   }
+  return rep;
 }
 
 /// One look at the model's status through the proxy.
