@@ -8,6 +8,7 @@
 #include <tfjob/kube/request.hpp>
 
 #include "support/fake_pki.hpp"
+#include "support/kube_test_util.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,40 +22,8 @@ using namespace tfjob::kube;
 
 namespace {
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/kube-config-test-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::string p = path + "/" + name;
-    auto slash = p.rfind('/');
-    std::system(("mkdir -p '" + p.substr(0, slash) + "'").c_str());
-    std::ofstream(p) << text;
-    return p;
-  }
-};
-
-/// Sets environment variables for one test and restores them afterwards.
-struct EnvGuard {
-  std::map<std::string, std::optional<std::string>> saved;
-  void set(const std::string& k, const std::optional<std::string>& v) {
-    if (!saved.count(k)) {
-      const char* old = std::getenv(k.c_str());
-      saved[k] = old ? std::optional<std::string>(old) : std::nullopt;
-    }
-    if (v) ::setenv(k.c_str(), v->c_str(), 1);
-    else ::unsetenv(k.c_str());
-  }
-  ~EnvGuard() {
-    for (auto& [k, v] : saved) {
-      if (v) ::setenv(k.c_str(), v->c_str(), 1);
-      else ::unsetenv(k.c_str());
-    }
-  }
-};
+using tfjob::test::kube::EnvGuard;
+using tfjob::test::kube::TempDir;
 
 const tfjob::test::FakePki& pki() {
   static auto p = tfjob::test::FakePki::generate();
