@@ -28,10 +28,10 @@ endfunction()
 # ---- TFJobs against the CRD schema ----------------------------------------------------
 if(TFJOB_PYTHON)
   add_test(NAME "samples:tfjobs-crd-schema"
-           COMMAND ${TFJOB_PYTHON} ${TFJOB_SAMPLES_TOOLS}/check_tfjobs.py
+           COMMAND ${TFJOB_PYTHON} ${TFJOB_SAMPLES_TOOLS}/validate_crd.py --strict --other-kinds
                    --crd ${TFJOB_SAMPLES_CRD} ${TFJOB_SAMPLES_DIR})
   add_test(NAME "samples:crd-judge-rejects-broken"
-           COMMAND ${TFJOB_PYTHON} ${TFJOB_SAMPLES_TOOLS}/check_tfjobs.py
+           COMMAND ${TFJOB_PYTHON} ${TFJOB_SAMPLES_TOOLS}/validate_crd.py --strict --other-kinds
                    --crd ${TFJOB_SAMPLES_CRD} --expect-invalid ${TFJOB_SAMPLES_BROKEN_TFJOBS})
   add_test(NAME "samples:mnist-contract"
            COMMAND ${TFJOB_PYTHON} ${TFJOB_SAMPLES_TOOLS}/check_mnist.py ${TFJOB_SAMPLES_DIR})

@@ -7,7 +7,7 @@
 // PATH is a YAML/JSON file or a directory (searched recursively for *.yaml and *.yml).
 // Every document that has apiVersion and kind is validated with `new Kind(obj).validate()`
 // from `kubernetes-models/<group>/<version>`. Documents of the kubeflow.org group are left
-// to the TFJob CRD judge (check_tfjobs.py) and only listed here. A document without
+// to the TFJob CRD judge (validate_crd.py) and only listed here. A document without
 // apiVersion/kind is an error unless its file is a Helm values file (values*.yaml), which
 // only has to parse. An apiVersion/kind with no schema is an error (a typo must not pass).
 //
@@ -172,7 +172,7 @@ async function main() {
       }
       const group = obj.apiVersion.includes("/") ? obj.apiVersion.split("/")[0] : "";
       if (CRD_JUDGED_GROUPS.has(group)) {
-        console.log(`skip ${where}: ${obj.apiVersion} ${obj.kind} is judged by the CRD schema (check_tfjobs.py)`);
+        console.log(`skip ${where}: ${obj.apiVersion} ${obj.kind} is judged by the CRD schema (validate_crd.py)`);
         continue;
       }
       checked++;
