@@ -3,6 +3,7 @@
 // every namespace, -l to select by label, --watch to follow changes through a watch.
 #include "../common/command.hpp"
 #include "../common/kube.hpp"
+#include "../common/output.hpp"
 #include "../common/workflow_cli.hpp"
 
 #include <tfjob/kube/api.hpp>
@@ -51,6 +52,20 @@ std::vector<std::string> header(bool wide, bool all_ns) {
   return h;
 }
 
+/// -o json|yaml|name as an OutputFormat (the table forms are printed by run_get itself).
+OutputFormat data_format(const std::string& output) {
+  return output == "json" ? OutputFormat::json : output == "yaml" ? OutputFormat::yaml : OutputFormat::name;
+}
+
+/// Items of a list answer with their kind and apiVersion, as kubectl prints them.
+std::vector<nlohmann::json> typed(std::vector<nlohmann::json> items) {
+  for (auto& j : items) {
+    if (!j.contains("apiVersion")) j["apiVersion"] = "kubeflow.org/v1";
+    if (!j.contains("kind")) j["kind"] = "TFJob";
+  }
+  return items;
+}
+
 int run_get(const GetOptions& o, const Globals& g) {
   auto client = make_client(g);
   const std::string ns = o.all_namespaces ? "" : client.namespace_();
@@ -90,7 +105,7 @@ int run_get(const GetOptions& o, const Globals& g) {
       std::cout << workflow::render_table(rows) << std::flush;
     }
   } else if (!jobs.empty() || o.names.empty()) {
-    wf::print_objects(jobs, o.output, o.names.size() == 1);
+    print_objects(std::cout, typed(jobs), data_format(o.output), o.names.size() == 1 ? Many::documents : Many::list);
   }
   if (!o.watch) return rc;
 
@@ -123,7 +138,7 @@ int run_get(const GetOptions& o, const Globals& g) {
       if (r.size() == 2) std::cout << text;
       else std::cout << text;
     } else {
-      wf::print_objects({j}, o.output, true);
+      print_objects(std::cout, typed({j}), data_format(o.output));
       if (o.output == "yaml") std::cout << "---\n";
     }
     std::cout << std::flush;

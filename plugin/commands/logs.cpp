@@ -5,6 +5,7 @@
 // job shows the failed pod's log and names the pod and its exit code.
 #include "../common/command.hpp"
 #include "../common/kube.hpp"
+#include "../common/output.hpp"
 #include "../common/workflow_cli.hpp"
 
 #include <tfjob/workflow/logs.hpp>
@@ -67,13 +68,13 @@ int run_logs(const LogsOptions& o, const Globals& g) {
   };
   if (o.follow && !o.quiet) lo.on_progress = [&](const workflow::Progress& p) { line.show(p); };
 
-  const bool color = wf::use_color(g.color, 1);
+  const bool color = use_color(g.color, 1);
   const bool prefixed = o.all || o.prefix;
   auto emit = [&](const std::string& pod, std::string_view l) {
     line.finish();
     std::lock_guard<std::mutex> lk(out_mu);
     if (prefixed) {
-      if (color) std::cout << wf::color_for(pod) << "[" << pod << "]" << wf::color_reset << " ";
+      if (color) std::cout << pod_color(pod) << "[" << pod << "]" << color::reset << " ";
       else std::cout << "[" << pod << "] ";
     }
     std::cout << l << '\n';

@@ -58,21 +58,21 @@ inline std::string object_name(const nlohmann::json& obj) {
   return kind + (group.empty() ? "" : "." + group) + "/" + name;
 }
 
-/// Prints objects as kubectl does for `-o json|yaml|name`: one object alone, several as a
-/// `List` (json) or `---`-separated documents (yaml).
-inline void print_objects(std::ostream& out, const std::vector<nlohmann::json>& objs, OutputFormat f) {
+/// How several objects print. `documents`: as `kubectl create -f` prints what it made (one
+/// object alone, several as a `List` in json and `---`-separated documents in yaml). `list`:
+/// as `kubectl get` prints a list request's answer (a `List`, even of one object).
+enum class Many { documents, list };
+
+/// Prints objects as kubectl does for `-o json|yaml|name`.
+inline void print_objects(std::ostream& out, const std::vector<nlohmann::json>& objs, OutputFormat f,
+                          Many many = Many::documents) {
+  const nlohmann::json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", objs}, {"metadata", {{"resourceVersion", ""}}}};
   switch (f) {
     case OutputFormat::json:
-      if (objs.size() == 1) {
-        out << objs[0].dump(4) << "\n";
-      } else {
-        nlohmann::json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", objs},
-                               {"metadata", {{"resourceVersion", ""}}}};
-        out << list.dump(4) << "\n";
-      }
+      out << (objs.size() == 1 && many == Many::documents ? objs[0] : list).dump(4) << "\n";
       break;
     case OutputFormat::yaml:
-      out << to_yaml_documents(objs);
+      out << (many == Many::list ? to_yaml(list) : to_yaml_documents(objs));
       break;
     case OutputFormat::name:
       for (const auto& o : objs) out << object_name(o) << "\n";

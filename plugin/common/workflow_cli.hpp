@@ -1,7 +1,7 @@
 #pragma once
 /// \file Small helpers the training-workflow commands (get, describe, logs, wait, delete,
-/// submit's cluster path) share: durations, the live progress line on stderr, colours per
-/// pod, and printing objects as -o json|yaml|name.
+/// submit's cluster path) share: durations and the live progress line on stderr. Colours and
+/// tables are output.hpp's.
 
 #include "command.hpp"
 
@@ -46,25 +46,6 @@ inline std::chrono::milliseconds parse_duration(const std::string& text, const s
   return std::chrono::milliseconds(static_cast<long long>(total_ms));
 }
 
-/// Whether to colour output written to `fd` under --color auto|always|never and NO_COLOR.
-inline bool use_color(const std::string& policy, int fd) {
-  if (policy == "always") return true;
-  if (policy == "never") return false;
-  const char* nc = std::getenv("NO_COLOR");
-  if (nc && *nc) return false;
-  return ::isatty(fd) != 0;
-}
-
-/// A stable colour per name (stern's approach: hash the pod name into a palette).
-inline std::string color_for(const std::string& name) {
-  static const char* palette[] = {"\033[31m", "\033[32m", "\033[33m", "\033[34m", "\033[35m", "\033[36m",
-                                  "\033[91m", "\033[92m", "\033[93m", "\033[94m", "\033[95m", "\033[96m"};
-  unsigned long h = 2166136261u;  // FNV-1a
-  for (unsigned char c : name) h = (h ^ c) * 16777619u;
-  return palette[h % (sizeof(palette) / sizeof(palette[0]))];
-}
-inline constexpr const char* color_reset = "\033[0m";
-
 /// The live progress line on stderr: rewritten in place on a terminal, one line per change
 /// otherwise (so logs and CI output stay readable).
 class ProgressLine {
@@ -96,22 +77,5 @@ class ProgressLine {
   std::string last_;
   std::mutex mu_;
 };
-
-/// Print `items` as -o json|yaml|name: one object alone when `single`, else a v1 List.
-inline void print_objects(const std::vector<nlohmann::json>& items, const std::string& output, bool single,
-                          const std::string& resource = "tfjob.kubeflow.org") {
-  if (output == "name") {
-    for (const auto& i : items) std::cout << resource << "/" << i.value("/metadata/name"_json_pointer, std::string()) << "\n";
-    return;
-  }
-  nlohmann::json doc;
-  if (single && items.size() == 1) {
-    doc = items[0];
-  } else {
-    doc = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}, {"metadata", {{"resourceVersion", ""}}}};
-  }
-  if (output == "json") std::cout << doc.dump(4) << "\n";
-  else std::cout << tfjob::to_yaml(doc);
-}
 
 }  // namespace tfjob::cli::wf
