@@ -285,7 +285,7 @@ TEST_CASE("gpu-check workflow: cancel deletes the pods and keep keeps them", "[g
 }
 
 TEST_CASE("kubectl tfjob gpu-check: table, -o json, exit codes", "[gpu][check][e2e][cli]") {
-  if (tfjob::test::plugin_path().empty()) return;  // plugin not built
+  REQUIRE_FALSE(tfjob::test::plugin_path().empty());  // the plugin is a build dependency of this test
   GpuCluster c;
   auto r = tfjob::test::run_plugin({"gpu-check", "--node", "fake-gpu-node-0", "--expect", "v100"}, c.kubeconfig, 60,
                                    {"TFJOB_GPU_CHECK_POLL_MS=100"});
@@ -320,7 +320,7 @@ TEST_CASE("kubectl tfjob gpu-check: table, -o json, exit codes", "[gpu][check][e
 }
 
 TEST_CASE("kubectl tfjob gpu-check: SIGINT and SIGTERM delete the probe pods", "[gpu][check][e2e][cli]") {
-  if (tfjob::test::plugin_path().empty()) return;
+  REQUIRE_FALSE(tfjob::test::plugin_path().empty());  // the plugin is a build dependency of this test
   GpuCluster c(false);
   ContainerScript hang;
   hang.lines = {"probe starting"};
@@ -370,7 +370,7 @@ TEST_CASE("kubectl tfjob gpu-check: SIGINT and SIGTERM delete the probe pods", "
 }
 
 TEST_CASE("kubectl tfjob gpu-check --local runs the probe on this machine", "[gpu][check][cli]") {
-  if (tfjob::test::plugin_path().empty()) return;
+  REQUIRE_FALSE(tfjob::test::plugin_path().empty());  // the plugin is a build dependency of this test
   auto dir = tfjob::test::temp_dir("gpu-local");
   // A stand-in probe that prints a recorded H200 report (the real one has no GPU here).
   std::string fake = dir + "/probe.sh";
