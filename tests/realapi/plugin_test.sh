@@ -73,6 +73,8 @@ ka create namespace "$NS" >/dev/null
 job_yaml pe-job 1 >"$TMP/job.yaml"
 job_yaml pe-job 3 >"$TMP/job3.yaml"
 job_yaml pe-dry 1 >"$TMP/dry.yaml"
+job_yaml pe-fail 1 >"$TMP/fail.yaml"
+job_yaml pe-rc 0 | sed -e '/Worker:/,$d' -e 's/restartPolicy: Never/restartPolicy: ExitCode/' >"$TMP/rc.yaml"
 
 # The operator's defaults (and therefore `submit`) send `successPolicy: ""`. A kube-apiserver
 # built with Go >= 1.16 without kube-openapi#230 reads "" in a custom resource as null and
@@ -258,6 +260,58 @@ run P wait pe-job -n "$NS" --for=condition=Failed --timeout 2s
 [ "$RC" != 0 ] || fail "wait --for=condition=Failed on a Succeeded job returned 0"
 ok P get pe-job -n "$NS"
 contains "$OUT" "Succeeded"
+
+step failed-job
+# a worker fails with exit code 3 and the operator marks the job Failed: wait says it cannot
+# be reached (the operator's message), logs shows the failed pod's output and names it
+ok P submit -f "$TMP/fail.yaml" -n "$NS"
+operator_pod pe-fail chief 0
+operator_pod pe-fail worker 0
+"$CL" log "$DIR" "$NS" pe-fail-chief-0 tensorflow "chief up"
+"$CL" log "$DIR" "$NS" pe-fail-worker-0 tensorflow "loading data" "Traceback: division by zero"
+"$CL" exit "$DIR" "$NS" pe-fail-worker-0 tensorflow
+status_patch pods pe-fail-worker-0 '{"status": {"phase": "Failed", "containerStatuses": [{"name": "tensorflow", "ready": false, "restartCount": 0, "image": "x", "imageID": "", "state": {"terminated": {"exitCode": 3, "reason": "Error", "startedAt": "2026-01-01T00:00:00Z", "finishedAt": "2026-01-01T00:01:00Z"}}}]}}'
+now=$(date -u +%FT%TZ)
+status_patch tfjobs pe-fail '{"status": {"conditions": [{"type": "Created", "status": "True", "reason": "TFJobCreated", "message": "TFJob pe-fail is created.", "lastUpdateTime": "'$now'", "lastTransitionTime": "'$now'"}, {"type": "Running", "status": "False", "reason": "TFJobRunning", "message": "TFJob pe-fail is running.", "lastUpdateTime": "'$now'", "lastTransitionTime": "'$now'"}, {"type": "Failed", "status": "True", "reason": "TFJobFailed", "message": "TFJob pe-fail has failed because 1 Worker replica(s) failed.", "lastUpdateTime": "'$now'", "lastTransitionTime": "'$now'"}], "replicaStatuses": {"Chief": {"active": 1}, "Worker": {"failed": 1}}, "completionTime": "'$now'"}}'
+run P wait pe-fail -n "$NS" --for=condition=Succeeded --timeout 20s
+[ "$RC" = 1 ] || fail "wait on a Failed job: exit $RC, want 1: $OUT $ERR"
+contains "$ERR" "TFJob pe-fail has failed because 1 Worker replica(s) failed."
+run P logs pe-fail -n "$NS"
+[ "$RC" = 1 ] || fail "logs of a failed job: exit $RC, want 1: $ERR"
+[ "$OUT" = "$(printf 'loading data\nTraceback: division by zero')" ] || fail "logs of a failed job printed: $OUT"
+contains "$ERR" "pod pe-fail-worker-0 exited with code 3"
+ok P describe pe-fail -n "$NS"
+contains "$OUT" "exit code 3"
+contains "$OUT" "Failed"
+
+step follow-recreated-pod
+# restartPolicy ExitCode: the chief exits 137 (retryable), the operator deletes the pod and
+# creates it again under the same name; logs -f picks up the new pod and ends with the job
+ok P submit -f "$TMP/rc.yaml" -n "$NS"
+operator_pod pe-rc chief 0
+"$CL" log "$DIR" "$NS" pe-rc-chief-0 tensorflow "try 1"
+"$PLUGIN" --kubeconfig "$KUBECONFIG" --context "$TFJOB_TEST_CONTEXT_CERT" logs pe-rc -n "$NS" -f >"$TMP/rc.out" 2>"$TMP/rc.err" &
+rcpid=$!; BG+=("$rcpid")
+until_ok 10 grep -q "try 1" "$TMP/rc.out" || fail "logs -f did not show the first attempt: $(cat "$TMP/rc.out" "$TMP/rc.err")"
+"$CL" exit "$DIR" "$NS" pe-rc-chief-0 tensorflow
+status_patch pods pe-rc-chief-0 '{"status": {"phase": "Failed", "containerStatuses": [{"name": "tensorflow", "ready": false, "restartCount": 0, "image": "x", "imageID": "", "state": {"terminated": {"exitCode": 137, "reason": "Error", "startedAt": "2026-01-01T00:00:00Z", "finishedAt": "2026-01-01T00:01:00Z"}}}]}}'
+sleep 0.5
+ka delete pod pe-rc-chief-0 -n "$NS" --grace-period=0 --force >/dev/null 2>&1
+# the new pod's container starts with a fresh log on the kubelet
+rm -f "$TFJOB_REALAPI_KUBELET_LOGS/${NS}_pe-rc-chief-0_tensorflow.log" "$TFJOB_REALAPI_KUBELET_LOGS/${NS}_pe-rc-chief-0_tensorflow.exited"
+operator_pod pe-rc chief 0
+"$CL" log "$DIR" "$NS" pe-rc-chief-0 tensorflow "try 2" "done"
+until_ok 15 grep -q "try 2" "$TMP/rc.out" || fail "logs -f did not pick up the recreated pod: $(cat "$TMP/rc.out" "$TMP/rc.err")"
+kill -0 "$rcpid" 2>/dev/null || fail "logs -f ended before the job did: $(cat "$TMP/rc.err")"
+"$CL" exit "$DIR" "$NS" pe-rc-chief-0 tensorflow
+status_patch pods pe-rc-chief-0 '{"status": {"phase": "Succeeded", "containerStatuses": [{"name": "tensorflow", "ready": false, "restartCount": 0, "image": "x", "imageID": "", "state": {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": "2026-01-01T00:00:00Z", "finishedAt": "2026-01-01T00:01:00Z"}}}]}}'
+now=$(date -u +%FT%TZ)
+status_patch tfjobs pe-rc '{"status": {"conditions": [{"type": "Created", "status": "True", "reason": "TFJobCreated", "message": "TFJob pe-rc is created.", "lastUpdateTime": "'$now'", "lastTransitionTime": "'$now'"}, {"type": "Succeeded", "status": "True", "reason": "TFJobSucceeded", "message": "TFJob pe-rc successfully completed.", "lastUpdateTime": "'$now'", "lastTransitionTime": "'$now'"}], "replicaStatuses": {"Chief": {"succeeded": 1}}, "completionTime": "'$now'"}}'
+for _ in $(seq 1 150); do kill -0 "$rcpid" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$rcpid" 2>/dev/null && fail "logs -f did not end after the job Succeeded: $(cat "$TMP/rc.err")"
+set +e; wait "$rcpid"; rcrc=$?; set -e
+[ "$rcrc" = 0 ] || fail "logs -f exit $rcrc: $(cat "$TMP/rc.err")"
+[ "$(cat "$TMP/rc.out")" = "$(printf 'try 1\ntry 2\ndone')" ] || fail "logs -f across the recreated pod printed: $(cat "$TMP/rc.out")"
 
 step forbidden-namespace
 refused PL get -n "$TFJOB_TEST_FORBIDDEN_NAMESPACE"
