@@ -19,7 +19,8 @@ tfjob_add_realapi_test(NAME realapi.parity COMMAND $<TARGET_FILE:realapi_parity_
 #    Pending explained, a failed pod, cleanup, --node/--expect, 403 on nodes;
 #  - serve_test.sh: server-side apply and --dry-run=server of Deployment + Service, the
 #    rollout wait, ProgressDeadlineExceeded, a crash loop with events and the previous log,
-#    no endpoints behind the service, list, delete, 403.
+#    no endpoints behind the service, list, delete, 403;
+#  - nocrd_test.sh: every command on a cluster without the TFJob CRD (its own second cluster).
 if(TARGET kubectl-tfjob)
   foreach(case plugin gpu-check serve)
     string(REPLACE "-" "_" script ${case})
@@ -27,4 +28,10 @@ if(TARGET kubectl-tfjob)
                            COMMAND ${TFJOB_BASH} ${TFJOB_REALAPI_SRC}/${script}_test.sh
                                    $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALAPI_DIR})
   endforeach()
+  # a second cluster, without the TFJob CRD, started and stopped by the test itself
+  add_test(NAME realapi.no-crd
+           COMMAND ${TFJOB_BASH} ${TFJOB_REALAPI_SRC}/nocrd_test.sh $<TARGET_FILE:kubectl-tfjob>
+                   ${TFJOB_REALAPI_DIR} ${CMAKE_CURRENT_BINARY_DIR}/realapi-nocrd)
+  set_tests_properties(realapi.no-crd PROPERTIES
+    FIXTURES_REQUIRED realapi SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS realapi)
 endif()

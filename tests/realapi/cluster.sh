@@ -4,6 +4,7 @@
 # official TFJob CRD, RBAC, fake GPU nodes and a loopback HTTPS kubelet for pod logs.
 #
 #   cluster.sh up DIR             start everything; writes DIR/env and DIR/kubeconfig
+#                                 (TFJOB_CRD_FILE=none: no TFJob CRD, as before the operator)
 #   cluster.sh down DIR           stop everything started by `up DIR`; fails if any survives
 #   cluster.sh env DIR            print DIR/env (KEY=VALUE lines, shell-sourceable)
 #   cluster.sh run DIR -- CMD..   up, run CMD with DIR/env exported, down (always)
@@ -35,7 +36,7 @@ fi
 
 die() { echo "realapi cluster: ERROR: $*" >&2; exit 1; }
 log() { echo "realapi cluster: $*" >&2; }
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 cmd=${1:-}; [ -n "$cmd" ] || usage; shift
 DIR=${1:-}; [ -n "$DIR" ] || usage; shift
@@ -235,7 +236,7 @@ cluster_up() {
   [ "$rc" = 0 ] || exit "$rc"
   command -v etcd >/dev/null || die "etcd not found (apt-get install etcd-server)"
   command -v "$KUBECTL" >/dev/null || die "kubectl not found (set TFJOB_KUBECTL)"
-  [ -f "$CRD" ] || die "the TFJob CRD is missing: $CRD"
+  [ "$CRD" = none ] || [ -f "$CRD" ] || die "the TFJob CRD is missing: $CRD"
   if [ -d "$PIDS" ] && ls "$PIDS"/*.pid >/dev/null 2>&1; then
     log "stopping a previous cluster in $DIR"; stop_all || die "could not stop the previous cluster in $DIR"
   fi
@@ -329,16 +330,19 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: team-a-develope
 subjects:
 - {apiGroup: rbac.authorization.k8s.io, kind: Group, name: team-a-devs}
 Y
-  # 1.20 knows no x-kubernetes-validations and server-side apply refuses the field: create
-  k create --validate=false -f "$CRD" >/dev/null
-  # (kubectl wait fails outright while the CRD has no conditions yet: poll instead)
-  crd_established() {
-    api GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/tfjobs.kubeflow.org \
-      | jq -e '.status.conditions[]? | select(.type=="Established" and .status=="True")'
-  }
-  wait_for kube-apiserver 60 crd_established || die "the TFJob CRD was not Established in 60s"
-  # the TFJob resource is served once discovery shows it
-  wait_for kube-apiserver 60 api GET /apis/kubeflow.org/v1/tfjobs || die "tfjobs not served after the CRD was established"
+  # TFJOB_CRD_FILE=none: a cluster without the training operator (what its users meet first)
+  if [ "$CRD" != none ]; then
+    # 1.20 knows no x-kubernetes-validations and server-side apply refuses the field: create
+    k create --validate=false -f "$CRD" >/dev/null
+    # (kubectl wait fails outright while the CRD has no conditions yet: poll instead)
+    crd_established() {
+      api GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/tfjobs.kubeflow.org \
+        | jq -e '.status.conditions[]? | select(.type=="Established" and .status=="True")'
+    }
+    wait_for kube-apiserver 60 crd_established || die "the TFJob CRD was not Established in 60s"
+    # the TFJob resource is served once discovery shows it
+    wait_for kube-apiserver 60 api GET /apis/kubeflow.org/v1/tfjobs || die "tfjobs not served after the CRD was established"
+  fi
 
   gpu_node gpu-node-0 4 NVIDIA-A100-SXM4-40GB 40960 ampere 8 0
   gpu_node gpu-node-1 2 Tesla-T4 15360 turing 7 5

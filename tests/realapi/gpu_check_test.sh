@@ -14,12 +14,14 @@ export TFJOB_GPU_CHECK_POLL_MS=200
 SEL=app.kubernetes.io/name=tfjob-gpu-probe
 
 probe_pods() { ka get pods -n "$NS" -l "$SEL" -o json; }
+probe_count_is() { [ "$(probe_pods | jq '.items | length')" = "$1" ]; }  # (evaluated on each call)
 pod_for() { # NODE -> the probe pod's name for that node (by gpu-check's annotation)
   probe_pods | jq -r --arg n "$1" '.items[] | select(.metadata.annotations["kubectl-tfjob.kubeflow.org/node"] == $n) | .metadata.name'
 }
-wait_pods() { # N: until gpu-check has created N probe pods
-  local n=$1
-  until_ok 20 test "$(probe_pods | jq '.items | length')" = "$n" || fail "gpu-check did not create $n probe pods: $(probe_pods | jq -c '[.items[].metadata.name]')"
+wait_pods() { # N TAG: until gpu-check (started as bg_plugin TAG) has created N probe pods
+  local n=$1 tag=$2
+  until_ok 30 probe_count_is "$n" \
+    || fail "gpu-check did not create $n probe pods: $(probe_pods | jq -c '[.items[].metadata.name]'); gpu-check said: $(cat "$TMP/$tag.out" "$TMP/$tag.err")"
 }
 # the kubelet runs the probe: its report becomes the container log, then the pod ends
 run_probe() { # POD NODE REPORT_FILE EXIT_CODE
@@ -43,9 +45,9 @@ ka create namespace "$NS" >/dev/null
 
 step every-node
 # gpu-node-0's probe reports two healthy V100s; gpu-node-1's pod never schedules
-bg_plugin all gpu-check -n "$NS" --timeout 8s -o json
+bg_plugin all gpu-check -n "$NS" --timeout 15s -o json
 pid=$BGPID
-wait_pods 2
+wait_pods 2 all
 p0=$(pod_for gpu-node-0); p1=$(pod_for gpu-node-1)
 [ -n "$p0" ] && [ -n "$p1" ] || fail "no probe pod per node: $(probe_pods | jq -c '[.items[].metadata]')"
 # the pod as the real server stored it: pinned through the scheduler, all the node's GPUs,
@@ -54,7 +56,7 @@ spec=$(ka get pod "$p0" -n "$NS" -o json)
 [ "$(jq -r '.spec.nodeSelector["kubernetes.io/hostname"]' <<<"$spec")" = gpu-node-0 ] || fail "not pinned: $(jq -c .spec.nodeSelector <<<"$spec")"
 [ "$(jq -r '.spec.containers[0].resources.limits["nvidia.com/gpu"]' <<<"$spec")" = 4 ] || fail "GPUs: $(jq -c .spec.containers[0].resources <<<"$spec")"
 [ "$(jq -r '.spec.tolerations[] | select(.key == "nvidia.com/gpu") | .operator' <<<"$spec")" = Exists ] || fail "tolerations: $(jq -c .spec.tolerations <<<"$spec")"
-[ "$(jq -r .spec.activeDeadlineSeconds <<<"$spec")" = 8 ] || fail "activeDeadlineSeconds: $(jq -c .spec <<<"$spec")"
+[ "$(jq -r .spec.activeDeadlineSeconds <<<"$spec")" = 15 ] || fail "activeDeadlineSeconds: $(jq -c .spec <<<"$spec")"
 [ "$(jq -r .spec.restartPolicy <<<"$spec")" = Never ] || fail "restartPolicy: $(jq -r .spec.restartPolicy <<<"$spec")"
 run_probe "$p0" gpu-node-0 "$GPU_DATA/v100-healthy.json" 0
 unschedulable "$p1" "0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) didn't match Pod's node affinity."
@@ -73,7 +75,7 @@ step one-node-not-ready
 # --node and --expect: a T4 whose probe fails (exit 1) is not a V100, and says so
 bg_plugin one gpu-check -n "$NS" --node gpu-node-1 --gpus 1 --expect v100 --timeout 20s
 pid=$BGPID
-wait_pods 1
+wait_pods 1 one
 p1=$(pod_for gpu-node-1)
 [ "$(ka get pod "$p1" -n "$NS" -o jsonpath='{.spec.containers[0].args}')" = '["--expect","v100"]' ] \
   || fail "probe args: $(ka get pod "$p1" -n "$NS" -o jsonpath='{.spec.containers[0].args}')"
@@ -85,13 +87,13 @@ contains "$table" "gpu-node-1"
 contains "$table" "Tesla T4"
 contains "$table" "NOT-READY"
 lacks "$table" "gpu-node-0"
-until_ok 5 test "$(probe_pods | jq '.items | length')" = 0 || fail "probe pod left behind"
+until_ok 5 probe_count_is 0 || fail "probe pod left behind: $(probe_pods | jq -c '[.items[].metadata.name]')"
 
 step failed-pod
 # a probe pod that fails without a report (the kubelet's deadline): the reason, not a crash
 bg_plugin dl gpu-check -n "$NS" --node gpu-node-0 --timeout 20s -o json
 pid=$BGPID
-wait_pods 1
+wait_pods 1 dl
 p0=$(pod_for gpu-node-0)
 bind_pod "$p0" gpu-node-0
 "$CL" exit "$DIR" "$NS" "$p0" probe

@@ -40,7 +40,7 @@ contains "$OUT" "progressDeadlineSeconds: 600"
 if ka get deployment rs -n "$NS" >/dev/null 2>&1; then fail "--dry-run=server created the deployment"; fi
 
 step rollout-then-no-endpoints
-bg_plugin rs serve rs --model resnet --gpus 1 -n "$NS" --timeout 10s
+bg_plugin rs serve rs --model resnet --gpus 1 -n "$NS" --timeout 20s
 pid=$BGPID
 until_ok 20 ka get deployment rs -n "$NS" || fail "serve did not create deployment rs: $(cat "$TMP/rs.err")"
 d=$(ka get --raw "/apis/apps/v1/namespaces/$NS/deployments/rs")
@@ -67,7 +67,7 @@ rolled_out rs 1
 bg_wait "$pid" 2 rs
 err=$(cat "$TMP/rs.err")
 contains "$err" 'deployment "rs" successfully rolled out'
-contains "$err" 'timed out after 10s waiting for model "rs" to be AVAILABLE'
+contains "$err" 'timed out after 20s waiting for model "rs" to be AVAILABLE'
 contains "$err" "the service proxy answered 503"
 contains "$err" 'no endpoints available for service "rs"'
 
