@@ -381,6 +381,7 @@ namespace {
 struct Caller {
   std::string user;
   bool admin = false;
+  bool anonymous = false;
   std::vector<std::string> namespaces;  ///< limited users
 };
 
@@ -466,10 +467,20 @@ struct Handler {
   }
 
   // -- auth ---------------------------------------------------------------------------
+  /// kube-apiserver's authenticators: a client certificate (verified against the client CA
+  /// here, not in the handshake), else a bearer token, else the anonymous user. A presented
+  /// certificate that does not verify and no valid token is 401 (the x509 authenticator's
+  /// error fails the request before anonymous is tried); no credentials at all is
+  /// system:anonymous, whom RBAC then refuses (403).
   bool authenticate() {
     std::string auth = header(req, "Authorization");
+    bool bad_cert = false;
     if (req.ssl) {
       X509* peer = SSL_get0_peer_certificate(req.ssl);
+      if (peer && SSL_get_verify_result(req.ssl) != X509_V_OK) {
+        bad_cert = true;
+        peer = nullptr;
+      }
       if (peer) {
         X509_NAME* subj = X509_get_subject_name(peer);
         char cn[256] = {0};
@@ -495,8 +506,29 @@ struct Handler {
         caller.namespaces = it->second.namespaces;
         return true;
       }
+      return false;  // a token that is not valid: 401
     }
-    return false;
+    if (bad_cert) return false;
+    caller.user = "system:anonymous";
+    caller.anonymous = true;
+    return true;
+  }
+
+  /// What system:anonymous may read without RBAC (the system:public-info-viewer role).
+  void authorize_anonymous_path() {
+    if (!caller.anonymous) return;
+    const std::string& p = req.path;
+    if (p == "/version" || p == "/version/" || p == "/healthz" || p == "/readyz" || p == "/livez") return;
+    if (p.rfind("/api/", 0) == 0 || p.rfind("/apis/", 0) == 0) {
+      // resource paths are judged by authorize(); discovery documents are not public
+      size_t depth = static_cast<size_t>(std::count(p.begin(), p.end(), '/'));
+      bool discovery = p.rfind("/api/", 0) == 0 ? depth <= 2 : depth <= 3;
+      if (!discovery) return;
+    }
+    std::string verb = req.method == "GET" ? "get" : req.method == "POST" ? "post" : req.method == "PUT" ? "put"
+                      : req.method == "PATCH" ? "patch" : req.method == "DELETE" ? "delete" : "get";
+    throw ApiError{403, fake::status_failure(403, "Forbidden", "forbidden: User \"system:anonymous\" cannot " + verb +
+                                                                   " path \"" + p + "\"", json::object())};
   }
 
   /// RBAC, abridged: admins anything; limited users only inside their namespaces.
@@ -606,6 +638,7 @@ struct Handler {
       return;
     }
     rec.user = caller.user;
+    authorize_anonymous_path();
     if (s.faults_impl.take(fake::FaultRule::fail, req.method, req.path, rule)) {
       std::string msg = rule.status == 429 ? "Too many requests, please try again later."
                         : rule.status == 503 ? "the server is currently unable to handle the request"
@@ -1734,7 +1767,10 @@ void FakeApiServer::Impl::start() {
     sk_X509_NAME_push(names, X509_NAME_dup(X509_get_subject_name(cac)));
     SSL_CTX_set_client_CA_list(&ctx, names);
     X509_free(cac);
-    SSL_CTX_set_verify(&ctx, SSL_VERIFY_PEER, nullptr);
+    // The handshake accepts any client certificate; the request's authentication judges it
+    // (SSL_get_verify_result), so a bad one is a 401 as kube-apiserver answers, not a
+    // failed handshake.
+    SSL_CTX_set_verify(&ctx, SSL_VERIFY_PEER, [](int, X509_STORE_CTX*) { return 1; });
     return true;
   });
   if (!server->is_valid()) throw std::runtime_error("fake-apiserver: could not set up TLS");

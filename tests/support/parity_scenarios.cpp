@@ -13,6 +13,7 @@
 #include <tfjob/error.hpp>
 #include <tfjob/kube/request.hpp>
 
+#include "support/fake_pki.hpp"
 #include "support/paths.hpp"
 
 namespace tfjob::test {
@@ -451,6 +452,39 @@ struct Run {
     out["limited_list_all_namespaces"] = outcome(lim.send(RequestBuilder(kTFJobs, "").list({})));
   }
 
+  /// Who the server takes a request for: no credentials (the anonymous user, refused by
+  /// RBAC, except the public /version), and a client certificate from a CA the server does
+  /// not trust (accepted in the handshake, 401; a valid token alongside it still counts).
+  void authentication() {
+    using tfjob::kube::RestConfig;
+    RestConfig anon = admin.config();
+    anon.tls.client_cert_pem.clear();
+    anon.tls.client_key_pem.clear();
+    anon.auth = tfjob::kube::AuthConfig{};
+    RestConfig foreign = anon;
+    static const FakePki other = FakePki::generate();  // a CA this server has never seen
+    foreign.tls.client_cert_pem = other.wrong_ca_client.cert;
+    foreign.tls.client_key_pem = other.wrong_ca_client.key;
+    auto raw = [](const std::string& path) {
+      tfjob::kube::Request r;
+      r.path = path;
+      r.what = "get " + path;
+      return r;
+    };
+    auto with_message = [](const tfjob::kube::Response& r) {
+      json o = outcome(r);
+      json b = parse_body(r.body);
+      if (b.is_object() && b.value("kind", "") == "Status") o["message"] = b.value("message", "");
+      return o;
+    };
+    Client a(anon);
+    out["auth_anonymous_list"] = with_message(a.send(jobs().list({})));
+    out["auth_anonymous_discovery"] = with_message(a.send(raw("/apis")));
+    out["auth_anonymous_version"] = outcome(a.send(raw("/version")));
+    Client f(foreign);
+    out["auth_foreign_cert"] = outcome(f.send(raw("/version")));
+  }
+
   void logs() {
     const std::string pod = "p-logs";
     Client c = t.pod_with_log(ns, pod, "tensorflow", {"line one", "line two", "line three"});
@@ -487,6 +521,7 @@ json run_parity_scenarios(const ParityTarget& target) {
   run.watch();
   run.deletes();
   run.rbac();
+  run.authentication();
   run.logs();
   // names that carry the per-run suffix are recorded without it
   std::string text = run.out.dump();
