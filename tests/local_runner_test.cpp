@@ -12,7 +12,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -187,6 +189,38 @@ TEST_CASE("the plan refuses what a process cannot be", "[local][plan]") {
   CHECK_THROWS_WITH(make_plan(job, in), Catch::Contains("--volume cfg=DIR"));
   in.volumes["cfg"] = "/here";
   CHECK(make_plan(job, in).replicas.at(0).mounts.at(0).local_dir == "/here");
+}
+
+TEST_CASE("reserved ports: distinct, held until released, below the kernel's ephemeral range", "[local][plan]") {
+  int ephemeral_low = 32768, ephemeral_high = 60999;
+  if (std::FILE* f = std::fopen("/proc/sys/net/ipv4/ip_local_port_range", "r")) {
+    REQUIRE(std::fscanf(f, "%d %d", &ephemeral_low, &ephemeral_high) == 2);
+    std::fclose(f);
+  }
+  auto can_bind = [](int port) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(static_cast<std::uint16_t>(port));
+    ::inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+    bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0;
+    ::close(fd);
+    return ok;
+  };
+  tfjob::local::detail::PortReserver ports;
+  std::set<int> seen;
+  for (int i = 0; i < 20; ++i) {
+    int p = ports.reserve();
+    INFO("port " << p);
+    CHECK(seen.insert(p).second);  // never handed out twice
+    if (ephemeral_low - 10000 >= 1000) CHECK((p >= 10000 && p < ephemeral_low));
+    CHECK_FALSE(can_bind(p));  // held: nobody else gets it
+  }
+  int first = *seen.begin();
+  ports.release(first);
+  CHECK(can_bind(first));  // the replica can take it now
+  CHECK(ports.hold_again(first));
+  CHECK_FALSE(can_bind(first));
 }
 
 TEST_CASE("a job succeeds when its chief does; the others are stopped with their process groups", "[local][run]") {

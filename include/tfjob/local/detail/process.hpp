@@ -19,10 +19,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <optional>
+#include <random>
 #include <set>
 #include <string>
 #include <utility>
@@ -36,8 +38,12 @@ inline std::string errno_text(int e = errno) { return std::strerror(e); }
 
 /// Ports held by this process until a replica takes them, so they are never handed out
 /// twice and never ones that are taken: each is a bound (not listening) socket on the
-/// host. The kernel picks free ports when `first_port` is 0; otherwise ports are tried
-/// upwards from it, skipping any that cannot be bound.
+/// host. With `first_port` 0 a port is drawn at random below the kernel's ephemeral range
+/// (net.ipv4.ip_local_port_range): a port from that range could be taken, between its
+/// release and the replica's bind, as the local end of any outgoing connection on the
+/// machine; below it only listeners compete, and the held socket keeps them off. (The
+/// kernel's own choice is the fallback.) Otherwise ports are tried upwards from
+/// `first_port`, skipping any that cannot be bound.
 class PortReserver {
  public:
   explicit PortReserver(std::string host = "127.0.0.1") : host_(std::move(host)) {}
@@ -50,6 +56,19 @@ class PortReserver {
   /// A fresh port, held until `release`.
   int reserve(int first_port = 0) {
     if (first_port <= 0) {
+      const int lowest = 10000, below = ephemeral_low();
+      if (below - lowest >= 1000) {
+        std::uniform_int_distribution<int> pick(lowest, below - 1);
+        for (int attempt = 0; attempt < 256; ++attempt) {
+          int port = pick(rng_);
+          if (given_.count(port)) continue;
+          auto [fd, err] = bind_port(port, false);
+          if (fd < 0) continue;  // a listener has it
+          held_[port] = fd;
+          given_.insert(port);
+          return port;
+        }
+      }
       for (int attempt = 0; attempt < 64; ++attempt) {
         auto [fd, port] = bind_port(0, false);
         if (fd < 0) throw error("cannot reserve a port on " + host_ + ": " + errno_text(port));
@@ -117,7 +136,19 @@ class PortReserver {
     return {fd, ntohs(sa.sin_port)};
   }
 
+  /// The first port of the kernel's ephemeral range (32768 when it cannot be read).
+  static int ephemeral_low() {
+    std::FILE* f = std::fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+    int lo = 32768, hi = 60999;
+    if (f) {
+      if (std::fscanf(f, "%d %d", &lo, &hi) != 2) lo = 32768;
+      std::fclose(f);
+    }
+    return lo;
+  }
+
   std::string host_;
+  std::mt19937 rng_{std::random_device{}()};
   std::map<int, int> held_;  // port -> fd
   std::set<int> given_;
   int next_ = 0;
