@@ -38,9 +38,13 @@ measure() {
   local name=$1; shift
   "$@" >/dev/null 2>&1 || { echo "command failed: $*" >&2; "$@" >&2 || true; exit 1; }  # warm-up + check
   for _ in $(seq "$RUNS"); do
+    # wall time from the clock around the run (GNU time's own figure has 10 ms steps);
+    # peak memory from GNU time
+    local start end wall rss
+    start=$(date +%s%N)
     /usr/bin/time -v -o "$TMP/t" "$@" >/dev/null 2>"$TMP/err"
-    local wall rss
-    wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$TMP/t")
+    end=$(date +%s%N)
+    wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.6f", (b - a) / 1e9 }')
     rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$TMP/t")
     echo "$name $wall $rss" >>"$TMP/raw"
   done
@@ -51,14 +55,12 @@ measure kubectl_dry "$KUBECTL" create deployment x --image=y --dry-run=client -o
 measure tfjob_get "$PLUGIN" get
 measure kubectl_get "$KUBECTL" get tfjobs
 
-python3 - "$TMP/raw" "$RUNS" "$(uname -srm)" "$(nproc)" "$("$KUBECTL" version --client -o json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["clientVersion"]["gitVersion"])' 2>/dev/null || echo unknown)" >bench/results/workflow.md <<'PY'
+LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
+python3 - "$TMP/raw" "$RUNS" "$(uname -srm)" "$(nproc)" "$LOAD" "$("$KUBECTL" version --client -o json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["clientVersion"]["gitVersion"])' 2>/dev/null || echo unknown)" >bench/results/workflow.md <<'PY'
 import sys, statistics, datetime
-raw, runs, uname, ncpu, kver = sys.argv[1:6]
+raw, runs, uname, ncpu, load, kver = sys.argv[1:7]
 def secs(s):
-    parts = [float(p) for p in s.split(':')]
-    t = 0.0
-    for p in parts: t = t * 60 + p
-    return t
+    return float(s)
 data = {}
 for line in open(raw):
     name, wall, rss = line.split()
@@ -67,15 +69,16 @@ for line in open(raw):
 def row(label, a, b):
     wa, wb = statistics.median(data[a][0]) * 1000, statistics.median(data[b][0]) * 1000
     ma, mb = statistics.median(data[a][1]) / 1024, statistics.median(data[b][1]) / 1024
-    return f"| {label} | {wa:.0f} ms | {wb:.0f} ms | {wa/wb:.2f}× | {ma:.1f} MiB | {mb:.1f} MiB | {ma/mb:.2f}× |"
+    return f"| {label} | {wa:.1f} ms | {wb:.1f} ms | {wa/wb:.2f}× | {ma:.1f} MiB | {mb:.1f} MiB | {ma/mb:.2f}× |"
 print("# Workflow benchmark: kubectl-tfjob vs kubectl\n")
 print(f"One run of `bench/workflow_bench.sh`, {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC, "
-      f"{uname}, {ncpu} CPUs, kubectl {kver}. Median of {runs} runs each (after one warm-up), wall time "
-      "and peak resident memory from GNU `time -v`. Ratio = kubectl-tfjob / kubectl (below 1 = faster / smaller).\n")
+      f"{uname}, {ncpu} CPUs, load average {load} at the end, kubectl {kver}. Median of {runs} runs each "
+      "(after one warm-up); wall time from the clock around each run (process start included), peak resident "
+      "memory from GNU `time -v`. Ratio = kubectl-tfjob / kubectl (below 1 = faster / smaller).\n")
 print("| command pair | kubectl-tfjob wall | kubectl wall | ratio | kubectl-tfjob RSS | kubectl RSS | ratio |")
 print("|---|---|---|---|---|---|---|")
 print(row("`tfjob submit mnist --dry-run=client -o yaml` vs `create deployment x --image=y --dry-run=client -o yaml`", "tfjob_dry", "kubectl_dry"))
 print(row("`tfjob get` vs `get tfjobs` (20 TFJobs, fake-apiserver over loopback TLS)", "tfjob_get", "kubectl_get"))
-print("\nThe machine is shared with other builds, so absolute figures vary run to run; the two columns of a row were measured back to back.")
+print("\nThe two columns of a row were measured back to back; on a busy machine absolute figures move, the ratios much less.")
 PY
 cat bench/results/workflow.md
