@@ -41,16 +41,28 @@ EOF
 }
 # plays the operator + kubelet: a pod of JOB labelled as training-operator v1.9 labels it,
 # bound to gpu-node-0 and Running
+# TF_CONFIG as training-operator v1.9 writes it into each replica's env (its rules, spelled
+# out here by hand: services <job>-<type>-<i>.<ns>.svc, port 2222, environment "cloud"), for
+# a job with one Chief and WORKERS Workers
+tf_config() { # JOB TYPE(lower) INDEX WORKERS
+  local w="" k
+  for k in $(seq 0 $(( $4 - 1 ))); do w+="${w:+,}\"$1-worker-$k.$NS.svc:2222\""; done
+  printf '{"cluster":{"chief":["%s-chief-0.%s.svc:2222"]%s},"task":{"type":"%s","index":%s},"environment":"cloud"}' \
+    "$1" "$NS" "${w:+,\"worker\":[$w]}" "$2" "$3"
+}
 operator_pod() { # JOB TYPE(lower) INDEX
-  local job=$1 t=$2 i=$3 role=""
+  local job=$1 t=$2 i=$3 role="" workers=1 tfc
   [ "$t" = chief ] && role='"training.kubeflow.org/job-role": "master",'
+  [ "$job" = pe-rc ] && workers=0
+  tfc=$(tf_config "$job" "$t" "$i" "$workers" | jq -Rs .)
   ka create -n "$NS" -f - >/dev/null <<EOF
 {"apiVersion": "v1", "kind": "Pod",
  "metadata": {"name": "$job-$t-$i", "labels": {$role
    "training.kubeflow.org/job-name": "$job", "training.kubeflow.org/replica-type": "$t",
    "training.kubeflow.org/replica-index": "$i", "training.kubeflow.org/operator-name": "tfjob-controller"}},
  "spec": {"nodeName": "gpu-node-0", "restartPolicy": "Never",
-   "containers": [{"name": "tensorflow", "image": "ghcr.io/kubectl-tfjob/mnist:v0.1.0"}]}}
+   "containers": [{"name": "tensorflow", "image": "ghcr.io/kubectl-tfjob/mnist:v0.1.0",
+                   "env": [{"name": "TF_CONFIG", "value": $tfc}]}]}}
 EOF
   ka patch pod "$job-$t-$i" -n "$NS" --subresource=status --type=merge -p \
     '{"status": {"phase": "Running", "containerStatuses": [{"name": "tensorflow", "ready": true, "restartCount": 0, "image": "x", "imageID": "", "state": {"running": {"startedAt": "2026-01-01T00:00:00Z"}}}]}}' \
@@ -218,6 +230,13 @@ ok P describe pe-job -n "$NS"
 contains "$OUT" "pe-job-chief-0"
 contains "$OUT" "pe-job-worker-0"
 contains "$OUT" "Running"
+# the TF_CONFIG describe shows per replica is the one in the operator's pods
+for r in chief:0 worker:0; do
+  t=${r%:*}; i=${r#*:}
+  env_tfc=$(ka get pod "pe-job-$t-$i" -n "$NS" -o jsonpath='{.spec.containers[0].env[?(@.name=="TF_CONFIG")].value}')
+  [ "$env_tfc" = "$(tf_config pe-job "$t" "$i" 1)" ] || fail "the pod's TF_CONFIG: $env_tfc"
+  contains "$OUT" "${t^}-$i: $env_tfc"
+done
 
 step logs
 ok P logs pe-job -n "$NS"
