@@ -117,7 +117,7 @@ for spec in "${BINARIES[@]}"; do
   [ -f "$bin" ] && [ -x "$bin" ] || die "binary for $platform not found or not executable: $bin"
   if [ "$platform" = "$HOST" ]; then
     # A binary we can run must say it is the version we are about to publish.
-    got=$("$bin" version 2>/dev/null | head -1 || true)
+    got=$("$bin" version --client 2>/dev/null | head -1 || true)
     case "$got" in
       *"v$VERSION "*|*"v$VERSION") ;;
       *) die "$bin reports '$got', expected version v$VERSION" ;;

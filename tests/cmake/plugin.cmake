@@ -4,3 +4,15 @@ if(TARGET kubectl-tfjob)
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/kubectl_finds_plugin.sh $<TARGET_FILE:kubectl-tfjob>)
   set_tests_properties(plugin.kubectl-finds-plugin PROPERTIES SKIP_RETURN_CODE 77 LABELS plugin)
 endif()
+
+# scripts/quickstart.sh (the README's first command), its setup skipped: with no cluster
+# configured it trains hello-tfjob here; with one that answers (the standalone fake API
+# server with GPU nodes and its operator) it submits and follows the MNIST sample there.
+if(TARGET kubectl-tfjob AND TARGET hello-tfjob)
+  add_test(NAME plugin.quickstart-local
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/quickstart_test.sh local ${PROJECT_BINARY_DIR})
+  add_test(NAME plugin.quickstart-cluster
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/quickstart_test.sh cluster ${PROJECT_BINARY_DIR}
+                   $<TARGET_FILE:fake-apiserver>)
+  set_tests_properties(plugin.quickstart-local plugin.quickstart-cluster PROPERTIES LABELS plugin TIMEOUT 300)
+endif()

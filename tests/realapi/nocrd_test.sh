@@ -24,6 +24,11 @@ step setup
 ka create namespace "$NS" >/dev/null
 if ka get --raw /apis/kubeflow.org/v1 >/dev/null 2>&1; then fail "this cluster serves kubeflow.org/v1"; fi
 
+step version
+ok P version
+contains "$OUT" "Server Version: $TFJOB_REALAPI_SERVER_VERSION"
+contains "$OUT" "TFJobs (kubeflow.org/v1): not served - the Kubeflow training operator is not installed"
+
 step submit
 refused P submit mnist -n "$NS" --gpus 0
 [ "$RC" = 1 ] || fail "exit $RC, want 1: $ERR"

@@ -91,6 +91,11 @@ job_yaml pe-rc 0 | sed -e '/Worker:/,$d' -e 's/restartPolicy: Never/restartPolic
 # The operator's defaults (and therefore `submit`) send `successPolicy: ""`. A kube-apiserver
 # built with Go >= 1.16 without kube-openapi#230 reads "" in a custom resource as null and
 # refuses it; setup.sh applies that fix. Checked first, so a stale build fails clearly here.
+step version
+ok P version
+contains "$OUT" "Server Version: $TFJOB_REALAPI_SERVER_VERSION ($TFJOB_REALAPI_SERVER)"
+contains "$OUT" "TFJobs (kubeflow.org/v1): served"
+
 step empty-strings-accepted
 probe=$(curl -sS --cacert "$TFJOB_REALAPI_CA" --cert "$TFJOB_REALAPI_ADMIN_CERT" --key "$TFJOB_REALAPI_ADMIN_KEY" \
   -X POST -H 'Content-Type: application/json' -w '\n%{http_code}' \

@@ -387,8 +387,13 @@ class Client {
         throw transport_error(req.what + ": " + e.what() + limit);
       } catch (const detail::connect_failure& e) {
         if (cfg.verbosity >= 6) log(req.method + " " + url + "  in " + ms_since(t0) + " milliseconds (" + e.what() + ")");
-        if (failure_count >= pol.max_failures || is_tls_verification(e.what()))
-          throw transport_error(req.what + ": " + e.what());
+        if (failure_count >= pol.max_failures || is_tls_verification(e.what())) {
+          std::string hint;
+          if (std::string(e.what()).find("connection refused") != std::string::npos)
+            hint = "; the connection to the server " + s_->server.origin() +
+                   " was refused - did you specify the right host or port? (" + cfg.source + ")";
+          throw transport_error(req.what + ": " + e.what() + hint);
+        }
         wait = backoff(pol, failure_count++);
         why = e.what();
         retry = true;
