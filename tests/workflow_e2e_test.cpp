@@ -1,5 +1,6 @@
 // The whole training workflow as a user runs it, against the fake API server's operator,
-// kubelet and scheduler simulation: submit (mnist sample + PVC, preflight, apply semantics),
+// kubelet, scheduler and volume simulation: submit (mnist sample + PVC, a claim that cannot
+// bind, preflight, apply semantics),
 // wait, logs (chief, failed pod, restarts, recreated pods, --all), describe, delete; plus a
 // server without the TFJob CRD.
 #include <catch2/catch.hpp>
@@ -64,13 +65,15 @@ TEST_CASE("submit mnist: PVC, operator pods with TF_CONFIG, wait, same spec unch
   CHECK(r.out == "tfjob.kubeflow.org/mnist created\n");
   CHECK(r.err.find("persistentvolumeclaim/tfjob-mnist created (10Gi") != std::string::npos);
   CHECK(r.err.find("pods:") != std::string::npos);  // the progress line
-  // the fake cluster has no StorageClass and no provisioner: the claim stays Pending
-  CHECK(r.err.find("persistentvolumeclaim/tfjob-mnist is Pending: no storage class is set") != std::string::npos);
+  // the default StorageClass's provisioner binds the claim, so nothing is said about it
+  CHECK(r.err.find("is Pending") == std::string::npos);
   CHECK(r.err.find("TFJob mnist Succeeded") != std::string::npos);
 
   auto pvc = c.server->get_object("persistentvolumeclaims", "default", "tfjob-mnist");
   REQUIRE(pvc);
   CHECK(pvc->at("spec").at("resources").at("requests").at("storage") == "10Gi");
+  CHECK(pvc->at("status").at("phase") == "Bound");
+  CHECK(c.server->get_object("persistentvolumes", "", pvc->at("spec").value("volumeName", "")));
 
   auto chief = c.server->get_object("pods", "default", "mnist-chief-0");
   REQUIRE(chief);
@@ -248,6 +251,33 @@ TEST_CASE("GPU preflight and pending pods with the scheduler's reason", "[workfl
     CHECK(r.err.find("warning: the job asks for 3 nvidia.com/gpu in total but only 1 are free") != std::string::npos);
     CHECK(r.err.find("Insufficient nvidia.com/gpu") != std::string::npos);
     CHECK(r.err.find("timed out") != std::string::npos);
+  }
+}
+
+TEST_CASE("a claim that cannot bind: submit says why, the pods wait with the scheduler's reason", "[workflow][e2e]") {
+  SECTION("no default StorageClass") {
+    FakeApiServerOptions o;
+    o.provision_volumes = false;
+    Cluster c(o);
+    auto r = c.run({"submit", "mnist", "--gpus", "0", "--wait", "--timeout", "5s"});
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("persistentvolumeclaim/tfjob-mnist is Pending: FailedBinding: no persistent volumes available for this "
+                     "claim and no storage class is set") != std::string::npos);
+    CHECK(r.err.find("pod has unbound immediate PersistentVolumeClaims") != std::string::npos);  // --wait's progress
+    CHECK(r.err.find("timed out") != std::string::npos);
+    auto chief = c.server->get_object("pods", "default", "mnist-chief-0");
+    REQUIRE(chief);
+    CHECK(chief->at("spec").value("nodeName", "").empty());
+  }
+  SECTION("a StorageClass that does not exist") {
+    Cluster c;
+    auto r = c.run({"submit", "mnist", "--gpus", "0", "--storage-class", "fast", "--wait", "--timeout", "5s"});
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("persistentvolumeclaim/tfjob-mnist is Pending: ProvisioningFailed: storageclass.storage.k8s.io \"fast\" not found") !=
+          std::string::npos);
+    CHECK(r.err.find("pod has unbound immediate PersistentVolumeClaims") != std::string::npos);
   }
 }
 

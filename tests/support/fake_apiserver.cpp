@@ -430,6 +430,8 @@ void default_builtin(const ResourceInfo& ri, json& obj, FakeApiServer::Impl& s) 
     obj["spec"] = {{"finalizers", {"kubernetes"}}};
   } else if (ri.plural == "persistentvolumeclaims") {
     if (!obj["spec"].contains("volumeMode")) obj["spec"]["volumeMode"] = "Filesystem";
+    // the DefaultStorageClass admission plugin, when the cluster has a default class
+    if (s.opts.provision_volumes && !obj["spec"].contains("storageClassName")) obj["spec"]["storageClassName"] = "standard";
     obj["status"] = {{"phase", "Pending"}};
   }
 }
@@ -1830,6 +1832,7 @@ void FakeApiServer::Impl::controller_loop() {
       reconcile_tfjobs_locked();
       reconcile_deployments_locked();
       reconcile_jobs_locked();
+      reconcile_volumes_locked();
       reconcile_pods_locked();
     }
     std::this_thread::sleep_for(opts.controller_interval);

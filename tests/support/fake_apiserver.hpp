@@ -35,6 +35,12 @@ struct FakeApiServerOptions {
   std::chrono::milliseconds default_job_pod_runtime{1500};  ///< unscripted TFJob pods exit 0 after this
   std::size_t watch_history = 200000;  ///< events kept for watch resume; older → 410 Expired
   bool log_requests = false;           ///< one line per request on stderr
+  /// A default dynamic provisioner (StorageClass "standard"): a claim without a class (it
+  /// gets "standard", as the DefaultStorageClass admission plugin gives it) is Bound to a new
+  /// PersistentVolume at once. Off: claims stay Pending with the PV controller's reason, as
+  /// on a cluster without a default StorageClass. Either way the scheduler keeps a pod whose
+  /// claim is missing or unbound Pending, with its reason.
+  bool provision_volumes = true;
 };
 
 /// One request as the server saw it (for assertions such as "the create was sent once").

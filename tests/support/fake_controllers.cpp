@@ -221,6 +221,35 @@ void FakeApiServer::Impl::reconcile_pods_locked() {
     json pod = pod0;
     // 1. scheduling
     if (pod["spec"].value("nodeName", "").empty()) {
+      const std::string preemption = " preemption: 0/" + std::to_string(nodes.size()) + " nodes are available: " +
+                                     std::to_string(nodes.size()) + " Preemption is not helpful for scheduling.";
+      auto unschedulable = [&](const std::string& msg) {
+        bool changed = mutate(*this, pods, ns, name, [&](json& p) {
+          p["status"]["phase"] = "Pending";
+          p["status"]["conditions"] = json::array({{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}, {"message", msg},
+                                                    {"lastProbeTime", nullptr},
+                                                    {"lastTransitionTime", p["status"].value("conditions", json::array()).empty()
+                                                                               ? fake::now_rfc3339()
+                                                                               : p["status"]["conditions"][0].value("lastTransitionTime", fake::now_rfc3339())}}});
+        });
+        if (changed) event_locked(*this, *find_locked(pods, ns, name), "Warning", "FailedScheduling", msg, "default-scheduler");
+      };
+      // the VolumeBinding filter comes first: every claim the pod mounts must exist and be Bound
+      std::string claims;
+      for (const auto& v : pod["spec"].value("volumes", json::array())) {
+        if (!v.contains("persistentVolumeClaim")) continue;
+        const std::string cn = v["persistentVolumeClaim"].value("claimName", "");
+        const json* pvc = find_locked(R("", "persistentvolumeclaims"), ns, cn);
+        if (!pvc) {
+          claims = "persistentvolumeclaim \"" + cn + "\" not found.";
+          break;
+        }
+        if (pvc->value("status", json::object()).value("phase", "") != "Bound") claims = "pod has unbound immediate PersistentVolumeClaims.";
+      }
+      if (!claims.empty()) {
+        unschedulable("0/" + std::to_string(nodes.size()) + " nodes are available: " + claims + preemption);
+        continue;
+      }
       std::int64_t want = gpu_request(pod);
       const json& sel = pod["spec"].value("nodeSelector", json::object());
       std::string chosen;
@@ -265,17 +294,7 @@ void FakeApiServer::Impl::reconcile_pods_locked() {
         std::string msg = "0/" + std::to_string(nodes.size()) + " nodes are available:";
         if (gpu_short) msg += " " + std::to_string(gpu_short) + " Insufficient nvidia.com/gpu.";
         if (sel_miss) msg += " " + std::to_string(sel_miss) + " node(s) didn't match Pod's node affinity/selector.";
-        msg += " preemption: 0/" + std::to_string(nodes.size()) + " nodes are available: " + std::to_string(nodes.size()) +
-               " Preemption is not helpful for scheduling.";
-        bool changed = mutate(*this, pods, ns, name, [&](json& p) {
-          p["status"]["phase"] = "Pending";
-          p["status"]["conditions"] = json::array({{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}, {"message", msg},
-                                                    {"lastProbeTime", nullptr},
-                                                    {"lastTransitionTime", p["status"].value("conditions", json::array()).empty()
-                                                                               ? fake::now_rfc3339()
-                                                                               : p["status"]["conditions"][0].value("lastTransitionTime", fake::now_rfc3339())}}});
-        });
-        if (changed) event_locked(*this, *find_locked(pods, ns, name), "Warning", "FailedScheduling", msg, "default-scheduler");
+        unschedulable(msg + preemption);
         continue;
       }
       std::string host_ip;
@@ -825,6 +844,54 @@ void FakeApiServer::Impl::reconcile_deployments_locked() {
       conds.push_back(prog);
       st["conditions"] = conds;
     });
+  }
+}
+
+// ---- volumes: the PV controller and a default dynamic provisioner -----------------------------
+
+void FakeApiServer::Impl::reconcile_volumes_locked() {
+  const ResourceInfo& pvcs = R("", "persistentvolumeclaims");
+  const ResourceInfo& pvs = R("", "persistentvolumes");
+  static const char* provisioner = "fake.csi.kubectl-tfjob.io";
+  for (const json& c : list_locked(pvcs, "")) {
+    if (c.value("status", json::object()).value("phase", "Pending") != "Pending") continue;
+    const std::string ns = c["metadata"].value("namespace", "");
+    const std::string name = c["metadata"].value("name", "");
+    const std::string uid = c["metadata"].value("uid", "");
+    const json spec = c.value("spec", json::object());
+    const std::string cls = spec.value("storageClassName", "");
+    if (!opts.provision_volumes || (!cls.empty() && cls != "standard")) {
+      // stays Pending; the PV controller says why, once
+      if (explained_claims.insert(uid).second) {
+        if (!cls.empty() && cls != "standard")
+          event_locked(*this, c, "Warning", "ProvisioningFailed", "storageclass.storage.k8s.io \"" + cls + "\" not found",
+                       "persistentvolume-controller");
+        else
+          event_locked(*this, c, "Normal", "FailedBinding", "no persistent volumes available for this claim and no storage class is set",
+                       "persistentvolume-controller");
+      }
+      continue;
+    }
+    const std::string pv = "pvc-" + uid;
+    const json size = spec.value("resources", json::object()).value("requests", json::object()).value("storage", json("1Gi"));
+    const json modes = spec.value("accessModes", json::array({"ReadWriteOnce"}));
+    if (!find_locked(pvs, "", pv))
+      create_locked(pvs, {{"apiVersion", "v1"}, {"kind", "PersistentVolume"},
+                          {"metadata", {{"name", pv}, {"annotations", {{"pv.kubernetes.io/provisioned-by", provisioner}}}}},
+                          {"spec", {{"capacity", {{"storage", size}}}, {"accessModes", modes}, {"persistentVolumeReclaimPolicy", "Delete"},
+                                    {"storageClassName", "standard"}, {"volumeMode", spec.value("volumeMode", "Filesystem")},
+                                    {"csi", {{"driver", provisioner}, {"volumeHandle", pv}}},
+                                    {"claimRef", {{"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"}, {"namespace", ns}, {"name", name}, {"uid", uid}}}}},
+                          {"status", {{"phase", "Bound"}}}});
+    mutate(*this, pvcs, ns, name, [&](json& o) {
+      o["spec"]["volumeName"] = pv;
+      if (!o["spec"].contains("storageClassName")) o["spec"]["storageClassName"] = "standard";
+      o["metadata"]["annotations"]["pv.kubernetes.io/bind-completed"] = "yes";
+      o["metadata"]["annotations"]["pv.kubernetes.io/bound-by-controller"] = "yes";
+      o["metadata"]["annotations"]["volume.kubernetes.io/storage-provisioner"] = provisioner;
+      o["status"] = {{"phase", "Bound"}, {"accessModes", modes}, {"capacity", {{"storage", size}}}};
+    });
+    event_locked(*this, c, "Normal", "ProvisioningSucceeded", "Successfully provisioned volume " + pv, provisioner);
   }
 }
 

@@ -129,6 +129,8 @@ struct FakeApiServer::Impl {
   void reconcile_deployments_locked();
   void reconcile_pods_locked();
   void reconcile_jobs_locked();
+  void reconcile_volumes_locked();
+  std::set<std::string> explained_claims;  ///< uids of claims whose Pending reason has an event
   std::string pod_ip_locked();
 };
 
