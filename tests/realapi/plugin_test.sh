@@ -164,6 +164,33 @@ ok P submit mnist -n "$NS" --name mnist-alt --pvc mnist-data --pvc-size 2Gi --st
   || fail "--pvc did not rename the sample's claim: $OUT"
 if ka get pvc mnist-data -n "$NS" >/dev/null 2>&1; then fail "--dry-run=server created the claim mnist-data"; fi
 
+step refused-job-leaves-no-claim
+# a job only the server refuses (a label value our validation does not judge): the server's
+# dry run in the preflight comes before the claim, so its 422 leaves nothing behind
+cat >"$TMP/badlabel.yaml" <<'YAML'
+apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata:
+  name: pe-badlabel
+  labels: {team: "bad value!"}
+spec:
+  tfReplicaSpecs:
+    Worker:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: tensorflow
+            image: ghcr.io/kubectl-tfjob/mnist:v0.1.0
+            volumeMounts: [{name: data, mountPath: /data}]
+          volumes: [{name: data, persistentVolumeClaim: {claimName: pe-badlabel-data}}]
+YAML
+refused P submit -f "$TMP/badlabel.yaml" -n "$NS" --pvc-size 1Gi
+[ "$RC" = 1 ] || fail "exit $RC, want 1: $ERR"
+contains "$ERR" "metadata.labels: Invalid value"
+if ka get pvc pe-badlabel-data -n "$NS" >/dev/null 2>&1; then fail "a refused job left its claim behind"; fi
+if ka get tfjob pe-badlabel -n "$NS" >/dev/null 2>&1; then fail "a refused job was created"; fi
+
 step preflight-gpus
 # the nodes allocate 4 (gpu-node-0) and 2 (gpu-node-1): 8 per pod can never schedule
 refused P submit mnist -n "$NS" --name mnist-big --gpus 8
