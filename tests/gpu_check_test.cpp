@@ -242,6 +242,16 @@ TEST_CASE("gpu-check workflow: probes every GPU node in parallel, explains Pendi
   auto j = tfjob::gpu::check_result_json(res);
   CHECK(j["ready"] == false);
   CHECK(j["nodes"].size() == 4);
+
+  // driven by a watch on the run's pods, not by listing them every poll: over the 4+ s the
+  // pending pod waited (poll 100 ms), one list and one watch of the probe pods
+  int lists = 0, watches = 0;
+  for (const auto& req : c.server->requests())
+    if (req.method == "GET" && req.path == "/api/v1/namespaces/default/pods" &&
+        req.query.find("gpu-check") != std::string::npos)
+      (req.query.find("watch=true") != std::string::npos || req.query.find("watch=1") != std::string::npos ? watches : lists)++;
+  CHECK(watches >= 1);
+  CHECK(lists <= 2);
 }
 
 TEST_CASE("gpu-check workflow: cancel deletes the pods and keep keeps them", "[gpu][check][e2e]") {

@@ -18,6 +18,8 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <mutex>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -134,7 +136,7 @@ struct CheckOptions {
   int deadline_seconds = 300;             ///< activeDeadlineSeconds of each pod, and the wait
   bool keep = false;                      ///< keep the probe pods (debugging)
   std::string run_id;                     ///< "" = random
-  std::chrono::milliseconds poll{1000};   ///< pod status polling interval
+  std::chrono::milliseconds poll{1000};   ///< how often Pending pods' events are looked at again
   const std::atomic<bool>* cancel = nullptr;    ///< raise to stop early (pods still deleted)
   std::function<void(const std::string&)> progress;  ///< one line per change (stderr)
 };
@@ -349,88 +351,150 @@ inline CheckResult run_gpu_check(kube::Client client, const CheckOptions& o) {
   // The pods' own activeDeadlineSeconds plus a little for scheduling and log reading.
   const auto deadline = Clock::now() + std::chrono::seconds(o.deadline_seconds) +
                         std::chrono::seconds(std::min(15, 2 + o.deadline_seconds / 10));
+  // Driven by a watch on the run's pods: each change is judged when it arrives. A side thread
+  // ends the wait at the deadline or on cancel, and refreshes the explanation of pods still
+  // Pending from the events every `o.poll` (an event can come after the pod's last change).
+  std::mutex mu;
   std::set<std::size_t> open(probing.begin(), probing.end());
   std::map<std::size_t, std::string> last_note;
-  while (!open.empty()) {
-    if (cancelled()) {
-      res.cancelled = true;
-      for (std::size_t i : open) {
-        res.nodes[i].status = "cancelled";
-        res.nodes[i].message = "interrupted while the probe was " + res.nodes[i].phase;
+  std::map<std::string, std::size_t> index_of;  // pod name -> its node's result
+  for (std::size_t i : probing) index_of[res.nodes[i].pod] = i;
+  std::map<std::size_t, kube::Pod> pending;     // the last state of pods still Pending
+  auto note_pending = [&](std::size_t i, const kube::Pod& p, const std::vector<kube::Event>& events) {
+    auto& r = res.nodes[i];
+    std::string note = "Pending: " + explain_pending(p, events);
+    r.message = note;
+    if (last_note[i] != note) {
+      last_note[i] = note;
+      say(r.node.name + ": " + note);
+    }
+  };
+  auto namespace_events = [&](kube::Client& cl) {
+    try {
+      return kube::Api<kube::Event>(cl, ns).list().items;
+    } catch (const tfjob::error&) {
+      return std::vector<kube::Event>{};  // events are an explanation, not a requirement
+    }
+  };
+  // one change of one pod (called with mu held)
+  auto look = [&](std::size_t i, const kube::Pod& p) {
+    auto& r = res.nodes[i];
+    r.phase = p.phase();
+    if (r.phase == "Succeeded" || r.phase == "Failed") {
+      pending.erase(i);
+      auto term = p.container_status("probe");
+      if (term.is_object() && term.contains("state") && term["state"].contains("terminated"))
+        r.exit_code = term["state"]["terminated"].value("exitCode", -1);
+      std::string logs;
+      try {
+        kube::LogParams lp;
+        lp.container = "probe";
+        logs = kube::get_logs(client, ns, r.pod, lp);
+      } catch (const tfjob::error& e) {
+        logs.clear();
+        r.message = std::string("cannot read the probe's log: ") + e.what();
       }
-      break;
+      if (r.phase == "Failed" && logs.find('{') == std::string::npos) {
+        r.status = "failed";
+        std::string why = p.str("/status/reason");
+        std::string msg = p.str("/status/message");
+        r.message = "probe pod failed" + (why.empty() ? std::string() : ": " + why) + (msg.empty() ? "" : ": " + msg) +
+                    (r.exit_code >= 0 ? " (exit code " + std::to_string(r.exit_code) + ")" : "") +
+                    (r.message.empty() ? "" : "; " + r.message);
+      } else {
+        judge_probe_output(r, logs, vopt);
+      }
+      say(r.node.name + ": " + r.status + (r.message.empty() ? "" : ": " + r.message));
+      open.erase(i);
+      return;
     }
-    if (Clock::now() > deadline) {
-      res.timed_out = true;
-      break;
+    if (r.phase == "Pending") {
+      pending[i] = p;
+      note_pending(i, p, namespace_events(client));
+      return;
     }
-    kube::ListParams lp;
-    lp.label_selector = std::string(run_label) + "=" + res.run_id;
-    auto live = pods.list(lp).items;
-    std::vector<kube::Event> events;
-    bool events_loaded = false;
-    for (auto it = open.begin(); it != open.end();) {
-      auto& r = res.nodes[*it];
-      const kube::Pod* p = nullptr;
-      for (const auto& x : live)
-        if (x.name() == r.pod) p = &x;
-      if (!p) {
+    pending.erase(i);
+    r.message.clear();
+    if (last_note[i] != r.phase) {
+      last_note[i] = r.phase;
+      say(r.node.name + ": " + r.phase);
+    }
+  };
+
+  std::atomic<bool> stop{false};
+  std::condition_variable cv;
+  bool done = false;
+  std::thread side([&] {
+    kube::Client ec = client;  // its own connection
+    std::unique_lock<std::mutex> lk(mu);
+    auto next_refresh = Clock::now() + o.poll;
+    while (!done) {
+      if (cancelled() || Clock::now() > deadline) {
+        stop = true;
+        return;
+      }
+      if (Clock::now() >= next_refresh && !pending.empty()) {
+        auto snapshot = pending;
+        lk.unlock();
+        auto events = namespace_events(ec);
+        lk.lock();
+        for (const auto& [i, p] : snapshot)
+          if (pending.count(i) && open.count(i)) note_pending(i, pending.at(i), events);
+        next_refresh = Clock::now() + o.poll;
+      }
+      cv.wait_for(lk, std::chrono::milliseconds(20), [&] { return done; });
+    }
+  });
+  struct Joiner {
+    std::thread& t;
+    std::mutex& mu;
+    bool& done;
+    std::condition_variable& cv;
+    void operator()() {
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        done = true;
+      }
+      cv.notify_all();
+      if (t.joinable()) t.join();
+    }
+    ~Joiner() { (*this)(); }
+  } join{side, mu, done, cv};
+
+  if (!open.empty()) {
+    kube::WatchParams wp;
+    wp.label_selector = std::string(run_label) + "=" + res.run_id;
+    kube::StreamOptions so;
+    so.cancel = &stop;
+    pods.watch(wp, [&](const kube::WatchEvent<kube::Pod>& ev) {
+      if (ev.type == "BOOKMARK") return true;
+      std::lock_guard<std::mutex> lk(mu);
+      auto it = index_of.find(ev.object.name());
+      if (it == index_of.end() || !open.count(it->second)) return !open.empty();
+      const std::size_t i = it->second;
+      if (ev.type == "DELETED") {
+        auto& r = res.nodes[i];
         r.status = "failed";
         r.message = "the probe pod disappeared (deleted by someone else?)";
         say(r.node.name + ": " + r.message);
-        it = open.erase(it);
-        continue;
+        open.erase(i);
+        pending.erase(i);
+      } else {
+        look(i, ev.object);
       }
-      r.phase = p->phase();
-      if (r.phase == "Succeeded" || r.phase == "Failed") {
-        auto term = p->container_status("probe");
-        if (term.is_object() && term.contains("state") && term["state"].contains("terminated"))
-          r.exit_code = term["state"]["terminated"].value("exitCode", -1);
-        std::string logs;
-        try {
-          kube::LogParams lp;
-          lp.container = "probe";
-          logs = kube::get_logs(client, ns, r.pod, lp);
-        } catch (const tfjob::error& e) {
-          logs.clear();
-          r.message = std::string("cannot read the probe's log: ") + e.what();
-        }
-        if (r.phase == "Failed" && logs.find('{') == std::string::npos) {
-          r.status = "failed";
-          std::string why = p->str("/status/reason");
-          std::string msg = p->str("/status/message");
-          r.message = "probe pod failed" + (why.empty() ? std::string() : ": " + why) + (msg.empty() ? "" : ": " + msg) +
-                      (r.exit_code >= 0 ? " (exit code " + std::to_string(r.exit_code) + ")" : "") +
-                      (r.message.empty() ? "" : "; " + r.message);
-        } else {
-          judge_probe_output(r, logs, vopt);
-        }
-        say(r.node.name + ": " + r.status + (r.message.empty() ? "" : ": " + r.message));
-        it = open.erase(it);
-        continue;
-      }
-      std::string note = r.phase;
-      if (r.phase == "Pending") {
-        if (!events_loaded) {
-          try {
-            events = kube::Api<kube::Event>(client, ns).list().items;
-          } catch (const tfjob::error&) {
-            events.clear();  // events are an explanation, not a requirement
-          }
-          events_loaded = true;
-        }
-        note += ": " + explain_pending(*p, events);
-        r.message = note;
-      }
-      if (last_note[*it] != note) {
-        last_note[*it] = note;
-        say(r.node.name + ": " + note);
-      }
-      ++it;
+      return !open.empty();
+    }, so);
+  }
+  join();
+  if (!open.empty() && cancelled()) {
+    res.cancelled = true;
+    for (std::size_t i : open) {
+      res.nodes[i].status = "cancelled";
+      res.nodes[i].message = "interrupted while the probe was " + res.nodes[i].phase;
     }
-    if (open.empty()) break;
-    auto until = Clock::now() + o.poll;
-    while (Clock::now() < until && !cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    open.clear();
+  } else if (!open.empty()) {
+    res.timed_out = true;  // the side thread stopped the watch at the deadline
   }
   if (res.timed_out) {
     for (std::size_t i : open) {
