@@ -75,6 +75,23 @@ int run_delete(const DeleteOptions& o, const Globals& g) {
     std::cerr << "waiting for tfjob.kubeflow.org/" << n << " to be gone...\n";
     if (!workflow::wait_gone(client, workflow::resources::tfjobs(), ns, n, left, uid)) {
       std::cerr << "error: timed out after " << o.timeout << " waiting for tfjob.kubeflow.org/" << n << " to be deleted\n";
+      // what holds it: finalizers (foregroundDeletion waits for the garbage collector to
+      // delete the pods first; others wait for their controller)
+      try {
+        auto still = workflow::get_opt(client, workflow::resources::tfjobs(), ns, n);
+        auto fins = still ? still->value("/metadata/finalizers"_json_pointer, nlohmann::json::array()) : nlohmann::json::array();
+        if (!fins.empty()) {
+          std::string list;
+          for (const auto& f : fins) list += (list.empty() ? "" : ", ") + f.get<std::string>();
+          std::cerr << "hint: it still has the finalizer(s) " << list << ", removed by "
+                    << (list.find("foregroundDeletion") != std::string::npos
+                            ? "the garbage collector (kube-controller-manager) once its pods are gone"
+                            : "the controller that set them")
+                    << "; kubectl get pods -n " << ns << " -l training.kubeflow.org/job-name=" << n
+                    << " shows what is left\n";
+        }
+      } catch (const std::exception&) {
+      }
       return exit_code::timeout;
     }
     if (dp.propagation_policy == "Foreground") {

@@ -281,6 +281,42 @@ ok P logs pe-job -n "$NS" --tail 1
 contains "$OUT" "epoch 2/2 loss=0.4"
 lacks "$OUT" "epoch 1/2"
 
+step get-variants
+ok P get -A
+contains "$OUT" "NAMESPACE"
+grep -qE "^$NS +pe-job +Running" <<<"$OUT" || fail "get -A has no row for $NS/pe-job: $OUT"
+ok P get -n "$NS" -l app.kubernetes.io/name=mnist -o name
+[ "$OUT" = "tfjob.kubeflow.org/mnist" ] || fail "get -l: $OUT"
+ok P get -n "$NS" -o yaml
+contains "$OUT" "kind: List"      # kubectl get's shape for a list, even of one
+contains "$OUT" "name: pe-job"
+# --watch: the table, then one line per change the watch delivers (a label here)
+"$PLUGIN" --kubeconfig "$KUBECONFIG" --context "$TFJOB_TEST_CONTEXT_CERT" get pe-job -n "$NS" --watch >"$TMP/gw.out" 2>"$TMP/gw.err" &
+gwpid=$!; BG+=("$gwpid")
+until_ok 10 grep -q "pe-job" "$TMP/gw.out" || fail "get --watch printed nothing: $(cat "$TMP/gw.err")"
+ka label tfjob pe-job -n "$NS" watched=yes >/dev/null
+until_ok 10 test "$(grep -c "pe-job" "$TMP/gw.out")" -ge 2 || fail "get --watch did not print the change: $(cat "$TMP/gw.out" "$TMP/gw.err")"
+kill "$gwpid" 2>/dev/null || true
+
+step logs-variants
+ok P logs pe-job -n "$NS" --all --color never
+contains "$OUT" "[pe-job-chief-0] epoch 1/2 loss=0.9"
+contains "$OUT" "[pe-job-worker-0] worker says hi"
+ok P logs pe-job -n "$NS" --timestamps --tail 1
+grep -qE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z epoch 2/2 loss=0.4$" <<<"$OUT" || fail "logs --timestamps: $OUT"
+refused P logs pe-job -n "$NS" -c sidecar
+contains "$ERR" "sidecar"
+
+step wait-variants
+ok P wait pe-job -n "$NS" --for=condition=Running --timeout 10s
+run P wait mnist -n "$NS" --for=condition=Succeeded --timeout 2s    # nobody runs it: exit 2
+[ "$RC" = 2 ] || fail "wait timeout: exit $RC, want 2: $ERR"
+
+step completion
+ok "$PLUGIN" __complete --kubeconfig "$KUBECONFIG" --context "$TFJOB_TEST_CONTEXT_CERT" logs -n "$NS" "pe-"
+contains "$OUT" "pe-job"
+lacks "$OUT" "mnist"
+
 step follow-and-wait
 # `wait --for=condition=Succeeded` and `logs -f` start while the job runs; lines appended
 # while following arrive; the chief exits, its pod and then the job succeed (as the kubelet
@@ -376,5 +412,18 @@ ok P delete pe-job -n "$NS" --wait --timeout 30s
 if ka get tfjob pe-job -n "$NS" >/dev/null 2>&1; then fail "pe-job still there after delete --wait"; fi
 refused P delete pe-job -n "$NS"
 contains "$ERR" "pe-job"
+
+step delete-all
+# foreground: the job carries the foregroundDeletion finalizer until the garbage collector
+# has deleted its pods; this tier runs no kube-controller-manager, so the wait times out
+# and says what holds the job
+run P delete --all -n "$NS" --cascade=foreground --wait --timeout 3s
+[ "$RC" = 2 ] || fail "delete --all --cascade=foreground without a garbage collector: exit $RC, want 2: $OUT $ERR"
+contains "$OUT" "\"mnist\" deleted"
+contains "$ERR" "hint: it still has the finalizer(s) foregroundDeletion"
+[ "$(ka get tfjob mnist -n "$NS" -o jsonpath='{.metadata.deletionTimestamp}')" != "" ] || fail "mnist not marked for deletion"
+# what the garbage collector would do once the pods are gone: remove the finalizer
+for j in $(ka get tfjobs -n "$NS" -o name); do ka patch "$j" -n "$NS" --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null; done
+until_ok 10 test -z "$(ka get tfjobs -n "$NS" -o name)" || fail "delete --all left: $(ka get tfjobs -n "$NS" -o name)"
 
 echo "PASS: kubectl-tfjob on the real apiserver" >&2
