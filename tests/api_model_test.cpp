@@ -3,6 +3,8 @@
 // defaults and its webhook's validation.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "support/paths.hpp"
 
 #include <tfjob/tfjob.hpp>
@@ -331,6 +333,33 @@ TEST_CASE("validation mirrors the operator's webhook and lists every problem", "
     CHECK(tfjob::validate(job_of({{"Worker", replica(1)}}, std::string(63, 'a'))).empty());
     CHECK(tfjob::validate(job_of({{"Worker", replica(1)}}, "a.b")).size() == 1);
     CHECK(tfjob::validate(job_of({{"Worker", replica(1)}}, "ends-")).size() == 1);
+  }
+  SECTION("labels and annotations as the API server's ObjectMeta validation") {
+    auto j = job_of({{"Worker", replica(1)}});
+    j.metadata.labels = {{"team", "bad value!"}, {"example.com/ok", "fine_1.0"}, {"Bad_Prefix/x", "v"}, {"", "v"}};
+    j.metadata.annotations = {{"a/b/c", "x"}, {"kubectl-tfjob.io/any-value", "anything at all, spaces included"}};
+    auto errs = tfjob::validate(j);
+    std::vector<std::string> got;
+    for (const auto& e : errs) got.push_back(e.to_string());
+    INFO(Catch::Detail::stringify(got));
+    REQUIRE(errs.size() == 4);
+    // the label value: exactly kube-apiserver's words (seen from the realapi tier's 422)
+    CHECK(std::find(got.begin(), got.end(),
+                    "metadata.labels: Invalid value: \"bad value!\": a valid label must be an empty string or consist of "
+                    "alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. "
+                    "'MyValue',  or 'my_value',  or '12345', regex used for validation is "
+                    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')") != got.end());
+    auto has = [&](const std::string& part) {
+      return std::any_of(got.begin(), got.end(), [&](const std::string& g) { return g.find(part) != std::string::npos; });
+    };
+    CHECK(has("metadata.labels: Invalid value: \"Bad_Prefix/x\": prefix part a lowercase RFC 1123 subdomain"));
+    CHECK(has("metadata.labels: Invalid value: \"\": name part must be non-empty"));
+    CHECK(has("metadata.annotations: Invalid value: \"a/b/c\": a qualified name must consist of"));
+    j.metadata.labels = {{"app.kubernetes.io/name", "mnist"}, {"empty", ""}, {std::string(63, 'k'), std::string(63, 'v')}};
+    j.metadata.annotations = {{"note", std::string(1000, ' ')}};
+    CHECK(tfjob::validate(j).empty());
+    j.metadata.labels = {{std::string(64, 'k'), std::string(64, 'v')}};
+    CHECK(tfjob::validate(j).size() == 2);  // name part too long; value too long
   }
   SECTION("no containers: required twice, like the operator's test") {
     json r = replica(1);

@@ -165,31 +165,32 @@ ok P submit mnist -n "$NS" --name mnist-alt --pvc mnist-data --pvc-size 2Gi --st
 if ka get pvc mnist-data -n "$NS" >/dev/null 2>&1; then fail "--dry-run=server created the claim mnist-data"; fi
 
 step refused-job-leaves-no-claim
-# a job only the server refuses (a label value our validation does not judge): the server's
-# dry run in the preflight comes before the claim, so its 422 leaves nothing behind
+# a job only the server refuses (a pod template field of the wrong type, which the CRD's
+# schema judges and our validation leaves to it): the server's dry run in the preflight
+# comes before the claim, so its 422 leaves nothing behind
 cat >"$TMP/badlabel.yaml" <<'YAML'
 apiVersion: kubeflow.org/v1
 kind: TFJob
 metadata:
-  name: pe-badlabel
-  labels: {team: "bad value!"}
+  name: pe-badtype
 spec:
   tfReplicaSpecs:
     Worker:
       replicas: 1
       template:
         spec:
+          priority: "high"
           containers:
           - name: tensorflow
             image: ghcr.io/kubectl-tfjob/mnist:v0.1.0
             volumeMounts: [{name: data, mountPath: /data}]
-          volumes: [{name: data, persistentVolumeClaim: {claimName: pe-badlabel-data}}]
+          volumes: [{name: data, persistentVolumeClaim: {claimName: pe-badtype-data}}]
 YAML
 refused P submit -f "$TMP/badlabel.yaml" -n "$NS" --pvc-size 1Gi
 [ "$RC" = 1 ] || fail "exit $RC, want 1: $ERR"
-contains "$ERR" "metadata.labels: Invalid value"
-if ka get pvc pe-badlabel-data -n "$NS" >/dev/null 2>&1; then fail "a refused job left its claim behind"; fi
-if ka get tfjob pe-badlabel -n "$NS" >/dev/null 2>&1; then fail "a refused job was created"; fi
+contains "$ERR" "spec.tfReplicaSpecs.Worker.template.spec.priority in body must be of type integer"
+if ka get pvc pe-badtype-data -n "$NS" >/dev/null 2>&1; then fail "a refused job left its claim behind"; fi
+if ka get tfjob pe-badtype -n "$NS" >/dev/null 2>&1; then fail "a refused job was created"; fi
 
 step preflight-gpus
 # the nodes allocate 4 (gpu-node-0) and 2 (gpu-node-1): 8 per pod can never schedule

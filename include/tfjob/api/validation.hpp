@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,58 @@ inline std::vector<std::string> dns1035_label_errors(const std::string& value) {
         "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start "
         "with an alphabetic character, and end with an alphanumeric character (e.g. "
         "'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')");
+  return errs;
+}
+
+/// apimachinery's `IsQualifiedName`: `[prefix/]name`, the prefix a DNS-1123 subdomain
+/// (at most 253 characters), the name at most 63 of `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`.
+inline std::vector<std::string> qualified_name_errors(const std::string& value) {
+  static const std::regex name_re("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
+  static const std::regex subdomain_re("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+  std::vector<std::string> errs;
+  std::string prefix, name = value;
+  auto slash = value.find('/');
+  if (slash != std::string::npos) {
+    prefix = value.substr(0, slash);
+    name = value.substr(slash + 1);
+    if (value.find('/', slash + 1) != std::string::npos) {
+      errs.push_back("a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
+                     "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+                     "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix "
+                     "and '/' (e.g. 'example.com/MyName')");
+      return errs;
+    }
+    if (prefix.empty()) {
+      errs.push_back("prefix part must be non-empty");
+    } else {
+      if (prefix.size() > 253) errs.push_back("prefix part must be no more than 253 characters");
+      if (!std::regex_match(prefix, subdomain_re))
+        errs.push_back("prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+                       "'-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "
+                       "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')");
+    }
+  }
+  if (name.empty()) {
+    errs.push_back("name part must be non-empty");
+  } else {
+    if (name.size() > 63) errs.push_back("name part must be no more than 63 characters");
+    if (!std::regex_match(name, name_re))
+      errs.push_back("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with "
+                     "an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation "
+                     "is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')");
+  }
+  return errs;
+}
+
+/// apimachinery's `IsValidLabelValue`.
+inline std::vector<std::string> label_value_errors(const std::string& value) {
+  static const std::regex value_re("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
+  std::vector<std::string> errs;
+  if (value.size() > 63) errs.push_back("must be no more than 63 characters");
+  if (!std::regex_match(value, value_re))
+    errs.push_back("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
+                   "must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "
+                   "regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')");
   return errs;
 }
 
@@ -107,6 +160,19 @@ inline std::vector<field_error> validate(const TFJob& job) {
   } else if (auto e = dns1035_label_errors(job.metadata.name); !e.empty()) {
     errs.push_back(invalid("metadata.name", quoted(job.metadata.name), "should match: " + join(e, ",")));
   }
+  // metadata.labels and metadata.annotations, as the API server's ObjectMeta validation
+  // (ValidateLabels, ValidateAnnotations) judges every object
+  for (const auto& [k, v] : job.metadata.labels) {
+    for (const auto& e : qualified_name_errors(k)) errs.push_back(invalid("metadata.labels", quoted(k), e));
+    for (const auto& e : label_value_errors(v)) errs.push_back(invalid("metadata.labels", quoted(v), e));
+  }
+  std::size_t annotation_bytes = 0;
+  for (const auto& [k, v] : job.metadata.annotations) {
+    for (const auto& e : qualified_name_errors(k)) errs.push_back(invalid("metadata.annotations", quoted(k), e));
+    annotation_bytes += k.size() + v.size();
+  }
+  if (annotation_bytes > 256 * 1024)
+    errs.push_back({"metadata.annotations", "Too long", "must have at most 262144 bytes"});
   if (!job.api_version.empty() && job.api_version != api_version)
     errs.push_back(not_supported("apiVersion", job.api_version, {api_version}));
   if (!job.kind.empty() && job.kind != kind) errs.push_back(not_supported("kind", job.kind, {kind}));
