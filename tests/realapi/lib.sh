@@ -64,4 +64,6 @@ pod_event() { # POD TYPE REASON MESSAGE COMPONENT
 EVENT
 }
 # wait until CMD succeeds (0.1 s steps), at most SECONDS: until_ok SECONDS CMD...
+# (CMD's arguments are expanded once, by the call: for a condition on changing state, pass a
+# function that computes it, not "$(...)")
 until_ok() { local n=$(( $1 * 10 )); shift; for _ in $(seq 1 "$n"); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }

@@ -296,7 +296,8 @@ contains "$OUT" "name: pe-job"
 gwpid=$!; BG+=("$gwpid")
 until_ok 10 grep -q "pe-job" "$TMP/gw.out" || fail "get --watch printed nothing: $(cat "$TMP/gw.err")"
 ka label tfjob pe-job -n "$NS" watched=yes >/dev/null
-until_ok 10 test "$(grep -c "pe-job" "$TMP/gw.out")" -ge 2 || fail "get --watch did not print the change: $(cat "$TMP/gw.out" "$TMP/gw.err")"
+watch_lines_at_least() { [ "$(grep -c "pe-job" "$TMP/gw.out")" -ge "$1" ]; }  # evaluated on each try
+until_ok 10 watch_lines_at_least 2 || fail "get --watch did not print the change: $(cat "$TMP/gw.out" "$TMP/gw.err")"
 kill "$gwpid" 2>/dev/null || true
 
 step logs-variants
@@ -425,6 +426,7 @@ contains "$ERR" "hint: it still has the finalizer(s) foregroundDeletion"
 [ "$(ka get tfjob mnist -n "$NS" -o jsonpath='{.metadata.deletionTimestamp}')" != "" ] || fail "mnist not marked for deletion"
 # what the garbage collector would do once the pods are gone: remove the finalizer
 for j in $(ka get tfjobs -n "$NS" -o name); do ka patch "$j" -n "$NS" --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null; done
-until_ok 10 test -z "$(ka get tfjobs -n "$NS" -o name)" || fail "delete --all left: $(ka get tfjobs -n "$NS" -o name)"
+no_tfjobs_left() { [ -z "$(ka get tfjobs -n "$NS" -o name)" ]; }
+until_ok 10 no_tfjobs_left || fail "delete --all left: $(ka get tfjobs -n "$NS" -o name)"
 
 echo "PASS: kubectl-tfjob on the real apiserver" >&2
