@@ -163,9 +163,16 @@ TEST_CASE("a failed job: wait says so, logs shows the failed pod and its exit co
 }
 
 TEST_CASE("logs -f follows restarts under OnFailure and recreated pods under ExitCode", "[workflow][e2e]") {
-  Cluster c;
+  // The pods start a second after creation, so `logs -f` first finds them not started and
+  // then looks again every half second: a first attempt that lasts a few tens of
+  // milliseconds usually starts and ends between two looks. Its lines must not be lost.
+  FakeApiServerOptions o;
+  o.pod_start_delay = std::chrono::milliseconds(1000);
+  Cluster c(o);
   SECTION("OnFailure: the container restarts in the same pod") {
-    c.server->kubelet().script("r-chief-0", lines_then_exit({"attempt"}, 0, {1}));
+    ContainerScript quick = lines_then_exit({"attempt"}, 0, {1});
+    quick.run_for = std::chrono::milliseconds(0);
+    c.server->kubelet().script("r-chief-0", quick);
     auto r = c.run({"submit", "--name", "r", "--image", "tensorflow/tensorflow:2.15.0", "--chief", "--workers", "1",
                     "--gpus", "0", "--restart-policy", "OnFailure", "-o", "name"});
     REQUIRE(r.exit_code == 0);

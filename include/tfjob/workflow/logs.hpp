@@ -15,6 +15,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -111,6 +112,7 @@ inline JobLogResult replica_logs(kube::Client c, const std::string& ns, const st
                                  const std::function<bool(const std::string& pod, std::string_view line)>& emit) {
   JobLogResult res;
   std::set<std::string> done;  // uid:restartCount attempts already shown
+  std::map<std::string, int> first_seen;  // pod uid -> its restart count when first looked at
   std::string last_pod_uid;
   int last_restarts = -1;
   auto job_obj = get_opt(c, resources::tfjobs(), ns, job);
@@ -125,6 +127,8 @@ inline JobLogResult replica_logs(kube::Client c, const std::string& ns, const st
     if (o.cancel && o.cancel->load()) return res;
     auto pods = job_pods(c, ns, job);
     auto target = detail::pick(pods, type, index);
+    if (target)
+      first_seen.emplace(target->value("/metadata/uid"_json_pointer, std::string()), detail::restart_count(*target, o.container));
     JobSummary s = summarize(*job_obj);
     if (!o.follow) {
       finish(*job_obj);
@@ -151,6 +155,37 @@ inline JobLogResult replica_logs(kube::Client c, const std::string& ns, const st
       std::string key = info.uid + ":" + std::to_string(restarts);
       bool running = detail::container_running(*target, o.container);
       if (!done.count(key)) {
+        kube::StreamOptions so;
+        so.cancel = o.cancel;
+        // An attempt that started and ended between two looks (a short first run while we
+        // waited for the pod to start, say) is the container's previous log, which the
+        // kubelet keeps: show it before the current one, so no line of an attempt that began
+        // while following is lost.
+        if (o.follow && restarts > 0) {
+          const std::string missed = info.uid + ":" + std::to_string(restarts - 1);
+          auto fs = first_seen.find(info.uid);
+          if (fs != first_seen.end() && restarts - 1 >= fs->second && !done.count(missed)) {
+            kube::LogParams pl;
+            pl.container = o.container;
+            pl.previous = true;
+            pl.timestamps = o.timestamps;
+            if (res.streams == 0) {
+              pl.tail_lines = o.tail_lines;
+              pl.since_seconds = o.since_seconds;
+            }
+            try {
+              kube::stream_logs(c, ns, info.name, pl, [&](std::string_view line) { return emit(info.name, line); }, so);
+              ++res.streams;
+              done.insert(missed);
+              if (last_pod_uid.empty()) {  // so the restart below is said
+                last_pod_uid = info.uid;
+                last_restarts = restarts - 1;
+              }
+            } catch (const api_error&) {
+              // not kept (any more): nothing to show
+            }
+          }
+        }
         if (o.follow && o.on_note && !last_pod_uid.empty()) {
           if (last_pod_uid != info.uid) o.on_note("pod " + info.name + " was recreated; following the new pod");
           else if (restarts != last_restarts) o.on_note("container " + o.container + " of pod " + info.name + " restarted (restart " + std::to_string(restarts) + "); following it");
@@ -165,8 +200,6 @@ inline JobLogResult replica_logs(kube::Client c, const std::string& ns, const st
           lp.tail_lines = o.tail_lines;
           lp.since_seconds = o.since_seconds;
         }
-        kube::StreamOptions so;
-        so.cancel = o.cancel;
         try {
           kube::stream_logs(c, ns, info.name, lp, [&](std::string_view line) { return emit(info.name, line); }, so);
           ++res.streams;
