@@ -163,11 +163,11 @@ TEST_CASE("a failed job: wait says so, logs shows the failed pod and its exit co
 }
 
 TEST_CASE("logs -f follows restarts under OnFailure and recreated pods under ExitCode", "[workflow][e2e]") {
-  // The pods start a second after creation, so `logs -f` first finds them not started and
+  // The pods start 3 s after creation, so `logs -f` first finds them not started and
   // then looks again every half second: a first attempt that lasts a few tens of
   // milliseconds usually starts and ends between two looks. Its lines must not be lost.
   FakeApiServerOptions o;
-  o.pod_start_delay = std::chrono::milliseconds(1000);
+  o.pod_start_delay = std::chrono::milliseconds(3000);
   Cluster c(o);
   SECTION("OnFailure: the container restarts in the same pod") {
     ContainerScript quick = lines_then_exit({"attempt"}, 0, {1});
