@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds (once per machine) the kube-apiserver of Debian 12's `kubernetes` source package
-# and prints the path of the cached binary on stdout.
+# Builds (once per machine) the kube-apiserver of Debian 12's `kubernetes` source package,
+# with the kubelet, kube-scheduler and kube-controller-manager of the same tree (the real-node
+# tier, tests/realnode/), and prints the path of the cached kube-apiserver on stdout; the
+# other three binaries lie beside it.
 #
 #   tests/realapi/setup.sh            build if needed, print the binary's path
 #   tests/realapi/setup.sh --check    print the path only if already cached (exit 77 if not)
@@ -91,10 +93,12 @@ SRC_VERSION=$(apt-cache showsrc kubernetes 2>/dev/null | awk '/^Version:/ {print
 [ -n "$SRC_VERSION" ] || skip "apt-cache showsrc kubernetes found nothing (deb-src for bookworm missing?)"
 # The suffix names the set of source fixes below; bump it when they change, so every machine
 # rebuilds instead of reusing a binary built without them.
-FIXES=fixes2
+FIXES=fixes2-node
 CACHE="$CACHE_ROOT/kube-apiserver-$SRC_VERSION-$FIXES"
 BIN="$CACHE/bin/kube-apiserver"
-if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
+NODE_BINS=(kubelet kube-scheduler kube-controller-manager)
+cached() { [ -x "$BIN" ] && for b in "${NODE_BINS[@]}"; do [ -x "$CACHE/bin/$b" ] || return 1; done; }
+if cached; then echo "$BIN"; exit 0; fi
 [ "$MODE" = --check ] && { echo "realapi setup: not built yet: $BIN" >&2; exit 77; }
 
 as_root mkdir -p "$CACHE_ROOT" && as_root chown "$(id -u):$(id -g)" "$CACHE_ROOT" 2>/dev/null || true
@@ -106,7 +110,7 @@ if ! flock -n 9; then
   log "another build holds $CACHE/.lock; waiting"
   flock 9
 fi
-if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
+if cached; then echo "$BIN"; exit 0; fi
 
 # ---- 3. apt-get source, reflect2 swap, GOPATH-mode build of cmd/kube-apiserver only -----------
 WORK="$CACHE/work"
@@ -149,20 +153,23 @@ echo "patched the zero-value check in $patched file(s)" >>"$BUILD_LOG"
 mkdir -p "$WORK/.go/src/k8s.io"
 ln -sfn "$TREE" "$WORK/.go/src/k8s.io/kubernetes"
 JOBS=${TFJOB_REALAPI_JOBS:-$(nproc)}
-log "building cmd/kube-apiserver (GOPATH mode, -p $JOBS, nice ${TFJOB_REALAPI_NICE:-0}); ~8 min on 2 idle cores"
+WHAT="cmd/kube-apiserver cmd/kubelet cmd/kube-scheduler cmd/kube-controller-manager"
+log "building $WHAT (GOPATH mode, -p $JOBS, nice ${TFJOB_REALAPI_NICE:-0}); ~11 min on 2 idle cores"
 (
   cd "$WORK/.go/src/k8s.io/kubernetes"
   export GOPATH="$WORK/.go" GO111MODULE=off CGO_ENABLED=0 GOFLAGS="-p=$JOBS" \
          KUBE_GIT_VERSION="v${SRC_VERSION#*really}" \
          KUBE_BUILD_PLATFORMS=linux/$(go env GOARCH)
   export KUBE_GIT_VERSION="${KUBE_GIT_VERSION%%-*}"
-  nice -n "${TFJOB_REALAPI_NICE:-0}" make WHAT=cmd/kube-apiserver
+  nice -n "${TFJOB_REALAPI_NICE:-0}" make WHAT="$WHAT"
 ) >>"$BUILD_LOG" 2>&1 || { tail -30 "$BUILD_LOG" >&2; skip "building kube-apiserver failed (see $BUILD_LOG)"; }
 
-OUT=$(find "$TREE/_output" -type f -name kube-apiserver -perm -u+x | head -1)
-[ -n "$OUT" ] || skip "the build produced no kube-apiserver binary (see $BUILD_LOG)"
 mkdir -p "$CACHE/bin"
-cp "$OUT" "$BIN.tmp" && mv "$BIN.tmp" "$BIN"
+for b in "${NODE_BINS[@]}" kube-apiserver; do  # kube-apiserver last: its presence alone means "apiserver ready"
+  OUT=$(find "$TREE/_output" -type f -name "$b" -perm -u+x | head -1)
+  [ -n "$OUT" ] || skip "the build produced no $b binary (see $BUILD_LOG)"
+  cp "$OUT" "$CACHE/bin/$b.tmp" && mv "$CACHE/bin/$b.tmp" "$CACHE/bin/$b"
+done
 echo "$SRC_VERSION" >"$CACHE/source-version"
 secs=$(( $(date +%s) - start ))
 echo "$secs" >"$CACHE/build-seconds"
