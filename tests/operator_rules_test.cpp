@@ -77,7 +77,7 @@ std::string env_value(const json& pod, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("a new job: Created, three pods and three headless services with the operator's names, labels, TF_CONFIG and owner", "[operator]") {
+TEST_CASE("a new job gets Created and three pods and headless services with the operator's names and labels and TF_CONFIG and owner", "[operator]") {
   World w{job_of("mnist", {{"Chief", {1, "Never"}}, {"Worker", {2, "OnFailure"}}})};
   op::Plan p = w.step();
   REQUIRE(p.status);
@@ -127,7 +127,7 @@ TEST_CASE("a new job: Created, three pods and three headless services with the o
   CHECK(again.empty());
 }
 
-TEST_CASE("the cluster domain goes into TF_CONFIG; one replica in total gets none", "[operator]") {
+TEST_CASE("the cluster domain goes into TF_CONFIG - one replica in total gets none", "[operator]") {
   op::OperatorOptions o;
   o.cluster_domain = "cluster.local";
   TFJob two = job_of("d", {{"Worker", {2, "Never"}}});
@@ -141,7 +141,7 @@ TEST_CASE("the cluster domain goes into TF_CONFIG; one replica in total gets non
   CHECK(q.create_pods[0]["metadata"]["labels"]["training.kubeflow.org/job-role"] == "master");  // worker 0 without a chief
 }
 
-TEST_CASE("Running, then the chief decides success; a running condition turns False", "[operator]") {
+TEST_CASE("Running - then the chief decides success - a running condition turns False", "[operator]") {
   World w{job_of("c", {{"Chief", {1, "Never"}}, {"Worker", {2, "Never"}}})};
   w.step();
   w.running("c-worker-0");
@@ -170,7 +170,7 @@ TEST_CASE("Running, then the chief decides success; a running condition turns Fa
   CHECK(w.job.status->replica_statuses.at("Worker").active == 0);
 }
 
-TEST_CASE("successPolicy: worker 0 decides by default, AllWorkers waits for every worker", "[operator]") {
+TEST_CASE("successPolicy: worker 0 decides by default - AllWorkers waits for every worker", "[operator]") {
   for (std::string policy : {"", "AllWorkers"}) {
     World w{job_of("w", {{"Worker", {2, "Never"}}}, json::object(), policy)};
     w.step();
@@ -209,7 +209,7 @@ TEST_CASE("Never: a failed replica fails the job with the operator's message", "
   CHECK_FALSE(w.job.status->has_condition("Succeeded"));
 }
 
-TEST_CASE("ExitCode: 128+signal is retried (pod recreated, Restarting), 1-127 is permanent", "[operator]") {
+TEST_CASE("ExitCode: 128+signal is retried (pod recreated - Restarting) - 1-127 is permanent", "[operator]") {
   CHECK(op::is_retryable_exit_code(137));
   CHECK(op::is_retryable_exit_code(143));
   CHECK(op::is_retryable_exit_code(128));
@@ -247,7 +247,7 @@ TEST_CASE("ExitCode: 128+signal is retried (pod recreated, Restarting), 1-127 is
   CHECK(w.job.status->failed());
 }
 
-TEST_CASE("OnFailure: the kubelet restarts; backoffLimit counts restarts of running pods", "[operator]") {
+TEST_CASE("OnFailure: the kubelet restarts - backoffLimit counts restarts of running pods", "[operator]") {
   World w{job_of("b", {{"Worker", {1, "OnFailure"}}}, {{"backoffLimit", 2}})};
   w.step();
   w.running("b-worker-0", 1);
@@ -282,7 +282,7 @@ TEST_CASE("backoffLimit 0 and a new failure fails by the limit before the replic
   CHECK(w.cond("Failed")->message == "TFJob n has failed because it has reached the specified backoff limit");
 }
 
-TEST_CASE("activeDeadlineSeconds: requeued for the deadline, then failed with every pod deleted", "[operator]") {
+TEST_CASE("activeDeadlineSeconds: requeued for the deadline - then failed with every pod deleted", "[operator]") {
   World w{job_of("d", {{"Worker", {1, "Never"}}}, {{"activeDeadlineSeconds", 60}})};
   op::Plan p = w.step();
   REQUIRE(p.requeue_after);
@@ -301,7 +301,7 @@ TEST_CASE("activeDeadlineSeconds: requeued for the deadline, then failed with ev
   CHECK(p.delete_services == std::vector<std::string>{"d-worker-0"});
 }
 
-TEST_CASE("cleanPodPolicy after the job finished: None keeps, Running deletes running and pending, All deletes all", "[operator]") {
+TEST_CASE("cleanPodPolicy after the job finished: None keeps - Running deletes running and pending pods - All deletes all", "[operator]") {
   for (std::string policy : {"None", "Running", "All"}) {
     World w{job_of("p", {{"Chief", {1, "Never"}}, {"Worker", {2, "Never"}}}, {{"cleanPodPolicy", policy}})};
     w.step();
@@ -336,7 +336,7 @@ TEST_CASE("ttlSecondsAfterFinished: the job is deleted once its completionTime +
   CHECK(p.delete_job);
 }
 
-TEST_CASE("suspend deletes pods and services and says Suspended; resume recreates them and restarts the clock", "[operator]") {
+TEST_CASE("suspend deletes pods and services and says Suspended - resume recreates them and restarts the clock", "[operator]") {
   World w{job_of("s", {{"Worker", {2, "Never"}}})};
   w.step();
   w.running("s-worker-0");
@@ -364,7 +364,7 @@ TEST_CASE("suspend deletes pods and services and says Suspended; resume recreate
   CHECK(p.create_services.size() == 2);
 }
 
-TEST_CASE("scale down deletes the pods and services beyond replicas; foreign and deleting objects are left alone", "[operator]") {
+TEST_CASE("scale down deletes the pods and services beyond replicas - foreign and deleting objects are left alone", "[operator]") {
   World w{job_of("x", {{"Worker", {3, "Never"}}})};
   w.step();
   json stranger = w.pod("x-worker-0");

@@ -29,7 +29,14 @@ svc_count() { [ "$(jp services -l "training.kubeflow.org/job-name=$1" | jq '.ite
 uid_of() { ka get pod "$1" -n "$NS" -o jsonpath='{.metadata.uid}' 2>/dev/null; }
 uid_changed() { local u; u=$(uid_of "$1") && [ -n "$u" ] && [ "$u" != "$2" ]; }
 gone_or_deleting() { local j; j=$(jp pod "$1") || return 0; [ "$(jq -r '.metadata.deletionTimestamp // ""' <<<"$j")" != "" ]; }
-waitfor() { local what=$1; shift; until_ok 60 "$@" || fail "timed out waiting for $what; controller log: $(tail -20 "$TMP/ctrl.log")"; }
+# wait until CMD succeeds, re-checking every 0.2 s, for at most 60 s of wall time
+waitfor() {
+  local what=$1 end=$(( $(date +%s) + 60 )); shift
+  until "$@" >/dev/null 2>&1; do
+    [ "$(date +%s)" -lt "$end" ] || fail "timed out waiting for $what; controller log: $(tail -20 "$TMP/ctrl.log")"
+    sleep 0.2
+  done
+}
 now() { date -u +%FT%TZ; }
 # the kubelet's part: bind, then a container state (running, or terminated with a code)
 running() { # POD IP [RESTARTS]
@@ -163,6 +170,34 @@ waitfor "resumed" has_cond sj Suspended False
 [ "$(cond sj Suspended)" = "False|TFJobResumed|TFJob sj is resumed." ] || fail "resumed: $(cond sj Suspended)"
 waitfor "pods recreated" pod_count sj 3
 waitfor "services recreated" svc_count sj 3
+
+step deadline-then-ttl
+# nothing changes on the cluster: the stand-in must wake for the deadline by itself, then
+# again for ttlSecondsAfterFinished
+cat >"$TMP/dj.yaml" <<EOF
+apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata:
+  name: dj
+spec:
+  runPolicy:
+    activeDeadlineSeconds: 2
+    ttlSecondsAfterFinished: 5
+  tfReplicaSpecs:
+    Worker:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: tensorflow
+            image: trainer:1
+EOF
+ok P submit -f "$TMP/dj.yaml" -n "$NS"
+waitfor "Failed by the deadline" has_cond dj Failed
+[ "$(cond dj Failed)" = "True|TFJobFailed|TFJob dj has failed because it was active longer than specified deadline" ] || fail "deadline: $(cond dj Failed)"
+waitfor "the pod deleted" pod_count dj 0
+job_gone() { ! ka get tfjob dj -n "$NS" >/dev/null 2>&1; }
+waitfor "the TFJob deleted after its TTL" job_gone
 
 step sigterm
 kill -TERM "$CPID"
