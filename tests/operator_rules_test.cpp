@@ -406,3 +406,17 @@ TEST_CASE("update_condition keeps lastTransitionTime while the status stays and 
   REQUIRE(st.conditions.size() == 1);
   CHECK(st.conditions[0].type == "Restarting");
 }
+
+TEST_CASE("a replica without a tensorflow container gets its pod but no service - and the warning once", "[operator]") {
+  World w{job_of("nt", {{"Worker", {1, "Never"}}})};
+  w.job.spec.tf_replica_specs["Worker"].template_["spec"]["containers"][0]["name"] = "main";
+  op::Plan p = w.step();
+  CHECK(p.create_pods.size() == 1);
+  CHECK(p.create_services.empty());
+  int warnings = 0;
+  for (const auto& e : p.events) warnings += e.reason == "FailedCreateService";
+  CHECK(warnings == 1);
+  op::Plan q = w.step();
+  CHECK(q.events.empty());
+  CHECK(q.empty());
+}

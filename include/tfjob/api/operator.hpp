@@ -500,7 +500,7 @@ inline Plan reconcile(const TFJob& stored, const Observed& seen, std::int64_t no
         if (auto svc = desired_service(job, rtype, index)) {
           plan.events.push_back({"Normal", "SuccessfulCreateService", "Created service: " + object_name(*svc)});
           plan.create_services.push_back(std::move(*svc));
-        } else {
+        } else if (i < pod_slices.size() && pod_slices[i].empty()) {  // said once, with the pod's creation
           plan.events.push_back({"Warning", "FailedCreateService",
                                  "replica " + rtype + " has no container named " + default_container_name +
                                      ": no port for its service"});

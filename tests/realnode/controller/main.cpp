@@ -103,9 +103,9 @@ void watch_into(kube::Api<T> api, const std::string& selector, std::map<std::str
   wp.label_selector = selector;
   kube::StreamOptions so;
   so.cancel = &cache.stop;
+  auto w = api.watcher(wp);  // kept across errors: it resumes from the version it holds
   while (!cache.stop) {
     try {
-      auto w = api.watcher(wp);
       w.run(
           [&](const kube::WatchEvent<T>& ev) {
             json obj = ev.object;
