@@ -4,7 +4,7 @@
 # probe that wrongly reports "no GPU" on a GPU machine fails.
 if(TARGET tfjob-gpu-probe)
   set(_gpu_check ${CMAKE_CURRENT_SOURCE_DIR}/cmake/gpu/probe_check.cmake)
-  foreach(mode json human expect-v100 stub-driver bad-expect)
+  foreach(mode json human expect-v100 stub-driver bad-expect render)
     add_test(NAME gpu_probe_${mode}
              COMMAND ${CMAKE_COMMAND} -DPROBE=$<TARGET_FILE:tfjob-gpu-probe> -DMODE=${mode}
                      -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/gpu-probe-${mode}
