@@ -64,7 +64,7 @@ json_dir=$(sed -n 's/^nlohmann\/json.hpp: //p' "$OUT/preflight.txt")
 # "native" needs CMake >= 3.24; older CMake builds the toolkit's whole list.
 cmv=$(cmake --version | awk 'NR==1{print $3}')
 if printf '3.24\n%s\n' "$cmv" | sort -V -C; then ARCHS=${TFJOB_GPU_ARCHITECTURES:-native}; else ARCHS=${TFJOB_GPU_ARCHITECTURES:-}; fi
-echo "== build (CUDA architectures: ${ARCHS:-the toolkit's list})" >&2
+echo "== build (CUDA architectures: ${ARCHS:-all of the toolkit})" >&2
 t0=$(date +%s.%N)
 timeout "$BUILD_LIMIT" cmake -S gpu -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$NVCC" \
   -DTFJOB_GPU_ARCHITECTURES="$ARCHS" -DNLOHMANN_JSON_INCLUDE_DIR="$json_dir" >&2 || { echo "configure failed" >&2; exit 4; }
@@ -81,8 +81,13 @@ cat "$OUT/probe.stderr" >&2
 # probe.txt is the same run's report, rendered (not a second run).
 "$PROBE" --render "$OUT/probe.json" > "$OUT/probe.txt" 2>&1
 cat "$OUT/probe.txt"
-if command -v python3 >/dev/null; then
-python3 - "$OUT/probe.json" "$(awk "BEGIN{print $t1 - $t0}")" "$(awk "BEGIN{print $t2 - $t1}")" <<'PY' || true
+build_s=$(awk "BEGIN{print $t1 - $t0}")
+probe_s=$(awk "BEGIN{print $t2 - $t1}")
+if ! command -v python3 >/dev/null; then
+  echo "(no python3 here: no BENCHMARKS.md row; probe.json and probe.txt have everything)"
+  exit $rc
+fi
+python3 - "$OUT/probe.json" "$build_s" "$probe_s" <<'PY' || true
 import json, sys
 r = json.load(open(sys.argv[1]))
 d = r["driver"]
@@ -107,5 +112,4 @@ for p in r.get("peers", []):
     print("| peer gpu%d -> gpu%d | %s | %.1f GB/s | verified %s | %s |" % (p["src"], p["dst"], p.get("link") or "?", p["GBps"], p.get("verified"), "peer access" if p["canAccess"] else "staged"))
 print("\nstatus: %s (%s); probe total %.1f s (wall %s s), build %s s" % (r["status"], r["message"], r["probe"]["elapsedSeconds"], sys.argv[3], sys.argv[2]))
 PY
-fi
 exit $rc
