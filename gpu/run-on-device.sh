@@ -42,7 +42,7 @@ missing=0
   if ldconfig -p 2>/dev/null | grep -q 'libnvidia-ml.so.1'; then echo "NVML: libnvidia-ml.so.1 in the loader cache"; else echo "NVML: libnvidia-ml.so.1 not in the loader cache"; fi
   NVCC=${CMAKE_CUDA_COMPILER:-$(command -v nvcc || true)}
   [ -z "$NVCC" ] && [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc
-  if [ -n "$NVCC" ]; then echo "nvcc: $NVCC ($("$NVCC" --version | tail -1))"; else echo "nvcc: NOT FOUND"; missing=1; fi
+  if [ -n "$NVCC" ] && [ -x "$NVCC" ]; then echo "nvcc: $NVCC ($("$NVCC" --version | tail -1))"; else echo "nvcc: NOT FOUND${NVCC:+ ($NVCC)}"; missing=1; fi
   if command -v cmake >/dev/null; then echo "cmake: $(cmake --version | head -1)"; else echo "cmake: NOT FOUND"; missing=1; fi
   if command -v c++ >/dev/null; then echo "c++: $(c++ --version | head -1)"; else echo "c++: NOT FOUND"; missing=1; fi
   json=""
