@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <mutex>
+#include <optional>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -174,9 +176,11 @@ TEST_CASE("the probe pod: pinned, requests the GPUs, tolerates nvidia.com/gpu, d
   CHECK(j["spec"]["tolerations"][0] == json{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}});
   const auto& c = j["spec"]["containers"][0];
   CHECK(c["image"] == "registry.example/probe:1");
-  CHECK(c["args"] == json{"--expect", "v100"});
+  CHECK(c["args"] == json{"--expect", "v100", "--watchdog", "101"});  // before the 120 s deadline and the wait's margin
   CHECK(c["resources"]["limits"]["nvidia.com/gpu"] == "4");
   CHECK(c["env"][0]["valueFrom"]["fieldRef"]["fieldPath"] == "spec.nodeName");
+  o.strict = true;
+  CHECK(tfjob::gpu::probe_pod(n, o, "x").json["spec"]["containers"][0]["args"][2] == "--strict");
   o.gpus = 1;
   CHECK(tfjob::gpu::probe_pod(n, o, "x")
             .json["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "1");
@@ -320,7 +324,7 @@ TEST_CASE("kubectl tfjob gpu-check: table, -o json, exit codes", "[gpu][check][e
 
   r = tfjob::test::run_plugin({"gpu-check", "--node", "fake-gpu-node-2", "--timeout", "2s"}, c.kubeconfig, 60,
                               {"TFJOB_GPU_CHECK_POLL_MS=100"});
-  CHECK(r.exit_code == 2);  // only a timeout
+  CHECK(r.exit_code == 3);  // only no result in time
   CHECK_THAT(r.out, Catch::Contains("PENDING"));
   CHECK_THAT(r.out, Catch::Contains("Insufficient nvidia.com/gpu"));
 
@@ -392,6 +396,14 @@ TEST_CASE("kubectl tfjob gpu-check --local runs the probe on this machine", "[gp
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("NVIDIA H200") && Catch::Contains("9.0") && Catch::Contains("READY"));
 
+  // A stand-in that prints the no-driver report: exit 2 (a script can tell "no GPU here").
+  std::string nodrv = dir + "/nodrv.sh";
+  std::ofstream(nodrv) << "#!/bin/sh\ncat '" << tfjob::test::source_dir() << "/tests/data/gpu/no-driver.json'\nexit 2\n";
+  ::chmod(nodrv.c_str(), 0755);
+  r = tfjob::test::run_plugin({"gpu-check", "--local", "--probe-path", nodrv});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.out, Catch::Contains("NO-GPU"));
+
   r = tfjob::test::run_plugin({"gpu-check", "--local", "--probe-path", dir + "/missing-probe"});
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.err, Catch::Contains("cannot run the GPU probe"));
@@ -401,7 +413,169 @@ TEST_CASE("kubectl tfjob gpu-check --local runs the probe on this machine", "[gp
   std::string real = tfjob::test::binary_dir() + "/gpu/tfjob-gpu-probe";
   if (::access(real.c_str(), X_OK) == 0 && ::access("/dev/nvidia0", F_OK) != 0) {
     r = tfjob::test::run_plugin({"gpu-check", "--local", "--probe-path", real});
-    CHECK(r.exit_code == 1);
+    CHECK(r.exit_code == 2);  // no NVIDIA driver: exit 2, not "not ready"
     CHECK_THAT(r.out, Catch::Contains("NO-GPU") && Catch::Contains("no NVIDIA driver"));
   }
+}
+
+TEST_CASE("cluster-wide before any probe: GFD driver vs architecture, unhealthy GPUs, no GFD, device plugin and validator", "[gpu][check]") {
+  using tfjob::kube::Node;
+  using tfjob::kube::Pod;
+  auto node = [](const std::string& name, json labels, int cap, int alloc) {
+    labels["kubernetes.io/hostname"] = name;
+    return Node(json{{"metadata", {{"name", name}, {"labels", labels}}},
+                     {"status", {{"capacity", {{"nvidia.com/gpu", std::to_string(cap)}}}, {"allocatable", {{"nvidia.com/gpu", std::to_string(alloc)}}},
+                                 {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}});
+  };
+  // GFD >= 0.15 labels: a V100 node whose GPU Operator upgrade brought R590
+  auto v590 = tfjob::gpu::inspect_node(node("v-590", {{"nvidia.com/gpu.product", "Tesla-V100-SXM2-16GB"}, {"nvidia.com/gpu.family", "volta"},
+                                                      {"nvidia.com/cuda.driver-version.major", "590"}, {"nvidia.com/cuda.driver-version.minor", "44"},
+                                                      {"nvidia.com/cuda.driver-version.revision", "01"}}, 8, 8));
+  CHECK(v590.driver_major == 590);
+  CHECK(v590.driver_version == "590.44.01");
+  CHECK(v590.architecture == "volta");
+  CHECK_THAT(v590.problem, Catch::Contains("does not drive Volta") && Catch::Contains("R580") && Catch::Contains("August 2028"));
+  // older GFD labels, compute capability 7.0 and R580: fine; 7 of 8 allocatable: a note
+  auto v580 = tfjob::gpu::inspect_node(node("v-580", {{"nvidia.com/gpu.product", "Tesla-V100-SXM2-16GB"}, {"nvidia.com/gpu.compute.major", "7"},
+                                                      {"nvidia.com/gpu.compute.minor", "0"}, {"nvidia.com/cuda.driver.major", "580"},
+                                                      {"nvidia.com/cuda.driver.minor", "95"}, {"nvidia.com/cuda.driver.rev", "05"}}, 8, 7));
+  CHECK(v580.architecture == "volta");
+  CHECK(v580.driver_version == "580.95.05");
+  CHECK(v580.problem.empty());
+  REQUIRE(v580.notes.size() == 1);
+  CHECK_THAT(v580.notes[0], Catch::Contains("1 of 8 GPUs unhealthy"));
+  // an Ampere node under R590 is fine
+  CHECK(tfjob::gpu::inspect_node(node("a-590", {{"nvidia.com/gpu.family", "ampere"}, {"nvidia.com/gpu.product", "NVIDIA-A100"},
+                                               {"nvidia.com/cuda.driver-version.major", "590"}}, 8, 8)).problem.empty());
+  // capacity without any GFD label
+  auto bare = tfjob::gpu::inspect_node(node("bare", json::object(), 2, 2));
+  REQUIRE(bare.notes.size() == 1);
+  CHECK_THAT(bare.notes[0], Catch::Contains("no GPU feature discovery labels"));
+
+  std::vector<tfjob::gpu::NodeGpuInfo> inv{v580, bare};
+  auto pod = [](const std::string& ns, const std::string& name, const std::string& node, json status) {
+    return Pod(json{{"metadata", {{"name", name}, {"namespace", ns}}}, {"spec", {{"nodeName", node}}}, {"status", status}});
+  };
+  std::vector<Pod> plugins{
+      pod("gpu-operator", "nvidia-device-plugin-daemonset-a", "v-580",
+          {{"phase", "Running"}, {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}),
+      pod("gpu-operator", "nvidia-device-plugin-daemonset-b", "bare",
+          {{"phase", "Running"}, {"conditions", json::array({{{"type", "Ready"}, {"status", "False"}}})},
+           {"containerStatuses", json::array({{{"name", "nvidia-device-plugin"}, {"state", {{"waiting", {{"reason", "CrashLoopBackOff"}, {"message", "back-off 5m0s"}}}}}}})}})};
+  std::vector<Pod> validators{pod("gpu-operator", "nvidia-operator-validator-x", "v-580",
+                                  {{"phase", "Pending"},
+                                   {"initContainerStatuses", json::array({{{"name", "driver-validation"}, {"state", {{"running", json::object()}}}},
+                                                                          {{"name", "cuda-validation"}, {"state", {{"waiting", {{"reason", "CrashLoopBackOff"}}}}}}})}})};
+  auto cluster = tfjob::gpu::note_gpu_components(inv, plugins, validators);
+  CHECK(cluster.empty());
+  std::string all0, all1;
+  for (auto& n : inv[0].notes) all0 += n + "\n";
+  for (auto& n : inv[1].notes) all1 += n + "\n";
+  CHECK_THAT(all0, Catch::Contains("GPU Operator validator gpu-operator/nvidia-operator-validator-x is Pending (cuda-validation: CrashLoopBackOff)"));
+  CHECK_THAT(all0, !Catch::Contains("NVIDIA device plugin gpu-operator"));
+  CHECK_THAT(all1, Catch::Contains("NVIDIA device plugin gpu-operator/nvidia-device-plugin-daemonset-b is Running (nvidia-device-plugin: CrashLoopBackOff: back-off 5m0s)"));
+  CHECK_THAT(all1, Catch::Contains("GPU Operator validator: no pod on this node"));
+  std::vector<tfjob::gpu::NodeGpuInfo> inv2{bare};
+  auto none = tfjob::gpu::note_gpu_components(inv2, {}, {});
+  REQUIRE(none.size() == 1);
+  CHECK_THAT(none[0], Catch::Contains("no NVIDIA device plugin pods found"));
+}
+
+TEST_CASE("a probe image that cannot be pulled fails its node at once with the registry's message", "[gpu][check][e2e]") {
+  tfjob::kube::Pod pulling(json{{"metadata", {{"name", "p"}}},
+                                {"status", {{"phase", "Pending"}, {"containerStatuses", json::array({{{"name", "probe"}, {"state", {{"waiting", {{"reason", "ImagePullBackOff"}, {"message", "Back-off pulling image \"r/x:1\""}}}}}}})}}}});
+  tfjob::kube::Event failed(json{{"type", "Warning"}, {"reason", "Failed"}, {"involvedObject", {{"kind", "Pod"}, {"name", "p"}}},
+                                 {"message", "Failed to pull image \"r/x:1\": rpc error: code = NotFound desc = r/x:1: not found"}});
+  CHECK(tfjob::gpu::image_pull_failure(pulling, {failed}) ==
+        "ImagePullBackOff: Failed to pull image \"r/x:1\": rpc error: code = NotFound desc = r/x:1: not found");
+  tfjob::kube::Pod creating(json{{"metadata", {{"name", "p"}}}, {"status", {{"phase", "Pending"}}}});
+  CHECK(tfjob::gpu::image_pull_failure(creating, {failed}).empty());
+  tfjob::kube::Event pull(json{{"type", "Normal"}, {"reason", "Pulling"}, {"involvedObject", {{"kind", "Pod"}, {"name", "p"}}}, {"message", "Pulling image \"r/x:1\""}});
+  CHECK(tfjob::gpu::explain_pending(creating, {pull}) == "pulling the probe image: Pulling image \"r/x:1\"");
+
+  // End to end: the fake kubelet never starts the pod (a long start delay) and the test plays
+  // the kubelet's pull failure on it; the run must end long before its 60 s deadline.
+  FakeApiServerOptions fo;
+  fo.controllers = true;
+  fo.nodes = 0;
+  fo.gpu_nodes = 1;
+  fo.gpus_per_node = 1;
+  fo.pod_start_delay = std::chrono::minutes(10);
+  FakeApiServer server(fo);
+  auto kc = tfjob::test::temp_dir("gpu-pull") + "/kubeconfig";
+  server.write_kubeconfig(kc);
+  tfjob::kube::ConfigOverrides ov;
+  ov.kubeconfig = kc;
+  tfjob::kube::Client client(tfjob::kube::load_config(ov));
+  tfjob::gpu::CheckOptions o;
+  o.deadline_seconds = 60;
+  o.poll = std::chrono::milliseconds(100);
+  o.image = "registry.invalid/tfjob-gpu-probe:v0";
+  std::vector<std::string> progress;
+  std::mutex pm;
+  o.progress = [&](const std::string& s) {
+    std::lock_guard<std::mutex> lk(pm);
+    progress.push_back(s);
+  };
+  std::optional<tfjob::gpu::CheckResult> res;
+  std::thread t([&] { res = tfjob::gpu::run_gpu_check(client, o); });
+  std::string pod_name;
+  bool scheduled = server.wait_for([&] {
+    for (auto& p : server.list_objects("pods", "default"))
+      if (p["spec"].value("nodeName", "") == "fake-gpu-node-0" && p["metadata"]["labels"].contains(tfjob::gpu::run_label)) {
+        pod_name = p["metadata"]["name"];
+        return true;
+      }
+    return false;
+  }, std::chrono::seconds(20));
+  REQUIRE(scheduled);
+  auto p = *server.get_object("pods", "default", pod_name);
+  p["status"]["containerStatuses"] = json::array({{{"name", "probe"}, {"image", o.image}, {"ready", false}, {"restartCount", 0},
+                                                   {"state", {{"waiting", {{"reason", "ErrImagePull"}, {"message", "failed to pull and unpack image"}}}}}}});
+  server.put_object({{"apiVersion", "v1"}, {"kind", "Event"},
+                     {"metadata", {{"name", pod_name + ".pull"}, {"namespace", "default"}}},
+                     {"involvedObject", {{"kind", "Pod"}, {"name", pod_name}, {"namespace", "default"}}},
+                     {"type", "Warning"}, {"reason", "Failed"},
+                     {"message", "Failed to pull image \"" + o.image + "\": dial tcp: lookup registry.invalid: no such host"}});
+  server.put_object(p);
+  t.join();
+  REQUIRE(res);
+  std::string all;
+  for (auto& l : progress) all += l + "\n";
+  INFO(all);
+  REQUIRE(res->nodes.size() == 1);
+  const auto& n = res->nodes[0];
+  CHECK(n.status == "failed");
+  CHECK(n.reason == "ImagePull");
+  CHECK_THAT(n.message, Catch::Contains("no such host") && Catch::Contains("gpu/Dockerfile"));
+  CHECK_FALSE(res->timed_out);
+  CHECK(res->outcome() == tfjob::gpu::CheckOutcome::not_ready);
+  CHECK_THAT(all, Catch::Contains("fake-gpu-node-0: 1/1 GPUs allocatable"));
+  CHECK_THAT(all, Catch::Contains("no NVIDIA device plugin pods found"));
+}
+
+TEST_CASE("gpu-check never goes silent: a running probe is told with its last line", "[gpu][check][e2e]") {
+  GpuCluster c(false);
+  ContainerScript slow;
+  slow.lines = {"tfjob-gpu-probe: gpu0: gemm-fp16"};
+  slow.exit_code = std::nullopt;  // runs until the test ends it
+  c.server->kubelet().script("tfjob-gpu-probe-*", slow);
+  std::atomic<bool> cancel{false};
+  tfjob::gpu::CheckOptions o;
+  o.deadline_seconds = 60;
+  o.poll = std::chrono::milliseconds(100);
+  o.running_every = std::chrono::milliseconds(200);
+  o.nodes = {"fake-gpu-node-0"};
+  o.cancel = &cancel;
+  std::vector<std::string> lines;
+  o.progress = [&](const std::string& s) {
+    lines.push_back(s);
+    if (s.find("running for") != std::string::npos && s.find("gpu0: gemm-fp16") != std::string::npos) cancel = true;
+  };
+  auto res = tfjob::gpu::run_gpu_check(c.client(), o);
+  std::string all;
+  for (auto& l : lines) all += l + "\n";
+  INFO(all);
+  CHECK(res.cancelled);
+  CHECK_THAT(all, Catch::Contains("fake-gpu-node-0: running for ") && Catch::Contains(": tfjob-gpu-probe: gpu0: gemm-fp16"));
 }

@@ -1,5 +1,6 @@
 // The GPU verdict rules (include/tfjob/gpu/verdict.hpp) and the probe report schema
-// (probe_report.hpp), on probe outputs recorded in tests/data/gpu/.
+// (probe_report.hpp), on probe reports in tests/data/gpu/. Every one of them was written
+// by hand for these tests (each says so in its "constructed" field): none was measured.
 #include <catch2/catch.hpp>
 
 #include "support/paths.hpp"
@@ -8,6 +9,7 @@
 #include <tfjob/gpu/verdict.hpp>
 
 #include <algorithm>
+#include <set>
 #include <fstream>
 #include <sstream>
 
@@ -254,4 +256,140 @@ TEST_CASE("the known-GPU table recognises CUDA's device names", "[gpu]") {
   CHECK(r.status == "ready");
   CHECK_FALSE(r.devices[0].gemm_fp16.percent_of_peak);
   CHECK(r.devices[0].spec.empty());
+}
+
+TEST_CASE("every report under tests/data/gpu says it was constructed, and no two GPUs share a UUID", "[gpu]") {
+  std::set<std::string> uuids;
+  for (const char* f : {"v100-healthy.json", "v100-driver-too-new.json", "v100-cuda13-image.json", "t4-slow-ecc-off.json",
+                        "h200-healthy.json", "no-driver.json", "v100-rev2-health.json"}) {
+    INFO(f);
+    auto j = nlohmann::json::parse(slurp(f));
+    CHECK_THAT(j.value("constructed", ""), Catch::StartsWith("written by hand for tests, not measured on a GPU"));
+    for (const auto& d : j["devices"]) CHECK(uuids.insert(d["uuid"].get<std::string>()).second);
+  }
+}
+
+TEST_CASE("revision 2: NVML health rules on a constructed report; revision 1 still reads", "[gpu]") {
+  auto old = load("v100-healthy.json");
+  CHECK(old.revision == 1);
+  CHECK_FALSE(old.devices[0].health.has_value());
+  evaluate(old);
+  CHECK(old.status == "ready");
+
+  auto r = load("v100-rev2-health.json");
+  CHECK(r.revision == 2);
+  REQUIRE(r.devices[0].health);
+  evaluate(r);
+  INFO(nlohmann::json(r.failures).dump(2) << nlohmann::json(r.warnings).dump(2));
+  CHECK(r.status == "not-ready");
+  // NVIDIA's rules: a DBE since the driver loaded, a pending retirement, a critical Xid
+  CHECK(has(r.failures, "ecc-dbe", 0));
+  CHECK(has(r.failures, "retired-pages", 0));
+  CHECK(has(r.failures, "xid", 0));
+  CHECK_FALSE(has(r.failures, "ecc-dbe", 1));
+  // warnings: PCIe x8 of x16 under load, two NVLink links down (not throttling: SW power cap only)
+  CHECK(has(r.warnings, "pcie", 1));
+  CHECK(has(r.warnings, "nvlink", 1));
+  CHECK_FALSE(has(r.warnings, "throttle"));
+  auto nv = std::find_if(r.warnings.begin(), r.warnings.end(), [](const Finding& f) { return f.check == "nvlink"; });
+  CHECK_THAT(nv->message, Catch::Contains("2 of 6 NVLink links down (4,5)"));
+
+  // gpu1 alone would be ready with warnings; --strict makes it not ready
+  auto g1 = load("v100-rev2-health.json");
+  g1.devices.erase(g1.devices.begin());
+  g1.devices[0].index = 0;
+  g1.xid_events.clear();
+  g1.peers.clear();
+  g1.nvml.device_count = 1;
+  evaluate(g1);
+  CHECK(g1.status == "ready");
+  CHECK(g1.warnings.size() == 2);
+  CHECK_THAT(g1.message, Catch::Contains("1 GPU ready, 2 warnings"));
+  evaluate(g1, {"", true});
+  CHECK(g1.status == "not-ready");
+  CHECK(g1.strict);
+  CHECK(has(g1.failures, "pcie", 0));
+  CHECK_THAT(g1.failures[0].message, Catch::EndsWith("(--strict)"));
+
+  // a copy verified false, GEMM bits that differ: not ready
+  auto bad = load("v100-healthy.json");
+  bad.devices[0].bandwidth.verified = false;
+  bad.devices[1].gemm_fp32.bit_exact = false;
+  evaluate(bad);
+  CHECK(has(bad.failures, "bandwidth", 0));
+  CHECK(has(bad.failures, "gemm-fp32", 1));
+}
+
+TEST_CASE("bandwidth bars per memory type, the toolkit's driver floor, MIG slices", "[gpu]") {
+  const GpuSpec* t4 = spec_by_key("t4");
+  const GpuSpec* v100 = spec_by_key("v100-sxm2");
+  REQUIRE(t4);
+  REQUIRE(v100);
+  CHECK(t4->gddr());
+  CHECK_FALSE(v100->gddr());
+  CHECK(min_bandwidth_fraction_for(t4, true) == Approx(0.60));
+  CHECK(min_bandwidth_fraction_for(t4, false) == Approx(0.70));
+  CHECK(min_bandwidth_fraction_for(v100, true) == Approx(0.70));
+  // a T4 at 65% of peak with ECC on passes (GDDR6 gives bandwidth to ECC), with ECC off fails
+  auto t = load("t4-slow-ecc-off.json");
+  t.devices[0].bandwidth.gbps = 0.65 * t.devices[0].bandwidth.peak_gbps;
+  t.devices[0].gemm_fp16.tflops = 30;
+  evaluate(t);
+  CHECK(has(t.failures, "bandwidth", 0));
+  t.devices[0].ecc_enabled = true;
+  evaluate(t);
+  CHECK_FALSE(has(t.failures, "bandwidth"));
+
+  CHECK(driver_floor_for_toolkit("12.8") == 525);
+  CHECK(driver_floor_for_toolkit("13.0") == 580);
+  CHECK(driver_floor_for_toolkit("11.8") == 450);
+  ProbeReport old;
+  old.probe.cuda_toolkit = "13.0";
+  old.driver.present = true;
+  old.driver.cuda_driver_version = 12080;
+  old.driver.cuda_runtime_version = 13000;
+  old.driver.compatible = false;
+  evaluate(old);
+  CHECK_THAT(old.failures[0].message, Catch::Contains("driver R580 or newer for a CUDA 13.0 build"));
+
+  // a MIG slice of an H200 at a fraction of the full card's figures is not judged on them
+  auto mig = load("h200-healthy.json");
+  mig.devices.resize(1);
+  mig.devices[0].name = "NVIDIA H200 MIG 1g.18gb";
+  mig.devices[0].bandwidth.gbps = 600;
+  mig.devices[0].gemm_fp16.tflops = 100;
+  evaluate(mig);
+  CHECK(mig.status == "ready");
+  CHECK(mig.devices[0].mig);
+  CHECK_FALSE(mig.devices[0].bandwidth.percent_of_peak.has_value());
+}
+
+TEST_CASE("a runtime that cannot start is not ready, not no GPU; the watchdog's report stays no-result", "[gpu]") {
+  ProbeReport r;
+  r.driver.present = true;
+  r.driver.version = "580.95.05";
+  r.driver.runtime_error = "cudaErrorSystemDriverMismatch";
+  r.driver.runtime_error_message = "system has unsupported display driver / cuda driver combination";
+  evaluate(r);
+  CHECK(r.status == "not-ready");
+  CHECK(r.exit_code() == 1);
+  REQUIRE(r.failures.size() == 1);
+  CHECK(r.failures[0].check == "runtime");
+  CHECK_THAT(r.message, Catch::Contains("reboot the node or reinstall the driver"));
+
+  ProbeReport w;
+  w.status = "no-result";
+  w.message = "no result: the probe did not finish within 60 s (gpu0 in gemm-fp16)";
+  evaluate(w, {"v100"});
+  CHECK(w.status == "no-result");
+  CHECK(w.exit_code() == probe_no_result);
+
+  // NVML sees more GPUs than CUDA
+  auto h = load("h200-healthy.json");
+  h.nvml.device_count = 3;
+  evaluate(h);
+  CHECK(has(h.failures, "device-count", -1));
+  CHECK(critical_xid(79));
+  CHECK(critical_xid(48));
+  CHECK_FALSE(critical_xid(13));
 }

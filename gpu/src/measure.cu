@@ -88,6 +88,37 @@ struct Events {
     return ms;
   }
 };
+/// Warms `f` up for at least `min_ms` of GPU time (clocks ramp from idle in ~100 ms), then
+/// times `pairs` event pairs of `launches` calls each; returns milliseconds per call, median.
+template <class F>
+double warm_and_time(Events& ev, F&& f, double min_ms, int pairs, int& launches, double& warmed_ms,
+                     const std::function<void()>& while_busy = {}) {
+  warmed_ms = 0;
+  double one = 0;
+  int calls = 0;
+  while (warmed_ms < min_ms || calls == 0) {
+    float t = ev.time(f);
+    warmed_ms += t;
+    one = t;
+    ++calls;
+  }
+  // ~20 calls per event pair, fewer for slow calls (a pair stays under ~60 ms).
+  if (launches <= 0) launches = std::max(1, std::min(20, int(60.0 / std::max(one, 1e-3))));
+  std::vector<double> per_call;
+  for (int p = 0; p < pairs; ++p) {
+    CK(cudaEventRecord(ev.start));
+    for (int i = 0; i < launches; ++i) f();
+    CK(cudaEventRecord(ev.stop));
+    if (while_busy) while_busy();  // the GPU is working through the batch now
+    CK(cudaEventSynchronize(ev.stop));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, ev.start, ev.stop));
+    per_call.push_back(double(ms) / launches);
+  }
+  std::sort(per_call.begin(), per_call.end());
+  return per_call[per_call.size() / 2];
+}
+
 struct Blas {
   cublasHandle_t h = nullptr;
   Blas() { CB(cublasCreate(&h)); }
@@ -145,6 +176,23 @@ __global__ void copy_kernel(const float4* __restrict__ in, float4* __restrict__ 
     out[i] = in[i];
 }
 
+/// Counts 32-bit words that differ between two buffers (bit for bit).
+__global__ void count_diff(const unsigned* __restrict__ a, const unsigned* __restrict__ b, size_t n,
+                           unsigned long long* diff) {
+  unsigned long long local = 0;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    local += a[i] != b[i];
+  if (local) atomicAdd(diff, local);
+}
+/// Counts words of `p` that differ from the generator's values for `seed`.
+__global__ void count_diff_pattern(const float* __restrict__ p, size_t n, unsigned long long seed,
+                                   unsigned long long* diff) {
+  unsigned long long local = 0;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    local += __float_as_uint(p[i]) != __float_as_uint(uniform_pm1(seed, i));
+  if (local) atomicAdd(diff, local);
+}
+
 int sm_count(int dev) {
   int v = 0;
   CK(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev));
@@ -152,6 +200,16 @@ int sm_count(int dev) {
 }
 
 }  // namespace
+
+std::int64_t diff_words(const void* a, const void* b, size_t words, int blocks) {
+  DevBuf d(sizeof(unsigned long long));
+  CK(cudaMemset(d.p, 0, sizeof(unsigned long long)));
+  count_diff<<<blocks, 256>>>(static_cast<const unsigned*>(a), static_cast<const unsigned*>(b), words, d.as<unsigned long long>());
+  CK(cudaGetLastError());
+  unsigned long long h = 0;
+  CK(cudaMemcpy(&h, d.p, sizeof h, cudaMemcpyDeviceToHost));
+  return std::int64_t(h);
+}
 
 std::string describe_error(int code) { return err_text(static_cast<cudaError_t>(code)); }
 
@@ -264,25 +322,26 @@ BandwidthResult run_bandwidth(int dev, std::uint64_t free_bytes) {
     bytes &= ~size_t(0xfffff);  // whole MiB
     if (bytes < (size_t(16) << 20)) throw CudaFailure("not enough free device memory to measure bandwidth");
     DevBuf a(bytes), b(bytes);
-    CK(cudaMemset(a.p, 1, bytes));
-    CK(cudaMemset(b.p, 2, bytes));
-    Events ev;
-    const int runs = 15;
     const size_t n4 = bytes / 16;
     const int blocks = sm_count(dev) * 8;
-    std::vector<double> k_ms, m_ms;
-    for (int i = 0; i <= runs; ++i) {
-      float ms = ev.time([&] { copy_kernel<<<blocks, 512>>>(a.as<float4>(), b.as<float4>(), n4); });
-      CK(cudaGetLastError());
-      if (i > 0) k_ms.push_back(ms);  // run 0 warms up
-    }
-    for (int i = 0; i <= runs; ++i) {
-      float ms = ev.time([&] { CK(cudaMemcpyAsync(b.p, a.p, bytes, cudaMemcpyDeviceToDevice)); });
-      if (i > 0) m_ms.push_back(ms);
-    }
-    double k = median(k_ms), m = median(m_ms);
+    fill_f32<<<blocks * 2, 256>>>(a.as<float>(), bytes / 4, 0x9e3779b97f4a7c15ULL ^ std::uint64_t(dev));
+    CK(cudaGetLastError());
+    CK(cudaMemset(b.p, 2, bytes));
+    Events ev;
+    const int runs = 7;
+    int kl = 0, ml = 0;
+    double kw = 0, mw = 0;
+    double k = warm_and_time(ev, [&] { copy_kernel<<<blocks, 512>>>(a.as<float4>(), b.as<float4>(), n4); }, 200.0, runs, kl, kw);
+    CK(cudaGetLastError());
+    // The copy kernel's last result is in b: compare every word with a.
+    r.mismatches = diff_words(a.p, b.p, bytes / 4, blocks);
+    double m = warm_and_time(ev, [&] { CK(cudaMemcpyAsync(b.p, a.p, bytes, cudaMemcpyDeviceToDevice)); }, 50.0, runs, ml, mw);
+    r.mismatches += diff_words(a.p, b.p, bytes / 4, blocks);
+    r.verified = r.mismatches == 0;
     double best_ms = std::min(k, m);
     r.method = k <= m ? "copy-kernel" : "cudaMemcpy";
+    r.launches = k <= m ? kl : ml;
+    r.warmup_ms = kw + mw;
     r.gbps = 2.0 * double(bytes) / (best_ms * 1e-3) / 1e9;  // bytes read + bytes written
     r.bytes = std::int64_t(bytes);
     r.runs = runs;
@@ -293,15 +352,16 @@ BandwidthResult run_bandwidth(int dev, std::uint64_t free_bytes) {
   return r;
 }
 
-GemmResult run_gemm(int dev, bool fp16, std::uint64_t free_bytes, std::uint64_t seed) {
+GemmResult run_gemm(int dev, bool fp16, std::uint64_t free_bytes, std::uint64_t seed,
+                    const std::function<void()>& while_busy) {
   GemmResult r;
   try {
     CK(cudaSetDevice(dev));
     const size_t in_size = fp16 ? 2 : 4;
     int n = 8192;
-    while (n > 1024 && double(n) * n * (2 * in_size + 4) > 0.6 * double(free_bytes)) n /= 2;
+    while (n > 1024 && double(n) * n * (2 * in_size + 8) > 0.6 * double(free_bytes)) n /= 2;
     const size_t nn = size_t(n) * n;
-    DevBuf A(nn * in_size), B(nn * in_size), C(nn * 4);
+    DevBuf A(nn * in_size), B(nn * in_size), C(nn * 4), C2(nn * 4);
     const unsigned long long seed_a = seed, seed_b = mix64(seed + 1);
     const int fill_blocks = sm_count(dev) * 16;
     if (fp16) {
@@ -315,22 +375,29 @@ GemmResult run_gemm(int dev, bool fp16, std::uint64_t free_bytes, std::uint64_t 
     CK(cudaMemset(C.p, 0, nn * 4));
     Blas blas;
     const float alpha = 1.0f, beta = 0.0f;
+    void* out = C.p;
     auto gemm = [&] {
       if (fp16)
         CB(cublasGemmEx(blas.h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, A.p, CUDA_R_16F, n, B.p, CUDA_R_16F, n,
-                        &beta, C.p, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+                        &beta, out, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
       else  // CUBLAS_DEFAULT_MATH: true FP32, no TF32 (unless NVIDIA_TF32_OVERRIDE=1 is set)
         CB(cublasSgemm(blas.h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, A.as<float>(), n, B.as<float>(), n, &beta,
-                       C.as<float>(), n));
+                       static_cast<float*>(out), n));
     };
     Events ev;
-    const int runs = fp16 ? 8 : 5;
-    std::vector<double> ms;
-    for (int i = 0; i <= runs; ++i) {
-      float t = ev.time(gemm);
-      if (i > 0) ms.push_back(t);
-    }
-    r.tflops = 2.0 * double(n) * n * n / (median(ms) * 1e-3) / 1e12;
+    const int runs = 3;
+    int launches = 0;
+    double per_call = warm_and_time(ev, gemm, 200.0, runs, launches, r.warmup_ms, while_busy);
+    // The same GEMM once more into C2: cuBLAS picks the same kernel for the same problem,
+    // so every bit must agree; a faulty SM or memory tile changes some.
+    out = C2.p;
+    gemm();
+    CK(cudaDeviceSynchronize());
+    r.differing = diff_words(C.p, C2.p, nn, fill_blocks);
+    r.bit_exact = r.differing == 0;
+    std::vector<double> ms{per_call};
+    r.launches = launches;
+    r.tflops = 2.0 * double(n) * n * n / (median(ms) * 1e-3) / 1e12;  // median per call
     r.n = n;
     r.runs = runs;
     r.ran = true;
@@ -385,6 +452,49 @@ TransferResult run_pinned(int dev) {
     r.d2h_gbps = double(bytes) / (median(down) * 1e-3) / 1e9;
     r.bytes = std::int64_t(bytes);
     r.ran = true;
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  return r;
+}
+
+PeerCopyResult run_peer_copy(int src, int dst, std::uint64_t seed) {
+  PeerCopyResult r;
+  try {
+    const size_t bytes = size_t(64) << 20;
+    int can = 0;
+    CK(cudaDeviceCanAccessPeer(&can, src, dst));
+    CK(cudaSetDevice(src));
+    if (can) {
+      cudaError_t e = cudaDeviceEnablePeerAccess(dst, 0);
+      if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled) check(e, "cudaDeviceEnablePeerAccess");
+      cudaGetLastError();
+    }
+    DevBuf s(bytes);
+    fill_f32<<<sm_count(src) * 8, 256>>>(s.as<float>(), bytes / 4, seed);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    CK(cudaSetDevice(dst));
+    DevBuf d(bytes);
+    CK(cudaMemset(d.p, 0, bytes));
+    CK(cudaDeviceSynchronize());
+    CK(cudaSetDevice(src));
+    Events ev;
+    int launches = 10;
+    double warmed = 0;
+    double ms = warm_and_time(ev, [&] { CK(cudaMemcpyPeerAsync(d.p, dst, s.p, src, bytes)); }, 20.0, 3, launches, warmed);
+    CK(cudaDeviceSynchronize());
+    r.gbps = double(bytes) / (ms * 1e-3) / 1e9;
+    r.bytes = std::int64_t(bytes);
+    r.ran = true;
+    CK(cudaSetDevice(dst));
+    DevBuf diff(sizeof(unsigned long long));
+    CK(cudaMemset(diff.p, 0, sizeof(unsigned long long)));
+    count_diff_pattern<<<sm_count(dst) * 8, 256>>>(d.as<float>(), bytes / 4, seed, diff.as<unsigned long long>());
+    CK(cudaGetLastError());
+    unsigned long long h = 0;
+    CK(cudaMemcpy(&h, diff.p, sizeof h, cudaMemcpyDeviceToHost));
+    r.verified = h == 0;
   } catch (const std::exception& e) {
     r.error = e.what();
   }

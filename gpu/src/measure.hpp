@@ -4,6 +4,7 @@
 // Every function catches its own CUDA/cuBLAS errors and reports them in `error`.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,19 +46,27 @@ struct BandwidthResult {
   bool ran = false;
   double gbps = 0;
   std::int64_t bytes = 0;
-  int runs = 0;
+  int runs = 0;               ///< timed event pairs (each over `launches` copies)
+  int launches = 0;           ///< copies per event pair
+  double warmup_ms = 0;       ///< the same work run first so clocks ramp up
+  bool verified = false;      ///< the whole copied buffer compared with its source
+  std::int64_t mismatches = 0;
   std::string method, error;
 };
 BandwidthResult run_bandwidth(int dev, std::uint64_t free_bytes);
 
 struct GemmResult {
   bool ran = false, verified = false;
-  int n = 0, runs = 0;
-  double tflops = 0, max_rel_error = 0;
+  bool bit_exact = false;     ///< two runs on the same inputs gave the same bits everywhere
+  std::int64_t differing = 0; ///< entries that differed between the two runs
+  int n = 0, runs = 0, launches = 0;
+  double tflops = 0, max_rel_error = 0, warmup_ms = 0;
   std::string error;
 };
 /// fp16: FP16 inputs, FP32 accumulate and output, tensor cores; else plain FP32 SGEMM.
-GemmResult run_gemm(int dev, bool fp16, std::uint64_t free_bytes, std::uint64_t seed);
+/// `while_busy` is called on the host while a batch of GEMMs is in flight (NVML samples).
+GemmResult run_gemm(int dev, bool fp16, std::uint64_t free_bytes, std::uint64_t seed,
+                    const std::function<void()>& while_busy = {});
 
 struct TransferResult {
   bool ran = false;
@@ -69,6 +78,16 @@ TransferResult run_pinned(int dev);
 
 /// m[i][j]: device i can access device j's memory directly (diagonal false).
 std::vector<std::vector<bool>> peer_matrix(int count);
+
+/// A real copy from `src`'s memory to `dst`'s (peer access enabled when possible, else
+/// staged by the driver), timed and verified on `dst`.
+struct PeerCopyResult {
+  bool ran = false, verified = false;
+  double gbps = 0;
+  std::int64_t bytes = 0;
+  std::string error;
+};
+PeerCopyResult run_peer_copy(int src, int dst, std::uint64_t seed);
 
 /// A human name for a runtime error code ("cudaErrorNoKernelImageForDevice: ...").
 std::string describe_error(int code);

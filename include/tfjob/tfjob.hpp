@@ -20,10 +20,11 @@
 #include <tfjob/kube/resource.hpp>
 #include <tfjob/kube/kube.hpp>
 
-// gpu/: probe report, verdict rules, gpu-check workflow
+// gpu/: probe report, verdict rules, gpu-check and top workflows
 #include <tfjob/gpu/probe_report.hpp>
 #include <tfjob/gpu/verdict.hpp>
 #include <tfjob/gpu/check.hpp>
+#include <tfjob/gpu/top.hpp>
 
 // local/: run a TFJob as processes on this machine
 #include <tfjob/local/runner.hpp>

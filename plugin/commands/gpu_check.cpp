@@ -10,6 +10,7 @@
 #include <tfjob/api/manifest.hpp>
 #include <tfjob/gpu/check.hpp>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +30,7 @@ namespace {
 struct GpuCheckOptions {
   std::string image = tfjob::gpu::default_probe_image;
   std::string expect;
+  bool strict = false;
   int gpus = 0;
   std::vector<std::string> nodes;
   std::string timeout = "5m";
@@ -117,13 +119,16 @@ void print_table(const tfjob::gpu::CheckResult& res, bool color, std::ostream& o
       for (const auto& w : r.warnings) details.push_back(n.node.name + ": warning: " + w.to_string());
     }
     if (!n.ready() && (!n.report || n.report->failures.empty()) && !n.message.empty())
-      details.push_back(n.node.name + ": " + n.message);
+      details.push_back(n.node.name + ": " + n.message +
+                        (n.reason == "ImagePull" ? " (gpu-check --image REGISTRY/tfjob-gpu-probe:TAG)" : ""));
+    for (const auto& note : n.node.notes) details.push_back(n.node.name + ": note: " + note);
     std::string status = n.status;
     for (auto& c : status) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     t.add_row({n.node.name, gpu, count, cc, drv, cuda, mem, bw, fp16, status});
     if (color) t.color_cell(t.size() - 1, 9, n.ready() ? color::green : color::red);
   }
   t.print(out);
+  for (const auto& c : res.cluster_notes) details.push_back("cluster: " + c);
   if (!details.empty()) {
     out << "\n";
     for (const auto& d : details) out << d << "\n";
@@ -148,7 +153,7 @@ std::string find_local_probe(const std::string& flag) {
 }
 
 /// Runs the local probe; returns its stdout and sets `code` to its exit status.
-std::string run_local_probe(const std::string& path, const std::string& expect, int& code) {
+std::string run_local_probe(const std::string& path, const std::string& expect, bool strict, int& code) {
   int fds[2];
   if (::pipe(fds) != 0) throw tfjob::error("cannot create a pipe for the probe");
   pid_t pid = ::fork();
@@ -162,6 +167,7 @@ std::string run_local_probe(const std::string& path, const std::string& expect, 
       argv.push_back("--expect");
       argv.push_back(expect.c_str());
     }
+    if (strict) argv.push_back("--strict");
     argv.push_back(nullptr);
     ::execvp(path.c_str(), const_cast<char* const*>(argv.data()));
     std::fprintf(stderr, "error: cannot run the GPU probe \"%s\": %s (build it with the gpu/ CMake target, "
@@ -196,14 +202,17 @@ void print_result(const tfjob::gpu::CheckResult& res, const GpuCheckOptions& o, 
   }
 }
 
+/// gpu-check's exit codes (issue 6's contract for scripts).
+enum gpu_exit : int { gpu_ready = 0, gpu_not_ready = 1, gpu_no_gpu = 2, gpu_no_result = 3 };
+
 int exit_for(const tfjob::gpu::CheckResult& res) {
   if (res.cancelled) return g_signal.load() == SIGTERM ? 143 : 130;
-  if (res.all_ready()) return exit_code::ok;
-  // A node that answered "not ready" outweighs one that gave no answer in time.
-  for (const auto& n : res.nodes)
-    if (n.status != "ready" && n.status != "pending" && n.status != "timeout" && n.status != "skipped")
-      return exit_code::failure;
-  return res.timed_out ? exit_code::timeout : exit_code::failure;
+  switch (res.outcome()) {
+    case tfjob::gpu::CheckOutcome::ready: return gpu_ready;
+    case tfjob::gpu::CheckOutcome::no_gpu: return gpu_no_gpu;
+    case tfjob::gpu::CheckOutcome::no_result: return gpu_no_result;
+    default: return gpu_not_ready;
+  }
 }
 
 int run_gpu_check_cmd(const GpuCheckOptions& o, const Globals& g) {
@@ -214,7 +223,7 @@ int run_gpu_check_cmd(const GpuCheckOptions& o, const Globals& g) {
     int code = -1;
     std::string path = find_local_probe(o.probe);
     std::cerr << "running " << path << (expect.empty() ? "" : " --expect " + expect) << " on this machine\n";
-    std::string text = run_local_probe(path, expect, code);
+    std::string text = run_local_probe(path, expect, o.strict, code);
     tfjob::gpu::CheckResult res;
     res.run_id = "local";
     tfjob::gpu::NodeResult n;
@@ -224,6 +233,7 @@ int run_gpu_check_cmd(const GpuCheckOptions& o, const Globals& g) {
     n.exit_code = code;
     tfjob::gpu::VerdictOptions v;
     v.expect = expect;
+    v.strict = o.strict;
     tfjob::gpu::judge_probe_output(n, text, v);
     if (n.report) {
       n.node.allocatable = n.node.capacity = static_cast<std::int64_t>(n.report->devices.size());
@@ -240,13 +250,17 @@ int run_gpu_check_cmd(const GpuCheckOptions& o, const Globals& g) {
   co.namespace_ = client.namespace_();
   co.image = o.image;
   co.expect = expect;
+  co.strict = o.strict;
   co.gpus = o.gpus;
   co.nodes = o.nodes;
   co.keep = o.keep;
   co.deadline_seconds = static_cast<int>(timeout.count() / 1000);
   co.cancel = &g_interrupted;
   co.progress = [](const std::string& line) { std::cerr << line << "\n"; };
-  if (const char* p = std::getenv("TFJOB_GPU_CHECK_POLL_MS"); p && *p) co.poll = std::chrono::milliseconds(std::atoi(p));
+  if (const char* p = std::getenv("TFJOB_GPU_CHECK_POLL_MS"); p && *p) {
+    co.poll = std::chrono::milliseconds(std::atoi(p));
+    co.running_every = std::max(co.poll, std::chrono::milliseconds(500));
+  }
   g_interrupted.store(false);
   SignalGuard guard;
   auto res = tfjob::gpu::run_gpu_check(client, co);
@@ -266,6 +280,7 @@ void setup_gpu_check(CLI::App& app, Globals& g) {
   sub->add_option("--image", o->image, "Probe image (built from gpu/Dockerfile, CUDA 12.x: runs on V100 and newer)")
       ->capture_default_str();
   sub->add_option("--expect", o->expect, "Every GPU must be this model (v100, t4, a100, a10, a30, l4, l40s, h100, h200)");
+  sub->add_flag("--strict", o->strict, "Warnings fail: PCIe link below its maximum under load, HW/thermal throttling, NVLink down, ...");
   sub->add_option("--gpus", o->gpus, "GPUs each probe pod requests (0 = all the node allocates)")->capture_default_str();
   sub->add_option("--node", o->nodes, "Only check this node (repeatable)");
   sub->add_option("--timeout", o->timeout, "Deadline for each probe pod and for the whole check (e.g. 90s, 5m)")
@@ -275,10 +290,15 @@ void setup_gpu_check(CLI::App& app, Globals& g) {
   sub->add_flag("--local", o->local, "Run the probe on this machine instead of the cluster");
   sub->add_option("--probe-path", o->probe, "With --local: the tfjob-gpu-probe binary (default: beside this plugin, then PATH)");
   sub->footer(R"(Lists every node's nvidia.com/gpu capacity and allocatable (the difference is unhealthy
-devices), its GPU Feature Discovery labels and taints, and flags nodes that look like GPU
-nodes but allocate no GPUs (device plugin missing or broken). Then runs one probe pod per
-GPU node in parallel (pinned to the node, requesting its GPUs, tolerating nvidia.com/gpu
-taints, bounded by --timeout) and prints what each node's GPUs do against their spec.
+devices), its GPU Feature Discovery labels (model, driver, architecture: a Volta node under
+a driver newer than R580 is not ready before any probe) and taints, the NVIDIA device
+plugin's and GPU Operator validator's pod on it, and flags nodes that look like GPU nodes
+but allocate no GPUs. Then runs one probe pod per GPU node in parallel (pinned to the node,
+requesting its GPUs, tolerating nvidia.com/gpu taints, bounded by --timeout), tells on
+stderr what each is doing (Pending and why, pulling, running for N s with the probe's last
+line), fails a node at once when its probe image cannot be pulled, and prints what each
+node's GPUs do against their spec and NVML's health view (ECC, retired pages / row
+remapping, PCIe under load, throttling, NVLink, Xid events).
 
 Examples:
   kubectl tfjob gpu-check
@@ -287,10 +307,11 @@ Examples:
   kubectl tfjob gpu-check -o json
   kubectl tfjob gpu-check --local --expect v100
 
-Exit codes: 0 every probed node is ready, 1 a node is not ready (failed checks listed) or
-no GPU node was found, 2 a probe gave no result within --timeout (a Pending pod is
-explained from its events), 64 usage error, 130/143 interrupted by SIGINT/SIGTERM (the
-probe pods are still deleted unless --keep).)");
+Exit codes: 0 every probed node is ready, 1 a node is not ready (failed checks listed, or
+its probe failed, e.g. the image cannot be pulled), 2 no NVIDIA driver or no GPU (no GPU
+node found, or a probe found no GPU), 3 a probe gave no result within --timeout (a Pending
+pod is explained from its events) or its watchdog fired, 64 usage error, 130/143
+interrupted by SIGINT/SIGTERM (the probe pods are still deleted unless --keep).)");
   sub->callback([o, &g] { g.run = [o, &g] { return run_gpu_check_cmd(*o, g); }; });
 }
 

@@ -60,7 +60,7 @@ spec=$(ka get pod "$p0" -n "$NS" -o json)
 [ "$(jq -r .spec.restartPolicy <<<"$spec")" = Never ] || fail "restartPolicy: $(jq -r .spec.restartPolicy <<<"$spec")"
 run_probe "$p0" gpu-node-0 "$GPU_DATA/v100-healthy.json" 0
 unschedulable "$p1" "0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) didn't match Pod's node affinity."
-bg_wait "$pid" 2 all   # one node gave no result in time: exit 2
+bg_wait "$pid" 3 all   # one node gave no result in time: exit 3
 res=$(cat "$TMP/all.out")
 [ "$(jq -r '.nodes[] | select(.node == "gpu-node-0") | .status' <<<"$res")" = ready ] || fail "gpu-node-0: $(jq -c '.nodes' <<<"$res")"
 [ "$(jq -r '.nodes[] | select(.node == "gpu-node-0") | .report.devices | length' <<<"$res")" = 2 ] || fail "gpu-node-0 report: $res"
@@ -77,7 +77,8 @@ bg_plugin one gpu-check -n "$NS" --node gpu-node-1 --gpus 1 --expect v100 --time
 pid=$BGPID
 wait_pods 1 one
 p1=$(pod_for gpu-node-1)
-[ "$(ka get pod "$p1" -n "$NS" -o jsonpath='{.spec.containers[0].args}')" = '["--expect","v100"]' ] \
+# --watchdog: the probe answers "no result" before the pod's 20 s deadline and the wait's margin
+[ "$(ka get pod "$p1" -n "$NS" -o jsonpath='{.spec.containers[0].args}')" = '["--expect","v100","--watchdog","11"]' ] \
   || fail "probe args: $(ka get pod "$p1" -n "$NS" -o jsonpath='{.spec.containers[0].args}')"
 run_probe "$p1" gpu-node-1 "$GPU_DATA/t4-slow-ecc-off.json" 1
 bg_wait "$pid" 1 one

@@ -703,9 +703,9 @@ struct Handler {
       if (m != "GET") throw fake::err_method_not_allowed("the server does not allow this method on the requested resource");
       return pod_log(t);
     }
-    if (t.sub == "proxy" && ri.plural == "services") {
+    if (t.sub == "proxy" && (ri.plural == "services" || ri.plural == "pods")) {
       authorize(m == "GET" ? "get" : "create", t);
-      return service_proxy(t);
+      return service_proxy(t, ri.plural);
     }
     if (!t.sub.empty() && t.sub != "status")
       throw ApiError{404, fake::status_failure(404, "NotFound", "the server could not find the requested resource")};
@@ -1254,7 +1254,7 @@ struct Handler {
   // -- watch -----------------------------------------------------------------------------
   void do_watch(const Target& t);
   void pod_log(const Target& t);
-  void service_proxy(const Target& t);
+  void service_proxy(const Target& t, const std::string& plural);
 };
 
 namespace {
@@ -1657,14 +1657,16 @@ void Handler::pod_log(const Target& t) {
   });
 }
 
-void Handler::service_proxy(const Target& t) {
+// services/NAME:PORT/proxy and pods/NAME:PORT/proxy alike: a handler registered for the
+// name answers (ProxyRequest::resource says which kind was asked).
+void Handler::service_proxy(const Target& t, const std::string& plural) {
   std::string svc = t.name, port;
   auto colon = svc.find(':');
   if (colon != std::string::npos) {
     port = svc.substr(colon + 1);
     svc = svc.substr(0, colon);
   }
-  const ResourceInfo* services = fake::find_resource("", "v1", "services");
+  const ResourceInfo* services = fake::find_resource("", "v1", plural);
   {
     std::lock_guard<std::mutex> lk(s.mu);
     if (!s.find_locked(*services, t.ns, svc)) throw fake::err_not_found(*services, svc);
@@ -1681,6 +1683,7 @@ void Handler::service_proxy(const Target& t) {
   if (!h)
     throw ApiError{503, fake::status_failure(503, "ServiceUnavailable", "no endpoints available for service \"" + svc + "\"")};
   ProxyRequest pr;
+  pr.resource = plural;
   pr.method = req.method;
   pr.ns = t.ns;
   pr.service = svc;

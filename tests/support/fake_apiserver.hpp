@@ -127,10 +127,12 @@ class Kubelet {
 };
 
 /// Handler for /api/v1/namespaces/NS/services/NAME:PORT/proxy/REST (e.g. a simulated TF
-/// Serving REST API). Gets method, the path after `proxy` (starting with '/'), the query
+/// Serving REST API) and /api/v1/namespaces/NS/pods/NAME:PORT/proxy/REST (e.g. an exporter
+/// pod's metrics). Gets method, the path after `proxy` (starting with '/'), the query
 /// and body; returns status, content type and body.
 struct ProxyRequest {
   std::string method, ns, service, port, path, query, body, content_type;
+  std::string resource = "services";  ///< "services" or "pods" (`service` is then the pod's name)
 };
 struct ProxyResponse {
   int status = 200;
@@ -183,8 +185,8 @@ class FakeApiServer {
 
   Faults& faults();
   Kubelet& kubelet();
-  /// Serve /api/v1/namespaces/*/services/NAME:PORT/proxy/... for services named like
-  /// `service_glob`.
+  /// Serve /api/v1/namespaces/*/services/NAME:PORT/proxy/... for services (and
+  /// .../pods/NAME:PORT/proxy/... for pods) named like `service_glob`.
   void set_proxy_handler(const std::string& service_glob, ProxyHandler handler);
 
   std::vector<RecordedRequest> requests() const;

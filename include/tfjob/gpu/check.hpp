@@ -56,6 +56,10 @@ struct NodeGpuInfo {
   bool unschedulable = false;
   bool looks_like_gpu = false;              ///< capacity, GFD labels or an accelerator label
   std::string problem;                      ///< why it cannot be probed ("" = fine)
+  int driver_major = 0;                     ///< from GPU feature discovery's labels (0 = unknown)
+  std::string driver_version;               ///< nvidia.com/cuda.driver-version.full or major.minor.rev
+  std::string architecture;                 ///< nvidia.com/gpu.family (volta, ampere, ...), "" unknown
+  std::vector<std::string> notes;           ///< what the cluster says before any probe (warnings)
   /// capacity - allocatable: devices the device plugin reports unhealthy.
   std::int64_t unhealthy() const { return capacity > allocatable ? capacity - allocatable : 0; }
   /// nvidia.com/gpu.product (GFD), or the GKE/GCE accelerator label, or "".
@@ -79,11 +83,46 @@ inline std::int64_t count_of(const std::string& q) {
     return 0;
   }
 }
+inline std::string lower_ascii(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
 inline bool gpu_label(const std::string& k) {
   return k.rfind("nvidia.com/", 0) == 0 || k == "cloud.google.com/gke-accelerator" ||
          k == "cloud.google.com/gce-accelerator" || k == "feature.node.kubernetes.io/pci-10de.present";
 }
 }  // namespace detail
+
+/// R580 is a long-term support branch (LTSB) and the last that drives Volta; NVIDIA's
+/// Data Center driver lifecycle (docs.nvidia.com/datacenter/tesla/drivers) gives LTSBs
+/// three years of fixes, so Volta nodes get none after about August 2028.
+inline constexpr const char* volta_last_branch_end_of_life = "about August 2028";
+
+/// GPU feature discovery's driver and architecture labels (pure): the driver major from
+/// `nvidia.com/cuda.driver-version.major` (GFD >= 0.15) or `nvidia.com/cuda.driver.major`
+/// (older), the architecture from `nvidia.com/gpu.family`, or from the compute capability
+/// labels (`nvidia.com/gpu.compute.major/minor`: 7.0 is Volta).
+inline void read_gfd(NodeGpuInfo& g) {
+  auto get = [&](const char* k) {
+    auto it = g.gfd.find(k);
+    return it == g.gfd.end() ? std::string() : it->second;
+  };
+  std::string major = get("nvidia.com/cuda.driver-version.major");
+  std::string minor = get("nvidia.com/cuda.driver-version.minor");
+  std::string rev = get("nvidia.com/cuda.driver-version.revision");
+  if (major.empty()) {
+    major = get("nvidia.com/cuda.driver.major");
+    minor = get("nvidia.com/cuda.driver.minor");
+    rev = get("nvidia.com/cuda.driver.rev");
+  }
+  g.driver_major = static_cast<int>(detail::count_of(major));
+  g.driver_version = get("nvidia.com/cuda.driver-version.full");
+  if (g.driver_version.empty() && !major.empty())
+    g.driver_version = major + (minor.empty() ? "" : "." + minor) + (rev.empty() ? "" : "." + rev);
+  g.architecture = detail::lower_ascii(get("nvidia.com/gpu.family"));
+  if (g.architecture.empty() && get("nvidia.com/gpu.compute.major") == "7" && get("nvidia.com/gpu.compute.minor") == "0")
+    g.architecture = "volta";
+}
 
 /// The GPU view of one node (pure).
 inline NodeGpuInfo inspect_node(const kube::Node& n) {
@@ -111,7 +150,82 @@ inline NodeGpuInfo inspect_node(const kube::Node& n) {
   } else if (g.allocatable > 0 && !g.ready) {
     g.problem = "the node is not Ready";
   }
+  read_gfd(g);
+  if (g.architecture == "volta" && g.driver_major > last_volta_driver_branch && g.problem.empty())
+    g.problem = "driver " + (g.driver_version.empty() ? "R" + std::to_string(g.driver_major) : g.driver_version) +
+                " (GPU feature discovery) does not drive Volta: R" + std::to_string(last_volta_driver_branch) +
+                " is the last branch that does (an LTSB, fixed until " + volta_last_branch_end_of_life +
+                "); pin the driver to R580, e.g. the GPU Operator's driver.version";
+  if (g.capacity > 0 && g.allocatable > 0 && g.allocatable < g.capacity)
+    g.notes.push_back(std::to_string(g.unhealthy()) + " of " + std::to_string(g.capacity) +
+                      " GPUs unhealthy (nvidia.com/gpu allocatable " + std::to_string(g.allocatable) +
+                      " < capacity): the device plugin withdrew them; see its log and nvidia-smi on the node");
+  if (g.capacity > 0 && g.gfd.count("nvidia.com/gpu.product") == 0 && g.gfd.count("nvidia.com/gpu.family") == 0)
+    g.notes.push_back("no GPU feature discovery labels (nvidia.com/gpu.product, nvidia.com/cuda.driver-version.*): "
+                      "the model and driver are unknown until the probe runs; deploy GFD (the GPU Operator does)");
   return g;
+}
+
+/// Labels of the NVIDIA device plugin's and the GPU Operator validator's pods.
+inline const std::vector<std::string>& device_plugin_selectors() {
+  static const std::vector<std::string> s = {"app=nvidia-device-plugin-daemonset",       // GPU Operator
+                                             "app.kubernetes.io/name=nvidia-device-plugin"};  // its own chart
+  return s;
+}
+inline constexpr const char* validator_selector = "app=nvidia-operator-validator";
+
+namespace detail {
+/// "Running", or the phase and the first waiting/terminated reason of a pod that is not.
+inline std::string pod_state(const kube::Pod& p, bool& ok) {
+  std::string phase = p.phase();
+  ok = phase == "Running";
+  const auto& conds = p.at_or_null("/status/conditions");
+  if (ok && conds.is_array())
+    for (const auto& c : conds)
+      if (c.value("type", "") == "Ready" && c.value("status", "") != "True") ok = false;
+  if (ok) return "Running";
+  for (const char* key : {"/status/initContainerStatuses", "/status/containerStatuses"}) {
+    const auto& cs = p.at_or_null(key);
+    if (!cs.is_array()) continue;
+    for (const auto& c : cs) {
+      const auto& st = c.value("state", nlohmann::json::object());
+      for (const char* s : {"waiting", "terminated"})
+        if (st.contains(s) && !st[s].value("reason", "").empty() && st[s].value("reason", "") != "Completed")
+          return phase + " (" + c.value("name", "") + ": " + st[s].value("reason", "") +
+                 (st[s].value("message", "").empty() ? "" : ": " + st[s].value("message", "")) + ")";
+    }
+  }
+  return phase.empty() ? "unknown" : phase + (ok ? "" : " (not Ready)");
+}
+}  // namespace detail
+
+/// What the NVIDIA device plugin's and GPU Operator validator's pods say about each GPU
+/// node (pure): a node whose plugin pod is not Running and Ready, or whose validator is not
+/// Running (it stays in an init container while a component fails), gets a note. Returns
+/// cluster-wide notes (e.g. no device plugin pods found).
+inline std::vector<std::string> note_gpu_components(std::vector<NodeGpuInfo>& inv, const std::vector<kube::Pod>& plugin_pods,
+                                                    const std::vector<kube::Pod>& validator_pods) {
+  std::vector<std::string> cluster;
+  if (plugin_pods.empty() && !inv.empty())
+    cluster.push_back("no NVIDIA device plugin pods found (labels " + device_plugin_selectors()[0] + " or " +
+                      device_plugin_selectors()[1] + "): installed another way, or missing");
+  for (auto& g : inv) {
+    auto judge = [&](const std::vector<kube::Pod>& pods, const char* what) {
+      if (pods.empty()) return;
+      bool found = false;
+      for (const auto& p : pods) {
+        if (p.node_name() != g.name) continue;
+        found = true;
+        bool ok = false;
+        std::string st = detail::pod_state(p, ok);
+        if (!ok) g.notes.push_back(std::string(what) + " " + p.namespace_() + "/" + p.name() + " is " + st);
+      }
+      if (!found && g.capacity > 0) g.notes.push_back(std::string(what) + ": no pod on this node");
+    };
+    judge(plugin_pods, "NVIDIA device plugin");
+    judge(validator_pods, "GPU Operator validator");
+  }
+  return cluster;
 }
 
 /// The GPU inventory: every node that has GPUs or looks like a GPU node, by name (pure).
@@ -131,12 +245,14 @@ struct CheckOptions {
   std::string image = default_probe_image;
   std::string image_pull_policy = "IfNotPresent";
   std::string expect;                     ///< a known model family ("" = none)
+  bool strict = false;                    ///< the probe's warnings fail (PCIe, throttling, NVLink, ...)
   int gpus = 0;                           ///< GPUs per probe pod; 0 = all the node allocates
   std::vector<std::string> nodes;         ///< only these nodes ("" = every GPU node)
   int deadline_seconds = 300;             ///< activeDeadlineSeconds of each pod, and the wait
   bool keep = false;                      ///< keep the probe pods (debugging)
   std::string run_id;                     ///< "" = random
   std::chrono::milliseconds poll{1000};   ///< how often Pending pods' events are looked at again
+  std::chrono::milliseconds running_every{5000};  ///< how often a running probe's last log line is told
   const std::atomic<bool>* cancel = nullptr;    ///< raise to stop early (pods still deleted)
   std::function<void(const std::string&)> progress;  ///< one line per change (stderr)
 };
@@ -154,6 +270,10 @@ inline kube::Pod probe_pod(const NodeGpuInfo& node, const CheckOptions& o, const
   while (!name.empty() && name.back() == '-') name.pop_back();
   nlohmann::json args = nlohmann::json::array();
   if (!o.expect.empty()) args = {"--expect", o.expect};
+  if (o.strict) args.push_back("--strict");
+  // The probe's own watchdog answers "no result" before the pod's deadline kills it.
+  args.push_back("--watchdog");
+  args.push_back(std::to_string(std::max(10, o.deadline_seconds - std::min(15, 2 + o.deadline_seconds / 10) - 5)));
   nlohmann::json pod = {
       {"apiVersion", "v1"},
       {"kind", "Pod"},
@@ -188,18 +308,25 @@ struct NodeResult {
   NodeGpuInfo node;
   std::string pod;                    ///< probe pod name ("" when not probed)
   std::string phase;                  ///< last pod phase seen
-  std::string status;                 ///< ready, not-ready, no-gpu, pending, failed, timeout, cancelled, skipped
+  /// ready, not-ready, no-gpu, no-result (the probe's watchdog), pending, failed, timeout,
+  /// cancelled, skipped
+  std::string status;
+  std::string reason;                 ///< for "failed": ImagePull when the probe image cannot be pulled
   std::string message;                ///< one line for people
   std::optional<ProbeReport> report;  ///< the probe's report, judged again here
   int exit_code = -1;                 ///< the probe container's exit code (-1 unknown)
   bool ready() const { return status == "ready"; }
 };
 
+/// How a whole run ends, for scripts (the plugin's exit code).
+enum class CheckOutcome { ready, not_ready, no_gpu, no_result };
+
 /// The whole run.
 struct CheckResult {
   std::string run_id;
   std::vector<NodeGpuInfo> inventory;
   std::vector<NodeResult> nodes;
+  std::vector<std::string> cluster_notes;  ///< cluster-wide findings before any probe
   bool cancelled = false;
   bool timed_out = false;
   /// True when at least one node was probed and every probed node is ready.
@@ -211,6 +338,21 @@ struct CheckResult {
       if (!n.ready()) return false;
     }
     return any;
+  }
+  /// Every probed node ready: ready. A node not ready (or a probe that failed) outweighs
+  /// one without GPUs, which outweighs one that gave no result in time. No GPU node: no_gpu.
+  CheckOutcome outcome() const {
+    if (all_ready()) return CheckOutcome::ready;
+    bool no_gpu = false, no_result = false, any = false;
+    for (const auto& n : nodes) {
+      if (n.status == "skipped" || n.status == "ready") continue;
+      any = true;
+      if (n.status == "no-gpu") no_gpu = true;
+      else if (n.status == "pending" || n.status == "timeout" || n.status == "no-result" || n.status == "cancelled") no_result = true;
+      else return CheckOutcome::not_ready;
+    }
+    if (!any || no_gpu) return CheckOutcome::no_gpu;
+    return no_result ? CheckOutcome::no_result : CheckOutcome::not_ready;
   }
 };
 
@@ -230,6 +372,8 @@ inline std::string explain_pending(const kube::Pod& pod, const std::vector<kube:
     if (e.involved_name() != pod.name()) continue;
     if (e.reason() == "FailedScheduling") last = "FailedScheduling: " + e.message();
     else if (e.type() == "Warning") last = e.reason() + ": " + e.message();
+    else if (e.reason() == "Pulling") last = "pulling the probe image: " + e.message();
+    else if (e.reason() == "Pulled" || e.reason() == "Scheduled") last.clear();
   }
   if (!last.empty()) {
     if (last.find("Insufficient nvidia.com/gpu") != std::string::npos)
@@ -242,6 +386,29 @@ inline std::string explain_pending(const kube::Pod& pod, const std::vector<kube:
       if (c.value("type", "") == "PodScheduled" && c.value("status", "") == "False")
         return c.value("reason", "") + ": " + c.value("message", "");
   return "waiting to be scheduled";
+}
+
+/// The pull failure of a Pending pod's container (ErrImagePull, ImagePullBackOff,
+/// InvalidImageName, ErrImageNeverPull) with the registry's message, or "" (pure). The
+/// kubelet's reasons: kubelet/images/types.go.
+inline std::string image_pull_failure(const kube::Pod& pod, const std::vector<kube::Event>& events) {
+  const auto& cs = pod.at_or_null("/status/containerStatuses");
+  if (!cs.is_array()) return {};
+  for (const auto& c : cs) {
+    const auto& w = c.value("state", nlohmann::json::object()).value("waiting", nlohmann::json::object());
+    std::string reason = w.value("reason", "");
+    if (reason != "ErrImagePull" && reason != "ImagePullBackOff" && reason != "InvalidImageName" &&
+        reason != "ErrImageNeverPull")
+      continue;
+    std::string msg = w.value("message", "");
+    // The back-off message only says "Back-off pulling image"; the registry's words are in
+    // the kubelet's Failed event.
+    for (const auto& e : events)
+      if (e.involved_name() == pod.name() && e.reason() == "Failed" && e.message().find("ull") != std::string::npos)
+        msg = e.message();
+    return reason + (msg.empty() ? "" : ": " + msg);
+  }
+  return {};
 }
 
 /// Judges a finished probe pod from its exit code and log text (pure).
@@ -278,9 +445,36 @@ inline CheckResult run_gpu_check(kube::Client client, const CheckOptions& o) {
   const std::string ns = o.namespace_.empty() ? client.namespace_() : o.namespace_;
   VerdictOptions vopt;
   if (!o.expect.empty()) vopt.expect = normalize_expect(o.expect);
+  vopt.strict = o.strict;
 
   auto nodes = kube::Api<kube::Node>::all(client).list().items;
   res.inventory = gpu_inventory(nodes);
+  // Cluster-wide, before any probe: the device plugin's and validator's pods per node.
+  if (!res.inventory.empty()) {
+    auto pods_with = [&](const std::string& sel) {
+      try {
+        kube::ListParams lp;
+        lp.label_selector = sel;
+        return kube::Api<kube::Pod>::all(client).list(lp).items;
+      } catch (const tfjob::error& e) {
+        res.cluster_notes.push_back("cannot list pods " + sel + " in all namespaces: " + e.what());
+        return std::vector<kube::Pod>{};
+      }
+    };
+    std::vector<kube::Pod> plugin;
+    for (const auto& sel : device_plugin_selectors())
+      for (auto& p : pods_with(sel)) plugin.push_back(std::move(p));
+    auto validators = pods_with(validator_selector);
+    for (auto& n : note_gpu_components(res.inventory, plugin, validators)) res.cluster_notes.push_back(std::move(n));
+    for (const auto& n : res.cluster_notes) say("cluster: " + n);
+    for (const auto& g : res.inventory) {
+      std::string drv = g.driver_version.empty() ? "driver unknown" : "driver " + g.driver_version;
+      say(g.name + ": " + std::to_string(g.allocatable) + "/" + std::to_string(g.capacity) + " GPUs allocatable, " +
+          (g.product().empty() ? "model unknown" : g.product()) + ", " + drv +
+          (g.architecture.empty() ? "" : " (" + g.architecture + ")"));
+      for (const auto& n : g.notes) say(g.name + ": " + n);
+    }
+  }
   if (!o.nodes.empty()) {
     std::set<std::string> known;
     for (const auto& n : nodes) known.insert(n.name());
@@ -360,6 +554,7 @@ inline CheckResult run_gpu_check(kube::Client client, const CheckOptions& o) {
   std::map<std::string, std::size_t> index_of;  // pod name -> its node's result
   for (std::size_t i : probing) index_of[res.nodes[i].pod] = i;
   std::map<std::size_t, kube::Pod> pending;     // the last state of pods still Pending
+  std::map<std::size_t, Clock::time_point> running_since;
   auto note_pending = [&](std::size_t i, const kube::Pod& p, const std::vector<kube::Event>& events) {
     auto& r = res.nodes[i];
     std::string note = "Pending: " + explain_pending(p, events);
@@ -409,12 +604,26 @@ inline CheckResult run_gpu_check(kube::Client client, const CheckOptions& o) {
       return;
     }
     if (r.phase == "Pending") {
+      auto events = namespace_events(client);
+      std::string pull = image_pull_failure(p, events);
+      if (!pull.empty()) {
+        // Waiting out the deadline would not help: the node cannot get the image.
+        pending.erase(i);
+        r.status = "failed";
+        r.reason = "ImagePull";
+        r.message = "cannot pull the probe image " + po.image + ": " + pull +
+                    "; build the image from gpu/Dockerfile, push it to a registry the nodes can pull from, and use that image";
+        say(r.node.name + ": failed: " + r.message);
+        open.erase(i);
+        return;
+      }
       pending[i] = p;
-      note_pending(i, p, namespace_events(client));
+      note_pending(i, p, events);
       return;
     }
     pending.erase(i);
     r.message.clear();
+    if (r.phase == "Running" && !running_since.count(i)) running_since[i] = Clock::now();
     if (last_note[i] != r.phase) {
       last_note[i] = r.phase;
       say(r.node.name + ": " + r.phase);
@@ -428,6 +637,7 @@ inline CheckResult run_gpu_check(kube::Client client, const CheckOptions& o) {
     kube::Client ec = client;  // its own connection
     std::unique_lock<std::mutex> lk(mu);
     auto next_refresh = Clock::now() + o.poll;
+    auto next_running = Clock::now() + o.running_every;
     while (!done) {
       if (cancelled() || Clock::now() > deadline) {
         stop = true;
@@ -441,6 +651,32 @@ inline CheckResult run_gpu_check(kube::Client client, const CheckOptions& o) {
         for (const auto& [i, p] : snapshot)
           if (pending.count(i) && open.count(i)) note_pending(i, pending.at(i), events);
         next_refresh = Clock::now() + o.poll;
+      }
+      // Never silent: a running probe is told every `running_every` with its last line.
+      if (Clock::now() >= next_running) {
+        std::vector<std::pair<std::size_t, Clock::time_point>> running;
+        for (const auto& [i, t] : running_since)
+          if (open.count(i) && res.nodes[i].phase == "Running") running.push_back({i, t});
+        lk.unlock();
+        std::vector<std::string> lines;
+        for (const auto& [i, t] : running) {
+          std::string last;
+          try {
+            kube::LogParams lp;
+            lp.container = "probe";
+            lp.tail_lines = 1;
+            last = kube::get_logs(ec, ns, res.nodes[i].pod, lp);
+          } catch (const tfjob::error&) {
+          }
+          while (!last.empty() && (last.back() == '\n' || last.back() == '\r')) last.pop_back();
+          if (last.size() > 160) last = last.substr(0, 157) + "...";
+          const auto secs = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - t).count();
+          lines.push_back(res.nodes[i].node.name + ": running for " + std::to_string(secs) + " s" +
+                          (last.empty() ? "" : ": " + last));
+        }
+        lk.lock();
+        for (const auto& l : lines) say(l);
+        next_running = Clock::now() + o.running_every;
       }
       cv.wait_for(lk, std::chrono::milliseconds(20), [&] { return done; });
     }
@@ -530,6 +766,8 @@ inline nlohmann::json check_result_json(const CheckResult& r) {
                         {"gpuAllocatable", n.node.allocatable},
                         {"gpuUnhealthy", n.node.unhealthy()},
                         {"product", n.node.product()},
+                        {"reason", n.reason},
+                        {"notes", n.node.notes},
                         {"report", n.report ? nlohmann::json(*n.report) : nlohmann::json(nullptr)}};
     nodes.push_back(std::move(j));
   }
@@ -543,7 +781,10 @@ inline nlohmann::json check_result_json(const CheckResult& r) {
                    {"unschedulable", g.unschedulable},
                    {"labels", g.gfd},
                    {"taints", g.taints},
-                   {"problem", g.problem}});
+                   {"problem", g.problem},
+                   {"driverVersion", g.driver_version},
+                   {"architecture", g.architecture},
+                   {"notes", g.notes}});
   return {{"apiVersion", "kubectl-tfjob/v1"},
           {"kind", "GpuCheck"},
           {"runId", r.run_id},
@@ -551,6 +792,7 @@ inline nlohmann::json check_result_json(const CheckResult& r) {
           {"cancelled", r.cancelled},
           {"timedOut", r.timed_out},
           {"inventory", inv},
+          {"clusterNotes", r.cluster_notes},
           {"nodes", nodes}};
 }
 

@@ -20,8 +20,15 @@ namespace tfjob::gpu {
 /// incompatible change.
 inline constexpr const char* probe_schema = "kubectl-tfjob/gpu-probe/v1";
 
-/// Probe exit codes (also the `status` field): 0 ready, 1 not ready, 2 no driver / no GPU.
-enum probe_exit : int { probe_ready = 0, probe_not_ready = 1, probe_no_gpu = 2, probe_usage = 64 };
+/// The report's revision inside schema v1: 1 = the first probe (no `revision` field);
+/// 2 adds `health` per device, `nvml`, `xidEvents`, `peers`, `driver.runtimeError`,
+/// `bandwidth.verified`, `gemm*.bitExact`, `mig` and the "no-result" status. Readers take
+/// every revision; fields a revision lacks stay empty (nullopt).
+inline constexpr int probe_report_revision = 2;
+
+/// Probe exit codes (also the `status` field): 0 ready, 1 not ready, 2 no driver / no GPU,
+/// 3 no result (the probe's watchdog fired: a GPU or the driver hung).
+enum probe_exit : int { probe_ready = 0, probe_not_ready = 1, probe_no_gpu = 2, probe_no_result = 3, probe_usage = 64 };
 
 /// One failed (or warned) check: which check, which device (-1 = the node), and why.
 struct Finding {
@@ -53,6 +60,7 @@ struct BandwidthCheck {
   std::int64_t bytes = 0;        ///< buffer size copied per run
   int runs = 0;
   std::string method;            ///< "copy-kernel" or "cudaMemcpy"
+  std::optional<bool> verified;  ///< the copied buffer compared with its source (revision 2)
   std::string error;
 };
 
@@ -66,6 +74,9 @@ struct GemmCheck {
   double peak_tflops = 0;        ///< from the known-GPU table (0 = unknown GPU)
   std::optional<double> percent_of_peak;
   double max_rel_error = 0;
+  /// The whole result of two runs on the same inputs compared bit for bit (revision 2): a
+  /// fault in one tile changes it, where sampled entries may miss it.
+  std::optional<bool> bit_exact;
   std::string error;
 };
 
@@ -75,6 +86,87 @@ struct TransferCheck {
   double h2d_gbps = 0;
   double d2h_gbps = 0;
   std::int64_t bytes = 0;
+  std::string error;
+};
+
+/// ECC error counts (NVML nvmlDeviceGetTotalEccErrors): volatile since the last driver load,
+/// aggregate over the board's life; single-bit (corrected) and double-bit (uncorrected).
+struct EccCounts {
+  std::optional<std::uint64_t> volatile_sbe, volatile_dbe, aggregate_sbe, aggregate_dbe;
+};
+
+/// Dynamic page retirement (Volta/Turing and older; NVML nvmlDeviceGetRetiredPages).
+struct RetiredPages {
+  std::optional<std::uint64_t> sbe, dbe;  ///< pages retired for multiple SBEs / a DBE
+  std::optional<bool> pending;            ///< retirement waits for a GPU reset or reboot
+};
+
+/// Row remapping (Ampere and newer; NVML nvmlDeviceGetRemappedRows).
+struct RowRemap {
+  std::uint64_t correctable = 0, uncorrectable = 0;
+  bool pending = false;  ///< a remap waits for a GPU reset
+  bool failure = false;  ///< a remap failed: the bank has no spare rows left
+};
+
+/// PCIe link, read while the GPU runs the GEMM (an idle link trains down to save power).
+struct PcieLink {
+  std::optional<int> gen_current, gen_max, width_current, width_max;
+  bool read_while_busy = false;
+};
+
+/// One NVLink link's state.
+struct NvlinkLink {
+  int link = 0;
+  bool active = false;
+};
+
+/// What NVML says about one device's health (revision 2). Everything optional: an old
+/// driver lacks functions, a GPU lacks features (no NVLink on PCIe cards, no row remapping
+/// before Ampere); `unsupported` lists what could not be read, and why.
+struct DeviceHealth {
+  bool read = false;              ///< NVML answered for this device
+  std::string error;              ///< why nothing was read ("" when read)
+  std::optional<bool> ecc_pending;  ///< ECC mode after the next reset
+  EccCounts ecc;
+  std::optional<RetiredPages> retired_pages;
+  std::optional<RowRemap> row_remap;
+  PcieLink pcie;
+  std::optional<int> sm_clock_mhz, memory_clock_mhz, sm_clock_max_mhz, memory_clock_max_mhz;
+  std::optional<int> temperature_c;
+  std::optional<double> power_w, power_limit_w;
+  /// Clock throttle (event) reasons seen while the GEMM ran, NVML's names without the
+  /// prefix: sw-power-cap, hw-slowdown, sw-thermal, hw-thermal, hw-power-brake, ...
+  std::vector<std::string> throttle_reasons;
+  std::optional<bool> persistence;
+  std::optional<bool> mig_enabled, mig_pending;
+  std::vector<NvlinkLink> nvlink;  ///< empty: no NVLink on this board
+  std::vector<std::string> unsupported;  ///< "rowRemap: not supported", "nvlink: function not found (old driver)"
+};
+
+/// An Xid event NVML delivered while the probe ran.
+struct XidEvent {
+  int device = -1;             ///< CUDA index (-1 unknown)
+  std::uint64_t xid = 0;
+  double at_seconds = 0;       ///< since the probe started
+};
+
+/// What the probe learnt from NVML as a whole (revision 2).
+struct NvmlInfo {
+  bool loaded = false;          ///< libnvidia-ml.so.1 loaded and nvmlInit succeeded
+  std::string error;            ///< why not
+  std::optional<int> device_count;  ///< nvmlDeviceGetCount
+  bool events = false;          ///< Xid events were watched for the whole run
+  std::string events_error;
+};
+
+/// A real copy between two GPUs (revision 2).
+struct PeerCopy {
+  int src = 0, dst = 0;
+  bool can_access = false;      ///< cudaDeviceCanAccessPeer
+  bool ran = false;
+  double gbps = 0;
+  std::optional<bool> verified;  ///< the destination compared with the source
+  std::string link;             ///< "nvlink" or "pcie" (NVML), "" unknown
   std::string error;
 };
 
@@ -101,6 +193,8 @@ struct DeviceReport {
   TransferCheck pinned;
   double elapsed_seconds = 0;
   std::string error;  ///< set when the device could not be used at all
+  bool mig = false;   ///< a MIG slice (or a GPU in MIG mode): not judged against the full card's peaks
+  std::optional<DeviceHealth> health;  ///< revision 2; nullopt in older reports
   /// "7.0"
   std::string compute_capability() const { return std::to_string(cc_major) + "." + std::to_string(cc_minor); }
 };
@@ -113,6 +207,10 @@ struct DriverInfo {
   int cuda_driver_version = 0;   ///< cudaDriverGetVersion(), e.g. 12040
   int cuda_runtime_version = 0;  ///< cudaRuntimeGetVersion()
   bool compatible = false;       ///< the driver can run this runtime
+  /// The runtime's own start failure (revision 2), e.g. cudaErrorSystemDriverMismatch; empty
+  /// when it started or when it only found no device.
+  std::string runtime_error;
+  std::string runtime_error_message;
   /// The driver's major branch: "550.54.15" -> 550; 0 when unknown.
   int branch() const {
     int b = 0;
@@ -137,7 +235,8 @@ struct ProbeInfo {
 /// The whole document.
 struct ProbeReport {
   std::string schema = probe_schema;
-  std::string status;   ///< "ready", "not-ready", "no-gpu"
+  int revision = probe_report_revision;  ///< 1 when the document has no `revision`
+  std::string status;   ///< "ready", "not-ready", "no-gpu", "no-result"
   std::string message;  ///< one line for people (why not ready, or "no NVIDIA driver")
   std::string expect;   ///< the --expect model, "" when none
   ProbeInfo probe;
@@ -145,11 +244,17 @@ struct ProbeReport {
   std::vector<DeviceReport> devices;
   /// peer_access[i][j]: device i can access j (diagonal false); empty with one GPU.
   std::vector<std::vector<bool>> peer_access;
+  std::vector<PeerCopy> peers;      ///< every ordered pair (revision 2)
+  NvmlInfo nvml;                    ///< revision 2
+  std::vector<XidEvent> xid_events; ///< revision 2
+  std::string cuda_visible_devices; ///< $CUDA_VISIBLE_DEVICES when set (CUDA then sees fewer GPUs than NVML)
+  bool strict = false;              ///< warnings were judged as failures (--strict)
   std::vector<Finding> failures;
   std::vector<Finding> warnings;
   bool ready() const { return status == "ready"; }
   int exit_code() const {
-    return status == "ready" ? probe_ready : status == "no-gpu" ? probe_no_gpu : probe_not_ready;
+    return status == "ready" ? probe_ready : status == "no-gpu" ? probe_no_gpu
+         : status == "no-result" ? probe_no_result : probe_not_ready;
   }
 };
 
@@ -199,6 +304,7 @@ inline void to_json(nlohmann::json& j, const BandwidthCheck& c) {
   j = {{"ran", c.ran}, {"GBps", c.gbps}, {"peakGBps", c.peak_gbps}, {"peakSource", c.peak_source},
        {"percentOfPeak", detail::opt(c.percent_of_peak)}, {"bytes", c.bytes}, {"runs", c.runs},
        {"method", c.method}};
+  if (c.verified) j["verified"] = *c.verified;
   if (!c.error.empty()) j["error"] = c.error;
 }
 inline void from_json(const nlohmann::json& j, BandwidthCheck& c) {
@@ -210,6 +316,7 @@ inline void from_json(const nlohmann::json& j, BandwidthCheck& c) {
   detail::get_if(j, "bytes", c.bytes);
   detail::get_if(j, "runs", c.runs);
   detail::get_if(j, "method", c.method);
+  detail::get_if(j, "verified", c.verified);
   detail::get_if(j, "error", c.error);
 }
 
@@ -217,6 +324,7 @@ inline void to_json(nlohmann::json& j, const GemmCheck& c) {
   j = {{"ran", c.ran}, {"verified", c.verified}, {"n", c.n}, {"runs", c.runs}, {"TFLOPS", c.tflops},
        {"peakTFLOPS", c.peak_tflops}, {"percentOfPeak", detail::opt(c.percent_of_peak)},
        {"maxRelError", c.max_rel_error}};
+  if (c.bit_exact) j["bitExact"] = *c.bit_exact;
   if (!c.error.empty()) j["error"] = c.error;
 }
 inline void from_json(const nlohmann::json& j, GemmCheck& c) {
@@ -228,6 +336,7 @@ inline void from_json(const nlohmann::json& j, GemmCheck& c) {
   detail::get_if(j, "peakTFLOPS", c.peak_tflops);
   detail::get_if(j, "percentOfPeak", c.percent_of_peak);
   detail::get_if(j, "maxRelError", c.max_rel_error);
+  detail::get_if(j, "bitExact", c.bit_exact);
   detail::get_if(j, "error", c.error);
 }
 
@@ -241,6 +350,130 @@ inline void from_json(const nlohmann::json& j, TransferCheck& c) {
   detail::get_if(j, "d2hGBps", c.d2h_gbps);
   detail::get_if(j, "bytes", c.bytes);
   detail::get_if(j, "error", c.error);
+}
+
+inline void to_json(nlohmann::json& j, const EccCounts& c) {
+  j = {{"volatileSbe", detail::opt(c.volatile_sbe)}, {"volatileDbe", detail::opt(c.volatile_dbe)},
+       {"aggregateSbe", detail::opt(c.aggregate_sbe)}, {"aggregateDbe", detail::opt(c.aggregate_dbe)}};
+}
+inline void from_json(const nlohmann::json& j, EccCounts& c) {
+  detail::get_if(j, "volatileSbe", c.volatile_sbe);
+  detail::get_if(j, "volatileDbe", c.volatile_dbe);
+  detail::get_if(j, "aggregateSbe", c.aggregate_sbe);
+  detail::get_if(j, "aggregateDbe", c.aggregate_dbe);
+}
+inline void to_json(nlohmann::json& j, const RetiredPages& p) {
+  j = {{"sbe", detail::opt(p.sbe)}, {"dbe", detail::opt(p.dbe)}, {"pending", detail::opt(p.pending)}};
+}
+inline void from_json(const nlohmann::json& j, RetiredPages& p) {
+  detail::get_if(j, "sbe", p.sbe);
+  detail::get_if(j, "dbe", p.dbe);
+  detail::get_if(j, "pending", p.pending);
+}
+inline void to_json(nlohmann::json& j, const RowRemap& r) {
+  j = {{"correctable", r.correctable}, {"uncorrectable", r.uncorrectable}, {"pending", r.pending}, {"failure", r.failure}};
+}
+inline void from_json(const nlohmann::json& j, RowRemap& r) {
+  detail::get_if(j, "correctable", r.correctable);
+  detail::get_if(j, "uncorrectable", r.uncorrectable);
+  detail::get_if(j, "pending", r.pending);
+  detail::get_if(j, "failure", r.failure);
+}
+inline void to_json(nlohmann::json& j, const PcieLink& p) {
+  j = {{"genCurrent", detail::opt(p.gen_current)}, {"genMax", detail::opt(p.gen_max)},
+       {"widthCurrent", detail::opt(p.width_current)}, {"widthMax", detail::opt(p.width_max)},
+       {"readWhileBusy", p.read_while_busy}};
+}
+inline void from_json(const nlohmann::json& j, PcieLink& p) {
+  detail::get_if(j, "genCurrent", p.gen_current);
+  detail::get_if(j, "genMax", p.gen_max);
+  detail::get_if(j, "widthCurrent", p.width_current);
+  detail::get_if(j, "widthMax", p.width_max);
+  detail::get_if(j, "readWhileBusy", p.read_while_busy);
+}
+inline void to_json(nlohmann::json& j, const NvlinkLink& l) { j = {{"link", l.link}, {"active", l.active}}; }
+inline void from_json(const nlohmann::json& j, NvlinkLink& l) {
+  detail::get_if(j, "link", l.link);
+  detail::get_if(j, "active", l.active);
+}
+inline void to_json(nlohmann::json& j, const DeviceHealth& h) {
+  j = {{"read", h.read},
+       {"eccPending", detail::opt(h.ecc_pending)},
+       {"ecc", h.ecc},
+       {"retiredPages", h.retired_pages ? nlohmann::json(*h.retired_pages) : nlohmann::json(nullptr)},
+       {"rowRemap", h.row_remap ? nlohmann::json(*h.row_remap) : nlohmann::json(nullptr)},
+       {"pcie", h.pcie},
+       {"smClockMHz", detail::opt(h.sm_clock_mhz)},
+       {"memoryClockMHz", detail::opt(h.memory_clock_mhz)},
+       {"smClockMaxMHz", detail::opt(h.sm_clock_max_mhz)},
+       {"memoryClockMaxMHz", detail::opt(h.memory_clock_max_mhz)},
+       {"temperatureC", detail::opt(h.temperature_c)},
+       {"powerW", detail::opt(h.power_w)},
+       {"powerLimitW", detail::opt(h.power_limit_w)},
+       {"throttleReasons", h.throttle_reasons},
+       {"persistence", detail::opt(h.persistence)},
+       {"migEnabled", detail::opt(h.mig_enabled)},
+       {"migPending", detail::opt(h.mig_pending)},
+       {"nvlink", h.nvlink},
+       {"unsupported", h.unsupported}};
+  if (!h.error.empty()) j["error"] = h.error;
+}
+inline void from_json(const nlohmann::json& j, DeviceHealth& h) {
+  detail::get_if(j, "read", h.read);
+  detail::get_if(j, "error", h.error);
+  detail::get_if(j, "eccPending", h.ecc_pending);
+  detail::get_if(j, "ecc", h.ecc);
+  detail::get_if(j, "retiredPages", h.retired_pages);
+  detail::get_if(j, "rowRemap", h.row_remap);
+  detail::get_if(j, "pcie", h.pcie);
+  detail::get_if(j, "smClockMHz", h.sm_clock_mhz);
+  detail::get_if(j, "memoryClockMHz", h.memory_clock_mhz);
+  detail::get_if(j, "smClockMaxMHz", h.sm_clock_max_mhz);
+  detail::get_if(j, "memoryClockMaxMHz", h.memory_clock_max_mhz);
+  detail::get_if(j, "temperatureC", h.temperature_c);
+  detail::get_if(j, "powerW", h.power_w);
+  detail::get_if(j, "powerLimitW", h.power_limit_w);
+  detail::get_if(j, "throttleReasons", h.throttle_reasons);
+  detail::get_if(j, "persistence", h.persistence);
+  detail::get_if(j, "migEnabled", h.mig_enabled);
+  detail::get_if(j, "migPending", h.mig_pending);
+  detail::get_if(j, "nvlink", h.nvlink);
+  detail::get_if(j, "unsupported", h.unsupported);
+}
+inline void to_json(nlohmann::json& j, const XidEvent& e) {
+  j = {{"device", e.device}, {"xid", e.xid}, {"atSeconds", e.at_seconds}};
+}
+inline void from_json(const nlohmann::json& j, XidEvent& e) {
+  detail::get_if(j, "device", e.device);
+  detail::get_if(j, "xid", e.xid);
+  detail::get_if(j, "atSeconds", e.at_seconds);
+}
+inline void to_json(nlohmann::json& j, const NvmlInfo& n) {
+  j = {{"loaded", n.loaded}, {"deviceCount", detail::opt(n.device_count)}, {"events", n.events}};
+  if (!n.error.empty()) j["error"] = n.error;
+  if (!n.events_error.empty()) j["eventsError"] = n.events_error;
+}
+inline void from_json(const nlohmann::json& j, NvmlInfo& n) {
+  detail::get_if(j, "loaded", n.loaded);
+  detail::get_if(j, "error", n.error);
+  detail::get_if(j, "deviceCount", n.device_count);
+  detail::get_if(j, "events", n.events);
+  detail::get_if(j, "eventsError", n.events_error);
+}
+inline void to_json(nlohmann::json& j, const PeerCopy& p) {
+  j = {{"src", p.src}, {"dst", p.dst}, {"canAccess", p.can_access}, {"ran", p.ran}, {"GBps", p.gbps},
+       {"verified", detail::opt(p.verified)}, {"link", p.link}};
+  if (!p.error.empty()) j["error"] = p.error;
+}
+inline void from_json(const nlohmann::json& j, PeerCopy& p) {
+  detail::get_if(j, "src", p.src);
+  detail::get_if(j, "dst", p.dst);
+  detail::get_if(j, "canAccess", p.can_access);
+  detail::get_if(j, "ran", p.ran);
+  detail::get_if(j, "GBps", p.gbps);
+  detail::get_if(j, "verified", p.verified);
+  detail::get_if(j, "link", p.link);
+  detail::get_if(j, "error", p.error);
 }
 
 inline void to_json(nlohmann::json& j, const DeviceReport& d) {
@@ -265,6 +498,8 @@ inline void to_json(nlohmann::json& j, const DeviceReport& d) {
          {"gemmFp16", d.gemm_fp16},
          {"gemmFp32", d.gemm_fp32},
          {"pinned", d.pinned}}}};
+  if (d.mig) j["mig"] = true;
+  if (d.health) j["health"] = *d.health;
   if (!d.error.empty()) j["error"] = d.error;
 }
 inline void from_json(const nlohmann::json& j, DeviceReport& d) {
@@ -295,6 +530,8 @@ inline void from_json(const nlohmann::json& j, DeviceReport& d) {
   detail::get_if(j, "spec", d.spec);
   detail::get_if(j, "elapsedSeconds", d.elapsed_seconds);
   detail::get_if(j, "error", d.error);
+  detail::get_if(j, "mig", d.mig);
+  detail::get_if(j, "health", d.health);
   if (auto it = j.find("checks"); it != j.end() && it->is_object()) {
     detail::get_if(*it, "kernel", d.kernel);
     detail::get_if(*it, "bandwidth", d.bandwidth);
@@ -312,6 +549,10 @@ inline void to_json(nlohmann::json& j, const DriverInfo& d) {
        {"cudaDriverVersion", d.cuda_driver_version},
        {"cudaRuntimeVersion", d.cuda_runtime_version},
        {"compatible", d.compatible}};
+  if (!d.runtime_error.empty()) {
+    j["runtimeError"] = d.runtime_error;
+    j["runtimeErrorMessage"] = d.runtime_error_message;
+  }
 }
 inline void from_json(const nlohmann::json& j, DriverInfo& d) {
   detail::get_if(j, "present", d.present);
@@ -320,6 +561,8 @@ inline void from_json(const nlohmann::json& j, DriverInfo& d) {
   detail::get_if(j, "cudaDriverVersion", d.cuda_driver_version);
   detail::get_if(j, "cudaRuntimeVersion", d.cuda_runtime_version);
   detail::get_if(j, "compatible", d.compatible);
+  detail::get_if(j, "runtimeError", d.runtime_error);
+  detail::get_if(j, "runtimeErrorMessage", d.runtime_error_message);
 }
 
 inline void to_json(nlohmann::json& j, const ProbeInfo& p) {
@@ -337,6 +580,7 @@ inline void from_json(const nlohmann::json& j, ProbeInfo& p) {
 
 inline void to_json(nlohmann::json& j, const ProbeReport& r) {
   j = {{"schema", r.schema},
+       {"revision", r.revision},
        {"status", r.status},
        {"ready", r.ready()},
        {"message", r.message},
@@ -345,8 +589,13 @@ inline void to_json(nlohmann::json& j, const ProbeReport& r) {
        {"driver", r.driver},
        {"devices", r.devices},
        {"peerAccess", r.peer_access},
+       {"peers", r.peers},
+       {"nvml", r.nvml},
+       {"xidEvents", r.xid_events},
+       {"strict", r.strict},
        {"failures", r.failures},
        {"warnings", r.warnings}};
+  if (!r.cuda_visible_devices.empty()) j["cudaVisibleDevices"] = r.cuda_visible_devices;
 }
 inline void from_json(const nlohmann::json& j, ProbeReport& r) {
   if (!j.is_object()) throw parse_error("probe report: expected a JSON object");
@@ -355,6 +604,8 @@ inline void from_json(const nlohmann::json& j, ProbeReport& r) {
   if (r.schema.rfind("kubectl-tfjob/gpu-probe/v1", 0) != 0)
     throw parse_error("probe report: unsupported schema \"" + r.schema + "\" (this build reads " +
                       probe_schema + "); use a probe image that matches this kubectl-tfjob");
+  r.revision = 1;
+  detail::get_if(j, "revision", r.revision);
   detail::get_if(j, "status", r.status);
   detail::get_if(j, "message", r.message);
   detail::get_if(j, "expect", r.expect);
@@ -362,6 +613,11 @@ inline void from_json(const nlohmann::json& j, ProbeReport& r) {
   detail::get_if(j, "driver", r.driver);
   detail::get_if(j, "devices", r.devices);
   detail::get_if(j, "peerAccess", r.peer_access);
+  detail::get_if(j, "peers", r.peers);
+  detail::get_if(j, "nvml", r.nvml);
+  detail::get_if(j, "xidEvents", r.xid_events);
+  detail::get_if(j, "cudaVisibleDevices", r.cuda_visible_devices);
+  detail::get_if(j, "strict", r.strict);
   detail::get_if(j, "failures", r.failures);
   detail::get_if(j, "warnings", r.warnings);
 }

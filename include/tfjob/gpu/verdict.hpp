@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -33,6 +34,9 @@ struct GpuSpec {
   int min_driver_branch;               ///< oldest driver branch the probe image supports
   int max_driver_branch;               ///< newest branch that supports the GPU (0 = no limit)
   double min_fp16_fraction = 0.40;     ///< power-capped cards (T4, L4) get a lower bar
+  const char* memory = "HBM2";         ///< memory type: HBM2, HBM2e, HBM3, HBM3e, GDDR6
+  /// HBM or GDDR: the bandwidth bar depends on it (see min_bandwidth_fraction_for).
+  bool gddr() const { return std::string_view(memory).rfind("GDDR", 0) == 0; }
 };
 
 /// The oldest driver branch for the probe image's CUDA 12 runtime (CUDA 12.0 needs R525;
@@ -43,7 +47,62 @@ inline constexpr int last_volta_driver_branch = 580;
 
 /// Default fractions of peak a healthy GPU reaches in the probe's tests.
 inline constexpr double min_bandwidth_fraction = 0.70;
+/// GDDR6 with ECC on gives part of its bandwidth to ECC (GDDR6 has no spare ECC bits, so
+/// the check bits travel in-band; NVIDIA's T4/A10 datasheets quote the peak with ECC off).
+inline constexpr double min_bandwidth_fraction_gddr_ecc = 0.60;
 inline constexpr double min_fp32_fraction = 0.50;
+
+/// The oldest driver branch a probe built with this CUDA toolkit runs on ("12.8" -> 525,
+/// "13.0" -> 580): CUDA's release notes, table 3 "CUDA Toolkit and Minimum Required Driver
+/// Version for CUDA Minor Version Compatibility" (11.x: >= 450, 12.x: >= 525, 13.x: >= 580).
+inline int driver_floor_for_toolkit(std::string_view toolkit) {
+  int major = 0;
+  for (char c : toolkit) {
+    if (c < '0' || c > '9') break;
+    major = major * 10 + (c - '0');
+  }
+  if (major >= 13) return 580;
+  if (major == 11) return 450;
+  return min_cuda12_driver_branch;
+}
+
+/// The bandwidth bar for a device: HBM 70%; GDDR with ECC on 60% (see above).
+inline double min_bandwidth_fraction_for(const GpuSpec* spec, bool ecc_on) {
+  if (spec && spec->gddr() && ecc_on) return min_bandwidth_fraction_gddr_ecc;
+  return min_bandwidth_fraction;
+}
+
+/// Xids that mean the GPU must not take work until it is reset or replaced. NVIDIA's "Xid
+/// Errors" (docs.nvidia.com/deploy/xid-errors) marks these as hardware, memory or bus
+/// failures: 48 double-bit ECC error, 61/62 internal micro-controller halt, 64 ECC page
+/// retirement or row remapping failure, 74 NVLink error, 79 GPU has fallen off the bus,
+/// 92 high single-bit ECC error rate, 94/95 contained/uncontained ECC error, 119/120 GSP
+/// timeout/error. Application faults (13, 31, 43, 45) are not judged.
+inline bool critical_xid(std::uint64_t xid) {
+  switch (xid) {
+    case 48: case 61: case 62: case 64: case 74: case 79: case 92: case 94: case 95: case 119: case 120:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/// Short meaning of the Xids the rules name (same source as critical_xid).
+inline std::string xid_meaning(std::uint64_t xid) {
+  switch (xid) {
+    case 48: return "double-bit ECC error";
+    case 61: case 62: return "internal micro-controller halt";
+    case 63: return "ECC page retirement or row remapping recorded";
+    case 64: return "ECC page retirement or row remapping failure";
+    case 74: return "NVLink error";
+    case 79: return "GPU has fallen off the bus";
+    case 92: return "high single-bit ECC error rate";
+    case 94: return "contained ECC error";
+    case 95: return "uncontained ECC error";
+    case 119: case 120: return "GSP firmware error";
+    default: return "see NVIDIA's Xid table";
+  }
+}
 
 /// The table, most specific rows first (the first row whose tokens all match wins).
 inline const std::vector<GpuSpec>& known_gpus() {
@@ -53,19 +112,19 @@ inline const std::vector<GpuSpec>& known_gpus() {
       {"v100-sxm2", "v100", "Tesla V100 SXM2", {"v100", "sxm2"}, 7, 0, 900, 125, 15.7, true, 525, 580},
       {"v100-sxm3", "v100", "Tesla V100 SXM3", {"v100", "sxm3"}, 7, 0, 981, 125, 15.7, true, 525, 580},
       {"v100-pcie", "v100", "Tesla V100 PCIe", {"v100"}, 7, 0, 900, 112, 14.0, true, 525, 580},
-      {"t4", "t4", "Tesla T4", {"t4"}, 7, 5, 320, 65, 8.1, true, 525, 0, 0.30},
-      {"a100-sxm4-80gb", "a100", "A100 SXM4 80GB", {"a100", "sxm4", "80gb"}, 8, 0, 2039, 312, 19.5, true, 525, 0},
-      {"a100-pcie-80gb", "a100", "A100 PCIe 80GB", {"a100", "80gb"}, 8, 0, 1935, 312, 19.5, true, 525, 0},
+      {"t4", "t4", "Tesla T4", {"t4"}, 7, 5, 320, 65, 8.1, true, 525, 0, 0.30, "GDDR6"},
+      {"a100-sxm4-80gb", "a100", "A100 SXM4 80GB", {"a100", "sxm4", "80gb"}, 8, 0, 2039, 312, 19.5, true, 525, 0, 0.40, "HBM2e"},
+      {"a100-pcie-80gb", "a100", "A100 PCIe 80GB", {"a100", "80gb"}, 8, 0, 1935, 312, 19.5, true, 525, 0, 0.40, "HBM2e"},
       {"a100-40gb", "a100", "A100 40GB", {"a100"}, 8, 0, 1555, 312, 19.5, true, 525, 0},
       {"a30", "a30", "A30", {"a30"}, 8, 0, 933, 165, 10.3, true, 525, 0},
-      {"a10", "a10", "A10", {"a10"}, 8, 6, 600, 125, 31.2, true, 525, 0},
-      {"l4", "l4", "L4", {"l4"}, 8, 9, 300, 121, 30.3, true, 525, 0, 0.30},
-      {"l40s", "l40s", "L40S", {"l40s"}, 8, 9, 864, 362, 91.6, true, 525, 0},
-      {"h100-nvl", "h100", "H100 NVL", {"h100", "nvl"}, 9, 0, 3900, 835, 60, true, 525, 0},
-      {"h100-pcie", "h100", "H100 PCIe", {"h100", "pcie"}, 9, 0, 2000, 756, 51, true, 525, 0},
-      {"h100-sxm", "h100", "H100 SXM", {"h100"}, 9, 0, 3350, 989, 67, true, 525, 0},
-      {"h200-nvl", "h200", "H200 NVL", {"h200", "nvl"}, 9, 0, 4800, 835, 60, true, 525, 0},
-      {"h200-sxm", "h200", "H200 SXM", {"h200"}, 9, 0, 4800, 989, 67, true, 525, 0},
+      {"a10", "a10", "A10", {"a10"}, 8, 6, 600, 125, 31.2, true, 525, 0, 0.40, "GDDR6"},
+      {"l4", "l4", "L4", {"l4"}, 8, 9, 300, 121, 30.3, true, 525, 0, 0.30, "GDDR6"},
+      {"l40s", "l40s", "L40S", {"l40s"}, 8, 9, 864, 362, 91.6, true, 525, 0, 0.40, "GDDR6"},
+      {"h100-nvl", "h100", "H100 NVL", {"h100", "nvl"}, 9, 0, 3900, 835, 60, true, 525, 0, 0.40, "HBM3"},
+      {"h100-pcie", "h100", "H100 PCIe", {"h100", "pcie"}, 9, 0, 2000, 756, 51, true, 525, 0, 0.40, "HBM2e"},
+      {"h100-sxm", "h100", "H100 SXM", {"h100"}, 9, 0, 3350, 989, 67, true, 525, 0, 0.40, "HBM3"},
+      {"h200-nvl", "h200", "H200 NVL", {"h200", "nvl"}, 9, 0, 4800, 835, 60, true, 525, 0, 0.40, "HBM3e"},
+      {"h200-sxm", "h200", "H200 SXM", {"h200"}, 9, 0, 4800, 989, 67, true, 525, 0, 0.40, "HBM3e"},
   };
   return table;
 }
@@ -148,6 +207,7 @@ inline double theoretical_bandwidth_gbps(int memory_clock_mhz, int bus_width_bit
 /// Options for `evaluate`.
 struct VerdictOptions {
   std::string expect;  ///< a family from `known_families()`, "" = no model expected
+  bool strict = false; ///< every warning (PCIe below max, throttling, NVLink down, ...) fails
 };
 
 /// Fills in peaks and percentages from the known-GPU table where the probe left them
@@ -166,27 +226,60 @@ inline void annotate(DeviceReport& d) {
       d.bandwidth.peak_source = "table";
     }
   }
-  if (d.bandwidth.ran && d.bandwidth.peak_gbps > 0)
+  // A MIG slice owns a fraction of the SMs and memory: a percentage of the full card's
+  // peak would judge the slice, not the hardware.
+  const bool mig = d.mig || (d.health && d.health->mig_enabled.value_or(false)) ||
+                   d.name.find("MIG") != std::string::npos;
+  d.mig = mig;
+  d.bandwidth.percent_of_peak.reset();
+  d.gemm_fp16.percent_of_peak.reset();
+  d.gemm_fp32.percent_of_peak.reset();
+  if (d.bandwidth.ran && d.bandwidth.peak_gbps > 0 && !mig)
     d.bandwidth.percent_of_peak = 100.0 * d.bandwidth.gbps / d.bandwidth.peak_gbps;
   if (spec) {
     if (d.gemm_fp16.peak_tflops <= 0) d.gemm_fp16.peak_tflops = spec->fp16_tensor_tflops;
     if (d.gemm_fp32.peak_tflops <= 0) d.gemm_fp32.peak_tflops = spec->fp32_tflops;
   }
   for (GemmCheck* g : {&d.gemm_fp16, &d.gemm_fp32})
-    if (g->ran && g->peak_tflops > 0) g->percent_of_peak = 100.0 * g->tflops / g->peak_tflops;
+    if (g->ran && g->peak_tflops > 0 && !mig) g->percent_of_peak = 100.0 * g->tflops / g->peak_tflops;
 }
 
+namespace detail {
+/// What to do about a runtime that could not start, by its error name.
+inline std::string runtime_advice(const std::string& name) {
+  if (name == "cudaErrorSystemDriverMismatch")
+    return "the kernel module and libcuda are different driver versions (a driver upgrade without a reboot, "
+           "or a container with its own libcuda): reboot the node or reinstall the driver so both match";
+  if (name == "cudaErrorCompatNotSupportedOnDevice")
+    return "the CUDA forward-compatibility package does not support this GPU: remove it from the image or use a driver "
+           "that supports the probe's CUDA natively";
+  if (name == "cudaErrorDevicesUnavailable")
+    return "the GPUs are in exclusive-process mode and busy, or prohibited: nvidia-smi -q -d COMPUTE on the node";
+  if (name == "cudaErrorNotPermitted" || name == "cudaErrorOperatingSystem")
+    return "the container cannot open the GPU device files: run it with the NVIDIA container runtime";
+  return "run nvidia-smi on the node and check the kernel log (dmesg) for NVRM errors";
+}
+}  // namespace detail
+
 /// Applies the rules: fills `failures`, `warnings`, `status` and `message` of `r`.
-/// Rules for every GPU: driver compatible with the runtime; no Volta GPU under a driver
-/// newer than R580; correctness kernel and both GEMMs verified; measurements present;
-/// bandwidth >= 70%, FP16 tensor GEMM >= 40% (30% for T4/L4), FP32 GEMM >= 50% of the
-/// known peak; ECC off on an ECC-capable GPU is a warning. With `expect`: every GPU must
-/// be that model with its compute capability, the driver branch inside the model's
+/// Rules for every GPU: driver compatible with the runtime (the floor named is the probe's
+/// toolkit's: R525 for CUDA 12, R580 for CUDA 13); a runtime that cannot start is not ready
+/// (not "no GPU"); NVML's GPU count equals CUDA's; no Volta GPU under a driver newer than
+/// R580; correctness kernel, copied buffer and both GEMMs verified (bit for bit between two
+/// runs); measurements present; bandwidth >= 70% (60% for GDDR with ECC on), FP16 tensor
+/// GEMM >= 40% (30% for T4/L4), FP32 GEMM >= 50% of the known peak, except on MIG slices;
+/// NVML health: a double-bit ECC error, pending page retirement, a pending or failed row
+/// remap or a critical Xid is not ready; PCIe below its maximum under load, HW slowdown or
+/// thermal throttling during the GEMM and an NVLink link down are warnings (`strict` fails
+/// them, and every other warning); ECC off on an ECC-capable GPU is a warning; a P2P copy
+/// between GPUs that can access each other must arrive intact. With `expect`: every GPU
+/// must be that model with its compute capability, the driver branch inside the model's
 /// range (R525..R580 for V100), and ECC on.
 inline void evaluate(ProbeReport& r, const VerdictOptions& opt = {}) {
   r.failures.clear();
   r.warnings.clear();
   r.expect = opt.expect;
+  r.strict = opt.strict;
   auto fail = [&](std::string check, int dev, std::string msg) {
     r.failures.push_back({std::move(check), dev, std::move(msg)});
   };
@@ -198,18 +291,38 @@ inline void evaluate(ProbeReport& r, const VerdictOptions& opt = {}) {
   const std::string cuda_drv = std::to_string(r.driver.cuda_driver_version / 1000) + "." +
                                std::to_string(r.driver.cuda_driver_version % 1000 / 10);
   const int branch = r.driver.branch();
+  const int floor = driver_floor_for_toolkit(r.probe.cuda_toolkit.empty() ? cuda_rt : r.probe.cuda_toolkit);
 
-  if (!r.driver.present || (r.devices.empty() && r.driver.cuda_driver_version == 0)) {
+  // The watchdog's report: nothing was measured to the end, nothing to judge.
+  if (r.status == "no-result") {
+    if (r.message.empty()) r.message = "no result: the probe did not finish in time";
+    return;
+  }
+  if (!r.driver.present) {
     r.status = "no-gpu";
     if (r.message.empty())
       r.message = "no NVIDIA driver: libcuda.so.1 could not be loaded (is this a GPU node, and does "
                   "the container run with the NVIDIA runtime?)";
     return;
   }
-  if (!r.driver.compatible) {
+  // A runtime that fails to start on a machine with a driver is a broken node, not a
+  // machine without GPUs.
+  if (!r.driver.runtime_error.empty()) {
+    fail("runtime", -1,
+         "the CUDA runtime could not start: " + r.driver.runtime_error +
+             (r.driver.runtime_error_message.empty() ? "" : " (" + r.driver.runtime_error_message + ")") + "; " +
+             detail::runtime_advice(r.driver.runtime_error));
+  }
+  if (r.devices.empty() && r.driver.cuda_driver_version == 0 && r.failures.empty()) {
+    r.status = "no-gpu";
+    if (r.message.empty()) r.message = "no NVIDIA driver: the CUDA runtime found no driver";
+    return;
+  }
+  if (!r.driver.compatible && r.driver.runtime_error.empty()) {
     fail("driver", -1,
          "the driver supports CUDA " + cuda_drv + " but the probe needs CUDA " + cuda_rt +
-             " (driver R" + std::to_string(min_cuda12_driver_branch) + " or newer); upgrade the driver");
+             " (driver R" + std::to_string(floor) + " or newer for a CUDA " +
+             (r.probe.cuda_toolkit.empty() ? cuda_rt : r.probe.cuda_toolkit) + " build); upgrade the driver");
   }
   if (r.driver.compatible && r.driver.cuda_driver_version > 0 &&
       r.driver.cuda_driver_version < r.driver.cuda_runtime_version)
@@ -224,12 +337,22 @@ inline void evaluate(ProbeReport& r, const VerdictOptions& opt = {}) {
       if (opt.expect == "v100" && branch > last_volta_driver_branch)
         m += ": driver branch R" + std::to_string(branch) + " is newer than R" +
              std::to_string(last_volta_driver_branch) + ", the last that supports the V100; install an R580 (or older, >= R525) driver";
+      else if (r.nvml.device_count && *r.nvml.device_count > 0)
+        m += ", but NVML sees " + std::to_string(*r.nvml.device_count) +
+             ": the driver does not support this GPU, or CUDA_VISIBLE_DEVICES hides it";
       else
         m += "; request nvidia.com/gpu in the pod, or check nvidia-smi on the node";
       if (r.message.empty()) r.message = m;
       return;
     }
   }
+  // NVML counts every GPU the container was given; CUDA fewer means a GPU the driver
+  // cannot drive (fallen off the bus, unsupported architecture, MIG without a slice).
+  if (r.nvml.device_count && r.cuda_visible_devices.empty() && !r.devices.empty() &&
+      *r.nvml.device_count != static_cast<int>(r.devices.size()))
+    fail("device-count", -1,
+         "NVML sees " + std::to_string(*r.nvml.device_count) + " GPUs but CUDA " + std::to_string(r.devices.size()) +
+             ": a GPU is unusable (nvidia-smi on the node; look for Xid 79 in the kernel log)");
 
   const GpuSpec* expected = nullptr;
   if (!opt.expect.empty()) {
@@ -254,19 +377,25 @@ inline void evaluate(ProbeReport& r, const VerdictOptions& opt = {}) {
       fail("driver", i,
            "driver " + r.driver.version + " (R" + std::to_string(branch) + ") is newer than R" +
                std::to_string(last_volta_driver_branch) + ", the last branch that supports Volta (" +
-               d.name + "); install an R580 (or older, >= R525) driver");
+               d.name + "); install an R580 (or older, >= R" + std::to_string(floor) + ") driver");
     if (!d.kernel.ran || !d.kernel.ok)
       fail("kernel", i, d.kernel.error.empty()
                             ? std::to_string(d.kernel.mismatches) + " of " + std::to_string(d.kernel.elements) +
                                   " results differ from the CPU (max error " + detail::fmt(d.kernel.max_abs_error, 6) + ")"
                             : d.kernel.error);
+    const bool ecc_on = d.ecc_enabled.value_or(false);
+    const double bw_frac = min_bandwidth_fraction_for(spec, ecc_on);
     if (!d.bandwidth.ran || !d.bandwidth.error.empty()) {
       fail("bandwidth", i, d.bandwidth.error.empty() ? "not measured" : d.bandwidth.error);
-    } else if (d.bandwidth.percent_of_peak && *d.bandwidth.percent_of_peak < 100 * min_bandwidth_fraction) {
+    } else if (d.bandwidth.verified && !*d.bandwidth.verified) {
+      fail("bandwidth", i, "the copied buffer differs from its source: the GPU's memory or copy path corrupts data");
+    } else if (d.bandwidth.percent_of_peak && *d.bandwidth.percent_of_peak < 100 * bw_frac) {
       fail("bandwidth", i,
            detail::fmt(d.bandwidth.gbps, 0) + " GB/s is " + detail::fmt(*d.bandwidth.percent_of_peak, 0) +
                "% of the " + detail::fmt(d.bandwidth.peak_gbps, 0) + " GB/s peak (expected >= " +
-               detail::fmt(100 * min_bandwidth_fraction, 0) + "%): check clocks, power and other processes on the GPU");
+               detail::fmt(100 * bw_frac, 0) + "%" +
+               (spec && spec->gddr() && ecc_on ? std::string(" for ") + spec->memory + " with ECC on" : std::string()) +
+               "): check clocks, power and other processes on the GPU");
     }
     struct G { const char* check; GemmCheck* g; double frac; const char* what; };
     for (const G& g : {G{"gemm-fp16", &d.gemm_fp16, spec ? spec->min_fp16_fraction : 0.40, "FP16 tensor-core"},
@@ -276,6 +405,9 @@ inline void evaluate(ProbeReport& r, const VerdictOptions& opt = {}) {
       } else if (!g.g->verified) {
         fail(g.check, i, std::string(g.what) + " GEMM results differ from the CPU (max relative error " +
                              detail::fmt(g.g->max_rel_error, 4) + ")");
+      } else if (g.g->bit_exact && !*g.g->bit_exact) {
+        fail(g.check, i, std::string(g.what) + " GEMM gave different bits in two runs on the same inputs: "
+                             "a faulty SM or memory (cuBLAS is deterministic for one configuration)");
       } else if (g.g->percent_of_peak && *g.g->percent_of_peak < 100 * g.frac) {
         fail(g.check, i,
              detail::fmt(g.g->tflops, 1) + " TFLOP/s is " + detail::fmt(*g.g->percent_of_peak, 0) + "% of the " +
@@ -288,6 +420,57 @@ inline void evaluate(ProbeReport& r, const VerdictOptions& opt = {}) {
     const bool ecc_off = d.ecc_enabled.has_value() && !*d.ecc_enabled;
     const bool ecc_capable = d.ecc_supported || (spec && spec->ecc_capable);
 
+    if (d.health && d.health->read) {
+      const DeviceHealth& h = *d.health;
+      // NVIDIA "Dynamic Page Retirement" (docs.nvidia.com/deploy/dynamic-page-retirement): after
+      // a DBE no further context is created until the page is mapped out at the next reset.
+      if (h.ecc.volatile_dbe.value_or(0) > 0)
+        fail("ecc-dbe", i,
+             std::to_string(*h.ecc.volatile_dbe) + " double-bit ECC error(s) since the driver loaded: drain the "
+             "node and reset the GPU (nvidia-smi -r) or reboot; replace the GPU if they come back");
+      else if (h.ecc.aggregate_dbe.value_or(0) > 0)
+        warn("ecc-dbe", i, std::to_string(*h.ecc.aggregate_dbe) + " double-bit ECC error(s) in the board's life "
+             "(none since the driver loaded)");
+      if (h.retired_pages && h.retired_pages->pending.value_or(false))
+        fail("retired-pages", i,
+             "a page retirement is pending (nvidia-smi: Pending Page Blacklist: Yes): reset the GPU or reboot the "
+             "node so the bad page is mapped out");
+      // NVIDIA "GPU Memory Error Management" (docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt):
+      // a pending remap needs a GPU reset; a remapping failure means the bank has no spare rows.
+      if (h.row_remap && h.row_remap->failure)
+        fail("row-remap", i, "a row remapping failed (no spare rows left in a bank): the GPU needs replacing (RMA)");
+      else if (h.row_remap && h.row_remap->pending)
+        fail("row-remap", i, "a row remap is pending: reset the GPU (nvidia-smi -r) or reboot the node before training");
+      if (h.pcie.gen_current && h.pcie.gen_max && h.pcie.width_current && h.pcie.width_max && h.pcie.read_while_busy &&
+          (*h.pcie.gen_current < *h.pcie.gen_max || *h.pcie.width_current < *h.pcie.width_max))
+        warn("pcie", i,
+             "PCIe link at Gen" + std::to_string(*h.pcie.gen_current) + " x" + std::to_string(*h.pcie.width_current) +
+                 " under load, the card can do Gen" + std::to_string(*h.pcie.gen_max) + " x" +
+                 std::to_string(*h.pcie.width_max) + ": reseat the card or check the slot and riser (lspci -vv: LnkSta)");
+      // NVML clocks event reasons (nvmlClocksEventReasons): HW slowdown and thermal
+      // slowdowns mean the GPU ran below its clocks for a hardware reason; a SW power cap
+      // under a GEMM is normal.
+      std::string bad;
+      for (const auto& t : h.throttle_reasons)
+        if (t == "hw-slowdown" || t == "hw-thermal" || t == "sw-thermal" || t == "hw-power-brake")
+          bad += (bad.empty() ? "" : ", ") + t;
+      if (!bad.empty())
+        warn("throttle", i,
+             "clocks throttled during the GEMM (" + bad + ")" +
+                 (h.temperature_c ? " at " + std::to_string(*h.temperature_c) + " C" : std::string()) +
+                 ": check cooling, the power supply and power brake cables (nvidia-smi -q -d PERFORMANCE)");
+      int down = 0;
+      std::string links;
+      for (const auto& l : h.nvlink)
+        if (!l.active) {
+          ++down;
+          links += (links.empty() ? "" : ",") + std::to_string(l.link);
+        }
+      if (down > 0)
+        warn("nvlink", i, std::to_string(down) + " of " + std::to_string(h.nvlink.size()) + " NVLink links down (" +
+                              links + "): nvidia-smi nvlink -s; reseat the board or the bridge");
+    }
+
     if (expected) {
       if (!spec || std::string(spec->family) != expected->family) {
         fail("model", i, "expected a " + std::string(expected->family) + " but found " + d.name);
@@ -296,9 +479,10 @@ inline void evaluate(ProbeReport& r, const VerdictOptions& opt = {}) {
         fail("compute-capability", i,
              "compute capability " + d.compute_capability() + ", expected " + std::to_string(expected->cc_major) +
                  "." + std::to_string(expected->cc_minor) + " for a " + expected->family);
-      if (branch > 0 && branch < expected->min_driver_branch)
-        fail("driver", i, "driver " + r.driver.version + " is older than R" +
-                              std::to_string(expected->min_driver_branch) + "; upgrade the driver");
+      const int min_branch = std::max(expected->min_driver_branch, floor);
+      if (branch > 0 && branch < min_branch)
+        fail("driver", i, "driver " + r.driver.version + " is older than R" + std::to_string(min_branch) +
+                              " (the floor of this CUDA " + r.probe.cuda_toolkit + " probe); upgrade the driver");
       if (branch > 0 && expected->max_driver_branch > 0 && branch > expected->max_driver_branch &&
           !(d.cc_major == 7 && d.cc_minor == 0))  // already reported above for Volta
         fail("driver", i, "driver " + r.driver.version + " is newer than R" +
@@ -312,9 +496,33 @@ inline void evaluate(ProbeReport& r, const VerdictOptions& opt = {}) {
     }
   }
 
+  for (const auto& x : r.xid_events) {
+    std::string what = "Xid " + std::to_string(x.xid) + " (" + xid_meaning(x.xid) + ") while the probe ran";
+    if (critical_xid(x.xid)) fail("xid", x.device, what + ": drain the node, read dmesg for NVRM, reset the GPU");
+    else warn("xid", x.device, what);
+  }
+  for (const auto& p : r.peers) {
+    if (!p.can_access) continue;
+    if (!p.ran || !p.error.empty())
+      fail("p2p", p.src, "peer copy gpu" + std::to_string(p.src) + " -> gpu" + std::to_string(p.dst) + " failed: " +
+                             (p.error.empty() ? std::string("not run") : p.error));
+    else if (p.verified && !*p.verified)
+      fail("p2p", p.src, "peer copy gpu" + std::to_string(p.src) + " -> gpu" + std::to_string(p.dst) +
+                             " arrived corrupted (" + (p.link.empty() ? "unknown link" : p.link) + ")");
+  }
+
+  if (opt.strict) {
+    for (auto& w : r.warnings) {
+      w.message += " (--strict)";
+      r.failures.push_back(w);
+    }
+    r.warnings.clear();
+  }
   if (r.failures.empty()) {
     r.status = "ready";
     r.message = std::to_string(r.devices.size()) + " GPU" + (r.devices.size() == 1 ? "" : "s") + " ready";
+    if (!r.warnings.empty())
+      r.message += ", " + std::to_string(r.warnings.size()) + " warning" + (r.warnings.size() == 1 ? "" : "s");
   } else {
     r.status = "not-ready";
     r.message = std::to_string(r.failures.size()) + " check" + (r.failures.size() == 1 ? "" : "s") +

@@ -1,0 +1,407 @@
+#pragma once
+/// \file `top` as an SDK workflow: who holds the cluster's GPUs. Per GPU node: nvidia.com/gpu
+/// allocatable, requested by the pods bound to it that have not ended, free, with the model
+/// and driver from GPU feature discovery's labels. Per TFJob: GPUs held per replica type and
+/// on which nodes. Both with GPU utilisation and memory in use when NVIDIA's DCGM exporter
+/// runs, read from each exporter pod's metrics endpoint through the API server's pod proxy
+/// (a Service would reach one exporter only). The counting and the Prometheus parsing are
+/// pure functions; `run_top` does the I/O.
+
+#include <tfjob/error.hpp>
+#include <tfjob/gpu/check.hpp>
+#include <tfjob/kube/api.hpp>
+#include <tfjob/kube/client.hpp>
+#include <tfjob/kube/core.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tfjob::gpu {
+
+/// One GPU's figures from a DCGM exporter's metrics page.
+struct GpuMetric {
+  std::string node;        ///< the exporter pod's node (else its Hostname label)
+  std::string gpu;         ///< the `gpu` label (index on the node)
+  std::string uuid, model;
+  std::optional<double> util_percent;  ///< DCGM_FI_DEV_GPU_UTIL
+  std::optional<double> fb_used_mib;   ///< DCGM_FI_DEV_FB_USED
+  std::optional<double> fb_free_mib;   ///< DCGM_FI_DEV_FB_FREE
+  std::string pod, pod_namespace;      ///< the pod using the GPU (exporter's Kubernetes mapping), "" unknown
+};
+
+namespace detail {
+/// Parses `{a="x",b="y"}` (Prometheus text exposition format 0.0.4: values in double
+/// quotes with \\, \" and \n escapes).
+inline std::map<std::string, std::string> prom_labels(std::string_view s) {
+  std::map<std::string, std::string> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ',' || s[i] == ' ')) ++i;
+    std::size_t eq = s.find('=', i);
+    if (eq == std::string_view::npos || eq + 1 >= s.size() || s[eq + 1] != '"') break;
+    std::string key(s.substr(i, eq - i));
+    std::string val;
+    std::size_t j = eq + 2;
+    for (; j < s.size() && s[j] != '"'; ++j) {
+      if (s[j] == '\\' && j + 1 < s.size()) {
+        ++j;
+        val += s[j] == 'n' ? '\n' : s[j];
+      } else {
+        val += s[j];
+      }
+    }
+    out[key] = val;
+    i = j + 1;
+  }
+  return out;
+}
+}  // namespace detail
+
+/// The DCGM exporter's metrics page, per GPU (pure). Reads DCGM_FI_DEV_GPU_UTIL,
+/// DCGM_FI_DEV_FB_USED and DCGM_FI_DEV_FB_FREE (dcgm-exporter's default counters); ignores
+/// everything else. At most `max_gpus` GPUs are kept (bounded memory for hostile pages).
+inline std::vector<GpuMetric> parse_dcgm_metrics(std::string_view text, const std::string& node = {},
+                                                 std::size_t max_gpus = 1024) {
+  std::vector<GpuMetric> out;
+  std::map<std::string, std::size_t> index;  // node/gpu/uuid -> out
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    pos = nl == std::string_view::npos ? text.size() : nl + 1;
+    if (line.empty() || line[0] == '#') continue;
+    std::size_t brace = line.find('{');
+    std::size_t name_end = brace == std::string_view::npos ? line.find(' ') : brace;
+    if (name_end == std::string_view::npos) continue;
+    std::string_view name = line.substr(0, name_end);
+    enum { util, used, free_ } which;
+    if (name == "DCGM_FI_DEV_GPU_UTIL") which = util;
+    else if (name == "DCGM_FI_DEV_FB_USED") which = used;
+    else if (name == "DCGM_FI_DEV_FB_FREE") which = free_;
+    else continue;
+    std::map<std::string, std::string> labels;
+    std::size_t rest = name_end;
+    if (brace != std::string_view::npos) {
+      // the closing brace outside quoted label values (a value may hold '}')
+      std::size_t close = std::string_view::npos;
+      bool quoted = false;
+      for (std::size_t k = brace + 1; k < line.size(); ++k) {
+        if (quoted && line[k] == '\\') ++k;
+        else if (line[k] == '"') quoted = !quoted;
+        else if (!quoted && line[k] == '}') { close = k; break; }
+      }
+      if (close == std::string_view::npos) continue;
+      labels = detail::prom_labels(line.substr(brace + 1, close - brace - 1));
+      rest = close + 1;
+    }
+    std::string value(line.substr(rest));
+    double v = 0;
+    try {
+      std::size_t used_chars = 0;
+      v = std::stod(value, &used_chars);
+    } catch (const std::exception&) {
+      continue;
+    }
+    std::string n = node.empty() ? labels["Hostname"] : node;
+    std::string key = n + "/" + labels["gpu"] + "/" + labels["UUID"];
+    auto it = index.find(key);
+    if (it == index.end()) {
+      if (out.size() >= max_gpus) continue;
+      GpuMetric m;
+      m.node = n;
+      m.gpu = labels["gpu"];
+      m.uuid = labels["UUID"];
+      m.model = labels["modelName"];
+      it = index.emplace(key, out.size()).first;
+      out.push_back(std::move(m));
+    }
+    GpuMetric& m = out[it->second];
+    if (!labels["pod"].empty()) {
+      m.pod = labels["pod"];
+      m.pod_namespace = labels["namespace"];
+    }
+    (which == util ? m.util_percent : which == used ? m.fb_used_mib : m.fb_free_mib) = v;
+  }
+  return out;
+}
+
+/// GPUs a pod asks for as the scheduler counts them: the larger of the sum over its
+/// containers and the largest init container (k8s.io/component-helpers resource.PodRequests);
+/// a limit without a request counts as the request (extended resources: request = limit).
+inline std::int64_t pod_gpus(const kube::Pod& p) {
+  auto of = [](const nlohmann::json& c) -> std::int64_t {
+    const auto& r = c.value("resources", nlohmann::json::object());
+    for (const char* k : {"requests", "limits"}) {
+      const auto& m = r.value(k, nlohmann::json::object());
+      if (m.contains(gpu_resource) && m[gpu_resource].is_string()) return detail::count_of(m[gpu_resource].get<std::string>());
+      if (m.contains(gpu_resource) && m[gpu_resource].is_number_integer()) return m[gpu_resource].get<std::int64_t>();
+    }
+    return 0;
+  };
+  std::int64_t sum = 0, init = 0;
+  const auto& cs = p.at_or_null("/spec/containers");
+  if (cs.is_array())
+    for (const auto& c : cs) sum += of(c);
+  const auto& ics = p.at_or_null("/spec/initContainers");
+  if (ics.is_array())
+    for (const auto& c : ics) init = std::max(init, of(c));
+  return std::max(sum, init);
+}
+
+/// A pod holds its GPUs once bound to a node and until it ends.
+inline bool holds_gpus(const kube::Pod& p) {
+  const std::string ph = p.phase();
+  return !p.node_name().empty() && ph != "Succeeded" && ph != "Failed";
+}
+
+/// Utilisation and memory of a set of GPUs (mean utilisation, summed memory).
+struct GpuLoad {
+  int gpus = 0;  ///< GPUs with figures
+  std::optional<double> util_percent, mem_used_mib, mem_total_mib;
+  void add(const GpuMetric& m) {
+    ++gpus;
+    if (m.util_percent) util_percent = (util_percent.value_or(0) * (gpus - 1) + *m.util_percent) / gpus;
+    if (m.fb_used_mib) mem_used_mib = mem_used_mib.value_or(0) + *m.fb_used_mib;
+    if (m.fb_used_mib && m.fb_free_mib) mem_total_mib = mem_total_mib.value_or(0) + *m.fb_used_mib + *m.fb_free_mib;
+  }
+};
+
+/// One GPU node.
+struct NodeTop {
+  std::string name, model, driver;
+  std::int64_t capacity = 0, allocatable = 0, requested = 0;
+  int pods = 0;  ///< pods holding GPUs there
+  GpuLoad load;
+  std::int64_t free() const { return allocatable > requested ? allocatable - requested : 0; }
+};
+
+/// GPUs of one replica type of a TFJob.
+struct ReplicaTop {
+  std::string type;
+  std::int64_t gpus = 0;
+  int pods = 0;
+  int pending = 0;  ///< pods asking for GPUs that are not bound yet
+  std::vector<std::string> nodes;
+};
+
+/// One TFJob.
+struct JobTop {
+  std::string namespace_, name;
+  std::vector<ReplicaTop> replicas;
+  GpuLoad load;  ///< from the exporter's pod mapping, when it has one
+  std::int64_t gpus() const {
+    std::int64_t n = 0;
+    for (const auto& r : replicas) n += r.gpus;
+    return n;
+  }
+};
+
+/// Per GPU node (pure): the inventory's GPU nodes, GPUs requested by the pods bound there,
+/// and the metrics of their GPUs.
+inline std::vector<NodeTop> top_nodes(const std::vector<kube::Node>& nodes, const std::vector<kube::Pod>& pods,
+                                      const std::vector<GpuMetric>& metrics) {
+  std::vector<NodeTop> out;
+  for (const auto& g : gpu_inventory(nodes)) {
+    NodeTop t;
+    t.name = g.name;
+    t.model = g.product();
+    t.driver = g.driver_version;
+    t.capacity = g.capacity;
+    t.allocatable = g.allocatable;
+    for (const auto& p : pods)
+      if (p.node_name() == g.name && holds_gpus(p)) {
+        auto n = pod_gpus(p);
+        if (n > 0) {
+          t.requested += n;
+          ++t.pods;
+        }
+      }
+    for (const auto& m : metrics)
+      if (m.node == g.name) {
+        t.load.add(m);
+        if (t.model.empty()) t.model = m.model;
+      }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+/// Per TFJob (pure): its pods (training operator labels: job-name, replica-type) that ask
+/// for GPUs, grouped by replica type, with the nodes they are bound to.
+inline std::vector<JobTop> top_jobs(const std::vector<kube::Pod>& pods, const std::vector<GpuMetric>& metrics) {
+  std::map<std::pair<std::string, std::string>, JobTop> jobs;
+  for (const auto& p : pods) {
+    std::string job = p.label("training.kubeflow.org/job-name");
+    if (job.empty()) job = p.label("job-name");  // operators before v1.3
+    if (job.empty()) continue;
+    const std::string ph = p.phase();
+    if (ph == "Succeeded" || ph == "Failed") continue;
+    const auto n = pod_gpus(p);
+    std::string type = p.label("training.kubeflow.org/replica-type");
+    if (type.empty()) type = p.label("tf-replica-type");
+    JobTop& j = jobs[{p.namespace_(), job}];
+    j.namespace_ = p.namespace_();
+    j.name = job;
+    auto it = std::find_if(j.replicas.begin(), j.replicas.end(), [&](const ReplicaTop& r) { return r.type == type; });
+    if (it == j.replicas.end()) {
+      j.replicas.push_back({type, 0, 0, 0, {}});
+      it = j.replicas.end() - 1;
+    }
+    ++it->pods;
+    if (holds_gpus(p)) {
+      it->gpus += n;
+      if (n > 0 && std::find(it->nodes.begin(), it->nodes.end(), p.node_name()) == it->nodes.end())
+        it->nodes.push_back(p.node_name());
+    } else if (n > 0) {
+      ++it->pending;
+    }
+    for (const auto& m : metrics)
+      if (m.pod == p.name() && m.pod_namespace == p.namespace_()) j.load.add(m);
+  }
+  std::vector<JobTop> out;
+  for (auto& [k, j] : jobs) {
+    std::sort(j.replicas.begin(), j.replicas.end(), [](const ReplicaTop& a, const ReplicaTop& b) { return a.type < b.type; });
+    for (auto& r : j.replicas) std::sort(r.nodes.begin(), r.nodes.end());
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+/// Labels of DCGM exporter pods: the GPU Operator's and dcgm-exporter's own Helm chart.
+inline const std::vector<std::string>& dcgm_exporter_selectors() {
+  static const std::vector<std::string> s = {"app=nvidia-dcgm-exporter", "app.kubernetes.io/name=dcgm-exporter"};
+  return s;
+}
+/// dcgm-exporter's default listen port (its `-a :9400`).
+inline constexpr int dcgm_exporter_port = 9400;
+
+/// Options for `run_top`.
+struct TopOptions {
+  std::string namespace_;        ///< jobs: this namespace ("" = the client's)
+  bool all_namespaces = false;   ///< jobs: every namespace
+  std::string label_selector;    ///< nodes: selects nodes; jobs: selects the jobs' pods
+  bool nodes = true, jobs = false;
+  bool metrics = true;           ///< read the DCGM exporter when it runs
+};
+
+/// What `top` found.
+struct TopResult {
+  std::vector<NodeTop> nodes;
+  std::vector<JobTop> jobs;
+  /// Where utilisation came from ("" = nowhere), and why not when it did not.
+  std::vector<std::string> metrics_sources;
+  std::string metrics_note;
+};
+
+/// The exporter pods and their metrics (through the API server's pod proxy). Never throws:
+/// what went wrong is in `note`.
+inline std::vector<GpuMetric> read_dcgm(kube::Client& client, std::vector<std::string>& sources, std::string& note) {
+  std::vector<kube::Pod> exporters;
+  std::set<std::string> seen;
+  for (const auto& sel : dcgm_exporter_selectors()) {
+    try {
+      kube::ListParams lp;
+      lp.label_selector = sel;
+      for (auto& p : kube::Api<kube::Pod>::all(client).list(lp).items)
+        if (seen.insert(p.namespace_() + "/" + p.name()).second) exporters.push_back(std::move(p));
+    } catch (const tfjob::error& e) {
+      note = std::string("cannot list DCGM exporter pods: ") + e.what();
+      return {};
+    }
+  }
+  if (exporters.empty()) {
+    note = "NVIDIA's DCGM exporter is not installed (no pods labelled " + dcgm_exporter_selectors()[0] + " or " +
+           dcgm_exporter_selectors()[1] + "): no utilisation or memory figures";
+    return {};
+  }
+  std::vector<GpuMetric> out;
+  std::vector<std::string> failed;
+  for (const auto& p : exporters) {
+    if (p.phase() != "Running") {
+      failed.push_back(p.namespace_() + "/" + p.name() + " is " + (p.phase().empty() ? "not running" : p.phase()));
+      continue;
+    }
+    int port = dcgm_exporter_port;
+    const auto& cs = p.at_or_null("/spec/containers");
+    if (cs.is_array())
+      for (const auto& c : cs)
+        for (const auto& cp : c.value("ports", nlohmann::json::array()))
+          if (cp.value("name", "") == "metrics" || cp.value("name", "") == "gpu-metrics") port = cp.value("containerPort", port);
+    kube::Request r;
+    r.path = "/api/v1/namespaces/" + p.namespace_() + "/pods/" + p.name() + ":" + std::to_string(port) + "/proxy/metrics";
+    r.accept = "text/plain";
+    r.what = "get the DCGM exporter's metrics from pod " + p.namespace_() + "/" + p.name();
+    try {
+      std::string body = client.request_text(r);
+      if (body.size() > (std::size_t(16) << 20)) body.resize(std::size_t(16) << 20);  // bounded
+      auto ms = parse_dcgm_metrics(body, p.node_name());
+      sources.push_back(p.namespace_() + "/" + p.name());
+      for (auto& m : ms) out.push_back(std::move(m));
+    } catch (const tfjob::error& e) {
+      failed.push_back(e.what());
+    }
+  }
+  if (!failed.empty()) {
+    note = "DCGM exporter: ";
+    for (std::size_t i = 0; i < failed.size(); ++i) note += (i ? "; " : "") + failed[i];
+  }
+  return out;
+}
+
+/// Nodes, pods and (when installed) the DCGM exporter, counted.
+inline TopResult run_top(kube::Client client, const TopOptions& o) {
+  TopResult res;
+  std::vector<GpuMetric> metrics;
+  if (o.metrics) metrics = read_dcgm(client, res.metrics_sources, res.metrics_note);
+  if (o.nodes) {
+    kube::ListParams lp;
+    lp.label_selector = o.label_selector;
+    auto nodes = kube::Api<kube::Node>::all(client).list(lp).items;
+    auto pods = kube::Api<kube::Pod>::all(client).list().items;  // GPUs on a node come from every namespace
+    res.nodes = top_nodes(nodes, pods, metrics);
+  }
+  if (o.jobs) {
+    kube::ListParams lp;
+    lp.label_selector = "training.kubeflow.org/job-name";
+    if (!o.label_selector.empty()) lp.label_selector += "," + o.label_selector;
+    const std::string ns = o.all_namespaces ? "" : (o.namespace_.empty() ? client.namespace_() : o.namespace_);
+    auto pods = ns.empty() ? kube::Api<kube::Pod>::all(client).list(lp).items : kube::Api<kube::Pod>(client, ns).list(lp).items;
+    res.jobs = top_jobs(pods, metrics);
+  }
+  return res;
+}
+
+namespace detail {
+inline nlohmann::json load_json(const GpuLoad& l) {
+  return {{"gpusReporting", l.gpus},
+          {"utilizationPercent", l.util_percent ? nlohmann::json(*l.util_percent) : nlohmann::json(nullptr)},
+          {"memoryUsedMiB", l.mem_used_mib ? nlohmann::json(*l.mem_used_mib) : nlohmann::json(nullptr)},
+          {"memoryTotalMiB", l.mem_total_mib ? nlohmann::json(*l.mem_total_mib) : nlohmann::json(nullptr)}};
+}
+}  // namespace detail
+
+/// The result as JSON (`-o json`).
+inline nlohmann::json top_result_json(const TopResult& r) {
+  nlohmann::json nodes = nlohmann::json::array(), jobs = nlohmann::json::array();
+  for (const auto& n : r.nodes)
+    nodes.push_back({{"node", n.name}, {"model", n.model}, {"driver", n.driver}, {"capacity", n.capacity},
+                     {"allocatable", n.allocatable}, {"requested", n.requested}, {"free", n.free()}, {"pods", n.pods},
+                     {"metrics", detail::load_json(n.load)}});
+  for (const auto& j : r.jobs) {
+    nlohmann::json reps = nlohmann::json::array();
+    for (const auto& rp : j.replicas)
+      reps.push_back({{"type", rp.type}, {"gpus", rp.gpus}, {"pods", rp.pods}, {"pending", rp.pending}, {"nodes", rp.nodes}});
+    jobs.push_back({{"namespace", j.namespace_}, {"name", j.name}, {"gpus", j.gpus()}, {"replicas", reps},
+                    {"metrics", detail::load_json(j.load)}});
+  }
+  return {{"apiVersion", "kubectl-tfjob/v1"}, {"kind", "GpuTop"}, {"nodes", nodes}, {"jobs", jobs},
+          {"metricsSources", r.metrics_sources}, {"metricsNote", r.metrics_note}};
+}
+
+}  // namespace tfjob::gpu
