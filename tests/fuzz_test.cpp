@@ -174,3 +174,38 @@ TEST_CASE("fuzz finding: TF Serving and Deployment answers of the wrong shape ar
   CHECK(probs[0].message == "back-off");
   CHECK(probs[0].last_exit_code == std::optional<int>(1));
 }
+
+TEST_CASE("the stream targets' loopback server really feeds the watcher and the log streamer", "[fuzz]") {
+  // Without this, a harness whose bytes never reached the parser would fuzz nothing and pass.
+  tfjob::fuzz::LoopbackServer server;
+  tfjob::kube::RestConfig cfg;
+  cfg.server = server.url();
+  cfg.use_env_proxy = false;
+  tfjob::kube::Client client(cfg);
+  const std::string job = R"({"apiVersion":"kubeflow.org/v1","kind":"TFJob","metadata":{"name":"j","namespace":"default","uid":"u1","resourceVersion":"5"},"spec":{"tfReplicaSpecs":{}}})";
+  server.arm("{\"type\":\"ADDED\",\"object\":" + job + "}\n{\"type\":\"MODIFIED\",\"object\":" +
+                 std::string(job).replace(job.find("\"5\""), 3, "\"6\"") + "}\n",
+             7);
+  tfjob::kube::WatchParams p;
+  p.resource_version = "1";
+  auto w = tfjob::kube::Api<tfjob::TFJob>(client, "default").watcher(p);
+  w.max_failures = 0;
+  std::vector<std::string> seen;
+  CHECK_THROWS_AS(w.run([&](const tfjob::kube::WatchEvent<tfjob::TFJob>& ev) {
+                    seen.push_back(ev.type + " " + ev.object.metadata.name);
+                    return true;
+                  }),
+                  tfjob::api_error);  // the second request (the resume) gets the 403
+  CHECK(seen == std::vector<std::string>{"ADDED j", "MODIFIED j"});
+  CHECK(server.requests() == 2);
+
+  server.arm("2026-11-30T05:32:01.5Z first\n2026-11-30T05:32:02Z second", 3);
+  tfjob::kube::LogStreamer s(client, "default", "pod", {});
+  s.max_failures = 0;
+  std::vector<std::string> lines;
+  CHECK(s.run([&](std::string_view l) {
+    lines.emplace_back(l);
+    return true;
+  }));
+  CHECK(lines == std::vector<std::string>{"first", "second"});
+}
