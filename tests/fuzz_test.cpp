@@ -209,3 +209,11 @@ TEST_CASE("the stream targets' loopback server really feeds the watcher and the 
   }));
   CHECK(lines == std::vector<std::string>{"first", "second"});
 }
+
+TEST_CASE("fuzz finding: a number beyond a double in a probe report is a parse_error", "[fuzz][probe_report]") {
+  // regressions/probe_report/crash-e5d9...: "11.61e308" escaped as nlohmann out_of_range.406.
+  CHECK_THROWS_AS(tfjob::gpu::parse_probe_report(R"({"schema":"kubectl-tfjob/gpu-probe/v1","devices":[{"bandwidth":{"gbps":11.61e308}}]})"),
+                  tfjob::parse_error);
+  CHECK_THROWS_WITH(tfjob::gpu::parse_probe_report(R"({"schema":"kubectl-tfjob/gpu-probe/v1","x":1e999})"),
+                    Catch::StartsWith("probe output is not valid JSON: number overflow parsing '1e999'"));
+}

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -27,9 +28,13 @@ class LoopbackServer {
         return;
       }
       res.status = 200;
-      res.set_chunked_content_provider("application/json", [this](std::size_t, httplib::DataSink& sink) {
-        for (std::size_t at = 0; at < body_.size(); at += chunk_)
-          if (!sink.write(body_.data() + at, std::min(chunk_, body_.size() - at))) return false;
+      // The provider gets its own copy: a client that stops reading early leaves it writing
+      // (into a closed socket) while the next run arms a new body.
+      auto body = std::make_shared<const std::string>(body_);
+      const std::size_t chunk = chunk_;
+      res.set_chunked_content_provider("application/json", [body, chunk](std::size_t, httplib::DataSink& sink) {
+        for (std::size_t at = 0; at < body->size(); at += chunk)
+          if (!sink.write(body->data() + at, std::min(chunk, body->size() - at))) return false;
         sink.done();
         return true;
       });
