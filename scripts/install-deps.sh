@@ -11,6 +11,10 @@ pkgs=(
   dataset-fashion-mnist
   # the real-apiserver test tier (tests/realapi/): kube-apiserver built from Debian's source
   golang-go golang-github-modern-go-reflect2-dev rsync jq curl procps etcd-server dpkg-dev make openssl
+  # the fuzz targets (tests/fuzz/, docs/fuzzing.md): clang 14 with libFuzzer and the sanitizers' runtimes
+  clang libclang-rt-14-dev
+  # peak-memory benchmarks (bench/*.sh): GNU time -v
+  time
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -74,7 +74,7 @@ int run_predict(const PredictOptions& o, const Globals& g) {
       if (o.json_file.empty()) {
         // -o json with images: the top classes as JSON
         nlohmann::json out = nlohmann::json::array();
-        const auto& preds = r.response.value("predictions", nlohmann::json::array());
+        const auto& preds = serving::predictions_of(r.response, o.images.size());
         for (std::size_t i = 0; i < preds.size(); ++i) {
           nlohmann::json classes = nlohmann::json::array();
           for (const auto& c : serving::top_k(serving::prediction_scores(preds[i]), o.top))
@@ -88,10 +88,7 @@ int run_predict(const PredictOptions& o, const Globals& g) {
     }
     return exit_code::ok;
   }
-  const auto& preds = r.response.value("predictions", nlohmann::json::array());
-  if (preds.size() != o.images.size())
-    throw tfjob::error("TF Serving returned " + std::to_string(preds.size()) + " predictions for " +
-                       std::to_string(o.images.size()) + " images: " + r.response.dump().substr(0, 300));
+  const auto& preds = serving::predictions_of(r.response, o.images.size());
   for (std::size_t i = 0; i < preds.size(); ++i) {
     if (o.images.size() > 1) std::cout << (i ? "\n" : "") << o.images[i] << ":\n";
     Table t({"rank", "class", "label", "score"});

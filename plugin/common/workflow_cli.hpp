@@ -7,6 +7,7 @@
 
 #include <tfjob/api/manifest.hpp>
 #include <tfjob/error.hpp>
+#include <tfjob/kube/detail/util.hpp>  // parse_duration
 #include <tfjob/workflow/progress.hpp>
 
 #include <unistd.h>
@@ -20,30 +21,15 @@
 
 namespace tfjob::cli::wf {
 
-/// "90", "90s", "5m", "1h30m", "2h" → duration (Go's time.ParseDuration subset kubectl
-/// accepts for --timeout/--since). Throws CLI::ValidationError naming the flag.
+/// "90", "90s", "5m", "1h30m", "2h" → duration (Go's time.ParseDuration, as kubectl takes
+/// it for --timeout/--since): the SDK's one duration parser. Throws CLI::ValidationError
+/// naming the flag.
 inline std::chrono::milliseconds parse_duration(const std::string& text, const std::string& flag) {
-  if (text.empty()) throw CLI::ValidationError(flag, "empty duration");
-  bool digits_only = text.find_first_not_of("0123456789") == std::string::npos;
-  if (digits_only) return std::chrono::seconds(std::stoll(text));
-  double total_ms = 0;
-  size_t i = 0;
-  while (i < text.size()) {
-    size_t j = i;
-    while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) || text[j] == '.')) ++j;
-    if (j == i) throw CLI::ValidationError(flag, "\"" + text + "\" is not a duration (use e.g. 30s, 5m, 1h)");
-    double v = std::stod(text.substr(i, j - i));
-    size_t k = j;
-    while (k < text.size() && std::isalpha(static_cast<unsigned char>(text[k]))) ++k;
-    std::string unit = text.substr(j, k - j);
-    if (unit == "ms") total_ms += v;
-    else if (unit == "s") total_ms += v * 1000;
-    else if (unit == "m") total_ms += v * 60000;
-    else if (unit == "h") total_ms += v * 3600000;
-    else throw CLI::ValidationError(flag, "\"" + text + "\" has an unknown unit \"" + unit + "\" (use ms, s, m, h)");
-    i = k;
+  try {
+    return tfjob::kube::detail::parse_duration(text, flag);
+  } catch (const tfjob::config_error& e) {
+    throw CLI::ValidationError(e.what());
   }
-  return std::chrono::milliseconds(static_cast<long long>(total_ms));
 }
 
 /// The live progress line on stderr: rewritten in place on a terminal, one line per change

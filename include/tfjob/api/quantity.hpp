@@ -6,6 +6,8 @@
 #include <tfjob/error.hpp>
 
 #include <cmath>
+#include <cstdlib>  // strtod
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -71,7 +73,9 @@ class Quantity {
     }
     Quantity q;
     q.text_ = std::string(text);
-    q.value_ = std::stod(number.front() == '.' ? "0" + number : number) * mult;
+    // strtod, not stod: a number too large for a double is "not a quantity" below, not an
+    // std::out_of_range escaping to the caller.
+    q.value_ = std::strtod(number.c_str(), nullptr) * mult;
     if (negative) q.value_ = -q.value_;
     if (!std::isfinite(q.value_)) return std::nullopt;
     return q;
@@ -87,14 +91,21 @@ class Quantity {
 
   /// The value in base units.
   double value() const { return value_; }
-  /// The value in thousandths, rounded up as Kubernetes does (`MilliValue`).
-  long long milli_value() const { return static_cast<long long>(std::ceil(value_ * 1000 - 1e-9)); }
-  /// The value rounded up to a whole unit (`Value`).
-  long long int_value() const { return static_cast<long long>(std::ceil(value_ - 1e-9)); }
+  /// The value in thousandths, rounded up as Kubernetes does (`MilliValue`); capped at the
+  /// int64 range (apimachinery's Quantity: "numbers larger ... will be capped").
+  long long milli_value() const { return capped(std::ceil(value_ * 1000 - 1e-9)); }
+  /// The value rounded up to a whole unit (`Value`), capped like milli_value().
+  long long int_value() const { return capped(std::ceil(value_ - 1e-9)); }
   /// The text as written.
   const std::string& str() const { return text_; }
 
  private:
+  static long long capped(double v) {
+    // 2^63 is exactly representable; every double below it converts without overflow.
+    if (v >= 9223372036854775808.0) return std::numeric_limits<long long>::max();
+    if (v <= -9223372036854775808.0) return std::numeric_limits<long long>::min();
+    return static_cast<long long>(v);
+  }
   std::string text_;
   double value_ = 0;
 };

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -350,6 +351,11 @@ inline TFConfig parse_tf_config(std::string_view text) {
     throw parse_error("TF_CONFIG is not valid JSON at line " + std::to_string(line) + ", column " +
                           std::to_string(col) + ": " + (p == std::string::npos ? msg : msg.substr(p)),
                       line, col);
+  } catch (const nlohmann::json::exception& e) {
+    // e.g. out_of_range.406 "number overflow parsing '1e999'": say it without the library's tag.
+    std::string msg = e.what();
+    auto tag = msg.find("] ");
+    throw parse_error("TF_CONFIG is not valid JSON: " + (tag == std::string::npos ? msg : msg.substr(tag + 2)));
   }
   auto bad = [](const std::string& what) { throw parse_error("TF_CONFIG: " + what); };
   if (!j.is_object()) bad("must be a JSON object");
@@ -392,8 +398,11 @@ inline TFConfig parse_tf_config(std::string_view text) {
   c.task_type = type->get<std::string>();
   if (auto idx = task->find("index"); idx != task->end() && !idx->is_null()) {
     if (!idx->is_number_integer()) bad("task.index must be an integer");
+    if (idx->is_number_unsigned() ? idx->get<std::uint64_t>() > std::uint64_t(std::numeric_limits<int>::max())
+                                  : idx->get<std::int64_t>() > std::numeric_limits<int>::max())
+      bad("task.index " + idx->dump() + " is out of range");
+    if (idx->get<std::int64_t>() < 0) bad("task.index must not be negative");
     c.task_index = idx->get<int>();
-    if (c.task_index < 0) bad("task.index must not be negative");
   }
   if (auto env = j.find("environment"); env != j.end() && env->is_string())
     c.environment = env->get<std::string>();

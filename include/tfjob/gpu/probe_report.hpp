@@ -642,8 +642,12 @@ inline ProbeReport parse_probe_report(std::string_view text) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text.substr(start, end - start + 1));
-  } catch (const nlohmann::json::parse_error& e) {
-    throw parse_error(std::string("probe output is not valid JSON: ") + e.what());
+  } catch (const nlohmann::json::exception& e) {
+    // parse_error, or out_of_range.406 for a number beyond a double ("1e999"); said
+    // without the JSON library's "[json.exception...]" tag
+    std::string msg = e.what();
+    auto tag = msg.rfind("] ", msg.find(' ') == std::string::npos ? 0 : msg.find(' '));
+    throw parse_error("probe output is not valid JSON: " + (msg.rfind("[json.exception.", 0) == 0 && tag != std::string::npos ? msg.substr(tag + 2) : msg));
   }
   try {
     return j.get<ProbeReport>();

@@ -12,12 +12,80 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>  // from_chars
+#include <cstdint>
+#include <limits>
+#include <string_view>
+#include <type_traits>
 #include <numeric>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace tfjob::serving {
+
+namespace detail {
+
+/// The JSON type's name as Kubernetes' decoder words it ("a string", "an object").
+inline std::string json_kind(const nlohmann::json& v) {
+  if (v.is_object()) return "an object";
+  if (v.is_array()) return "a list";
+  if (v.is_string()) return "a string";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_number()) return "a number";
+  return "null";
+}
+
+/// The field at `path` (dot-separated) of `obj`, or `def` when it or a parent is absent or
+/// null. A field of the wrong type is a tfjob::error naming `what` and the field (kubectl's
+/// typed decoding refuses such an object too; this never hands back the JSON library's words).
+template <class T>
+inline T field(const nlohmann::json& obj, std::string_view path, T def, const std::string& what) {
+  const nlohmann::json* cur = &obj;
+  for (std::size_t start = 0; start <= path.size();) {
+    std::size_t dot = path.find('.', start);
+    if (dot == std::string_view::npos) dot = path.size();
+    if (!cur->is_object()) {
+      if (cur->is_null()) return def;
+      throw tfjob::error(what + ": " + std::string(path.substr(0, start ? start - 1 : 0)) +
+                         (start ? " is " : "is ") + json_kind(*cur) + ", expected an object");
+    }
+    auto it = cur->find(std::string(path.substr(start, dot - start)));
+    if (it == cur->end()) return def;
+    cur = &*it;
+    start = dot + 1;
+  }
+  if (cur->is_null()) return def;
+  auto wrong = [&](const char* expected) {
+    return tfjob::error(what + ": " + std::string(path) + " is " + json_kind(*cur) + ", expected " + expected);
+  };
+  if constexpr (std::is_same_v<T, nlohmann::json>) {
+    return *cur;
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (!cur->is_string()) throw wrong("a string");
+    return cur->get<std::string>();
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (!cur->is_boolean()) throw wrong("a boolean");
+    return cur->get<bool>();
+  } else {
+    static_assert(std::is_integral_v<T>, "field<T>: string, bool, an integer type or json");
+    if (!cur->is_number_integer()) throw wrong("an integer");
+    bool fits = cur->is_number_unsigned() ? cur->get<std::uint64_t>() <= std::uint64_t(std::numeric_limits<T>::max())
+                                          : cur->get<std::int64_t>() >= std::int64_t(std::numeric_limits<T>::min()) &&
+                                                cur->get<std::int64_t>() <= std::int64_t(std::numeric_limits<T>::max());
+    if (!fits) throw tfjob::error(what + ": " + std::string(path) + " " + cur->dump() + " is out of range");
+    return cur->get<T>();
+  }
+}
+
+/// The list at `path`, or an empty one; an error like field() when it is not a list.
+inline nlohmann::json list_field(const nlohmann::json& obj, std::string_view path, const std::string& what) {
+  nlohmann::json v = field(obj, path, nlohmann::json::array(), what);
+  if (!v.is_array()) throw tfjob::error(what + ": " + std::string(path) + " is " + json_kind(v) + ", expected a list");
+  return v;
+}
+
+}  // namespace detail
 
 /// Where a rollout stands.
 struct RolloutStatus {
@@ -28,25 +96,28 @@ struct RolloutStatus {
 
 /// kubectl's DeploymentStatusViewer.Status for one Deployment object.
 inline RolloutStatus rollout_status(const nlohmann::json& d) {
+  using detail::field;
   RolloutStatus r;
-  const std::string name = d.value("/metadata/name"_json_pointer, std::string());
-  const auto& st = d.contains("status") ? d["status"] : nlohmann::json::object();
-  const long long generation = d.value("/metadata/generation"_json_pointer, 0LL);
-  const long long observed = st.value("observedGeneration", 0LL);
+  if (!d.is_object()) throw tfjob::error("the Deployment is " + detail::json_kind(d) + ", expected an object");
+  const std::string name = field(d, "metadata.name", std::string(), "the Deployment");
+  const std::string what = "deployment \"" + name + "\"";
+  const long long generation = field(d, "metadata.generation", 0LL, what);
+  const long long observed = field(d, "status.observedGeneration", 0LL, what);
   if (generation > observed) {
     r.message = "Waiting for deployment spec update to be observed...";
     return r;
   }
-  for (const auto& c : st.value("conditions", nlohmann::json::array()))
-    if (c.value("type", "") == "Progressing" && c.value("reason", "") == "ProgressDeadlineExceeded") {
+  for (const auto& c : detail::list_field(d, "status.conditions", what))
+    if (field(c, "type", std::string(), what + " condition") == "Progressing" &&
+        field(c, "reason", std::string(), what + " condition") == "ProgressDeadlineExceeded") {
       r.failed = true;
       r.message = "deployment \"" + name + "\" exceeded its progress deadline";
       return r;
     }
-  const int want = d.value("/spec/replicas"_json_pointer, 1);
-  const int updated = st.value("updatedReplicas", 0);
-  const int replicas = st.value("replicas", 0);
-  const int available = st.value("availableReplicas", 0);
+  const int want = field(d, "spec.replicas", 1, what);
+  const int updated = field(d, "status.updatedReplicas", 0, what);
+  const int replicas = field(d, "status.replicas", 0, what);
+  const int available = field(d, "status.availableReplicas", 0, what);
   if (updated < want) {
     r.message = "Waiting for deployment \"" + name + "\" rollout to finish: " + std::to_string(updated) + " out of " +
                 std::to_string(want) + " new replicas have been updated...";
@@ -75,29 +146,32 @@ struct PodProblem {
 /// `min_restarts` restarts, or stuck on the image (ErrImagePull, ImagePullBackOff,
 /// InvalidImageName, CreateContainerConfigError).
 inline std::vector<PodProblem> pod_problems(const nlohmann::json& pod, int min_restarts = 2) {
+  using detail::field;
   std::vector<PodProblem> out;
-  const std::string name = pod.value("/metadata/name"_json_pointer, std::string());
-  const auto& st = pod.contains("status") ? pod["status"] : nlohmann::json::object();
+  if (!pod.is_object()) throw tfjob::error("the pod is " + detail::json_kind(pod) + ", expected an object");
+  const std::string name = field(pod, "metadata.name", std::string(), "the pod");
+  const std::string what = "pod \"" + name + "\"";
   for (const char* key : {"initContainerStatuses", "containerStatuses"}) {
-    for (const auto& cs : st.value(key, nlohmann::json::array())) {
-      const auto waiting = cs.value("/state/waiting"_json_pointer, nlohmann::json::object());
-      const std::string reason = waiting.value("reason", "");
-      const int restarts = cs.value("restartCount", 0);
-      const auto& last_term = cs.value("/lastState/terminated"_json_pointer, nlohmann::json());
-      const bool crashed_again = restarts >= min_restarts && last_term.is_object() && last_term.value("exitCode", 0) != 0 &&
-                                 !cs.value("ready", false);  // between back-offs the state flips; the history does not
+    for (const auto& cs : detail::list_field(pod, std::string("status.") + key, what)) {
+      const std::string reason = field(cs, "state.waiting.reason", std::string(), what);
+      const int restarts = field(cs, "restartCount", 0, what);
+      const nlohmann::json last_term = field(cs, "lastState.terminated", nlohmann::json(), what);
+      const std::optional<int> exit_code =
+          last_term.is_object() && last_term.contains("exitCode") ? std::optional<int>(field(cs, "lastState.terminated.exitCode", 0, what))
+                                                                  : std::nullopt;
+      const bool crashed_again = restarts >= min_restarts && exit_code.value_or(0) != 0 &&
+                                 !field(cs, "ready", false, what);  // between back-offs the state flips; the history does not
       bool bad = (reason == "CrashLoopBackOff" && restarts >= min_restarts) || crashed_again || reason == "ErrImagePull" ||
                  reason == "ImagePullBackOff" || reason == "InvalidImageName" || reason == "CreateContainerConfigError";
       if (!bad) continue;
       PodProblem p;
       p.pod = name;
-      p.container = cs.value("name", "");
+      p.container = field(cs, "name", std::string(), what);
       p.reason = reason.empty() || reason == "ContainerCreating" ? std::string("CrashLoopBackOff") : reason;
-      p.message = waiting.value("message", "");
+      p.message = field(cs, "state.waiting.message", std::string(), what);
       p.init = std::string(key) == "initContainerStatuses";
       p.restarts = restarts;
-      const auto& last = cs.value("/lastState/terminated"_json_pointer, nlohmann::json());
-      if (last.is_object() && last.contains("exitCode")) p.last_exit_code = last["exitCode"].get<int>();
+      p.last_exit_code = exit_code;
       out.push_back(std::move(p));
     }
   }
@@ -116,8 +190,14 @@ struct ModelStatus {
   /// answers 200 with state LOADING while a version loads).
   std::optional<std::string> available_version() const {
     std::optional<std::string> best;
-    for (const auto& v : versions)
-      if (v.state == "AVAILABLE" && (!best || std::stoll(v.version) > std::stoll(*best))) best = v.version;
+    long long best_n = 0;
+    for (const auto& v : versions) {
+      // Versions are int64 (TF Serving's servable version); one that is not a number is never "the highest".
+      long long n = 0;
+      auto [end, ec] = std::from_chars(v.version.data(), v.version.data() + v.version.size(), n);
+      if (ec != std::errc() || end != v.version.data() + v.version.size()) continue;
+      if (v.state == "AVAILABLE" && (!best || n > best_n)) best = v.version, best_n = n;
+    }
     return best;
   }
   /// A version that ended with an error (a model that failed to load).
@@ -140,12 +220,16 @@ inline ModelStatus parse_model_status(const std::string& body) {
   if (j.is_discarded() || !j.is_object() || !j.contains("model_version_status") || !j["model_version_status"].is_array())
     throw tfjob::error("TF Serving's model status is not the expected JSON (model_version_status[]): " + body.substr(0, 200));
   ModelStatus m;
+  const std::string what = "TF Serving's model status";
   for (const auto& v : j["model_version_status"]) {
+    if (!v.is_object()) throw tfjob::error(what + ": an entry of model_version_status is " + detail::json_kind(v) + ", expected an object");
     ModelVersionStatus s;
-    s.version = v.contains("version") ? (v["version"].is_string() ? v["version"].get<std::string>() : v["version"].dump()) : "";
-    s.state = v.value("state", "");
-    s.error_code = v.value("/status/error_code"_json_pointer, std::string());
-    s.error_message = v.value("/status/error_message"_json_pointer, std::string());
+    // TF Serving writes the int64 version as a string ("1"); a bare number is taken too.
+    const nlohmann::json version = detail::field(v, "version", nlohmann::json(), what);
+    s.version = version.is_null() ? "" : version.is_string() ? version.get<std::string>() : version.dump();
+    s.state = detail::field(v, "state", std::string(), what);
+    s.error_code = detail::field(v, "status.error_code", std::string(), what);
+    s.error_message = detail::field(v, "status.error_message", std::string(), what);
     m.versions.push_back(std::move(s));
   }
   return m;
@@ -192,6 +276,19 @@ inline std::vector<double> prediction_scores(const nlohmann::json& prediction) {
     out.push_back(v.get<double>());
   }
   return out;
+}
+
+/// The `predictions` list of TF Serving's answer to `:predict` (the REST API's row format:
+/// one entry per instance sent); with `expected` > 0 the count must match. Throws
+/// tfjob::error saying what came instead.
+inline const nlohmann::json& predictions_of(const nlohmann::json& response, std::size_t expected = 0) {
+  if (!response.is_object() || !response.contains("predictions") || !response["predictions"].is_array())
+    throw tfjob::error("TF Serving's answer has no \"predictions\" list: " + response.dump().substr(0, 200));
+  const auto& preds = response["predictions"];
+  if (expected > 0 && preds.size() != expected)
+    throw tfjob::error("TF Serving returned " + std::to_string(preds.size()) + " predictions for " +
+                       std::to_string(expected) + " instances: " + response.dump().substr(0, 300));
+  return preds;
 }
 
 /// The `k` best classes, best first (ties: lower index first). Labels: 1001 outputs are

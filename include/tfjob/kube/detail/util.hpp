@@ -177,36 +177,56 @@ inline Url parse_url(const std::string& in, const std::string& what = "URL") {
   return u;
 }
 
-/// Parse a Go/kubectl duration as `--request-timeout` takes it: "0", "30" (seconds), "30s",
-/// "1m", "2h", "1h30m", "500ms". Throws config_error naming the flag on bad input.
+/// Parse a Go/kubectl duration as `--request-timeout`, `--timeout` and `--since` take it:
+/// "0", "30" (a bare integer is seconds, as kubectl's --request-timeout), or Go's
+/// time.ParseDuration form without a sign: "30s", "1m", "2h", "1h30m", "1.5h", "500ms",
+/// "10us"/"10µs", "100ns". Like Go, a value beyond int64 nanoseconds (about 292 years) is
+/// refused, not wrapped. Throws config_error naming `what` on bad input.
 inline std::chrono::milliseconds parse_duration(const std::string& s, const std::string& what = "duration") {
-  auto bad = [&]() {
-    return config_error("invalid " + what + " \"" + s +
-                        "\": must be a number of seconds or a duration with a unit (e.g. 0, 30s, 1m, 2h)");
+  auto bad = [&](const std::string& why = "must be a number of seconds or a duration with a unit (e.g. 0, 30s, 1m, 2h)") {
+    return config_error("invalid " + what + " \"" + s.substr(0, 64) + (s.size() > 64 ? "..." : "") + "\": " + why);
   };
+  constexpr long double max_ns = 9223372036854775807.0L;  // Go's time.Duration is int64 ns
+  const char* too_large = "out of range (at most 2562047h)";
   if (s.empty()) throw bad();
   bool all_digits = true;
-  for (char c : s) all_digits = all_digits && std::isdigit(static_cast<unsigned char>(c));
-  if (all_digits) return std::chrono::seconds(std::stoll(s));
-  double total_ms = 0;
+  for (char c : s) all_digits = all_digits && c >= '0' && c <= '9';
+  if (all_digits) {
+    long double secs = 0;
+    for (char c : s) {
+      secs = secs * 10 + (c - '0');
+      if (secs * 1e9L > max_ns) throw bad(too_large);
+    }
+    return std::chrono::milliseconds(static_cast<long long>(secs) * 1000);
+  }
+  long double total_ns = 0;
   size_t i = 0;
   while (i < s.size()) {
-    size_t start = i;
-    while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
-    if (start == i) throw bad();
-    double v = std::stod(s.substr(start, i - start));
+    // time.ParseDuration: [0-9]*(\.[0-9]*)? with at least one digit, then a unit.
+    long double v = 0, scale = 1;
+    size_t digits = 0;
+    for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i, ++digits)
+      if (v <= max_ns) v = v * 10 + (s[i] - '0');  // past the maximum it stays too large
+    if (i < s.size() && s[i] == '.')
+      for (++i; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i, ++digits)
+        if (scale > 1e-30L) v += (s[i] - '0') * (scale /= 10);
+    if (digits == 0) throw bad();
     size_t ustart = i;
-    while (i < s.size() && std::isalpha(static_cast<unsigned char>(s[i]))) ++i;
-    std::string unit = s.substr(ustart, i - ustart);
-    if (unit == "ms") total_ms += v;
-    else if (unit == "s") total_ms += v * 1000;
-    else if (unit == "m") total_ms += v * 60000;
-    else if (unit == "h") total_ms += v * 3600000;
-    else if (unit == "us" || unit == "µs") total_ms += v / 1000;
-    else if (unit == "ns") total_ms += v / 1e6;
-    else throw bad();
+    while (i < s.size() && !(s[i] >= '0' && s[i] <= '9') && s[i] != '.') ++i;
+    const std::string unit = s.substr(ustart, i - ustart);
+    long double unit_ns;
+    if (unit == "ns") unit_ns = 1;
+    else if (unit == "us" || unit == "\xc2\xb5s" || unit == "\xce\xbcs") unit_ns = 1e3L;  // µs (micro sign, Greek mu)
+    else if (unit == "ms") unit_ns = 1e6L;
+    else if (unit == "s") unit_ns = 1e9L;
+    else if (unit == "m") unit_ns = 60e9L;
+    else if (unit == "h") unit_ns = 3600e9L;
+    else if (unit.empty()) throw bad("missing unit after a number (use ns, us, ms, s, m or h)");
+    else throw bad("unknown unit \"" + unit.substr(0, 16) + "\" (use ns, us, ms, s, m or h)");
+    total_ns += v * unit_ns;
+    if (total_ns > max_ns) throw bad(too_large);
   }
-  return std::chrono::milliseconds(static_cast<long long>(total_ms));
+  return std::chrono::milliseconds(static_cast<long long>(total_ns / 1e6L));
 }
 
 /// Read a whole file; throws config_error naming `what` and the path.
