@@ -62,13 +62,18 @@ done
 exec 9>"$build/.build.lock"
 flock 9
 if [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake -S "$root" -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Debug \
+  launcher=()  # ccache per machine, as scripts/build.sh: a fresh clone rebuilds only what changed
+  if [ "${TFJOB_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  fi
+  cmake -S "$root" -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Debug "${launcher[@]}" \
     -DTFJOB_BUILD_FUZZ=ON -DTFJOB_BUILD_TESTS=OFF -DTFJOB_BUILD_PLUGIN=OFF -DTFJOB_BUILD_SAMPLES=OFF \
     -DTFJOB_BUILD_GPU_PROBE=OFF -DTFJOB_BUILD_BENCH=OFF -DTFJOB_INSTALL=OFF >"$build/configure.log" 2>&1 ||
     { cat "$build/configure.log" >&2; exit 1; }
 fi
 build_targets=()
 for t in "${targets[@]}"; do build_targets+=("fuzz_$t"); done
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root} CCACHE_NOHASHDIR=1
 cmake --build "$build" -j "${JOBS:-2}" --target "${build_targets[@]}" >"$build/build.log" 2>&1 ||
   { tail -n 60 "$build/build.log" >&2; echo "FAIL: building the fuzz targets (log: $build/build.log)" >&2; exit 1; }
 flock -u 9
