@@ -161,7 +161,7 @@ spec:
     locally with real TF_CONFIG wiring.
   caveats: |
     kubectl tfjob needs the Kubeflow training operator in the cluster:
-      kubectl apply --server-side -k "github.com/kubeflow/trainer.git/manifests/overlays/standalone?ref=v1.9.3"
+      kubectl apply --server-side -k "github.com/kubeflow/trainer.git/manifests/overlays/standalone?ref=v1.9.4"
     For "kubectl tfjob <TAB>" completion (kubectl >= 1.26), put the helper on PATH:
       ln -s "\$(dirname "\$(readlink -f "\$(command -v kubectl-tfjob)")")/kubectl_complete-tfjob" ~/.krew/bin/
   platforms:

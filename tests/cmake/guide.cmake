@@ -1,0 +1,29 @@
+# The guide as a new user follows it: what the READMEs and samples state agrees with the
+# code and with itself.
+#  - guide:facts-agree       the operator's install ref, the claim's access mode, the cost
+#                            figure and abm_version, each against its one source
+#  - guide:doc-paths-agree   every `submit mnist|hello` and `serve --pvc` command the README
+#                            and sample READMEs show, rendered by the built plugin; the path
+#                            TF Serving loads is where the trainer exports
+set(TFJOB_GUIDE_PY "${TFJOB_PYTHON}")
+if(NOT TFJOB_GUIDE_PY AND Python3_EXECUTABLE)
+  set(TFJOB_GUIDE_PY "${Python3_EXECUTABLE}")
+endif()
+if(TFJOB_GUIDE_PY)
+  add_test(NAME "guide:facts-agree"
+           COMMAND ${TFJOB_GUIDE_PY} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_facts.py ${PROJECT_SOURCE_DIR})
+  set_tests_properties("guide:facts-agree" PROPERTIES LABELS guide)
+else()
+  add_test(NAME "guide:facts-agree" COMMAND ${CMAKE_COMMAND} -E echo "SKIP: no python3 found")
+  set_tests_properties("guide:facts-agree" PROPERTIES LABELS guide SKIP_REGULAR_EXPRESSION "SKIP:")
+endif()
+if(TARGET kubectl-tfjob AND TFJOB_PYTHON)
+  add_test(NAME "guide:doc-paths-agree"
+           COMMAND ${TFJOB_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_doc_paths.py
+                   $<TARGET_FILE:kubectl-tfjob> ${PROJECT_SOURCE_DIR})
+  set_tests_properties("guide:doc-paths-agree" PROPERTIES LABELS guide)
+elseif(TARGET kubectl-tfjob)
+  add_test(NAME "guide:doc-paths-agree" COMMAND ${CMAKE_COMMAND} -E echo
+           "SKIP: no python3 with yaml (apt-get install python3-yaml)")
+  set_tests_properties("guide:doc-paths-agree" PROPERTIES LABELS guide SKIP_REGULAR_EXPRESSION "SKIP:")
+endif()
