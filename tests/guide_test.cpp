@@ -34,8 +34,10 @@ struct Cluster {
     kubeconfig = tfjob::test::temp_dir("guide") + "/kubeconfig";
     server->write_kubeconfig(kubeconfig);
   }
+  /// The kubeconfig goes first: words after `--` belong to the container's command.
   RunResult run(std::vector<std::string> args, const std::vector<std::string>& env = {}) {
-    return run_plugin(args, kubeconfig, 90, env);
+    args.insert(args.begin(), {"--kubeconfig", kubeconfig});
+    return run_plugin(args, "", 90, env);
   }
 };
 
