@@ -70,6 +70,14 @@ def commands(path):
     return out
 
 
+def render(words):
+    """The command's words with --dry-run=client -o json, before a `--` (whose words are the
+    container's)."""
+    words = list(words)
+    at = words.index("--") if "--" in words else len(words)
+    return words[:at] + ["--dry-run=client", "-o", "json"] + words[at:]
+
+
 def run(plugin, args, cwd):
     p = subprocess.run([plugin] + args, cwd=cwd, capture_output=True, text=True, timeout=60,
                        env={**os.environ, "KUBECONFIG": os.devnull})
@@ -130,11 +138,11 @@ def main():
                 continue
             verb = words[2]
             if verb == "submit" and len(words) > 3 and words[3] in ("mnist", "hello"):
-                rc, out, err = run(plugin, words[2:] + ["--dry-run=client", "-o", "json"], src)
+                rc, out, err = run(plugin, render(words[2:]), src)
                 check(rc == 0, f"{where}: renders (exit {rc}{': ' + err.strip() if rc else ''})")
             elif verb == "serve" and any(w == "--pvc" or w.startswith("--pvc=") for w in words):
                 serves += 1
-                rc, out, err = run(plugin, words[2:] + ["--dry-run=client", "-o", "json"], src)
+                rc, out, err = run(plugin, render(words[2:]), src)
                 if rc != 0:
                     check(False, f"{where}: renders (exit {rc}: {err.strip()})")
                     continue
