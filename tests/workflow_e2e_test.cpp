@@ -343,5 +343,5 @@ TEST_CASE("a cluster without the TFJob CRD gets the operator's install command",
   CHECK(r.err.find("kubectl apply --server-side -k \"github.com/kubeflow/trainer.git/manifests/overlays/standalone?ref=v1.9.4\"") !=
         std::string::npos);
   CHECK(g.exit_code == 1);
-  CHECK(g.err.find("standalone?ref=v1.9.0") != std::string::npos);
+  CHECK(g.err.find("standalone?ref=v1.9.4") != std::string::npos);
 }

@@ -73,6 +73,8 @@ def main():
                 text = f.read()
             for u in url.findall(text):
                 check(u == f"{repo}?ref={ref}", f"{rel}: {u}")
+            for v in re.findall(r"standalone\?ref=(v[\w.]+)", text):
+                check(v == ref, f"{rel}: standalone?ref={v} (the pinned ref is {ref})")
             for v in named.findall(text):
                 check("v" + v == ref, f"{rel}: training operator v{v} (the pinned ref is {ref})")
 
