@@ -40,3 +40,8 @@ if(TFJOB_PYTHON)
                    ${CMAKE_CURRENT_SOURCE_DIR}/data/workflows/broken-release.yml ${PROJECT_SOURCE_DIR} --expect-invalid)
   set_tests_properties("release:workflow-lint" "release:workflow-lint-rejects-broken" PROPERTIES LABELS release)
 endif()
+
+# The static release binary (scripts/release.sh --static): only glibc needed, runs from the
+# archive. SKIP (77) without the cached build in /var/cache/kubectl-tfjob/release-static.
+add_test(NAME "release:static-binary" COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/release_static_test.sh)
+set_tests_properties("release:static-binary" PROPERTIES LABELS release SKIP_RETURN_CODE 77 TIMEOUT 1800)

@@ -16,7 +16,7 @@ if(TARGET kubectl-tfjob)
   # Package the binary this build made, for the host's os/arch, into the build tree.
   add_test(NAME "krew:release-archives"
            COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/release.sh
-                   --host-binary $<TARGET_FILE:kubectl-tfjob>
+                   --host-binary $<TARGET_FILE:kubectl-tfjob> --allow-shared
                    --out ${TFJOB_KREW_OUT} --manifest ${TFJOB_KREW_OUT}/krew/tfjob.yaml)
   set_tests_properties("krew:release-archives" PROPERTIES
     LABELS krew FIXTURES_SETUP tfjob_krew_release RESOURCE_LOCK tfjob_krew_release)
