@@ -1,12 +1,15 @@
 // kubectl-tfjob: entry point. Builds the CLI from the registered subcommands, parses, and
 // runs the chosen one. Errors from the SDK become one clear line on stderr and exit 1.
 #include "common/command.hpp"
+#include "common/samples.hpp"  // closest(): "did you mean"
 
 #include <tfjob/error.hpp>
 #include <tfjob/version.hpp>
 
 #include <algorithm>
 #include <iostream>
+#include <string>
+#include <vector>
 
 int main(int argc, char** argv) {
   using namespace tfjob::cli;
@@ -44,9 +47,28 @@ int main(int argc, char** argv) {
   });
   for (const auto& c : reg) c.setup(app, g);
 
+  // `kubectl tfjob` alone prints the help, as kubectl does for itself (cobra's root command)
+  if (argc <= 1) {
+    std::cout << app.help();
+    return exit_code::ok;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() != 0 && app.get_subcommands().empty()) {
+      // no subcommand matched: name the word, as cobra does ("unknown command", then its
+      // "Did you mean this?" for names within distance 2)
+      for (const auto& w : app.remaining()) {
+        if (w.empty() || w[0] == '-') continue;
+        std::vector<std::string> names;
+        for (const CLI::App* sub : app.get_subcommands([](const CLI::App* a) { return !a->get_group().empty(); }))
+          names.push_back(sub->get_name());
+        std::cerr << "error: unknown command \"" << w << "\" for \"kubectl tfjob\"\n";
+        if (auto c = closest(w, names); !c.empty()) std::cerr << "\nDid you mean this?\n\t" << c << "\n";
+        std::cerr << "\nRun 'kubectl tfjob --help' for usage.\n";
+        return exit_code::usage;
+      }
+    }
     int rc = app.exit(e);
     return rc == 0 ? 0 : exit_code::usage;
   }

@@ -4,14 +4,17 @@
 #   - With a cluster configured (kubeconfig, --context or in-cluster) that answers: the
 #     MNIST sample as a TFJob there, `kubectl tfjob submit mnist --follow` (its claim is
 #     created when absent; the preflight says what is missing: the training operator, GPUs).
+#     It names the context it found and, in auto mode, asks before submitting a GPU job to
+#     it (on a terminal; without one it needs TFJOB_QUICKSTART=cluster and runs locally).
 #   - Otherwise (the local default): the built-in `hello` TFJob on this machine - a Chief and
 #     two Workers as local processes wired by a real TF_CONFIG (127.0.0.1, free ports) -
 #     training softmax regression on Fashion-MNIST (Debian's dataset-fashion-mnist) with a
 #     ring all-reduce. Prints the chief's epochs and the test accuracy (about 0.84); fails
 #     below 0.80.
 #
-#   bash scripts/quickstart.sh                     # auto: the cluster if one answers, else local
-#   TFJOB_QUICKSTART=local bash scripts/quickstart.sh   # force local (or =cluster)
+#   bash scripts/quickstart.sh                     # auto: the cluster if one answers and you say yes, else local
+#   TFJOB_QUICKSTART=cluster bash scripts/quickstart.sh # submit to the current context without asking
+#   TFJOB_QUICKSTART=local bash scripts/quickstart.sh   # force local
 #   WORKERS=4 bash scripts/quickstart.sh --all     # extra args go to `kubectl tfjob submit`
 #   GPUS=0 bash scripts/quickstart.sh              # cluster mode on CPU nodes
 #   TFJOB_QUICKSTART_SETUP=0 BUILD_DIR=build bash scripts/quickstart.sh   # already built: skip setup
@@ -32,13 +35,24 @@ if [ "${TFJOB_QUICKSTART_SETUP:-1}" != 0 ]; then  # 0: use what BUILD_DIR alread
 fi
 plugin="$BUILD_DIR/plugin/kubectl-tfjob"
 
-if [ "$MODE" = auto ]; then
+if [ "$MODE" != local ]; then
   # `kubectl tfjob version` reaches the cluster as every command would (exit 1: none
-  # configured, or it does not answer)
+  # configured, or it does not answer) and names the context it used
   if out=$("$plugin" version --request-timeout 10s 2>&1); then
-    MODE=cluster
-    echo "==> a cluster answers: $(echo "$out" | sed -n 's/^Server Version: //p')" >&2
-  else
+    context=$(echo "$out" | sed -n 's/^Context: //p')
+    echo "==> a cluster answers: context \"${context:-<none: in-cluster or flags>}\", $(echo "$out" | sed -n 's/^Server Version: //p')" >&2
+    if [ "$MODE" = auto ]; then
+      gpus_note="${GPUS:-1} GPU(s) per replica, $((WORKERS + 1)) replicas"
+      if [ -t 0 ]; then
+        printf '==> submit the MNIST TFJob (%s) to context "%s"? [y/N] ' "$gpus_note" "$context" >&2
+        read -r answer || answer=
+        case "$answer" in y|Y|yes|YES) MODE=cluster ;; *) MODE=local; echo "==> not submitting; running locally" >&2 ;; esac
+      else
+        MODE=local
+        echo "==> not submitting a GPU job ($gpus_note) to context \"$context\" without asking: set TFJOB_QUICKSTART=cluster to submit it there; running locally" >&2
+      fi
+    fi
+  elif [ "$MODE" = auto ]; then
     MODE=local
     echo "==> no cluster to use ($(echo "$out" | sed -n 's/^error: //p' | head -1)); running locally" >&2
   fi

@@ -3,7 +3,7 @@
 #
 #   scripts/release.sh [--version X.Y.Z] [--out DIR] [--manifest FILE]
 #                      [--binary OS/ARCH=PATH]... [--host-binary PATH]
-#                      [--base-url URL] [--build-dir DIR]
+#                      [--base-url URL] [--build-dir DIR] [--static]
 #
 # Each archive, DIR/kubectl-tfjob_<version>_<os>_<arch>.tar.gz, holds the plugin binary,
 # the kubectl_complete-tfjob completion helper and LICENSE at its top level, packed
@@ -17,6 +17,11 @@
 # --host-binary PATH packages an already built binary for the host's os/arch.
 # The version defaults to the one in include/tfjob/version.hpp; a host binary must report
 # the same version or nothing is packaged.
+# --static builds the host binary with -DTFJOB_STATIC_DEPS=ON (libstdc++, libgcc, OpenSSL
+# and yaml-cpp linked in from Debian's static archives). Every Linux binary packaged is
+# checked with readelf: one that needs a shared library other than glibc's (libc, libm,
+# libpthread, libdl, librt, the loader) is refused unless --allow-shared; the newest glibc
+# symbol version it needs is printed.
 #
 # Exit status: 0 on success, 1 on any failure, 2 on a usage error.
 set -euo pipefail
@@ -29,9 +34,11 @@ BASE_URL="https://github.com/kubectl-tfjob/kubectl-tfjob/releases/download"
 BUILD_DIR="$ROOT/build-release"
 BINARIES=()
 HOST_BINARY=""
+STATIC=0
+ALLOW_SHARED=0
 
 die() { echo "release.sh: error: $*" >&2; exit 1; }
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -42,6 +49,8 @@ while [ $# -gt 0 ]; do
     --host-binary) [ $# -ge 2 ] || usage; HOST_BINARY=$2; shift 2 ;;
     --base-url) [ $# -ge 2 ] || usage; BASE_URL=${2%/}; shift 2 ;;
     --build-dir) [ $# -ge 2 ] || usage; BUILD_DIR=$2; shift 2 ;;
+    --static) STATIC=1; shift ;;
+    --allow-shared) ALLOW_SHARED=1; shift ;;
     -h|--help) usage ;;
     *) echo "release.sh: unknown argument: $1" >&2; usage ;;
   esac
@@ -86,7 +95,8 @@ fi
 if [ ${#BINARIES[@]} -eq 0 ]; then
   echo "release.sh: building kubectl-tfjob (Release) in $BUILD_DIR" >&2
   cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DTFJOB_BUILD_TESTS=OFF \
-    -DTFJOB_BUILD_SAMPLES=OFF -DTFJOB_BUILD_GPU_PROBE=OFF -DTFJOB_BUILD_BENCH=OFF >/dev/null
+    -DTFJOB_BUILD_SAMPLES=OFF -DTFJOB_BUILD_GPU_PROBE=OFF -DTFJOB_BUILD_BENCH=OFF \
+    -DTFJOB_STATIC_DEPS=$([ "$STATIC" = 1 ] && echo ON || echo OFF) >/dev/null
   cmake --build "$BUILD_DIR" --target kubectl-tfjob -j "${JOBS:-2}" >&2
   BINARIES=("$(host_platform)=$BUILD_DIR/plugin/kubectl-tfjob")
 fi
@@ -115,6 +125,16 @@ for spec in "${BINARIES[@]}"; do
   case " ${SEEN:-} " in *" $platform "*) die "platform $platform given twice" ;; esac
   SEEN="${SEEN:-} $platform"
   [ -f "$bin" ] && [ -x "$bin" ] || die "binary for $platform not found or not executable: $bin"
+  if [ "$os" = linux ] && command -v readelf >/dev/null; then
+    # what a user's machine must provide: only glibc (the release's promise)
+    needed=$(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+    extra=$(for l in $needed; do case "$l" in libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*|ld-linux*) ;; *) printf '%s ' "$l" ;; esac; done)
+    glibc=$(readelf -V "$bin" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
+    echo "release.sh: $platform needs ${needed:-nothing}(newest symbol version ${glibc:-none})" >&2
+    if [ -n "$extra" ] && [ "$ALLOW_SHARED" != 1 ]; then
+      die "$bin needs shared libraries users may not have: $extra(build it with --static / -DTFJOB_STATIC_DEPS=ON, or pass --allow-shared)"
+    fi
+  fi
   if [ "$platform" = "$HOST" ]; then
     # A binary we can run must say it is the version we are about to publish.
     got=$("$bin" version --client 2>/dev/null | head -1 || true)
@@ -161,7 +181,7 @@ spec:
     locally with real TF_CONFIG wiring.
   caveats: |
     kubectl tfjob needs the Kubeflow training operator in the cluster:
-      kubectl apply --server-side -k "github.com/kubeflow/trainer.git/manifests/overlays/standalone?ref=v1.9.3"
+      kubectl apply --server-side -k "github.com/kubeflow/trainer.git/manifests/overlays/standalone?ref=v1.9.4"
     For "kubectl tfjob <TAB>" completion (kubectl >= 1.26), put the helper on PATH:
       ln -s "\$(dirname "\$(readlink -f "\$(command -v kubectl-tfjob)")")/kubectl_complete-tfjob" ~/.krew/bin/
   platforms:

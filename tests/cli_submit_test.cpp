@@ -141,7 +141,10 @@ TEST_CASE("submit mnist --dry-run=client -o yaml renders the built-in sample", "
   CHECK(job.spec.tf_replica_specs.at("Worker").replicas == 2);
   for (const char* t : {"Chief", "Worker"}) {
     const auto& c = *tfjob::tensorflow_container(job.spec.tf_replica_specs.at(t));
-    CHECK(c["image"] == "ghcr.io/kubectl-tfjob/mnist:v0.1.0");
+    CHECK(c["image"] == "tensorflow/tensorflow:2.18.0-gpu");  // TensorFlow's own; the trainer from a ConfigMap
+    CHECK(c["volumeMounts"][1] == json({{"name", "trainer"}, {"mountPath", "/opt/mnist"}, {"readOnly", true}}));
+    CHECK(job.spec.tf_replica_specs.at(t).template_["spec"]["volumes"][1] ==
+          json({{"name", "trainer"}, {"configMap", {{"name", "mnist-trainer"}}}}));
     CHECK(c["command"] == json({"python", "/opt/mnist/mnist.py"}));
     CHECK(c["args"] == json({"--data-dir=/train/data", "--model-dir=/train/checkpoints", "--log-dir=/train/logs",
                              "--export-dir=/train/export/mnist", "--epochs=5"}));
@@ -248,7 +251,7 @@ TEST_CASE("submit the sample with overrides", "[cli][submit][samples]") {
   auto unknown = run({"submit", "--sample", "nope", "--dry-run=client"});
   CHECK(unknown.rc == 1);
   CHECK(unknown.out.empty());
-  CHECK_THAT(unknown.err, Catch::Contains("unknown sample \"nope\"") && Catch::Contains("mnist"));
+  CHECK_THAT(unknown.err, Catch::Contains("unknown sample 'nope'") && Catch::Contains("mnist"));
 }
 
 TEST_CASE("submit -f FILE and -f - (stdin), YAML and JSON, several documents", "[cli][submit]") {

@@ -51,7 +51,7 @@ TEST_CASE("submit hello --local: Ctrl-C stops every replica and exits 1", "[loca
   CHECK(WEXITSTATUS(status) == 1);
   std::string text = tfjob::test::read_text(out);
   CHECK(text.find("stopped by SIGINT") != std::string::npos);
-  CHECK(text.find("hello-tfjob   Failed") != std::string::npos);
+  CHECK(text.find("hello   Failed") != std::string::npos);  // the job is named as the sample
   for (const char* r : {"chief-0", "worker-0", "worker-1"}) {
     auto pids = tfjob::test::pids_in_file(dir + "/state/logs/" + r + ".log");
     REQUIRE_FALSE(pids.empty());

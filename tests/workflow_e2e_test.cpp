@@ -340,8 +340,8 @@ TEST_CASE("a cluster without the TFJob CRD gets the operator's install command",
   INFO(r.out << r.err);
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("does not serve TFJobs") != std::string::npos);
-  CHECK(r.err.find("kubectl apply --server-side -k \"github.com/kubeflow/training-operator.git/manifests/overlays/standalone?ref=v1.9.0\"") !=
+  CHECK(r.err.find("kubectl apply --server-side -k \"github.com/kubeflow/trainer.git/manifests/overlays/standalone?ref=v1.9.4\"") !=
         std::string::npos);
   CHECK(g.exit_code == 1);
-  CHECK(g.err.find("standalone?ref=v1.9.0") != std::string::npos);
+  CHECK(g.err.find("standalone?ref=v1.9.4") != std::string::npos);
 }

@@ -206,7 +206,7 @@ TEST_CASE("TF2 images with a Master replica are warned about", "[workflow]") {
   CHECK(tf2_master_warning(job_with({{"Master", replica(1, 0, "tensorflow/tensorflow:2.15.0")}})));
   CHECK_FALSE(tf2_master_warning(job_with({{"Chief", replica(1, 0, "tensorflow/tensorflow:2.15.0")}})));
   CHECK_FALSE(tf2_master_warning(job_with({{"Master", replica(1, 0, "tensorflow/tensorflow:1.15.0")}})));
-  CHECK(std::string(operator_install_command).find("standalone?ref=v1.9.0") != std::string::npos);
+  CHECK(std::string(operator_install_command).find("standalone?ref=v1.9.4") != std::string::npos);
 }
 
 #include <tfjob/workflow/describe.hpp>

@@ -23,7 +23,8 @@ struct Candidate {
 };
 
 bool takes_jobs(const std::string& cmd) {
-  static const std::set<std::string> s = {"get", "list", "describe", "logs", "wait", "delete"};
+  static const std::set<std::string> s = {"get", "list", "describe", "logs", "wait", "delete",
+                                          "exec", "attach", "port-forward"};
   return s.count(cmd) > 0;
 }
 
@@ -59,7 +60,9 @@ std::vector<Candidate> values_for(const CLI::Option* o, const Globals& g, const 
   if (name == "cascade") return {{"background", ""}, {"foreground", ""}, {"orphan", ""}};
   if (name == "replica") return {{"Chief", ""}, {"Master", ""}, {"PS", ""}, {"Worker", ""}, {"Evaluator", ""}};
   if (name == "for")
-    return {{"condition=Succeeded", ""}, {"condition=Failed", ""}, {"condition=Running", ""}, {"condition=Created", ""}};
+    return {{"condition=Succeeded", ""}, {"condition=Failed", ""}, {"condition=Running", ""},
+            {"condition=Created", ""}, {"condition=Restarting", ""}, {"condition=Suspended", ""}, {"delete", ""}};
+  if (name == "wait") return {{"true", ""}, {"false", ""}};
   if (name == "dry-run") return {{"client", ""}, {"server", ""}, {"none", ""}};
   if (name == "namespace") {
     std::vector<Candidate> out;
@@ -84,6 +87,7 @@ int run_complete(const CLI::App* root, Globals& g, std::vector<std::string> word
   }
   const CLI::App* cmd = root;
   std::string cmd_name;
+  std::string sub_name;  ///< a subcommand's own subcommand (serve list|delete)
   std::string ns = g.conn.namespace_;
   int positionals = 0;
   const CLI::Option* pending_value = nullptr;
@@ -116,12 +120,28 @@ int run_complete(const CLI::App* root, Globals& g, std::vector<std::string> word
       }
       continue;
     }
+    if (positionals == 0 && sub_name.empty()) {
+      bool nested = false;
+      for (const CLI::App* s : cmd->get_subcommands([](const CLI::App*) { return true; }))
+        if (s->check_name(w)) { cmd = s; sub_name = s->get_name(); nested = true; break; }
+      if (nested) continue;
+    }
     ++positionals;
   }
 
   std::vector<Candidate> out;
   int directive = directive_no_file;
-  if (pending_value) {
+  std::string prefix;  // `--for=<TAB>`: the values, each as the whole word (cobra's flag=value form)
+  if (!pending_value && partial.size() > 1 && partial[0] == '-' && partial.find('=') != std::string::npos) {
+    if (const CLI::Option* o = find_option(cmd, partial); o && takes_value(o)) {
+      prefix = partial.substr(0, partial.find('=') + 1);
+      out = values_for(o, g, ns, directive);
+      for (auto& c : out) c.value = prefix + c.value;
+    }
+  }
+  if (!prefix.empty()) {
+    // done above
+  } else if (pending_value) {
     out = values_for(pending_value, g, ns, directive);
   } else if (!partial.empty() && partial[0] == '-') {
     std::set<std::string> seen;
@@ -136,10 +156,19 @@ int run_complete(const CLI::App* root, Globals& g, std::vector<std::string> word
       if (s->get_group().empty() || s->get_name().rfind("__", 0) == 0) continue;  // hidden
       out.push_back({s->get_name(), s->get_description()});
     }
+  } else if (cmd_name == "serve" && sub_name.empty() && positionals == 0) {
+    // a new server's name is free text; the subcommands are offered
+    for (const CLI::App* s : cmd->get_subcommands([](const CLI::App*) { return true; }))
+      out.push_back({s->get_name(), s->get_description()});
+  } else if (cmd_name == "serve" && sub_name == "delete" && positionals == 0) {
+    for (auto& n : complete_servers(g, ns)) out.push_back({n, "model server"});
+  } else if (cmd_name == "serve") {
+    directive = directive_no_file;
   } else if (cmd_name == "completion") {
     if (positionals == 0) out = {{"bash", ""}, {"zsh", ""}, {"fish", ""}};
   } else if (takes_jobs(cmd_name)) {
-    if (cmd_name != "logs" || positionals == 0) {
+    static const std::set<std::string> one_job = {"logs", "exec", "attach", "port-forward"};
+    if (!one_job.count(cmd_name) || positionals == 0) {
       for (auto& n : complete_names(g, "tfjobs", ns)) out.push_back({n, "TFJob"});
     }
   } else if (cmd_name == "submit" && positionals == 0) {

@@ -1,5 +1,6 @@
-// kubectl tfjob delete JOB... | --all: delete TFJobs with a propagation policy, optionally
-// waiting until they (and, with --cascade=foreground, their pods) are gone.
+// kubectl tfjob delete JOB... | --all: delete TFJobs with a propagation policy and, as
+// kubectl delete does (--wait defaults to true there too), wait until they (and, with
+// --cascade=foreground, their pods) are gone; --wait=false returns at once.
 #include "../common/command.hpp"
 #include "../common/kube.hpp"
 #include "../common/workflow_cli.hpp"
@@ -18,7 +19,7 @@ struct DeleteOptions {
   std::vector<std::string> names;
   bool all = false;
   std::string cascade = "background";
-  bool wait = false;
+  bool wait = true;  ///< kubectl delete's default (cmd/delete/delete.go: --wait=true)
   std::string timeout = "5m";
   std::string selector;
 };
@@ -113,15 +114,15 @@ void setup_delete(CLI::App& app, Globals& g) {
                   "background: delete the job now, its pods after; foreground: the job goes after its pods; "
                   "orphan: leave the pods")
       ->check(CLI::IsMember({"background", "foreground", "orphan"}))->capture_default_str();
-  sub->add_flag("--wait", o->wait, "Wait until the jobs are gone");
-  sub->add_option("--timeout", o->timeout, "With --wait: give up after this long")->capture_default_str();
+  sub->add_flag("--wait", o->wait, "Wait until the jobs are gone (default true, as kubectl delete; --wait=false returns at once)");
+  sub->add_option("--timeout", o->timeout, "How long to wait for the jobs to be gone")->capture_default_str();
   sub->footer(R"(Examples:
   kubectl tfjob delete mnist
-  kubectl tfjob delete mnist resnet --cascade=foreground --wait
-  kubectl tfjob delete --all -n team-a
+  kubectl tfjob delete mnist resnet --cascade=foreground
+  kubectl tfjob delete --all -n team-a --wait=false
 
-Exit codes: 0 deleted, 1 a job was not found, forbidden or the request failed, 2 timed out
-with --wait, 64 usage error.)");
+Exit codes: 0 deleted (and gone, unless --wait=false), 1 a job was not found, forbidden or
+the request failed, 2 timed out waiting for a job to be gone, 64 usage error.)");
   sub->callback([o, &g] { g.run = [o, &g] { return run_delete(*o, g); }; });
 }
 

@@ -1,18 +1,25 @@
 // kubectl tfjob get|list [JOB...]: TFJobs as a kubectl-like table (NAME STATE AGE; -o wide
-// adds replicas active/succeeded/failed per type and GPUs), or -o json|yaml|name; -A for
-// every namespace, -l to select by label, --watch to follow changes through a watch.
+// adds replicas active/succeeded/failed per type, GPUs, DURATION and the chief's NODE), or
+// -o json|yaml|name|jsonpath=...|custom-columns=... as kubectl parses them; --sort-by a
+// JSONPath; -A for every namespace, -l to select by label, --watch to follow changes.
 #include "../common/command.hpp"
 #include "../common/kube.hpp"
 #include "../common/output.hpp"
 #include "../common/workflow_cli.hpp"
 
+#include <tfjob/api/labels.hpp>
 #include <tfjob/kube/api.hpp>
 #include <tfjob/kube/core.hpp>
+#include <tfjob/kube/jsonpath.hpp>
 #include <tfjob/workflow/cluster.hpp>
 #include <tfjob/workflow/describe.hpp>
 #include <tfjob/workflow/status.hpp>
 
+#include <algorithm>
+#include <ctime>
 #include <iostream>
+#include <map>
+#include <optional>
 #include <memory>
 #include <set>
 #include <string>
@@ -28,9 +35,20 @@ struct GetOptions {
   std::string selector;
   bool watch = false;
   bool no_headers = false;
+  std::string sort_by;
 };
 
-std::vector<std::string> row(const nlohmann::json& job, bool wide, bool all_ns) {
+/// DURATION as kubectl shows it for a batch Job (printers.go printJob): from the start to
+/// the completion, or to now while it runs; "" before it starts.
+std::string duration(const nlohmann::json& job, std::time_t now = std::time(nullptr)) {
+  auto start = workflow::parse_time(job.value("/status/startTime"_json_pointer, std::string()));
+  if (!start) return "";
+  auto end = workflow::parse_time(job.value("/status/completionTime"_json_pointer, std::string()));
+  return workflow::human_duration(static_cast<long long>((end ? *end : now) - *start));
+}
+
+std::vector<std::string> row(const nlohmann::json& job, bool wide, bool all_ns,
+                             const std::map<std::string, std::string>& chief_nodes = {}) {
   auto s = workflow::summarize(job);
   std::vector<std::string> r;
   if (all_ns) r.push_back(s.namespace_);
@@ -40,15 +58,82 @@ std::vector<std::string> row(const nlohmann::json& job, bool wide, bool all_ns) 
   if (wide) {
     r.push_back(workflow::replicas_column(s));
     r.push_back(std::to_string(s.gpus));
+    auto d = duration(job);
+    r.push_back(d.empty() ? "<none>" : d);
+    auto n = chief_nodes.find(s.namespace_ + "/" + s.name);
+    r.push_back(n == chief_nodes.end() || n->second.empty() ? "<none>" : n->second);
   }
   return r;
+}
+
+/// The node of each job's chief pod (the pod the operator marks job-role=master), keyed
+/// "ns/job": one list of pods for the whole table.
+std::map<std::string, std::string> chief_nodes(kube::Client& client, const std::string& ns) {
+  std::map<std::string, std::string> out;
+  kube::ListParams lp;
+  lp.label_selector = std::string(labels::job_role) + "=master";
+  for (const auto& p : workflow::list_items(client, workflow::resources::pods(), ns, lp)) {
+    auto job = p.value("/metadata/labels"_json_pointer, nlohmann::json::object()).value(labels::job_name, "");
+    auto node = p.value("/spec/nodeName"_json_pointer, std::string());
+    auto& slot = out[p.value("/metadata/namespace"_json_pointer, std::string()) + "/" + job];
+    if (slot.empty() || !node.empty()) slot = node;
+  }
+  return out;
+}
+
+/// `-o custom-columns=NAME:.metadata.name,STATE:.status...` (kubectl's custom_column_printer:
+/// HEADER:JSONPATH pairs, several values joined by ",", a missing one is <none>).
+struct Column {
+  std::string header;
+  kube::JsonPath path;
+};
+std::vector<Column> parse_custom_columns(const std::string& spec) {
+  std::vector<Column> cols;
+  std::size_t i = 0;
+  while (i <= spec.size()) {
+    auto comma = spec.find(',', i);
+    std::string part = spec.substr(i, comma == std::string::npos ? std::string::npos : comma - i);
+    auto colon = part.find(':');
+    if (colon == std::string::npos || colon == 0)
+      throw CLI::ValidationError("-o", "custom-columns: expected HEADER:JSONPATH, got \"" + part + "\"");
+    cols.push_back({part.substr(0, colon), kube::JsonPath(kube::relaxed_jsonpath(part.substr(colon + 1)), true)});
+    if (comma == std::string::npos) break;
+    i = comma + 1;
+  }
+  if (cols.empty()) throw CLI::ValidationError("-o", "custom-columns format specified but no custom columns given");
+  return cols;
+}
+std::vector<std::string> custom_row(const std::vector<Column>& cols, const nlohmann::json& job) {
+  std::vector<std::string> r;
+  for (const auto& c : cols) {
+    std::string cell;
+    for (const auto& v : c.path.values(job)) cell += (cell.empty() ? "" : ",") + kube::jsonpath_detail::text_of(v);
+    r.push_back(cell.empty() ? "<none>" : cell);
+  }
+  return r;
+}
+
+/// --sort-by: order by the value a JSONPath selects (kubectl's sorter: numbers as
+/// numbers, strings as strings; a job without the field goes first).
+void sort_jobs(std::vector<nlohmann::json>& jobs, const std::string& expr) {
+  kube::JsonPath p(kube::relaxed_jsonpath(expr), true);
+  auto key = [&](const nlohmann::json& j) {
+    auto v = p.values(j);
+    return v.empty() ? nlohmann::json() : v.front();
+  };
+  std::stable_sort(jobs.begin(), jobs.end(), [&](const nlohmann::json& a, const nlohmann::json& b) {
+    auto x = key(a), y = key(b);
+    if (x.is_null() || y.is_null()) return x.is_null() && !y.is_null();
+    if (x.is_number() && y.is_number()) return x.get<double>() < y.get<double>();
+    return kube::jsonpath_detail::text_of(x) < kube::jsonpath_detail::text_of(y);
+  });
 }
 
 std::vector<std::string> header(bool wide, bool all_ns) {
   std::vector<std::string> h;
   if (all_ns) h.push_back("NAMESPACE");
   h.insert(h.end(), {"NAME", "STATE", "AGE"});
-  if (wide) h.insert(h.end(), {"REPLICAS (ACTIVE/SUCCEEDED/FAILED)", "GPUS"});
+  if (wide) h.insert(h.end(), {"REPLICAS (ACTIVE/SUCCEEDED/FAILED)", "GPUS", "DURATION", "NODE"});
   return h;
 }
 
@@ -67,6 +152,19 @@ std::vector<nlohmann::json> typed(std::vector<nlohmann::json> items) {
 }
 
 int run_get(const GetOptions& o, const Globals& g) {
+  // -o as kubectl parses it: FORMAT or FORMAT=ARG (jsonpath, custom-columns)
+  std::optional<kube::JsonPath> jsonpath;
+  std::vector<Column> columns;
+  static const std::set<std::string> plain = {"", "wide", "json", "yaml", "name"};
+  if (o.output.rfind("jsonpath=", 0) == 0) {
+    jsonpath.emplace(o.output.substr(9));
+  } else if (o.output.rfind("custom-columns=", 0) == 0) {
+    columns = parse_custom_columns(o.output.substr(15));
+  } else if (!plain.count(o.output)) {
+    throw CLI::ValidationError("-o", "unable to match a printer suitable for the output format \"" + o.output +
+                                         "\", allowed formats are: custom-columns, json, jsonpath, name, wide, yaml");
+  }
+  if (!o.sort_by.empty()) (void)kube::JsonPath(kube::relaxed_jsonpath(o.sort_by), true);  // a bad one fails before any request
   auto client = make_client(g);
   const std::string ns = o.all_namespaces ? "" : client.namespace_();
   const bool wide = o.output == "wide";
@@ -93,6 +191,28 @@ int run_get(const GetOptions& o, const Globals& g) {
     lp.label_selector = o.selector;
     jobs = workflow::list_items(client, workflow::resources::tfjobs(), ns, lp);
   }
+  if (!o.sort_by.empty()) sort_jobs(jobs, o.sort_by);
+  const auto nodes = wide && !jobs.empty() ? chief_nodes(client, ns) : std::map<std::string, std::string>{};
+
+  if (jsonpath) {
+    // kubectl applies the template to the object (one name) or to the List
+    const nlohmann::json data = o.names.size() == 1 && jobs.size() == 1
+                                    ? typed(jobs).front()
+                                    : nlohmann::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", typed(jobs)}};
+    std::cout << jsonpath->execute(data) << std::flush;
+    return rc;
+  }
+  if (!columns.empty()) {
+    std::vector<std::vector<std::string>> rows;
+    if (!o.no_headers) {
+      std::vector<std::string> h;
+      for (const auto& c : columns) h.push_back(c.header);
+      rows.push_back(h);
+    }
+    for (const auto& j : jobs) rows.push_back(custom_row(columns, j));
+    if (!jobs.empty()) std::cout << workflow::render_table(rows) << std::flush;
+    return rc;
+  }
 
   std::vector<std::vector<std::string>> rows;
   if (table) {
@@ -101,7 +221,7 @@ int run_get(const GetOptions& o, const Globals& g) {
                 << "\n";
     } else if (!jobs.empty()) {
       if (!o.no_headers) rows.push_back(header(wide, o.all_namespaces));
-      for (const auto& j : jobs) rows.push_back(row(j, wide, o.all_namespaces));
+      for (const auto& j : jobs) rows.push_back(row(j, wide, o.all_namespaces, nodes));
       std::cout << workflow::render_table(rows) << std::flush;
     }
   } else if (!jobs.empty() || o.names.empty()) {
@@ -152,8 +272,9 @@ void setup_get(CLI::App& app, Globals& g) {
   auto* sub = app.add_subcommand("get", "List TFJobs or show some, as a table or as JSON/YAML");
   sub->alias("list");
   sub->add_option("name", o->names, "TFJob names (default: every TFJob in the namespace)");
-  sub->add_option("-o,--output", o->output, "Output format: wide, json, yaml, name")
-      ->check(CLI::IsMember({"wide", "json", "yaml", "name"}));
+  sub->add_option("-o,--output", o->output,
+                  "Output format: wide, json, yaml, name, jsonpath=TEMPLATE or custom-columns=HEADER:JSONPATH,... (as kubectl)");
+  sub->add_option("--sort-by", o->sort_by, "Sort by the value of a JSONPath, e.g. .metadata.creationTimestamp");
   sub->add_flag("-A,--all-namespaces", o->all_namespaces, "List TFJobs in every namespace");
   sub->add_option("-l,--selector", o->selector, "Label selector, e.g. team=vision,env!=prod");
   sub->add_flag("-w,--watch", o->watch, "After listing, print each change as it happens (Ctrl-C to stop)");
@@ -163,10 +284,14 @@ void setup_get(CLI::App& app, Globals& g) {
   kubectl tfjob list -A -o wide          # every namespace, with replicas and GPUs
   kubectl tfjob get mnist -o yaml        # one job as YAML
   kubectl tfjob get -l team=vision -w    # follow changes
+  kubectl tfjob get -o jsonpath='{range .items[*]}{.metadata.name}{"\t"}{.status.conditions[-1:].type}{"\n"}{end}'
+  kubectl tfjob get -o custom-columns=NAME:.metadata.name,WORKERS:.spec.tfReplicaSpecs.Worker.replicas
+  kubectl tfjob get --sort-by=.metadata.creationTimestamp
 
 Columns: STATE is the job's newest true condition (Created, Running, Restarting,
-Succeeded, Failed, Suspended); -o wide adds REPLICAS as TYPE:active/succeeded/failed and
-the GPUs the job asks for.
+Succeeded, Failed, Suspended); -o wide adds REPLICAS as TYPE:active/succeeded/failed, the
+GPUs the job asks for, DURATION (start to completion, or to now while it runs) and the
+NODE of the chief's pod.
 
 Exit codes: 0 listed, 1 a named job was not found or the request failed, 64 usage error.)");
   sub->callback([o, sub, &g] {

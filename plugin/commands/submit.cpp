@@ -56,7 +56,11 @@ int print_jobs(const std::vector<TFJob>& jobs, OutputFormat fmt) {
 int submit_to_cluster(const std::vector<TFJob>& jobs, SubmitOptions& o, Globals& g) {
   // the positionals are parsed into first_word/rest_words (job_flags.hpp): ask it, as
   // build_jobs does, rather than reading `words`
-  if (!sample_name(o.job).empty()) o.cluster.create_pvcs = true;  // a sample's claim is created when absent
+  const std::string sample = sample_name(o.job);
+  if (!sample.empty()) o.cluster.create_pvcs = true;  // a sample's claim is created when absent
+  // the sample's trainer files, in the ConfigMap its pods mount (not with --image)
+  if (const Sample* s = sample.empty() ? nullptr : find_sample(sample); s && o.job.image.empty() && s->files.mount_path)
+    for (const auto& j : jobs) o.cluster.owned[j.metadata.name].push_back(sample_configmap(*s, j.metadata.name, j.metadata.namespace_));
   return submit_to_cluster_path(to_objects(jobs), o.cluster, o.dry_run == "server", o.output, g);
 }
 
@@ -84,11 +88,15 @@ void setup_submit(CLI::App& app, Globals& g) {
   auto* sub = app.add_subcommand("submit", "Submit a TFJob built from flags, a manifest, or a built-in sample");
   add_job_flags(*sub, o->job);
   add_local_flags(*sub, o->local);
+  // kubectl's --dry-run: unset = none; given bare, it means client (default_str is the
+  // value CLI11 takes for a bare flag, so the help text says it instead of "[client]")
   sub->add_option("--dry-run", o->dry_run,
-                  "none (default): send it; client: only print it; server: let the server validate it")
+                  "Default none: send the job. client: only print it (a bare --dry-run means client); "
+                  "server: the server validates and defaults it, nothing is persisted")
       ->check(CLI::IsMember({"none", "client", "server"}))
       ->expected(0, 1)
       ->default_str("client")
+      ->option_text("[=none|client|server]")
       ->group("Output");
   sub->add_option("-o,--output", o->output, "Output format: yaml, json or name")->group("Output");
   sub->add_flag("--list-samples", o->list_samples, "List the built-in samples and exit")->group("Output");
@@ -108,13 +116,18 @@ void setup_submit(CLI::App& app, Globals& g) {
   # Check and render a manifest (YAML or JSON, several documents; - reads stdin)
   kubectl tfjob submit -f tfjob.yaml --dry-run=client -o json
 
-  # Train MNIST on the cluster: creates the claim tfjob-mnist (10Gi) when absent, checks
-  # the operator, the namespace and the GPUs first, then follows the chief's log
+  # Train MNIST on the cluster, on TensorFlow's own image: creates the claim tfjob-mnist
+  # (10Gi, ReadWriteMany) when absent and the ConfigMap mnist-trainer (the trainer script,
+  # owned by the job), checks the operator, the namespace and the GPUs first, then follows
+  # the chief's log; --image IMAGE runs an image with the trainer baked in instead
   kubectl tfjob submit mnist --workers 2 --gpus 1 --follow
   kubectl tfjob submit mnist --pvc my-data --pvc-size 50Gi --storage-class standard --wait
 
-  # Submitting the same job again changes nothing; a different spec needs --replace
+  # Submitting the same job again changes nothing ("unchanged"); a different spec needs
+  # --replace; --rerun runs a finished job again (claims kept: MNIST resumes and exports
+  # the next version)
   kubectl tfjob submit -f tfjob.yaml --replace
+  kubectl tfjob submit mnist --rerun --follow
   kubectl tfjob submit -f tfjob.yaml --dry-run=server -o yaml
 
   # No cluster: run the replicas as processes here (chief's output; --all for every one);

@@ -38,10 +38,15 @@ int run_version(const VersionOptions& o, const Globals& g) {
       const bool tfjobs = tfjob::kube::serves(client, "kubeflow.org", "v1", "tfjobs");
       j["serverVersion"] = {{"gitVersion", v.value("gitVersion", "")}, {"server", client.config().server}};
       j["tfjobsServed"] = tfjobs;
-      if (o.output != "json")
+      if (!client.config().context.empty()) j["context"] = client.config().context;
+      if (o.output != "json") {
         std::cout << "Server Version: " << v.value("gitVersion", "unknown") << " (" << client.config().server << ")\n"
                   << "TFJobs (kubeflow.org/v1): "
                   << (tfjobs ? "served" : "not served - the Kubeflow training operator is not installed") << "\n";
+        // which cluster a command would act on (kubectl config current-context), for scripts
+        // such as quickstart.sh that must say where they are about to submit
+        if (!client.config().context.empty()) std::cout << "Context: " << client.config().context << "\n";
+      }
     } catch (const std::exception& e) {
       std::cout << std::flush;
       std::cerr << "error: " << e.what() << "\n";

@@ -1,4 +1,4 @@
-// kubectl tfjob wait JOB --for=condition=X --timeout=D: block on a watch until the job has
+// kubectl tfjob wait JOB... --for=condition=X|delete --timeout=D: block on a watch until each job has
 // the condition (exit 0), ends in a way that makes it impossible (exit 1, with the
 // operator's message), or the timeout passes (exit 2).
 #include "../common/command.hpp"
@@ -7,7 +7,9 @@
 
 #include <tfjob/workflow/wait.hpp>
 
+#include <algorithm>
 #include <iostream>
+#include <vector>
 #include <memory>
 #include <string>
 
@@ -15,77 +17,110 @@ namespace tfjob::cli {
 namespace {
 
 struct WaitOptions {
-  std::string name;
+  std::vector<std::string> names;
   std::string for_ = "condition=Succeeded";
   std::string timeout = "30s";
   bool progress = false;
 };
 
-int run_wait(const WaitOptions& o, const Globals& g) {
-  std::string cond = o.for_;
-  if (cond.rfind("condition=", 0) != 0)
-    throw CLI::ValidationError("--for", "expected condition=Succeeded|Failed|Running|Created|Restarting|Suspended, got \"" + o.for_ + "\"");
-  cond = cond.substr(10);
+/// The condition --for names ("Succeeded"), or "" for --for=delete (kubectl wait's forms).
+std::string parse_for(const std::string& value) {
+  if (value == "delete") return "";
+  if (value.rfind("condition=", 0) != 0)
+    throw CLI::ValidationError("--for", "expected delete or condition=Succeeded|Failed|Running|Created|Restarting|Suspended, got \"" +
+                                            value + "\"");
+  std::string cond = value.substr(10);
   static const char* known[] = {"Created", "Running", "Restarting", "Succeeded", "Failed", "Suspended"};
-  bool ok = false;
   for (const char* k : known) {
     std::string a = k, b = cond;
     for (auto& c : a) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     for (auto& c : b) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (a == b) { cond = k; ok = true; }
+    if (a == b) return k;
   }
-  if (!ok) throw CLI::ValidationError("--for", "unknown condition \"" + cond + "\": use Created, Running, Restarting, Succeeded, Failed or Suspended");
-  auto timeout = wf::parse_duration(o.timeout, "--timeout");
+  throw CLI::ValidationError("--for", "unknown condition \"" + cond + "\": use Created, Running, Restarting, Succeeded, Failed or Suspended");
+}
 
-  auto client = make_client(g);
-  const std::string ns = client.namespace_();
-  if (!workflow::tfjobs_served(client)) throw tfjob::error(workflow::crd_missing_message(client.config().server));
+/// Waits for one job; the deadline is shared by every name, as kubectl's --timeout is.
+int wait_one(kube::Client& client, const std::string& ns, const std::string& name, const std::string& cond,
+             std::chrono::steady_clock::time_point deadline, bool limited, const WaitOptions& o) {
+  const bool for_delete = cond.empty();
   workflow::WaitOptions wo;
-  wo.condition = cond;
-  wo.timeout = timeout.count() > 0 ? timeout : std::chrono::milliseconds(0);
+  wo.condition = for_delete ? "Succeeded" : cond;
+  wo.for_delete = for_delete;
+  if (limited) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    wo.timeout = std::max(left, std::chrono::milliseconds(1));
+  }
   wf::ProgressLine line(o.progress);
   if (o.progress) wo.on_progress = [&](const workflow::Progress& p) { line.show(p); };
-  auto rep = workflow::wait_for_job(client, ns, o.name, wo);
+  auto rep = workflow::wait_for_job(client, ns, name, wo);
   line.finish();
   switch (rep.result) {
     case workflow::WaitResult::reached:
-      std::cout << "tfjob.kubeflow.org/" << o.name << " condition met\n";
+      std::cout << "tfjob.kubeflow.org/" << name << " condition met\n";
       return exit_code::ok;
     case workflow::WaitResult::impossible:
-      std::cerr << "error: tfjob.kubeflow.org/" << o.name << " ended " << rep.summary.state << " and will never be "
+      std::cerr << "error: tfjob.kubeflow.org/" << name << " ended " << rep.summary.state << " and will never be "
                 << cond;
       if (!rep.summary.message.empty()) std::cerr << ": " << rep.summary.message;
       std::cerr << "\n";
       return exit_code::failure;
     case workflow::WaitResult::deleted:
-      std::cerr << "error: tfjob.kubeflow.org/" << o.name << " was deleted while waiting for " << cond << "\n";
+      if (for_delete) {
+        std::cout << "tfjob.kubeflow.org/" << name << " condition met\n";
+        return exit_code::ok;
+      }
+      std::cerr << "error: tfjob.kubeflow.org/" << name << " was deleted while waiting for " << cond << "\n";
       return exit_code::failure;
     case workflow::WaitResult::not_found:
-      std::cerr << "Error from server (NotFound): tfjobs.kubeflow.org \"" << o.name << "\" not found in namespace \"" << ns
+      if (for_delete) {  // already gone: the condition holds (kubectl wait's IsDeleted)
+        std::cout << "tfjob.kubeflow.org/" << name << " condition met\n";
+        return exit_code::ok;
+      }
+      std::cerr << "Error from server (NotFound): tfjobs.kubeflow.org \"" << name << "\" not found in namespace \"" << ns
                 << "\"\n";
       return exit_code::failure;
     case workflow::WaitResult::timeout:
       break;
   }
-  std::cerr << "error: timed out after " << o.timeout << " waiting for the condition " << cond << " on tfjob.kubeflow.org/"
-            << o.name << " (now " << (rep.summary.state.empty() ? "without conditions" : rep.summary.state) << ")\n";
+  std::cerr << "error: timed out after " << o.timeout << " waiting for "
+            << (for_delete ? std::string("the deletion") : "the condition " + cond) << " of tfjob.kubeflow.org/" << name
+            << " (now " << (rep.summary.state.empty() ? "without conditions" : rep.summary.state) << ")\n";
   return exit_code::timeout;
+}
+
+int run_wait(const WaitOptions& o, const Globals& g) {
+  const std::string cond = parse_for(o.for_);
+  auto timeout = wf::parse_duration(o.timeout, "--timeout");
+  auto client = make_client(g);
+  const std::string ns = client.namespace_();
+  if (!workflow::tfjobs_served(client)) throw tfjob::error(workflow::crd_missing_message(client.config().server));
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  int rc = exit_code::ok;
+  for (const auto& name : o.names) {
+    int r = wait_one(client, ns, name, cond, deadline, timeout.count() > 0, o);
+    if (r == exit_code::timeout) return r;  // the shared deadline has passed: the rest would time out too
+    rc = std::max(rc, r);
+  }
+  return rc;
 }
 
 void setup_wait(CLI::App& app, Globals& g) {
   auto o = std::make_shared<WaitOptions>();
   auto* sub = app.add_subcommand("wait", "Wait until a TFJob has a condition (watch-driven)");
-  sub->add_option("name", o->name, "TFJob name")->required();
-  sub->add_option("--for", o->for_, "condition=Succeeded|Failed|Running|Created|Restarting|Suspended")->capture_default_str();
+  sub->add_option("name", o->names, "TFJob names (each is waited for; --timeout covers them all)")->required();
+  sub->add_option("--for", o->for_, "condition=Succeeded|Failed|Running|Created|Restarting|Suspended, or delete")->capture_default_str();
   sub->add_option("--timeout", o->timeout, "Give up after this long (e.g. 30s, 10m, 1h; 0 = wait forever)")->capture_default_str();
   sub->add_flag("--progress", o->progress, "Show a progress line (pods, scheduler reasons) on stderr");
   sub->footer(R"(Examples:
   kubectl tfjob wait mnist --for=condition=Succeeded --timeout=1h
   kubectl tfjob wait mnist --for=condition=Running --timeout=5m --progress
+  kubectl tfjob wait mnist resnet --for=delete --timeout=2m
 
-Exit codes: 0 the condition holds, 1 the job ended so that it never will (for example it
-Failed while waiting for Succeeded; the operator's message is printed) or was deleted or
-not found, 2 timed out, 64 usage error.)");
+Exit codes: 0 the condition holds for every job (--for=delete: each is gone, or was never
+there), 1 a job ended so that it never will (for example it Failed while waiting for
+Succeeded; the operator's message is printed) or was deleted or not found, 2 timed out,
+64 usage error.)");
   sub->callback([o, &g] { g.run = [o, &g] { return run_wait(*o, g); }; });
 }
 

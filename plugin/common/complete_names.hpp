@@ -7,6 +7,7 @@
 #include "samples.hpp"
 
 #include <tfjob/kube/config.hpp>
+#include <tfjob/serving/serving.hpp>
 #include <tfjob/workflow/cluster.hpp>
 
 #include <string>
@@ -25,6 +26,20 @@ inline std::vector<std::string> complete_names(const Globals& g, const std::stri
     auto res = resource == "namespaces" ? workflow::resources::namespaces() : workflow::resources::tfjobs();
     for (const auto& o : workflow::list_items(client, res, resource == "namespaces" ? "" : client.namespace_()))
       out.push_back(o.value("/metadata/name"_json_pointer, std::string()));
+  } catch (const std::exception&) {
+  }
+  return out;
+}
+
+/// Names of the model servers `serve` created in `ns` ("" = the context's namespace).
+inline std::vector<std::string> complete_servers(const Globals& g, const std::string& ns) {
+  std::vector<std::string> out;
+  try {
+    Globals quick = g;
+    quick.conn.request_timeout = "5s";
+    if (!ns.empty()) quick.conn.namespace_ = ns;
+    auto client = make_client(quick);
+    for (const auto& [sns, s] : serving::list_servers(client, client.namespace_())) out.push_back(s.name);
   } catch (const std::exception&) {
   }
   return out;

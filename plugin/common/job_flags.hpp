@@ -145,7 +145,7 @@ inline TFJobBuilder builder_from_flags(const JobFlags& f, const std::string& sam
   TFJobBuilder b;
   if (!sample.empty()) {
     const Sample* s = find_sample(sample);
-    if (!s) throw error("unknown sample \"" + sample + "\" (built-in samples: " + sample_names() + ")");
+    if (!s) throw error(unknown_sample_message(sample));
     b = s->make();
   }
   auto attempt = [&](const std::string& flag, const std::string& value, auto&& fn) {
@@ -267,8 +267,15 @@ inline std::vector<TFJob> build_jobs(const JobFlags& flags, const std::string& n
       sample = words.front();
       words.erase(words.begin());
     }
+    // One word and no image: a sample name, mistyped (`submit mnsit`), not the args of a
+    // job from flags (which needs --image and puts its args after --).
+    if (sample.empty() && words.size() == 1 && f.image.empty() && !f.command)
+      throw error(unknown_sample_message(words.front()));
     auto b = builder_from_flags(f, sample, words, ns, errs);
     jobs.push_back(b.build_unchecked());
+    // the sample's trainer files ride in a ConfigMap unless --image brings its own
+    if (const Sample* s = sample.empty() ? nullptr : find_sample(sample); s && f.image.empty())
+      mount_sample_files(jobs.back(), *s);
   }
   const bool many = jobs.size() > 1;
   for (auto& j : jobs) {

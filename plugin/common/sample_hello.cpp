@@ -12,7 +12,7 @@ namespace {
 
 /// Keep in step with samples/hello-tfjob/tfjob.yaml.
 TFJobBuilder make_hello() {
-  TFJobBuilder b("hello-tfjob");
+  TFJobBuilder b("hello");  // named as the sample, as `submit mnist` names its job mnist
   b.label("app.kubernetes.io/name", "hello-tfjob")
       .label("app.kubernetes.io/part-of", "kubectl-tfjob")
       .image("ghcr.io/kubectl-tfjob/hello-tfjob:v0.1.0")

@@ -15,6 +15,7 @@
 #include <tfjob/workflow/wait.hpp>
 
 #include <iostream>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -24,6 +25,10 @@ namespace tfjob::cli {
 /// The cluster-path flags of `submit`.
 struct SubmitClusterFlags {
   bool replace = false;
+  bool rerun = false;           ///< delete the job even with the same spec and submit it again
+  std::string pvc_access_mode = workflow::default_claim_access_mode;
+  /// Objects created with each job (by job name), owned by it: a sample's trainer ConfigMap.
+  std::map<std::string, std::vector<nlohmann::json>> owned;
   bool wait = false;
   bool follow = false;
   std::string timeout = "0";
@@ -37,6 +42,9 @@ struct SubmitClusterFlags {
 inline void add_submit_cluster_flags(CLI::App& sub, SubmitClusterFlags& f) {
   const char* grp = "Cluster";
   sub.add_flag("--replace", f.replace, "If the job exists with a different spec, delete it (and its pods) and submit this one")->group(grp);
+  sub.add_flag("--rerun", f.rerun,
+               "If the job exists, even with the same spec (a finished run), delete it and its pods and submit it "
+               "again; claims are kept (MNIST resumes from its checkpoints)")->group(grp);
   sub.add_flag("--wait", f.wait, "Wait until the job Succeeds or Fails, with a progress line on stderr")->group(grp);
   sub.add_flag("--follow", f.follow, "Wait as --wait and stream the chief's log to stdout")->group(grp);
   sub.add_option("--timeout", f.timeout, "With --wait/--follow: give up after this long (e.g. 30m; 0 = no limit)")->group(grp);
@@ -44,6 +52,10 @@ inline void add_submit_cluster_flags(CLI::App& sub, SubmitClusterFlags& f) {
       ->capture_default_str()->group(grp)->each([&f](const std::string&) { f.create_pvcs = true; });
   sub.add_option("--storage-class", f.storage_class, "StorageClass of a created claim (default: the cluster's default)")
       ->group(grp)->each([&f](const std::string&) { f.create_pvcs = true; });
+  sub.add_option("--pvc-access-mode", f.pvc_access_mode,
+                 "Access mode of a created claim (replicas on different nodes share it: ReadWriteMany)")
+      ->check(CLI::IsMember({"ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"}))
+      ->capture_default_str()->group(grp);
   sub.add_flag("--skip-gpu-check", f.skip_gpu_check, "Do not check the cluster's nvidia.com/gpu capacity before submitting")->group(grp);
 }
 
@@ -121,10 +133,11 @@ inline int submit_to_cluster_path(const std::vector<nlohmann::json>& jobs, const
         if (!f.create_pvcs)
           throw tfjob::error("PersistentVolumeClaim \"" + claim + "\" does not exist in namespace \"" + ns +
                              "\": create it, or pass --pvc-size (and --storage-class) to have it created");
-        auto [obj, created] = workflow::ensure_pvc(client, ns, claim, f.pvc_size, f.storage_class, dry_run_server);
+        auto [obj, created] =
+            workflow::ensure_pvc(client, ns, claim, f.pvc_size, f.storage_class, dry_run_server, f.pvc_access_mode);
         (void)obj;
         if (created)
-          std::cerr << "persistentvolumeclaim/" << claim << " created (" << f.pvc_size
+          std::cerr << "persistentvolumeclaim/" << claim << " created (" << f.pvc_size << ", " << f.pvc_access_mode
                     << (f.storage_class.empty() ? ", default storage class" : ", storage class " + f.storage_class)
                     << (dry_run_server ? ", server dry run" : "") << ")\n";
       } else {
@@ -135,6 +148,7 @@ inline int submit_to_cluster_path(const std::vector<nlohmann::json>& jobs, const
     // 3. server-side apply
     workflow::SubmitOptions so;
     so.replace = f.replace;
+    so.rerun = f.rerun;
     so.dry_run = dry_run_server;
     so.progress = [](const std::string& m) { std::cerr << m << "\n"; };
     auto res = workflow::submit_job(client, ns, job, so);
@@ -143,6 +157,17 @@ inline int submit_to_cluster_path(const std::vector<nlohmann::json>& jobs, const
                 << (dry_run_server ? " (server dry run)" : "") << "\n" << std::flush;
     } else {
       printed.push_back(res.object);
+    }
+    // what the job brings along (the sample's trainer), owned by the job it belongs to
+    if (auto it = f.owned.find(name); it != f.owned.end()) {
+      for (const auto& obj : it->second) {
+        if (obj.value("kind", std::string()) != "ConfigMap")
+          throw tfjob::error("cannot create a " + obj.value("kind", std::string()) + " with the job");
+        auto got = workflow::apply_owned(client, workflow::resources::configmaps(), ns, obj, res.object, so);
+        std::cerr << "configmap/" << got.value("/metadata/name"_json_pointer, std::string())
+                  << " applied (owned by tfjob.kubeflow.org/" << name << ", deleted with it"
+                  << (dry_run_server ? "; server dry run" : "") << ")\n";
+      }
     }
 
     // 4. a claim that cannot bind is worth saying now

@@ -16,7 +16,7 @@ if(TARGET kubectl-tfjob)
   # Package the binary this build made, for the host's os/arch, into the build tree.
   add_test(NAME "krew:release-archives"
            COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/release.sh
-                   --host-binary $<TARGET_FILE:kubectl-tfjob>
+                   --host-binary $<TARGET_FILE:kubectl-tfjob> --allow-shared
                    --out ${TFJOB_KREW_OUT} --manifest ${TFJOB_KREW_OUT}/krew/tfjob.yaml)
   set_tests_properties("krew:release-archives" PROPERTIES
     LABELS krew FIXTURES_SETUP tfjob_krew_release RESOURCE_LOCK tfjob_krew_release)
@@ -37,6 +37,12 @@ if(TARGET kubectl-tfjob)
     PROPERTIES LABELS krew FIXTURES_REQUIRED tfjob_krew_release RESOURCE_LOCK tfjob_krew_release
                PASS_REGULAR_EXPRESSION "sha256 is [0-9a-f]+, the manifest says")
 endif()
+
+# The manifest in the repository (krew/tfjob.yaml; the release workflow regenerates it with
+# the published archives' sha256) passes krew's rules.
+add_test(NAME "krew:repo-manifest-valid"
+         COMMAND ${TFJOB_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_krew.py ${PROJECT_SOURCE_DIR}/krew/tfjob.yaml)
+set_tests_properties("krew:repo-manifest-valid" PROPERTIES LABELS krew)
 
 file(GLOB TFJOB_KREW_BROKEN CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/data/krew/*/tfjob.yaml)
 foreach(m ${TFJOB_KREW_BROKEN})

@@ -14,5 +14,9 @@ if(TARGET kubectl-tfjob AND TARGET hello-tfjob)
   add_test(NAME plugin.quickstart-cluster
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/quickstart_test.sh cluster ${PROJECT_BINARY_DIR}
                    $<TARGET_FILE:fake-apiserver>)
-  set_tests_properties(plugin.quickstart-local plugin.quickstart-cluster PROPERTIES LABELS plugin TIMEOUT 300)
+  add_test(NAME plugin.quickstart-auto-cluster
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/quickstart_test.sh auto-cluster ${PROJECT_BINARY_DIR}
+                   $<TARGET_FILE:fake-apiserver>)
+  set_tests_properties(plugin.quickstart-local plugin.quickstart-cluster plugin.quickstart-auto-cluster
+                       PROPERTIES LABELS plugin TIMEOUT 300)
 endif()

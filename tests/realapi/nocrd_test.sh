@@ -18,7 +18,7 @@ if [ -z "${TFJOB_NOCRD_INNER:-}" ]; then
 fi
 NAME=no-crd
 . "$HERE/lib.sh"
-INSTALL='kubectl apply --server-side -k "github.com/kubeflow/training-operator.git/manifests/overlays/standalone?ref=v1.9.0"'
+INSTALL='kubectl apply --server-side -k "github.com/kubeflow/trainer.git/manifests/overlays/standalone?ref=v1.9.4"'
 
 step setup
 ka create namespace "$NS" >/dev/null

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -43,7 +44,14 @@ RunResult run_program(const std::string& program, const std::vector<std::string>
   std::string out_path = dir + "/stdout", err_path = dir + "/stderr";
   std::vector<std::string> envs;
   for (char** e = environ; *e; ++e) envs.emplace_back(*e);
-  for (const auto& e : env) envs.push_back(e);
+  for (const auto& e : env) {
+    // an entry replaces the inherited variable of that name (a duplicate would lose: the
+    // first occurrence is the one getenv and Go's os.Getenv see)
+    const std::string key = e.substr(0, e.find('=') + 1);
+    envs.erase(std::remove_if(envs.begin(), envs.end(), [&](const std::string& x) { return x.rfind(key, 0) == 0; }),
+               envs.end());
+    envs.push_back(e);
+  }
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {

@@ -16,7 +16,8 @@ import yaml
 
 sys.dont_write_bytecode = True  # importing samples/mnist/mnist.py must not write into the source tree
 
-IMAGE = "ghcr.io/kubectl-tfjob/mnist:v0.1.0"
+IMAGE = "tensorflow/tensorflow:2.18.0-gpu"  # TensorFlow's own; the trainer comes from a ConfigMap
+TRAINER_CM = "mnist-trainer"
 COMMAND = ["python", "/opt/mnist/mnist.py"]
 ARGS = ["--data-dir=/train/data", "--model-dir=/train/checkpoints", "--log-dir=/train/logs",
         "--export-dir=/train/export/mnist", "--epochs=5"]
@@ -60,6 +61,10 @@ def main():
         check(len(mounts) == 1 and vols.get(mounts[0]["name"], {}).get(
             "persistentVolumeClaim", {}).get("claimName") == PVC,
             f"{rtype}: claim {PVC} mounted at /train")
+        tmounts = [m for m in c.get("volumeMounts", []) if m.get("mountPath") == "/opt/mnist"]
+        check(len(tmounts) == 1 and vols.get(tmounts[0]["name"], {}).get(
+            "configMap", {}).get("name") == TRAINER_CM,
+            f"{rtype}: ConfigMap {TRAINER_CM} mounted at /opt/mnist, where the command expects mnist.py")
     with open(os.path.join(d, "pvc.yaml"), encoding="utf-8") as f:
         pvc = [x for x in yaml.safe_load_all(f) if x]
     check(len(pvc) == 1 and pvc[0]["metadata"]["name"] == PVC, f"pvc.yaml creates {PVC}")

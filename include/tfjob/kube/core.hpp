@@ -185,6 +185,21 @@ struct Deployment : Object {
 /// batch/v1 Job.
 struct Job : Object { using Object::Object; };
 
+/// An ownerReference to `owner` (an object as the server returned it, with its uid), so
+/// the garbage collector deletes the dependent with its owner; `controller` and
+/// `blockOwnerDeletion` as controllers set them (apimachinery `metav1.NewControllerRef`):
+/// a foreground delete of the owner then waits for the dependent.
+inline nlohmann::json owner_reference(const nlohmann::json& owner, bool controller = true) {
+  auto s = [&](const char* p) {
+    const nlohmann::json::json_pointer ptr(p);
+    return owner.contains(ptr) && owner.at(ptr).is_string() ? owner.at(ptr).get<std::string>() : std::string();
+  };
+  nlohmann::json r = {{"apiVersion", s("/apiVersion")}, {"kind", s("/kind")}, {"name", s("/metadata/name")},
+                      {"uid", s("/metadata/uid")}};
+  if (controller) r["controller"] = true, r["blockOwnerDeletion"] = true;
+  return r;
+}
+
 #define TFJOB_KUBE_TRAITS(T, G, V, P, K, NS)      \
   template <>                                     \
   struct resource_traits<T> {                     \

@@ -9,6 +9,7 @@
 
 #include <tfjob/error.hpp>
 #include <tfjob/kube/client.hpp>
+#include <tfjob/kube/core.hpp>
 #include <tfjob/kube/request.hpp>
 #include <tfjob/workflow/pods.hpp>
 #include <tfjob/workflow/preflight.hpp>
@@ -32,6 +33,7 @@ inline kube::ResourceInfo events() { return {"", "v1", "events", "Event", true};
 inline kube::ResourceInfo nodes() { return {"", "v1", "nodes", "Node", false}; }
 inline kube::ResourceInfo namespaces() { return {"", "v1", "namespaces", "Namespace", false}; }
 inline kube::ResourceInfo pvcs() { return {"", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true}; }
+inline kube::ResourceInfo configmaps() { return {"", "v1", "configmaps", "ConfigMap", true}; }
 }  // namespace resources
 
 /// Every item of a list, following `continue` tokens.
@@ -235,6 +237,7 @@ inline const char* to_string(SubmitOutcome o) {
 
 struct SubmitOptions {
   bool replace = false;         ///< delete an existing job with a different spec, then submit
+  bool rerun = false;           ///< delete an existing job even with the same spec, then submit (run it again)
   bool dry_run = false;         ///< server-side dry run: validate and default, persist nothing
   std::string field_manager = "kubectl-tfjob";
   std::function<void(const std::string&)> progress;  ///< stderr lines ("deleting ...")
@@ -309,12 +312,12 @@ inline SubmitResult submit_job(kube::Client& c, const std::string& ns, nlohmann:
     conflict = e.status().message;  // fields owned by another manager (kubectl apply, an editor...)
   }
   const nlohmann::json old_spec = existing->value("spec", nlohmann::json::object());
-  if (would && would->value("spec", nlohmann::json::object()) == old_spec) {
+  if (would && would->value("spec", nlohmann::json::object()) == old_spec && !o.rerun) {
     r.outcome = SubmitOutcome::unchanged;
     r.object = *existing;
     return r;
   }
-  if (!o.replace) {
+  if (!o.replace && !o.rerun) {
     std::string why;
     if (would) {
       auto d = spec_differences(old_spec, would->value("spec", nlohmann::json::object()));
@@ -333,7 +336,8 @@ inline SubmitResult submit_job(kube::Client& c, const std::string& ns, nlohmann:
     return r;
   }
   const std::string uid = existing->value("/metadata/uid"_json_pointer, std::string());
-  if (o.progress) o.progress("deleting TFJob " + ns + "/" + name + " and its pods to replace it");
+  if (o.progress)
+    o.progress("deleting TFJob " + ns + "/" + name + " and its pods to " + (o.rerun ? "run it again" : "replace it"));
   kube::DeleteParams dp;
   dp.propagation_policy = "Foreground";
   try {
@@ -348,21 +352,50 @@ inline SubmitResult submit_job(kube::Client& c, const std::string& ns, nlohmann:
   return r;
 }
 
-/// Make sure PVC `name` exists in `ns`: create it (ReadWriteOnce, `size`, `storage_class`
+/// The access mode of a claim created for a job: its replicas run on different nodes and
+/// all mount the claim, which only ReadWriteMany allows (Kubernetes' access modes).
+inline constexpr const char* default_claim_access_mode = "ReadWriteMany";
+
+/// Make sure PVC `name` exists in `ns`: create it (`access_mode`, `size`, `storage_class`
 /// or the cluster default when "") when absent, leave it alone when present. Returns the
 /// PVC and whether it was created.
 inline std::pair<nlohmann::json, bool> ensure_pvc(kube::Client& c, const std::string& ns, const std::string& name,
                                                   const std::string& size, const std::string& storage_class,
-                                                  bool dry_run = false) {
+                                                  bool dry_run = false,
+                                                  const std::string& access_mode = default_claim_access_mode) {
   if (auto pvc = get_opt(c, resources::pvcs(), ns, name)) return {*pvc, false};
   nlohmann::json pvc = {{"apiVersion", "v1"},
                         {"kind", "PersistentVolumeClaim"},
                         {"metadata", {{"name", name}, {"namespace", ns}, {"labels", {{"app.kubernetes.io/created-by", "kubectl-tfjob"}}}}},
-                        {"spec", {{"accessModes", {"ReadWriteOnce"}}, {"resources", {{"requests", {{"storage", size}}}}}}}};
+                        {"spec", {{"accessModes", {access_mode}}, {"resources", {{"requests", {{"storage", size}}}}}}}};
   if (!storage_class.empty()) pvc["spec"]["storageClassName"] = storage_class;
   kube::PostParams pp;
   pp.dry_run = dry_run;
   return {c.request_json(kube::RequestBuilder(resources::pvcs(), ns).create(pvc, pp)), true};
+}
+
+/// Server-side apply `obj` (a namespaced object of `res`) into `ns` with an ownerReference
+/// to `owner` (the job as the server returned it), so it is garbage-collected with the job.
+/// Returns the object as the server answered (a dry run: as it would be).
+inline nlohmann::json apply_owned(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns,
+                                  nlohmann::json obj, const nlohmann::json& owner, const SubmitOptions& o = {}) {
+  const std::string name = obj.value("/metadata/name"_json_pointer, std::string());
+  obj["metadata"]["namespace"] = ns;
+  if (!owner.value("/metadata/uid"_json_pointer, std::string()).empty())
+    obj["metadata"]["ownerReferences"] = nlohmann::json::array({kube::owner_reference(owner)});
+  kube::ApplyParams ap;
+  ap.field_manager = o.field_manager;
+  ap.dry_run = o.dry_run;
+  ap.force = true;  // ours alone: take the fields back from whoever edited them
+  try {
+    return c.request_json(kube::RequestBuilder(res, ns).apply(name, obj, ap));
+  } catch (const api_error& e) {
+    if (e.is_forbidden())
+      throw tfjob::error("you may not create " + res.plural + " in namespace \"" + ns + "\" (403 Forbidden: " +
+                         e.status().message + "): the job needs " + res.kind + " \"" + name +
+                         "\". Check with: kubectl auth can-i create " + res.plural + " -n " + ns);
+    throw;
+  }
 }
 
 /// Why a PVC is not Bound, from its phase and events (e.g. "no persistent volumes available

@@ -15,9 +15,11 @@
 namespace tfjob::workflow {
 
 /// The command that installs the Kubeflow training operator v1.9 (its README's
-/// "standalone" install), printed when the TFJob CRD is not served.
+/// "standalone" install; the repository is now kubeflow/trainer, v1.9.4 the newest v1.9
+/// patch), printed when the TFJob CRD is not served. samples/training-operator pins the
+/// same ref (tests/tools/check_facts.py keeps every copy in step).
 inline constexpr const char* operator_install_command =
-    "kubectl apply --server-side -k \"github.com/kubeflow/training-operator.git/manifests/overlays/standalone?ref=v1.9.0\"";
+    "kubectl apply --server-side -k \"github.com/kubeflow/trainer.git/manifests/overlays/standalone?ref=v1.9.4\"";
 
 /// The message for a cluster that does not serve kubeflow.org/v1 tfjobs.
 inline std::string crd_missing_message(const std::string& server = {}) {

@@ -32,6 +32,9 @@ struct WaitReport {
 
 struct WaitOptions {
   std::string condition = "Succeeded";  ///< Created, Running, Restarting, Succeeded, Failed, Suspended
+  /// Wait for the job to be deleted instead (kubectl wait --for=delete): only a DELETED
+  /// event ends the wait, reported as WaitResult::deleted; `condition` is ignored.
+  bool for_delete = false;
   std::chrono::milliseconds timeout{0};  ///< 0 = no limit
   /// Called with each new progress snapshot (from the pods and events of the job), at most
   /// every `progress_interval`; empty = no progress (no pod listing at all).
@@ -125,6 +128,7 @@ inline WaitReport wait_for_job(kube::Client c, const std::string& ns, const std:
       last_job = ev.object.json;
     }
     if (o.on_change) o.on_change(rep.summary);
+    if (o.for_delete) return true;
     switch (wait_outcome(rep.summary, o.condition)) {
       case WaitOutcome::reached: rep.result = WaitResult::reached; finished = true; return false;
       case WaitOutcome::impossible: rep.result = WaitResult::impossible; finished = true; return false;

@@ -1,0 +1,55 @@
+// kubectl tfjob exec JOB [--replica TYPE --index N] [-i] [-t] -- COMMAND...: run a command in
+// a replica's container, by role: the plugin finds the pod and hands over to `kubectl exec`.
+#include "../common/command.hpp"
+#include "../common/kube.hpp"
+#include "../common/replica_handover.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tfjob::cli {
+namespace {
+
+struct ExecOptions {
+  ReplicaTarget target;
+  bool stdin_ = false, tty = false;
+  std::vector<std::string> command;
+};
+
+int run_exec(const ExecOptions& o, const Globals& g) {
+  if (o.command.empty()) throw CLI::ValidationError("command", "give the command after --, e.g. -- nvidia-smi");
+  auto client = make_client(g);
+  const std::string ns = client.namespace_();
+  const std::string pod = resolve_replica_pod(client, ns, o.target);
+  std::vector<std::string> args = {"exec"};
+  if (o.stdin_) args.push_back("--stdin");
+  if (o.tty) args.push_back("--tty");
+  for (auto& a : connection_args(g, ns)) args.push_back(a);
+  args.insert(args.end(), {pod, "--container=" + o.target.container, "--"});
+  args.insert(args.end(), o.command.begin(), o.command.end());
+  return hand_over_to_kubectl(args);
+}
+
+void setup_exec(CLI::App& app, Globals& g) {
+  auto o = std::make_shared<ExecOptions>();
+  auto* sub = app.add_subcommand("exec", "Run a command in a replica's container (the chief, or --replica/--index) through kubectl exec");
+  add_replica_target_flags(*sub, o->target);
+  sub->add_flag("-i,--stdin", o->stdin_, "Pass stdin to the container");
+  sub->add_flag("-t,--tty", o->tty, "Stdin is a TTY");
+  sub->add_option("command", o->command, "The command, after --");
+  sub->footer(R"(Examples:
+  kubectl tfjob exec mnist -- nvidia-smi                         # in the chief
+  kubectl tfjob exec mnist --replica worker --index 1 -it -- bash
+
+The pod is found as `logs` finds it (the chief: the pod the operator marks job-role=master),
+then kubectl exec runs with the same connection flags.
+
+Exit codes: the command's (as kubectl exec passes it on); 1 the job or replica was not
+found, or kubectl could not be run; 64 usage error.)");
+  sub->callback([o, &g] { g.run = [o, &g] { return run_exec(*o, g); }; });
+}
+
+}  // namespace
+TFJOB_REGISTER_COMMAND("exec", 165, setup_exec);
+}  // namespace tfjob::cli

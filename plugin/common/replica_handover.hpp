@@ -1,0 +1,97 @@
+#pragma once
+/// \file `exec`, `attach` and `port-forward` to a TFJob's replica by role: the plugin finds
+/// the pod (the chief as `logs` does, or `--replica TYPE --index N`) and hands over to
+/// kubectl, which every kubectl plugin can rely on (kubectl runs the plugin; its own exec,
+/// attach and port-forward speak the streaming protocols). The connection flags given to
+/// the plugin are passed on, so kubectl talks to the same cluster as the same user.
+
+#include "command.hpp"
+#include "kube.hpp"
+
+#include <tfjob/error.hpp>
+#include <tfjob/workflow/cluster.hpp>
+#include <tfjob/workflow/pods.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace tfjob::cli {
+
+/// Which replica, and which container of its pod.
+struct ReplicaTarget {
+  std::string job;
+  std::string replica;  ///< "" = the chief (job-role=master), as logs picks it
+  int index = 0;
+  std::string container = "tensorflow";
+};
+
+inline void add_replica_target_flags(CLI::App& sub, ReplicaTarget& t) {
+  sub.add_option("job", t.job, "TFJob name")->required();
+  sub.add_option("--replica", t.replica, "Replica type: Chief, Master, Worker, PS, Evaluator (default: the chief)");
+  sub.add_option("--index", t.index, "Replica index, with --replica")->capture_default_str();
+  sub.add_option("-c,--container", t.container, "Container of the pod")->capture_default_str();
+}
+
+/// The pod `t` names in `ns`; a clear error when the job has no such replica.
+inline std::string resolve_replica_pod(kube::Client& client, const std::string& ns, const ReplicaTarget& t) {
+  auto job = workflow::get_opt(client, workflow::resources::tfjobs(), ns, t.job);
+  if (!job)
+    throw tfjob::error("tfjobs.kubeflow.org \"" + t.job + "\" not found in namespace \"" + ns + "\"");
+  auto pods = workflow::job_pods(client, ns, t.job);
+  auto pod = t.replica.empty() ? workflow::select_chief(pods) : workflow::select_replica(pods, t.replica, t.index);
+  if (!pod) {
+    std::string have;
+    for (const auto& p : pods) have += (have.empty() ? "" : ", ") + p.value("/metadata/name"_json_pointer, std::string());
+    throw tfjob::error("TFJob \"" + t.job + "\" has no " +
+                       (t.replica.empty() ? std::string("chief pod") : t.replica + " pod with index " + std::to_string(t.index)) +
+                       (have.empty() ? std::string(": it has no pods (not started yet, or cleaned up by its cleanPodPolicy)")
+                                     : " (its pods: " + have + ")"));
+  }
+  return pod->value("/metadata/name"_json_pointer, std::string());
+}
+
+/// kubectl's connection flags as the plugin received them (so kubectl uses the same ones).
+inline std::vector<std::string> connection_args(const Globals& g, const std::string& ns) {
+  std::vector<std::string> a;
+  auto add = [&](const char* flag, const std::string& v) {
+    if (!v.empty()) a.push_back(std::string(flag) + "=" + v);
+  };
+  add("--kubeconfig", g.conn.kubeconfig);
+  add("--context", g.conn.context);
+  add("--cluster", g.conn.cluster);
+  add("--user", g.conn.user);
+  add("--server", g.conn.server);
+  add("--token", g.conn.token);
+  add("--certificate-authority", g.conn.certificate_authority);
+  add("--client-certificate", g.conn.client_certificate);
+  add("--client-key", g.conn.client_key);
+  add("--tls-server-name", g.conn.tls_server_name);
+  if (g.conn.insecure_skip_tls_verify) a.push_back("--insecure-skip-tls-verify=true");
+  if (g.conn.request_timeout != "0" && !g.conn.request_timeout.empty()) add("--request-timeout", g.conn.request_timeout);
+  a.push_back("--namespace=" + ns);
+  return a;
+}
+
+/// Replace this process with `kubectl args...` (found on PATH); returns only on failure.
+inline int hand_over_to_kubectl(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  static std::string kubectl = "kubectl";
+  argv.push_back(kubectl.data());
+  for (const auto& s : args) argv.push_back(const_cast<char*>(s.c_str()));
+  argv.push_back(nullptr);
+  std::cout << std::flush;
+  std::cerr << std::flush;
+  ::execvp("kubectl", argv.data());
+  int err = errno;
+  throw tfjob::error(std::string("cannot run kubectl: ") + std::strerror(err) +
+                     (err == ENOENT ? " (kubectl is not on PATH; install it: https://kubernetes.io/docs/tasks/tools/)" : ""));
+}
+
+}  // namespace tfjob::cli

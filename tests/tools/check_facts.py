@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""The facts the guide states in several places agree with their one source.
+
+    check_facts.py SOURCE_DIR
+
+- The training operator's install ref: samples/training-operator/kustomization.yaml is the
+  source; the plugin's hint (include/tfjob/workflow/preflight.hpp), the READMEs, docs,
+  scripts and tests name the same repository and ref, and every "training operator v1.9.N"
+  says the same N.
+- The claim's access mode: samples/mnist/pvc.yaml is the source; the SDK's default for a
+  created claim (include/tfjob/workflow/cluster.hpp) and what the README and docs say a
+  created claim gets agree.
+- The cost: computed from the Terraform README's own prices and the defaults in
+  variables.tf (VMs: admin workstation + control plane + workers); the figure both READMEs
+  state is that sum.
+- abm_version: variables.tf gives no default, terraform.tfvars.sample pre-fills one, and
+  the Terraform README and the guide name that same version.
+"""
+import glob
+import os
+import re
+import sys
+
+failures = []
+passes = []
+
+
+def check(cond, msg):
+    (passes if cond else failures).append(msg)
+    print(("ok   " if cond else "FAIL ") + msg)
+
+
+def read(src, rel):
+    with open(os.path.join(src, rel), encoding="utf-8") as f:
+        return f.read()
+
+
+def text_files(src):
+    skip = ("build", ".git", "node_modules", ".terraform")
+    for dirpath, dirnames, filenames in os.walk(src):
+        dirnames[:] = [d for d in dirnames if d not in skip and not d.startswith("build")]
+        for n in filenames:
+            if n.endswith((".md", ".yaml", ".yml", ".sh", ".hpp", ".cpp", ".py", ".tf")):
+                yield os.path.join(dirpath, n)
+
+
+def tf_default(variables, name):
+    m = re.search(r'variable "' + name + r'" \{(.*?)\n\}', variables, re.S)
+    if not m:
+        return None
+    d = re.search(r"^\s*default\s*=\s*\"?([^\"\n]+)\"?", m.group(1), re.M)
+    return d.group(1).strip() if d else None
+
+
+def main():
+    src = sys.argv[1]
+
+    # ---- the training operator's install ref ------------------------------------------
+    kust = read(src, "samples/training-operator/kustomization.yaml")
+    m = re.search(r"^- (github\.com/kubeflow/[\w-]+\.git/manifests/overlays/standalone)\?ref=(v1\.9\.\d+)$", kust, re.M)
+    check(m is not None, "kustomization.yaml pins the standalone overlay to a v1.9 ref")
+    if m:
+        repo, ref = m.group(1), m.group(2)
+        hint = read(src, "include/tfjob/workflow/preflight.hpp")
+        check(f'{repo}?ref={ref}' in hint, f"the plugin's install hint names {repo}?ref={ref}")
+        url = re.compile(r"github\.com/kubeflow/(?:trainer|training-operator)\.git/manifests/overlays/[\w-]+\?ref=[\w.]+")
+        named = re.compile(r"[Tt]raining operator v(1\.9\.\d+)")
+        for path in text_files(src):
+            rel = os.path.relpath(path, src)
+            if rel.startswith("tests/tools/check_facts.py"):
+                continue
+            with open(path, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+            for u in url.findall(text):
+                check(u == f"{repo}?ref={ref}", f"{rel}: {u}")
+            for v in re.findall(r"standalone\?ref=(v[\w.]+)", text):
+                check(v == ref, f"{rel}: standalone?ref={v} (the pinned ref is {ref})")
+            for v in named.findall(text):
+                check("v" + v == ref, f"{rel}: training operator v{v} (the pinned ref is {ref})")
+
+    # ---- the claim's access mode -------------------------------------------------------
+    pvc = read(src, "samples/mnist/pvc.yaml")
+    modes = re.findall(r"^\s*accessModes:\s*\n\s*-\s*(\w+)", pvc, re.M)
+    check(len(modes) == 1, "samples/mnist/pvc.yaml names one access mode")
+    if modes:
+        mode = modes[0]
+        sdk = re.search(r'default_claim_access_mode = "(\w+)"', read(src, "include/tfjob/workflow/cluster.hpp"))
+        check(sdk is not None and sdk.group(1) == mode,
+              f"the SDK creates claims {sdk.group(1) if sdk else '?'} (pvc.yaml: {mode})")
+        readme = read(src, "README.md")
+        said = re.findall(r"creates the claim `tfjob-mnist` \(10Gi, (\w+)", readme)
+        check(said == [mode], f"README: submit mnist creates the claim {said} (pvc.yaml: {mode})")
+        wf = read(src, "docs/workflow.md")
+        said = re.findall(r"\((Read\w+)[:,;]", wf)
+        check(bool(said) and all(s == mode for s in said), f"docs/workflow.md: created claims are {said}")
+        for rel in ("README.md", "docs/workflow.md", "docs/submit.md", "samples/mnist/README.md"):
+            text = read(src, rel)
+            for s in re.findall(r"tfjob-mnist[^.\n]{0,40}?(Read(?:Write|Only)\w+)", text):
+                check(s == mode, f"{rel}: the claim tfjob-mnist is {s} (pvc.yaml: {mode})")
+
+    # ---- the cost ----------------------------------------------------------------------
+    tfdir = "samples/terraform/abm-gpu-gce"
+    tfreadme = read(src, f"{tfdir}/README.md")
+    variables = read(src, f"{tfdir}/variables.tf")
+    def price(pat):
+        m = re.search(pat, tfreadme, re.S)
+        check(m is not None, f"{tfdir}/README.md states /{pat}/")
+        return float(m.group(1)) if m else float("nan")
+
+    vm_h = price(r"each n1-standard-8 about \$([\d.]+)/hour")
+    gpu_h = price(r"each V100 about \$([\d.]+)/hour")
+    disk_m = price(r"pd-ssd about \$([\d.]+)/month per VM")
+    fs_m = price(r"Filestore Basic HDD 1 TiB about \$([\d.]+)/month")
+    hours = price(r"([\d]+) hours\s+a month")
+    check(tf_default(variables, "machine_type") == "n1-standard-8", "the priced machine type is the default")
+    workers = int(tf_default(variables, "worker_count"))
+    cps = int(tf_default(variables, "controlplane_count"))
+    gpus = int(tf_default(variables, "gpus_per_worker")) * workers
+    vms = 1 + cps + workers  # the admin workstation too
+    nfs = tf_default(variables, "nfs_server") == "true"
+    hourly = vms * vm_h + gpus * gpu_h + vms * disk_m / hours + (fs_m / hours if nfs else 0)
+    figure = f"{hourly:.2f}"
+    print(f"the defaults: {vms} VMs, {gpus} V100s, Filestore {nfs}: ${figure}/hour")
+    stated = re.findall(r"about \*\*\$([\d.]+) an hour", tfreadme)
+    check(stated == [figure], f"{tfdir}/README.md states ${stated} an hour (the prices give ${figure})")
+    day = re.findall(r"~\$([\d]+) a day", tfreadme)
+    check(day == [str(round(hourly * 24))], f"{tfdir}/README.md: ~${day} a day (24 x ${figure} = {hourly * 24:.0f})")
+    guide = re.findall(r"costs about\s+\*\*\$([\d.]+) an hour", read(src, "README.md"))
+    check(guide == [figure], f"README.md: the guide states ${guide} an hour (the prices give ${figure})")
+
+    # ---- abm_version -------------------------------------------------------------------
+    check(tf_default(variables, "abm_version") is None, "variables.tf gives abm_version no default")
+    sample = re.search(r'^abm_version\s*=\s*"([^"]+)"', read(src, f"{tfdir}/terraform.tfvars.sample"), re.M)
+    check(sample is not None, "terraform.tfvars.sample pre-fills abm_version")
+    if sample:
+        v = sample.group(1)
+        for rel in (f"{tfdir}/README.md", "README.md"):
+            text = read(src, rel)
+            check(f"`{v}`" in text or f"({v})" in text, f"{rel} names the pre-filled abm_version {v}")
+            check("abm_version` has no default:" not in text, f"{rel} does not say the sample has no abm_version")
+
+    print(f"{len(passes)} passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
