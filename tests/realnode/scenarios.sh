@@ -1,0 +1,254 @@
+#!/usr/bin/env bash
+# kubectl-tfjob end to end on the real node (tests/realnode/node.sh): pods really scheduled
+# by kube-scheduler, run by the kubelet in containerd, logs read through the kubelet,
+# Deployments rolled out by the deployment controller, garbage collected for real.
+#   scenarios.sh CASE PLUGIN DIR     (run by `node.sh with DIR --`, inside the node's netns)
+# Cases: logs unschedulable image-missing serve gpu-check hello logs-restarts interrupt.
+# Where the TFJob controller stand-in (tfjob-controller-standin) is not running, the cases
+# that need only one pod play its part for that pod (the operator's name, labels and owner);
+# the cases that need the operator's behaviour (hello, logs-restarts, interrupt) skip.
+# Exit codes: 0 pass, 1 fail, 77 skipped (with the reason).
+set -euo pipefail
+CASE=${1:?case}; PLUGIN=${2:?path to kubectl-tfjob}; DIR=${3:?node dir}
+NAME=rn-$CASE
+. "$(dirname "${BASH_SOURCE[0]}")/../realapi/lib.sh"
+IMAGES=$TFJOB_REALNODE_IMAGES
+TOOLS=tfjob.local/tools:v1
+ka create namespace "$NS" >/dev/null
+finish() { cleanup; ka delete namespace "$NS" --wait=false >/dev/null 2>&1 || true; }
+trap finish EXIT
+
+controller_running() { [ -n "${TFJOB_REALNODE_CONTROLLER_PID:-}" ] && kill -0 "$TFJOB_REALNODE_CONTROLLER_PID" 2>/dev/null; }
+need_controller() {
+  controller_running && return 0
+  echo "SKIPPED: $CASE needs the TFJob controller stand-in (tfjob-controller-standin, branch wip-ctrl), not running on this node" >&2
+  exit 77
+}
+# The operator's pod for replica 0 of a one-replica TFJob, as the training operator v1.9 makes
+# it (pkg/controller.v1/tensorflow: name {job}-{type}-{index}, the replica labels, a
+# controller ownerReference; restartPolicy ExitCode runs as Never), when no controller runs.
+play_operator() { # JOB
+  controller_running && return 0
+  local job; job=$(ka get tfjob "$1" -n "$NS" -o json)
+  jq -e '[.spec.tfReplicaSpecs[] | .replicas // 1] | add == 1' <<<"$job" >/dev/null \
+    || fail "play_operator handles one-replica jobs only"
+  jq -c '.metadata as $m | .spec.tfReplicaSpecs | to_entries[0] as $r | ($r.key | ascii_downcase) as $t
+    | $r.value.template as $tpl
+    | {apiVersion: "v1", kind: "Pod",
+       metadata: {name: "\($m.name)-\($t)-0", namespace: $m.namespace,
+         labels: (($tpl.metadata.labels // {}) + {"training.kubeflow.org/job-name": $m.name,
+           "training.kubeflow.org/operator-name": "tfjob-controller", "training.kubeflow.org/replica-type": $t,
+           "training.kubeflow.org/replica-index": "0", "training.kubeflow.org/job-role": "master"}),
+         ownerReferences: [{apiVersion: "kubeflow.org/v1", kind: "TFJob", name: $m.name, uid: $m.uid,
+           controller: true, blockOwnerDeletion: true}]},
+       spec: ($tpl.spec + {restartPolicy: (if ($r.value.restartPolicy // "Never") == "ExitCode" then "Never"
+                                            else ($r.value.restartPolicy // "Never") end)})}' <<<"$job" \
+    | ka create -f - >/dev/null || fail "could not create the operator's pod for $1"
+}
+pod_phase() { ka get pod "$1" -n "$NS" -o jsonpath='{.status.phase}' 2>/dev/null; }
+phase_is() { [ "$(pod_phase "$1")" = "$2" ]; }
+chief_pod() { ka get pods -n "$NS" -l "training.kubeflow.org/job-name=$1,training.kubeflow.org/job-role=master" -o jsonpath='{.items[0].metadata.name}' 2>/dev/null; }
+has_pod() { [ -n "$(chief_pod "$1")" ]; }
+tfjob_exists() { ka get tfjob "$1" -n "$NS" >/dev/null 2>&1; }
+api_get() { curl -sS --fail --cacert "$TFJOB_REALAPI_CA" --cert "$TFJOB_REALAPI_ADMIN_CERT" --key "$TFJOB_REALAPI_ADMIN_KEY" "$TFJOB_REALAPI_SERVER$1"; }
+no_pods_left() { [ -z "$(ka get pods -n "$NS" -o name 2>/dev/null)" ]; }
+# a TFJob manifest whose one Worker runs CMD in IMAGE with imagePullPolicy Never
+job_yaml() { # NAME IMAGE RESTART-POLICY CMD [GPUS]
+  jq -n --arg name "$1" --arg image "$2" --arg rp "$3" --arg cmd "$4" --arg gpus "${5:-}" '
+    {apiVersion: "kubeflow.org/v1", kind: "TFJob", metadata: {name: $name},
+     spec: {runPolicy: {cleanPodPolicy: "None"}, tfReplicaSpecs: {Worker: {replicas: 1, restartPolicy: $rp, template: {spec: {
+       terminationGracePeriodSeconds: 2,
+       containers: [{name: "tensorflow", image: $image, imagePullPolicy: "Never", command: ["/bin/sh", "-c", $cmd]}
+         | if $gpus != "" then .[0].resources = {limits: {"nvidia.com/gpu": $gpus}} else . end]}}}}}}'
+}
+
+case "$CASE" in
+logs)
+  # the bytes the container writes: lines, a tab, UTF-8, a 20 kB line (the CRI splits it at
+  # 16 KiB), and a last line without a newline
+  script='printf "first line\n"; seq -f "line %g of the chief" 1 20000; printf "tab\there, UTF-8 \303\251\n"; printf "%020000d\n" 0; printf "last line without a newline"'
+  sh -c "$script" >"$TMP/expected"
+  step submit
+  job_yaml logs-bytes "$TOOLS" Never "$script" >"$TMP/job.json"
+  ok P submit -f "$TMP/job.json" -n "$NS"
+  play_operator logs-bytes
+  until_ok 60 has_pod logs-bytes || fail "no chief pod for logs-bytes"
+  pod=$(chief_pod logs-bytes)
+  step run
+  phase_ok() { phase_is "$pod" Succeeded; }
+  until_ok 90 phase_ok || fail "pod $pod did not succeed: $(ka describe pod "$pod" -n "$NS" | tail -20)"
+  [ "$(ka get pod "$pod" -n "$NS" -o jsonpath='{.spec.nodeName}')" = "$TFJOB_REALNODE_NODE" ] || fail "not on the real node"
+  step kubectl-logs
+  ka logs "$pod" -n "$NS" -c tensorflow >"$TMP/kubectl.out"
+  cmp "$TMP/expected" "$TMP/kubectl.out" || fail "kubectl logs differs from what the container wrote"
+  step curl
+  api_get "/api/v1/namespaces/$NS/pods/$pod/log?container=tensorflow" >"$TMP/curl.out"
+  cmp "$TMP/expected" "$TMP/curl.out" || fail "the pods/log API differs from what the container wrote"
+  step plugin-logs
+  P logs logs-bytes -n "$NS" >"$TMP/plugin.out" 2>"$TMP/plugin.err" || fail "kubectl tfjob logs: $(cat "$TMP/plugin.err")"
+  cmp "$TMP/expected" "$TMP/plugin.out" || fail "kubectl tfjob logs differs: $(cmp "$TMP/expected" "$TMP/plugin.out" || true)"
+  step plugin-logs-follow
+  P logs logs-bytes -n "$NS" -f >"$TMP/follow.out" 2>"$TMP/follow.err" || fail "kubectl tfjob logs -f: $(cat "$TMP/follow.err")"
+  cmp "$TMP/expected" "$TMP/follow.out" || fail "kubectl tfjob logs -f differs: $(cmp "$TMP/expected" "$TMP/follow.out" || true)"
+  ;;
+
+unschedulable)
+  step submit-wait
+  job_yaml gpu-hog "$TOOLS" Never "sleep 1" 16 >"$TMP/job.json"
+  bg_plugin submit submit -f "$TMP/job.json" -n "$NS" --wait --timeout 25s
+  pid=$BGPID
+  until_ok 30 tfjob_exists gpu-hog || fail "submit did not create the TFJob: $(cat "$TMP/submit.err")"
+  play_operator gpu-hog
+  bg_wait "$pid" 2 submit
+  contains "$(cat "$TMP/submit.err")" "Insufficient nvidia.com/gpu"
+  step scheduler-event
+  pod=$(chief_pod gpu-hog)
+  ev=$(ka get events -n "$NS" --field-selector "involvedObject.name=$pod,reason=FailedScheduling" -o jsonpath='{.items[*].source.component}')
+  contains "$ev" "default-scheduler"
+  step wait
+  run P wait gpu-hog -n "$NS" --for=condition=Running --timeout=5s
+  [ "$RC" = 2 ] || fail "wait: exit $RC, want 2 (timed out): $ERR"
+  contains "$ERR" "Insufficient nvidia.com/gpu"
+  step describe
+  ok P describe gpu-hog -n "$NS"
+  contains "$OUT" "FailedScheduling"
+  contains "$OUT" "0/1 nodes are available: 1 Insufficient nvidia.com/gpu."
+  ;;
+
+image-missing)
+  step submit-wait
+  job_yaml no-image tfjob.local/not-on-this-node:v1 Never "true" >"$TMP/job.json"
+  bg_plugin submit submit -f "$TMP/job.json" -n "$NS" --wait --timeout 60s
+  pid=$BGPID
+  until_ok 30 tfjob_exists no-image || fail "submit did not create the TFJob: $(cat "$TMP/submit.err")"
+  play_operator no-image
+  set +e; wait "$pid"; rc=$?; set -e
+  [ "$rc" != 0 ] || fail "submit --wait succeeded with an image the node lacks"
+  contains "$(cat "$TMP/submit.err")" "ErrImageNeverPull"
+  step kubelet-reason
+  pod=$(chief_pod no-image)
+  [ "$(ka get pod "$pod" -n "$NS" -o jsonpath='{.status.containerStatuses[0].state.waiting.reason}')" = ErrImageNeverPull ] \
+    || fail "the kubelet's reason: $(ka get pod "$pod" -n "$NS" -o jsonpath='{.status.containerStatuses[0].state}')"
+  step describe
+  ok P describe no-image -n "$NS"
+  contains "$OUT" "ErrImageNeverPull"
+  ;;
+
+serve)
+  step volume
+  # a model on a hostPath volume, bound by the real PV controller: export/sv/1/saved_model.pb
+  mkdir -p "$TMP/models/export/sv/1"
+  printf 'not a real SavedModel: the stand-in serves what it finds' >"$TMP/models/export/sv/1/saved_model.pb"
+  ka apply -f - >/dev/null <<Y
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: $NS-models}
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadOnlyMany, ReadWriteOnce]
+  storageClassName: ""
+  claimRef: {namespace: $NS, name: models}
+  hostPath: {path: $TMP/models, type: Directory}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: models, namespace: $NS}
+spec:
+  accessModes: [ReadOnlyMany]
+  storageClassName: ""
+  resources: {requests: {storage: 1Gi}}
+Y
+  bound() { [ "$(ka get pvc models -n "$NS" -o jsonpath='{.status.phase}')" = Bound ]; }
+  until_ok 60 bound || fail "the PV controller did not bind the claim"
+  step serve
+  ok P serve sv --pvc models:export --gpus 0 --image tfjob.local/tfserving-standin:v1 -n "$NS" --timeout 120s
+  contains "$OUT$ERR" "AVAILABLE"
+  d=$(ka get deployment sv -n "$NS" -o json)
+  [ "$(jq -r '.status.availableReplicas' <<<"$d")" = 1 ] || fail "the deployment controller did not roll out: $(jq -c .status <<<"$d")"
+  ka get replicasets -n "$NS" -o name | grep -q . || fail "no ReplicaSet: the deployment controller did not run"
+  step predict
+  # JPEG magic and a JFIF header: what TF Serving's DecodeJpeg needs to start
+  printf '\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00\xff\xd9' >"$TMP/cat.jpg"
+  ok P predict sv --image "$TMP/cat.jpg" --top 3 -n "$NS"
+  contains "$OUT" "1"
+  step model-through-the-proxy
+  st=$(api_get "/api/v1/namespaces/$NS/services/sv:8501/proxy/v1/models/sv")
+  [ "$(jq -r '.model_version_status[0].state' <<<"$st")" = AVAILABLE ] || fail "model status through the real proxy: $st"
+  step crash-loop
+  run P serve bad --pvc models:export --gpus 0 --image tfjob.local/tfserving-standin:v1 --arg=--no_such_flag -n "$NS" --timeout 120s
+  [ "$RC" = 1 ] || fail "serve of a crash-looping server: exit $RC, want 1: $OUT $ERR"
+  contains "$OUT$ERR" "CrashLoopBackOff"
+  contains "$OUT$ERR" "unknown command line flag 'no_such_flag'"
+  ;;
+
+gpu-check)
+  [ -f "$IMAGES/gpu-probe.tar" ] || { echo "SKIPPED: no GPU probe image (tfjob-gpu-probe not built: no nvcc?)" >&2; exit 77; }
+  step probe
+  run P gpu-check -n "$NS" --timeout 120s
+  contains "$OUT$ERR" "$TFJOB_REALNODE_NODE"
+  contains "$OUT$ERR" "no NVIDIA driver"
+  step interrupt
+  bg_plugin gc gpu-check -n "$NS" --timeout 120s
+  pid=$BGPID
+  probe_pod() { [ -n "$(ka get pods -n "$NS" -o name 2>/dev/null)" ]; }
+  until_ok 60 probe_pod || fail "no probe pod appeared: $(cat "$TMP/gc.err")"
+  kill -INT "$pid"
+  set +e; wait "$pid"; set -e
+  until_ok 60 no_pods_left || fail "probe pods left after Ctrl-C: $(ka get pods -n "$NS" -o name)"
+  ;;
+
+hello)
+  need_controller
+  step claim
+  mkdir -p "$TMP/hello"
+  ka apply -f - >/dev/null <<Y
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: $NS-hello}
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteMany, ReadWriteOnce]
+  storageClassName: ""
+  claimRef: {namespace: $NS, name: tfjob-hello}
+  hostPath: {path: $TMP/hello, type: Directory}
+Y
+  step submit-follow
+  ok P submit hello --workers 2 --follow -n "$NS"
+  acc=$(grep -o 'accuracy[^0-9]*[0-9.]*' <<<"$OUT$ERR" | tail -1 | grep -o '[0-9.]*$')
+  [ -n "$acc" ] || fail "no accuracy in the chief's log: $OUT"
+  awk -v a="$acc" 'BEGIN { exit !(a > 0.80) }' || fail "accuracy $acc <= 0.80"
+  n=$(ka get pods -n "$NS" -l training.kubeflow.org/job-name=hello-tfjob -o name | wc -l)
+  [ "$n" = 3 ] || fail "want 3 pods, got $n"
+  step wait
+  ok P wait hello-tfjob -n "$NS" --for=condition=Succeeded --timeout=60s
+  step delete
+  ok P delete hello-tfjob -n "$NS" --wait
+  gc_done() { [ -z "$(ka get pods -n "$NS" -l training.kubeflow.org/job-name=hello-tfjob -o name)" ]; }
+  until_ok 60 gc_done || fail "pods left after delete: $(ka get pods -n "$NS" -o name)"
+  ;;
+
+logs-restarts)
+  need_controller
+  step onfailure
+  # fails on its first run, succeeds on the second; the emptyDir survives the restart
+  job_yaml restarts "$TOOLS" OnFailure 'for i in 1 2 3; do echo "attempt line $i"; done; if [ ! -f /tmp/ran ]; then : >/tmp/ran; exit 3; fi; echo done' >"$TMP/job.json"
+  ok P submit -f "$TMP/job.json" -n "$NS"
+  ok P logs restarts -n "$NS" -f
+  contains "$OUT" "done"
+  ;;
+
+interrupt)
+  need_controller
+  step submit-follow
+  job_yaml sleeper "$TOOLS" Never 'echo started; sleep 300' >"$TMP/job.json"
+  bg_plugin sf submit -f "$TMP/job.json" -n "$NS" --follow
+  pid=$BGPID
+  started() { grep -q started "$TMP/sf.out"; }
+  until_ok 60 started || fail "the chief did not start: $(cat "$TMP/sf.err")"
+  kill -INT "$pid"
+  set +e; wait "$pid"; set -e
+  ;;
+
+*) fail "unknown case $CASE" ;;
+esac
+echo "PASS $CASE" >&2
