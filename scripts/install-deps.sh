@@ -11,6 +11,9 @@ pkgs=(
   dataset-fashion-mnist
   # the real-apiserver test tier (tests/realapi/): kube-apiserver built from Debian's source
   golang-go golang-github-modern-go-reflect2-dev rsync jq curl procps etcd-server dpkg-dev make openssl
+  # the real-node tier (tests/realnode/): container runtime, pod network, cluster DNS,
+  # network namespaces (ip, nsenter, findmnt), portmap's iptables, a static pause (libc6-dev)
+  containerd runc containernetworking-plugins dnsmasq-base iproute2 util-linux iptables libc6-dev
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -22,13 +22,14 @@ add_bin() { # ROOTFS FILE [DEST]
   while read -r lib; do
     [ -n "$lib" ] || continue
     [ -e "$root$lib" ] || install -D -m 0755 "$(readlink -f "$lib")" "$root$lib"
-  done < <(ldd "$file" 2>/dev/null | awk '/=> \// {print $3} /^\s*\/[^ ]+ \(/ {print $1}' || true)
+  done < <(ldd "$file" 2>/dev/null | awk '/=> \// {print $3} /^[ \t]*\/[^ ]+ \(/ {print $1}' || true)
   if ldd "$file" 2>/dev/null | grep -q 'not found'; then die "$file needs libraries that are missing here: $(ldd "$file" | grep 'not found')"; fi
 }
 
 base() { # ROOTFS
   local root=$1
   mkdir -p "$root/etc" "$root/tmp" "$root/proc" "$root/sys" "$root/dev"
+  chmod 0755 "$root"
   chmod 1777 "$root/tmp"
   printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\ntrainer:x:1000:1000::/tmp:/bin/false\n' >"$root/etc/passwd"
   printf 'root:x:0:\nnogroup:x:65534:\ntrainer:x:1000:\n' >"$root/etc/group"
@@ -57,8 +58,10 @@ build() { # OUT NAME:TAG ROOTFS -- ENTRYPOINT...
   mv "$work/config.json" "$work/$cfg.json"
   jq -nc --arg cfg "$cfg.json" --arg ref "$ref" --arg layer "$diff/layer.tar" \
     '[{Config: $cfg, RepoTags: [$ref], Layers: [$layer]}]' >"$work/manifest.json"
-  mkdir -p "$(dirname "$out")"
-  tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$work" -cf "$out.tmp" .
+  mkdir -p "$(dirname "$out")"; out=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
+  # entries named as `docker save` names them (no "./": containerd's importer looks up
+  # "manifest.json" by that exact name)
+  tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$work" -cf "$out.tmp" manifest.json "$cfg.json" "$diff"
   mv "$out.tmp" "$out"
   rm -rf "$work"
 }
