@@ -143,11 +143,18 @@ node_down() {
     while read -r k v; do sysctl -q -w "$k=$v" >/dev/null 2>&1 || true; done <"$DIR/sysctls"
     rm -f "$DIR/sysctls"
   fi
-  # what the kubelet keeps outside its root dir: the pods' log directories
-  if [ -f "$DIR/pod-log-dirs" ]; then
-    while read -r d; do [ -n "$d" ] && rm -rf "/var/log/pods/$d"; done <"$DIR/pod-log-dirs"
+  # what the kubelet keeps outside its root dir (pod logs in /var/log/pods/NS_POD_UID, a
+  # constant in kubelet 1.20) and what runc leaves (the empty k8s.io cgroup parents)
+  if [ -f "$DIR/pod-logs-before" ]; then
+    local d
+    for d in /var/log/pods/*_*_*; do
+      [ -e "$d" ] || continue
+      grep -qxF "$(basename "$d")" "$DIR/pod-logs-before" || rm -rf "$d"
+    done
     find /var/log/containers -xtype l -delete 2>/dev/null || true
+    rm -f "$DIR/pod-logs-before"
   fi
+  rmdir /sys/fs/cgroup/*/k8s.io 2>/dev/null || true
   # the verdict: nothing running, nothing mounted, no netns
   local bad=()
   [ -z "$(node_pids)" ] || bad+=("processes in the node's namespaces: $(node_pids | tr '\n' ' ')")
@@ -240,6 +247,7 @@ node_up() {
   SERVER=$TFJOB_REALAPI_SERVER
   local PKI="$API/pki"
   for k in $SYSCTLS; do echo "$k $(sysctl -n "$k")"; done >"$DIR/sysctls"
+  ls /var/log/pods 2>/dev/null >"$DIR/pod-logs-before" || : >"$DIR/pod-logs-before"
 
   # ---- certificates and kubeconfigs of the node's components -----------------------------
   bash "$REALAPI/cluster.sh" cert "$API" node-kubelet-client client-ca "/O=system:nodes/CN=system:node:$NODE" clientAuth
@@ -295,7 +303,6 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
   restrict_oom_score_adj = true
   netns_mounts_under_state_dir = true
   max_container_log_line_size = 16384
-  enable_unprivileged_ports = true
   [plugins."io.containerd.grpc.v1.cri".containerd]
     snapshotter = "overlayfs"
     default_runtime_name = "runc"
@@ -316,6 +323,8 @@ T
   [ "$rc" = 0 ] || skip "$(cat "$DIR/images/skip-reason" 2>/dev/null || echo "the images could not be built")"
   local tar
   for tar in "$DIR"/images/*.tar; do
+    # the probe image (~600 MB of CUDA libraries) is imported by the gpu-check scenario only
+    [ "$(basename "$tar")" = gpu-probe.tar ] && continue
     ctr --address "$CTR_SOCK" -n k8s.io images import "$tar" >/dev/null \
       || die "ctr images import $tar failed"
   done
@@ -413,12 +422,6 @@ case "$cmd" in
   up) node_up ;;
   down)
     if [ -f "$DIR/env" ] || [ -e "$NETNS_PATH" ] || [ -d "$PIDS" ]; then
-      # remember the pods' log directories the kubelet keeps in /var/log/pods
-      if [ -f "$DIR/env" ]; then
-        k get pods -A \
-          -o jsonpath='{range .items[*]}{.metadata.namespace}_{.metadata.name}_{.metadata.uid}{"\n"}{end}' \
-          >"$DIR/pod-log-dirs" 2>/dev/null || true
-      fi
       if node_down; then log "down: nothing left running or mounted ($DIR)"; else die "down: something survived in $DIR"; fi
     else
       log "down: no node in $DIR"

@@ -15,7 +15,11 @@ NAME=rn-$CASE
 IMAGES=$TFJOB_REALNODE_IMAGES
 TOOLS=tfjob.local/tools:v1
 ka create namespace "$NS" >/dev/null
-finish() { cleanup; ka delete namespace "$NS" --wait=false >/dev/null 2>&1 || true; }
+finish() {
+  cleanup
+  ka delete namespace "$NS" --wait=false >/dev/null 2>&1 || true
+  ka delete pv "$NS-models" "$NS-hello" --ignore-not-found --wait=false >/dev/null 2>&1 || true
+}
 trap finish EXIT
 
 controller_running() { [ -n "${TFJOB_REALNODE_CONTROLLER_PID:-}" ] && kill -0 "$TFJOB_REALNODE_CONTROLLER_PID" 2>/dev/null; }
@@ -95,7 +99,7 @@ logs)
 unschedulable)
   step submit-wait
   job_yaml gpu-hog "$TOOLS" Never "sleep 1" 16 >"$TMP/job.json"
-  bg_plugin submit submit -f "$TMP/job.json" -n "$NS" --wait --timeout 25s
+  bg_plugin submit submit -f "$TMP/job.json" -n "$NS" --skip-gpu-check --wait --timeout 25s
   pid=$BGPID
   until_ok 30 tfjob_exists gpu-hog || fail "submit did not create the TFJob: $(cat "$TMP/submit.err")"
   play_operator gpu-hog
@@ -183,6 +187,9 @@ Y
 
 gpu-check)
   [ -f "$IMAGES/gpu-probe.tar" ] || { echo "SKIPPED: no GPU probe image (tfjob-gpu-probe not built: no nvcc?)" >&2; exit 77; }
+  step import
+  ctr --address "$TFJOB_REALNODE_CONTAINERD" -n k8s.io images import "$IMAGES/gpu-probe.tar" >/dev/null \
+    || fail "could not import the probe image"
   step probe
   run P gpu-check -n "$NS" --timeout 120s
   contains "$OUT$ERR" "$TFJOB_REALNODE_NODE"
