@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "support/paths.hpp"
+#include "support/skip.hpp"
 
 #include <tfjob/tfjob.hpp>
 
@@ -474,8 +475,7 @@ TEST_CASE("resource_traits<TFJob> says where TFJobs live", "[api]") {
 TEST_CASE("the in-repo CRD is the same as ../shared's", "[api][crd]") {
   const std::string shared = tfjob::test::shared_crd_file();
   if (shared.empty()) {
-    WARN("../shared/crds is not beside this checkout: nothing to compare");
-    return;
+    TFJOB_SKIP("../shared/crds is not beside this checkout: nothing to compare");
   }
   auto read_all = [](const std::string& path) {
     std::ifstream in(path, std::ios::binary);

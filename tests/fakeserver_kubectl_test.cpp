@@ -17,6 +17,7 @@
 
 #include "support/fake_apiserver.hpp"
 #include "support/paths.hpp"
+#include "support/skip.hpp"
 
 namespace fs = std::filesystem;
 using tfjob::test::ContainerScript;
@@ -133,8 +134,7 @@ spec:
 #define REQUIRE_KUBECTL(k)                                                   \
   std::string k = find_kubectl();                                           \
   if (k.empty()) {                                                           \
-    WARN("SKIPPED: kubectl not found (/usr/bin/kubectl, PATH or $KUBECTL)"); \
-    return;                                                                  \
+    TFJOB_SKIP("kubectl not found (/usr/bin/kubectl, PATH or $KUBECTL)");  \
   }
 
 }  // namespace
