@@ -385,9 +385,11 @@ Y
   mkdir -p "$RUN/dns"; : >"$RUN/dns/hosts"
   start dnsmasq dnsmasq --keep-in-foreground --no-resolv --no-hosts --no-daemon --user=root \
     --listen-address="$NODE_IP" --bind-interfaces --addn-hosts="$RUN/dns/hosts" \
-    --local=/cluster.local/ --local=/svc/ --domain-needed --pid-file="$RUN/dns/dnsmasq.pid" --log-facility=-
-  start dns-feeder bash "$HERE/dns_feeder.sh" "$DIR" "$API/kubeconfig" "$RUN/dns/hosts" "$RUN/dns/dnsmasq.pid"
-  wait_for dnsmasq 20 test -s "$RUN/dns/dnsmasq.pid" || die "dnsmasq did not start"
+    --local=/cluster.local/ --local=/svc/ --domain-needed --log-facility=-
+  # (nsenter execs dnsmasq: the recorded pid is dnsmasq's, which the feeder sends SIGHUP)
+  start dns-feeder bash "$HERE/dns_feeder.sh" "$DIR" "$API/kubeconfig" "$RUN/dns/hosts" "$PIDS/dnsmasq.pid"
+  dns_listening() { in_netns ss -Hlun "sport = :53" | grep -qF "$NODE_IP:53"; }
+  wait_for dnsmasq 20 dns_listening || die "dnsmasq did not start"
 
   # ---- the TFJob controller stand-in (the training operator's part; tests/realnode/controller/) --
   local ctrl_pid=
