@@ -253,7 +253,10 @@ node_up() {
   bash "$REALAPI/cluster.sh" cert "$API" node-kubelet-client client-ca "/O=system:nodes/CN=system:node:$NODE" clientAuth
   bash "$REALAPI/cluster.sh" cert "$API" node-kubelet-serving kubelet-ca "/CN=$NODE" serverAuth "IP:$NODE_IP,DNS:$NODE"
   bash "$REALAPI/cluster.sh" cert "$API" kube-scheduler client-ca "/CN=system:kube-scheduler" clientAuth
-  bash "$REALAPI/cluster.sh" cert "$API" kube-controller-manager client-ca "/CN=system:kube-controller-manager" clientAuth
+  # one identity for every controller (no per-controller service account tokens: the
+  # ServiceAccount admission and token controller are off in this tier), so it needs what all
+  # the controllers' bootstrap roles together grant
+  bash "$REALAPI/cluster.sh" cert "$API" kube-controller-manager client-ca "/O=system:masters/CN=system:kube-controller-manager" clientAuth
   kubeconfig_for "system:node:$NODE" "$PKI/node-kubelet-client.crt" "$PKI/node-kubelet-client.key" "$RUN/kubelet.kubeconfig"
   kubeconfig_for system:kube-scheduler "$PKI/kube-scheduler.crt" "$PKI/kube-scheduler.key" "$RUN/scheduler.kubeconfig"
   kubeconfig_for system:kube-controller-manager "$PKI/kube-controller-manager.crt" "$PKI/kube-controller-manager.key" "$RUN/kcm.kubeconfig"
@@ -265,7 +268,7 @@ node_up() {
   start kube-controller-manager "$BIN/kube-controller-manager" --kubeconfig="$RUN/kcm.kubeconfig" \
     --authentication-kubeconfig="$RUN/kcm.kubeconfig" --authorization-kubeconfig="$RUN/kcm.kubeconfig" \
     --leader-elect=false --port=0 --secure-port=0 --use-service-account-credentials=false \
-    --controllers=garbagecollector,deployment,replicaset,endpoint,endpointslice,namespace,serviceaccount,persistentvolume-binder,podgc \
+    --controllers=garbagecollector,deployment,replicaset,endpoint,endpointslice,namespace,serviceaccount,persistentvolume-binder,podgc,nodelifecycle \
     --service-account-private-key-file="$PKI/sa.key" --root-ca-file="$TFJOB_REALAPI_CA" \
     --concurrent-gc-syncs=5 --namespace-sync-period=10s -v=1
 
@@ -369,6 +372,9 @@ Y
     --container-runtime=remote --container-runtime-endpoint="unix://$CTR_SOCK" --runtime-request-timeout=5m \
     --pod-infra-container-image="tfjob.local/pause:$PAUSE_TAG" -v=1
   wait_for kubelet 120 node_ready || die "node $NODE did not become Ready (see $LOGDIR/kubelet.log)"
+  # the node lifecycle controller lifts the kubelet's node.kubernetes.io/not-ready taint
+  untainted() { [ -z "$(k get node "$NODE" -o jsonpath='{.spec.taints}')" ]; }
+  wait_for kube-controller-manager 60 untainted || die "node $NODE kept its taints: $(k get node "$NODE" -o jsonpath='{.spec.taints}')"
 
   # ---- the GPUs: what NVIDIA's device plugin and GPU feature discovery would publish (played) --
   in_netns curl -sS --fail --cacert "$TFJOB_REALAPI_CA" --cert "$TFJOB_REALAPI_ADMIN_CERT" --key "$TFJOB_REALAPI_ADMIN_KEY" \
