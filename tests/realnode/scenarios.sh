@@ -3,7 +3,7 @@
 # by kube-scheduler, run by the kubelet in containerd, logs read through the kubelet,
 # Deployments rolled out by the deployment controller, garbage collected for real.
 #   scenarios.sh CASE PLUGIN DIR     (run by `node.sh with DIR --`, inside the node's netns)
-# Cases: logs unschedulable image-missing serve gpu-check hello logs-restarts interrupt.
+# Cases: logs logs-exact unschedulable image-missing serve gpu-check hello logs-restarts interrupt.
 # Where the TFJob controller stand-in (tfjob-controller-standin) is not running, the cases
 # that need only one pod play its part for that pod (the operator's name, labels and owner);
 # the cases that need the operator's behaviour (hello, logs-restarts, interrupt) skip.
@@ -63,14 +63,17 @@ job_yaml() { # NAME IMAGE RESTART-POLICY CMD [GPUS]
      spec: {runPolicy: {cleanPodPolicy: "None"}, tfReplicaSpecs: {Worker: {replicas: 1, restartPolicy: $rp, template: {spec: {
        terminationGracePeriodSeconds: 2,
        containers: [{name: "tensorflow", image: $image, imagePullPolicy: "Never", command: ["/bin/sh", "-c", $cmd]}
-         | if $gpus != "" then .[0].resources = {limits: {"nvidia.com/gpu": $gpus}} else . end]}}}}}}'
+         | if $gpus != "" then .resources = {limits: {"nvidia.com/gpu": $gpus}} else . end]}}}}}}'
 }
 
 case "$CASE" in
-logs)
-  # the bytes the container writes: lines, a tab, UTF-8, a 20 kB line (the CRI splits it at
-  # 16 KiB), and a last line without a newline
-  script='printf "first line\n"; seq -f "line %g of the chief" 1 20000; printf "tab\there, UTF-8 \303\251\n"; printf "%020000d\n" 0; printf "last line without a newline"'
+logs|logs-exact)
+  # the bytes the container writes: lines, a tab, UTF-8; logs-exact adds what the issue asks
+  # to survive too: a 20 kB line, which the CRI log splits into 16 KiB partial entries
+  # (containerd max_container_log_line_size) that the kubelet joins again, and a last line
+  # without a newline
+  script='printf "first line\n"; seq -f "line %g of the chief" 1 20000; printf "tab\there, UTF-8 \303\251\n"'
+  [ "$CASE" = logs-exact ] && script="$script"'; printf "%020000d\n" 0; printf "last line without a newline"'
   sh -c "$script" >"$TMP/expected"
   step submit
   job_yaml logs-bytes "$TOOLS" Never "$script" >"$TMP/job.json"
@@ -90,10 +93,12 @@ logs)
   cmp "$TMP/expected" "$TMP/curl.out" || fail "the pods/log API differs from what the container wrote"
   step plugin-logs
   P logs logs-bytes -n "$NS" >"$TMP/plugin.out" 2>"$TMP/plugin.err" || fail "kubectl tfjob logs: $(cat "$TMP/plugin.err")"
-  cmp "$TMP/expected" "$TMP/plugin.out" || fail "kubectl tfjob logs differs: $(cmp "$TMP/expected" "$TMP/plugin.out" || true)"
+  cmp "$TMP/expected" "$TMP/plugin.out" || fail "kubectl tfjob logs differs: $(cmp "$TMP/expected" "$TMP/plugin.out" 2>&1; tail -c 40 "$TMP/plugin.out" | od -c | tail -3)"
+  # -f ends when the job ends: the operator's Succeeded condition, so only with the controller
+  controller_running || { echo "PASS $CASE (logs -f not checked: no controller to end the job)" >&2; exit 0; }
   step plugin-logs-follow
   P logs logs-bytes -n "$NS" -f >"$TMP/follow.out" 2>"$TMP/follow.err" || fail "kubectl tfjob logs -f: $(cat "$TMP/follow.err")"
-  cmp "$TMP/expected" "$TMP/follow.out" || fail "kubectl tfjob logs -f differs: $(cmp "$TMP/expected" "$TMP/follow.out" || true)"
+  cmp "$TMP/expected" "$TMP/follow.out" || fail "kubectl tfjob logs -f differs: $(cmp "$TMP/expected" "$TMP/follow.out" 2>&1; tail -c 40 "$TMP/follow.out" | od -c | tail -3)"
   ;;
 
 unschedulable)
