@@ -3,7 +3,7 @@
 # by kube-scheduler, run by the kubelet in containerd, logs read through the kubelet,
 # Deployments rolled out by the deployment controller, garbage collected for real.
 #   scenarios.sh CASE PLUGIN DIR     (run by `node.sh with DIR --`, inside the node's netns)
-# Cases: logs logs-exact unschedulable image-missing serve gpu-check hello logs-restarts interrupt.
+# Cases: logs logs-exact unschedulable unschedulable-wait image-missing serve gpu-check hello logs-restarts interrupt.
 # Where the TFJob controller stand-in (tfjob-controller-standin) is not running, the cases
 # that need only one pod play its part for that pod (the operator's name, labels and owner);
 # the cases that need the operator's behaviour (hello, logs-restarts, interrupt) skip.
@@ -101,7 +101,7 @@ logs|logs-exact)
   cmp "$TMP/expected" "$TMP/follow.out" || fail "kubectl tfjob logs -f differs: $(cmp "$TMP/expected" "$TMP/follow.out" 2>&1; tail -c 40 "$TMP/follow.out" | od -c | tail -3)"
   ;;
 
-unschedulable)
+unschedulable|unschedulable-wait)
   step submit-wait
   job_yaml gpu-hog "$TOOLS" Never "sleep 1" 16 >"$TMP/job.json"
   bg_plugin submit submit -f "$TMP/job.json" -n "$NS" --skip-gpu-check --wait --timeout 25s
@@ -112,12 +112,15 @@ unschedulable)
   contains "$(cat "$TMP/submit.err")" "Insufficient nvidia.com/gpu"
   step scheduler-event
   pod=$(chief_pod gpu-hog)
-  ev=$(ka get events -n "$NS" --field-selector "involvedObject.name=$pod,reason=FailedScheduling" -o jsonpath='{.items[*].source.component}')
-  contains "$ev" "default-scheduler"
+  # (kube-scheduler 1.20 writes events.k8s.io events: reportingController, core's source.component)
+  sched_event() { ka get events -n "$NS" -o json | jq -e --arg pod "$pod" '[.items[] | select(.involvedObject.name == $pod
+    and .reason == "FailedScheduling" and ((.reportingComponent // .source.component // "") | startswith("default-scheduler")))] | length > 0'; }
+  until_ok 30 sched_event || fail "no FailedScheduling event from default-scheduler: $(ka get events -n "$NS" -o wide)"
   step wait
   run P wait gpu-hog -n "$NS" --for=condition=Running --timeout=5s
   [ "$RC" = 2 ] || fail "wait: exit $RC, want 2 (timed out): $ERR"
-  contains "$ERR" "Insufficient nvidia.com/gpu"
+  # (unschedulable-wait: wait's timeout message names the scheduler's reason, as submit --wait's does)
+  [ "$CASE" = unschedulable-wait ] && contains "$ERR" "Insufficient nvidia.com/gpu"
   step describe
   ok P describe gpu-hog -n "$NS"
   contains "$OUT" "FailedScheduling"
