@@ -13,6 +13,7 @@
 #include <tfjob/api/quantity.hpp>
 #include <tfjob/api/labels.hpp>
 #include <tfjob/api/tf_config.hpp>
+#include <tfjob/api/operator.hpp>
 #include <tfjob/api/builder.hpp>
 
 // kube/: generic Kubernetes client

@@ -15,7 +15,8 @@ add_test(NAME "api: find_package consumer of the installed SDK"
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/api_install_consumer.sh
                  ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/api_install_consumer)
 set_tests_properties("api: find_package consumer of the installed SDK" PROPERTIES
-                     LABELS unit TIMEOUT 600 PASS_REGULAR_EXPRESSION "ok: find_package")
+                     LABELS packaging TIMEOUT 600 PASS_REGULAR_EXPRESSION "ok: find_package"
+                     ENVIRONMENT "CMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER};CCACHE_BASEDIR=${PROJECT_SOURCE_DIR};CCACHE_NOHASHDIR=1")
 
 if(TARGET kubectl-tfjob)
   add_test(NAME "api: plugin output validates against the TFJob CRD schema"
@@ -23,20 +24,20 @@ if(TARGET kubectl-tfjob)
                    $<TARGET_FILE:kubectl-tfjob> "${TFJOB_PYTHON}" ${TFJOB_CRD_FILE}
                    ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/api_emitted)
   set_tests_properties("api: plugin output validates against the TFJob CRD schema" PROPERTIES
-                       LABELS unit SKIP_REGULAR_EXPRESSION "^skipped:")
+                       LABELS schema SKIP_REGULAR_EXPRESSION "^skipped:")
 endif()
 
 if(TFJOB_PYTHON)
   add_test(NAME "api: CRD schema judge rejects an invalid TFJob"
            COMMAND ${TFJOB_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/validate_crd.py
                    --crd ${TFJOB_CRD_FILE} ${CMAKE_CURRENT_SOURCE_DIR}/data/api/crd-invalid.yaml)
-  set_tests_properties("api: CRD schema judge rejects an invalid TFJob" PROPERTIES LABELS unit WILL_FAIL TRUE)
+  set_tests_properties("api: CRD schema judge rejects an invalid TFJob" PROPERTIES LABELS schema WILL_FAIL TRUE)
   add_test(NAME "api: CRD schema judge (strict) rejects unknown fields"
            COMMAND ${TFJOB_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/validate_crd.py --strict
                    --crd ${TFJOB_CRD_FILE} ${CMAKE_CURRENT_SOURCE_DIR}/data/api/full.yaml)
-  set_tests_properties("api: CRD schema judge (strict) rejects unknown fields" PROPERTIES LABELS unit WILL_FAIL TRUE)
+  set_tests_properties("api: CRD schema judge (strict) rejects unknown fields" PROPERTIES LABELS schema WILL_FAIL TRUE)
   add_test(NAME "api: CRD schema judge accepts a full TFJob with status"
            COMMAND ${TFJOB_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/validate_crd.py
                    --crd ${TFJOB_CRD_FILE} ${CMAKE_CURRENT_SOURCE_DIR}/data/api/full.yaml)
-  set_tests_properties("api: CRD schema judge accepts a full TFJob with status" PROPERTIES LABELS unit)
+  set_tests_properties("api: CRD schema judge accepts a full TFJob with status" PROPERTIES LABELS schema)
 endif()

@@ -10,5 +10,5 @@ if(TFJOB_PYTHON AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/tools/validate_crd.py)
   add_test(NAME "local: samples/hello-tfjob/tfjob.yaml validates against the TFJob CRD"
            COMMAND ${TFJOB_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/validate_crd.py --strict
                    --crd ${TFJOB_CRD_FILE} ${PROJECT_SOURCE_DIR}/samples/hello-tfjob/tfjob.yaml)
-  set_tests_properties("local: samples/hello-tfjob/tfjob.yaml validates against the TFJob CRD" PROPERTIES LABELS unit)
+  set_tests_properties("local: samples/hello-tfjob/tfjob.yaml validates against the TFJob CRD" PROPERTIES LABELS schema)
 endif()

@@ -13,15 +13,16 @@ add_test(NAME "sdk-samples: build samples/sdk against the installed SDK"
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/sdk_samples.sh build
                  ${PROJECT_SOURCE_DIR} ${TFJOB_SDK_SAMPLES_WORK})
 set_tests_properties("sdk-samples: build samples/sdk against the installed SDK" PROPERTIES
-                     LABELS unit TIMEOUT 900 FIXTURES_SETUP tfjob_sdk_samples
-                     PASS_REGULAR_EXPRESSION "ok: samples/sdk built")
+                     LABELS packaging TIMEOUT 900 FIXTURES_SETUP tfjob_sdk_samples
+                     PASS_REGULAR_EXPRESSION "ok: samples/sdk built"
+                     ENVIRONMENT "CMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER};CCACHE_BASEDIR=${PROJECT_SOURCE_DIR};CCACHE_NOHASHDIR=1")
 
 if(TARGET kubectl-tfjob)
   add_test(NAME "sdk-samples: read_tf_config reads kubectl-tfjob tf-config output"
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/sdk_samples.sh tf-config
                    ${TFJOB_SDK_SAMPLES_WORK} $<TARGET_FILE:kubectl-tfjob>)
   set_tests_properties("sdk-samples: read_tf_config reads kubectl-tfjob tf-config output" PROPERTIES
-                       LABELS unit TIMEOUT 120 FIXTURES_REQUIRED tfjob_sdk_samples
+                       LABELS e2e TIMEOUT 120 FIXTURES_REQUIRED tfjob_sdk_samples
                        PASS_REGULAR_EXPRESSION "ok: read_tf_config")
 endif()
 
@@ -30,7 +31,7 @@ if(TARGET fake-apiserver)
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/sdk_samples.sh follow
                    ${TFJOB_SDK_SAMPLES_WORK} $<TARGET_FILE:fake-apiserver>)
   set_tests_properties("sdk-samples: submit_and_follow against the fake API server" PROPERTIES
-                       LABELS unit TIMEOUT 600 FIXTURES_REQUIRED tfjob_sdk_samples
+                       LABELS e2e TIMEOUT 600 FIXTURES_REQUIRED tfjob_sdk_samples
                        PASS_REGULAR_EXPRESSION "ok: submit_and_follow")
 endif()
 
@@ -43,5 +44,5 @@ add_test(NAME "sdk-samples: submit_and_follow exits 1 when the chief fails"
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/sdk_samples.sh fail
                  ${TFJOB_SDK_SAMPLES_WORK} $<TARGET_FILE:sdk-samples-fake-apiserver>)
 set_tests_properties("sdk-samples: submit_and_follow exits 1 when the chief fails" PROPERTIES
-                     LABELS unit TIMEOUT 600 FIXTURES_REQUIRED tfjob_sdk_samples
+                     LABELS e2e TIMEOUT 600 FIXTURES_REQUIRED tfjob_sdk_samples
                      PASS_REGULAR_EXPRESSION "ok: submit_and_follow Failed")

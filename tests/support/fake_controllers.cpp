@@ -5,6 +5,8 @@
 // lock held; the kubelet's lock is taken inside it (never the other way round).
 #include <sstream>
 
+#include <tfjob/api/operator.hpp>
+
 #include "support/fake_server_impl.hpp"
 
 namespace tfjob::test {
@@ -16,11 +18,6 @@ using fake::ResourceInfo;
 namespace {
 
 const ResourceInfo& R(const char* group, const char* plural) { return *fake::find_resource(group, "v1", plural); }
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), ::tolower);
-  return s;
-}
 
 std::string rand5() {
   static const char chars[] = "bcdfghjklmnpqrstvwxz2456789";
@@ -113,9 +110,6 @@ std::uint32_t fnv32(const std::string& s) {
   }
   return h;
 }
-
-// The replica types, in the order the operator walks them.
-const char* const kTypes[] = {"Chief", "Master", "PS", "Worker", "Evaluator"};
 
 }  // namespace
 
@@ -448,80 +442,32 @@ void FakeApiServer::Impl::reconcile_pods_locked() {
 }
 
 // ---- the training operator ------------------------------------------------------------
+// The rules are the SDK's (tfjob/api/operator.hpp), shared with the real-node controller
+// stand-in; this applies their plan to the store, playing the API server's defaulting of
+// what the operator creates.
 
 namespace {
 
-struct ReplicaInfo {
-  std::string type;  // "Worker"
-  int replicas = 1;
-  std::string restart_policy = "Never";
-  json tmpl;
-  int port = 2222;
-};
-
-int tf_port(const json& tmpl) {
-  for (const auto& c : tmpl["spec"].value("containers", json::array()))
-    if (c.value("name", "") == "tensorflow")
-      for (const auto& p : c.value("ports", json::array()))
-        if (p.value("name", "") == "tfjob-port") return p.value("containerPort", 2222);
-  return 2222;
-}
-
-/// TF_CONFIG as training-operator v1.9 `genTFConfigJSONStr` writes it (json.Marshal order:
-/// cluster, task{type,index}, environment; cluster keys sorted).
-std::string tf_config(const std::string& job, const std::string& ns, const std::vector<ReplicaInfo>& reps,
-                      const std::string& rtype, int index) {
-  std::map<std::string, std::vector<std::string>> cluster;
-  for (const auto& r : reps)
-    for (int i = 0; i < r.replicas; ++i)
-      cluster[lower(r.type)].push_back(job + "-" + lower(r.type) + "-" + std::to_string(i) + "." + ns + ".svc:" + std::to_string(r.port));
-  std::string out = "{\"cluster\":{";
-  bool first = true;
-  for (const auto& [k, hosts] : cluster) {
-    if (!first) out += ",";
-    first = false;
-    out += "\"" + k + "\":[";
-    for (size_t i = 0; i < hosts.size(); ++i) out += (i ? ",\"" : "\"") + hosts[i] + "\"";
-    out += "]";
+/// What the API server defaults on a created pod or service that the store does not.
+void api_defaults(json& obj) {
+  if (obj.value("kind", "") == "Pod") {
+    if (!obj["spec"].contains("schedulerName")) obj["spec"]["schedulerName"] = "default-scheduler";
+    if (!obj["spec"].contains("containers")) obj["spec"]["containers"] = json::array();
+    for (auto& c : obj["spec"]["containers"])
+      if (c.contains("ports") && c["ports"].is_array())
+        for (auto& p : c["ports"])
+          if (!p.contains("protocol")) p["protocol"] = "TCP";
+    return;
   }
-  out += "},\"task\":{\"type\":\"" + lower(rtype) + "\",\"index\":" + std::to_string(index) + "},\"environment\":\"cloud\"}";
-  return out;
-}
-
-void set_condition(json& status, const std::string& type, const std::string& reason, const std::string& message) {
-  json conds = status.value("conditions", json::array());
-  for (const auto& c : conds)
-    if (c.value("type", "") == type && c.value("status", "") == "True" && c.value("reason", "") == reason) return;
-  std::string now = fake::now_rfc3339();
-  json out = json::array();
-  for (auto c : conds) {
-    const std::string t = c.value("type", "");
-    if (type == "Restarting" && t == "Running") continue;
-    if (type == "Running" && t == "Restarting") continue;
-    if (t == type) continue;
-    if ((type == "Failed" || type == "Succeeded") && t == "Running" && c.value("status", "") != "False") {
-      c["status"] = "False";
-      c["lastTransitionTime"] = now;
-      c["lastUpdateTime"] = now;
+  auto& spec = obj["spec"];
+  spec["clusterIPs"] = json::array({spec.value("clusterIP", "None")});
+  spec["type"] = "ClusterIP";
+  spec["sessionAffinity"] = "None";
+  if (spec.contains("ports"))
+    for (auto& p : spec["ports"]) {
+      if (!p.contains("protocol")) p["protocol"] = "TCP";
+      if (!p.contains("targetPort")) p["targetPort"] = p["port"];
     }
-    out.push_back(c);
-  }
-  out.push_back({{"type", type}, {"status", "True"}, {"reason", reason}, {"message", message}, {"lastUpdateTime", now}, {"lastTransitionTime", now}});
-  status["conditions"] = out;
-}
-
-bool has_true(const json& status, const std::string& type) {
-  for (const auto& c : status.value("conditions", json::array()))
-    if (c.value("type", "") == type && c.value("status", "") == "True") return true;
-  return false;
-}
-
-int exit_code_of(const json& pod) {
-  for (const auto& cs : pod.value("status", json::object()).value("containerStatuses", json::array()))
-    if (cs.value("name", "") == "tensorflow" && cs["state"].contains("terminated")) return cs["state"]["terminated"].value("exitCode", 0);
-  for (const auto& cs : pod.value("status", json::object()).value("containerStatuses", json::array()))
-    if (cs["state"].contains("terminated") && cs["state"]["terminated"].value("exitCode", 0) != 0) return cs["state"]["terminated"].value("exitCode", 0);
-  return 0;
 }
 
 }  // namespace
@@ -530,175 +476,39 @@ void FakeApiServer::Impl::reconcile_tfjobs_locked() {
   const ResourceInfo& tfjobs = R("kubeflow.org", "tfjobs");
   const ResourceInfo& pods = R("", "pods");
   const ResourceInfo& services = R("", "services");
-  for (const json& job : list_locked(tfjobs, "")) {
-    const std::string ns = job["metadata"].value("namespace", "");
-    const std::string name = job["metadata"]["name"];
-    const json& spec = job.value("spec", json::object());
-    const json& run_policy = spec.value("runPolicy", json::object());
-    json status = job.value("status", json::object());
-    const json status_before = status;
-    std::string now = fake::now_rfc3339();
-    if (status.value("conditions", json::array()).empty())
-      set_condition(status, "Created", "TFJobCreated", "TFJob " + name + " is created.");
-    if (!status.contains("startTime")) status["startTime"] = now;
-    if (!status.contains("replicaStatuses")) status["replicaStatuses"] = json::object();
-    std::vector<ReplicaInfo> reps;
-    const json& specs = spec.value("tfReplicaSpecs", json::object());
-    for (const char* t : kTypes) {
-      if (!specs.contains(t)) continue;
-      ReplicaInfo r;
-      r.type = t;
-      r.replicas = specs[t].value("replicas", 1);
-      r.restart_policy = specs[t].value("restartPolicy", "Never");
-      r.tmpl = specs[t].value("template", json::object());
-      r.port = tf_port(r.tmpl);
-      reps.push_back(r);
+  const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  for (const json& stored : list_locked(tfjobs, "")) {
+    TFJob job;
+    try {
+      job = stored.get<TFJob>();
+    } catch (const std::exception&) {
+      continue;  // not a TFJob the operator can decode; the real one logs and skips it too
     }
-    const bool has_chief = specs.contains("Chief") || specs.contains("Master");
-    int total = 0;
-    for (const auto& r : reps) total += r.replicas;
-    const bool finished = has_true(status, "Succeeded") || has_true(status, "Failed");
-    const bool suspended = run_policy.value("suspend", false);
-    std::vector<json> job_pods;
-    for (const auto& p : list_locked(pods, ns))
-      if (owned_by(p, job)) job_pods.push_back(p);
-    if (finished) {
-      std::string clean = run_policy.value("cleanPodPolicy", "None");
-      for (const auto& p : job_pods) {
-        std::string ph = phase_of(p);
-        if (clean == "All" || (clean == "Running" && (ph == "Running" || ph == "Pending")))
-          remove_locked(pods, ns, p["metadata"]["name"], "Background");
-      }
-    } else if (suspended) {
-      for (const auto& p : job_pods) remove_locked(pods, ns, p["metadata"]["name"], "Background");
-      if (!has_true(status, "Suspended")) set_condition(status, "Suspended", "TFJobSuspended", "TFJob " + name + " is suspended.");
-    } else {
-      for (const auto& r : reps) {
-        const std::string lt = lower(r.type);
-        json rs = {{"labelSelector", {{"matchLabels", {{"training.kubeflow.org/job-name", name}, {"training.kubeflow.org/operator-name", "tfjob-controller"},
-                                                        {"training.kubeflow.org/replica-type", lt}}}}},
-                   {"selector", "training.kubeflow.org/job-name=" + name + ",training.kubeflow.org/operator-name=tfjob-controller,training.kubeflow.org/replica-type=" + lt}};
-        int active = 0, succeeded = 0, failed = 0, restarting = 0;
-        bool worker0_done = false;
-        for (int i = 0; i < r.replicas; ++i) {
-          const std::string pname = name + "-" + lt + "-" + std::to_string(i);
-          json* existing = find_locked(pods, ns, pname);
-          if (existing && !owned_by(*existing, job)) continue;
-          if (!existing) {
-            json labels = r.tmpl.value("metadata", json::object()).value("labels", json::object());
-            labels["training.kubeflow.org/job-name"] = name;
-            labels["training.kubeflow.org/operator-name"] = "tfjob-controller";
-            labels["training.kubeflow.org/replica-type"] = lt;
-            labels["training.kubeflow.org/replica-index"] = std::to_string(i);
-            bool master = has_chief ? (r.type == "Chief" || r.type == "Master") : (r.type == "Worker" && i == 0);
-            if (master) labels["training.kubeflow.org/job-role"] = "master";
-            json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}};
-            pod["metadata"] = r.tmpl.value("metadata", json::object());
-            pod["metadata"]["name"] = pname;
-            pod["metadata"]["namespace"] = ns;
-            pod["metadata"]["labels"] = labels;
-            pod["metadata"]["ownerReferences"] = json::array({owner_ref(job)});
-            pod["spec"] = r.tmpl.value("spec", json::object());
-            pod["spec"]["restartPolicy"] = r.restart_policy == "ExitCode" ? "Never" : r.restart_policy;
-            if (!pod["spec"].contains("schedulerName")) pod["spec"]["schedulerName"] = "default-scheduler";
-            if (!pod["spec"].contains("containers")) pod["spec"]["containers"] = json::array();
-            for (auto& c : pod["spec"]["containers"]) {
-              if (c.value("name", "") != "tensorflow") continue;
-              bool has_port = false;
-              for (const auto& p : c.value("ports", json::array()))
-                if (p.value("name", "") == "tfjob-port") has_port = true;
-              if (!has_port) c["ports"].push_back({{"name", "tfjob-port"}, {"containerPort", r.port}, {"protocol", "TCP"}});
-              if (total != 1) c["env"].push_back({{"name", "TF_CONFIG"}, {"value", tf_config(name, ns, reps, r.type, i)}});
-            }
-            json created = create_locked(pods, pod);
-            event_locked(*this, job, "Normal", "SuccessfulCreatePod", "Created pod: " + pname, "tfjob-controller");
-            if (!find_locked(services, ns, pname)) {
-              json svc = {{"apiVersion", "v1"}, {"kind", "Service"},
-                          {"metadata", {{"name", pname}, {"namespace", ns}, {"labels", labels}, {"ownerReferences", json::array({owner_ref(job)})}}},
-                          {"spec", {{"clusterIP", "None"}, {"clusterIPs", {"None"}}, {"type", "ClusterIP"}, {"sessionAffinity", "None"},
-                                    {"selector", {{"training.kubeflow.org/job-name", name}, {"training.kubeflow.org/operator-name", "tfjob-controller"},
-                                                  {"training.kubeflow.org/replica-type", lt}, {"training.kubeflow.org/replica-index", std::to_string(i)}}},
-                                    {"ports", {{{"name", "tfjob-port"}, {"port", r.port}, {"protocol", "TCP"}, {"targetPort", r.port}}}}}}};
-              create_locked(services, svc);
-              event_locked(*this, job, "Normal", "SuccessfulCreateService", "Created service: " + pname, "tfjob-controller");
-            }
-            ++active;
-            continue;
-          }
-          const std::string ph = phase_of(*existing);
-          if (ph == "Succeeded") {
-            ++succeeded;
-            if (r.type == "Worker" && i == 0) worker0_done = true;
-          } else if (ph == "Failed") {
-            int code = exit_code_of(*existing);
-            if (r.restart_policy == "ExitCode" && code >= 128) {  // retryable: recreate the pod
-              remove_locked(pods, ns, pname, "Background");
-              ++restarting;
-              event_locked(*this, job, "Warning", "TFJobRestarting",
-                           "TFJob " + name + " is restarting because " + r.type + " replica(s) failed.", "tfjob-controller");
-            } else {
-              ++failed;
-            }
-          } else {
-            ++active;
-          }
-        }
-        // scale down: pods of this type with an index beyond replicas
-        for (const auto& p : job_pods) {
-          const json& l = p["metadata"].value("labels", json::object());
-          if (l.value("training.kubeflow.org/replica-type", "") == lt &&
-              std::atoi(l.value("training.kubeflow.org/replica-index", "0").c_str()) >= r.replicas && find_locked(pods, ns, p["metadata"]["name"]))
-            remove_locked(pods, ns, p["metadata"]["name"], "Background");
-        }
-        if (active) rs["active"] = active;
-        if (succeeded) rs["succeeded"] = succeeded;
-        if (failed) rs["failed"] = failed;
-        status["replicaStatuses"][r.type] = rs;
-        // training-operator v1.9 TFJob UpdateJobStatus
-        const int expected = r.replicas - succeeded;
-        const int running = active;
-        const std::string success_policy = spec.value("successPolicy", "");
-        if (has_chief) {
-          if (r.type == "Chief" || r.type == "Master") {
-            if (running > 0) set_condition(status, "Running", "TFJobRunning", "TFJob " + ns + "/" + name + " is running.");
-            if (expected == 0) {
-              set_condition(status, "Succeeded", "TFJobSucceeded", "TFJob " + ns + "/" + name + " successfully completed.");
-              if (!status.contains("completionTime")) status["completionTime"] = now;
-            }
-          }
-        } else if (r.type == "Worker") {
-          if (expected == 0 || (worker0_done && success_policy != "AllWorkers")) {
-            set_condition(status, "Succeeded", "TFJobSucceeded", "TFJob " + ns + "/" + name + " successfully completed.");
-            if (!status.contains("completionTime")) status["completionTime"] = now;
-          } else if (running > 0) {
-            set_condition(status, "Running", "TFJobRunning", "TFJob " + ns + "/" + name + " is running.");
-          }
-        }
-        if (restarting > 0 && !has_true(status, "Succeeded")) {
-          set_condition(status, "Restarting", "TFJobRestarting",
-                        "TFJob " + ns + "/" + name + " is restarting because " + std::to_string(restarting) + " " + r.type + " replica(s) failed.");
-        } else if (failed > 0 && !has_true(status, "Succeeded") && !has_true(status, "Failed")) {
-          set_condition(status, "Failed", "TFJobFailed",
-                        "TFJob " + ns + "/" + name + " has failed because " + std::to_string(failed) + " " + r.type + " replica(s) failed.");
-          if (!status.contains("completionTime")) status["completionTime"] = now;
-        }
-      }
-      // backoffLimit: container restarts across the job's pods
-      if (run_policy.contains("backoffLimit") && !has_true(status, "Failed") && !has_true(status, "Succeeded")) {
-        int restarts = 0;
-        for (const auto& p : list_locked(pods, ns))
-          if (owned_by(p, job))
-            for (const auto& cs : p.value("status", json::object()).value("containerStatuses", json::array())) restarts += cs.value("restartCount", 0);
-        if (restarts > run_policy.value("backoffLimit", 0)) {
-          set_condition(status, "Failed", "TFJobFailed", "TFJob " + name + " has failed because it has reached the specified backoff limit");
-          if (!status.contains("completionTime")) status["completionTime"] = now;
-        }
-      }
+    const std::string ns = job.metadata.namespace_;
+    op::Observed seen;
+    seen.pods = list_locked(pods, ns);
+    seen.services = list_locked(services, ns);
+    const op::Plan plan = op::reconcile(job, seen, now);
+    for (const auto& n : plan.delete_pods)
+      if (find_locked(pods, ns, n)) remove_locked(pods, ns, n, "Background");
+    for (const auto& n : plan.delete_services)
+      if (find_locked(services, ns, n)) remove_locked(services, ns, n, "Background");
+    for (json p : plan.create_pods) {
+      if (find_locked(pods, ns, p["metadata"]["name"])) continue;  // AlreadyExists: not ours
+      api_defaults(p);
+      create_locked(pods, p);
     }
-    if (status != status_before) {
-      status["lastReconcileTime"] = now;
-      mutate(*this, tfjobs, ns, name, [&](json& j) { j["status"] = status; });
+    for (json svc : plan.create_services) {
+      if (find_locked(services, ns, svc["metadata"]["name"])) continue;
+      api_defaults(svc);
+      create_locked(services, svc);
     }
+    for (const auto& e : plan.events) event_locked(*this, stored, e.type, e.reason, e.message, "tfjob-controller");
+    if (plan.status) {
+      json st = *plan.status;
+      mutate(*this, tfjobs, ns, job.metadata.name, [&](json& j) { j["status"] = st; });
+    }
+    if (plan.delete_job) remove_locked(tfjobs, ns, job.metadata.name, "Background");
   }
 }
 

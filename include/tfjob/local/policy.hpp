@@ -8,6 +8,7 @@
 /// replica fails the job), `pkg/controller.v1/common/job.go` (backoff limit, deadline;
 /// messages and reasons), `pkg/util/train/train_util.go` (IsRetryableExitCode: >= 128).
 
+#include <tfjob/api/operator.hpp>
 #include <tfjob/api/types.hpp>
 
 #include <algorithm>
@@ -24,9 +25,9 @@ enum class exit_action {
   failed,     ///< failed for good
 };
 
-/// Operator rule: exit codes >= 128 (killed by a signal, e.g. 137 = SIGKILL, 143 = SIGTERM)
-/// are retryable under `restartPolicy: ExitCode`; 1-127 are permanent errors.
-inline bool is_retryable_exit_code(int code) { return code >= 128; }
+/// The operator's rule (api/operator.hpp): exit codes >= 128 are retryable under
+/// `restartPolicy: ExitCode`; 1-127 are permanent errors.
+using op::is_retryable_exit_code;
 
 /// The decision for one exit under one restart policy.
 ///

@@ -1,0 +1,572 @@
+#pragma once
+/// \file The training operator's rules for one TFJob, as one pure function: given the job
+/// and the pods and services it controls, what to create, what to delete, and the status
+/// to write. Shared by the fake API server's operator (tests/support/) and the real-node
+/// controller stand-in (tests/realnode/controller/); no I/O, the caller applies the plan.
+///
+/// Mirrors kubeflow/training-operator v1.9:
+/// - `pkg/controller.v1/common/job.go` ReconcileJobs (finished, suspend/resume,
+///   backoffLimit, activeDeadlineSeconds, ttlSecondsAfterFinished, cleanPodPolicy),
+/// - `pkg/controller.v1/tensorflow/tfjob_controller.go` (ReconcilePods, createNewPod,
+///   UpdateJobStatus, IsWorker0Completed, onOwnerCreateFunc),
+/// - `pkg/controller.v1/common/service.go` (ReconcileServices, CreateNewService),
+/// - `pkg/controller.v1/common/pod.go` (GetPodSlices, updateJobReplicaStatuses),
+/// - `pkg/util/status.go` (UpdateJobConditions, filterOutCondition),
+/// - `pkg/util/train/train_util.go` (IsRetryableExitCode).
+/// Pods and services are core/v1 objects kept as JSON, as in the rest of the SDK.
+
+#include <tfjob/api/defaults.hpp>
+#include <tfjob/api/labels.hpp>
+#include <tfjob/api/tf_config.hpp>
+#include <tfjob/api/types.hpp>
+#include <tfjob/detail/time.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tfjob::op {
+
+/// The operator's condition reasons: `commonutil.NewReason(TFJobKind, Job*Reason)`.
+namespace reason {
+inline constexpr const char* created = "TFJobCreated";
+inline constexpr const char* running = "TFJobRunning";
+inline constexpr const char* restarting = "TFJobRestarting";
+inline constexpr const char* succeeded = "TFJobSucceeded";
+inline constexpr const char* failed = "TFJobFailed";
+inline constexpr const char* suspended = "TFJobSuspended";
+inline constexpr const char* resumed = "TFJobResumed";
+}  // namespace reason
+
+/// `IsRetryableExitCode` (train_util.go, v1.9): 128 + a signal is retryable under
+/// `restartPolicy: ExitCode` (137 SIGKILL, 143 SIGTERM); 1-127 are permanent errors.
+inline bool is_retryable_exit_code(int code) { return code >= 128; }
+
+/// The operator's magic "no exit code seen" value (`var exitCode int32 = 0xbeef`).
+inline constexpr int no_exit_code = 0xbeef;
+
+/// How the operator was started.
+struct OperatorOptions {
+  /// The operator's `CUSTOM_CLUSTER_DOMAIN`: TF_CONFIG hosts end in `.svc.{domain}`.
+  std::string cluster_domain;
+};
+
+/// What the controller observed: the pods and services of the job's namespace that the
+/// job controls (others are ignored, so passing every object of the namespace is fine).
+struct Observed {
+  std::vector<nlohmann::json> pods;
+  std::vector<nlohmann::json> services;
+};
+
+/// An event the operator records on the TFJob.
+struct JobEvent {
+  std::string type;  ///< Normal or Warning
+  std::string reason;
+  std::string message;
+};
+
+/// What to do. Apply in order: delete, create, write status, delete the job.
+struct Plan {
+  std::vector<nlohmann::json> create_pods;      ///< complete Pod objects
+  std::vector<nlohmann::json> create_services;  ///< complete Service objects
+  std::vector<std::string> delete_pods;         ///< names, in the job's namespace
+  std::vector<std::string> delete_services;
+  /// The status to write through the status subresource; unset when it did not change.
+  std::optional<JobStatus> status;
+  /// ttlSecondsAfterFinished has passed: delete the TFJob (its pods go by GC).
+  bool delete_job = false;
+  /// Look again after this many seconds even if nothing changes (deadline, TTL).
+  std::optional<std::int64_t> requeue_after;
+  std::vector<JobEvent> events;
+
+  bool empty() const {
+    return create_pods.empty() && create_services.empty() && delete_pods.empty() &&
+           delete_services.empty() && !status && !delete_job;
+  }
+};
+
+// ---- core/v1 JSON accessors --------------------------------------------------------------
+
+namespace detail {
+inline const nlohmann::json& field(const nlohmann::json& o, const char* key) {
+  static const nlohmann::json null;
+  if (!o.is_object()) return null;
+  auto it = o.find(key);
+  return it == o.end() ? null : *it;
+}
+inline std::string str(const nlohmann::json& o, const char* key) {
+  const auto& v = field(o, key);
+  return v.is_string() ? v.get<std::string>() : std::string();
+}
+inline std::string label(const nlohmann::json& obj, const char* key) {
+  return str(field(field(obj, "metadata"), "labels"), key);
+}
+}  // namespace detail
+
+/// `status.phase` of a pod ("" when unset).
+inline std::string pod_phase(const nlohmann::json& pod) { return detail::str(detail::field(pod, "status"), "phase"); }
+/// True once the object has a deletionTimestamp (it is going away).
+inline bool is_deleting(const nlohmann::json& obj) {
+  return !detail::str(detail::field(obj, "metadata"), "deletionTimestamp").empty();
+}
+/// `metadata.name`.
+inline std::string object_name(const nlohmann::json& obj) { return detail::str(detail::field(obj, "metadata"), "name"); }
+
+/// `ReplicaIndex(labels)`: the replica-index label as a number; nullopt when absent or
+/// not a non-negative integer (`GetPodSlices` skips such pods).
+inline std::optional<int> replica_index_of(const nlohmann::json& obj) {
+  std::string v = detail::label(obj, labels::replica_index);
+  if (v.empty() || v.size() > 9) return std::nullopt;
+  int n = 0;
+  for (char c : v) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
+/// The exit code of the `tensorflow` container once terminated, else `no_exit_code`
+/// (ReconcilePods' loop over ContainerStatuses, `getContainerExitCode`).
+inline int tensorflow_exit_code(const nlohmann::json& pod) {
+  int code = no_exit_code;
+  const auto& css = detail::field(detail::field(pod, "status"), "containerStatuses");
+  if (!css.is_array()) return code;
+  for (const auto& cs : css) {
+    const auto& term = detail::field(detail::field(cs, "state"), "terminated");
+    const auto& ec = detail::field(term, "exitCode");
+    if (detail::str(cs, "name") == default_container_name && ec.is_number_integer()) code = ec.get<int>();
+  }
+  return code;
+}
+
+/// `GenOwnerReference`: the TFJob as the controlling owner (controller and
+/// blockOwnerDeletion true), so the garbage collector deletes what the job made.
+inline nlohmann::json owner_reference(const TFJob& job) {
+  return {{"apiVersion", api_version}, {"kind", kind}, {"name", job.metadata.name},
+          {"uid", job.metadata.uid}, {"controller", true}, {"blockOwnerDeletion", true}};
+}
+
+/// True when `obj` has a controller ownerReference to `job` (by uid): what
+/// `ClaimPods`/`ClaimServices` keep.
+inline bool is_controlled_by(const nlohmann::json& obj, const TFJob& job) {
+  const auto& refs = detail::field(detail::field(obj, "metadata"), "ownerReferences");
+  if (!refs.is_array()) return false;
+  for (const auto& r : refs)
+    if (detail::field(r, "controller") == true && detail::str(r, "uid") == job.metadata.uid && !job.metadata.uid.empty())
+      return true;
+  return false;
+}
+
+// ---- conditions ----------------------------------------------------------------------------
+
+/// `UpdateJobConditions` (pkg/util/status.go): nothing changes once the job has Failed;
+/// the same type, status and reason is a no-op; lastTransitionTime is kept while the
+/// status stays; Running and Restarting replace each other; Succeeded and Failed turn a
+/// Running condition False. The new condition goes last.
+inline void update_condition(JobStatus& st, const std::string& type, const std::string& status,
+                             const std::string& why, const std::string& message, const std::string& now) {
+  if (st.failed()) return;
+  const JobCondition* cur = st.condition(type);
+  if (cur && cur->status == status && cur->reason == why) return;
+  JobCondition c;
+  c.type = type;
+  c.status = status;
+  c.reason = why;
+  c.message = message;
+  c.last_update_time = now;
+  c.last_transition_time = cur && cur->status == status ? cur->last_transition_time : now;
+  std::vector<JobCondition> out;
+  for (auto x : st.conditions) {  // filterOutCondition
+    if (type == condition_type::Restarting && x.type == condition_type::Running) continue;
+    if (type == condition_type::Running && x.type == condition_type::Restarting) continue;
+    if (x.type == type) continue;
+    if ((type == condition_type::Failed || type == condition_type::Succeeded) && x.type == condition_type::Running)
+      x.status = "False";
+    out.push_back(std::move(x));
+  }
+  out.push_back(std::move(c));
+  st.conditions = std::move(out);
+}
+
+// ---- desired objects -----------------------------------------------------------------------
+
+/// The Pod the operator creates for replica `index` of `rtype` (`createNewPod` +
+/// `GetPodFromTemplate`): the template's spec, labels, annotations and finalizers; name
+/// `{job}-{type}-{i}`; the operator's labels (job-role=master on the chief, master or
+/// worker 0); TF_CONFIG appended to the `tensorflow` container's env; restartPolicy from
+/// the replica spec (`ExitCode` becomes `Never`: the operator restarts, not the kubelet);
+/// the job as controlling owner. `job` must be defaulted (set_defaults) and namespaced.
+inline nlohmann::json desired_pod(const TFJob& job, const std::string& rtype, int index, const OperatorOptions& opts = {}) {
+  using nlohmann::json;
+  const ReplicaSpec& spec = job.spec.tf_replica_specs.at(rtype);
+  const json tmpl = spec.template_.is_object() ? spec.template_ : json::object();
+  const json& tmeta = detail::field(tmpl, "metadata");
+  json labels_j = detail::field(tmeta, "labels").is_object() ? detail::field(tmeta, "labels") : json::object();
+  for (const auto& [k, v] : pod_labels(job, rtype, index)) labels_j[k] = v;
+  json meta = {{"name", replica_name(job.metadata.name, rtype, index)}, {"namespace", job.metadata.namespace_},
+               {"labels", labels_j}, {"ownerReferences", json::array({owner_reference(job)})}};
+  if (detail::field(tmeta, "annotations").is_object()) meta["annotations"] = tmeta["annotations"];
+  if (detail::field(tmeta, "finalizers").is_array()) meta["finalizers"] = tmeta["finalizers"];
+  json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", meta}};
+  pod["spec"] = detail::field(tmpl, "spec").is_object() ? tmpl["spec"] : json::object();
+  // SetClusterSpec: TF_CONFIG only for a distributed job, in the first `tensorflow` container
+  TFConfigOptions tc;
+  tc.cluster_domain = opts.cluster_domain;
+  if (auto cfg = gen_tf_config(job, rtype, index, tc); cfg && pod["spec"].contains("containers") && pod["spec"]["containers"].is_array())
+    for (auto& c : pod["spec"]["containers"])
+      if (c.is_object() && c.value("name", std::string()) == default_container_name) {
+        if (!c.contains("env") || !c["env"].is_array()) c["env"] = json::array();
+        c["env"].push_back({{"name", env_tf_config}, {"value", *cfg}});
+        break;
+      }
+  // setRestartPolicy
+  pod["spec"]["restartPolicy"] = spec.restart_policy == restart_policy::ExitCode ? std::string(restart_policy::Never) : spec.restart_policy;
+  return pod;
+}
+
+/// The headless Service of one replica (`CreateNewService`): same name as the pod,
+/// clusterIP None, selected by job-name, operator-name, replica-type and replica-index,
+/// one port per named port of the `tensorflow` container; nullopt when the replica has no
+/// `tensorflow` container (`GetPortsFromJob`: "failed to find the port").
+inline std::optional<nlohmann::json> desired_service(const TFJob& job, const std::string& rtype, int index) {
+  using nlohmann::json;
+  const ReplicaSpec& spec = job.spec.tf_replica_specs.at(rtype);
+  const json* tf = tensorflow_container(spec);
+  if (!tf) return std::nullopt;
+  auto l = job_labels(job.metadata.name);
+  l[labels::replica_type] = to_lower(rtype);
+  l[labels::replica_index] = std::to_string(index);
+  std::map<std::string, int> ports;  // a Go map: one port per name, the last wins
+  if (tf->contains("ports") && (*tf)["ports"].is_array())
+    for (const auto& p : (*tf)["ports"])
+      if (p.is_object() && p.contains("containerPort") && p["containerPort"].is_number_integer())
+        ports[p.value("name", std::string())] = p["containerPort"].get<int>();
+  json jports = json::array();
+  for (const auto& [n, port] : ports) {
+    json sp = {{"port", port}};
+    if (!n.empty()) sp["name"] = n;
+    jports.push_back(sp);
+  }
+  json spec_j = {{"clusterIP", "None"}, {"selector", l}};
+  if (!jports.empty()) spec_j["ports"] = jports;
+  return json{{"apiVersion", "v1"}, {"kind", "Service"},
+              {"metadata", {{"name", replica_name(job.metadata.name, rtype, index)}, {"namespace", job.metadata.namespace_},
+                            {"labels", l}, {"ownerReferences", json::array({owner_reference(job)})}}},
+              {"spec", spec_j}};
+}
+
+// ---- the reconcile -------------------------------------------------------------------------
+
+namespace detail {
+
+/// `GetPodSlices` / `GetServiceSlices`: objects of one replica type by index, sized
+/// max(replicas, highest index + 1).
+inline std::vector<std::vector<const nlohmann::json*>> slices(const std::vector<const nlohmann::json*>& objs, int replicas) {
+  int size = replicas;
+  for (const auto* o : objs)
+    if (auto i = replica_index_of(*o)) size = std::max(size, *i + 1);
+  std::vector<std::vector<const nlohmann::json*>> out(static_cast<std::size_t>(std::max(size, 0)));
+  for (const auto* o : objs)
+    if (auto i = replica_index_of(*o)) out[static_cast<std::size_t>(*i)].push_back(o);
+  return out;
+}
+
+inline std::vector<const nlohmann::json*> of_type(const std::vector<const nlohmann::json*>& objs, const std::string& rtype) {
+  std::vector<const nlohmann::json*> out;
+  const std::string rt = to_lower(rtype);
+  for (const auto* o : objs)
+    if (label(*o, labels::replica_type) == rt) out.push_back(o);
+  return out;
+}
+
+inline std::int64_t restart_counts(const nlohmann::json& pod) {
+  std::int64_t n = 0;
+  for (const char* key : {"initContainerStatuses", "containerStatuses"}) {
+    const auto& css = field(field(pod, "status"), key);
+    if (!css.is_array()) continue;
+    for (const auto& cs : css)
+      if (field(cs, "restartCount").is_number_integer()) n += field(cs, "restartCount").get<std::int64_t>();
+  }
+  return n;
+}
+
+inline std::optional<std::int64_t> unix_time(const std::string& ts) {
+  std::int64_t s = 0, ns = 0;
+  if (ts.empty() || !tfjob::detail::parse_rfc3339(ts, s, ns)) return std::nullopt;
+  return s;
+}
+
+/// DeletePodsAndServices: once finished, cleanPodPolicy None keeps everything and Running
+/// keeps pods that are neither Running nor Pending; before that (suspend, a limit
+/// reached) every pod goes. A pod's service has the pod's name and goes with it.
+inline void delete_pods_and_services(Plan& plan, const std::vector<const nlohmann::json*>& pods, const RunPolicy& rp,
+                                     bool finished) {
+  const std::string policy = rp.clean_pod_policy.value_or(clean_pod_policy::None);
+  if (finished && policy == clean_pod_policy::None) return;
+  for (const auto* p : pods) {
+    const std::string ph = pod_phase(*p);
+    if (finished && policy == clean_pod_policy::Running && ph != "Running" && ph != "Pending") continue;
+    if (is_deleting(*p)) continue;  // already going; asking again changes nothing
+    plan.delete_pods.push_back(object_name(*p));
+    plan.delete_services.push_back(object_name(*p));
+    plan.events.push_back({"Normal", "SuccessfulDeletePod", "Deleted pod: " + object_name(*p)});
+  }
+}
+
+}  // namespace detail
+
+/// One reconcile of `job` (as stored; defaulting is applied here like `Scheme.Default` in
+/// the operator's Reconcile) at Unix time `now`. Returns what to change.
+inline Plan reconcile(const TFJob& stored, const Observed& seen, std::int64_t now, const OperatorOptions& opts = {}) {
+  using nlohmann::json;
+  Plan plan;
+  TFJob job = with_defaults(stored);
+  if (job.metadata.namespace_.empty()) job.metadata.namespace_ = "default";
+  // Reconcile: a job being deleted is left to the garbage collector
+  if (!job.metadata.deletion_timestamp.empty()) return plan;
+  // v1.9 managedBy: a job managed by another controller (e.g. MultiKueue) is not touched
+  if (job.spec.run_policy.managed_by && *job.spec.run_policy.managed_by != managed_by_kubeflow) return plan;
+
+  const std::string ts = tfjob::detail::format_rfc3339(static_cast<std::time_t>(now));
+  const std::string& name = job.metadata.name;
+  const std::string key = job.metadata.namespace_ + "/" + name;
+  const RunPolicy& rp = job.spec.run_policy;
+  JobStatus st = job.status.value_or(JobStatus{});
+  const json before = job.status ? json(*job.status) : json();
+  auto finish = [&]() {
+    if (json(st) != before) plan.status = st;
+    return plan;
+  };
+
+  std::vector<const json*> pods, services;
+  for (const auto& p : seen.pods)
+    if (is_controlled_by(p, job)) pods.push_back(&p);
+  for (const auto& s : seen.services)
+    if (is_controlled_by(s, job)) services.push_back(&s);
+
+  // onOwnerCreateFunc: a new job gets its Created condition
+  if (st.conditions.empty())
+    update_condition(st, condition_type::Created, "True", reason::created, "TFJob " + name + " is created.", ts);
+
+  // ReconcileJobs: a finished job only cleans up (cleanPodPolicy) and expires (TTL)
+  if (st.finished()) {
+    detail::delete_pods_and_services(plan, pods, rp, true);
+    // CleanupJob: delete the job ttlSecondsAfterFinished after its completionTime
+    if (rp.ttl_seconds_after_finished) {
+      if (auto done = detail::unix_time(st.completion_time)) {
+        const std::int64_t expire = *done + *rp.ttl_seconds_after_finished;
+        if (now > expire) {
+          plan.delete_job = true;
+          plan.events.push_back({"Normal", "SuccessfulDeleteJob", "Deleted job: " + name});
+        } else {
+          plan.requeue_after = expire - now + 1;
+        }
+      }
+    }
+    // a succeeded job's replicas that were still active count as succeeded
+    if (st.succeeded())
+      for (auto& [t, rs] : st.replica_statuses) {
+        rs.succeeded += rs.active;
+        rs.active = 0;
+      }
+    return finish();
+  }
+
+  if (rp.suspend.value_or(false)) {
+    detail::delete_pods_and_services(plan, pods, rp, false);
+    for (auto& [t, rs] : st.replica_statuses) rs.active = 0;
+    const std::string msg = "TFJob " + name + " is suspended.";
+    if (st.has_condition(condition_type::Running))
+      update_condition(st, condition_type::Running, "False", reason::suspended, msg, ts);
+    if (!st.has_condition(condition_type::Suspended)) {
+      update_condition(st, condition_type::Suspended, "True", reason::suspended, msg, ts);
+      // the operator records this on every pass; the event recorder folds repeats into one
+      plan.events.push_back({"Normal", reason::suspended, msg});
+    }
+    return finish();
+  }
+  if (st.has_condition(condition_type::Suspended)) {  // resumed: the clock starts again
+    const std::string msg = "TFJob " + name + " is resumed.";
+    update_condition(st, condition_type::Suspended, "False", reason::resumed, msg, ts);
+    st.start_time = ts;
+    plan.events.push_back({"Normal", reason::resumed, msg});
+  }
+
+  // backoffLimit and activeDeadlineSeconds
+  int active = 0, failed = 0;
+  for (const auto* p : pods) {
+    const std::string ph = pod_phase(*p);
+    if (ph != "Succeeded" && ph != "Failed" && !is_deleting(*p)) ++active;  // FilterActivePods
+    if (ph == "Failed") ++failed;
+  }
+  int prev_failed = 0;
+  for (const auto& [t, rs] : st.replica_statuses) prev_failed += rs.failed;
+  std::string failure;
+  if (rp.backoff_limit) {
+    // exceedsBackoffLimit: a new failure while not every replica is active, and
+    // previousRetry + 1 > backoffLimit; the v1.9 reconcilers' work queue is a
+    // FakeWorkQueue whose NumRequeues is always 0
+    const bool exceeds = failed > prev_failed && active != job.total_replicas() && 0 + 1 > *rp.backoff_limit;
+    // PastBackoffLimit: container restarts of running pods of OnFailure/Always replicas
+    std::int64_t restarts = 0;
+    for (const auto& [t, spec] : job.spec.tf_replica_specs) {
+      if (spec.restart_policy != restart_policy::OnFailure && spec.restart_policy != restart_policy::Always) continue;
+      for (const auto* p : detail::of_type(pods, t))
+        if (pod_phase(*p) == "Running") restarts += detail::restart_counts(*p);
+    }
+    const bool past = *rp.backoff_limit == 0 ? restarts > 0 : restarts >= *rp.backoff_limit;
+    if (exceeds || past) failure = "TFJob " + name + " has failed because it has reached the specified backoff limit";
+  }
+  if (failure.empty() && rp.active_deadline_seconds) {  // PastActiveDeadline
+    if (auto start = detail::unix_time(st.start_time)) {
+      if (now - *start >= *rp.active_deadline_seconds)
+        failure = "TFJob " + name + " has failed because it was active longer than specified deadline";
+      else
+        plan.requeue_after = *start + *rp.active_deadline_seconds - now;
+    }
+  }
+  if (!failure.empty()) {
+    if (st.completion_time.empty()) st.completion_time = ts;
+    detail::delete_pods_and_services(plan, pods, rp, false);
+    plan.events.push_back({"Normal", reason::failed, failure});
+    update_condition(st, condition_type::Failed, "True", reason::failed, failure, ts);
+    plan.requeue_after.reset();
+    return finish();
+  }
+
+  // ReconcilePods and ReconcileServices, per replica type
+  for (const auto& [rtype, spec] : job.spec.tf_replica_specs) {
+    const std::string rt = to_lower(rtype);
+    const int replicas = spec.replicas_or_default();
+    // initializeReplicaStatuses, with the selector v1.9 publishes for the scale subresource
+    ReplicaStatus& rs = st.replica_statuses[rtype] = ReplicaStatus{};
+    auto sel = job_labels(name);
+    sel[labels::replica_type] = rt;
+    rs.label_selector = {{"matchLabels", sel}};
+    for (const auto& [k, v] : sel) rs.selector += (rs.selector.empty() ? "" : ",") + k + "=" + v;
+
+    const auto pod_slices = detail::slices(detail::of_type(pods, rtype), replicas);
+    for (std::size_t i = 0; i < pod_slices.size(); ++i) {
+      const int index = static_cast<int>(i);
+      if (pod_slices[i].size() > 1) continue;  // "We have too many pods for ..."
+      if (pod_slices[i].empty()) {
+        json pod = desired_pod(job, rtype, index, opts);
+        if (spec.template_.is_object() && spec.template_.contains("spec") && spec.template_["spec"].is_object() &&
+            !spec.template_["spec"].value("restartPolicy", std::string()).empty())
+          plan.events.push_back({"Warning", "SettedPodTemplateRestartPolicy",
+                                 "Restart policy in pod template will be overwritten by restart policy in replica spec"});
+        plan.events.push_back({"Normal", "SuccessfulCreatePod", "Created pod: " + object_name(pod)});
+        plan.create_pods.push_back(std::move(pod));
+        continue;
+      }
+      const json& pod = *pod_slices[i][0];
+      bool deleted = false;
+      if (index >= replicas && !is_deleting(pod)) {  // scaled down
+        plan.delete_pods.push_back(object_name(pod));
+        plan.events.push_back({"Normal", "SuccessfulDeletePod", "Deleted pod: " + object_name(pod)});
+        deleted = true;
+      }
+      const std::string ph = pod_phase(pod);
+      const int code = tensorflow_exit_code(pod);
+      // a failed pod is recreated under ExitCode with a retryable code, OnFailure, Always
+      if (ph == "Failed" && !is_deleting(pod) &&
+          ((spec.restart_policy == restart_policy::ExitCode && is_retryable_exit_code(code)) ||
+           spec.restart_policy == restart_policy::OnFailure || spec.restart_policy == restart_policy::Always)) {
+        if (!deleted) {
+          plan.delete_pods.push_back(object_name(pod));
+          plan.events.push_back({"Normal", "SuccessfulDeletePod", "Deleted pod: " + object_name(pod)});
+        }
+        const std::string msg = "TFJob " + name + " is restarting because " + rtype + " replica(s) failed.";
+        plan.events.push_back({"Warning", reason::restarting, msg});
+        update_condition(st, condition_type::Restarting, "True", reason::restarting, msg, ts);
+      }
+      // updateJobReplicaStatuses: a running pod being deleted counts as failed (it may
+      // never reach Failed: an orphan on a lost node)
+      if (ph == "Running") (is_deleting(pod) ? rs.failed : rs.active)++;
+      else if (ph == "Succeeded") ++rs.succeeded;
+      else if (ph == "Failed") ++rs.failed;
+    }
+
+    const auto svc_slices = detail::slices(detail::of_type(services, rtype), replicas);
+    for (std::size_t i = 0; i < svc_slices.size(); ++i) {
+      const int index = static_cast<int>(i);
+      if (svc_slices[i].size() > 1) continue;
+      if (svc_slices[i].empty()) {
+        if (auto svc = desired_service(job, rtype, index)) {
+          plan.events.push_back({"Normal", "SuccessfulCreateService", "Created service: " + object_name(*svc)});
+          plan.create_services.push_back(std::move(*svc));
+        } else if (i < pod_slices.size() && pod_slices[i].empty()) {  // said once, with the pod's creation
+          plan.events.push_back({"Warning", "FailedCreateService",
+                                 "replica " + rtype + " has no container named " + default_container_name +
+                                     ": no port for its service"});
+        }
+      } else if (index >= replicas && !is_deleting(*svc_slices[i][0])) {
+        plan.delete_services.push_back(object_name(*svc_slices[i][0]));
+        plan.events.push_back({"Normal", "SuccessfulDeleteService", "Deleted service: " + object_name(*svc_slices[i][0])});
+      }
+    }
+  }
+
+  // UpdateJobStatus
+  bool worker0_completed = false;  // IsWorker0Completed
+  if (const auto* w = job.replica(replica_type::Worker)) {
+    const auto ws = detail::slices(detail::of_type(pods, replica_type::Worker), w->replicas_or_default());
+    worker0_completed = !ws.empty() && ws[0].size() == 1 && tensorflow_exit_code(*ws[0][0]) == 0 &&
+                        pod_phase(*ws[0][0]) == "Succeeded";
+  }
+  if (st.start_time.empty()) {
+    st.start_time = ts;
+    if (rp.active_deadline_seconds) plan.requeue_after = *rp.active_deadline_seconds;
+  }
+  // a Restarting condition set above must survive a Running condition set below
+  std::optional<JobCondition> restarting;
+  if (const auto* c = st.condition(condition_type::Restarting)) restarting = *c;
+  const bool has_chief = job.has_replica(replica_type::Chief) || job.has_replica(replica_type::Master);
+  const std::string ok_msg = "TFJob " + key + " successfully completed.";
+  const std::string run_msg = "TFJob " + key + " is running.";
+  auto succeed = [&]() {
+    if (!st.succeeded()) plan.events.push_back({"Normal", reason::succeeded, ok_msg});
+    if (st.completion_time.empty()) st.completion_time = ts;
+    update_condition(st, condition_type::Succeeded, "True", reason::succeeded, ok_msg, ts);
+  };
+  for (const char* rtype : {replica_type::Chief, replica_type::Evaluator, replica_type::Master, replica_type::PS,
+                            replica_type::Worker}) {
+    const ReplicaSpec* spec = job.replica(rtype);
+    if (!spec) continue;
+    const ReplicaStatus rs = st.replica_statuses[rtype];
+    const int expected = spec->replicas_or_default() - rs.succeeded;
+    if (has_chief) {
+      if (is_chief_or_master(rtype)) {
+        if (rs.active > 0) update_condition(st, condition_type::Running, "True", reason::running, run_msg, ts);
+        if (expected == 0) succeed();
+      }
+    } else if (std::string(rtype) == replica_type::Worker) {
+      if (expected == 0 || (worker0_completed && job.spec.success_policy.value_or("") != success_policy::AllWorkers))
+        succeed();
+      else if (rs.active > 0)
+        update_condition(st, condition_type::Running, "True", reason::running, run_msg, ts);
+    }
+    if (rs.failed > 0) {
+      if (restarting) {
+        update_condition(st, condition_type::Restarting, "True", restarting->reason, restarting->message, ts);
+      } else if (job.spec.enable_dynamic_worker && std::string(rtype) == replica_type::Worker) {
+        continue;  // "continues regardless ... as enableDynamicWorker is set true"
+      } else {
+        const std::string msg = "TFJob " + key + " has failed because " + std::to_string(rs.failed) + " " + rtype +
+                                " replica(s) failed.";
+        if (!st.failed()) plan.events.push_back({"Normal", reason::failed, msg});
+        if (st.completion_time.empty()) st.completion_time = ts;
+        update_condition(st, condition_type::Failed, "True", reason::failed, msg, ts);
+      }
+    }
+  }
+  if (st.finished()) plan.requeue_after = rp.ttl_seconds_after_finished ? std::optional<std::int64_t>(*rp.ttl_seconds_after_finished + 1) : std::nullopt;
+  return finish();
+}
+
+}  // namespace tfjob::op

@@ -1,0 +1,15 @@
+# The TFJob controller stand-in (tests/realnode/controller/): the training operator's rules
+# (tfjob/api/operator.hpp, shared with the fake API server's operator) driven by the SDK's
+# client against a real cluster. The real-node tier (tests/realnode/) runs it beside a real
+# kubelet; here it is judged by the real kube-apiserver (label realapi), with this test
+# playing the kubelet by patching pod status (docs/realnode-controller.md).
+add_executable(tfjob-controller-standin ${CMAKE_CURRENT_SOURCE_DIR}/realnode/controller/main.cpp)
+target_link_libraries(tfjob-controller-standin PRIVATE tfjob::sdk)
+target_compile_options(tfjob-controller-standin PRIVATE ${TFJOB_WARNINGS})
+
+if(TARGET kubectl-tfjob AND COMMAND tfjob_add_realapi_test)
+  tfjob_add_realapi_test(NAME realapi.controller
+                         COMMAND ${TFJOB_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/realnode/controller/realapi_test.sh
+                                 $<TARGET_FILE:tfjob-controller-standin> $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALAPI_DIR}
+                         TIMEOUT 300)
+endif()
