@@ -130,7 +130,7 @@ unschedulable|unschedulable-wait)
 image-missing)
   step submit-wait
   job_yaml no-image tfjob.local/not-on-this-node:v1 Never "true" >"$TMP/job.json"
-  bg_plugin submit submit -f "$TMP/job.json" -n "$NS" --wait --timeout 60s
+  bg_plugin submit submit -f "$TMP/job.json" -n "$NS" --wait --timeout 30s
   pid=$BGPID
   until_ok 30 tfjob_exists no-image || fail "submit did not create the TFJob: $(cat "$TMP/submit.err")"
   play_operator no-image
@@ -225,7 +225,7 @@ apiVersion: v1
 kind: PersistentVolume
 metadata: {name: $NS-hello}
 spec:
-  capacity: {storage: 1Gi}
+  capacity: {storage: 20Gi}   # submit's claim asks for --pvc-size (10Gi by default)
   accessModes: [ReadWriteMany, ReadWriteOnce]
   storageClassName: ""
   claimRef: {namespace: $NS, name: tfjob-hello}
@@ -248,12 +248,29 @@ Y
 
 logs-restarts)
   need_controller
+  mkdir -p "$TMP/state"; chmod 777 "$TMP/state"
+  # the job's pods keep state on a hostPath: the first attempt fails, the second succeeds
+  with_state() { jq --arg p "$TMP/state" '.spec.tfReplicaSpecs.Worker.template.spec |= (.volumes = [{name: "state", hostPath: {path: $p}}]
+    | .containers[0].volumeMounts = [{name: "state", mountPath: "/state"}])'; }
   step onfailure
-  # fails on its first run, succeeds on the second; the emptyDir survives the restart
-  job_yaml restarts "$TOOLS" OnFailure 'for i in 1 2 3; do echo "attempt line $i"; done; if [ ! -f /tmp/ran ]; then : >/tmp/ran; exit 3; fi; echo done' >"$TMP/job.json"
+  # OnFailure: the kubelet restarts the container in the same pod
+  job_yaml restarts "$TOOLS" OnFailure 'for i in 1 2 3; do echo "attempt line $i"; done; if [ ! -f /state/ran ]; then : >/state/ran; exit 3; fi; echo done' \
+    | with_state >"$TMP/job.json"
   ok P submit -f "$TMP/job.json" -n "$NS"
   ok P logs restarts -n "$NS" -f
-  contains "$OUT" "done"
+  [ "$(grep -c '^attempt line 1$' <<<"$OUT")" = 2 ] || fail "want both attempts' lines once each: $OUT"
+  [ "$(grep -c '^done$' <<<"$OUT")" = 1 ] || fail "want done once: $OUT"
+  [ "$(ka get pod restarts-worker-0 -n "$NS" -o jsonpath='{.status.containerStatuses[0].restartCount}')" = 1 ] \
+    || fail "the kubelet did not restart the container once"
+  step exitcode
+  # ExitCode: 130 is retryable (the operator's rule: exit codes above 127), the pod is recreated
+  rm -f "$TMP/state/ran"
+  job_yaml recreated "$TOOLS" ExitCode 'for i in 1 2 3; do echo "attempt line $i"; done; if [ ! -f /state/ran ]; then : >/state/ran; exit 130; fi; echo done' \
+    | with_state >"$TMP/job2.json"
+  ok P submit -f "$TMP/job2.json" -n "$NS"
+  ok P logs recreated -n "$NS" -f
+  [ "$(grep -c '^attempt line 1$' <<<"$OUT")" = 2 ] || fail "want both pods' lines once each: $OUT"
+  [ "$(grep -c '^done$' <<<"$OUT")" = 1 ] || fail "want done once: $OUT"
   ;;
 
 interrupt)
