@@ -55,6 +55,8 @@ chief_pod() { ka get pods -n "$NS" -l "training.kubeflow.org/job-name=$1,trainin
 has_pod() { [ -n "$(chief_pod "$1")" ]; }
 tfjob_exists() { ka get tfjob "$1" -n "$NS" >/dev/null 2>&1; }
 api_get() { curl -sS --fail --cacert "$TFJOB_REALAPI_CA" --cert "$TFJOB_REALAPI_ADMIN_CERT" --key "$TFJOB_REALAPI_ADMIN_KEY" "$TFJOB_REALAPI_SERVER$1"; }
+# Ctrl-C: SIGINT to the plugin itself (bg_plugin's pid is the subshell that runs it)
+ctrl_c() { local c; c=$(pgrep -P "$1" -f kubectl-tfjob || true); kill -INT ${c:-$1}; }
 no_pods_left() { [ -z "$(ka get pods -n "$NS" -o name 2>/dev/null)" ]; }
 # a TFJob manifest whose one Worker runs CMD in IMAGE with imagePullPolicy Never
 job_yaml() { # NAME IMAGE RESTART-POLICY CMD [GPUS]
@@ -211,8 +213,9 @@ gpu-check)
   pid=$BGPID
   probe_pod() { [ -n "$(ka get pods -n "$NS" -o name 2>/dev/null)" ]; }
   until_ok 60 probe_pod || fail "no probe pod appeared: $(cat "$TMP/gc.err")"
-  kill -INT "$pid"
-  set +e; wait "$pid"; set -e
+  ctrl_c "$pid"
+  bg_wait "$pid" 130 gc
+  contains "$(cat "$TMP/gc.err")" "interrupted by SIGINT"
   until_ok 60 no_pods_left || fail "probe pods left after Ctrl-C: $(ka get pods -n "$NS" -o name)"
   ;;
 
@@ -254,7 +257,7 @@ logs-restarts)
     | .containers[0].volumeMounts = [{name: "state", mountPath: "/state"}])'; }
   step onfailure
   # OnFailure: the kubelet restarts the container in the same pod
-  job_yaml restarts "$TOOLS" OnFailure 'for i in 1 2 3; do echo "attempt line $i"; done; if [ ! -f /state/ran ]; then : >/state/ran; exit 3; fi; echo done' \
+  job_yaml restarts "$TOOLS" OnFailure 'for i in 1 2 3; do echo "attempt line $i"; done; if [ ! -f /state/ran ]; then : >/state/ran; sleep 5; exit 3; fi; echo done' \
     | with_state >"$TMP/job.json"
   ok P submit -f "$TMP/job.json" -n "$NS"
   ok P logs restarts -n "$NS" -f
@@ -263,9 +266,11 @@ logs-restarts)
   [ "$(ka get pod restarts-worker-0 -n "$NS" -o jsonpath='{.status.containerStatuses[0].restartCount}')" = 1 ] \
     || fail "the kubelet did not restart the container once"
   step exitcode
-  # ExitCode: 130 is retryable (the operator's rule: exit codes above 127), the pod is recreated
+  # ExitCode: 130 is retryable (the operator's rule: exit codes above 127), the pod is recreated;
+  # the first pod lives 5 s after its lines (the workload's shape: a deleted pod's log is gone
+  # with it, so logs -f must be following it before the controller replaces it)
   rm -f "$TMP/state/ran"
-  job_yaml recreated "$TOOLS" ExitCode 'for i in 1 2 3; do echo "attempt line $i"; done; if [ ! -f /state/ran ]; then : >/state/ran; exit 130; fi; echo done' \
+  job_yaml recreated "$TOOLS" ExitCode 'for i in 1 2 3; do echo "attempt line $i"; done; if [ ! -f /state/ran ]; then : >/state/ran; sleep 5; exit 130; fi; echo done' \
     | with_state >"$TMP/job2.json"
   ok P submit -f "$TMP/job2.json" -n "$NS"
   ok P logs recreated -n "$NS" -f
@@ -281,8 +286,11 @@ interrupt)
   pid=$BGPID
   started() { grep -q started "$TMP/sf.out"; }
   until_ok 60 started || fail "the chief did not start: $(cat "$TMP/sf.err")"
-  kill -INT "$pid"
-  set +e; wait "$pid"; set -e
+  ctrl_c "$pid"
+  set +e; wait "$pid"; rc=$?; set -e
+  [ "$rc" = 130 ] || fail "submit --follow after Ctrl-C: exit $rc, want 130"
+  # what remains is the job the user submitted, nothing the command made for itself
+  [ "$(ka get tfjobs -n "$NS" -o name)" = tfjob.kubeflow.org/sleeper ] || fail "unexpected jobs: $(ka get tfjobs -n "$NS" -o name)"
   ;;
 
 *) fail "unknown case $CASE" ;;
