@@ -82,8 +82,9 @@ measure plugin "$PLUGIN" --context "$TFJOB_TEST_CONTEXT_CERT" logs biglog -n "$N
 bytes=$(stat -c %s "$TMP/curl.out")
 cmp "$TMP/curl.out" "$TMP/kubectl.out" || { echo "kubectl logs and curl differ" >&2; exit 1; }
 cmp "$TMP/curl.out" "$TMP/plugin.out" || { echo "kubectl tfjob logs and curl differ" >&2; exit 1; }
-rate() { echo "scale=1; $bytes / 1000000 / ${best[$1]}" | bc -l; }
-ratio() { echo "scale=2; ${best[$2]} / ${best[$1]}" | bc -l; }
+rate() { printf '%.1f' "$(echo "$bytes / 1000000 / ${best[$1]}" | bc -l)"; }
+ratio() { printf '%.2f' "$(echo "${best[$2]} / ${best[$1]}" | bc -l)"; }
+secs() { printf '%.2f' "${best[$1]}"; }
 
 cat >"$REPO/bench/results/realnode.md" <<MD
 # The chief's log through the real kubelet
@@ -91,13 +92,13 @@ cat >"$REPO/bench/results/realnode.md" <<MD
 \`bench/realnode_logs_bench.sh\` on the real node (\`tests/realnode/\`: kubelet, containerd, the
 real kube-apiserver's pods/log proxy), one run, the same pod: a chief that wrote $SIZE_MIB MiB
 ($bytes bytes, 100-byte lines). Best of $RUNS reads each; all three read identical bytes.
-Machine: $(nproc) cores, $(uname -r), measured $(date -u +%F).
+Machine: $(nproc) cores, $(uname -r), load average $(cut -d' ' -f1 /proc/loadavg) at the end, measured $(date -u +%F).
 
 | reader | seconds | MB/s | vs kubectl logs | vs curl |
 | --- | ---: | ---: | ---: | ---: |
-| \`curl\` (the same API path) | ${best[curl]} | $(rate curl) | $(ratio curl kubectl)x | 1.00x |
-| \`kubectl logs POD\` ($("$KUBECTL" version --client -o json 2>/dev/null | jq -r .clientVersion.gitVersion)) | ${best[kubectl]} | $(rate kubectl) | 1.00x | $(ratio kubectl curl)x |
-| \`kubectl tfjob logs JOB\` | ${best[plugin]} | $(rate plugin) | $(ratio plugin kubectl)x | $(ratio plugin curl)x |
+| \`curl\` (the same API path) | $(secs curl) | $(rate curl) | $(ratio curl kubectl)x | 1.00x |
+| \`kubectl logs POD\` ($("$KUBECTL" version --client -o json 2>/dev/null | jq -r .clientVersion.gitVersion)) | $(secs kubectl) | $(rate kubectl) | 1.00x | $(ratio kubectl curl)x |
+| \`kubectl tfjob logs JOB\` | $(secs plugin) | $(rate plugin) | $(ratio plugin kubectl)x | $(ratio plugin curl)x |
 
 A ratio above 1 is faster than the reference. The bar (issue 14): the plugin at least as fast as
 \`kubectl logs\` and at least 95% of curl's rate.
