@@ -15,6 +15,9 @@ pkgs=(
   clang libclang-rt-14-dev
   # peak-memory benchmarks (bench/*.sh): GNU time -v
   time
+  # the real-node tier (tests/realnode/): container runtime, pod network, cluster DNS,
+  # network namespaces (ip, nsenter, findmnt), portmap's iptables, a static pause (libc6-dev)
+  containerd runc containernetworking-plugins dnsmasq-base iproute2 util-linux iptables libc6-dev
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -14,6 +14,12 @@
 #   cluster.sh previous-log DIR NS POD CONTAINER TEXT..  lines of the container's previous
 #                                 attempt (what logs --previous reads)
 #   cluster.sh exit DIR NS POD CONTAINER         mark the container exited (ends logs -f)
+#   cluster.sh cert DIR NAME CA SUBJECT EKU [SAN]  one more certificate from the cluster's
+#                                 CAs into DIR/pki (CA: client-ca, kubelet-ca, ...)
+#
+# Node mode (TFJOB_REALAPI_NODE=1, used by tests/realnode/node.sh inside its network
+# namespace): the control plane only; no loopback kubelet and no fake GPU nodes, since a
+# real kubelet registers the node.
 #
 # Exit codes: 0 ok; 77 skipped (reason on stderr; setup.sh decides, see there); 1 error.
 # Only 127.0.0.1 is listened on; every port is chosen free at start. Each process started
@@ -36,7 +42,7 @@ fi
 
 die() { echo "realapi cluster: ERROR: $*" >&2; exit 1; }
 log() { echo "realapi cluster: $*" >&2; }
-usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 cmd=${1:-}; [ -n "$cmd" ] || usage; shift
 DIR=${1:-}; [ -n "$DIR" ] || usage; shift
@@ -252,10 +258,13 @@ cluster_up() {
   local owner=${TFJOB_REALAPI_OWNER_PID:-$PPID} ttl=${TFJOB_REALAPI_TTL:-7200}
   start watchdog bash "$0" _watchdog "$DIR" "$owner" "$ttl"
 
-  start kubelet "$PY" "$HERE/kubelet.py" --cert "$PKI/kubelet.crt" --key "$PKI/kubelet.key" \
-    --client-ca "$PKI/kubelet-ca.crt" --logs "$KLOGS" --port-file "$DIR/kubelet.port"
-  wait_for kubelet 30 test -s "$DIR/kubelet.port" || die "the loopback kubelet did not start"
-  KUBELET_PORT=$(cat "$DIR/kubelet.port")
+  KUBELET_PORT=
+  if [ "${TFJOB_REALAPI_NODE:-}" != 1 ]; then
+    start kubelet "$PY" "$HERE/kubelet.py" --cert "$PKI/kubelet.crt" --key "$PKI/kubelet.key" \
+      --client-ca "$PKI/kubelet-ca.crt" --logs "$KLOGS" --port-file "$DIR/kubelet.port"
+    wait_for kubelet 30 test -s "$DIR/kubelet.port" || die "the loopback kubelet did not start"
+    KUBELET_PORT=$(cat "$DIR/kubelet.port")
+  fi
 
   local try ports
   for try in 1 2 3; do
@@ -344,8 +353,13 @@ Y
     wait_for kube-apiserver 60 api GET /apis/kubeflow.org/v1/tfjobs || die "tfjobs not served after the CRD was established"
   fi
 
-  gpu_node gpu-node-0 4 NVIDIA-A100-SXM4-40GB 40960 ampere 8 0
-  gpu_node gpu-node-1 2 Tesla-T4 15360 turing 7 5
+  local nodes="gpu-node-0 gpu-node-1"
+  if [ "${TFJOB_REALAPI_NODE:-}" = 1 ]; then
+    nodes=
+  else
+    gpu_node gpu-node-0 4 NVIDIA-A100-SXM4-40GB 40960 ampere 8 0
+    gpu_node gpu-node-1 2 Tesla-T4 15360 turing 7 5
+  fi
 
   cat >"$DIR/env" <<X
 TFJOB_REALAPI_DIR=$DIR
@@ -371,7 +385,7 @@ TFJOB_REALAPI_LIMITED_TOKEN=$LIMITED_TOKEN
 TFJOB_REALAPI_KUBELET_LOGS=$KLOGS
 TFJOB_REALAPI_KUBELET_PORT=$KUBELET_PORT
 TFJOB_REALAPI_KUBELET_CA=$PKI/kubelet-ca.crt
-TFJOB_REALAPI_NODES="gpu-node-0 gpu-node-1"
+TFJOB_REALAPI_NODES="$nodes"
 TFJOB_REALAPI_CLUSTER_SH=$HERE/cluster.sh
 X
   trap - EXIT
@@ -416,6 +430,10 @@ case "$cmd" in
     ns=$1 pod=$2 c=$3; shift 3
     mkdir -p "$KLOGS"
     for line in "$@"; do cri_line "$line"; done >>"$KLOGS/${ns}_${pod}_${c}.previous.log" ;;
+  cert)
+    [ $# -ge 4 ] || usage
+    [ -f "$PKI/$2.key" ] || die "no CA $2 in $PKI (is the cluster up?)"
+    mkcert "$@" ;;
   exit)
     [ $# -eq 3 ] || usage
     touch "$KLOGS/$1_$2_$3.log" "$KLOGS/$1_$2_$3.exited" ;;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds (once per machine) the kube-apiserver of Debian 12's `kubernetes` source package,
-# with the kubelet, kube-scheduler and kube-controller-manager of the same tree (the real-node
-# tier, tests/realnode/), and prints the path of the cached kube-apiserver on stdout; the
-# other three binaries lie beside it.
+# with the kubelet, kube-scheduler and kube-controller-manager of the same tree and the pod
+# sandbox's `pause` (build/pause/linux/pause.c, gcc -static) for the real-node tier
+# (tests/realnode/), and prints the path of the cached kube-apiserver on stdout; the other
+# binaries lie beside it.
 #
 #   tests/realapi/setup.sh            build if needed, print the binary's path
 #   tests/realapi/setup.sh --check    print the path only if already cached (exit 77 if not)
@@ -98,7 +99,33 @@ CACHE="$CACHE_ROOT/kube-apiserver-$SRC_VERSION-$FIXES"
 BIN="$CACHE/bin/kube-apiserver"
 NODE_BINS=(kubelet kube-scheduler kube-controller-manager)
 cached() { [ -x "$BIN" ] && for b in "${NODE_BINS[@]}"; do [ -x "$CACHE/bin/$b" ] || return 1; done; }
-if cached; then echo "$BIN"; exit 0; fi
+# pause, the pod sandbox's only process, as upstream builds it (build/pause/Makefile:
+# CFLAGS = -Os -Wall -Werror -static -DVERSION=v$(TAG)-$(REV)); TREE: the unpacked source
+PAUSE_TAG=3.4.1
+build_pause() { # TREE
+  local src="$1/build/pause/linux/pause.c"
+  [ -f "$src" ] || { log "no $src in the source: no pause for the real-node tier"; return 1; }
+  command -v gcc >/dev/null || { log "no gcc: no pause for the real-node tier"; return 1; }
+  mkdir -p "$CACHE/src" "$CACHE/bin"
+  cp "$src" "$CACHE/src/pause.c"
+  gcc -Os -Wall -Werror -static "-DVERSION=v$PAUSE_TAG-kubectl-tfjob" -o "$CACHE/bin/pause.tmp" "$CACHE/src/pause.c" \
+    && mv "$CACHE/bin/pause.tmp" "$CACHE/bin/pause"
+}
+# a cache built before pause was kept: fetch pause.c alone from the same source package
+ensure_pause() {
+  [ -x "$CACHE/bin/pause" ] && return 0
+  [ "$MODE" = --check ] && return 0
+  local tmp; tmp=$(mktemp -d)
+  log "fetching build/pause/linux/pause.c from kubernetes=$SRC_VERSION for the pause image"
+  if (cd "$tmp" && apt-get source -q --download-only "kubernetes=$SRC_VERSION" >/dev/null 2>&1) \
+     && tar -C "$tmp" -xzf "$tmp"/kubernetes_*.orig.tar.gz --wildcards '*/build/pause/linux/pause.c' 2>/dev/null; then
+    build_pause "$(find "$tmp" -mindepth 1 -maxdepth 1 -type d -name 'kubernetes-*' | head -1)" || true
+  else
+    log "could not fetch the kubernetes source for pause.c"
+  fi
+  rm -rf "$tmp"
+}
+if cached; then ensure_pause; echo "$BIN"; exit 0; fi
 [ "$MODE" = --check ] && { echo "realapi setup: not built yet: $BIN" >&2; exit 77; }
 
 as_root mkdir -p "$CACHE_ROOT" && as_root chown "$(id -u):$(id -g)" "$CACHE_ROOT" 2>/dev/null || true
@@ -110,7 +137,7 @@ if ! flock -n 9; then
   log "another build holds $CACHE/.lock; waiting"
   flock 9
 fi
-if cached; then echo "$BIN"; exit 0; fi
+if cached; then ensure_pause; echo "$BIN"; exit 0; fi
 
 # ---- 3. apt-get source, reflect2 swap, GOPATH-mode build of cmd/kube-apiserver only -----------
 WORK="$CACHE/work"
@@ -165,6 +192,7 @@ log "building $WHAT (GOPATH mode, -p $JOBS, nice ${TFJOB_REALAPI_NICE:-0}); ~11 
 ) >>"$BUILD_LOG" 2>&1 || { tail -30 "$BUILD_LOG" >&2; skip "building kube-apiserver failed (see $BUILD_LOG)"; }
 
 mkdir -p "$CACHE/bin"
+build_pause "$TREE" >>"$BUILD_LOG" 2>&1 || log "pause was not built (see $BUILD_LOG): the real-node tier will skip"
 for b in "${NODE_BINS[@]}" kube-apiserver; do  # kube-apiserver last: its presence alone means "apiserver ready"
   OUT=$(find "$TREE/_output" -type f -name "$b" -perm -u+x | head -1)
   [ -n "$OUT" ] || skip "the build produced no $b binary (see $BUILD_LOG)"

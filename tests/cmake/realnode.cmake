@@ -1,0 +1,86 @@
+# The real-node tier (label `realnode`): a real single-node Kubernetes inside a network
+# namespace (tests/realnode/node.sh): the realapi control plane, kube-scheduler,
+# kube-controller-manager, containerd + runc + the CNI bridge, a kubelet, dnsmasq as cluster
+# DNS, images built here (no registry). One node per ctest run: `realnode.up` (fixture
+# setup) and `realnode.down` (cleanup: nothing left running or mounted). Scenarios run one
+# at a time (RESOURCE_LOCK realnode: the node has this machine's 2 cores).
+# Tests skip (77) with the reason when the tier cannot run here; CI=true makes that an error.
+#   ctest -L realnode --output-on-failure          (see docs/realnode.md)
+find_program(TFJOB_BASH bash)
+if(NOT TFJOB_BASH)
+  message(STATUS "realnode tier: no bash, not registered")
+  return()
+endif()
+
+set(TFJOB_REALNODE_SRC "${CMAKE_CURRENT_SOURCE_DIR}/realnode")
+set(TFJOB_REALNODE_DIR "${CMAKE_CURRENT_BINARY_DIR}/realnode")
+
+# TF Serving's REST API in a container (the serving image's tensorflow_model_server)
+add_executable(tfserving-standin ${TFJOB_REALNODE_SRC}/tfserving_standin.cpp)
+target_link_libraries(tfserving-standin PRIVATE tfjob_test_support)
+target_compile_options(tfserving-standin PRIVATE ${TFJOB_WARNINGS})
+
+set(_crd "${TFJOB_CRD_FILE}")
+if(TFJOB_SHARED_CRD_FILE)
+  set(_crd "${TFJOB_SHARED_CRD_FILE}")
+endif()
+# what the images and the node are made of; a target not built here leaves its variable
+# empty (the image or the controller is then missing and the scenarios needing it skip)
+set(TFJOB_REALNODE_ENV
+  "TFJOB_CRD_FILE=${_crd}"
+  "TFJOB_REALNODE_HELLO=$<$<TARGET_EXISTS:hello-tfjob>:$<TARGET_FILE:hello-tfjob>>"
+  "TFJOB_REALNODE_TFSERVING=$<TARGET_FILE:tfserving-standin>"
+  "TFJOB_REALNODE_PROBE=$<$<TARGET_EXISTS:tfjob-gpu-probe>:$<TARGET_FILE:tfjob-gpu-probe>>"
+  "TFJOB_REALNODE_CONTROLLER=$<$<TARGET_EXISTS:tfjob-controller-standin>:$<TARGET_FILE:tfjob-controller-standin>>")
+
+add_test(NAME realnode.up
+         COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/node.sh up ${TFJOB_REALNODE_DIR})
+# the first run on a machine may wait for tests/realapi/setup.sh's build (shared with realapi)
+set_tests_properties(realnode.up PROPERTIES
+  FIXTURES_SETUP realnode SKIP_RETURN_CODE 77 TIMEOUT 3600 LABELS realnode
+  ENVIRONMENT "${TFJOB_REALNODE_ENV}")
+
+add_test(NAME realnode.down
+         COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/node.sh down ${TFJOB_REALNODE_DIR})
+set_tests_properties(realnode.down PROPERTIES
+  FIXTURES_CLEANUP realnode TIMEOUT 180 LABELS realnode)
+
+# tfjob_add_realnode_test(NAME realnode.<case> [TIMEOUT s] COMMAND prog args...): CMD runs
+# inside the node's network namespace with its env (KUBECONFIG, TFJOB_REALAPI_*, TFJOB_REALNODE_*)
+function(tfjob_add_realnode_test)
+  cmake_parse_arguments(RN "" "NAME;TIMEOUT" "COMMAND" ${ARGN})
+  if(NOT RN_TIMEOUT)
+    set(RN_TIMEOUT 300)
+  endif()
+  add_test(NAME ${RN_NAME}
+           COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/node.sh with ${TFJOB_REALNODE_DIR} -- ${RN_COMMAND})
+  set_tests_properties(${RN_NAME} PROPERTIES
+    FIXTURES_REQUIRED realnode RESOURCE_LOCK realnode SKIP_RETURN_CODE 77 TIMEOUT ${RN_TIMEOUT} LABELS realnode
+    ENVIRONMENT "${TFJOB_REALNODE_ENV}")
+endfunction()
+
+if(TARGET kubectl-tfjob)
+  foreach(case logs unschedulable image-missing serve gpu-check hello logs-restarts interrupt)
+    tfjob_add_realnode_test(NAME realnode.${case} TIMEOUT 300
+      COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh ${case} $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
+  endforeach()
+  # Found on the real node, not yet fixed in the plugin (logs area, branch wip-logs): a line
+  # longer than the CRI's 16 KiB reaches `kubectl tfjob logs` with the kubelet's timestamp of
+  # each partial entry inside it (the plugin asks for timestamps=true and strips only the one
+  # at the line's start), and a last line without a newline gets one; kubectl logs and curl
+  # give the container's bytes. Disabled (reported as such by ctest) until the plugin is fixed.
+  tfjob_add_realnode_test(NAME realnode.logs-exact TIMEOUT 300
+    COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh logs-exact $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
+  set_tests_properties(realnode.logs-exact PROPERTIES DISABLED TRUE)
+  # Also found here (workflow/wait, not yet fixed): `kubectl tfjob wait` times out with "now
+  # without conditions" and no word of the scheduler's reason that `submit --wait` shows.
+  tfjob_add_realnode_test(NAME realnode.unschedulable-wait TIMEOUT 300
+    COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh unschedulable-wait $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
+  set_tests_properties(realnode.unschedulable-wait PROPERTIES DISABLED TRUE)
+  # And (serving area): serve reports a crash loop with the log of `previous=true`, which on a
+  # real kubelet is "unable to retrieve container logs" (only the last attempt is kept, and
+  # it is the current log while the container waits in CrashLoopBackOff).
+  tfjob_add_realnode_test(NAME realnode.serve-crash-log TIMEOUT 300
+    COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh serve-crash-log $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
+  set_tests_properties(realnode.serve-crash-log PROPERTIES DISABLED TRUE)
+endif()
