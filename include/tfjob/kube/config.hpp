@@ -391,6 +391,21 @@ inline bool file_exists(const std::string& p) {
 
 }  // namespace detail
 
+/// A server URL fit to print: a password in it is replaced by "xxxxx", as Go's
+/// url.URL.Redacted() does for kubectl (https://user:xxxxx@host).
+inline std::string redact_url(const std::string& url) {
+  auto scheme = url.find("://");
+  std::size_t start = scheme == std::string::npos ? 0 : scheme + 3;
+  auto end = url.find_first_of("/?#", start);
+  std::string authority = url.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  auto at = authority.rfind('@');
+  if (at == std::string::npos) return url;
+  std::string userinfo = authority.substr(0, at);
+  auto colon = userinfo.find(':');
+  if (colon == std::string::npos) return url;
+  return url.substr(0, start) + userinfo.substr(0, colon) + ":xxxxx" + url.substr(start + at);
+}
+
 /// Whether the process runs inside a pod (rest.InClusterConfig's preconditions).
 inline bool in_cluster_possible(const ConfigOverrides& o = {}) {
   const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
@@ -480,6 +495,12 @@ inline RestConfig build_rest_config(const Kubeconfig& kc, const ConfigOverrides&
     }
   }
 
+  // clientcmd validation.go: "specifying a root certificates file with the insecure flag
+  // is not allowed" - the pair given as overrides is refused, as from a kubeconfig.
+  if (o.insecure_skip_tls_verify.value_or(false) && !o.certificate_authority.empty())
+    throw config_error("both a certificate authority (\"" + o.certificate_authority +
+                       "\") and insecure-skip-tls-verify were given: specifying a root certificates file with the "
+                       "insecure flag is not allowed; drop one of them");
   // Cluster overrides (client_config.go getCluster).
   if (!o.server.empty()) cluster.server = o.server;
   if ((o.insecure_skip_tls_verify && *o.insecure_skip_tls_verify) || !o.certificate_authority.empty()) {
@@ -608,6 +629,10 @@ inline RestConfig build_rest_config(const Kubeconfig& kc, const ConfigOverrides&
 /// kubectl's whole resolution: explicit --kubeconfig or KUBECONFIG/~/.kube/config merged,
 /// flags applied, and the in-cluster config when there is no kubeconfig at all.
 inline RestConfig load_config(const ConfigOverrides& o = {}) {
+  if (o.insecure_skip_tls_verify.value_or(false) && !o.certificate_authority.empty())
+    throw config_error("both a certificate authority (\"" + o.certificate_authority +
+                       "\") and insecure-skip-tls-verify were given: specifying a root certificates file with the "
+                       "insecure flag is not allowed; drop one of them");
   auto rules = LoadingRules::from_environment(o.kubeconfig);
   Kubeconfig kc = rules.load();
   if (kc.empty() && o.kubeconfig.empty() && o.server.empty() && in_cluster_possible(o)) {

@@ -183,17 +183,32 @@ inline std::chrono::milliseconds parse_duration(const std::string& s, const std:
     return config_error("invalid " + what + " \"" + s +
                         "\": must be a number of seconds or a duration with a unit (e.g. 0, 30s, 1m, 2h)");
   };
+  // Go's time.Duration is int64 nanoseconds: at most 2562047h47m16.854775807s.
+  constexpr double max_ms = 9223372036854.775807;
+  auto too_long = [&]() {
+    return config_error("invalid " + what + " \"" + s + "\": out of range (at most 2562047h, Go's longest duration)");
+  };
   if (s.empty()) throw bad();
   bool all_digits = true;
   for (char c : s) all_digits = all_digits && std::isdigit(static_cast<unsigned char>(c));
-  if (all_digits) return std::chrono::seconds(std::stoll(s));
+  if (all_digits) {
+    if (s.size() > 13 || std::stod(s) * 1000 > max_ms) throw too_long();
+    return std::chrono::seconds(std::stoll(s));
+  }
   double total_ms = 0;
   size_t i = 0;
   while (i < s.size()) {
     size_t start = i;
     while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
     if (start == i) throw bad();
-    double v = std::stod(s.substr(start, i - start));
+    double v = 0;
+    try {
+      v = std::stod(s.substr(start, i - start));
+    } catch (const std::out_of_range&) {
+      throw too_long();
+    } catch (const std::invalid_argument&) {
+      throw bad();
+    }
     size_t ustart = i;
     while (i < s.size() && std::isalpha(static_cast<unsigned char>(s[i]))) ++i;
     std::string unit = s.substr(ustart, i - ustart);
@@ -204,6 +219,7 @@ inline std::chrono::milliseconds parse_duration(const std::string& s, const std:
     else if (unit == "us" || unit == "µs") total_ms += v / 1000;
     else if (unit == "ns") total_ms += v / 1e6;
     else throw bad();
+    if (!(total_ms <= max_ms)) throw too_long();
   }
   return std::chrono::milliseconds(static_cast<long long>(total_ms));
 }
