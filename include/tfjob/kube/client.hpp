@@ -498,6 +498,7 @@ class Client {
           return sink ? a.complete : true;
         }
       }
+      if (sink && detail::Clock::now() + wait >= opts.deadline) return false;  // the caller's end comes first
       if (dl != detail::no_deadline() && detail::Clock::now() + wait >= dl) {
         if (out && out->status != 0) return true;  // hand back the last answer
         throw transport_error(req.what + ": gave up before the request timeout after: " + why);

@@ -236,6 +236,30 @@ class Watcher {
     return *it;
   }
 
+  /// What every object of a kind keeps to (Kubernetes API conventions): an object of the
+  /// watched kind, `status` an object, `status.conditions` a list of objects. A server
+  /// answering otherwise is named, not taken for an object without conditions.
+  void check_shape(const nlohmann::json& o, const std::string& where) const {
+    const std::string prefix = rb_.resource().qualified() + " " + where + ": ";
+    const std::string tail = "; the server's answer has the wrong shape";
+    metadata_of(o, where);
+    if (auto k = o.find("kind"); k != o.end() && k->is_string() && !rb_.resource().kind.empty() &&
+                                 k->get_ref<const std::string&>() != rb_.resource().kind)
+      throw parse_error(prefix + "the object is of kind \"" + k->get<std::string>() + "\", not " + rb_.resource().kind + tail);
+    auto st = o.find("status");
+    if (st == o.end() || st->is_null()) return;
+    if (!st->is_object())
+      throw parse_error(prefix + "status is " + tfjob::detail::describe_json_type(*st) + ", not an object" + tail);
+    auto cs = st->find("conditions");
+    if (cs == st->end() || cs->is_null()) return;
+    if (!cs->is_array())
+      throw parse_error(prefix + "status.conditions is " + tfjob::detail::describe_json_type(*cs) + ", not a list" + tail);
+    for (std::size_t i = 0; i < cs->size(); ++i)
+      if (!(*cs)[i].is_object())
+        throw parse_error(prefix + "status.conditions[" + std::to_string(i) + "] is " +
+                          tfjob::detail::describe_json_type((*cs)[i]) + ", not an object" + tail);
+  }
+
   std::string key_of(const nlohmann::json& o, const std::string& where) const {
     const auto& md = metadata_of(o, where);
     return field(md, "metadata.", "namespace", where) + "/" + field(md, "metadata.", "name", where);
@@ -285,6 +309,7 @@ class Watcher {
       return true;
     }
     ++events_;
+    check_shape(obj, where);
     std::string key = key_of(obj, where);
     std::string uid = field(md, "metadata.", "uid", where);
     auto it = known_.find(key);
@@ -347,6 +372,7 @@ class Watcher {
         std::size_t index = 0;
         for (auto& item : *items) {
           std::string where = "list item " + std::to_string(index++);
+          check_shape(item, where);
           const auto& imd = metadata_of(item, where);
           std::string k = key_of(item, where);
           std::string uid = field(imd, "metadata.", "uid", where), irv = field(imd, "metadata.", "resourceVersion", where);
