@@ -480,3 +480,14 @@ TEST_CASE("hostile: SIGTERM to the plugin alone also stops a hanging exec plugin
   if (!gone) ::kill(child, SIGKILL);
   CHECK(gone);
 }
+
+// ---- lesser: a range error in a few words, not DBL_MAX in 309 digits -----------------------
+
+TEST_CASE("hostile: a flag's range error is short and says the bound", "[hostile][flags][plugin]") {
+  auto r = tfjob::test::run_plugin({"submit", "--name", "a", "--image", "b", "--workers=-1", "--dry-run=client", "--", "x"}, "", 30);
+  INFO(r.err);
+  CHECK(r.exit_code == 64);
+  CHECK(r.err.find("-1 is less than 0 (it must be 0 or more)") != std::string::npos);
+  CHECK(r.err.find("179769313486") == std::string::npos);
+  CHECK(r.err.size() < 400);
+}
