@@ -132,7 +132,7 @@ TEST_CASE("hostile: no bearer token goes to a plain http:// server, and the SDK 
   CHECK(http.auth[1].empty());
   REQUIRE(warnings.size() == 1);
   CHECK(warnings[0].find("plain http://") != std::string::npos);
-  CHECK(warnings[0].find("bearer token is not used") != std::string::npos);
+  CHECK(warnings[0].find("bearer token is not sent") != std::string::npos);
   CHECK(warnings[0].find("secret-token-T") == std::string::npos);
   CHECK(c.credentials_withheld() == warnings[0]);
 }
@@ -155,7 +155,7 @@ TEST_CASE("hostile: the plugin sends no --token and runs no exec plugin over htt
   auto e = tfjob::test::run_plugin({"version"}, kc, 30);
   INFO(e.out << e.err);
   CHECK(e.exit_code == 0);
-  CHECK(e.err.find("exec credential plugin is not used") != std::string::npos);
+  CHECK(e.err.find("exec credential plugin is not sent") != std::string::npos);
   CHECK(std::ifstream(mark).good() == false);
   std::lock_guard<std::mutex> lk(http.mu);
   for (const auto& a : http.auth) CHECK(a.empty());

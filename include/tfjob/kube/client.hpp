@@ -222,7 +222,7 @@ class Client {
                                                               : "";
         if (!what.empty()) {
           withheld = "the server " + server.origin() + " is plain http://, so the " + what +
-                     " is not used: credentials go only over TLS, as with kubectl; use an https:// server address";
+                     " is not sent (credentials go only over TLS, as with kubectl); use an https:// server address";
           cfg.auth.token.clear();
           cfg.auth.token_file.clear();
           cfg.auth.exec.reset();
