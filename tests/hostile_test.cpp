@@ -328,10 +328,12 @@ TEST_CASE("hostile: wait stops at once on an answer of the wrong shape instead o
   tfjob::test::kube::TempDir d;
   auto kc = d.write("config", server().kubeconfig_yaml());
   // the job exists (wait looks it up first); every answer about it has the wrong shape
+  // (in a namespace of its own: other cases list "default")
+  server().put_object({{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "hostile-wait"}}}});
   server().put_object({{"apiVersion", "kubeflow.org/v1"}, {"kind", "TFJob"},
-                       {"metadata", {{"name", "w"}, {"namespace", "default"}}},
+                       {"metadata", {{"name", "w"}, {"namespace", "hostile-wait"}}},
                        {"spec", {{"tfReplicaSpecs", {{"Worker", {{"replicas", 1}}}}}}}, {"status", "done"}});
-  auto r = tfjob::test::run_plugin({"wait", "w", "--for=condition=Succeeded", "--timeout=120s"}, kc, 60);
+  auto r = tfjob::test::run_plugin({"wait", "w", "-n", "hostile-wait", "--for=condition=Succeeded", "--timeout=120s"}, kc, 60);
   INFO(r.out << r.err);
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("status is a string (\"done\")") != std::string::npos);
