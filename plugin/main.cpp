@@ -6,6 +6,8 @@
 #include <tfjob/error.hpp>
 #include <tfjob/version.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <iostream>
 #include <string>
@@ -79,6 +81,14 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : exit_code::usage;
   } catch (const tfjob::error& e) {
     std::cerr << "error: " << e.what() << "\n";
+    return exit_code::failure;
+  } catch (const nlohmann::json::exception& e) {
+    // A last net: the SDK names the field of a wrong-shaped value itself; should a case
+    // slip through, the user still reads words, not "[json.exception.type_error.302]".
+    std::string why = e.what();
+    if (auto p = why.find("] "); p != std::string::npos) why = why.substr(p + 2);
+    std::cerr << "error: a value read from the input or the server has an unexpected type or encoding (" << why
+              << "); run with -v=8 to see the server's answers\n";
     return exit_code::failure;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";

@@ -1,5 +1,6 @@
 // `kubectl tfjob submit hello --local` as a user runs it: the real plugin binary finds the
-// hello-tfjob trainer in the build tree; Ctrl-C (SIGINT to the plugin) stops every replica.
+// hello-tfjob trainer in the build tree; Ctrl-C (SIGINT to the plugin) stops every replica
+// and the plugin exits 130 (128 + SIGINT).
 #include <catch2/catch.hpp>
 
 #include "support/local_jobs.hpp"
@@ -26,7 +27,7 @@ bool wait_for_text(const std::string& path, const std::string& needle, std::chro
 
 }  // namespace
 
-TEST_CASE("submit hello --local: Ctrl-C stops every replica and exits 1", "[local][plugin]") {
+TEST_CASE("submit hello --local: Ctrl-C stops every replica and exits 130, as a shell reports SIGINT", "[local][plugin]") {
   const std::string plugin = tfjob::test::plugin_path();
   REQUIRE(!plugin.empty());
   const std::string dir = tfjob::test::scratch_dir("plugin-sigint");
@@ -48,7 +49,7 @@ TEST_CASE("submit hello --local: Ctrl-C stops every replica and exits 1", "[loca
   INFO(tfjob::test::read_text(out));
   REQUIRE(training);
   REQUIRE(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 1);
+  CHECK(WEXITSTATUS(status) == 130);
   std::string text = tfjob::test::read_text(out);
   CHECK(text.find("stopped by SIGINT") != std::string::npos);
   CHECK(text.find("hello   Failed") != std::string::npos);  // the job is named as the sample

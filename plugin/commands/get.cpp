@@ -240,6 +240,9 @@ int run_get(const GetOptions& o, const Globals& g) {
     seen[j.value("/metadata/namespace"_json_pointer, std::string()) + "/" + j.value("/metadata/name"_json_pointer, std::string())] =
         j.value("/metadata/resourceVersion"_json_pointer, std::string());
   bool header_printed = !rows.empty() || o.no_headers;
+  // As kubectl get --watch: --request-timeout bounds the watch, which then ends with exit 0.
+  kube::StreamOptions so;
+  if (client.config().timeout.count() > 0) so.deadline = std::chrono::steady_clock::now() + client.config().timeout;
   api.watch(wp, [&](const kube::WatchEvent<kube::DynamicObject>& ev) {
     if (ev.type == "BOOKMARK") return true;
     const auto& j = ev.object.json;
@@ -263,7 +266,7 @@ int run_get(const GetOptions& o, const Globals& g) {
     }
     std::cout << std::flush;
     return true;
-  });
+  }, so);
   return rc;
 }
 

@@ -138,7 +138,8 @@ void setup_submit(CLI::App& app, Globals& g) {
 Exit codes: 0 ok (with --wait/--follow: the job Succeeded); 1 invalid job or input (every
 problem is listed on stderr, nothing on stdout), a failed preflight (no training operator,
 no namespace, 403, not enough GPUs: nothing is created), an existing job with another spec
-without --replace, or (with --wait/--follow) the job Failed; 2 --timeout passed; 64 bad usage.)");
+without --replace, or (with --wait/--follow) the job Failed; 2 --timeout passed; 64 bad usage;
+with --local, 130/143/129 when SIGINT/SIGTERM/SIGHUP stopped the run.)");
   sub->callback([o, &g] { g.run = [o, &g] { return run_submit(*o, g); }; });
 }
 

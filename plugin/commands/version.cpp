@@ -35,12 +35,16 @@ int run_version(const VersionOptions& o, const Globals& g) {
       r.path = "/version";
       r.what = "get the server version";
       auto v = client.request_json(r);
+      if (!v.is_object() || (v.contains("gitVersion") && !v["gitVersion"].is_string()))
+        throw tfjob::transport_error("get the server version: the answer of " +
+                                     tfjob::kube::redact_url(client.config().server) +
+                                     "/version is not a version object (gitVersion must be a string)");
       const bool tfjobs = tfjob::kube::serves(client, "kubeflow.org", "v1", "tfjobs");
-      j["serverVersion"] = {{"gitVersion", v.value("gitVersion", "")}, {"server", client.config().server}};
+      j["serverVersion"] = {{"gitVersion", v.value("gitVersion", "")}, {"server", tfjob::kube::redact_url(client.config().server)}};
       j["tfjobsServed"] = tfjobs;
       if (!client.config().context.empty()) j["context"] = client.config().context;
       if (o.output != "json") {
-        std::cout << "Server Version: " << v.value("gitVersion", "unknown") << " (" << client.config().server << ")\n"
+        std::cout << "Server Version: " << v.value("gitVersion", "unknown") << " (" << tfjob::kube::redact_url(client.config().server) << ")\n"
                   << "TFJobs (kubeflow.org/v1): "
                   << (tfjobs ? "served" : "not served - the Kubeflow training operator is not installed") << "\n";
         // which cluster a command would act on (kubectl config current-context), for scripts

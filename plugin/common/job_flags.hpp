@@ -51,6 +51,19 @@ struct JobFlags {
   std::vector<CLI::Option*> builder_options;  ///< the flags that conflict with -f
 };
 
+/// A whole number of at least `min`. CLI11's NonNegativeNumber/PositiveNumber would say
+/// "not in range 0.000000 to 179769313486...", DBL_MAX in 309 digits (std::to_string).
+inline CLI::Validator at_least(long long min) {
+  return CLI::Validator(
+      [min](std::string& in) -> std::string {
+        long long v = 0;
+        if (!CLI::detail::lexical_cast(in, v)) return "\"" + in + "\" is not a whole number";
+        if (v < min) return in + " is less than " + std::to_string(min) + " (it must be " + std::to_string(min) + " or more)";
+        return std::string();
+      },
+      min == 0 ? "NONNEGATIVE" : "POSITIVE");  // the names CLI11's validators show in --help
+}
+
 /// Adds the job flags to a subcommand.
 inline void add_job_flags(CLI::App& sub, JobFlags& f) {
   const char* g_in = "Job source";
@@ -73,12 +86,12 @@ inline void add_job_flags(CLI::App& sub, JobFlags& f) {
   b.push_back(sub.add_flag("--chief", f.chief, "Add one Chief replica")->group(g_job));
   b.push_back(sub.add_flag("--master", f.master, "Add one Master replica (TF1-era; prefer --chief)")->group(g_job));
   b.push_back(sub.add_option("--workers", f.workers, "Number of Worker replicas (default 1 when no other replica is given)")
-                  ->check(CLI::NonNegativeNumber)->group(g_job)->type_name("N"));
+                  ->check(at_least(0))->group(g_job)->type_name("N"));
   b.push_back(sub.add_option("--ps", f.ps, "Number of parameter-server (PS) replicas")
-                  ->check(CLI::NonNegativeNumber)->group(g_job)->type_name("N"));
+                  ->check(at_least(0))->group(g_job)->type_name("N"));
   b.push_back(sub.add_flag("--evaluator", f.evaluator, "Add one Evaluator replica")->group(g_job));
   b.push_back(sub.add_option("--gpus", f.gpus, "nvidia.com/gpu per Chief/Master/Worker/Evaluator replica (0 = CPU only)")
-                  ->check(CLI::NonNegativeNumber)->group(g_job)->type_name("N"));
+                  ->check(at_least(0))->group(g_job)->type_name("N"));
   b.push_back(sub.add_option("--cpu", f.cpu, "CPU request and limit per replica, e.g. 4 or 500m")->group(g_job)->type_name("QTY"));
   b.push_back(sub.add_option("--memory", f.memory, "Memory request and limit per replica, e.g. 8Gi")->group(g_job)->type_name("QTY"));
   b.push_back(sub.add_option("--env", f.env, "Environment variable K=V (repeatable)")->group(g_job)->type_name("K=V"));
@@ -93,11 +106,11 @@ inline void add_job_flags(CLI::App& sub, JobFlags& f) {
   b.push_back(sub.add_option("--clean-pod-policy", f.clean_pod_policy, "Pods to delete when the job ends: All, Running, None (default)")
                   ->group(g_pol)->type_name("POLICY"));
   b.push_back(sub.add_option("--ttl", f.ttl, "Seconds after the job finishes before it is deleted")
-                  ->check(CLI::NonNegativeNumber)->group(g_pol)->type_name("SECONDS"));
+                  ->check(at_least(0))->group(g_pol)->type_name("SECONDS"));
   b.push_back(sub.add_option("--active-deadline", f.active_deadline, "Seconds the job may run before it is failed")
-                  ->check(CLI::PositiveNumber)->group(g_pol)->type_name("SECONDS"));
+                  ->check(at_least(1))->group(g_pol)->type_name("SECONDS"));
   b.push_back(sub.add_option("--backoff-limit", f.backoff_limit, "Retries before the job is marked failed")
-                  ->check(CLI::NonNegativeNumber)->group(g_pol)->type_name("N"));
+                  ->check(at_least(0))->group(g_pol)->type_name("N"));
   b.push_back(sub.add_option("--success-policy", f.success_policy,
                              "\"\" (chief or worker 0 decides, default) or AllWorkers")->group(g_pol)->type_name("POLICY"));
   b.push_back(sub.add_flag("--dynamic-worker", f.dynamic_worker, "Set enableDynamicWorker (sparse TF_CONFIG)")->group(g_pol));

@@ -9,6 +9,8 @@
 #include <tfjob/kube/client.hpp>
 #include <tfjob/kube/config.hpp>
 
+#include <iostream>
+
 namespace tfjob::cli {
 
 /// Globals -> SDK overrides (pure).
@@ -33,7 +35,12 @@ inline tfjob::kube::ConfigOverrides overrides_from(const Globals& g) {
 }
 
 /// The resolved connection settings for these flags (throws tfjob::config_error).
-inline tfjob::kube::RestConfig make_rest_config(const Globals& g) { return tfjob::kube::load_config(overrides_from(g)); }
+inline tfjob::kube::RestConfig make_rest_config(const Globals& g) {
+  auto rc = tfjob::kube::load_config(overrides_from(g));
+  // The SDK says why it withheld credentials or weakened TLS; the plugin words it.
+  rc.warn = [](const std::string& why) { std::cerr << "warning: " << why << "\n"; };
+  return rc;
+}
 
 /// A client for these flags (throws tfjob::config_error with the file/context at fault).
 inline tfjob::kube::Client make_client(const Globals& g) { return tfjob::kube::Client(make_rest_config(g)); }

@@ -78,6 +78,8 @@ int run_local(const std::vector<TFJob>& jobs, const LocalFlags& f, const Globals
       rc = exit_code::failure;
       std::cerr << "local: logs of every replica are in " << r.state_dir << "/logs\n";
     }
+    if (r.signal != 0) return 128 + r.signal;  // as a shell reports a command a signal ended: 130 for SIGINT
+
   }
   return rc;
 }

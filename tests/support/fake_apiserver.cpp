@@ -128,12 +128,13 @@ std::string strip_ws(std::string s) {
 // ---- Faults ------------------------------------------------------------------------
 
 bool Faults::Impl::take(fake::FaultRule::Kind kind, const std::string& method, const std::string& path,
-                        fake::FaultRule& out) {
+                        fake::FaultRule& out, const std::string& query) {
   std::lock_guard<std::mutex> lk(mu);
   for (auto it = rules.begin(); it != rules.end(); ++it) {
     if (it->kind != kind) continue;
     if (!it->path.empty() && path.find(it->path) == std::string::npos) continue;
     if (!it->method.empty() && it->method != method) continue;
+    if (!it->query.empty() && query.find(it->query) == std::string::npos) continue;
     out = *it;
     if (--it->count <= 0) rules.erase(it);
     ++fired;
@@ -201,6 +202,21 @@ void Faults::stall_next(std::chrono::milliseconds delay, int count, const std::s
   r.delay = delay;
   r.count = count;
   r.path = path;
+  std::lock_guard<std::mutex> lk(impl_->mu);
+  impl_->rules.push_back(r);
+}
+
+void Faults::answer_next(int status, const std::string& body, int count, const std::string& path,
+                         const std::string& query, const std::string& method, const std::string& content_type) {
+  fake::FaultRule r;
+  r.kind = fake::FaultRule::raw;
+  r.status = status;
+  r.body = body;
+  r.count = count;
+  r.path = path;
+  r.query = query;
+  r.method = method;
+  r.content_type = content_type;
   std::lock_guard<std::mutex> lk(impl_->mu);
   impl_->rules.push_back(r);
 }
@@ -641,6 +657,12 @@ struct Handler {
     }
     rec.user = caller.user;
     authorize_anonymous_path();
+    if (s.faults_impl.take(fake::FaultRule::raw, req.method, req.path, rule, rec.query)) {
+      res.status = rule.status;
+      res.set_content(rule.body, rule.content_type.c_str());
+      rec.status = rule.status;
+      return;
+    }
     if (s.faults_impl.take(fake::FaultRule::fail, req.method, req.path, rule)) {
       std::string msg = rule.status == 429 ? "Too many requests, please try again later."
                         : rule.status == 503 ? "the server is currently unable to handle the request"

@@ -76,6 +76,13 @@ class Faults {
   void cut_body_after(std::size_t bytes, int count = 1, const std::string& path = "");
   /// Sleep `delay` before answering the next `count` matching requests (stall past a timeout).
   void stall_next(std::chrono::milliseconds delay, int count = 1, const std::string& path = "");
+  /// A bad server on purpose: answer the next `count` matching requests with exactly
+  /// `body` (a deep JSON answer, one of the wrong shape, invalid UTF-8, a watch that ends at
+  /// once with an empty 200 when `body` is ""). `query` is a substring the raw query must
+  /// hold ("watch=true" singles out watches of a list path).
+  void answer_next(int status, const std::string& body, int count = 1, const std::string& path = "",
+                   const std::string& query = "", const std::string& method = "GET",
+                   const std::string& content_type = "application/json");
   /// Forget the watch history: a watch from any resourceVersion before now gets 410.
   void compact_history();
   /// Disarm everything armed and not yet consumed.

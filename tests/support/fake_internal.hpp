@@ -149,7 +149,8 @@ json to_table(const ResourceInfo& ri, const std::vector<json>& objects, const js
 
 // ---- fault rules ----
 struct FaultRule {
-  enum Kind { fail, gone, drop_watch, cut, stall } kind = fail;
+  enum Kind { fail, gone, drop_watch, cut, stall, raw } kind = fail;
+  std::string body, content_type, query;  ///< raw: the answer, and a substring of the query to match
   int status = 0;
   int retry_after = -1;
   int count = 1;
@@ -171,7 +172,7 @@ struct Faults::Impl {
   FakeApiServer::Impl* server = nullptr;
   /// Takes the first armed rule of `kind` that matches; false when none.
   bool take(fake::FaultRule::Kind kind, const std::string& method, const std::string& path,
-            fake::FaultRule& out);
+            fake::FaultRule& out, const std::string& query = "");
 };
 
 }  // namespace tfjob::test

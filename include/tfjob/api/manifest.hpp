@@ -10,8 +10,10 @@
 #include <tfjob/api/types.hpp>
 #include <tfjob/error.hpp>
 
+#include <tfjob/detail/input.hpp>
+#include <tfjob/detail/yaml_reader.hpp>  // YAML -> JSON with go-yaml's bounds, merge keys
+
 #include <nlohmann/json.hpp>
-#include <yaml-cpp/yaml.h>  // YAML::Load / LoadAll and the parser's error marks
 
 #include <cmath>
 #include <cstdint>
@@ -26,198 +28,34 @@ namespace tfjob {
 
 namespace detail {
 
-inline bool yaml_is_null(const std::string& s) { return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL"; }
-
-inline int yaml_bool(const std::string& s) {  // 1 true, 0 false, -1 not a bool (YAML 1.1)
-  static const char* t[] = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"};
-  static const char* f[] = {"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"};
-  for (auto* x : t)
-    if (s == x) return 1;
-  for (auto* x : f)
-    if (s == x) return 0;
-  return -1;
-}
-
-/// YAML 1.1 integer (decimal, 0x hex, 0 octal, 0b binary, `_` separators) -> json.
-inline bool yaml_int(const std::string& s, nlohmann::json& out) {
-  std::string t;
-  for (char c : s)
-    if (c != '_') t += c;
-  if (t.empty()) return false;
-  std::size_t i = 0;
-  bool neg = false;
-  if (t[0] == '+' || t[0] == '-') {
-    neg = t[0] == '-';
-    i = 1;
-  }
-  if (i >= t.size()) return false;
-  int base = 10;
-  if (t.size() > i + 2 && t[i] == '0' && (t[i + 1] == 'x' || t[i + 1] == 'X')) base = 16, i += 2;
-  else if (t.size() > i + 2 && t[i] == '0' && (t[i + 1] == 'b' || t[i + 1] == 'B')) base = 2, i += 2;
-  else if (t.size() > i + 1 && t[i] == '0') base = 8, i += 1;
-  if (s.find('_') != std::string::npos && base == 10 && false) return false;
-  unsigned long long v = 0;
-  for (; i < t.size(); ++i) {
-    int d;
-    char c = t[i];
-    if (c >= '0' && c <= '9') d = c - '0';
-    else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
-    else return false;
-    if (d >= base) return false;
-    if (v > (std::numeric_limits<unsigned long long>::max() - static_cast<unsigned>(d)) / static_cast<unsigned>(base))
-      return false;  // too large: go-yaml falls back to float; so do we
-    v = v * static_cast<unsigned>(base) + static_cast<unsigned>(d);
-  }
-  if (neg) {
-    if (v > static_cast<unsigned long long>(std::numeric_limits<long long>::max()) + 1ULL) return false;
-    out = v == static_cast<unsigned long long>(std::numeric_limits<long long>::max()) + 1ULL
-              ? std::numeric_limits<long long>::min()
-              : -static_cast<long long>(v);
-  } else if (v <= static_cast<unsigned long long>(std::numeric_limits<long long>::max())) {
-    out = static_cast<long long>(v);
-  } else {
-    out = v;
-  }
-  return true;
-}
-
-/// YAML 1.1 float (`1.5`, `-2e3`, `.inf`, `.nan`) -> json.
-inline bool yaml_float(const std::string& s, nlohmann::json& out) {
-  if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "+.inf" || s == "+.Inf" || s == "+.INF" ||
-      s == "-.inf" || s == "-.Inf" || s == "-.INF" || s == ".nan" || s == ".NaN" || s == ".NAN") {
-    // JSON has no infinities or NaN: keep the text, as a string (the API would refuse it).
-    return false;
-  }
-  // [-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?
-  std::size_t i = 0;
-  std::string t;
-  for (char c : s)
-    if (c != '_') t += c;
-  if (t.empty()) return false;
-  if (t[i] == '+' || t[i] == '-') ++i;
-  std::size_t digits = 0;
-  while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i, ++digits;
-  bool dot = false;
-  if (i < t.size() && t[i] == '.') {
-    dot = true;
-    ++i;
-    while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i, ++digits;
-  }
-  if (digits == 0) return false;
-  bool exp = false;
-  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
-    exp = true;
-    ++i;
-    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
-    std::size_t ed = 0;
-    while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i, ++ed;
-    if (ed == 0) return false;
-  }
-  if (i != t.size() || (!dot && !exp)) return false;
-  out = std::strtod(t.c_str(), nullptr);
-  return true;
-}
-
-/// A plain (unquoted) YAML scalar resolved as go-yaml v2 resolves it.
-inline nlohmann::json resolve_plain(const std::string& s) {
-  if (yaml_is_null(s)) return nullptr;
-  if (int b = yaml_bool(s); b >= 0) return b == 1;
-  nlohmann::json n;
-  if (yaml_int(s, n)) return n;
-  if (yaml_float(s, n)) return n;
-  return s;
-}
-
-inline nlohmann::json yaml_to_json(const YAML::Node& node, const std::string& source) {
-  switch (node.Type()) {
-    case YAML::NodeType::Undefined:
-    case YAML::NodeType::Null:
-      return nullptr;
-    case YAML::NodeType::Scalar: {
-      // "?" = plain (needs resolving), "!" = quoted or block scalar (always a string).
-      if (node.Tag() == "!" || node.Tag() == "tag:yaml.org,2002:str") return node.Scalar();
-      if (node.Tag() != "?" && !node.Tag().empty()) {
-        if (node.Tag() == "tag:yaml.org,2002:int" || node.Tag() == "tag:yaml.org,2002:float" ||
-            node.Tag() == "tag:yaml.org,2002:bool" || node.Tag() == "tag:yaml.org,2002:null")
-          return resolve_plain(node.Scalar());
-        return node.Scalar();
-      }
-      return resolve_plain(node.Scalar());
-    }
-    case YAML::NodeType::Sequence: {
-      nlohmann::json a = nlohmann::json::array();
-      for (const auto& x : node) a.push_back(yaml_to_json(x, source));
-      return a;
-    }
-    case YAML::NodeType::Map: {
-      nlohmann::json o = nlohmann::json::object();
-      for (const auto& kv : node) {
-        const YAML::Node& k = kv.first;
-        if (!k.IsScalar()) {
-          auto m = k.Mark();
-          throw parse_error(source + ": line " + std::to_string(m.line + 1) + ", column " +
-                                std::to_string(m.column + 1) + ": mapping keys must be scalars",
-                            m.line + 1, m.column + 1);
-        }
-        std::string key = k.Scalar();
-        if (o.contains(key)) {
-          auto m = k.Mark();
-          throw parse_error(source + ": line " + std::to_string(m.line + 1) + ", column " +
-                                std::to_string(m.column + 1) + ": duplicate key \"" + key + "\"",
-                            m.line + 1, m.column + 1);
-        }
-        o[key] = yaml_to_json(kv.second, source);
-      }
-      return o;
-    }
-  }
-  return nullptr;
-}
-
-inline std::pair<int, int> text_line_col(std::string_view text, std::size_t byte) {
-  int line = 1, col = 1;
-  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') line++, col = 1;
-    else ++col;
-  }
-  return {line, col};
-}
-
-/// A stream of JSON values (`{..}{..}` or one `[..]`), as kubectl accepts.
+/// A stream of JSON values (`{..}{..}` or one `[..]`), as kubectl accepts, each value's
+/// nesting bounded by limits::max_depth.
 inline std::vector<nlohmann::json> parse_json_stream(std::string_view text, const std::string& source) {
   std::vector<nlohmann::json> docs;
   std::size_t pos = 0;
   while (true) {
     while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;
     if (pos >= text.size()) break;
-    // find the end of one value by parsing with a SAX-less approach: try growing prefixes
-    // is quadratic; instead parse the remainder and use the error position when the
-    // failure is "unexpected" trailing content.
+    // Parse the remainder; when the only fault is what follows one complete value, that
+    // value ends where the fault begins (a stream of values).
     std::string_view rest = text.substr(pos);
-    try {
-      docs.push_back(nlohmann::json::parse(rest.begin(), rest.end()));
+    auto r = read_json(rest);
+    if (r.ok()) {
+      docs.push_back(std::move(r.value));
       break;
-    } catch (const nlohmann::json::parse_error& e) {
-      // e.byte is 1-based, the position of the offending character
-      std::size_t off = e.byte > 0 ? e.byte - 1 : 0;
-      std::string msg = e.what();
-      bool trailing = msg.find("expected end of input") != std::string::npos && off > 0;
-      if (trailing) {
-        try {
-          docs.push_back(nlohmann::json::parse(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(off)));
-          pos += off;
-          continue;
-        } catch (const nlohmann::json::parse_error&) {
-        }
-      }
-      auto [line, col] = text_line_col(text, pos + off);
-      auto p = msg.find("syntax error");
-      std::string why = p == std::string::npos ? msg : msg.substr(p);
-      throw parse_error(source + ": invalid JSON at line " + std::to_string(line) + ", column " +
-                            std::to_string(col) + ": " + why,
-                        line, col);
     }
+    if (r.trailing) {
+      auto one = read_json(rest.substr(0, r.byte));
+      if (one.ok()) {
+        docs.push_back(std::move(one.value));
+        pos += r.byte;
+        continue;
+      }
+    }
+    auto [line, col] = line_col_at(text, pos + r.byte);
+    throw parse_error(source + ": invalid JSON at line " + std::to_string(line) + ", column " + std::to_string(col) +
+                          ": " + r.error,
+                      line, col);
   }
   return docs;
 }
@@ -226,39 +64,45 @@ inline std::vector<nlohmann::json> parse_json_stream(std::string_view text, cons
 
 /// Parses YAML (one or more `---` documents) or JSON text into JSON values; empty
 /// documents are skipped. `source` names the input in errors (a file name, "stdin").
-/// Throws `parse_error` carrying the 1-based line and column of a syntax error.
+/// Throws `parse_error` carrying the 1-based line and column of a syntax error, or naming
+/// the bound an input exceeds (size, nesting depth, alias expansion; see tfjob::limits).
 inline std::vector<nlohmann::json> parse_manifests(std::string_view text,
                                                    const std::string& source = "input") {
+  if (text.size() > limits::max_manifest_bytes)
+    throw parse_error(source + ": " + detail::human_bytes(text.size()) + " is more than the " +
+                      detail::human_bytes(limits::max_manifest_bytes) +
+                      " a manifest may have; split it into several files");
   std::size_t first = 0;
   while (first < text.size() && std::isspace(static_cast<unsigned char>(text[first]))) ++first;
   if (first < text.size() && (text[first] == '{' || text[first] == '['))
     return detail::parse_json_stream(text, source);
-  std::vector<nlohmann::json> docs;
-  try {
-    for (const auto& node : YAML::LoadAll(std::string(text))) {
-      auto j = detail::yaml_to_json(node, source);
-      if (!j.is_null()) docs.push_back(std::move(j));
-    }
-  } catch (const YAML::Exception& e) {
-    int line = e.mark.is_null() ? 0 : e.mark.line + 1;
-    int col = e.mark.is_null() ? 0 : e.mark.column + 1;
-    std::string where = line ? ": line " + std::to_string(line) + ", column " + std::to_string(col) : "";
-    throw parse_error(source + where + ": invalid YAML: " + e.msg, line, col);
-  }
-  return docs;
+  return detail::read_yaml_documents(text, source);
 }
 
 /// Like parse_manifests(), and expands `kind: List` (and `*List`) into its items.
 inline std::vector<nlohmann::json> parse_objects(std::string_view text, const std::string& source = "input") {
   std::vector<nlohmann::json> out;
+  auto add = [&](nlohmann::json&& x) {
+    if (out.size() >= limits::max_manifest_objects)
+      throw parse_error(source + ": more than " + std::to_string(limits::max_manifest_objects) +
+                        " objects in one manifest (the bound on objects per manifest); split it into several files");
+    out.push_back(std::move(x));
+  };
   for (auto& d : parse_manifests(text, source)) {
+    bool list = false;
+    if (d.is_object()) {
+      auto k = d.find("kind");
+      auto items = d.find("items");
+      list = k != d.end() && k->is_string() && k->get_ref<const std::string&>().size() >= 4 &&
+             k->get_ref<const std::string&>().compare(k->get_ref<const std::string&>().size() - 4, 4, "List") == 0 &&
+             items != d.end() && items->is_array();
+    }
     if (d.is_array()) {
-      for (auto& x : d) out.push_back(std::move(x));
-    } else if (d.is_object() && d.contains("items") && d["items"].is_array() && d.value("kind", std::string()).size() >= 4 &&
-               d.value("kind", std::string()).substr(d.value("kind", std::string()).size() - 4) == "List") {
-      for (auto& x : d["items"]) out.push_back(std::move(x));
+      for (auto& x : d) add(std::move(x));
+    } else if (list) {
+      for (auto& x : d["items"]) add(std::move(x));
     } else {
-      out.push_back(std::move(d));
+      add(std::move(d));
     }
   }
   return out;

@@ -8,6 +8,8 @@
 #include <tfjob/api/types.hpp>
 #include <tfjob/error.hpp>
 
+#include <tfjob/detail/input.hpp>
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -341,15 +343,11 @@ inline std::pair<int, int> line_col(std::string_view text, std::size_t byte) {
 /// Parses a TF_CONFIG value. Throws `parse_error` (with line/column for bad JSON) when it
 /// is not JSON or lacks `task.type`; addresses must be strings.
 inline TFConfig parse_tf_config(std::string_view text) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error& e) {
-    auto [line, col] = detail::line_col(text, e.byte > 0 ? e.byte - 1 : 0);
-    std::string msg = e.what();
-    auto p = msg.find("syntax error");
+  auto r = tfjob::detail::read_json(text);  // nesting bounded (limits::max_depth)
+  if (!r.ok()) {
+    auto [line, col] = detail::line_col(text, r.byte);
     throw parse_error("TF_CONFIG is not valid JSON at line " + std::to_string(line) + ", column " +
-                          std::to_string(col) + ": " + (p == std::string::npos ? msg : msg.substr(p)),
+                          std::to_string(col) + ": " + r.error,
                       line, col);
   } catch (const nlohmann::json::exception& e) {
     // e.g. out_of_range.406 "number overflow parsing '1e999'": say it without the library's tag.
@@ -357,6 +355,7 @@ inline TFConfig parse_tf_config(std::string_view text) {
     auto tag = msg.find("] ");
     throw parse_error("TF_CONFIG is not valid JSON: " + (tag == std::string::npos ? msg : msg.substr(tag + 2)));
   }
+  nlohmann::json j = std::move(r.value);
   auto bad = [](const std::string& what) { throw parse_error("TF_CONFIG: " + what); };
   if (!j.is_object()) bad("must be a JSON object");
   TFConfig c;

@@ -6,6 +6,7 @@
 /// repeat; a connection that could not even be opened is retried for any verb. `-v=6`+
 /// logs each request to stderr with credentials redacted.
 
+#include <tfjob/detail/input.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/config.hpp>
 #include <tfjob/kube/detail/http.hpp>
@@ -45,6 +46,9 @@ struct StreamOptions {
   const std::atomic<bool>* cancel = nullptr;  ///< raise to stop the stream promptly
   /// Fail (so the caller can resume) when no byte arrives for this long; 0 = never.
   std::chrono::milliseconds idle_timeout{0};
+  /// The stream ends (as if cancelled) when this passes; max() = never. kubectl's
+  /// --request-timeout bounds a whole watch this way (http.Client.Timeout).
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 /// Decode a failed response into a Kubernetes Status (client-go's newUnstructuredResponseError
@@ -54,20 +58,28 @@ inline status status_from_response(int code, const std::string& reason_phrase, c
   status st;
   st.code = code;
   st.status = "Failure";
-  auto j = nlohmann::json::parse(body, nullptr, false);
-  if (!j.is_discarded() && j.is_object() && j.value("kind", "") == "Status") {
-    st.status = j.value("status", "Failure");
-    st.message = j.value("message", "");
-    st.reason = j.value("reason", "");
-    if (j.contains("code") && j["code"].is_number_integer()) st.code = j["code"].get<int>();
+  auto r = tfjob::detail::read_json(body);
+  const auto& j = r.value;
+  // A Status of the wrong shape (a number where a string belongs) is read as far as it
+  // goes: the fields that are strings are kept, the rest ignored.
+  auto str = [](const nlohmann::json& o, const char* k, const char* def = "") {
+    auto it = o.find(k);
+    return it != o.end() && it->is_string() ? it->get<std::string>() : std::string(def);
+  };
+  if (r.ok() && j.is_object() && str(j, "kind") == "Status") {
+    st.status = str(j, "status", "Failure");
+    st.message = str(j, "message");
+    st.reason = str(j, "reason");
+    if (auto c = j.find("code"); c != j.end() && c->is_number_integer() && *c >= 100 && *c <= 999) st.code = c->get<int>();
     if (auto d = j.find("details"); d != j.end() && d->is_object()) {
-      st.details_name = d->value("name", "");
-      st.details_group = d->value("group", "");
-      st.details_kind = d->value("kind", "");
-      if (d->contains("retryAfterSeconds") && (*d)["retryAfterSeconds"].is_number_integer())
-        st.retry_after_seconds = (*d)["retryAfterSeconds"].get<int>();
+      st.details_name = str(*d, "name");
+      st.details_group = str(*d, "group");
+      st.details_kind = str(*d, "kind");
+      if (auto ra = d->find("retryAfterSeconds"); ra != d->end() && ra->is_number_integer() && *ra >= 0 && *ra <= 86400)
+        st.retry_after_seconds = ra->get<int>();
       if (auto cs = d->find("causes"); cs != d->end() && cs->is_array())
-        for (const auto& c : *cs) st.causes.push_back({c.value("reason", ""), c.value("message", ""), c.value("field", "")});
+        for (const auto& c : *cs)
+          if (c.is_object()) st.causes.push_back({str(c, "reason"), str(c, "message"), str(c, "field")});
     }
   }
   if (st.reason.empty()) {
@@ -141,14 +153,22 @@ class Client {
   }
 
   /// Like request_text, decoded as JSON.
+  /// The answer's nesting is bounded (limits::max_depth); an answer that is not JSON, or
+  /// too deep, throws transport_error saying so and where.
   nlohmann::json request_json(const Request& req) {
     std::string body = request_text(req);
     if (body.empty()) return nlohmann::json::object();
-    auto j = nlohmann::json::parse(body, nullptr, false);
-    if (j.is_discarded())
-      throw transport_error(req.what + ": the server's answer is not JSON: " + body.substr(0, 200));
-    return j;
+    auto r = tfjob::detail::read_json(body);
+    if (!r.ok())
+      throw transport_error(req.what + ": the server's answer is not valid JSON (" + r.error + " " +
+                            tfjob::detail::json_fault_place(body, r) + ")" +
+                            (r.byte < 200 ? ": " + printable_prefix(body, 200) : std::string()));
+    return std::move(r.value);
   }
+
+  /// Why this client sends no credentials ("" when it sends those it has): client-go's
+  /// clientcmd sends none to a server that is not https.
+  const std::string& credentials_withheld() const { return s_->withheld; }
 
   /// Stream a 2xx response body to `on_data` as it arrives. Returns true when the body ended
   /// normally, false when on_data returned false or `cancel` was raised. Failures before the
@@ -186,9 +206,31 @@ class Client {
       if (server.scheme == "https")
         tls = std::make_unique<detail::TlsContext>(cfg.tls.ca_pem, cfg.tls.ca_source, cfg.tls.insecure_skip_verify,
                                                    cfg.tls.client_cert_pem, cfg.tls.client_key_pem);
+      if (!cfg.warn) cfg.warn = [](const std::string& m) { std::cerr << "warning: " << m << "\n"; };
       if (cfg.tls.insecure_skip_verify && server.scheme == "https")
-        std::cerr << "warning: TLS certificate verification is disabled (insecure-skip-tls-verify) for "
-                  << server.origin() << "; the connection is not protected against impersonation\n";
+        cfg.warn("TLS certificate verification is disabled (insecure-skip-tls-verify) for " + server.origin() +
+                 "; the connection is not protected against impersonation");
+      // clientcmd client_config.go: "only try to read the auth information if we are
+      // secure" - no bearer token, token file, exec credential or client certificate goes
+      // to a server that is not https.
+      if (server.scheme != "https") {
+        const auto& a = cfg.auth;
+        std::string what = !a.token.empty()        ? "bearer token"
+                           : !a.token_file.empty() ? "token file"
+                           : a.exec                ? "exec credential plugin"
+                           : !cfg.tls.client_cert_pem.empty() ? "client certificate"
+                                                              : "";
+        if (!what.empty()) {
+          withheld = "the server " + server.origin() + " is plain http://, so the " + what +
+                     " is not sent (credentials go only over TLS, as with kubectl); use an https:// server address";
+          cfg.auth.token.clear();
+          cfg.auth.token_file.clear();
+          cfg.auth.exec.reset();
+          cfg.tls.client_cert_pem.clear();
+          cfg.tls.client_key_pem.clear();
+          cfg.warn(withheld);
+        }
+      }
       if (cfg.auth.exec) exec = std::make_unique<ExecCredentialProvider>(*cfg.auth.exec, cfg.auth.exec_cluster_json, cfg.auth.user_name);
       proxy = !cfg.proxy_url.empty() ? cfg.proxy_url : (cfg.use_env_proxy ? detail::proxy_from_env(server) : "");
       if (!cfg.log) cfg.log = [](const std::string& line) { std::cerr << line << "\n"; };
@@ -198,6 +240,7 @@ class Client {
     std::unique_ptr<detail::TlsContext> tls;
     std::unique_ptr<ExecCredentialProvider> exec;
     std::string proxy;
+    std::string withheld;  ///< why credentials are not sent, "" when they are
     RetryPolicy retry;
     std::mutex pool_mu;
     struct Pooled {
@@ -292,6 +335,7 @@ class Client {
       if (!conn) {
         // A stream's connection phase still has a limit even when the request has none.
         detail::Deadline cdl = dl == detail::no_deadline() ? detail::deadline_after(std::chrono::seconds(30)) : dl;
+        if (sink) cdl = std::min(cdl, opts.deadline);
         conn = detail::open_connection(st.server, st.proxy, st.tls.get(), st.cfg.tls.server_name, cdl, opts.cancel,
                                        cr.cert_pem, cr.key_pem);
       }
@@ -313,18 +357,27 @@ class Client {
         if (sink && ok2xx) {
           rd.set_idle(opts.idle_timeout);
           try {
-            a.complete = detail::read_body(rd, a.head, req.method == "HEAD", detail::no_deadline(), *sink, reusable);
+            a.complete = detail::read_body(rd, a.head, req.method == "HEAD", opts.deadline, *sink, reusable);
           } catch (const detail::cancelled&) {
             throw;
+          } catch (const detail::timeout_failure& e) {
+            if (detail::Clock::now() >= opts.deadline) throw detail::cancelled();  // the caller's deadline: an end
+            throw detail::stream_broken(e.what());
           } catch (const transport_error& e) {
             throw detail::stream_broken(e.what());
           }
           return a;
         }
         std::string body;
-        const size_t cap = sink ? (1u << 20) : std::string::npos;
+        // An error answer to a stream is kept to 1 MiB (a Status is small); a buffered
+        // answer may be large (lists) but not without bound.
+        const size_t cap = sink ? (1u << 20) : s_->cfg.max_response_bytes;
         detail::read_body(rd, a.head, req.method == "HEAD", dl,
                           [&](std::string_view d) {
+                            if (!sink && body.size() + d.size() > cap)
+                              throw detail::answer_refused(
+                                  "the server's answer is larger than " + tfjob::detail::human_bytes(cap) +
+                                  " (the bound on one answer); narrow the request (a label selector, a namespace)");
                             if (body.size() < cap) body.append(d.substr(0, std::min(d.size(), cap - body.size())));
                             return true;
                           },
@@ -379,6 +432,8 @@ class Client {
         a = attempt(req, cr, dl, sink, opts, out);
       } catch (const detail::cancelled&) {
         return false;
+      } catch (const detail::answer_refused& e) {
+        throw transport_error(req.what + ": " + e.what());
       } catch (const detail::stream_broken& e) {
         throw transport_error(req.what + ": " + e.what());
       } catch (const detail::timeout_failure& e) {
@@ -443,6 +498,7 @@ class Client {
           return sink ? a.complete : true;
         }
       }
+      if (sink && detail::Clock::now() + wait >= opts.deadline) return false;  // the caller's end comes first
       if (dl != detail::no_deadline() && detail::Clock::now() + wait >= dl) {
         if (out && out->status != 0) return true;  // hand back the last answer
         throw transport_error(req.what + ": gave up before the request timeout after: " + why);
@@ -452,6 +508,16 @@ class Client {
       if (opts.cancel && opts.cancel->load()) return false;
       if (out) *out = Response{};
     }
+  }
+
+  /// The start of a body for a message: control bytes and invalid UTF-8 shown as '?'.
+  static std::string printable_prefix(const std::string& body, std::size_t n) {
+    std::string out;
+    for (std::size_t i = 0; i < body.size() && i < n; ++i) {
+      auto c = static_cast<unsigned char>(body[i]);
+      out += c < 0x20 || c >= 0x7F ? '?' : static_cast<char>(c);
+    }
+    return body.size() > n ? out + "..." : out;
   }
 
   static bool is_tls_verification(const std::string& m) {

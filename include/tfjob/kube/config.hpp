@@ -4,6 +4,7 @@
 /// (cli-runtime config_flags.go, clientcmd/client_config.go), and the in-cluster fallback
 /// (rest.InClusterConfig). Loading config is separate from using it (`Client`).
 
+#include <tfjob/detail/yaml_reader.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/detail/tls.hpp>
 #include <tfjob/kube/detail/util.hpp>
@@ -106,6 +107,16 @@ inline bool yaml_bool(const YAML::Node& n, const char* key) {
   }
 }
 
+/// `key` of `n` when it is a mapping; absent or null = none; anything else is an error
+/// (client-go's decoder refuses `exec: 5` or `user: [a]` the same way).
+inline YAML::Node yaml_map(const YAML::Node& n, const char* key) {
+  auto v = n[key];
+  if (!v || v.IsNull()) return YAML::Node(YAML::NodeType::Undefined);
+  if (!v.IsMap()) throw std::runtime_error(std::string("\"") + key + "\" must be a mapping, not " +
+                                           (v.IsScalar() ? "\"" + v.Scalar() + "\"" : std::string("a list")));
+  return v;
+}
+
 inline std::string decode_data(const std::string& b64, const std::string& what) {
   auto d = base64_decode(b64);
   if (!d) throw std::runtime_error(what + " is not valid base64");
@@ -137,7 +148,16 @@ inline Kubeconfig parse_kubeconfig(const std::string& text, const std::string& f
   if (!filename.empty()) kc.files.push_back(filename);
   YAML::Node root;
   try {
+    // Bounds and strictness first, on the parser's events (size, depth, alias expansion,
+    // UTF-8, unterminated quotes, which yaml-cpp alone accepts); then the node tree.
+    tfjob::detail::YamlLimits lim;
+    lim.max_bytes = limits::max_kubeconfig_bytes;
+    tfjob::detail::read_yaml_documents(text, "yaml", lim);
     root = YAML::Load(text);
+  } catch (const parse_error& e) {
+    std::string why = e.what();
+    if (why.rfind("yaml: ", 0) == 0) why = why.substr(6);
+    throw config_error("error loading " + where + ": yaml: " + why);
   } catch (const YAML::Exception& e) {
     throw config_error("error loading " + where + ": yaml: line " + std::to_string(e.mark.line + 1) +
                        ": " + e.msg);
@@ -156,8 +176,8 @@ inline Kubeconfig parse_kubeconfig(const std::string& text, const std::string& f
       std::string name = yaml_str(c, "name");
       entry = "cluster \"" + name + "\": ";
       ClusterInfo ci;
-      auto n = c["cluster"];
-      if (n && n.IsMap()) {
+      auto n = yaml_map(c, "cluster");
+      if (n) {
         ci.server = yaml_str(n, "server");
         ci.tls_server_name = yaml_str(n, "tls-server-name");
         ci.certificate_authority = resolve_against(yaml_str(n, "certificate-authority"), filename);
@@ -173,8 +193,8 @@ inline Kubeconfig parse_kubeconfig(const std::string& text, const std::string& f
       std::string name = yaml_str(u, "name");
       entry = "user \"" + name + "\": ";
       AuthInfo ai;
-      auto n = u["user"];
-      if (n && n.IsMap()) {
+      auto n = yaml_map(u, "user");
+      if (n) {
         ai.client_certificate = resolve_against(yaml_str(n, "client-certificate"), filename);
         ai.client_key = resolve_against(yaml_str(n, "client-key"), filename);
         auto cd = yaml_str(n, "client-certificate-data");
@@ -185,12 +205,12 @@ inline Kubeconfig parse_kubeconfig(const std::string& text, const std::string& f
         ai.token_file = resolve_against(yaml_str(n, "tokenFile"), filename);
         ai.username = yaml_str(n, "username");
         ai.password = yaml_str(n, "password");
-        if (auto ap = n["auth-provider"]; ap && ap.IsMap()) {
+        if (auto ap = yaml_map(n, "auth-provider")) {
           ai.auth_provider = yaml_str(ap, "name");
           if (auto cfg = ap["config"]; cfg && cfg.IsMap())
             for (const auto& kv : cfg) ai.auth_provider_config[kv.first.as<std::string>()] = kv.second.as<std::string>("");
         }
-        if (auto ex = n["exec"]; ex && ex.IsMap()) {
+        if (auto ex = yaml_map(n, "exec")) {
           ExecConfig e;
           e.command = yaml_str(ex, "command");
           // Only a command with a path separator is resolved; PATH lookups stay as they are.
@@ -213,8 +233,8 @@ inline Kubeconfig parse_kubeconfig(const std::string& text, const std::string& f
       std::string name = yaml_str(c, "name");
       entry = "context \"" + name + "\": ";
       ContextInfo ci;
-      auto n = c["context"];
-      if (n && n.IsMap()) {
+      auto n = yaml_map(c, "context");
+      if (n) {
         ci.cluster = yaml_str(n, "cluster");
         ci.user = yaml_str(n, "user");
         ci.namespace_ = yaml_str(n, "namespace");
@@ -342,11 +362,15 @@ struct RestConfig {
   TlsConfig tls;
   AuthConfig auth;
   std::chrono::milliseconds timeout{0};  ///< per request, 0 = none
+  std::size_t max_response_bytes = limits::max_response_bytes;  ///< bound on one buffered answer
   std::string user_agent = std::string("kubectl-tfjob/") + tfjob::version;
   std::string proxy_url;         ///< explicit proxy (cluster proxy-url); else HTTPS_PROXY/NO_PROXY
   bool use_env_proxy = true;     ///< honour HTTPS_PROXY/HTTP_PROXY/NO_PROXY when proxy_url is empty
   int verbosity = 0;             ///< 6+: one line per request on the log
   std::function<void(const std::string&)> log;  ///< default: stderr
+  /// Told once per Client why it weakened or withheld something (credentials not sent
+  /// over plain http://, TLS verification off); the application words it. Default: stderr.
+  std::function<void(const std::string&)> warn;
   std::string context;           ///< kubeconfig context used ("" for in-cluster/flags)
   std::string source;            ///< e.g. `context "x" in kubeconfig "/path"`, for messages
   bool in_cluster = false;
@@ -366,6 +390,21 @@ inline bool file_exists(const std::string& p) {
 }
 
 }  // namespace detail
+
+/// A server URL fit to print: a password in it is replaced by "xxxxx", as Go's
+/// url.URL.Redacted() does for kubectl (https://user:xxxxx@host).
+inline std::string redact_url(const std::string& url) {
+  auto scheme = url.find("://");
+  std::size_t start = scheme == std::string::npos ? 0 : scheme + 3;
+  auto end = url.find_first_of("/?#", start);
+  std::string authority = url.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  auto at = authority.rfind('@');
+  if (at == std::string::npos) return url;
+  std::string userinfo = authority.substr(0, at);
+  auto colon = userinfo.find(':');
+  if (colon == std::string::npos) return url;
+  return url.substr(0, start) + userinfo.substr(0, colon) + ":xxxxx" + url.substr(start + at);
+}
 
 /// Whether the process runs inside a pod (rest.InClusterConfig's preconditions).
 inline bool in_cluster_possible(const ConfigOverrides& o = {}) {
@@ -456,6 +495,12 @@ inline RestConfig build_rest_config(const Kubeconfig& kc, const ConfigOverrides&
     }
   }
 
+  // clientcmd validation.go: "specifying a root certificates file with the insecure flag
+  // is not allowed" - the pair given as overrides is refused, as from a kubeconfig.
+  if (o.insecure_skip_tls_verify.value_or(false) && !o.certificate_authority.empty())
+    throw config_error("both a certificate authority (\"" + o.certificate_authority +
+                       "\") and insecure-skip-tls-verify were given: specifying a root certificates file with the "
+                       "insecure flag is not allowed; drop one of them");
   // Cluster overrides (client_config.go getCluster).
   if (!o.server.empty()) cluster.server = o.server;
   if ((o.insecure_skip_tls_verify && *o.insecure_skip_tls_verify) || !o.certificate_authority.empty()) {
@@ -584,6 +629,10 @@ inline RestConfig build_rest_config(const Kubeconfig& kc, const ConfigOverrides&
 /// kubectl's whole resolution: explicit --kubeconfig or KUBECONFIG/~/.kube/config merged,
 /// flags applied, and the in-cluster config when there is no kubeconfig at all.
 inline RestConfig load_config(const ConfigOverrides& o = {}) {
+  if (o.insecure_skip_tls_verify.value_or(false) && !o.certificate_authority.empty())
+    throw config_error("both a certificate authority (\"" + o.certificate_authority +
+                       "\") and insecure-skip-tls-verify were given: specifying a root certificates file with the "
+                       "insecure flag is not allowed; drop one of them");
   auto rules = LoadingRules::from_environment(o.kubeconfig);
   Kubeconfig kc = rules.load();
   if (kc.empty() && o.kubeconfig.empty() && o.server.empty() && in_cluster_possible(o)) {

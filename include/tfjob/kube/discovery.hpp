@@ -30,7 +30,7 @@ inline bool serves(Client client, const std::string& group, const std::string& v
   auto list = api_resources(std::move(client), group, version);
   if (!list || !list->contains("resources") || !(*list)["resources"].is_array()) return false;
   for (const auto& r : (*list)["resources"])
-    if (r.value("name", "") == plural) return true;
+    if (r.is_object() && r.contains("name") && r["name"] == plural) return true;  // other shapes: not it
   return false;
 }
 
@@ -39,7 +39,9 @@ inline std::string server_version(Client client) {
   Request r;
   r.path = "/version";
   r.what = "get the server version";
-  return client.request_json(r).value("gitVersion", "");
+  auto v = client.request_json(r);
+  auto g = v.is_object() ? v.find("gitVersion") : v.end();
+  return v.is_object() && g != v.end() && g->is_string() ? g->get<std::string>() : std::string();
 }
 
 }  // namespace tfjob::kube

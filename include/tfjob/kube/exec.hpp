@@ -4,6 +4,7 @@
 /// parse the ExecCredential it prints, cache it until shortly before expirationTimestamp,
 /// and refresh once when the server answers 401.
 
+#include <tfjob/detail/input.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/config.hpp>
 #include <tfjob/kube/detail/util.hpp>
@@ -12,10 +13,12 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>  // passing SIGTERM/SIGINT/SIGHUP on to a running plugin
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <mutex>
@@ -38,6 +41,64 @@ struct ExecCredential {
 /// a margin avoids sending a token that dies in flight).
 inline constexpr std::chrono::seconds exec_expiry_margin{5};
 
+namespace detail {
+
+/// Credential plugins running now, as process groups (negative) or pids: a SIGTERM,
+/// SIGINT or SIGHUP to this process is passed on to them before it takes its default
+/// effect, so a hanging plugin and its children do not outlive us (client-go's plugin
+/// runs in the caller's process group, which a terminal's signal reaches as a whole; a
+/// signal sent to this process alone must reach the plugin too).
+inline std::atomic<pid_t>* exec_children() {
+  static std::atomic<pid_t> slots[16];
+  return slots;
+}
+
+extern "C" inline void tfjob_exec_on_signal(int sig) {
+  auto* c = exec_children();
+  for (int i = 0; i < 16; ++i)
+    if (pid_t p = c[i].load(); p != 0) ::kill(p, sig);
+  ::signal(sig, SIG_DFL);  // then the default effect, as if we had not been here
+  ::raise(sig);
+}
+
+/// Registers a running plugin for the signal pass-on while alive; installs the handler
+/// for signals whose disposition is still the default (an application's own wins).
+class ExecChildGuard {
+ public:
+  explicit ExecChildGuard(pid_t target) {
+    static std::once_flag once;
+    std::call_once(once, [] {
+      for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
+        struct sigaction old {};
+        if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_DFL && !(old.sa_flags & SA_SIGINFO)) {
+          struct sigaction sa {};
+          sa.sa_handler = tfjob_exec_on_signal;
+          sigemptyset(&sa.sa_mask);
+          ::sigaction(sig, &sa, nullptr);
+        }
+      }
+    });
+    auto* c = exec_children();
+    for (int i = 0; i < 16; ++i) {
+      pid_t zero = 0;
+      if (c[i].compare_exchange_strong(zero, target)) {
+        slot_ = i;
+        break;
+      }
+    }
+  }
+  ~ExecChildGuard() {
+    if (slot_ >= 0) exec_children()[slot_].store(0);
+  }
+  ExecChildGuard(const ExecChildGuard&) = delete;
+  ExecChildGuard& operator=(const ExecChildGuard&) = delete;
+
+ private:
+  int slot_ = -1;
+};
+
+}  // namespace detail
+
 /// Run a credential plugin once and parse its ExecCredential (no caching).
 /// `interactive`: whether the plugin may talk to the user on the terminal.
 inline ExecCredential run_exec_plugin(const ExecConfig& cfg, const std::string& cluster_json = {},
@@ -53,7 +114,7 @@ inline ExecCredential run_exec_plugin(const ExecConfig& cfg, const std::string& 
   nlohmann::json info = {{"apiVersion", cfg.api_version}, {"kind", "ExecCredential"},
                          {"spec", {{"interactive", is_interactive}}}};
   if (cfg.provide_cluster_info && !cluster_json.empty())
-    info["spec"]["cluster"] = nlohmann::json::parse(cluster_json, nullptr, false);
+    info["spec"]["cluster"] = tfjob::detail::read_json(cluster_json).value;  // built by us
 
   // argv and envp, built before fork-free posix_spawn.
   std::vector<std::string> args{cfg.command};
@@ -82,11 +143,21 @@ inline ExecCredential run_exec_plugin(const ExecConfig& cfg, const std::string& 
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, out[1], 1);
   if (!is_interactive) posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  // A plugin that does not talk to the user gets a process group of its own, so that the
+  // whole group (its children too) can be stopped with us; an interactive one stays in
+  // ours, where the terminal is.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (!is_interactive) {
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+  }
   pid_t pid = 0;
   int rc = cfg.command.find('/') != std::string::npos
-               ? ::posix_spawn(&pid, cfg.command.c_str(), &fa, nullptr, argv.data(), envp.data())
-               : ::posix_spawnp(&pid, cfg.command.c_str(), &fa, nullptr, argv.data(), envp.data());
+               ? ::posix_spawn(&pid, cfg.command.c_str(), &fa, &attr, argv.data(), envp.data())
+               : ::posix_spawnp(&pid, cfg.command.c_str(), &fa, &attr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
   ::close(out[1]);
   if (rc != 0) {
     ::close(out[0]);
@@ -101,42 +172,67 @@ inline ExecCredential run_exec_plugin(const ExecConfig& cfg, const std::string& 
     }
     throw auth_error(who + ": cannot start: " + std::strerror(rc));
   }
+  detail::ExecChildGuard guard(is_interactive ? pid : -pid);
   std::string output;
+  bool too_much = false;
   char buf[8192];
   for (;;) {
     ssize_t n = ::read(out[0], buf, sizeof buf);
-    if (n > 0) { output.append(buf, static_cast<size_t>(n)); continue; }
+    if (n > 0) {
+      if (output.size() + static_cast<size_t>(n) > limits::max_exec_output_bytes) {
+        too_much = true;  // stop it: nothing it prints now can be a credential
+        ::kill(is_interactive ? pid : -pid, SIGTERM);
+        break;
+      }
+      output.append(buf, static_cast<size_t>(n));
+      continue;
+    }
     if (n < 0 && errno == EINTR) continue;
     break;
   }
   ::close(out[0]);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  if (too_much)
+    throw auth_error(who + " printed more than " + tfjob::detail::human_bytes(limits::max_exec_output_bytes) +
+                     " on standard output (the bound on a credential plugin's output); it was stopped");
   if (WIFSIGNALED(status)) throw auth_error(who + " was killed by signal " + std::to_string(WTERMSIG(status)));
   if (WEXITSTATUS(status) != 0)
     throw auth_error(who + " failed with exit code " + std::to_string(WEXITSTATUS(status)) +
                      " (its error output is above)");
 
-  nlohmann::json j = nlohmann::json::parse(output, nullptr, false);
-  if (j.is_discarded() || !j.is_object())
-    throw auth_error(who + " did not print an ExecCredential JSON object on standard output");
-  if (j.value("kind", "") != "ExecCredential")
-    throw auth_error(who + " printed kind \"" + j.value("kind", "") + "\", expected ExecCredential");
-  if (j.value("apiVersion", "") != cfg.api_version)
-    throw auth_error(who + " printed apiVersion \"" + j.value("apiVersion", "") + "\", but the kubeconfig asks for \"" +
-                     cfg.api_version + "\"");
+  auto parsed = tfjob::detail::read_json(output);
+  if (!parsed.ok() || !parsed.value.is_object())
+    throw auth_error(who + " did not print an ExecCredential JSON object on standard output" +
+                     (parsed.ok() ? " (it printed " + tfjob::detail::describe_json_type(parsed.value) + ")"
+                                  : " (" + parsed.error + " " + tfjob::detail::json_fault_place(output, parsed) + ")"));
+  const nlohmann::json& j = parsed.value;
+  // String fields of the ExecCredential; another type is an error naming the field.
+  auto str = [&](const nlohmann::json& o, const char* key, const char* path) {
+    auto it = o.find(key);
+    if (it == o.end() || it->is_null()) return std::string();
+    if (!it->is_string())
+      throw auth_error(who + " printed an ExecCredential whose " + path + " is " +
+                       tfjob::detail::describe_json_type(*it) + ", not a string");
+    return it->get<std::string>();
+  };
+  if (str(j, "kind", "kind") != "ExecCredential")
+    throw auth_error(who + " printed kind \"" + str(j, "kind", "kind") + "\", expected ExecCredential");
+  if (str(j, "apiVersion", "apiVersion") != cfg.api_version)
+    throw auth_error(who + " printed apiVersion \"" + str(j, "apiVersion", "apiVersion") +
+                     "\", but the kubeconfig asks for \"" + cfg.api_version + "\"");
   if (!j.contains("status") || !j["status"].is_object())
     throw auth_error(who + " printed an ExecCredential without a status");
   const auto& st = j["status"];
   ExecCredential c;
-  c.token = st.value("token", "");
-  c.client_certificate_pem = st.value("clientCertificateData", "");
-  c.client_key_pem = st.value("clientKeyData", "");
+  c.token = str(st, "token", "status.token");
+  c.client_certificate_pem = str(st, "clientCertificateData", "status.clientCertificateData");
+  c.client_key_pem = str(st, "clientKeyData", "status.clientKeyData");
   if (c.client_certificate_pem.empty() != c.client_key_pem.empty())
     throw auth_error(who + " returned only one of clientCertificateData and clientKeyData");
   if (c.token.empty() && c.client_certificate_pem.empty())
     throw auth_error(who + " returned neither a token nor a client certificate");
-  if (auto ts = st.value("expirationTimestamp", ""); !ts.empty()) {
+  if (auto ts = str(st, "expirationTimestamp", "status.expirationTimestamp"); !ts.empty()) {
     std::int64_t s = 0, ns = 0;
     if (!detail::parse_rfc3339(ts, s, ns))
       throw auth_error(who + " returned an invalid expirationTimestamp \"" + ts + "\"");

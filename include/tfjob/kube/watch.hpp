@@ -5,6 +5,7 @@
 /// of what the caller has been told (name -> uid/resourceVersion) guarantees no event is
 /// lost or delivered twice across reconnects and relists.
 
+#include <tfjob/detail/input.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/client.hpp>
 #include <tfjob/kube/request.hpp>
@@ -15,6 +16,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <random>  // jitter of the backoff
 #include <string>
 #include <string_view>
 #include <thread>
@@ -38,9 +40,11 @@ class LineSplitter {
     while (!data.empty()) {
       auto nl = data.find('\n');
       if (nl == std::string_view::npos) {
+        check(partial_.size() + data.size());
         partial_.append(data);
         return true;
       }
+      check(partial_.size() + nl);
       bool more;
       if (partial_.empty()) {
         more = on_line(strip_cr(data.substr(0, nl)));
@@ -57,9 +61,17 @@ class LineSplitter {
   }
   /// Bytes of an unfinished line.
   const std::string& partial() const { return partial_; }
+  /// Longest line accepted (0 = no bound): a longer one throws parse_error naming the
+  /// bound, before it is buffered further.
+  std::size_t max_line = 0;
   void reset() { partial_.clear(); }
 
  private:
+  void check(std::size_t len) const {
+    if (max_line != 0 && len > max_line)
+      throw parse_error("a line of the stream is longer than " + tfjob::detail::human_bytes(max_line) +
+                        " (the bound on one line); the server sent something that is no event");
+  }
   static std::string_view strip_cr(std::string_view s) {
     if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
     return s;
@@ -73,6 +85,18 @@ struct WatchStats {
   int connections = 0; ///< watch requests opened
   int resumes = 0;     ///< reconnects after a drop or a normal end
   int duplicates_skipped = 0;
+  int empty_ends = 0;  ///< watches that ended without an event (each one backed off)
+};
+
+/// How a watcher paces re-opening a watch that ended without an event: client-go's
+/// reflector (tools/cache/reflector.go NewReflectorWithOptions: backoffManager 800ms
+/// doubling to a 30s cap, jitter 1.0, reset after 2 quiet minutes), so a server that ends
+/// every watch at once is not hammered in a hot loop.
+struct WatchBackoff {
+  std::chrono::milliseconds initial{800};
+  std::chrono::milliseconds cap{30000};
+  double jitter = 1.0;  ///< each wait is d + U(0, jitter * d)
+  std::chrono::milliseconds reset_after{120000};
 };
 
 /// Watches one collection. Usually reached through `Api<T>::watch`.
@@ -87,18 +111,22 @@ class Watcher {
   /// Deliver events until the callback returns false or `opts.cancel` is raised. Throws when
   /// the server keeps failing (more than `max_failures` reconnects in a row without progress)
   /// or answers with an error other than 410.
+  /// `opts.deadline` ends the watch normally when it passes (kubectl get --watch with
+  /// --request-timeout).
   void run(const Callback& cb, const StreamOptions& opts = {}) {
     stopped_ = false;
     if (rv_.empty()) {
       if (!relist(cb, opts)) return;
     }
     int failures = 0;
-    while (!stopped_ && !(opts.cancel && opts.cancel->load())) {
+    while (!stopped_ && !(opts.cancel && opts.cancel->load()) && !past(opts)) {
       bool progress = false;
       bool gone = false;
       LineSplitter lines;
+      lines.max_line = limits::max_watch_line_bytes;
       ++stats_.connections;
       std::string error_text;
+      events_ = 0;
       try {
         Request req = rb_.watch(params_, rv_);
         client_.stream(
@@ -124,9 +152,13 @@ class Watcher {
       } catch (const transport_error& e) {
         error_text = e.what();
       }
-      if (stopped_ || (opts.cancel && opts.cancel->load())) return;
+      if (stopped_ || (opts.cancel && opts.cancel->load()) || past(opts)) return;
+      if (events_ > 0) quiet_ = 0;
       if (gone) {
-        // The version we hold is too old: relist and replay only the difference.
+        // The version we hold is too old: relist and replay only the difference (after a
+        // pause when this watch brought nothing: a server answering 410 at once each time).
+        if (events_ == 0) back_off(opts);
+        if (stopped_ || (opts.cancel && opts.cancel->load()) || past(opts)) return;
         if (!relist(cb, opts)) return;
         failures = 0;
         continue;
@@ -139,10 +171,16 @@ class Watcher {
         sleep(std::chrono::milliseconds(100) * (1 << std::min(failures, 6)), opts);
       } else {
         failures = 0;
+        if (events_ == 0) back_off(opts);  // an end that brought no event
       }
       ++stats_.resumes;
     }
   }
+
+  /// Pacing of re-opened watches that brought no event (client-go's reflector defaults).
+  WatchBackoff backoff;
+  /// Called with each such wait before it is slept (tests, -v logs).
+  std::function<void(std::chrono::milliseconds)> on_backoff;
 
   /// The last resourceVersion seen (from an event, a bookmark or a list).
   const std::string& resource_version() const { return rv_; }
@@ -155,9 +193,76 @@ class Watcher {
     nlohmann::json object;
   };
 
-  static std::string key_of(const nlohmann::json& o) {
-    const auto& md = o.contains("metadata") ? o["metadata"] : nlohmann::json::object();
-    return md.value("namespace", "") + "/" + md.value("name", "");
+  static bool past(const StreamOptions& opts) {
+    return opts.deadline != std::chrono::steady_clock::time_point::max() && std::chrono::steady_clock::now() >= opts.deadline;
+  }
+
+  void back_off(const StreamOptions& opts) {
+    auto now = std::chrono::steady_clock::now();
+    if (quiet_ > 0 && now - last_backoff_ > backoff.reset_after) quiet_ = 0;
+    auto d = backoff.initial * (1LL << std::min(quiet_, 20));
+    if (d > backoff.cap) d = backoff.cap;
+    std::uniform_real_distribution<double> u(0.0, backoff.jitter);
+    auto wait = d + std::chrono::milliseconds(static_cast<long long>(static_cast<double>(d.count()) * u(rng_)));
+    ++quiet_;
+    ++stats_.empty_ends;
+    last_backoff_ = now;
+    if (on_backoff) on_backoff(wait);
+    sleep(wait, opts);
+  }
+
+  /// A string field of an object from the server; absent = "", another type is an error
+  /// naming the field (the server's answer has the wrong shape).
+  std::string field(const nlohmann::json& o, const char* parent, const char* key, const std::string& where) const {
+    auto it = o.find(key);
+    if (it == o.end() || it->is_null()) return {};
+    if (!it->is_string())
+      throw parse_error(rb_.resource().qualified() + " " + where + ": " + parent + key + " is " +
+                        tfjob::detail::describe_json_type(*it) + ", not a string; the server's answer has the wrong shape");
+    return it->get<std::string>();
+  }
+
+  /// The metadata of an object from the server, checked to be an object.
+  const nlohmann::json& metadata_of(const nlohmann::json& o, const std::string& where) const {
+    static const nlohmann::json empty = nlohmann::json::object();
+    if (!o.is_object())
+      throw parse_error(rb_.resource().qualified() + " " + where + ": the object is " +
+                        tfjob::detail::describe_json_type(o) + ", not an object; the server's answer has the wrong shape");
+    auto it = o.find("metadata");
+    if (it == o.end() || it->is_null()) return empty;
+    if (!it->is_object())
+      throw parse_error(rb_.resource().qualified() + " " + where + ": metadata is " +
+                        tfjob::detail::describe_json_type(*it) + ", not an object; the server's answer has the wrong shape");
+    return *it;
+  }
+
+  /// What every object of a kind keeps to (Kubernetes API conventions): an object of the
+  /// watched kind, `status` an object, `status.conditions` a list of objects. A server
+  /// answering otherwise is named, not taken for an object without conditions.
+  void check_shape(const nlohmann::json& o, const std::string& where) const {
+    const std::string prefix = rb_.resource().qualified() + " " + where + ": ";
+    const std::string tail = "; the server's answer has the wrong shape";
+    metadata_of(o, where);
+    if (auto k = o.find("kind"); k != o.end() && k->is_string() && !rb_.resource().kind.empty() &&
+                                 k->get_ref<const std::string&>() != rb_.resource().kind)
+      throw parse_error(prefix + "the object is of kind \"" + k->get<std::string>() + "\", not " + rb_.resource().kind + tail);
+    auto st = o.find("status");
+    if (st == o.end() || st->is_null()) return;
+    if (!st->is_object())
+      throw parse_error(prefix + "status is " + tfjob::detail::describe_json_type(*st) + ", not an object" + tail);
+    auto cs = st->find("conditions");
+    if (cs == st->end() || cs->is_null()) return;
+    if (!cs->is_array())
+      throw parse_error(prefix + "status.conditions is " + tfjob::detail::describe_json_type(*cs) + ", not a list" + tail);
+    for (std::size_t i = 0; i < cs->size(); ++i)
+      if (!(*cs)[i].is_object())
+        throw parse_error(prefix + "status.conditions[" + std::to_string(i) + "] is " +
+                          tfjob::detail::describe_json_type((*cs)[i]) + ", not an object" + tail);
+  }
+
+  std::string key_of(const nlohmann::json& o, const std::string& where) const {
+    const auto& md = metadata_of(o, where);
+    return field(md, "metadata.", "namespace", where) + "/" + field(md, "metadata.", "name", where);
   }
 
   bool deliver(const Callback& cb, const char* type, const nlohmann::json& obj) {
@@ -171,29 +276,42 @@ class Watcher {
 
   /// One line of the watch stream. Returns false to stop reading.
   bool handle_line(std::string_view line, const Callback& cb, bool& gone) {
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object())
-      throw transport_error(rb_.resource().qualified() + " watch: the server sent a line that is not JSON: " +
-                            std::string(line.substr(0, 200)));
-    std::string type = j.value("type", "");
-    const nlohmann::json& obj = j.contains("object") ? j["object"] : nlohmann::json::object();
+    auto r = tfjob::detail::read_json(line);
+    if (!r.ok() || !r.value.is_object()) {
+      std::string shown;
+      for (char c : line.substr(0, 200)) shown += static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F ? '?' : c;
+      throw parse_error(rb_.resource().qualified() + " watch: the server sent an event that is not a JSON object (" +
+                        (r.ok() ? tfjob::detail::describe_json_type(r.value) : r.error) + "): " + shown);
+    }
+    const nlohmann::json& j = r.value;
+    std::string type = field(j, "", "type", "watch event");
+    static const nlohmann::json no_object = nlohmann::json::object();
+    auto oit = j.find("object");
+    const nlohmann::json& obj = oit != j.end() ? *oit : no_object;
     if (type == "ERROR") {
-      status st = status_from_response(obj.value("code", 500), "", obj.dump());
+      int code = 500;
+      if (obj.is_object())
+        if (auto c = obj.find("code"); c != obj.end() && c->is_number_integer() && *c >= 100 && *c <= 999) code = c->get<int>();
+      status st = status_from_response(code, "", obj.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
       if (st.code == 410 || st.reason == "Expired" || st.reason == "Gone") {
         gone = true;
         return false;
       }
       throw api_error(st, "watch " + rb_.resource().qualified());
     }
-    std::string rv = obj.contains("metadata") ? obj["metadata"].value("resourceVersion", "") : "";
+    if (type != "ADDED" && type != "MODIFIED" && type != "DELETED" && type != "BOOKMARK") return true;  // unknown: ignore
+    const std::string where = type + " event";
+    const auto& md = metadata_of(obj, where);
+    std::string rv = field(md, "metadata.", "resourceVersion", where);
     if (type == "BOOKMARK") {
       if (!rv.empty()) rv_ = rv;
       if (params_.deliver_bookmarks) return deliver(cb, "BOOKMARK", obj);
       return true;
     }
-    if (type != "ADDED" && type != "MODIFIED" && type != "DELETED") return true;  // unknown: ignore
-    std::string key = key_of(obj);
-    std::string uid = obj.contains("metadata") ? obj["metadata"].value("uid", "") : "";
+    ++events_;
+    check_shape(obj, where);
+    std::string key = key_of(obj, where);
+    std::string uid = field(md, "metadata.", "uid", where);
     auto it = known_.find(key);
     if (!rv.empty()) rv_ = rv;
     if (type == "DELETED") {
@@ -243,18 +361,34 @@ class Watcher {
         if (opts.cancel && opts.cancel->load()) return false;
         continue;
       }
-      if (page.contains("items") && page["items"].is_array())
-        for (auto& item : page["items"]) {
+      if (!page.is_object())
+        throw parse_error(rb_.resource().qualified() + " list: the server's answer is " +
+                          tfjob::detail::describe_json_type(page) + ", not a list object; the answer has the wrong shape");
+      auto items = page.find("items");
+      if (items != page.end() && !items->is_null() && !items->is_array())
+        throw parse_error(rb_.resource().qualified() + " list: items is " + tfjob::detail::describe_json_type(*items) +
+                          ", not a list; the server's answer has the wrong shape");
+      if (items != page.end() && items->is_array()) {
+        std::size_t index = 0;
+        for (auto& item : *items) {
+          std::string where = "list item " + std::to_string(index++);
+          check_shape(item, where);
+          const auto& imd = metadata_of(item, where);
+          std::string k = key_of(item, where);
+          std::string uid = field(imd, "metadata.", "uid", where), irv = field(imd, "metadata.", "resourceVersion", where);
           if (!item.contains("apiVersion") || !item.contains("kind")) {
             item["apiVersion"] = rb_.resource().api_version();
             item["kind"] = rb_.resource().kind;
           }
-          std::string k = key_of(item);
-          fresh[k] = Known{item["metadata"].value("uid", ""), item["metadata"].value("resourceVersion", ""), item};
+          fresh[k] = Known{uid, irv, item};
         }
-      const auto& md = page.contains("metadata") ? page["metadata"] : nlohmann::json::object();
-      if (lp.continue_token.empty()) list_rv = md.value("resourceVersion", "");
-      std::string cont = md.value("continue", "");
+      }
+      if (fresh.size() > limits::max_list_objects)
+        throw parse_error(rb_.resource().qualified() + " list: more than " + std::to_string(limits::max_list_objects) +
+                          " objects (the bound on objects in one list); narrow it with a label selector or a namespace");
+      const auto& md = metadata_of(page, "list");
+      if (lp.continue_token.empty()) list_rv = field(md, "metadata.", "resourceVersion", "list");
+      std::string cont = field(md, "metadata.", "continue", "list");
       if (cont.empty()) break;
       lp.continue_token = cont;
     }
@@ -285,9 +419,10 @@ class Watcher {
   }
 
   static void sleep(std::chrono::milliseconds d, const StreamOptions& opts) {
-    auto end = std::chrono::steady_clock::now() + d;
+    auto end = std::min(std::chrono::steady_clock::now() + d, opts.deadline);
     while (std::chrono::steady_clock::now() < end && !(opts.cancel && opts.cancel->load()))
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+          std::chrono::milliseconds(20), end - std::chrono::steady_clock::now()));
   }
 
   Client client_;
@@ -298,6 +433,10 @@ class Watcher {
   bool listed_ = false;
   bool stopped_ = false;
   WatchStats stats_;
+  int events_ = 0;  ///< ADDED/MODIFIED/DELETED events of the current watch (not bookmarks)
+  int quiet_ = 0;   ///< watches in a row that ended without an event
+  std::chrono::steady_clock::time_point last_backoff_{};
+  std::minstd_rand rng_{std::random_device{}()};
 };
 
 }  // namespace tfjob::kube

@@ -93,6 +93,7 @@ struct RunResult {
   std::string state_dir;
   std::vector<ReplicaResult> replicas;
   TFJob job;  ///< the defaulted job with `status` as the operator would have written it
+  int signal = 0;  ///< the signal (SIGINT, SIGTERM, SIGHUP) that stopped the run, 0 = none
   /// 0 succeeded, 1 failed.
   int exit_code() const { return state == "Succeeded" ? 0 : 1; }
 };
@@ -269,9 +270,11 @@ class Runner {
                     "TFJob " + ns + "/" + job_.metadata.name + " is running.");
 
     int last_restarts = 0;
+    int stop_signal = 0;
     while (!tracker.finished()) {
       poll_once(std::chrono::milliseconds(100), tracker, ports);
       if (int sig = take_wake(); sig >= 0) {
+        stop_signal = sig;
         std::string what = sig == 0 ? "stop requested" : ("stopped by " + detail::signal_name(128 + sig));
         tracker.interrupt("Interrupted", "TFJob " + ns + "/" + job_.metadata.name + " was " +
                                              (sig == 0 ? std::string("stopped") : what) + " before it finished");
@@ -299,6 +302,7 @@ class Runner {
     stop_all(tracker);
 
     RunResult r;
+    r.signal = stop_signal;
     r.name = job_.metadata.name;
     r.namespace_ = ns;
     r.state = tracker.state();

@@ -5,6 +5,7 @@
 /// streams delivered as they arrive with cancellation, and deadlines on every wait.
 /// Internal: nothing here is part of the public API.
 
+#include <tfjob/detail/input.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/detail/tls.hpp>
 #include <tfjob/kube/detail/util.hpp>
@@ -49,6 +50,11 @@ class timeout_failure : public transport_error {
 };
 /// A streamed body broke after delivery began (the caller resumes; never retried blindly).
 class stream_broken : public transport_error {
+ public:
+  using transport_error::transport_error;
+};
+/// The server's answer broke a bound (size, header bytes): not repeated, reported as is.
+class answer_refused : public transport_error {
  public:
   using transport_error::transport_error;
 };
@@ -407,9 +413,14 @@ inline ResponseHead read_head(Reader& r, Deadline dl) {
     auto sp2 = sl.find(' ', sp + 1);
     h.reason = sp2 == std::string::npos ? "" : sl.substr(sp2 + 1);
     h.headers.clear();
+    std::size_t header_bytes = 0;
     for (;;) {
       std::string l = r.line(dl, "in the middle of the response headers");
       if (l.empty()) break;
+      header_bytes += l.size() + 2;
+      if (header_bytes > limits::max_header_bytes)
+        throw answer_refused("the server's response headers are larger than " + tfjob::detail::human_bytes(limits::max_header_bytes) +
+                             " (the bound on response headers)");
       auto colon = l.find(':');
       if (colon == std::string::npos) continue;
       h.headers.emplace_back(lower(l.substr(0, colon)), trim(l.substr(colon + 1)));

@@ -1,0 +1,195 @@
+#pragma once
+/// \file Reading outside input with bounds (manifests, kubeconfigs, server answers, watch
+/// events, exec-plugin output, TF_CONFIG): the limits in one place, a JSON reader that
+/// refuses nesting deeper than the bound before building it (nlohmann's parser callback gets
+/// the depth of every value, so no recursion can overrun the stack), and a UTF-8 check.
+/// Errors say what was wrong and where, never with the JSON library's own wording.
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace tfjob {
+
+/// The resource bounds on outside input. Each refusal names its bound.
+namespace limits {
+/// Nesting of arrays and objects (Go's encoding/json scanner maxNestingDepth, which
+/// kubectl's decoders inherit: "exceeded max depth"; go-yaml v3 uses the same 10000).
+inline constexpr int max_depth = 10000;
+/// A manifest (all documents of one file or stdin together).
+inline constexpr std::size_t max_manifest_bytes = std::size_t(128) << 20;
+/// Objects in one manifest, after `kind: List` items are expanded.
+inline constexpr std::size_t max_manifest_objects = 100000;
+/// One buffered server answer (a list of 5,000 pods is about 100 MiB on a real cluster).
+inline constexpr std::size_t max_response_bytes = std::size_t(512) << 20;
+/// One watch event line: kube-apiserver refuses request bodies over 3 MiB
+/// (apiserver options MaxRequestBodyBytes) and etcd objects over 1.5 MiB, so an event
+/// 8 times that is no object a real server sends.
+inline constexpr std::size_t max_watch_line_bytes = std::size_t(24) << 20;
+/// Objects one relist may gather across its pages (a hostile server can page forever).
+inline constexpr std::size_t max_list_objects = 1000000;
+/// What an exec credential plugin may print (a token, or a certificate chain and a key).
+inline constexpr std::size_t max_exec_output_bytes = std::size_t(4) << 20;
+/// A kubeconfig file.
+inline constexpr std::size_t max_kubeconfig_bytes = std::size_t(16) << 20;
+/// Response headers together (Go's net/http Transport default MaxResponseHeaderBytes is 10 MiB;
+/// the API server sends well under 64 KiB).
+inline constexpr std::size_t max_header_bytes = std::size_t(1) << 20;
+}  // namespace limits
+
+namespace detail {
+
+/// "1.5 MiB", "3 MiB", "512 B": sizes in messages.
+inline std::string human_bytes(std::size_t n) {
+  const char* unit[] = {"B", "KiB", "MiB", "GiB"};
+  int u = 0;
+  std::size_t whole = n, frac = 0;
+  while (whole >= 1024 && u < 3) {
+    frac = whole % 1024;
+    whole /= 1024;
+    ++u;
+  }
+  std::string s = std::to_string(whole);
+  if (u > 0 && frac * 10 / 1024 > 0) s += "." + std::to_string(frac * 10 / 1024);
+  return s + " " + unit[u];
+}
+
+/// Index of the first byte that is not part of valid UTF-8, or npos (RFC 3629: no
+/// overlong forms, no surrogates, nothing above U+10FFFF).
+inline std::size_t invalid_utf8_at(std::string_view s) {
+  std::size_t i = 0;
+  const std::size_t n = s.size();
+  while (i < n) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t len;
+    std::uint32_t cp;
+    if (c >= 0xC2 && c <= 0xDF) len = 2, cp = c & 0x1F;
+    else if (c >= 0xE0 && c <= 0xEF) len = 3, cp = c & 0x0F;
+    else if (c >= 0xF0 && c <= 0xF4) len = 4, cp = c & 0x07;
+    else return i;
+    if (i + len > n) return i;
+    for (std::size_t k = 1; k < len; ++k) {
+      auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+      return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+/// 1-based line and column of a byte offset.
+inline std::pair<int, int> line_col_at(std::string_view text, std::size_t byte) {
+  int line = 1, col = 1;
+  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') line++, col = 1;
+    else ++col;
+  }
+  return {line, col};
+}
+
+/// "a string (\"x\")", "a number (5)", "a list", "an object", "null": a JSON value's kind
+/// for messages about answers of the wrong shape.
+inline std::string describe_json_type(const nlohmann::json& v) {
+  switch (v.type()) {
+    case nlohmann::json::value_t::null: return "null";
+    case nlohmann::json::value_t::boolean: return v.get<bool>() ? "a boolean (true)" : "a boolean (false)";
+    case nlohmann::json::value_t::string: {
+      const auto& s = v.get_ref<const std::string&>();
+      std::string shown;
+      for (char c : s.substr(0, 40)) shown += static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F ? '?' : c;
+      return "a string (\"" + shown + (s.size() > 40 ? "...\")" : "\")");
+    }
+    case nlohmann::json::value_t::number_integer:
+    case nlohmann::json::value_t::number_unsigned:
+    case nlohmann::json::value_t::number_float: return "a number (" + v.dump() + ")";
+    case nlohmann::json::value_t::array: return "a list";
+    case nlohmann::json::value_t::object: return "an object";
+    default: return "a value of another kind";
+  }
+}
+
+/// The outcome of read_json(): a value, or what was wrong and at which byte.
+struct JsonRead {
+  nlohmann::json value;
+  std::string error;       ///< "" when the text was read; else e.g. "exceeded max depth of 10000"
+  std::size_t byte = 0;    ///< 0-based offset of the fault
+  bool trailing = false;   ///< the only fault is text after one complete value (a stream of values)
+  bool ok() const { return error.empty(); }
+};
+
+/// The message nlohmann's parse_error carries, without its "[json.exception...]" prefix
+/// and position (the caller names the place in its own words).
+inline std::string json_syntax_reason(const nlohmann::json::parse_error& e) {
+  std::string msg = e.what();
+  auto p = msg.find("syntax error");
+  if (p == std::string::npos) p = msg.find("parse error");
+  if (p != std::string::npos) msg = msg.substr(p);
+  else if (auto b = msg.find("] "); b != std::string::npos) msg = msg.substr(b + 2);
+  // "syntax error while parsing value - invalid literal; last read: 'x'" -> after the dash
+  if (auto d = msg.find(" - "); d != std::string::npos) msg = msg.substr(d + 3);
+  return msg;
+}
+
+/// Parse one JSON value with nesting bounded by `max_depth` (the parser stops at the first
+/// value deeper than that; nothing deeper is ever built).
+inline JsonRead read_json(std::string_view text, int max_depth = limits::max_depth) {
+  JsonRead r;
+  struct too_deep {};
+  std::size_t depth_seen = 0;
+  auto cb = [&](int depth, nlohmann::json::parse_event_t ev, nlohmann::json&) {
+    if ((ev == nlohmann::json::parse_event_t::object_start || ev == nlohmann::json::parse_event_t::array_start) &&
+        depth >= max_depth) {
+      depth_seen = static_cast<std::size_t>(depth);
+      throw too_deep{};
+    }
+    return true;
+  };
+  try {
+    r.value = nlohmann::json::parse(text.begin(), text.end(), cb);
+  } catch (const too_deep&) {
+    // find the offending bracket: the (max_depth+1)-th unclosed one
+    int d = 0;
+    bool in_str = false, esc = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      char c = text[i];
+      if (in_str) {
+        if (esc) esc = false;
+        else if (c == '\\') esc = true;
+        else if (c == '"') in_str = false;
+        continue;
+      }
+      if (c == '"') in_str = true;
+      else if (c == '[' || c == '{') {
+        if (++d > max_depth) { r.byte = i; break; }
+      } else if (c == ']' || c == '}') --d;
+    }
+    (void)depth_seen;
+    r.value = nullptr;
+    r.error = "exceeded max depth of " + std::to_string(max_depth) + " nested arrays and objects";
+  } catch (const nlohmann::json::parse_error& e) {
+    r.value = nullptr;
+    r.byte = e.byte > 0 ? e.byte - 1 : 0;
+    r.error = json_syntax_reason(e);
+    r.trailing = std::string(e.what()).find("expected end of input") != std::string::npos && r.byte > 0;
+  }
+  return r;
+}
+
+/// `what` + where a JSON fault is, for messages: "at line 3, column 7".
+inline std::string json_fault_place(std::string_view text, const JsonRead& r) {
+  auto [line, col] = line_col_at(text, r.byte);
+  return "at line " + std::to_string(line) + ", column " + std::to_string(col);
+}
+
+}  // namespace detail
+}  // namespace tfjob
