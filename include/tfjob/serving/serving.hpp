@@ -131,8 +131,16 @@ inline std::string diagnose(kube::Client& c, const std::string& ns, const std::v
     lp.tail_lines = log_lines;
     lp.previous = p.restarts > 0;
     std::string logs;
+    // The kubelet answers 200 with its own error as the body when the runtime has no log
+    // for the container it picked (kubelet server.go getContainerLogs writes the error into
+    // the stream); on a crash loop that happens for previous=true while the current log
+    // (lastState.terminated's container, kubelet validateContainerLogStatus) still has it.
+    auto unreadable = [](const std::string& body) {
+      return body.empty() || body.rfind("unable to retrieve container logs for ", 0) == 0;
+    };
     try {
       logs = kube::get_logs(c, ns, p.pod, lp);
+      if (lp.previous && unreadable(logs)) throw tfjob::error("the previous attempt's log is gone");
     } catch (const std::exception&) {
       try {
         lp.previous = false;
