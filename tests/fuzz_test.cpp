@@ -129,7 +129,7 @@ TEST_CASE("fuzz finding: a number out of range in TF_CONFIG is a parse_error, no
   // regressions/tf_config/crash-a91b...: "11e308..." escaped as nlohmann out_of_range.406.
   CHECK_THROWS_AS(tfjob::parse_tf_config("11e308"), tfjob::parse_error);
   CHECK_THROWS_WITH(tfjob::parse_tf_config(R"({"task":{"type":"worker","index":1e999}})"),
-                    Catch::Contains("TF_CONFIG is not valid JSON: number overflow") && !Catch::Contains("json.exception"));
+                    Catch::Contains("TF_CONFIG is not valid JSON") && Catch::Contains("number overflow") && !Catch::Contains("json.exception"));
   CHECK_THROWS_WITH(tfjob::parse_tf_config(R"({"task":{"type":"worker","index":4294967296}})"),
                     Catch::Contains("task.index 4294967296 is out of range"));
   CHECK_THROWS_WITH(tfjob::parse_tf_config(R"({"task":{"type":"worker","index":18446744073709551615}})"),

@@ -349,11 +349,6 @@ inline TFConfig parse_tf_config(std::string_view text) {
     throw parse_error("TF_CONFIG is not valid JSON at line " + std::to_string(line) + ", column " +
                           std::to_string(col) + ": " + r.error,
                       line, col);
-  } catch (const nlohmann::json::exception& e) {
-    // e.g. out_of_range.406 "number overflow parsing '1e999'": say it without the library's tag.
-    std::string msg = e.what();
-    auto tag = msg.find("] ");
-    throw parse_error("TF_CONFIG is not valid JSON: " + (tag == std::string::npos ? msg : msg.substr(tag + 2)));
   }
   nlohmann::json j = std::move(r.value);
   auto bad = [](const std::string& what) { throw parse_error("TF_CONFIG: " + what); };

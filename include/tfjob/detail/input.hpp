@@ -181,6 +181,12 @@ inline JsonRead read_json(std::string_view text, int max_depth = limits::max_dep
     r.byte = e.byte > 0 ? e.byte - 1 : 0;
     r.error = json_syntax_reason(e);
     r.trailing = std::string(e.what()).find("expected end of input") != std::string::npos && r.byte > 0;
+  } catch (const nlohmann::json::exception& e) {
+    // e.g. out_of_range.406 "number overflow parsing '1e999'": the reason without the library's tag
+    r.value = nullptr;
+    std::string msg = e.what();
+    auto tag = msg.find("] ");
+    r.error = tag == std::string::npos ? msg : msg.substr(tag + 2);
   }
   return r;
 }
