@@ -43,7 +43,8 @@ lint::Context cluster_context(kube::Client& c, const nlohmann::json& job) {
   };
   optional_read([&] { lc.nodes = workflow::list_items(c, workflow::resources::nodes(), ""); });
   optional_read([&] { lc.namespace_object = workflow::get_opt(c, workflow::resources::namespaces(), "", ns); });
-  for (const auto& [t, rs] : job.value("/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object()).items())
+  const nlohmann::json owned1 = job.value("/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());  // items() of a temporary would dangle
+  for (const auto& [t, rs] : owned1.items())
     for (const auto& v : rs.value("/template/spec/volumes"_json_pointer, nlohmann::json::array())) {
       if (!v.contains("persistentVolumeClaim")) continue;
       const std::string cn = v["persistentVolumeClaim"].value("claimName", "");

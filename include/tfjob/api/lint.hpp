@@ -151,7 +151,8 @@ inline bool node_gpu_is_volta_or_older(const nlohmann::json& node) {
 /// equal limits), so the operator's pods are refused and no GPU is given (kubeflow #1042).
 inline std::vector<Finding> gpu_requests_limits(const nlohmann::json& job) {
   std::vector<Finding> out;
-  for (const auto& [type, rs] : detail::specs_of(job).items())
+  const nlohmann::json owned1 = detail::specs_of(job);  // items() of a temporary would dangle
+  for (const auto& [type, rs] : owned1.items())
     for (const auto& c : detail::containers_of(rs)) {
       const auto res = c.value("resources", nlohmann::json::object());
       const auto req = res.value("requests", nlohmann::json::object()), lim = res.value("limits", nlohmann::json::object());
@@ -212,7 +213,8 @@ inline std::vector<Finding> master_with_tf2(const nlohmann::json& job) {
 /// restartPolicy ExitCode: said once per job, since it retries only signals.
 inline std::vector<Finding> exit_code_policy(const nlohmann::json& job) {
   std::vector<std::string> types;
-  for (const auto& [type, rs] : detail::specs_of(job).items())
+  const nlohmann::json owned2 = detail::specs_of(job);  // items() of a temporary would dangle
+  for (const auto& [type, rs] : owned2.items())
     if (rules::restart_policy_of(rs) == "ExitCode") types.push_back(type);
   if (types.empty()) return {};
   std::string list;
@@ -272,7 +274,8 @@ inline std::vector<Finding> shared_rwo_claims(const nlohmann::json& job, const C
   std::vector<Finding> out;
   struct Use { int pods = 0; long long gpus = 0; std::vector<std::string> types; bool read_only = true; };
   std::map<std::string, Use> uses;
-  for (const auto& [type, rs] : detail::specs_of(job).items()) {
+  const nlohmann::json owned3 = detail::specs_of(job);  // items() of a temporary would dangle
+  for (const auto& [type, rs] : owned3.items()) {
     const auto ps = detail::pod_spec_of(rs);
     for (const auto& v : ps.value("volumes", nlohmann::json::array())) {
       if (!v.contains("persistentVolumeClaim")) continue;
@@ -317,7 +320,8 @@ inline std::vector<Finding> shared_rwo_claims(const nlohmann::json& job, const C
 inline std::vector<Finding> request_fits_no_node(const nlohmann::json& job, const Context& ctx) {
   std::vector<Finding> out;
   if (!ctx.nodes) return out;
-  for (const auto& [type, rs] : detail::specs_of(job).items()) {
+  const nlohmann::json owned4 = detail::specs_of(job);  // items() of a temporary would dangle
+  for (const auto& [type, rs] : owned4.items()) {
     const auto ps = detail::pod_spec_of(rs);
     auto req = scheduling::pod_requests(ps);
     if (ctx.skip_gpu_fit) req.erase(gpu_resource);
@@ -330,7 +334,7 @@ inline std::vector<Finding> request_fits_no_node(const nlohmann::json& job, cons
     }
     if (ctx.nodes->empty()) continue;
     if (candidates.empty()) {
-      std::sort(fits.begin(), fits.end(), [](const auto& a, const auto& b) { return a.misses() < b.misses(); });
+      std::stable_sort(fits.begin(), fits.end(), [](const auto& a, const auto& b) { return a.misses() < b.misses(); });
       std::vector<std::string> ev;
       for (size_t i = 0; i < fits.size() && i < 3; ++i) {
         std::string why;
@@ -378,7 +382,8 @@ inline std::vector<Finding> istio_sidecar(const nlohmann::json& job, const Conte
   const bool on = inj == "enabled" || (inj != "disabled" && labels.contains("istio.io/rev"));
   if (!on) return {};
   std::vector<std::string> missing;
-  for (const auto& [type, rs] : detail::specs_of(job).items()) {
+  const nlohmann::json owned5 = detail::specs_of(job);  // items() of a temporary would dangle
+  for (const auto& [type, rs] : owned5.items()) {
     const auto md = rs.value("/template/metadata"_json_pointer, nlohmann::json::object());
     auto opt_out = [&](const char* where) {
       const auto m = md.value(where, nlohmann::json::object());
@@ -411,7 +416,8 @@ inline void add_istio_opt_out(nlohmann::json& job) {
 /// `-gpu` on a GPU replica; a CUDA 13 image where every node the replica may use is Volta or older.
 inline std::vector<Finding> gpu_images(const nlohmann::json& job, const Context& ctx) {
   std::vector<Finding> out;
-  for (const auto& [type, rs] : detail::specs_of(job).items()) {
+  const nlohmann::json owned6 = detail::specs_of(job);  // items() of a temporary would dangle
+  for (const auto& [type, rs] : owned6.items()) {
     if (detail::gpus_per_pod(rs) <= 0) continue;
     for (const auto& c : detail::containers_of(rs)) {
       const std::string image = c.value("image", "");

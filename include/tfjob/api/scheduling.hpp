@@ -104,7 +104,8 @@ inline NodeFit node_fit(const nlohmann::json& pod_spec, const nlohmann::json& no
   };
   if (node.value("/spec/unschedulable"_json_pointer, false))
     f.schedulable = tolerated({{"key", "node.kubernetes.io/unschedulable"}, {"effect", "NoSchedule"}});
-  for (const auto& [k, v] : pod_spec.value("nodeSelector", json::object()).items()) {
+  const nlohmann::json owned1 = pod_spec.value("nodeSelector", json::object());  // items() of a temporary would dangle
+  for (const auto& [k, v] : owned1.items()) {
     const std::string want = v.is_string() ? v.get<std::string>() : v.dump();
     if (!labels.contains(k) || labels[k] != want) f.selector_misses.push_back(k + "=" + want);
   }
@@ -160,7 +161,8 @@ inline std::map<std::string, double> pod_requests(const nlohmann::json& pod_spec
 /// A node's allocatable, per resource, in base units.
 inline std::map<std::string, double> allocatable(const nlohmann::json& node) {
   std::map<std::string, double> m;
-  for (const auto& [k, v] : detail::obj(node, "/status/allocatable"_json_pointer).items()) {
+  const nlohmann::json owned2 = detail::obj(node, "/status/allocatable"_json_pointer);  // items() of a temporary would dangle
+  for (const auto& [k, v] : owned2.items()) {
     auto q = v.is_string() ? Quantity::try_parse(v.get<std::string>())
                            : v.is_number() ? Quantity::try_parse(v.dump()) : std::nullopt;
     if (q) m[k] = q->value();

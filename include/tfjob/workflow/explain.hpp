@@ -224,7 +224,7 @@ inline Explanation explain(const ExplainInput& in) {
               closest.emplace_back(alloc - used, nn + ": allocatable " + std::to_string(alloc) + " " + res + ", " +
                                                      std::to_string(used) + " taken by pods of this job");
             }
-            std::sort(closest.begin(), closest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+            std::stable_sort(closest.begin(), closest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
             for (size_t k = 0; k < closest.size() && k < 3; ++k) ev.push_back("node " + closest[k].second);
           }
           urgent.push_back(finding(S::warning, res == "nvidia.com/gpu" ? "InsufficientGpu" : "InsufficientResource", type,
@@ -238,7 +238,7 @@ inline Explanation explain(const ExplainInput& in) {
           if (in.nodes) {
             std::vector<scheduling::NodeFit> fits;
             for (const auto& n : *in.nodes) fits.push_back(scheduling::node_fit(pod.value("spec", nlohmann::json::object()), n));
-            std::sort(fits.begin(), fits.end(), [](const auto& a, const auto& b) { return a.misses() < b.misses(); });
+            std::stable_sort(fits.begin(), fits.end(), [](const auto& a, const auto& b) { return a.misses() < b.misses(); });
             for (size_t k = 0; k < fits.size() && k < 3; ++k) {
               if (fits[k].ok()) continue;
               std::vector<std::string> why_not;

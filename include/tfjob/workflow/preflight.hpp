@@ -170,7 +170,7 @@ inline GpuPreflight gpu_preflight(const nlohmann::json& job, const std::vector<n
       max_alloc = std::max(max_alloc, r.nodes[i].allocatable);
     }
     if (!any) {
-      std::sort(fits.begin(), fits.end(), [](const auto& a, const auto& b) { return a.misses() < b.misses(); });
+      std::stable_sort(fits.begin(), fits.end(), [](const auto& a, const auto& b) { return a.misses() < b.misses(); });
       std::string closest;
       for (size_t i = 0; i < fits.size() && i < 3; ++i) {
         std::string why;
