@@ -169,7 +169,8 @@ TEST_CASE("kubectl tfjob lint -f: one line per finding, --strict exits 1, -o jso
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.out.empty());
-  CHECK(r.err == "no findings\n");
+  CHECK(r.err.size() >= 12);
+  CHECK(r.err.substr(r.err.size() - 12) == "no findings\n");  // after the non-TFJob documents it skipped
   r = tfjob::test::run_plugin({"lint", "-f", lint_dir() + "MasterWithTF2.yaml", "-f", lint_dir() + "GpuOnParameterServer.yaml", "-o", "json"});
   REQUIRE(r.exit_code == 0);
   auto j = json::parse(r.out);

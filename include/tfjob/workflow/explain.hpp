@@ -205,8 +205,9 @@ inline Explanation explain(const ExplainInput& in) {
           std::string res = "nvidia.com/gpu";
           auto at = m.find("Insufficient ");
           if (at != std::string::npos) {
-            auto end = m.find_first_of(".,", at + 13);
+            auto end = m.find_first_of(" ,", at + 13);  // "Insufficient nvidia.com/gpu." (the name has dots)
             res = m.substr(at + 13, end == std::string::npos ? std::string::npos : end - at - 13);
+            while (!res.empty() && res.back() == '.') res.pop_back();
           }
           if (in.nodes && res == "nvidia.com/gpu") {
             // the nodes that come closest: the most free GPUs among those the pod may use
