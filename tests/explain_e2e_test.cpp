@@ -91,7 +91,7 @@ TEST_CASE("explain/describe: a worker Pending on GPUs, with the scheduler's reas
   auto line = r.out.substr(r.out.find("\n  g-worker-1 ") + 1);
   line = line.substr(0, line.find('\n'));
   CHECK(line.find("Pending") != std::string::npos);
-  CHECK(line.find("1 Insufficient nvidia.com/gpu.") != std::string::npos);
+  CHECK(line.find("nodes are available: 2 Insufficient nvidia.com/gpu.") != std::string::npos);
 }
 
 TEST_CASE("explain: Pending by node selector names the node that comes closest", "[explain][e2e]") {
