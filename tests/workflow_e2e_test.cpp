@@ -242,7 +242,7 @@ TEST_CASE("GPU preflight and pending pods with the scheduler's reason", "[workfl
     auto r = c.run({"submit", "mnist", "--gpus", "2"});
     INFO(r.out << r.err);
     CHECK(r.exit_code == 1);
-    CHECK(r.err.find("asks for 2 nvidia.com/gpu but no schedulable node can allocate more than 1") != std::string::npos);
+    CHECK(r.err.find("pod asks for 2, 2 nvidia.com/gpu but no schedulable node it may use can allocate more than 1") != std::string::npos);
     CHECK(r.err.find("fake-gpu-node-0") != std::string::npos);
     CHECK_FALSE(c.server->get_object("tfjobs", "default", "mnist"));
   }

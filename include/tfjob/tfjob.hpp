@@ -15,6 +15,10 @@
 #include <tfjob/api/tf_config.hpp>
 #include <tfjob/api/operator.hpp>
 #include <tfjob/api/builder.hpp>
+#include <tfjob/api/findings.hpp>
+#include <tfjob/api/explain_rules.hpp>
+#include <tfjob/api/scheduling.hpp>
+#include <tfjob/api/lint.hpp>
 
 // kube/: generic Kubernetes client
 #include <tfjob/kube/resource.hpp>
@@ -39,4 +43,5 @@
 #include <tfjob/workflow/cluster.hpp>
 #include <tfjob/workflow/wait.hpp>
 #include <tfjob/workflow/logs.hpp>
+#include <tfjob/workflow/explain.hpp>
 #include <tfjob/workflow/describe.hpp>

@@ -13,6 +13,7 @@
 #include "../common/samples.hpp"
 #include "../common/submit_cluster.hpp"
 
+#include <tfjob/api/lint.hpp>
 #include <tfjob/api/types.hpp>
 #include <tfjob/error.hpp>
 
@@ -78,6 +79,14 @@ int run_submit(SubmitOptions& o, Globals& g) {
   std::vector<TFJob> jobs = build_jobs(o.job, namespace_from_flags(g));
   if (!o.sample_claim.empty())
     for (auto& j : jobs) rename_claims(j, o.sample_claim);
+  if (o.dry_run == "client" || o.local.enabled) {
+    // no cluster to ask: the rules that need one run in the cluster path's preflight
+    std::vector<tfjob::Finding> findings;
+    for (const auto& j : to_objects(jobs))
+      for (auto& f : lint::lint(j)) findings.push_back(std::move(f));
+    print_warnings(findings);
+    if (o.cluster.strict) refuse_on_warnings(findings);
+  }
   if (o.dry_run == "client") return print_jobs(jobs, fmt);
   if (o.local.enabled) return run_local(jobs, o.local, g);
   return submit_to_cluster(jobs, o, g);
@@ -101,6 +110,8 @@ void setup_submit(CLI::App& app, Globals& g) {
   sub->add_option("-o,--output", o->output, "Output format: yaml, json or name")->group("Output");
   sub->add_flag("--list-samples", o->list_samples, "List the built-in samples and exit")->group("Output");
   add_submit_cluster_flags(*sub, o->cluster);
+  sub->add_flag("--strict", o->cluster.strict, "Refuse to submit when lint or the preflight warns (kubectl tfjob lint --help)")
+      ->group("Output");
   sub->footer(R"(Examples:
   # Render the built-in MNIST job (1 Chief + 2 Workers, 1 GPU each) without a cluster
   kubectl tfjob submit mnist --dry-run=client -o yaml
@@ -137,9 +148,10 @@ void setup_submit(CLI::App& app, Globals& g) {
 
 Exit codes: 0 ok (with --wait/--follow: the job Succeeded); 1 invalid job or input (every
 problem is listed on stderr, nothing on stdout), a failed preflight (no training operator,
-no namespace, 403, not enough GPUs: nothing is created), an existing job with another spec
-without --replace, or (with --wait/--follow) the job Failed; 2 --timeout passed; 64 bad usage;
-with --local, 130/143/129 when SIGINT/SIGTERM/SIGHUP stopped the run.)");
+no namespace, 403, not enough GPUs: nothing is created), a warning with --strict (lint's
+rules: kubectl tfjob lint --help), an existing job with another spec without --replace, or
+(with --wait/--follow) the job Failed; 2 --timeout passed; 64 bad usage; with --local,
+130/143/129 when SIGINT/SIGTERM/SIGHUP stopped the run.)");
   sub->callback([o, &g] { g.run = [o, &g] { return run_submit(*o, g); }; });
 }
 

@@ -36,6 +36,7 @@ struct SubmitClusterFlags {
   std::string storage_class;
   bool create_pvcs = false;     ///< create missing claims (samples, or --pvc-size/--storage-class given)
   bool skip_gpu_check = false;
+  bool strict = false;          ///< --strict: a lint or preflight warning refuses the submit
 };
 
 /// Adds the cluster-path flags to `submit`.
@@ -87,6 +88,23 @@ inline void rename_claims(TFJob& job, const std::string& claim) {
   }
 }
 
+/// Lint and preflight warnings on stderr, each with its fix (info findings stay quiet:
+/// `lint` and `explain` show them).
+inline void print_warnings(const std::vector<tfjob::Finding>& findings) {
+  for (const auto& fd : findings) {
+    if (fd.severity != tfjob::Finding::Severity::warning) continue;
+    std::cerr << "warning: " << fd.message << (fd.code.empty() ? "" : " [" + fd.code + "]") << "\n";
+    if (!fd.fix.empty()) std::cerr << "  fix: " << fd.fix << "\n";
+  }
+}
+
+/// --strict: any warning is an error (nothing has been created yet).
+inline void refuse_on_warnings(const std::vector<tfjob::Finding>& findings) {
+  std::size_t n = 0;
+  for (const auto& fd : findings) n += fd.severity == tfjob::Finding::Severity::warning;
+  if (n) throw tfjob::error("--strict: " + std::to_string(n) + " warning(s) above; nothing was submitted");
+}
+
 namespace detail {
 /// Claim names the job's pod templates mount.
 inline std::set<std::string> claims_of(const nlohmann::json& job) {
@@ -122,9 +140,9 @@ inline int submit_to_cluster_path(const std::vector<nlohmann::json>& jobs, const
 
     // 1. preflight: nothing is created when it fails
     auto report = workflow::preflight_submit(client, ns, job, !f.skip_gpu_check);
-    for (const auto& fd : report.findings)
-      if (!fd.is_error()) warn(fd.message);
+    print_warnings(report.findings);
     if (!report.ok()) throw tfjob::error(report.errors());
+    if (f.strict) refuse_on_warnings(report.findings);
 
     // 2. the claims the job mounts
     for (const auto& claim : detail::claims_of(job)) {

@@ -196,7 +196,7 @@ step preflight-gpus
 # the nodes allocate 4 (gpu-node-0) and 2 (gpu-node-1): 8 per pod can never schedule
 refused P submit mnist -n "$NS" --name mnist-big --gpus 8
 [ "$RC" = 1 ] || fail "exit $RC, want 1: $ERR"
-contains "$ERR" "no schedulable node can allocate more than 4"
+contains "$ERR" "no schedulable node it may use can allocate more than 4"
 contains "$ERR" "gpu-node-0"
 contains "$ERR" "gpu-node-1"
 if ka get tfjob mnist-big -n "$NS" >/dev/null 2>&1; then fail "a job refused by the preflight was created"; fi

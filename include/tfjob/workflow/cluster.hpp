@@ -11,12 +11,15 @@
 #include <tfjob/kube/client.hpp>
 #include <tfjob/kube/core.hpp>
 #include <tfjob/kube/request.hpp>
+#include <tfjob/api/lint.hpp>
 #include <tfjob/workflow/pods.hpp>
+#include <tfjob/workflow/progress.hpp>
 #include <tfjob/workflow/preflight.hpp>
 #include <tfjob/workflow/status.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -156,8 +159,10 @@ inline PreflightReport preflight_submit(kube::Client& c, const std::string& ns, 
     r.findings.push_back({Finding::Severity::error, crd_missing_message(c.config().server)});
     return r;
   }
+  std::optional<nlohmann::json> ns_object;
   try {
-    if (!get_opt(c, resources::namespaces(), "", ns)) {
+    ns_object = get_opt(c, resources::namespaces(), "", ns);
+    if (!ns_object) {
       r.findings.push_back({Finding::Severity::error, "namespace \"" + ns + "\" does not exist. Create it with: kubectl create namespace " +
                                                           ns + "  (or choose another with -n)"});
       return r;
@@ -196,31 +201,58 @@ inline PreflightReport preflight_submit(kube::Client& c, const std::string& ns, 
       if (!e.is_conflict()) throw;  // a conflict with another field manager is submit_job's to explain
     }
   }
-  if (auto w = tf2_master_warning(job)) r.findings.push_back(*w);
+  // what the cluster says, for lint and the GPU check; each part is optional (403)
+  lint::Context lc;
+  lc.namespace_object = ns_object;
+  lc.skip_gpu_fit = true;  // gpu_preflight below says it, with the GPU nodes' table
+  try {
+    lc.nodes = list_items(c, resources::nodes(), "");
+  } catch (const api_error& e) {
+    if (!e.is_forbidden()) throw;  // a namespaced user may not read nodes: those rules do not run
+  }
+  const nlohmann::json specs = job.value("/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
+  for (const auto& [t, rs] : specs.items())
+    for (const auto& v : rs.value("/template/spec/volumes"_json_pointer, nlohmann::json::array())) {
+      if (!v.contains("persistentVolumeClaim")) continue;
+      const std::string claim = v["persistentVolumeClaim"].value("claimName", "");
+      if (claim.empty() || lc.claims.count(claim)) continue;
+      try {
+        if (auto pvc = get_opt(c, resources::pvcs(), ns, claim)) lc.claims[claim] = *pvc;
+      } catch (const api_error& e) {
+        if (!e.is_forbidden()) throw;
+      }
+    }
+  for (auto& f : lint::lint(job, lc)) r.findings.push_back(std::move(f));
   if (check_gpus && !replica_gpus(job).empty()) {
     bool wants_gpus = false;
     for (const auto& g : replica_gpus(job)) wants_gpus |= g.gpus_per_pod > 0;
-    if (wants_gpus) {
+    if (wants_gpus && lc.nodes) {
+      std::optional<std::vector<nlohmann::json>> pods;
       try {
-        auto nodes = list_items(c, resources::nodes(), "");
-        std::optional<std::vector<nlohmann::json>> pods;
-        try {
-          kube::ListParams p;
-          p.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
-          pods = list_items(c, resources::pods(), "", p);
-        } catch (const api_error& e) {
-          if (!e.is_forbidden()) throw;
-        }
-        auto g = gpu_preflight(job, nodes, pods);
-        for (const auto& f : g.findings) r.findings.push_back(f);
-        r.gpu = std::move(g);
+        kube::ListParams p;
+        p.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
+        pods = list_items(c, resources::pods(), "", p);
       } catch (const api_error& e) {
         if (!e.is_forbidden()) throw;
-        r.findings.push_back({Finding::Severity::warning,
-                              "cannot list nodes (403), so the GPU check was skipped: make sure nodes expose nvidia.com/gpu"});
       }
+      nlohmann::json j = job;
+      j["metadata"]["namespace"] = ns;
+      auto g = gpu_preflight(j, *lc.nodes, pods);
+      // a fact the GPU check states (with its node table) is not said again by lint
+      for (const auto& f : g.findings)
+        r.findings.erase(std::remove_if(r.findings.begin(), r.findings.end(),
+                                        [&](const Finding& l) { return !l.is_error() && l.code == f.code && l.replica == f.replica; }),
+                         r.findings.end());
+      for (const auto& f : g.findings) r.findings.push_back(f);
+      r.gpu = std::move(g);
+    } else if (wants_gpus) {
+      Finding f{Finding::Severity::warning,
+                "cannot list nodes (403), so the GPU check was skipped: make sure nodes expose nvidia.com/gpu"};
+      f.code = "GpuCheckSkipped";
+      r.findings.push_back(f);
     }
   }
+  r.findings = dedupe(std::move(r.findings));
   return r;
 }
 
@@ -403,10 +435,11 @@ inline nlohmann::json apply_owned(kube::Client& c, const kube::ResourceInfo& res
 inline std::string pvc_pending_reason(const nlohmann::json& pvc, const std::vector<nlohmann::json>& events) {
   if (pvc.value("/status/phase"_json_pointer, std::string("Pending")) == "Bound") return "";
   std::string name = pvc.value("/metadata/name"_json_pointer, std::string());
+  std::string uid = pvc.value("/metadata/uid"_json_pointer, std::string());
   std::string msg;
-  for (const auto& e : events) {
-    const auto io = e.value("involvedObject", nlohmann::json::object());
-    if (io.value("kind", "") != "PersistentVolumeClaim" || io.value("name", "") != name) continue;
+  // events_for matches the uid too: an event about an earlier claim of the same name
+  // (deleted, then created again) says nothing about this one
+  for (const auto& e : events_for(events, "PersistentVolumeClaim", name, uid)) {
     // WaitForFirstConsumer: binding waits for the first pod, which is normal
     msg = e.value("reason", "") == "WaitForFirstConsumer" ? "" : e.value("reason", "") + ": " + e.value("message", "");
   }

@@ -2,6 +2,7 @@
 /// \file `kubectl tfjob describe`: what a person wants to know about one TFJob, gathered
 /// into a value (testable) and rendered as kubectl-describe-like text.
 
+#include <tfjob/workflow/explain.hpp>
 #include <tfjob/workflow/pods.hpp>
 #include <tfjob/workflow/progress.hpp>
 #include <tfjob/workflow/status.hpp>
@@ -49,6 +50,8 @@ struct Description {
   /// TF_CONFIG each replica receives: key `Worker-1` (type as in spec, index); value the
   /// JSON text, or "" when the operator sets none.
   std::vector<std::pair<std::string, std::string>> tf_configs;
+  /// The "Why" section: the explanation's most pressing sentences (workflow/explain.hpp).
+  std::vector<std::string> why;
 };
 
 /// Gather a description. `tf_configs` comes from the caller (the api layer computes it).
@@ -86,6 +89,9 @@ inline Description describe(const nlohmann::json& job, const std::vector<nlohman
     PodInfo i = pod_info(p);
     PodRow r{i.name, i.replica_type, i.deleting ? "Terminating" : i.phase, i.node, i.replica_index, i.restarts, i.gpus, ""};
     if (!i.waiting_reason.empty()) r.detail = i.waiting_reason;
+    // a Pending pod: the scheduler's words (FailedScheduling), as `wait` shows them
+    if (i.phase == "Pending" && !i.deleting)
+      if (auto why = pending_reason(p, events)) r.detail = why->message.empty() ? why->reason : why->message;
     if (i.exit_code) r.detail = "exit code " + std::to_string(*i.exit_code) +
                                 (i.terminated_reason.empty() ? "" : " (" + i.terminated_reason + ")");
     d.pods.push_back(r);
@@ -116,6 +122,12 @@ inline Description describe(const nlohmann::json& job, const std::vector<nlohman
     d.events.push_back(r);
   }
   d.tf_configs = std::move(tf_configs);
+  ExplainInput in;
+  in.job = job;
+  in.pods = pods;
+  in.events = events;
+  in.now = now;
+  d.why = why_lines(explain(in));
   return d;
 }
 
@@ -151,6 +163,10 @@ inline std::string render(const Description& d, std::time_t now = std::time(null
   o << "Created:      " << s.creation_timestamp << " (" << age(s.creation_timestamp, now) << " ago)\n";
   if (!s.completion_time.empty()) o << "Completed:    " << s.completion_time << "\n";
   o << "GPUs:         " << s.gpus << "\n";
+  if (!d.why.empty()) {
+    o << "Why:\n";
+    for (const auto& w : d.why) o << "  " << w << "\n";
+  }
   o << "Run Policy:\n";
   o << "  Clean Pod Policy:  " << (d.clean_pod_policy.empty() ? "<default>" : d.clean_pod_policy) << "\n";
   if (!d.backoff_limit.empty()) o << "  Backoff Limit:     " << d.backoff_limit << "\n";

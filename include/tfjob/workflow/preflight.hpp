@@ -2,11 +2,16 @@
 /// \file Checks `submit` makes before it creates anything, as pure functions over what the
 /// server returned (nodes, pods, the job), so each rule is unit-tested without a cluster.
 
+#include <tfjob/api/findings.hpp>
+#include <tfjob/api/labels.hpp>
+#include <tfjob/api/lint.hpp>
+#include <tfjob/api/scheduling.hpp>
 #include <tfjob/workflow/status.hpp>
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <regex>
 #include <string>
@@ -32,12 +37,8 @@ inline std::string crd_missing_message(const std::string& server = {}) {
   return s;
 }
 
-/// One problem found before submitting.
-struct Finding {
-  enum class Severity { warning, error } severity = Severity::warning;
-  std::string message;
-  bool is_error() const { return severity == Severity::error; }
-};
+/// One problem found before submitting (the SDK's finding: code, replica, evidence, fix).
+using Finding = tfjob::Finding;
 
 /// One node's view of `nvidia.com/gpu`.
 struct GpuNode {
@@ -72,21 +73,41 @@ inline std::string gpu_nodes_table(const std::vector<GpuNode>& nodes) {
 
 /// GPU preflight for `job` (TFJob JSON) given every node and, when readable, every pod in
 /// the cluster (`all_pods`: std::nullopt when listing pods was forbidden; free GPUs are then
-/// taken to be the allocatable ones). Rules:
+/// taken to be the allocatable ones). A replica type may only use the nodes its template's
+/// nodeSelector, required node affinity and tolerations allow (scheduling::node_fit, as the
+/// kube-scheduler filters). GPUs held by the pods of a job with this job's name and
+/// namespace are not counted as used: they are this job's own (unchanged) or will go with
+/// it (`--replace`). Rules:
 /// - no node exposes nvidia.com/gpu → error: the NVIDIA device plugin is missing;
-/// - a pod asks for more than the largest allocatable on any schedulable node → error,
-///   listing the GPU nodes;
-/// - the job asks for more than is free in total → warning (pods will wait).
+/// - no GPU node matches a replica's selector and tolerations → error, naming the closest;
+/// - a pod asks for more than the largest allocatable on any node it may use → error,
+///   listing the GPU nodes once (replica types with the same problem share one finding);
+/// - the job asks for more than is free on the nodes it may use → warning (pods will wait).
 inline GpuPreflight gpu_preflight(const nlohmann::json& job, const std::vector<nlohmann::json>& nodes,
                                   const std::optional<std::vector<nlohmann::json>>& all_pods,
                                   const std::string& resource = "nvidia.com/gpu") {
   GpuPreflight r;
-  std::vector<std::pair<std::string, long long>> per_type;
+  struct TypeNeed {
+    std::string type;
+    long long per_pod = 0;
+    nlohmann::json pod_spec;
+  };
+  std::vector<TypeNeed> per_type;
+  const auto specs = job.value("/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
   for (const auto& rg : replica_gpus(job)) {
     r.job_total += rg.gpus_per_pod * rg.replicas;
     r.job_max_per_pod = std::max(r.job_max_per_pod, rg.gpus_per_pod);
-    if (rg.gpus_per_pod > 0) per_type.emplace_back(rg.type, rg.gpus_per_pod);
+    if (rg.gpus_per_pod > 0)
+      per_type.push_back({rg.type, rg.gpus_per_pod, specs[rg.type].value("/template/spec"_json_pointer, nlohmann::json::object())});
   }
+  const std::string job_name = job.value("/metadata/name"_json_pointer, std::string());
+  const std::string job_ns = job.value("/metadata/namespace"_json_pointer, std::string());
+  auto own_pod = [&](const nlohmann::json& p) {
+    if (job_name.empty() || p.value("/metadata/namespace"_json_pointer, std::string()) != job_ns) return false;
+    const auto l = p.value("/metadata/labels"_json_pointer, nlohmann::json::object());
+    return l.value(labels::job_name, "") == job_name;
+  };
+  std::vector<const nlohmann::json*> gpu_node_objs;
   for (const auto& n : nodes) {
     GpuNode g;
     g.name = n.value("/metadata/name"_json_pointer, std::string());
@@ -101,95 +122,120 @@ inline GpuPreflight gpu_preflight(const nlohmann::json& job, const std::vector<n
         if (p.value("/spec/nodeName"_json_pointer, std::string()) != g.name) continue;
         std::string phase = p.value("/status/phase"_json_pointer, std::string());
         if (phase == "Succeeded" || phase == "Failed") continue;
+        if (own_pod(p)) continue;
         if (p.contains("spec")) g.requested += pod_spec_gpus(p["spec"], resource);
       }
     }
     r.nodes.push_back(g);
+    gpu_node_objs.push_back(&n);
   }
-  std::sort(r.nodes.begin(), r.nodes.end(), [](const GpuNode& a, const GpuNode& b) { return a.name < b.name; });
-  for (const auto& g : r.nodes) if (g.schedulable) r.cluster_free += g.free();
-  if (r.job_total == 0) return r;
-
-  if (r.nodes.empty()) {
-    r.findings.push_back({Finding::Severity::error,
-                          "the job asks for " + std::to_string(r.job_total) + " " + resource +
-                              " but no node in the cluster exposes " + resource +
-                              ": the NVIDIA device plugin is missing or not running (install the NVIDIA GPU "
-                              "operator or device plugin).\nRun \"kubectl tfjob gpu-check\" to diagnose the GPU "
-                              "nodes, or submit with --gpus 0 to train on CPUs."});
+  std::vector<size_t> order(r.nodes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return r.nodes[a].name < r.nodes[b].name; });
+  {
+    std::vector<GpuNode> sorted;
+    std::vector<const nlohmann::json*> objs;
+    for (size_t i : order) { sorted.push_back(r.nodes[i]); objs.push_back(gpu_node_objs[i]); }
+    r.nodes = std::move(sorted);
+    gpu_node_objs = std::move(objs);
+  }
+  if (r.job_total == 0) {
+    for (const auto& g : r.nodes) if (g.schedulable) r.cluster_free += g.free();
     return r;
   }
-  long long max_alloc = 0;
-  for (const auto& g : r.nodes) if (g.schedulable) max_alloc = std::max(max_alloc, g.allocatable);
-  for (const auto& [type, n] : per_type) {
-    if (n > max_alloc) {
-      r.findings.push_back({Finding::Severity::error,
-                            "each " + type + " pod asks for " + std::to_string(n) + " " + resource +
-                                " but no schedulable node can allocate more than " + std::to_string(max_alloc) +
-                                "; its pods would stay Pending forever. GPU nodes:\n" + gpu_nodes_table(r.nodes) +
-                                "Lower --gpus (GPUs per pod) and raise --workers instead."});
+
+  if (r.nodes.empty()) {
+    Finding f{Finding::Severity::error,
+              "the job asks for " + std::to_string(r.job_total) + " " + resource +
+                  " but no node in the cluster exposes " + resource +
+                  ": the NVIDIA device plugin is missing or not running (install the NVIDIA GPU "
+                  "operator or device plugin).\nRun \"kubectl tfjob gpu-check\" to diagnose the GPU "
+                  "nodes, or submit with --gpus 0 to train on CPUs."};
+    f.code = "NoGpuNodes";
+    r.findings.push_back(f);
+    return r;
+  }
+  // the GPU nodes each type may use; the free GPUs on the nodes any type may use
+  std::vector<bool> usable(r.nodes.size(), false);
+  std::map<long long, std::vector<std::string>> too_big;  // max allocatable -> types (one finding each)
+  std::map<long long, long long> too_big_need;
+  for (const auto& t : per_type) {
+    long long max_alloc = 0;
+    bool any = false;
+    std::vector<scheduling::NodeFit> fits;
+    for (size_t i = 0; i < r.nodes.size(); ++i) {
+      auto fit = scheduling::node_fit(t.pod_spec, *gpu_node_objs[i]);
+      fits.push_back(fit);
+      if (!fit.ok()) continue;
+      any = true;
+      usable[i] = true;
+      max_alloc = std::max(max_alloc, r.nodes[i].allocatable);
+    }
+    if (!any) {
+      std::stable_sort(fits.begin(), fits.end(), [](const auto& a, const auto& b) { return a.misses() < b.misses(); });
+      std::string closest;
+      for (size_t i = 0; i < fits.size() && i < 3; ++i) {
+        std::string why;
+        for (const auto& m : fits[i].selector_misses) why += (why.empty() ? "" : ", ") + std::string("lacks ") + m;
+        for (const auto& x : fits[i].untolerated_taints) why += (why.empty() ? "" : ", ") + std::string("taint ") + x + " not tolerated";
+        if (!fits[i].schedulable) why += (why.empty() ? "" : ", ") + std::string("cordoned");
+        closest += "  " + fits[i].node + ": " + why + "\n";
+      }
+      Finding f{Finding::Severity::error,
+                "no GPU node can take a " + t.type + " pod: none matches its nodeSelector, node affinity and tolerations, "
+                "so its pods would stay Pending forever. The closest GPU nodes:\n" + closest +
+                "Fix the nodeSelector or add the toleration those nodes need."};
+      f.code = "NoNodeMatches";
+      f.replica = t.type;
+      r.findings.push_back(f);
+      continue;
+    }
+    if (t.per_pod > max_alloc) {
+      too_big[max_alloc].push_back(t.type);
+      too_big_need[max_alloc] = std::max(too_big_need[max_alloc], t.per_pod);
     }
   }
+  for (const auto& [max_alloc, types] : too_big) {
+    std::string who;
+    for (size_t i = 0; i < types.size(); ++i) who += (i == 0 ? "" : i + 1 == types.size() ? " and " : ", ") + types[i];
+    std::string asks;
+    for (const auto& t : per_type)
+      for (const auto& x : types)
+        if (x == t.type) asks += (asks.empty() ? "" : ", ") + std::to_string(t.per_pod);
+    Finding f{Finding::Severity::error,
+              "each " + who + " pod asks for " + asks + " " + resource +
+                  " but no schedulable node it may use can allocate more than " + std::to_string(max_alloc) +
+                  "; its pods would stay Pending forever. GPU nodes:\n" + gpu_nodes_table(r.nodes) +
+                  "Lower --gpus (GPUs per pod) and raise --workers instead."};
+    f.code = "RequestFitsNoNode";
+    f.replica = types.size() == 1 ? types[0] : "";
+    r.findings.push_back(f);
+  }
+  for (size_t i = 0; i < r.nodes.size(); ++i)
+    if (usable[i] && r.nodes[i].schedulable) r.cluster_free += r.nodes[i].free();
   bool fatal = std::any_of(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.is_error(); });
   if (!fatal && r.job_total > r.cluster_free) {
-    r.findings.push_back({Finding::Severity::warning,
-                          "the job asks for " + std::to_string(r.job_total) + " " + resource + " in total but only " +
-                              std::to_string(r.cluster_free) + " are free" +
-                              (all_pods ? std::string() : std::string(" (allocatable; pods could not be listed)")) +
-                              " right now; some pods will wait in Pending until GPUs free up.\n" +
-                              gpu_nodes_table(r.nodes)});
+    Finding f{Finding::Severity::warning,
+              "the job asks for " + std::to_string(r.job_total) + " " + resource + " in total but only " +
+                  std::to_string(r.cluster_free) + " are free" +
+                  (all_pods ? std::string() : std::string(" (allocatable; pods could not be listed)")) +
+                  " on the nodes it may use right now; some pods will wait in Pending until GPUs free up.\n" +
+                  gpu_nodes_table(r.nodes)};
+    f.code = "GpusBusy";
+    r.findings.push_back(f);
   }
   return r;
 }
 
-/// Whether an image is TensorFlow 2: a `tensorflow`/`tf` image tagged `2.x`, `latest` or
-/// `nightly` (TF2 since 2019), or any image whose name or tag says `tf2`.
-inline bool is_tf2_image(const std::string& image) {
-  std::string img = image;
-  if (auto at = img.find('@'); at != std::string::npos) img = img.substr(0, at);
-  std::string repo = img, tag = "latest";
-  auto slash = img.rfind('/');
-  auto colon = img.rfind(':');
-  if (colon != std::string::npos && (slash == std::string::npos || colon > slash)) {
-    repo = img.substr(0, colon);
-    tag = img.substr(colon + 1);
-  }
-  std::string name = repo.substr(repo.rfind('/') == std::string::npos ? 0 : repo.rfind('/') + 1);
-  auto lower = [](std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
-  };
-  name = lower(name);
-  tag = lower(tag);
-  static const std::regex tf2_word("(^|[^a-z0-9])tf-?2([^0-9]|$)");
-  if (std::regex_search(name, tf2_word) || std::regex_search(tag, tf2_word)) return true;
-  bool tf_image = name.find("tensorflow") != std::string::npos || name == "tf" ||
-                  name.rfind("tf-", 0) == 0;
-  if (!tf_image) return false;
-  static const std::regex v2("^v?2\\.[0-9]+");
-  if (std::regex_search(tag, v2)) return true;
-  if (name == "tensorflow" && (tag.rfind("latest", 0) == 0 || tag.rfind("nightly", 0) == 0)) return true;
-  return false;
-}
+/// Whether an image is TensorFlow 2 (the lint rule's test, tfjob/api/lint.hpp).
+using tfjob::lint::is_tf2_image;
 
-/// The TF2 + `Master` warning: TF2's MultiWorkerMirroredStrategy reads `chief` from
-/// TF_CONFIG, and a `master` task is not treated as the chief.
+/// The TF2 + `Master` warning (lint rule MasterWithTF2): TF2's MultiWorkerMirroredStrategy
+/// reads `chief` from TF_CONFIG, and a `master` task is not treated as the chief.
 inline std::optional<Finding> tf2_master_warning(const nlohmann::json& job) {
-  const auto specs = job.value("/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
-  if (!specs.contains("Master")) return std::nullopt;
-  std::string tf2;
-  for (const auto& [type, rs] : specs.items()) {
-    for (const auto& c : rs.value("/template/spec/containers"_json_pointer, nlohmann::json::array())) {
-      std::string image = c.value("image", "");
-      if (is_tf2_image(image)) { tf2 = image; break; }
-    }
-    if (!tf2.empty()) break;
-  }
-  if (tf2.empty()) return std::nullopt;
-  return Finding{Finding::Severity::warning,
-                 "the job has a Master replica but image " + tf2 +
-                     " is TensorFlow 2: MultiWorkerMirroredStrategy expects a \"chief\" task in TF_CONFIG and "
-                     "does not treat \"master\" as the chief. Use a Chief replica (--chief) instead of Master."};
+  auto v = tfjob::lint::master_with_tf2(job);
+  if (v.empty()) return std::nullopt;
+  return v.front();
 }
 
 }  // namespace tfjob::workflow

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,40 @@ inline std::vector<nlohmann::json> events_for(const std::vector<nlohmann::json>&
   return out;
 }
 
+/// Why `pod` (Pending) is not running yet: unscheduled, the scheduler's latest
+/// `FailedScheduling` event (matched by uid), else the PodScheduled=False condition; once
+/// scheduled, the container's waiting reason and message. std::nullopt when it says nothing.
+inline std::optional<PendingReason> pending_reason(const nlohmann::json& pod, const std::vector<nlohmann::json>& events) {
+  PodInfo i = pod_info(pod);
+  PendingReason r{i.name, "", ""};
+  if (i.node.empty()) {
+    auto evs = events_for(events, "Pod", i.name, i.uid);
+    for (auto it = evs.rbegin(); it != evs.rend(); ++it) {
+      if (it->value("reason", "") == "FailedScheduling") {
+        r.reason = "FailedScheduling";
+        r.message = it->value("message", "");
+        break;
+      }
+    }
+    if (r.reason.empty()) {
+      for (const auto& c : pod.value("/status/conditions"_json_pointer, nlohmann::json::array())) {
+        if (c.value("type", "") == "PodScheduled" && c.value("status", "") == "False") {
+          r.reason = c.value("reason", "Unschedulable");
+          r.message = c.value("message", "");
+        }
+      }
+    }
+  } else if (!i.waiting_reason.empty()) {
+    r.reason = i.waiting_reason;
+    for (const auto& c : pod.value("/status/containerStatuses"_json_pointer, nlohmann::json::array())) {
+      std::string m = c.value("/state/waiting/message"_json_pointer, std::string());
+      if (!m.empty()) { r.message = i.waiting_reason + ": " + m; break; }
+    }
+  }
+  if (r.reason.empty()) return std::nullopt;
+  return r;
+}
+
 /// Build the progress snapshot from the job, its pods and the namespace's events.
 inline Progress progress(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
                          const std::vector<nlohmann::json>& events) {
@@ -86,33 +121,7 @@ inline Progress progress(const nlohmann::json& job, const std::vector<nlohmann::
     else if (i.phase == "Failed") ++p.failed;
     else ++p.pending;
     if (i.phase != "Pending") continue;
-    PendingReason r{i.name, "", ""};
-    if (i.node.empty()) {
-      // unscheduled: the scheduler's latest word, else the PodScheduled condition's
-      auto evs = events_for(events, "Pod", i.name, i.uid);
-      for (auto it = evs.rbegin(); it != evs.rend(); ++it) {
-        if (it->value("reason", "") == "FailedScheduling") {
-          r.reason = "FailedScheduling";
-          r.message = it->value("message", "");
-          break;
-        }
-      }
-      if (r.reason.empty()) {
-        for (const auto& c : pod.value("/status/conditions"_json_pointer, nlohmann::json::array())) {
-          if (c.value("type", "") == "PodScheduled" && c.value("status", "") == "False") {
-            r.reason = c.value("reason", "Unschedulable");
-            r.message = c.value("message", "");
-          }
-        }
-      }
-    } else if (!i.waiting_reason.empty()) {
-      r.reason = i.waiting_reason;
-      for (const auto& c : pod.value("/status/containerStatuses"_json_pointer, nlohmann::json::array())) {
-        std::string m = c.value("/state/waiting/message"_json_pointer, std::string());
-        if (!m.empty()) { r.message = i.waiting_reason + ": " + m; break; }
-      }
-    }
-    if (!r.reason.empty()) p.waiting.push_back(r);
+    if (auto r = pending_reason(pod, events)) p.waiting.push_back(*r);
   }
   return p;
 }

@@ -1,0 +1,54 @@
+#pragma once
+/// \file One finding about a TFJob: what lint, the preflight and `explain` report. A value
+/// type with a stable machine-readable `code` (documented in docs/explain.md), the replica
+/// type it concerns, a sentence for people, the facts it was read from and a one-line fix.
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace tfjob {
+
+/// One finding: `{Finding::Severity::warning, "message"}` builds one, the rest set after.
+struct Finding {
+  enum class Severity { warning, error, info };
+  Finding() = default;
+  Finding(Severity s, std::string m) : severity(s), message(std::move(m)) {}
+  Severity severity = Severity::warning;
+  std::string message;                ///< a plain sentence: what is true and why
+  std::string code;                   ///< stable identifier, e.g. "GpuRequestWithoutLimit"
+  std::string replica;                ///< replica type as in the spec ("Worker"), "" = the job
+  std::vector<std::string> evidence;  ///< the facts read: "pod mnist-worker-1: exit code 1"
+  std::string fix;                    ///< one line: what to do, "" when nothing is to be done
+  bool is_error() const { return severity == Severity::error; }
+};
+
+/// "warning", "error", "info".
+inline const char* to_string(Finding::Severity s) {
+  switch (s) {
+    case Finding::Severity::warning: return "warning";
+    case Finding::Severity::error: return "error";
+    case Finding::Severity::info: return "info";
+  }
+  return "";
+}
+
+/// The stable JSON form: `{code, severity, replica, message, evidence[], fix}`.
+inline nlohmann::json to_json_value(const Finding& f) {
+  return {{"code", f.code}, {"severity", to_string(f.severity)}, {"replica", f.replica},
+          {"message", f.message}, {"evidence", f.evidence}, {"fix", f.fix}};
+}
+
+/// Drops a finding whose code, replica and message repeat an earlier one (order kept).
+inline std::vector<Finding> dedupe(std::vector<Finding> in) {
+  std::vector<Finding> out;
+  for (auto& f : in) {
+    bool seen = false;
+    for (const auto& o : out) seen |= o.code == f.code && o.replica == f.replica && o.message == f.message;
+    if (!seen) out.push_back(std::move(f));
+  }
+  return out;
+}
+
+}  // namespace tfjob

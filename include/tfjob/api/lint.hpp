@@ -1,0 +1,471 @@
+#pragma once
+/// \file Lint: the known mistakes in a TFJob, caught before it is submitted. Pure rules over
+/// the TFJob as JSON, optionally with what the cluster says (nodes, the namespace, the
+/// claims the job mounts); each finding has a stable code (docs/explain.md), the replica it
+/// concerns, the facts it was read from and a one-line fix. Runs on `submit` (flags, `-f`,
+/// `--dry-run`), in the preflight and as `kubectl tfjob lint -f FILE...`.
+
+#include <tfjob/api/explain_rules.hpp>
+#include <tfjob/api/findings.hpp>
+#include <tfjob/api/quantity.hpp>
+#include <tfjob/api/scheduling.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tfjob::lint {
+
+/// The GPU resource the rules look at.
+inline constexpr const char* gpu_resource = "nvidia.com/gpu";
+
+/// What the cluster says, when known. Rules that need a part that is absent do not run.
+struct Context {
+  std::optional<std::vector<nlohmann::json>> nodes;  ///< every node (v1.Node)
+  std::optional<nlohmann::json> namespace_object;     ///< the job's namespace (v1.Namespace)
+  std::map<std::string, nlohmann::json> claims;       ///< claims the job mounts, by name (v1.PersistentVolumeClaim)
+  bool logs_kept = false;        ///< the caller saves the logs (so cleanPodPolicy All / TTL lose nothing)
+  bool skip_gpu_fit = false;     ///< the GPU preflight reports GPU fit itself (RequestFitsNoNode skips nvidia.com/gpu)
+};
+
+namespace detail {
+inline std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+inline nlohmann::json specs_of(const nlohmann::json& job) {
+  return job.contains("/spec/tfReplicaSpecs"_json_pointer) && job["/spec/tfReplicaSpecs"_json_pointer].is_object()
+             ? job["/spec/tfReplicaSpecs"_json_pointer]
+             : nlohmann::json::object();
+}
+inline nlohmann::json pod_spec_of(const nlohmann::json& rs) {
+  return rs.contains("/template/spec"_json_pointer) && rs["/template/spec"_json_pointer].is_object()
+             ? rs["/template/spec"_json_pointer]
+             : nlohmann::json::object();
+}
+inline int replicas_of(const nlohmann::json& rs) {
+  return rs.contains("replicas") && rs["replicas"].is_number_integer() ? rs["replicas"].get<int>() : 1;
+}
+inline nlohmann::json containers_of(const nlohmann::json& rs) {
+  auto ps = pod_spec_of(rs);
+  return ps.contains("containers") && ps["containers"].is_array() ? ps["containers"] : nlohmann::json::array();
+}
+/// A quantity as a number (0 when absent or malformed).
+inline double amount(const nlohmann::json& m, const std::string& key) {
+  if (!m.is_object() || !m.contains(key)) return 0;
+  const auto& v = m[key];
+  auto q = v.is_string() ? Quantity::try_parse(v.get<std::string>()) : v.is_number() ? Quantity::try_parse(v.dump()) : std::nullopt;
+  return q ? q->value() : 0;
+}
+inline std::string num(double v) {
+  if (v == static_cast<double>(static_cast<long long>(v))) return std::to_string(static_cast<long long>(v));
+  return std::to_string(v);
+}
+/// The replica's GPUs per pod as the scheduler counts them (limits, else requests).
+inline long long gpus_per_pod(const nlohmann::json& rs) {
+  auto r = scheduling::pod_requests(pod_spec_of(rs));
+  auto it = r.find(gpu_resource);
+  return it == r.end() ? 0 : static_cast<long long>(it->second + 0.5);
+}
+/// Image repository (lower case, no registry for Docker Hub's library) and tag.
+inline std::pair<std::string, std::string> split_image(std::string img) {
+  if (auto at = img.find('@'); at != std::string::npos) img = img.substr(0, at);
+  std::string repo = img, tag = "latest";
+  auto slash = img.rfind('/');
+  auto colon = img.rfind(':');
+  if (colon != std::string::npos && (slash == std::string::npos || colon > slash)) {
+    repo = img.substr(0, colon);
+    tag = img.substr(colon + 1);
+  }
+  repo = lower(repo);
+  for (const char* p : {"docker.io/", "index.docker.io/", "registry-1.docker.io/"})
+    if (repo.rfind(p, 0) == 0) repo = repo.substr(std::string(p).size());
+  return {repo, lower(tag)};
+}
+inline Finding make(const char* code, const std::string& replica, std::string message, std::vector<std::string> evidence,
+                    std::string fix) {
+  Finding f;
+  f.severity = Finding::Severity::warning;
+  f.code = code;
+  f.replica = replica;
+  f.message = std::move(message);
+  f.evidence = std::move(evidence);
+  f.fix = std::move(fix);
+  return f;
+}
+}  // namespace detail
+
+/// Whether an image is TensorFlow 2: a `tensorflow`/`tf` image tagged `2.x`, `latest` or
+/// `nightly` (TF2 since 2019), or any image whose name or tag says `tf2`.
+inline bool is_tf2_image(const std::string& image) {
+  auto [repo, tag] = detail::split_image(image);
+  std::string name = repo.substr(repo.rfind('/') == std::string::npos ? 0 : repo.rfind('/') + 1);
+  static const std::regex tf2_word("(^|[^a-z0-9])tf-?2([^0-9]|$)");
+  if (std::regex_search(name, tf2_word) || std::regex_search(tag, tf2_word)) return true;
+  bool tf_image = name.find("tensorflow") != std::string::npos || name == "tf" || name.rfind("tf-", 0) == 0;
+  if (!tf_image) return false;
+  static const std::regex v2("^v?2\\.[0-9]+");
+  if (std::regex_search(tag, v2)) return true;
+  if (name == "tensorflow" && (tag.rfind("latest", 0) == 0 || tag.rfind("nightly", 0) == 0)) return true;
+  return false;
+}
+
+/// Whether an image is built on CUDA 13 (`nvidia/cuda:13.*`, or a tag naming cuda13/cu13).
+inline bool is_cuda13_image(const std::string& image) {
+  auto [repo, tag] = detail::split_image(image);
+  static const std::regex cuda13("(^|[^a-z0-9])(cuda-?13|cu13[0-9]?)([^0-9]|$)");
+  if ((repo == "nvidia/cuda" || repo == "nvcr.io/nvidia/cuda") && tag.rfind("13.", 0) == 0) return true;
+  return std::regex_search(tag, cuda13) || std::regex_search(repo, cuda13);
+}
+
+/// Whether a node's GPUs are Volta or older (compute capability below 7.5, which CUDA 13
+/// no longer builds for), from NVIDIA GPU feature discovery's labels or a product name.
+inline bool node_gpu_is_volta_or_older(const nlohmann::json& node) {
+  const auto labels = node.value("/metadata/labels"_json_pointer, nlohmann::json::object());
+  auto label = [&](const char* k) { return labels.contains(k) && labels[k].is_string() ? labels[k].get<std::string>() : std::string(); };
+  const std::string major = label("nvidia.com/gpu.compute.major"), minor = label("nvidia.com/gpu.compute.minor");
+  if (!major.empty()) {
+    try {
+      int M = std::stoi(major), m = minor.empty() ? 0 : std::stoi(minor);
+      return M < 7 || (M == 7 && m < 5);
+    } catch (...) {
+    }
+  }
+  const std::string product = detail::lower(label("nvidia.com/gpu.product") + " " + label("cloud.google.com/gke-accelerator"));
+  for (const char* v : {"v100", "titan-v", "p100", "p4", "k80", "p40"})
+    if (product.find(v) != std::string::npos) return true;
+  return false;
+}
+
+/// Each rule, callable alone. All take the TFJob as JSON.
+
+/// GPUs in `requests` without `limits`, or with a different value: Kubernetes only
+/// overcommits nothing for extended resources (pkg/apis/core/validation: requests must
+/// equal limits), so the operator's pods are refused and no GPU is given (kubeflow #1042).
+inline std::vector<Finding> gpu_requests_limits(const nlohmann::json& job) {
+  std::vector<Finding> out;
+  const nlohmann::json owned1 = detail::specs_of(job);  // items() of a temporary would dangle
+  for (const auto& [type, rs] : owned1.items())
+    for (const auto& c : detail::containers_of(rs)) {
+      const auto res = c.value("resources", nlohmann::json::object());
+      const auto req = res.value("requests", nlohmann::json::object()), lim = res.value("limits", nlohmann::json::object());
+      const std::string cn = c.value("name", "");
+      if (req.contains(gpu_resource) && !lim.contains(gpu_resource))
+        out.push_back(detail::make("GpuRequestWithoutLimit", type,
+                                   type + " container \"" + cn + "\" requests " + gpu_resource + " without a limit: extended "
+                                   "resources are given by limits, and the API server refuses a pod whose GPU request has no "
+                                   "equal limit, so the operator cannot create the pods and no GPU is given (kubeflow/kubeflow #1042)",
+                                   {"resources.requests." + std::string(gpu_resource) + ": " + req[gpu_resource].dump()},
+                                   "set resources.limits." + std::string(gpu_resource) + " to the same number (requests may then be dropped)"));
+      else if (req.contains(gpu_resource) && lim.contains(gpu_resource) &&
+               detail::amount(req, gpu_resource) != detail::amount(lim, gpu_resource))
+        out.push_back(detail::make("GpuRequestLimitMismatch", type,
+                                   type + " container \"" + cn + "\" requests " + detail::num(detail::amount(req, gpu_resource)) + " " +
+                                   gpu_resource + " but limits it to " + detail::num(detail::amount(lim, gpu_resource)) +
+                                   ": for extended resources the API server requires them equal, so the pods are refused",
+                                   {"requests: " + req[gpu_resource].dump(), "limits: " + lim[gpu_resource].dump()},
+                                   "give requests and limits the same number of GPUs (or set only limits)"));
+    }
+  return out;
+}
+
+/// GPUs on PS replicas: parameter servers hold and update variables on the CPU; a GPU there sits idle.
+inline std::vector<Finding> gpus_on_ps(const nlohmann::json& job) {
+  std::vector<Finding> out;
+  const auto specs = detail::specs_of(job);
+  if (!specs.contains("PS")) return out;
+  long long g = detail::gpus_per_pod(specs["PS"]);
+  if (g > 0)
+    out.push_back(detail::make("GpuOnParameterServer", "PS",
+                               "each PS pod asks for " + std::to_string(g) + " " + gpu_resource +
+                               ": parameter servers store and update variables and do not run the model, so the GPUs sit idle "
+                               "while Workers may wait for them",
+                               {"PS: " + std::to_string(detail::replicas_of(specs["PS"])) + " replica(s) x " + std::to_string(g) + " GPU"},
+                               "remove the GPU limit from the PS template (give the GPUs to Workers)"));
+  return out;
+}
+
+/// A Master replica with a TF2 image: TF2's MultiWorkerMirroredStrategy reads `chief` from
+/// TF_CONFIG and does not treat a `master` task as the chief.
+inline std::vector<Finding> master_with_tf2(const nlohmann::json& job) {
+  const auto specs = detail::specs_of(job);
+  if (!specs.contains("Master")) return {};
+  for (const auto& [type, rs] : specs.items())
+    for (const auto& c : detail::containers_of(rs)) {
+      std::string image = c.value("image", "");
+      if (is_tf2_image(image))
+        return {detail::make("MasterWithTF2", "Master",
+                             "the job has a Master replica but image " + image +
+                             " is TensorFlow 2: MultiWorkerMirroredStrategy expects a \"chief\" task in TF_CONFIG and "
+                             "does not treat \"master\" as the chief. Use a Chief replica (--chief) instead of Master.",
+                             {type + " image: " + image}, "rename the Master replica to Chief (submit --chief)")};
+    }
+  return {};
+}
+
+/// restartPolicy ExitCode: said once per job, since it retries only signals.
+inline std::vector<Finding> exit_code_policy(const nlohmann::json& job) {
+  std::vector<std::string> types;
+  const nlohmann::json owned2 = detail::specs_of(job);  // items() of a temporary would dangle
+  for (const auto& [type, rs] : owned2.items())
+    if (rules::restart_policy_of(rs) == "ExitCode") types.push_back(type);
+  if (types.empty()) return {};
+  std::string list;
+  for (const auto& t : types) list += (list.empty() ? "" : ", ") + t;
+  // info, not a warning: ExitCode is a sound choice for a trainer that knows the rule
+  // (the mnist sample does); lint and explain say it, submit stays quiet
+  auto f = detail::make("ExitCodeRetriesSignalsOnly", types.size() == 1 ? types[0] : "",
+                       "restartPolicy ExitCode (" + list + ") restarts a replica only when it exits with 128 or above "
+                       "(killed by a signal: 137 is the OOM killer's SIGKILL, 143 SIGTERM); exit codes 1-127 fail the "
+                       "replica and the job at once, so a trainer that exits 1 on a transient error is never retried "
+                       "(training operator v1.9 IsRetryableExitCode; #2045). Recreated pods do not count toward backoffLimit.",
+                       {"restartPolicy: ExitCode on " + list},
+                       "exit with a code >= 128 on errors worth retrying (e.g. sys.exit(130)), or use OnFailure to retry every failure");
+  f.severity = Finding::Severity::info;
+  return {f};
+}
+
+/// successPolicy AllWorkers with an Evaluator: the job ends on the Workers alone (#1658).
+inline std::vector<Finding> all_workers_with_evaluator(const nlohmann::json& job) {
+  const auto specs = detail::specs_of(job);
+  const auto r = rules::success_rule(job);
+  const auto sp = job.value("/spec/successPolicy"_json_pointer, nlohmann::json());
+  if (!(sp.is_string() && sp.get<std::string>() == "AllWorkers") || !specs.contains("Evaluator")) return {};
+  std::string decided = r.success_policy_ignored ? "the " + r.decider + " alone (successPolicy is ignored when a Chief or Master exists)"
+                                                 : "the Workers alone";
+  return {detail::make("AllWorkersWithEvaluator", "Evaluator",
+                       "successPolicy AllWorkers with an Evaluator: success is decided by " + decided +
+                       ", never by the Evaluator, so the job can Succeed while the Evaluator is still evaluating the last "
+                       "checkpoint, and cleanPodPolicy Running or All then deletes it mid-evaluation (training-operator #1658)",
+                       {"successPolicy: AllWorkers", "Evaluator: " + std::to_string(detail::replicas_of(specs["Evaluator"])) + " replica(s)"},
+                       "evaluate inside the chief/worker 0 after training, or keep the Evaluator with cleanPodPolicy None and stop it yourself")};
+}
+
+/// cleanPodPolicy All or a TTL: the pods (and their logs) go when the job ends.
+inline std::vector<Finding> logs_deleted(const nlohmann::json& job, const Context& ctx = {}) {
+  if (ctx.logs_kept) return {};
+  std::vector<Finding> out;
+  const auto rp = job.value("/spec/runPolicy"_json_pointer, nlohmann::json::object());
+  const std::string clean = rp.value("cleanPodPolicy", "");
+  if (clean == "All")
+    out.push_back(detail::make("LogsDeletedAfterFinish", "",
+                               "cleanPodPolicy All deletes every pod when the job finishes, and their logs with them: a failed "
+                               "job can then not be explained from its pods",
+                               {"runPolicy.cleanPodPolicy: All"},
+                               "keep the logs while it runs (kubectl tfjob logs JOB --all -f > JOB.log), or use cleanPodPolicy None or Running"));
+  if (rp.contains("ttlSecondsAfterFinished") && rp["ttlSecondsAfterFinished"].is_number())
+    out.push_back(detail::make("LogsDeletedAfterFinish", "",
+                               "ttlSecondsAfterFinished deletes the job and its pods " + rp["ttlSecondsAfterFinished"].dump() +
+                               " s after it finishes, and their logs with them",
+                               {"runPolicy.ttlSecondsAfterFinished: " + rp["ttlSecondsAfterFinished"].dump()},
+                               "keep the logs while it runs (kubectl tfjob logs JOB --all -f > JOB.log), or drop the TTL"));
+  return out;
+}
+
+/// A ReadWriteOnce claim mounted by several pods that may (or will) land on different nodes.
+inline std::vector<Finding> shared_rwo_claims(const nlohmann::json& job, const Context& ctx) {
+  std::vector<Finding> out;
+  struct Use { int pods = 0; long long gpus = 0; std::vector<std::string> types; bool read_only = true; };
+  std::map<std::string, Use> uses;
+  const nlohmann::json owned3 = detail::specs_of(job);  // items() of a temporary would dangle
+  for (const auto& [type, rs] : owned3.items()) {
+    const auto ps = detail::pod_spec_of(rs);
+    for (const auto& v : ps.value("volumes", nlohmann::json::array())) {
+      if (!v.contains("persistentVolumeClaim")) continue;
+      const std::string claim = v["persistentVolumeClaim"].value("claimName", "");
+      auto& u = uses[claim];
+      u.pods += detail::replicas_of(rs);
+      u.gpus += detail::gpus_per_pod(rs) * detail::replicas_of(rs);
+      u.types.push_back(type);
+      if (!v["persistentVolumeClaim"].value("readOnly", false)) u.read_only = false;
+    }
+  }
+  for (const auto& [claim, u] : uses) {
+    if (u.pods < 2) continue;
+    auto it = ctx.claims.find(claim);
+    if (it == ctx.claims.end()) continue;
+    std::set<std::string> modes;
+    for (const auto& m : it->second.value("/spec/accessModes"_json_pointer, nlohmann::json::array()))
+      if (m.is_string()) modes.insert(m.get<std::string>());
+    if (modes.count("ReadWriteMany") || (modes.count("ReadOnlyMany") && u.read_only)) continue;
+    if (!modes.count("ReadWriteOnce") && !modes.count("ReadWriteOncePod")) continue;
+    std::string types;
+    for (const auto& t : u.types) types += (types.empty() ? "" : ", ") + t;
+    bool will = modes.count("ReadWriteOncePod") > 0;
+    std::string why = "may land on different nodes";
+    if (!will && u.gpus > 0 && ctx.nodes) {
+      long long most = 0;
+      for (const auto& n : *ctx.nodes) most = std::max(most, static_cast<long long>(detail::amount(n.value("/status/allocatable"_json_pointer, nlohmann::json::object()), gpu_resource)));
+      if (most < u.gpus) { will = true; why = "need " + std::to_string(u.gpus) + " GPUs together while no node has more than " + std::to_string(most) + ", so they will land on different nodes"; }
+    }
+    if (modes.count("ReadWriteOncePod")) why = "each need the claim, which ReadWriteOncePod gives to one pod only";
+    out.push_back(detail::make("ReadWriteOnceClaimShared", u.types.size() == 1 ? u.types[0] : "",
+                               "claim \"" + claim + "\" is " + (modes.count("ReadWriteOncePod") ? "ReadWriteOncePod" : "ReadWriteOnce") +
+                               " but " + std::to_string(u.pods) + " pods (" + types + ") mount it and " + why +
+                               ": a pod on a second node stays ContainerCreating with a Multi-Attach error",
+                               {"persistentvolumeclaim/" + claim + " accessModes: " + it->second.value("/spec/accessModes"_json_pointer, nlohmann::json::array()).dump()},
+                               "use a ReadWriteMany claim (NFS, Filestore, CephFS), or mount it on the chief only"));
+  }
+  return out;
+}
+
+/// A pod request larger than every node it may use (after nodeSelector, affinity and taints).
+inline std::vector<Finding> request_fits_no_node(const nlohmann::json& job, const Context& ctx) {
+  std::vector<Finding> out;
+  if (!ctx.nodes) return out;
+  const nlohmann::json owned4 = detail::specs_of(job);  // items() of a temporary would dangle
+  for (const auto& [type, rs] : owned4.items()) {
+    const auto ps = detail::pod_spec_of(rs);
+    auto req = scheduling::pod_requests(ps);
+    if (ctx.skip_gpu_fit) req.erase(gpu_resource);
+    std::vector<scheduling::NodeFit> fits;
+    std::vector<const nlohmann::json*> candidates;
+    for (const auto& n : *ctx.nodes) {
+      auto f = scheduling::node_fit(ps, n);
+      if (f.ok()) candidates.push_back(&n);
+      fits.push_back(f);
+    }
+    if (ctx.nodes->empty()) continue;
+    if (candidates.empty()) {
+      std::stable_sort(fits.begin(), fits.end(), [](const auto& a, const auto& b) { return a.misses() < b.misses(); });
+      std::vector<std::string> ev;
+      for (size_t i = 0; i < fits.size() && i < 3; ++i) {
+        std::string why;
+        for (const auto& m : fits[i].selector_misses) why += (why.empty() ? "" : ", ") + std::string("lacks ") + m;
+        for (const auto& t : fits[i].untolerated_taints) why += (why.empty() ? "" : ", ") + std::string("taint ") + t + " not tolerated";
+        if (!fits[i].schedulable) why += (why.empty() ? "" : ", ") + std::string("cordoned");
+        ev.push_back("node " + fits[i].node + ": " + why);
+      }
+      out.push_back(detail::make("NoNodeMatches", type,
+                                 "no node can take a " + type + " pod: none matches its nodeSelector/affinity and tolerations, so "
+                                 "its pods would stay Pending; the closest nodes are listed",
+                                 ev, "fix the nodeSelector or add the toleration the closest node needs"));
+      continue;
+    }
+    std::vector<std::string> too_big;
+    std::map<std::string, double> best;
+    for (const auto& [res, amount] : req) {
+      if (amount <= 0) continue;
+      double most = 0;
+      for (const auto* n : candidates) most = std::max(most, scheduling::allocatable(*n).count(res) ? scheduling::allocatable(*n).at(res) : 0.0);
+      if (most + 1e-9 < amount) { too_big.push_back(res); best[res] = most; }
+    }
+    if (too_big.empty()) continue;
+    std::vector<std::string> ev;
+    std::string what;
+    for (const auto& res : too_big) {
+      what += (what.empty() ? "" : ", ") + detail::num(req[res]) + " " + res;
+      ev.push_back(res + ": asks " + detail::num(req[res]) + ", the most any of the " + std::to_string(candidates.size()) +
+                   " node(s) it may use can allocate is " + detail::num(best[res]));
+    }
+    out.push_back(detail::make("RequestFitsNoNode", type,
+                               "each " + type + " pod asks for " + what + ", more than any node it may use can allocate (after "
+                               "its nodeSelector, affinity and tolerations): its pods would stay Pending forever",
+                               ev, "lower the request (more replicas with less each), or widen the nodeSelector/tolerations"));
+  }
+  return out;
+}
+
+/// Istio sidecar injection on the namespace without an opt-out on the templates: the sidecar
+/// keeps the pod Running after the trainer exits, so the job never completes (kubeflow #3935).
+inline std::vector<Finding> istio_sidecar(const nlohmann::json& job, const Context& ctx) {
+  if (!ctx.namespace_object) return {};
+  const auto labels = ctx.namespace_object->value("/metadata/labels"_json_pointer, nlohmann::json::object());
+  const std::string inj = labels.value("istio-injection", "");
+  const bool on = inj == "enabled" || (inj != "disabled" && labels.contains("istio.io/rev"));
+  if (!on) return {};
+  std::vector<std::string> missing;
+  const nlohmann::json owned5 = detail::specs_of(job);  // items() of a temporary would dangle
+  for (const auto& [type, rs] : owned5.items()) {
+    const auto md = rs.value("/template/metadata"_json_pointer, nlohmann::json::object());
+    auto opt_out = [&](const char* where) {
+      const auto m = md.value(where, nlohmann::json::object());
+      return m.contains("sidecar.istio.io/inject") && m["sidecar.istio.io/inject"] == "false";
+    };
+    if (!opt_out("annotations") && !opt_out("labels")) missing.push_back(type);
+  }
+  if (missing.empty()) return {};
+  std::string list;
+  for (const auto& t : missing) list += (list.empty() ? "" : ", ") + t;
+  const std::string ns = ctx.namespace_object->value("/metadata/name"_json_pointer, std::string());
+  return {detail::make("IstioSidecarInjected", missing.size() == 1 ? missing[0] : "",
+                       "namespace \"" + ns + "\" injects the Istio sidecar and the " + list +
+                       " template(s) do not opt out: the sidecar keeps running after the trainer exits, so the pods stay "
+                       "Running and the job never completes (kubeflow/kubeflow #3935)",
+                       {"namespace label istio-injection=" + (inj.empty() ? "<istio.io/rev>" : inj)},
+                       "add the annotation sidecar.istio.io/inject: \"false\" to each replica's template (lint --fix does)")};
+}
+
+/// Adds `sidecar.istio.io/inject: "false"` to every replica template's annotations.
+inline void add_istio_opt_out(nlohmann::json& job) {
+  if (!job.contains("spec") || !job["spec"].contains("tfReplicaSpecs") || !job["spec"]["tfReplicaSpecs"].is_object()) return;
+  for (auto& [type, rs] : job["spec"]["tfReplicaSpecs"].items()) {
+    (void)type;
+    rs["template"]["metadata"]["annotations"]["sidecar.istio.io/inject"] = "false";
+  }
+}
+
+/// Images that cannot use the GPUs the job asks for: a `tensorflow/tensorflow` tag without
+/// `-gpu` on a GPU replica; a CUDA 13 image where every node the replica may use is Volta or older.
+inline std::vector<Finding> gpu_images(const nlohmann::json& job, const Context& ctx) {
+  std::vector<Finding> out;
+  const nlohmann::json owned6 = detail::specs_of(job);  // items() of a temporary would dangle
+  for (const auto& [type, rs] : owned6.items()) {
+    if (detail::gpus_per_pod(rs) <= 0) continue;
+    for (const auto& c : detail::containers_of(rs)) {
+      const std::string image = c.value("image", "");
+      auto [repo, tag] = detail::split_image(image);
+      if (repo == "tensorflow/tensorflow" && tag.find("gpu") == std::string::npos)
+        out.push_back(detail::make("CpuOnlyImageOnGpuReplica", type,
+                                   type + " asks for GPUs but runs " + image + ", a CPU-only TensorFlow build (the GPU "
+                                   "builds are the -gpu tags): the GPUs are reserved and never used",
+                                   {type + " image: " + image, type + ": " + std::to_string(detail::gpus_per_pod(rs)) + " GPU per pod"},
+                                   "use the -gpu tag, e.g. tensorflow/tensorflow:" + (tag == "latest" ? std::string("latest") : tag) + "-gpu"));
+      if (is_cuda13_image(image) && ctx.nodes) {
+        std::vector<std::string> volta;
+        int gpu_nodes = 0;
+        for (const auto& n : *ctx.nodes) {
+          if (!scheduling::node_fit(detail::pod_spec_of(rs), n).ok()) continue;
+          if (detail::amount(n.value("/status/allocatable"_json_pointer, nlohmann::json::object()), gpu_resource) <= 0) continue;
+          ++gpu_nodes;
+          if (node_gpu_is_volta_or_older(n)) volta.push_back(n.value("/metadata/name"_json_pointer, std::string()));
+        }
+        if (gpu_nodes > 0 && static_cast<int>(volta.size()) == gpu_nodes) {
+          std::vector<std::string> ev = {type + " image: " + image};
+          for (const auto& v : volta) ev.push_back("node " + v + ": Volta or older");
+          out.push_back(detail::make("CudaImageUnsupportedOnNodes", type,
+                                     type + " runs " + image + ", built on CUDA 13, but every GPU node it may use is Volta or "
+                                     "older (compute capability < 7.5), which CUDA 13 no longer supports: kernels will not run",
+                                     ev, "use a CUDA 12.x image (the last that targets sm_70)"));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/// Every rule. Findings in a stable order (rule, then replica type as the spec's map orders them).
+inline std::vector<Finding> lint(const nlohmann::json& job, const Context& ctx = {}) {
+  std::vector<Finding> out;
+  auto add = [&](std::vector<Finding> v) { for (auto& f : v) out.push_back(std::move(f)); };
+  add(gpu_requests_limits(job));
+  add(gpus_on_ps(job));
+  add(master_with_tf2(job));
+  add(exit_code_policy(job));
+  add(all_workers_with_evaluator(job));
+  add(logs_deleted(job, ctx));
+  add(shared_rwo_claims(job, ctx));
+  add(request_fits_no_node(job, ctx));
+  add(istio_sidecar(job, ctx));
+  add(gpu_images(job, ctx));
+  return dedupe(std::move(out));
+}
+
+}  // namespace tfjob::lint

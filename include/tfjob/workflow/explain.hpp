@@ -1,0 +1,616 @@
+#pragma once
+/// \file "Why is my job not done?" — a TFJob explained by the training operator v1.9's own
+/// rules (tfjob/api/explain_rules.hpp) from its spec, status, pods and events: what decides
+/// success and who it still waits for, each restart and failure (exit code, whether the
+/// restart policy retries it, backoffLimit used, activeDeadlineSeconds left), why each
+/// Pending pod waits (scheduler, claim, image, quota, gang scheduler, Kueue), and for a
+/// Failed job which replica failed first with its termination message and last log lines.
+///
+/// `explain()` is pure (a stored job state in, findings out); `gather()` reads that state
+/// from a cluster. Findings are `tfjob::Finding`s with stable codes (docs/explain.md).
+
+#include <tfjob/api/explain_rules.hpp>
+#include <tfjob/api/findings.hpp>
+#include <tfjob/api/labels.hpp>
+#include <tfjob/api/lint.hpp>
+#include <tfjob/api/scheduling.hpp>
+#include <tfjob/kube/client.hpp>
+#include <tfjob/kube/logs.hpp>
+#include <tfjob/workflow/cluster.hpp>
+#include <tfjob/workflow/pods.hpp>
+#include <tfjob/workflow/progress.hpp>
+#include <tfjob/workflow/status.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <ctime>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace tfjob::workflow {
+
+/// Everything an explanation reads. Only `job` is required; the rest makes it more precise.
+struct ExplainInput {
+  nlohmann::json job;                                 ///< the TFJob as served (spec + status)
+  std::vector<nlohmann::json> pods;                   ///< its pods (v1.Pod)
+  std::vector<nlohmann::json> events;                 ///< the namespace's events (v1.Event)
+  std::optional<std::vector<nlohmann::json>> nodes;   ///< every node, when readable
+  std::map<std::string, nlohmann::json> claims;       ///< claims the job mounts, by name
+  std::optional<nlohmann::json> namespace_object;     ///< the job's namespace, when readable
+  std::map<std::string, std::vector<std::string>> logs;  ///< last log lines of failed pods, by pod name
+  std::time_t now = std::time(nullptr);
+};
+
+/// The findings, most pressing first: failures and waits, then restarts, then the success rule.
+struct Explanation {
+  std::string name, namespace_, state;
+  bool pods_gone = false;  ///< the job has no pods (any more): some facts cannot be known
+  std::vector<Finding> findings;
+};
+
+namespace detail {
+inline Finding finding(Finding::Severity s, const char* code, std::string replica, std::string message,
+                       std::vector<std::string> evidence = {}, std::string fix = {}) {
+  Finding f;
+  f.severity = s;
+  f.code = code;
+  f.replica = std::move(replica);
+  f.message = std::move(message);
+  f.evidence = std::move(evidence);
+  f.fix = std::move(fix);
+  return f;
+}
+/// The replica type as the spec spells it, for a pod's lower-case label ("worker" -> "Worker").
+inline std::string spec_type(const nlohmann::json& specs, const std::string& lower_type) {
+  for (const auto& [t, v] : specs.items())
+    if (lower(t) == lower_type) return t;
+  return lower_type;
+}
+inline std::string join(const std::vector<std::string>& v, const std::string& sep = ", ") {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+/// The terminated state that matters for a pod: the `tensorflow` container's current, else its last.
+struct Termination {
+  std::string container;
+  int exit_code = 0;
+  std::string reason, message, finished_at;
+  bool current = false;  ///< state.terminated (else lastState.terminated)
+};
+inline std::optional<Termination> termination(const nlohmann::json& pod) {
+  const auto statuses = pod.value("/status/containerStatuses"_json_pointer, nlohmann::json::array());
+  std::vector<nlohmann::json> ordered;
+  for (const auto& c : statuses) if (c.value("name", "") == "tensorflow") ordered.push_back(c);
+  for (const auto& c : statuses) if (c.value("name", "") != "tensorflow") ordered.push_back(c);
+  for (const auto& c : ordered)
+    for (const char* where : {"/state/terminated", "/lastState/terminated"}) {
+      nlohmann::json::json_pointer p(where);
+      if (!c.contains(p) || !c[p].is_object() || !c[p].contains("exitCode")) continue;
+      Termination t;
+      t.container = c.value("name", "");
+      t.exit_code = c[p]["exitCode"].get<int>();
+      t.reason = c[p].value("reason", "");
+      t.message = c[p].value("message", "");
+      t.finished_at = c[p].value("finishedAt", "");
+      t.current = std::string(where) == "/state/terminated";
+      if (t.exit_code != 0 || t.current) return t;
+    }
+  return std::nullopt;
+}
+inline std::string exit_words(int code, const std::string& reason) {
+  std::string s = "exit code " + std::to_string(code);
+  if (!reason.empty()) s += " (" + reason + ")";
+  if (code > 128 && code < 160) s += ", killed by signal " + std::to_string(code - 128);
+  return s;
+}
+}  // namespace detail
+
+/// Explain a job from a stored state. Pure.
+inline Explanation explain(const ExplainInput& in) {
+  using detail::finding;
+  using S = Finding::Severity;
+  Explanation x;
+  const JobSummary s = summarize(in.job);
+  x.name = s.name;
+  x.namespace_ = s.namespace_;
+  x.state = s.state;
+  const nlohmann::json specs = in.job.value("/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
+  const nlohmann::json rp = in.job.value("/spec/runPolicy"_json_pointer, nlohmann::json::object());
+  const rules::SuccessRule rule = rules::success_rule(in.job);
+  const std::string clean = rp.value("cleanPodPolicy", "None");
+  std::vector<Finding> urgent, restarts, info;
+
+  std::vector<nlohmann::json> pods;
+  for (const auto& p : in.pods)
+    if (!pod_info(p).deleting) pods.push_back(p);
+  sort_pods(pods);
+  x.pods_gone = pods.empty();
+
+  // --- suspended (runPolicy.suspend; Kueue suspends a job until its queue admits it)
+  if (rp.value("suspend", false) || s.state == "Suspended") {
+    const auto labels = in.job.value("/metadata/labels"_json_pointer, nlohmann::json::object());
+    const std::string queue = labels.value("kueue.x-k8s.io/queue-name", "");
+    if (!queue.empty())
+      urgent.push_back(finding(S::warning, "SuspendedByKueue", "",
+                               "the job is suspended by Kueue: it waits in LocalQueue \"" + queue +
+                                   "\" until the ClusterQueue has quota for all its pods; no pod is created before",
+                               {"runPolicy.suspend: true", "label kueue.x-k8s.io/queue-name=" + queue},
+                               "kubectl get workloads -n " + s.namespace_ + " (its Admitted condition says what it waits for)"));
+    else
+      urgent.push_back(finding(S::warning, "Suspended", "", "the job is suspended (runPolicy.suspend: true): the operator deleted its pods and creates none until it is resumed",
+                               {"runPolicy.suspend: true"}, "set runPolicy.suspend to false to resume it"));
+  }
+
+  // --- pods the operator could not create (quota, admission): its FailedCreatePod events
+  for (const auto& e : events_for(in.events, "TFJob", s.name)) {
+    const std::string reason = e.value("reason", ""), msg = e.value("message", "");
+    if (reason != "FailedCreatePod" && msg.find("exceeded quota") == std::string::npos) continue;
+    const bool quota = msg.find("exceeded quota") != std::string::npos;
+    urgent.push_back(finding(S::warning, quota ? "QuotaExceeded" : "PodCreateFailed", "",
+                             quota ? "the operator cannot create pods: the namespace's ResourceQuota is exhausted"
+                                   : "the operator cannot create pods: the API server refused them",
+                             {"event " + reason + ": " + msg},
+                             quota ? "free quota (kubectl describe resourcequota -n " + s.namespace_ + ") or ask for less" : ""));
+  }
+
+  // --- each pod: pending reasons, restarts and failures
+  struct Failure { std::string pod, type, finished_at; detail::Termination t; };
+  std::vector<Failure> failures;
+  int backoff_restarts = 0;
+  for (const auto& pod : pods) {
+    const PodInfo i = pod_info(pod);
+    const std::string type = detail::spec_type(specs, i.replica_type);
+    const nlohmann::json rs = specs.contains(type) ? specs[type] : nlohmann::json::object();
+    const std::string policy = rules::restart_policy_of(rs);
+    const std::string who = "pod " + i.name;
+
+    if (i.phase == "Pending") {
+      auto why = pending_reason(pod, in.events);
+      const std::string sched = pod.value("/spec/schedulerName"_json_pointer, std::string("default-scheduler"));
+      if (why && (why->reason == "FailedScheduling" || why->reason == "Unschedulable")) {
+        const std::string& m = why->message;
+        std::vector<std::string> ev = {who + ": " + why->reason + ": " + m};
+        if (m.find("PersistentVolumeClaim") != std::string::npos || m.find("persistentvolumeclaim") != std::string::npos) {
+          // which claim, and why it is not bound
+          for (const auto& v : pod.value("/spec/volumes"_json_pointer, nlohmann::json::array())) {
+            if (!v.contains("persistentVolumeClaim")) continue;
+            const std::string cn = v["persistentVolumeClaim"].value("claimName", "");
+            auto it = in.claims.find(cn);
+            std::string reason;
+            if (it == in.claims.end()) {
+              reason = m.find("not found") != std::string::npos ? "it does not exist" : "";
+            } else if (it->second.value("/status/phase"_json_pointer, std::string()) != "Bound") {
+              reason = pvc_pending_reason(it->second, in.events);
+              auto modes = it->second.value("/spec/accessModes"_json_pointer, nlohmann::json::array());
+              ev.push_back("persistentvolumeclaim/" + cn + ": " + it->second.value("/status/phase"_json_pointer, std::string("Pending")) +
+                           ", accessModes " + modes.dump() + ", storageClassName " +
+                           it->second.value("/spec/storageClassName"_json_pointer, std::string("<none>")));
+              if (reason.empty()) reason = "it is not bound yet";
+            } else {
+              continue;
+            }
+            urgent.push_back(finding(S::warning, "ClaimNotBound", type,
+                                     who + " waits for claim \"" + cn + "\": " + (reason.empty() ? "it is not bound" : reason), ev,
+                                     it == in.claims.end() ? "create the claim " + cn
+                                                           : "give the claim a StorageClass that can provision it (or a matching PersistentVolume)"));
+          }
+          continue;
+        }
+        if (m.find("Insufficient") != std::string::npos) {
+          std::string res = "nvidia.com/gpu";
+          auto at = m.find("Insufficient ");
+          if (at != std::string::npos) {
+            auto end = m.find_first_of(" ,", at + 13);  // "Insufficient nvidia.com/gpu." (the name has dots)
+            res = m.substr(at + 13, end == std::string::npos ? std::string::npos : end - at - 13);
+            while (!res.empty() && res.back() == '.') res.pop_back();
+          }
+          if (in.nodes && res == "nvidia.com/gpu") {
+            // the nodes that come closest: the most free GPUs among those the pod may use
+            std::vector<std::pair<long long, std::string>> closest;
+            for (const auto& n : *in.nodes) {
+              if (!scheduling::node_fit(pod.value("spec", nlohmann::json::object()), n).ok()) continue;
+              const std::string nn = n.value("/metadata/name"_json_pointer, std::string());
+              long long alloc = integer_quantity(n.value("/status/allocatable"_json_pointer, nlohmann::json::object()).value(res, nlohmann::json(0)));
+              if (alloc <= 0) continue;
+              long long used = 0;
+              for (const auto& p : in.pods)
+                if (p.value("/spec/nodeName"_json_pointer, std::string()) == nn && p.value("/status/phase"_json_pointer, std::string()) != "Succeeded" &&
+                    p.value("/status/phase"_json_pointer, std::string()) != "Failed")
+                  used += pod_spec_gpus(p.value("spec", nlohmann::json::object()));
+              closest.emplace_back(alloc - used, nn + ": allocatable " + std::to_string(alloc) + " " + res + ", " +
+                                                     std::to_string(used) + " taken by pods of this job");
+            }
+            std::stable_sort(closest.begin(), closest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+            for (size_t k = 0; k < closest.size() && k < 3; ++k) ev.push_back("node " + closest[k].second);
+          }
+          urgent.push_back(finding(S::warning, res == "nvidia.com/gpu" ? "InsufficientGpu" : "InsufficientResource", type,
+                                   who + " waits: no node it may use has " + std::to_string(i.gpus) + " free " + res +
+                                       (res == "nvidia.com/gpu" ? "" : " for it") + " (the scheduler: \"" + m + "\")",
+                                   ev, "wait for GPUs to free up, or ask for fewer GPUs per pod"));
+          continue;
+        }
+        if (m.find("node affinity/selector") != std::string::npos || m.find("untolerated taint") != std::string::npos) {
+          const bool taint = m.find("untolerated taint") != std::string::npos && m.find("node affinity/selector") == std::string::npos;
+          if (in.nodes) {
+            std::vector<scheduling::NodeFit> fits;
+            for (const auto& n : *in.nodes) fits.push_back(scheduling::node_fit(pod.value("spec", nlohmann::json::object()), n));
+            std::stable_sort(fits.begin(), fits.end(), [](const auto& a, const auto& b) { return a.misses() < b.misses(); });
+            for (size_t k = 0; k < fits.size() && k < 3; ++k) {
+              if (fits[k].ok()) continue;
+              std::vector<std::string> why_not;
+              for (const auto& sm : fits[k].selector_misses) why_not.push_back("lacks " + sm);
+              for (const auto& tt : fits[k].untolerated_taints) why_not.push_back("taint " + tt + " not tolerated");
+              if (!fits[k].schedulable) why_not.push_back("cordoned");
+              ev.push_back("node " + fits[k].node + ": " + detail::join(why_not));
+            }
+          }
+          urgent.push_back(finding(S::warning, taint ? "TaintNotTolerated" : "NodeSelectorMismatch", type,
+                                   who + " waits: no node matches its " + (taint ? "tolerations (every node has a taint it does not tolerate)"
+                                                                                  : "nodeSelector/affinity") +
+                                       "; the closest nodes are listed",
+                                   ev, taint ? "add the toleration the closest node needs" : "fix the nodeSelector to labels a node has"));
+          continue;
+        }
+        urgent.push_back(finding(S::warning, "Unschedulable", type, who + " waits for the scheduler: " + m, ev));
+        continue;
+      }
+      if (why && (why->reason == "ErrImagePull" || why->reason == "ImagePullBackOff" || why->reason == "InvalidImageName")) {
+        std::string image;
+        for (const auto& c : pod.value("/spec/containers"_json_pointer, nlohmann::json::array()))
+          if (c.value("name", "") == "tensorflow" || image.empty()) image = c.value("image", "");
+        urgent.push_back(finding(S::warning, "ImagePullFailed", type,
+                                 who + " cannot pull image " + image + (why->message.empty() ? "" : ": " + why->message),
+                                 {who + ": " + why->reason}, "check the image name and tag, and the pull secret for a private registry"));
+        continue;
+      }
+      // a pod a gang scheduler holds back: no default-scheduler verdict, another scheduler's name
+      const bool gang = sched != "default-scheduler" || rp.contains("schedulingPolicy");
+      if (gang && i.node.empty()) {
+        std::vector<std::string> ev = {who + ": schedulerName " + sched};
+        std::string min = rp.contains("/schedulingPolicy/minAvailable"_json_pointer) ? rp["/schedulingPolicy/minAvailable"_json_pointer].dump() : "";
+        for (const auto& e : in.events)
+          if (e.value("/involvedObject/kind"_json_pointer, std::string()) == "PodGroup" &&
+              e.value("/involvedObject/name"_json_pointer, std::string()).find(s.name) != std::string::npos)
+            ev.push_back("podgroup event " + e.value("reason", "") + ": " + e.value("message", ""));
+        int total = 0;
+        for (const auto& [t, n] : s.spec_replicas) total += n;
+        urgent.push_back(finding(S::warning, "GangNotSatisfied", type,
+                                 who + " waits for the gang scheduler (" + sched + "): its PodGroup places the job's pods only " +
+                                     "all together (minAvailable " + (min.empty() ? std::to_string(total) : min) +
+                                     "), and the cluster cannot fit them all yet, so none starts (training-operator #948)",
+                                 ev, "free room for the whole job, or lower minAvailable in runPolicy.schedulingPolicy"));
+        continue;
+      }
+      if (why) {
+        // scheduled, not started: a mount that fails is in the pod's events
+        std::vector<std::string> ev = {who + ": " + why->reason + (why->message.empty() ? "" : " (" + why->message + ")")};
+        std::string code = "ContainerWaiting";
+        std::string msg = who + " is scheduled on " + i.node + " but not started: " + why->reason;
+        for (const auto& e : events_for(in.events, "Pod", i.name, i.uid)) {
+          const std::string r = e.value("reason", "");
+          if (r == "FailedMount" || r == "FailedAttachVolume") {
+            code = "VolumeAttachFailed";
+            msg = who + " cannot mount its volumes on " + i.node + ": " + e.value("message", "");
+            ev.push_back("event " + r + ": " + e.value("message", ""));
+          }
+        }
+        urgent.push_back(finding(S::warning, code.c_str(), type, msg, ev));
+      }
+      continue;
+    }
+
+    // the Istio sidecar keeps a pod Running after the trainer exited (kubeflow #3935)
+    if (i.phase == "Running") {
+      const auto statuses = pod.value("/status/containerStatuses"_json_pointer, nlohmann::json::array());
+      bool tf_done = false;
+      std::vector<std::string> still;
+      for (const auto& c : statuses) {
+        if (c.value("name", "") == "tensorflow" && c.contains("/state/terminated"_json_pointer)) tf_done = true;
+        else if (c.contains("/state/running"_json_pointer)) still.push_back(c.value("name", ""));
+      }
+      if (tf_done && !still.empty()) {
+        const bool istio = std::find(still.begin(), still.end(), "istio-proxy") != still.end();
+        urgent.push_back(finding(S::warning, "SidecarKeepsPodRunning", type,
+                                 who + ": the trainer exited but container(s) " + detail::join(still) +
+                                     " keep running, so the pod stays Running and the operator never sees the replica finish" +
+                                     (istio ? " (the Istio sidecar: kubeflow/kubeflow #3935)" : ""),
+                                 {who + ": tensorflow terminated, " + detail::join(still) + " running"},
+                                 istio ? "add the annotation sidecar.istio.io/inject: \"false\" to the replica templates"
+                                       : "make the sidecar exit when the trainer does"));
+      }
+    }
+
+    // restarts in place (kubelet) and the failure that ended a pod
+    auto t = detail::termination(pod);
+    if (i.restarts > 0 && rules::counts_toward_backoff(policy) && i.phase == "Running") backoff_restarts += i.restarts;
+    if (!t || t->exit_code == 0) continue;
+    std::vector<std::string> ev = {who + ": container " + t->container + " " + detail::exit_words(t->exit_code, t->reason) +
+                                   (i.restarts ? ", " + std::to_string(i.restarts) + " restart(s)" : "")};
+    if (!t->message.empty()) ev.push_back(who + ": termination message: " + t->message);
+    if (policy == "ExitCode") {
+      if (rules::exit_code_retryable(t->exit_code))
+        restarts.push_back(finding(S::info, "RetryableExitCode", type,
+                                   type + " exited with " + std::to_string(t->exit_code) +
+                                       ": restartPolicy ExitCode treats 128 and above as retryable, so the operator deletes and "
+                                       "recreates the pod; recreated pods do not count toward backoffLimit, so this repeats "
+                                       "without limit while the cause stays (training-operator #1560)",
+                                   ev, t->exit_code == 137 ? "137 is SIGKILL, often the OOM killer: raise the memory limit" : ""));
+      else
+        failures.push_back({i.name, type, t->finished_at, *t});
+    } else if (policy == "OnFailure" || policy == "Always") {
+      if (i.phase == "Failed") failures.push_back({i.name, type, t->finished_at, *t});
+      else if (!t->current || i.restarts > 0)
+        restarts.push_back(finding(S::info, "RestartedInPlace", type,
+                                   type + " exited with " + std::to_string(t->exit_code) + " and the kubelet restarted it in the same pod (restartPolicy " +
+                                       policy + ": every non-zero exit is retried)",
+                                   ev));
+    } else if (i.phase == "Failed" || t->current) {
+      failures.push_back({i.name, type, t->finished_at, *t});
+    }
+  }
+
+  // --- failures: the first one decides; say whether the policy could have retried it
+  std::sort(failures.begin(), failures.end(), [](const Failure& a, const Failure& b) { return a.finished_at < b.finished_at; });
+  for (size_t k = 0; k < failures.size(); ++k) {
+    const auto& f = failures[k];
+    const nlohmann::json rs = specs.contains(f.type) ? specs[f.type] : nlohmann::json::object();
+    const std::string policy = rules::restart_policy_of(rs);
+    std::vector<std::string> ev = {"pod " + f.pod + ": container " + f.t.container + " " + detail::exit_words(f.t.exit_code, f.t.reason) +
+                                   (f.finished_at.empty() ? "" : " at " + f.finished_at)};
+    if (!f.t.message.empty()) ev.push_back("termination message: " + f.t.message);
+    if (auto it = in.logs.find(f.pod); it != in.logs.end())
+      for (const auto& l : it->second) ev.push_back("log: " + l);
+    std::string why;
+    std::string fix;
+    if (policy == "ExitCode") {
+      why = "restartPolicy ExitCode treats exit codes 1-127 as permanent (only 128 and above, i.e. signals, are retried), so the "
+            "replica failed without a retry (training-operator #2045)";
+      fix = "exit with a code >= 128 on errors worth retrying, or use restartPolicy OnFailure";
+    } else if (policy == "Never") {
+      why = "restartPolicy Never does not retry";
+      fix = "use restartPolicy OnFailure (with a backoffLimit) to retry failures";
+    } else {
+      why = "restartPolicy " + policy;
+    }
+    if (k == 0)
+      urgent.push_back(finding(S::error, "FirstFailure", f.type,
+                               f.type + " (pod " + f.pod + ") failed first, with " + detail::exit_words(f.t.exit_code, f.t.reason) + ": " + why,
+                               ev, fix));
+    else
+      restarts.push_back(finding(S::info, "ReplicaFailed", f.type, f.type + " (pod " + f.pod + ") also failed, with " +
+                                                                      detail::exit_words(f.t.exit_code, f.t.reason), ev));
+  }
+
+  // --- the operator's restarts (ExitCode recreations) as its events count them
+  for (const auto& e : events_for(in.events, "TFJob", s.name))
+    if (e.value("reason", "") == "TFJobRestarting" || e.value("reason", "") == "JobRestarting")
+      restarts.push_back(finding(S::info, "OperatorRestarted", "",
+                                 "the operator restarted replicas " + std::to_string(e.value("count", 1)) + " time(s): " + e.value("message", ""),
+                                 {"event " + e.value("reason", "") + " x" + std::to_string(e.value("count", 1))}));
+
+  // --- backoffLimit and activeDeadlineSeconds
+  if (rp.contains("backoffLimit") && rp["backoffLimit"].is_number_integer()) {
+    const int limit = rp["backoffLimit"].get<int>();
+    std::vector<std::string> counted, not_counted;
+    for (const auto& [t, v] : specs.items())
+      (rules::counts_toward_backoff(rules::restart_policy_of(v)) ? counted : not_counted).push_back(t + " (" + rules::restart_policy_of(v) + ")");
+    std::string msg = std::to_string(backoff_restarts) + " of backoffLimit " + std::to_string(limit) + " restarts used";
+    if (s.reason.find("Backoff") != std::string::npos || s.message.find("backoff limit") != std::string::npos)
+      msg = "the job failed because its pods restarted backoffLimit (" + std::to_string(limit) + ") times";
+    msg += counted.empty() ? "; no replica's restarts count (only OnFailure and Always replicas' are)"
+                           : "; counted: container restarts of running " + detail::join(counted) + " pods";
+    if (!not_counted.empty()) msg += "; not counted: " + detail::join(not_counted);
+    restarts.push_back(finding(rules::past_backoff_limit(backoff_restarts, limit) ? S::warning : S::info, "BackoffLimit", "", msg,
+                               {"runPolicy.backoffLimit: " + std::to_string(limit)}));
+  }
+  if (rp.contains("activeDeadlineSeconds") && rp["activeDeadlineSeconds"].is_number_integer()) {
+    const long long limit = rp["activeDeadlineSeconds"].get<long long>();
+    auto start = parse_time(in.job.value("/status/startTime"_json_pointer, std::string()));
+    std::string msg;
+    Finding::Severity sev = S::info;
+    if (s.reason.find("Deadline") != std::string::npos || s.message.find("deadline") != std::string::npos) {
+      msg = "the job failed because it ran longer than activeDeadlineSeconds (" + human_duration(limit) + ")";
+      sev = S::error;
+    } else if (!s.finished() && start) {
+      long long used = static_cast<long long>(in.now - *start);
+      msg = used >= limit ? "activeDeadlineSeconds (" + human_duration(limit) + ") has passed: the operator fails the job at its next sync"
+                          : human_duration(used) + " of activeDeadlineSeconds " + human_duration(limit) + " used, " + human_duration(limit - used) + " left";
+      if (used >= limit) sev = S::warning;
+    } else if (!s.finished()) {
+      msg = "activeDeadlineSeconds " + human_duration(limit) + " counts from the job's start, which has not happened yet";
+    }
+    if (!msg.empty()) restarts.push_back(finding(sev, "ActiveDeadline", "", msg, {"runPolicy.activeDeadlineSeconds: " + std::to_string(limit)}));
+  }
+
+  // --- what decides success, and who it still waits for
+  {
+    std::string msg = "success is decided by " + rule.who();
+    if (rule.kind == rules::SuccessRule::Kind::chief) msg += ": the job Succeeds when it exits 0";
+    if (rule.kind == rules::SuccessRule::Kind::worker0) msg += ": the job Succeeds when it exits 0 (successPolicy default)";
+    if (rule.kind == rules::SuccessRule::Kind::all_workers) msg += " (successPolicy AllWorkers): the job Succeeds when the last Worker exits 0";
+    if (!rule.bystanders.empty()) msg += "; " + detail::join(rule.bystanders) + " do not decide it";
+    if (rule.success_policy_ignored) msg += "; successPolicy AllWorkers is ignored because the job has a " + rule.decider;
+    msg += " (training operator v1.9 TFJob UpdateJobStatus)";
+    info.push_back(finding(S::info, "SuccessDecidedBy", rule.decider, msg));
+  }
+  if (!s.finished() && !x.pods_gone && s.state != "Suspended") {
+    std::vector<std::string> waiting;
+    for (const auto& pod : pods) {
+      const PodInfo i = pod_info(pod);
+      const std::string type = detail::spec_type(specs, i.replica_type);
+      if (type != rule.decider) continue;
+      if (rule.kind == rules::SuccessRule::Kind::worker0 && i.replica_index != 0) continue;
+      if (i.phase == "Running" || i.phase == "Pending") waiting.push_back(i.name + " (" + i.phase + ")");
+    }
+    if (!waiting.empty())
+      info.insert(info.begin(), finding(S::info, "WaitingFor", rule.decider,
+                                        "the job is " + (s.state.empty() ? std::string("not started") : s.state) + " because it waits for " +
+                                            rule.who() + ": " + detail::join(waiting),
+                                        waiting));
+  }
+  // replicas that never exit on their own: normal, and what happens to them at the end
+  {
+    std::vector<std::string> running;
+    std::string types;
+    for (const auto& pod : pods) {
+      const PodInfo i = pod_info(pod);
+      const std::string type = detail::spec_type(specs, i.replica_type);
+      if (i.phase != "Running") continue;
+      if (!(rules::never_exits_on_its_own(type) || (s.finished() && type != rule.decider))) continue;
+      running.push_back(i.name);
+      if (types.find(type) == std::string::npos) types += (types.empty() ? "" : ", ") + type;
+    }
+    if (!running.empty()) {
+      std::string msg;
+      std::string fix;
+      if (s.state == "Succeeded") {
+        msg = types + " pods still run after the job Succeeded: normal, " + (types.find("PS") != std::string::npos || types.find("Evaluator") != std::string::npos
+                                                                              ? std::string("parameter servers and evaluators never exit on their own, and ")
+                                                                              : std::string()) +
+              "they do not decide success; cleanPodPolicy " + clean +
+              (clean == "None" ? " leaves them running, holding their resources (training-operator #774)"
+                               : " deletes them now that the job is finished");
+        if (clean == "None") fix = "set runPolicy.cleanPodPolicy: Running, or delete the job (kubectl tfjob delete " + s.name + ")";
+      } else if (!s.finished()) {
+        msg = types + " pods run until the job ends: they never exit on their own and do not decide success, so they do not keep the job "
+              "Running; " + (clean == "None" ? std::string("with cleanPodPolicy None they are left running after it ends")
+                                             : "cleanPodPolicy " + clean + " deletes them when it ends");
+      }
+      if (!msg.empty()) info.push_back(finding(S::info, "NeverExitsOnItsOwn", types.find(',') == std::string::npos ? types : "", msg, running, fix));
+    }
+  }
+
+  // --- the pods are gone: say what is still known, and what is not
+  if (x.pods_gone && !rp.value("suspend", false)) {
+    std::vector<std::string> ev;
+    for (const auto& [t, c] : s.replicas)
+      ev.push_back("status.replicaStatuses." + t + ": active " + std::to_string(c.active) + ", succeeded " + std::to_string(c.succeeded) +
+                   ", failed " + std::to_string(c.failed));
+    for (const auto& e : events_for(in.events, "TFJob", s.name))
+      if (e.value("type", "") == "Warning" || e.value("reason", "").find("Failed") != std::string::npos)
+        ev.push_back("event " + e.value("reason", "") + ": " + e.value("message", ""));
+    std::string gone = s.finished()
+                           ? "the job's pods are gone (" + (clean == "All" ? std::string("cleanPodPolicy All deleted them")
+                                                            : clean == "Running" ? std::string("cleanPodPolicy Running deleted the running ones")
+                                                                                  : std::string("deleted")) +
+                                 "): exit codes, termination messages and logs can no longer be known; this is what the job's status and events still say"
+                           : "the job has no pods yet" + std::string(s.state.empty() ? ": the operator has not seen it (is it running?)" : "");
+    if (s.finished() && !s.message.empty()) ev.insert(ev.begin(), "condition " + s.state + ": " + s.message);
+    urgent.push_back(finding(s.finished() ? S::info : S::warning, "PodsGone", "", gone, ev,
+                             s.finished() ? "keep logs next time with kubectl tfjob logs JOB --all -f > JOB.log, or cleanPodPolicy None" : ""));
+  }
+
+  // --- the spec's own known mistakes (the same rules as lint)
+  lint::Context lc;
+  lc.nodes = in.nodes;
+  lc.namespace_object = in.namespace_object;
+  lc.claims = in.claims;
+  lc.logs_kept = true;  // too late to say for this run
+  for (auto& f : lint::lint(in.job, lc)) {
+    if (f.code == "ExitCodeRetriesSignalsOnly") continue;  // said above per exit code when it matters
+    info.push_back(std::move(f));
+  }
+
+  for (auto* v : {&urgent, &restarts, &info})
+    for (auto& f : *v) x.findings.push_back(std::move(f));
+  x.findings = dedupe(std::move(x.findings));
+  return x;
+}
+
+/// The stable JSON form: `{name, namespace, state, podsGone, findings[]}` (docs/explain.md).
+inline nlohmann::json to_json_value(const Explanation& x) {
+  nlohmann::json fs = nlohmann::json::array();
+  for (const auto& f : x.findings) fs.push_back(tfjob::to_json_value(f));
+  return {{"name", x.name}, {"namespace", x.namespace_}, {"state", x.state}, {"podsGone", x.pods_gone}, {"findings", fs}};
+}
+
+/// Plain text: one paragraph per finding, its evidence and fix indented under it.
+inline std::string render(const Explanation& x) {
+  std::ostringstream o;
+  o << "TFJob " << x.namespace_ << "/" << x.name << ": " << (x.state.empty() ? "<no condition yet>" : x.state) << "\n";
+  for (const auto& f : x.findings) {
+    o << "\n" << (f.severity == Finding::Severity::error ? "✗ " : f.severity == Finding::Severity::warning ? "! " : "- ")
+      << f.message << "  [" << f.code << "]\n";
+    for (const auto& e : f.evidence) o << "    " << e << "\n";
+    if (!f.fix.empty()) o << "    fix: " << f.fix << "\n";
+  }
+  return o.str();
+}
+
+/// The short "Why" list `describe` shows on top: warnings and errors, then who the job
+/// waits for or what still runs; at most `max` sentences.
+inline std::vector<std::string> why_lines(const Explanation& x, std::size_t max = 6) {
+  std::vector<std::string> out;
+  for (int pass = 0; pass < 2; ++pass)
+    for (const auto& f : x.findings) {
+      bool urgent = f.severity != Finding::Severity::info;
+      bool wanted = pass == 0 ? urgent
+                              : (f.code == "WaitingFor" || f.code == "NeverExitsOnItsOwn" || f.code == "RetryableExitCode" ||
+                                 f.code == "PodsGone");
+      if (wanted && out.size() < max) out.push_back(f.message);
+    }
+  if (out.empty())
+    for (const auto& f : x.findings)
+      if (f.code == "SuccessDecidedBy") out.push_back(f.message);
+  return out;
+}
+
+/// Read what `explain` needs from the cluster: the job (std::nullopt when absent), its pods,
+/// the namespace's events, nodes and the namespace (when readable), the claims it mounts, and
+/// the last `log_lines` lines of each failed pod's `tensorflow` container.
+inline std::optional<ExplainInput> gather(kube::Client& c, const std::string& ns, const std::string& name, int log_lines = 10) {
+  ExplainInput in;
+  auto job = get_opt(c, resources::tfjobs(), ns, name);
+  if (!job) return std::nullopt;
+  in.job = *job;
+  in.pods = job_pods(c, ns, name);
+  in.events = namespace_events(c, ns);
+  auto optional_read = [](auto fn) {
+    try {
+      fn();
+    } catch (const api_error& e) {
+      if (!e.is_forbidden()) throw;  // what a user may not read makes the explanation less precise, not wrong
+    }
+  };
+  optional_read([&] { in.nodes = list_items(c, resources::nodes(), ""); });
+  optional_read([&] { in.namespace_object = get_opt(c, resources::namespaces(), "", ns); });
+  const nlohmann::json specs = in.job.value("/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
+  for (const auto& [t, rs] : specs.items())
+    for (const auto& v : rs.value("/template/spec/volumes"_json_pointer, nlohmann::json::array())) {
+      if (!v.contains("persistentVolumeClaim")) continue;
+      const std::string cn = v["persistentVolumeClaim"].value("claimName", "");
+      if (cn.empty() || in.claims.count(cn)) continue;
+      optional_read([&] {
+        if (auto pvc = get_opt(c, resources::pvcs(), ns, cn)) in.claims[cn] = *pvc;
+      });
+    }
+  if (log_lines > 0)
+    for (const auto& p : in.pods) {
+      const PodInfo i = pod_info(p);
+      if (!(i.phase == "Failed" || (i.exit_code && *i.exit_code != 0))) continue;
+      kube::LogParams lp;
+      lp.tail_lines = log_lines;
+      lp.limit_bytes = 64 * 1024;  // bounded: a log line can be long
+      bool has_tf = false;
+      for (const auto& ctr : p.value("/spec/containers"_json_pointer, nlohmann::json::array())) has_tf |= ctr.value("name", "") == "tensorflow";
+      if (has_tf) lp.container = "tensorflow";
+      lp.previous = i.phase != "Failed";  // restarted in place: the crashed attempt's log
+      try {
+        std::string text = kube::get_logs(c, ns, i.name, lp);
+        std::vector<std::string> lines;
+        std::istringstream is(text);
+        for (std::string l; std::getline(is, l);) lines.push_back(l.size() > 500 ? l.substr(0, 500) + "…" : l);
+        in.logs[i.name] = std::move(lines);
+      } catch (const tfjob::error&) {
+        // a log the kubelet no longer has is one fact less, not a failure of the explanation
+      }
+    }
+  return in;
+}
+
+}  // namespace tfjob::workflow

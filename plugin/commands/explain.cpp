@@ -1,0 +1,70 @@
+// kubectl tfjob explain JOB: why the job is where it is, by the training operator v1.9's
+// rules, from its spec, status, pods and events (include/tfjob/workflow/explain.hpp);
+// -o json gives the same findings as data (code, severity, replica, message, evidence, fix).
+#include "../common/command.hpp"
+#include "../common/kube.hpp"
+#include "../common/output.hpp"
+
+#include <tfjob/workflow/cluster.hpp>
+#include <tfjob/workflow/explain.hpp>
+
+#include <iostream>
+#include <memory>
+#include <string>
+
+namespace tfjob::cli {
+namespace {
+
+struct ExplainOptions {
+  std::string name;
+  std::string output;
+  int tail = 10;
+};
+
+int run_explain(const ExplainOptions& o, const Globals& g) {
+  const OutputFormat fmt = parse_output_format(o.output, {"json", "yaml"});
+  if (o.tail < 0) throw CLI::ValidationError("--tail", "must be 0 or more lines");
+  auto client = make_client(g);
+  const std::string ns = client.namespace_();
+  if (!workflow::tfjobs_served(client)) throw tfjob::error(workflow::crd_missing_message(client.config().server));
+  auto in = workflow::gather(client, ns, o.name, o.tail);
+  if (!in) {
+    std::cerr << "Error from server (NotFound): tfjobs.kubeflow.org \"" << o.name << "\" not found in namespace \"" << ns << "\"\n";
+    return exit_code::failure;
+  }
+  const auto x = workflow::explain(*in);
+  if (fmt == OutputFormat::json) std::cout << workflow::to_json_value(x).dump(2) << "\n";
+  else if (fmt == OutputFormat::yaml) std::cout << to_yaml(workflow::to_json_value(x));
+  else std::cout << workflow::render(x);
+  return exit_code::ok;
+}
+
+void setup_explain(CLI::App& app, Globals& g) {
+  auto o = std::make_shared<ExplainOptions>();
+  auto* sub = app.add_subcommand("explain", "Explain why a TFJob is where it is, by the training operator's own rules");
+  sub->add_option("name", o->name, "TFJob name")->required();
+  sub->add_option("-o,--output", o->output, "Output format: json or yaml (default: sentences)");
+  sub->add_option("--tail", o->tail, "Log lines of each failed pod to quote (0: none)")->capture_default_str();
+  sub->footer(R"(Examples:
+  kubectl tfjob explain mnist
+  kubectl tfjob explain mnist -o json | jq '.findings[] | select(.severity != "info")'
+
+Says, applying the training operator v1.9's rules to the job's spec, status, pods and
+events: what decides success (the Chief or Master, else Worker 0, or every Worker with
+successPolicy AllWorkers) and what the job still waits for; which replicas keep running
+and whether that is normal (PS and Evaluator never exit on their own); each restart and
+failure with its exit code, whether the restart policy retries it (ExitCode: 128 and
+above retry, 1-127 fail), backoffLimit used and activeDeadlineSeconds left; why each
+Pending pod waits (GPUs, node selector or taints with the closest nodes, an unbound
+claim, the image, quota, a gang scheduler, Kueue); for a Failed job, which replica failed
+first with its termination message and last log lines. A job whose pods are gone is
+explained from its status and events, saying what can no longer be known.
+Finding codes and the JSON form: docs/explain.md.
+
+Exit codes: 0 explained, 1 the job was not found or a request failed, 64 usage error.)");
+  sub->callback([o, &g] { g.run = [o, &g] { return run_explain(*o, g); }; });
+}
+
+}  // namespace
+TFJOB_REGISTER_COMMAND("explain", 125, setup_explain);
+}  // namespace tfjob::cli

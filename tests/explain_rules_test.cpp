@@ -1,0 +1,363 @@
+// explain and the operator rules it applies, on stored job states (tests/data/explain/):
+// each case one situation users report, the upstream issues among them (training-operator
+// #774, #948, #1560, #1658, #2045; kubeflow #1042, #3935).
+#include <catch2/catch.hpp>
+
+#include "support/paths.hpp"
+
+#include <tfjob/api/explain_rules.hpp>
+#include <tfjob/api/manifest.hpp>
+#include <tfjob/api/scheduling.hpp>
+#include <tfjob/workflow/describe.hpp>
+#include <tfjob/workflow/explain.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using nlohmann::json;
+using tfjob::Finding;
+namespace wf = tfjob::workflow;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE(in);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// A stored state: the documents sorted by kind into an ExplainInput, at 2024-05-01T12:00:00Z.
+wf::ExplainInput load(const std::string& name) {
+  const std::string dir = tfjob::test::source_dir() + "/tests/data/explain/";
+  wf::ExplainInput in;
+  for (auto& d : tfjob::parse_objects(slurp(dir + name + ".yaml"), name)) {
+    const std::string kind = d.value("kind", "");
+    if (kind == "TFJob") in.job = d;
+    else if (kind == "Pod") in.pods.push_back(d);
+    else if (kind == "Event") in.events.push_back(d);
+    else if (kind == "Node") {
+      if (!in.nodes) in.nodes.emplace();
+      in.nodes->push_back(d);
+    } else if (kind == "PersistentVolumeClaim") in.claims[d["metadata"]["name"]] = d;
+    else if (kind == "Namespace") in.namespace_object = d;
+  }
+  const std::string logs = dir + name + ".logs";
+  if (std::filesystem::is_directory(logs))
+    for (const auto& e : std::filesystem::directory_iterator(logs)) {
+      std::istringstream is(slurp(e.path().string()));
+      auto& lines = in.logs[e.path().stem().string()];
+      for (std::string l; std::getline(is, l);) lines.push_back(l);
+    }
+  in.now = *wf::parse_time("2024-05-01T12:00:00Z");
+  return in;
+}
+
+const Finding* find(const wf::Explanation& x, const std::string& code) {
+  for (const auto& f : x.findings)
+    if (f.code == code) return &f;
+  return nullptr;
+}
+
+std::string dump(const wf::Explanation& x) { return wf::render(x); }
+
+bool has(const std::vector<std::string>& v, const std::string& needle) {
+  for (const auto& s : v)
+    if (s.find(needle) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("operator rules: ExitCode retries 128 and above, backoffLimit counts OnFailure/Always", "[explain][rules]") {
+  using namespace tfjob::rules;
+  CHECK_FALSE(exit_code_retryable(1));
+  CHECK_FALSE(exit_code_retryable(127));
+  CHECK(exit_code_retryable(128));
+  CHECK(exit_code_retryable(137));
+  CHECK(exit_code_retryable(143));
+  CHECK(counts_toward_backoff("OnFailure"));
+  CHECK(counts_toward_backoff("Always"));
+  CHECK_FALSE(counts_toward_backoff("ExitCode"));
+  CHECK_FALSE(counts_toward_backoff("Never"));
+  CHECK(past_backoff_limit(1, 0));
+  CHECK_FALSE(past_backoff_limit(0, 0));
+  CHECK_FALSE(past_backoff_limit(2, 3));
+  CHECK(past_backoff_limit(3, 3));
+  CHECK(restart_policy_of(json::object()) == "Never");
+}
+
+TEST_CASE("operator rules: who decides success", "[explain][rules]") {
+  using tfjob::rules::SuccessRule;
+  auto job = [](json specs, std::string policy = "") {
+    json j = {{"spec", {{"tfReplicaSpecs", specs}}}};
+    if (!policy.empty()) j["spec"]["successPolicy"] = policy;
+    return j;
+  };
+  auto r = tfjob::rules::success_rule(job({{"Chief", json::object()}, {"Worker", json::object()}, {"PS", json::object()}}));
+  CHECK(r.kind == SuccessRule::Kind::chief);
+  CHECK(r.decider == "Chief");
+  CHECK(r.bystanders == std::vector<std::string>{"PS", "Worker"});
+  r = tfjob::rules::success_rule(job({{"Master", json::object()}, {"Worker", json::object()}}, "AllWorkers"));
+  CHECK(r.kind == SuccessRule::Kind::chief);
+  CHECK(r.success_policy_ignored);
+  r = tfjob::rules::success_rule(job({{"Worker", json::object()}, {"Evaluator", json::object()}}));
+  CHECK(r.kind == SuccessRule::Kind::worker0);
+  CHECK(r.who() == "Worker 0");
+  r = tfjob::rules::success_rule(job({{"Worker", json::object()}}, "AllWorkers"));
+  CHECK(r.kind == SuccessRule::Kind::all_workers);
+  CHECK(r.who() == "every Worker");
+}
+
+TEST_CASE("scheduling: tolerations, selectors and affinity as the scheduler filters", "[explain][rules]") {
+  using tfjob::scheduling::node_fit;
+  using tfjob::scheduling::tolerates;
+  json taint = {{"key", "nvidia.com/gpu"}, {"value", "present"}, {"effect", "NoSchedule"}};
+  CHECK(tolerates({{"key", "nvidia.com/gpu"}, {"operator", "Exists"}}, taint));
+  CHECK(tolerates({{"key", "nvidia.com/gpu"}, {"value", "present"}, {"effect", "NoSchedule"}}, taint));
+  CHECK_FALSE(tolerates({{"key", "nvidia.com/gpu"}, {"value", "absent"}}, taint));
+  CHECK_FALSE(tolerates({{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoExecute"}}, taint));
+  CHECK(tolerates({{"operator", "Exists"}}, taint));
+  CHECK_FALSE(tolerates({{"value", "present"}}, taint));  // an empty key needs Exists
+
+  json node = {{"metadata", {{"name", "g1"}, {"labels", {{"pool", "gpu"}, {"zone", "a"}}}}},
+               {"spec", {{"taints", json::array({taint, {{"key", "soft"}, {"effect", "PreferNoSchedule"}}})}}}};
+  auto f = node_fit({{"nodeSelector", {{"pool", "gpu"}}}}, node);
+  CHECK_FALSE(f.ok());
+  CHECK(f.untolerated_taints == std::vector<std::string>{"nvidia.com/gpu=present:NoSchedule"});
+  f = node_fit({{"nodeSelector", {{"pool", "gpu"}}}, {"tolerations", json::array({{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}}})}}, node);
+  CHECK(f.ok());
+  f = node_fit({{"nodeSelector", {{"pool", "cpu"}}}, {"tolerations", json::array({{{"operator", "Exists"}}})}}, node);
+  CHECK(f.selector_misses == std::vector<std::string>{"pool=cpu"});
+  json affinity = {{"nodeAffinity", {{"requiredDuringSchedulingIgnoredDuringExecution", {{"nodeSelectorTerms", json::array({
+      {{"matchExpressions", json::array({{{"key", "zone"}, {"operator", "In"}, {"values", {"b"}}}})}},
+      {{"matchExpressions", json::array({{{"key", "zone"}, {"operator", "NotIn"}, {"values", {"c"}}}})}}})}}}}}};
+  f = node_fit({{"affinity", affinity}, {"tolerations", json::array({{{"operator", "Exists"}}})}}, node);
+  CHECK(f.ok());  // the second term matches
+  affinity["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"].erase(1);
+  f = node_fit({{"affinity", affinity}, {"tolerations", json::array({{{"operator", "Exists"}}})}}, node);
+  CHECK_FALSE(f.ok());
+  node["spec"]["unschedulable"] = true;
+  CHECK_FALSE(node_fit({{"tolerations", json::array({{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}}})}}, node).schedulable);
+}
+
+TEST_CASE("#774: PS still running after the Chief succeeded is normal, and cleanPodPolicy None leaves it", "[explain]") {
+  auto x = wf::explain(load("ps-running-after-success-774"));
+  INFO(dump(x));
+  CHECK(x.state == "Succeeded");
+  auto* s = find(x, "SuccessDecidedBy");
+  REQUIRE(s);
+  CHECK(s->message.find("success is decided by the Chief") != std::string::npos);
+  CHECK(s->message.find("PS, Worker do not decide it") != std::string::npos);
+  auto* n = find(x, "NeverExitsOnItsOwn");
+  REQUIRE(n);
+  CHECK(n->message.find("PS pods still run after the job Succeeded: normal") != std::string::npos);
+  CHECK(n->message.find("cleanPodPolicy None leaves them running") != std::string::npos);
+  CHECK(n->evidence == std::vector<std::string>{"ps774-ps-0"});
+  CHECK(n->fix.find("cleanPodPolicy: Running") != std::string::npos);
+  CHECK_FALSE(find(x, "WaitingFor"));
+  CHECK_FALSE(find(x, "FirstFailure"));
+}
+
+TEST_CASE("#1658: the Workers decide, never the Evaluator; cleanPodPolicy Running deletes it", "[explain]") {
+  auto x = wf::explain(load("evaluator-ended-early-1658"));
+  INFO(dump(x));
+  auto* s = find(x, "SuccessDecidedBy");
+  REQUIRE(s);
+  CHECK(s->message.find("every Worker (successPolicy AllWorkers)") != std::string::npos);
+  CHECK(s->message.find("Evaluator do not decide it") != std::string::npos);
+  auto* n = find(x, "NeverExitsOnItsOwn");
+  REQUIRE(n);
+  CHECK(n->message.find("cleanPodPolicy Running deletes them now") != std::string::npos);
+  REQUIRE(find(x, "AllWorkersWithEvaluator"));  // the lint rule, on the spec
+}
+
+TEST_CASE("#2045: ExitCode fails at once on exit code 1, with the message and the last log lines", "[explain]") {
+  auto x = wf::explain(load("exitcode-permanent-2045"));
+  INFO(dump(x));
+  REQUIRE(!x.findings.empty());
+  const auto& f = x.findings.front();
+  CHECK(f.code == "FirstFailure");
+  CHECK(f.severity == Finding::Severity::error);
+  CHECK(f.replica == "Worker");
+  CHECK(f.message.find("Worker (pod ec2045-worker-1) failed first, with exit code 1 (Error)") != std::string::npos);
+  CHECK(f.message.find("1-127 as permanent") != std::string::npos);
+  CHECK(has(f.evidence, "termination message: ConnectionResetError: dataset server went away"));
+  CHECK(has(f.evidence, "log: ConnectionResetError: [Errno 104] Connection reset by peer"));
+  CHECK(f.fix.find(">= 128") != std::string::npos);
+  auto* b = find(x, "BackoffLimit");
+  REQUIRE(b);
+  CHECK(b->message.find("0 of backoffLimit 3 restarts used; no replica's restarts count") != std::string::npos);
+}
+
+TEST_CASE("#1560: ExitCode retries 137 without limit: recreated pods do not count toward backoffLimit", "[explain]") {
+  auto x = wf::explain(load("exitcode-retry-forever-1560"));
+  INFO(dump(x));
+  CHECK(x.state == "Restarting");
+  auto* r = find(x, "RetryableExitCode");
+  REQUIRE(r);
+  CHECK(r->message.find("exited with 137") != std::string::npos);
+  CHECK(r->message.find("without limit") != std::string::npos);
+  CHECK(has(r->evidence, "exit code 137 (OOMKilled), killed by signal 9"));
+  CHECK(r->fix.find("memory limit") != std::string::npos);
+  auto* o = find(x, "OperatorRestarted");
+  REQUIRE(o);
+  CHECK(o->message.find("12 time(s)") != std::string::npos);
+  auto* b = find(x, "BackoffLimit");
+  REQUIRE(b);
+  CHECK(b->message.find("not counted: Chief (ExitCode)") != std::string::npos);
+  CHECK_FALSE(find(x, "FirstFailure"));
+}
+
+TEST_CASE("#948: pods held by a gang scheduler's PodGroup", "[explain]") {
+  auto x = wf::explain(load("gang-pending-948"));
+  INFO(dump(x));
+  auto* g = find(x, "GangNotSatisfied");
+  REQUIRE(g);
+  CHECK(g->message.find("gang scheduler (volcano)") != std::string::npos);
+  CHECK(g->message.find("minAvailable 3") != std::string::npos);
+  CHECK(has(g->evidence, "3/3 tasks in gang unschedulable"));
+  auto* w = find(x, "WaitingFor");
+  REQUIRE(w);
+  CHECK(w->message.find("waits for Worker 0: gang948-worker-0 (Pending)") != std::string::npos);
+}
+
+TEST_CASE("kubeflow #3935: the Istio sidecar keeps the pod Running after the trainer exited", "[explain]") {
+  auto x = wf::explain(load("istio-sidecar-3935"));
+  INFO(dump(x));
+  auto* s = find(x, "SidecarKeepsPodRunning");
+  REQUIRE(s);
+  CHECK(s->message.find("istio-proxy keep running") != std::string::npos);
+  CHECK(s->message.find("#3935") != std::string::npos);
+  CHECK(s->fix.find("sidecar.istio.io/inject") != std::string::npos);
+  REQUIRE(find(x, "IstioSidecarInjected"));  // the namespace injects, the template does not opt out
+}
+
+TEST_CASE("kubeflow #1042: GPU requests without limits: the API server refuses the pods", "[explain]") {
+  auto x = wf::explain(load("gpu-request-without-limit-1042"));
+  INFO(dump(x));
+  auto* p = find(x, "PodCreateFailed");
+  REQUIRE(p);
+  CHECK(has(p->evidence, "Limit must be set for non overcommitable resources"));
+  auto* l = find(x, "GpuRequestWithoutLimit");
+  REQUIRE(l);
+  CHECK(l->replica == "Worker");
+  auto* g = find(x, "PodsGone");
+  REQUIRE(g);
+  CHECK(g->message.find("no pods yet") != std::string::npos);
+}
+
+TEST_CASE("Pending on GPUs: the scheduler's words and the GPU nodes that come closest", "[explain]") {
+  auto x = wf::explain(load("pending-gpu"));
+  INFO(dump(x));
+  auto* g = find(x, "InsufficientGpu");
+  REQUIRE(g);
+  CHECK(g->replica == "Worker");
+  CHECK(g->message.find("pod big-worker-1 waits: no node it may use has 2 free nvidia.com/gpu") != std::string::npos);
+  REQUIRE(g->evidence.size() == 3);
+  CHECK(g->evidence[1] == "node gpu-b: allocatable 1 nvidia.com/gpu, 0 taken by pods of this job");
+  CHECK(g->evidence[2] == "node gpu-a: allocatable 2 nvidia.com/gpu, 2 taken by pods of this job");
+  // describe: the Why section on top and the pod's DETAIL column say it too
+  auto in = load("pending-gpu");
+  auto d = wf::describe(in.job, in.pods, in.events, {}, in.now);
+  auto text = wf::render(d, in.now);
+  INFO(text);
+  CHECK(text.find("Why:\n  pod big-worker-1 waits: no node it may use has 2 free nvidia.com/gpu") != std::string::npos);
+  REQUIRE(d.pods.size() == 2);
+  CHECK(d.pods[1].detail == "0/3 nodes are available: 2 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 3 "
+                            "Preemption is not helpful for scheduling.");
+}
+
+TEST_CASE("Pending on a node selector: the closest node and the label it lacks", "[explain]") {
+  auto x = wf::explain(load("pending-selector"));
+  INFO(dump(x));
+  auto* s = find(x, "NodeSelectorMismatch");
+  REQUIRE(s);
+  CHECK(s->replica == "Chief");
+  REQUIRE(s->evidence.size() >= 2);
+  CHECK(s->evidence[1] == "node v100-1: lacks pool=training");
+}
+
+TEST_CASE("Pending on a claim: why it is not bound, not an older claim's event", "[explain]") {
+  auto x = wf::explain(load("pending-claim"));
+  INFO(dump(x));
+  auto* c = find(x, "ClaimNotBound");
+  REQUIRE(c);
+  CHECK(c->message.find("waits for claim \"data\": FailedBinding: no persistent volumes available for this claim and no storage "
+                        "class is set") != std::string::npos);
+  CHECK(dump(x).find("\"fast\" not found") == std::string::npos);  // the event of a claim deleted earlier
+  CHECK(has(c->evidence, "accessModes [\"ReadWriteOnce\"], storageClassName <none>"));
+}
+
+TEST_CASE("an image that cannot be pulled: the registry's message", "[explain]") {
+  auto x = wf::explain(load("image-pull"));
+  INFO(dump(x));
+  auto* i = find(x, "ImagePullFailed");
+  REQUIRE(i);
+  CHECK(i->message.find("cannot pull image tensorflow/tensorflow:2.99.0: ImagePullBackOff: Back-off pulling image") != std::string::npos);
+  CHECK(i->message.find("manifest unknown") != std::string::npos);
+}
+
+TEST_CASE("quota: the operator cannot create the pods", "[explain]") {
+  auto x = wf::explain(load("quota"));
+  INFO(dump(x));
+  auto* q = find(x, "QuotaExceeded");
+  REQUIRE(q);
+  CHECK(has(q->evidence, "exceeded quota: compute"));
+  CHECK(q->fix.find("resourcequota -n team-a") != std::string::npos);
+}
+
+TEST_CASE("suspended by Kueue", "[explain]") {
+  auto x = wf::explain(load("kueue-suspended"));
+  INFO(dump(x));
+  auto* k = find(x, "SuspendedByKueue");
+  REQUIRE(k);
+  CHECK(k->message.find("LocalQueue \"gpu-queue\"") != std::string::npos);
+  CHECK_FALSE(find(x, "PodsGone"));
+}
+
+TEST_CASE("pods gone: from status and events, saying what cannot be known any more", "[explain]") {
+  auto x = wf::explain(load("pods-gone"));
+  INFO(dump(x));
+  CHECK(x.pods_gone);
+  auto* g = find(x, "PodsGone");
+  REQUIRE(g);
+  CHECK(g->message.find("cleanPodPolicy All deleted them") != std::string::npos);
+  CHECK(g->message.find("can no longer be known") != std::string::npos);
+  CHECK(has(g->evidence, "condition Failed: TFJob default/gone has failed because 1 Worker replica(s) failed."));
+  CHECK(has(g->evidence, "status.replicaStatuses.Worker: active 0, succeeded 0, failed 1"));
+}
+
+TEST_CASE("OnFailure restarts in place: backoffLimit used and activeDeadlineSeconds left", "[explain]") {
+  auto x = wf::explain(load("deadline-and-backoff"));
+  INFO(dump(x));
+  auto* r = find(x, "RestartedInPlace");
+  REQUIRE(r);
+  CHECK(r->message.find("exited with 3 and the kubelet restarted it") != std::string::npos);
+  auto* b = find(x, "BackoffLimit");
+  REQUIRE(b);
+  CHECK(b->message.find("2 of backoffLimit 4 restarts used") != std::string::npos);
+  CHECK(b->severity == Finding::Severity::info);
+  auto* d = find(x, "ActiveDeadline");
+  REQUIRE(d);
+  CHECK(d->message == "20m of activeDeadlineSeconds 60m used, 40m left");
+  auto* w = find(x, "WaitingFor");
+  REQUIRE(w);
+  CHECK(w->message.find("Running because it waits for Worker 0: flaky-worker-0 (Running)") != std::string::npos);
+}
+
+TEST_CASE("explain -o json: the stable shape", "[explain]") {
+  auto j = wf::to_json_value(wf::explain(load("exitcode-permanent-2045")));
+  CHECK(j["name"] == "ec2045");
+  CHECK(j["namespace"] == "default");
+  CHECK(j["state"] == "Failed");
+  CHECK(j["podsGone"] == false);
+  REQUIRE(j["findings"].is_array());
+  const auto& f = j["findings"][0];
+  for (const char* k : {"code", "severity", "replica", "message", "evidence", "fix"}) CHECK(f.contains(k));
+  CHECK(f["code"] == "FirstFailure");
+  CHECK(f["severity"] == "error");
+  CHECK(f["evidence"].is_array());
+}
