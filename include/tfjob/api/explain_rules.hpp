@@ -3,8 +3,10 @@
 /// small pure function with the source it mirrors (kubeflow/training-operator v1.9):
 /// which exit codes `ExitCode` retries, which replica decides success, which replicas
 /// never end on their own, and which restarts count toward `backoffLimit`.
-///
-/// (The lead reconciles these with api/operator.hpp, where the operator's full rules go.)
+/// Where api/operator.hpp (the operator's reconcile, shared by the fake and the controller
+/// stand-in) already has a rule, this header uses it rather than restating it.
+
+#include <tfjob/api/operator.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -13,10 +15,9 @@
 
 namespace tfjob::rules {
 
-/// Whether restartPolicy `ExitCode` restarts a replica that exited with `code`
-/// (pkg/util/train/train_util.go `IsRetryableExitCode`: 128 and above, i.e. killed by a
-/// signal such as OOM's SIGKILL = 137; 1-127 are permanent and fail the replica).
-inline bool exit_code_retryable(int code) { return code >= 128; }
+/// Whether restartPolicy `ExitCode` restarts a replica that exited with `code`: the
+/// operator's own rule (op::is_retryable_exit_code, train_util.go `IsRetryableExitCode`).
+inline bool exit_code_retryable(int code) { return op::is_retryable_exit_code(code); }
 
 /// Whether restarts under `restart_policy` count toward `runPolicy.backoffLimit`
 /// (pkg/controller.v1/common/job.go `PastBackoffLimit`: only OnFailure and Always; the
