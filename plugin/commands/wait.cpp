@@ -85,7 +85,8 @@ int wait_one(kube::Client& client, const std::string& ns, const std::string& nam
   }
   std::cerr << "error: timed out after " << o.timeout << " waiting for "
             << (for_delete ? std::string("the deletion") : "the condition " + cond) << " of tfjob.kubeflow.org/" << name
-            << " (now " << (rep.summary.state.empty() ? "without conditions" : rep.summary.state) << ")\n";
+            << " (now " << (rep.summary.state.empty() ? "without conditions" : rep.summary.state) << ")\n"
+            << wf::waiting_lines(rep.waiting);
   return exit_code::timeout;
 }
 

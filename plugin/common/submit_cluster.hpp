@@ -263,7 +263,8 @@ inline int submit_to_cluster_path(const std::vector<nlohmann::json>& jobs, const
     line.finish();
     if (rep.result == workflow::WaitResult::timeout) {
       std::cerr << "error: timed out after " << f.timeout << " waiting for TFJob " << name << " (now "
-                << (rep.summary.state.empty() ? "without conditions" : rep.summary.state) << ")\n";
+                << (rep.summary.state.empty() ? "without conditions" : rep.summary.state) << ")\n"
+                << wf::waiting_lines(rep.waiting);
       return exit_code::timeout;
     }
     if (rep.result == workflow::WaitResult::deleted || rep.result == workflow::WaitResult::not_found) {

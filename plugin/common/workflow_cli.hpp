@@ -64,4 +64,13 @@ class ProgressLine {
   std::mutex mu_;
 };
 
+/// What a timed-out wait says of the pods that kept the job from getting there, one line
+/// each after the timeout line ("  pod p: 0/1 nodes are available: 1 Insufficient ...").
+inline std::string waiting_lines(const std::vector<workflow::PendingReason>& waiting) {
+  std::string s;
+  for (const auto& w : waiting)
+    s += "  pod " + w.pod + ": " + (w.message.empty() ? w.reason : w.reason + ": " + w.message) + "\n";
+  return s;
+}
+
 }  // namespace tfjob::cli::wf

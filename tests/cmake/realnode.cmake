@@ -72,11 +72,10 @@ if(TARGET kubectl-tfjob)
   tfjob_add_realnode_test(NAME realnode.logs-exact TIMEOUT 300
     COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh logs-exact $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
   set_tests_properties(realnode.logs-exact PROPERTIES DISABLED TRUE)
-  # Also found here (workflow/wait, not yet fixed): `kubectl tfjob wait` times out with "now
-  # without conditions" and no word of the scheduler's reason that `submit --wait` shows.
+  # `kubectl tfjob wait`'s timeout names the scheduler's reason for each waiting pod, as
+  # `submit --wait`'s progress does (found here: it said only "now without conditions").
   tfjob_add_realnode_test(NAME realnode.unschedulable-wait TIMEOUT 300
     COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh unschedulable-wait $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
-  set_tests_properties(realnode.unschedulable-wait PROPERTIES DISABLED TRUE)
   # serve reports a crash loop with the crashed attempt's own log: on a real kubelet
   # `previous=true` can answer "unable to retrieve container logs" in-band while the current
   # log (the last attempt, while the container waits in CrashLoopBackOff) still has it.

@@ -28,6 +28,9 @@ struct WaitReport {
   WaitResult result = WaitResult::timeout;
   JobSummary summary;       ///< the job as last seen
   nlohmann::json job;       ///< the last object seen
+  /// On a timeout: why its pods were not there yet (the scheduler's or kubelet's reason per
+  /// waiting pod), from one look at its pods and events after the watch ended.
+  std::vector<PendingReason> waiting;
 };
 
 struct WaitOptions {
@@ -153,6 +156,15 @@ inline WaitReport wait_for_job(kube::Client c, const std::string& ns, const std:
       o.on_progress(progress(rep.job, pods, events));
     } catch (const std::exception&) {
       // best effort, as above
+    }
+  }
+  if (rep.result == WaitResult::timeout && !o.for_delete) {
+    try {
+      auto pods = job_pods(c, ns, name);
+      auto events = namespace_events(c, ns);
+      rep.waiting = progress(rep.job.is_null() ? nlohmann::json::object() : rep.job, pods, events).waiting;
+    } catch (const std::exception&) {
+      // best effort: the timeout is the outcome either way
     }
   }
   return rep;
