@@ -105,6 +105,9 @@ struct ContainerScript {
   std::optional<int> exit_code = 0;         ///< exit with this code after the lines; nullopt = run until finish()
   std::chrono::milliseconds run_for{0};     ///< extra time running after the last line before exiting
   std::vector<int> restart_exit_codes;      ///< exit codes of earlier attempts (each one crash → restart)
+  /// The terminated reason of a non-zero exit (the kubelet's "Error" by default; "OOMKilled"
+  /// when the kernel's OOM killer ended it).
+  std::string exit_reason = "Error";
 };
 
 /// The fake kubelet: pod phases, container statuses and scriptable log streams.

@@ -373,7 +373,7 @@ void FakeApiServer::Impl::reconcile_pods_locked() {
       const auto& run = st.runs.back();
       if (st.runs.size() >= 2 || (st.restart_pending && !st.runs.empty())) {
         const auto& prev = st.restart_pending ? run : st.runs[st.runs.size() - 2];
-        cs["lastState"] = {{"terminated", {{"exitCode", prev.exit_code}, {"reason", prev.exit_code == 0 ? "Completed" : "Error"},
+        cs["lastState"] = {{"terminated", {{"exitCode", prev.exit_code}, {"reason", prev.exit_code == 0 ? "Completed" : st.script.exit_reason},
                                            {"startedAt", fake::rfc3339(prev.started_at)}, {"finishedAt", fake::rfc3339(prev.finished_at)}}}};
       } else {
         cs["lastState"] = json::object();
@@ -387,7 +387,7 @@ void FakeApiServer::Impl::reconcile_pods_locked() {
         all_done = false;
         all_ready = false;
       } else if (run.terminated) {
-        cs["state"] = {{"terminated", {{"exitCode", run.exit_code}, {"reason", run.exit_code == 0 ? "Completed" : "Error"},
+        cs["state"] = {{"terminated", {{"exitCode", run.exit_code}, {"reason", run.exit_code == 0 ? "Completed" : st.script.exit_reason},
                                        {"startedAt", fake::rfc3339(run.started_at)}, {"finishedAt", fake::rfc3339(run.finished_at)},
                                        {"containerID", cs["containerID"]}}}};
         cs["ready"] = false;

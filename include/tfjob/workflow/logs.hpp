@@ -9,6 +9,7 @@
 #include <tfjob/workflow/pods.hpp>
 #include <tfjob/workflow/progress.hpp>
 #include <tfjob/workflow/status.hpp>
+#include <tfjob/workflow/wait.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -708,11 +709,54 @@ inline JobLogsResult job_logs(kube::Client c, const std::string& ns, const std::
                                          o.follow ? std::optional<std::chrono::milliseconds>(how.merge_window) : std::nullopt,
                                          [&](const LogRecord& r) { sink(r); });
   }
+  // Following: a replica may run on after its job has ended (a PS, workers under a chief's
+  // success policy) and its stream would never end. A watch on each job says when it has
+  // ended; the streams of containers still running then are stopped (what they wrote is out).
+  std::vector<std::unique_ptr<std::atomic<bool>>> stops;
+  for (std::size_t k = 0; k < targets.size(); ++k) stops.push_back(std::make_unique<std::atomic<bool>>(false));
+  std::atomic<bool> finished{false};
+  const std::atomic<bool>* outer = o.cancel;
+  std::vector<std::thread> guards;
+  if (o.follow) {
+    std::set<std::string> jobs;
+    for (const auto& t : targets) jobs.insert(t.job);
+    for (const auto& j : jobs)
+      guards.emplace_back([&, j] {
+        try {
+          WaitOptions wo;
+          wo.condition = "Succeeded";  // Failed makes it impossible: either way the job has ended
+          wo.cancel = &finished;
+          auto rep = wait_for_job(c, ns, j, wo);
+          if (rep.result == WaitResult::timeout) return;  // stopped: everything ended first, or cancel
+          kube::Client pc = c;
+          auto pods = job_pods(pc, ns, j);
+          for (std::size_t k = 0; k < targets.size(); ++k) {
+            if (targets[k].job != j) continue;
+            auto p = detail::pick(pods, targets[k].replica_type, targets[k].index);
+            if (rep.result == WaitResult::deleted || !p || detail::container_running(*p, targets[k].container)) *stops[k] = true;
+          }
+        } catch (const std::exception&) {
+          // best effort: the streams end with their containers anyway
+        }
+      });
+    guards.emplace_back([&] {  // the caller's cancel reaches every stream
+      while (!finished.load()) {
+        if (outer && outer->load()) {
+          for (auto& st : stops) *st = true;
+          finished = true;
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    });
+  }
   std::vector<std::thread> threads;
   for (std::size_t k = 0; k < targets.size(); ++k) {
     threads.emplace_back([&, k] {
       try {
-        out.results[k] = replica_log_records(c, ns, targets[k].job, targets[k].replica_type, targets[k].index, opts_for(targets[k]),
+        JobLogOptions x = opts_for(targets[k]);
+        if (o.follow) x.cancel = stops[k].get();
+        out.results[k] = replica_log_records(c, ns, targets[k].job, targets[k].replica_type, targets[k].index, x,
                                              [&](const LogRecord& r) {
                                                if (merger) {
                                                  merger->push(k, r);
@@ -729,6 +773,17 @@ inline JobLogsResult job_logs(kube::Client c, const std::string& ns, const std::
   }
   if (merger) merger->run();
   for (auto& t : threads) t.join();
+  finished = true;
+  for (auto& g : guards) g.join();
+  // a stream stopped because the job ended still reports the job's state
+  if (o.follow)
+    for (std::size_t k = 0; k < targets.size(); ++k)
+      if (out.results[k].job_state.empty() && out.errors[k].empty() && !(outer && outer->load()))
+        if (auto j = get_opt(c, resources::tfjobs(), ns, targets[k].job)) {
+          auto s = summarize(*j);
+          out.results[k].job_state = s.state;
+          out.results[k].job_message = s.message;
+        }
   return out;
 }
 
