@@ -363,8 +363,8 @@ int run_logs(LogsOptions o, const Globals& g) {
     pr.prefixed = targets.size() > 1 || o.prefix || o.all;
     pr.job_in_prefix = jobs.size() > 1;
     pr.container_in_prefix = o.all_containers || o.containers.size() > 1;
-    lo.eager = !pr.prefixed && !pr.json && pr.include.empty() && pr.exclude.empty() && !o.merge;
-    if (!pr.prefixed && !pr.json && pr.include.empty() && pr.exclude.empty() && !o.merge)
+    lo.eager = !pr.prefixed && !pr.json && pr.include.empty() && pr.exclude.empty() && pr.highlight.empty() && !o.merge;
+    if (!pr.prefixed && !pr.json && pr.include.empty() && pr.exclude.empty() && pr.highlight.empty() && !o.merge)
       lo.on_bytes = [&](const workflow::LogSource& s, std::string_view b) {
         pr.bytes(s, b);
         return true;
@@ -387,12 +387,12 @@ int run_logs(LogsOptions o, const Globals& g) {
   } else {
     auto summary = workflow::summarize(jobs.front());
     if (o.follow && !o.quiet && !pr.json) lo.on_progress = [&](const workflow::Progress& p) { line.show(p); };
-    if (!pr.json && pr.include.empty() && pr.exclude.empty() && !o.prefix)
+    if (!pr.json && pr.include.empty() && pr.exclude.empty() && pr.highlight.empty() && !o.prefix)
       lo.on_bytes = [&](const workflow::LogSource& s, std::string_view b) {
         pr.bytes(s, b);
         return true;
       };
-    lo.eager = !o.prefix && !pr.json && pr.include.empty() && pr.exclude.empty();  // a progress bar shows as drawn
+    lo.eager = !o.prefix && !pr.json && pr.include.empty() && pr.exclude.empty() && pr.highlight.empty();  // a progress bar shows as drawn
     std::string type;
     int index = 0;
     if (!o.follow && summary.state == "Failed") {

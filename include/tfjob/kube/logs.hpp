@@ -162,8 +162,10 @@ class LogStreamer {
       bool stopped = false, progress = false;
       std::uint64_t skip = by_bytes ? body_bytes_ : 0;  // byte resume: what the last connections delivered
       ++stats_.connections;
-      cur_.clear();
-      line_open_ = false;
+      if (!by_bytes) {  // a timestamp resume sends the unfinished line again whole
+        cur_.clear();
+        line_open_ = false;
+      }
       std::string err;
       try {
         bool complete = client_.stream(
