@@ -12,6 +12,7 @@
 #include "support/fake_apiserver.hpp"
 
 #include <atomic>
+#include <mutex>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -21,6 +22,7 @@ using namespace tfjob::kube;
 using tfjob::test::ContainerScript;
 using tfjob::test::FakeApiServer;
 using tfjob::test::FakeApiServerOptions;
+using tfjob::test::RecordedRequest;
 
 namespace {
 
@@ -77,8 +79,6 @@ std::size_t count_of(const std::vector<RecordedRequest>& rs, const std::string& 
     if (r.path.find(path_part) != std::string::npos && r.query.find(query_part) != std::string::npos) ++n;
   return n;
 }
-
-using tfjob::test::RecordedRequest;
 
 }  // namespace
 

@@ -321,6 +321,13 @@ int run_logs(LogsOptions o, const Globals& g) {
     pr.flush();
     std::cerr << n << "\n";
   };
+  // following: what a quiet stream printed last does not wait in stdout's buffer
+  std::unique_ptr<workflow::Periodic> flusher;
+  if (o.follow)
+    flusher = std::make_unique<workflow::Periodic>(std::chrono::milliseconds(100), [&] {
+      std::lock_guard<std::mutex> lk(out_mu);
+      pr.flush();
+    });
   auto sink = [&](const workflow::LogRecord& r) {
     line.finish();
     std::lock_guard<std::mutex> lk(out_mu);

@@ -789,9 +789,43 @@ inline JobLogsResult job_logs(kube::Client c, const std::string& ns, const std::
 
 // ---- saving ------------------------------------------------------------------------------
 
+/// Runs `fn` every `every` on a side thread until destroyed (flushing what streams wrote,
+/// so a quiet stream's last line does not wait in a buffer).
+class Periodic {
+ public:
+  Periodic(std::chrono::milliseconds every, std::function<void()> fn)
+      : fn_(std::move(fn)), every_(every), thread_([this] {
+          std::unique_lock<std::mutex> lk(mu_);
+          while (!cv_.wait_for(lk, every_, [&] { return stop_; })) {
+            lk.unlock();
+            fn_();
+            lk.lock();
+          }
+        }) {}
+  Periodic(const Periodic&) = delete;
+  Periodic& operator=(const Periodic&) = delete;
+  ~Periodic() {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  std::function<void()> fn_;
+  std::chrono::milliseconds every_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;  // last: starts once the rest exists
+};
+
 /// Writes each stream's log to a directory as it streams, byte for byte: `<pod>.<container>.log`
 /// (the attempts of a container one after another, as they were shown; a recreated pod of
-/// the same name continues its file), and the state changes to `events.log`. What a pod
+/// the same name continues its file), and the state changes to `events.log`; written out
+/// every 100 ms. What a pod
 /// wrote stays on disk when the operator deletes it (cleanPodPolicy, TTL, a restart).
 class LogSaver {
  public:
@@ -800,8 +834,12 @@ class LogSaver {
     std::filesystem::create_directories(dir_, ec);
     if (ec || !std::filesystem::is_directory(dir_))
       throw tfjob::error("cannot save logs in \"" + dir_ + "\": " + (ec ? ec.message() : std::string("not a directory")));
+    flusher_ = std::make_unique<Periodic>(std::chrono::milliseconds(100), [this] { flush(); });
   }
-  ~LogSaver() { flush(); }
+  ~LogSaver() {
+    flusher_.reset();
+    flush();
+  }
   const std::string& dir() const { return dir_; }
 
   /// A record of a stream (thread-safe).
@@ -810,13 +848,11 @@ class LogSaver {
     auto& f = file(r.source->pod + "." + r.source->container + ".log");
     f.write(r.piece.text.data(), static_cast<std::streamsize>(r.piece.text.size()));
     if (r.piece.last && r.piece.terminated) f.put('\n');
-    maybe_flush();
   }
   /// The bytes of a plain read (thread-safe).
   void bytes(const LogSource& s, std::string_view b) {
     std::lock_guard<std::mutex> lk(mu_);
     file(s.pod + "." + s.container + ".log").write(b.data(), static_cast<std::streamsize>(b.size()));
-    maybe_flush();
   }
   /// A state change, one line in events.log (thread-safe; flushed at once).
   void event(const LogEvent& e) {
@@ -840,10 +876,6 @@ class LogSaver {
     if (!*f) throw tfjob::error("cannot write \"" + dir_ + "/" + name + "\": " + std::strerror(errno));
     return *files_.emplace(name, std::move(f)).first->second;
   }
-  void maybe_flush() {  // at most every 100 ms: a stopped process loses little, a fast log stays fast
-    auto now = std::chrono::steady_clock::now();
-    if (now - last_flush_ >= std::chrono::milliseconds(100)) flush_locked();
-  }
   void flush_locked() {
     for (auto& [n, f] : files_) f->flush();
     last_flush_ = std::chrono::steady_clock::now();
@@ -852,6 +884,7 @@ class LogSaver {
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<std::ofstream>> files_;
   std::chrono::steady_clock::time_point last_flush_ = std::chrono::steady_clock::now();
+  std::unique_ptr<Periodic> flusher_;
 };
 
 /// Follow every replica's every container of `job` into `saver` until the job ends (or
