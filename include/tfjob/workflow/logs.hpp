@@ -277,15 +277,20 @@ inline JobLogResult replica_log_records(kube::Client c, const std::string& ns, c
     if (o.cancel && o.cancel->load()) return res;
     auto pods = job_pods(c, ns, job);
     auto target = detail::pick(pods, type, index);
-    if (target)
-      first_seen.emplace(target->value("/metadata/uid"_json_pointer, std::string()), detail::restart_count(*target, o.container));
-    else if (!last_pod_uid.empty() && o.follow) {
+    const std::string target_uid = target ? target->value("/metadata/uid"_json_pointer, std::string()) : std::string();
+    if (target) first_seen.emplace(target_uid, detail::restart_count(*target, o.container));
+    // the pod followed is gone (deleted, or replaced by the operator): said when first seen,
+    // whether or not its successor has started
+    if (!last_pod_uid.empty() && target_uid != last_pod_uid && o.follow) {
       LogSource src;
       src.job = job;
       src.namespace_ = ns;
       src.pod = last_pod_name;
       src.container = o.container;
       tell(LogEvent::deleted, src, last_pod_uid, "pod " + last_pod_name + " was deleted");
+      if (target)
+        tell(LogEvent::recreated, source_of(pod_info(*target, o.container), detail::restart_count(*target, o.container)), target_uid,
+             "pod " + target->value("/metadata/name"_json_pointer, std::string()) + " was recreated; following the new pod");
     }
     JobSummary s = summarize(*job_obj);
     if (!o.follow) {
