@@ -5,7 +5,7 @@
 #      `kubectl tfjob logs JOB` vs `kubectl logs POD` vs curl on the same URL
 #   2. every replica followed: REPLICAS (default 8) workers x PER_MIB (default 32) MiB,
 #      `kubectl tfjob logs JOB --all -f` vs
-#      `kubectl logs -f -l training.kubeflow.org/job-name=JOB --prefix --max-log-requests 8`
+#      `kubectl logs -f -l training.kubeflow.org/job-name=JOB --prefix --tail=-1 --max-log-requests 8`
 # Each: wall time, CPU time (user+sys, GNU time), throughput, and a check that every line
 # arrived exactly once (per replica, the synthetic indices 0..N-1 each once; the plain
 # read byte-identical across the three). This is the fake's kubelet; the same bench
@@ -83,7 +83,8 @@ start_fake all "$PER_LINES"
 export KUBECONFIG="$TMP/all.kubeconfig"
 "$PLUGIN" submit --name par --image tensorflow/tensorflow:2.15.0 --workers "$REPLICAS" --gpus 0 --wait --timeout 10m >/dev/null
 measure all_tfjob "$PLUGIN" logs par --all -f -q --color never --max-log-requests "$REPLICAS"
-measure all_kubectl "$KUBECTL" logs -f -l training.kubeflow.org/job-name=par -c tensorflow --prefix --max-log-requests "$REPLICAS"
+# --tail=-1: with a selector kubectl shows only the last 10 lines of each pod by default
+measure all_kubectl "$KUBECTL" logs -f -l training.kubeflow.org/job-name=par -c tensorflow --prefix --tail=-1 --max-log-requests "$REPLICAS"
 
 # every replica's synthetic indices 0..N-1 exactly once (prefix "[worker-3] " or "[pod/par-worker-3/tensorflow] ")
 check_all() {
