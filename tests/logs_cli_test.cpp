@@ -425,3 +425,39 @@ TEST_CASE("a 128 MiB line does not take 128 MiB of the plugin's memory", "[logs]
   CHECK(r.out.find("[chief-0] " + std::string(1000, 'm')) != std::string::npos);
   CHECK(peak_kib < 64 * 1024);  // pieces of 1 MiB, never the whole line
 }
+
+TEST_CASE("--all-containers reads sidecars too; -l reads several jobs", "[logs][e2e][filters]") {
+  Cluster c;
+  json job = {{"apiVersion", "kubeflow.org/v1"},
+              {"kind", "TFJob"},
+              {"metadata", {{"name", "side"}, {"namespace", "default"}, {"labels", {{"team", "x"}}}}},
+              {"spec",
+               {{"tfReplicaSpecs",
+                 {{"Worker",
+                   {{"replicas", 1},
+                    {"template",
+                     {{"spec", {{"containers", {{{"name", "tensorflow"}, {"image", "tf"}}, {{"name", "sidecar"}, {"image", "proxy"}}}}}}}}}}}}}}};
+  c.server->kubelet().script("side-worker-0", says({"from tensorflow"}), "tensorflow");
+  c.server->kubelet().script("side-worker-0", says({"from sidecar"}), "sidecar");
+  c.server->put_object(job);
+  REQUIRE(c.server->wait_for([&] {
+    auto j = c.server->get_object("tfjobs", "default", "side");
+    return j && j->dump().find("\"Succeeded\"") != std::string::npos;
+  }, std::chrono::seconds(20)));
+  auto r = c.run({"logs", "side", "--all-containers", "--color", "never"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "[worker-0/tensorflow] from tensorflow\n[worker-0/sidecar] from sidecar\n");
+  r = c.run({"logs", "side", "-c", "sidecar"});
+  CHECK(r.out == "from sidecar\n");
+
+  c.submit_done({"--name", "other", "--workers", "1", "--label", "team=x"});
+  r = c.run({"logs", "-l", "team=x", "--all", "--color", "never"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("[other/worker-0] ") != std::string::npos);
+  CHECK(r.out.find("[side/worker-0] from tensorflow\n") != std::string::npos);
+  r = c.run({"logs", "-l", "team=nobody"});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("no TFJobs in namespace \"default\" match the selector \"team=nobody\"") != std::string::npos);
+}
