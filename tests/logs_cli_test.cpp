@@ -211,7 +211,7 @@ TEST_CASE("filters: include, exclude, highlight, tail, since, timestamps", "[log
   CHECK(std::regex_match(ls[0], std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z step 1 loss 0\.9)")));
 }
 
-TEST_CASE("-o json: one object per line with a stable schema", "[logs][e2e][json]") {
+TEST_CASE("logs -o json: one object per line with a stable schema", "[logs][e2e][json]") {
   Cluster c;
   c.server->kubelet().script("js-chief-0", says({"chief says \"hi\""}));
   c.server->kubelet().script("js-worker-0", says({"w0", "w0 again"}));
@@ -242,7 +242,7 @@ TEST_CASE("-o json: one object per line with a stable schema", "[logs][e2e][json
   CHECK(json::parse(ls[2])["replicaType"] == "worker");
 }
 
-TEST_CASE("--merge: one timeline by the kubelet's timestamps", "[logs][e2e][merge]") {
+TEST_CASE("logs --merge: one timeline by the kubelet's timestamps", "[logs][e2e][merge]") {
   Cluster c;
   std::vector<std::string> a, b;
   for (int i = 0; i < 12; ++i) {
@@ -315,7 +315,7 @@ TEST_CASE("logs -f says each state change once: terminated with its reason, rest
   CHECK(r.exit_code == 0);
 }
 
-TEST_CASE("--save keeps what a pod wrote after it is deleted; wait --save too", "[logs][e2e][save]") {
+TEST_CASE("logs --save keeps what a pod wrote after it is deleted and wait --save too", "[logs][e2e][save]") {
   Cluster c;
   ContainerScript chief = says({"chief starts"});
   chief.exit_code = std::nullopt;  // runs until finish()
@@ -426,7 +426,7 @@ TEST_CASE("a 128 MiB line does not take 128 MiB of the plugin's memory", "[logs]
   CHECK(peak_kib < 64 * 1024);  // pieces of 1 MiB, never the whole line
 }
 
-TEST_CASE("--all-containers reads sidecars too; -l reads several jobs", "[logs][e2e][filters]") {
+TEST_CASE("logs --all-containers reads sidecars too and -l reads several jobs", "[logs][e2e][filters]") {
   Cluster c;
   json job = {{"apiVersion", "kubeflow.org/v1"},
               {"kind", "TFJob"},
