@@ -6,6 +6,7 @@ find_package(Threads REQUIRED)
 # libcrypto.a and libyaml-cpp.a), so the plugin needs nothing but the C library.
 if(TFJOB_STATIC_DEPS)
   set(OPENSSL_USE_STATIC_LIBS TRUE)
+  set(ZLIB_USE_STATIC_LIBS TRUE)  # FindZLIB (CMake >= 3.24): zlib1g-dev's libz.a
 endif()
 find_package(OpenSSL REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
@@ -22,6 +23,7 @@ if(TFJOB_STATIC_DEPS)
     set_target_properties(${_tfjob_yaml_target} PROPERTIES IMPORTED_LOCATION_${_c} "${TFJOB_YAML_CPP_STATIC}")
   endforeach()
 endif()
+find_package(ZLIB REQUIRED)  # workflow/archive.hpp writes .tar.gz
 # Debian's cpp-httplib (0.11.4) is a compiled library with no CMake config: use its
 # pkg-config file, which also carries its feature macros (CPPHTTPLIB_OPENSSL_SUPPORT...).
 find_package(PkgConfig REQUIRED)

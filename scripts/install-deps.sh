@@ -8,6 +8,7 @@ pkgs=(
   build-essential cmake pkg-config git ca-certificates ccache
   libcpp-httplib-dev libssl-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev catch2 zlib1g-dev
   python3 python3-jsonschema python3-yaml
+  time  # GNU time: the plugin's peak memory in tests/logs_cli_test, and the benchmarks
   dataset-fashion-mnist
   # the real-apiserver test tier (tests/realapi/): kube-apiserver built from Debian's source
   golang-go golang-github-modern-go-reflect2-dev rsync jq curl procps etcd-server dpkg-dev make openssl

@@ -206,8 +206,8 @@ TEST_CASE("logs --all prefixes each replica; --replica/--index picks one", "[wor
   r = c.run({"logs", "multi", "--all", "--color", "never"});
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
-  CHECK(r.out.find("[multi-chief-0] i am chief\n") != std::string::npos);
-  CHECK(r.out.find("[multi-worker-1] i am worker 1\n") != std::string::npos);
+  CHECK(r.out.find("[chief-0] i am chief\n") != std::string::npos);
+  CHECK(r.out.find("[worker-1] i am worker 1\n") != std::string::npos);
   r = c.run({"logs", "multi", "--all", "--color", "always"});
   CHECK(r.out.find("\033[") != std::string::npos);
   r = c.run({"logs", "multi", "--replica", "worker", "--index", "1"});

@@ -1,8 +1,11 @@
 // kubectl tfjob logs JOB: the chief's log as the operator marks it (job-role=master, else
-// chief/master, else worker 0, else older operators' labels), or --replica/--index, or
-// --all replicas with a coloured pod prefix. -f waits through Pending with progress on
-// stderr, follows restarts and recreated pods, and ends when the job finishes. A failed
-// job shows the failed pod's log and names the pod and its exit code.
+// chief/master, else worker 0, else older operators' labels), or the replicas a filter
+// picks (--all, --replica, --index, -l, --all-containers), in the order a user reads a job
+// (chief, master, workers, PS, evaluator, each by index), prefixed `[chief-0]` and
+// coloured per replica; --merge makes one timeline by the kubelet's timestamps; -o json
+// one object per line. -f waits through Pending, follows restarts and recreated pods, says
+// each state change once, and ends when the job finishes. A failed job shows the failed
+// pod's log and names the pod and its exit code. --save DIR keeps every replica's log.
 #include "../common/command.hpp"
 #include "../common/kube.hpp"
 #include "../common/output.hpp"
@@ -10,10 +13,15 @@
 
 #include <tfjob/workflow/logs.hpp>
 
+#include <unistd.h>
+
 #include <atomic>
+#include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,138 +31,409 @@ namespace {
 
 struct LogsOptions {
   std::string name;
-  std::string container = "tensorflow";
-  std::string replica;
-  int index = 0;
+  std::string selector;
+  std::vector<std::string> containers;
+  bool all_containers = false;
+  std::vector<std::string> replicas;
+  std::vector<std::string> indices;
   bool all = false;
   bool follow = false;
+  bool merge = false;
   std::int64_t tail = -1;
-  std::string since;
+  std::string since, since_time;
   bool timestamps = false;
   bool previous = false;
   bool prefix = false;
+  std::vector<std::string> include, exclude, highlight;
+  int max_log_requests = 5;
+  std::string output;
+  std::string save;
   bool quiet = false;
 };
 
-int run_logs(const LogsOptions& o, const Globals& g) {
-  if (o.all && !o.replica.empty()) throw CLI::ValidationError("--all", "--all cannot be combined with --replica");
-  if (o.previous && o.follow) throw CLI::ValidationError("--previous", "--previous cannot be combined with -f");
-  std::string replica;
-  if (!o.replica.empty()) {
-    auto canon = tfjob::canonical_replica_type(o.replica);
-    if (!canon) throw CLI::ValidationError("--replica", "unknown replica type \"" + o.replica + "\": use Chief, Master, PS, Worker or Evaluator");
-    replica = *canon;
+/// "2", "0,2", "1-3,5" → indices. Throws naming the flag.
+std::vector<int> parse_indices(const std::vector<std::string>& specs) {
+  std::vector<int> out;
+  auto num = [](const std::string& s) {
+    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
+      throw CLI::ValidationError("--index", "\"" + s + "\" is not an index: use N, N,M or A-B (e.g. --index 0,2-3)");
+    return std::stoi(s);
+  };
+  for (const auto& spec : specs) {
+    std::size_t pos = 0;
+    while (pos <= spec.size()) {
+      auto comma = spec.find(',', pos);
+      std::string part = spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      auto dash = part.find('-');
+      if (dash == std::string::npos) {
+        out.push_back(num(part));
+      } else {
+        int a = num(part.substr(0, dash)), b = num(part.substr(dash + 1));
+        if (b < a) throw CLI::ValidationError("--index", "range \"" + part + "\" ends before it starts");
+        for (int i = a; i <= b; ++i) out.push_back(i);
+      }
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+    }
   }
+  return out;
+}
+
+std::vector<std::regex> compile(const std::vector<std::string>& res, const char* flag) {
+  std::vector<std::regex> out;
+  for (const auto& r : res) {
+    try {
+      out.emplace_back(r, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      throw CLI::ValidationError(flag, "invalid regular expression \"" + r + "\": " + e.what());
+    }
+  }
+  return out;
+}
+
+/// Writes what the logs say: raw, prefixed or JSON; filters and highlights; stdout through
+/// one buffer, flushed at least every 100 ms while following.
+class Printer {
+ public:
+  bool prefixed = false, json = false, color = false, timestamps = false, wide = false;
+  bool job_in_prefix = false, container_in_prefix = false;
+  std::vector<std::regex> include, exclude, highlight;
+  tfjob::workflow::LogSaver* saver = nullptr;
+
+  void record(const tfjob::workflow::LogRecord& r) {
+    const auto& s = *r.source;
+    const auto& pc = r.piece;
+    if (saver) saver->record(r);
+    const std::string key = s.pod + "/" + s.container;
+    if (pc.first) {
+      bool show = true;
+      if (!include.empty()) {
+        show = false;
+        for (const auto& re : include) show = show || std::regex_search(pc.text.begin(), pc.text.end(), re);
+      }
+      for (const auto& re : exclude) show = show && !std::regex_search(pc.text.begin(), pc.text.end(), re);
+      if (!pc.last) hidden_[key] = !show;
+      if (!show) return;
+    } else {
+      auto h = hidden_.find(key);
+      bool hide = h != hidden_.end() && h->second;
+      if (pc.last) hidden_.erase(key);
+      if (hide) return;
+    }
+    if (json) return json_line(r);
+    // another stream's line while one is open: end it visually; it resumes with its prefix
+    if (!open_.empty() && open_ != key && prefixed) put("\n");
+    bool start = pc.first || (prefixed && open_ != key);
+    if (start && prefixed) put(prefix(s));
+    if (pc.first && timestamps && !pc.timestamp.empty()) {
+      put(pc.timestamp);
+      put(" ");
+    }
+    if (!highlight.empty() && color) put(highlighted(pc.text));
+    else put(pc.text);
+    if (pc.last && (pc.terminated || prefixed)) put("\n");
+    open_ = pc.last ? std::string() : key;
+    tick();
+  }
+
+  void bytes(const tfjob::workflow::LogSource& s, std::string_view b) {
+    if (saver) saver->bytes(s, b);
+    put(b);
+    tick();
+  }
+
+  void event(const tfjob::workflow::LogEvent& e, bool quiet) {
+    if (saver) saver->event(e);
+    if (json) {
+      nlohmann::json j = base(e.source, tfjob::kube::detail::format_rfc3339(std::time(nullptr)));
+      j["stream"] = "event";
+      j["event"] = tfjob::workflow::to_string(e.kind);
+      if (e.exit_code) j["exitCode"] = *e.exit_code;
+      if (!e.reason.empty()) j["reason"] = e.reason;
+      j["line"] = e.message;
+      put(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      put("\n");
+      flush();
+      return;
+    }
+    if (quiet) return;
+    flush();
+    std::string who = e.source.replica_type.empty() ? "" : e.source.replica_type + "-" + std::to_string(e.source.index) + ": ";
+    std::cerr << paint(who + e.message, color::faint, color) << "\n" << std::flush;
+  }
+
+  void flush() {
+    std::fflush(stdout);
+    last_flush_ = std::chrono::steady_clock::now();
+  }
+  bool following = false;
+
+ private:
+  void put(std::string_view s) { std::fwrite(s.data(), 1, s.size(), stdout); }
+  void tick() {
+    if (!following) return;
+    auto now = std::chrono::steady_clock::now();
+    if (tty_ || now - last_flush_ >= std::chrono::milliseconds(100)) flush();
+  }
+  std::string label(const tfjob::workflow::LogSource& s) const {
+    std::string l = s.replica_type + "-" + std::to_string(s.index);
+    if (job_in_prefix) l = s.job + "/" + l;
+    if (container_in_prefix) l += "/" + s.container;
+    return l;
+  }
+  std::string prefix(const tfjob::workflow::LogSource& s) {
+    std::string l = label(s);
+    std::string text = "[" + l + (wide ? " " + s.pod : "") + "] ";
+    // a stable colour per replica (stern's per-pod hash, keyed by the replica: a recreated
+    // pod keeps its colour)
+    return color ? std::string(pod_color(l)) + text.substr(0, text.size() - 1) + color::reset + " " : text;
+  }
+  std::string highlighted(std::string_view text) const {
+    std::string out;
+    std::string t(text);
+    std::vector<std::pair<std::size_t, std::size_t>> spans;
+    for (const auto& re : highlight)
+      for (auto it = std::sregex_iterator(t.begin(), t.end(), re); it != std::sregex_iterator(); ++it)
+        if (it->length() > 0) spans.emplace_back(static_cast<std::size_t>(it->position()), static_cast<std::size_t>(it->length()));
+    std::sort(spans.begin(), spans.end());
+    std::size_t pos = 0;
+    for (const auto& [at, len] : spans) {
+      if (at < pos) continue;
+      out.append(t, pos, at - pos);
+      out += std::string(color::bold) + color::red + t.substr(at, len) + color::reset;
+      pos = at + len;
+    }
+    out.append(t, pos, std::string::npos);
+    return out;
+  }
+  nlohmann::json base(const tfjob::workflow::LogSource& s, const std::string& time) const {
+    return {{"time", time},     {"job", s.job},     {"namespace", s.namespace_}, {"replicaType", s.replica_type},
+            {"index", s.index}, {"pod", s.pod},     {"container", s.container},  {"attempt", s.attempt}};
+  }
+  void json_line(const tfjob::workflow::LogRecord& r) {
+    const auto& pc = r.piece;
+    const std::string key = r.source->pod + "/" + r.source->container;
+    if (pc.first) line_ts_[key] = std::string(pc.timestamp);
+    nlohmann::json j = base(*r.source, line_ts_[key]);
+    // the API serves stdout and stderr as one stream (PodLogOptions.stream "All", the default)
+    j["stream"] = "all";
+    j["line"] = std::string(pc.text);
+    if (!pc.last) j["partial"] = true;
+    if (pc.last) line_ts_.erase(key);
+    // invalid UTF-8 cannot be JSON text: such bytes become U+FFFD (the plain output is exact)
+    put(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    put("\n");
+    tick();
+  }
+  std::map<std::string, bool> hidden_;
+  std::map<std::string, std::string> line_ts_;
+  std::string open_;
+  bool tty_ = ::isatty(1) != 0;
+  std::chrono::steady_clock::time_point last_flush_ = std::chrono::steady_clock::now();
+};
+
+int run_logs(LogsOptions o, const Globals& g) {
+  // ---- validate
+  if (o.name.empty() && o.selector.empty()) throw CLI::ValidationError("name", "give a TFJob name or -l SELECTOR");
+  if (!o.name.empty() && !o.selector.empty()) throw CLI::ValidationError("-l", "give a TFJob name or -l SELECTOR, not both");
+  if (o.previous && o.follow) throw CLI::ValidationError("--previous", "--previous cannot be combined with -f");
+  if (o.all_containers && !o.containers.empty()) throw CLI::ValidationError("--all-containers", "--all-containers cannot be combined with -c");
+  if (!o.since.empty() && !o.since_time.empty())
+    throw CLI::ValidationError("--since", "at most one of --since and --since-time may be given");  // kubectl logs' rule
+  std::optional<std::int64_t> since_seconds;
+  if (!o.since.empty()) {
+    // Go's time.ParseDuration, as kubectl logs --since: a number needs a unit
+    if (o.since.find_first_not_of("0123456789.") == std::string::npos)
+      throw CLI::ValidationError("--since", "invalid argument \"" + o.since + "\" for \"--since\" flag: time: missing unit in duration \"" +
+                                                o.since + "\" (use e.g. " + o.since + "s, " + o.since + "m or " + o.since + "h)");
+    auto d = wf::parse_duration(o.since, "--since");
+    since_seconds = std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(d + std::chrono::milliseconds(999)).count());
+  }
+  if (!o.since_time.empty()) {
+    std::int64_t s = 0, n = 0;
+    if (!tfjob::kube::detail::parse_rfc3339(o.since_time, s, n))
+      throw CLI::ValidationError("--since-time", "\"" + o.since_time + "\" is not an RFC 3339 time (e.g. 2026-01-02T15:04:05Z)");
+  }
+  if (o.max_log_requests < 1) throw CLI::ValidationError("--max-log-requests", "must be at least 1");
+  std::vector<std::string> types;
+  for (const auto& r : o.replicas) {
+    std::size_t pos = 0;
+    while (pos <= r.size()) {
+      auto comma = r.find(',', pos);
+      std::string t = r.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      auto canon = tfjob::canonical_replica_type(t);
+      if (!canon) throw CLI::ValidationError("--replica", "unknown replica type \"" + t + "\": use Chief, Master, PS, Worker or Evaluator");
+      types.push_back(workflow::detail::lower(*canon));
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+    }
+  }
+  std::vector<int> indices = parse_indices(o.indices);
+  if (o.output != "" && o.output != "json" && o.output != "wide")
+    throw CLI::ValidationError("-o", "unknown output format \"" + o.output + "\": use json or wide");
+  Printer pr;
+  pr.include = compile(o.include, "--include");
+  pr.exclude = compile(o.exclude, "--exclude");
+  pr.highlight = compile(o.highlight, "--highlight");
+  pr.json = o.output == "json";
+  pr.wide = o.output == "wide";
+  pr.timestamps = o.timestamps;
+  pr.color = use_color(g.color, 1);
+  pr.following = o.follow;
+
   auto client = make_client(g);
   const std::string ns = client.namespace_();
   if (!workflow::tfjobs_served(client)) throw tfjob::error(workflow::crd_missing_message(client.config().server));
-  auto job = workflow::get_opt(client, workflow::resources::tfjobs(), ns, o.name);
-  if (!job) throw tfjob::error("TFJob \"" + o.name + "\" not found in namespace \"" + ns + "\"");
+  std::vector<nlohmann::json> jobs;
+  if (!o.selector.empty()) {
+    tfjob::kube::ListParams lp;
+    lp.label_selector = o.selector;
+    jobs = workflow::list_items(client, workflow::resources::tfjobs(), ns, lp);
+    if (jobs.empty()) throw tfjob::error("no TFJobs in namespace \"" + ns + "\" match the selector \"" + o.selector + "\"");
+  } else {
+    auto job = workflow::get_opt(client, workflow::resources::tfjobs(), ns, o.name);
+    if (!job) throw tfjob::error("TFJob \"" + o.name + "\" not found in namespace \"" + ns + "\"");
+    jobs.push_back(*job);
+  }
+  std::unique_ptr<workflow::LogSaver> saver;
+  if (!o.save.empty()) saver = std::make_unique<workflow::LogSaver>(o.save);
+  pr.saver = saver.get();
 
   workflow::JobLogOptions lo;
-  lo.container = o.container;
+  lo.container = o.containers.empty() ? "tensorflow" : o.containers.front();
   lo.follow = o.follow;
   if (o.tail >= 0) lo.tail_lines = o.tail;
-  if (!o.since.empty()) lo.since_seconds = std::chrono::duration_cast<std::chrono::seconds>(wf::parse_duration(o.since, "--since")).count();
-  lo.timestamps = o.timestamps;
+  lo.since_seconds = since_seconds;
+  lo.since_time = o.since_time;
+  lo.timestamps = o.timestamps || pr.json;  // JSON carries each line's time
   lo.previous = o.previous;
-  wf::ProgressLine line(!o.quiet);
+  wf::ProgressLine line(!o.quiet && !pr.json);
   std::mutex out_mu;
+  lo.on_event = [&](const workflow::LogEvent& e) {
+    line.finish();
+    std::lock_guard<std::mutex> lk(out_mu);
+    pr.event(e, o.quiet);
+  };
   lo.on_note = [&](const std::string& n) {
     if (o.quiet) return;
     line.finish();
     std::lock_guard<std::mutex> lk(out_mu);
+    pr.flush();
     std::cerr << n << "\n";
   };
-  if (o.follow && !o.quiet) lo.on_progress = [&](const workflow::Progress& p) { line.show(p); };
-
-  const bool color = use_color(g.color, 1);
-  const bool prefixed = o.all || o.prefix;
-  auto emit = [&](const std::string& pod, std::string_view l) {
+  // following: what a quiet stream printed last does not wait in stdout's buffer
+  std::unique_ptr<workflow::Periodic> flusher;
+  if (o.follow)
+    flusher = std::make_unique<workflow::Periodic>(std::chrono::milliseconds(100), [&] {
+      std::lock_guard<std::mutex> lk(out_mu);
+      pr.flush();
+    });
+  auto sink = [&](const workflow::LogRecord& r) {
     line.finish();
     std::lock_guard<std::mutex> lk(out_mu);
-    if (prefixed) {
-      if (color) std::cout << pod_color(pod) << "[" << pod << "]" << color::reset << " ";
-      else std::cout << "[" << pod << "] ";
-    }
-    std::cout << l << '\n';
-    if (o.follow) std::cout << std::flush;
+    pr.record(r);
     return true;
   };
 
-  auto summary = workflow::summarize(*job);
+  const bool many = o.all || !types.empty() || !indices.empty() || !o.selector.empty() || o.all_containers ||
+                    o.containers.size() > 1 || o.merge;
   workflow::JobLogResult res;
-  if (o.all) {
-    // every replica: one follower per replica of the spec (pods that do not exist yet are
-    // waited for when following)
-    std::vector<std::pair<std::string, int>> targets;
-    for (const auto& [t, n] : summary.spec_replicas)
-      for (int i = 0; i < n; ++i) targets.emplace_back(t, i);
-    if (!o.follow) {
-      auto pods = workflow::job_pods(client, ns, o.name);
-      workflow::sort_pods(pods);
-      targets.clear();
-      for (const auto& p : pods) {
-        auto i = workflow::pod_info(p);
-        if (!i.replica_type.empty() && i.replica_index >= 0) targets.emplace_back(i.replica_type, i.replica_index);
-      }
-      if (targets.empty()) throw tfjob::error("TFJob \"" + o.name + "\" has no pods" +
-                                              (summary.finished() ? " left (see runPolicy.cleanPodPolicy)" : " yet: use -f to wait for them"));
+  std::string job_name = o.name.empty() ? jobs.front().value("/metadata/name"_json_pointer, std::string()) : o.name;
+  if (many) {
+    workflow::LogTargetFilter f;
+    f.types = types;
+    f.indices = indices;
+    f.containers = o.containers;
+    f.all_containers = o.all_containers;
+    std::vector<workflow::LogTarget> targets;
+    bool any_pods = false;
+    for (const auto& j : jobs) {
+      const std::string jn = j.value("/metadata/name"_json_pointer, std::string());
+      std::vector<nlohmann::json> pods;
+      if (!o.follow) pods = workflow::job_pods(client, ns, jn);
+      any_pods = any_pods || !pods.empty();
+      auto t = workflow::log_targets(j, pods, f, o.follow);
+      targets.insert(targets.end(), t.begin(), t.end());
     }
-    lo.on_progress = nullptr;  // many followers: notes only
-    std::vector<std::thread> threads;
-    std::vector<std::string> errors(targets.size());
-    std::vector<workflow::JobLogResult> results(targets.size());
-    for (size_t k = 0; k < targets.size(); ++k) {
-      threads.emplace_back([&, k] {
-        try {
-          results[k] = workflow::replica_logs(client, ns, o.name, targets[k].first, targets[k].second, lo, emit);
-        } catch (const std::exception& e) {
-          errors[k] = e.what();
-        }
-      });
+    if (targets.empty()) {
+      auto summary = workflow::summarize(jobs.front());
+      throw tfjob::error("TFJob \"" + job_name + "\" has no " + (any_pods ? "pods that match" : "pods") +
+                         (any_pods ? std::string("") : (summary.finished() ? " left (see runPolicy.cleanPodPolicy)" : " yet: use -f to wait for them")));
     }
-    for (auto& t : threads) t.join();
+    if ((o.follow || o.merge) && static_cast<int>(targets.size()) > o.max_log_requests)
+      // kubectl logs (pkg/cmd/logs/logs.go): "you are attempting to follow %d log streams,
+      // but maximum allowed concurrency is %d, use --max-log-requests to increase the limit"
+      throw CLI::ValidationError("--max-log-requests", "you are attempting to follow " + std::to_string(targets.size()) +
+                                                          " log streams, but maximum allowed concurrency is " +
+                                                          std::to_string(o.max_log_requests) +
+                                                          ", use --max-log-requests to increase the limit");
+    pr.prefixed = targets.size() > 1 || o.prefix || o.all;
+    pr.job_in_prefix = jobs.size() > 1;
+    pr.container_in_prefix = o.all_containers || o.containers.size() > 1;
+    lo.eager = !pr.prefixed && !pr.json && pr.include.empty() && pr.exclude.empty() && pr.highlight.empty() && !o.merge;
+    if (!pr.prefixed && !pr.json && pr.include.empty() && pr.exclude.empty() && pr.highlight.empty() && !o.merge)
+      lo.on_bytes = [&](const workflow::LogSource& s, std::string_view b) {
+        pr.bytes(s, b);
+        return true;
+      };
+    workflow::JobLogsRun how;
+    how.merge = o.merge;
+    auto r = workflow::job_logs(client, ns, targets, lo, how, sink);
+    line.finish();
+    pr.flush();
     int rc = exit_code::ok;
-    for (const auto& e : errors)
-      if (!e.empty()) {
-        std::cerr << "error: " << e << "\n";
+    for (std::size_t k = 0; k < targets.size(); ++k)
+      if (!r.errors[k].empty()) {
+        std::cerr << "error: " << r.errors[k] << "\n";
         rc = exit_code::failure;
       }
-    for (const auto& r : results)
-      if (!r.job_state.empty()) res = r;
+    for (const auto& x : r.results)
+      if (!x.job_state.empty()) res = x;
     if (rc != exit_code::ok) return rc;
+    if (jobs.size() > 1) return exit_code::ok;
   } else {
-    std::string type = replica;
-    int index = o.index;
-    bool showing_failed = false;
-    if (type.empty() && !o.follow && summary.state == "Failed") {
+    auto summary = workflow::summarize(jobs.front());
+    if (o.follow && !o.quiet && !pr.json) lo.on_progress = [&](const workflow::Progress& p) { line.show(p); };
+    if (!pr.json && pr.include.empty() && pr.exclude.empty() && pr.highlight.empty() && !o.prefix)
+      lo.on_bytes = [&](const workflow::LogSource& s, std::string_view b) {
+        pr.bytes(s, b);
+        return true;
+      };
+    lo.eager = !o.prefix && !pr.json && pr.include.empty() && pr.exclude.empty() && pr.highlight.empty();  // a progress bar shows as drawn
+    std::string type;
+    int index = 0;
+    if (!o.follow && summary.state == "Failed") {
       // a failed job: the pod that failed is the one worth reading
-      workflow::explain_failure(client, ns, o.name, res, o.container);
-      if (!res.failed_pod.empty()) {
-        auto pods = workflow::job_pods(client, ns, o.name);
-        for (const auto& p : pods) {
+      workflow::explain_failure(client, ns, o.name, res, lo.container);
+      if (!res.failed_pod.empty())
+        for (const auto& p : workflow::job_pods(client, ns, o.name)) {
           auto i = workflow::pod_info(p);
           if (i.name == res.failed_pod) {
             type = i.replica_type;
             index = i.replica_index;
-            showing_failed = true;
           }
         }
-      }
     }
-    auto r = workflow::replica_logs(client, ns, o.name, type, index, lo, emit);
-    r.failed_pod = res.failed_pod;
-    r.failed_exit_code = res.failed_exit_code;
-    res = r;
-    (void)showing_failed;
+    pr.prefixed = o.prefix;
+    try {
+      auto r = workflow::replica_log_records(client, ns, o.name, type, index, lo, sink);
+      r.failed_pod = res.failed_pod;
+      r.failed_exit_code = res.failed_exit_code;
+      res = r;
+    } catch (const tfjob::error& e) {
+      std::string m = e.what();
+      if (m.find("has no container") != std::string::npos) m += " (choose one with -c, or --all-containers)";
+      if (m.find("Follow the logs") != std::string::npos || m.find("follow the logs") != std::string::npos) m += " (-f)";
+      throw tfjob::error(m);
+    }
+    line.finish();
+    pr.flush();
   }
-  line.finish();
   if (res.job_state.empty())
-    res.job_state = workflow::summarize(workflow::get_opt(client, workflow::resources::tfjobs(), ns, o.name).value_or(*job)).state;
+    res.job_state = workflow::summarize(workflow::get_opt(client, workflow::resources::tfjobs(), ns, job_name).value_or(jobs.front())).state;
   if (res.job_state == "Failed") {
-    if (res.failed_pod.empty()) workflow::explain_failure(client, ns, o.name, res, o.container);
-    std::string msg = "TFJob " + o.name + " Failed";
+    if (res.failed_pod.empty()) workflow::explain_failure(client, ns, job_name, res, lo.container);
+    std::string msg = "TFJob " + job_name + " Failed";
     if (!res.failed_pod.empty()) {
       msg += ": pod " + res.failed_pod;
       if (res.failed_exit_code) msg += " exited with code " + std::to_string(*res.failed_exit_code);
@@ -164,31 +443,44 @@ int run_logs(const LogsOptions& o, const Globals& g) {
     std::cerr << msg << "\n";
     return exit_code::failure;
   }
-  if (o.follow && res.job_state == "Succeeded" && !o.quiet) std::cerr << "TFJob " << o.name << " Succeeded\n";
+  if (o.follow && res.job_state == "Succeeded" && !o.quiet) std::cerr << "TFJob " << job_name << " Succeeded\n";
   return exit_code::ok;
 }
 
 void setup_logs(CLI::App& app, Globals& g) {
   auto o = std::make_shared<LogsOptions>();
-  auto* sub = app.add_subcommand("logs", "Print or follow a TFJob's logs (the chief's by default)");
-  sub->add_option("name", o->name, "TFJob name")->required();
-  sub->add_option("-c,--container", o->container, "Container (default: tensorflow)")->capture_default_str();
-  sub->add_option("--replica", o->replica, "Replica type to read instead of the chief: Chief, Master, PS, Worker, Evaluator");
-  sub->add_option("--index", o->index, "Replica index with --replica")->capture_default_str();
-  sub->add_flag("--all", o->all, "Every replica, each line prefixed with its pod (coloured per pod)");
+  auto* sub = app.add_subcommand("logs", "Print or follow a TFJob's logs (the chief's by default, or any replicas)");
+  sub->add_option("name", o->name, "TFJob name (or -l)");
+  sub->add_option("-l,--selector", o->selector, "Label selector: the logs of every TFJob it matches (prefixed job/replica)");
+  sub->add_option("-c,--container", o->containers, "Container(s) (default: tensorflow); repeat or list for several");
+  sub->add_flag("--all-containers", o->all_containers, "Every container of each replica, init containers and sidecars included");
+  sub->add_option("--replica", o->replicas, "Replica type(s): Chief, Master, PS, Worker, Evaluator (TYPE[,TYPE])")->delimiter(',');
+  sub->add_option("--index", o->indices, "Replica index(es): N, N,M or A-B (with --replica, or of every type)");
+  sub->add_flag("--all", o->all, "Every replica, in order (chief, master, workers, PS, evaluator), prefixed [chief-0]");
   sub->add_flag("-f,--follow", o->follow,
                 "Follow: wait while pods are Pending (progress on stderr), follow restarts, end when the job finishes");
+  sub->add_flag("--merge", o->merge, "One timeline of the replicas, ordered by the kubelet's timestamps (also with -f)");
   sub->add_option("--tail", o->tail, "Lines of recent log to show (-1 = all)")->capture_default_str();
-  sub->add_option("--since", o->since, "Only lines newer than this, e.g. 10s, 5m, 1h");
+  sub->add_option("--since", o->since, "Only lines newer than this, e.g. 10s, 5m, 1h (a unit is required)");
+  sub->add_option("--since-time", o->since_time, "Only lines at or after this RFC 3339 time");
   sub->add_flag("--timestamps", o->timestamps, "Prefix each line with its RFC 3339 timestamp");
   sub->add_flag("-p,--previous", o->previous, "The previous (crashed) instance of the container");
-  sub->add_flag("--prefix", o->prefix, "Prefix each line with its pod name");
+  sub->add_flag("--prefix", o->prefix, "Prefix each line with its replica even when there is one");
+  sub->add_option("--include", o->include, "Only lines matching this regular expression (repeatable)");
+  sub->add_option("--exclude", o->exclude, "No lines matching this regular expression (repeatable)");
+  sub->add_option("--highlight", o->highlight, "Colour what matches this regular expression (repeatable)");
+  sub->add_option("--max-log-requests", o->max_log_requests, "Most streams followed at once (as kubectl logs)")->capture_default_str();
+  sub->add_option("-o,--output", o->output, "json: one object per line (see docs/logs.md); wide: the pod in the prefix");
+  sub->add_option("--save", o->save, "Also write every stream's log to this directory as it comes (<pod>.<container>.log, events.log)");
   sub->add_flag("-q,--quiet", o->quiet, "No progress or notes on stderr");
   sub->footer(R"(Examples:
-  kubectl tfjob logs mnist                       # the chief's log
+  kubectl tfjob logs mnist                       # the chief's log, byte for byte
   kubectl tfjob logs mnist -f                    # wait for it, follow it to the end of the job
   kubectl tfjob logs mnist --replica Worker --index 1 --tail 50
-  kubectl tfjob logs mnist --all -f              # every replica, coloured prefixes
+  kubectl tfjob logs mnist --all -f              # every replica, in order, coloured prefixes
+  kubectl tfjob logs mnist --all -f --merge      # one timeline by timestamp
+  kubectl tfjob logs mnist --all -o json | jq -r 'select(.replicaType=="worker") | .line'
+  kubectl tfjob logs mnist --all -f --save ./logs  # keep every replica's log
   kubectl tfjob logs mnist --previous            # the crashed attempt before a restart
 
 The chief is the pod labelled training.kubeflow.org/job-role=master, else replica type

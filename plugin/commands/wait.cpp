@@ -5,6 +5,7 @@
 #include "../common/kube.hpp"
 #include "../common/workflow_cli.hpp"
 
+#include <tfjob/workflow/logs.hpp>
 #include <tfjob/workflow/wait.hpp>
 
 #include <algorithm>
@@ -21,6 +22,7 @@ struct WaitOptions {
   std::string for_ = "condition=Succeeded";
   std::string timeout = "30s";
   bool progress = false;
+  std::string save;  ///< --save DIR: every replica's log written there while waiting
 };
 
 /// The condition --for names ("Succeeded"), or "" for --for=delete (kubectl wait's forms).
@@ -53,8 +55,15 @@ int wait_one(kube::Client& client, const std::string& ns, const std::string& nam
   }
   wf::ProgressLine line(o.progress);
   if (o.progress) wo.on_progress = [&](const workflow::Progress& p) { line.show(p); };
+  std::unique_ptr<workflow::LogSaveTask> saving;
+  if (!o.save.empty() && !for_delete && workflow::get_opt(client, workflow::resources::tfjobs(), ns, name))
+    saving = std::make_unique<workflow::LogSaveTask>(client, ns, name, o.save);
   auto rep = workflow::wait_for_job(client, ns, name, wo);
   line.finish();
+  if (saving) {
+    std::string err = saving->finish(rep.summary.finished() || rep.result == workflow::WaitResult::deleted);
+    if (!err.empty()) std::cerr << "warning: saving logs in " << o.save << ": " << err << "\n";
+  }
   switch (rep.result) {
     case workflow::WaitResult::reached:
       std::cout << "tfjob.kubeflow.org/" << name << " condition met\n";
@@ -113,6 +122,7 @@ void setup_wait(CLI::App& app, Globals& g) {
   sub->add_option("--for", o->for_, "condition=Succeeded|Failed|Running|Created|Restarting|Suspended, or delete")->capture_default_str();
   sub->add_option("--timeout", o->timeout, "Give up after this long (e.g. 30s, 10m, 1h; 0 = wait forever)")->capture_default_str();
   sub->add_flag("--progress", o->progress, "Show a progress line (pods, scheduler reasons) on stderr");
+  sub->add_option("--save", o->save, "Meanwhile write every replica's log to this directory (<pod>.<container>.log, events.log)");
   sub->footer(R"(Examples:
   kubectl tfjob wait mnist --for=condition=Succeeded --timeout=1h
   kubectl tfjob wait mnist --for=condition=Running --timeout=5m --progress

@@ -31,6 +31,7 @@ struct SubmitClusterFlags {
   std::map<std::string, std::vector<nlohmann::json>> owned;
   bool wait = false;
   bool follow = false;
+  std::string save;             ///< with --follow: every replica's log written there as it streams
   std::string timeout = "0";
   std::string pvc_size = "10Gi";
   std::string storage_class;
@@ -48,6 +49,7 @@ inline void add_submit_cluster_flags(CLI::App& sub, SubmitClusterFlags& f) {
                "again; claims are kept (MNIST resumes from its checkpoints)")->group(grp);
   sub.add_flag("--wait", f.wait, "Wait until the job Succeeds or Fails, with a progress line on stderr")->group(grp);
   sub.add_flag("--follow", f.follow, "Wait as --wait and stream the chief's log to stdout")->group(grp);
+  sub.add_option("--save", f.save, "With --follow: also write every replica's log to this directory as it streams")->group(grp);
   sub.add_option("--timeout", f.timeout, "With --wait/--follow: give up after this long (e.g. 30m; 0 = no limit)")->group(grp);
   sub.add_option("--pvc-size", f.pvc_size, "Create missing PersistentVolumeClaims with this size (samples: always)")
       ->capture_default_str()->group(grp)->each([&f](const std::string&) { f.create_pvcs = true; });
@@ -234,6 +236,8 @@ inline int submit_to_cluster_path(const std::vector<nlohmann::json>& jobs, const
     lo.on_note = [&](const std::string& n) { line.finish(); std::cerr << n << "\n"; };
     workflow::JobLogResult r;
     std::string err;
+    std::unique_ptr<workflow::LogSaveTask> saving;
+    if (!f.save.empty()) saving = std::make_unique<workflow::LogSaveTask>(client, ns, name, f.save);
     try {
       r = workflow::replica_logs(client, ns, name, "", 0, lo, [&](const std::string&, std::string_view l) {
         line.finish();
@@ -246,6 +250,10 @@ inline int submit_to_cluster_path(const std::vector<nlohmann::json>& jobs, const
     bool timed_out = cancel.load();
     cancel = true;
     if (timer.joinable()) timer.join();
+    if (saving) {
+      std::string serr = saving->finish(!timed_out && err.empty());
+      if (!serr.empty()) std::cerr << "warning: saving logs in " << f.save << ": " << serr << "\n";
+    }
     if (!err.empty()) throw tfjob::error(err);
     line.finish();
     if (timed_out && r.job_state.empty()) {

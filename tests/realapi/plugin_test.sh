@@ -302,8 +302,8 @@ kill "$gwpid" 2>/dev/null || true
 
 step logs-variants
 ok P logs pe-job -n "$NS" --all --color never
-contains "$OUT" "[pe-job-chief-0] epoch 1/2 loss=0.9"
-contains "$OUT" "[pe-job-worker-0] worker says hi"
+contains "$OUT" "[chief-0] epoch 1/2 loss=0.9"
+contains "$OUT" "[worker-0] worker says hi"
 ok P logs pe-job -n "$NS" --timestamps --tail 1
 grep -qE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z epoch 2/2 loss=0.4$" <<<"$OUT" || fail "logs --timestamps: $OUT"
 refused P logs pe-job -n "$NS" -c sidecar

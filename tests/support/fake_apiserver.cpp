@@ -1574,6 +1574,7 @@ void Handler::pod_log(const Target& t) {
     size_t entry = 0;         // next log entry
     std::uint64_t gen_i = 0;  // within a generated entry
     bool started = false;
+    bool line_start = true;  // the kubelet prefixes a timestamp only where a line begins
     std::size_t limit = 0, sent = 0;
   };
   auto st = std::make_shared<LogState>();
@@ -1587,11 +1588,17 @@ void Handler::pod_log(const Target& t) {
       while (first < log.size() && log[first].t < *since) ++first;
     }
     if (tail >= 0) {
+      // tailLines counts lines, not records: a line of several partial records (and the
+      // log's unterminated last line) is one line (the kubelet's tail.FindTailLineStartIndex)
       std::uint64_t need = static_cast<std::uint64_t>(tail);
       size_t e = log.size();
       std::uint64_t gen_skip = 0;
       while (e > first && need > 0) {
         const auto& en = log[e - 1];
+        if (e - 1 > first && log[e - 2].partial) {  // not the start of its line
+          --e;
+          continue;
+        }
         std::uint64_t n = en.gen_count ? en.gen_count : 1;
         if (n <= need) {
           need -= n;
@@ -1638,7 +1645,7 @@ void Handler::pod_log(const Target& t) {
             // copy out up to ~256 KiB
             while (st->entry < run.log.size() && buf.size() < 256 * 1024) {
               const auto& en = run.log[st->entry];
-              std::string ts = timestamps ? fake::rfc3339_nano(en.t) + " " : "";
+              std::string ts = timestamps && st->line_start ? fake::rfc3339_nano(en.t) + " " : "";
               if (en.gen_count) {
                 while (st->gen_i < en.gen_count && buf.size() < 256 * 1024) {
                   buf += ts;
@@ -1653,7 +1660,8 @@ void Handler::pod_log(const Target& t) {
               } else {
                 buf += ts;
                 buf += en.text;
-                buf += '\n';
+                if (!en.partial) buf += '\n';
+                st->line_start = !en.partial;
                 ++st->entry;
               }
             }

@@ -41,6 +41,9 @@ struct FakeApiServerOptions {
   /// on a cluster without a default StorageClass. Either way the scheduler keeps a pod whose
   /// claim is missing or unbound Pending, with its reason.
   bool provision_volumes = true;
+  /// For this long after a pod's containers start, the kubelet reports phase Running but
+  /// no containerStatuses yet (a status update that lags, as a busy kubelet's does).
+  std::chrono::milliseconds container_status_lag{0};
 };
 
 /// One request as the server saw it (for assertions such as "the create was sent once").
@@ -99,6 +102,9 @@ class Faults {
 
 /// What one container does when it runs (the fake kubelet follows it).
 struct ContainerScript {
+  /// Written first, byte for byte, as a process writes to stdout: '\r', invalid UTF-8 and
+  /// an unterminated last line kept (see Kubelet::write).
+  std::string output;
   std::vector<std::string> lines;           ///< printed at start, one log line each
   std::uint64_t generated_lines = 0;        ///< then this many synthetic lines, made on the fly
   std::size_t generated_line_bytes = 100;   ///< length of each synthetic line (without '\n')
@@ -106,6 +112,9 @@ struct ContainerScript {
   std::optional<int> exit_code = 0;         ///< exit with this code after the lines; nullopt = run until finish()
   std::chrono::milliseconds run_for{0};     ///< extra time running after the last line before exiting
   std::vector<int> restart_exit_codes;      ///< exit codes of earlier attempts (each one crash → restart)
+  /// The terminated reason of a non-zero exit (the kubelet's "Error" by default; "OOMKilled"
+  /// when the kernel's OOM killer ended it).
+  std::string exit_reason = "Error";
 };
 
 /// The fake kubelet: pod phases, container statuses and scriptable log streams.
@@ -120,6 +129,11 @@ class Kubelet {
   /// Append lines to a running container's log now (followers see them at once).
   void append_log(const std::string& ns, const std::string& pod, const std::string& container,
                   const std::vector<std::string>& lines);
+  /// Write `bytes` to a running container's stdout as containerd's CRI logger records it:
+  /// split at '\n', lines over 16 KiB in 16 KiB partial records, an unterminated tail a
+  /// partial record the next write continues. The log endpoint then answers as the kubelet
+  /// does: exactly these bytes, a timestamp only at the start of each line when asked.
+  void write(const std::string& ns, const std::string& pod, const std::string& container, const std::string& bytes);
   /// Terminate a running container with `exit_code` (its followed log stream ends).
   void finish(const std::string& ns, const std::string& pod, const std::string& container, int exit_code = 0);
   /// The log text of a container attempt as stored (previous = the attempt before).

@@ -159,6 +159,7 @@ void step_container(fake::ContainerState& c, Clock::time_point now) {
     return;
   }
   if (!c.lines_done) {
+    if (c.next_line == 0 && !c.script.output.empty() && run.log.empty()) fake::append_output(run.log, now, c.script.output);
     while (c.next_line < c.script.lines.size() && (c.script.line_interval.count() == 0 || now >= c.next_due)) {
       run.log.push_back({now, c.script.lines[c.next_line], 0, 0});
       ++c.next_line;
@@ -366,7 +367,7 @@ void FakeApiServer::Impl::reconcile_pods_locked() {
       const auto& run = st.runs.back();
       if (st.runs.size() >= 2 || (st.restart_pending && !st.runs.empty())) {
         const auto& prev = st.restart_pending ? run : st.runs[st.runs.size() - 2];
-        cs["lastState"] = {{"terminated", {{"exitCode", prev.exit_code}, {"reason", prev.exit_code == 0 ? "Completed" : "Error"},
+        cs["lastState"] = {{"terminated", {{"exitCode", prev.exit_code}, {"reason", prev.exit_code == 0 ? "Completed" : st.script.exit_reason},
                                            {"startedAt", fake::rfc3339(prev.started_at)}, {"finishedAt", fake::rfc3339(prev.finished_at)}}}};
       } else {
         cs["lastState"] = json::object();
@@ -380,7 +381,7 @@ void FakeApiServer::Impl::reconcile_pods_locked() {
         all_done = false;
         all_ready = false;
       } else if (run.terminated) {
-        cs["state"] = {{"terminated", {{"exitCode", run.exit_code}, {"reason", run.exit_code == 0 ? "Completed" : "Error"},
+        cs["state"] = {{"terminated", {{"exitCode", run.exit_code}, {"reason", run.exit_code == 0 ? "Completed" : st.script.exit_reason},
                                        {"startedAt", fake::rfc3339(run.started_at)}, {"finishedAt", fake::rfc3339(run.finished_at)},
                                        {"containerID", cs["containerID"]}}}};
         cs["ready"] = false;
@@ -417,7 +418,12 @@ void FakeApiServer::Impl::reconcile_pods_locked() {
                                       cond("ContainersReady", ready, all_done ? "PodCompleted" : "ContainersNotReady"),
                                       cond("PodScheduled", true, nullptr)});
       st["phase"] = new_phase;
-      st["containerStatuses"] = css;
+      // a lagging status update: Running before any container status is reported
+      const auto& first_run = k.containers[uid + "/" + containers[0].value("name", "")].runs.front();
+      if (opts.container_status_lag.count() > 0 && now < first_run.started_at + opts.container_status_lag && !all_done)
+        st.erase("containerStatuses");
+      else
+        st["containerStatuses"] = css;
       if (!st.contains("podIP")) {
         std::string ip = pod_ip_locked();
         st["podIP"] = ip;
@@ -798,6 +804,35 @@ void Kubelet::append_log(const std::string& ns, const std::string& pod, const st
   impl_->cv.notify_all();
 }
 
+void Kubelet::write(const std::string& ns, const std::string& pod, const std::string& container, const std::string& bytes) {
+  std::string uid = uid_of(*impl_->server, ns, pod);
+  std::lock_guard<std::mutex> lk(impl_->mu);
+  auto it = impl_->containers.find(uid + "/" + container);
+  if (it == impl_->containers.end() || !it->second.running())
+    throw std::runtime_error("fake kubelet: container " + container + " of " + ns + "/" + pod + " is not running");
+  fake::append_output(it->second.runs.back().log, Clock::now(), bytes);
+  impl_->cv.notify_all();
+}
+
+void fake::append_output(std::vector<LogEntry>& log, Clock::time_point t, const std::string& bytes) {
+  // containerd's cri logger: max_container_log_line_size 16384 (pkg/cri/config), a line
+  // longer than that is several "P" records and a last "F" one; a read that ends without
+  // '\n' (the process exited, or simply paused) is a "P" record too.
+  constexpr std::size_t max_record = 16384;
+  std::size_t pos = 0;
+  while (pos < bytes.size()) {
+    std::size_t nl = bytes.find('\n', pos);
+    std::size_t end = nl == std::string::npos ? bytes.size() : nl;
+    while (end - pos > max_record) {
+      log.push_back({t, bytes.substr(pos, max_record), 0, 0, true});
+      pos += max_record;
+    }
+    LogEntry e{t, bytes.substr(pos, end - pos), 0, 0, nl == std::string::npos};
+    if (!e.text.empty() || !e.partial) log.push_back(std::move(e));
+    pos = nl == std::string::npos ? bytes.size() : nl + 1;
+  }
+}
+
 void Kubelet::finish(const std::string& ns, const std::string& pod, const std::string& container, int exit_code) {
   std::string uid = uid_of(*impl_->server, ns, pod);
   std::lock_guard<std::mutex> lk(impl_->mu);
@@ -823,7 +858,7 @@ std::string Kubelet::log(const std::string& ns, const std::string& pod, const st
     if (e.gen_count)
       for (std::uint64_t i = 0; i < e.gen_count; ++i) out += fake::synthetic_line(i, e.gen_bytes) + "\n";
     else
-      out += e.text + "\n";
+      out += e.text + (e.partial ? "" : "\n");
   }
   return out;
 }

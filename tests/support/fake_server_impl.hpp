@@ -26,7 +26,12 @@ struct LogEntry {
   std::string text;            ///< without '\n'
   std::uint64_t gen_count = 0;  ///< > 0: this entry stands for gen_count synthetic lines
   std::size_t gen_bytes = 0;
+  /// A CRI partial record ("P"): no '\n' after `text`; the next entry continues the line.
+  bool partial = false;
 };
+
+/// Append `bytes` to a run's log as containerd's CRI logger records them (16 KiB records).
+void append_output(std::vector<LogEntry>& log, Clock::time_point t, const std::string& bytes);
 
 /// One attempt (run) of one container.
 struct ContainerRun {

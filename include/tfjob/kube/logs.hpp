@@ -1,9 +1,15 @@
 #pragma once
 /// \file Pod logs (GET .../pods/NAME/log, kubectl logs): container, follow, tailLines,
-/// sinceSeconds/sinceTime, timestamps, previous. A followed stream that breaks is resumed
-/// without losing or repeating a line: timestamps are always requested internally, the
-/// resume asks for `sinceTime` (whole seconds, as the API takes it) and skips what was
-/// already delivered; the prefix is stripped again unless the caller asked for timestamps.
+/// sinceSeconds/sinceTime, timestamps, previous, limitBytes. Exactly the bytes the
+/// container wrote: '\r', invalid UTF-8 and an unterminated last line pass through. A
+/// stream that breaks is resumed without losing or repeating a byte:
+/// - a plain read (no follow, tail or sinceSeconds) is asked for without timestamps (the
+///   kubelet's cost grows with them) and resumed by re-reading and skipping the bytes
+///   already delivered;
+/// - otherwise timestamps are requested on the wire and the resume asks for `sinceTime`
+///   (whole seconds, as the API takes it) and skips what was already delivered; the prefix
+///   is stripped again unless the caller asked for timestamps.
+/// Memory is bounded: a line longer than `max_line_bytes` is delivered in pieces.
 
 #include <tfjob/error.hpp>
 #include <tfjob/kube/client.hpp>
@@ -58,49 +64,131 @@ struct LogStats {
   int connections = 0;
   int resumes = 0;
   std::uint64_t lines = 0;
-  std::uint64_t skipped_on_resume = 0;
+  std::uint64_t bytes = 0;              ///< bytes of log text delivered (timestamps not counted)
+  std::uint64_t skipped_on_resume = 0;  ///< lines (timestamp resume) or bytes (byte resume) skipped
+  bool wire_timestamps = false;         ///< whether timestamps=true was sent
 };
 
-/// Streams a pod's log line by line, resuming a broken stream.
+/// A piece of a log line. Most lines are one piece (`first` and `last`); a line longer
+/// than LogStreamer::max_line_bytes comes as several.
+struct LogPiece {
+  std::string_view text;       ///< the container's bytes, without the '\n' ('\r' kept)
+  std::string_view timestamp;  ///< the kubelet's RFC 3339 time of the line ("" when not on the wire)
+  bool first = true;           ///< starts a line (carries the timestamp)
+  bool last = true;            ///< ends a line
+  bool terminated = true;      ///< with `last`: the line ended with '\n' (the log's last line may not)
+};
+
+/// Streams a pod's log, resuming a broken stream (see the file comment).
 class LogStreamer {
  public:
   using LineFn = std::function<bool(std::string_view line)>;
+  using PieceFn = std::function<bool(const LogPiece&)>;
+  using DataFn = std::function<bool(std::string_view bytes)>;
 
   LogStreamer(Client client, std::string ns, std::string pod, LogParams p)
       : client_(std::move(client)), ns_(std::move(ns)), pod_(std::move(pod)), p_(std::move(p)) {}
 
-  /// Deliver each line (without '\n') until the log ends, `on_line` returns false, or
-  /// `opts.cancel` is raised. Returns false when stopped early.
+  /// The caller needs each line's time (merging several streams) even without
+  /// LogParams::timestamps: timestamps go on the wire, LogPiece::timestamp carries them.
+  bool want_times = false;
+  /// Longest piece handed over; longer lines come in pieces (memory stays bounded).
+  std::size_t max_line_bytes = std::size_t{1} << 20;
+  int max_failures = 8;
+  /// Hand over what has come of an unfinished line at the end of each chunk (a progress
+  /// bar shows as it is drawn), instead of waiting for its '\n' or the bound.
+  bool eager = false;
+
+  /// Whether this read resumes by bytes (plain) or by timestamp. A plain read covers the
+  /// log from its start (or an absolute sinceTime) to its end when asked, and a log only
+  /// grows, so a re-read skipping the bytes delivered continues exactly; tailLines and
+  /// sinceSeconds move with the log's end and the clock, and following may outlive a
+  /// rotation, so those resume by timestamp (kubelet rotation: containerLogMaxSize).
+  bool resumes_by_bytes() const {
+    return !p_.follow && !p_.timestamps && !want_times && !p_.tail_lines && !p_.since_seconds;
+  }
+
+  /// Deliver the log's bytes exactly as written, until it ends or `on_data` returns false.
+  /// Only for reads that resume by bytes (timestamps would be in the bytes otherwise).
+  bool run_bytes(const DataFn& on_data, const StreamOptions& opts = {}) {
+    if (!resumes_by_bytes()) throw tfjob::error("LogStreamer::run_bytes needs a plain read (no follow, timestamps, tail or sinceSeconds)");
+    return drive([&](std::string_view data) {
+      stats_.bytes += data.size();
+      return on_data(data);
+    }, [] { return true; }, opts);
+  }
+
+  /// Deliver the log line by line in pieces (see LogPiece). Returns false when stopped early.
+  bool run_pieces(const PieceFn& on_piece, const StreamOptions& opts = {}) {
+    on_piece_ = &on_piece;
+    return drive([&](std::string_view data) { return feed(data); }, [&] { return end_of_body(); }, opts);
+  }
+
+  /// Deliver each whole line (without '\n'); the compatibility form for small logs (a long
+  /// line is gathered whole: unbounded). Returns false when stopped early.
   bool run(const LineFn& on_line, const StreamOptions& opts = {}) {
+    std::string line;
+    return run_pieces([&](const LogPiece& pc) {
+      if (pc.first && pc.last) {
+        if (p_.timestamps && !pc.timestamp.empty()) {
+          line.assign(pc.timestamp);
+          line.push_back(' ');
+          line.append(pc.text);
+          return on_line(line);
+        }
+        return on_line(pc.text);
+      }
+      if (pc.first) {
+        line.clear();
+        if (p_.timestamps && !pc.timestamp.empty()) line.append(pc.timestamp).push_back(' ');
+      }
+      line.append(pc.text);
+      return pc.last ? on_line(line) : true;
+    }, opts);
+  }
+
+  const LogStats& stats() const { return stats_; }
+
+ private:
+  template <class Feed, class End>
+  bool drive(Feed&& feed_fn, End&& at_end, const StreamOptions& opts) {
+    const bool by_bytes = resumes_by_bytes();
     LogParams wire = p_;
-    wire.timestamps = true;  // needed to resume without loss or repetition
+    wire.timestamps = !by_bytes;
+    stats_.wire_timestamps = wire.timestamps;
     bool resume = false;
     int failures = 0;
     for (;;) {
-      LineSplitter lines;
-      bool stopped = false;
-      bool progress = false;
+      bool stopped = false, progress = false;
+      std::uint64_t skip = by_bytes ? body_bytes_ : 0;  // byte resume: what the last connections delivered
       ++stats_.connections;
+      if (!by_bytes) {  // a timestamp resume sends the unfinished line again whole
+        cur_.clear();
+        line_open_ = false;
+      }
       std::string err;
       try {
         bool complete = client_.stream(
             log_request(ns_, pod_, wire),
             [&](std::string_view data) {
-              bool more = lines.feed(data, [&](std::string_view line) {
-                progress = true;
-                return handle(line, on_line, stopped);
-              });
-              return more;
+              if (skip) {
+                auto n = std::min<std::uint64_t>(skip, data.size());
+                skip -= n;
+                stats_.skipped_on_resume += n;
+                data.remove_prefix(static_cast<std::size_t>(n));
+                if (data.empty()) return true;
+              }
+              progress = true;
+              if (by_bytes) body_bytes_ += data.size();
+              if (!feed_fn(data)) {
+                stopped = true;
+                return false;
+              }
+              return true;
             },
             opts);
         if (stopped || !complete) return false;
-        // The body ended normally: a last line without '\n' is still a line.
-        if (!lines.partial().empty()) {
-          std::string last = lines.partial();
-          lines.reset();
-          if (!handle(last, on_line, stopped)) return false;
-        }
-        return true;
+        return at_end();
       } catch (const api_error& e) {
         if (!resume || e.code() < 500) throw;
         err = e.what();
@@ -111,8 +199,6 @@ class LogStreamer {
         err = e.what();
       }
       if (opts.cancel && opts.cancel->load()) return false;
-      // The stream broke. Resume from the last timestamp delivered (a partial line is
-      // dropped: it arrives again whole).
       failures = progress ? 1 : failures + 1;
       if (failures > max_failures)
         throw transport_error("log stream of pod " + pod_ + " failed " + std::to_string(failures) +
@@ -120,62 +206,157 @@ class LogStreamer {
       std::this_thread::sleep_for(std::chrono::milliseconds(50) * (1 << std::min(failures, 5)));
       resume = true;
       ++stats_.resumes;
-      if (have_last_) {
+      if (!by_bytes && have_last_) {
+        // Resume from the last whole line's timestamp; lines up to it (and as many lines of
+        // that same timestamp as were delivered) are skipped; a line delivered in part has
+        // its delivered bytes skipped.
         wire.since_seconds.reset();
         wire.tail_lines.reset();
         wire.since_time = detail::format_rfc3339(static_cast<std::time_t>(last_secs_));
         skipping_ = true;
         skipped_same_ = 0;
+      } else if (!by_bytes && delivered_in_line_ > 0) {
+        skipping_ = true;  // nothing whole yet: the partly delivered line is the first again
+        skipped_same_ = 0;
       }
     }
   }
 
-  const LogStats& stats() const { return stats_; }
-  int max_failures = 8;
-
- private:
-  /// One line with its timestamp prefix. Returns false to stop.
-  bool handle(std::string_view line, const LineFn& on_line, bool& stopped) {
-    std::string_view ts, text = line;
-    auto sp = line.find(' ');
-    if (sp != std::string_view::npos && sp >= 20 && sp <= 40 && line[4] == '-' && line[10] == 'T') {
-      ts = line.substr(0, sp);
-      text = line.substr(sp + 1);
-    }
-    if (!ts.empty()) {
-      if (skipping_) {
-        std::int64_t s = 0, ns = 0;
-        if (detail::parse_rfc3339(ts, s, ns)) {
-          bool before = s < last_secs_ || (s == last_secs_ && ns < last_nanos_);
-          bool same = s == last_secs_ && ns == last_nanos_;
-          if (before || (same && skipped_same_ < same_count_)) {
-            if (same) ++skipped_same_;
-            ++stats_.skipped_on_resume;
-            return true;
-          }
-          skipping_ = false;
-        }
-      }
-      if (ts == last_ts_) {
-        ++same_count_;
+  /// Line splitting over the body (timestamps on the wire or not).
+  std::size_t limit() const { return max_line_bytes + (line_open_ ? 0 : 64); }  // room for a timestamp
+  bool flush(bool ends) {
+    std::string piece;
+    piece.swap(cur_);
+    return line(piece, ends, true);
+  }
+  bool feed(std::string_view data) {
+    while (!data.empty()) {
+      auto nl = data.find('\n');
+      std::string_view chunk = nl == std::string_view::npos ? data : data.substr(0, nl);
+      if (cur_.empty() && nl != std::string_view::npos && chunk.size() <= limit()) {
+        if (!line(chunk, true, true)) return false;  // the common case: no copy
       } else {
-        last_ts_.assign(ts.data(), ts.size());
-        same_count_ = 1;
-        have_last_ = detail::parse_rfc3339(ts, last_secs_, last_nanos_);
+        for (;;) {  // gather up to the bound; a full buffer is a piece
+          std::size_t take = std::min(limit() - cur_.size(), chunk.size());
+          cur_.append(chunk.substr(0, take));
+          chunk.remove_prefix(take);
+          if (cur_.size() < limit() || (chunk.empty() && nl != std::string_view::npos)) break;
+          if (!flush(false)) return false;
+        }
+        if (nl != std::string_view::npos && !flush(true)) return false;
+      }
+      if (nl == std::string_view::npos) {
+        if (eager && !cur_.empty() && (line_open_ || !stats_.wire_timestamps || cur_.find(' ') < 41) && !flush(false)) return false;
+        break;
+      }
+      data.remove_prefix(nl + 1);
+    }
+    return true;
+  }
+
+  /// The body ended normally: a last line without '\n' is still a line.
+  bool end_of_body() {
+    if (cur_.empty() && !line_open_) return true;
+    std::string piece = std::move(cur_);
+    cur_.clear();
+    return line(piece, true, false);
+  }
+
+  /// One piece of the body: `ends` it ends a line (`terminated` by '\n').
+  bool line(std::string_view raw, bool ends, bool terminated) {
+    LogPiece pc;
+    pc.first = !line_open_;
+    pc.last = ends;
+    pc.terminated = terminated;
+    pc.text = raw;
+    const bool wire_ts = stats_.wire_timestamps;
+    if (pc.first && wire_ts) {
+      auto sp = raw.find(' ');
+      if (sp != std::string_view::npos && sp >= 20 && sp <= 40 && raw[4] == '-' && raw[10] == 'T') {
+        pc.timestamp = raw.substr(0, sp);
+        pc.text = raw.substr(sp + 1);
       }
     }
-    ++stats_.lines;
-    if (!on_line(p_.timestamps ? line : text)) {
-      stopped = true;
+    if (pc.first) {
+      line_ts_.assign(pc.timestamp);
+      if (skipping_ && !line_ts_.empty() && !resume_check()) {  // already delivered
+        line_open_ = !ends;
+        skip_rest_ = !ends;
+        ++stats_.skipped_on_resume;
+        return true;
+      }
+      skip_rest_ = false;
+      skip_in_line_ = 0;
+      if (skipping_ && !line_ts_.empty() && partial_ts_ == line_ts_ && delivered_in_line_ > 0) {
+        skip_in_line_ = delivered_in_line_;  // the line we were in the middle of
+        pc.first = false;
+      }
+      skipping_ = false;
+    } else if (skip_rest_) {
+      line_open_ = !ends;
+      return true;
+    }
+    if (skip_in_line_) {
+      auto n = std::min<std::uint64_t>(skip_in_line_, pc.text.size());
+      pc.text.remove_prefix(static_cast<std::size_t>(n));
+      skip_in_line_ -= n;
+      if (pc.text.empty() && !ends) {
+        line_open_ = true;
+        return true;
+      }
+    }
+    line_open_ = !ends;
+    if (ends) {
+      delivered_in_line_ = 0;
+      partial_ts_.clear();
+      if (!line_ts_.empty()) note_whole(line_ts_);
+      ++stats_.lines;
+    } else {
+      partial_ts_ = line_ts_;
+      delivered_in_line_ += pc.text.size();
+    }
+    stats_.bytes += pc.text.size();
+    if (!(*on_piece_)(pc)) return false;
+    return true;
+  }
+
+  /// While skipping after a timestamp resume: whether the line of `line_ts_` is new.
+  bool resume_check() {
+    std::int64_t s = 0, ns = 0;
+    if (!detail::parse_rfc3339(line_ts_, s, ns)) return true;
+    bool before = s < last_secs_ || (s == last_secs_ && ns < last_nanos_);
+    bool same = have_last_ && s == last_secs_ && ns == last_nanos_;
+    if (have_last_ && (before || (same && skipped_same_ < same_count_))) {
+      if (same) ++skipped_same_;
       return false;
     }
     return true;
+  }
+
+  /// A whole line with timestamp `ts` was delivered.
+  void note_whole(const std::string& ts) {
+    if (ts == last_ts_) {
+      ++same_count_;
+    } else {
+      last_ts_ = ts;
+      same_count_ = 1;
+      have_last_ = detail::parse_rfc3339(ts, last_secs_, last_nanos_);
+    }
   }
 
   Client client_;
   std::string ns_, pod_;
   LogParams p_;
   LogStats stats_;
+  const PieceFn* on_piece_ = nullptr;
+  std::string cur_;                     // a line being gathered (at most limit())
+  bool line_open_ = false;              // a piece of the current line went out, its end not yet
+  std::string line_ts_;                 // timestamp of the current line
+  std::uint64_t body_bytes_ = 0;        // byte resume: body bytes delivered
+  std::string partial_ts_;              // timestamp of a line delivered in part
+  std::uint64_t delivered_in_line_ = 0;  // and how much of it
+  std::uint64_t skip_in_line_ = 0;
+  bool skip_rest_ = false;
   std::string last_ts_;
   std::int64_t last_secs_ = 0, last_nanos_ = 0;
   std::int64_t same_count_ = 0, skipped_same_ = 0;
@@ -189,12 +370,22 @@ inline bool stream_logs(Client client, const std::string& ns, const std::string&
   return s.run(on_line, opts);
 }
 
-/// The whole log as text (each line followed by '\n'); use without `follow`.
+/// The whole log as the container wrote it (an unterminated last line stays so); use
+/// without `follow`. With `timestamps`, each line carries its prefix.
 inline std::string get_logs(Client client, const std::string& ns, const std::string& pod, const LogParams& p = {}) {
   std::string out;
-  stream_logs(std::move(client), ns, pod, p, [&](std::string_view l) {
-    out.append(l);
-    out.push_back('\n');
+  LogStreamer s(std::move(client), ns, pod, p);
+  if (s.resumes_by_bytes()) {
+    s.run_bytes([&](std::string_view b) {
+      out.append(b);
+      return true;
+    });
+    return out;
+  }
+  s.run_pieces([&](const LogPiece& pc) {
+    if (pc.first && p.timestamps && !pc.timestamp.empty()) out.append(pc.timestamp).push_back(' ');
+    out.append(pc.text);
+    if (pc.last && pc.terminated) out.push_back('\n');
     return true;
   });
   return out;

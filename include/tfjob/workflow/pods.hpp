@@ -191,16 +191,21 @@ inline std::optional<nlohmann::json> select_failed(const std::vector<nlohmann::j
   return failed.front();
 }
 
-/// Sort pods by replica type (chief, master, ps, worker, evaluator, other) then index.
+/// The order a user reads a job in: chief, master, worker, ps, evaluator, then any other
+/// type (the operator's replica types, `pkg/apis/kubeflow.org/v1/tensorflow_types.go`).
+inline int replica_rank(const std::string& lower_type) {
+  static const char* o[] = {"chief", "master", "worker", "ps", "evaluator"};
+  for (int i = 0; i < 5; ++i)
+    if (lower_type == o[i]) return i;
+  return 5;
+}
+
+/// Sort pods as a user reads a job (replica_rank, then type, then index, then name).
 inline void sort_pods(std::vector<nlohmann::json>& pods) {
-  auto order = [](const std::string& t) {
-    static const char* o[] = {"chief", "master", "ps", "worker", "evaluator"};
-    for (int i = 0; i < 5; ++i) if (t == o[i]) return i;
-    return 5;
-  };
   std::stable_sort(pods.begin(), pods.end(), [&](const nlohmann::json& a, const nlohmann::json& b) {
     PodInfo x = pod_info(a), y = pod_info(b);
-    if (order(x.replica_type) != order(y.replica_type)) return order(x.replica_type) < order(y.replica_type);
+    if (replica_rank(x.replica_type) != replica_rank(y.replica_type)) return replica_rank(x.replica_type) < replica_rank(y.replica_type);
+    if (x.replica_type != y.replica_type) return x.replica_type < y.replica_type;
     if (x.replica_index != y.replica_index) return x.replica_index < y.replica_index;
     return x.name < y.name;
   });

@@ -1,0 +1,318 @@
+#pragma once
+/// \file What to attach to a bug report about a TFJob, gathered while it can still be read:
+/// the TFJob as stored, every pod's YAML, every container's log (current and previous
+/// attempts, init containers included), the job's and its pods' events, describe's text,
+/// each replica's TF_CONFIG, and the nodes its pods ran on (labels, capacity). A manifest
+/// lists every file and everything that could not be read, and why. Written to a directory
+/// (logs streamed to disk: memory stays bounded) and optionally packed as a .tar.gz (ustar,
+/// gzip by zlib).
+
+#include <tfjob/api/manifest.hpp>
+#include <tfjob/api/tf_config.hpp>
+#include <tfjob/api/types.hpp>
+#include <tfjob/kube/logs.hpp>
+#include <tfjob/workflow/cluster.hpp>
+#include <tfjob/workflow/describe.hpp>
+#include <tfjob/workflow/logs.hpp>
+#include <tfjob/workflow/pods.hpp>
+
+#include <nlohmann/json.hpp>
+#include <zlib.h>  // deflate with a gzip wrapper
+
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tfjob::workflow {
+
+/// What archive_job wrote and what it could not read.
+struct ArchiveReport {
+  std::string dir;
+  std::vector<std::string> files;  ///< relative to dir, in the order written
+  struct Missing {
+    std::string what, why;
+  };
+  std::vector<Missing> missing;
+  int pods = 0, logs = 0;
+};
+
+namespace detail {
+
+inline void write_file(const std::string& path, std::string_view data) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f.write(data.data(), static_cast<std::streamsize>(data.size()));
+  if (!f) throw tfjob::error("cannot write \"" + path + "\": " + std::strerror(errno));
+}
+
+/// The part of a node a TFJob bug report needs: name, labels (GPU product, driver...),
+/// capacity and allocatable, node info, conditions, taints.
+inline nlohmann::json node_excerpt(const nlohmann::json& n) {
+  nlohmann::json out = {{"apiVersion", "v1"}, {"kind", "Node"}};
+  out["metadata"] = {{"name", n.value("/metadata/name"_json_pointer, std::string())},
+                     {"labels", n.value("/metadata/labels"_json_pointer, nlohmann::json::object())}};
+  out["spec"] = {{"taints", n.value("/spec/taints"_json_pointer, nlohmann::json::array())}};
+  out["status"] = {{"capacity", n.value("/status/capacity"_json_pointer, nlohmann::json::object())},
+                   {"allocatable", n.value("/status/allocatable"_json_pointer, nlohmann::json::object())},
+                   {"nodeInfo", n.value("/status/nodeInfo"_json_pointer, nlohmann::json::object())},
+                   {"conditions", n.value("/status/conditions"_json_pointer, nlohmann::json::array())}};
+  return out;
+}
+
+}  // namespace detail
+
+/// Gather `job`'s bug-report material into `dir` (created). Each part that cannot be read
+/// (a pod cleaned up, a log not kept, events forbidden, a node gone) is listed in the
+/// report and in `manifest.json`, not fatal; a job that does not exist is.
+inline ArchiveReport archive_job(kube::Client c, const std::string& ns, const std::string& job, const std::string& dir) {
+  ArchiveReport rep;
+  rep.dir = dir;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw tfjob::error("cannot create \"" + dir + "\": " + ec.message());
+  auto put = [&](const std::string& rel, std::string_view data) {
+    detail::write_file(dir + "/" + rel, data);
+    rep.files.push_back(rel);
+  };
+  auto obj = get_opt(c, resources::tfjobs(), ns, job);
+  if (!obj) throw tfjob::error("TFJob \"" + job + "\" not found in namespace \"" + ns + "\"");
+  put("tfjob.yaml", to_yaml(*obj));
+  JobSummary s = summarize(*obj);
+
+  // pods and their logs
+  auto pods = job_pods(c, ns, job);
+  sort_pods(pods);
+  rep.pods = static_cast<int>(pods.size());
+  if (pods.empty()) {
+    std::string policy = obj->value("/spec/runPolicy/cleanPodPolicy"_json_pointer, std::string());
+    rep.missing.push_back({"pods", s.finished() ? "none left: the job is " + s.state +
+                                                      (policy.empty() ? std::string("") : " and its cleanPodPolicy is " + policy) +
+                                                      " (keep logs while it runs with logs -f --save DIR)"
+                                                : "none yet"});
+  }
+  std::set<std::string> nodes;
+  for (const auto& p : pods) {
+    PodInfo info = pod_info(p);
+    put("pods/" + info.name + ".yaml", to_yaml(p));
+    if (!info.node.empty()) nodes.insert(info.node);
+    for (const auto& cname : detail::spec_containers(p.value("spec", nlohmann::json::object()))) {
+      int restarts = detail::restart_count(p, cname);
+      for (bool previous : {false, true}) {
+        if (previous && restarts == 0) continue;
+        const std::string rel = "logs/" + info.name + "/" + cname + (previous ? ".previous" : "") + ".log";
+        kube::LogParams lp;
+        lp.container = cname;
+        lp.previous = previous;
+        const std::string path = dir + "/" + rel;
+        std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+        std::ofstream f(path, std::ios::binary | std::ios::trunc);
+        try {
+          kube::LogStreamer ls(c, ns, info.name, lp);
+          ls.run_bytes([&](std::string_view b) {
+            f.write(b.data(), static_cast<std::streamsize>(b.size()));
+            return true;
+          });
+          f.close();
+          rep.files.push_back(rel);
+          ++rep.logs;
+        } catch (const std::exception& e) {
+          f.close();
+          std::filesystem::remove(path, ec);
+          rep.missing.push_back({rel, e.what()});
+        }
+      }
+    }
+  }
+
+  // events of the job and its pods
+  try {
+    std::set<std::string> names = {job};
+    for (const auto& p : pods) names.insert(p.value("/metadata/name"_json_pointer, std::string()));
+    std::vector<nlohmann::json> mine;
+    for (const auto& e : list_items(c, resources::events(), ns)) {
+      std::string kind = e.value("/involvedObject/kind"_json_pointer, std::string());
+      std::string name = e.value("/involvedObject/name"_json_pointer, std::string());
+      if ((kind == "TFJob" || kind == "Pod") && names.count(name)) mine.push_back(e);
+    }
+    put("events.yaml", to_yaml(nlohmann::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", mine}}));
+  } catch (const std::exception& e) {
+    rep.missing.push_back({"events.yaml", e.what()});
+  }
+
+  // describe's text and each replica's TF_CONFIG
+  std::vector<std::pair<std::string, std::string>> tf_configs;
+  try {
+    tfjob::TFJob typed = obj->get<tfjob::TFJob>();
+    for (const auto& r : tfjob::gen_all_tf_configs(typed)) {
+      std::string key = detail::lower(r.type) + "-" + std::to_string(r.index);
+      tf_configs.emplace_back(r.type + "-" + std::to_string(r.index), r.tf_config.value_or(""));
+      put("tf_config/" + key + ".json", r.tf_config ? *r.tf_config + "\n" : std::string("null\n"));
+    }
+  } catch (const std::exception& e) {
+    rep.missing.push_back({"tf_config", std::string("cannot compute TF_CONFIG: ") + e.what()});
+  }
+  put("describe.txt", render(describe(*obj, pods, namespace_events(c, ns), tf_configs)));
+
+  // the nodes the pods ran on
+  for (const auto& n : nodes) {
+    try {
+      auto node = get_opt(c, resources::nodes(), "", n);
+      if (!node) {
+        rep.missing.push_back({"nodes/" + n + ".yaml", "the node no longer exists"});
+        continue;
+      }
+      put("nodes/" + n + ".yaml", to_yaml(detail::node_excerpt(*node)));
+    } catch (const std::exception& e) {
+      rep.missing.push_back({"nodes/" + n + ".yaml", e.what()});
+    }
+  }
+
+  nlohmann::json manifest = {{"job", job},
+                             {"namespace", ns},
+                             {"state", s.state},
+                             {"collected", kube::detail::format_rfc3339(std::time(nullptr))},
+                             {"files", rep.files},
+                             {"missing", nlohmann::json::array()}};
+  for (const auto& m : rep.missing) manifest["missing"].push_back({{"what", m.what}, {"why", m.why}});
+  put("manifest.json", manifest.dump(2) + "\n");
+  return rep;
+}
+
+// ---- .tar.gz ------------------------------------------------------------------------------
+
+namespace detail {
+
+/// gzip (RFC 1952) by zlib's deflate, streamed to a file.
+class GzipFile {
+ public:
+  explicit GzipFile(const std::string& path) : f_(std::fopen(path.c_str(), "wb")), path_(path) {
+    if (!f_) throw tfjob::error("cannot write \"" + path + "\": " + std::strerror(errno));
+    std::memset(&z_, 0, sizeof z_);
+    if (deflateInit2(&z_, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+      std::fclose(f_);
+      throw tfjob::error("zlib: deflateInit2 failed");
+    }
+  }
+  ~GzipFile() {
+    if (f_) {
+      deflateEnd(&z_);
+      std::fclose(f_);
+    }
+  }
+  void write(const void* data, std::size_t n) { pump(static_cast<const unsigned char*>(data), n, Z_NO_FLUSH); }
+  void close() {
+    pump(nullptr, 0, Z_FINISH);
+    deflateEnd(&z_);
+    bool ok = std::fclose(f_) == 0;
+    f_ = nullptr;
+    if (!ok) throw tfjob::error("cannot write \"" + path_ + "\": " + std::strerror(errno));
+  }
+
+ private:
+  void pump(const unsigned char* data, std::size_t n, int flush) {
+    z_.next_in = const_cast<unsigned char*>(data);
+    z_.avail_in = static_cast<uInt>(n);
+    unsigned char out[1 << 16];
+    int rc;
+    do {
+      z_.next_out = out;
+      z_.avail_out = sizeof out;
+      rc = deflate(&z_, flush);
+      if (rc == Z_STREAM_ERROR) throw tfjob::error("zlib: deflate failed");
+      std::size_t have = sizeof out - z_.avail_out;
+      if (have && std::fwrite(out, 1, have, f_) != have)
+        throw tfjob::error("cannot write \"" + path_ + "\": " + std::strerror(errno));
+    } while (z_.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+  }
+  std::FILE* f_;
+  std::string path_;
+  z_stream z_;
+};
+
+/// A POSIX ustar header (IEEE Std 1003.1 "pax" interchange format, ustar form).
+inline void tar_header(unsigned char (&h)[512], const std::string& name, std::uint64_t size, std::time_t mtime, char type) {
+  std::memset(h, 0, sizeof h);
+  std::string n = name, prefix;
+  if (n.size() > 100) {  // split at a '/' into prefix (155) and name (100)
+    auto cut = n.rfind('/', 155);
+    while (cut != std::string::npos && n.size() - cut - 1 > 100) cut = cut == 0 ? std::string::npos : n.rfind('/', cut - 1);
+    if (cut == std::string::npos) throw tfjob::error("path too long for a tar archive: " + name);
+    prefix = n.substr(0, cut);
+    n = n.substr(cut + 1);
+  }
+  auto octal = [&](std::size_t off, std::size_t len, std::uint64_t v) {
+    std::snprintf(reinterpret_cast<char*>(h) + off, len, "%0*llo", static_cast<int>(len - 1), static_cast<unsigned long long>(v));
+  };
+  std::memcpy(h, n.data(), n.size());
+  octal(100, 8, type == '5' ? 0755 : 0644);
+  octal(108, 8, 0);
+  octal(116, 8, 0);
+  octal(124, 12, size);
+  octal(136, 12, static_cast<std::uint64_t>(mtime));
+  h[156] = static_cast<unsigned char>(type);
+  std::memcpy(h + 257, "ustar", 6);
+  std::memcpy(h + 263, "00", 2);
+  std::memcpy(h + 345, prefix.data(), prefix.size());
+  std::memset(h + 148, ' ', 8);
+  unsigned sum = 0;
+  for (unsigned char c : h) sum += c;
+  std::snprintf(reinterpret_cast<char*>(h) + 148, 8, "%06o", sum);
+  h[155] = ' ';
+}
+
+}  // namespace detail
+
+/// Pack `dir`'s files (the archive_job report's, in its order) into `out` as a .tar.gz
+/// whose entries sit under `top/`.
+inline void write_tar_gz(const ArchiveReport& rep, const std::string& out, const std::string& top) {
+  detail::GzipFile gz(out);
+  const std::time_t now = std::time(nullptr);
+  unsigned char h[512];
+  std::set<std::string> dirs;
+  auto add_dirs = [&](const std::string& rel) {
+    std::string path = top;
+    if (dirs.insert(path).second) {
+      detail::tar_header(h, path + "/", 0, now, '5');
+      gz.write(h, sizeof h);
+    }
+    std::size_t pos = 0;
+    while ((pos = rel.find('/', pos)) != std::string::npos) {
+      std::string d = top + "/" + rel.substr(0, pos);
+      if (dirs.insert(d).second) {
+        detail::tar_header(h, d + "/", 0, now, '5');
+        gz.write(h, sizeof h);
+      }
+      ++pos;
+    }
+  };
+  std::vector<char> buf(1 << 16);
+  for (const auto& rel : rep.files) {
+    const std::string path = rep.dir + "/" + rel;
+    std::ifstream f(path, std::ios::binary);
+    if (!f) throw tfjob::error("cannot read \"" + path + "\"");
+    auto size = static_cast<std::uint64_t>(std::filesystem::file_size(path));
+    add_dirs(rel);
+    detail::tar_header(h, top + "/" + rel, size, now, '0');
+    gz.write(h, sizeof h);
+    std::uint64_t left = size;
+    while (left > 0) {
+      f.read(buf.data(), static_cast<std::streamsize>(std::min<std::uint64_t>(buf.size(), left)));
+      auto got = static_cast<std::size_t>(f.gcount());
+      if (got == 0) throw tfjob::error("\"" + path + "\" changed while being archived");
+      gz.write(buf.data(), got);
+      left -= got;
+    }
+    static const unsigned char zeros[512] = {};
+    if (size % 512) gz.write(zeros, 512 - size % 512);
+  }
+  static const unsigned char end[1024] = {};
+  gz.write(end, sizeof end);  // two zero blocks end the archive
+  gz.close();
+}
+
+}  // namespace tfjob::workflow

@@ -1,0 +1,85 @@
+// kubectl tfjob archive JOB [-o DIR|FILE.tar.gz]: what to attach to a bug report (the
+// TFJob, pods, every container's current and previous log, events, describe, TF_CONFIG,
+// nodes, and a manifest of what could not be read). The gathering is the SDK's
+// (workflow/archive.hpp); this file picks the destination and reports.
+#include "../common/command.hpp"
+#include "../common/kube.hpp"
+
+#include <tfjob/workflow/archive.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+
+namespace tfjob::cli {
+namespace {
+
+struct ArchiveOptions {
+  std::string name;
+  std::string output;
+};
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+int run_archive(const ArchiveOptions& o, const Globals& g) {
+  std::string out = o.output.empty() ? o.name + "-archive.tar.gz" : o.output;
+  const bool targz = ends_with(out, ".tar.gz") || ends_with(out, ".tgz");
+  namespace fs = std::filesystem;
+  if (!targz && fs::exists(out) && (!fs::is_directory(out) || !fs::is_empty(out)))
+    throw CLI::ValidationError("-o", "\"" + out + "\" exists and is not an empty directory: give a new directory or a FILE.tar.gz");
+  if (targz && fs::exists(out)) throw CLI::ValidationError("-o", "\"" + out + "\" exists: give a new file name (or remove it)");
+  auto client = make_client(g);
+  const std::string ns = client.namespace_();
+  if (!workflow::tfjobs_served(client)) throw tfjob::error(workflow::crd_missing_message(client.config().server));
+  std::string dir = out;
+  std::error_code ec;
+  if (targz) {
+    dir = (fs::temp_directory_path() / ("kubectl-tfjob-archive-" + std::to_string(::getpid()) + "-" + o.name)).string();
+    fs::remove_all(dir, ec);
+  }
+  struct Cleanup {
+    std::string d;
+    ~Cleanup() {
+      std::error_code e;
+      if (!d.empty()) fs::remove_all(d, e);
+    }
+  } cleanup{targz ? dir : std::string()};
+  auto rep = workflow::archive_job(client, ns, o.name, dir);
+  if (targz) workflow::write_tar_gz(rep, out, o.name + "-archive");
+  for (const auto& m : rep.missing) std::cerr << "not archived: " << m.what << ": " << m.why << "\n";
+  std::cerr << "archived TFJob " << o.name << ": " << rep.pods << " pods, " << rep.logs << " logs, " << rep.files.size()
+            << " files (manifest.json lists them)\n";
+  std::cout << out << "\n";
+  return exit_code::ok;
+}
+
+void setup_archive(CLI::App& app, Globals& g) {
+  auto o = std::make_shared<ArchiveOptions>();
+  auto* sub = app.add_subcommand("archive", "Save a TFJob's objects, logs, events and nodes for a bug report");
+  sub->add_option("name", o->name, "TFJob name")->required();
+  sub->add_option("-o,--output", o->output, "A new directory, or FILE.tar.gz (default: JOB-archive.tar.gz)");
+  sub->footer(R"(Examples:
+  kubectl tfjob archive mnist                    # mnist-archive.tar.gz
+  kubectl tfjob archive mnist -o /tmp/mnist      # a directory
+
+Contents: tfjob.yaml (as stored), pods/POD.yaml, logs/POD/CONTAINER.log and
+CONTAINER.previous.log (init containers and sidecars too), events.yaml (the job's and its
+pods'), describe.txt, tf_config/TYPE-INDEX.json, nodes/NODE.yaml (labels, capacity,
+allocatable, node info) and manifest.json, which lists every file and what could not be
+read and why (pods cleaned up by cleanPodPolicy, a log not kept, events forbidden).
+To keep logs that cleanup would delete, run `kubectl tfjob logs JOB -f --all --save DIR`
+(or `wait --save DIR`, `submit --follow --save DIR`) while the job runs.
+
+Exit codes: 0 archived (what could not be read is listed on stderr), 1 the job was not
+found or nothing could be written, 64 usage error.)");
+  sub->callback([o, &g] { g.run = [o, &g] { return run_archive(*o, g); }; });
+}
+
+}  // namespace
+TFJOB_REGISTER_COMMAND("archive", 135, setup_archive);
+}  // namespace tfjob::cli

@@ -1,0 +1,463 @@
+// `kubectl tfjob logs` and `archive` as a user runs them (the real binary), against the
+// fake API server's operator and kubelet: exact bytes, reading order and prefixes, merge
+// order, state lines, filters and their errors, the JSON schema, --save across a deleted
+// pod, and an archive of a job whose pods cleanPodPolicy: All deleted.
+#include <catch2/catch.hpp>
+
+#include "support/fake_apiserver.hpp"
+#include "support/paths.hpp"
+#include "support/workflow_run.hpp"
+
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <regex>
+#include <sstream>
+
+using nlohmann::json;
+using tfjob::test::ContainerScript;
+using tfjob::test::FakeApiServer;
+using tfjob::test::FakeApiServerOptions;
+using tfjob::test::run_plugin;
+using tfjob::test::RunResult;
+
+namespace {
+
+struct Cluster {
+  std::unique_ptr<FakeApiServer> server;
+  std::string kubeconfig;
+  explicit Cluster(FakeApiServerOptions o = {}) {
+    o.controllers = true;
+    server = std::make_unique<FakeApiServer>(o);
+    kubeconfig = tfjob::test::temp_dir("logs-cli") + "/kubeconfig";
+    server->write_kubeconfig(kubeconfig);
+  }
+  RunResult run(std::vector<std::string> args, int timeout_s = 90) { return run_plugin(args, kubeconfig, timeout_s); }
+  /// Submit and wait until it Succeeded.
+  void submit_done(std::vector<std::string> args) {
+    std::vector<std::string> a = {"submit", "--image", "tensorflow/tensorflow:2.15.0", "--gpus", "0", "--wait", "--timeout", "60s"};
+    a.insert(a.end(), args.begin(), args.end());
+    auto r = run(a);
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+  }
+};
+
+ContainerScript says(std::vector<std::string> lines, std::chrono::milliseconds interval = std::chrono::milliseconds(0)) {
+  ContainerScript s;
+  s.lines = std::move(lines);
+  s.line_interval = interval;
+  s.exit_code = 0;
+  return s;
+}
+
+std::string awkward_output() {
+  std::string s = "epoch 1\r\nprogress 10%\rprogress 100%\nbytes \xff\xfe not utf-8\n\n";
+  s += std::string(1 << 20, 'z') + "\n";
+  s += "last line without newline";
+  return s;
+}
+
+std::vector<std::string> lines_of(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+}  // namespace
+
+TEST_CASE("logs prints exactly the container's bytes, read or followed", "[logs][e2e][exact]") {
+  Cluster c;
+  ContainerScript sc;
+  sc.output = awkward_output();
+  c.server->kubelet().script("exact-chief-0", sc);
+  c.submit_done({"--name", "exact", "--chief", "--workers", "1"});
+  auto r = c.run({"logs", "exact"});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.size() == sc.output.size());
+  CHECK(r.out == sc.output);
+  r = c.run({"logs", "exact", "-f", "-q"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == sc.output);
+  r = c.run({"logs", "exact", "--replica", "Chief"});
+  CHECK(r.out == sc.output);
+  // none asked for timestamps: the container had ended, so even -f read it plainly
+  int plain = 0, with_ts = 0;
+  for (const auto& q : c.server->requests())
+    if (q.path.find("/pods/exact-chief-0/log") != std::string::npos)
+      (q.query.find("timestamps=true") != std::string::npos ? with_ts : plain)++;
+  CHECK(plain == 3);
+  CHECK(with_ts == 0);
+}
+
+TEST_CASE("logs -f of a running container prints exactly its bytes too (timestamps on the wire, stripped)", "[logs][e2e][exact]") {
+  Cluster c;
+  ContainerScript sc;
+  sc.output = awkward_output();
+  sc.exit_code = std::nullopt;  // runs until finish()
+  c.server->kubelet().script("live-chief-0", sc);
+  auto r = c.run({"submit", "--name", "live", "--image", "tensorflow/tensorflow:2.15.0", "--chief", "--gpus", "0", "-o", "name"});
+  REQUIRE(r.exit_code == 0);
+  auto follower = std::async(std::launch::async, [&] { return c.run({"logs", "live", "-f", "-q"}); });
+  auto following = [&] {
+    for (const auto& q : c.server->requests())
+      if (q.path.find("/pods/live-chief-0/log") != std::string::npos && q.query.find("follow=true") != std::string::npos &&
+          q.query.find("timestamps=true") != std::string::npos)
+        return true;
+    return false;
+  };
+  REQUIRE(c.server->wait_for(following, std::chrono::seconds(20)));
+  c.server->kubelet().write("default", "live-chief-0", "tensorflow", " and more\nwritten later");
+  c.server->kubelet().finish("default", "live-chief-0", "tensorflow", 0);
+  auto f = follower.get();
+  INFO(f.err);
+  CHECK(f.exit_code == 0);
+  CHECK(f.out == sc.output + " and more\nwritten later");
+}
+
+TEST_CASE("logs --all reads a job in order: chief, workers, PS, evaluator, each by index", "[logs][e2e][order]") {
+  Cluster c;
+  for (const char* p : {"ord-chief-0", "ord-worker-0", "ord-worker-1", "ord-worker-2", "ord-ps-0", "ord-ps-1", "ord-evaluator-0"})
+    c.server->kubelet().script(p, says({std::string("hello from ") + p, "bye"}));
+  c.submit_done({"--name", "ord", "--chief", "--workers", "3", "--ps", "2", "--evaluator"});
+  auto r = c.run({"logs", "ord", "--all", "--color", "never"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  std::vector<std::string> prefixes;
+  for (const auto& l : lines_of(r.out)) {
+    std::string p = l.substr(0, l.find(']') + 1);
+    if (prefixes.empty() || prefixes.back() != p) prefixes.push_back(p);
+  }
+  CHECK(prefixes == std::vector<std::string>{"[chief-0]", "[worker-0]", "[worker-1]", "[worker-2]", "[ps-0]", "[ps-1]", "[evaluator-0]"});
+  CHECK(r.out.find("[worker-1] hello from ord-worker-1\n") != std::string::npos);
+
+  // -o wide names the pod too; colours are stable per replica and NO_COLOR turns them off
+  r = c.run({"logs", "ord", "--replica", "Worker", "-o", "wide", "--color", "never"});
+  CHECK(r.out.find("[worker-2 ord-worker-2] hello from ord-worker-2\n") != std::string::npos);
+  CHECK(r.out.find("chief") == std::string::npos);
+  auto a = c.run({"logs", "ord", "--all", "--color", "always"});
+  auto b = c.run({"logs", "ord", "--all", "--color", "always"});
+  CHECK(a.out.find("\033[") != std::string::npos);
+  CHECK(a.out == b.out);
+  auto nc = run_plugin({"logs", "ord", "--all"}, c.kubeconfig, 60, {"NO_COLOR=1"});
+  CHECK(nc.out.find("\033[") == std::string::npos);
+
+  // --replica TYPE[,TYPE] and --index N[,N|A-B]
+  r = c.run({"logs", "ord", "--replica", "Worker,PS", "--index", "1-2", "--color", "never"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  prefixes.clear();
+  for (const auto& l : lines_of(r.out)) {
+    std::string p = l.substr(0, l.find(']') + 1);
+    if (prefixes.empty() || prefixes.back() != p) prefixes.push_back(p);
+  }
+  CHECK(prefixes == std::vector<std::string>{"[worker-1]", "[worker-2]", "[ps-1]"});
+}
+
+TEST_CASE("bad input says what is wrong and what exists", "[logs][e2e][errors]") {
+  Cluster c;
+  c.submit_done({"--name", "two", "--workers", "2"});
+  auto r = c.run({"logs", "two", "--replica", "Worker", "--index", "7"});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("has no replica with index 7: its replicas are Worker 0-1") != std::string::npos);
+  r = c.run({"logs", "two", "--replica", "PS"});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("has no ps replicas; it has Worker") != std::string::npos);
+  r = c.run({"logs", "two", "--since", "5"});
+  CHECK(r.exit_code == 64);
+  CHECK(r.err.find("missing unit in duration \"5\"") != std::string::npos);
+  r = c.run({"logs", "two", "--since", "5m", "--since-time", "2026-01-01T00:00:00Z"});
+  CHECK(r.exit_code == 64);
+  r = c.run({"logs", "two", "--since-time", "yesterday"});
+  CHECK(r.exit_code == 64);
+  CHECK(r.err.find("not an RFC 3339 time") != std::string::npos);
+  r = c.run({"logs", "two", "--all", "--include", "(unclosed"});
+  CHECK(r.exit_code == 64);
+  CHECK(r.err.find("invalid regular expression \"(unclosed\"") != std::string::npos);
+  r = c.run({"logs", "two", "--index", "x"});
+  CHECK(r.exit_code == 64);
+  r = c.run({"logs", "two", "--all", "-f", "--max-log-requests", "1"});
+  CHECK(r.exit_code == 64);
+  CHECK(r.err.find("you are attempting to follow 2 log streams, but maximum allowed concurrency is 1") != std::string::npos);
+}
+
+TEST_CASE("filters: include, exclude, highlight, tail, since, timestamps", "[logs][e2e][filters]") {
+  Cluster c;
+  c.server->kubelet().script("flt-chief-0", says({"step 1 loss 0.9", "step 2 loss 0.5", "warning: slow", "step 3 loss 0.1"}));
+  c.server->kubelet().script("flt-worker-0", says({"worker step 1", "worker warning"}));
+  c.submit_done({"--name", "flt", "--chief", "--workers", "1"});
+  auto r = c.run({"logs", "flt", "--all", "--include", "step", "--exclude", "worker", "--color", "never"});
+  CHECK(r.out == "[chief-0] step 1 loss 0.9\n[chief-0] step 2 loss 0.5\n[chief-0] step 3 loss 0.1\n");
+  r = c.run({"logs", "flt", "--replica", "Chief", "--highlight", "loss [0-9.]+", "--color", "always"});
+  CHECK(r.out.find("step 1 \033[1m\033[31mloss 0.9\033[0m") != std::string::npos);
+  r = c.run({"logs", "flt", "--tail", "1"});
+  CHECK(r.out == "step 3 loss 0.1\n");
+  r = c.run({"logs", "flt", "--since", "1h"});
+  CHECK(lines_of(r.out).size() == 4);
+  r = c.run({"logs", "flt", "--since-time", "2000-01-01T00:00:00Z"});
+  CHECK(lines_of(r.out).size() == 4);
+  r = c.run({"logs", "flt", "--timestamps"});
+  auto ls = lines_of(r.out);
+  REQUIRE(ls.size() == 4);
+  CHECK(std::regex_match(ls[0], std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z step 1 loss 0\.9)")));
+}
+
+TEST_CASE("logs -o json: one object per line with a stable schema", "[logs][e2e][json]") {
+  Cluster c;
+  c.server->kubelet().script("js-chief-0", says({"chief says \"hi\""}));
+  c.server->kubelet().script("js-worker-0", says({"w0", "w0 again"}));
+  c.submit_done({"--name", "js", "--chief", "--workers", "1"});
+  auto r = c.run({"logs", "js", "--all", "-o", "json"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  auto ls = lines_of(r.out);
+  REQUIRE(ls.size() == 3);
+  auto first = json::parse(ls[0]);
+  CHECK(first["line"] == "chief says \"hi\"");
+  CHECK(first["job"] == "js");
+  CHECK(first["namespace"] == "default");
+  CHECK(first["replicaType"] == "chief");
+  CHECK(first["index"] == 0);
+  CHECK(first["pod"] == "js-chief-0");
+  CHECK(first["container"] == "tensorflow");
+  CHECK(first["attempt"] == 0);
+  CHECK(first["stream"] == "all");
+  std::int64_t s = 0;
+  CHECK(first["time"].get<std::string>().size() == 30);  // 2026-...T..:..:...nnnnnnnnnZ
+  (void)s;
+  for (const auto& l : ls) {
+    auto j = json::parse(l);
+    for (const char* k : {"time", "job", "namespace", "replicaType", "index", "pod", "container", "attempt", "stream", "line"})
+      CHECK(j.contains(k));
+  }
+  CHECK(json::parse(ls[2])["replicaType"] == "worker");
+}
+
+TEST_CASE("logs --merge: one timeline by the kubelet's timestamps", "[logs][e2e][merge]") {
+  Cluster c;
+  std::vector<std::string> a, b;
+  for (int i = 0; i < 12; ++i) {
+    a.push_back("chief line " + std::to_string(i));
+    b.push_back("worker line " + std::to_string(i));
+  }
+  c.server->kubelet().script("mg-chief-0", says(a, std::chrono::milliseconds(30)));
+  c.server->kubelet().script("mg-worker-0", says(b, std::chrono::milliseconds(30)));
+  c.submit_done({"--name", "mg", "--chief", "--workers", "1"});
+  for (bool follow : {false, true}) {
+    std::vector<std::string> args = {"logs", "mg", "--all", "--merge", "--timestamps", "--color", "never", "-q"};
+    if (follow) args.push_back("-f");
+    auto r = c.run(args);
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    auto ls = lines_of(r.out);
+    REQUIRE(ls.size() == 24);
+    std::string prev;
+    int switches = 0;
+    std::string who;
+    for (const auto& l : ls) {
+      auto sp = l.find("] ");
+      std::string ts = l.substr(sp + 2, 30);
+      CHECK(ts >= prev);
+      prev = ts;
+      std::string w = l.substr(0, sp);
+      if (w != who) ++switches;
+      who = w;
+    }
+    CHECK(switches > 4);  // the replicas wrote in turns, and the timeline shows it
+    // without --merge: one replica after the other
+    if (!follow) {
+      auto plain = c.run({"logs", "mg", "--all", "--color", "never"});
+      auto pl = lines_of(plain.out);
+      REQUIRE(pl.size() == 24);
+      CHECK(pl[11].rfind("[chief-0]", 0) == 0);
+      CHECK(pl[12].rfind("[worker-0]", 0) == 0);
+    }
+  }
+}
+
+TEST_CASE("logs -f says each state change once: terminated with its reason, restarted, attempt N", "[logs][e2e][events]") {
+  FakeApiServerOptions o;
+  o.pod_start_delay = std::chrono::milliseconds(1500);
+  Cluster c(o);
+  ContainerScript sc = says({"attempt line"}, std::chrono::milliseconds(20));
+  sc.restart_exit_codes = {137};
+  sc.exit_reason = "OOMKilled";
+  sc.run_for = std::chrono::milliseconds(400);
+  c.server->kubelet().script("ev-chief-0", sc);
+  auto r = c.run({"submit", "--name", "ev", "--image", "tensorflow/tensorflow:2.15.0", "--chief", "--gpus", "0",
+                  "--restart-policy", "OnFailure", "-o", "name"});
+  REQUIRE(r.exit_code == 0);
+  r = c.run({"logs", "ev", "-f", "--color", "never"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "attempt line\nattempt line\n");
+  auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t p = r.err.find(what); p != std::string::npos; p = r.err.find(what, p + 1)) ++n;
+    return n;
+  };
+  CHECK(count("terminated: exit code 137 (OOMKilled)") == 1);
+  CHECK(count("restarted (restart 1, attempt 2)") == 1);
+  CHECK(count("terminated: exit code 0 (Completed)") == 1);
+  CHECK(r.err.find("TFJob ev Succeeded") != std::string::npos);
+
+  // the same as JSON lines, marked as events
+  r = c.run({"logs", "ev", "-o", "json"});
+  CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("logs --save keeps what a pod wrote after it is deleted and wait --save too", "[logs][e2e][save]") {
+  Cluster c;
+  ContainerScript chief = says({"chief starts"});
+  chief.exit_code = std::nullopt;  // runs until finish()
+  ContainerScript worker = says({"worker wrote this before being deleted"});
+  worker.exit_code = std::nullopt;
+  c.server->kubelet().script("sv-chief-0", chief);
+  c.server->kubelet().script("sv-worker-0", worker);
+  auto r = c.run({"submit", "--name", "sv", "--image", "tensorflow/tensorflow:2.15.0", "--chief", "--workers", "1",
+                  "--gpus", "0", "-o", "name"});
+  REQUIRE(r.exit_code == 0);
+  const std::string dir = tfjob::test::temp_dir("logs-save") + "/saved";
+  const std::string wdir = tfjob::test::temp_dir("logs-save-wait") + "/saved";
+  auto follower = std::async(std::launch::async, [&] { return c.run({"logs", "sv", "--all", "-f", "--save", dir, "--color", "never"}); });
+  auto waiter = std::async(std::launch::async, [&] { return c.run({"wait", "sv", "--timeout", "60s", "--save", wdir}); });
+  const std::string wfile = dir + "/sv-worker-0.tensorflow.log";
+  REQUIRE(c.server->wait_for([&] { return slurp(wfile).find("before being deleted") != std::string::npos; }, std::chrono::seconds(20)));
+  REQUIRE(c.server->wait_for([&] { return slurp(wdir + "/sv-worker-0.tensorflow.log").find("before being deleted") != std::string::npos; },
+                             std::chrono::seconds(20)));
+  auto old_uid = c.server->get_object("pods", "default", "sv-worker-0")->at("metadata").at("uid");
+  REQUIRE(c.server->delete_object("pods", "default", "sv-worker-0"));
+  // the operator makes it again; its log starts afresh
+  REQUIRE(c.server->wait_for([&] {
+    auto p = c.server->get_object("pods", "default", "sv-worker-0");
+    return p && p->at("metadata").at("uid") != old_uid && p->value("/status/phase"_json_pointer, std::string()) == "Running";
+  }, std::chrono::seconds(20)));
+  c.server->kubelet().finish("default", "sv-chief-0", "tensorflow", 0);
+  auto fr = follower.get();
+  auto wr = waiter.get();
+  INFO(fr.out << fr.err << wr.out << wr.err);
+  CHECK(fr.exit_code == 0);
+  CHECK(wr.exit_code == 0);
+  for (const auto& d : {dir, wdir}) {
+    std::string saved = slurp(d + "/sv-worker-0.tensorflow.log");
+    CHECK(saved.find("worker wrote this before being deleted\n") != std::string::npos);
+    CHECK(slurp(d + "/sv-chief-0.tensorflow.log") == "chief starts\n");
+    std::string events = slurp(d + "/events.log");
+    CHECK((events.find("recreated sv-worker-0") != std::string::npos || events.find("deleted sv-worker-0") != std::string::npos));
+  }
+  CHECK(fr.out.find("[worker-0] worker wrote this before being deleted") != std::string::npos);
+}
+
+TEST_CASE("archive: the job, pods, logs, events, describe, TF_CONFIG, nodes and a manifest", "[logs][e2e][archive]") {
+  Cluster c;
+  ContainerScript sc = says({"chief log line"});
+  sc.output = "raw start\r\n";
+  c.server->kubelet().script("ar-chief-0", sc);
+  c.server->kubelet().script("ar-worker-0", says({"worker log line"}));
+  c.submit_done({"--name", "ar", "--chief", "--workers", "1"});
+  const std::string dir = tfjob::test::temp_dir("archive") + "/ar";
+  auto r = c.run({"archive", "ar", "-o", dir});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(slurp(dir + "/logs/ar-chief-0/tensorflow.log") == "raw start\r\nchief log line\n");
+  CHECK(slurp(dir + "/logs/ar-worker-0/tensorflow.log") == "worker log line\n");
+  CHECK(slurp(dir + "/tfjob.yaml").find("name: ar") != std::string::npos);
+  CHECK(slurp(dir + "/pods/ar-worker-0.yaml").find("training.kubeflow.org/replica-type: worker") != std::string::npos);
+  CHECK(slurp(dir + "/describe.txt").find("ar-chief-0") != std::string::npos);
+  CHECK(json::parse(slurp(dir + "/tf_config/worker-0.json"))["task"] == json({{"type", "worker"}, {"index", 0}}));
+  CHECK(slurp(dir + "/events.yaml").find("Started") != std::string::npos);
+  CHECK(slurp(dir + "/nodes/fake-node-0.yaml").find("capacity") != std::string::npos);
+  auto manifest = json::parse(slurp(dir + "/manifest.json"));
+  CHECK(manifest["missing"].empty());
+  CHECK(std::find(manifest["files"].begin(), manifest["files"].end(), "logs/ar-chief-0/tensorflow.log") != manifest["files"].end());
+
+  SECTION("a .tar.gz that tar reads, after cleanPodPolicy: All deleted the pods") {
+    c.server->kubelet().script("gone-chief-0", says({"never archived"}));
+    c.submit_done({"--name", "gone", "--chief", "--workers", "1", "--clean-pod-policy", "All"});
+    REQUIRE(c.server->wait_for([&] { return c.server->list_objects("pods", "default").size() == 2; }));  // ar's pods only
+    const std::string tgz = tfjob::test::temp_dir("archive-tgz") + "/gone.tar.gz";
+    r = c.run({"archive", "gone", "-o", tgz});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.err.find("not archived: pods: none left: the job is Succeeded and its cleanPodPolicy is All") != std::string::npos);
+    const std::string out = tfjob::test::temp_dir("archive-untar");
+    auto t = tfjob::test::run_program("/bin/tar", {"-xzf", tgz, "-C", out});
+    INFO(t.out << t.err);
+    REQUIRE(t.exit_code == 0);
+    auto m = json::parse(slurp(out + "/gone-archive/manifest.json"));
+    CHECK(m["state"] == "Succeeded");
+    REQUIRE(m["missing"].size() == 1);
+    CHECK(m["missing"][0]["what"] == "pods");
+    CHECK(slurp(out + "/gone-archive/tfjob.yaml").find("cleanPodPolicy: All") != std::string::npos);
+    CHECK(std::filesystem::exists(out + "/gone-archive/describe.txt"));
+    CHECK(std::filesystem::exists(out + "/gone-archive/events.yaml"));
+    CHECK_FALSE(std::filesystem::exists(out + "/gone-archive/logs"));
+  }
+}
+
+TEST_CASE("a 128 MiB line does not take 128 MiB of the plugin's memory", "[logs][e2e][memory]") {
+  Cluster c;
+  ContainerScript sc;
+  sc.output = "short\n" + std::string(128u << 20, 'm') + "\nend\n";
+  c.server->kubelet().script("mem-chief-0", sc);
+  c.server->kubelet().script("mem-worker-0", says({"w"}));
+  c.submit_done({"--name", "mem", "--chief", "--workers", "1"});
+  sc.output.clear();
+  sc.output.shrink_to_fit();
+  // prefixed and followed: the line-splitting path, with timestamps on the wire. Peak
+  // memory by GNU time (this process is large, and a forked child counts its pages).
+  REQUIRE(std::filesystem::exists("/usr/bin/time"));  // Debian's time, from scripts/install-deps.sh
+  const std::string rss = tfjob::test::temp_dir("logs-mem") + "/rss";
+  auto r = tfjob::test::run_program("/usr/bin/time", {"-f", "%M", "-o", rss, tfjob::test::plugin_path(), "--kubeconfig", c.kubeconfig,
+                                                       "logs", "mem", "--all", "-f", "-q", "--color", "never"}, 120);
+  REQUIRE(r.exit_code == 0);
+  const long peak_kib = std::stol(slurp(rss));
+  CHECK(static_cast<std::size_t>(std::count(r.out.begin(), r.out.end(), 'm')) == (128u << 20));  // every byte of it, once
+  CHECK(r.out.find("[chief-0] " + std::string(1000, 'm')) != std::string::npos);
+  CHECK(peak_kib < 64 * 1024);  // pieces of 1 MiB, never the whole line
+}
+
+TEST_CASE("logs --all-containers reads sidecars too and -l reads several jobs", "[logs][e2e][filters]") {
+  Cluster c;
+  json job = {{"apiVersion", "kubeflow.org/v1"},
+              {"kind", "TFJob"},
+              {"metadata", {{"name", "side"}, {"namespace", "default"}, {"labels", {{"team", "x"}}}}},
+              {"spec",
+               {{"tfReplicaSpecs",
+                 {{"Worker",
+                   {{"replicas", 1},
+                    {"template",
+                     {{"spec", {{"containers", {{{"name", "tensorflow"}, {"image", "tf"}}, {{"name", "sidecar"}, {"image", "proxy"}}}}}}}}}}}}}}};
+  c.server->kubelet().script("side-worker-0", says({"from tensorflow"}), "tensorflow");
+  c.server->kubelet().script("side-worker-0", says({"from sidecar"}), "sidecar");
+  c.server->put_object(job);
+  REQUIRE(c.server->wait_for([&] {
+    auto j = c.server->get_object("tfjobs", "default", "side");
+    return j && j->dump().find("\"Succeeded\"") != std::string::npos;
+  }, std::chrono::seconds(20)));
+  auto r = c.run({"logs", "side", "--all-containers", "--color", "never"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "[worker-0/tensorflow] from tensorflow\n[worker-0/sidecar] from sidecar\n");
+  r = c.run({"logs", "side", "-c", "sidecar"});
+  CHECK(r.out == "from sidecar\n");
+
+  c.submit_done({"--name", "other", "--workers", "1", "--label", "team=x"});
+  r = c.run({"logs", "-l", "team=x", "--all", "--color", "never"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("[other/worker-0] ") != std::string::npos);
+  CHECK(r.out.find("[side/worker-0] from tensorflow\n") != std::string::npos);
+  r = c.run({"logs", "-l", "team=nobody"});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("no TFJobs in namespace \"default\" match the selector \"team=nobody\"") != std::string::npos);
+}

@@ -1,0 +1,240 @@
+// The log stream against the fake kubelet, which answers as the real one does (CRI
+// records of 16 KiB, a timestamp only where a line starts and only when asked): exactly
+// the bytes written (an unterminated last line, '\r', invalid UTF-8, a 1 MiB line), plain
+// reads without timestamps=true resumed by bytes, timestamped reads resumed by time, long
+// lines in bounded pieces, and a follow that keeps reading a Running pod whose container
+// status is not reported yet.
+#include <catch2/catch.hpp>
+
+#include <tfjob/kube/kube.hpp>
+#include <tfjob/workflow/logs.hpp>
+
+#include "support/fake_apiserver.hpp"
+
+#include <atomic>
+#include <mutex>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace tfjob::kube;
+using tfjob::test::ContainerScript;
+using tfjob::test::FakeApiServer;
+using tfjob::test::FakeApiServerOptions;
+using tfjob::test::RecordedRequest;
+
+namespace {
+
+FakeApiServer& server() {
+  static FakeApiServer s([] {
+    FakeApiServerOptions o;
+    o.pod_start_delay = std::chrono::milliseconds(20);
+    return o;
+  }());
+  return s;
+}
+
+Client client() {
+  RestConfig rc;
+  rc.server = server().url();
+  rc.tls.ca_pem = server().ca_pem();
+  rc.tls.client_cert_pem = server().client_cert_pem();
+  rc.tls.client_key_pem = server().client_key_pem();
+  return Client(rc);
+}
+
+nlohmann::json pod(const std::string& name) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", {{"name", name}, {"namespace", "default"}}},
+          {"spec", {{"restartPolicy", "Never"}, {"containers", {{{"name", "main"}, {"image", "busybox"}}}}}}};
+}
+
+void start_pod(const std::string& name, const ContainerScript& script) {
+  server().kubelet().script(name, script);
+  server().put_object(pod(name));
+  REQUIRE(server().wait_for([&] {
+    auto p = server().get_object("pods", "default", name);
+    return p && p->value("/status/phase"_json_pointer, std::string()) == "Succeeded";
+  }));
+}
+
+/// A text a process might write: CR progress, invalid UTF-8, a 1 MiB line, no final '\n'.
+std::string awkward_output() {
+  std::string s = "epoch 1\r\n";
+  s += "progress 10%\rprogress 100%\n";
+  s += "bytes \xff\xfe\x80 not utf-8\n";
+  s += "\n";  // an empty line
+  std::string big(1 << 20, 'x');
+  for (std::size_t i = 0; i < big.size(); i += 997) big[i] = static_cast<char>('a' + i % 26);
+  s += big + "\n";
+  s += "last line without newline";
+  return s;
+}
+
+std::size_t count_of(const std::vector<RecordedRequest>& rs, const std::string& path_part, const std::string& query_part) {
+  std::size_t n = 0;
+  for (const auto& r : rs)
+    if (r.path.find(path_part) != std::string::npos && r.query.find(query_part) != std::string::npos) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("a plain read is the container's bytes exactly, asked without timestamps", "[logs][exact]") {
+  ContainerScript sc;
+  sc.output = awkward_output();
+  start_pod("exact-plain", sc);
+  REQUIRE(server().kubelet().log("default", "exact-plain", "main") == sc.output);
+  server().clear_requests();
+  CHECK(get_logs(client(), "default", "exact-plain") == sc.output);
+  auto rs = server().requests();
+  CHECK(count_of(rs, "/pods/exact-plain/log", "") == 1);
+  CHECK(count_of(rs, "/pods/exact-plain/log", "timestamps=true") == 0);
+
+  SECTION("pieces: the same bytes, the last line marked unterminated, long lines bounded") {
+    LogStreamer s(client(), "default", "exact-plain", {});
+    s.max_line_bytes = 64 * 1024;
+    std::string got;
+    std::size_t biggest = 0, pieces_of_big = 0;
+    bool last_terminated = true;
+    s.run_pieces([&](const LogPiece& pc) {
+      biggest = std::max(biggest, pc.text.size());
+      if (!(pc.first && pc.last)) ++pieces_of_big;
+      got.append(pc.text);
+      if (pc.last && pc.terminated) got.push_back('\n');
+      if (pc.last) last_terminated = pc.terminated;
+      return true;
+    });
+    CHECK(got == sc.output);
+    CHECK_FALSE(last_terminated);
+    CHECK(biggest <= 64 * 1024 + 64);
+    CHECK(pieces_of_big >= 16);  // the 1 MiB line came in bounded pieces
+    CHECK_FALSE(s.stats().wire_timestamps);
+  }
+}
+
+TEST_CASE("timestamps only where a line starts, as the kubelet writes them", "[logs][exact]") {
+  ContainerScript sc;
+  sc.output = awkward_output();
+  start_pod("exact-ts", sc);
+  LogParams p;
+  p.timestamps = true;
+  std::string with = get_logs(client(), "default", "exact-ts", p);
+  // strip each line's prefix: what is left is the output exactly
+  std::string stripped;
+  std::size_t pos = 0, lines = 0;
+  while (pos < with.size()) {
+    auto sp = with.find(' ', pos);
+    REQUIRE(sp != std::string::npos);
+    std::int64_t s = 0, ns = 0;
+    REQUIRE(detail::parse_rfc3339(with.substr(pos, sp - pos), s, ns));
+    auto nl = with.find('\n', sp);
+    std::size_t end = nl == std::string::npos ? with.size() : nl + 1;
+    stripped += with.substr(sp + 1, end - sp - 1);
+    pos = end;
+    ++lines;
+  }
+  CHECK(stripped == sc.output);
+  CHECK(lines == 6);  // one timestamp per line, none inside the 1 MiB line's 64 CRI records
+}
+
+TEST_CASE("a cut plain read resumes by the bytes delivered: nothing lost or repeated", "[logs][resume]") {
+  ContainerScript sc;
+  sc.output = awkward_output();
+  sc.generated_lines = 20000;
+  start_pod("resume-plain", sc);
+  const std::string want = server().kubelet().log("default", "resume-plain", "main");
+  server().faults().cut_body_after(300000, 3, "/pods/resume-plain/log");
+  LogStreamer s(client(), "default", "resume-plain", {});
+  std::string got;
+  s.run_bytes([&](std::string_view b) {
+    got.append(b);
+    return true;
+  });
+  CHECK(s.stats().resumes == 3);
+  CHECK(s.stats().skipped_on_resume > 0);
+  CHECK(got.size() == want.size());
+  CHECK(got == want);
+}
+
+TEST_CASE("a cut timestamped follow resumes inside a long line without repeating its start", "[logs][resume]") {
+  ContainerScript sc;
+  sc.output = "before\n" + std::string(3 << 20, 'y') + "\nafter";
+  start_pod("resume-long", sc);
+  server().faults().cut_body_after(1500000, 1, "/pods/resume-long/log");
+  LogParams p;
+  p.follow = true;
+  LogStreamer s(client(), "default", "resume-long", p);
+  s.max_line_bytes = 256 * 1024;
+  std::string got;
+  s.run_pieces([&](const LogPiece& pc) {
+    got.append(pc.text);
+    if (pc.last && pc.terminated) got.push_back('\n');
+    return true;
+  });
+  CHECK(s.stats().wire_timestamps);
+  CHECK(s.stats().resumes == 1);
+  CHECK(got == sc.output);
+}
+
+TEST_CASE("follow keeps reading a Running pod whose container status is not reported yet", "[logs][follow]") {
+  FakeApiServerOptions o;
+  o.pod_start_delay = std::chrono::milliseconds(20);
+  o.container_status_lag = std::chrono::milliseconds(4000);
+  FakeApiServer lagging(o);
+  RestConfig rc;
+  rc.server = lagging.url();
+  rc.tls.ca_pem = lagging.ca_pem();
+  rc.tls.client_cert_pem = lagging.client_cert_pem();
+  rc.tls.client_key_pem = lagging.client_key_pem();
+  Client c(rc);
+  ContainerScript sc;
+  sc.lines = {"first"};
+  sc.exit_code = std::nullopt;  // runs until finish()
+  lagging.kubelet().script("lag-chief-0", sc);
+  nlohmann::json job = {{"apiVersion", "kubeflow.org/v1"},
+                        {"kind", "TFJob"},
+                        {"metadata", {{"name", "lag"}, {"namespace", "default"}}},
+                        {"spec",
+                         {{"tfReplicaSpecs",
+                           {{"Chief",
+                             {{"replicas", 1},
+                              {"template", {{"spec", {{"containers", {{{"name", "tensorflow"}, {"image", "tf"}}}}}}}}}}}}}}};
+  lagging.put_object(job);
+  REQUIRE(lagging.wait_for([&] {
+    auto p = lagging.get_object("pods", "default", "lag-chief-0");
+    return p && p->value("/status/phase"_json_pointer, std::string()) == "Running";
+  }));
+  auto p = lagging.get_object("pods", "default", "lag-chief-0");
+  REQUIRE_FALSE(p->at("status").contains("containerStatuses"));  // the state this test is about
+
+  std::vector<std::string> got;
+  std::mutex mu;
+  std::atomic<bool> cancel{false};
+  tfjob::workflow::JobLogOptions lo;
+  lo.follow = true;
+  lo.cancel = &cancel;
+  lo.poll = std::chrono::milliseconds(50);
+  std::thread t([&] {
+    tfjob::workflow::replica_logs(c, "default", "lag", "", 0, lo, [&](const std::string&, std::string_view l) {
+      std::lock_guard<std::mutex> lk(mu);
+      got.emplace_back(l);
+      return true;
+    });
+  });
+  auto count = [&] {
+    std::lock_guard<std::mutex> lk(mu);
+    return got.size();
+  };
+  REQUIRE(lagging.wait_for([&] { return count() >= 1; }));
+  lagging.kubelet().append_log("default", "lag-chief-0", "tensorflow", {"second", "third"});
+  bool all = lagging.wait_for([&] { return count() >= 3; }, std::chrono::seconds(3));
+  cancel = true;
+  lagging.kubelet().finish("default", "lag-chief-0", "tensorflow", 0);
+  t.join();
+  CHECK(all);
+  std::lock_guard<std::mutex> lk(mu);
+  CHECK(got == std::vector<std::string>{"first", "second", "third"});
+}
