@@ -64,14 +64,12 @@ if(TARGET kubectl-tfjob)
     tfjob_add_realnode_test(NAME realnode.${case} TIMEOUT 300
       COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh ${case} $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
   endforeach()
-  # Found on the real node, not yet fixed in the plugin (logs area, branch wip-logs): a line
-  # longer than the CRI's 16 KiB reaches `kubectl tfjob logs` with the kubelet's timestamp of
-  # each partial entry inside it (the plugin asks for timestamps=true and strips only the one
-  # at the line's start), and a last line without a newline gets one; kubectl logs and curl
-  # give the container's bytes. Disabled (reported as such by ctest) until the plugin is fixed.
+  # Byte-exact through the real kubelet: a line longer than the CRI's 16 KiB partial entries
+  # and a last line without a newline reach `kubectl tfjob logs` as the container wrote them,
+  # as kubectl logs and curl give them (found here first: the plugin asked for timestamps=true
+  # and kept the partial entries' timestamps, and added a newline).
   tfjob_add_realnode_test(NAME realnode.logs-exact TIMEOUT 300
     COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh logs-exact $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
-  set_tests_properties(realnode.logs-exact PROPERTIES DISABLED TRUE)
   # `kubectl tfjob wait`'s timeout names the scheduler's reason for each waiting pod, as
   # `submit --wait`'s progress does (found here: it said only "now without conditions").
   tfjob_add_realnode_test(NAME realnode.unschedulable-wait TIMEOUT 300
