@@ -291,6 +291,20 @@ interrupt)
   [ "$rc" = 130 ] || fail "submit --follow after Ctrl-C: exit $rc, want 130"
   # what remains is the job the user submitted, nothing the command made for itself
   [ "$(ka get tfjobs -n "$NS" -o name)" = tfjob.kubeflow.org/sleeper ] || fail "unexpected jobs: $(ka get tfjobs -n "$NS" -o name)"
+  step logs-follow
+  # Ctrl-C while `logs -f` streams the running chief through the real kubelet: exit 130, the
+  # stream's process gone, and the job and its pod exactly as they were (logs makes nothing)
+  before=$(ka get tfjobs,pods,services,configmaps -n "$NS" -o name | sort)
+  bg_plugin lf logs sleeper -f -n "$NS"
+  pid=$BGPID
+  streamed() { grep -q started "$TMP/lf.out"; }
+  until_ok 60 streamed || fail "logs -f did not stream the chief: $(cat "$TMP/lf.err")"
+  ctrl_c "$pid"
+  set +e; wait "$pid"; rc=$?; set -e
+  [ "$rc" = 130 ] || fail "logs -f after Ctrl-C: exit $rc, want 130: $(cat "$TMP/lf.err")"
+  ! pgrep -f "kubectl-tfjob logs sleeper" >/dev/null || fail "logs -f is still running after Ctrl-C"
+  after=$(ka get tfjobs,pods,services,configmaps -n "$NS" -o name | sort)
+  [ "$before" = "$after" ] || fail "logs -f changed the namespace: before [$before] after [$after]"
   ;;
 
 *) fail "unknown case $CASE" ;;
