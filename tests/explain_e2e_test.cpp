@@ -134,7 +134,7 @@ TEST_CASE("explain: Pending on a claim that cannot bind says why", "[explain][e2
   REQUIRE(f);
   CHECK((*f)["message"].get<std::string>().find("waits for claim \"tfjob-mnist\": FailedBinding: no persistent volumes available for this claim and no storage class is set") !=
         std::string::npos);
-  CHECK(evidence_has(*f, "accessModes [\"ReadWriteOnce\"]"));
+  CHECK(evidence_has(*f, "accessModes [\"ReadWriteMany\"]"));
 }
 
 TEST_CASE("explain: an ExitCode retry (137) and what decides success", "[explain][e2e]") {

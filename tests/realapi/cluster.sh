@@ -233,6 +233,9 @@ J
    "operatingSystem":"linux","architecture":"amd64"}}}
 J
 )" >/dev/null
+  # The TaintNodesByCondition admission gives a new node node.kubernetes.io/not-ready:NoSchedule;
+  # the node lifecycle controller (not run on this tier) lifts it once the node is Ready.
+  api PATCH "/api/v1/nodes/$name" '{"spec":{"taints":null}}' >/dev/null
 }
 
 cluster_up() {

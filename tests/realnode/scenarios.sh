@@ -239,13 +239,13 @@ Y
   acc=$(grep -o 'accuracy[^0-9]*[0-9.]*' <<<"$OUT$ERR" | tail -1 | grep -o '[0-9.]*$')
   [ -n "$acc" ] || fail "no accuracy in the chief's log: $OUT"
   awk -v a="$acc" 'BEGIN { exit !(a > 0.80) }' || fail "accuracy $acc <= 0.80"
-  n=$(ka get pods -n "$NS" -l training.kubeflow.org/job-name=hello-tfjob -o name | wc -l)
+  n=$(ka get pods -n "$NS" -l training.kubeflow.org/job-name=hello -o name | wc -l)
   [ "$n" = 3 ] || fail "want 3 pods, got $n"
   step wait
-  ok P wait hello-tfjob -n "$NS" --for=condition=Succeeded --timeout=60s
+  ok P wait hello -n "$NS" --for=condition=Succeeded --timeout=60s
   step delete
-  ok P delete hello-tfjob -n "$NS" --wait
-  gc_done() { [ -z "$(ka get pods -n "$NS" -l training.kubeflow.org/job-name=hello-tfjob -o name)" ]; }
+  ok P delete hello -n "$NS" --wait
+  gc_done() { [ -z "$(ka get pods -n "$NS" -l training.kubeflow.org/job-name=hello -o name)" ]; }
   until_ok 60 gc_done || fail "pods left after delete: $(ka get pods -n "$NS" -o name)"
   ;;
 
