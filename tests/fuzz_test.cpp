@@ -211,6 +211,26 @@ TEST_CASE("the stream targets' loopback server really feeds the watcher and the 
   CHECK(lines == std::vector<std::string>{"first", "second"});
 }
 
+TEST_CASE("fuzz finding: a ',' outside a flow collection is an error, not yaml-cpp's endless loop", "[fuzz][manifest][kubeconfig]") {
+  // regressions/kubeconfig/timeout-7666... and regressions/manifest/timeout-9374...: yaml-cpp
+  // 0.7 starts an empty document at the same ',' forever (the plugin hung, using no memory).
+  for (const char* text : {",", ", a", "\"a\", b"}) {
+    INFO(text);
+    CHECK_THROWS_WITH(tfjob::parse_tfjobs(text, "job.yaml"),
+                      Catch::Contains("job.yaml: line 1") && Catch::Contains("did not find expected node content"));
+    CHECK_THROWS_AS(tfjob::kube::parse_kubeconfig(text, "kubeconfig"), tfjob::error);
+  }
+  // a stream of empty documents is still fine
+  CHECK(tfjob::parse_tfjobs("---\n---\n", "empty.yaml").empty());
+}
+
+TEST_CASE("fuzz finding: a float beyond an integer's range in a probe report is a parse_error, not a cast", "[fuzz][probe_report]") {
+  // regressions/probe_report/crash-9f24...: 2e+93 as an integer count (UBSan: outside the
+  // range of representable values of type 'long' in nlohmann's float-to-integer cast).
+  CHECK_THROWS_WITH(tfjob::gpu::parse_probe_report(R"({"schema":"kubectl-tfjob/gpu-probe/v1","devices":[{"checks":{"kernel":{"elements":2e93}}}]})"),
+                    Catch::Contains("\"elements\" is out of range"));
+}
+
 TEST_CASE("fuzz finding: a number beyond a double in a probe report is a parse_error", "[fuzz][probe_report]") {
   // regressions/probe_report/crash-e5d9...: "11.61e308" escaped as nlohmann out_of_range.406.
   CHECK_THROWS_AS(tfjob::gpu::parse_probe_report(R"({"schema":"kubectl-tfjob/gpu-probe/v1","devices":[{"bandwidth":{"gbps":11.61e308}}]})"),

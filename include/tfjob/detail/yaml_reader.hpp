@@ -162,7 +162,14 @@ class Builder : public YAML::EventHandler {
 
   std::vector<nlohmann::json> docs;
 
-  void OnDocumentStart(const YAML::Mark&) override {
+  void OnDocumentStart(const YAML::Mark& m) override {
+    // yaml-cpp 0.7 (Debian 12's) never consumes a ',' outside a flow collection: it starts an
+    // empty document at the same place forever. go-yaml refuses such input ("did not find
+    // expected node content"); so do we, on the second document that begins where one began.
+    if (started_any_ && m.pos == last_doc_pos_)
+      fail(m, "invalid YAML: did not find expected node content (a ',' outside [...] or {...}?)");
+    started_any_ = true;
+    last_doc_pos_ = m.pos;
     stack_.clear();
     anchors_.clear();
     have_doc_ = false;
@@ -342,6 +349,8 @@ class Builder : public YAML::EventHandler {
   std::map<YAML::anchor_t, Value> anchors_;
   Value doc_;
   bool have_doc_ = false;
+  bool started_any_ = false;
+  int last_doc_pos_ = -1;
   double decode_count_ = 0, alias_count_ = 0;
 };
 

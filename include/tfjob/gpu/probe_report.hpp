@@ -9,9 +9,11 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <limits>       // integer ranges checked before nlohmann casts a float
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace tfjob::gpu {
@@ -259,16 +261,36 @@ struct ProbeReport {
 };
 
 namespace detail {
+/// nlohmann converts a JSON float to an integer with a plain cast, which is undefined
+/// behaviour outside the integer's range (a fuzz finding: 2e+93 as a count): refuse it.
+template <class T>
+inline void check_integral_range(const nlohmann::json& v, const char* key) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (v.is_number_float()) {
+      const double d = v.get<double>();
+      if (!(d >= static_cast<double>(std::numeric_limits<T>::min()) &&
+            d <= static_cast<double>(std::numeric_limits<T>::max())))
+        throw parse_error(std::string("probe report: \"") + key + "\" is out of range for an integer");
+    }
+  }
+}
 template <class T>
 inline void get_if(const nlohmann::json& j, const char* key, T& out) {
   auto it = j.find(key);
-  if (it != j.end() && !it->is_null()) it->get_to(out);
+  if (it != j.end() && !it->is_null()) {
+    check_integral_range<T>(*it, key);
+    it->get_to(out);
+  }
 }
 template <class T>
 inline void get_if(const nlohmann::json& j, const char* key, std::optional<T>& out) {
   auto it = j.find(key);
-  if (it != j.end() && !it->is_null()) out = it->get<T>();
-  else out.reset();
+  if (it != j.end() && !it->is_null()) {
+    check_integral_range<T>(*it, key);
+    out = it->get<T>();
+  } else {
+    out.reset();
+  }
 }
 template <class T>
 inline nlohmann::json opt(const std::optional<T>& v) {
