@@ -88,7 +88,10 @@ for t in "${targets[@]}"; do
   crashes=$build/crashes/$t
   log=$build/logs/$t.log
   mkdir -p "$work" "$crashes" "$(dirname "$log")"
-  args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024
+  # A fixed seed (TFJOB_FUZZ_SEED, default 1) makes a CI run repeat the same mutations on
+  # the same code, so a finding shows up where it was introduced, not at random later; run
+  # longer or with other seeds by hand (docs/fuzzing.md).
+  args=(-seed="${TFJOB_FUZZ_SEED:-1}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024
         -error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1 -artifact_prefix="$crashes/")
   [ -f "$root/tests/fuzz/dict/$t.dict" ] && args+=(-dict="$root/tests/fuzz/dict/$t.dict")
   # shellcheck disable=SC2206
