@@ -94,7 +94,20 @@ if [ -n "$HOST_BINARY" ]; then
 fi
 if [ ${#BINARIES[@]} -eq 0 ]; then
   echo "release.sh: building kubectl-tfjob (Release) in $BUILD_DIR" >&2
-  cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DTFJOB_BUILD_TESTS=OFF \
+  # A build dir kept between checkouts (the static build's cache under /var/cache, reused by
+  # every clone CI makes) was configured for another source tree, which CMake refuses:
+  # start it afresh; ccache keeps that cheap.
+  if [ -f "$BUILD_DIR/CMakeCache.txt" ] &&
+     ! grep -qxF "CMAKE_HOME_DIRECTORY:INTERNAL=$ROOT" "$BUILD_DIR/CMakeCache.txt"; then
+    echo "release.sh: $BUILD_DIR was configured for another checkout; configuring it again" >&2
+    rm -rf "$BUILD_DIR"
+  fi
+  launcher=()
+  if [ "${TFJOB_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then
+    export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$ROOT} CCACHE_NOHASHDIR=1
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  fi
+  cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" -DTFJOB_BUILD_TESTS=OFF \
     -DTFJOB_BUILD_SAMPLES=OFF -DTFJOB_BUILD_GPU_PROBE=OFF -DTFJOB_BUILD_BENCH=OFF \
     -DTFJOB_STATIC_DEPS=$([ "$STATIC" = 1 ] && echo ON || echo OFF) >/dev/null
   cmake --build "$BUILD_DIR" --target kubectl-tfjob -j "${JOBS:-2}" >&2

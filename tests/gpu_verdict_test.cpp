@@ -211,6 +211,12 @@ TEST_CASE("probe reports round-trip and are found inside container logs", "[gpu]
 
   auto logs = "I1130 probe starting\nsome noise\n" + slurp("v100-healthy.json") + "\n";
   CHECK(parse_probe_report(logs).devices.size() == 2);
+  // the runtime interleaves the probe's stderr lines into its JSON at pipe writes (seen on
+  // the real node: a line between "{" and the rest)
+  std::string json = slurp("v100-healthy.json");
+  std::string interleaved = "tfjob-gpu-probe: stage 1\n" + json.substr(0, json.find('\n') + 1) +
+                            "tfjob-gpu-probe: no NVIDIA driver\n" + json.substr(json.find('\n') + 1) + "\n";
+  CHECK(parse_probe_report(interleaved).devices.size() == 2);
 
   CHECK_THROWS_AS(parse_probe_report(""), tfjob::parse_error);
   CHECK_THROWS_WITH(parse_probe_report("exec format error\n"), Catch::Contains("no probe JSON") && Catch::Contains("exec format error"));

@@ -205,15 +205,16 @@ int main(int argc, char** argv) {
   ProbeReport r = tfjob_probe::run_probe_with_watchdog(cfg, std::make_shared<RealCuda>(),
                                                        std::make_shared<tfjob_probe::DlNvml>());
   std::lock_guard<std::mutex> lk(out_mu);
+  // the last word on stderr comes before the report, never after it
+  if (!human && (r.status == "no-gpu" || r.status == "no-result"))
+    std::fprintf(stderr, "tfjob-gpu-probe: %s\n", r.message.c_str());
+  std::fflush(stderr);
   if (human) {
     tfjob_probe::print_human(r, std::cout);
   } else {
     std::cout << nlohmann::json(r).dump(2) << "\n";
   }
   std::cout.flush();
-  if (!human && (r.status == "no-gpu" || r.status == "no-result"))
-    std::fprintf(stderr, "tfjob-gpu-probe: %s\n", r.message.c_str());
-  std::fflush(stderr);
   // A hung GPU keeps its worker thread (and the CUDA context) alive: leave without
   // waiting for it or running destructors that would touch the driver.
   if (r.status == "no-result") _exit(r.exit_code());

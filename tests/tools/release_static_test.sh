@@ -7,8 +7,9 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CACHE=${TFJOB_RELEASE_CACHE:-/var/cache/kubectl-tfjob/release-static}
-if [ ! -f "$CACHE/build/CMakeCache.txt" ] && [ -z "${CI:-}" ]; then
-  echo "SKIP: no cached static build in $CACHE (run: bash scripts/release.sh --static --build-dir $CACHE/build, or set CI=1)"
+if { [ ! -f "$CACHE/build/CMakeCache.txt" ] ||
+     ! grep -qxF "CMAKE_HOME_DIRECTORY:INTERNAL=$ROOT" "$CACHE/build/CMakeCache.txt"; } && [ -z "${CI:-}" ]; then
+  echo "SKIP: no cached static build of this checkout in $CACHE (run: bash scripts/release.sh --static --build-dir $CACHE/build, or set CI=1)"
   exit 77
 fi
 mkdir -p "$CACHE"

@@ -647,7 +647,21 @@ inline void from_json(const nlohmann::json& j, ProbeReport& r) {
 /// Parses a probe report from text that may carry other lines around the JSON document
 /// (container logs): the document starts at the first line that begins with `{`.
 /// Throws `parse_error` saying what was found instead.
-inline ProbeReport parse_probe_report(std::string_view text) {
+inline ProbeReport parse_probe_report(std::string_view full_text) {
+  // A pod's log merges the probe's stdout (the JSON) and stderr (its "tfjob-gpu-probe: ..."
+  // progress lines), and the container runtime may interleave them at any pipe write (seen
+  // on the real node: a stderr line between "{" and the next line). No line of the JSON
+  // starts with that prefix, so those lines are dropped before the JSON is looked for.
+  std::string kept;
+  kept.reserve(full_text.size());
+  for (std::size_t pos = 0; pos < full_text.size();) {
+    auto nl = full_text.find('\n', pos);
+    auto line = full_text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos + 1);
+    if (line.rfind("tfjob-gpu-probe: ", 0) != 0) kept.append(line);
+    if (nl == std::string_view::npos) break;
+    pos = nl + 1;
+  }
+  const std::string_view text = kept;
   std::size_t start = std::string_view::npos;
   for (std::size_t pos = 0; pos < text.size();) {
     if (text[pos] == '{') { start = pos; break; }
