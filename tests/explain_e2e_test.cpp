@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/fake_apiserver.hpp"
+#include "support/fake_cluster.hpp"
 #include "support/paths.hpp"
 #include "support/workflow_run.hpp"
 
@@ -19,15 +20,8 @@ using tfjob::test::RunResult;
 
 namespace {
 
-struct Cluster {
-  std::unique_ptr<FakeApiServer> server;
-  std::string kubeconfig;
-  explicit Cluster(FakeApiServerOptions o = {}) {
-    server = std::make_unique<FakeApiServer>(o);
-    kubeconfig = tfjob::test::temp_dir("explain-e2e") + "/kubeconfig";
-    server->write_kubeconfig(kubeconfig);
-  }
-  RunResult run(std::vector<std::string> args, int timeout_s = 90) { return run_plugin(args, kubeconfig, timeout_s); }
+struct Cluster : tfjob::test::FakeCluster {
+  explicit Cluster(FakeApiServerOptions o = {}) : FakeCluster(o, "explain-e2e") {}
   /// `explain -o json`, parsed.
   json explain(const std::string& job) {
     auto r = run({"explain", job, "-o", "json"});

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/fake_apiserver.hpp"
+#include "support/fake_cluster.hpp"
 #include "support/paths.hpp"
 #include "support/workflow_run.hpp"
 
@@ -24,16 +25,8 @@ using tfjob::test::RunResult;
 
 namespace {
 
-struct Cluster {
-  std::unique_ptr<FakeApiServer> server;
-  std::string kubeconfig;
-  explicit Cluster(bool controllers = true) {
-    FakeApiServerOptions o;
-    o.controllers = controllers;
-    server = std::make_unique<FakeApiServer>(o);
-    kubeconfig = tfjob::test::temp_dir("guide") + "/kubeconfig";
-    server->write_kubeconfig(kubeconfig);
-  }
+struct Cluster : tfjob::test::FakeCluster {
+  explicit Cluster(bool controllers = true) : FakeCluster(tfjob::test::with_controllers({}, controllers), "guide") {}
   /// The kubeconfig goes first: words after `--` belong to the container's command.
   RunResult run(std::vector<std::string> args, const std::vector<std::string>& env = {}) {
     args.insert(args.begin(), {"--kubeconfig", kubeconfig});

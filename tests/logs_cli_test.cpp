@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/fake_apiserver.hpp"
+#include "support/fake_cluster.hpp"
 #include "support/paths.hpp"
 #include "support/workflow_run.hpp"
 
@@ -25,16 +26,8 @@ using tfjob::test::RunResult;
 
 namespace {
 
-struct Cluster {
-  std::unique_ptr<FakeApiServer> server;
-  std::string kubeconfig;
-  explicit Cluster(FakeApiServerOptions o = {}) {
-    o.controllers = true;
-    server = std::make_unique<FakeApiServer>(o);
-    kubeconfig = tfjob::test::temp_dir("logs-cli") + "/kubeconfig";
-    server->write_kubeconfig(kubeconfig);
-  }
-  RunResult run(std::vector<std::string> args, int timeout_s = 90) { return run_plugin(args, kubeconfig, timeout_s); }
+struct Cluster : tfjob::test::FakeCluster {
+  explicit Cluster(FakeApiServerOptions o = {}) : FakeCluster(tfjob::test::with_controllers(o), "logs-cli") {}
   /// Submit and wait until it Succeeded.
   void submit_done(std::vector<std::string> args) {
     std::vector<std::string> a = {"submit", "--image", "tensorflow/tensorflow:2.15.0", "--gpus", "0", "--wait", "--timeout", "60s"};

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/fake_apiserver.hpp"
+#include "support/fake_cluster.hpp"
 #include "support/paths.hpp"
 #include "support/workflow_run.hpp"
 
@@ -21,17 +22,10 @@ using tfjob::test::RunResult;
 
 namespace {
 
-struct Cluster {
-  std::unique_ptr<FakeApiServer> server;
-  std::string kubeconfig;
-  explicit Cluster(bool controllers = false) {
-    FakeApiServerOptions o;
-    o.controllers = controllers;
-    server = std::make_unique<FakeApiServer>(o);
-    kubeconfig = tfjob::test::temp_dir("wf-cli") + "/kubeconfig";
-    server->write_kubeconfig(kubeconfig);
-  }
-  RunResult run(std::vector<std::string> args, int timeout_s = 60) { return run_plugin(args, kubeconfig, timeout_s); }
+struct Cluster : tfjob::test::FakeCluster {
+  explicit Cluster(bool controllers = false)
+      : FakeCluster(tfjob::test::with_controllers({}, controllers), "wf-cli") {}
+  RunResult run(std::vector<std::string> args, int timeout_s = 60) const { return FakeCluster::run(args, timeout_s); }
 };
 
 json condition(const std::string& type, const std::string& status = "True", const std::string& message = "") {

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/fake_apiserver.hpp"
+#include "support/fake_cluster.hpp"
 #include "support/paths.hpp"
 #include "support/workflow_run.hpp"
 
@@ -25,16 +26,8 @@ using tfjob::test::RunResult;
 
 namespace {
 
-struct Cluster {
-  std::unique_ptr<FakeApiServer> server;
-  std::string kubeconfig;
-  explicit Cluster(FakeApiServerOptions o = {}) {
-    o.controllers = true;
-    server = std::make_unique<FakeApiServer>(o);
-    kubeconfig = tfjob::test::temp_dir("wf-e2e") + "/kubeconfig";
-    server->write_kubeconfig(kubeconfig);
-  }
-  RunResult run(std::vector<std::string> args, int timeout_s = 90) { return run_plugin(args, kubeconfig, timeout_s); }
+struct Cluster : tfjob::test::FakeCluster {
+  explicit Cluster(FakeApiServerOptions o = {}) : FakeCluster(tfjob::test::with_controllers(o), "wf-e2e") {}
 };
 
 std::string env_of(const json& pod, const std::string& name) {

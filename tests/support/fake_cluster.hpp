@@ -1,0 +1,34 @@
+#pragma once
+// A fake API server with a kubeconfig for it, and the plugin run against it as a user would:
+// the fixture the plugin's end-to-end areas share (each adds its own helpers on top).
+#include "support/fake_apiserver.hpp"
+#include "support/workflow_run.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tfjob::test {
+
+struct FakeCluster {
+  std::unique_ptr<FakeApiServer> server;
+  std::string kubeconfig;
+  /// `prefix` names the temporary directory that holds the kubeconfig.
+  FakeCluster(FakeApiServerOptions o, const std::string& prefix) {
+    server = std::make_unique<FakeApiServer>(o);
+    kubeconfig = temp_dir(prefix) + "/kubeconfig";
+    server->write_kubeconfig(kubeconfig);
+  }
+  /// The plugin with `--kubeconfig` for this server appended.
+  RunResult run(std::vector<std::string> args, int timeout_s = 90) const {
+    return run_plugin(args, kubeconfig, timeout_s);
+  }
+};
+
+/// Options with the fake's controllers (operator, scheduler, kubelet...) on or off.
+inline FakeApiServerOptions with_controllers(FakeApiServerOptions o, bool on = true) {
+  o.controllers = on;
+  return o;
+}
+
+}  // namespace tfjob::test
