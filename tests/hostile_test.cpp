@@ -9,6 +9,7 @@
 #include <tfjob/kube/kube.hpp>
 
 #include "support/fake_apiserver.hpp"
+#include "support/fake_cluster.hpp"
 #include "support/kube_test_util.hpp"
 #include "support/local_jobs.hpp"
 #include "support/paths.hpp"
@@ -47,11 +48,7 @@ FakeApiServer& server() {
 }
 
 RestConfig admin_config() {
-  RestConfig rc;
-  rc.server = server().url();
-  rc.tls.ca_pem = server().ca_pem();
-  rc.tls.client_cert_pem = server().client_cert_pem();
-  rc.tls.client_key_pem = server().client_key_pem();
+  RestConfig rc = tfjob::test::admin_config(server());
   rc.warn = [](const std::string&) {};
   return rc;
 }

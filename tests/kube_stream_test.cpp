@@ -6,6 +6,7 @@
 #include <tfjob/kube/kube.hpp>
 
 #include "support/fake_apiserver.hpp"
+#include "support/fake_cluster.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -30,14 +31,7 @@ FakeApiServer& server() {
   return s;
 }
 
-Client client() {
-  RestConfig rc;
-  rc.server = server().url();
-  rc.tls.ca_pem = server().ca_pem();
-  rc.tls.client_cert_pem = server().client_cert_pem();
-  rc.tls.client_key_pem = server().client_key_pem();
-  return Client(rc);
-}
+Client client() { return Client(tfjob::test::admin_config(server())); }
 
 /// Joins a thread on scope exit (a failed REQUIRE must not leave it joinable).
 struct Joiner {

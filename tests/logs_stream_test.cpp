@@ -10,6 +10,7 @@
 #include <tfjob/workflow/logs.hpp>
 
 #include "support/fake_apiserver.hpp"
+#include "support/fake_cluster.hpp"
 
 #include <atomic>
 #include <mutex>
@@ -35,14 +36,7 @@ FakeApiServer& server() {
   return s;
 }
 
-Client client() {
-  RestConfig rc;
-  rc.server = server().url();
-  rc.tls.ca_pem = server().ca_pem();
-  rc.tls.client_cert_pem = server().client_cert_pem();
-  rc.tls.client_key_pem = server().client_key_pem();
-  return Client(rc);
-}
+Client client() { return Client(tfjob::test::admin_config(server())); }
 
 nlohmann::json pod(const std::string& name) {
   return {{"apiVersion", "v1"},

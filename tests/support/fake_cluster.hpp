@@ -4,6 +4,8 @@
 #include "support/fake_apiserver.hpp"
 #include "support/workflow_run.hpp"
 
+#include <tfjob/kube/config.hpp>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +26,16 @@ struct FakeCluster {
     return run_plugin(args, kubeconfig, timeout_s);
   }
 };
+
+/// An SDK client configuration for `s` as its admin: its CA and client certificate.
+inline kube::RestConfig admin_config(const FakeApiServer& s) {
+  kube::RestConfig rc;
+  rc.server = s.url();
+  rc.tls.ca_pem = s.ca_pem();
+  rc.tls.client_cert_pem = s.client_cert_pem();
+  rc.tls.client_key_pem = s.client_key_pem();
+  return rc;
+}
 
 /// Options with the fake's controllers (operator, scheduler, kubelet...) on or off.
 inline FakeApiServerOptions with_controllers(FakeApiServerOptions o, bool on = true) {
