@@ -267,8 +267,13 @@ inline int submit_to_cluster_path(const std::vector<nlohmann::json>& jobs, const
     wo.condition = "Succeeded";
     wo.timeout = timeout;
     wo.on_progress = [&](const workflow::Progress& p) { line.show(p); };
+    wo.stop_when_stuck = true;
     auto rep = workflow::wait_for_job(client, ns, name, wo);
     line.finish();
+    if (rep.result == workflow::WaitResult::stuck) {
+      std::cerr << "error: TFJob " << name << " cannot run as it is: a pod cannot start\n" << wf::stuck_lines(rep.waiting);
+      return exit_code::failure;
+    }
     if (rep.result == workflow::WaitResult::timeout) {
       std::cerr << "error: timed out after " << f.timeout << " waiting for TFJob " << name << " (now "
                 << (rep.summary.state.empty() ? "without conditions" : rep.summary.state) << ")\n"

@@ -45,6 +45,11 @@ add_test(NAME realnode.down
 set_tests_properties(realnode.down PROPERTIES
   FIXTURES_CLEANUP realnode TIMEOUT 180 LABELS realnode)
 
+# the skip paths themselves (not root, no netns, asked to skip; CI=true making each a failure),
+# without a node: seconds
+add_test(NAME realnode.skips COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/skip_test.sh)
+set_tests_properties(realnode.skips PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS realnode)
+
 # tfjob_add_realnode_test(NAME realnode.<case> [TIMEOUT s] COMMAND prog args...): CMD runs
 # inside the node's network namespace with its env (KUBECONFIG, TFJOB_REALAPI_*, TFJOB_REALNODE_*)
 function(tfjob_add_realnode_test)

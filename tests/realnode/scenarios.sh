@@ -132,13 +132,21 @@ unschedulable|unschedulable-wait)
 image-missing)
   step submit-wait
   job_yaml no-image tfjob.local/not-on-this-node:v1 Never "true" >"$TMP/job.json"
-  bg_plugin submit submit -f "$TMP/job.json" -n "$NS" --wait --timeout 30s
+  # a timeout far beyond the kubelet's first answer: the wait must end on that answer (exit
+  # 1, "cannot start"), not run out (exit 2, "timed out")
+  bg_plugin submit submit -f "$TMP/job.json" -n "$NS" --wait --timeout 600s
   pid=$BGPID
   until_ok 30 tfjob_exists no-image || fail "submit did not create the TFJob: $(cat "$TMP/submit.err")"
   play_operator no-image
-  set +e; wait "$pid"; rc=$?; set -e
-  [ "$rc" != 0 ] || fail "submit --wait succeeded with an image the node lacks"
-  contains "$(cat "$TMP/submit.err")" "ErrImageNeverPull"
+  bg_wait "$pid" 1 submit
+  contains "$(cat "$TMP/submit.err")" "a pod cannot start"
+  contains "$(cat "$TMP/submit.err")" "ErrImageNeverPull: Container image \"tfjob.local/not-on-this-node:v1\" is not present with pull policy of Never"
+  contains "$(cat "$TMP/submit.err")" "load it onto the node"
+  lacks "$(cat "$TMP/submit.err")" "timed out"
+  step wait
+  run P wait no-image -n "$NS" --timeout 600s
+  [ "$RC" = 1 ] || fail "wait on a pod that cannot start: exit $RC: $ERR"
+  contains "$ERR" "ErrImageNeverPull"
   step kubelet-reason
   pod=$(chief_pod no-image)
   [ "$(ka get pod "$pod" -n "$NS" -o jsonpath='{.status.containerStatuses[0].state.waiting.reason}')" = ErrImageNeverPull ] \
