@@ -23,6 +23,7 @@ if [ "${_RN_INSIDE:-}" != 1 ]; then
     own=1
     TFJOB_REALNODE_HELLO=${TFJOB_REALNODE_HELLO:-$BUILD_DIR/samples/hello-tfjob/hello-tfjob} \
     TFJOB_REALNODE_TFSERVING=${TFJOB_REALNODE_TFSERVING:-$BUILD_DIR/tests/tfserving-standin} \
+    TFJOB_REALNODE_DCGM=${TFJOB_REALNODE_DCGM:-$BUILD_DIR/tests/dcgm-exporter-standin} \
     TFJOB_REALNODE_OWNER_PID=$$ bash "$NODE_SH" up "$DIR"
   fi
   rc=0

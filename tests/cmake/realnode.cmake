@@ -19,6 +19,10 @@ set(TFJOB_REALNODE_DIR "${CMAKE_CURRENT_BINARY_DIR}/realnode")
 add_executable(tfserving-standin ${TFJOB_REALNODE_SRC}/tfserving_standin.cpp)
 target_link_libraries(tfserving-standin PRIVATE tfjob_test_support)
 target_compile_options(tfserving-standin PRIVATE ${TFJOB_WARNINGS})
+# NVIDIA's dcgm-exporter in a container (its /metrics page, the test's figures) for `top`
+add_executable(dcgm-exporter-standin ${TFJOB_REALNODE_SRC}/dcgm_standin.cpp)
+target_link_libraries(dcgm-exporter-standin PRIVATE PkgConfig::HTTPLIB)
+target_compile_options(dcgm-exporter-standin PRIVATE ${TFJOB_WARNINGS})
 
 set(_crd "${TFJOB_CRD_FILE}")
 if(TFJOB_SHARED_CRD_FILE)
@@ -30,6 +34,7 @@ set(TFJOB_REALNODE_ENV
   "TFJOB_CRD_FILE=${_crd}"
   "TFJOB_REALNODE_HELLO=$<$<TARGET_EXISTS:hello-tfjob>:$<TARGET_FILE:hello-tfjob>>"
   "TFJOB_REALNODE_TFSERVING=$<TARGET_FILE:tfserving-standin>"
+  "TFJOB_REALNODE_DCGM=$<$<TARGET_EXISTS:dcgm-exporter-standin>:$<TARGET_FILE:dcgm-exporter-standin>>"
   "TFJOB_REALNODE_PROBE=$<$<TARGET_EXISTS:tfjob-gpu-probe>:$<TARGET_FILE:tfjob-gpu-probe>>"
   "TFJOB_REALNODE_CONTROLLER=$<$<TARGET_EXISTS:tfjob-controller-standin>:$<TARGET_FILE:tfjob-controller-standin>>")
 
@@ -65,7 +70,7 @@ function(tfjob_add_realnode_test)
 endfunction()
 
 if(TARGET kubectl-tfjob)
-  foreach(case logs unschedulable image-missing serve gpu-check hello logs-restarts interrupt)
+  foreach(case logs unschedulable image-missing serve gpu-check top hello logs-restarts interrupt)
     tfjob_add_realnode_test(NAME realnode.${case} TIMEOUT 300
       COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh ${case} $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
   endforeach()

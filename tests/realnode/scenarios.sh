@@ -3,7 +3,7 @@
 # by kube-scheduler, run by the kubelet in containerd, logs read through the kubelet,
 # Deployments rolled out by the deployment controller, garbage collected for real.
 #   scenarios.sh CASE PLUGIN DIR     (run by `node.sh with DIR --`, inside the node's netns)
-# Cases: logs logs-exact unschedulable unschedulable-wait serve-crash-log image-missing serve gpu-check hello logs-restarts interrupt.
+# Cases: logs logs-exact unschedulable unschedulable-wait serve-crash-log image-missing serve gpu-check top hello logs-restarts interrupt.
 # Where the TFJob controller stand-in (tfjob-controller-standin) is not running, the cases
 # that need only one pod play its part for that pod (the operator's name, labels and owner);
 # the cases that need the operator's behaviour (hello, logs-restarts, interrupt) skip.
@@ -225,6 +225,74 @@ gpu-check)
   bg_wait "$pid" 130 gc
   contains "$(cat "$TMP/gc.err")" "interrupted by SIGINT"
   until_ok 60 no_pods_left || fail "probe pods left after Ctrl-C: $(ka get pods -n "$NS" -o name)"
+  ;;
+
+top)
+  # `top node` and `top job` on the real node: the scheduler's GPU accounting (a worker
+  # holding 2 of the node's 8 played GPUs) and a dcgm-exporter stand-in's metrics page read
+  # through the real API server's pod proxy (the page's figures are this test's: no GPU here)
+  [ -f "$IMAGES/dcgm.tar" ] || { echo "SKIPPED: no dcgm-exporter stand-in image (the dcgm-exporter-standin target is not built)" >&2; exit 77; }
+  node=$TFJOB_REALNODE_NODE
+  step exporter
+  {
+    echo '# HELP DCGM_FI_DEV_GPU_UTIL GPU utilization (in %).'
+    echo '# TYPE DCGM_FI_DEV_GPU_UTIL gauge'
+    for g in 0 1 2; do
+      who=''; [ "$g" != 2 ] && who=",container=\"tensorflow\",namespace=\"$NS\",pod=\"gpujob-worker-0\""
+      l="gpu=\"$g\",UUID=\"GPU-0000000$g-test-not-measured\",device=\"nvidia$g\",modelName=\"Tesla V100-SXM2-16GB\",Hostname=\"$node\"$who"
+      util=$(( g == 2 ? 10 : 80 + 10 * g )); used=$(( g == 2 ? 0 : 12000 + 1000 * g ))
+      echo "DCGM_FI_DEV_GPU_UTIL{$l} $util"
+      echo "DCGM_FI_DEV_FB_USED{$l} $used"
+      echo "DCGM_FI_DEV_FB_FREE{$l} $(( 16160 - used ))"
+    done
+  } >"$TMP/metrics.prom"
+  ka create configmap dcgm-page -n "$NS" --from-file=metrics.prom="$TMP/metrics.prom" >/dev/null
+  ka apply -n "$NS" -f - >/dev/null <<Y
+apiVersion: v1
+kind: Pod
+metadata: {name: dcgm-exporter, labels: {app: nvidia-dcgm-exporter}}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: exporter
+    image: tfjob.local/dcgm-exporter-standin:v1
+    imagePullPolicy: Never
+    args: [--file, /etc/dcgm/metrics.prom, --address, ":9400"]
+    ports: [{name: metrics, containerPort: 9400}]
+    volumeMounts: [{name: page, mountPath: /etc/dcgm}]
+  volumes: [{name: page, configMap: {name: dcgm-page}}]
+Y
+  exporter_running() { phase_is dcgm-exporter Running; }
+  until_ok 90 exporter_running || fail "the exporter stand-in did not start: $(ka get pod dcgm-exporter -n "$NS" -o jsonpath='{.status}')"
+  step job
+  job_yaml gpujob "$TOOLS" Never "sleep 600" 2 >"$TMP/job.json"
+  ok P submit -f "$TMP/job.json" -n "$NS"
+  play_operator gpujob
+  worker_running() { phase_is gpujob-worker-0 Running; }
+  until_ok 90 worker_running || fail "the GPU worker did not start: $(ka get pod gpujob-worker-0 -n "$NS" -o jsonpath='{.status}')"
+  step top-node
+  ok P top node -o json
+  n=$(jq -c --arg n "$node" '.nodes[] | select(.node == $n)' <<<"$OUT")
+  [ -n "$n" ] || fail "top node -o json has no $node: $OUT"
+  [ "$(jq -c '[.allocatable, .requested, .free, .pods]' <<<"$n")" = "[$TFJOB_REALNODE_GPUS,2,$(( TFJOB_REALNODE_GPUS - 2 )),1]" ] \
+    || fail "top node's GPU counts: $n"
+  [ "$(jq -c '.metrics | [.gpusReporting, .utilizationPercent, .memoryUsedMiB, .memoryTotalMiB]' <<<"$n")" = "[3,60,25000,48480]" ] \
+    || fail "top node's metrics (3 GPUs: 80, 90, 10 % and 12000+13000 MiB of 3x16160): $n"
+  [ "$(jq -r '.metricsSources | join(",")' <<<"$OUT")" = "$NS/dcgm-exporter" ] || fail "metrics sources: $OUT"
+  ok P top node
+  contains "$OUT" "$node"
+  contains "$OUT" "60%"                    # the mean of the three GPUs the exporter reports
+  step top-job
+  ok P top job -n "$NS" -o json
+  j=$(jq -c '.jobs[] | select(.name == "gpujob")' <<<"$OUT")
+  [ "$(jq -c '[.gpus, .replicas[0].type, .replicas[0].gpus, .replicas[0].nodes, .metrics.gpusReporting, .metrics.utilizationPercent, .metrics.memoryUsedMiB]' <<<"$j")" \
+    = "[2,\"worker\",2,[\"$node\"],2,85,25000]" ] || fail "top job: $j"
+  ok P top job -n "$NS"
+  contains "$OUT" "gpujob"
+  step no-exporter
+  ka delete pod dcgm-exporter -n "$NS" --wait=true >/dev/null
+  ok P top node
+  contains "$OUT$ERR" "DCGM exporter is not installed"
   ;;
 
 hello)
