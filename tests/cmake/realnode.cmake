@@ -74,6 +74,12 @@ if(TARGET kubectl-tfjob)
     tfjob_add_realnode_test(NAME realnode.${case} TIMEOUT 300
       COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh ${case} $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
   endforeach()
+  # explain on the real node (docs/explain.md): why a job waits or ended, from the real
+  # scheduler's, kubelet's and PV controller's reasons, by the operator's rules (each ~10-40 s)
+  foreach(case explain-gpu explain-selector explain-claim explain-exitcode explain-ps)
+    tfjob_add_realnode_test(NAME realnode.${case} TIMEOUT 240
+      COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh ${case} $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
+  endforeach()
   # Byte-exact through the real kubelet: a line longer than the CRI's 16 KiB partial entries
   # and a last line without a newline reach `kubectl tfjob logs` as the container wrote them,
   # as kubectl logs and curl give them (found here first: the plugin asked for timestamps=true

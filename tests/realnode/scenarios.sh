@@ -3,10 +3,11 @@
 # by kube-scheduler, run by the kubelet in containerd, logs read through the kubelet,
 # Deployments rolled out by the deployment controller, garbage collected for real.
 #   scenarios.sh CASE PLUGIN DIR     (run by `node.sh with DIR --`, inside the node's netns)
-# Cases: logs logs-exact unschedulable unschedulable-wait serve-crash-log image-missing serve gpu-check top hello logs-restarts interrupt.
+# Cases: logs logs-exact unschedulable unschedulable-wait serve-crash-log image-missing serve gpu-check top hello logs-restarts interrupt
+# explain-gpu explain-selector explain-claim explain-exitcode explain-ps.
 # Where the TFJob controller stand-in (tfjob-controller-standin) is not running, the cases
 # that need only one pod play its part for that pod (the operator's name, labels and owner);
-# the cases that need the operator's behaviour (hello, logs-restarts, interrupt) skip.
+# the cases that need the operator's behaviour (hello, logs-restarts, interrupt, explain-exitcode, explain-ps) skip.
 # Exit codes: 0 pass, 1 fail, 77 skipped (with the reason).
 set -euo pipefail
 CASE=${1:?case}; PLUGIN=${2:?path to kubectl-tfjob}; DIR=${3:?node dir}
@@ -68,7 +69,167 @@ job_yaml() { # NAME IMAGE RESTART-POLICY CMD [GPUS]
          | if $gpus != "" then .resources = {limits: {"nvidia.com/gpu": $gpus}} else . end]}}}}}}'
 }
 
+# ---- explain: why a job is where it is, by the operator's rules (docs/explain.md), with the
+# real scheduler, kubelet and PV controller as the source of every reason it gives
+# explain_both JOB: `explain JOB -o json` in $X, the text form in $XT
+explain_both() {
+  ok P explain "$1" -n "$NS" -o json; X=$OUT
+  jq -e --arg j "$1" '.name == $j and (.findings | type == "array")' <<<"$X" >/dev/null || fail "explain -o json: $X"
+  ok P explain "$1" -n "$NS"; XT=$OUT
+}
+# has_finding CODE REPLICA MESSAGE-PART [EVIDENCE-PART]: $X has a finding with that code and
+# replica whose message contains the part (and one of whose evidence lines contains the other)
+has_finding() {
+  jq -e --arg c "$1" --arg r "$2" --arg m "$3" --arg e "${4:-}" '[.findings[] | select(.code == $c and .replica == $r
+      and (.message | contains($m)) and ($e == "" or any(.evidence[]; contains($e))))] | length > 0' <<<"$X" >/dev/null \
+    || fail "no $1 finding (replica '$2', message with '$3'${4:+, evidence with '$4'}): $(jq -c .findings <<<"$X")"
+}
+lacks_finding() { ! jq -e --arg c "$1" 'any(.findings[]; .code == $c)' <<<"$X" >/dev/null || fail "unexpected $1: $(jq -c .findings <<<"$X")"; }
+# an event with REASON about the object NAME (a pod, a claim) exists
+has_event() { ka get events -n "$NS" -o json | jq -e --arg n "$1" --arg r "$2" 'any(.items[]; .involvedObject.name == $n and .reason == $r)'; }
+job_phase() { ka get tfjob "$1" -n "$NS" -o json | jq -e --arg t "$2" 'any(.status.conditions[]?; .type == $t and .status == "True")'; }
+# one Worker that asks for twice the node's GPUs: the real scheduler's "Insufficient nvidia.com/gpu"
+explain_gpu() {
+  step submit
+  local gpus=$(( TFJOB_REALNODE_GPUS * 2 ))
+  job_yaml gpu-wait "$TOOLS" Never "true" "$gpus" >"$TMP/job.json"
+  ok P submit -f "$TMP/job.json" -n "$NS" --skip-gpu-check
+  play_operator gpu-wait
+  until_ok 60 has_pod gpu-wait || fail "no pod for gpu-wait"
+  local pod; pod=$(chief_pod gpu-wait)
+  said() { has_event "$pod" FailedScheduling; }
+  until_ok 60 said || fail "no FailedScheduling event for $pod: $(ka get events -n "$NS")"
+  step explain
+  explain_both gpu-wait
+  has_finding InsufficientGpu Worker "pod $pod waits: no node it may use has $gpus free nvidia.com/gpu" "Insufficient nvidia.com/gpu"
+  has_finding InsufficientGpu Worker "" "node $TFJOB_REALNODE_NODE: allocatable $TFJOB_REALNODE_GPUS nvidia.com/gpu, 0 taken by pods of this job"
+  has_finding WaitingFor Worker "waits for Worker 0: $pod (Pending)"
+  contains "$XT" "[InsufficientGpu]"
+  contains "$XT" "0/1 nodes are available: 1 Insufficient nvidia.com/gpu."
+  step describe
+  ok P describe gpu-wait -n "$NS"
+  contains "$OUT" "Why:
+  pod $pod waits: no node it may use has $gpus free nvidia.com/gpu"
+}
+# a nodeSelector no node has: submit warns first; then the scheduler's reason, in 1.20's words
+explain_selector() {
+  step submit
+  job_yaml sel-wait "$TOOLS" Never "true" | jq '.spec.tfReplicaSpecs.Worker.template.spec.nodeSelector = {pool: "training"}' >"$TMP/job.json"
+  ok P submit -f "$TMP/job.json" -n "$NS"
+  contains "$ERR" "[NoNodeMatches]"
+  play_operator sel-wait
+  until_ok 60 has_pod sel-wait || fail "no pod for sel-wait"
+  local pod; pod=$(chief_pod sel-wait)
+  said() { has_event "$pod" FailedScheduling; }
+  until_ok 60 said || fail "no FailedScheduling event for $pod: $(ka get events -n "$NS")"
+  step explain
+  explain_both sel-wait
+  has_finding NodeSelectorMismatch Worker "pod $pod waits: no node matches its nodeSelector/affinity" "node $TFJOB_REALNODE_NODE: lacks pool=training"
+  has_finding NodeSelectorMismatch Worker "" "didn't match Pod's node affinity"  # 1.20's words
+  lacks_finding Unschedulable
+  contains "$XT" "[NodeSelectorMismatch]"
+}
+# a claim with no StorageClass and no volume for it: the PV controller's reason, through the pod
+explain_claim() {
+  step claim
+  ka apply -f - >/dev/null <<Y
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data, namespace: $NS}
+spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+Y
+  said() { has_event data FailedBinding; }
+  until_ok 60 said || fail "the PV controller said nothing about claim data: $(ka get events -n "$NS")"
+  step submit
+  job_yaml claim-wait "$TOOLS" Never "true" | jq '.spec.tfReplicaSpecs.Worker.template.spec |= (.volumes = [{name: "data", persistentVolumeClaim: {claimName: "data"}}]
+    | .containers[0].volumeMounts = [{name: "data", mountPath: "/data"}])' >"$TMP/job.json"
+  ok P submit -f "$TMP/job.json" -n "$NS"
+  contains "$ERR" "persistentvolumeclaim/data is Pending"
+  play_operator claim-wait
+  until_ok 60 has_pod claim-wait || fail "no pod for claim-wait"
+  local pod; pod=$(chief_pod claim-wait)
+  said() { has_event "$pod" FailedScheduling; }
+  until_ok 60 said || fail "no FailedScheduling event for $pod: $(ka get events -n "$NS")"
+  step explain
+  explain_both claim-wait
+  has_finding ClaimNotBound Worker "pod $pod waits for claim \"data\": FailedBinding: no persistent volumes available for this claim and no storage class is set" \
+    'persistentvolumeclaim/data: Pending, accessModes ["ReadWriteOnce"], storageClassName <none>'
+  has_finding ClaimNotBound Worker "" "unbound immediate PersistentVolumeClaims"
+  contains "$XT" "[ClaimNotBound]"
+}
+# restartPolicy ExitCode: the first attempt exits 137 (what the OOM killer's SIGKILL leaves), so
+# the operator recreates the pod; the second runs, then exits 1, permanent, and the job fails. (The
+# second waits for /state/go, given once the operator has seen it Running: a pod that fails before
+# that leaves the job Restarting for good, by the operator's own rule; explain says so, see
+# StuckRestarting in docs/explain.md.) Then the pods go (cleanPodPolicy All, applied by the
+# operator to the finished job): what is still known.
+explain_exitcode() {
+  need_controller
+  mkdir -p "$TMP/state"; chmod 777 "$TMP/state"
+  step submit
+  job_yaml exit-codes "$TOOLS" ExitCode 'echo "attempt"; if [ ! -f /state/ran ]; then : >/state/ran; exit 137; fi
+    until [ -f /state/go ]; do sleep 0.1; done; echo "Traceback: a transient error"; exit 1' \
+    | jq --arg p "$TMP/state" '.spec.runPolicy.backoffLimit = 3 | .spec.tfReplicaSpecs.Worker.template.spec |= (.volumes = [{name: "state", hostPath: {path: $p}}]
+      | .containers[0].volumeMounts = [{name: "state", mountPath: "/state"}])' >"$TMP/job.json"
+  ok P submit -f "$TMP/job.json" -n "$NS"
+  restarted() { has_event exit-codes TFJobRestarting; }
+  until_ok 90 restarted || fail "the operator did not recreate the pod that exited 137: $(ka get events -n "$NS")"
+  running_again() { job_phase exit-codes Running; }
+  until_ok 90 running_again || fail "the recreated pod was not seen Running: $(ka get tfjob exit-codes -n "$NS" -o jsonpath='{.status}')"
+  step explain-running
+  explain_both exit-codes
+  has_finding OperatorRestarted "" "because Worker replica(s) failed" "event TFJobRestarting"
+  has_finding OperatorRestarted "" "only after an exit code of 128 or above"
+  has_finding WaitingFor Worker "waits for Worker 0: exit-codes-worker-0 (Running)"
+  lacks_finding FirstFailure
+  : >"$TMP/state/go"
+  failed() { job_phase exit-codes Failed; }
+  until_ok 90 failed || fail "the job did not fail: $(ka get tfjob exit-codes -n "$NS" -o jsonpath='{.status}')"
+  step explain-failed
+  explain_both exit-codes
+  jq -e '.state == "Failed" and .podsGone == false and .findings[0].code == "FirstFailure"' <<<"$X" >/dev/null || fail "want Failed, FirstFailure first: $X"
+  has_finding FirstFailure Worker "Worker (pod exit-codes-worker-0) failed first, with exit code 1 (Error): restartPolicy ExitCode treats exit codes 1-127 as permanent" \
+    "log: Traceback: a transient error"
+  has_finding OperatorRestarted "" "because Worker replica(s) failed"
+  has_finding BackoffLimit "" "not counted: Worker (ExitCode)"
+  lacks_finding StuckRestarting
+  contains "$XT" "TFJob $NS/exit-codes: Failed"
+  contains "$XT" "✗ Worker (pod exit-codes-worker-0) failed first, with exit code 1"
+  step pods-gone
+  ka patch tfjob exit-codes -n "$NS" --type merge -p '{"spec":{"runPolicy":{"cleanPodPolicy":"All"}}}' >/dev/null
+  gone() { [ -z "$(ka get pods -n "$NS" -l training.kubeflow.org/job-name=exit-codes -o name)" ]; }
+  until_ok 60 gone || fail "cleanPodPolicy All left pods: $(ka get pods -n "$NS" -o name)"
+  explain_both exit-codes
+  jq -e '.podsGone == true' <<<"$X" >/dev/null || fail "podsGone: $X"
+  has_finding PodsGone "" "exit codes, termination messages and logs can no longer be known" "1 Worker replica(s) failed"
+  lacks_finding FirstFailure
+}
+# a PS serves until it is killed: after the Chief succeeds it still runs, and that is normal
+explain_ps() {
+  need_controller
+  step submit
+  job_yaml ps-after "$TOOLS" Never 'echo training; sleep 2; echo done' \
+    | jq '.spec.tfReplicaSpecs |= {Chief: .Worker, PS: (.Worker | .template.spec.containers[0].command = ["/bin/sh", "-c", "echo ps up; exec sleep 300"])}' >"$TMP/job.json"
+  ok P submit -f "$TMP/job.json" -n "$NS" --wait --timeout 90s
+  ps_running() { phase_is ps-after-ps-0 Running; }
+  ps_running || fail "the PS is not running: $(ka get pods -n "$NS" -o wide)"
+  step explain
+  explain_both ps-after
+  jq -e '.state == "Succeeded"' <<<"$X" >/dev/null || fail "want Succeeded: $X"
+  has_finding NeverExitsOnItsOwn PS "PS pods still run after the job Succeeded: normal" "ps-after-ps-0"
+  has_finding NeverExitsOnItsOwn PS "cleanPodPolicy None leaves them running"
+  has_finding SuccessDecidedBy Chief "success is decided by the Chief" 
+  has_finding SuccessDecidedBy Chief "PS do not decide it"
+  lacks_finding WaitingFor
+  contains "$XT" "TFJob $NS/ps-after: Succeeded"
+  contains "$XT" "[NeverExitsOnItsOwn]"
+  step describe
+  ok P describe ps-after -n "$NS"
+  contains "$OUT" "PS pods still run after the job Succeeded: normal"
+}
+
 case "$CASE" in
+explain-gpu|explain-selector|explain-claim|explain-exitcode|explain-ps) "explain_${CASE#explain-}" ;;
 logs|logs-exact)
   # the bytes the container writes: lines, a tab, UTF-8; logs-exact adds what the issue asks
   # to survive too: a 20 kB line, which the CRI log splits into 16 KiB partial entries
