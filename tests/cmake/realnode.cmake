@@ -95,4 +95,11 @@ if(TARGET kubectl-tfjob)
   # log (the last attempt, while the container waits in CrashLoopBackOff) still has it.
   tfjob_add_realnode_test(NAME realnode.serve-crash-log TIMEOUT 300
     COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh serve-crash-log $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
+  # logs of every replica through the real kubelet (issue 15): order, merge, filters, JSON,
+  # init containers and sidecars, exact bytes, --save and archive after cleanPodPolicy All;
+  # state lines (OOMKilled, restarts, a deleted and recreated pod), --previous
+  foreach(case logs-replicas logs-states)
+    tfjob_add_realnode_test(NAME realnode.${case} TIMEOUT 300
+      COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh ${case} $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
+  endforeach()
 endif()

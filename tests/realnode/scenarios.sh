@@ -4,7 +4,7 @@
 # Deployments rolled out by the deployment controller, garbage collected for real.
 #   scenarios.sh CASE PLUGIN DIR     (run by `node.sh with DIR --`, inside the node's netns)
 # Cases: logs logs-exact unschedulable unschedulable-wait serve-crash-log image-missing serve gpu-check top hello logs-restarts interrupt
-# explain-gpu explain-selector explain-claim explain-exitcode explain-ps.
+# explain-gpu explain-selector explain-claim explain-exitcode explain-ps logs-replicas logs-states.
 # Where the TFJob controller stand-in (tfjob-controller-standin) is not running, the cases
 # that need only one pod play its part for that pod (the operator's name, labels and owner);
 # the cases that need the operator's behaviour (hello, logs-restarts, interrupt, explain-exitcode, explain-ps) skip.
@@ -226,6 +226,236 @@ explain_ps() {
   step describe
   ok P describe ps-after -n "$NS"
   contains "$OUT" "PS pods still run after the job Succeeded: normal"
+}
+
+# ---- logs of every replica (issue 15), as functions: logs-replicas, logs-states --------------
+
+# count LITERAL TEXT: how many lines of TEXT contain LITERAL
+count() { grep -cF -- "$1" <<<"$2" || true; }
+# once LITERAL TEXT WHAT: LITERAL in exactly one line of TEXT
+once() { [ "$(count "$1" "$2")" = 1 ] || fail "want '$1' once in $3, got $(count "$1" "$2"): $2"; }
+
+# A Chief (an init container, a sidecar), 2 Workers and a PS, cleanPodPolicy: All, on the real
+# kubelet: --all's reading order and prefixes, --merge by the kubelet's timestamps, the
+# filters and their errors, -o json's schema, --all-containers with init container and
+# sidecar, byte-exact (CR, invalid UTF-8, a 1 MiB line, an unterminated last line), and after
+# the operator's cleanup deleted every pod: what logs -f --save kept, and archive's manifest.
+scenario_logs_replicas() {
+  need_controller
+  mkdir -p "$TMP/state"; chmod 777 "$TMP/state"
+  # each replica: 15 ticks 0.2 s apart (the replicas overlap in time: what --merge orders)
+  local ticks='h=$(cat /etc/hostname); i=0; while [ $i -lt 15 ]; do echo "tick $i from $h"; i=$((i+1)); sleep 0.2; done'
+  # the PS writes the awkward bytes (after 4 s: logs -f --save is following it by then, with
+  # timestamps on the wire, one per 16 KiB CRI entry of the 1 MiB line), the chief waits for
+  # the test's go before it ends the job
+  local exact='printf "cr\r\nprogress 10%%\rprogress 100%%\nbad \377\376 utf-8\n"; printf "%01048576d\n" 0; printf "no newline at the end"'
+  # what the runtime records: containerd's log reader (bufio ReadLine, pkg/cri/io/logger.go)
+  # drops the '\r' of a "\r\n" line end; a '\r' inside a line stays
+  sh -c "$exact" | LC_ALL=C sed 's/\r$//' >"$TMP/ps.expected"
+  jq -n --arg ticks "$ticks" --arg exact "$exact" --arg state "$TMP/state" --arg img "$TOOLS" '
+    def c($name; $cmd): {name: $name, image: $img, imagePullPolicy: "Never", command: ["/bin/sh", "-c", $cmd]};
+    {apiVersion: "kubeflow.org/v1", kind: "TFJob", metadata: {name: "rep"},
+     spec: {runPolicy: {cleanPodPolicy: "All"}, tfReplicaSpecs: {
+       Chief: {replicas: 1, restartPolicy: "Never", template: {spec: {terminationGracePeriodSeconds: 2,
+         initContainers: [c("init"; "echo init says hi")],
+         containers: [c("tensorflow"; $ticks + "; while [ ! -f /state/go ]; do sleep 0.2; done; echo chief done")
+                        + {volumeMounts: [{name: "state", mountPath: "/state"}]},
+                      c("sidecar"; "echo sidecar line")],
+         volumes: [{name: "state", hostPath: {path: $state}}]}}},
+       Worker: {replicas: 2, restartPolicy: "Never", template: {spec: {terminationGracePeriodSeconds: 2,
+         containers: [c("tensorflow"; $ticks + "; echo worker done")]}}},
+       PS: {replicas: 1, restartPolicy: "Never", template: {spec: {terminationGracePeriodSeconds: 2,
+         containers: [c("tensorflow"; "sleep 4; " + $exact)]}}}}}}' >"$TMP/rep.json"
+  step submit
+  ok P submit -f "$TMP/rep.json" -n "$NS"
+  step follow-needs-max-log-requests
+  # 6 streams: chief's init, tensorflow and sidecar, 2 workers, the PS (kubectl's default limit is 5)
+  run P logs rep -n "$NS" --all-containers -f
+  [ "$RC" = 64 ] || fail "logs --all-containers -f of 6 streams: exit $RC, want 64: $ERR"
+  contains "$ERR" "you are attempting to follow 6 log streams, but maximum allowed concurrency is 5, use --max-log-requests to increase the limit"
+  step follow-save
+  bg_plugin saver logs rep -n "$NS" --all-containers -f --max-log-requests 8 --save "$TMP/saved" --color never
+  local saver=$BGPID
+  others_done() {
+    [ "$(ka get pods -n "$NS" -l training.kubeflow.org/job-name=rep -o json | jq '[.items[] | select(.status.phase == "Succeeded")] | length')" = 3 ] &&
+      ka logs rep-chief-0 -n "$NS" -c tensorflow | grep -q "tick 14 from"
+  }
+  until_ok 120 others_done || fail "the replicas did not write their ticks: $(ka get pods -n "$NS" -o wide)"
+
+  step order
+  ok P logs rep -n "$NS" --all --color never
+  local order; order=$(grep -o '^\[[a-z]*-[0-9]*\]' <<<"$OUT" | uniq | tr '\n' ' ')
+  [ "$order" = "[chief-0] [worker-0] [worker-1] [ps-0] " ] || fail "--all reading order: $order"
+  once "[worker-1] tick 14 from rep-worker-1" "$OUT" "--all"
+  [ "$(count "[worker-0] tick " "$OUT")" = 15 ] || fail "worker-0's ticks: $OUT"
+  ok P logs rep -n "$NS" --all -o wide --tail 1 --color never
+  contains "$OUT" "[worker-1 rep-worker-1] worker done"
+  step colour
+  ok P logs rep -n "$NS" --all --tail 1 --color always
+  contains "$OUT" $'\033['
+
+  step merge
+  ok P logs rep -n "$NS" --all --merge --timestamps --include '^tick ' --color never
+  [ "$(wc -l <<<"$OUT")" = 45 ] || fail "--merge: want the 45 ticks of chief and workers, got $(wc -l <<<"$OUT")"
+  # one timeline: the kubelet's timestamps never go back, and the replicas interleave
+  awk '{ if (prev != "" && $2 < prev) { print "out of order at line " NR ": " $0; exit 1 } prev = $2 }' <<<"$OUT" >"$TMP/order" \
+    || fail "--merge is not in timestamp order: $(cat "$TMP/order")"
+  local switches; switches=$(awk '{ print $1 }' <<<"$OUT" | uniq | wc -l)
+  [ "$switches" -gt 6 ] || fail "--merge did not interleave the replicas (prefix changes: $switches): $OUT"
+  ok P logs rep -n "$NS" --all --timestamps --include '^tick ' --color never
+  [ "$(awk '{ print $1 }' <<<"$OUT" | uniq | wc -l)" = 3 ] || fail "without --merge, each replica's lines together: $OUT"
+
+  step filters
+  ok P logs rep -n "$NS" --replica worker --index 1 --tail 2
+  [ "$OUT" = "$(printf 'tick 14 from rep-worker-1\nworker done')" ] || fail "--replica worker --index 1 --tail 2: $OUT"
+  ok P logs rep -n "$NS" --replica Chief,Worker --include 'tick 1[0-4] ' --exclude 'rep-worker-0' --color never
+  [ "$(wc -l <<<"$OUT")" = 10 ] || fail "--include/--exclude: want 5 ticks of chief-0 and worker-1: $OUT"
+  lacks "$OUT" "worker-0"
+  ok P logs rep -n "$NS" --index 1 --since 1h --color never
+  [ "$(count "tick " "$OUT")" = 15 ] && [ "$(count "from rep-worker-1" "$OUT")" = 15 ] || fail "--index 1 of every type (only Worker has one): $OUT"
+  ok P logs rep -n "$NS" --replica worker --index 0 --highlight 'tick [0-9]+' --color always --tail 1
+  contains "$OUT" "worker done"
+  ok P logs rep -n "$NS" --replica worker --index 0 --highlight 'tick [0-9]+' --color always --tail 2
+  contains "$OUT" $'\033[1m\033[31mtick 14\033[0m from rep-worker-0'
+
+  step bad-input
+  run P logs rep -n "$NS" --index 7
+  [ "$RC" != 0 ] || fail "--index 7 succeeded"
+  contains "$ERR" "TFJob \"rep\" has no replica with index 7: its replicas are Chief 0; PS 0; Worker 0-1"
+  run P logs rep -n "$NS" --replica evaluator
+  contains "$ERR" "TFJob \"rep\" has no evaluator replicas; it has Chief, PS, Worker"
+  run P logs rep -n "$NS" --since 5
+  [ "$RC" = 64 ] || fail "--since 5: exit $RC, want 64"
+  contains "$ERR" "missing unit in duration \"5\""
+  run P logs rep -n "$NS" --include '('
+  [ "$RC" = 64 ] || fail "--include '(': exit $RC, want 64"
+  contains "$ERR" "invalid regular expression \"(\""
+
+  step json
+  ok P logs rep -n "$NS" --all -o json
+  [ "$(wc -l <<<"$OUT")" -gt 45 ] || fail "-o json: too few lines"
+  # every line one object with the documented fields (docs/logs.md)
+  jq -e --arg ns "$NS" -s 'all(.[]; (keys - ["partial"]) == ["attempt","container","index","job","line","namespace","pod","replicaType","stream","time"]
+    and .job == "rep" and .namespace == $ns and (.replicaType | IN("chief","worker","ps")) and (.index | type) == "number"
+    and .pod == "rep-\(.replicaType)-\(.index)" and .container == "tensorflow" and .attempt == 0 and .stream == "all"
+    and (.time | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z$")) and (.line | type) == "string")' <<<"$OUT" >/dev/null \
+    || fail "-o json schema: $(head -3 <<<"$OUT")"
+  jq -e -s '[.[] | select(.replicaType == "ps") | .line] | any(. == "bad \ufffd\ufffd utf-8")' <<<"$OUT" >/dev/null \
+    || fail "-o json: invalid UTF-8 not replaced by U+FFFD"
+  jq -e -s '[.[] | select(.replicaType == "worker" and .index == 1 and (.line | startswith("tick")))] | length == 15' <<<"$OUT" >/dev/null \
+    || fail "-o json: worker-1's ticks"
+
+  step all-containers
+  ok P logs rep -n "$NS" --replica chief --all-containers --color never
+  local cs; cs=$(grep -o '^\[chief-0/[a-z]*\]' <<<"$OUT" | uniq | tr '\n' ' ')
+  [ "$cs" = "[chief-0/init] [chief-0/tensorflow] [chief-0/sidecar] " ] || fail "--all-containers: init container, then tensorflow, then the sidecar: $cs"
+  once "[chief-0/init] init says hi" "$OUT" "--all-containers"
+  once "[chief-0/sidecar] sidecar line" "$OUT" "--all-containers"
+  ok P logs rep -n "$NS" --replica chief -c init
+  [ "$OUT" = "init says hi" ] || fail "-c init: $OUT"
+
+  step exact
+  P logs rep -n "$NS" --replica ps >"$TMP/ps.out" 2>"$TMP/ps.err" || fail "logs --replica ps: $(cat "$TMP/ps.err")"
+  cmp "$TMP/ps.expected" "$TMP/ps.out" || fail "logs --replica ps differs from what the container wrote"
+  api_get "/api/v1/namespaces/$NS/pods/rep-ps-0/log?container=tensorflow" >"$TMP/ps.curl"
+  cmp "$TMP/ps.expected" "$TMP/ps.curl" || fail "the pods/log API differs from what the container wrote"
+  ka logs rep-ps-0 -n "$NS" -c tensorflow >"$TMP/ps.kubectl"
+  cmp "$TMP/ps.kubectl" "$TMP/ps.out" || fail "logs --replica ps differs from kubectl logs"
+  ka logs rep-worker-1 -n "$NS" -c tensorflow >"$TMP/w1.kubectl"
+
+  step cleanup-deletes-pods
+  : >"$TMP/state/go"
+  bg_wait "$saver" 0 saver
+  gone() { [ -z "$(ka get pods -n "$NS" -l training.kubeflow.org/job-name=rep -o name)" ]; }
+  until_ok 60 gone || fail "cleanPodPolicy All left pods: $(ka get pods -n "$NS" -o name)"
+  step saved
+  cmp "$TMP/ps.expected" "$TMP/saved/rep-ps-0.tensorflow.log" || fail "--save: the PS's bytes differ"
+  cmp "$TMP/w1.kubectl" "$TMP/saved/rep-worker-1.tensorflow.log" || fail "--save: worker-1's log differs from kubectl logs"
+  [ "$(cat "$TMP/saved/rep-chief-0.init.log")" = "init says hi" ] || fail "--save: the init container's log"
+  [ "$(cat "$TMP/saved/rep-chief-0.sidecar.log")" = "sidecar line" ] || fail "--save: the sidecar's log"
+  [ "$(tail -1 "$TMP/saved/rep-chief-0.tensorflow.log")" = "chief done" ] || fail "--save: the chief's last line"
+  [ "$(count "tick " "$(cat "$TMP/saved/rep-chief-0.tensorflow.log")")" = 15 ] || fail "--save: the chief's ticks"
+  step archive
+  ok P archive rep -n "$NS" -o "$TMP/ar"
+  contains "$ERR" "not archived: pods: none left: the job is Succeeded and its cleanPodPolicy is All"
+  jq -e '.state == "Succeeded" and (.missing | length) == 1 and .missing[0].what == "pods"' "$TMP/ar/manifest.json" >/dev/null \
+    || fail "archive manifest: $(cat "$TMP/ar/manifest.json")"
+  grep -q "cleanPodPolicy: All" "$TMP/ar/tfjob.yaml" || fail "archive: the TFJob as stored"
+  [ -s "$TMP/ar/describe.txt" ] && [ -s "$TMP/ar/events.yaml" ] || fail "archive: describe and events"
+  grep -q "SuccessfulDeletePod" "$TMP/ar/events.yaml" || fail "archive: the operator's cleanup events"
+  [ ! -e "$TMP/ar/logs" ] || fail "archive: logs of pods that are gone"
+}
+
+# State changes on the real kubelet, each said once while following: OOMKilled (the kernel's
+# OOM killer in the container's memory cgroup), restarted (attempt 2), --previous; a pod
+# deleted while followed, and --save across it.
+scenario_logs_states() {
+  need_controller
+  mkdir -p "$TMP/state"; chmod 777 "$TMP/state"
+  with_state() { jq --arg p "$TMP/state" '.spec.tfReplicaSpecs.Worker.template.spec |= (.volumes = [{name: "state", hostPath: {path: $p}}]
+    | .containers[0].volumeMounts = [{name: "state", mountPath: "/state"}])'; }
+  step oomkilled
+  # attempt 1 reads 200 MB into a shell variable under a 32 MiB limit; attempt 2 does not,
+  # and waits for the test's go before it ends the job
+  job_yaml oom "$TOOLS" OnFailure 'echo attempt start; if [ ! -f /state/oom ]; then : >/state/oom; x=$(yes | head -c 200000000); fi; echo survived; while [ ! -f /state/go ]; do sleep 0.2; done' \
+    | with_state | jq '.spec.tfReplicaSpecs.Worker.template.spec.containers[0].resources = {limits: {memory: "32Mi"}}' >"$TMP/oom.json"
+  ok P submit -f "$TMP/oom.json" -n "$NS"
+  bg_plugin oomf logs oom -n "$NS" -f --color never
+  local oomf=$BGPID
+  second() { [ "$(ka get pod oom-worker-0 -n "$NS" -o jsonpath='{.status.containerStatuses[0].restartCount}')" = 1 ] && grep -q survived "$TMP/oomf.out"; }
+  until_ok 90 second || fail "no second attempt: $(ka get pod oom-worker-0 -n "$NS" -o jsonpath='{.status.containerStatuses[0]}')"
+  [ "$(ka get pod oom-worker-0 -n "$NS" -o jsonpath='{.status.containerStatuses[0].lastState.terminated.reason}')" = OOMKilled ] \
+    || fail "the kubelet did not report OOMKilled: $(ka get pod oom-worker-0 -n "$NS" -o jsonpath='{.status.containerStatuses[0]}')"
+  step previous
+  # while attempt 2 runs, the kubelet keeps attempt 1's container: --previous reads it
+  ok P logs oom -n "$NS" --previous
+  [ "$OUT" = "attempt start" ] || fail "--previous: want the OOMKilled attempt's log: $OUT"
+  ok P logs oom -n "$NS"
+  [ "$OUT" = "$(printf 'attempt start\nsurvived')" ] || fail "the current attempt: $OUT"
+  ok P logs oom -n "$NS" -o json
+  jq -e -s 'length == 2 and all(.[]; .attempt == 1)' <<<"$OUT" >/dev/null || fail "-o json: the current attempt is attempt 1: $OUT"
+  step state-lines
+  : >"$TMP/state/go"
+  bg_wait "$oomf" 0 oomf
+  local out err; out=$(cat "$TMP/oomf.out"); err=$(cat "$TMP/oomf.err")
+  [ "$(count "attempt start" "$out")" = 2 ] || fail "want each attempt's first line once: $out"
+  once "survived" "$out" "stdout"
+  once "terminated: exit code 137 (OOMKilled)" "$err" "stderr"
+  once "restarted (restart 1, attempt 2)" "$err" "stderr"
+  once "terminated: exit code 0 (Completed)" "$err" "stderr"
+  step previous-gone
+  # both attempts ended: the kubelet's garbage collection keeps one ended container per pod
+  # container, so attempt 1 may be gone by now; then the kubelet answers 200 with its error
+  # as the body, which is an error to the user, never printed as the log
+  run P logs oom -n "$NS" --previous
+  if [ "$RC" = 0 ]; then
+    [ "$OUT" = "attempt start" ] || fail "--previous after the job ended: $OUT"
+  else
+    contains "$ERR" "the kubelet has no log of the previous attempt of container tensorflow of pod oom-worker-0"
+    lacks "$OUT" "unable to retrieve"
+  fi
+
+  step pod-deleted
+  # a user deletes the followed pod: said once, what it wrote is kept by --save; the operator
+  # v1.9 counts a Running pod being deleted as failed (updateJobReplicaStatuses), so the job
+  # fails and logs -f ends with it (recreated pods: realnode.logs-restarts)
+  job_yaml del "$TOOLS" Never 'echo first pod; sleep 300' >"$TMP/del.json"
+  ok P submit -f "$TMP/del.json" -n "$NS"
+  bg_plugin lf logs del -n "$NS" -f --save "$TMP/dsaved" --color never
+  local lf=$BGPID
+  first() { grep -q "first pod" "$TMP/lf.out"; }
+  until_ok 90 first || fail "logs -f did not stream the first pod: $(cat "$TMP/lf.err")"
+  # (forced: the pod object goes at once, as a lost node's pods do; the kubelet kills the
+  # container after it)
+  ka delete pod del-worker-0 -n "$NS" --grace-period=0 --force >/dev/null 2>&1
+  bg_wait "$lf" 1 lf
+  out=$(cat "$TMP/lf.out"); err=$(cat "$TMP/lf.err")
+  [ "$out" = "first pod" ] || fail "logs -f of the deleted pod: $out"
+  once "pod del-worker-0 was deleted" "$err" "stderr"
+  contains "$err" "TFJob del Failed"
+  [ "$(cat "$TMP/dsaved/del-worker-0.tensorflow.log")" = "first pod" ] \
+    || fail "--save: what the deleted pod wrote: $(cat "$TMP/dsaved/del-worker-0.tensorflow.log")"
+  grep -q "deleted del-worker-0" "$TMP/dsaved/events.log" || fail "--save: events.log: $(cat "$TMP/dsaved/events.log")"
 }
 
 case "$CASE" in
@@ -499,6 +729,8 @@ logs-restarts)
   ok P submit -f "$TMP/job.json" -n "$NS"
   ok P logs restarts -n "$NS" -f
   [ "$(grep -c '^attempt line 1$' <<<"$OUT")" = 2 ] || fail "want both attempts' lines once each: $OUT"
+  [ "$(grep -cF "restarted (restart 1, attempt 2)" <<<"$ERR")" = 1 ] || fail "want the restart said once: $ERR"
+  [ "$(grep -cF "terminated: exit code 3 (Error)" <<<"$ERR")" = 1 ] || fail "want the failed attempt's end said once: $ERR"
   [ "$(grep -c '^done$' <<<"$OUT")" = 1 ] || fail "want done once: $OUT"
   [ "$(ka get pod restarts-worker-0 -n "$NS" -o jsonpath='{.status.containerStatuses[0].restartCount}')" = 1 ] \
     || fail "the kubelet did not restart the container once"
@@ -512,6 +744,7 @@ logs-restarts)
   ok P submit -f "$TMP/job2.json" -n "$NS"
   ok P logs recreated -n "$NS" -f
   [ "$(grep -c '^attempt line 1$' <<<"$OUT")" = 2 ] || fail "want both pods' lines once each: $OUT"
+  [ "$(grep -cF "was recreated; following the new pod" <<<"$ERR")" = 1 ] || fail "want the recreation said once: $ERR"
   [ "$(grep -c '^done$' <<<"$OUT")" = 1 ] || fail "want done once: $OUT"
   ;;
 
@@ -543,6 +776,9 @@ interrupt)
   after=$(ka get tfjobs,pods,services,configmaps -n "$NS" -o name | sort)
   [ "$before" = "$after" ] || fail "logs -f changed the namespace: before [$before] after [$after]"
   ;;
+
+logs-replicas) scenario_logs_replicas ;;
+logs-states) scenario_logs_states ;;
 
 *) fail "unknown case $CASE" ;;
 esac
