@@ -114,6 +114,36 @@ TEST_CASE("a V100 under a driver newer than R580 is not ready", "[gpu]") {
   CHECK(has(drv.failures, "driver", -1));
 }
 
+TEST_CASE("the Volta driver advice names the floor of the toolkit the probe was built with", "[gpu]") {
+  // CUDA 12.8 build: R580 or older, down to R525
+  auto r = load("v100-driver-too-new.json");
+  r.probe.cuda_toolkit = "12.8";
+  evaluate(r);
+  REQUIRE(has(r.failures, "driver", 0));
+  CHECK_THAT(r.failures[0].message, Catch::Contains(">= R525") && !Catch::Contains("CUDA 13"));
+  // a CUDA 13 build has no Volta code at all: the advice is a CUDA 12 build, never ">= R580"
+  auto c13 = load("v100-driver-too-new.json");
+  c13.probe.cuda_toolkit = "13.0";
+  evaluate(c13);
+  REQUIRE(has(c13.failures, "driver", 0));
+  std::string all;
+  for (const auto& f : c13.failures) all += f.message + "\n";
+  CHECK_THAT(all, Catch::Contains("CUDA 12.x build of the probe") && !Catch::Contains(">= R580") && !Catch::Contains("R525"));
+  // no CUDA device visible under a too-new driver with --expect v100: the same advice
+  auto none = load("v100-driver-too-new.json");
+  none.probe.cuda_toolkit = "13.0";
+  none.devices.clear();
+  none.nvml.device_count.reset();
+  none.message.clear();
+  evaluate(none, {"v100"});
+  CHECK(none.status == "no-gpu");
+  CHECK_THAT(none.message, Catch::Contains("newer than R580") && Catch::Contains("CUDA 12.x build") && !Catch::Contains("R525"));
+  none.probe.cuda_toolkit = "12.8";
+  none.message.clear();
+  evaluate(none, {"v100"});
+  CHECK_THAT(none.message, Catch::Contains(">= R525"));
+}
+
 TEST_CASE("a probe built with CUDA 13 cannot run on a V100", "[gpu]") {
   auto r = load("v100-cuda13-image.json");
   CHECK(std::find(r.probe.architectures.begin(), r.probe.architectures.end(), "sm_70") == r.probe.architectures.end());
