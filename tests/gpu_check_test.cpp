@@ -1,6 +1,6 @@
 // gpu-check end to end against the fake API server (its scheduler and kubelet): GPU and
 // CPU nodes, a GPU-labelled node without the device plugin, probe pods whose logs carry
-// recorded probe JSON, a probe pod stuck Pending because every GPU is in use, cleanup at
+// constructed probe JSON, a probe pod stuck Pending because every GPU is in use, cleanup at
 // the end and after SIGINT/SIGTERM, --keep, -o json, --local; and the pure parts
 // (inventory, the probe pod, Pending explanations).
 #include <catch2/catch.hpp>
@@ -40,7 +40,7 @@ std::string slurp(const std::string& path) {
 }
 std::string data(const std::string& name) { return slurp(tfjob::test::source_dir() + "/tests/data/gpu/" + name); }
 
-/// A probe container that prints a recorded report and exits with `code`.
+/// A probe container that prints a constructed report and exits with `code`.
 ContainerScript probe_prints(const std::string& file, int code) {
   ContainerScript s;
   std::istringstream in(data(file));
@@ -386,7 +386,7 @@ TEST_CASE("kubectl tfjob gpu-check: SIGINT and SIGTERM delete the probe pods", "
 TEST_CASE("kubectl tfjob gpu-check --local runs the probe on this machine", "[gpu][check][cli]") {
   REQUIRE_FALSE(tfjob::test::plugin_path().empty());  // the plugin is a build dependency of this test
   auto dir = tfjob::test::temp_dir("gpu-local");
-  // A stand-in probe that prints a recorded H200 report (the real one has no GPU here).
+  // A stand-in probe that prints a constructed H200 report (the real one has no GPU here).
   std::string fake = dir + "/probe.sh";
   std::ofstream(fake) << "#!/bin/sh\n[ \"$1\" = --expect ] && [ \"$2\" = h200 ] || exit 9\ncat '"
                       << tfjob::test::source_dir() << "/tests/data/gpu/h200-healthy.json'\n";

@@ -44,7 +44,7 @@ TEST_CASE("a healthy V100 node is ready, with and without --expect v100", "[gpu]
   CHECK(r.driver.branch() == 570);
   CHECK(r.peer_access == std::vector<std::vector<bool>>{{false, true}, {true, false}});
 
-  // The recorded verdict is what the rules give.
+  // The verdict stored in the constructed report is what the rules give.
   auto again = r;
   evaluate(again);
   CHECK(again.status == r.status);

@@ -87,7 +87,8 @@ inline double min_bandwidth_fraction_for(const GpuSpec* spec, bool ecc_on) {
 /// failures: 48 double-bit ECC error, 61/62 internal micro-controller halt, 64 ECC page
 /// retirement or row remapping failure, 74 NVLink error, 79 GPU has fallen off the bus,
 /// 92 high single-bit ECC error rate, 94/95 contained/uncontained ECC error, 119/120 GSP
-/// timeout/error. Application faults (13, 31, 43, 45) are not judged.
+/// timeout/error. Application faults (13, 31, 43, 45) are not judged; 63 (a retirement or
+/// remap recorded) is a warning, its effect judged by the pending-retirement/remap rules.
 inline bool critical_xid(std::uint64_t xid) {
   switch (xid) {
     case 48: case 61: case 62: case 64: case 74: case 79: case 92: case 94: case 95: case 119: case 120:
