@@ -107,6 +107,19 @@ TEST_CASE("a V100 under a driver newer than R580 is not ready", "[gpu]") {
     INFO(ver);
     CHECK(v.ready() == ok);
   }
+  // The floor is named with the toolkit the probe was built with, or its runtime when the
+  // report does not say (a revision-1 report).
+  for (const char* tk : {"12.8", ""}) {
+    auto v = load("v100-driver-too-new.json");
+    v.driver.version = "520.61.05";
+    v.probe.cuda_toolkit = tk;
+    evaluate(v, {"v100"});
+    INFO(tk);
+    REQUIRE(has(v.failures, "driver", 0));
+    std::string all;
+    for (const auto& f : v.failures) all += f.message + "\n";
+    CHECK_THAT(all, Catch::Contains("older than R525 (the floor of this CUDA 12.8 probe)"));
+  }
   // Too old a driver is only an --expect rule for models with a known floor.
   auto drv = load("v100-healthy.json");
   drv.driver.version.clear();

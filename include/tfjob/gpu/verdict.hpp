@@ -500,7 +500,9 @@ inline void evaluate(ProbeReport& r, const VerdictOptions& opt = {}) {
       const int min_branch = std::max(expected->min_driver_branch, floor);
       if (branch > 0 && branch < min_branch)
         fail("driver", i, "driver " + r.driver.version + " is older than R" + std::to_string(min_branch) +
-                              " (the floor of this CUDA " + r.probe.cuda_toolkit + " probe); upgrade the driver");
+                              " (the floor of this CUDA " +
+                              (r.probe.cuda_toolkit.empty() ? cuda_rt : r.probe.cuda_toolkit) +
+                              " probe); upgrade the driver");
       if (branch > 0 && expected->max_driver_branch > 0 && branch > expected->max_driver_branch &&
           !(d.cc_major == 7 && d.cc_minor == 0))  // already reported above for Volta
         fail("driver", i, "driver " + r.driver.version + " is newer than R" +
