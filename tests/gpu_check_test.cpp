@@ -1,6 +1,6 @@
 // gpu-check end to end against the fake API server (its scheduler and kubelet): GPU and
 // CPU nodes, a GPU-labelled node without the device plugin, probe pods whose logs carry
-// recorded probe JSON, a probe pod stuck Pending because every GPU is in use, cleanup at
+// constructed probe JSON, a probe pod stuck Pending because every GPU is in use, cleanup at
 // the end and after SIGINT/SIGTERM, --keep, -o json, --local; and the pure parts
 // (inventory, the probe pod, Pending explanations).
 #include <catch2/catch.hpp>
@@ -40,7 +40,7 @@ std::string slurp(const std::string& path) {
 }
 std::string data(const std::string& name) { return slurp(tfjob::test::source_dir() + "/tests/data/gpu/" + name); }
 
-/// A probe container that prints a recorded report and exits with `code`.
+/// A probe container that prints a constructed report and exits with `code`.
 ContainerScript probe_prints(const std::string& file, int code) {
   ContainerScript s;
   std::istringstream in(data(file));
@@ -386,7 +386,7 @@ TEST_CASE("kubectl tfjob gpu-check: SIGINT and SIGTERM delete the probe pods", "
 TEST_CASE("kubectl tfjob gpu-check --local runs the probe on this machine", "[gpu][check][cli]") {
   REQUIRE_FALSE(tfjob::test::plugin_path().empty());  // the plugin is a build dependency of this test
   auto dir = tfjob::test::temp_dir("gpu-local");
-  // A stand-in probe that prints a recorded H200 report (the real one has no GPU here).
+  // A stand-in probe that prints a constructed H200 report (the real one has no GPU here).
   std::string fake = dir + "/probe.sh";
   std::ofstream(fake) << "#!/bin/sh\n[ \"$1\" = --expect ] && [ \"$2\" = h200 ] || exit 9\ncat '"
                       << tfjob::test::source_dir() << "/tests/data/gpu/h200-healthy.json'\n";
@@ -442,8 +442,20 @@ TEST_CASE("cluster-wide before any probe: GFD driver vs architecture, unhealthy 
   CHECK(v580.architecture == "volta");
   CHECK(v580.driver_version == "580.95.05");
   CHECK(v580.problem.empty());
-  REQUIRE(v580.notes.size() == 1);
-  CHECK_THAT(v580.notes[0], Catch::Contains("1 of 8 GPUs unhealthy"));
+  REQUIRE(v580.notes.size() == 2);
+  // R580 drives Volta, but it is the last branch: the note gives its end of life
+  CHECK_THAT(v580.notes[0], Catch::Contains("Volta under driver 580.95.05") && Catch::Contains("last branch") &&
+                                Catch::Contains("August 2028"));
+  CHECK_THAT(v580.notes[1], Catch::Contains("1 of 8 GPUs unhealthy"));
+  // a driver below the CUDA 12 floor (R525) is named, on any architecture; R525 itself is not
+  auto t470 = tfjob::gpu::inspect_node(node("t-470", {{"nvidia.com/gpu.family", "turing"}, {"nvidia.com/gpu.product", "Tesla-T4"},
+                                                      {"nvidia.com/cuda.driver-version.major", "470"}, {"nvidia.com/cuda.driver-version.minor", "256"},
+                                                      {"nvidia.com/cuda.driver-version.revision", "02"}}, 1, 1));
+  CHECK(t470.problem.empty());
+  REQUIRE(t470.notes.size() == 1);
+  CHECK_THAT(t470.notes[0], Catch::Contains("driver 470.256.02 is older than R525") && Catch::Contains("upgrade the driver"));
+  CHECK(tfjob::gpu::inspect_node(node("t-525", {{"nvidia.com/gpu.family", "turing"}, {"nvidia.com/gpu.product", "Tesla-T4"},
+                                               {"nvidia.com/cuda.driver-version.major", "525"}}, 1, 1)).notes.empty());
   // an Ampere node under R590 is fine
   CHECK(tfjob::gpu::inspect_node(node("a-590", {{"nvidia.com/gpu.family", "ampere"}, {"nvidia.com/gpu.product", "NVIDIA-A100"},
                                                {"nvidia.com/cuda.driver-version.major", "590"}}, 8, 8)).problem.empty());

@@ -251,6 +251,7 @@ class FakeCuda final : public CudaApi {
     r.n = 8192;
     r.runs = 3;
     r.launches = fp16 ? 6 : 1;
+    r.warmup_ms = fp16 ? 205 : 230;
     r.tflops = fp16 ? fp16_tflops : 14.1;
     r.max_rel_error = 1e-5;
     return r;
@@ -344,6 +345,13 @@ TEST_CASE("probe host: a healthy constructed V100 node with NVML is ready, healt
   auto back = tfjob::gpu::parse_probe_report(nlohmann::json(r).dump());
   CHECK(back.devices[0].health->pcie.gen_current == 3);
   CHECK(back.revision == 2);
+  // how each figure was timed travels with it: the warm-up (>= 200 ms so clocks ramp) and
+  // the launches per event pair the measurement chose
+  CHECK(back.devices[0].bandwidth.launches == 20);
+  CHECK(back.devices[0].bandwidth.warmup_ms == 210);
+  CHECK(back.devices[0].gemm_fp16.launches == 6);
+  CHECK(back.devices[0].gemm_fp16.warmup_ms == 205);
+  CHECK(back.devices[0].gemm_fp32.launches == 1);
 }
 
 TEST_CASE("probe host: without NVML (no driver library, an old driver) nothing is guessed", "[gpu][probe]") {

@@ -44,7 +44,7 @@ TEST_CASE("a healthy V100 node is ready, with and without --expect v100", "[gpu]
   CHECK(r.driver.branch() == 570);
   CHECK(r.peer_access == std::vector<std::vector<bool>>{{false, true}, {true, false}});
 
-  // The recorded verdict is what the rules give.
+  // The verdict stored in the constructed report is what the rules give.
   auto again = r;
   evaluate(again);
   CHECK(again.status == r.status);
@@ -107,11 +107,54 @@ TEST_CASE("a V100 under a driver newer than R580 is not ready", "[gpu]") {
     INFO(ver);
     CHECK(v.ready() == ok);
   }
+  // The floor is named with the toolkit the probe was built with, or its runtime when the
+  // report does not say (a revision-1 report).
+  for (const char* tk : {"12.8", ""}) {
+    auto v = load("v100-driver-too-new.json");
+    v.driver.version = "520.61.05";
+    v.probe.cuda_toolkit = tk;
+    evaluate(v, {"v100"});
+    INFO(tk);
+    REQUIRE(has(v.failures, "driver", 0));
+    std::string all;
+    for (const auto& f : v.failures) all += f.message + "\n";
+    CHECK_THAT(all, Catch::Contains("older than R525 (the floor of this CUDA 12.8 probe)"));
+  }
   // Too old a driver is only an --expect rule for models with a known floor.
   auto drv = load("v100-healthy.json");
   drv.driver.version.clear();
   evaluate(drv, {"v100"});
   CHECK(has(drv.failures, "driver", -1));
+}
+
+TEST_CASE("the Volta driver advice names the floor of the toolkit the probe was built with", "[gpu]") {
+  // CUDA 12.8 build: R580 or older, down to R525
+  auto r = load("v100-driver-too-new.json");
+  r.probe.cuda_toolkit = "12.8";
+  evaluate(r);
+  REQUIRE(has(r.failures, "driver", 0));
+  CHECK_THAT(r.failures[0].message, Catch::Contains(">= R525") && !Catch::Contains("CUDA 13"));
+  // a CUDA 13 build has no Volta code at all: the advice is a CUDA 12 build, never ">= R580"
+  auto c13 = load("v100-driver-too-new.json");
+  c13.probe.cuda_toolkit = "13.0";
+  evaluate(c13);
+  REQUIRE(has(c13.failures, "driver", 0));
+  std::string all;
+  for (const auto& f : c13.failures) all += f.message + "\n";
+  CHECK_THAT(all, Catch::Contains("CUDA 12.x build of the probe") && !Catch::Contains(">= R580") && !Catch::Contains("R525"));
+  // no CUDA device visible under a too-new driver with --expect v100: the same advice
+  auto none = load("v100-driver-too-new.json");
+  none.probe.cuda_toolkit = "13.0";
+  none.devices.clear();
+  none.nvml.device_count.reset();
+  none.message.clear();
+  evaluate(none, {"v100"});
+  CHECK(none.status == "no-gpu");
+  CHECK_THAT(none.message, Catch::Contains("newer than R580") && Catch::Contains("CUDA 12.x build") && !Catch::Contains("R525"));
+  none.probe.cuda_toolkit = "12.8";
+  none.message.clear();
+  evaluate(none, {"v100"});
+  CHECK_THAT(none.message, Catch::Contains(">= R525"));
 }
 
 TEST_CASE("a probe built with CUDA 13 cannot run on a V100", "[gpu]") {

@@ -188,6 +188,7 @@ inline tfjob::gpu::DeviceReport probe_device(int i, CudaApi& cuda, NvmlApi& nvml
     auto bw = cuda.bandwidth(i, d.memory_free_bytes);
     d.bandwidth.ran = bw.ran; d.bandwidth.gbps = bw.gbps; d.bandwidth.bytes = bw.bytes;
     d.bandwidth.runs = bw.runs; d.bandwidth.method = bw.method; d.bandwidth.error = bw.error;
+    d.bandwidth.launches = bw.launches; d.bandwidth.warmup_ms = bw.warmup_ms;
     if (bw.ran) d.bandwidth.verified = bw.verified;
     std::uint64_t throttle = 0;
     for (auto [fp16, g] : {std::pair<bool, GemmCheck*>{true, &d.gemm_fp16}, {false, &d.gemm_fp32}}) {
@@ -199,6 +200,7 @@ inline tfjob::gpu::DeviceReport probe_device(int i, CudaApi& cuda, NvmlApi& nvml
       auto m = cuda.gemm(i, fp16, d.memory_free_bytes, seed * 31 + std::uint64_t(i) + (fp16 ? 7 : 11), busy);
       g->ran = m.ran; g->verified = m.verified; g->n = m.n; g->runs = m.runs; g->tflops = m.tflops;
       g->max_rel_error = m.max_rel_error; g->error = m.error;
+      g->launches = m.launches; g->warmup_ms = m.warmup_ms;
       if (m.ran) g->bit_exact = m.bit_exact;
     }
     stage("pinned");

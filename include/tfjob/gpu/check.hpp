@@ -156,6 +156,16 @@ inline NodeGpuInfo inspect_node(const kube::Node& n) {
                 " (GPU feature discovery) does not drive Volta: R" + std::to_string(last_volta_driver_branch) +
                 " is the last branch that does (an LTSB, fixed until " + volta_last_branch_end_of_life +
                 "); pin the driver to R580, e.g. the GPU Operator's driver.version";
+  const std::string drv = g.driver_version.empty() ? "R" + std::to_string(g.driver_major) : g.driver_version;
+  if (g.architecture == "volta" && g.driver_major > 0 && g.driver_major <= last_volta_driver_branch)
+    g.notes.push_back("Volta under driver " + drv + ": R" + std::to_string(last_volta_driver_branch) +
+                      " is the last branch that drives it (an LTSB, fixed until " + volta_last_branch_end_of_life +
+                      "); keep the driver pinned to R580 through GPU Operator upgrades");
+  // CUDA's release notes, table 3: a CUDA 12.x runtime (the probe image's, and TensorFlow's)
+  // needs driver R525 or newer.
+  if (g.driver_major > 0 && g.driver_major < min_cuda12_driver_branch)
+    g.notes.push_back("driver " + drv + " is older than R" + std::to_string(min_cuda12_driver_branch) +
+                      ", the oldest a CUDA 12 image (the probe's, TensorFlow's) runs on: upgrade the driver");
   if (g.capacity > 0 && g.allocatable > 0 && g.allocatable < g.capacity)
     g.notes.push_back(std::to_string(g.unhealthy()) + " of " + std::to_string(g.capacity) +
                       " GPUs unhealthy (nvidia.com/gpu allocatable " + std::to_string(g.allocatable) +

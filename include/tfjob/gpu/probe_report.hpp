@@ -24,7 +24,8 @@ inline constexpr const char* probe_schema = "kubectl-tfjob/gpu-probe/v1";
 
 /// The report's revision inside schema v1: 1 = the first probe (no `revision` field);
 /// 2 adds `health` per device, `nvml`, `xidEvents`, `peers`, `driver.runtimeError`,
-/// `bandwidth.verified`, `gemm*.bitExact`, `mig` and the "no-result" status. Readers take
+/// `bandwidth.verified`, `gemm*.bitExact`, `launches`/`warmupMs` of the bandwidth and GEMM
+/// checks, `mig` and the "no-result" status. Readers take
 /// every revision; fields a revision lacks stay empty (nullopt).
 inline constexpr int probe_report_revision = 2;
 
@@ -62,6 +63,8 @@ struct BandwidthCheck {
   std::int64_t bytes = 0;        ///< buffer size copied per run
   int runs = 0;
   std::string method;            ///< "copy-kernel" or "cudaMemcpy"
+  int launches = 0;              ///< copies per timed event pair (revision 2; 0 = not reported)
+  double warmup_ms = 0;          ///< the same copies run first so clocks ramp (revision 2)
   std::optional<bool> verified;  ///< the copied buffer compared with its source (revision 2)
   std::string error;
 };
@@ -72,6 +75,8 @@ struct GemmCheck {
   bool verified = false;
   int n = 0;
   int runs = 0;
+  int launches = 0;              ///< GEMMs per timed event pair (revision 2; 0 = not reported)
+  double warmup_ms = 0;          ///< the same GEMM run first so clocks ramp (revision 2)
   double tflops = 0;             ///< median
   double peak_tflops = 0;        ///< from the known-GPU table (0 = unknown GPU)
   std::optional<double> percent_of_peak;
@@ -326,6 +331,8 @@ inline void to_json(nlohmann::json& j, const BandwidthCheck& c) {
   j = {{"ran", c.ran}, {"GBps", c.gbps}, {"peakGBps", c.peak_gbps}, {"peakSource", c.peak_source},
        {"percentOfPeak", detail::opt(c.percent_of_peak)}, {"bytes", c.bytes}, {"runs", c.runs},
        {"method", c.method}};
+  if (c.launches > 0) j["launches"] = c.launches;
+  if (c.warmup_ms > 0) j["warmupMs"] = c.warmup_ms;
   if (c.verified) j["verified"] = *c.verified;
   if (!c.error.empty()) j["error"] = c.error;
 }
@@ -338,6 +345,8 @@ inline void from_json(const nlohmann::json& j, BandwidthCheck& c) {
   detail::get_if(j, "bytes", c.bytes);
   detail::get_if(j, "runs", c.runs);
   detail::get_if(j, "method", c.method);
+  detail::get_if(j, "launches", c.launches);
+  detail::get_if(j, "warmupMs", c.warmup_ms);
   detail::get_if(j, "verified", c.verified);
   detail::get_if(j, "error", c.error);
 }
@@ -346,6 +355,8 @@ inline void to_json(nlohmann::json& j, const GemmCheck& c) {
   j = {{"ran", c.ran}, {"verified", c.verified}, {"n", c.n}, {"runs", c.runs}, {"TFLOPS", c.tflops},
        {"peakTFLOPS", c.peak_tflops}, {"percentOfPeak", detail::opt(c.percent_of_peak)},
        {"maxRelError", c.max_rel_error}};
+  if (c.launches > 0) j["launches"] = c.launches;
+  if (c.warmup_ms > 0) j["warmupMs"] = c.warmup_ms;
   if (c.bit_exact) j["bitExact"] = *c.bit_exact;
   if (!c.error.empty()) j["error"] = c.error;
 }
@@ -358,6 +369,8 @@ inline void from_json(const nlohmann::json& j, GemmCheck& c) {
   detail::get_if(j, "peakTFLOPS", c.peak_tflops);
   detail::get_if(j, "percentOfPeak", c.percent_of_peak);
   detail::get_if(j, "maxRelError", c.max_rel_error);
+  detail::get_if(j, "launches", c.launches);
+  detail::get_if(j, "warmupMs", c.warmup_ms);
   detail::get_if(j, "bitExact", c.bit_exact);
   detail::get_if(j, "error", c.error);
 }

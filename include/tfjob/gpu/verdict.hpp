@@ -66,6 +66,16 @@ inline int driver_floor_for_toolkit(std::string_view toolkit) {
   return min_cuda12_driver_branch;
 }
 
+/// What to install on a Volta node whose driver is too new, for a probe built with a
+/// toolkit whose driver floor is `floor`: an R580 driver (R`floor` or newer) from a CUDA 12
+/// build; a CUDA 13 build (floor R580) cannot run on Volta at all (CUDA 13 dropped sm_70,
+/// CUDA 13.0 release notes), so it says to use a CUDA 12 image instead.
+inline std::string volta_driver_advice(int floor) {
+  if (floor >= last_volta_driver_branch)
+    return "install an R580 driver and run a CUDA 12.x build of the probe (CUDA 13 dropped Volta)";
+  return "install an R580 (or older, >= R" + std::to_string(floor) + ") driver";
+}
+
 /// The bandwidth bar for a device: HBM 70%; GDDR with ECC on 60% (see above).
 inline double min_bandwidth_fraction_for(const GpuSpec* spec, bool ecc_on) {
   if (spec && spec->gddr() && ecc_on) return min_bandwidth_fraction_gddr_ecc;
@@ -77,7 +87,8 @@ inline double min_bandwidth_fraction_for(const GpuSpec* spec, bool ecc_on) {
 /// failures: 48 double-bit ECC error, 61/62 internal micro-controller halt, 64 ECC page
 /// retirement or row remapping failure, 74 NVLink error, 79 GPU has fallen off the bus,
 /// 92 high single-bit ECC error rate, 94/95 contained/uncontained ECC error, 119/120 GSP
-/// timeout/error. Application faults (13, 31, 43, 45) are not judged.
+/// timeout/error. Application faults (13, 31, 43, 45) are not judged; 63 (a retirement or
+/// remap recorded) is a warning, its effect judged by the pending-retirement/remap rules.
 inline bool critical_xid(std::uint64_t xid) {
   switch (xid) {
     case 48: case 61: case 62: case 64: case 74: case 79: case 92: case 94: case 95: case 119: case 120:
@@ -336,7 +347,7 @@ inline void evaluate(ProbeReport& r, const VerdictOptions& opt = {}) {
       if (!r.driver.version.empty()) m += " (driver " + r.driver.version + ")";
       if (opt.expect == "v100" && branch > last_volta_driver_branch)
         m += ": driver branch R" + std::to_string(branch) + " is newer than R" +
-             std::to_string(last_volta_driver_branch) + ", the last that supports the V100; install an R580 (or older, >= R525) driver";
+             std::to_string(last_volta_driver_branch) + ", the last that supports the V100; " + volta_driver_advice(floor);
       else if (r.nvml.device_count && *r.nvml.device_count > 0)
         m += ", but NVML sees " + std::to_string(*r.nvml.device_count) +
              ": the driver does not support this GPU, or CUDA_VISIBLE_DEVICES hides it";
@@ -377,7 +388,7 @@ inline void evaluate(ProbeReport& r, const VerdictOptions& opt = {}) {
       fail("driver", i,
            "driver " + r.driver.version + " (R" + std::to_string(branch) + ") is newer than R" +
                std::to_string(last_volta_driver_branch) + ", the last branch that supports Volta (" +
-               d.name + "); install an R580 (or older, >= R" + std::to_string(floor) + ") driver");
+               d.name + "); " + volta_driver_advice(floor));
     if (!d.kernel.ran || !d.kernel.ok)
       fail("kernel", i, d.kernel.error.empty()
                             ? std::to_string(d.kernel.mismatches) + " of " + std::to_string(d.kernel.elements) +
@@ -441,6 +452,10 @@ inline void evaluate(ProbeReport& r, const VerdictOptions& opt = {}) {
         fail("row-remap", i, "a row remapping failed (no spare rows left in a bank): the GPU needs replacing (RMA)");
       else if (h.row_remap && h.row_remap->pending)
         fail("row-remap", i, "a row remap is pending: reset the GPU (nvidia-smi -r) or reboot the node before training");
+      // NVML nvmlDeviceGetMaxPcieLinkGeneration/Width: the maximum "possible with this device
+      // and system" (a Gen4 card in a Gen3 slot reports Gen3); nvidia-smi's "GPU Link Info":
+      // the current generation and width "may be reduced when the GPU is not in use", so only
+      // a reading taken under load counts, and anything below the maximum then is a fault.
       if (h.pcie.gen_current && h.pcie.gen_max && h.pcie.width_current && h.pcie.width_max && h.pcie.read_while_busy &&
           (*h.pcie.gen_current < *h.pcie.gen_max || *h.pcie.width_current < *h.pcie.width_max))
         warn("pcie", i,
@@ -459,6 +474,9 @@ inline void evaluate(ProbeReport& r, const VerdictOptions& opt = {}) {
              "clocks throttled during the GEMM (" + bad + ")" +
                  (h.temperature_c ? " at " + std::to_string(*h.temperature_c) + " C" : std::string()) +
                  ": check cooling, the power supply and power brake cables (nvidia-smi -q -d PERFORMANCE)");
+      // NVML nvmlDeviceGetNvLinkState: NVML_FEATURE_ENABLED = the link is active; the probe
+      // lists only links the board has (NVML_ERROR_NOT_SUPPORTED ends the list), so any link
+      // listed and not active is down (nvidia-smi nvlink -s: "<inactive>").
       int down = 0;
       std::string links;
       for (const auto& l : h.nvlink)
@@ -482,7 +500,9 @@ inline void evaluate(ProbeReport& r, const VerdictOptions& opt = {}) {
       const int min_branch = std::max(expected->min_driver_branch, floor);
       if (branch > 0 && branch < min_branch)
         fail("driver", i, "driver " + r.driver.version + " is older than R" + std::to_string(min_branch) +
-                              " (the floor of this CUDA " + r.probe.cuda_toolkit + " probe); upgrade the driver");
+                              " (the floor of this CUDA " +
+                              (r.probe.cuda_toolkit.empty() ? cuda_rt : r.probe.cuda_toolkit) +
+                              " probe); upgrade the driver");
       if (branch > 0 && expected->max_driver_branch > 0 && branch > expected->max_driver_branch &&
           !(d.cc_major == 7 && d.cc_minor == 0))  // already reported above for Volta
         fail("driver", i, "driver " + r.driver.version + " is newer than R" +
