@@ -208,6 +208,7 @@ build() {  # build ARCH OUTDIR
   need_root
   chroot=$(build_chroot)
   deps=$(deps_dir "$chroot" "$arch")
+  lock  # one build in the kept build dirs at a time
   mkdir -p "$out" "$CACHE/ccache" "$CACHE/build-$arch"
   out=$(cd "$out" && pwd)
   local cmake_args=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
@@ -240,14 +241,16 @@ run_root() {  # run_root SUITE ARCH
     qemu=$(command -v "qemu-aarch64-static" || true)
     [ -n "$qemu" ] || skip "qemu-user-static is not installed (needed to run linux/$arch binaries)"
   fi
-  k=$(key "$suite" "$arch" "$variant" "$MIRROR" v1)
+  k=$(key "$suite" "$arch" "$variant" "$MIRROR" v1 ${qemu:+include=?essential})
   dir="$CACHE/root-$suite-$arch-$k"
   if [ ! -f "$dir/.complete" ]; then
     lock
     if [ ! -f "$dir/.complete" ]; then
       log "making a minimal $suite/$arch chroot in $dir (once per machine)"
       rm -rf "$dir.tmp"
-      mmdebstrap --mode=root --variant="$variant" --architectures="$arch" "$suite" "$dir.tmp" \
+      # extract installs what --include names: the Essential set, as the essential variant
+      mmdebstrap --mode=root --variant="$variant" --architectures="$arch" \
+        ${qemu:+--include='?essential'} "$suite" "$dir.tmp" \
         "deb $MIRROR $suite main" >&2 || die "mmdebstrap $suite/$arch failed"
       mkdir -p "$dir.tmp/dev" "$dir.tmp/proc" "$dir.tmp/tmp"
       [ -z "$qemu" ] || install -m 0755 "$qemu" "$dir.tmp/qemu-static"
