@@ -14,7 +14,7 @@
 #       client certificate, and refuses it when the server's name does not match
 #
 # The chroots and static dependencies are cached under /var/cache/kubectl-tfjob/release
-# (scripts/release-chroot.sh). Building them costs about half an hour on two cores, so
+# (scripts/release-chroot.sh). Building them cold takes most of an hour on two cores, so
 # outside CI (CI=1) `build` reports SKIP (77) until they exist; warm them with
 # `sudo bash scripts/release.sh --chroot`. Not root, or no mmdebstrap: SKIP (77).
 set -euo pipefail

@@ -67,7 +67,7 @@ class Quantity {
         if (e > 1000) return std::nullopt;
       }
       // strtod reads the exponent with the digits (one rounding, not two): no pow(), whose
-      // GLIBC_2.29 version would lift the release binary's glibc floor above RHEL 8's 2.28
+      // GLIBC_2.29 version would lift the release binary's glibc floor (docs/release.md)
       number += suffix;
     } else {
       return std::nullopt;
