@@ -10,6 +10,7 @@
 #include "support/workflow_run.hpp"
 
 #include <chrono>
+#include <filesystem>
 
 using nlohmann::json;
 using tfjob::test::ContainerScript;
@@ -233,4 +234,23 @@ TEST_CASE("preflight on a live cluster: --selector is honoured, --replace does n
   CHECK(r.exit_code == 0);
   CHECK(r.out == "tfjob.kubeflow.org/r replaced\n");
   CHECK(r.err.find("are free") == std::string::npos);
+}
+
+TEST_CASE("submit: cleanPodPolicy All / a TTL warn unless --follow --save keeps the logs", "[explain][e2e][lint]") {
+  Cluster c;
+  const std::string file = tfjob::test::source_dir() + "/tests/data/explain/lint/LogsDeletedAfterFinish.yaml";
+  // the preflight (cluster path) says it: the logs go with the pods
+  auto r = c.run({"submit", "-f", file, "--dry-run=server"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("[LogsDeletedAfterFinish]") != std::string::npos);
+  CHECK(r.err.find("fix: save the logs while it runs (submit --follow --save DIR, or kubectl tfjob wait JOB --save DIR)") != std::string::npos);
+  // saving every replica's log while following: nothing to warn about, and the log is there
+  const std::string dir = tfjob::test::binary_dir() + "/explain-e2e-saved";
+  std::filesystem::remove_all(dir);
+  r = c.run({"submit", "-f", file, "--follow", "--save", dir, "--timeout", "60s"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("LogsDeletedAfterFinish") == std::string::npos);
+  CHECK(std::filesystem::exists(dir + "/lint-clean-all-worker-0.tensorflow.log"));
 }

@@ -11,6 +11,7 @@
 #include <tfjob/workflow/describe.hpp>
 #include <tfjob/workflow/explain.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -211,6 +212,45 @@ TEST_CASE("#1560: ExitCode retries 137 without limit: recreated pods do not coun
   CHECK_FALSE(find(x, "FirstFailure"));
 }
 
+TEST_CASE("the operator's restarts: unfolded events summed, and what ExitCode says of a recreated pod", "[explain]") {
+  auto in = load("exitcode-retry-forever-1560");
+  // a recorder that does not fold repeats (the real-node controller stand-in) writes one
+  // event per restart: the same message twice more, count 1 each
+  json e = *std::find_if(in.events.begin(), in.events.end(), [](const json& v) { return v.value("reason", "") == "TFJobRestarting"; });
+  e["count"] = 1;
+  in.events.push_back(e);
+  e.erase("count");
+  in.events.push_back(e);
+  in.pods.clear();  // the recreated pods' exit codes are gone: the restart policy still says which they were
+  auto x = wf::explain(in);
+  INFO(dump(x));
+  int n = 0;
+  for (const auto& f : x.findings) n += f.code == "OperatorRestarted";
+  CHECK(n == 1);
+  auto* o = find(x, "OperatorRestarted");
+  REQUIRE(o);
+  CHECK(o->message.find("14 time(s)") != std::string::npos);
+  CHECK(o->message.find("Under restartPolicy ExitCode (Chief) it recreates a pod only after an exit code of 128 or above") != std::string::npos);
+  CHECK(o->evidence == std::vector<std::string>{"event TFJobRestarting x14"});
+}
+
+TEST_CASE("a replica failed for good while the job stays Restarting (seen on the real node)", "[explain]") {
+  auto x = wf::explain(load("exitcode-stuck-restarting"));
+  INFO(dump(x));
+  CHECK(x.state == "Restarting");
+  auto* st = find(x, "StuckRestarting");
+  REQUIRE(st);
+  CHECK(st->replica == "Worker");
+  CHECK(st->message.find("Worker (pod stuck-worker-0) failed for good (exit code 1 (Error), restartPolicy ExitCode), but the job "
+                         "stays Restarting") != std::string::npos);
+  CHECK(st->fix.find("activeDeadlineSeconds") != std::string::npos);
+  REQUIRE(find(x, "FirstFailure"));
+  // a job that is Restarting because its pod is being recreated (137) is not stuck
+  CHECK_FALSE(find(wf::explain(load("exitcode-retry-forever-1560")), "StuckRestarting"));
+  // nor is a failed job
+  CHECK_FALSE(find(wf::explain(load("exitcode-permanent-2045")), "StuckRestarting"));
+}
+
 TEST_CASE("#948: pods held by a gang scheduler's PodGroup", "[explain]") {
   auto x = wf::explain(load("gang-pending-948"));
   INFO(dump(x));
@@ -278,6 +318,28 @@ TEST_CASE("Pending on a node selector: the closest node and the label it lacks",
   CHECK(s->replica == "Chief");
   REQUIRE(s->evidence.size() >= 2);
   CHECK(s->evidence[1] == "node v100-1: lacks pool=training");
+}
+
+TEST_CASE("Pending by selector or taint in older kube-schedulers' words (1.20: the real node's)", "[explain]") {
+  // the stored state has today's words ("didn't match Pod's node affinity/selector", "had
+  // untolerated taint"); 1.20 and 1.19 and before word the same filters so
+  auto in = load("pending-selector");
+  for (const char* words : {"0/2 nodes are available: 2 node(s) didn't match Pod's node affinity.",
+                            "0/2 nodes are available: 2 node(s) didn't match node selector."}) {
+    for (auto& e : in.events)
+      if (e.value("reason", "") == "FailedScheduling") e["message"] = words;
+    auto x = wf::explain(in);
+    INFO(words << "\n" << dump(x));
+    REQUIRE(find(x, "NodeSelectorMismatch"));
+    CHECK_FALSE(find(x, "Unschedulable"));
+  }
+  for (auto& e : in.events)
+    if (e.value("reason", "") == "FailedScheduling")
+      e["message"] = "0/2 nodes are available: 2 node(s) had taint {dedicated: gpu}, that the pod didn't tolerate.";
+  auto x = wf::explain(in);
+  INFO(dump(x));
+  REQUIRE(find(x, "TaintNotTolerated"));
+  CHECK_FALSE(find(x, "NodeSelectorMismatch"));
 }
 
 TEST_CASE("Pending on a claim: why it is not bound, not an older claim's event", "[explain]") {

@@ -197,8 +197,29 @@ TEST_CASE("submit runs the same rules: warnings on stderr, --strict refuses", "[
   CHECK(r.exit_code == 1);
   CHECK(r.out.empty());
   CHECK(r.err.find("--strict: 1 warning(s) above; nothing was submitted") != std::string::npos);
-  // ExitCode is said by lint (info), not on every submit
+  // ExitCode's rule is said once, as a note (info): --strict does not refuse on it
   r = tfjob::test::run_plugin({"submit", "-f", lint_dir() + "ExitCodeRetriesSignalsOnly.yaml", "--dry-run=client", "-o", "name", "--strict"});
+  INFO(r.err);
   CHECK(r.exit_code == 0);
-  CHECK(r.err.empty());
+  CHECK(r.out == "tfjob.kubeflow.org/lint-ec\n");
+  CHECK(r.err.rfind("note: restartPolicy ExitCode (Chief, Worker) restarts a replica only when it exits with 128 or above", 0) == 0);
+  CHECK(r.err.find("[ExitCodeRetriesSignalsOnly]\n  fix: exit with a code >= 128") != std::string::npos);
+  CHECK(r.err.find("warning:") == std::string::npos);
+  CHECK(r.err.find("note:", 1) == std::string::npos);  // once, for both replica types
+  // two ExitCode jobs in one file: still said once
+  const std::string two = tfjob::test::binary_dir() + "/lint-two-exitcode.yaml";
+  {
+    std::ifstream in(lint_dir() + "ExitCodeRetriesSignalsOnly.yaml");
+    std::stringstream b;
+    b << in.rdbuf();
+    std::string doc = b.str(), second = doc;
+    second.replace(second.find("name: lint-ec"), 13, "name: lint-ec2");
+    std::ofstream(two) << doc << "\n---\n" << second;
+  }
+  r = tfjob::test::run_plugin({"submit", "-f", two, "--dry-run=client", "-o", "name"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "tfjob.kubeflow.org/lint-ec\ntfjob.kubeflow.org/lint-ec2\n");
+  CHECK(r.err.find("note:") == 0);
+  CHECK(r.err.find("note:", 1) == std::string::npos);
 }

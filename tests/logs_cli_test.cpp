@@ -454,3 +454,74 @@ TEST_CASE("logs --all-containers reads sidecars too and -l reads several jobs", 
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("no TFJobs in namespace \"default\" match the selector \"team=nobody\"") != std::string::npos);
 }
+
+TEST_CASE("logs --previous reads the attempt before the restart, and says so when there is none", "[logs][e2e][previous]") {
+  Cluster c;
+  // attempt 1 says its line and crashes (exit 3, OnFailure restarts it); attempt 2 says the
+  // same line, then a line of its own, and runs until finished
+  ContainerScript sc = says({"attempt line"});
+  sc.restart_exit_codes = {3};
+  sc.exit_code = std::nullopt;
+  c.server->kubelet().script("prev-chief-0", sc);
+  c.server->kubelet().script("prev-worker-0", says({"worker never restarted"}));
+  auto r = c.run({"submit", "--name", "prev", "--image", "tensorflow/tensorflow:2.15.0", "--chief", "--workers", "1", "--gpus", "0",
+                  "--restart-policy", "OnFailure", "-o", "name"});
+  REQUIRE(r.exit_code == 0);
+  auto running_again = [&] {
+    auto p = c.server->get_object("pods", "default", "prev-chief-0");
+    if (!p) return false;
+    for (const auto& cs : p->value("/status/containerStatuses"_json_pointer, json::array()))
+      if (cs.value("restartCount", 0) == 1 && cs.contains("state") && cs["state"].contains("running")) return true;
+    return false;
+  };
+  REQUIRE(c.server->wait_for(running_again, std::chrono::seconds(20)));
+  c.server->kubelet().write("default", "prev-chief-0", "tensorflow", "only in attempt 2\n");
+
+  r = c.run({"logs", "prev", "--previous"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "attempt line\n");  // attempt 1 alone
+  r = c.run({"logs", "prev"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "attempt line\nonly in attempt 2\n");
+  // --all --previous: each replica's previous attempt; a replica that never restarted says so
+  r = c.run({"logs", "prev", "--all", "--previous", "--color", "never"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out == "[chief-0] attempt line\n");
+  CHECK(r.err.find("previous terminated container \"tensorflow\" in pod \"prev-worker-0\" not found") != std::string::npos);
+  c.server->kubelet().finish("default", "prev-chief-0", "tensorflow", 0);
+}
+
+TEST_CASE("submit --follow --save DIR: every replica's whole log in DIR, not just the chief's", "[logs][e2e][save]") {
+  Cluster c;
+  ContainerScript chief = says({"chief 1", "chief 2", "chief 3"}, std::chrono::milliseconds(100));
+  chief.run_for = std::chrono::milliseconds(500);
+  c.server->kubelet().script("sf-chief-0", chief);
+  ContainerScript w0;
+  w0.output = "worker 0 raw\r\nno newline at the end";
+  c.server->kubelet().script("sf-worker-0", w0);
+  ContainerScript w1;
+  w1.generated_lines = 20000;  // 2 MB: more than one read of the stream
+  c.server->kubelet().script("sf-worker-1", w1);
+  const std::string dir = tfjob::test::temp_dir("submit-follow-save") + "/saved";
+  auto r = c.run({"submit", "--name", "sf", "--image", "tensorflow/tensorflow:2.15.0", "--chief", "--workers", "2", "--gpus", "0",
+                  "--follow", "--save", dir, "--timeout", "60s"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("chief 3") != std::string::npos);  // the chief on stdout
+  CHECK(r.out.find("worker 0 raw") == std::string::npos);
+  // every replica's whole log, byte for byte, as the kubelet has it
+  for (const auto& pod : {"sf-chief-0", "sf-worker-0", "sf-worker-1"}) {
+    INFO(pod);
+    const std::string saved = slurp(dir + "/" + pod + ".tensorflow.log");
+    CHECK(saved.size() == c.server->kubelet().log("default", pod, "tensorflow").size());
+    CHECK(saved == c.server->kubelet().log("default", pod, "tensorflow"));
+  }
+  CHECK(slurp(dir + "/sf-chief-0.tensorflow.log") == "chief 1\nchief 2\nchief 3\n");
+  CHECK(slurp(dir + "/sf-worker-0.tensorflow.log") == "worker 0 raw\r\nno newline at the end");
+  const std::string w1_saved = slurp(dir + "/sf-worker-1.tensorflow.log");
+  CHECK(std::count(w1_saved.begin(), w1_saved.end(), '\n') == 20000);
+  const std::string events = slurp(dir + "/events.log");
+  CHECK(events.find("terminated sf-worker-1 tensorflow") != std::string::npos);
+}

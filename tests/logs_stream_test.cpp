@@ -1,5 +1,6 @@
 // The log stream against the fake kubelet, which answers as the real one does (CRI
-// records of 16 KiB, a timestamp only where a line starts and only when asked): exactly
+// records of 16 KiB, with timestamps=true a timestamp on each record: where a line starts
+// and on each further 16 KiB record of a long line, as kubelet 1.20 writes them): exactly
 // the bytes written (an unterminated last line, '\r', invalid UTF-8, a 1 MiB line), plain
 // reads without timestamps=true resumed by bytes, timestamped reads resumed by time, long
 // lines in bounded pieces, and a follow that keeps reading a Running pod whose container
@@ -109,7 +110,71 @@ TEST_CASE("a plain read is the container's bytes exactly, asked without timestam
   }
 }
 
-TEST_CASE("timestamps only where a line starts, as the kubelet writes them", "[logs][exact]") {
+TEST_CASE("the kubelet's timestamps inside a long line (one per 16 KiB CRI entry) are taken out", "[logs][exact]") {
+  using detail::PartialEntryTimestamps;
+  const std::string ts = "2026-12-01T14:20:15.166197899Z ";
+  const std::string zoned = "2026-12-01T15:20:15.166197899+01:00 ";
+  std::string a(16384, 'a'), b(16384, 'b');
+  b[100] = '\r';
+  // what the kubelet sends for "short\n", a 40000-byte line, a line of exactly 16 KiB, and an
+  // unterminated tail (seen on the real node: the second line's further entries start at
+  // 16384-byte steps of its text)
+  const std::string wire = ts + "short\n" + ts + a + ts + b + zoned + "ccc\n" + ts + a + "\n" + ts + a + ts + "tail";
+  const std::string want = ts + "short\n" + ts + a + b + "ccc\n" + ts + a + "\n" + ts + a + "tail";
+  for (std::size_t chunk : {std::size_t{1}, std::size_t{7}, std::size_t{31}, std::size_t{4096}, std::size_t{16384}, wire.size()}) {
+    INFO("chunks of " << chunk);
+    PartialEntryTimestamps f(16384);
+    std::string got;
+    auto out = [&](std::string_view d) {
+      got.append(d);
+      return true;
+    };
+    for (std::size_t i = 0; i < wire.size(); i += chunk) REQUIRE(f.push(std::string_view(wire).substr(i, chunk), out));
+    REQUIRE(f.finish(out));
+    CHECK(got.size() == want.size());
+    CHECK(got == want);
+  }
+  SECTION("text that only looks like a timestamp at an entry boundary is the container's") {
+    // a line of 16384 + 20 bytes whose bytes after the boundary start like a time but stop
+    const std::string line = ts + a + "2026-12-01T14:20:1x rest\n";
+    PartialEntryTimestamps f(16384);
+    std::string got;
+    f.push(line, [&](std::string_view d) {
+      got.append(d);
+      return true;
+    });
+    CHECK(got == line);
+    // held at the end of the body: handed on
+    PartialEntryTimestamps g(16384);
+    got.clear();
+    auto out = [&](std::string_view d) {
+      got.append(d);
+      return true;
+    };
+    g.push(ts + a + "2026-12-01T", out);
+    g.finish(out);
+    CHECK(got == ts + a + "2026-12-01T");
+  }
+}
+
+TEST_CASE("the kubelet's in-band 'unable to retrieve container logs' is an error, not a log", "[logs][exact]") {
+  using detail::kubelet_log_unavailable;
+  using detail::may_be_kubelet_no_log;
+  // what kubelet 1.20 wrote on the real node for --previous of a garbage-collected attempt
+  const std::string seen = "unable to retrieve container logs for containerd://6a5ebaff8cd0585c6394197bd49b94ca69c207b25fecebd9eace15fd3c6753e7";
+  CHECK(kubelet_log_unavailable(seen));
+  CHECK(kubelet_log_unavailable(seen + "\n"));
+  CHECK_FALSE(kubelet_log_unavailable(seen + "\nand a second line"));
+  CHECK_FALSE(kubelet_log_unavailable("unable to retrieve container logs for lunch"));
+  CHECK_FALSE(kubelet_log_unavailable("epoch 1\n"));
+  CHECK(may_be_kubelet_no_log("unable to re"));
+  CHECK(may_be_kubelet_no_log(seen));
+  CHECK_FALSE(may_be_kubelet_no_log("unable to reach"));
+  CHECK_FALSE(may_be_kubelet_no_log(seen + "\nmore"));
+  CHECK_FALSE(may_be_kubelet_no_log("epoch"));
+}
+
+TEST_CASE("timestamps once per line from the SDK, though the kubelet sends one per CRI entry", "[logs][exact]") {
   ContainerScript sc;
   sc.output = awkward_output();
   start_pod("exact-ts", sc);
@@ -132,6 +197,16 @@ TEST_CASE("timestamps only where a line starts, as the kubelet writes them", "[l
   }
   CHECK(stripped == sc.output);
   CHECK(lines == 6);  // one timestamp per line, none inside the 1 MiB line's 64 CRI records
+  // on the wire (as the real kubelet): the 1 MiB line's 63 further entries carry one each
+  Request raw = log_request("default", "exact-ts", p);
+  std::string body;
+  client().stream(raw, [&](std::string_view d) {
+    body.append(d);
+    return true;
+  });
+  std::size_t stamps = 0;
+  for (std::size_t at = body.find("Z "); at != std::string::npos; at = body.find("Z ", at + 1)) ++stamps;
+  CHECK(stamps == 6 + 63);
 }
 
 TEST_CASE("a cut plain read resumes by the bytes delivered: nothing lost or repeated", "[logs][resume]") {

@@ -178,6 +178,62 @@ TEST_CASE("wait: reached, impossible with the operator's message, timeout, watch
   CHECK(waited < std::chrono::seconds(5));
 }
 
+TEST_CASE("wait: a pod that cannot start ends the wait with the kubelet's reason, not the timeout", "[workflow][cli]") {
+  Cluster c;
+  c.server->put_object(make_job("noimg", "default", json::array({condition("Created")}), json::object(), 0));
+  json p = pod("noimg", "chief", 0, "Pending");
+  p["status"]["containerStatuses"] = json::array({{{"name", "tensorflow"}, {"ready", false}, {"restartCount", 0},
+      {"image", "tfjob.local/not-here:v1"},
+      {"state", {{"waiting", {{"reason", "ErrImageNeverPull"},
+                              {"message", "Container image \"tfjob.local/not-here:v1\" is not present with pull policy of Never"}}}}}}});
+  c.server->put_object(p);
+  auto r = c.run({"wait", "noimg", "--for=condition=Succeeded", "--timeout=120s"});
+  INFO(r.err);
+  CHECK(r.exit_code == 1);  // not 2: the wait did not run out
+  CHECK(r.err.find("a pod cannot start") != std::string::npos);
+  CHECK(r.err.find("pod noimg-chief-0: ErrImageNeverPull: Container image \"tfjob.local/not-here:v1\" is not present") != std::string::npos);
+  CHECK(r.err.find("ErrImageNeverPull: ErrImageNeverPull") == std::string::npos);
+  CHECK(r.err.find("load it onto the node") != std::string::npos);
+  // --for=delete does not care whether pods start
+  r = c.run({"wait", "noimg", "--for=delete", "--timeout=1s"});
+  CHECK(r.exit_code == 2);
+  // a pull back-off is not final (a registry can come back): the wait runs to its timeout
+  p["status"]["containerStatuses"][0]["state"]["waiting"] = {{"reason", "ImagePullBackOff"}, {"message", "Back-off pulling image"}};
+  c.server->put_object(p);
+  r = c.run({"wait", "noimg", "--timeout=1s"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("pod noimg-chief-0: ImagePullBackOff: Back-off pulling image") != std::string::npos);
+}
+
+TEST_CASE("wait --progress on a Pending job: a fixed number of requests, however long it waits", "[workflow][cli]") {
+  Cluster c;
+  c.server->put_object(make_job("pend", "default", json::array({condition("Created")}), json::object(), 0, 1));
+  c.server->put_object(pod("pend", "chief", 0, "Pending", ""));
+  auto requests_for = [&](const std::string& timeout) {
+    c.server->clear_requests();
+    auto r = c.run({"wait", "pend", "--progress", "--timeout=" + timeout});
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("pods: 0 running, 1 pending") != std::string::npos);
+    int n = 0;
+    for (const auto& q : c.server->requests()) {
+      UNSCOPED_INFO(q.method << " " << q.path << "?" << q.query);
+      ++n;
+    }
+    return n;
+  };
+  const int short_wait = requests_for("1s");
+  const int long_wait = requests_for("4s");
+  // the old wait listed the job's pods and the namespace's events every second
+  CHECK(long_wait == short_wait);
+  int watches = 0;
+  c.server->clear_requests();
+  c.run({"wait", "pend", "--progress", "--timeout=1s"});
+  for (const auto& q : c.server->requests())
+    if (q.query.find("watch=true") != std::string::npos || q.query.find("watch=1") != std::string::npos) ++watches;
+  CHECK(watches == 3);  // the job, its pods, the namespace's events
+}
+
 TEST_CASE("describe: conditions in order, pods, events, TF_CONFIG", "[workflow][cli]") {
   Cluster c;
   c.server->put_object(make_job("mnist", "default", json::array({condition("Created"), condition("Running")}), {}, 1, 1));

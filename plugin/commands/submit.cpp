@@ -19,6 +19,7 @@
 
 #include <iostream>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -84,7 +85,8 @@ int run_submit(SubmitOptions& o, Globals& g) {
     std::vector<tfjob::Finding> findings;
     for (const auto& j : to_objects(jobs))
       for (auto& f : lint::lint(j)) findings.push_back(std::move(f));
-    print_warnings(findings);
+    std::set<std::string> noted;
+    print_warnings(findings, noted);
     if (o.cluster.strict) refuse_on_warnings(findings);
   }
   if (o.dry_run == "client") return print_jobs(jobs, fmt);

@@ -1,6 +1,6 @@
 // kubectl tfjob wait JOB... --for=condition=X|delete --timeout=D: block on a watch until each job has
-// the condition (exit 0), ends in a way that makes it impossible (exit 1, with the
-// operator's message), or the timeout passes (exit 2).
+// the condition (exit 0), ends in a way that makes it impossible or has a pod that cannot
+// start (exit 1, with the operator's or the kubelet's message), or the timeout passes (exit 2).
 #include "../common/command.hpp"
 #include "../common/kube.hpp"
 #include "../common/workflow_cli.hpp"
@@ -53,6 +53,7 @@ int wait_one(kube::Client& client, const std::string& ns, const std::string& nam
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     wo.timeout = std::max(left, std::chrono::milliseconds(1));
   }
+  wo.stop_when_stuck = !for_delete;
   wf::ProgressLine line(o.progress);
   if (o.progress) wo.on_progress = [&](const workflow::Progress& p) { line.show(p); };
   std::unique_ptr<workflow::LogSaveTask> saving;
@@ -88,6 +89,10 @@ int wait_one(kube::Client& client, const std::string& ns, const std::string& nam
       }
       std::cerr << "Error from server (NotFound): tfjobs.kubeflow.org \"" << name << "\" not found in namespace \"" << ns
                 << "\"\n";
+      return exit_code::failure;
+    case workflow::WaitResult::stuck:
+      std::cerr << "error: tfjob.kubeflow.org/" << name << " will never be " << cond << " as it is: a pod cannot start\n"
+                << wf::stuck_lines(rep.waiting);
       return exit_code::failure;
     case workflow::WaitResult::timeout:
       break;

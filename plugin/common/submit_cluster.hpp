@@ -90,12 +90,14 @@ inline void rename_claims(TFJob& job, const std::string& claim) {
   }
 }
 
-/// Lint and preflight warnings on stderr, each with its fix (info findings stay quiet:
-/// `lint` and `explain` show them).
-inline void print_warnings(const std::vector<tfjob::Finding>& findings) {
+/// Lint and preflight warnings on stderr, each with its fix; info findings (ExitCode's retry
+/// rule) as a `note:`, each code once per command (`noted` keeps the codes said; a note never
+/// counts for --strict).
+inline void print_warnings(const std::vector<tfjob::Finding>& findings, std::set<std::string>& noted) {
   for (const auto& fd : findings) {
-    if (fd.severity != tfjob::Finding::Severity::warning) continue;
-    std::cerr << "warning: " << fd.message << (fd.code.empty() ? "" : " [" + fd.code + "]") << "\n";
+    const bool note = fd.severity == tfjob::Finding::Severity::info;
+    if (note ? !noted.insert(fd.code).second : fd.severity != tfjob::Finding::Severity::warning) continue;
+    std::cerr << (note ? "note: " : "warning: ") << fd.message << (fd.code.empty() ? "" : " [" + fd.code + "]") << "\n";
     if (!fd.fix.empty()) std::cerr << "  fix: " << fd.fix << "\n";
   }
 }
@@ -133,6 +135,7 @@ inline int submit_to_cluster_path(const std::vector<nlohmann::json>& jobs, const
   const OutputFormat fmt = parse_output_format(output, {"json", "yaml", "name"});
   std::vector<nlohmann::json> printed;
   auto warn = [](const std::string& m) { std::cerr << "warning: " << m << "\n"; };
+  std::set<std::string> noted;  // info findings said once for all the jobs
 
   for (auto job : jobs) {
     std::string ns = job.value("/metadata/namespace"_json_pointer, std::string());
@@ -141,8 +144,9 @@ inline int submit_to_cluster_path(const std::vector<nlohmann::json>& jobs, const
     const std::string name = job.value("/metadata/name"_json_pointer, std::string());
 
     // 1. preflight: nothing is created when it fails
-    auto report = workflow::preflight_submit(client, ns, job, !f.skip_gpu_check);
-    print_warnings(report.findings);
+    // --follow --save keeps every replica's log: cleanPodPolicy All or a TTL then loses nothing
+    auto report = workflow::preflight_submit(client, ns, job, !f.skip_gpu_check, f.follow && !f.save.empty());
+    print_warnings(report.findings, noted);
     if (!report.ok()) throw tfjob::error(report.errors());
     if (f.strict) refuse_on_warnings(report.findings);
 
@@ -267,8 +271,13 @@ inline int submit_to_cluster_path(const std::vector<nlohmann::json>& jobs, const
     wo.condition = "Succeeded";
     wo.timeout = timeout;
     wo.on_progress = [&](const workflow::Progress& p) { line.show(p); };
+    wo.stop_when_stuck = true;
     auto rep = workflow::wait_for_job(client, ns, name, wo);
     line.finish();
+    if (rep.result == workflow::WaitResult::stuck) {
+      std::cerr << "error: TFJob " << name << " cannot run as it is: a pod cannot start\n" << wf::stuck_lines(rep.waiting);
+      return exit_code::failure;
+    }
     if (rep.result == workflow::WaitResult::timeout) {
       std::cerr << "error: timed out after " << f.timeout << " waiting for TFJob " << name << " (now "
                 << (rep.summary.state.empty() ? "without conditions" : rep.summary.state) << ")\n"

@@ -69,7 +69,22 @@ class ProgressLine {
 inline std::string waiting_lines(const std::vector<workflow::PendingReason>& waiting) {
   std::string s;
   for (const auto& w : waiting)
-    s += "  pod " + w.pod + ": " + (w.message.empty() ? w.reason : w.reason + ": " + w.message) + "\n";
+    s += "  pod " + w.pod + ": " +
+         (w.message.empty() ? w.reason : w.message.rfind(w.reason, 0) == 0 ? w.message : w.reason + ": " + w.message) +
+         "\n";
+  return s;
+}
+
+/// What a wait that ended because a pod cannot start says: the pods and the kubelet's
+/// reason, and what to do about it.
+inline std::string stuck_lines(const std::vector<workflow::PendingReason>& stuck) {
+  std::string s = waiting_lines(stuck);
+  bool never = false, invalid = false;
+  for (const auto& w : stuck) (w.reason == "ErrImageNeverPull" ? never : invalid) = true;
+  if (never)
+    s += "  the image is not on the node and imagePullPolicy is Never: load it onto the node (ctr images import) "
+         "or push it to a registry and use imagePullPolicy IfNotPresent, then resubmit\n";
+  if (invalid) s += "  the image reference does not parse: fix --image (REGISTRY/NAME:TAG), then resubmit\n";
   return s;
 }
 

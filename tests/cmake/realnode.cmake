@@ -19,6 +19,10 @@ set(TFJOB_REALNODE_DIR "${CMAKE_CURRENT_BINARY_DIR}/realnode")
 add_executable(tfserving-standin ${TFJOB_REALNODE_SRC}/tfserving_standin.cpp)
 target_link_libraries(tfserving-standin PRIVATE tfjob_test_support)
 target_compile_options(tfserving-standin PRIVATE ${TFJOB_WARNINGS})
+# NVIDIA's dcgm-exporter in a container (its /metrics page, the test's figures) for `top`
+add_executable(dcgm-exporter-standin ${TFJOB_REALNODE_SRC}/dcgm_standin.cpp)
+target_link_libraries(dcgm-exporter-standin PRIVATE PkgConfig::HTTPLIB)
+target_compile_options(dcgm-exporter-standin PRIVATE ${TFJOB_WARNINGS})
 
 set(_crd "${TFJOB_CRD_FILE}")
 if(TFJOB_SHARED_CRD_FILE)
@@ -30,6 +34,7 @@ set(TFJOB_REALNODE_ENV
   "TFJOB_CRD_FILE=${_crd}"
   "TFJOB_REALNODE_HELLO=$<$<TARGET_EXISTS:hello-tfjob>:$<TARGET_FILE:hello-tfjob>>"
   "TFJOB_REALNODE_TFSERVING=$<TARGET_FILE:tfserving-standin>"
+  "TFJOB_REALNODE_DCGM=$<$<TARGET_EXISTS:dcgm-exporter-standin>:$<TARGET_FILE:dcgm-exporter-standin>>"
   "TFJOB_REALNODE_PROBE=$<$<TARGET_EXISTS:tfjob-gpu-probe>:$<TARGET_FILE:tfjob-gpu-probe>>"
   "TFJOB_REALNODE_CONTROLLER=$<$<TARGET_EXISTS:tfjob-controller-standin>:$<TARGET_FILE:tfjob-controller-standin>>")
 
@@ -44,6 +49,11 @@ add_test(NAME realnode.down
          COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/node.sh down ${TFJOB_REALNODE_DIR})
 set_tests_properties(realnode.down PROPERTIES
   FIXTURES_CLEANUP realnode TIMEOUT 180 LABELS realnode)
+
+# the skip paths themselves (not root, no netns, asked to skip; CI=true making each a failure),
+# without a node: seconds
+add_test(NAME realnode.skips COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/skip_test.sh)
+set_tests_properties(realnode.skips PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS realnode)
 
 # tfjob_add_realnode_test(NAME realnode.<case> [TIMEOUT s] COMMAND prog args...): CMD runs
 # inside the node's network namespace with its env (KUBECONFIG, TFJOB_REALAPI_*, TFJOB_REALNODE_*)
@@ -60,8 +70,14 @@ function(tfjob_add_realnode_test)
 endfunction()
 
 if(TARGET kubectl-tfjob)
-  foreach(case logs unschedulable image-missing serve gpu-check hello logs-restarts interrupt)
+  foreach(case logs unschedulable image-missing serve gpu-check top hello logs-restarts interrupt)
     tfjob_add_realnode_test(NAME realnode.${case} TIMEOUT 300
+      COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh ${case} $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
+  endforeach()
+  # explain on the real node (docs/explain.md): why a job waits or ended, from the real
+  # scheduler's, kubelet's and PV controller's reasons, by the operator's rules (each ~10-40 s)
+  foreach(case explain-gpu explain-selector explain-claim explain-exitcode explain-ps)
+    tfjob_add_realnode_test(NAME realnode.${case} TIMEOUT 240
       COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh ${case} $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
   endforeach()
   # Byte-exact through the real kubelet: a line longer than the CRI's 16 KiB partial entries
@@ -79,4 +95,11 @@ if(TARGET kubectl-tfjob)
   # log (the last attempt, while the container waits in CrashLoopBackOff) still has it.
   tfjob_add_realnode_test(NAME realnode.serve-crash-log TIMEOUT 300
     COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh serve-crash-log $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
+  # logs of every replica through the real kubelet (issue 15): order, merge, filters, JSON,
+  # init containers and sidecars, exact bytes, --save and archive after cleanPodPolicy All;
+  # state lines (OOMKilled, restarts, a deleted and recreated pod), --previous
+  foreach(case logs-replicas logs-states)
+    tfjob_add_realnode_test(NAME realnode.${case} TIMEOUT 300
+      COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh ${case} $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
+  endforeach()
 endif()

@@ -5,10 +5,11 @@
 #   hello        ghcr.io/kubectl-tfjob/hello-tfjob:v0.1.0  the trainer of `submit hello`, with
 #                                                          Debian's Fashion-MNIST at its fallback path
 #   tfserving    tfjob.local/tfserving-standin:v1          TF Serving's REST API (serve --image)
+#   dcgm         tfjob.local/dcgm-exporter-standin:v1      dcgm-exporter's /metrics page (top)
 #   gpu-probe    ghcr.io/kubectl-tfjob/gpu-probe:v0.1.0    the CUDA probe of `gpu-check` (when built)
 #   tools        tfjob.local/tools:v1                      sh, cat, sleep, printf, head... for scenario pods
 #
-#   images.sh OUTDIR      (binaries from TFJOB_REALNODE_PAUSE, _HELLO, _TFSERVING, _PROBE)
+#   images.sh OUTDIR      (binaries from TFJOB_REALNODE_PAUSE, _HELLO, _TFSERVING, _DCGM, _PROBE)
 # A tarball is rebuilt only when its inputs changed (a stamp of their sha256 beside it).
 # Exit codes: 0 ok; 1 error; the reason of a missing input in OUTDIR/skip-reason, exit 77.
 set -euo pipefail
@@ -66,6 +67,15 @@ rootfs_tfserving() {
 }
 # tensorflow/serving's entrypoint is tensorflow_model_server with its flags as args
 image tfserving tfjob.local/tfserving-standin:v1 /usr/bin/tensorflow_model_server -- "$TFS"
+
+DCGM=${TFJOB_REALNODE_DCGM:-}
+if [ -x "$DCGM" ]; then
+  rootfs_dcgm() { bash "$IMG" add-bin "$1" "$DCGM" /usr/bin/dcgm-exporter; }
+  image dcgm tfjob.local/dcgm-exporter-standin:v1 /usr/bin/dcgm-exporter -- "$DCGM"
+else
+  echo "realnode images: no dcgm-exporter-standin binary (TFJOB_REALNODE_DCGM=$DCGM): the top scenario will skip" >&2
+  rm -f "$OUT/dcgm.tar"
+fi
 
 PROBE=${TFJOB_REALNODE_PROBE:-}
 if [ -x "$PROBE" ]; then

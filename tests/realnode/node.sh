@@ -62,6 +62,27 @@ start() { # NAME CMD...: a daemon in its own session inside the node's netns
   setsid nsenter --net="$NETNS_PATH" -- "$@" </dev/null >"$LOGDIR/$name.log" 2>&1 &
   echo $! >"$PIDS/$name.pid"
 }
+# The kubelet's pod log directory is a constant in kubelet 1.20 (/var/log/pods,
+# kuberuntime podLogsRootDirectory), and its container GC removes every directory there
+# whose pod it does not know (kuberuntime_gc.go evictPodLogsDirectories): two nodes on one
+# machine (two build trees, two engineers) delete each other's pod logs within a minute.
+# containerd and the kubelet therefore share a mount namespace of the node's own (a slave
+# of the host's: host paths stay visible) where /var/log/pods and /var/log/containers are
+# directories under DIR; what they mount there (rootfs, volumes, netns files) stays there.
+MNTNS="$RUN/mnt/ns"
+make_mntns() {
+  mkdir -p "$RUN/mnt" "$DIR/var-log/pods" "$DIR/var-log/containers" /var/log/pods /var/log/containers
+  mount --bind "$RUN/mnt" "$RUN/mnt"
+  mount --make-private "$RUN/mnt"
+  : >"$MNTNS"
+  unshare --mount="$MNTNS" --propagation slave \
+    sh -c 'mount --bind "$1/pods" /var/log/pods && mount --bind "$1/containers" /var/log/containers' _ "$DIR/var-log"
+}
+start_node_daemon() { # NAME CMD...: as start, in the node's mount namespace too
+  local name=$1; shift
+  setsid nsenter --net="$NETNS_PATH" --mount="$MNTNS" -- "$@" </dev/null >"$LOGDIR/$name.log" 2>&1 &
+  echo $! >"$PIDS/$name.pid"
+}
 alive() { local pid; pid=$(cat "$PIDS/$1.pid" 2>/dev/null) && ours "$pid"; }
 wait_for() { # NAME SECONDS CMD...: poll CMD until it succeeds, NAME dies, or time runs out
   local name=$1 secs=$2; shift 2
@@ -89,7 +110,8 @@ stop_pid() { # NAME: TERM, then KILL after 10 s
 netns_inodes() {
   local f
   [ -e "$NETNS_PATH" ] && stat -L -c %i "$NETNS_PATH" 2>/dev/null
-  while read -r f; do stat -L -c %i "$f" 2>/dev/null || true; done < <(findmnt -rn -o TARGET | grep -F "$DIR/" | grep -F /netns/ || true)
+  # (the pods' netns files are mounted inside the node's mount namespace)
+  while read -r f; do in_mnt stat -L -c %i "$f" 2>/dev/null || true; done < <(in_mnt findmnt -rn -o TARGET | grep -F "$DIR/" | grep -F /netns/ || true)
 }
 node_pids() {
   local inodes p i
@@ -100,6 +122,7 @@ node_pids() {
     case " $inodes " in *" $i "*) echo "${p#/proc/}";; esac
   done
 }
+in_mnt() { if [ -e "$MNTNS" ] && findmnt -rn "$MNTNS" >/dev/null 2>&1; then nsenter --mount="$MNTNS" -- "$@"; else "$@"; fi; }
 mounts_under_dir() { findmnt -rn -o TARGET | awk -v d="$DIR/" 'index($0, d) == 1' | sort -r; }
 
 # The kubelet writes these global sysctls (container_manager_linux.go setupKernelTunables,
@@ -219,11 +242,13 @@ node_up() {
   fi
   rm -rf "$RUN" "$LOGDIR" "$PIDS"
   mkdir -p "$PIDS" "$LOGDIR" "$RUN"
+  rm -rf "$DIR/var-log"
   trap 'rc=$?; if [ $rc != 0 ]; then log "start failed; stopping what was started (logs in $LOGDIR)"; node_down || true; fi' EXIT
   local t0; t0=$(date +%s)
 
   # ---- network: the netns, a veth pair inside it carrying the node's address --------------
   ip netns add "$NETNS"
+  make_mntns
   in_netns ip link set lo up
   in_netns ip link add rn0 type veth peer name rn1
   in_netns ip addr add "$NODE_IP/24" dev rn0
@@ -318,7 +343,7 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
     conf_dir = "$RUN/cni/net.d"
     max_conf_num = 1
 T
-  start containerd containerd --config "$RUN/containerd/config.toml"
+  start_node_daemon containerd containerd --config "$RUN/containerd/config.toml"
   wait_for containerd 60 ctr --address "$CTR_SOCK" version || die "containerd did not start"
 
   # ---- images, built here (images.sh) and imported: pause, the trainer, serving, the probe --
@@ -367,7 +392,7 @@ serializeImagePulls: false
 oomScoreAdj: 0
 maxPods: 50
 Y
-  start kubelet "$BIN/kubelet" --config="$RUN/kubelet.yaml" --kubeconfig="$RUN/kubelet.kubeconfig" \
+  start_node_daemon kubelet "$BIN/kubelet" --config="$RUN/kubelet.yaml" --kubeconfig="$RUN/kubelet.kubeconfig" \
     --root-dir="$RUN/kubelet" --cert-dir="$RUN/kubelet/pki" --hostname-override="$NODE" --node-ip="$NODE_IP" \
     --container-runtime=remote --container-runtime-endpoint="unix://$CTR_SOCK" --runtime-request-timeout=5m \
     --pod-infra-container-image="tfjob.local/pause:$PAUSE_TAG" -v=1

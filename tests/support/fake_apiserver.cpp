@@ -1574,7 +1574,8 @@ void Handler::pod_log(const Target& t) {
     size_t entry = 0;         // next log entry
     std::uint64_t gen_i = 0;  // within a generated entry
     bool started = false;
-    bool line_start = true;  // the kubelet prefixes a timestamp only where a line begins
+    bool line_start = true;  // at a line's first record
+    std::uint64_t line_bytes = 0;  // of the current line, in the records sent
     std::size_t limit = 0, sent = 0;
   };
   auto st = std::make_shared<LogState>();
@@ -1645,7 +1646,12 @@ void Handler::pod_log(const Target& t) {
             // copy out up to ~256 KiB
             while (st->entry < run.log.size() && buf.size() < 256 * 1024) {
               const auto& en = run.log[st->entry];
-              std::string ts = timestamps && st->line_start ? fake::rfc3339_nano(en.t) + " " : "";
+              // the kubelet prefixes every CRI entry (kuberuntime/logs/logs.go logWriter.write):
+              // a line's first, and each further 16 KiB entry of a long line (what containerd
+              // writes as partial entries); the fake's other partial records (an unterminated
+              // tail that a later write continues, which containerd would hold back) are not
+              std::string ts = timestamps && (st->line_start || (st->line_bytes > 0 && st->line_bytes % 16384 == 0))
+                                   ? fake::rfc3339_nano(en.t) + " " : "";
               if (en.gen_count) {
                 while (st->gen_i < en.gen_count && buf.size() < 256 * 1024) {
                   buf += ts;
@@ -1662,6 +1668,7 @@ void Handler::pod_log(const Target& t) {
                 buf += en.text;
                 if (!en.partial) buf += '\n';
                 st->line_start = !en.partial;
+                st->line_bytes = en.partial ? st->line_bytes + en.text.size() : 0;
                 ++st->entry;
               }
             }

@@ -31,7 +31,7 @@ struct Context {
   std::optional<std::vector<nlohmann::json>> nodes;  ///< every node (v1.Node)
   std::optional<nlohmann::json> namespace_object;     ///< the job's namespace (v1.Namespace)
   std::map<std::string, nlohmann::json> claims;       ///< claims the job mounts, by name (v1.PersistentVolumeClaim)
-  bool logs_kept = false;        ///< the caller saves the logs (so cleanPodPolicy All / TTL lose nothing)
+  bool logs_kept = false;        ///< the caller saves the logs (submit --follow --save): cleanPodPolicy All / a TTL lose nothing
   bool skip_gpu_fit = false;     ///< the GPU preflight reports GPU fit itself (RequestFitsNoNode skips nvidia.com/gpu)
 };
 
@@ -219,8 +219,8 @@ inline std::vector<Finding> exit_code_policy(const nlohmann::json& job) {
   if (types.empty()) return {};
   std::string list;
   for (const auto& t : types) list += (list.empty() ? "" : ", ") + t;
-  // info, not a warning: ExitCode is a sound choice for a trainer that knows the rule
-  // (the mnist sample does); lint and explain say it, submit stays quiet
+  // info, not a warning: ExitCode is a sound choice for a trainer that knows the rule (the
+  // mnist sample does), so submit says it once as a note that --strict does not refuse
   auto f = detail::make("ExitCodeRetriesSignalsOnly", types.size() == 1 ? types[0] : "",
                        "restartPolicy ExitCode (" + list + ") restarts a replica only when it exits with 128 or above "
                        "(killed by a signal: 137 is the OOM killer's SIGKILL, 143 SIGTERM); exit codes 1-127 fail the "
@@ -259,13 +259,15 @@ inline std::vector<Finding> logs_deleted(const nlohmann::json& job, const Contex
                                "cleanPodPolicy All deletes every pod when the job finishes, and their logs with them: a failed "
                                "job can then not be explained from its pods",
                                {"runPolicy.cleanPodPolicy: All"},
-                               "keep the logs while it runs (kubectl tfjob logs JOB --all -f > JOB.log), or use cleanPodPolicy None or Running"));
+                               "save the logs while it runs (submit --follow --save DIR, or kubectl tfjob wait JOB --save DIR), or use "
+                               "cleanPodPolicy None or Running"));
   if (rp.contains("ttlSecondsAfterFinished") && rp["ttlSecondsAfterFinished"].is_number())
     out.push_back(detail::make("LogsDeletedAfterFinish", "",
                                "ttlSecondsAfterFinished deletes the job and its pods " + rp["ttlSecondsAfterFinished"].dump() +
                                " s after it finishes, and their logs with them",
                                {"runPolicy.ttlSecondsAfterFinished: " + rp["ttlSecondsAfterFinished"].dump()},
-                               "keep the logs while it runs (kubectl tfjob logs JOB --all -f > JOB.log), or drop the TTL"));
+                               "save the logs while it runs (submit --follow --save DIR, or kubectl tfjob wait JOB --save DIR), or "
+                               "kubectl tfjob archive JOB before the TTL, or drop the TTL"));
   return out;
 }
 

@@ -79,6 +79,159 @@ struct LogPiece {
   bool terminated = true;      ///< with `last`: the line ended with '\n' (the log's last line may not)
 };
 
+namespace detail {
+
+/// The kubelet answers 200 and writes its error as the body when the runtime no longer has
+/// the container it picked (kubelet server.go getContainerLogs commits the header with a
+/// zero-byte write first; kuberuntime GetContainerLogs: "unable to retrieve container logs
+/// for <runtime>://<id>"): a short body of that one line is that error, not a log.
+inline constexpr std::string_view kubelet_no_log = "unable to retrieve container logs for ";
+inline bool kubelet_log_unavailable(std::string_view body) {
+  if (body.size() >= 512 || body.substr(0, kubelet_no_log.size()) != kubelet_no_log) return false;
+  auto nl = body.find('\n');
+  return (nl == std::string_view::npos || nl + 1 == body.size()) && body.find("://") != std::string_view::npos;
+}
+/// Whether the start of a body may still turn out to be that error (held back until known).
+inline bool may_be_kubelet_no_log(std::string_view head) {
+  if (head.size() <= kubelet_no_log.size()) return kubelet_no_log.substr(0, head.size()) == head;
+  return head.size() < 512 && head.substr(0, kubelet_no_log.size()) == kubelet_no_log &&
+         head.substr(0, head.size() - 1).find('\n') == std::string_view::npos;
+}
+
+/// With timestamps=true the kubelet prefixes every CRI log entry with its time, and a line
+/// longer than the runtime's maximum entry (containerd's max_container_log_line_size and
+/// Docker's json-file: 16 KiB by default) is stored as several partial entries
+/// (kubelet pkg/kubelet/kuberuntime/logs/logs.go: logWriter.write prefixes each message,
+/// partial or not), so the timestamps of the second and later entries land inside the
+/// line. This filter takes them out again: within a line, after every `entry_bytes` bytes
+/// of text, a timestamp in the kubelet's fixed format ("2006-01-02T15:04:05.000000000Z07:00"
+/// and a space) is the next entry's prefix, not the container's bytes. Bytes that only
+/// start like one are handed on unchanged once they stop matching.
+class PartialEntryTimestamps {
+ public:
+  explicit PartialEntryTimestamps(std::size_t entry_bytes) : entry_(entry_bytes) { new_line(); }
+
+  /// The wire's bytes in, the log's bytes (with each line's leading timestamp) out.
+  template <class Out>
+  bool push(std::string_view data, Out&& out) {
+    if (entry_ == 0) return out(data);
+    while (!data.empty()) {
+      if (holding_) {  // matching a candidate timestamp byte by byte
+        const int m = match(hold_.size(), data.front());
+        if (m < 0) {  // not a timestamp: the held bytes are the container's
+          holding_ = false;
+          next_ = content_ + entry_;
+          content_ += hold_.size();
+          std::string h;
+          h.swap(hold_);
+          if (!out(std::string_view(h))) return false;
+          continue;  // this byte is looked at again as text
+        }
+        hold_.push_back(data.front());
+        data.remove_prefix(1);
+        if (m == 1) {  // a whole timestamp: the next entry's prefix, dropped
+          holding_ = false;
+          hold_.clear();
+          next_ = content_ + entry_;
+        }
+        continue;
+      }
+      if (lead_) {  // the line's own timestamp, up to its space
+        auto stop = data.find_first_of(" \n");
+        if (stop == std::string_view::npos) {
+          lead_seen_ += data.size();
+          if (lead_seen_ > 41) {  // no timestamp on this line: all of it is text
+            lead_ = false;
+            content_ = lead_seen_;
+            next_ = (content_ / entry_ + 1) * entry_;
+          }
+          return out(data);
+        }
+        if (!out(data.substr(0, stop + 1))) return false;
+        if (data[stop] == '\n') new_line();
+        else lead_ = false;
+        data.remove_prefix(stop + 1);
+        continue;
+      }
+      if (content_ == next_) {  // an entry boundary: the line ends, or the next entry's time follows
+        if (data.front() == '\n') {
+          if (!out(data.substr(0, 1))) return false;
+          data.remove_prefix(1);
+          new_line();
+          continue;
+        }
+        if (match(0, data.front()) < 0) {
+          next_ = content_ + entry_;
+          continue;
+        }
+        holding_ = true;
+        hold_.assign(1, data.front());
+        data.remove_prefix(1);
+        continue;
+      }
+      std::size_t n = std::min<std::size_t>(data.find('\n'), data.size());
+      std::size_t take = std::min<std::uint64_t>(n, next_ - content_);
+      if (take > 0) {
+        if (!out(data.substr(0, take))) return false;
+        content_ += take;
+        data.remove_prefix(take);
+        continue;
+      }
+      if (!out(data.substr(0, 1))) return false;  // the line's '\n'
+      data.remove_prefix(1);
+      new_line();
+    }
+    return true;
+  }
+
+  /// The body ended: bytes held as a possible timestamp are the container's.
+  template <class Out>
+  bool finish(Out&& out) {
+    if (!holding_) return true;
+    holding_ = false;
+    std::string h;
+    h.swap(hold_);
+    return out(std::string_view(h));
+  }
+
+  /// A new body (a resumed stream starts at a line's start).
+  void reset() {
+    holding_ = false;
+    hold_.clear();
+    new_line();
+  }
+
+ private:
+  void new_line() {
+    lead_ = true;
+    lead_seen_ = 0;
+    content_ = 0;
+    next_ = entry_;
+  }
+  /// Whether `ch` fits at position `i` of "YYYY-MM-DDTHH:MM:SS.NNNNNNNNN(Z|+HH:MM|-HH:MM) ":
+  /// -1 no, 0 so far, 1 complete.
+  int match(std::size_t i, char ch) const {
+    static constexpr const char shape[] = "dddd-dd-ddTdd:dd:dd.ddddddddd";  // 29 bytes
+    static constexpr const char zone[] = "dd:dd";                           // after a sign
+    auto fits = [](char want, char c) { return want == 'd' ? (c >= '0' && c <= '9') : c == want; };
+    if (i < 29) return fits(shape[i], ch) ? 0 : -1;
+    if (i == 29) return (ch == 'Z' || ch == '+' || ch == '-') ? 0 : -1;
+    if (hold_[29] == 'Z') return i == 30 && ch == ' ' ? 1 : -1;
+    if (i < 35) return fits(zone[i - 30], ch) ? 0 : -1;
+    return i == 35 && ch == ' ' ? 1 : -1;
+  }
+
+  std::size_t entry_;
+  std::string hold_;
+  bool holding_ = false;
+  bool lead_ = true;           // in the line's leading timestamp
+  std::size_t lead_seen_ = 0;
+  std::uint64_t content_ = 0;  // the line's text bytes so far
+  std::uint64_t next_ = 0;     // where the next entry would start
+};
+
+}  // namespace detail
+
 /// Streams a pod's log, resuming a broken stream (see the file comment).
 class LogStreamer {
  public:
@@ -98,6 +251,10 @@ class LogStreamer {
   /// Hand over what has come of an unfinished line at the end of each chunk (a progress
   /// bar shows as it is drawn), instead of waiting for its '\n' or the bound.
   bool eager = false;
+  /// The runtime's largest log entry (containerd's max_container_log_line_size, Docker's
+  /// json-file: 16 KiB by default): with timestamps on the wire, a longer line carries the
+  /// kubelet's timestamp of each further entry, which is taken out (0: never).
+  std::size_t partial_entry_bytes = 16384;
 
   /// Whether this read resumes by bytes (plain) or by timestamp. A plain read covers the
   /// log from its start (or an absolute sinceTime) to its end when asked, and a log only
@@ -121,7 +278,10 @@ class LogStreamer {
   /// Deliver the log line by line in pieces (see LogPiece). Returns false when stopped early.
   bool run_pieces(const PieceFn& on_piece, const StreamOptions& opts = {}) {
     on_piece_ = &on_piece;
-    return drive([&](std::string_view data) { return feed(data); }, [&] { return end_of_body(); }, opts);
+    partial_ = detail::PartialEntryTimestamps(partial_entry_bytes);
+    auto split = [&](std::string_view d) { return feed(d); };
+    return drive([&](std::string_view data) { return stats_.wire_timestamps ? partial_.push(data, split) : feed(data); },
+                 [&] { return (!stats_.wire_timestamps || partial_.finish(split)) && end_of_body(); }, opts);
   }
 
   /// Deliver each whole line (without '\n'); the compatibility form for small logs (a long
@@ -165,8 +325,19 @@ class LogStreamer {
       if (!by_bytes) {  // a timestamp resume sends the unfinished line again whole
         cur_.clear();
         line_open_ = false;
+        partial_.reset();
       }
       std::string err;
+      auto pass = [&](std::string_view data) {
+        progress = true;
+        if (by_bytes) body_bytes_ += data.size();
+        if (!feed_fn(data)) {
+          stopped = true;
+          return false;
+        }
+        return true;
+      };
+      if (!head_done_) head_.clear();  // the log's first bytes, held while they may be the kubelet's error
       try {
         bool complete = client_.stream(
             log_request(ns_, pod_, wire),
@@ -178,16 +349,32 @@ class LogStreamer {
                 data.remove_prefix(static_cast<std::size_t>(n));
                 if (data.empty()) return true;
               }
-              progress = true;
-              if (by_bytes) body_bytes_ += data.size();
-              if (!feed_fn(data)) {
-                stopped = true;
-                return false;
+              if (!head_done_) {
+                head_.append(data);
+                if (detail::may_be_kubelet_no_log(head_)) return true;
+                head_done_ = true;
+                std::string h;
+                h.swap(head_);
+                return pass(h);
               }
-              return true;
+              return pass(data);
             },
             opts);
         if (stopped || !complete) return false;
+        if (!head_done_) {
+          head_done_ = true;
+          if (detail::kubelet_log_unavailable(head_))
+            throw tfjob::error("the kubelet has no log of " + std::string(p_.previous ? "the previous attempt of " : "") + "container " +
+                               (p_.container.empty() ? std::string("(default)") : p_.container) + " of pod " + pod_ +
+                               " in namespace " + ns_ + " (it answered \"" + std::string(detail::trim(head_)) + "\")" +
+                               (p_.previous ? ": its garbage collection keeps one ended container per pod container "
+                                              "(--maximum-dead-containers-per-container, default 1), so an attempt before the last "
+                                              "is gone once the last has ended too"
+                                            : ""));
+          std::string h;
+          h.swap(head_);
+          if (!h.empty() && !pass(h)) return false;
+        }
         return at_end();
       } catch (const api_error& e) {
         if (!resume || e.code() < 500) throw;
@@ -349,6 +536,9 @@ class LogStreamer {
   LogParams p_;
   LogStats stats_;
   const PieceFn* on_piece_ = nullptr;
+  detail::PartialEntryTimestamps partial_{0};
+  std::string head_;        // the log's first bytes while they may be the kubelet's error
+  bool head_done_ = false;
   std::string cur_;                     // a line being gathered (at most limit())
   bool line_open_ = false;              // a piece of the current line went out, its end not yet
   std::string line_ts_;                 // timestamp of the current line

@@ -136,7 +136,7 @@ inline std::string diagnose(kube::Client& c, const std::string& ns, const std::v
     // the stream); on a crash loop that happens for previous=true while the current log
     // (lastState.terminated's container, kubelet validateContainerLogStatus) still has it.
     auto unreadable = [](const std::string& body) {
-      return body.empty() || body.rfind("unable to retrieve container logs for ", 0) == 0;
+      return body.empty() || kube::detail::kubelet_log_unavailable(body);  // (get_logs throws on it too)
     };
     try {
       logs = kube::get_logs(c, ns, p.pod, lp);

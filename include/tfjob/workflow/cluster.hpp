@@ -151,9 +151,10 @@ struct PreflightReport {
 };
 
 /// Checks before submitting `job` (TFJob JSON) to `ns`. Stops at the first fatal finding
-/// that makes later checks meaningless (no CRD, no namespace, no permission).
+/// that makes later checks meaningless (no CRD, no namespace, no permission). `logs_kept`:
+/// the caller saves every replica's log while the job runs (lint::Context::logs_kept).
 inline PreflightReport preflight_submit(kube::Client& c, const std::string& ns, const nlohmann::json& job,
-                                        bool check_gpus = true) {
+                                        bool check_gpus = true, bool logs_kept = false) {
   PreflightReport r;
   if (!tfjobs_served(c)) {
     r.findings.push_back({Finding::Severity::error, crd_missing_message(c.config().server)});
@@ -205,6 +206,7 @@ inline PreflightReport preflight_submit(kube::Client& c, const std::string& ns, 
   lint::Context lc;
   lc.namespace_object = ns_object;
   lc.skip_gpu_fit = true;  // gpu_preflight below says it, with the GPU nodes' table
+  lc.logs_kept = logs_kept;
   try {
     lc.nodes = list_items(c, resources::nodes(), "");
   } catch (const api_error& e) {

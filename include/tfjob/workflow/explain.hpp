@@ -234,8 +234,15 @@ inline Explanation explain(const ExplainInput& in) {
                                    ev, "wait for GPUs to free up, or ask for fewer GPUs per pod"));
           continue;
         }
-        if (m.find("node affinity/selector") != std::string::npos || m.find("untolerated taint") != std::string::npos) {
-          const bool taint = m.find("untolerated taint") != std::string::npos && m.find("node affinity/selector") == std::string::npos;
+        // kube-scheduler's NodeAffinity and TaintToleration reasons in each version's words: up to 1.19
+        // "didn't match node selector", 1.20 (the real node's) "didn't match Pod's node affinity", later
+        // "didn't match Pod's node affinity/selector"; "had taint {k: v}, that the pod didn't tolerate",
+        // later "had untolerated taint {k: v}"
+        const bool selector = m.find("didn't match node selector") != std::string::npos || m.find("node affinity") != std::string::npos;
+        const bool tainted = m.find("untolerated taint") != std::string::npos ||
+                             (m.find("had taint") != std::string::npos && m.find("didn't tolerate") != std::string::npos);
+        if (selector || tainted) {
+          const bool taint = tainted && !selector;
           if (in.nodes) {
             std::vector<scheduling::NodeFit> fits;
             for (const auto& n : *in.nodes) fits.push_back(scheduling::node_fit(pod.value("spec", nlohmann::json::object()), n));
@@ -386,12 +393,58 @@ inline Explanation explain(const ExplainInput& in) {
                                                                       detail::exit_words(f.t.exit_code, f.t.reason), ev));
   }
 
-  // --- the operator's restarts (ExitCode recreations) as its events count them
-  for (const auto& e : events_for(in.events, "TFJob", s.name))
-    if (e.value("reason", "") == "TFJobRestarting" || e.value("reason", "") == "JobRestarting")
-      restarts.push_back(finding(S::info, "OperatorRestarted", "",
-                                 "the operator restarted replicas " + std::to_string(e.value("count", 1)) + " time(s): " + e.value("message", ""),
-                                 {"event " + e.value("reason", "") + " x" + std::to_string(e.value("count", 1))}));
+  // --- a replica failed for good, yet the job stays Restarting: v1.9's UpdateJobStatus does not
+  // fail a job that has a Restarting condition (it keeps it, "job is restarting, no need to set
+  // it failed"), and only a replica seen Running replaces that condition (filterOutCondition);
+  // a recreated pod that fails before the operator saw it Running leaves the job so for good
+  auto policy_of = [&](const std::string& type) { return rules::restart_policy_of(specs.contains(type) ? specs[type] : nlohmann::json::object()); };
+  // (failures holds only exits the policy does not retry, but for OnFailure/Always pods that ended Failed, which are recreated)
+  auto for_good = std::find_if(failures.begin(), failures.end(), [&](const Failure& f) { return !rules::counts_toward_backoff(policy_of(f.type)); });
+  if (s.state == "Restarting" && for_good != failures.end()) {
+    const auto& f = *for_good;
+    const std::string policy = policy_of(f.type);
+    const bool dl = rp.contains("activeDeadlineSeconds") && rp["activeDeadlineSeconds"].is_number_integer();
+    urgent.push_back(finding(
+        S::warning, "StuckRestarting", f.type,
+        f.type + " (pod " + f.pod + ") failed for good (" + detail::exit_words(f.t.exit_code, f.t.reason) + ", restartPolicy " + policy +
+            "), but the job stays Restarting: the operator does not fail a job while it has a Restarting condition, and only a "
+            "replica it sees Running clears that condition; this pod failed before it was seen Running, so the job will not end "
+            "on its own" + (dl ? std::string(" before activeDeadlineSeconds") : std::string()) +
+            " (training operator v1.9 TFJob UpdateJobStatus)",
+        {"condition Restarting: " + s.message, "pod " + f.pod + ": Failed, " + detail::exit_words(f.t.exit_code, f.t.reason)},
+        "delete the job (kubectl tfjob delete " + s.name + ") and fix the failure; set runPolicy.activeDeadlineSeconds so such a job ends"));
+  }
+
+  // --- the operator's restarts (pods it deleted and created again) as its events count them:
+  // one finding per message, the counts of its events summed (a recorder that does not fold
+  // repeats writes one event each time)
+  {
+    std::vector<std::pair<std::string, int>> said;  // message, count (in order)
+    std::map<std::string, std::string> reason_of;
+    for (const auto& e : events_for(in.events, "TFJob", s.name)) {
+      const std::string r = e.value("reason", "");
+      if (r != "TFJobRestarting" && r != "JobRestarting") continue;
+      const std::string m = e.value("message", "");
+      const int n = e.contains("count") && e["count"].is_number_integer() ? std::max(1, e["count"].get<int>()) : 1;
+      auto it = std::find_if(said.begin(), said.end(), [&](const auto& p) { return p.first == m; });
+      if (it == said.end()) said.emplace_back(m, n);
+      else it->second += n;
+      reason_of[m] = r;
+    }
+    std::vector<std::string> exit_code_types;
+    for (const auto& [t, v] : specs.items())
+      if (rules::restart_policy_of(v) == "ExitCode") exit_code_types.push_back(t);
+    for (const auto& [m, n] : said) {
+      std::string msg = "the operator restarted replicas " + std::to_string(n) + " time(s): " + m;
+      // ExitCode recreates a pod only after a retryable exit (IsRetryableExitCode): that much is
+      // still known once the pod is gone
+      if (!exit_code_types.empty())
+        msg += " Under restartPolicy ExitCode (" + detail::join(exit_code_types) +
+               ") it recreates a pod only after an exit code of 128 or above (a signal: 137 is SIGKILL, often the OOM killer); "
+               "the recreated pod's exit code and log went with it";
+      restarts.push_back(finding(S::info, "OperatorRestarted", "", msg, {"event " + reason_of[m] + " x" + std::to_string(n)}));
+    }
+  }
 
   // --- backoffLimit and activeDeadlineSeconds
   if (rp.contains("backoffLimit") && rp["backoffLimit"].is_number_integer()) {
@@ -502,7 +555,7 @@ inline Explanation explain(const ExplainInput& in) {
                            : "the job has no pods yet" + std::string(s.state.empty() ? ": the operator has not seen it (is it running?)" : "");
     if (s.finished() && !s.message.empty()) ev.insert(ev.begin(), "condition " + s.state + ": " + s.message);
     urgent.push_back(finding(s.finished() ? S::info : S::warning, "PodsGone", "", gone, ev,
-                             s.finished() ? "keep logs next time with kubectl tfjob logs JOB --all -f > JOB.log, or cleanPodPolicy None" : ""));
+                             s.finished() ? "keep the logs next time: submit --follow --save DIR, or kubectl tfjob wait JOB --save DIR while it runs; or cleanPodPolicy None" : ""));
   }
 
   // --- the spec's own known mistakes (the same rules as lint)

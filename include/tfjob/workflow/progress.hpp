@@ -22,6 +22,14 @@ struct PendingReason {
   std::string message;  ///< e.g. "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."
 };
 
+/// Whether a container waiting for `reason` will not start until the user acts: the image
+/// is not on the node and imagePullPolicy is Never, or the image reference does not parse
+/// (kubelet pkg/kubelet/images/types.go: ErrImageNeverPull, ErrInvalidImageName). Pull
+/// back-offs (ImagePullBackOff, ErrImagePull) are not: a registry can come back.
+inline bool cannot_start(const std::string& reason) {
+  return reason == "ErrImageNeverPull" || reason == "InvalidImageName";
+}
+
 /// A snapshot of a starting or running job.
 struct Progress {
   std::string state;  ///< the job's state (Created, Running...), "" before the operator saw it

@@ -3,11 +3,11 @@
 // server's operator applies). It watches TFJobs and the pods and services the operator
 // labels, reconciles each job that changed (or whose deadline or TTL is due), creates and
 // deletes pods and headless services, writes status through the status subresource and
-// records events. With --hosts-file it also writes `IP name.ns.svc[.domain]` lines for
-// every job's service, for dnsmasq --addn-hosts (cluster DNS for TF_CONFIG's host names).
+// records events. Cluster DNS for TF_CONFIG's host names is the node's (tests/realnode/
+// dns_feeder.sh feeds dnsmasq from every Service's endpoints), not the operator's part.
 //
 //   tfjob-controller-standin --kubeconfig FILE [--context NAME] [--namespace NS]
-//                            [--cluster-domain D] [--hosts-file PATH [--dnsmasq-pid-file F]]
+//                            [--cluster-domain D]
 //
 // Ends cleanly (exit 0) on SIGTERM or SIGINT. See docs/realnode-controller.md.
 #include <tfjob/api/operator.hpp>
@@ -21,7 +21,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -37,12 +36,11 @@ namespace op = tfjob::op;
 namespace {
 
 struct Options {
-  std::string kubeconfig, context, namespace_, cluster_domain, hosts_file, dnsmasq_pid_file;
+  std::string kubeconfig, context, namespace_, cluster_domain;
 };
 
 const char* const kUsage =
-    "usage: tfjob-controller-standin --kubeconfig FILE [--context NAME] [--namespace NS] [--cluster-domain D]\n"
-    "                                [--hosts-file PATH [--dnsmasq-pid-file FILE]]\n";
+    "usage: tfjob-controller-standin --kubeconfig FILE [--context NAME] [--namespace NS] [--cluster-domain D]\n";
 
 std::string now_text() {
   return tfjob::detail::format_rfc3339(std::time(nullptr));
@@ -85,7 +83,6 @@ struct Cache {
   std::map<std::string, json> jobs, pods, services;
   std::set<std::string> dirty;  ///< jobs to reconcile
   std::map<std::string, std::chrono::steady_clock::time_point> timers;
-  bool hosts_dirty = true;
   std::atomic<bool> stop{false};
 };
 
@@ -115,7 +112,6 @@ void watch_into(kube::Api<T> api, const std::string& selector, std::map<std::str
             else (cache.*store)[key] = obj;
             if (store == &Cache::jobs) cache.dirty.insert(key);
             else if (auto owner = owner_key(obj); !owner.empty()) cache.dirty.insert(owner);
-            if (store != &Cache::jobs) cache.hosts_dirty = true;
             cache.cv.notify_all();
             return !cache.stop.load();
           },
@@ -145,13 +141,12 @@ class Controller {
     log("watching TFJobs in " + (o_.namespace_.empty() ? std::string("all namespaces") : "namespace " + o_.namespace_));
     while (!cache_.stop) {
       std::set<std::string> todo;
-      bool hosts = false;
       {
         std::unique_lock<std::mutex> lk(cache_.mu);
         auto next = std::chrono::steady_clock::now() + std::chrono::hours(1);
         for (const auto& [k, t] : cache_.timers) next = std::min(next, t);
         cache_.cv.wait_until(lk, next, [&] {
-          if (cache_.stop || !cache_.dirty.empty() || (cache_.hosts_dirty && !o_.hosts_file.empty())) return true;
+          if (cache_.stop || !cache_.dirty.empty()) return true;
           for (const auto& [k, t] : cache_.timers)
             if (t <= std::chrono::steady_clock::now()) return true;
           return false;
@@ -167,8 +162,6 @@ class Controller {
           }
         }
         todo.swap(cache_.dirty);
-        hosts = cache_.hosts_dirty && !o_.hosts_file.empty();
-        cache_.hosts_dirty = false;
       }
       for (const auto& key : todo) {
         if (cache_.stop) break;
@@ -180,7 +173,6 @@ class Controller {
           cache_.timers[key] = std::chrono::steady_clock::now() + std::chrono::seconds(1);
         }
       }
-      if (hosts) write_hosts();
     }
     cache_.cv.notify_all();
     for (auto& t : watches) t.join();
@@ -297,60 +289,10 @@ class Controller {
     }
   }
 
-  /// `IP name.ns.svc[.domain]` for every job's service whose pod has an IP (the service
-  /// selects it by labels, as the endpoints controller would).
-  void write_hosts() {
-    std::string text = "# written by tfjob-controller-standin: TFJob replica services -> pod IPs\n";
-    {
-      std::lock_guard<std::mutex> lk(cache_.mu);
-      for (const auto& [k, svc] : cache_.services) {
-        if (owner_key(svc).empty()) continue;
-        const json sel = svc.value("spec", json::object()).value("selector", json::object());
-        if (sel.empty()) continue;
-        for (const auto& [pk, pod] : cache_.pods) {
-          if (pk.compare(0, k.find('/') + 1, k.substr(0, k.find('/') + 1)) != 0) continue;
-          const json labels = pod["metadata"].value("labels", json::object());
-          bool match = true;
-          for (auto it = sel.begin(); it != sel.end() && match; ++it) match = labels.value(it.key(), json()) == it.value();
-          const std::string ip = pod.value("status", json::object()).value("podIP", "");
-          const std::string phase = op::pod_phase(pod);
-          if (!match || ip.empty() || op::is_deleting(pod) || phase == "Succeeded" || phase == "Failed") continue;
-          const std::string ns = k.substr(0, k.find('/')), name = k.substr(k.find('/') + 1);
-          text += ip + " " + name + "." + ns + ".svc";
-          if (!o_.cluster_domain.empty()) text += " " + name + "." + ns + ".svc." + o_.cluster_domain;
-          text += "\n";
-          break;
-        }
-      }
-    }
-    if (text == hosts_written_) return;
-    const std::string tmp = o_.hosts_file + ".tmp";
-    {
-      std::ofstream f(tmp, std::ios::trunc);
-      f << text;
-      if (!f) {
-        log("cannot write " + tmp);
-        return;
-      }
-    }
-    if (std::rename(tmp.c_str(), o_.hosts_file.c_str()) != 0) {
-      log("cannot rename " + tmp + " to " + o_.hosts_file);
-      return;
-    }
-    hosts_written_ = text;
-    if (!o_.dnsmasq_pid_file.empty()) {  // dnsmasq re-reads --addn-hosts files on SIGHUP
-      std::ifstream pf(o_.dnsmasq_pid_file);
-      long pid = 0;
-      if (pf >> pid && pid > 1) ::kill(static_cast<pid_t>(pid), SIGHUP);
-      else log("no pid in " + o_.dnsmasq_pid_file + ": dnsmasq not told to reload");
-    }
-  }
-
   kube::Client client_;
   Options o_;
   Cache& cache_;
   op::OperatorOptions opts_;
-  std::string hosts_written_;
 };
 
 }  // namespace
@@ -370,8 +312,6 @@ int main(int argc, char** argv) {
     else if (a == "--context") value(o.context);
     else if (a == "--namespace" || a == "-n") value(o.namespace_);
     else if (a == "--cluster-domain") value(o.cluster_domain);
-    else if (a == "--hosts-file") value(o.hosts_file);
-    else if (a == "--dnsmasq-pid-file") value(o.dnsmasq_pid_file);
     else if (a == "-h" || a == "--help") {
       std::cout << kUsage;
       return 0;
@@ -382,10 +322,6 @@ int main(int argc, char** argv) {
   }
   if (o.kubeconfig.empty()) {
     std::cerr << "tfjob-controller-standin: --kubeconfig FILE is required (the cluster to control)\n" << kUsage;
-    return 2;
-  }
-  if (!o.dnsmasq_pid_file.empty() && o.hosts_file.empty()) {
-    std::cerr << "tfjob-controller-standin: --dnsmasq-pid-file needs --hosts-file\n" << kUsage;
     return 2;
   }
   // SIGTERM/SIGINT are taken by one thread (sigwait), never by a handler in another

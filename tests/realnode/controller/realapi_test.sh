@@ -15,11 +15,8 @@ ka create namespace "$NS" >/dev/null
 trap 'cleanup; ka delete namespace "$NS" --wait=false >/dev/null 2>&1 || true' EXIT
 
 step start-controller
-# dnsmasq's part for --dnsmasq-pid-file: a process that notes each SIGHUP (a reload)
-bash -c 'trap "echo hup >>\"$1\"" HUP; while :; do sleep 0.2; done' hup-recorder "$TMP/hups" &
-BG+=("$!"); echo "$!" >"$TMP/dnsmasq.pid"
 "$CTRL" --kubeconfig "$KUBECONFIG" --context "$TFJOB_TEST_CONTEXT_CERT" --namespace "$NS" \
-  --cluster-domain cluster.local --hosts-file "$TMP/hosts" --dnsmasq-pid-file "$TMP/dnsmasq.pid" 2>"$TMP/ctrl.log" &
+  --cluster-domain cluster.local 2>"$TMP/ctrl.log" &
 CPID=$!; BG+=("$CPID")
 
 jp() { ka get "$@" -n "$NS" -o json 2>/dev/null; }
@@ -115,11 +112,6 @@ running cj-worker-1 10.244.0.12
 running cj-chief-0 10.244.0.10
 waitfor "Running" has_cond cj Running
 [ "$(cond cj Running)" = "True|TFJobRunning|TFJob $NS/cj is running." ] || fail "Running: $(cond cj Running)"
-hosts_ready() { grep -q "^10.244.0.12 cj-worker-1.$NS.svc cj-worker-1.$NS.svc.cluster.local$" "$TMP/hosts"; }
-waitfor "the hosts file" hosts_ready
-grep -q "^10.244.0.10 cj-chief-0.$NS.svc " "$TMP/hosts" || fail "hosts file: $(cat "$TMP/hosts")"
-hups_after_ips() { [ "$(wc -l <"$TMP/hups" 2>/dev/null || echo 0)" -ge 2 ]; }  # the first write, then the IPs
-waitfor "dnsmasq told to reload" hups_after_ips
 
 step exitcode-retryable-restarts
 old=$(uid_of cj-worker-1)
