@@ -81,7 +81,7 @@ elf)
       while read -r s; do v=${s##*@GLIBC_}; [ "$(printf '%s\n%s\n' "$v" "$max" | sort -V | tail -1)" = "$max" ] || echo "  above $max: $s"; done
     fail "the linux/$arch binary needs GLIBC_$newest, newer than the $max it claims"
   fi
-  echo "PASS: linux/$arch ELF, needs only $(echo $needed), newest glibc symbol version $newest <= $max"
+  echo "PASS: linux/$arch ELF, needs only $(echo "$needed" | tr '\n' ' '), newest glibc symbol version $newest <= $max"
   ;;
 run)
   dist=$1 suite=$2 arch=$3 fake=$4
