@@ -24,7 +24,11 @@ if(TFJOB_STATIC_DEPS)
   endforeach()
 endif()
 find_package(ZLIB REQUIRED)  # workflow/archive.hpp writes .tar.gz
+# cpp-httplib serves the tests' fake servers only (the SDK's client is its own,
+# kube/detail/http.hpp), so the SDK and the plugin build without it (the release does).
 # Debian's cpp-httplib (0.11.4) is a compiled library with no CMake config: use its
 # pkg-config file, which also carries its feature macros (CPPHTTPLIB_OPENSSL_SUPPORT...).
-find_package(PkgConfig REQUIRED)
-pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET GLOBAL cpp-httplib)
+if(TFJOB_BUILD_TESTS OR TFJOB_BUILD_BENCH OR TFJOB_BUILD_FUZZ)
+  find_package(PkgConfig REQUIRED)
+  pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET GLOBAL cpp-httplib)
+endif()

@@ -19,6 +19,9 @@ pkgs=(
   # the real-node tier (tests/realnode/): container runtime, pod network, cluster DNS,
   # network namespaces (ip, nsenter, findmnt), portmap's iptables, a static pause (libc6-dev)
   containerd runc containernetworking-plugins dnsmasq-base iproute2 util-linux iptables libc6-dev
+  # the release (scripts/release-chroot.sh, ctest -L release): Debian chroots from Debian's
+  # archive (the cross toolchain is installed inside the Debian 11 one), arm64 through qemu
+  mmdebstrap qemu-user-static file
 )
 missing=()
 for p in "${pkgs[@]}"; do

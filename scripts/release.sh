@@ -3,7 +3,8 @@
 #
 #   scripts/release.sh [--version X.Y.Z] [--out DIR] [--manifest FILE]
 #                      [--binary OS/ARCH=PATH]... [--host-binary PATH]
-#                      [--base-url URL] [--build-dir DIR] [--static]
+#                      [--base-url URL] [--build-dir DIR] [--static] [--chroot]
+#                      [--max-glibc X.Y]
 #
 # Each archive, DIR/kubectl-tfjob_<version>_<os>_<arch>.tar.gz, holds the plugin binary,
 # the kubectl_complete-tfjob completion helper and LICENSE at its top level, packed
@@ -17,11 +18,15 @@
 # --host-binary PATH packages an already built binary for the host's os/arch.
 # The version defaults to the one in include/tfjob/version.hpp; a host binary must report
 # the same version or nothing is packaged.
-# --static builds the host binary with -DTFJOB_STATIC_DEPS=ON (libstdc++, libgcc, OpenSSL
-# and yaml-cpp linked in from Debian's static archives). Every Linux binary packaged is
-# checked with readelf: one that needs a shared library other than glibc's (libc, libm,
-# libpthread, libdl, librt, the loader) is refused unless --allow-shared; the newest glibc
-# symbol version it needs is printed.
+# --chroot (the release; needs root and mmdebstrap) builds linux/amd64 and linux/arm64 with
+# scripts/release-chroot.sh inside a Debian 11 chroot, static but for glibc, so they run
+# on glibc >= 2.31 (Debian 11, Ubuntu 20.04; RHEL 9 has 2.34); --max-glibc defaults to
+# 2.31 then (RHEL 8's 2.28 is not reached yet: docs/release.md says what is missing). --static builds the host binary with -DTFJOB_STATIC_DEPS=ON on this host
+# (libstdc++, libgcc, OpenSSL and yaml-cpp linked in from Debian's static archives), which
+# needs this host's glibc or newer. Every Linux binary packaged is checked with readelf:
+# one that needs a shared library other than glibc's (libc, libm, libpthread, libdl, librt,
+# the loader) is refused unless --allow-shared, one that needs a glibc symbol version newer
+# than --max-glibc is refused; the newest glibc symbol version it needs is printed.
 #
 # Exit status: 0 on success, 1 on any failure, 2 on a usage error.
 set -euo pipefail
@@ -35,10 +40,12 @@ BUILD_DIR="$ROOT/build-release"
 BINARIES=()
 HOST_BINARY=""
 STATIC=0
+CHROOT=0
+MAX_GLIBC=""
 ALLOW_SHARED=0
 
 die() { echo "release.sh: error: $*" >&2; exit 1; }
-usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -50,6 +57,8 @@ while [ $# -gt 0 ]; do
     --base-url) [ $# -ge 2 ] || usage; BASE_URL=${2%/}; shift 2 ;;
     --build-dir) [ $# -ge 2 ] || usage; BUILD_DIR=$2; shift 2 ;;
     --static) STATIC=1; shift ;;
+    --chroot) CHROOT=1; shift ;;
+    --max-glibc) [ $# -ge 2 ] || usage; MAX_GLIBC=$2; shift 2 ;;
     --allow-shared) ALLOW_SHARED=1; shift ;;
     -h|--help) usage ;;
     *) echo "release.sh: unknown argument: $1" >&2; usage ;;
@@ -89,6 +98,17 @@ host_platform() {
   echo "$os/$arch"
 }
 
+if [ "$CHROOT" = 1 ]; then
+  # The release's glibc claim (README "Install", docs/release.md): Debian 11's 2.31.
+  MAX_GLIBC=${MAX_GLIBC:-2.31}
+  CHROOT_OUT=$(mktemp -d)
+  trap 'rm -rf "$CHROOT_OUT"' EXIT
+  for arch in amd64 arm64; do
+    bin=$(bash "$ROOT/scripts/release-chroot.sh" build "$arch" "$CHROOT_OUT/$arch") ||
+      die "building linux/$arch in the release chroot failed"
+    BINARIES+=("linux/$arch=$bin")
+  done
+fi
 if [ -n "$HOST_BINARY" ]; then
   BINARIES+=("$(host_platform)=$HOST_BINARY")
 fi
@@ -120,7 +140,7 @@ if [ "$(uname -s)" = Linux ] || [ "$(uname -s)" = Darwin ]; then HOST=$(host_pla
 mkdir -p "$OUT" "$(dirname "$MANIFEST")"
 OUT=$(cd "$OUT" && pwd)
 STAGE=$(mktemp -d)
-trap 'rm -rf "$STAGE"' EXIT
+trap 'rm -rf "$STAGE" ${CHROOT_OUT:+"$CHROOT_OUT"}' EXIT
 export TZ=UTC LC_ALL=C
 MTIME=${SOURCE_DATE_EPOCH:-0}
 
@@ -145,7 +165,11 @@ for spec in "${BINARIES[@]}"; do
     glibc=$(readelf -V "$bin" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
     echo "release.sh: $platform needs ${needed:-nothing}(newest symbol version ${glibc:-none})" >&2
     if [ -n "$extra" ] && [ "$ALLOW_SHARED" != 1 ]; then
-      die "$bin needs shared libraries users may not have: $extra(build it with --static / -DTFJOB_STATIC_DEPS=ON, or pass --allow-shared)"
+      die "$bin needs shared libraries users may not have: $extra(build it with --chroot or --static / -DTFJOB_STATIC_DEPS=ON, or pass --allow-shared)"
+    fi
+    if [ -n "$MAX_GLIBC" ] && [ -n "$glibc" ] &&
+       [ "$(printf '%s\n%s\n' "${glibc#GLIBC_}" "$MAX_GLIBC" | sort -V | tail -1)" != "$MAX_GLIBC" ]; then
+      die "$bin needs $glibc, newer than --max-glibc $MAX_GLIBC (build it with --chroot)"
     fi
   fi
   if [ "$platform" = "$HOST" ]; then

@@ -460,6 +460,13 @@ TEST_CASE("quantities parse as Kubernetes quantities", "[api][quantity]") {
   CHECK(tfjob::Quantity::parse("1.5").milli_value() == 1500);
   CHECK(tfjob::Quantity::parse("1e3").int_value() == 1000);
   CHECK(tfjob::Quantity::parse("2k").int_value() == 2000);
+  // exponents: read with the digits, exactly as strtod reads "0.3e-1" (no pow())
+  CHECK(tfjob::Quantity::parse("1.5e3").int_value() == 1500);
+  CHECK(tfjob::Quantity::parse("25E-3").milli_value() == 25);
+  CHECK(tfjob::Quantity::parse("0.3e-1").value() == 0.03);
+  CHECK(tfjob::Quantity::parse("-2e+2").int_value() == -200);
+  CHECK_FALSE(tfjob::is_quantity("1e400"));  // beyond a double: not a quantity
+  CHECK_FALSE(tfjob::is_quantity("1e1001"));
   CHECK_THROWS_WITH(tfjob::Quantity::parse("lots"), Catch::Contains("\"lots\" is not a Kubernetes quantity"));
 }
 

@@ -27,21 +27,3 @@ elseif(TARGET kubectl-tfjob)
            "SKIP: no python3 with yaml (apt-get install python3-yaml)")
   set_tests_properties("guide:doc-paths-agree" PROPERTIES LABELS guide SKIP_REGULAR_EXPRESSION "SKIP:")
 endif()
-
-# The release workflow (.github/workflows/release.yml) cannot run here: it is linted by
-# GitHub's workflow rules and against this repository (scripts, release.sh's flags,
-# Dockerfiles, shellcheck on each run block), and a broken one must be rejected.
-if(TFJOB_PYTHON)
-  add_test(NAME "release:workflow-lint"
-           COMMAND ${TFJOB_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_workflow.py
-                   ${PROJECT_SOURCE_DIR}/.github/workflows/release.yml ${PROJECT_SOURCE_DIR})
-  add_test(NAME "release:workflow-lint-rejects-broken"
-           COMMAND ${TFJOB_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_workflow.py
-                   ${CMAKE_CURRENT_SOURCE_DIR}/data/workflows/broken-release.yml ${PROJECT_SOURCE_DIR} --expect-invalid)
-  set_tests_properties("release:workflow-lint" "release:workflow-lint-rejects-broken" PROPERTIES LABELS release)
-endif()
-
-# The static release binary (scripts/release.sh --static): only glibc needed, runs from the
-# archive. SKIP (77) without the cached build in /var/cache/kubectl-tfjob/release-static.
-add_test(NAME "release:static-binary" COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/release_static_test.sh)
-set_tests_properties("release:static-binary" PROPERTIES LABELS release SKIP_RETURN_CODE 77 TIMEOUT 1800)

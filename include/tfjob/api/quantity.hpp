@@ -58,8 +58,7 @@ class Quantity {
     else if (suffix == "E") mult = 1e18;
     else if (suffix[0] == 'e' || suffix[0] == 'E') {
       std::size_t k = 1;
-      bool neg_exp = false;
-      if (k < suffix.size() && (suffix[k] == '+' || suffix[k] == '-')) neg_exp = suffix[k++] == '-';
+      if (k < suffix.size() && (suffix[k] == '+' || suffix[k] == '-')) ++k;
       if (k == suffix.size()) return std::nullopt;
       int e = 0;
       for (; k < suffix.size(); ++k) {
@@ -67,7 +66,9 @@ class Quantity {
         e = e * 10 + (suffix[k] - '0');
         if (e > 1000) return std::nullopt;
       }
-      mult = std::pow(10.0, neg_exp ? -e : e);
+      // strtod reads the exponent with the digits (one rounding, not two): no pow(), whose
+      // GLIBC_2.29 version would lift the release binary's glibc floor (docs/release.md)
+      number += suffix;
     } else {
       return std::nullopt;
     }

@@ -1,0 +1,59 @@
+# The release as users install it (label release; tests/tools/release_chroot_test.sh).
+#
+# release:chroot-build runs scripts/release.sh --chroot: linux/amd64 and linux/arm64 built
+# in a Debian 11 chroot (scripts/release-chroot.sh, cached per machine under
+# /var/cache/kubectl-tfjob/release), archived with SHA256SUMS and a krew manifest into the
+# build tree. Outside CI it reports SKIP (77) until that cache exists (a cold build takes
+# most of an hour on two cores, both architectures: `sudo bash scripts/release.sh --chroot` warms it); every
+# test below then reports SKIP too.
+set(TFJOB_RELEASE_DIST ${CMAKE_CURRENT_BINARY_DIR}/release-chroot)
+set(TFJOB_RELEASE_TEST bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/release_chroot_test.sh)
+# The oldest glibc the release claims (README "Install", docs/release.md): Debian 11's and
+# Ubuntu 20.04's. RHEL 8's 2.28 is not reached: libstdc++'s steady-clock waits need
+# pthread_cond_clockwait@GLIBC_2.30.
+set(TFJOB_RELEASE_GLIBC 2.31)
+
+add_test(NAME "release:chroot-build" COMMAND ${TFJOB_RELEASE_TEST} build ${TFJOB_RELEASE_DIST})
+set_tests_properties("release:chroot-build" PROPERTIES LABELS release SKIP_RETURN_CODE 77
+  TIMEOUT 3600 PROCESSORS 2 FIXTURES_SETUP tfjob_release_chroot RESOURCE_LOCK tfjob_release_chroot)
+
+foreach(arch amd64 arm64)
+  # an ELF for the arch, NEEDED only the C library's, no glibc symbol newer than claimed
+  add_test(NAME "release:elf-${arch}"
+           COMMAND ${TFJOB_RELEASE_TEST} elf ${TFJOB_RELEASE_DIST} ${arch} ${TFJOB_RELEASE_GLIBC})
+  set_tests_properties("release:elf-${arch}" PROPERTIES LABELS release SKIP_RETURN_CODE 77
+    FIXTURES_REQUIRED tfjob_release_chroot)
+endforeach()
+
+# The archived binary in minimal chroots of the oldest and newest Debian it claims (11 and
+# 13; arm64 through qemu-user): version, --help, TLS to the test API server.
+foreach(run "debian11;bullseye;amd64" "debian13;trixie;amd64" "debian11;bullseye;arm64" "debian13;trixie;arm64")
+  list(GET run 0 name)
+  list(GET run 1 suite)
+  list(GET run 2 arch)
+  add_test(NAME "release:run-${name}-${arch}"
+           COMMAND ${TFJOB_RELEASE_TEST} run ${TFJOB_RELEASE_DIST} ${suite} ${arch} $<TARGET_FILE:fake-apiserver>)
+  set_tests_properties("release:run-${name}-${arch}" PROPERTIES LABELS release SKIP_RETURN_CODE 77
+    TIMEOUT 900 FIXTURES_REQUIRED tfjob_release_chroot RESOURCE_LOCK tfjob_release_chroot)
+endforeach()
+
+if(TFJOB_PYTHON)
+  # Both platforms' archives install the way krew installs them, by krew's rules.
+  add_test(NAME "release:krew-manifest"
+           COMMAND bash -c [=[[ ! -f "$0/SKIPPED" ] || { echo "SKIP: the release build was skipped"; exit 77; }
+                    exec "$1" "$2" "$0/tfjob.yaml" --archives "$0"]=]
+                   ${TFJOB_RELEASE_DIST} ${TFJOB_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_krew.py)
+  set_tests_properties("release:krew-manifest" PROPERTIES LABELS release SKIP_RETURN_CODE 77
+    FIXTURES_REQUIRED tfjob_release_chroot)
+
+  # The release workflow (.github/workflows/release.yml) cannot run here: it is linted by
+  # GitHub's workflow rules and against this repository (scripts, release.sh's flags,
+  # Dockerfiles, shellcheck on each run block), and a broken one must be rejected.
+  add_test(NAME "release:workflow-lint"
+           COMMAND ${TFJOB_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_workflow.py
+                   ${PROJECT_SOURCE_DIR}/.github/workflows/release.yml ${PROJECT_SOURCE_DIR})
+  add_test(NAME "release:workflow-lint-rejects-broken"
+           COMMAND ${TFJOB_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_workflow.py
+                   ${CMAKE_CURRENT_SOURCE_DIR}/data/workflows/broken-release.yml ${PROJECT_SOURCE_DIR} --expect-invalid)
+  set_tests_properties("release:workflow-lint" "release:workflow-lint-rejects-broken" PROPERTIES LABELS release)
+endif()

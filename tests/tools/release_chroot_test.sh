@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The release as users get it (ctest label release, tests/cmake/release.cmake):
+#
+#   release_chroot_test.sh build DIST
+#       scripts/release.sh --chroot: linux/amd64 and linux/arm64 built in the Debian 11
+#       chroot, archived into DIST with SHA256SUMS and DIST/tfjob.yaml (the krew manifest)
+#   release_chroot_test.sh elf DIST ARCH GLIBC
+#       the archived linux/ARCH binary is an ELF for ARCH that needs no shared library but
+#       glibc's, and no glibc symbol version newer than GLIBC (the oldest glibc claimed)
+#   release_chroot_test.sh run DIST SUITE ARCH FAKE_APISERVER
+#       the archived linux/ARCH binary, unpacked inside a minimal chroot of Debian SUITE
+#       (nothing but its Essential packages; arm64 through qemu-user), prints its version
+#       and --help, and reaches the test API server over TLS with the kubeconfig's CA and
+#       client certificate, and refuses it when the server's name does not match
+#
+# The chroots and static dependencies are cached under /var/cache/kubectl-tfjob/release
+# (scripts/release-chroot.sh). Building them cold takes most of an hour on two cores, so
+# outside CI (CI=1) `build` reports SKIP (77) until they exist; warm them with
+# `sudo bash scripts/release.sh --chroot`. Not root, or no mmdebstrap: SKIP (77).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+CHROOT="$ROOT/scripts/release-chroot.sh"
+
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+
+archive_of() {  # archive_of DIST ARCH: the archive, or SKIP when the build step skipped
+  local dist=$1 arch=$2 a
+  [ ! -f "$dist/SKIPPED" ] || skip "the release build was skipped: $(cat "$dist/SKIPPED")"
+  a=$(ls "$dist"/kubectl-tfjob_*_linux_"$arch".tar.gz 2>/dev/null || true)
+  [ -n "$a" ] || fail "no linux/$arch archive in $dist (did release:chroot-build run?)"
+  echo "$a"
+}
+
+cmd=${1:-}; shift || true
+case "$cmd" in
+build)
+  dist=$1
+  rm -rf "$dist"; mkdir -p "$dist"
+  [ "$(id -u)" = 0 ] || { echo "not root" > "$dist/SKIPPED"; skip "the release chroots need root"; }
+  command -v mmdebstrap >/dev/null || { echo "no mmdebstrap" > "$dist/SKIPPED"; skip "mmdebstrap is not installed (scripts/install-deps.sh installs it)"; }
+  if [ -z "${CI:-}" ]; then
+    for arch in amd64 arm64; do
+      if ! bash "$CHROOT" cached "$arch" 2>/dev/null; then
+        echo "no cached chroot/static deps for $arch" > "$dist/SKIPPED"
+        skip "no cached release chroot and static dependencies for $arch under ${TFJOB_RELEASE_CACHE:-/var/cache/kubectl-tfjob/release} (warm them once: sudo bash scripts/release.sh --chroot; or set CI=1)"
+      fi
+    done
+  fi
+  bash "$ROOT/scripts/release.sh" --chroot --out "$dist" --manifest "$dist/tfjob.yaml" ||
+    fail "scripts/release.sh --chroot"
+  ls -l "$dist"
+  cat "$dist/SHA256SUMS"
+  for arch in amd64 arm64; do
+    grep -q "  kubectl-tfjob_.*_linux_$arch.tar.gz\$" "$dist/SHA256SUMS" || fail "SHA256SUMS has no linux/$arch archive"
+    grep -q "arch: $arch\$" "$dist/tfjob.yaml" || fail "the krew manifest has no linux/$arch platform"
+  done
+  echo "PASS: linux/amd64 and linux/arm64 archived, in SHA256SUMS and the krew manifest"
+  ;;
+elf)
+  dist=$1 arch=$2 max=$3
+  archive=$(archive_of "$dist" "$arch")
+  x=$(mktemp -d); trap 'rm -rf "$x"' EXIT
+  tar -C "$x" -xzf "$archive"
+  bin="$x/kubectl-tfjob"
+  case "$arch" in amd64) machine="Advanced Micro Devices X86-64" ;; arm64) machine="AArch64" ;; *) fail "arch $arch" ;; esac
+  got=$(readelf -h "$bin" | sed -n 's/^ *Machine: *//p')
+  [ "$got" = "$machine" ] || fail "$archive holds a binary for '$got', not $arch ($machine)"
+  file "$bin" 2>/dev/null || true
+  needed=$(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+  for l in $needed; do
+    case "$l" in libc.so.6|libm.so.6|libpthread.so.0|libdl.so.2|librt.so.1|ld-linux-x86-64.so.2|ld-linux-aarch64.so.1) ;;
+      *) fail "the linux/$arch binary needs $l (only the C library may be needed)" ;; esac
+  done
+  # Which glibc symbol versions it needs (readelf reads any architecture's ELF).
+  readelf --dyn-syms -W "$bin" | grep -o '@GLIBC_[0-9.]*' | sort | uniq -c | sort -k2V | sed 's/^/  /'
+  newest=$(readelf --dyn-syms -W "$bin" | grep -o '@GLIBC_[0-9.]*' | sed 's/@GLIBC_//' | sort -uV | tail -1)
+  [ -n "$newest" ] || fail "no glibc symbol versions found in the linux/$arch binary"
+  if [ "$(printf '%s\n%s\n' "$newest" "$max" | sort -V | tail -1)" != "$max" ]; then
+    readelf --dyn-syms -W "$bin" | awk -v max="$max" '{ for (i = 1; i <= NF; i++) if ($i ~ /@GLIBC_/) print $i }' |
+      while read -r s; do v=${s##*@GLIBC_}; [ "$(printf '%s\n%s\n' "$v" "$max" | sort -V | tail -1)" = "$max" ] || echo "  above $max: $s"; done
+    fail "the linux/$arch binary needs GLIBC_$newest, newer than the $max it claims"
+  fi
+  echo "PASS: linux/$arch ELF, needs only $(echo "$needed" | tr '\n' ' '), newest glibc symbol version $newest <= $max"
+  ;;
+run)
+  dist=$1 suite=$2 arch=$3 fake=$4
+  archive=$(archive_of "$dist" "$arch")
+  [ -x "$fake" ] || fail "no fake API server at $fake"
+  root=$(bash "$CHROOT" root "$suite" "$arch") || { rc=$?; [ "$rc" = 77 ] && exit 77; fail "no $suite/$arch chroot"; }
+  t=$(mktemp -d); pid=""
+  trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$t"' EXIT
+  mkdir "$t/x"
+  tar -C "$t/x" -xzf "$archive"
+  "$fake" --kubeconfig-out "$t/kubeconfig" > "$t/url" 2> "$t/fake.err" & pid=$!
+  for _ in $(seq 1 200); do [ -s "$t/kubeconfig" ] && grep -q '^current-context:' "$t/kubeconfig" && break
+    kill -0 "$pid" 2>/dev/null || { cat "$t/fake.err"; fail "the fake API server exited"; }
+    sleep 0.05; done  # polls the condition above
+  [ -s "$t/kubeconfig" ] || fail "the fake API server wrote no kubeconfig"
+  # The same kubeconfig with a TLS server name the certificate does not carry.
+  sed 's|^\(    server: .*\)$|\1\n    tls-server-name: not-this-server.invalid|' "$t/kubeconfig" > "$t/kubeconfig-wrong-name"
+  grep -q tls-server-name "$t/kubeconfig-wrong-name" || fail "could not write the wrong-name kubeconfig"
+  run=(bash "$CHROOT" run "$root" -b "$t:/release" --)
+  [ "$arch" = amd64 ] || run+=(/qemu-static)
+  # What is in the chroot: its own libc, nothing else we brought but the unpacked archive.
+  "${run[@]}" /release/x/kubectl-tfjob version --client > "$t/version" 2>&1 || { cat "$t/version"; fail "version --client in $suite/$arch"; }
+  grep -q '^kubectl-tfjob v[0-9]' "$t/version" || { cat "$t/version"; fail "version --client printed no version"; }
+  "${run[@]}" /release/x/kubectl-tfjob --help > "$t/help" 2>&1 || { cat "$t/help"; fail "--help in $suite/$arch"; }
+  grep -q 'submit' "$t/help" || { cat "$t/help"; fail "--help does not list submit"; }
+  "${run[@]}" /release/x/kubectl-tfjob --kubeconfig /release/kubeconfig version > "$t/server" 2>&1 ||
+    { cat "$t/server" "$t/fake.err"; fail "version against the test API server (TLS) in $suite/$arch"; }
+  grep -q '^Server Version: ' "$t/server" || { cat "$t/server"; fail "no server version over TLS"; }
+  if "${run[@]}" /release/x/kubectl-tfjob --kubeconfig /release/kubeconfig-wrong-name version > "$t/wrong" 2>&1; then
+    cat "$t/wrong"; fail "a server whose certificate does not name it was accepted"
+  fi
+  grep -qi 'certificate\|verif' "$t/wrong" || { cat "$t/wrong"; fail "the refusal does not say why (certificate)"; }
+  cat "$t/version"; sed -n 1,2p "$t/server"; grep -i -m1 'certificate\|verif' "$t/wrong"
+  echo "PASS: linux/$arch release binary in a minimal Debian $suite chroot: version, --help, TLS to the test API server"
+  ;;
+*) echo "usage: release_chroot_test.sh build DIST | elf DIST ARCH GLIBC | run DIST SUITE ARCH FAKE_APISERVER" >&2; exit 2 ;;
+esac
