@@ -14,6 +14,7 @@
 #include "support/fake_cluster.hpp"
 
 #include <atomic>
+#include <condition_variable>
 #include <mutex>
 #include <chrono>
 #include <string>
@@ -306,4 +307,68 @@ TEST_CASE("follow keeps reading a Running pod whose container status is not repo
   CHECK(all);
   std::lock_guard<std::mutex> lk(mu);
   CHECK(got == std::vector<std::string>{"first", "second", "third"});
+}
+
+// The merger behind `logs --merge -f`, on its own: lines of live streams go out in the
+// kubelet's timestamp order once every live stream has one waiting; a live stream with
+// nothing to say holds the others up only for the window; a line written in pieces stays
+// whole. No timing is asserted: the waits below are for a condition, with a far bound.
+TEST_CASE("LogMerger: timestamp order across live streams, a silent stream holds no one forever", "[logs][merge]") {
+  using tfjob::workflow::LogMerger;
+  using tfjob::workflow::LogRecord;
+  using tfjob::workflow::LogSource;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::string> out;
+  auto sink = [&](const LogRecord& r) {
+    std::lock_guard<std::mutex> lk(mu);
+    out.push_back(r.source->pod + ":" + std::string(r.piece.text));
+    cv.notify_all();
+  };
+  auto rec = [](const LogSource& s, const char* ts, const char* text, bool first = true, bool last = true) {
+    LogRecord r;
+    r.source = &s;
+    r.piece.timestamp = ts;
+    r.piece.text = text;
+    r.piece.first = first;
+    r.piece.last = last;
+    return r;
+  };
+  LogSource a, b;
+  a.pod = "a";
+  b.pod = "b";
+
+  SECTION("every live stream has a line waiting: the earliest goes first") {
+    LogMerger m(2, std::chrono::milliseconds(60000), sink);  // a window no test run reaches
+    // released only when both live streams have a line waiting: the order does not depend
+    // on how the pushes and the releases interleave
+    std::thread runner([&] { m.run(); });
+    m.push(0, rec(a, "2026-01-01T00:00:03.000000000Z", "a3"));
+    m.push(1, rec(b, "2026-01-01T00:00:01.000000000Z", "b1"));
+    m.push(0, rec(a, "2026-01-01T00:00:04.000000000Z", "a4"));
+    m.push(1, rec(b, "2026-01-01T00:00:02.000000000Z", "b2"));
+    // a line in two pieces: its second piece has no timestamp of its own and follows the first
+    m.push(1, rec(b, "2026-01-01T00:00:05.000000000Z", "b5-", true, false));
+    m.push(1, rec(b, "", "rest", false, true));
+    m.end(0);
+    m.end(1);
+    runner.join();
+    CHECK(out == std::vector<std::string>{"b:b1", "b:b2", "a:a3", "a:a4", "b:b5-", "b:rest"});
+  }
+
+  SECTION("a live stream that says nothing does not hold the other up past the window") {
+    LogMerger m(2, std::chrono::milliseconds(50), sink);
+    std::thread runner([&] { m.run(); });
+    m.push(0, rec(a, "2026-01-01T00:00:01.000000000Z", "a1"));  // stream 1 is live and silent
+    {
+      std::unique_lock<std::mutex> lk(mu);
+      const bool released = cv.wait_for(lk, std::chrono::seconds(30), [&] { return !out.empty(); });
+      CHECK(released);  // without a window it would wait for stream 1 for ever
+    }
+    m.push(1, rec(b, "2026-01-01T00:00:02.000000000Z", "b2"));
+    m.end(0);
+    m.end(1);
+    runner.join();
+    CHECK(out == std::vector<std::string>{"a:a1", "b:b2"});
+  }
 }
