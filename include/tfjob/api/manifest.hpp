@@ -117,8 +117,17 @@ inline std::vector<TFJob> parse_tfjobs(std::string_view text, const std::string&
     const auto& o = objs[i];
     std::string where = source + (objs.size() > 1 ? " (document " + std::to_string(i + 1) + ")" : "");
     if (!o.is_object()) throw parse_error(where + ": expected a TFJob object, got " + detail::decoder::type_name(o));
-    std::string k = o.value("kind", std::string());
-    std::string av = o.value("apiVersion", std::string());
+    // kind and apiVersion are strings (a value of another type is this document's error,
+    // not nlohmann's type_error escaping the parser: found by fuzz.manifest)
+    auto str_field = [&](const char* key) {
+      auto it = o.find(key);
+      if (it == o.end() || it->is_null()) return std::string();
+      if (!it->is_string())
+        throw parse_error(where + ": " + key + " must be a string, got " + detail::decoder::type_name(*it));
+      return it->get<std::string>();
+    };
+    std::string k = str_field("kind");
+    std::string av = str_field("apiVersion");
     if (k != kind || (av != api_version && !av.empty()))
       throw parse_error(where + ": expected kind TFJob (apiVersion " + std::string(api_version) + "), got " +
                         (k.empty() ? std::string("no kind") : "kind " + k) + (av.empty() ? "" : " (" + av + ")"));
