@@ -88,17 +88,22 @@ lacks_finding() { ! jq -e --arg c "$1" 'any(.findings[]; .code == $c)' <<<"$X" >
 # an event with REASON about the object NAME (a pod, a claim) exists
 has_event() { ka get events -n "$NS" -o json | jq -e --arg n "$1" --arg r "$2" 'any(.items[]; .involvedObject.name == $n and .reason == $r)'; }
 job_phase() { ka get tfjob "$1" -n "$NS" -o json | jq -e --arg t "$2" 'any(.status.conditions[]?; .type == $t and .status == "True")'; }
+# unscheduled_pod JOB: the job's pod (played when no controller runs), once the real
+# scheduler has said why it cannot place it; its name in $pod
+unscheduled_pod() {
+  play_operator "$1"
+  until_ok 60 has_pod "$1" || fail "no pod for $1"
+  pod=$(chief_pod "$1")
+  said() { has_event "$pod" FailedScheduling; }
+  until_ok 60 said || fail "no FailedScheduling event for $pod: $(ka get events -n "$NS")"
+}
 # one Worker that asks for twice the node's GPUs: the real scheduler's "Insufficient nvidia.com/gpu"
 explain_gpu() {
   step submit
   local gpus=$(( TFJOB_REALNODE_GPUS * 2 ))
   job_yaml gpu-wait "$TOOLS" Never "true" "$gpus" >"$TMP/job.json"
   ok P submit -f "$TMP/job.json" -n "$NS" --skip-gpu-check
-  play_operator gpu-wait
-  until_ok 60 has_pod gpu-wait || fail "no pod for gpu-wait"
-  local pod; pod=$(chief_pod gpu-wait)
-  said() { has_event "$pod" FailedScheduling; }
-  until_ok 60 said || fail "no FailedScheduling event for $pod: $(ka get events -n "$NS")"
+  local pod; unscheduled_pod gpu-wait
   step explain
   explain_both gpu-wait
   has_finding InsufficientGpu Worker "pod $pod waits: no node it may use has $gpus free nvidia.com/gpu" "Insufficient nvidia.com/gpu"
@@ -117,11 +122,7 @@ explain_selector() {
   job_yaml sel-wait "$TOOLS" Never "true" | jq '.spec.tfReplicaSpecs.Worker.template.spec.nodeSelector = {pool: "training"}' >"$TMP/job.json"
   ok P submit -f "$TMP/job.json" -n "$NS"
   contains "$ERR" "[NoNodeMatches]"
-  play_operator sel-wait
-  until_ok 60 has_pod sel-wait || fail "no pod for sel-wait"
-  local pod; pod=$(chief_pod sel-wait)
-  said() { has_event "$pod" FailedScheduling; }
-  until_ok 60 said || fail "no FailedScheduling event for $pod: $(ka get events -n "$NS")"
+  local pod; unscheduled_pod sel-wait
   step explain
   explain_both sel-wait
   has_finding NodeSelectorMismatch Worker "pod $pod waits: no node matches its nodeSelector/affinity" "node $TFJOB_REALNODE_NODE: lacks pool=training"
@@ -145,11 +146,7 @@ Y
     | .containers[0].volumeMounts = [{name: "data", mountPath: "/data"}])' >"$TMP/job.json"
   ok P submit -f "$TMP/job.json" -n "$NS"
   contains "$ERR" "persistentvolumeclaim/data is Pending"
-  play_operator claim-wait
-  until_ok 60 has_pod claim-wait || fail "no pod for claim-wait"
-  local pod; pod=$(chief_pod claim-wait)
-  said() { has_event "$pod" FailedScheduling; }
-  until_ok 60 said || fail "no FailedScheduling event for $pod: $(ka get events -n "$NS")"
+  local pod; unscheduled_pod claim-wait
   step explain
   explain_both claim-wait
   has_finding ClaimNotBound Worker "pod $pod waits for claim \"data\": FailedBinding: no persistent volumes available for this claim and no storage class is set" \
