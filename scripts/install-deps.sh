@@ -7,6 +7,7 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 pkgs=(
   build-essential cmake pkg-config git ca-certificates ccache
   libcpp-httplib-dev libssl-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev catch2 zlib1g-dev
+  libstb-dev  # stb_image.h: predict --image decodes PNG/JPEG for float inputs (plugin/common/image_decode.cpp)
   python3 python3-jsonschema python3-yaml
   time  # GNU time: the plugin's peak memory in tests/logs_cli_test, and the benchmarks
   dataset-fashion-mnist

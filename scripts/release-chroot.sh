@@ -15,8 +15,10 @@
 #                                                 namespace: /dev, /proc and the binds
 #                                                 vanish with it; the network is shared)
 #
-# build: the binary is compiled inside a Debian 11 (bullseye) chroot, so it needs only
-# glibc >= bullseye's 2.31 (the newest symbol version it uses is what `objdump -T` shows;
+# build: the binary is compiled inside a Debian 11 (bullseye) chroot against its glibc 2.31,
+# and the one newer-than-2.28 symbol libstdc++ calls (pthread_cond_clockwait@GLIBC_2.30) is
+# wrapped by release/glibc_compat.cpp (-DTFJOB_GLIBC_COMPAT=ON), so it needs only glibc
+# >= 2.28 (RHEL 8; the newest symbol version it uses is what `objdump -T` shows;
 # tests/tools/release_chroot_test.sh checks it), with bullseye's gcc 10 (arm64: Debian's
 # cross toolchain g++-aarch64-linux-gnu) and the libraries the test suite runs against,
 # built static from Debian 12's source packages: OpenSSL, zlib and yaml-cpp, nlohmann-json and
@@ -37,7 +39,7 @@ JOBS=${JOBS:-2}
 die() { echo "release-chroot.sh: error: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
 log() { echo "release-chroot.sh: $*" >&2; }
-usage() { sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 key() { printf '%s\n' "$@" | sha256sum | cut -c1-12; }
 
 need_root() {
@@ -122,7 +124,7 @@ build_chroot() {
 }
 
 # ---- static dependencies, from Debian 12's source packages ------------------------------
-DEP_SOURCES="openssl zlib yaml-cpp nlohmann-json3 cli11"
+DEP_SOURCES="openssl zlib yaml-cpp nlohmann-json3 cli11 libstb"
 # Runs inside the build chroot: /deps is the prefix, /work a scratch dir.
 # shellcheck disable=SC2016
 DEPS_RECIPE='
@@ -157,6 +159,8 @@ unset CHOST
  cmake --install b >/dev/null)
 (cd cli11-*/ && cmake -S . -B b "${cmake_args[@]}" -DCLI11_BUILD_TESTS=OFF -DCLI11_BUILD_EXAMPLES=OFF \
    -DCLI11_BUILD_DOCS=OFF >/dev/null && cmake --install b >/dev/null)
+# stb: header-only; the plugin compiles stb_image.h itself (plugin/common/image_decode.cpp)
+(cd libstb-*/ && mkdir -p /deps/include/stb && cp stb_image.h /deps/include/stb/)
 ls *.dsc > /deps/SOURCES
 '
 toolchain_file() {  # the cross build's CMake toolchain (arm64)
@@ -213,7 +217,7 @@ build() {  # build ARCH OUTDIR
   out=$(cd "$out" && pwd)
   local cmake_args=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
     -DTFJOB_BUILD_TESTS=OFF -DTFJOB_BUILD_SAMPLES=OFF -DTFJOB_BUILD_GPU_PROBE=OFF
-    -DTFJOB_BUILD_BENCH=OFF -DTFJOB_INSTALL=OFF -DTFJOB_STATIC_DEPS=ON
+    -DTFJOB_BUILD_BENCH=OFF -DTFJOB_INSTALL=OFF -DTFJOB_STATIC_DEPS=ON -DTFJOB_GLIBC_COMPAT=ON
     -DCMAKE_PREFIX_PATH=/deps -DOPENSSL_ROOT_DIR=/deps
     -DZLIB_LIBRARY=/deps/lib/libz.a -DZLIB_INCLUDE_DIR=/deps/include)
   [ "$arch" = amd64 ] || cmake_args+=(-DCMAKE_TOOLCHAIN_FILE=/deps/toolchain.cmake)

@@ -172,7 +172,7 @@ TEST_CASE("explain: a PS still running after the job Succeeded is normal (#774)"
   CHECK(r.out.find("[NeverExitsOnItsOwn]") != std::string::npos);
 }
 
-TEST_CASE("explain: a failure with its exit code and last log lines; then with the pods gone", "[explain][e2e]") {
+TEST_CASE("explain: a failure with its exit code and last log lines, then with the pods gone", "[explain][e2e]") {
   Cluster c;
   ContainerScript bad;
   bad.lines = {"loading data", "Traceback: division by zero"};

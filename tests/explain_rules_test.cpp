@@ -44,6 +44,16 @@ wf::ExplainInput load(const std::string& name) {
       in.nodes->push_back(d);
     } else if (kind == "PersistentVolumeClaim") in.claims[d["metadata"]["name"]] = d;
     else if (kind == "Namespace") in.namespace_object = d;
+    // written as Kueue's and Volcano's controllers write them (workflow/queues.hpp reads them)
+    else if (kind == "Workload") {
+      in.queue.workloads_read = true;
+      in.queue.workloads.push_back(d);
+    } else if (kind == "LocalQueue") in.queue.local_queue = d;
+    else if (kind == "ClusterQueue") in.queue.cluster_queue = d;
+    else if (kind == "PodGroup") {
+      in.queue.pod_group = d;
+      in.queue.pod_group_system = d.value("apiVersion", "").rfind("scheduling.volcano.sh/", 0) == 0 ? "Volcano" : "scheduler-plugins";
+    }
   }
   const std::string logs = dir + name + ".logs";
   if (std::filesystem::is_directory(logs))
@@ -162,7 +172,7 @@ TEST_CASE("#774: PS still running after the Chief succeeded is normal, and clean
   CHECK_FALSE(find(x, "FirstFailure"));
 }
 
-TEST_CASE("#1658: the Workers decide, never the Evaluator; cleanPodPolicy Running deletes it", "[explain]") {
+TEST_CASE("#1658: the Workers decide, never the Evaluator, cleanPodPolicy Running deletes it", "[explain]") {
   auto x = wf::explain(load("evaluator-ended-early-1658"));
   INFO(dump(x));
   auto* s = find(x, "SuccessDecidedBy");
@@ -308,6 +318,34 @@ TEST_CASE("Pending on GPUs: the scheduler's words and the GPU nodes that come cl
   REQUIRE(d.pods.size() == 2);
   CHECK(d.pods[1].detail == "0/3 nodes are available: 2 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 3 "
                             "Preemption is not helpful for scheduling.");
+  // worker 0 runs on its 2 GPUs while worker 1 waits: held for nothing, after the pod's own reason
+  auto* h = find(x, "PartlyRunningHoldsGpus");
+  REQUIRE(h);
+  CHECK(h->message.rfind("1 of 2 pods run and hold 2 GPU(s) while 1 wait(s) Pending", 0) == 0);
+  CHECK(h->fix.find("--gang (minAvailable = every replica, 2) or --min-available N") != std::string::npos);
+  CHECK(h > g);
+  CHECK(text.find("\n  1 of 2 pods run and hold 2 GPU(s)") != std::string::npos);
+}
+
+TEST_CASE("Kueue: the Workload has no quota reserved, the job waits in the queue and not for a node", "[explain]") {
+  auto x = wf::explain(load("kueue-quota-pending"));
+  INFO(dump(x));
+  auto* q = find(x, "QueuedInKueue");
+  REQUIRE(q);
+  CHECK(q->message == "the job waits in Kueue's queue, not for a node: Workload tfjob-kq-7c9d1 in LocalQueue \"team-gpus\" (ClusterQueue "
+                      "\"gpus\"): no quota is reserved for it yet (Kueue: \"couldn't assign flavors to pod set worker: insufficient unused "
+                      "quota for nvidia.com/gpu in flavor default-flavor, 8 more needed\"); position 3 of 4 in the queue");
+  CHECK(has(q->evidence, "localqueue/team-gpus: 2 pending, 1 admitted"));
+  CHECK(find(x, "SuspendedByKueue"));
+  CHECK_FALSE(find(x, "NoWorkload"));
+  // a Workload of another job in the namespace is not this one's
+  auto in = load("kueue-quota-pending");
+  CHECK(in.queue.workloads.size() == 2);
+  std::size_t queued = 0;
+  for (const auto& f : wf::explain(in).findings) queued += f.code == "QueuedInKueue";
+  CHECK(queued == 1);
+  auto d = wf::describe(in.job, in.pods, in.events, {}, in.now, in.queue);
+  CHECK(wf::render(d, in.now).find("the job waits in Kueue's queue, not for a node") != std::string::npos);
 }
 
 TEST_CASE("Pending on a node selector: the closest node and the label it lacks", "[explain]") {

@@ -509,7 +509,7 @@ spec:
   CHECK(j["spec"]["tfReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["image"] == "busybox");
 }
 
-TEST_CASE("pod logs: follow, tailLines, timestamps, previous, container, synthetic lines; proxy hook", "[fakeserver][logs]") {
+TEST_CASE("pod logs: follow, tailLines, timestamps, previous, container, synthetic lines, proxy hook", "[fakeserver][logs]") {
   FakeApiServerOptions o;
   o.pod_start_delay = std::chrono::milliseconds(0);
   FakeApiServer s(o);

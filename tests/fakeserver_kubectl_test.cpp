@@ -358,7 +358,7 @@ spec:
   CHECK(r.err.find("strict decoding error: unknown field \"spec.tfReplicas\"") != std::string::npos);
 }
 
-TEST_CASE("a token limited to team-a is forbidden elsewhere; a wrong token is unauthorized", "[fakeserver][kubectl]") {
+TEST_CASE("a token limited to team-a is forbidden elsewhere, a wrong token is unauthorized", "[fakeserver][kubectl]") {
   REQUIRE_KUBECTL(bin);
   FakeApiServer server;
   Kubectl k(server, bin);

@@ -5,11 +5,15 @@
 // A crash the fuzzer finds becomes a test by copying its reproducer into regressions/
 // (docs/fuzzing.md).
 #include "fuzz/targets/duration.hpp"
+#include "fuzz/targets/export_check.hpp"
 #include "fuzz/targets/kubeconfig.hpp"
 #include "fuzz/targets/logs.hpp"
 #include "fuzz/targets/manifest.hpp"
+#include "fuzz/targets/model_config.hpp"
 #include "fuzz/targets/probe_report.hpp"
 #include "fuzz/targets/quantity.hpp"
+#include "fuzz/targets/queues.hpp"
+#include "fuzz/targets/explain.hpp"
 #include "fuzz/targets/serving.hpp"
 #include "fuzz/targets/tf_config.hpp"
 #include "fuzz/targets/watch.hpp"
@@ -33,9 +37,13 @@ namespace {
 
 const std::map<std::string, Target>& targets() {
   static const std::map<std::string, Target> t = {
-      {"duration", tfjob::fuzz::duration},   {"kubeconfig", tfjob::fuzz::kubeconfig},
+      {"duration", tfjob::fuzz::duration},   {"export_check", tfjob::fuzz::export_check},
+      {"kubeconfig", tfjob::fuzz::kubeconfig},
       {"logs", tfjob::fuzz::logs},           {"manifest", tfjob::fuzz::manifest},
+      {"model_config", tfjob::fuzz::model_config},
       {"probe_report", tfjob::fuzz::probe_report}, {"quantity", tfjob::fuzz::quantity},
+      {"queues", tfjob::fuzz::queues},
+      {"explain", tfjob::fuzz::explain},
       {"serving", tfjob::fuzz::serving},     {"tf_config", tfjob::fuzz::tf_config},
       {"watch", tfjob::fuzz::watch},
   };
@@ -192,7 +200,7 @@ TEST_CASE("the stream targets' loopback server really feeds the watcher and the 
   w.max_failures = 0;
   std::vector<std::string> seen;
   CHECK_THROWS_AS(w.run([&](const tfjob::kube::WatchEvent<tfjob::TFJob>& ev) {
-                    seen.push_back(ev.type + " " + ev.object.metadata.name);
+                    seen.push_back(std::string(to_string(ev.type)) + " " + ev.object.metadata.name);
                     return true;
                   }),
                   tfjob::api_error);  // the second request (the resume) gets the 403

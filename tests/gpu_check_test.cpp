@@ -215,24 +215,24 @@ TEST_CASE("gpu-check workflow: probes every GPU node in parallel, explains Pendi
   CHECK(result_for(res, "fake-node-0") == nullptr);
   auto* n0 = result_for(res, "fake-gpu-node-0");
   REQUIRE(n0);
-  CHECK(n0->status == "ready");
+  CHECK(n0->status == tfjob::gpu::NodeStatus::ready);
   REQUIRE(n0->report);
   CHECK(n0->report->devices.size() == 2);
   CHECK(n0->exit_code == 0);
   auto* n1 = result_for(res, "fake-gpu-node-1");
   REQUIRE(n1);
-  CHECK(n1->status == "not-ready");
+  CHECK(n1->status == tfjob::gpu::NodeStatus::not_ready);
   CHECK(n1->exit_code == 1);
   REQUIRE(n1->report);
   REQUIRE(n1->report->failures.size() == 1);
   CHECK(n1->report->failures[0].check == "driver");
   auto* n2 = result_for(res, "fake-gpu-node-2");
   REQUIRE(n2);
-  CHECK(n2->status == "pending");
+  CHECK(n2->status == tfjob::gpu::NodeStatus::pending);
   CHECK_THAT(n2->message, Catch::Contains("Insufficient nvidia.com/gpu") && Catch::Contains("no result within 4s"));
   auto* np = result_for(res, "gpu-node-noplugin");
   REQUIRE(np);
-  CHECK(np->status == "not-ready");
+  CHECK(np->status == tfjob::gpu::NodeStatus::not_ready);
   CHECK(np->pod.empty());
   CHECK_THAT(np->message, Catch::Contains("device plugin is missing"));
   CHECK(res.timed_out);
@@ -276,7 +276,7 @@ TEST_CASE("gpu-check workflow: cancel deletes the pods and keep keeps them", "[g
   auto res = tfjob::gpu::run_gpu_check(c.client(), o);
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30));
   CHECK(res.cancelled);
-  CHECK(result_for(res, "fake-gpu-node-0")->status == "cancelled");
+  CHECK(result_for(res, "fake-gpu-node-0")->status == tfjob::gpu::NodeStatus::cancelled);
   CHECK(c.server->wait_for([&] { return c.probe_pods().empty(); }, std::chrono::seconds(5)));
 
   cancel = false;
@@ -557,7 +557,7 @@ TEST_CASE("a probe image that cannot be pulled fails its node at once with the r
   INFO(all);
   REQUIRE(res->nodes.size() == 1);
   const auto& n = res->nodes[0];
-  CHECK(n.status == "failed");
+  CHECK(n.status == tfjob::gpu::NodeStatus::failed);
   CHECK(n.reason == "ImagePull");
   CHECK_THAT(n.message, Catch::Contains("no such host") && Catch::Contains("gpu/Dockerfile"));
   CHECK_FALSE(res->timed_out);
@@ -590,4 +590,39 @@ TEST_CASE("gpu-check never goes silent: a running probe is told with its last li
   INFO(all);
   CHECK(res.cancelled);
   CHECK_THAT(all, Catch::Contains("fake-gpu-node-0: running for ") && Catch::Contains(": tfjob-gpu-probe: gpu0: gemm-fp16"));
+}
+
+TEST_CASE("gpu-check node status: an enum spelled as before, and the run's outcome from it", "[gpu][check]") {
+  using tfjob::gpu::NodeStatus;
+  CHECK(std::string(to_string(NodeStatus::not_ready)) == "not-ready");
+  CHECK(std::string(to_string(NodeStatus::no_result)) == "no-result");
+  for (const char* v : {"ready", "not-ready", "no-gpu", "no-result"})
+    CHECK(std::string(to_string(tfjob::gpu::node_status_of_probe(v))) == v);
+  CHECK(tfjob::gpu::node_status_of_probe("READY") == NodeStatus::failed);  // not a verdict the probe writes
+  CHECK(tfjob::gpu::node_status_of_probe("") == NodeStatus::failed);
+
+  auto outcome = [](std::vector<NodeStatus> ss) {
+    tfjob::gpu::CheckResult r;
+    for (auto s : ss) {
+      tfjob::gpu::NodeResult n;
+      n.status = s;
+      r.nodes.push_back(n);
+    }
+    return r.outcome();
+  };
+  using tfjob::gpu::CheckOutcome;
+  CHECK(outcome({NodeStatus::ready, NodeStatus::skipped}) == CheckOutcome::ready);
+  CHECK(outcome({NodeStatus::skipped}) == CheckOutcome::no_gpu);
+  CHECK(outcome({NodeStatus::ready, NodeStatus::timeout}) == CheckOutcome::no_result);
+  CHECK(outcome({NodeStatus::no_gpu, NodeStatus::pending}) == CheckOutcome::no_gpu);
+  CHECK(outcome({NodeStatus::no_gpu, NodeStatus::failed}) == CheckOutcome::not_ready);
+  CHECK(outcome({NodeStatus::cancelled}) == CheckOutcome::no_result);
+
+  // The probe's verdict becomes the node's status, spelled as before in -o json.
+  tfjob::gpu::NodeResult n;
+  tfjob::gpu::judge_probe_output(n, R"({"schema":"kubectl-tfjob/gpu-probe/v1","status":"no-gpu","message":"none"})", {});
+  CHECK(n.status == NodeStatus::no_gpu);
+  tfjob::gpu::CheckResult r;
+  r.nodes.push_back(n);
+  CHECK(tfjob::gpu::check_result_json(r)["nodes"][0]["status"] == "no-gpu");
 }

@@ -318,7 +318,7 @@ TEST_CASE("every report under tests/data/gpu says it was constructed, and no two
   }
 }
 
-TEST_CASE("revision 2: NVML health rules on a constructed report; revision 1 still reads", "[gpu]") {
+TEST_CASE("revision 2: NVML health rules on a constructed report, revision 1 still reads", "[gpu]") {
   auto old = load("v100-healthy.json");
   CHECK(old.revision == 1);
   CHECK_FALSE(old.devices[0].health.has_value());
@@ -392,6 +392,7 @@ TEST_CASE("bandwidth bars per memory type, the toolkit's driver floor, MIG slice
   CHECK(driver_floor_for_toolkit("12.8") == 525);
   CHECK(driver_floor_for_toolkit("13.0") == 580);
   CHECK(driver_floor_for_toolkit("11.8") == 450);
+  CHECK(driver_floor_for_toolkit("14444444444.0") == 580);  // fuzz: a long major must not overflow int
   ProbeReport old;
   old.probe.cuda_toolkit = "13.0";
   old.driver.present = true;
@@ -413,7 +414,7 @@ TEST_CASE("bandwidth bars per memory type, the toolkit's driver floor, MIG slice
   CHECK_FALSE(mig.devices[0].bandwidth.percent_of_peak.has_value());
 }
 
-TEST_CASE("a runtime that cannot start is not ready, not no GPU; the watchdog's report stays no-result", "[gpu]") {
+TEST_CASE("a runtime that cannot start is not ready, not no GPU, the watchdog's report stays no-result", "[gpu]") {
   ProbeReport r;
   r.driver.present = true;
   r.driver.version = "580.95.05";

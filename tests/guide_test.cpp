@@ -7,6 +7,7 @@
 #include "support/fake_apiserver.hpp"
 #include "support/fake_cluster.hpp"
 #include "support/paths.hpp"
+#include "support/skip.hpp"
 #include "support/workflow_run.hpp"
 
 #include <sys/stat.h>
@@ -329,8 +330,8 @@ TEST_CASE("exec, attach and port-forward find the replica's pod and hand over to
   CHECK(has(r.err, "\"nope\" not found"));
 }
 
-TEST_CASE("completion: --for=, -o=, serve list|delete and served names, through kubectl __complete", "[guide][cli]") {
-  Cluster c(false);
+/// A job and a model server the completion cases complete the names of.
+static void put_completion_objects(Cluster& c) {
   c.server->put_object(job("mnist", 1));
   c.server->put_object({{"apiVersion", "apps/v1"},
                         {"kind", "Deployment"},
@@ -340,6 +341,11 @@ TEST_CASE("completion: --for=, -o=, serve list|delete and served names, through 
                           {"labels", {{"app.kubernetes.io/managed-by", "kubectl-tfjob"}, {"app.kubernetes.io/name", "tensorflow-serving"},
                                       {"app.kubernetes.io/instance", "resnet"}}}}},
                         {"spec", {{"replicas", 1}, {"template", {{"spec", {{"containers", json::array()}}}}}}}});
+}
+
+TEST_CASE("completion: --for=, -o=, serve list|delete and served names, through the plugin's __complete", "[guide][cli]") {
+  Cluster c(false);
+  put_completion_objects(c);
   auto r = run_plugin({"__complete", "wait", "mnist", "--for="});
   CHECK(has(r.out, "--for=condition=Succeeded\n"));
   CHECK(has(r.out, "--for=delete\n"));
@@ -353,17 +359,18 @@ TEST_CASE("completion: --for=, -o=, serve list|delete and served names, through 
   INFO(r.out << r.err);
   CHECK(has(r.out, "resnet\tmodel server"));
   CHECK_FALSE(has(r.out, "mnist"));
+}
 
+TEST_CASE("completion: the real kubectl completes kubectl tfjob through kubectl_complete-tfjob", "[guide][cli]") {
+  Cluster c(false);
+  put_completion_objects(c);
   // the helper is in the build tree next to the binary, and the real kubectl uses it
   const std::string bin = tfjob::test::binary_dir() + "/plugin";
   struct stat st {};
   REQUIRE(::stat((bin + "/kubectl_complete-tfjob").c_str(), &st) == 0);
   CHECK((st.st_mode & S_IXUSR) != 0);
   auto kubectl = tfjob::test::run_program("/bin/sh", {"-c", "command -v kubectl"});
-  if (kubectl.exit_code != 0) {
-    WARN("no kubectl on PATH: the kubectl __complete cases did not run");
-    return;
-  }
+  if (kubectl.exit_code != 0) TFJOB_SKIP("no kubectl on PATH: the kubectl __complete cases did not run");
   std::string k = kubectl.out.substr(0, kubectl.out.find('\n'));
   std::vector<std::string> env = {"PATH=" + bin + ":" + (std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin"),
                                   "KUBECONFIG=" + c.kubeconfig};

@@ -279,7 +279,7 @@ TEST_CASE("hostile: a deep JSON answer to get is a clear error, not a crash", "[
   server().faults().answer_next(200, nested_arrays(150000), 1, std::string(kJobs) + "/deep");
   Api<DynamicObject> api(c, tfjobs(), "default");
   auto msg = error_of([&] { api.get("deep"); });
-  CHECK(msg.find("the server's answer is not valid JSON (exceeded max depth of 10000") != std::string::npos);
+  CHECK(msg.find("the server answered 200 but its body is not valid JSON (exceeded max depth of 10000") != std::string::npos);
   tfjob::test::kube::TempDir d;
   auto kc = d.write("config", server().kubeconfig_yaml());
   server().faults().answer_next(200, nested_arrays(150000), 1, std::string(kJobs) + "/deep2");

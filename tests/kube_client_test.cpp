@@ -104,7 +104,9 @@ TEST_CASE("the fake's kubeconfig works with a client certificate and with a toke
     CHECK_FALSE(nodes.resource_version.empty());
     auto reqs = server().requests();
     REQUIRE_FALSE(reqs.empty());
-    CHECK(reqs.back().user_agent == std::string("kubectl-tfjob/") + tfjob::version);
+    // an SDK client that sets nothing names the SDK, in client-go's shape; not the plugin
+    CHECK(reqs.back().user_agent == tfjob::kube::default_user_agent("tfjob-sdk"));
+    CHECK(reqs.back().user_agent.rfind(std::string("tfjob-sdk/") + tfjob::version + " (", 0) == 0);
     CHECK(reqs.back().status == 200);
     CHECK_FALSE(reqs.back().user.empty());
   }
@@ -280,7 +282,7 @@ TEST_CASE("typed CRUD with server-side apply, merge patch and delete", "[kube][a
   bool saw_apply = false;
   for (const auto& r : server().requests())
     if (r.method == "PATCH" && r.content_type.find("apply-patch") != std::string::npos &&
-        r.query.find("fieldManager=kubectl-tfjob") != std::string::npos && r.query.find("force=true") != std::string::npos)
+        r.query.find("fieldManager=tfjob-sdk") != std::string::npos && r.query.find("force=true") != std::string::npos)
       saw_apply = true;
   CHECK(saw_apply);
 
@@ -328,6 +330,41 @@ TEST_CASE("Status errors are typed: 403 for a namespace a token may not touch, 4
     REQUIRE_FALSE(e.status().causes.empty());
     CHECK_THAT(e.status().causes[0].field, Catch::Contains("replicas"));
     CHECK_THAT(std::string(e.what()), Catch::Contains("replicas"));
+  }
+}
+
+TEST_CASE("a 2xx answer that is not JSON is a decode error naming its first bytes, not a transport error", "[kube][api]") {
+  Client c(cert_config());
+  Api<Service> svc(c, "default");
+  server().clear_requests();
+  server().faults().answer_next(200, "<html><body>Sign in to continue</body></html>", 1,
+                                "/api/v1/namespaces/default/services/portal", "", "GET", "text/html");
+  try {
+    svc.get("portal");
+    FAIL("a 200 HTML page was taken for a Service");
+  } catch (const tfjob::transport_error& e) {
+    FAIL(std::string("a decode problem reported as a transport error: ") + e.what());
+  } catch (const tfjob::decode_error& e) {
+    CHECK(e.http_status() == 200);
+    CHECK_THAT(std::string(e.what()), Catch::Contains("the server answered 200 but its body is not valid JSON") &&
+                                          Catch::Contains("at line 1, column 1") &&
+                                          Catch::Contains("the body begins: <html><body>Sign in"));
+  }
+  // Not retried: the server answered, and asking again would get the same page.
+  std::size_t asked = 0;
+  for (const auto& r : server().requests()) asked += r.path == "/api/v1/namespaces/default/services/portal";
+  CHECK(asked == 1);
+
+  // The first bytes are shown printable and bounded, whatever the body holds.
+  server().faults().answer_next(200, std::string("\x01\xff") + std::string(5000, 'x'), 1,
+                                "/api/v1/namespaces/default/services/binary");
+  try {
+    svc.get("binary");
+    FAIL("a binary body was taken for a Service");
+  } catch (const tfjob::decode_error& e) {
+    std::string m = e.what();
+    CHECK_THAT(m, Catch::Contains("the body begins: ??xxx"));
+    CHECK(m.size() < 600);
   }
 }
 

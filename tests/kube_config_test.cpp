@@ -442,7 +442,10 @@ TEST_CASE("requests are built purely", "[kube][request]") {
   Request a = tfjobs.apply("mnist", obj, ap);
   CHECK(a.method == "PATCH");
   CHECK(a.content_type == "application/apply-patch+yaml");
-  CHECK(a.param("fieldManager") == "kubectl-tfjob");
+  CHECK(a.param("fieldManager").empty());  // the client's own is added when it is sent
+  CHECK(a.takes_field_manager);
+  ap.field_manager = "my-app";
+  CHECK(tfjobs.apply("mnist", obj, ap).param("fieldManager") == "my-app");
   CHECK(a.param("force") == "true");
   CHECK(a.idempotent);
   auto body = nlohmann::json::parse(a.body);

@@ -61,12 +61,12 @@ using Events = std::vector<std::string>;  // "TYPE name[:note]"
 
 std::string describe(const WatchEvent<Service>& e) {
   auto notes = e.object.annotations();
-  std::string s = e.type + " " + e.object.name();
+  std::string s = std::string(to_string(e.type)) + " " + e.object.name();
   if (notes.count("note")) s += ":" + notes["note"];
   return s;
 }
 
-/// Run the watcher until `n` non-bookmark events arrived (or 10 s passed).
+/// Run the watcher until `n` events arrived (or 10 s passed); bookmarks are not delivered.
 Events collect(Watcher<Service>& w, size_t n) {
   Events ev;
   std::atomic<bool> cancel{false};
@@ -78,7 +78,6 @@ Events collect(Watcher<Service>& w, size_t n) {
   so.cancel = &cancel;
   w.run(
       [&](const WatchEvent<Service>& e) {
-        if (e.type == "BOOKMARK") return true;
         ev.push_back(describe(e));
         return ev.size() < n;
       },
@@ -192,8 +191,8 @@ TEST_CASE("watch: bookmarks advance the resourceVersion", "[kube][watch]") {
   so.cancel = &cancel;
   std::string list_rv;
   w.run([&](const WatchEvent<Service>& e) {
-    if (e.type == "ADDED") list_rv = w.resource_version();
-    if (e.type == "BOOKMARK") ++bookmarks;
+    if (e.type == EventType::added) list_rv = w.resource_version();
+    if (e.type == EventType::bookmark) ++bookmarks;
     return bookmarks < 1;
   }, so);
   cancel = true;
@@ -320,4 +319,13 @@ TEST_CASE("logs: a followed stream that is cut resumes without loss or repetitio
     }
     if (with_ts) CHECK(lines[5].find('T') == 10);
   }
+}
+
+TEST_CASE("watch: event types are an enum with the wire's spelling", "[kube][watch]") {
+  for (EventType t : {EventType::added, EventType::modified, EventType::deleted, EventType::bookmark, EventType::error})
+    CHECK(parse_event_type(to_string(t)) == t);
+  CHECK(std::string(to_string(EventType::deleted)) == "DELETED");
+  CHECK_FALSE(parse_event_type("added"));  // the wire's spelling is upper case
+  CHECK_FALSE(parse_event_type("SYNC"));
+  CHECK_FALSE(parse_event_type(""));
 }

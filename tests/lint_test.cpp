@@ -123,7 +123,7 @@ TEST_CASE("lint rules: the facts in the words", "[lint]") {
   CHECK(tfjob::lint::lint(s.job).empty());
 }
 
-TEST_CASE("lint: the context silences what it answers; the Istio fix is applied", "[lint]") {
+TEST_CASE("lint: the context silences what it answers, the Istio fix is applied", "[lint]") {
   auto s = load(lint_dir() + "LogsDeletedAfterFinish.yaml");
   CHECK(tfjob::lint::lint(s.job, s.ctx).size() == 2);  // cleanPodPolicy All, and the TTL
   s.ctx.logs_kept = true;

@@ -131,7 +131,7 @@ TEST_CASE("a worker killed under Never fails the job and nothing is left running
   for (const auto& x : r.replicas) CHECK_FALSE(tfjob::test::process_alive(first_pid(x.log_file)));
 }
 
-TEST_CASE("SIGINT to the runner stops every replica; no process is left", "[local][e2e]") {
+TEST_CASE("SIGINT to the runner stops every replica, no process is left", "[local][e2e]") {
   std::ostringstream out, err;
   auto o = options("e2e-sigint", out, err);
   o.handle_signals = true;

@@ -223,7 +223,7 @@ TEST_CASE("reserved ports: distinct, held until released, below the kernel's eph
   CHECK_FALSE(can_bind(first));
 }
 
-TEST_CASE("a job succeeds when its chief does; the others are stopped with their process groups", "[local][run]") {
+TEST_CASE("a job succeeds when its chief does, the others are stopped with their process groups", "[local][run]") {
   std::ostringstream out, err;
   auto o = quiet_options("chief-succeeds", out, err);
   auto job = local_job("ok", {{"Chief", sh_replica(1, "Never", "echo chief says hi; sleep 1.5")},
@@ -322,7 +322,7 @@ TEST_CASE("activeDeadlineSeconds stops a running job", "[local][run]") {
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
 }
 
-TEST_CASE("no line is lost, partial last lines included; --all prefixes every replica", "[local][run]") {
+TEST_CASE("no line is lost, partial last lines included, --all prefixes every replica", "[local][run]") {
   std::ostringstream out, err;
   auto o = quiet_options("lines", out, err);
   o.all_logs = true;

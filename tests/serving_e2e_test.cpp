@@ -3,11 +3,36 @@
 #include <catch2/catch.hpp>
 
 #include "support/fake_apiserver.hpp"
+#include <tfjob/kube/config.hpp>
+#include <tfjob/kube/detail/process.hpp>
+#include <tfjob/kube/detail/util.hpp>
+#include <tfjob/kube/local_proxy.hpp>
+#include <tfjob/serving/serving.hpp>
+#include <tfjob/serving/tensorboard.hpp>
+#include <httplib.h>
 #include "support/fake_tfserving.hpp"
+#include "support/tfserving_rest.hpp"
 #include "support/paths.hpp"
+#include "support/saved_model_bytes.hpp"
+#include "support/skip.hpp"
 #include "support/workflow_run.hpp"
 
+#include <tfjob/serving/model_config.hpp>
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <atomic>
 #include <fstream>
+#include <mutex>
+
+#if __has_include(<stb_image_write.h>)
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#define STB_IMAGE_WRITE_STATIC
+#include <stb_image_write.h>  // Debian's libstb-dev: real PNG and JPEG files for predict --image
+#define TFJOB_HAVE_STB_WRITE 1
+#endif
 
 using nlohmann::json;
 using tfjob::test::ContainerScript;
@@ -32,6 +57,17 @@ struct Cluster {
     dir = tfjob::test::temp_dir("serving-e2e");
     kubeconfig = dir + "/kubeconfig";
     server->write_kubeconfig(kubeconfig);
+    // serve's export check pods list a claim's version directories: by default one good version
+    export_listing({"dir 1", "pb 4096 1", "warmup 1"});
+  }
+  /// What the next export check pods print (the script's records, between its header and end).
+  void export_listing(const std::vector<std::string>& records) {
+    ContainerScript s;
+    s.lines.push_back("tfjob-export-check v1");
+    for (const auto& r : records) s.lines.push_back(r);
+    s.lines.push_back("end");
+    s.exit_code = 0;
+    server->kubelet().script("export-check-*", s);
   }
   RunResult run(std::vector<std::string> args, int timeout_s = 60) { return tfjob::test::run_plugin(args, kubeconfig, timeout_s); }
   std::string write(const std::string& name, const std::string& bytes) {
@@ -90,14 +126,76 @@ TEST_CASE("serve resnet: rollout, LOADING then AVAILABLE, predict top-5 with Ima
 
   auto l = c.run({"serve", "list"});
   REQUIRE(l.exit_code == 0);
-  CHECK(l.out.find("NAME     MODEL    READY   GPUS   AGE") != std::string::npos);
-  CHECK(l.out.find("resnet   resnet   1/1     1") != std::string::npos);
+  CHECK(l.out.find("NAME     MODEL    READY   VERSIONS   LABELS   GPUS   AGE") != std::string::npos);
+  CHECK(l.out.find("resnet   resnet   1/1     1          <none>   1") != std::string::npos);
+  auto lw = c.run({"serve", "list", "-o", "wide"});
+  INFO(lw.err);
+  REQUIRE(lw.exit_code == 0);
+  CHECK(lw.out.find("ADDRESS                            PORTS                 MODEL-NAME") != std::string::npos);
+  CHECK(lw.out.find("resnet.default.svc.cluster.local   8500/gRPC,8501/REST   resnet") != std::string::npos);
+  auto lj = c.run({"serve", "list", "-o", "json"});
+  REQUIRE(lj.exit_code == 0);
+  auto ljs = json::parse(lj.out);
+  REQUIRE(ljs.size() == 1);
+  CHECK(ljs[0]["address"] == "resnet.default.svc.cluster.local");
+  CHECK(ljs[0]["availableVersions"] == json::array({"1"}));
+  CHECK(ljs[0]["ports"] == json::parse(R"([{"name": "grpc", "port": 8500, "protocol": "gRPC"}, {"name": "http", "port": 8501, "protocol": "REST"}])"));
+  auto ly = c.run({"serve", "list", "-o", "yaml"});
+  REQUIRE(ly.exit_code == 0);
+  CHECK(ly.out.find("address: resnet.default.svc.cluster.local") != std::string::npos);
+  // the served names complete for models, predict and serve delete
+  for (const char* cmd : {"models", "predict"}) {
+    auto cr = tfjob::test::run_plugin({"__complete", "--kubeconfig", c.kubeconfig, cmd, ""});
+    CHECK(cr.out.find("resnet\tmodel server") != std::string::npos);
+  }
 
   auto d = c.run({"serve", "delete", "resnet"});
   REQUIRE(d.exit_code == 0);
   CHECK(d.out.find("deployment.apps/resnet deleted") != std::string::npos);
   CHECK_FALSE(c.server->get_object("services", "default", "resnet"));
   CHECK(c.run({"serve", "delete", "resnet"}).exit_code == 1);
+}
+
+TEST_CASE("serve delete keeps a ConfigMap of the server's name that serve did not create", "[serving][e2e][delete]") {
+  REQUIRE_FALSE(tfjob::test::plugin_path().empty());
+  Cluster c;
+  FakeModel m;
+  m.load_time = std::chrono::milliseconds(0);
+  c.tfs->set_model("resnet", m);
+  // the user's own ConfigMaps called resnet and resnet-models (no serve labels, or another server's)
+  c.server->put_object({{"apiVersion", "v1"}, {"kind", "ConfigMap"},
+                        {"metadata", {{"name", "resnet"}, {"namespace", "default"}, {"labels", {{"app", "mine"}}}}},
+                        {"data", {{"settings", "keep me"}}}});
+  c.server->put_object({{"apiVersion", "v1"}, {"kind", "ConfigMap"},
+                        {"metadata", {{"name", "resnet-models"}, {"namespace", "default"},
+                                      {"labels", {{"app.kubernetes.io/managed-by", "kubectl-tfjob"}, {"app.kubernetes.io/instance", "other"}}}}},
+                        {"data", {{"models.config", "mine"}}}});
+  auto r = c.run({"serve", "resnet", "--model", "resnet", "--gpus", "0", "--timeout", "60s"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto d = c.run({"serve", "delete", "resnet"});
+  INFO(d.out << d.err);
+  REQUIRE(d.exit_code == 0);
+  CHECK(d.out.find("deployment.apps/resnet deleted") != std::string::npos);
+  CHECK(d.out.find("configmap/") == std::string::npos);
+  CHECK(d.err.find("configmap/resnet kept: it does not carry serve's labels (app.kubernetes.io/managed-by=kubectl-tfjob, "
+                   "app.kubernetes.io/instance=resnet), so it is not the server's") != std::string::npos);
+  CHECK(d.err.find("configmap/resnet-models kept") != std::string::npos);
+  auto cm = c.server->get_object("configmaps", "default", "resnet");
+  REQUIRE(cm);
+  CHECK((*cm)["data"]["settings"] == "keep me");
+  REQUIRE(c.server->get_object("configmaps", "default", "resnet-models"));
+
+  // serve's own ConfigMap (--monitoring) goes with the server
+  c.server->delete_object("configmaps", "default", "resnet");
+  auto r2 = c.run({"serve", "resnet", "--model", "resnet", "--gpus", "0", "--monitoring", "--timeout", "60s"});
+  INFO(r2.err);
+  REQUIRE(r2.exit_code == 0);
+  auto d2 = c.run({"serve", "delete", "resnet"});
+  INFO(d2.out << d2.err);
+  CHECK(d2.out.find("configmap/resnet deleted") != std::string::npos);
+  CHECK_FALSE(c.server->get_object("configmaps", "default", "resnet"));
+  CHECK(c.server->get_object("configmaps", "default", "resnet-models"));
 }
 
 TEST_CASE("an update rolls out a new model version", "[serving][e2e]") {
@@ -158,26 +256,47 @@ TEST_CASE("a rollout that never becomes ready: crash loop reported with events a
   CHECK(r.err.find("event ") != std::string::npos);
 }
 
+TEST_CASE("serve's GPU preflight: more GPUs per replica than any node has is refused before anything is applied", "[serving][e2e]") {
+  REQUIRE_FALSE(tfjob::test::plugin_path().empty());  // the plugin is a build dependency of this test
+  Cluster c;  // two GPU nodes with one GPU each
+  auto r = c.run({"serve", "big", "--model", "resnet", "--gpus", "8", "--timeout", "60s"});
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("refusing to serve \"big\": each replica asks for 8 nvidia.com/gpu but no schedulable node it may use "
+                   "can allocate more than 1") != std::string::npos);
+  CHECK(r.err.find("fake-gpu-node-0") != std::string::npos);  // the GPU nodes' table
+  CHECK(r.err.find("Lower --gpus (GPUs per replica) and raise --replicas instead") != std::string::npos);
+  CHECK_FALSE(c.server->get_object("deployments.apps", "default", "big"));  // nothing applied
+  r = c.run({"serve", "pinned", "--model", "resnet", "--selector", "pool=none", "--timeout", "60s"});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("no GPU node matches the server's node selector and tolerations") != std::string::npos);
+  CHECK_FALSE(c.server->get_object("deployments.apps", "default", "pinned"));
+}
+
 TEST_CASE("a rollout that cannot schedule times out with the scheduler's reason", "[serving][e2e]") {
   REQUIRE_FALSE(tfjob::test::plugin_path().empty());  // the plugin is a build dependency of this test
   Cluster c;
-  auto r = c.run({"serve", "big", "--model", "resnet", "--gpus", "8", "--timeout", "3s"});
+  // 3 replicas of 1 GPU on two 1-GPU nodes: the preflight warns, one pod stays Pending
+  auto r = c.run({"serve", "big", "--model", "resnet", "--gpus", "1", "--replicas", "3", "--timeout", "3s"});
   INFO(r.err);
   CHECK(r.exit_code == 2);
+  CHECK(r.err.find("warning: the 3 replicas ask for 3 nvidia.com/gpu in total but only 2 are free") != std::string::npos);
   CHECK(r.err.find("timed out after 3s") != std::string::npos);
   CHECK(r.err.find("nvidia.com/gpu") != std::string::npos);
+  CHECK(r.err.find("hint: scheduling: pod big-") != std::string::npos);  // what blocked: the scheduler
+  CHECK(r.err.find("readiness probe") == std::string::npos);            // not a probe that never ran
 }
 
 TEST_CASE("a rollout past its progress deadline: ProgressDeadlineExceeded with the scheduler's reason, exit 1", "[serving][e2e]") {
   REQUIRE_FALSE(tfjob::test::plugin_path().empty());  // the plugin is a build dependency of this test
   Cluster c;
-  auto r = c.run({"serve", "stuck", "--model", "resnet", "--gpus", "8", "--no-wait"});
+  auto r = c.run({"serve", "stuck", "--model", "resnet", "--gpus", "1", "--replicas", "3", "--no-wait"});
   REQUIRE(r.exit_code == 0);
   // a cluster admin's (or a policy's) short deadline, a field serve does not manage: it stays
   auto d = *c.server->get_object("deployments.apps", "default", "stuck");
   d["spec"]["progressDeadlineSeconds"] = 1;
   c.server->put_object(d);
-  r = c.run({"serve", "stuck", "--model", "resnet", "--gpus", "8", "--timeout", "60s"});
+  r = c.run({"serve", "stuck", "--model", "resnet", "--gpus", "1", "--replicas", "3", "--timeout", "60s"});
   INFO(r.err);
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("deployment \"stuck\" exceeded its progress deadline") != std::string::npos);
@@ -222,14 +341,29 @@ TEST_CASE("predict errors: service not found, not loaded yet, TF Serving's messa
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("model \"slow\" is not loaded yet") != std::string::npos);
   CHECK(r.err.find("LOADING") != std::string::npos);
+  auto l = c.run({"serve", "list", "-o", "json"});
+  REQUIRE(l.exit_code == 0);
+  CHECK(json::parse(l.out)[0]["availableVersions"] == json::array());  // LOADING is not AVAILABLE
+  CHECK(json::parse(l.out)[0]["modelState"].get<std::string>().find("LOADING") != std::string::npos);
+  CHECK(c.run({"serve", "list"}).out.find("slow   resnet   1/1     <none>") != std::string::npos);
 
   c.tfs->set_model("fast", FakeModel{std::chrono::milliseconds(0), "", 1, {}});
   REQUIRE(c.run({"serve", "fast", "--model", "resnet"}).exit_code == 0);
+  // checked against the signature before sending: nothing reaches TF Serving
+  const int sent_before = c.tfs->predict_requests();
   auto bad = c.write("bad.json", R"({"instances": [{"pixels": [1, 2, 3]}]})");
   r = c.run({"predict", "fast", "--json", bad});
   CHECK(r.exit_code == 1);
+  CHECK(r.err.find("instance 0 has no input \"image_bytes\"") != std::string::npos);
+  CHECK(r.err.find("input \"image_bytes\" (DT_STRING, shape (-1)) of signature \"serving_default\"") != std::string::npos);
+  CHECK(c.tfs->predict_requests() == sent_before);
+  // a request that fits the signature but not the model: TF Serving's own words
+  auto notjpeg = c.write("notjpeg.json", R"({"instances": [{"b64": "aGVsbG8="}]})");
+  r = c.run({"predict", "fast", "--json", notjpeg});
+  CHECK(r.exit_code == 1);
   CHECK(r.err.find("TF Serving rejected the prediction (HTTP 400)") != std::string::npos);
-  CHECK(r.err.find("does not have named input: image_bytes") != std::string::npos);
+  CHECK(r.err.find("Invalid JPEG data") != std::string::npos);
+  CHECK(c.tfs->predict_requests() == sent_before + 1);
 
   r = c.run({"predict", "fast", "--image", c.dir + "/missing.jpg"});
   CHECK(r.exit_code == 1);
@@ -238,9 +372,583 @@ TEST_CASE("predict errors: service not found, not loaded yet, TF Serving's messa
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("not a JPEG or PNG") != std::string::npos);
 
+  // the MNIST sample's digit is a float tensor: the ResNet signature refuses it by dtype
   auto digit = tfjob::test::source_dir() + "/samples/mnist/digit-1.json";
   r = c.run({"predict", "fast", "--json", digit});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("instance 0 has 2 dimensions where 0 are expected") != std::string::npos);
+}
+
+TEST_CASE("models NAME and serve print the signatures from TF Serving's metadata", "[serving][e2e]") {
+  REQUIRE_FALSE(tfjob::test::plugin_path().empty());  // the plugin is a build dependency of this test
+  Cluster c;
+  FakeModel m;
+  m.load_time = std::chrono::milliseconds(0);
+  m.signature_def = tfjob::test::mnist_signatures();
+  c.tfs->set_model("mnist", m);
+  auto s = c.run({"serve", "mnist", "--model-url", "https://example.com/mnist.tar.gz", "--gpus", "0"});
+  INFO(s.err);
+  REQUIRE(s.exit_code == 0);
+  CHECK(s.out.find("SIGNATURE         ROLE     NAME            DTYPE      SHAPE") != std::string::npos);
+  CHECK(s.out.find("serving_default   input    images          DT_FLOAT   (-1, 28, 28)") != std::string::npos);
+
+  auto r = c.run({"models", "mnist"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("model \"mnist\" version 1 on service default/mnist") != std::string::npos);
+  CHECK(r.out.find("serving_default   input    images          DT_FLOAT   (-1, 28, 28)") != std::string::npos);
+  CHECK(r.out.find("serving_default   output   classes         DT_INT64   (-1)") != std::string::npos);
+  CHECK(r.out.find("serving_default   output   probabilities   DT_FLOAT   (-1, 10)") != std::string::npos);
+
+  auto j = c.run({"models", "mnist", "-o", "json"});
+  REQUIRE(j.exit_code == 0);
+  auto mj = json::parse(j.out);
+  CHECK(mj["model"] == "mnist");
+  CHECK(mj["version"] == "1");
+  CHECK(mj["signatures"][0]["inputs"][0]["shape"] == json::array({-1, 28, 28}));
+  CHECK(mj["signatures"][0]["inputs"][0]["dtype"] == "DT_FLOAT");
+
+  auto nosvc = c.run({"models", "nosuch"});
+  CHECK(nosvc.exit_code == 1);
+  CHECK(nosvc.err.find("service \"nosuch\" not found") != std::string::npos);
+  auto nover = c.run({"models", "mnist", "--version", "7"});
+  CHECK(nover.exit_code == 1);
+  CHECK(nover.err.find("Servable not found for request: Specific(mnist, 7)") != std::string::npos);
+  auto badver = c.run({"models", "mnist", "--version", "latest"});
+  CHECK(badver.exit_code == 1);
+  CHECK(badver.err.find("version \"latest\" is not a number") != std::string::npos);
+}
+
+TEST_CASE("predict checks the signature: missing input, rank, dtype, --signature, --version, --label", "[serving][e2e]") {
+  REQUIRE_FALSE(tfjob::test::plugin_path().empty());  // the plugin is a build dependency of this test
+  Cluster c;
+  FakeModel m;
+  m.load_time = std::chrono::milliseconds(0);
+  m.signature_def = tfjob::test::mnist_signatures();
+  m.labels = {{"stable", 1}, {"canary", 2}};
+  c.tfs->set_model("digits", m);
+  REQUIRE(c.run({"serve", "digits", "--model-url", "https://example.com/mnist.tar.gz", "--gpus", "0"}).exit_code == 0);
+  const auto digit = tfjob::test::source_dir() + "/samples/mnist/digit-1.json";
+
+  auto ok = c.run({"predict", "digits", "--json", digit});
+  INFO(ok.err);
+  REQUIRE(ok.exit_code == 0);
+  CHECK(json::parse(ok.out)["predictions"][0]["probabilities"].size() == 10);
+  const int sent = c.tfs->predict_requests();
+
+  struct Bad {
+    const char* body;
+    const char* says;
+  };
+  for (const Bad& b : {Bad{R"({"instances": [[1, 2, 3]]})", "instance 0 has 1 dimension where 2 are expected"},
+                       Bad{R"({"instances": [{"pixels": [[1]]}]})", "instance 0 has no input \"images\""},
+                       Bad{R"({"instances": [[[0.5]]]})", "has 1 element in dimension 0 where 28 are expected"},
+                       Bad{R"({"inputs": [[0.5]]})", "\"inputs\" has 2 dimensions where 3 are expected"}}) {
+    auto r = c.run({"predict", "digits", "--json", c.write("bad.json", b.body)});
+    INFO(b.body << "\n" << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find(b.says) != std::string::npos);
+    CHECK(r.err.find("input \"images\" (DT_FLOAT, shape (-1, 28, 28)) of signature \"serving_default\"") != std::string::npos);
+  }
+  // dtype: a 28x28 of strings
+  json strings = json::array();
+  for (int i = 0; i < 28; ++i) strings.push_back(json(std::vector<std::string>(28, "x")));
+  auto r = c.run({"predict", "digits", "--json", c.write("str.json", json{{"instances", {strings}}}.dump())});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("holds a string where DT_FLOAT is expected") != std::string::npos);
+  // an image to a float signature is decoded first (predict --image): these bytes only start like a JPEG
+  r = c.run({"predict", "digits", "--image", c.write("cat.jpg", jpeg)});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("cannot decode image \"" + c.dir + "/cat.jpg\"") != std::string::npos);
+  CHECK(c.tfs->predict_requests() == sent);  // none of them was sent
+
+  r = c.run({"predict", "digits", "--json", digit, "--signature", "classify"});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("has no signature \"classify\"; its signatures: serving_default") != std::string::npos);
+  r = c.run({"predict", "digits", "--json", digit, "--signature", "serving_default", "--version", "1"});
   INFO(r.err);
   CHECK(r.exit_code == 0);
-  CHECK(json::parse(r.out)["predictions"][0]["probabilities"].size() == 10);
+  r = c.run({"predict", "digits", "--json", digit, "--version", "3"});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("Specific(digits, 3)") != std::string::npos);
+  r = c.run({"predict", "digits", "--json", digit, "--label", "stable"});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  r = c.run({"predict", "digits", "--json", digit, "--label", "canary"});  // labels version 2, which is not served
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("Specific(digits, 2)") != std::string::npos);
+  r = c.run({"predict", "digits", "--json", digit, "--label", "nightly"});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("Unrecognized servable version label: nightly") != std::string::npos);
+  r = c.run({"predict", "digits", "--json", digit, "--label", "stable", "--version", "1"});
+  CHECK(r.exit_code == 64);
+  CHECK(c.tfs->predict_requests() == sent + 2);  // the two that fit and named a served version
+}
+
+TEST_CASE("serve --batching --monitoring --replicas 2 --autoscale: ConfigMap, PDB, HPA, serve status counts the requests, delete removes all",
+          "[serving][e2e][operations]") {
+  REQUIRE_FALSE(tfjob::test::plugin_path().empty());
+  Cluster c;
+  FakeModel m;
+  m.load_time = std::chrono::milliseconds(100);
+  c.tfs->set_model("resnet", m);
+
+  // a bad --batching is refused before any request (exit 64), and nothing is applied
+  auto bad = c.run({"serve", "resnet", "--model", "resnet", "--batching", "max_batch_size=32,batch_timeout=5"});
+  CHECK(bad.exit_code == 64);
+  CHECK(bad.err.find("unknown key \"batch_timeout\"") != std::string::npos);
+  auto noc = c.run({"serve", "resnet", "--model", "resnet", "--autoscale", "1:4:70%"});
+  CHECK(noc.exit_code == 64);
+  CHECK(noc.err.find("give --cpu too") != std::string::npos);
+  CHECK_FALSE(c.server->get_object("deployments.apps", "default", "resnet"));
+
+  auto r = c.run({"serve", "resnet", "--model", "resnet", "--gpus", "0", "--cpu", "1", "--autoscale", "1:4:70%",
+                  "--batching", "max_batch_size=8,batch_timeout_micros=2000", "--monitoring", "--timeout", "60s"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  for (const char* applied : {"configmap/resnet serverside-applied", "deployment.apps/resnet serverside-applied",
+                              "service/resnet serverside-applied", "poddisruptionbudget.policy/resnet serverside-applied",
+                              "horizontalpodautoscaler.autoscaling/resnet serverside-applied"})
+    CHECK(r.err.find(applied) != std::string::npos);
+  auto cm = c.server->get_object("configmaps", "default", "resnet");
+  REQUIRE(cm);
+  CHECK((*cm)["data"]["batching_parameters.pbtxt"] == "max_batch_size { value: 8 }\nbatch_timeout_micros { value: 2000 }\n");
+  auto hpa = c.server->get_object("horizontalpodautoscalers.autoscaling", "default", "resnet");
+  REQUIRE(hpa);
+  CHECK((*hpa)["spec"]["maxReplicas"] == 4);
+  REQUIRE(c.server->get_object("poddisruptionbudgets.policy", "default", "resnet"));
+
+  // status before any prediction, then after two good and one rejected request
+  auto s0 = c.run({"serve", "status", "resnet"});
+  INFO(s0.err);
+  REQUIRE(s0.exit_code == 0);
+  CHECK(s0.out.find("model \"resnet\" version 1 is AVAILABLE") != std::string::npos);
+  CHECK(s0.out.find("no requests answered yet") != std::string::npos);
+  REQUIRE(c.run({"predict", "resnet", "--image", c.write("a.jpg", jpeg)}).exit_code == 0);
+  REQUIRE(c.run({"predict", "resnet", "--image", c.write("b.jpg", jpeg + "x")}).exit_code == 0);
+  // a PNG: predict sends it (a DT_STRING takes any bytes) and this JPEG-only model rejects it
+  auto png = c.run({"predict", "resnet", "--image", c.write("c.png", std::string("\x89PNG\r\n\x1a\n", 8) + "png bytes")});
+  CHECK(png.exit_code == 1);
+  CHECK(png.err.find("Invalid JPEG data") != std::string::npos);
+  auto s1 = c.run({"serve", "status", "resnet"});
+  INFO(s1.out << s1.err);
+  REQUIRE(s1.exit_code == 0);
+  CHECK(s1.out.find("MODEL    REQUESTS   BY-STATUS") != std::string::npos);
+  CHECK(s1.out.find("INVALID_ARGUMENT=1,OK=2") != std::string::npos);
+  auto sj = c.run({"serve", "status", "resnet", "-o", "json"});
+  REQUIRE(sj.exit_code == 0);
+  auto j = json::parse(sj.out);
+  REQUIRE(j["metrics"].size() == 1);
+  CHECK(j["metrics"][0]["requests"] == 3);
+  CHECK(j["metrics"][0]["latencyMicros"]["count"] == 3);
+  CHECK(j["metrics"][0]["latencyMicros"]["quantiles"].contains("p99"));
+  CHECK(j["monitoring"] == true);
+
+  auto d = c.run({"serve", "delete", "resnet"});
+  INFO(d.out << d.err);
+  REQUIRE(d.exit_code == 0);
+  for (const char* gone : {"configmap/resnet deleted", "poddisruptionbudget.policy/resnet deleted",
+                           "horizontalpodautoscaler.autoscaling/resnet deleted"})
+    CHECK(d.out.find(gone) != std::string::npos);
+  CHECK_FALSE(c.server->get_object("configmaps", "default", "resnet"));
+  CHECK_FALSE(c.server->get_object("horizontalpodautoscalers.autoscaling", "default", "resnet"));
+  CHECK_FALSE(c.server->get_object("poddisruptionbudgets.policy", "default", "resnet"));
+}
+
+TEST_CASE("serve status of a server without --monitoring says how to turn it on", "[serving][e2e][operations]") {
+  REQUIRE_FALSE(tfjob::test::plugin_path().empty());
+  Cluster c;
+  FakeModel m;
+  m.load_time = std::chrono::milliseconds(50);
+  c.tfs->set_model("plain", m);
+  auto r = c.run({"serve", "plain", "--model", "resnet", "--gpus", "0", "--timeout", "60s"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto s = c.run({"serve", "status", "plain"});
+  CHECK(s.exit_code == 0);
+  CHECK(s.err.find("not started with --monitoring") != std::string::npos);
+  auto none = c.run({"serve", "status", "nosuch"});
+  CHECK(none.exit_code == 1);
+  CHECK(none.err.find("model server \"nosuch\" not found") != std::string::npos);
+}
+
+TEST_CASE("predict --image to a DT_FLOAT [N,28,28] model: PNG and JPEG decoded and resized, a signature taking neither refused",
+          "[serving][e2e][image]") {
+#ifndef TFJOB_HAVE_STB_WRITE
+  TFJOB_SKIP("stb_image_write.h (libstb-dev) is missing, so no PNG/JPEG can be written for this test");
+#else
+  REQUIRE_FALSE(tfjob::test::plugin_path().empty());
+  Cluster c;
+  FakeModel m;
+  m.load_time = std::chrono::milliseconds(50);
+  m.signature_def = tfjob::test::mnist_signatures();
+  c.tfs->set_model("mnist", m);
+  REQUIRE(c.run({"serve", "mnist", "--model", "resnet", "--gpus", "0", "--timeout", "60s"}).exit_code == 0);
+
+  // a 56x56 gray "1" as PNG and a 64x48 RGB JPEG: both become a 28x28 float tensor
+  std::vector<unsigned char> gray(56 * 56, 0), rgb(64 * 48 * 3, 0);
+  for (int y = 8; y < 48; ++y)
+    for (int x = 24; x < 32; ++x) gray[y * 56 + x] = 255;
+  for (std::size_t i = 0; i < rgb.size(); ++i) rgb[i] = static_cast<unsigned char>(i * 7);
+  const std::string png = c.dir + "/one.png", jpg = c.dir + "/photo.jpg";
+  REQUIRE(stbi_write_png(png.c_str(), 56, 56, 1, gray.data(), 56) != 0);
+  REQUIRE(stbi_write_jpg(jpg.c_str(), 64, 48, 3, rgb.data(), 90) != 0);
+  for (const auto& f : {png, jpg}) {
+    auto r = c.run({"predict", "mnist", "--image", f, "--top", "3"});
+    INFO(f << ": " << r.err);
+    CHECK(r.exit_code == 0);  // the signature check (rank 2 per instance, floats) passed and TF Serving answered
+    CHECK(r.out.find("RANK") != std::string::npos);
+  }
+  CHECK(c.tfs->predict_requests() == 2);
+
+  // bytes that claim to be a PNG but do not decode: an error naming the file, nothing sent
+  auto bad = c.run({"predict", "mnist", "--image", c.write("bad.png", std::string("\x89PNG\r\n\x1a\n", 8) + "garbage")});
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.err.find("cannot decode image \"" + c.dir + "/bad.png\"") != std::string::npos);
+  CHECK(c.tfs->predict_requests() == 2);
+
+  // a model whose signature takes an int64 vector: no conversion from an image
+  FakeModel ints = m;
+  ints.signature_def = json{{"serving_default",
+                             {{"inputs", {{"ids", json::parse(tfjob::test::tensor_info_json("DT_INT64", {-1, 16}, "ids:0"))}}},
+                              {"outputs", {{"scores", json::parse(tfjob::test::tensor_info_json("DT_FLOAT", {-1, 2}, "s:0"))}}},
+                              {"method_name", "tensorflow/serving/predict"}}}}
+                           .dump();
+  ints.load_time = std::chrono::milliseconds(0);  // AVAILABLE at once: set_model restarts the load clock
+  c.tfs->set_model("mnist", ints);
+  auto no = c.run({"predict", "mnist", "--image", png});
+  INFO(no.err);
+  CHECK(no.exit_code == 1);
+  CHECK(no.err.find("takes ids DT_INT64 (-1, 16)") != std::string::npos);
+  CHECK(no.err.find("--json FILE") != std::string::npos);
+#endif
+}
+
+TEST_CASE("tensorboard's local proxy forwards a GET (path and query) and a POST through the API server's service proxy",
+          "[serving][e2e][tensorboard]") {
+  FakeApiServerOptions o;
+  FakeApiServer server(o);
+  const std::string dir = tfjob::test::temp_dir("tensorboard-e2e");
+  server.write_kubeconfig(dir + "/kubeconfig");
+  std::vector<tfjob::test::ProxyRequest> seen;
+  std::mutex mu;
+  server.set_proxy_handler("*-tensorboard", [&](const tfjob::test::ProxyRequest& r) {
+    std::lock_guard<std::mutex> lk(mu);
+    seen.push_back(r);
+    tfjob::test::ProxyResponse p;
+    p.content_type = "text/html";
+    p.body = "<html>TensorBoard " + r.method + " " + r.path + "</html>";
+    return p;
+  });
+  tfjob::kube::ConfigOverrides ov;
+  ov.kubeconfig = dir + "/kubeconfig";
+  tfjob::kube::Client client(tfjob::kube::load_config(ov));
+  // TensorBoard's objects, applied as the command applies them
+  tfjob::serving::JobLogDir log{"/train/logs", "tfjob-mnist", "logs", "Chief"};
+  auto applied = tfjob::serving::apply_objects(client, "default", tfjob::serving::build_tensorboard("mnist-tensorboard", "", log));
+  REQUIRE(applied.size() == 2);
+  tfjob::kube::LocalProxy proxy(client, tfjob::serving::tensorboard_proxy_prefix("default", "mnist-tensorboard"));
+  CHECK(proxy.url() == "http://127.0.0.1:" + std::to_string(proxy.port()) + "/");
+  httplib::Client local("127.0.0.1", proxy.port());
+  auto res = local.Get("/data/runs?experiment=1");
+  REQUIRE(res);
+  CHECK(res->status == 200);
+  CHECK(res->get_header_value("Content-Type") == "text/html");
+  CHECK(res->body == "<html>TensorBoard GET /data/runs</html>");
+  auto post = local.Post("/data/plugin/scalars/scalars_multirun", "runs=train", "application/x-www-form-urlencoded");
+  REQUIRE(post);
+  CHECK(post->status == 200);
+  {
+    std::lock_guard<std::mutex> lk(mu);
+    REQUIRE(seen.size() == 2);
+    CHECK(seen[0].service == "mnist-tensorboard");
+    CHECK(seen[0].port == "6006");
+    CHECK(seen[0].query == "experiment=1");
+    CHECK(seen[1].method == "POST");
+    CHECK(seen[1].body == "runs=train");
+  }
+  // a service without a handler: the API server's own answer comes back as it is
+  tfjob::kube::LocalProxy other(client, tfjob::serving::tensorboard_proxy_prefix("default", "nothing"));
+  httplib::Client l2("127.0.0.1", other.port());
+  auto miss = l2.Get("/");
+  REQUIRE(miss);
+  CHECK(miss->status >= 400);
+  CHECK(proxy.requests() == 2);
+  proxy.stop();
+  CHECK_FALSE(httplib::Client("127.0.0.1", proxy.port()).Get("/"));  // stopped: nothing listens
+}
+
+TEST_CASE("tensorboard --dry-run=client -f: the objects for the MNIST sample's log directory", "[serving][e2e][tensorboard]") {
+  REQUIRE_FALSE(tfjob::test::plugin_path().empty());
+  auto r = tfjob::test::run_plugin({"tensorboard", "-f", tfjob::test::source_dir() + "/samples/mnist/tfjob.yaml", "--dry-run=client", "-o", "json"}, "", 60);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("writes its logs to /train/logs: claim tfjob-mnist, directory logs") != std::string::npos);
+  CHECK(r.out.find("\"claimName\": \"tfjob-mnist\"") != std::string::npos);
+}
+
+TEST_CASE("several models in one server: a model config ConfigMap, version policies, labels moved without a new pod", "[serving][e2e][model-config]") {
+  REQUIRE_FALSE(tfjob::test::plugin_path().empty());
+  Cluster c;
+  FakeModel mnist;
+  mnist.load_time = std::chrono::milliseconds(0);
+  mnist.disk_versions = {1, 2, 3};
+  mnist.signature_def = tfjob::test::mnist_signatures();
+  mnist.version_signatures = {{3, tfjob::test::resnet_signatures()}};  // a later export with another contract
+  c.tfs->set_model("mnist", mnist);
+  FakeModel resnet;
+  resnet.load_time = std::chrono::milliseconds(0);
+  c.tfs->set_model("resnet", resnet);
+
+  // the claim is checked before anything is applied
+  auto nopvc = c.run({"serve", "zoo", "--model", "mnist=pvc:models:export/mnist", "--model", "resnet=resnet", "--gpus", "0"});
+  CHECK(nopvc.exit_code == 1);
+  CHECK(nopvc.err.find("persistentvolumeclaim \"models\" not found in namespace \"default\": --model mnist=pvc:CLAIM[:PATH]") != std::string::npos);
+  c.server->put_object({{"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"},
+                        {"metadata", {{"name", "models"}, {"namespace", "default"}}},
+                        {"spec", {{"accessModes", {"ReadWriteOnce"}}, {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}});
+  auto bad = c.run({"serve", "zoo", "--model", "mnist=pvc:models", "--model", "resnet=resnet", "--version-label", "stable=1"});
+  CHECK(bad.exit_code == 64);
+  CHECK(bad.err.find("name the model (MODEL=... or MODEL:...): this server serves 2 models") != std::string::npos);
+
+  auto r = c.run({"serve", "zoo", "--model", "mnist=pvc:models:export/mnist", "--model", "resnet=resnet", "--gpus", "0",
+                  "--version-policy", "mnist=specific:1,2", "--version-label", "mnist:stable=1", "--version-label", "mnist:canary=1",
+                  "--timeout", "60s"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("configmap/zoo-models serverside-applied") != std::string::npos);
+  CHECK(r.out.find("model \"mnist\" version 2 is AVAILABLE on service default/zoo") != std::string::npos);
+  CHECK(r.out.find("model \"resnet\" version 1 is AVAILABLE on service default/zoo") != std::string::npos);
+  auto cm = c.server->get_object("configmaps", "default", "zoo-models");
+  REQUIRE(cm);
+  auto cfg = tfjob::serving::parse_model_config((*cm)["data"]["models.config"].get<std::string>());
+  REQUIRE(cfg.models.size() == 2);
+  CHECK(cfg.models[0].policy.text() == "specific:1,2");
+
+  auto l = c.run({"serve", "list"});
+  INFO(l.err);
+  REQUIRE(l.exit_code == 0);
+  CHECK(l.out.find("zoo    mnist=pvc:models/export/mnist,resnet=resnet   1/1     mnist:1,2;resnet:1   mnist:canary=1,stable=1;resnet:<none>") !=
+        std::string::npos);
+
+  auto pod_before = c.server->list_objects("pods", "default");
+  REQUIRE(pod_before.size() == 1);
+  const std::string uid = pod_before[0]["metadata"]["uid"];
+
+  // TF Serving's rule: a label only on an AVAILABLE version (3 is on disk, not in the policy)
+  auto refused = c.run({"serve", "label", "zoo", "mnist", "canary=3", "--timeout", "10s"});
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("version 3 of model \"mnist\" is not AVAILABLE (AVAILABLE: 1, 2): TF Serving only lets a version label "
+                         "name an AVAILABLE version") != std::string::npos);
+  auto moved = c.run({"serve", "label", "zoo", "mnist", "canary=2", "--timeout", "30s"});
+  INFO(moved.err);
+  REQUIRE(moved.exit_code == 0);
+  CHECK(moved.out == "model \"mnist\" label \"canary\": version 1 -> version 2\n");
+  CHECK(moved.err.find("configmap/zoo-models updated") != std::string::npos);
+  auto again = c.run({"serve", "label", "zoo", "mnist", "canary=2"});
+  CHECK(again.exit_code == 0);
+  CHECK(again.err.find("configmap/zoo-models unchanged") != std::string::npos);
+  auto unknown = c.run({"serve", "label", "zoo", "nosuch", "canary=2"});
+  CHECK(unknown.exit_code == 1);
+
+  // the same pod answers: no new template, no restart
+  auto pod_after = c.server->list_objects("pods", "default");
+  REQUIRE(pod_after.size() == 1);
+  CHECK(pod_after[0]["metadata"]["uid"] == uid);
+  auto mc = c.run({"models", "zoo", "--model-name", "mnist", "--label", "canary"});
+  INFO(mc.err);
+  REQUIRE(mc.exit_code == 0);
+  CHECK(mc.out.find("model \"mnist\" version 2 on service default/zoo") != std::string::npos);
+  auto ms = c.run({"models", "zoo", "--model-name", "mnist", "--label", "stable"});
+  CHECK(ms.out.find("model \"mnist\" version 1 on service default/zoo") != std::string::npos);
+  auto p = c.run({"predict", "zoo", "--model-name", "resnet", "--image", c.write("cat.jpg", jpeg), "--top", "1"});
+  INFO(p.err);
+  CHECK(p.exit_code == 0);
+
+  // delete takes the ConfigMap with it
+  auto d = c.run({"serve", "delete", "zoo"});
+  CHECK(d.out.find("configmap/zoo-models deleted") != std::string::npos);
+  CHECK_FALSE(c.server->get_object("configmaps", "default", "zoo-models"));
+}
+
+TEST_CASE("serve label on a one-model server says it has no model config", "[serving][e2e][model-config]") {
+  Cluster c;
+  FakeModel m;
+  m.load_time = std::chrono::milliseconds(0);
+  c.tfs->set_model("resnet", m);
+  REQUIRE(c.run({"serve", "resnet", "--model", "resnet", "--timeout", "60s"}).exit_code == 0);
+  auto r = c.run({"serve", "label", "resnet", "resnet", "stable=1"});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("serves one model by flags, without a model config file, so it has no version labels") != std::string::npos);
+}
+
+TEST_CASE("serve --from-job: the export of a succeeded TFJob on its claim, a later export waited for with --wait-version", "[serving][e2e][from-job]") {
+  Cluster c;
+  FakeModel m;
+  m.load_time = std::chrono::milliseconds(0);
+  m.disk_versions = {1};
+  m.signature_def = tfjob::test::mnist_signatures();
+  c.tfs->set_model("mnist", m);
+  c.server->put_object({{"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"},
+                        {"metadata", {{"name", "tfjob-mnist"}, {"namespace", "default"}}},
+                        {"spec", {{"accessModes", {"ReadWriteOnce"}}, {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}});
+  json job = json::parse(R"({"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "metadata": {"name": "train", "namespace": "default"},
+    "spec": {"tfReplicaSpecs": {"Chief": {"replicas": 1, "restartPolicy": "Never", "template": {"spec": {
+      "containers": [{"name": "tensorflow", "image": "tensorflow/tensorflow:2.18.0",
+                      "args": ["python", "mnist.py", "--export-dir=/train/export/mnist"],
+                      "volumeMounts": [{"name": "train", "mountPath": "/train"}]}],
+      "volumes": [{"name": "train", "persistentVolumeClaim": {"claimName": "tfjob-mnist"}}]}}}}},
+    "status": {"conditions": [{"type": "Created", "status": "True"}, {"type": "Running", "status": "False"}]}})");
+  c.server->put_object(job);
+  auto early = c.run({"serve", "mnist", "--from-job", "train", "--gpus", "0"});
+  CHECK(early.exit_code == 1);
+  CHECK(early.err.find("tfjob \"train\" has not succeeded yet (") != std::string::npos);
+  CHECK_FALSE(c.server->get_object("deployments.apps", "default", "mnist"));
+
+  job["status"]["conditions"].push_back({{"type", "Succeeded"}, {"status", "True"}});
+  c.server->put_object(job);
+  auto r = c.run({"serve", "mnist", "--from-job", "train", "--gpus", "0", "--timeout", "60s"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("tfjob/train: the Chief exported to /train/export/mnist, on claim tfjob-mnist at export/mnist") != std::string::npos);
+  // the training image's TensorFlow is newer than the served TF Serving release: said, with both
+  CHECK(r.err.find("warning: the model was exported by TensorFlow 2.18.0 (training image tensorflow/tensorflow:2.18.0) and is served "
+                   "by TF Serving 2.16.1 (tensorflow/serving:2.16.1)") != std::string::npos);
+  CHECK(r.out.find("model \"mnist\" version 1 is AVAILABLE") != std::string::npos);
+  auto dep = c.server->get_object("deployments.apps", "default", "mnist");
+  REQUIRE(dep);
+  CHECK((*dep)["spec"]["template"]["spec"]["containers"][0]["volumeMounts"][1]["subPath"] == "export/mnist");
+
+  // a later run exported version 2: TF Serving's file system poll serves it (latest:1)
+  m.disk_versions = {1, 2};
+  c.tfs->set_model("mnist", m);
+  auto w = c.run({"serve", "mnist", "--from-job", "train", "--gpus", "0", "--wait-version", "2", "--timeout", "60s"});
+  INFO(w.err);
+  REQUIRE(w.exit_code == 0);
+  CHECK(w.out.find("model \"mnist\" version 2 is AVAILABLE") != std::string::npos);
+  auto never = c.run({"serve", "mnist", "--from-job", "train", "--gpus", "0", "--wait-version", "5", "--timeout", "3s"});
+  CHECK(never.exit_code == 2);
+  CHECK(never.err.find("waiting for version 5 of model \"mnist\" (TF Serving has: version 2 AVAILABLE)") != std::string::npos);
+}
+
+TEST_CASE("serve's export check: a version without saved_model.pb refused before anything is applied, no warmup warned, the SavedModel's TF version",
+          "[serving][e2e][export-check]") {
+  REQUIRE_FALSE(tfjob::test::plugin_path().empty());
+  Cluster c;
+  FakeModel m;
+  m.load_time = std::chrono::milliseconds(0);
+  c.tfs->set_model("mnist", m);
+  c.server->put_object({{"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"},
+                        {"metadata", {{"name", "models"}, {"namespace", "default"}}},
+                        {"spec", {{"accessModes", {"ReadWriteOnce"}}, {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}});
+  c.export_listing({"dir 1", "pb 4096 1", "warmup 1", "dir 2"});
+  auto r = c.run({"serve", "mnist", "--pvc", "models:export", "--gpus", "0", "--timeout", "60s"});
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("refusing to serve \"mnist\": the export check found\n  model \"mnist\" (export/mnist on claim models): version "
+                   "directory export/mnist/2 has no saved_model.pb") != std::string::npos);
+  CHECK_FALSE(c.server->get_object("deployments.apps", "default", "mnist"));
+  // the check pod was deleted, whatever it found
+  auto pods = c.server->list_objects("pods", "default");
+  CHECK(pods.empty());
+
+  // a good export without warmup requests, written by TensorFlow 2.18.0: both said, then served
+  const std::string head = tfjob::kube::detail::base64_encode(tfjob::test::saved_model_pb("2.18.0"));
+  c.export_listing({"dir 1", "pb 4096 1", "head 1", head, "endhead"});
+  r = c.run({"serve", "mnist", "--pvc", "models:export", "--gpus", "0", "--timeout", "60s"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("warning: model \"mnist\" (export/mnist on claim models): version 1 has no warmup file "
+                   "(export/mnist/1/assets.extra/tf_serving_warmup_requests): the first requests will be slow") != std::string::npos);
+  CHECK(r.err.find("model \"mnist\" (export/mnist on claim models): version 1 hold a SavedModel, exported by TensorFlow 2.18.0") !=
+        std::string::npos);
+  CHECK(r.err.find("warning: the model was exported by TensorFlow 2.18.0 (saved_model.pb of version 1 (export/mnist/1)) and is served "
+                   "by TF Serving 2.16.1 (tensorflow/serving:2.16.1)") != std::string::npos);
+  CHECK(r.out.find("model \"mnist\" version 1 is AVAILABLE") != std::string::npos);
+
+  // --no-export-check: no pod, TF Serving judges
+  c.export_listing({"nodir"});
+  auto n = c.run({"serve", "mnist", "--pvc", "models:export", "--gpus", "0", "--no-export-check", "--timeout", "60s"});
+  INFO(n.err);
+  CHECK(n.exit_code == 0);
+  CHECK(n.err.find("export-check") == std::string::npos);
+}
+
+TEST_CASE("kubectl tfjob tensorboard JOB: applies TensorBoard, prints the local URL, proxies to it, and Ctrl-C removes it unless --keep",
+          "[serving][e2e][tensorboard]") {
+  REQUIRE_FALSE(tfjob::test::plugin_path().empty());  // the plugin is a build dependency of this test
+  Cluster c;
+  std::atomic<int> served{0};
+  c.server->set_proxy_handler("*-tensorboard", [&](const tfjob::test::ProxyRequest& r) {
+    ++served;
+    tfjob::test::ProxyResponse p;
+    p.content_type = "text/html";
+    p.body = "<html>TensorBoard " + r.method + " " + r.path + "</html>";
+    return p;
+  });
+  c.server->put_object({{"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"},
+                        {"metadata", {{"name", "tfjob-mnist"}, {"namespace", "default"}}},
+                        {"spec", {{"accessModes", {"ReadWriteOnce"}}, {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}});
+  c.server->put_object(json::parse(R"({"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "metadata": {"name": "train", "namespace": "default"},
+    "spec": {"tfReplicaSpecs": {"Chief": {"replicas": 1, "restartPolicy": "Never", "template": {"spec": {
+      "containers": [{"name": "tensorflow", "image": "tensorflow/tensorflow:2.18.0",
+                      "args": ["python", "mnist.py", "--log-dir=/train/logs"],
+                      "volumeMounts": [{"name": "train", "mountPath": "/train"}]}],
+      "volumes": [{"name": "train", "persistentVolumeClaim": {"claimName": "tfjob-mnist"}}]}}}}}})"));
+  for (const bool keep : {false, true}) {
+    INFO("--keep " << keep);
+    std::vector<std::string> argv = {tfjob::test::plugin_path(), "tensorboard", "train", "--kubeconfig", c.kubeconfig, "--timeout", "60s"};
+    if (keep) argv.push_back("--keep");
+    tfjob::kube::detail::ChildSpec spec;
+    spec.program = argv[0];
+    spec.argv = argv;
+    spec.stderr_to_pipe = true;
+    spec.die_with_parent = true;
+    auto child = tfjob::kube::detail::start_child(spec);
+    REQUIRE(child.pid > 0);
+    // the command's output up to the URL it prints (kubectl proxy's words), or its end
+    std::string out;
+    std::string url;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (url.empty() && std::chrono::steady_clock::now() < deadline) {
+      pollfd pfd{child.out_fd, POLLIN, 0};
+      if (::poll(&pfd, 1, 200) <= 0) continue;
+      char buf[4096];
+      const ssize_t n = ::read(child.out_fd, buf, sizeof buf);
+      if (n <= 0) break;
+      out.append(buf, static_cast<std::size_t>(n));
+      const auto at = out.find("TensorBoard: http://127.0.0.1:");
+      if (at != std::string::npos && out.find('\n', at) != std::string::npos)
+        url = out.substr(at + 13, out.find('\n', at) - at - 13);
+    }
+    INFO(out);
+    REQUIRE_FALSE(url.empty());
+    CHECK(out.find("tfjob train (Chief) writes its logs to /train/logs: claim tfjob-mnist, directory logs") != std::string::npos);
+    CHECK(out.find("Starting to serve on 127.0.0.1:") != std::string::npos);
+    REQUIRE(c.server->get_object("deployments.apps", "default", "train-tensorboard"));
+    REQUIRE(c.server->get_object("services", "default", "train-tensorboard"));
+    const int port = std::stoi(url.substr(url.rfind(':') + 1));
+    auto res = httplib::Client("127.0.0.1", port).Get("/#scalars");
+    REQUIRE(res);
+    CHECK(res->status == 200);
+    CHECK(res->body == "<html>TensorBoard GET /</html>");
+    ::kill(child.pid, SIGINT);  // Ctrl-C
+    tfjob::kube::detail::read_to_end(child.out_fd, out);
+    ::close(child.out_fd);
+    const int status = tfjob::kube::detail::wait_child(child.pid);
+    INFO(out);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    if (keep) {
+      CHECK(out.find("kept deployment.apps/train-tensorboard and service/train-tensorboard (--keep)") != std::string::npos);
+      CHECK(c.server->get_object("deployments.apps", "default", "train-tensorboard"));
+      CHECK(c.server->get_object("services", "default", "train-tensorboard"));
+    } else {
+      CHECK(out.find("deleted deployment.apps/train-tensorboard and service/train-tensorboard") != std::string::npos);
+      CHECK_FALSE(c.server->get_object("services", "default", "train-tensorboard"));
+      CHECK_FALSE(c.server->get_object("deployments.apps", "default", "train-tensorboard"));
+    }
+    CHECK_FALSE(httplib::Client("127.0.0.1", port).Get("/"));  // the proxy stopped with the command
+  }
+  CHECK(served.load() == 2);
 }

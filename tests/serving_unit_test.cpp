@@ -2,12 +2,24 @@
 // problems, TF Serving's model status, top-k with ImageNet names (1001 classes, 0 = background).
 #include <catch2/catch.hpp>
 
+#include <tfjob/serving/image.hpp>
 #include <tfjob/serving/manifests.hpp>
+#include <tfjob/serving/metrics.hpp>
+#include <tfjob/serving/operations.hpp>
+#include <tfjob/serving/from_job.hpp>
+#include <tfjob/serving/model_config.hpp>
+#include <tfjob/serving/signature.hpp>
+#include <tfjob/serving/tensorboard.hpp>
+#include <tfjob/api/manifest.hpp>
 #include <tfjob/serving/status.hpp>
 
 #include "support/paths.hpp"
+#include "support/tfserving_rest.hpp"
 
+#include <algorithm>
+#include <set>
 #include <fstream>
+#include <sstream>
 
 using nlohmann::json;
 using namespace tfjob::serving;
@@ -32,6 +44,9 @@ TEST_CASE("the ResNet deployment uses the GPU image, named ports, GPU limits and
   CHECK(c["ports"][1]["containerPort"] == 8501);
   CHECK(c["resources"]["limits"]["nvidia.com/gpu"] == "1");
   CHECK(c["readinessProbe"]["httpGet"]["path"] == "/v1/models/resnet");
+  CHECK(c["livenessProbe"]["httpGet"]["path"] == "/v1/models/resnet");  // the model's REST status, on the named port
+  CHECK(c["livenessProbe"]["httpGet"]["port"] == "http");
+  CHECK(c["livenessProbe"]["periodSeconds"].get<int>() * c["livenessProbe"]["failureThreshold"].get<int>() >= 300);
   CHECK(c["args"][3] == "--model_base_path=/models/resnet");
   const auto& init = d["spec"]["template"]["spec"]["initContainers"][0];
   CHECK(init["env"][0]["value"] == resnet_model_url);
@@ -129,7 +144,7 @@ TEST_CASE("crash loops and image pull failures are pod problems", "[serving]") {
   CHECK(pod_problems(pod).size() == 1);
 }
 
-TEST_CASE("model status: 200 with LOADING is not ready; END with an error is a failure", "[serving]") {
+TEST_CASE("model status: 200 with LOADING is not ready, END with an error is a failure", "[serving]") {
   auto loading = parse_model_status(R"({"model_version_status":[{"version":"1","state":"LOADING","status":{"error_code":"OK","error_message":""}}]})");
   CHECK_FALSE(loading.available_version());
   CHECK_FALSE(loading.failed_version());
@@ -173,4 +188,853 @@ TEST_CASE("top-k names ImageNet classes without an off-by-one", "[serving]") {
   CHECK(top_k(s1000, 1)[0].label == "tabby");
   CHECK(top_k({0.1, 0.9}, 5).size() == 2);
   CHECK_THROWS_WITH(prediction_scores(json{{"x", 1}}), Catch::Contains("probabilities"));
+}
+
+// ---- the model's contract: TF Serving's metadata answer and the request check ----
+
+namespace {
+// GET /v1/models/half/metadata as TF Serving 2.x writes it (api_rest.md: a JSON
+// GetModelMetadataResponse; int64 sizes and versions as strings, -1 = unknown size).
+const char* tf_serving_metadata = R"({
+"model_spec":{
+ "name": "half",
+ "signature_name": "",
+ "version": "123"
+}
+,
+"metadata": {"signature_def": {
+ "signature_def": {
+  "serving_default": {
+   "inputs": {
+    "x": {"dtype": "DT_FLOAT", "tensor_shape": {"dim": [{"size": "-1", "name": ""}, {"size": "3", "name": ""}], "unknown_rank": false}, "name": "x:0"},
+    "tag": {"dtype": "DT_STRING", "tensor_shape": {"dim": [{"size": "-1", "name": ""}], "unknown_rank": false}, "name": "tag:0"}
+   },
+   "outputs": {
+    "y": {"dtype": "DT_FLOAT", "tensor_shape": {"dim": [], "unknown_rank": true}, "name": "y:0"}
+   },
+   "method_name": "tensorflow/serving/predict"
+  },
+  "scalar": {
+   "inputs": {"n": {"dtype": "DT_INT64", "tensor_shape": {"unknown_rank": false}, "name": "n:0"}},
+   "outputs": {},
+   "method_name": "tensorflow/serving/predict"
+  }
+ }
+}
+}
+})";
+}  // namespace
+
+TEST_CASE("TF Serving's metadata answer parses into signatures with dtypes and shapes", "[serving][signature]") {
+  auto m = parse_model_metadata(tf_serving_metadata);
+  CHECK(m.model == "half");
+  CHECK(m.version == "123");
+  REQUIRE(m.signatures.size() == 2);
+  CHECK(m.keys() == "scalar, serving_default");
+  const auto& sig = pick_signature(m, "");
+  CHECK(sig.key == "serving_default");
+  CHECK(sig.method == "tensorflow/serving/predict");
+  REQUIRE(sig.inputs.size() == 2);
+  const TensorSpec* x = sig.input("x");
+  REQUIRE(x);
+  CHECK(x->dtype == "DT_FLOAT");
+  CHECK(x->shape == std::vector<long long>{-1, 3});
+  CHECK(x->tensor_name == "x:0");
+  CHECK(shape_text(*x) == "(-1, 3)");
+  REQUIRE(sig.outputs.size() == 1);
+  CHECK_FALSE(sig.outputs[0].shape);  // unknown_rank
+  CHECK(shape_text(sig.outputs[0]) == "unknown rank");
+  const TensorSpec& n = pick_signature(m, "scalar").inputs.at(0);
+  CHECK(n.shape == std::vector<long long>{});  // no dims: a scalar
+  CHECK(shape_text(n) == "()");
+  CHECK_THROWS_WITH(pick_signature(m, "classify"),
+                    Catch::Contains("model \"half\" version 123 has no signature \"classify\"; its signatures: scalar, serving_default"));
+
+  // proto3's JSON mapping (lowerCamelCase keys, as TF Serving-compatible servers write it)
+  auto camel = parse_model_metadata(R"({"modelSpec": {"name": "m", "version": "2"}, "metadata": {"signature_def": {
+    "@type": "type.googleapis.com/tensorflow.serving.SignatureDefMap", "signatureDef": {"serving_default": {"inputs":
+    {"data": {"dtype": "DT_FLOAT", "tensorShape": {"dim": [{"size": "1"}, {"size": "3"}]}}}, "methodName": "tensorflow/serving/predict"}}}}})");
+  CHECK(camel.version == "2");
+  CHECK(camel.signatures.at(0).inputs.at(0).shape == std::vector<long long>{1, 3});
+
+  CHECK_THROWS_WITH(parse_model_metadata("<html>502</html>"), Catch::Contains("is not a JSON object"));
+  CHECK_THROWS_WITH(parse_model_metadata(R"({"model_spec": {}, "metadata": {}})"),
+                    Catch::Contains("has no metadata.signature_def.signature_def map"));
+  CHECK_THROWS_WITH(parse_model_metadata(R"({"metadata": {"signature_def": {"signature_def": {"s": {"inputs": {"x":
+    {"dtype": "DT_FLOAT", "tensor_shape": {"dim": [{"size": "many"}]}}}}}}}})"),
+                    Catch::Contains("signature \"s\" input \"x\": a dim's size is \"many\", expected an integer"));
+}
+
+TEST_CASE("a predict request is checked against the signature before it is sent", "[serving][signature]") {
+  auto m = parse_model_metadata(tf_serving_metadata);
+  const Signature& sig = pick_signature(m, "serving_default");
+  auto ok = [&](const char* body) { check_request(sig, json::parse(body)); };
+  auto bad = [&](const char* body) -> std::string {
+    try {
+      check_request(sig, json::parse(body));
+    } catch (const tfjob::error& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  // row format: one object per instance, the batch dimension dropped
+  CHECK_NOTHROW(ok(R"({"instances": [{"x": [1, 2, 3], "tag": "a"}, {"x": [4.5, 5, 6], "tag": {"b64": "YQ=="}}]})"));
+  // columnar format: the batch dimension kept
+  CHECK_NOTHROW(ok(R"({"inputs": {"x": [[1, 2, 3]], "tag": ["a"]}})"));
+  std::string e = bad(R"({"instances": [{"x": [1, 2, 3]}]})");
+  CHECK_THAT(e, Catch::Contains("instance 0 has no input \"tag\" (input \"tag\" (DT_STRING, shape (-1)) of signature \"serving_default\")"));
+  CHECK_THAT(e, Catch::Contains("signature \"serving_default\" takes \"tag\" (DT_STRING, shape (-1)), \"x\" (DT_FLOAT, shape (-1, 3))"));
+  CHECK_THAT(bad(R"({"instances": [{"x": [[1, 2, 3]], "tag": "a"}]})"),
+             Catch::Contains("instance 0's \"x\" has 2 dimensions where 1 are expected"));
+  CHECK_THAT(bad(R"({"instances": [{"x": [1, 2], "tag": "a"}]})"),
+             Catch::Contains("instance 0's \"x\" has 2 elements in dimension 0 where 3 are expected"));
+  CHECK_THAT(bad(R"({"instances": [{"x": [1, "2", 3], "tag": "a"}]})"),
+             Catch::Contains("instance 0's \"x\" holds a string where DT_FLOAT is expected"));
+  CHECK_THAT(bad(R"({"instances": [{"x": [1, 2, 3], "tag": 7}]})"),
+             Catch::Contains("instance 0's \"tag\" holds an integer where DT_STRING is expected"));
+  CHECK_THAT(bad(R"({"instances": [{"x": [1, 2, 3], "tag": "a", "extra": 1}]})"),
+             Catch::Contains("instance 0 names input \"extra\", which the signature does not have"));
+  CHECK_THAT(bad(R"({"instances": [[1, 2, 3]]})"), Catch::Contains("instance 0 is a list, expected an object naming each input"));
+  CHECK_THAT(bad(R"({"inputs": {"x": [1, 2, 3], "tag": ["a"]}})"),
+             Catch::Contains("\"inputs\"'s \"x\" has 1 dimension where 2 are expected"));
+  CHECK_THAT(bad(R"({"instances": []})"), Catch::Contains("\"instances\" is empty"));
+  CHECK_THAT(bad(R"({"signature_name": "x"})"), Catch::Contains("it has neither \"instances\" nor \"inputs\""));
+
+  // one input may be given bare; integers for DT_INT64, floats refused
+  const Signature& scalar = pick_signature(m, "scalar");
+  CHECK_NOTHROW(check_request(scalar, json::parse(R"({"instances": [3, 4]})")));
+  CHECK_NOTHROW(check_request(scalar, json::parse(R"({"instances": [{"n": 3}]})")));
+  CHECK_THROWS_WITH(check_request(scalar, json::parse(R"({"instances": [3.5]})")),
+                    Catch::Contains("instance 0 holds a number where DT_INT64 is expected"));
+  // unknown rank: nothing to check but presence
+  Signature any = sig;
+  any.inputs = {sig.inputs[0]};
+  any.inputs[0].shape.reset();
+  CHECK_NOTHROW(check_request(any, json::parse(R"({"instances": [[[[1]]]]})")));
+}
+
+TEST_CASE("model REST paths: latest, /versions/N, /labels/L, versions are numbers", "[serving][signature]") {
+  CHECK(model_rest_path("m") == "/v1/models/m");
+  CHECK(model_rest_path("m", "3") == "/v1/models/m/versions/3");
+  CHECK(model_rest_path("m", "", "stable") == "/v1/models/m/labels/stable");
+  CHECK_THROWS_WITH(model_rest_path("m", "3", "stable"), Catch::Contains("not both"));
+  CHECK_NOTHROW(validate_version("12"));
+  CHECK_THROWS_WITH(validate_version("v2"), Catch::Contains("version \"v2\" is not a number"));
+}
+
+TEST_CASE("the simulated TF Serving answers metadata, versions and labels as TF Serving does", "[serving][signature]") {
+  using namespace tfjob::test;
+  auto p = parse_model_path("/v1/models/resnet/labels/stable/metadata");
+  REQUIRE(p);
+  CHECK(p->model == "resnet");
+  CHECK(p->label == "stable");
+  CHECK(p->verb == "metadata");
+  p = parse_model_path("/v1/models/resnet/versions/2:predict");
+  REQUIRE(p);
+  CHECK(p->version == "2");
+  CHECK(p->verb == "predict");
+  CHECK_FALSE(parse_model_path("/v1/models/resnet/versions/two"));
+  CHECK_FALSE(parse_model_path("/v2/models/resnet"));
+
+  ServedModel m;
+  m.version = 2;
+  m.labels = {{"stable", 2}, {"canary", 3}};
+  auto r = model_rest("GET", *parse_model_path("/v1/models/resnet/metadata"), "", m);
+  REQUIRE(r.status == 200);
+  auto meta = parse_model_metadata(r.body);  // the SDK's parser reads the fake's answer
+  CHECK(meta.version == "2");
+  CHECK(pick_signature(meta, "").inputs.at(0).key == "image_bytes");
+  CHECK(pick_signature(meta, "").outputs.at(1).shape == std::vector<long long>{-1, 1001});
+  CHECK(model_rest("GET", *parse_model_path("/v1/models/resnet/labels/stable/metadata"), "", m).status == 200);
+  r = model_rest("GET", *parse_model_path("/v1/models/resnet/labels/canary/metadata"), "", m);
+  CHECK(r.status == 404);
+  CHECK(tf_serving_error(r.body) == "Servable not found for request: Specific(resnet, 3)");
+  r = model_rest("GET", *parse_model_path("/v1/models/resnet/labels/nightly"), "", m);
+  CHECK(r.status == 400);
+  CHECK(tf_serving_error(r.body) == "Unrecognized servable version label: nightly");
+  r = model_rest("POST", *parse_model_path("/v1/models/resnet:predict"), R"({"signature_name": "nope", "instances": [1]})", m);
+  CHECK(r.status == 400);
+  CHECK(tf_serving_error(r.body) == "Serving signature key \"nope\" not found.");
+  m.signature_def = mnist_signatures();
+  CHECK(parse_model_metadata(model_rest("GET", *parse_model_path("/v1/models/mnist/metadata"), "", m).body).signatures.at(0).inputs.at(0).shape ==
+        std::vector<long long>{-1, 28, 28});
+}
+
+TEST_CASE("a rollout's timeout names what blocked each pod: scheduling, image, crash loop, download, model load", "[serving]") {
+  auto pod = [](const std::string& name, json status) {
+    return json{{"metadata", {{"name", name}}}, {"status", std::move(status)}};
+  };
+  std::vector<json> pods = {
+      pod("a", {{"conditions", {{{"type", "PodScheduled"}, {"status", "False"}, {"message", "0/1 nodes are available: 1 Insufficient nvidia.com/gpu."}}}}}),
+      pod("b", {{"containerStatuses", {{{"name", "tensorflow-serving"}, {"image", "tensorflow/serving:9"}, {"state", {{"waiting", {{"reason", "ImagePullBackOff"}, {"message", "Back-off pulling image"}}}}}}}}}),
+      pod("c", {{"containerStatuses", {{{"name", "tensorflow-serving"}, {"restartCount", 4}, {"state", {{"waiting", {{"reason", "CrashLoopBackOff"}}}}}}}}}),
+      pod("d", {{"initContainerStatuses", {{{"name", "download-model"}, {"state", {{"running", {{"startedAt", "x"}}}}}}}}}),
+      pod("e", {{"containerStatuses", {{{"name", "tensorflow-serving"}, {"ready", false}, {"state", {{"running", {{"startedAt", "x"}}}}}}}}}),
+      pod("f", {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}),
+  };
+  auto b = pod_blockers(pods);
+  REQUIRE(b.size() == 5);  // the ready pod blocks nothing
+  CHECK(b[0].kind == PodBlocker::Kind::scheduling);
+  CHECK(b[1].kind == PodBlocker::Kind::image);
+  CHECK(b[2].kind == PodBlocker::Kind::crash_loop);
+  CHECK(b[3].kind == PodBlocker::Kind::starting);
+  CHECK(b[4].kind == PodBlocker::Kind::model_load);
+  const std::string h = blocker_hints(b, "resnet");
+  CHECK_THAT(h, Catch::Contains("hint: scheduling: pod a is not scheduled (0/1 nodes are available: 1 Insufficient nvidia.com/gpu.)"));
+  CHECK_THAT(h, Catch::Contains("hint: image pull: pod b cannot get its image (container tensorflow-serving (tensorflow/serving:9): ImagePullBackOff"));
+  CHECK_THAT(h, Catch::Contains("hint: crash loop: pod c"));
+  CHECK_THAT(h, Catch::Contains("hint: starting: pod d: init container download-model is still running"));
+  CHECK_THAT(h, Catch::Contains("hint: model load: pod e"));
+  // only what blocked is named: a Pending pod is not told about readiness probes
+  const std::string only = blocker_hints(pod_blockers({pods[0]}), "resnet");
+  CHECK_THAT(only, Catch::Contains("scheduling"));
+  CHECK_THAT(only, !Catch::Contains("readiness"));
+}
+
+TEST_CASE("serve --batching: TF Serving's BatchingParameters in text format, every bad key or value refused", "[serving][operations]") {
+  auto b = parse_batching("max_batch_size=32,batch_timeout_micros=5000,max_enqueued_batches=100,num_batch_threads=4,"
+                          "allowed_batch_sizes=8:16:32,pad_variable_length_inputs=true,thread_pool_name=resnet_pool");
+  CHECK(batching_parameters_text(b) ==
+        "max_batch_size { value: 32 }\n"
+        "batch_timeout_micros { value: 5000 }\n"
+        "max_enqueued_batches { value: 100 }\n"
+        "num_batch_threads { value: 4 }\n"
+        "thread_pool_name { value: \"resnet_pool\" }\n"
+        "allowed_batch_sizes: 8\nallowed_batch_sizes: 16\nallowed_batch_sizes: 32\n"
+        "pad_variable_length_inputs: true\n");
+  CHECK(batching_parameters_text(parse_batching("batch_timeout_micros=0")) == "batch_timeout_micros { value: 0 }\n");
+  CHECK_THROWS_WITH(parse_batching("max_batch=32"), Catch::Contains("unknown key \"max_batch\"") && Catch::Contains("max_batch_size"));
+  CHECK_THROWS_WITH(parse_batching("max_batch_size=0"), Catch::Contains("max_batch_size=0: give an integer >= 1"));
+  CHECK_THROWS_WITH(parse_batching("num_batch_threads=-2"), Catch::Contains("num_batch_threads=-2"));
+  CHECK_THROWS_WITH(parse_batching("batch_timeout_micros=5ms"), Catch::Contains("batch_timeout_micros=5ms"));
+  CHECK_THROWS_WITH(parse_batching("max_batch_size=99999999999999999999"), Catch::Contains("give an integer"));
+  CHECK_THROWS_WITH(parse_batching("max_batch_size"), Catch::Contains("KEY=VALUE"));
+  CHECK_THROWS_WITH(parse_batching("pad_variable_length_inputs=yes"), Catch::Contains("true or false"));
+  CHECK_THROWS_WITH(parse_batching("max_batch_size=32,allowed_batch_sizes=16:8:32"), Catch::Contains("must increase"));
+  CHECK_THROWS_WITH(parse_batching("max_batch_size=32,allowed_batch_sizes=8:16"), Catch::Contains("must equal max_batch_size (32)"));
+  CHECK_THROWS_WITH(parse_batching("allowed_batch_sizes=8"), Catch::Contains("needs max_batch_size"));
+  CHECK_THROWS_WITH(parse_batching("thread_pool_name=a\"b"), Catch::Contains("thread_pool_name"));
+}
+
+TEST_CASE("batching and monitoring: the server's ConfigMap mounted, TF Serving's flags reading it", "[serving][operations]") {
+  auto s = resnet();
+  s.ops.batching = parse_batching("max_batch_size=16");
+  s.ops.monitoring = true;
+  auto objs = build_objects(s);
+  REQUIRE(objs.size() == 3);
+  CHECK(objs[0]["kind"] == "ConfigMap");
+  CHECK(objs[0]["metadata"]["name"] == "resnet");
+  CHECK(objs[0]["data"][batching_file] == "max_batch_size { value: 16 }\n");
+  CHECK(objs[0]["data"][monitoring_file] ==
+        "prometheus_config {\n  enable: true\n  path: \"/monitoring/prometheus/metrics\"\n}\n");
+  const auto& pod = objs[1]["spec"]["template"]["spec"];
+  const auto& c = pod["containers"][0];
+  std::vector<std::string> args = c["args"].get<std::vector<std::string>>();
+  auto has = [&](const std::string& a) { return std::find(args.begin(), args.end(), a) != args.end(); };
+  CHECK(has("--enable_batching=true"));
+  CHECK(has("--batching_parameters_file=/etc/tfserving/batching_parameters.pbtxt"));
+  CHECK(has("--monitoring_config_file=/etc/tfserving/monitoring_config.pbtxt"));
+  CHECK(pod["volumes"].back() == json{{"name", "serving-config"}, {"configMap", {{"name", "resnet"}}}});
+  CHECK(c["volumeMounts"].back()["mountPath"] == "/etc/tfserving");
+  // without either, no ConfigMap and the Deployment is what it was
+  auto plain = build_objects(resnet());
+  REQUIRE(plain.size() == 2);
+  CHECK(plain[0] == build_deployment(resnet()));
+}
+
+TEST_CASE("serve --autoscale: an autoscaling/v2 HPA on CPU, which needs a CPU request, a PDB past one replica", "[serving][operations]") {
+  auto a = parse_autoscale("2:10:70%");
+  CHECK(a.min == 2);
+  CHECK(a.max == 10);
+  CHECK(a.cpu_percent == 70);
+  CHECK(parse_autoscale("1:3:50").cpu_percent == 50);
+  CHECK_THROWS_WITH(parse_autoscale("10:2:70%"), Catch::Contains("MAX (2) must be at least MIN (10)"));
+  CHECK_THROWS_WITH(parse_autoscale("2:10"), Catch::Contains("MIN:MAX:CPU%"));
+  CHECK_THROWS_WITH(parse_autoscale("0:10:70%"), Catch::Contains("MIN:MAX:CPU%"));
+  CHECK_THROWS_WITH(parse_autoscale("2:10:x%"), Catch::Contains("MIN:MAX:CPU%"));
+
+  auto s = resnet();
+  s.ops.autoscale = a;
+  CHECK_THROWS_WITH(build_objects(s), Catch::Contains("--autoscale") && Catch::Contains("--cpu"));
+  s.cpu = "2";
+  auto objs = build_objects(s);
+  REQUIRE(objs.size() == 4);
+  CHECK_FALSE(objs[0]["spec"].contains("replicas"));  // the HPA owns the scale
+  CHECK(objs[2]["kind"] == "PodDisruptionBudget");
+  CHECK(objs[2]["apiVersion"] == "policy/v1");
+  CHECK(objs[2]["spec"]["maxUnavailable"] == 1);
+  CHECK(objs[2]["spec"]["selector"]["matchLabels"] == objs[0]["spec"]["selector"]["matchLabels"]);
+  const auto& h = objs[3];
+  CHECK(h["apiVersion"] == "autoscaling/v2");
+  CHECK(h["spec"]["scaleTargetRef"] == json{{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", "resnet"}});
+  CHECK(h["spec"]["minReplicas"] == 2);
+  CHECK(h["spec"]["maxReplicas"] == 10);
+  CHECK(h["spec"]["metrics"][0]["resource"]["target"] == json{{"type", "Utilization"}, {"averageUtilization", 70}});
+
+  auto r = resnet();
+  r.replicas = 3;
+  auto three = build_objects(r);
+  REQUIRE(three.size() == 3);
+  CHECK(three[2]["kind"] == "PodDisruptionBudget");
+  CHECK(three[0]["spec"]["replicas"] == 3);
+  r.replicas = 1;
+  CHECK(build_objects(r).size() == 2);  // one replica: no budget
+}
+
+TEST_CASE("TF Serving's Prometheus text: request counts by status, latency mean and quantiles", "[serving][metrics]") {
+  // The shape TF Serving's exporter writes (util.cc's metrics, '/' as ':').
+  const std::string text =
+      "# TYPE :tensorflow:serving:request_count counter\n"
+      ":tensorflow:serving:request_count{model_name=\"resnet\",status=\"OK\"} 8\n"
+      ":tensorflow:serving:request_count{model_name=\"resnet\",status=\"INVALID_ARGUMENT\"} 2\n"
+      "# TYPE :tensorflow:serving:request_latency histogram\n"
+      ":tensorflow:serving:request_latency_bucket{model_name=\"resnet\",API=\"Predict\",entrypoint=\"REST\",le=\"1000\"} 5\n"
+      ":tensorflow:serving:request_latency_bucket{model_name=\"resnet\",API=\"Predict\",entrypoint=\"REST\",le=\"2000\"} 9\n"
+      ":tensorflow:serving:request_latency_bucket{model_name=\"resnet\",API=\"Predict\",entrypoint=\"REST\",le=\"+Inf\"} 10\n"
+      ":tensorflow:serving:request_latency_sum{model_name=\"resnet\",API=\"Predict\",entrypoint=\"REST\"} 12000\n"
+      ":tensorflow:serving:request_latency_count{model_name=\"resnet\",API=\"Predict\",entrypoint=\"REST\"} 10 1700000000000\n"
+      ":tensorflow:core:graph_runs{label=\"a \\\"quoted\\\" value\"} 3\n";
+  auto samples = parse_prometheus_text(text);
+  REQUIRE(samples.size() == 8);
+  CHECK(samples.back().labels.at("label") == "a \"quoted\" value");
+  auto m = request_metrics(samples);
+  REQUIRE(m.size() == 1);
+  CHECK(m[0].model == "resnet");
+  CHECK(m[0].requests() == 10);
+  CHECK(m[0].errors() == 2);
+  CHECK(m[0].latency.mean() == Approx(1200));
+  CHECK(*m[0].latency.quantile(0.5) == Approx(1000));   // rank 5: the top of the first bucket
+  CHECK(*m[0].latency.quantile(0.7) == Approx(1500));   // rank 7: halfway into (1000, 2000]
+  CHECK(*m[0].latency.quantile(0.99) == Approx(2000));  // in +Inf: the largest finite bound
+  CHECK_THROWS_WITH(parse_prometheus_text("m{a=\"x} 1\n"), Catch::Contains("metrics line 1") && Catch::Contains("unterminated"));
+  CHECK_THROWS_WITH(parse_prometheus_text("ok 1\nm{a=\"x\"} one\n"), Catch::Contains("metrics line 2") && Catch::Contains("\"one\""));
+  PrometheusLimits lim;
+  lim.max_samples = 1;
+  CHECK_THROWS_WITH(parse_prometheus_text("a 1\nb 2\n", lim), Catch::Contains("more than 1 samples"));
+}
+
+TEST_CASE("the fake's and the stand-in's metrics count what they answered, in TF Serving's format", "[serving][metrics]") {
+  tfjob::test::RestMetrics rm;
+  auto predict = tfjob::test::parse_model_path("/v1/models/resnet:predict");
+  auto status = tfjob::test::parse_model_path("/v1/models/resnet");
+  REQUIRE(predict);
+  rm.record(*predict, 200, 1500);
+  rm.record(*predict, 400, 30);
+  rm.record(*status, 200, 5);  // status requests are not request_count's
+  auto m = request_metrics(parse_prometheus_text(rm.prometheus_text()));
+  REQUIRE(m.size() == 1);
+  CHECK(m[0].requests_by_status == std::map<std::string, double>{{"INVALID_ARGUMENT", 1}, {"OK", 1}});
+  CHECK(m[0].latency.count == 2);
+  CHECK(m[0].latency.sum == Approx(1530));
+}
+
+namespace {
+Signature sig_with(std::vector<TensorSpec> inputs) {
+  Signature s;
+  s.key = "serving_default";
+  s.inputs = std::move(inputs);
+  return s;
+}
+}  // namespace
+
+TEST_CASE("predict --image: bytes for a DT_STRING input, H x W floats for DT_FLOAT [N,H,W,C] / [N,H,W], else a clear error",
+          "[serving][image]") {
+  auto p = plan_image_input(sig_with({{"image_bytes", "DT_STRING", std::vector<long long>{-1}, "x:0"}}));
+  CHECK(p.kind == ImageInput::Kind::bytes);
+  CHECK(image_instance(p, "QUJD", nullptr) == json{{"b64", "QUJD"}});
+  auto f = plan_image_input(sig_with({{"input_1", "DT_FLOAT", std::vector<long long>{-1, 224, 224, 3}, "x:0"}}));
+  CHECK(f.kind == ImageInput::Kind::float_tensor);
+  CHECK(f.height == 224);
+  CHECK(f.width == 224);
+  CHECK(f.channels == 3);
+  auto g = plan_image_input(sig_with({{"images", "DT_FLOAT", std::vector<long long>{-1, 28, 28}, "x:0"}}));
+  CHECK(g.channels == 0);
+  CHECK_THROWS_WITH(plan_image_input(sig_with({{"x", "DT_INT64", std::vector<long long>{-1, 4}, "x:0"}})),
+                    Catch::Contains("signature \"serving_default\" takes x DT_INT64 (-1, 4)") && Catch::Contains("--json FILE"));
+  CHECK_THROWS_WITH(plan_image_input(sig_with({{"x", "DT_FLOAT", std::vector<long long>{-1, 10}, "x:0"}})), Catch::Contains("[N, H, W, C]"));
+  CHECK_THROWS_WITH(plan_image_input(sig_with({{"x", "DT_FLOAT", std::vector<long long>{-1, -1, -1, 3}, "x:0"}})),
+                    Catch::Contains("height and width are not fixed"));
+  CHECK_THROWS_WITH(plan_image_input(sig_with({{"x", "DT_FLOAT", std::vector<long long>{-1, 8, 8, 5}, "x:0"}})), Catch::Contains("5 channels"));
+  CHECK_THROWS_WITH(plan_image_input(sig_with({{"x", "DT_FLOAT", std::vector<long long>{-1, 100000, 100000, 3}, "x:0"}})),
+                    Catch::Contains("larger than 4096"));
+  // two inputs: the image one is named in the instance
+  auto n = plan_image_input(sig_with({{"image", "DT_STRING", std::vector<long long>{-1}, "a:0"},
+                                      {"k", "DT_INT32", std::vector<long long>{-1}, "b:0"}}));
+  CHECK(image_instance(n, "QQ==", nullptr) == json{{"image", {{"b64", "QQ=="}}}});
+}
+
+TEST_CASE("bilinear resize with half-pixel centres, gray from RGB by BT.601 luma, scaled to [0,1]", "[serving][image]") {
+  // 2x2 RGB: red, green / blue, white
+  DecodedImage img{2, 2, 3, {255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255}};
+  auto same = resize_bilinear(img, 2, 2, 3);
+  REQUIRE(same.size() == 12);
+  CHECK(same[0] == Approx(1.0));
+  CHECK(same[1] == Approx(0.0));
+  CHECK(same[4] == Approx(1.0));  // green's G
+  auto one = resize_bilinear(img, 1, 1, 3);  // the centre: the mean of the four
+  CHECK(one[0] == Approx((255 + 0 + 0 + 255) / 4.0 / 255));
+  CHECK(one[1] == Approx((0 + 255 + 0 + 255) / 4.0 / 255));
+  auto gray = resize_bilinear(img, 2, 2, 1);
+  CHECK(gray[0] == Approx(0.299));
+  CHECK(gray[3] == Approx(1.0));
+  // upscaling a 1x2 gray ramp to 1x4: the edges clamp, the inside interpolates
+  DecodedImage ramp{2, 1, 1, {0, 255}};
+  auto up = resize_bilinear(ramp, 1, 4, 1);
+  CHECK(up[0] == Approx(0.0));
+  CHECK(up[1] == Approx(0.25));
+  CHECK(up[2] == Approx(0.75));
+  CHECK(up[3] == Approx(1.0));
+  // gray+alpha to RGB: the gray repeated, alpha dropped
+  DecodedImage ga{1, 1, 2, {51, 7}};
+  CHECK(resize_bilinear(ga, 1, 1, 3) == std::vector<float>{0.2f, 0.2f, 0.2f});
+  DecodedImage broken{4, 4, 3, {1, 2, 3}};
+  CHECK_THROWS_WITH(resize_bilinear(broken, 2, 2, 3), Catch::Contains("inconsistent"));
+  // an MNIST-like [H][W] instance
+  auto g = plan_image_input(sig_with({{"images", "DT_FLOAT", std::vector<long long>{-1, 2, 2}, "x:0"}}));
+  auto inst = image_instance(g, "", &img);
+  REQUIRE(inst.size() == 2);
+  CHECK(inst[1][1].get<double>() == Approx(1.0));
+}
+
+TEST_CASE("tensorboard: the job's log directory on its claim, from --log-dir / --logdir, TensorBoard's Deployment and Service",
+          "[serving][tensorboard]") {
+  std::ifstream in(tfjob::test::source_dir() + "/samples/mnist/tfjob.yaml");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  json job;
+  for (auto& d : tfjob::parse_objects(ss.str(), "tfjob.yaml"))
+    if (d.value("kind", "") == "TFJob") job = d;
+  REQUIRE(job.is_object());
+  auto log = find_job_log_dir(job);
+  CHECK(log.container_path == "/train/logs");
+  CHECK(log.claim == "tfjob-mnist");
+  CHECK(log.sub_path == "logs");
+  auto objs = build_tensorboard("mnist-tensorboard", "", log);
+  REQUIRE(objs.size() == 2);
+  const auto& pod = objs[0]["spec"]["template"]["spec"];
+  CHECK(pod["volumes"][0]["persistentVolumeClaim"] == json{{"claimName", "tfjob-mnist"}, {"readOnly", true}});
+  CHECK(pod["containers"][0]["volumeMounts"][0]["subPath"] == "logs");
+  CHECK(pod["containers"][0]["args"][0] == "--logdir=/logs");
+  CHECK(objs[1]["spec"]["ports"][0]["port"] == 6006);
+  CHECK(objs[1]["spec"]["selector"] == objs[0]["spec"]["selector"]["matchLabels"]);
+  CHECK(tensorboard_proxy_prefix("ns", "t") == "/api/v1/namespaces/ns/services/t:6006/proxy");
+
+  // the flag as two words, a mount with its own subPath, the deepest claim mount wins
+  json j = json::parse(R"({"metadata": {"name": "j"}, "spec": {"tfReplicaSpecs": {"Worker": {"template": {"spec": {
+    "containers": [{"name": "tensorflow", "args": ["train.py", "--logdir", "/mnt/data/runs/7"],
+                    "volumeMounts": [{"name": "root", "mountPath": "/mnt"}, {"name": "d", "mountPath": "/mnt/data/", "subPath": "team"}]}],
+    "volumes": [{"name": "root", "persistentVolumeClaim": {"claimName": "big"}}, {"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]}}}}}})");
+  auto l2 = find_job_log_dir(j);
+  CHECK(l2.claim == "data");
+  CHECK(l2.sub_path == "team/runs/7");
+  CHECK(l2.replica == "Worker");
+  CHECK(find_job_log_dir(j, "/mnt/other").claim == "big");
+  // not on a claim; no flag at all
+  j["spec"]["tfReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["args"] = json::array({"--log_dir=/tmp/logs"});
+  CHECK_THROWS_WITH(find_job_log_dir(j), Catch::Contains("\"/tmp/logs\", which is not on a PersistentVolumeClaim"));
+  j["spec"]["tfReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["args"] = json::array({"train.py"});
+  CHECK_THROWS_WITH(find_job_log_dir(j), Catch::Contains("names no log directory") && Catch::Contains("--logdir DIR"));
+}
+
+TEST_CASE("serve flags --model NAME=SOURCE, --version-policy and --version-label parse, and say what is wrong", "[serving][model-config]") {
+  auto m = parse_model_flag("mnist=pvc:tfjob-mnist:export/mnist");
+  CHECK(m.name == "mnist");
+  CHECK(m.base_path == "/models/mnist");
+  CHECK(m.source.kind == ModelSource::Kind::pvc);
+  CHECK(m.source.claim == "tfjob-mnist");
+  CHECK(m.source.path == "export/mnist");
+  CHECK(parse_model_flag("a=pvc:models").source.path == "a");  // PATH defaults to NAME
+  CHECK(parse_model_flag("r=resnet").source.url == resnet_model_url);
+  CHECK(parse_model_flag("c=https://h/m.tar.gz").source.kind == ModelSource::Kind::url);
+  CHECK_THROWS_WITH(parse_model_flag("mnist"), Catch::Contains("give NAME=SOURCE"));
+  CHECK_THROWS_WITH(parse_model_flag("m=ftp://x"), Catch::Contains("is none of resnet, an http(s):// or gs:// SavedModel tarball, or pvc:CLAIM[:PATH]"));
+  CHECK_THROWS_WITH(parse_model_flag("a/b=resnet"), Catch::Contains("model name \"a/b\" may use letters"));
+  CHECK_THROWS_WITH(parse_model_flag("m=pvc:c:../x"), Catch::Contains("must stay inside the claim"));
+
+  auto [pm, p] = parse_version_policy_flag("mnist=latest:2");
+  CHECK(pm == "mnist");
+  CHECK(p.kind == VersionPolicy::Kind::latest);
+  CHECK(p.num_versions == 2);
+  CHECK(parse_version_policy_flag("all").second.kind == VersionPolicy::Kind::all);
+  CHECK(parse_version_policy_flag("specific:1,3").second.versions == std::vector<std::int64_t>{1, 3});
+  CHECK_THROWS_WITH(parse_version_policy_flag("latest:0"), Catch::Contains("N is a positive number"));
+  CHECK_THROWS_WITH(parse_version_policy_flag("specific:1,,2"), Catch::Contains("\"\" is not a version number"));
+  CHECK_THROWS_WITH(parse_version_policy_flag("newest"), Catch::Contains("give [MODEL=]latest:N, all or specific:V[,V...]"));
+  CHECK_THROWS_WITH(parse_version_policy_flag("latest:99999999999999999999"), Catch::Contains("N is a positive number"));
+
+  // which versions on disk each policy serves (file_system_storage_path_source.proto)
+  VersionPolicy latest2;
+  latest2.num_versions = 2;
+  CHECK(latest2.select({3, 1, 7, 5}) == std::vector<std::int64_t>{5, 7});
+  CHECK(parse_version_policy_flag("all").second.select({2, 1}) == std::vector<std::int64_t>{1, 2});
+  CHECK(parse_version_policy_flag("specific:1,9").second.select({1, 2, 3}) == std::vector<std::int64_t>{1});
+
+  auto l = parse_label_assignment("mnist:canary=2", "--version-label");
+  CHECK(l.model == "mnist");
+  CHECK(l.label == "canary");
+  CHECK(l.version == 2);
+  CHECK_THROWS_WITH(parse_label_assignment("canary", "LABEL=VERSION"), Catch::Contains("give LABEL=VERSION"));
+  CHECK_THROWS_WITH(parse_label_assignment("canary=two", "LABEL=VERSION"), Catch::Contains("VERSION is a model version number"));
+  CHECK_THROWS_WITH(parse_label_assignment("can/ary=2", "LABEL=VERSION"), Catch::Contains("a label uses letters"));
+}
+
+TEST_CASE("the model config renders as TF Serving's text format and reads back, hand-written forms too", "[serving][model-config]") {
+  ModelServerConfig c;
+  auto a = parse_model_flag("mnist=pvc:tfjob-mnist:export/mnist");
+  a.policy = parse_version_policy_flag("specific:1,2").second;
+  a.labels = {{"stable", 1}, {"canary", 2}};
+  auto b = parse_model_flag("resnet=resnet");
+  b.policy = parse_version_policy_flag("latest:2").second;
+  c.models = {a, b};
+  const std::string text = render_model_config(c);
+  CHECK(text.find("model_config_list {\n  config {\n    name: \"mnist\"\n    base_path: \"/models/mnist\"\n"
+                  "    model_platform: \"tensorflow\"\n    model_version_policy {\n      specific {\n"
+                  "        versions: 1\n        versions: 2\n      }\n    }\n") == 0);
+  CHECK(text.find("    version_labels {\n      key: \"canary\"\n      value: 2\n    }\n") != std::string::npos);
+  CHECK(text.find("      latest {\n        num_versions: 2\n      }\n") != std::string::npos);
+  auto back = parse_model_config(text);
+  REQUIRE(back.models.size() == 2);
+  CHECK(back.models[0].name == "mnist");
+  CHECK(back.models[0].policy == a.policy);
+  CHECK(back.models[0].labels == a.labels);
+  CHECK(back.models[1].policy == b.policy);
+
+  // as people write it (TF Serving's docs/serving_config.md): single quotes, "field: {", comments
+  auto hand = parse_model_config(R"(# two models
+model_config_list: {
+  config: {
+    name: 'email_model', base_path: '/s/saved_models', model_platform: 'tensorflow'
+    model_version_policy: { all: {} }
+    version_labels { key: 'production' value: 1 }
+    logging_config { sampling_config { sampling_rate: 0.1 } }
+  }
+})");
+  REQUIRE(hand.models.size() == 1);
+  CHECK(hand.models[0].policy.kind == VersionPolicy::Kind::all);
+  CHECK(hand.models[0].labels.at("production") == 1);
+
+  CHECK_THROWS_WITH(parse_model_config("model_config_list {\n config {\n name: \"a\"\n"), Catch::Contains("a message is not closed with '}'"));
+  CHECK_THROWS_WITH(parse_model_config("model_config_list {\n config {\n name: \"a\"\n base_path: 7 } }"),
+                    "model config line 4: field \"base_path\" takes a quoted string");
+  CHECK_THROWS_WITH(parse_model_config("model_config_list { config { base_path: \"/m\" } }"), Catch::Contains("a config has no name"));
+  CHECK_THROWS_WITH(parse_model_config("model_config_list { config { name: \"a\" base_path: \"/a\" model_version_policy { newest {} } } }"),
+                    Catch::Contains("use latest, all or specific"));
+  CHECK_THROWS_WITH(parse_model_config("model_config_list { config { name: 'a' base_path: '/a' } config { name: 'a' base_path: '/b' } }"),
+                    Catch::Contains("model \"a\" is configured twice"));
+  CHECK_THROWS_WITH(parse_model_config(std::string(40, '{')), Catch::Contains("expected a field name"));
+  CHECK_THROWS_WITH(parse_model_config("x " + std::string(40, '{')), Catch::Contains("nested deeper than 16"));
+
+  set_version_label(back, "mnist", "canary", 1);
+  CHECK(back.models[0].labels.at("canary") == 1);
+  CHECK_THROWS_WITH(set_version_label(back, "nosuch", "canary", 1), "model \"nosuch\" is not served by this server (it serves: mnist, resnet)");
+}
+
+TEST_CASE("several models with --batching, --monitoring and --autoscale: both ConfigMaps, both mounts, every flag, PDB and HPA",
+          "[serving][model-config][operations]") {
+  ServeSpec s;
+  s.name = "zoo";
+  s.gpus = 0;
+  s.cpu = "1";
+  s.ops.batching = parse_batching("max_batch_size=8");
+  s.ops.monitoring = true;
+  s.ops.autoscale = parse_autoscale("1:3:70%");
+  ModelServerConfig c;
+  c.models = {parse_model_flag("a=pvc:claim:export/a"), parse_model_flag("b=pvc:claim:export/b")};
+  auto objs = build_model_config_objects(s, c, 5);
+  std::vector<std::string> kinds;
+  for (const auto& o : objs) kinds.push_back(o["kind"].get<std::string>() + "/" + o["metadata"]["name"].get<std::string>());
+  CHECK(kinds == std::vector<std::string>{"ConfigMap/zoo-models", "ConfigMap/zoo", "Deployment/zoo", "Service/zoo",
+                                          "PodDisruptionBudget/zoo", "HorizontalPodAutoscaler/zoo"});
+  const json& dep = objs[2];
+  CHECK_FALSE(dep["spec"].contains("replicas"));  // the HPA's
+  const json& ctr = dep["spec"]["template"]["spec"]["containers"][0];
+  const auto args = ctr["args"].get<std::vector<std::string>>();
+  for (const char* a : {"--model_config_file=/etc/tfserving-models/models.config", "--enable_batching=true",
+                        "--batching_parameters_file=/etc/tfserving/batching_parameters.pbtxt",
+                        "--monitoring_config_file=/etc/tfserving/monitoring_config.pbtxt"})
+    CHECK(std::find(args.begin(), args.end(), a) != args.end());
+  std::set<std::string> paths;
+  for (const auto& m : ctr["volumeMounts"]) CHECK(paths.insert(m["mountPath"].get<std::string>()).second);  // no path twice
+  CHECK(paths.count("/etc/tfserving") == 1);
+  CHECK(paths.count("/etc/tfserving-models") == 1);
+}
+
+TEST_CASE("several models: a ConfigMap with the model config, the server reading it on a poll, a volume per model", "[serving][model-config]") {
+  ServeSpec s;
+  s.name = "zoo";
+  s.namespace_ = "team-a";
+  s.gpus = 0;
+  ModelServerConfig c;
+  c.models = {parse_model_flag("mnist=pvc:tfjob-mnist:export/mnist"), parse_model_flag("resnet=resnet")};
+  c.models[0].labels = {{"stable", 1}};
+  auto objs = build_model_config_objects(s, c, 5);
+  REQUIRE(objs.size() == 3);
+  const json& cm = objs[0];
+  CHECK(cm["kind"] == "ConfigMap");
+  CHECK(cm["metadata"]["name"] == "zoo-models");
+  CHECK(cm["metadata"]["namespace"] == "team-a");
+  CHECK(parse_model_config(cm["data"]["models.config"].get<std::string>()).models.size() == 2);
+  const json& dep = objs[1];
+  CHECK(dep["kind"] == "Deployment");
+  CHECK(dep["metadata"]["annotations"]["serving.kubectl-tfjob.io/models"] == "mnist,resnet");
+  CHECK(dep["metadata"]["annotations"]["serving.kubectl-tfjob.io/model-config"] == "zoo-models");
+  CHECK(objs[2]["metadata"]["annotations"]["serving.kubectl-tfjob.io/model-config"] == "zoo-models");  // the Service too
+  const json& pod = dep["spec"]["template"]["spec"];
+  const json& args = pod["containers"][0]["args"];
+  CHECK(args == json::array({"--port=8500", "--rest_api_port=8501", "--model_config_file=/etc/tfserving-models/models.config",
+                             "--model_config_file_poll_wait_seconds=5"}));
+  // the ConfigMap without subPath (the kubelet updates it in place), each model at its base_path
+  const json& mounts = pod["containers"][0]["volumeMounts"];
+  CHECK(mounts[0] == json{{"name", "model-config"}, {"mountPath", "/etc/tfserving-models"}, {"readOnly", true}});
+  CHECK(mounts[1] == json{{"name", "model-0"}, {"mountPath", "/models/mnist"}, {"readOnly", true}, {"subPath", "export/mnist"}});
+  CHECK(mounts[2] == json{{"name", "model-1"}, {"mountPath", "/models/resnet"}});
+  CHECK(pod["volumes"][1]["persistentVolumeClaim"]["claimName"] == "tfjob-mnist");
+  CHECK(pod["volumes"][2].contains("emptyDir"));
+  REQUIRE(pod["initContainers"].size() == 1);  // only the downloaded model needs one
+  CHECK(pod["initContainers"][0]["name"] == "fetch-1");
+  CHECK(pod["initContainers"][0]["volumeMounts"][0]["mountPath"] == "/models/resnet");
+  CHECK(pod["containers"][0]["readinessProbe"]["httpGet"]["path"] == "/v1/models/mnist");
+
+  // two models on one claim: one volume, two subPath mounts
+  ModelServerConfig two;
+  two.models = {parse_model_flag("a=pvc:models:export/a"), parse_model_flag("b=pvc:models:export/b")};
+  auto two_pod = build_model_config_objects(s, two)[1]["spec"]["template"]["spec"];
+  CHECK(two_pod["volumes"].size() == 2);  // the ConfigMap and the claim
+  CHECK(two_pod["containers"][0]["volumeMounts"][2] ==
+        json{{"name", "model-0"}, {"mountPath", "/models/b"}, {"readOnly", true}, {"subPath", "export/b"}});
+
+  c.models[0].policy = parse_version_policy_flag("specific:2").second;
+  CHECK_THROWS_WITH(build_model_config_objects(s, c), Catch::Contains("version 1 is not among the versions its policy serves (specific:2)"));
+  c.models[1].name = "mnist";
+  c.models[0].labels.clear();
+  CHECK_THROWS_WITH(build_model_config_objects(s, c), Catch::Contains("--model mnist is given twice"));
+}
+
+TEST_CASE("the simulated TF Serving reads a model config: policies pick versions, a label may only name an AVAILABLE one", "[serving][model-config]") {
+  const std::string cfg = R"(model_config_list {
+  config { name: "a" base_path: "/models/a" model_platform: "tensorflow"
+           model_version_policy { latest { num_versions: 2 } } version_labels { key: "stable" value: 2 } }
+  config { name: "b" base_path: "/models/b" model_platform: "tensorflow" model_version_policy { specific { versions: 1 } } }
+})";
+  auto disk = [](const std::string& base) { return base == "/models/a" ? std::vector<int>{1, 2, 3} : std::vector<int>{1, 2}; };
+  auto load = tfjob::test::load_model_config(cfg, disk, {}, false);
+  CHECK(load.error.empty());
+  REQUIRE(load.models.size() == 2);
+  CHECK(load.models[0].versions == std::vector<int>{2, 3});
+  CHECK(load.models[0].labels == std::map<std::string, int>{{"stable", 2}});
+  CHECK(load.models[1].versions == std::vector<int>{1});
+
+  // stable -> 1: version 1 of "a" is not served (latest 2 = 2, 3): refused, the labels in force stay
+  std::string moved = cfg;
+  moved.replace(moved.find("value: 2"), 8, "value: 1");
+  auto refused = tfjob::test::load_model_config(moved, disk, {{"a", {{"stable", 2}}}}, false);
+  CHECK(refused.error == "Request to assign label to version 1 of model a, which is not currently available for inference.");
+  CHECK(refused.models[0].labels.at("stable") == 2);
+  CHECK(tfjob::test::load_model_config(moved, disk, {{"a", {{"stable", 2}}}}, true).models[0].labels.at("stable") == 1);
+  CHECK_FALSE(tfjob::test::load_model_config("model_config_list {", disk, {}, false).error.empty());
+
+  // the REST answers of a model serving 2 and 3: all versions' status, a label's own version
+  tfjob::test::ServedModel m;
+  m.versions = {2, 3};
+  m.labels = {{"stable", 2}};
+  m.version_signatures = {{3, tfjob::test::mnist_signatures()}};
+  auto st = parse_model_status(tfjob::test::model_rest("GET", *tfjob::test::parse_model_path("/v1/models/a"), "", m).body);
+  CHECK(st.available_versions() == std::vector<std::string>{"2", "3"});
+  auto by_label = parse_model_status(tfjob::test::model_rest("GET", *tfjob::test::parse_model_path("/v1/models/a/labels/stable"), "", m).body);
+  REQUIRE(by_label.versions.size() == 1);
+  CHECK(by_label.versions[0].version == "2");
+  auto latest_meta = json::parse(tfjob::test::model_rest("GET", *tfjob::test::parse_model_path("/v1/models/a/metadata"), "", m).body);
+  CHECK(latest_meta["model_spec"]["version"] == "3");
+  CHECK(latest_meta["metadata"]["signature_def"]["signature_def"]["serving_default"]["inputs"].contains("images"));  // v3's own
+  CHECK(tfjob::test::model_rest("GET", *tfjob::test::parse_model_path("/v1/models/a/versions/1"), "", m).status == 404);
+}
+
+TEST_CASE("serve --from-job: the trainer's --export-dir on its claim, and the TF release of the images", "[serving][from-job]") {
+  json job = json::parse(R"({"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "metadata": {"name": "mnist"},
+    "spec": {"tfReplicaSpecs": {
+      "Chief": {"template": {"spec": {
+        "containers": [{"name": "tensorflow", "image": "tensorflow/tensorflow:2.18.0-gpu",
+                        "args": ["python", "mnist.py", "--export-dir=/train/export/mnist"],
+                        "volumeMounts": [{"name": "train", "mountPath": "/train"}, {"name": "tmp", "mountPath": "/train/tmp"}]}],
+        "volumes": [{"name": "train", "persistentVolumeClaim": {"claimName": "tfjob-mnist"}}, {"name": "tmp", "emptyDir": {}}]}}},
+      "Worker": {"replicas": 2, "template": {"spec": {"containers": [{"name": "tensorflow", "image": "x"}]}}}}}})");
+  auto e = job_export(job);
+  CHECK(e.replica == "Chief");
+  CHECK(e.claim == "tfjob-mnist");
+  CHECK(e.path == "export/mnist");
+  CHECK(e.container_path == "/train/export/mnist");
+  CHECK(e.image == "tensorflow/tensorflow:2.18.0-gpu");
+  auto m = model_from_export("mnist", e);
+  CHECK(m.source.claim == "tfjob-mnist");
+  CHECK(m.source.path == "export/mnist");
+  // --export-dir given: wins; a subPath mount is followed; a directory on no claim is refused
+  CHECK(job_export(job, "/train/./other/../models").path == "models");
+  CHECK_THROWS_WITH(job_export(job, "/train/tmp/m"), Catch::Contains("is on no persistent volume claim"));
+  CHECK_THROWS_WITH(job_export(job, "models"), Catch::Contains("is not an absolute path"));
+  json sub = job;
+  sub["spec"]["tfReplicaSpecs"]["Chief"]["template"]["spec"]["containers"][0]["volumeMounts"][0]["subPath"] = "runs/7";
+  CHECK(job_export(sub).path == "runs/7/export/mnist");
+  json none = job;
+  none["spec"]["tfReplicaSpecs"]["Chief"]["template"]["spec"]["containers"][0]["args"] = json::array({"python", "mnist.py"});
+  CHECK_THROWS_WITH(job_export(none), Catch::Contains("no --export-dir in the args of its Chief, Worker containers"));
+  json sep = job;
+  sep["spec"]["tfReplicaSpecs"]["Chief"]["template"]["spec"]["containers"][0]["args"] = json::array({"--export_dir", "/train/e"});
+  CHECK(job_export(sep).path == "e");
+
+  CHECK(tf_release_of_image("tensorflow/tensorflow:2.18.0-gpu") == "2.18.0");
+  CHECK(tf_release_of_image("registry:5000/team/trainer:2.15") == "2.15");
+  CHECK(tf_release_of_image("registry:5000/team/trainer") == "");
+  CHECK(tf_release_of_image("tensorflow/tensorflow:latest-gpu") == "");
+  CHECK(tf_version_warning("2.18.0", "training image tensorflow/tensorflow:2.18.0-gpu", "2.16.1", "tensorflow/serving:2.16.1") ==
+        "the model was exported by TensorFlow 2.18.0 (training image tensorflow/tensorflow:2.18.0-gpu) and is served by TF Serving "
+        "2.16.1 (tensorflow/serving:2.16.1): a SavedModel from a newer TensorFlow may use ops this server does not know "
+        "(\"Op type not registered\"); serve it with --serving-version 2.18.0 or newer");
+  CHECK(tf_version_warning("2.16.0", "x", "2.16.1", "y").empty());  // same minor release: loads
+  CHECK(tf_version_warning("2.15.0", "x", "2.16.1", "y").empty());
+  CHECK(tf_version_warning("", "x", "2.16.1", "y").empty());
+  CHECK(tf_version_warning("99999999999.1", "x", "2.16.1", "y").empty());  // not a release: no overflow, no warning
+}
+
+// ---- the export check (export_check.hpp) and the SavedModel's own TF version (saved_model.hpp)
+
+#include <tfjob/serving/export_check.hpp>
+#include <tfjob/serving/saved_model.hpp>
+#include "support/saved_model_bytes.hpp"
+
+TEST_CASE("saved_model_info reads MetaInfoDef.tensorflow_version from a prefix, and is safe on anything else", "[serving][unit][export-check]") {
+  const std::string pb = tfjob::test::saved_model_pb("2.18.0", 5000, 100000);
+  auto i = saved_model_info(pb);
+  CHECK(i.parsed);
+  CHECK(i.tensorflow_version == "2.18.0");
+  CHECK(i.tensorflow_git_version == "v2.18.0-rc0-g1234567");
+  // a prefix that holds the MetaInfoDef is enough: the graph after it is cut
+  auto p = saved_model_info(pb.substr(0, 6000));
+  CHECK(p.tensorflow_version == "2.18.0");
+  // a prefix ending inside the op list: not reached, said so
+  auto t = saved_model_info(pb.substr(0, 1000));
+  CHECK(t.parsed);
+  CHECK(t.tensorflow_version.empty());
+  CHECK(t.truncated);
+  // not a SavedModel at all (the real-node tier's stand-in files), empty, hostile varints
+  CHECK_FALSE(saved_model_info("not a real SavedModel: the stand-in serves what it finds").parsed);
+  CHECK_FALSE(saved_model_info("").parsed);
+  CHECK_FALSE(saved_model_info(std::string(20, '\xff')).parsed);
+  CHECK(saved_model_info(std::string("\x12\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 11)).tensorflow_version.empty());
+  // a version with control characters is not taken as one
+  CHECK(saved_model_info(tfjob::test::saved_model_pb(std::string("2.1\n8", 5))).tensorflow_version.empty());
+}
+
+TEST_CASE("the export check pod: claim read-only, the path as data (not in the script), the server's node selector", "[serving][unit][export-check]") {
+  ExportCheckSpec s;
+  s.server = "mnist";
+  s.namespace_ = "ml";
+  s.claim = "tfjob-mnist";
+  s.path = "export/it's \"mine\"; rm -rf /";
+  s.image = "tensorflow/serving:2.16.1-gpu";
+  s.node_selector = {{"nvidia.com/gpu.present", "true"}};
+  s.pod_name = "export-check-mnist-abcde";
+  auto pod = build_export_check_pod(s);
+  CHECK(pod["metadata"]["name"] == "export-check-mnist-abcde");
+  CHECK(pod["metadata"]["namespace"] == "ml");
+  CHECK(pod["metadata"]["labels"]["app.kubernetes.io/name"] == "tfjob-export-check");
+  const auto& spec = pod["spec"];
+  CHECK(spec["restartPolicy"] == "Never");
+  CHECK(spec["automountServiceAccountToken"] == false);
+  CHECK(spec["nodeSelector"]["nvidia.com/gpu.present"] == "true");
+  CHECK(spec["volumes"][0]["persistentVolumeClaim"] == json({{"claimName", "tfjob-mnist"}, {"readOnly", true}}));
+  const auto& c = spec["containers"][0];
+  CHECK(c["volumeMounts"][0]["readOnly"] == true);
+  CHECK_FALSE(c["volumeMounts"][0].contains("subPath"));
+  CHECK(c["env"][0] == json({{"name", "EXPORT_DIR"}, {"value", s.path}}));
+  CHECK(c["command"][2].get<std::string>().find("rm -rf") == std::string::npos);  // the path never enters the script
+  CHECK(c["image"] == "tensorflow/serving:2.16.1-gpu");
+  s.claim.clear();
+  CHECK_THROWS_WITH(build_export_check_pod(s), Catch::Contains("needs a claim"));
+}
+
+TEST_CASE("the export check's log: versions, sizes, heads, and the verdict", "[serving][unit][export-check]") {
+  const std::string head = tfjob::kube::detail::base64_encode(tfjob::test::saved_model_pb("2.18.0").substr(0, 2000));
+  std::string b64;  // wrapped at 76 columns, as base64(1) writes it
+  for (std::size_t i = 0; i < head.size(); i += 76) b64 += head.substr(i, 76) + "\n";
+  const std::string log = "some image banner\ntfjob-export-check v1\nfile README\ndir tmp\ndir 1\npb   4096 1\nwarmup 1\n"
+                          "dir 2\npb 70000 2\nhead 2\n" + b64 + "endhead\ndir 3\nend\n";
+  auto l = parse_export_check_log(log);
+  REQUIRE(l.complete);
+  CHECK(l.exists);
+  CHECK(l.files == std::vector<std::string>{"README"});
+  CHECK(l.other_dirs == std::vector<std::string>{"tmp"});
+  REQUIRE(l.versions.size() == 3);
+  CHECK(l.versions[0].pb_size == 4096);
+  CHECK(l.versions[0].warmup);
+  CHECK(l.versions[1].pb_size == 70000);
+  CHECK_FALSE(l.versions[2].saved_model_pb);
+  auto v = judge_export(l, "export/mnist", "model \"mnist\"");
+  REQUIRE(v.errors.size() == 1);
+  CHECK(v.errors[0] == "model \"mnist\": version directory export/mnist/3 has no saved_model.pb, so TF Serving cannot load version 3 "
+                       "(an export still being written, or one that failed: remove the directory or export again)");
+  REQUIRE(v.warnings.size() == 1);
+  CHECK(v.warnings[0] == "model \"mnist\": version 2 has no warmup file (export/mnist/2/assets.extra/tf_serving_warmup_requests): "
+                         "the first requests will be slow");
+  CHECK(v.tensorflow_version == "2.18.0");
+  CHECK(v.tensorflow_from == "saved_model.pb of version 2 (export/mnist/2)");
+  CHECK(v.versions == std::vector<std::int64_t>{1, 2});
+  CHECK(export_tf_warning(v, "tensorflow/tensorflow:2.15.0", "2.16.1", "tensorflow/serving:2.16.1") ==
+        "the model was exported by TensorFlow 2.18.0 (saved_model.pb of version 2 (export/mnist/2)) and is served by TF Serving 2.16.1 "
+        "(tensorflow/serving:2.16.1): a SavedModel from a newer TensorFlow may use ops this server does not know (\"Op type not "
+        "registered\"); serve it with --serving-version 2.18.0 or newer");
+  ExportVerdict none;  // the SavedModel's version unknown: the training image's tag decides
+  CHECK(export_tf_warning(none, "tensorflow/tensorflow:2.18.0", "2.16.1", "tensorflow/serving:2.16.1")
+            .find("(training image tensorflow/tensorflow:2.18.0)") != std::string::npos);
+
+  // a SavedModel straight in the directory, no version directory
+  auto flat = judge_export(parse_export_check_log("tfjob-export-check v1\nfile saved_model.pb\ndir variables\nend\n"), "export", "m");
+  REQUIRE(flat.errors.size() == 1);
+  CHECK(flat.errors[0] == "m: no version directory in export (it holds saved_model.pb, variables/): TF Serving serves "
+                          "export/<number>/saved_model.pb; a SavedModel written straight into export is never found: move it into export/1/");
+  auto gone = judge_export(parse_export_check_log("tfjob-export-check v1\nnodir\nend\n"), "export", "m");
+  CHECK(gone.errors.at(0).find("the directory export does not exist on the claim") != std::string::npos);
+  auto cut = judge_export(parse_export_check_log("tfjob-export-check v1\ndir 1\n"), "export", "m");
+  CHECK(cut.errors.at(0).find("did not finish its listing") != std::string::npos);
+  auto empty = judge_export(parse_export_check_log("tfjob-export-check v1\ndir 1\npb 0 1\nend\n"), "", "m");
+  CHECK(empty.errors.at(0) == "m: 1/saved_model.pb is empty (0 bytes): an export that did not finish");
+  // bounded: a hostile log with a million version lines keeps at most export_check_max_entries
+  std::string many = "tfjob-export-check v1\n";
+  for (int i = 0; i < 5000; ++i) many += "dir " + std::to_string(i) + "\npb 1 " + std::to_string(i) + "\n";
+  CHECK(parse_export_check_log(many + "end\n").versions.size() == export_check_max_entries);
+}
+
+TEST_CASE("the real-node scenario's saved_model.pb bytes read as TensorFlow 2.18.0", "[serving][unit][export-check]") {
+  // tests/realnode/scenarios.sh serve-from-job writes these bytes as the trainer's export
+  auto b = tfjob::kube::detail::base64_decode("CAESNgotCgR2MS4wEgkKBwoFQ29uc3QiBXNlcnZlKgYyLjE4LjAyC3YyLjE4LjAtcmMwEgVncmFwaA==");
+  REQUIRE(b);
+  CHECK(saved_model_info(*b).tensorflow_version == "2.18.0");
+  CHECK(saved_model_info(*b).tensorflow_git_version == "v2.18.0-rc0");
+}
+
+TEST_CASE("autoscaler_status reads an HPA as the HPA controller reports it, totally", "[serving][unit][operations]") {
+  auto hpa = json::parse(R"({"spec": {"minReplicas": 1, "maxReplicas": 3, "metrics": [{"type": "Resource",
+      "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]},
+    "status": {"currentReplicas": 1, "desiredReplicas": 1, "conditions": [
+      {"type": "AbleToScale", "status": "True", "reason": "SucceededGetScale", "message": "the HPA controller was able to get the target's current scale"},
+      {"type": "ScalingActive", "status": "False", "reason": "FailedGetResourceMetric",
+       "message": "the HPA was unable to compute the replica count: unable to get metrics for resource cpu"}]}})");
+  auto a = autoscaler_status(hpa);
+  CHECK(a.min == 1);
+  CHECK(a.max == 3);
+  CHECK(a.target_cpu_percent == 50);
+  CHECK(a.current_replicas == 1);
+  CHECK_FALSE(a.current_cpu_percent);
+  REQUIRE(a.conditions.size() == 2);
+  CHECK(a.conditions[1].reason == "FailedGetResourceMetric");
+  CHECK(a.no_metrics());
+  hpa["status"]["currentMetrics"] = json::parse(R"([{"type": "Resource", "resource": {"name": "cpu", "current": {"averageUtilization": 37}}}])");
+  hpa["status"]["conditions"][1]["status"] = "True";
+  a = autoscaler_status(hpa);
+  CHECK(a.current_cpu_percent == 37);
+  CHECK_FALSE(a.no_metrics());
+  // fields of the wrong type are left out, not thrown about
+  auto odd = autoscaler_status(json::parse(R"({"spec": {"minReplicas": "two", "metrics": 5}, "status": {"conditions": [3, {"type": 1}], "currentReplicas": -4}})"));
+  CHECK(odd.min == 1);
+  CHECK(odd.conditions.empty());
+  CHECK_FALSE(odd.current_replicas);
 }

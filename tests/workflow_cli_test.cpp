@@ -234,6 +234,70 @@ TEST_CASE("wait --progress on a Pending job: a fixed number of requests, however
   CHECK(watches == 3);  // the job, its pods, the namespace's events
 }
 
+TEST_CASE("logs -f through Pending: a fixed number of requests however long the pod waits, then its log", "[workflow][cli]") {
+  // The fake's kubelet starts the chief after `pending`; the follow waits for it, prints its
+  // log and ends with the job. The old follow listed the pods, got the job and listed the
+  // namespace's events every 0.5 s (123 requests in 20 s against the real kube-apiserver).
+  auto requests_for = [](std::chrono::milliseconds pending, int& watches) {
+    FakeApiServerOptions o;
+    o.pod_start_delay = pending;
+    tfjob::test::FakeCluster c(tfjob::test::with_controllers(o), "wf-cli-logs");
+    tfjob::test::ContainerScript sc;
+    sc.lines = {"hello from the chief"};
+    c.server->kubelet().script("lf-chief-0", sc);
+    auto r = c.run({"submit", "--name", "lf", "--image", "tensorflow/tensorflow:2.15.0", "--chief", "--gpus", "0", "-o", "name"});
+    REQUIRE(r.exit_code == 0);
+    c.server->clear_requests();
+    r = c.run({"logs", "lf", "-f", "--color", "never"});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == "hello from the chief\n");
+    int n = 0;
+    watches = 0;
+    for (const auto& q : c.server->requests()) {
+      UNSCOPED_INFO(q.method << " " << q.path << "?" << q.query);
+      ++n;
+      if (q.query.find("watch=true") != std::string::npos || q.query.find("watch=1") != std::string::npos) ++watches;
+    }
+    return n;
+  };
+  int short_watches = 0, long_watches = 0;
+  // the short wait is long enough that the pod is still Pending when logs -f starts, even on
+  // a loaded CI machine (submit and the plugin's start come before it)
+  const int short_wait = requests_for(std::chrono::milliseconds(1500), short_watches);
+  const int long_wait = requests_for(std::chrono::milliseconds(5000), long_watches);
+  CHECK(long_wait == short_wait);
+  CHECK(short_watches == 3);  // the job, its pods, the namespace's events
+  CHECK(long_watches == 3);
+}
+
+TEST_CASE("the plugin names itself to the server: its user agent, and the field manager of what it writes", "[workflow][cli]") {
+  Cluster c;
+  c.server->clear_requests();
+  auto r = c.run({"submit", "--name", "ua", "--image", "tensorflow/tensorflow:2.15.0", "--gpus", "0", "-o", "name"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  int applies = 0;
+  const auto reqs = c.server->requests();
+  REQUIRE_FALSE(reqs.empty());
+  for (const auto& q : reqs) {
+    INFO(q.method << " " << q.path << "?" << q.query);
+    // client-go's shape, with the plugin's name (the SDK alone says tfjob-sdk: kube_client_test)
+    CHECK(q.user_agent == tfjob::kube::default_user_agent("kubectl-tfjob"));
+    if (q.method == "PATCH" && q.content_type.find("apply-patch") != std::string::npos) {
+      ++applies;
+      CHECK(q.query.find("fieldManager=kubectl-tfjob") != std::string::npos);
+    }
+  }
+  CHECK(applies >= 1);  // a server-side dry run, then the job: each as kubectl-tfjob
+  auto job = c.server->get_object("tfjobs", "default", "ua");
+  REQUIRE(job);
+  bool ours = false;
+  for (const auto& f : job->at("metadata").value("managedFields", json::array()))
+    ours |= f.value("manager", "") == "kubectl-tfjob" && f.value("operation", "") == "Apply";
+  CHECK(ours);
+}
+
 TEST_CASE("describe: conditions in order, pods, events, TF_CONFIG", "[workflow][cli]") {
   Cluster c;
   c.server->put_object(make_job("mnist", "default", json::array({condition("Created"), condition("Running")}), {}, 1, 1));
@@ -322,6 +386,11 @@ TEST_CASE("completion scripts and the __complete back end", "[workflow][cli]") {
   INFO(r.out << r.err);
   CHECK(r.out.find("mnist\tTFJob") != std::string::npos);
   CHECK(r.out.find("resnet") == std::string::npos);
+  for (std::string verb : {"suspend", "resume", "scale"}) {  // the job verbs complete job names too
+    r = run_plugin({"__complete", "--kubeconfig", c.kubeconfig, verb, ""});
+    INFO(verb << ": " << r.out << r.err);
+    CHECK(r.out.find("mnist\tTFJob") != std::string::npos);
+  }
   r = run_plugin({"__complete", "--kubeconfig", c.kubeconfig, "get", "-n", "team-a", "r"});
   CHECK(r.out.find("resnet\tTFJob") != std::string::npos);
   r = run_plugin({"__complete", "--kubeconfig", c.kubeconfig, "get", "-n", ""});

@@ -188,7 +188,7 @@ TEST_CASE("logs -f follows restarts under OnFailure and recreated pods under Exi
   }
 }
 
-TEST_CASE("logs --all prefixes each replica; --replica/--index picks one", "[workflow][e2e]") {
+TEST_CASE("logs --all prefixes each replica, --replica/--index picks one", "[workflow][e2e]") {
   Cluster c;
   c.server->kubelet().script("multi-chief-0", lines_then_exit({"i am chief"}, 0));
   c.server->kubelet().script("multi-worker-0", lines_then_exit({"i am worker 0"}, 0));

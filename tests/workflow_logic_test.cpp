@@ -47,7 +47,7 @@ json gpu_pod(const std::string& node_name, int gpus, const std::string& phase = 
 }
 }  // namespace
 
-TEST_CASE("summarize: the last true condition is the state; replicas and GPUs", "[workflow]") {
+TEST_CASE("summarize: the last true condition is the state, replicas and GPUs", "[workflow]") {
   json st = {{"conditions", json::array({
                  {{"type", "Created"}, {"status", "True"}, {"reason", "TFJobCreated"}},
                  {{"type", "Running"}, {"status", "False"}},
@@ -238,4 +238,20 @@ TEST_CASE("describe gathers spec, conditions, pods, events and TF_CONFIG", "[wor
   CHECK(text.find("unrelated") == std::string::npos);
   // conditions in the operator's order
   CHECK(text.find("Created   True") < text.find("Running   True"));
+}
+
+TEST_CASE("summarize: hostile replica and GPU counts are bounded, never overflow", "[workflow]") {
+  using tfjob::workflow::integer_quantity;
+  CHECK(integer_quantity(nlohmann::json("9223372036854775807k")) == 1000000000);
+  CHECK(integer_quantity(nlohmann::json(1e300)) == 1000000000);
+  CHECK(integer_quantity(nlohmann::json(-1e300)) == -1000000000);
+  CHECK(integer_quantity(nlohmann::json(18446744073709551615ULL)) == 1000000000);
+  CHECK(integer_quantity(nlohmann::json("2")) == 2);
+  nlohmann::json pod = {{"containers", {{{"resources", {{"limits", {{"nvidia.com/gpu", "9223372036854775807"}}}}}}}}};
+  nlohmann::json job = {{"spec", {{"tfReplicaSpecs", {}}}}};
+  for (const char* t : {"Chief", "Worker", "PS", "Evaluator"})
+    job["spec"]["tfReplicaSpecs"][t] = {{"replicas", 1e300}, {"template", {{"spec", pod}}}};
+  auto s = tfjob::workflow::summarize(job);
+  CHECK(s.gpus == 1000000000);
+  CHECK(s.spec_replicas["Worker"] == 1000000000);
 }

@@ -1,5 +1,13 @@
 #pragma once
 /// \file The SDK's small error family (kube-rs `Error`, client-go `StatusError`).
+///
+/// The rule for how SDK functions answer (docs/sdk.md, "Errors"):
+/// - absence that is normal is `std::optional` (`Api<T>::get_opt`, a field not set);
+/// - a failure is an exception of this family: the caller could not get what it asked for
+///   (unreachable server, refused credentials, an error Status, an answer that is not what
+///   the API promises, invalid input);
+/// - an outcome a caller branches on (a wait that timed out, a node not ready, a job that
+///   failed) is a report struct with an enum, never an exception.
 
 #include <stdexcept>
 #include <string>
@@ -42,6 +50,18 @@ class parse_error : public error {
 
  private:
   int line_, column_;
+};
+
+/// The server answered 2xx, but its body is not the JSON the API promises (not JSON at
+/// all, or nested beyond the SDK's bound): no transport problem, so retrying or resuming
+/// will not help (client-go's decode errors are not retried either).
+class decode_error : public parse_error {
+ public:
+  decode_error(const std::string& what, int http_status) : parse_error(what), http_status_(http_status) {}
+  int http_status() const noexcept { return http_status_; }
+
+ private:
+  int http_status_;
 };
 
 /// One invalid field, as the API server reports it (`field: Type value: detail`).

@@ -33,6 +33,14 @@
 // local/: run a TFJob as processes on this machine
 #include <tfjob/local/runner.hpp>
 #include <tfjob/serving/serving.hpp>
+#include <tfjob/serving/preflight.hpp>
+#include <tfjob/serving/image.hpp>
+#include <tfjob/serving/tensorboard.hpp>
+#include <tfjob/serving/model_config.hpp>
+#include <tfjob/serving/model_versions.hpp>
+#include <tfjob/serving/export_check.hpp>
+#include <tfjob/serving/saved_model.hpp>
+#include <tfjob/serving/kserve.hpp>
 
 // workflow/: the training workflow against a cluster (status, pods, preflight, submit,
 // progress, wait, logs, describe)
@@ -45,3 +53,6 @@
 #include <tfjob/workflow/logs.hpp>
 #include <tfjob/workflow/explain.hpp>
 #include <tfjob/workflow/describe.hpp>
+#include <tfjob/workflow/control.hpp>
+#include <tfjob/workflow/delete.hpp>
+#include <tfjob/workflow/queues.hpp>

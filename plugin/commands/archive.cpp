@@ -2,8 +2,7 @@
 // TFJob, pods, every container's current and previous log, events, describe, TF_CONFIG,
 // nodes, and a manifest of what could not be read). The gathering is the SDK's
 // (workflow/archive.hpp); this file picks the destination and reports.
-#include "../common/command.hpp"
-#include "../common/kube.hpp"
+#include "../common/context.hpp"
 
 #include <tfjob/workflow/archive.hpp>
 
@@ -17,25 +16,36 @@
 namespace tfjob::cli {
 namespace {
 
-struct ArchiveOptions {
+struct ArchiveCommand {
   std::string name;
   std::string output;
+  /// -o: a new directory (or an empty one) or a new FILE.tar.gz, before any request.
+  void validate();
+  int run(Context& ctx) const;
+
+ private:
+  std::string out;
+  bool targz = false;
 };
 
 bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-int run_archive(const ArchiveOptions& o, const Globals& g) {
-  std::string out = o.output.empty() ? o.name + "-archive.tar.gz" : o.output;
-  const bool targz = ends_with(out, ".tar.gz") || ends_with(out, ".tgz");
+void ArchiveCommand::validate() {
+  out = output.empty() ? name + "-archive.tar.gz" : output;
+  targz = ends_with(out, ".tar.gz") || ends_with(out, ".tgz");
   namespace fs = std::filesystem;
   if (!targz && fs::exists(out) && (!fs::is_directory(out) || !fs::is_empty(out)))
     throw CLI::ValidationError("-o", "\"" + out + "\" exists and is not an empty directory: give a new directory or a FILE.tar.gz");
   if (targz && fs::exists(out)) throw CLI::ValidationError("-o", "\"" + out + "\" exists: give a new file name (or remove it)");
-  auto client = make_client(g);
+}
+
+int ArchiveCommand::run(Context& ctx) const {
+  const auto& o = *this;
+  namespace fs = std::filesystem;
+  auto& client = ctx.tfjobs();
   const std::string ns = client.namespace_();
-  if (!workflow::tfjobs_served(client)) throw tfjob::error(workflow::crd_missing_message(client.config().server));
   std::string dir = out;
   std::error_code ec;
   if (targz) {
@@ -51,15 +61,15 @@ int run_archive(const ArchiveOptions& o, const Globals& g) {
   } cleanup{targz ? dir : std::string()};
   auto rep = workflow::archive_job(client, ns, o.name, dir);
   if (targz) workflow::write_tar_gz(rep, out, o.name + "-archive");
-  for (const auto& m : rep.missing) std::cerr << "not archived: " << m.what << ": " << m.why << "\n";
-  std::cerr << "archived TFJob " << o.name << ": " << rep.pods << " pods, " << rep.logs << " logs, " << rep.files.size()
+  for (const auto& m : rep.missing) ctx.err << "not archived: " << m.what << ": " << m.why << "\n";
+  ctx.err << "archived TFJob " << o.name << ": " << rep.pods << " pods, " << rep.logs << " logs, " << rep.files.size()
             << " files (manifest.json lists them)\n";
-  std::cout << out << "\n";
+  ctx.out << out << "\n";
   return exit_code::ok;
 }
 
 void setup_archive(CLI::App& app, Globals& g) {
-  auto o = std::make_shared<ArchiveOptions>();
+  auto o = std::make_shared<ArchiveCommand>();
   auto* sub = app.add_subcommand("archive", "Save a TFJob's objects, logs, events and nodes for a bug report");
   sub->add_option("name", o->name, "TFJob name")->required();
   sub->add_option("-o,--output", o->output, "A new directory, or FILE.tar.gz (default: JOB-archive.tar.gz)");
@@ -77,7 +87,7 @@ To keep logs that cleanup would delete, run `kubectl tfjob logs JOB -f --all --s
 
 Exit codes: 0 archived (what could not be read is listed on stderr), 1 the job was not
 found or nothing could be written, 64 usage error.)");
-  sub->callback([o, &g] { g.run = [o, &g] { return run_archive(*o, g); }; });
+  set_action(*sub, g, o);
 }
 
 }  // namespace

@@ -24,7 +24,7 @@ struct Candidate {
 
 bool takes_jobs(const std::string& cmd) {
   static const std::set<std::string> s = {"get", "list", "describe", "logs", "wait", "delete",
-                                          "exec", "attach", "port-forward"};
+                                          "exec", "attach", "port-forward", "suspend", "resume", "scale"};
   return s.count(cmd) > 0;
 }
 
@@ -160,7 +160,7 @@ int run_complete(const CLI::App* root, Globals& g, std::vector<std::string> word
     // a new server's name is free text; the subcommands are offered
     for (const CLI::App* s : cmd->get_subcommands([](const CLI::App*) { return true; }))
       out.push_back({s->get_name(), s->get_description()});
-  } else if (cmd_name == "serve" && sub_name == "delete" && positionals == 0) {
+  } else if (((cmd_name == "serve" && (sub_name == "delete" || sub_name == "status" || sub_name == "label")) || cmd_name == "models" || cmd_name == "predict") && positionals == 0) {
     for (auto& n : complete_servers(g, ns)) out.push_back({n, "model server"});
   } else if (cmd_name == "serve") {
     directive = directive_no_file;

@@ -1,8 +1,7 @@
 // kubectl tfjob describe JOB: spec summary, conditions in order, replica statuses, the pods
 // (type, index, phase, node, restarts, GPUs), recent events of the job and its pods, and the
 // TF_CONFIG each replica receives (computed with the operator's rules).
-#include "../common/command.hpp"
-#include "../common/kube.hpp"
+#include "../common/context.hpp"
 
 #include <tfjob/api/resource.hpp>
 #include <tfjob/api/tf_config.hpp>
@@ -18,22 +17,21 @@
 namespace tfjob::cli {
 namespace {
 
-struct DescribeOptions {
+struct DescribeCommand {
   std::vector<std::string> names;
+  void validate() const {}  // CLI11 requires a name
+  int run(Context& ctx) const;
 };
 
-int run_describe(const DescribeOptions& o, const Globals& g) {
-  auto client = make_client(g);
+int DescribeCommand::run(Context& ctx) const {
+  auto& client = ctx.tfjobs();
   const std::string ns = client.namespace_();
-  if (!workflow::tfjobs_served(client)) throw tfjob::error(workflow::crd_missing_message(client.config().server));
   int rc = exit_code::ok;
   bool first = true;
-  for (const auto& name : o.names) {
+  for (const auto& name : names) {
     auto job = workflow::get_opt(client, workflow::resources::tfjobs(), ns, name);
     if (!job) {
-      std::cerr << "Error from server (NotFound): tfjobs.kubeflow.org \"" << name << "\" not found in namespace \"" << ns
-                << "\"\n";
-      rc = exit_code::failure;
+      rc = say_not_found(ctx, name);
       continue;
     }
     auto pods = workflow::job_pods(client, ns, name);
@@ -46,15 +44,16 @@ int run_describe(const DescribeOptions& o, const Globals& g) {
     } catch (const std::exception& e) {
       tf_configs.emplace_back("<error>", std::string("cannot compute TF_CONFIG: ") + e.what());
     }
-    if (!first) std::cout << "\n\n";
+    if (!first) ctx.out << "\n\n";
     first = false;
-    std::cout << workflow::render(workflow::describe(*job, pods, events, tf_configs));
+    const std::time_t now = std::time(nullptr);
+    ctx.out << workflow::render(workflow::describe(*job, pods, events, tf_configs, now, workflow::gather_queue_state(client, ns, *job)), now);
   }
   return rc;
 }
 
 void setup_describe(CLI::App& app, Globals& g) {
-  auto o = std::make_shared<DescribeOptions>();
+  auto o = std::make_shared<DescribeCommand>();
   auto* sub = app.add_subcommand("describe", "Show a TFJob in detail: spec, conditions, pods, events, TF_CONFIG");
   sub->add_option("name", o->names, "TFJob names")->required();
   sub->footer(R"(Examples:
@@ -68,7 +67,7 @@ waiting reason), the last 20 events of the job and its pods (scheduler messages 
 the operator injects into each replica.
 
 Exit codes: 0 shown, 1 a job was not found or the request failed, 64 usage error.)");
-  sub->callback([o, &g] { g.run = [o, &g] { return run_describe(*o, g); }; });
+  set_action(*sub, g, o);
 }
 
 }  // namespace

@@ -1,8 +1,7 @@
 // kubectl tfjob explain JOB: why the job is where it is, by the training operator v1.9's
 // rules, from its spec, status, pods and events (include/tfjob/workflow/explain.hpp);
 // -o json gives the same findings as data (code, severity, replica, message, evidence, fix).
-#include "../common/command.hpp"
-#include "../common/kube.hpp"
+#include "../common/context.hpp"
 #include "../common/output.hpp"
 
 #include <tfjob/workflow/cluster.hpp>
@@ -15,32 +14,34 @@
 namespace tfjob::cli {
 namespace {
 
-struct ExplainOptions {
+struct ExplainCommand {
   std::string name;
   std::string output;
   int tail = 10;
+
+  void validate() {
+    fmt = parse_output_format(output, {"json", "yaml"});
+    if (tail < 0) throw CLI::ValidationError("--tail", "must be 0 or more lines");
+  }
+  int run(Context& ctx) const;
+
+ private:
+  OutputFormat fmt = OutputFormat::table;
 };
 
-int run_explain(const ExplainOptions& o, const Globals& g) {
-  const OutputFormat fmt = parse_output_format(o.output, {"json", "yaml"});
-  if (o.tail < 0) throw CLI::ValidationError("--tail", "must be 0 or more lines");
-  auto client = make_client(g);
-  const std::string ns = client.namespace_();
-  if (!workflow::tfjobs_served(client)) throw tfjob::error(workflow::crd_missing_message(client.config().server));
-  auto in = workflow::gather(client, ns, o.name, o.tail);
-  if (!in) {
-    std::cerr << "Error from server (NotFound): tfjobs.kubeflow.org \"" << o.name << "\" not found in namespace \"" << ns << "\"\n";
-    return exit_code::failure;
-  }
+int ExplainCommand::run(Context& ctx) const {
+  auto& client = ctx.tfjobs();
+  auto in = workflow::gather(client, client.namespace_(), name, tail);
+  if (!in) return say_not_found(ctx, name);
   const auto x = workflow::explain(*in);
-  if (fmt == OutputFormat::json) std::cout << workflow::to_json_value(x).dump(2) << "\n";
-  else if (fmt == OutputFormat::yaml) std::cout << to_yaml(workflow::to_json_value(x));
-  else std::cout << workflow::render(x);
+  if (fmt == OutputFormat::json) ctx.out << workflow::to_json_value(x).dump(2) << "\n";
+  else if (fmt == OutputFormat::yaml) ctx.out << to_yaml(workflow::to_json_value(x));
+  else ctx.out << workflow::render(x);
   return exit_code::ok;
 }
 
 void setup_explain(CLI::App& app, Globals& g) {
-  auto o = std::make_shared<ExplainOptions>();
+  auto o = std::make_shared<ExplainCommand>();
   auto* sub = app.add_subcommand("explain", "Explain why a TFJob is where it is, by the training operator's own rules");
   sub->add_option("name", o->name, "TFJob name")->required();
   sub->add_option("-o,--output", o->output, "Output format: json or yaml (default: sentences)");
@@ -62,7 +63,7 @@ explained from its status and events, saying what can no longer be known.
 Finding codes and the JSON form: docs/explain.md.
 
 Exit codes: 0 explained, 1 the job was not found or a request failed, 64 usage error.)");
-  sub->callback([o, &g] { g.run = [o, &g] { return run_explain(*o, g); }; });
+  set_action(*sub, g, o);
 }
 
 }  // namespace

@@ -2,8 +2,7 @@
 // adds replicas active/succeeded/failed per type, GPUs, DURATION and the chief's NODE), or
 // -o json|yaml|name|jsonpath=...|custom-columns=... as kubectl parses them; --sort-by a
 // JSONPath; -A for every namespace, -l to select by label, --watch to follow changes.
-#include "../common/command.hpp"
-#include "../common/kube.hpp"
+#include "../common/context.hpp"
 #include "../common/output.hpp"
 #include "../common/workflow_cli.hpp"
 
@@ -24,26 +23,18 @@
 #include <set>
 #include <string>
 #include <vector>
+#include <tfjob/detail/json.hpp>
 
 namespace tfjob::cli {
 namespace {
 
-struct GetOptions {
-  std::vector<std::string> names;
-  std::string output;
-  bool all_namespaces = false;
-  std::string selector;
-  bool watch = false;
-  bool no_headers = false;
-  std::string sort_by;
-};
 
 /// DURATION as kubectl shows it for a batch Job (printers.go printJob): from the start to
 /// the completion, or to now while it runs; "" before it starts.
 std::string duration(const nlohmann::json& job, std::time_t now = std::time(nullptr)) {
-  auto start = workflow::parse_time(job.value("/status/startTime"_json_pointer, std::string()));
+  auto start = workflow::parse_time(tfjob::detail::value_at(job, "/status/startTime"_json_pointer, std::string()));
   if (!start) return "";
-  auto end = workflow::parse_time(job.value("/status/completionTime"_json_pointer, std::string()));
+  auto end = workflow::parse_time(tfjob::detail::value_at(job, "/status/completionTime"_json_pointer, std::string()));
   return workflow::human_duration(static_cast<long long>((end ? *end : now) - *start));
 }
 
@@ -73,9 +64,9 @@ std::map<std::string, std::string> chief_nodes(kube::Client& client, const std::
   kube::ListParams lp;
   lp.label_selector = std::string(labels::job_role) + "=master";
   for (const auto& p : workflow::list_items(client, workflow::resources::pods(), ns, lp)) {
-    auto job = p.value("/metadata/labels"_json_pointer, nlohmann::json::object()).value(labels::job_name, "");
-    auto node = p.value("/spec/nodeName"_json_pointer, std::string());
-    auto& slot = out[p.value("/metadata/namespace"_json_pointer, std::string()) + "/" + job];
+    auto job = tfjob::detail::value_at(p, "/metadata/labels"_json_pointer, nlohmann::json::object()).value(labels::job_name, "");
+    auto node = tfjob::detail::value_at(p, "/spec/nodeName"_json_pointer, std::string());
+    auto& slot = out[tfjob::detail::value_at(p, "/metadata/namespace"_json_pointer, std::string()) + "/" + job];
     if (slot.empty() || !node.empty()) slot = node;
   }
   return out;
@@ -151,27 +142,46 @@ std::vector<nlohmann::json> typed(std::vector<nlohmann::json> items) {
   return items;
 }
 
-int run_get(const GetOptions& o, const Globals& g) {
-  // -o as kubectl parses it: FORMAT or FORMAT=ARG (jsonpath, custom-columns)
+struct GetCommand {
+  std::vector<std::string> names;
+  std::string output;
+  bool all_namespaces = false;
+  std::string selector;
+  bool watch = false;
+  bool no_headers = false;
+  std::string sort_by;
+
+  /// -o as kubectl parses it: FORMAT or FORMAT=ARG (jsonpath, custom-columns); the
+  /// JSONPath of --sort-by; no request.
+  void validate() {
+    static const std::set<std::string> plain = {"", "wide", "json", "yaml", "name"};
+    if (output.rfind("jsonpath=", 0) == 0) {
+      jsonpath.emplace(output.substr(9));
+    } else if (output.rfind("custom-columns=", 0) == 0) {
+      columns = parse_custom_columns(output.substr(15));
+    } else if (!plain.count(output)) {
+      throw CLI::ValidationError("-o", "unable to match a printer suitable for the output format \"" + output +
+                                           "\", allowed formats are: custom-columns, json, jsonpath, name, wide, yaml");
+    }
+    if (!sort_by.empty()) (void)kube::JsonPath(kube::relaxed_jsonpath(sort_by), true);
+    if (!names.empty() && all_namespaces)
+      throw CLI::ValidationError("-A", "a job name cannot be combined with --all-namespaces (use -n NAMESPACE)");
+  }
+  int run(Context& ctx);
+
+ private:
   std::optional<kube::JsonPath> jsonpath;
   std::vector<Column> columns;
-  static const std::set<std::string> plain = {"", "wide", "json", "yaml", "name"};
-  if (o.output.rfind("jsonpath=", 0) == 0) {
-    jsonpath.emplace(o.output.substr(9));
-  } else if (o.output.rfind("custom-columns=", 0) == 0) {
-    columns = parse_custom_columns(o.output.substr(15));
-  } else if (!plain.count(o.output)) {
-    throw CLI::ValidationError("-o", "unable to match a printer suitable for the output format \"" + o.output +
-                                         "\", allowed formats are: custom-columns, json, jsonpath, name, wide, yaml");
-  }
-  if (!o.sort_by.empty()) (void)kube::JsonPath(kube::relaxed_jsonpath(o.sort_by), true);  // a bad one fails before any request
-  auto client = make_client(g);
+  /// --watch: one line per change after the initial listing, as kubectl get -w does.
+  int watch_changes(Context& ctx, const std::string& ns, const std::vector<nlohmann::json>& jobs, bool header_printed, int rc);
+};
+
+int GetCommand::run(Context& ctx) {
+  const auto& o = *this;
+  auto& client = ctx.tfjobs();
   const std::string ns = o.all_namespaces ? "" : client.namespace_();
   const bool wide = o.output == "wide";
   const bool table = o.output.empty() || wide;
-  if (!o.names.empty() && o.all_namespaces)
-    throw CLI::ValidationError("-A", "a job name cannot be combined with --all-namespaces (use -n NAMESPACE)");
-  if (!workflow::tfjobs_served(client)) throw tfjob::error(workflow::crd_missing_message(client.config().server));
 
   std::vector<nlohmann::json> jobs;
   int rc = exit_code::ok;
@@ -179,9 +189,7 @@ int run_get(const GetOptions& o, const Globals& g) {
     for (const auto& n : o.names) {
       auto j = workflow::get_opt(client, workflow::resources::tfjobs(), ns, n);
       if (!j) {
-        std::cerr << "Error from server (NotFound): tfjobs.kubeflow.org \"" << n << "\" not found in namespace \"" << ns
-                  << "\"\n";
-        rc = exit_code::failure;
+        rc = say_not_found(ctx, n);
         continue;
       }
       jobs.push_back(*j);
@@ -199,7 +207,7 @@ int run_get(const GetOptions& o, const Globals& g) {
     const nlohmann::json data = o.names.size() == 1 && jobs.size() == 1
                                     ? typed(jobs).front()
                                     : nlohmann::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", typed(jobs)}};
-    std::cout << jsonpath->execute(data) << std::flush;
+    ctx.out << jsonpath->execute(data) << std::flush;
     return rc;
   }
   if (!columns.empty()) {
@@ -210,26 +218,33 @@ int run_get(const GetOptions& o, const Globals& g) {
       rows.push_back(h);
     }
     for (const auto& j : jobs) rows.push_back(custom_row(columns, j));
-    if (!jobs.empty()) std::cout << workflow::render_table(rows) << std::flush;
+    if (!jobs.empty()) ctx.out << workflow::render_table(rows) << std::flush;
     return rc;
   }
 
   std::vector<std::vector<std::string>> rows;
   if (table) {
     if (jobs.empty() && o.names.empty() && !o.watch) {
-      std::cerr << (o.all_namespaces ? std::string("No resources found") : "No resources found in " + ns + " namespace.")
+      ctx.err << (o.all_namespaces ? std::string("No resources found") : "No resources found in " + ns + " namespace.")
                 << "\n";
     } else if (!jobs.empty()) {
       if (!o.no_headers) rows.push_back(header(wide, o.all_namespaces));
       for (const auto& j : jobs) rows.push_back(row(j, wide, o.all_namespaces, nodes));
-      std::cout << workflow::render_table(rows) << std::flush;
+      ctx.out << workflow::render_table(rows) << std::flush;
     }
   } else if (!jobs.empty() || o.names.empty()) {
-    print_objects(std::cout, typed(jobs), data_format(o.output), o.names.size() == 1 ? Many::documents : Many::list);
+    print_objects(ctx.out, typed(jobs), data_format(o.output), o.names.size() == 1 ? Many::documents : Many::list);
   }
   if (!o.watch) return rc;
+  return watch_changes(ctx, ns, jobs, !rows.empty() || o.no_headers, rc);
+}
 
-  // --watch: one line per change after the initial listing, as kubectl get -w does.
+int GetCommand::watch_changes(Context& ctx, const std::string& ns, const std::vector<nlohmann::json>& jobs,
+                              bool header_printed, int rc) {
+  const auto& o = *this;
+  auto& client = ctx.tfjobs();
+  const bool wide = o.output == "wide";
+  const bool table = o.output.empty() || wide;
   kube::Api<kube::DynamicObject> api(client, workflow::resources::tfjobs(), ns);
   kube::WatchParams wp;
   wp.label_selector = o.selector;
@@ -237,41 +252,37 @@ int run_get(const GetOptions& o, const Globals& g) {
   std::set<std::string> wanted(o.names.begin(), o.names.end());
   std::map<std::string, std::string> seen;  // ns/name -> resourceVersion printed
   for (const auto& j : jobs)
-    seen[j.value("/metadata/namespace"_json_pointer, std::string()) + "/" + j.value("/metadata/name"_json_pointer, std::string())] =
-        j.value("/metadata/resourceVersion"_json_pointer, std::string());
-  bool header_printed = !rows.empty() || o.no_headers;
+    seen[tfjob::detail::value_at(j, "/metadata/namespace"_json_pointer, std::string()) + "/" + tfjob::detail::value_at(j, "/metadata/name"_json_pointer, std::string())] =
+        tfjob::detail::value_at(j, "/metadata/resourceVersion"_json_pointer, std::string());
   // As kubectl get --watch: --request-timeout bounds the watch, which then ends with exit 0.
   kube::StreamOptions so;
   if (client.config().timeout.count() > 0) so.deadline = std::chrono::steady_clock::now() + client.config().timeout;
   api.watch(wp, [&](const kube::WatchEvent<kube::DynamicObject>& ev) {
-    if (ev.type == "BOOKMARK") return true;
     const auto& j = ev.object.json;
     std::string key = ev.object.namespace_() + "/" + ev.object.name();
     if (!wanted.empty() && !wanted.count(ev.object.name())) return true;
-    if (ev.type != "DELETED" && seen.count(key) && seen[key] == ev.object.resource_version()) return true;
+    if (ev.type != kube::EventType::deleted && seen.count(key) && seen[key] == ev.object.resource_version()) return true;
     seen[key] = ev.object.resource_version();
     if (table) {
       std::vector<std::vector<std::string>> r;
       if (!header_printed) r.push_back(header(wide, o.all_namespaces));
       header_printed = true;
       auto cells = row(j, wide, o.all_namespaces);
-      if (ev.type == "DELETED") cells[o.all_namespaces ? 2 : 1] = "Deleted";
+      if (ev.type == kube::EventType::deleted) cells[o.all_namespaces ? 2 : 1] = "Deleted";
       r.push_back(cells);
-      std::string text = workflow::render_table(r);
-      if (r.size() == 2) std::cout << text;
-      else std::cout << text;
+      ctx.out << workflow::render_table(r);
     } else {
-      print_objects(std::cout, typed({j}), data_format(o.output));
-      if (o.output == "yaml") std::cout << "---\n";
+      print_objects(ctx.out, typed({j}), data_format(o.output));
+      if (o.output == "yaml") ctx.out << "---\n";
     }
-    std::cout << std::flush;
+    ctx.out << std::flush;
     return true;
   }, so);
   return rc;
 }
 
 void setup_get(CLI::App& app, Globals& g) {
-  auto o = std::make_shared<GetOptions>();
+  auto o = std::make_shared<GetCommand>();
   auto* sub = app.add_subcommand("get", "List TFJobs or show some, as a table or as JSON/YAML");
   sub->alias("list");
   sub->add_option("name", o->names, "TFJob names (default: every TFJob in the namespace)");
@@ -297,10 +308,7 @@ GPUs the job asks for, DURATION (start to completion, or to now while it runs) a
 NODE of the chief's pod.
 
 Exit codes: 0 listed, 1 a named job was not found or the request failed, 64 usage error.)");
-  sub->callback([o, sub, &g] {
-    (void)sub;
-    g.run = [o, &g] { return run_get(*o, g); };
-  });
+  set_action(*sub, g, o);
 }
 
 }  // namespace

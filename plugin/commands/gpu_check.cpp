@@ -2,13 +2,13 @@
 // GPU node (in parallel) running tfjob-gpu-probe, and a table of what each node can do.
 // The workflow is the SDK's (include/tfjob/gpu/check.hpp); this file parses flags, handles
 // Ctrl-C/SIGTERM (the pods are still deleted) and prints.
-#include "../common/command.hpp"
-#include "../common/kube.hpp"
+#include "../common/context.hpp"
 #include "../common/output.hpp"
 #include "../common/workflow_cli.hpp"
 
 #include <tfjob/api/manifest.hpp>
 #include <tfjob/gpu/check.hpp>
+#include <tfjob/kube/detail/process.hpp>
 
 #include <algorithm>
 #include <csignal>
@@ -18,9 +18,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
 #include <unistd.h>
-#include <cerrno>
 #include <climits>
 #include <cstring>
 
@@ -122,7 +120,7 @@ void print_table(const tfjob::gpu::CheckResult& res, bool color, std::ostream& o
       details.push_back(n.node.name + ": " + n.message +
                         (n.reason == "ImagePull" ? " (gpu-check --image REGISTRY/tfjob-gpu-probe:TAG)" : ""));
     for (const auto& note : n.node.notes) details.push_back(n.node.name + ": note: " + note);
-    std::string status = n.status;
+    std::string status = to_string(n.status);
     for (auto& c : status) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     t.add_row({n.node.name, gpu, count, cc, drv, cuda, mem, bw, fp16, status});
     if (color) t.color_cell(t.size() - 1, 9, n.ready() ? color::green : color::red);
@@ -152,53 +150,36 @@ std::string find_local_probe(const std::string& flag) {
   return "tfjob-gpu-probe";
 }
 
-/// Runs the local probe; returns its stdout and sets `code` to its exit status.
-std::string run_local_probe(const std::string& path, const std::string& expect, bool strict, int& code) {
-  int fds[2];
-  if (::pipe(fds) != 0) throw tfjob::error("cannot create a pipe for the probe");
-  pid_t pid = ::fork();
-  if (pid < 0) throw tfjob::error("cannot start the probe (fork failed)");
-  if (pid == 0) {
-    ::dup2(fds[1], 1);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    std::vector<const char*> argv{path.c_str()};
-    if (!expect.empty()) {
-      argv.push_back("--expect");
-      argv.push_back(expect.c_str());
-    }
-    if (strict) argv.push_back("--strict");
-    argv.push_back(nullptr);
-    ::execvp(path.c_str(), const_cast<char* const*>(argv.data()));
-    std::fprintf(stderr, "error: cannot run the GPU probe \"%s\": %s (build it with the gpu/ CMake target, "
-                 "or pass --probe-path / set TFJOB_GPU_PROBE)\n", path.c_str(), std::strerror(errno));
-    ::_exit(127);
-  }
-  ::close(fds[1]);
+/// Runs the local probe; returns its stdout and sets `code` to its exit status (the SDK's
+/// child-process helper; its stderr is ours).
+std::string run_local_probe(const std::string& path, const std::string& expect, bool strict, int& code, std::ostream& err) {
+  tfjob::kube::detail::ChildSpec spec;
+  spec.program = path;
+  spec.argv = {path};
+  if (!expect.empty()) spec.argv.insert(spec.argv.end(), {"--expect", expect});
+  if (strict) spec.argv.push_back("--strict");
+  spec.stdin_null = false;
+  auto child = tfjob::kube::detail::start_child(spec);
+  if (child.pid < 0) throw tfjob::error(std::string("cannot start the probe: ") + std::strerror(child.exec_errno));
   std::string out;
-  char buf[65536];
-  for (;;) {
-    ssize_t r = ::read(fds[0], buf, sizeof buf);
-    if (r > 0) out.append(buf, static_cast<std::size_t>(r));
-    else if (r == 0 || errno != EINTR) break;
-  }
-  ::close(fds[0]);
-  int st = 0;
-  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
-  code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+  tfjob::kube::detail::read_to_end(child.out_fd, out);
+  ::close(child.out_fd);
+  code = tfjob::kube::detail::exit_code_of(tfjob::kube::detail::wait_child(child.pid));
+  if (child.exec_errno != 0)
+    err << "error: cannot run the GPU probe \"" << path << "\": " << std::strerror(child.exec_errno)
+              << " (build it with the gpu/ CMake target, or pass --probe-path / set TFJOB_GPU_PROBE)\n";
   return out;
 }
 
-void print_result(const tfjob::gpu::CheckResult& res, const GpuCheckOptions& o, const Globals& g) {
+void print_result(const tfjob::gpu::CheckResult& res, const GpuCheckOptions& o, Context& ctx) {
   if (o.output == "json") {
-    std::cout << tfjob::gpu::check_result_json(res).dump(2) << "\n";
+    ctx.out << tfjob::gpu::check_result_json(res).dump(2) << "\n";
   } else if (o.output == "yaml") {
-    std::cout << tfjob::to_yaml(tfjob::gpu::check_result_json(res));
+    ctx.out << tfjob::to_yaml(tfjob::gpu::check_result_json(res));
   } else if (res.nodes.empty()) {
-    std::cerr << "No GPU nodes found: no node has nvidia.com/gpu capacity or GPU labels.\n";
+    ctx.err << "No GPU nodes found: no node has nvidia.com/gpu capacity or GPU labels.\n";
   } else {
-    print_table(res, use_color(g.color, 1), std::cout);
+    print_table(res, use_color(ctx.globals().color, 1), ctx.out);
   }
 }
 
@@ -215,15 +196,34 @@ int exit_for(const tfjob::gpu::CheckResult& res) {
   }
 }
 
-int run_gpu_check_cmd(const GpuCheckOptions& o, const Globals& g) {
-  (void)parse_output_format(o.output, {"json", "yaml"});
-  std::string expect = o.expect.empty() ? "" : tfjob::gpu::normalize_expect(o.expect);
-  if (o.gpus < 0) throw CLI::ValidationError("--gpus", "must be 0 (all the node allocates) or more");
-  if (o.local) {
+struct GpuCheckCommand : GpuCheckOptions {
+  void validate() {
+    (void)parse_output_format(output, {"json", "yaml"});
+    expect_norm = expect.empty() ? "" : tfjob::gpu::normalize_expect(expect);
+    if (gpus < 0) throw CLI::ValidationError("--gpus", "must be 0 (all the node allocates) or more");
+    if (local) return;  // --timeout bounds the probe pods only
+    timeout_ms = wf::parse_duration(timeout, "--timeout");
+    if (timeout_ms.count() < 1000) throw CLI::ValidationError("--timeout", "must be at least 1s");
+  }
+  int run(Context& ctx) const { return local ? run_here(ctx) : run_on_cluster(ctx); }
+
+ private:
+  std::string expect_norm;  ///< --expect, normalised
+  std::chrono::milliseconds timeout_ms{0};
+  /// --local: the probe on this machine, judged as a node's.
+  int run_here(Context& ctx) const;
+  /// A probe pod per GPU node.
+  int run_on_cluster(Context& ctx) const;
+};
+
+int GpuCheckCommand::run_here(Context& ctx) const {
+  const auto& o = *this;
+  const std::string& expect = expect_norm;
+  {
     int code = -1;
     std::string path = find_local_probe(o.probe);
-    std::cerr << "running " << path << (expect.empty() ? "" : " --expect " + expect) << " on this machine\n";
-    std::string text = run_local_probe(path, expect, o.strict, code);
+    ctx.err << "running " << path << (expect.empty() ? "" : " --expect " + expect) << " on this machine\n";
+    std::string text = run_local_probe(path, expect, o.strict, code, ctx.err);
     tfjob::gpu::CheckResult res;
     res.run_id = "local";
     tfjob::gpu::NodeResult n;
@@ -239,13 +239,16 @@ int run_gpu_check_cmd(const GpuCheckOptions& o, const Globals& g) {
       n.node.allocatable = n.node.capacity = static_cast<std::int64_t>(n.report->devices.size());
     }
     res.nodes.push_back(std::move(n));
-    print_result(res, o, g);
+    print_result(res, o, ctx);
     return exit_for(res);
   }
-  auto timeout = wf::parse_duration(o.timeout, "--timeout");
-  if (timeout.count() < 1000) throw CLI::ValidationError("--timeout", "must be at least 1s");
+}
 
-  auto client = make_client(g);
+int GpuCheckCommand::run_on_cluster(Context& ctx) const {
+  const auto& o = *this;
+  const std::string& expect = expect_norm;
+  const auto timeout = timeout_ms;
+  auto& client = ctx.client();
   tfjob::gpu::CheckOptions co;
   co.namespace_ = client.namespace_();
   co.image = o.image;
@@ -256,7 +259,7 @@ int run_gpu_check_cmd(const GpuCheckOptions& o, const Globals& g) {
   co.keep = o.keep;
   co.deadline_seconds = static_cast<int>(timeout.count() / 1000);
   co.cancel = &g_interrupted;
-  co.progress = [](const std::string& line) { std::cerr << line << "\n"; };
+  co.progress = [&ctx](const std::string& line) { ctx.err << line << "\n"; };
   if (const char* p = std::getenv("TFJOB_GPU_CHECK_POLL_MS"); p && *p) {
     co.poll = std::chrono::milliseconds(std::atoi(p));
     co.running_every = std::max(co.poll, std::chrono::milliseconds(500));
@@ -265,17 +268,17 @@ int run_gpu_check_cmd(const GpuCheckOptions& o, const Globals& g) {
   SignalGuard guard;
   auto res = tfjob::gpu::run_gpu_check(client, co);
   if (res.cancelled)
-    std::cerr << "interrupted by " << (g_signal.load() == SIGTERM ? "SIGTERM" : "SIGINT")
+    ctx.err << "interrupted by " << (g_signal.load() == SIGTERM ? "SIGTERM" : "SIGINT")
               << (o.keep ? "; probe pods kept (--keep)" : "; probe pods deleted") << "\n";
   else if (o.keep)
-    std::cerr << "probe pods kept (--keep): kubectl delete pods -n " << co.namespace_ << " -l "
+    ctx.err << "probe pods kept (--keep): kubectl delete pods -n " << co.namespace_ << " -l "
               << tfjob::gpu::run_label << "=" << res.run_id << "\n";
-  print_result(res, o, g);
+  print_result(res, o, ctx);
   return exit_for(res);
 }
 
 void setup_gpu_check(CLI::App& app, Globals& g) {
-  auto o = std::make_shared<GpuCheckOptions>();
+  auto o = std::make_shared<GpuCheckCommand>();
   auto* sub = app.add_subcommand("gpu-check", "Check every GPU node with an on-node CUDA probe (driver, GPUs, speed)");
   sub->add_option("--image", o->image, "Probe image (built from gpu/Dockerfile, CUDA 12.x: runs on V100 and newer)")
       ->capture_default_str();
@@ -312,7 +315,7 @@ its probe failed, e.g. the image cannot be pulled), 2 no NVIDIA driver or no GPU
 node found, or a probe found no GPU), 3 a probe gave no result within --timeout (a Pending
 pod is explained from its events) or its watchdog fired, 64 usage error, 130/143
 interrupted by SIGINT/SIGTERM (the probe pods are still deleted unless --keep).)");
-  sub->callback([o, &g] { g.run = [o, &g] { return run_gpu_check_cmd(*o, g); }; });
+  set_action(*sub, g, o);
 }
 
 }  // namespace

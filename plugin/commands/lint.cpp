@@ -3,9 +3,8 @@
 // code and a one-line fix, -o json for machines, --strict to fail (exit 1) on any finding,
 // --cluster to add the rules that need the cluster (nodes, the namespace, the claims),
 // --fix to print the manifests with the fixes lint can make (the Istio opt-out).
-#include "../common/command.hpp"
+#include "../common/context.hpp"
 #include "../common/job_flags.hpp"
-#include "../common/kube.hpp"
 #include "../common/output.hpp"
 
 #include <tfjob/api/lint.hpp>
@@ -16,24 +15,34 @@
 #include <memory>
 #include <string>
 #include <vector>
+#include <tfjob/detail/json.hpp>
 
 namespace tfjob::cli {
 namespace {
 
-struct LintOptions {
+struct LintCommand {
   std::vector<std::string> files;
   bool strict = false;
   bool cluster = false;
   bool fix = false;
   std::string output;
+
+  void validate() {
+    fmt = parse_output_format(output, {"json", "yaml"});
+    if (files.empty()) throw CLI::ValidationError("-f", "give at least one manifest: lint -f FILE (- for stdin)");
+  }
+  int run(Context& ctx) const;
+
+ private:
+  OutputFormat fmt = OutputFormat::table;
 };
 
 /// The cluster's side of lint for one job (what the current user may read of it).
 lint::Context cluster_context(kube::Client& c, const nlohmann::json& job) {
   lint::Context lc;
-  const std::string ns = job.value("/metadata/namespace"_json_pointer, std::string()).empty()
+  const std::string ns = tfjob::detail::value_at(job, "/metadata/namespace"_json_pointer, std::string()).empty()
                              ? c.namespace_()
-                             : job.value("/metadata/namespace"_json_pointer, std::string());
+                             : tfjob::detail::value_at(job, "/metadata/namespace"_json_pointer, std::string());
   auto optional_read = [](auto fn) {
     try {
       fn();
@@ -43,11 +52,11 @@ lint::Context cluster_context(kube::Client& c, const nlohmann::json& job) {
   };
   optional_read([&] { lc.nodes = workflow::list_items(c, workflow::resources::nodes(), ""); });
   optional_read([&] { lc.namespace_object = workflow::get_opt(c, workflow::resources::namespaces(), "", ns); });
-  const nlohmann::json owned1 = job.value("/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());  // items() of a temporary would dangle
+  const nlohmann::json owned1 = tfjob::detail::value_at(job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());  // items() of a temporary would dangle
   for (const auto& [t, rs] : owned1.items())
-    for (const auto& v : rs.value("/template/spec/volumes"_json_pointer, nlohmann::json::array())) {
+    for (const auto& v : tfjob::detail::value_at(rs, "/template/spec/volumes"_json_pointer, nlohmann::json::array())) {
       if (!v.contains("persistentVolumeClaim")) continue;
-      const std::string cn = v["persistentVolumeClaim"].value("claimName", "");
+      const std::string cn = tfjob::detail::value_at(v["persistentVolumeClaim"], "claimName", "");
       optional_read([&] {
         if (auto pvc = workflow::get_opt(c, workflow::resources::pvcs(), ns, cn)) lc.claims[cn] = *pvc;
       });
@@ -55,11 +64,9 @@ lint::Context cluster_context(kube::Client& c, const nlohmann::json& job) {
   return lc;
 }
 
-int run_lint(const LintOptions& o, Globals& g) {
-  const OutputFormat fmt = parse_output_format(o.output, {"json", "yaml"});
-  if (o.files.empty()) throw CLI::ValidationError("-f", "give at least one manifest: lint -f FILE (- for stdin)");
-  std::optional<kube::Client> client;
-  if (o.cluster) client.emplace(make_client(g));
+int LintCommand::run(Context& ctx) const {
+  const auto& o = *this;
+  kube::Client* client = o.cluster ? &ctx.client() : nullptr;
   nlohmann::json all = nlohmann::json::array();
   std::vector<nlohmann::json> fixed;
   std::size_t count = 0;
@@ -67,13 +74,13 @@ int run_lint(const LintOptions& o, Globals& g) {
     for (const auto& [source, text] : read_sources(path)) {
       auto docs = parse_objects(text, source);
       for (auto& job : docs) {
-        if (!job.is_object() || job.value("kind", "") != "TFJob") {
+        if (!job.is_object() || tfjob::detail::value_at(job, "kind", "") != "TFJob") {
           if (fmt == OutputFormat::table && job.is_object())
-            std::cerr << source << ": skipped " << job.value("kind", "<no kind>") << " " << job.value("/metadata/name"_json_pointer, std::string())
+            ctx.err << source << ": skipped " << tfjob::detail::value_at(job, "kind", "<no kind>") << " " << tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string())
                       << " (not a TFJob)\n";
           continue;
         }
-        const std::string name = job.value("/metadata/name"_json_pointer, std::string("<unnamed>"));
+        const std::string name = tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string("<unnamed>"));
         auto findings = lint::lint(job, client ? cluster_context(*client, job) : lint::Context{});
         count += findings.size();
         for (const auto& f : findings) {
@@ -82,9 +89,9 @@ int run_lint(const LintOptions& o, Globals& g) {
           j["job"] = name;
           all.push_back(j);
           if (fmt == OutputFormat::table && !o.fix) {
-            std::cout << source << ": TFJob " << name << ": " << (o.strict ? "error" : "warning") << " [" << f.code << "]"
+            ctx.out << source << ": TFJob " << name << ": " << (o.strict ? "error" : "warning") << " [" << f.code << "]"
                       << (f.replica.empty() ? "" : " " + f.replica) << ": " << f.message << "\n";
-            if (!f.fix.empty()) std::cout << "    fix: " << f.fix << "\n";
+            if (!f.fix.empty()) ctx.out << "    fix: " << f.fix << "\n";
           }
         }
         if (o.fix) {
@@ -95,19 +102,19 @@ int run_lint(const LintOptions& o, Globals& g) {
       }
     }
   if (o.fix) {
-    print_objects(std::cout, fixed, fmt == OutputFormat::json ? OutputFormat::json : OutputFormat::yaml);
+    print_objects(ctx.out, fixed, fmt == OutputFormat::json ? OutputFormat::json : OutputFormat::yaml);
   } else if (fmt == OutputFormat::json) {
-    std::cout << all.dump(2) << "\n";
+    ctx.out << all.dump(2) << "\n";
   } else if (fmt == OutputFormat::yaml) {
-    std::cout << to_yaml(all);
+    ctx.out << to_yaml(all);
   } else if (count == 0) {
-    std::cerr << "no findings\n";
+    ctx.err << "no findings\n";
   }
   return o.strict && count > 0 ? exit_code::failure : exit_code::ok;
 }
 
 void setup_lint(CLI::App& app, Globals& g) {
-  auto o = std::make_shared<LintOptions>();
+  auto o = std::make_shared<LintCommand>();
   auto* sub = app.add_subcommand("lint", "Check TFJob manifests for the known mistakes before they are submitted");
   sub->add_option("-f,--filename", o->files, "TFJob manifest(s): a YAML/JSON file, a directory, or - for stdin")->required();
   sub->add_flag("--strict", o->strict, "Exit 1 when there is any finding (for CI)");
@@ -128,7 +135,7 @@ The same rules run on submit (warnings on stderr; submit --strict refuses to sub
 
 Exit codes: 0 no finding, or findings without --strict; 1 a finding with --strict, or
 unreadable input; 64 usage error.)");
-  sub->callback([o, &g] { g.run = [o, &g] { return run_lint(*o, g); }; });
+  set_action(*sub, g, o);
 }
 
 }  // namespace

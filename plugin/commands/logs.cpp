@@ -6,8 +6,7 @@
 // one object per line. -f waits through Pending, follows restarts and recreated pods, says
 // each state change once, and ends when the job finishes. A failed job shows the failed
 // pod's log and names the pod and its exit code. --save DIR keeps every replica's log.
-#include "../common/command.hpp"
-#include "../common/kube.hpp"
+#include "../common/context.hpp"
 #include "../common/output.hpp"
 #include "../common/workflow_cli.hpp"
 
@@ -15,15 +14,11 @@
 
 #include <unistd.h>
 
-#include <atomic>
-#include <cstdio>
 #include <iostream>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <regex>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace tfjob::cli {
@@ -95,6 +90,8 @@ std::vector<std::regex> compile(const std::vector<std::string>& res, const char*
 /// one buffer, flushed at least every 100 ms while following.
 class Printer {
  public:
+  /// `out` is a terminal only when it is std::cout on one.
+  Printer(std::ostream& out, std::ostream& err) : out_(out), err_(err), tty_(&out == &std::cout && ::isatty(1) != 0) {}
   bool prefixed = false, json = false, color = false, timestamps = false, wide = false;
   bool job_in_prefix = false, container_in_prefix = false;
   std::vector<std::regex> include, exclude, highlight;
@@ -159,17 +156,17 @@ class Printer {
     if (quiet) return;
     flush();
     std::string who = e.source.replica_type.empty() ? "" : e.source.replica_type + "-" + std::to_string(e.source.index) + ": ";
-    std::cerr << paint(who + e.message, color::faint, color) << "\n" << std::flush;
+    err_ << paint(who + e.message, color::faint, color) << "\n" << std::flush;
   }
 
   void flush() {
-    std::fflush(stdout);
+    out_.flush();
     last_flush_ = std::chrono::steady_clock::now();
   }
   bool following = false;
 
  private:
-  void put(std::string_view s) { std::fwrite(s.data(), 1, s.size(), stdout); }
+  void put(std::string_view s) { out_.write(s.data(), static_cast<std::streamsize>(s.size())); }
   void tick() {
     if (!following) return;
     auto now = std::chrono::steady_clock::now();
@@ -228,227 +225,197 @@ class Printer {
   std::map<std::string, bool> hidden_;
   std::map<std::string, std::string> line_ts_;
   std::string open_;
-  bool tty_ = ::isatty(1) != 0;
+  std::ostream& out_;
+  std::ostream& err_;
+  bool tty_;
   std::chrono::steady_clock::time_point last_flush_ = std::chrono::steady_clock::now();
 };
 
-int run_logs(LogsOptions o, const Globals& g) {
-  // ---- validate
-  if (o.name.empty() && o.selector.empty()) throw CLI::ValidationError("name", "give a TFJob name or -l SELECTOR");
-  if (!o.name.empty() && !o.selector.empty()) throw CLI::ValidationError("-l", "give a TFJob name or -l SELECTOR, not both");
-  if (o.previous && o.follow) throw CLI::ValidationError("--previous", "--previous cannot be combined with -f");
-  if (o.all_containers && !o.containers.empty()) throw CLI::ValidationError("--all-containers", "--all-containers cannot be combined with -c");
-  if (!o.since.empty() && !o.since_time.empty())
-    throw CLI::ValidationError("--since", "at most one of --since and --since-time may be given");  // kubectl logs' rule
-  std::optional<std::int64_t> since_seconds;
-  if (!o.since.empty()) {
-    // Go's time.ParseDuration, as kubectl logs --since: a number needs a unit
-    if (o.since.find_first_not_of("0123456789.") == std::string::npos)
-      throw CLI::ValidationError("--since", "invalid argument \"" + o.since + "\" for \"--since\" flag: time: missing unit in duration \"" +
-                                                o.since + "\" (use e.g. " + o.since + "s, " + o.since + "m or " + o.since + "h)");
-    auto d = wf::parse_duration(o.since, "--since");
-    since_seconds = std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(d + std::chrono::milliseconds(999)).count());
-  }
-  if (!o.since_time.empty()) {
-    std::int64_t s = 0, n = 0;
-    if (!tfjob::kube::detail::parse_rfc3339(o.since_time, s, n))
-      throw CLI::ValidationError("--since-time", "\"" + o.since_time + "\" is not an RFC 3339 time (e.g. 2026-01-02T15:04:05Z)");
-  }
-  if (o.max_log_requests < 1) throw CLI::ValidationError("--max-log-requests", "must be at least 1");
-  std::vector<std::string> types;
-  for (const auto& r : o.replicas) {
-    std::size_t pos = 0;
-    while (pos <= r.size()) {
-      auto comma = r.find(',', pos);
-      std::string t = r.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-      auto canon = tfjob::canonical_replica_type(t);
-      if (!canon) throw CLI::ValidationError("--replica", "unknown replica type \"" + t + "\": use Chief, Master, PS, Worker or Evaluator");
-      types.push_back(workflow::detail::lower(*canon));
-      if (comma == std::string::npos) break;
-      pos = comma + 1;
+struct LogsCommand : LogsOptions {
+  /// Every flag, before any request.
+  void validate() {
+    auto& o = *this;
+    if (o.name.empty() && o.selector.empty()) throw CLI::ValidationError("name", "give a TFJob name or -l SELECTOR");
+    if (!o.name.empty() && !o.selector.empty()) throw CLI::ValidationError("-l", "give a TFJob name or -l SELECTOR, not both");
+    if (o.previous && o.follow) throw CLI::ValidationError("--previous", "--previous cannot be combined with -f");
+    if (o.all_containers && !o.containers.empty()) throw CLI::ValidationError("--all-containers", "--all-containers cannot be combined with -c");
+    if (!o.since.empty() && !o.since_time.empty())
+      throw CLI::ValidationError("--since", "at most one of --since and --since-time may be given");  // kubectl logs' rule
+    if (!o.since.empty()) {
+      // Go's time.ParseDuration, as kubectl logs --since: a number needs a unit
+      if (o.since.find_first_not_of("0123456789.") == std::string::npos)
+        throw CLI::ValidationError("--since", "invalid argument \"" + o.since + "\" for \"--since\" flag: time: missing unit in duration \"" +
+                                                  o.since + "\" (use e.g. " + o.since + "s, " + o.since + "m or " + o.since + "h)");
+      auto d = wf::parse_duration(o.since, "--since");
+      since_secs = std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(d + std::chrono::milliseconds(999)).count());
     }
+    if (!o.since_time.empty()) {
+      std::int64_t s = 0, n = 0;
+      if (!tfjob::kube::detail::parse_rfc3339(o.since_time, s, n))
+        throw CLI::ValidationError("--since-time", "\"" + o.since_time + "\" is not an RFC 3339 time (e.g. 2026-01-02T15:04:05Z)");
+    }
+    if (o.max_log_requests < 1) throw CLI::ValidationError("--max-log-requests", "must be at least 1");
+    parsed_types.clear();
+    for (const auto& r : o.replicas) {
+      std::size_t pos = 0;
+      while (pos <= r.size()) {
+        auto comma = r.find(',', pos);
+        std::string t = r.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        auto canon = tfjob::canonical_replica_type(t);
+        if (!canon) throw CLI::ValidationError("--replica", "unknown replica type \"" + t + "\": use Chief, Master, PS, Worker or Evaluator");
+        parsed_types.push_back(workflow::detail::lower(*canon));
+        if (comma == std::string::npos) break;
+        pos = comma + 1;
+      }
+    }
+    parsed_indices = parse_indices(o.indices);
+    if (o.output != "" && o.output != "json" && o.output != "wide")
+      throw CLI::ValidationError("-o", "unknown output format \"" + o.output + "\": use json or wide");
+    include_re = compile(o.include, "--include");
+    exclude_re = compile(o.exclude, "--exclude");
+    highlight_re = compile(o.highlight, "--highlight");
   }
-  std::vector<int> indices = parse_indices(o.indices);
-  if (o.output != "" && o.output != "json" && o.output != "wide")
-    throw CLI::ValidationError("-o", "unknown output format \"" + o.output + "\": use json or wide");
-  Printer pr;
-  pr.include = compile(o.include, "--include");
-  pr.exclude = compile(o.exclude, "--exclude");
-  pr.highlight = compile(o.highlight, "--highlight");
+  int run(Context& ctx) const;
+
+ private:
+  /// What the run's outcome means to the user, and the exit code.
+  int say_outcome(Context& ctx, const workflow::LogsOutcome& oc) const;
+  std::optional<std::int64_t> since_secs;
+  std::vector<std::string> parsed_types;  ///< --replica, lower case
+  std::vector<int> parsed_indices;        ///< --index
+  std::vector<std::regex> include_re, exclude_re, highlight_re;
+};
+
+int LogsCommand::run(Context& ctx) const {
+  const auto& o = *this;
+  Printer pr(ctx.out, ctx.err);
+  pr.include = include_re;
+  pr.exclude = exclude_re;
+  pr.highlight = highlight_re;
   pr.json = o.output == "json";
   pr.wide = o.output == "wide";
   pr.timestamps = o.timestamps;
-  pr.color = use_color(g.color, 1);
+  pr.color = use_color(ctx.globals().color, 1);
   pr.following = o.follow;
+  const bool filtered = pr.json || !pr.include.empty() || !pr.exclude.empty() || !pr.highlight.empty();
 
-  auto client = make_client(g);
+  auto& client = ctx.tfjobs();
   const std::string ns = client.namespace_();
-  if (!workflow::tfjobs_served(client)) throw tfjob::error(workflow::crd_missing_message(client.config().server));
-  std::vector<nlohmann::json> jobs;
-  if (!o.selector.empty()) {
-    tfjob::kube::ListParams lp;
-    lp.label_selector = o.selector;
-    jobs = workflow::list_items(client, workflow::resources::tfjobs(), ns, lp);
-    if (jobs.empty()) throw tfjob::error("no TFJobs in namespace \"" + ns + "\" match the selector \"" + o.selector + "\"");
-  } else {
-    auto job = workflow::get_opt(client, workflow::resources::tfjobs(), ns, o.name);
-    if (!job) throw tfjob::error("TFJob \"" + o.name + "\" not found in namespace \"" + ns + "\"");
-    jobs.push_back(*job);
-  }
   std::unique_ptr<workflow::LogSaver> saver;
   if (!o.save.empty()) saver = std::make_unique<workflow::LogSaver>(o.save);
   pr.saver = saver.get();
+
+  workflow::LogsRequest rq;
+  rq.name = o.name;
+  rq.selector = o.selector;
+  rq.many = o.all || !parsed_types.empty() || !parsed_indices.empty() || !o.selector.empty() || o.all_containers ||
+            o.containers.size() > 1 || o.merge;
+  rq.filter.types = parsed_types;
+  rq.filter.indices = parsed_indices;
+  rq.filter.containers = o.containers;
+  rq.filter.all_containers = o.all_containers;
+  rq.merge = o.merge;
+  rq.max_streams = static_cast<std::size_t>(o.max_log_requests);
 
   workflow::JobLogOptions lo;
   lo.container = o.containers.empty() ? "tensorflow" : o.containers.front();
   lo.follow = o.follow;
   if (o.tail >= 0) lo.tail_lines = o.tail;
-  lo.since_seconds = since_seconds;
+  lo.since_seconds = since_secs;
   lo.since_time = o.since_time;
   lo.timestamps = o.timestamps || pr.json;  // JSON carries each line's time
   lo.previous = o.previous;
-  wf::ProgressLine line(!o.quiet && !pr.json);
-  std::mutex out_mu;
-  lo.on_event = [&](const workflow::LogEvent& e) {
+  wf::ProgressLine line(!o.quiet && !pr.json, ctx.err);
+
+  workflow::LogsOutput out;
+  out.record = [&](const workflow::LogRecord& r) {
     line.finish();
-    std::lock_guard<std::mutex> lk(out_mu);
+    pr.record(r);
+  };
+  out.event = [&](const workflow::LogEvent& e) {
+    line.finish();
     pr.event(e, o.quiet);
   };
-  lo.on_note = [&](const std::string& n) {
+  out.note = [&](const std::string& n) {
     if (o.quiet) return;
     line.finish();
-    std::lock_guard<std::mutex> lk(out_mu);
     pr.flush();
-    std::cerr << n << "\n";
+    ctx.err << n << "\n";
   };
-  // following: what a quiet stream printed last does not wait in stdout's buffer
-  std::unique_ptr<workflow::Periodic> flusher;
-  if (o.follow)
-    flusher = std::make_unique<workflow::Periodic>(std::chrono::milliseconds(100), [&] {
-      std::lock_guard<std::mutex> lk(out_mu);
-      pr.flush();
-    });
-  auto sink = [&](const workflow::LogRecord& r) {
-    line.finish();
-    std::lock_guard<std::mutex> lk(out_mu);
-    pr.record(r);
-    return true;
+  out.flush = [&] { pr.flush(); };
+  // how to print, once the streams are known: prefixes when there are several; the bytes
+  // as they come (a progress bar shows as drawn) when nothing needs whole lines
+  out.prepare = [&](std::size_t streams, std::size_t jobs, workflow::LogsOutput& w, workflow::JobLogOptions& x) {
+    bool plain = false;
+    if (rq.many) {
+      pr.prefixed = streams > 1 || o.prefix || o.all;
+      pr.job_in_prefix = jobs > 1;
+      pr.container_in_prefix = o.all_containers || o.containers.size() > 1;
+      plain = !pr.prefixed && !filtered && !o.merge;
+      x.eager = plain;
+    } else {
+      pr.prefixed = o.prefix;
+      if (o.follow && !o.quiet && !pr.json) x.on_progress = [&](const workflow::Progress& p) { line.show(p); };
+      plain = !filtered && !o.prefix;
+      x.eager = plain;
+    }
+    if (plain) w.bytes = [&](const workflow::LogSource& s, std::string_view b) { pr.bytes(s, b); };
   };
 
-  const bool many = o.all || !types.empty() || !indices.empty() || !o.selector.empty() || o.all_containers ||
-                    o.containers.size() > 1 || o.merge;
-  workflow::JobLogResult res;
-  std::string job_name = o.name.empty() ? jobs.front().value("/metadata/name"_json_pointer, std::string()) : o.name;
-  if (many) {
-    workflow::LogTargetFilter f;
-    f.types = types;
-    f.indices = indices;
-    f.containers = o.containers;
-    f.all_containers = o.all_containers;
-    std::vector<workflow::LogTarget> targets;
-    bool any_pods = false;
-    for (const auto& j : jobs) {
-      const std::string jn = j.value("/metadata/name"_json_pointer, std::string());
-      std::vector<nlohmann::json> pods;
-      if (!o.follow) pods = workflow::job_pods(client, ns, jn);
-      any_pods = any_pods || !pods.empty();
-      auto t = workflow::log_targets(j, pods, f, o.follow);
-      targets.insert(targets.end(), t.begin(), t.end());
-    }
-    if (targets.empty()) {
-      auto summary = workflow::summarize(jobs.front());
-      throw tfjob::error("TFJob \"" + job_name + "\" has no " + (any_pods ? "pods that match" : "pods") +
-                         (any_pods ? std::string("") : (summary.finished() ? " left (see runPolicy.cleanPodPolicy)" : " yet: use -f to wait for them")));
-    }
-    if ((o.follow || o.merge) && static_cast<int>(targets.size()) > o.max_log_requests)
+  workflow::LogsOutcome oc;
+  try {
+    oc = workflow::read_logs(client, ns, rq, lo, out);
+  } catch (const tfjob::error& e) {
+    // the SDK's reason, worded with this command's flags
+    std::string m = e.what();
+    if (m.find("has no container") != std::string::npos) m += " (choose one with -c, or --all-containers)";
+    if (m.find("Follow the logs") != std::string::npos || m.find("follow the logs") != std::string::npos) m += " (-f)";
+    throw tfjob::error(m);
+  }
+  line.finish();
+  pr.flush();
+  return say_outcome(ctx, oc);
+}
+
+int LogsCommand::say_outcome(Context& ctx, const workflow::LogsOutcome& oc) const {
+  using R = workflow::LogsOutcome::Result;
+  const std::string& ns = ctx.namespace_();
+  switch (oc.result) {
+    case R::not_found: return say_not_found(ctx, name);
+    case R::no_match: throw tfjob::error("no TFJobs in namespace \"" + ns + "\" match the selector \"" + selector + "\"");
+    case R::no_streams:
+      throw tfjob::error("TFJob \"" + oc.job_name + "\" has no " + (oc.any_pods ? "pods that match" : "pods") +
+                         (oc.any_pods ? std::string("") : (oc.finished ? " left (see runPolicy.cleanPodPolicy)" : " yet: use -f to wait for them")));
+    case R::too_many_streams:
       // kubectl logs (pkg/cmd/logs/logs.go): "you are attempting to follow %d log streams,
       // but maximum allowed concurrency is %d, use --max-log-requests to increase the limit"
-      throw CLI::ValidationError("--max-log-requests", "you are attempting to follow " + std::to_string(targets.size()) +
+      throw CLI::ValidationError("--max-log-requests", "you are attempting to follow " + std::to_string(oc.streams) +
                                                           " log streams, but maximum allowed concurrency is " +
-                                                          std::to_string(o.max_log_requests) +
+                                                          std::to_string(max_log_requests) +
                                                           ", use --max-log-requests to increase the limit");
-    pr.prefixed = targets.size() > 1 || o.prefix || o.all;
-    pr.job_in_prefix = jobs.size() > 1;
-    pr.container_in_prefix = o.all_containers || o.containers.size() > 1;
-    lo.eager = !pr.prefixed && !pr.json && pr.include.empty() && pr.exclude.empty() && pr.highlight.empty() && !o.merge;
-    if (!pr.prefixed && !pr.json && pr.include.empty() && pr.exclude.empty() && pr.highlight.empty() && !o.merge)
-      lo.on_bytes = [&](const workflow::LogSource& s, std::string_view b) {
-        pr.bytes(s, b);
-        return true;
-      };
-    workflow::JobLogsRun how;
-    how.merge = o.merge;
-    auto r = workflow::job_logs(client, ns, targets, lo, how, sink);
-    line.finish();
-    pr.flush();
-    int rc = exit_code::ok;
-    for (std::size_t k = 0; k < targets.size(); ++k)
-      if (!r.errors[k].empty()) {
-        std::cerr << "error: " << r.errors[k] << "\n";
-        rc = exit_code::failure;
-      }
-    for (const auto& x : r.results)
-      if (!x.job_state.empty()) res = x;
-    if (rc != exit_code::ok) return rc;
-    if (jobs.size() > 1) return exit_code::ok;
-  } else {
-    auto summary = workflow::summarize(jobs.front());
-    if (o.follow && !o.quiet && !pr.json) lo.on_progress = [&](const workflow::Progress& p) { line.show(p); };
-    if (!pr.json && pr.include.empty() && pr.exclude.empty() && pr.highlight.empty() && !o.prefix)
-      lo.on_bytes = [&](const workflow::LogSource& s, std::string_view b) {
-        pr.bytes(s, b);
-        return true;
-      };
-    lo.eager = !o.prefix && !pr.json && pr.include.empty() && pr.exclude.empty() && pr.highlight.empty();  // a progress bar shows as drawn
-    std::string type;
-    int index = 0;
-    if (!o.follow && summary.state == "Failed") {
-      // a failed job: the pod that failed is the one worth reading
-      workflow::explain_failure(client, ns, o.name, res, lo.container);
-      if (!res.failed_pod.empty())
-        for (const auto& p : workflow::job_pods(client, ns, o.name)) {
-          auto i = workflow::pod_info(p);
-          if (i.name == res.failed_pod) {
-            type = i.replica_type;
-            index = i.replica_index;
-          }
-        }
-    }
-    pr.prefixed = o.prefix;
-    try {
-      auto r = workflow::replica_log_records(client, ns, o.name, type, index, lo, sink);
-      r.failed_pod = res.failed_pod;
-      r.failed_exit_code = res.failed_exit_code;
-      res = r;
-    } catch (const tfjob::error& e) {
-      std::string m = e.what();
-      if (m.find("has no container") != std::string::npos) m += " (choose one with -c, or --all-containers)";
-      if (m.find("Follow the logs") != std::string::npos || m.find("follow the logs") != std::string::npos) m += " (-f)";
-      throw tfjob::error(m);
-    }
-    line.finish();
-    pr.flush();
+    case R::done: break;
   }
-  if (res.job_state.empty())
-    res.job_state = workflow::summarize(workflow::get_opt(client, workflow::resources::tfjobs(), ns, job_name).value_or(jobs.front())).state;
+  for (const auto& e : oc.errors) ctx.err << "error: " << e << "\n";
+  if (!oc.errors.empty()) return exit_code::failure;
+  if (oc.jobs > 1) return exit_code::ok;
+  const auto& res = oc.end;
   if (res.job_state == "Failed") {
-    if (res.failed_pod.empty()) workflow::explain_failure(client, ns, job_name, res, lo.container);
-    std::string msg = "TFJob " + job_name + " Failed";
+    std::string msg = "TFJob " + oc.job_name + " Failed";
     if (!res.failed_pod.empty()) {
       msg += ": pod " + res.failed_pod;
       if (res.failed_exit_code) msg += " exited with code " + std::to_string(*res.failed_exit_code);
       else msg += " failed";
     }
     if (!res.job_message.empty()) msg += " (" + res.job_message + ")";
-    std::cerr << msg << "\n";
+    ctx.err << msg << "\n";
     return exit_code::failure;
   }
-  if (o.follow && res.job_state == "Succeeded" && !o.quiet) std::cerr << "TFJob " << job_name << " Succeeded\n";
+  if (follow && res.job_state == "Succeeded" && !quiet) ctx.err << "TFJob " << oc.job_name << " Succeeded\n";
   return exit_code::ok;
 }
 
 void setup_logs(CLI::App& app, Globals& g) {
-  auto o = std::make_shared<LogsOptions>();
+  auto o = std::make_shared<LogsCommand>();
   auto* sub = app.add_subcommand("logs", "Print or follow a TFJob's logs (the chief's by default, or any replicas)");
   sub->add_option("name", o->name, "TFJob name (or -l)");
   sub->add_option("-l,--selector", o->selector, "Label selector: the logs of every TFJob it matches (prefixed job/replica)");
@@ -489,7 +456,7 @@ that Failed, logs shows the failed pod's output and names the pod and its exit c
 
 Exit codes: 0 done (the job Succeeded or is still running), 1 the job Failed (its failed
 pod and exit code are printed on stderr) or the logs could not be read, 64 usage error.)");
-  sub->callback([o, &g] { g.run = [o, &g] { return run_logs(*o, g); }; });
+  set_action(*sub, g, o);
 }
 
 }  // namespace

@@ -4,12 +4,22 @@
 #include "../common/command.hpp"
 #include "../common/kube.hpp"
 #include "../common/output.hpp"
+#include "../common/signatures.hpp"
 #include "../common/workflow_cli.hpp"
 
+#include <tfjob/detail/json.hpp>
+#include <tfjob/serving/export_check.hpp>
+#include <tfjob/serving/kserve.hpp>
+#include <tfjob/serving/model_config.hpp>
+#include <tfjob/serving/model_versions.hpp>
+#include <tfjob/serving/preflight.hpp>
 #include <tfjob/serving/serving.hpp>
 #include <tfjob/workflow/status.hpp>
 
+#include <cstdio>
 #include <iostream>
+#include <optional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,7 +29,13 @@ namespace {
 
 struct ServeOptions {
   std::string name;
-  std::string model, model_url, pvc, model_name;
+  std::vector<std::string> models;  ///< --model: resnet, or NAME=SOURCE (repeatable: a model config)
+  std::string model_url, pvc, model_name;
+  std::vector<std::string> version_policies, version_labels;
+  int model_config_poll = serving::default_model_config_poll_seconds;
+  std::string from_job, export_dir, wait_version;
+  std::string job_image;  ///< --from-job: the training image (its tag names a TensorFlow release)
+  bool no_export_check = false;
   int model_version = 1;
   int gpus = 1;
   int replicas = 1;
@@ -30,10 +46,58 @@ struct ServeOptions {
   std::string timeout = "10m";
   bool no_wait = false;
   bool force_conflicts = false;
+  std::string batching, autoscale;
+  bool monitoring = false;
+  bool kserve = false;  ///< --kserve: an InferenceService (KServe's TensorFlow predictor)
   // list / delete
   bool all_namespaces = false;
   std::string delete_name;
+  std::string status_name;
+  // label
+  std::string label_name, label_model, label_assignment;
 };
+
+/// --model NAME=SOURCE (any of them with '='): several models through a model config file.
+bool uses_model_config(const ServeOptions& o) {
+  for (const auto& m : o.models)
+    if (m.find('=') != std::string::npos) return true;
+  return !o.version_policies.empty() || !o.version_labels.empty();
+}
+
+/// The model config from --model NAME=SOURCE, --version-policy and --version-label.
+serving::ModelServerConfig model_config_from(const ServeOptions& o) {
+  if (!o.model_url.empty() || !o.pvc.empty() || !o.model_name.empty())
+    throw CLI::ValidationError("--model", "--model NAME=SOURCE names each model and its source: leave out --model-url, --pvc and "
+                                          "--model-name (SOURCE is resnet, a URL or pvc:CLAIM[:PATH])");
+  serving::ModelServerConfig cfg;
+  for (const auto& m : o.models) {
+    if (m.find('=') == std::string::npos)
+      throw CLI::ValidationError("--model", "\"" + m + "\": with several models or version policies give each as NAME=SOURCE, e.g. " +
+                                                m + "=" + (m == "resnet" ? "resnet" : "pvc:CLAIM"));
+    cfg.models.push_back(serving::parse_model_flag(m));
+  }
+  auto which = [&](const std::string& model, const std::string& flag, const std::string& text) -> serving::ModelEntry& {
+    if (model.empty()) {
+      if (cfg.models.size() != 1)
+        throw CLI::ValidationError(flag, "\"" + text + "\": name the model (MODEL=... or MODEL:...): this server serves " +
+                                             std::to_string(cfg.models.size()) + " models");
+      return cfg.models.front();
+    }
+    auto* e = cfg.find(model);
+    if (!e) throw CLI::ValidationError(flag, "\"" + text + "\": no --model " + model + "=SOURCE was given");
+    return *e;
+  };
+  for (const auto& p : o.version_policies) {
+    auto [model, policy] = serving::parse_version_policy_flag(p);
+    which(model, "--version-policy", p).policy = policy;
+  }
+  for (const auto& l : o.version_labels) {
+    auto a = serving::parse_label_assignment(l, "--version-label");
+    which(a.model, "--version-label", l).labels[a.label] = a.version;
+  }
+  serving::validate(cfg);
+  return cfg;
+}
 
 serving::ServeSpec spec_from(const ServeOptions& o, const std::string& ns) {
   serving::ServeSpec s;
@@ -48,12 +112,21 @@ serving::ServeSpec spec_from(const ServeOptions& o, const std::string& ns) {
   s.image = o.image;
   s.serving_version = o.serving_version;
   s.extra_args = o.extra_args;
-  int sources = !o.model.empty() + !o.model_url.empty() + !o.pvc.empty();
-  if (sources != 1)
-    throw CLI::ValidationError("--model", "give exactly one model source: --model resnet, --model-url URL or --pvc CLAIM[:PATH]");
-  if (!o.model.empty()) {
-    if (o.model != "resnet")
-      throw CLI::ValidationError("--model", "\"" + o.model + "\" is not a built-in model (built in: resnet); use --model-url URL or --pvc CLAIM[:PATH]");
+  const bool config = uses_model_config(o);
+  if (!config && o.models.size() > 1)
+    throw CLI::ValidationError("--model", "several models are given as --model NAME=SOURCE, one per model");
+  const std::string model_flag = o.models.empty() ? "" : o.models.front();
+  int sources = !o.models.empty() + !o.model_url.empty() + !o.pvc.empty();
+  if (sources != 1 && !(config && o.model_url.empty() && o.pvc.empty()))
+    throw CLI::ValidationError("--model", "give exactly one model source: --model resnet, --model-url URL or --pvc CLAIM[:PATH] "
+                                          "(or --model NAME=SOURCE, repeatable, for several models)");
+  if (config) {  // the objects come from build_model_config_objects; the first model passes validate()
+    auto cfg = model_config_from(o);
+    s.model_name = cfg.models.front().name;
+    s.source = cfg.models.front().source;
+  } else if (!o.models.empty()) {
+    if (model_flag != "resnet")
+      throw CLI::ValidationError("--model", "\"" + model_flag + "\" is not a built-in model (built in: resnet); use --model-url URL, --pvc CLAIM[:PATH] or --model NAME=SOURCE");
     s.source.kind = serving::ModelSource::Kind::resnet;
     s.source.url = serving::resnet_model_url;
   } else if (!o.model_url.empty()) {
@@ -69,15 +142,172 @@ serving::ServeSpec spec_from(const ServeOptions& o, const std::string& ns) {
     s.node_selector[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
   for (const auto& t : o.tolerations) s.tolerations.push_back(serving::parse_toleration(t));
+  try {
+    if (!o.batching.empty()) s.ops.batching = serving::parse_batching(o.batching);
+  } catch (const tfjob::error& e) {
+    throw CLI::ValidationError(std::string(e.what()));  // the message names --batching
+  }
+  try {
+    if (!o.autoscale.empty()) s.ops.autoscale = serving::parse_autoscale(o.autoscale);
+    serving::validate_operations(s.ops, s.cpu);
+  } catch (const tfjob::error& e) {
+    throw CLI::ValidationError(std::string(e.what()));  // the message names --autoscale
+  }
+  s.ops.monitoring = o.monitoring;
   serving::validate(s);
   return s;
 }
 
-int run_serve(const ServeOptions& o, const Globals& g) {
+/// The objects to apply: one model by flags, or several through a model config ConfigMap.
+std::vector<nlohmann::json> objects_of(const ServeOptions& o, const serving::ServeSpec& spec) {
+  if (!uses_model_config(o)) return serving::build_objects(spec);
+  if (o.model_config_poll < 0) throw CLI::ValidationError("--model-config-poll", "give 0 (never re-read) or more seconds");
+  return serving::build_model_config_objects(spec, model_config_from(o), o.model_config_poll);
+}
+
+/// --from-job JOB: the job's export as one more --model NAME=pvc:CLAIM:PATH, with the TF
+/// version warning.
+ServeOptions with_job_model(const ServeOptions& in, kube::Client& client) {
+  ServeOptions o = in;
+  if (!o.models.empty() || !o.model_url.empty() || !o.pvc.empty())
+    throw CLI::ValidationError("--from-job", "the job's export is the model: leave out --model, --model-url and --pvc");
+  auto e = serving::finished_job_export(client, client.namespace_(), o.from_job, o.export_dir);
+  const std::string model = o.model_name.empty() ? o.name : o.model_name;
+  o.model_name.clear();
+  o.models.push_back(model + "=pvc:" + e.claim + ":" + e.path);
+  std::cerr << "tfjob/" << o.from_job << ": the " << e.replica << " exported to " << e.container_path << ", on claim " << e.claim
+            << (e.path.empty() ? "" : " at " + e.path) << "\n";
+  o.job_image = e.image;
+  return o;
+}
+
+/// serve --kserve: the same spec as a KServe InferenceService (TensorFlow predictor, storage
+/// from the claim), waited for until Ready and its model AVAILABLE, as serve waits.
+int run_serve_kserve(const ServeOptions& o, const Globals& g, OutputFormat fmt) {
+  if (uses_model_config(o) || !o.from_job.empty() || !o.models.empty() || !o.model_url.empty() || o.pvc.empty())
+    throw CLI::ValidationError("--kserve", "an InferenceService reads one model from a claim: give --pvc CLAIM[:PATH] "
+                                           "(PATH holds NAME/<version>/saved_model.pb), not --model, --model-url or --from-job");
+  if (!o.model_name.empty() && o.model_name != o.name)
+    throw CLI::ValidationError("--model-name", "KServe names the model after the InferenceService: leave --model-name out, or "
+                                               "name the server \"" + o.model_name + "\"");
+  if (!o.batching.empty() || o.monitoring || !o.extra_args.empty())
+    throw CLI::ValidationError("--kserve", "--batching, --monitoring and --arg set TF Serving's flags, which KServe's TensorFlow "
+                                           "runtime owns: leave them out with --kserve");
+  if (!o.wait_version.empty()) throw CLI::ValidationError("--wait-version", "not available with --kserve");
+  auto build = [&](const std::string& ns) {
+    try {
+      return serving::kserve::build_inference_service(spec_from(o, ns));
+    } catch (const CLI::Error&) {
+      throw;
+    } catch (const tfjob::error& e) {
+      throw CLI::ValidationError("--kserve", e.what());  // e.g. --image outside tensorflow/serving
+    }
+  };
+  if (o.dry_run == "client") {
+    print_objects(std::cout, {build(g.conn.namespace_)}, fmt == OutputFormat::table ? OutputFormat::yaml : fmt);
+    return exit_code::ok;
+  }
+  auto timeout = wf::parse_duration(o.timeout, "--timeout");
+  auto client = make_client(g);
+  const std::string ns = client.namespace_();
+  auto isvc = build(ns);
+  if (!serving::kserve::served(client))
+    throw tfjob::error(std::string("this cluster does not serve inferenceservices.") + serving::kserve::group + "/" +
+                       serving::kserve::version + " (KServe's InferenceService), so --kserve cannot be used: install KServe "
+                       "(its CRDs and controller, RawDeployment mode is enough), or drop --kserve to serve the model as a "
+                       "Deployment and Service");
+  const auto spec = spec_from(o, ns);
+  try {
+    client.request_json(kube::RequestBuilder({"", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true}, ns).get(spec.source.claim));
+  } catch (const api_error& e) {
+    if (!e.is_not_found()) throw;
+    throw tfjob::error("persistentvolumeclaim \"" + spec.source.claim + "\" not found in namespace \"" + ns +
+                       "\": --pvc names the claim that holds " + (spec.source.path.empty() ? "" : spec.source.path + "/") +
+                       spec.effective_model_name() + "/<version>/saved_model.pb");
+  }
+  auto findings = serving::gpu_preflight(client, serving::kserve::preflight_view(isvc));
+  if (!findings) {
+    std::cerr << "warning: cannot list nodes (403), so the GPU check was skipped: make sure nodes expose nvidia.com/gpu\n";
+  } else {
+    std::string errors;
+    for (const auto& f : *findings) {
+      if (f.is_error()) errors += (errors.empty() ? "" : "\n") + f.message;
+      else std::cerr << "warning: " << f.message << (f.message.empty() || f.message.back() == '\n' ? "" : "\n");
+    }
+    if (!errors.empty()) throw tfjob::error("refusing to serve \"" + spec.name + "\": " + errors);
+  }
+  nlohmann::json applied;
+  try {
+    applied = serving::kserve::apply(client, ns, isvc, o.force_conflicts, o.dry_run == "server");
+  } catch (const api_error& e) {
+    if (e.is_conflict())
+      throw tfjob::error(std::string(e.what()) + "\nanother field manager owns these fields; rerun with --force-conflicts to take them over");
+    throw;
+  }
+  std::cerr << object_name(applied) << " serverside-applied" << (o.dry_run == "server" ? " (server dry run)" : "") << "\n";
+  if (o.dry_run == "server" || o.no_wait) {
+    if (fmt != OutputFormat::table) print_objects(std::cout, {applied}, fmt);
+    return exit_code::ok;
+  }
+  wf::ProgressLine progress;
+  serving::WaitOptions wo;
+  wo.deadline = std::chrono::steady_clock::now() + timeout;
+  wo.on_progress = [&](const std::string& m) { progress.show(m); };
+  auto r = serving::kserve::wait_ready(client, ns, spec.name, wo);
+  progress.finish();
+  if (r.result != serving::WaitResult::ready) {
+    if (!r.diagnosis.empty()) std::cerr << r.diagnosis;
+    if (r.result == serving::WaitResult::timeout) {
+      std::string hints;
+      try {
+        hints = serving::blocker_hints(serving::pod_blockers(serving::kserve::predictor_pods(client, ns, spec.name)), spec.name);
+      } catch (const std::exception&) {
+      }
+      std::cerr << "error: timed out after " << o.timeout << " waiting for inferenceservice \"" << spec.name << "\" to be Ready: "
+                << r.message << "\n" << hints;
+      return exit_code::timeout;
+    }
+    throw tfjob::error(r.message);
+  }
+  const std::string endpoint = serving::kserve::predictor_endpoint(client, ns, spec.name);
+  auto m = serving::wait_model(client, ns, endpoint, spec.name, wo);
+  progress.finish();
+  if (m.result != serving::WaitResult::ready) {
+    if (!m.diagnosis.empty()) std::cerr << "hint: " << m.diagnosis << "\n";
+    if (m.result == serving::WaitResult::timeout) {
+      std::cerr << "error: timed out after " << o.timeout << " waiting for model \"" << spec.name << "\" to be AVAILABLE: " << m.message << "\n";
+      return exit_code::timeout;
+    }
+    throw tfjob::error(m.message);
+  }
+  if (fmt != OutputFormat::table) {
+    auto now = serving::kserve::get(client, ns, spec.name);
+    print_objects(std::cout, {now ? *now : applied}, fmt);
+    return exit_code::ok;
+  }
+  auto st = serving::kserve::read_state(serving::kserve::get(client, ns, spec.name).value_or(applied));
+  std::cout << "model \"" << spec.name << "\" version " << m.version << " is AVAILABLE on inferenceservice " << ns << "/" << spec.name
+            << " (predictor service " << endpoint << (st.url.empty() ? "" : ", URL " + st.url) << ")\n";
+  try {
+    print_signatures(std::cout, serving::get_model_metadata(client, ns, endpoint, spec.name, {m.version, ""}));
+  } catch (const std::exception& e) {
+    std::cerr << "warning: cannot read the signatures of model \"" << spec.name << "\": " << e.what() << "\n";
+  }
+  return exit_code::ok;
+}
+
+int run_serve(const ServeOptions& o_in, const Globals& g) {
+  if (o_in.name.empty()) throw CLI::ValidationError("name", "give the server's NAME (or use `serve list` / `serve delete NAME`)");
+  ServeOptions o = o_in;
+  if (!o.from_job.empty()) {
+    auto jc = make_client(g);
+    o = with_job_model(o_in, jc);
+  }
   if (o.name.empty()) throw CLI::ValidationError("name", "give the server's NAME (or use `serve list` / `serve delete NAME`)");
   OutputFormat fmt = parse_output_format(o.output, {"json", "yaml", "name"});
+  if (o.kserve) return run_serve_kserve(o, g, fmt);
   if (o.dry_run == "client") {
-    auto objs = serving::build_objects(spec_from(o, g.conn.namespace_));
+    auto objs = objects_of(o, spec_from(o, g.conn.namespace_));
     print_objects(std::cout, objs, fmt == OutputFormat::table ? OutputFormat::yaml : fmt);
     return exit_code::ok;
   }
@@ -85,18 +315,99 @@ int run_serve(const ServeOptions& o, const Globals& g) {
   auto client = make_client(g);
   const std::string ns = client.namespace_();
   auto spec = spec_from(o, ns);
-  auto objs = serving::build_objects(spec);
-  if (spec.source.kind == serving::ModelSource::Kind::pvc) {
+  auto objs = objects_of(o, spec);
+  const bool config = uses_model_config(o);
+  std::vector<serving::ModelEntry> served;  // what to wait for, in order
+  if (config) {
+    served = model_config_from(o).models;
+  } else {
+    serving::ModelEntry e;
+    e.name = spec.effective_model_name();
+    e.source = spec.source;
+    served.push_back(e);
+  }
+  for (const auto& m : served) {
+    if (m.source.kind != serving::ModelSource::Kind::pvc) continue;
     try {
-      client.request_json(kube::RequestBuilder({"", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true}, ns).get(spec.source.claim));
+      client.request_json(kube::RequestBuilder({"", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true}, ns).get(m.source.claim));
     } catch (const api_error& e) {
       if (!e.is_not_found()) throw;
-      throw tfjob::error("persistentvolumeclaim \"" + spec.source.claim + "\" not found in namespace \"" + ns +
+      if (config)
+        throw tfjob::error("persistentvolumeclaim \"" + m.source.claim + "\" not found in namespace \"" + ns + "\": --model " + m.name +
+                           "=pvc:CLAIM[:PATH] names the claim whose PATH holds <version>/saved_model.pb");
+      throw tfjob::error("persistentvolumeclaim \"" + m.source.claim + "\" not found in namespace \"" + ns +
                          "\": --pvc names the claim that holds " +
-                         (spec.source.path.empty() ? "" : spec.source.path + "/") + spec.effective_model_name() +
+                         (m.source.path.empty() ? "" : m.source.path + "/") + spec.effective_model_name() +
                          "/<version>/saved_model.pb (for the MNIST sample: --pvc tfjob-mnist:export)");
     }
   }
+  // submit's GPU check on the server's pods, before anything is applied
+  for (auto d : objs) {
+    if (tfjob::detail::value_at(d, "kind", "") != "Deployment") continue;
+    d["metadata"]["namespace"] = ns;
+    auto findings = serving::gpu_preflight(client, d);
+    if (!findings) {
+      std::cerr << "warning: cannot list nodes (403), so the GPU check was skipped: make sure nodes expose nvidia.com/gpu\n";
+      continue;
+    }
+    std::string errors;
+    for (const auto& f : *findings) {
+      if (f.is_error()) errors += (errors.empty() ? "" : "\n") + f.message;
+      else std::cerr << "warning: " << f.message << (f.message.empty() || f.message.back() == '\n' ? "" : "\n");
+    }
+    if (!errors.empty()) throw tfjob::error("refusing to serve \"" + spec.name + "\": " + errors);
+  }
+  // the export check (after the GPU check: that one needs no pod): each claim's version
+  // directories, before anything is applied
+  const std::string serving_image = spec.effective_image();
+  const std::string serving_release = o.image.empty() ? o.serving_version : serving::tf_release_of_image(o.image);
+  serving::ExportVerdict job_verdict;
+  if (!o.no_export_check && o.dry_run != "server") {
+    for (const auto& m : served) {
+      if (m.source.kind != serving::ModelSource::Kind::pvc) continue;
+      // a model config's PATH is the model's base; --pvc CLAIM:PATH holds PATH/MODEL
+      const std::string dir = config ? m.source.path : (m.source.path.empty() ? "" : m.source.path + "/") + m.name;
+      serving::ExportCheckSpec cs;
+      cs.server = spec.name;
+      cs.namespace_ = ns;
+      cs.claim = m.source.claim;
+      cs.path = dir;
+      cs.image = serving_image;
+      cs.node_selector = spec.node_selector;
+      cs.tolerations = spec.tolerations;
+      serving::ExportCheckOptions eo;
+      eo.deadline = std::min(std::chrono::steady_clock::now() + timeout, std::chrono::steady_clock::now() + std::chrono::minutes(5));
+      eo.on_progress = [](const std::string& line) { std::cerr << line << "\n"; };
+      serving::ExportListing listing;
+      try {
+        listing = serving::check_export(client, cs, eo);
+      } catch (const tfjob::error& e) {
+        throw tfjob::error(std::string(e.what()) + "\nhint: --no-export-check skips the check (TF Serving then reports a bad export itself)");
+      }
+      const std::string where = "model \"" + m.name + "\" (" + (dir.empty() ? "the root" : dir) + " on claim " + m.source.claim + ")";
+      auto v = serving::judge_export(listing, dir, where);
+      for (const auto& w : v.warnings) std::cerr << "warning: " << w << "\n";
+      if (!v.ok()) {
+        std::string all;
+        for (const auto& e : v.errors) all += "\n  " + e;
+        throw tfjob::error("refusing to serve \"" + spec.name + "\": the export check found" + all);
+      }
+      std::string versions;
+      for (auto n : v.versions) versions += (versions.empty() ? "" : ",") + std::to_string(n);
+      std::cerr << where << ": version" << (v.versions.size() == 1 ? " " : "s ") << versions << " hold a SavedModel"
+                << (v.tensorflow_version.empty() ? "" : ", exported by TensorFlow " + v.tensorflow_version) << "\n";
+      if (&m == &served.front()) job_verdict = v;  // warned below, with the training image as the fallback
+      else {
+        auto w = serving::export_tf_warning(v, "", serving_release, serving_image);
+        if (!w.empty()) std::cerr << "warning: " << w << "\n";
+      }
+    }
+  }
+  {  // the first model's TF version: from its SavedModel when read, else from the training image's tag
+    auto w = serving::export_tf_warning(job_verdict, o.job_image, serving_release, serving_image);
+    if (!w.empty()) std::cerr << "warning: " << w << "\n";
+  }
+  serving::use_served_versions(client, objs);  // policy/v1beta1, autoscaling/v2beta2 on older clusters
   std::vector<nlohmann::json> applied;
   try {
     applied = serving::apply_objects(client, ns, objs, o.force_conflicts, o.dry_run == "server");
@@ -121,59 +432,169 @@ int run_serve(const ServeOptions& o, const Globals& g) {
   if (r.result != serving::WaitResult::ready) {
     if (!r.diagnosis.empty()) std::cerr << r.diagnosis;
     if (r.result == serving::WaitResult::timeout) {
+      // what actually blocked, pod by pod (scheduling, image pull, crash loop, download, model load)
+      std::string hints;
+      try {
+        hints = serving::blocker_hints(serving::pod_blockers(serving::server_pods(client, ns, spec.name)), spec.effective_model_name());
+      } catch (const std::exception&) {
+      }
       std::cerr << "error: timed out after " << o.timeout << " waiting for the rollout: " << r.message << "\n"
-                << "hint: a readiness probe failing with 404 means TF Serving found no model version; "
-                << serving::layout_hint(spec.effective_model_name()) << "\n";
+                << (hints.empty() ? "hint: no pod of the server exists yet: `kubectl get replicasets -l " + std::string(serving::keys::instance) +
+                                        "=" + spec.name + "` and its events say why\n"
+                                  : hints);
       return exit_code::timeout;
     }
     throw tfjob::error(r.message);
   }
-  const std::string model = spec.effective_model_name();
-  auto m = serving::wait_model(client, ns, spec.name, model, wo);
-  progress.finish();
-  if (m.result != serving::WaitResult::ready) {
-    if (!m.diagnosis.empty()) std::cerr << "hint: " << m.diagnosis << "\n";
-    if (m.result == serving::WaitResult::timeout) {
-      std::cerr << "error: timed out after " << o.timeout << " waiting for model \"" << model << "\" to be AVAILABLE: " << m.message << "\n";
-      return exit_code::timeout;
+  std::vector<std::pair<std::string, std::string>> ready;  // model, its AVAILABLE version
+  for (const auto& sm : served) {
+    const std::string& model = sm.name;
+    auto m = serving::wait_model(client, ns, spec.name, model, wo);
+    progress.finish();
+    if (m.result != serving::WaitResult::ready) {
+      if (!m.diagnosis.empty()) std::cerr << "hint: " << m.diagnosis << "\n";
+      if (m.result == serving::WaitResult::timeout) {
+        std::cerr << "error: timed out after " << o.timeout << " waiting for model \"" << model << "\" to be AVAILABLE: " << m.message << "\n";
+        return exit_code::timeout;
+      }
+      throw tfjob::error(m.message);
     }
-    throw tfjob::error(m.message);
+    ready.emplace_back(model, m.version);
+  }
+  if (!o.wait_version.empty()) {  // a later export, picked up by TF Serving's file system poll
+    auto wv = serving::wait_model_version(client, ns, spec.name, served.front().name, o.wait_version, wo);
+    progress.finish();
+    if (wv.result != serving::WaitResult::ready) {
+      if (!wv.diagnosis.empty()) std::cerr << "hint: " << wv.diagnosis << "\n";
+      if (wv.result == serving::WaitResult::timeout) {
+        std::cerr << "error: timed out after " << o.timeout << ": " << wv.message << "\n";
+        return exit_code::timeout;
+      }
+      throw tfjob::error(wv.message);
+    }
+    ready.front().second = o.wait_version;
   }
   if (fmt != OutputFormat::table) {
     print_objects(std::cout, applied, fmt);
-  } else {
-    std::cout << "model \"" << model << "\" version " << m.version << " is AVAILABLE on service " << ns << "/" << spec.name
+    return exit_code::ok;
+  }
+  for (const auto& [model, version] : ready) {
+    std::cout << "model \"" << model << "\" version " << version << " is AVAILABLE on service " << ns << "/" << spec.name
               << " (gRPC " << serving::grpc_port << ", REST " << serving::rest_port << ")\n";
+    // The contract a client calls; a server that cannot say is still served (a warning).
+    try {
+      print_signatures(std::cout, serving::get_model_metadata(client, ns, spec.name, model, {version, ""}));
+    } catch (const std::exception& e) {
+      std::cerr << "warning: cannot read the signatures of model \"" << model << "\": " << e.what() << "\n";
+    }
   }
   return exit_code::ok;
 }
 
 int run_serve_list(const ServeOptions& o, const Globals& g) {
-  OutputFormat fmt = parse_output_format(o.output, {"json", "yaml", "name"});
+  OutputFormat fmt = parse_output_format(o.output, {"json", "yaml", "name", "wide"});
   auto client = make_client(g);
   const std::string ns = o.all_namespaces ? "" : client.namespace_();
-  auto servers = serving::list_servers(client, ns);
-  if (fmt != OutputFormat::table) {
+  serving::ListOptions lo;
+  lo.models = false;  // each server's models are asked below (several per server with a model config)
+  auto servers = serving::list_servers(client, ns, lo);
+  if (serving::kserve::served_or_hidden(client)) {  // InferenceServices serve --kserve made
+    try {
+      for (auto& row : serving::kserve::list(client, ns)) servers.push_back(std::move(row));
+    } catch (const api_error& e) {
+      if (!e.is_forbidden()) throw;  // may not list them: serve's own servers are still listed
+    }
+  }
+  std::map<std::string, std::vector<serving::ModelRow>> models;  // ns/name → its models
+  if (fmt != OutputFormat::name)
+    for (auto& [sns, s] : servers) {
+      try {
+        std::vector<serving::ModelRow> rows;
+        if (s.kserve) {  // one model, named after the InferenceService, behind its predictor
+          serving::ModelRow row{s.name, {}, {}, {}};
+          auto p = serving::probe_model(client, sns, serving::kserve::predictor_endpoint(client, sns, s.name), s.name);
+          row.state = p.message;
+          row.available_versions = p.status.available_versions();
+          rows.push_back(std::move(row));
+        } else {
+          rows = serving::server_models(client, sns, s.name);
+        }
+        if (!rows.empty()) {
+          s.available_versions = rows.front().available_versions;
+          s.model_state = rows.front().state;
+        }
+        models[sns + "/" + s.name] = std::move(rows);
+      } catch (const std::exception& e) {
+        s.model_state = e.what();  // a server that cannot answer is listed without versions
+      }
+    }
+  auto rows_of = [&](const std::string& sns, const serving::ServerInfo& s) -> const std::vector<serving::ModelRow>& {
+    static const std::vector<serving::ModelRow> none;
+    auto it = models.find(sns + "/" + s.name);
+    return it == models.end() ? none : it->second;
+  };
+  // VERSIONS and LABELS: "1,2" and "stable=1" for one model, "a:1,2;b:3" with several
+  auto per_model = [&](const std::vector<serving::ModelRow>& rows, auto&& text_of) {
+    std::string t;
+    for (const auto& r : rows) {
+      std::string one = text_of(r);
+      if (rows.size() > 1) one = r.name + ":" + (one.empty() ? "<none>" : one);
+      if (!one.empty()) t += (t.empty() ? "" : ";") + one;
+    }
+    return t.empty() ? std::string("<none>") : t;
+  };
+  auto versions_of = [](const serving::ModelRow& r) {
+    std::string t;
+    for (const auto& v : r.available_versions) t += (t.empty() ? "" : ",") + v;
+    return t;
+  };
+  auto labels_of = [](const serving::ModelRow& r) {
+    std::string t;
+    for (const auto& [k, v] : r.labels) t += (t.empty() ? "" : ",") + k + "=" + std::to_string(v);
+    return t;
+  };
+  auto ports_text = [](const serving::ServerInfo& s) {
+    std::string t;
+    for (const auto& p : s.ports)
+      t += (t.empty() ? "" : ",") + std::to_string(p.port) + "/" + (p.name == "http" ? "REST" : p.name == "grpc" ? "gRPC" : p.name);
+    return t;
+  };
+
+  if (fmt == OutputFormat::json || fmt == OutputFormat::yaml || fmt == OutputFormat::name) {
     std::vector<nlohmann::json> items;
-    for (const auto& [sns, s] : servers)
-      items.push_back({{"name", s.name}, {"namespace", sns}, {"model", s.model}, {"readyReplicas", s.ready},
+    for (const auto& [sns, s] : servers) {
+      nlohmann::json ports = nlohmann::json::array();
+      for (const auto& p : s.ports)
+        ports.push_back({{"name", p.name}, {"port", p.port}, {"protocol", p.name == "http" ? "REST" : p.name == "grpc" ? "gRPC" : ""}});
+      nlohmann::json ms = nlohmann::json::array();
+      for (const auto& r : rows_of(sns, s))
+        ms.push_back({{"name", r.name}, {"availableVersions", r.available_versions}, {"labels", r.labels}, {"state", r.state}});
+      items.push_back({{"name", s.name}, {"namespace", sns}, {"model", s.model}, {"modelName", s.model_name}, {"models", ms},
+                       {"availableVersions", s.available_versions}, {"modelState", s.model_state},
+                       {"address", s.address}, {"ports", ports}, {"readyReplicas", s.ready},
                        {"replicas", s.desired}, {"gpusPerReplica", s.gpus}, {"creationTimestamp", s.age_timestamp}});
+    }
     if (fmt == OutputFormat::json) std::cout << nlohmann::json(items).dump(4) << "\n";
     else if (fmt == OutputFormat::yaml) std::cout << tfjob::to_yaml(nlohmann::json(items));
     else
-      for (const auto& [sns, s] : servers) std::cout << "deployment.apps/" << s.name << "\n";
+      for (const auto& [sns, s] : servers)
+        std::cout << (s.kserve ? "inferenceservice.serving.kserve.io/" : "deployment.apps/") << s.name << "\n";
     return exit_code::ok;
   }
   if (servers.empty()) {
     std::cerr << (ns.empty() ? std::string("No model servers found.\n") : "No model servers found in " + ns + " namespace.\n");
     return exit_code::ok;
   }
-  std::vector<std::string> headers = {"name", "model", "ready", "gpus", "age"};
+  const bool wide = fmt == OutputFormat::wide;
+  std::vector<std::string> headers = {"name", "model", "ready", "versions", "labels", "gpus", "age"};
+  if (wide) headers.insert(headers.end(), {"address", "ports", "model-name"});
   if (o.all_namespaces) headers.insert(headers.begin(), "namespace");
   Table t(headers);
   for (const auto& [sns, s] : servers) {
-    std::vector<std::string> row = {s.name, s.model, std::to_string(s.ready) + "/" + std::to_string(s.desired), s.gpus,
-                                    workflow::age(s.age_timestamp)};
+    const auto& rows = rows_of(sns, s);
+    std::vector<std::string> row = {s.name, s.model, std::to_string(s.ready) + "/" + std::to_string(s.desired),
+                                    per_model(rows, versions_of), per_model(rows, labels_of), s.gpus, workflow::age(s.age_timestamp)};
+    if (wide) row.insert(row.end(), {s.address.empty() ? "<none>" : s.address, ports_text(s).empty() ? "<none>" : ports_text(s), s.model_name});
     if (o.all_namespaces) row.insert(row.begin(), sns);
     t.add_row(row);
   }
@@ -181,11 +602,43 @@ int run_serve_list(const ServeOptions& o, const Globals& g) {
   return exit_code::ok;
 }
 
+int run_serve_label(const ServeOptions& o, const Globals& g) {
+  auto a = serving::parse_label_assignment(o.label_assignment, "LABEL=VERSION");
+  if (!a.model.empty()) throw CLI::ValidationError("assignment", "give LABEL=VERSION; the model is the argument before it");
+  auto timeout = wf::parse_duration(o.timeout, "--timeout");
+  auto client = make_client(g);
+  const std::string ns = client.namespace_();
+  wf::ProgressLine progress;
+  serving::WaitOptions wo;
+  wo.deadline = std::chrono::steady_clock::now() + timeout;
+  wo.interval = std::chrono::milliseconds(1000);
+  wo.on_progress = [&](const std::string& m) { progress.show(m); };
+  auto r = serving::move_version_label(client, ns, o.label_name, o.label_model, a.label, a.version, !o.no_wait, wo);
+  progress.finish();
+  std::cerr << "configmap/" << serving::model_config_map_name(o.label_name) << (r.changed ? " updated" : " unchanged") << "\n";
+  if (r.result == serving::WaitResult::timeout) {
+    std::cerr << "error: timed out after " << o.timeout << ": " << r.message
+              << "\nhint: the kubelet refreshes a ConfigMap's files on its sync period (about a minute by default), then TF "
+                 "Serving reads them on its next poll (--model_config_file_poll_wait_seconds)\n";
+    return exit_code::timeout;
+  }
+  std::cout << "model \"" << o.label_model << "\" label \"" << a.label << "\": "
+            << (r.previous ? "version " + std::to_string(*r.previous) : std::string("(new)")) << " -> version " << a.version
+            << (o.no_wait ? " (written; TF Serving reads it on its next poll)" : "") << "\n";
+  return exit_code::ok;
+}
+
 int run_serve_delete(const ServeOptions& o, const Globals& g) {
   if (o.delete_name.empty()) throw CLI::ValidationError("name", "give the NAME of the model server to delete");
   auto client = make_client(g);
   const std::string ns = client.namespace_();
-  auto gone = serving::delete_server(client, ns, o.delete_name);
+  auto rep = serving::delete_server_report(client, ns, o.delete_name);
+  auto gone = rep.deleted;
+  for (const auto& k : rep.kept)
+    std::cerr << k << " kept: it does not carry serve's labels (" << serving::keys::managed_by << "=kubectl-tfjob, "
+              << serving::keys::instance << "=" << o.delete_name << "), so it is not the server's; delete it yourself if it is\n";
+  if (serving::kserve::served_or_hidden(client) && serving::kserve::remove(client, ns, o.delete_name))
+    gone.push_back("inferenceservice.serving.kserve.io/" + o.delete_name);
   if (gone.empty()) {
     std::cerr << "Error from server (NotFound): model server \"" << o.delete_name << "\" not found in namespace \"" << ns
               << "\" (no deployment or service of that name); `kubectl tfjob serve list` shows what is served\n";
@@ -195,11 +648,114 @@ int run_serve_delete(const ServeOptions& o, const Globals& g) {
   return exit_code::ok;
 }
 
+/// Microseconds as people read latency: 850us, 3.2ms, 1.25s.
+std::string latency_text(std::optional<double> us) {
+  if (!us) return "<none>";
+  char buf[32];
+  if (*us < 1000) std::snprintf(buf, sizeof buf, "%.0fus", *us);
+  else if (*us < 1e6) std::snprintf(buf, sizeof buf, "%.3gms", *us / 1000);
+  else std::snprintf(buf, sizeof buf, "%.3gs", *us / 1e6);
+  return buf;
+}
+
+int run_serve_status(const ServeOptions& o, const Globals& g) {
+  if (o.status_name.empty()) throw CLI::ValidationError("name", "give the NAME of the model server");
+  OutputFormat fmt = parse_output_format(o.output, {"json", "yaml"});
+  auto client = make_client(g);
+  const std::string ns = client.namespace_();
+  auto st = serving::server_status(client, ns, o.status_name);
+  if (fmt == OutputFormat::json || fmt == OutputFormat::yaml) {
+    nlohmann::json models = nlohmann::json::array();
+    for (const auto& m : st.metrics) {
+      nlohmann::json q = nlohmann::json::object();
+      for (auto [k, v] : {std::pair<const char*, double>{"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}})
+        if (auto x = m.latency.quantile(v)) q[k] = *x;
+      models.push_back({{"model", m.model}, {"requests", m.requests()}, {"requestsByStatus", m.requests_by_status},
+                        {"latencyMicros", {{"count", m.latency.count}, {"mean", m.latency.mean()}, {"quantiles", q}}}});
+    }
+    nlohmann::json j = {{"name", st.name}, {"namespace", ns}, {"model", st.model}, {"readyReplicas", st.ready},
+                        {"replicas", st.desired}, {"modelState", st.model_state}, {"monitoring", st.monitoring},
+                        {"metrics", models}};
+    if (st.autoscaler) {
+      const auto& a = *st.autoscaler;
+      nlohmann::json conds = nlohmann::json::array();
+      for (const auto& c : a.conditions)
+        conds.push_back({{"type", c.type}, {"status", c.status}, {"reason", c.reason}, {"message", c.message}});
+      auto opt = [](const std::optional<int>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+      j["autoscaler"] = {{"minReplicas", a.min}, {"maxReplicas", a.max}, {"targetCPUUtilizationPercentage", opt(a.target_cpu_percent)},
+                         {"currentReplicas", opt(a.current_replicas)}, {"desiredReplicas", opt(a.desired_replicas)},
+                         {"currentCPUUtilizationPercentage", opt(a.current_cpu_percent)}, {"conditions", conds}};
+    }
+    if (fmt == OutputFormat::json) std::cout << j.dump(4) << "\n";
+    else std::cout << tfjob::to_yaml(j);
+    return exit_code::ok;
+  }
+  std::cout << "server " << ns << "/" << st.name << ": " << st.ready << "/" << st.desired << " replicas ready; " << st.model_state
+            << "\n";
+  if (st.autoscaler) {  // what the HPA controller wrote into the HPA's status, as it wrote it
+    const auto& a = *st.autoscaler;
+    std::cout << "autoscaler: " << a.min << " to " << a.max << " replicas at "
+              << (a.target_cpu_percent ? std::to_string(*a.target_cpu_percent) + "%" : std::string("<none>")) << " CPU; now "
+              << (a.current_replicas ? std::to_string(*a.current_replicas) : std::string("<unknown>")) << " (desired "
+              << (a.desired_replicas ? std::to_string(*a.desired_replicas) : std::string("<unknown>")) << "), CPU "
+              << (a.current_cpu_percent ? std::to_string(*a.current_cpu_percent) + "% of the request" : std::string("<unknown>")) << "\n";
+    if (a.conditions.empty()) std::cout << "  (the HPA controller has not reported yet)\n";
+    for (const auto& c : a.conditions)
+      std::cout << "  " << c.type << " " << c.status << (c.reason.empty() ? "" : " (" + c.reason + ")")
+                << (c.message.empty() ? "" : ": " + c.message) << "\n";
+    if (a.no_metrics())
+      std::cerr << "note: the HPA cannot read the pods' CPU (ScalingActive False): no metrics API (metrics.k8s.io, e.g. "
+                   "metrics-server) answers it, so it keeps the replicas as they are until one does\n";
+  }
+  if (!st.monitoring) {
+    std::cerr << "no request metrics: the server was not started with --monitoring (TF Serving's Prometheus endpoint); "
+                 "rerun `kubectl tfjob serve " << st.name << " ... --monitoring` to turn it on\n";
+    return exit_code::ok;
+  }
+  if (st.metrics.empty()) {
+    std::cout << "no requests answered yet\n";
+    return exit_code::ok;
+  }
+  Table t({"model", "requests", "by-status", "mean", "p50", "p90", "p99"});
+  for (const auto& m : st.metrics) {
+    std::string by;
+    for (const auto& [k, v] : m.requests_by_status) by += (by.empty() ? "" : ",") + k + "=" + std::to_string(static_cast<long long>(v));
+    t.add_row({m.model, std::to_string(static_cast<long long>(m.requests())), by.empty() ? "<none>" : by,
+               latency_text(m.latency.count > 0 ? std::optional<double>(m.latency.mean()) : std::nullopt),
+               latency_text(m.latency.quantile(0.5)), latency_text(m.latency.quantile(0.9)), latency_text(m.latency.quantile(0.99))});
+  }
+  t.print(std::cout);
+  if (st.desired > 1)
+    std::cerr << "note: these are one pod's counters (the service proxy reaches one of the " << st.desired << " replicas)\n";
+  return exit_code::ok;
+}
+
 void setup_serve(CLI::App& app, Globals& g) {
   auto o = std::make_shared<ServeOptions>();
   auto* sub = app.add_subcommand("serve", "Serve a model with TensorFlow Serving (Deployment + Service) and wait until it is AVAILABLE");
   sub->add_option("name", o->name, "Name of the Deployment and Service (and, by default, of the model)");
-  sub->add_option("--model", o->model, "Built-in model: resnet (ResNet-50 SavedModel taking JPEG bytes, downloaded by an init container)");
+  sub->add_option("--model", o->models,
+                  "Built-in model: resnet (ResNet-50 SavedModel taking JPEG bytes, downloaded by an init container); or NAME=SOURCE, "
+                  "repeatable, several models in one server through TF Serving's model config file (SOURCE: resnet, a SavedModel "
+                  "tarball URL, or pvc:CLAIM[:PATH] with PATH (default NAME) holding <version>/saved_model.pb)")
+      ->allow_extra_args(false);
+  sub->add_option("--version-policy", o->version_policies,
+                  "[MODEL=]latest:N, all or specific:V[,V...]: which versions TF Serving serves (repeatable; default latest:1)")
+      ->allow_extra_args(false);
+  sub->add_option("--version-label", o->version_labels,
+                  "[MODEL:]LABEL=VERSION, e.g. stable=1 (repeatable); move it later with `serve label`")
+      ->allow_extra_args(false);
+  sub->add_option("--from-job", o->from_job,
+                  "Serve the model a succeeded TFJob exported: its trainer's --export-dir on its claim (a model config, so new "
+                  "exports are picked up as new versions)");
+  sub->add_option("--export-dir", o->export_dir, "With --from-job: the export directory in the trainer's container, when its args do not say");
+  sub->add_option("--wait-version", o->wait_version, "Also wait until this version of the (first) model is AVAILABLE");
+  sub->add_flag("--no-export-check", o->no_export_check,
+                "Do not run the short-lived pod that checks a claim's version directories (saved_model.pb, warmup file, "
+                "the exporting TensorFlow's version) before the rollout");
+  sub->add_option("--model-config-poll", o->model_config_poll,
+                  "With --model NAME=SOURCE: seconds between TF Serving's re-reads of its model config (0 = never)")
+      ->capture_default_str();
   sub->add_option("--model-url", o->model_url, "A SavedModel tarball (.tar.gz) to download into a numbered version directory");
   sub->add_option("--pvc", o->pvc,
                   "CLAIM[:PATH]: serve the model on a volume; PATH (inside the claim) must hold <model>/<version>/saved_model.pb");
@@ -213,20 +769,35 @@ void setup_serve(CLI::App& app, Globals& g) {
   sub->add_option("--toleration", o->tolerations, "Toleration KEY[=VALUE][:EFFECT] (repeatable), e.g. nvidia.com/gpu:NoSchedule");
   sub->add_option("--image", o->image, "TF Serving image (default: tensorflow/serving:<version>[-gpu])");
   sub->add_option("--serving-version", o->serving_version, "TF Serving release for the default image")->capture_default_str();
+  sub->add_option("--batching", o->batching,
+                  "Request batching: KEY=VALUE,... of TF Serving's BatchingParameters (max_batch_size, batch_timeout_micros, "
+                  "max_enqueued_batches, num_batch_threads, thread_pool_name, allowed_batch_sizes=A:B:C, "
+                  "pad_variable_length_inputs=true|false), written to the server's ConfigMap");
+  sub->add_flag("--monitoring", o->monitoring,
+                "Turn on TF Serving's Prometheus endpoint (/monitoring/prometheus/metrics); `serve status NAME` reads it");
+  sub->add_option("--autoscale", o->autoscale,
+                  "MIN:MAX:CPU%: a HorizontalPodAutoscaler on the Deployment (needs --cpu: utilisation is a share of the request)");
   sub->add_option("--arg", o->extra_args, "Extra tensorflow_model_server flag (repeatable), e.g. --arg=--enable_batching");
   sub->add_option("--dry-run", o->dry_run, "none, client (print the objects, touch nothing) or server (the server's dry run)")
       ->check(CLI::IsMember({"none", "client", "server"}))->capture_default_str();
   sub->add_option("-o,--output", o->output, "Print the objects as yaml, json or name (with --dry-run=client: yaml by default)");
   sub->add_option("--timeout", o->timeout, "Give up waiting after this long (rollout and model together)")->capture_default_str();
   sub->add_flag("--no-wait", o->no_wait, "Apply and return without waiting for the rollout and the model");
+  sub->add_flag("--kserve", o->kserve,
+                "Serve as a KServe InferenceService (TensorFlow predictor, RawDeployment, storage pvc://CLAIM/PATH/NAME from "
+                "--pvc) on a cluster that serves KServe; predict, models, serve list and delete find it by NAME");
   sub->add_flag("--force-conflicts", o->force_conflicts, "Take over fields another field manager owns (server-side apply force)");
   sub->footer(R"(Examples:
   kubectl tfjob serve resnet --model resnet
   kubectl tfjob serve mnist --pvc tfjob-mnist:export           # serves export/mnist/<version>/ on the claim
   kubectl tfjob serve resnet-cpu --model resnet --gpus 0 --replicas 2 --cpu 4 --memory 8Gi
   kubectl tfjob serve resnet --model resnet --dry-run=client -o yaml
+  kubectl tfjob serve resnet --model resnet --batching max_batch_size=32,batch_timeout_micros=5000 --monitoring
+  kubectl tfjob serve resnet-cpu --model resnet --gpus 0 --cpu 4 --autoscale 2:10:70%
+  kubectl tfjob serve status resnet                             # request counts and latency (with --monitoring)
   kubectl tfjob serve list
   kubectl tfjob serve delete resnet
+  kubectl tfjob serve mnist --pvc tfjob-mnist:export --kserve    # an InferenceService (KServe)
 
 TF Serving loads <base>/<model>/<numeric version>/saved_model.pb: with --pvc CLAIM:PATH the
 claim must hold PATH/<model>/1/saved_model.pb (and variables/).
@@ -238,12 +809,39 @@ a request failed, 2 timed out, 64 usage error.)");
     if (sub->get_subcommands().empty()) g.run = [o, &g] { return run_serve(*o, g); };
   });
 
-  auto* list = sub->add_subcommand("list", "List the model servers serve created (name, model, ready/desired, GPUs, age)");
+  auto* list = sub->add_subcommand("list", "List the model servers serve created (name, model, ready/desired, AVAILABLE versions, GPUs, age)");
   list->add_flag("-A,--all-namespaces", o->all_namespaces, "List across all namespaces");
-  list->add_option("-o,--output", o->output, "json, yaml or name");
+  list->add_option("-o,--output", o->output, "wide (adds the address, ports and TF Serving model name), json, yaml or name");
   list->callback([o, &g] { g.run = [o, &g] { return run_serve_list(*o, g); }; });
 
-  auto* del = sub->add_subcommand("delete", "Delete a model server's Deployment and Service");
+  auto* status = sub->add_subcommand("status", "A model server's replicas, model state and, with serve --monitoring, "
+                                                "TF Serving's request counts and latency (p50/p90/p99)");
+  status->add_option("name", o->status_name, "Name given to serve");
+  status->add_option("-o,--output", o->output, "json or yaml");
+  status->callback([o, &g] { g.run = [o, &g] { return run_serve_status(*o, g); }; });
+
+  auto* lab = sub->add_subcommand("label", "Set or move a version label (stable, canary) of a model, without restarting the server");
+  lab->add_option("name", o->label_name, "Name given to serve")->required();
+  lab->add_option("model", o->label_model, "The model (one of the server's --model NAME=SOURCE)")->required();
+  lab->add_option("assignment", o->label_assignment, "LABEL=VERSION, e.g. canary=2")->required();
+  lab->add_option("--timeout", o->timeout, "Give up waiting for TF Serving to answer the label with the version")->capture_default_str();
+  lab->add_flag("--no-wait", o->no_wait, "Update the model config and return without waiting for TF Serving to re-read it");
+  lab->footer(R"(Examples:
+  kubectl tfjob serve label mnist mnist canary=2
+  kubectl tfjob predict mnist --label canary --json req.json
+
+The label is written into the server's model config (ConfigMap NAME-models); TF Serving
+re-reads it every --model-config-poll seconds after the kubelet refreshed the file (its
+sync period, about a minute by default), so no pod restarts. TF Serving only lets a label
+name a version that is AVAILABLE (unless it runs with
+--allow_version_labels_for_unavailable_models): any other version is refused here.
+
+Exit codes: 0 TF Serving answers the label with the version, 1 refused or failed, 2 timed
+out waiting, 64 usage error.)");
+  lab->callback([o, &g] { g.run = [o, &g] { return run_serve_label(*o, g); }; });
+
+  auto* del = sub->add_subcommand("delete", "Delete a model server's Deployment and Service (and its ConfigMap, "
+                                            "PodDisruptionBudget and HorizontalPodAutoscaler)");
   del->add_option("name", o->delete_name, "Name given to serve");
   del->callback([o, &g] { g.run = [o, &g] { return run_serve_delete(*o, g); }; });
 }

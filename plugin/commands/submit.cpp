@@ -6,7 +6,7 @@
 //   (cluster path)    submit_to_cluster()  server-side apply, --wait/--follow, --dry-run=server
 //   (local path)      --local              runs the replicas as local processes
 // Each path is one function; the dispatch in run_submit stays a few lines.
-#include "../common/command.hpp"
+#include "../common/context.hpp"
 #include "../common/job_flags.hpp"
 #include "../common/output.hpp"
 #include "../common/local_flags.hpp"
@@ -36,6 +36,20 @@ struct SubmitOptions {
   LocalFlags local;            ///< --local and its flags (local_flags.hpp)
 };
 
+/// submit: complete (build the jobs from flags, files or a sample) and validate before any
+/// request, then one of the three paths.
+struct SubmitCommand : SubmitOptions {
+  const Globals* globals = nullptr;  ///< the namespace of built jobs (from the flags), the local path
+
+  void validate();
+  int run(Context& ctx);
+
+ private:
+  OutputFormat fmt = OutputFormat::table;
+  std::vector<TFJob> jobs;
+  std::chrono::milliseconds timeout_ms{0};
+};
+
 /// The TFJobs as JSON objects, as they would be sent.
 std::vector<nlohmann::json> to_objects(const std::vector<TFJob>& jobs) {
   std::vector<nlohmann::json> objs;
@@ -44,18 +58,19 @@ std::vector<nlohmann::json> to_objects(const std::vector<TFJob>& jobs) {
 }
 
 /// --dry-run=client: print what would be sent; nothing is contacted.
-int print_jobs(const std::vector<TFJob>& jobs, OutputFormat fmt) {
+int print_jobs(std::ostream& out, const std::vector<TFJob>& jobs, OutputFormat fmt) {
   if (fmt == OutputFormat::table) {
-    for (const auto& j : jobs) std::cout << object_name(nlohmann::json(j)) << " created (dry run)\n";
+    for (const auto& j : jobs) out << object_name(nlohmann::json(j)) << " created (dry run)\n";
     return exit_code::ok;
   }
-  print_objects(std::cout, to_objects(jobs), fmt);
+  print_objects(out, to_objects(jobs), fmt);
   return exit_code::ok;
 }
 
 /// Sending to the cluster: preflight, PVCs, server-side apply, --wait/--follow,
 /// --dry-run=server (plugin/common/submit_cluster.hpp, logic in include/tfjob/workflow/).
-int submit_to_cluster(const std::vector<TFJob>& jobs, SubmitOptions& o, Globals& g) {
+int submit_to_cluster(Context& ctx, const std::vector<TFJob>& jobs, SubmitOptions& o, OutputFormat fmt,
+                      std::chrono::milliseconds timeout) {
   // the positionals are parsed into first_word/rest_words (job_flags.hpp): ask it, as
   // build_jobs does, rather than reading `words`
   const std::string sample = sample_name(o.job);
@@ -63,39 +78,46 @@ int submit_to_cluster(const std::vector<TFJob>& jobs, SubmitOptions& o, Globals&
   // the sample's trainer files, in the ConfigMap its pods mount (not with --image)
   if (const Sample* s = sample.empty() ? nullptr : find_sample(sample); s && o.job.image.empty() && s->files.mount_path)
     for (const auto& j : jobs) o.cluster.owned[j.metadata.name].push_back(sample_configmap(*s, j.metadata.name, j.metadata.namespace_));
-  return submit_to_cluster_path(to_objects(jobs), o.cluster, o.dry_run == "server", o.output, g);
+  return submit_to_cluster_path(ctx, to_objects(jobs), o.cluster, o.dry_run == "server", fmt, timeout);
 }
 
-int list_samples() {
+int list_samples(std::ostream& out) {
   Table t({"NAME", "DESCRIPTION"});
   for (const auto& s : samples_sorted()) t.add_row({s.name, s.description});
-  t.print(std::cout);
+  t.print(out);
   return exit_code::ok;
 }
 
-int run_submit(SubmitOptions& o, Globals& g) {
-  if (o.list_samples) return list_samples();
-  const OutputFormat fmt = parse_output_format(o.output, {"json", "yaml", "name"});
-  o.sample_claim = take_sample_claim(o.job.pvc);
-  std::vector<TFJob> jobs = build_jobs(o.job, namespace_from_flags(g));
-  if (!o.sample_claim.empty())
-    for (auto& j : jobs) rename_claims(j, o.sample_claim);
+void SubmitCommand::validate() {
+  if (list_samples) return;
+  fmt = parse_output_format(output, {"json", "yaml", "name"});
+  sample_claim = take_sample_claim(job.pvc);
+  jobs = build_jobs(job, namespace_from_flags(*globals));
+  if (!sample_claim.empty())
+    for (auto& j : jobs) rename_claims(j, sample_claim);
+  if (dry_run != "client" && !local.enabled) timeout_ms = check_submit_cluster_flags(cluster, jobs.size(), dry_run == "server");
+}
+
+int SubmitCommand::run(Context& ctx) {
+  auto& o = *this;
+  if (o.list_samples) return cli::list_samples(ctx.out);
   if (o.dry_run == "client" || o.local.enabled) {
     // no cluster to ask: the rules that need one run in the cluster path's preflight
     std::vector<tfjob::Finding> findings;
     for (const auto& j : to_objects(jobs))
       for (auto& f : lint::lint(j)) findings.push_back(std::move(f));
     std::set<std::string> noted;
-    print_warnings(findings, noted);
+    print_warnings(findings, noted, ctx.err);
     if (o.cluster.strict) refuse_on_warnings(findings);
   }
-  if (o.dry_run == "client") return print_jobs(jobs, fmt);
-  if (o.local.enabled) return run_local(jobs, o.local, g);
-  return submit_to_cluster(jobs, o, g);
+  if (o.dry_run == "client") return print_jobs(ctx.out, jobs, fmt);
+  if (o.local.enabled) return run_local(jobs, o.local, *globals);  // the processes' own output: std::cout
+  return submit_to_cluster(ctx, jobs, o, fmt, timeout_ms);
 }
 
 void setup_submit(CLI::App& app, Globals& g) {
-  auto o = std::make_shared<SubmitOptions>();
+  auto o = std::make_shared<SubmitCommand>();
+  o->globals = &g;
   auto* sub = app.add_subcommand("submit", "Submit a TFJob built from flags, a manifest, or a built-in sample");
   add_job_flags(*sub, o->job);
   add_local_flags(*sub, o->local);
@@ -154,7 +176,7 @@ no namespace, 403, not enough GPUs: nothing is created), a warning with --strict
 rules: kubectl tfjob lint --help), an existing job with another spec without --replace, or
 (with --wait/--follow) the job Failed; 2 --timeout passed; 64 bad usage; with --local,
 130/143/129 when SIGINT/SIGTERM/SIGHUP stopped the run.)");
-  sub->callback([o, &g] { g.run = [o, &g] { return run_submit(*o, g); }; });
+  set_action(*sub, g, o);
 }
 
 }  // namespace

@@ -3,8 +3,7 @@
 // GPUs held per replica type and on which nodes; both with utilisation and memory from
 // NVIDIA's DCGM exporter when it runs. The workflow is the SDK's (include/tfjob/gpu/top.hpp);
 // this file parses flags and prints.
-#include "../common/command.hpp"
-#include "../common/kube.hpp"
+#include "../common/context.hpp"
 #include "../common/output.hpp"
 
 #include <tfjob/gpu/top.hpp>
@@ -17,12 +16,24 @@
 namespace tfjob::cli {
 namespace {
 
-struct TopOptions {
+struct TopCommand {
   std::string what;  ///< node | job
   std::string output;
   bool all_namespaces = false;
   std::string selector;
   bool no_metrics = false;
+
+  void validate() {
+    (void)parse_output_format(output, {"json"});
+    if (what != "node" && what != "nodes" && what != "job" && what != "jobs")
+      throw CLI::ValidationError("top", "say what to show: node or job (e.g. kubectl tfjob top node)");
+    nodes = what.rfind("node", 0) == 0;
+    if (nodes && all_namespaces) throw CLI::ValidationError("-A", "nodes have no namespace; -A goes with top job");
+  }
+  int run(Context& ctx) const;
+
+ private:
+  bool nodes = true;  ///< top node (else top job)
 };
 
 std::string util_text(const tfjob::gpu::GpuLoad& l) {
@@ -41,13 +52,9 @@ std::string mem_text(const tfjob::gpu::GpuLoad& l) {
   return buf;
 }
 
-int run_top_cmd(const TopOptions& o, const Globals& g) {
-  (void)parse_output_format(o.output, {"json"});
-  if (o.what != "node" && o.what != "nodes" && o.what != "job" && o.what != "jobs")
-    throw CLI::ValidationError("top", "say what to show: node or job (e.g. kubectl tfjob top node)");
-  const bool nodes = o.what.rfind("node", 0) == 0;
-  if (nodes && o.all_namespaces) throw CLI::ValidationError("-A", "nodes have no namespace; -A goes with top job");
-  auto client = make_client(g);
+int TopCommand::run(Context& ctx) const {
+  const auto& o = *this;
+  auto& client = ctx.client();
   tfjob::gpu::TopOptions to;
   to.nodes = nodes;
   to.jobs = !nodes;
@@ -57,13 +64,13 @@ int run_top_cmd(const TopOptions& o, const Globals& g) {
   to.metrics = !o.no_metrics;
   auto res = tfjob::gpu::run_top(client, to);
   if (o.output == "json") {
-    std::cout << tfjob::gpu::top_result_json(res).dump(2) << "\n";
+    ctx.out << tfjob::gpu::top_result_json(res).dump(2) << "\n";
     return exit_code::ok;
   }
-  if (!res.metrics_note.empty()) std::cerr << res.metrics_note << "\n";
+  if (!res.metrics_note.empty()) ctx.err << res.metrics_note << "\n";
   if (nodes) {
     if (res.nodes.empty()) {
-      std::cerr << "No GPU nodes found: no node has nvidia.com/gpu capacity or GPU labels.\n";
+      ctx.err << "No GPU nodes found: no node has nvidia.com/gpu capacity or GPU labels.\n";
       return exit_code::ok;
     }
     Table t({"NODE", "GPU", "DRIVER", "ALLOCATABLE", "REQUESTED", "FREE", "PODS", "GPU-UTIL", "GPU-MEMORY"});
@@ -75,12 +82,12 @@ int run_top_cmd(const TopOptions& o, const Globals& g) {
       alloc += n.allocatable;
       req += n.requested;
     }
-    t.print(std::cout);
-    std::cout << "\nGPUs allocatable/requested/free in the cluster: " << alloc << "/" << req << "/"
+    t.print(ctx.out);
+    ctx.out << "\nGPUs allocatable/requested/free in the cluster: " << alloc << "/" << req << "/"
               << (alloc > req ? alloc - req : 0) << "\n";
   } else {
     if (res.jobs.empty()) {
-      std::cerr << (o.all_namespaces ? std::string("No TFJob pods found") : "No TFJob pods found in " + to.namespace_ + " namespace.")
+      ctx.err << (o.all_namespaces ? std::string("No TFJob pods found") : "No TFJob pods found in " + to.namespace_ + " namespace.")
                 << "\n";
       return exit_code::ok;
     }
@@ -102,13 +109,13 @@ int run_top_cmd(const TopOptions& o, const Globals& g) {
         first = false;
       }
     }
-    t.print(std::cout);
+    t.print(ctx.out);
   }
   return exit_code::ok;
 }
 
 void setup_top(CLI::App& app, Globals& g) {
-  auto o = std::make_shared<TopOptions>();
+  auto o = std::make_shared<TopCommand>();
   auto* sub = app.add_subcommand("top", "GPUs per node (allocatable, requested, free) or per TFJob, with DCGM utilisation");
   sub->add_option("what", o->what, "node or job")->required();
   sub->add_option("-o,--output", o->output, "Output format: json (default: a table)");
@@ -130,7 +137,7 @@ Examples:
   kubectl tfjob top job -A
 
 Exit codes: 0 shown, 1 error (e.g. no access to nodes or pods), 64 usage error.)");
-  sub->callback([o, &g] { g.run = [o, &g] { return run_top_cmd(*o, g); }; });
+  set_action(*sub, g, o);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include "../common/command.hpp"
 #include "../common/kube.hpp"
 
+#include <tfjob/detail/json.hpp>
 #include <tfjob/kube/discovery.hpp>
 #include <tfjob/kube/request.hpp>
 #include <tfjob/version.hpp>
@@ -36,15 +37,16 @@ int run_version(const VersionOptions& o, const Globals& g) {
       r.what = "get the server version";
       auto v = client.request_json(r);
       if (!v.is_object() || (v.contains("gitVersion") && !v["gitVersion"].is_string()))
-        throw tfjob::transport_error("get the server version: the answer of " +
-                                     tfjob::kube::redact_url(client.config().server) +
-                                     "/version is not a version object (gitVersion must be a string)");
+        throw tfjob::decode_error("get the server version: the answer of " +
+                                      tfjob::kube::redact_url(client.config().server) +
+                                      "/version is not a version object (gitVersion must be a string)",
+                                  200);
       const bool tfjobs = tfjob::kube::serves(client, "kubeflow.org", "v1", "tfjobs");
-      j["serverVersion"] = {{"gitVersion", v.value("gitVersion", "")}, {"server", tfjob::kube::redact_url(client.config().server)}};
+      j["serverVersion"] = {{"gitVersion", tfjob::detail::value_at(v, "gitVersion", "")}, {"server", tfjob::kube::redact_url(client.config().server)}};
       j["tfjobsServed"] = tfjobs;
       if (!client.config().context.empty()) j["context"] = client.config().context;
       if (o.output != "json") {
-        std::cout << "Server Version: " << v.value("gitVersion", "unknown") << " (" << tfjob::kube::redact_url(client.config().server) << ")\n"
+        std::cout << "Server Version: " << tfjob::detail::value_at(v, "gitVersion", "unknown") << " (" << tfjob::kube::redact_url(client.config().server) << ")\n"
                   << "TFJobs (kubeflow.org/v1): "
                   << (tfjobs ? "served" : "not served - the Kubeflow training operator is not installed") << "\n";
         // which cluster a command would act on (kubectl config current-context), for scripts

@@ -1,8 +1,7 @@
 // kubectl tfjob wait JOB... --for=condition=X|delete --timeout=D: block on a watch until each job has
 // the condition (exit 0), ends in a way that makes it impossible or has a pod that cannot
 // start (exit 1, with the operator's or the kubelet's message), or the timeout passes (exit 2).
-#include "../common/command.hpp"
-#include "../common/kube.hpp"
+#include "../common/context.hpp"
 #include "../common/workflow_cli.hpp"
 
 #include <tfjob/workflow/logs.hpp>
@@ -25,6 +24,23 @@ struct WaitOptions {
   std::string save;  ///< --save DIR: every replica's log written there while waiting
 };
 
+std::string parse_for(const std::string& value);
+int wait_one(Context& ctx, const std::string& name, const std::string& cond,
+             std::chrono::steady_clock::time_point deadline, bool limited, const WaitOptions& o);
+
+struct WaitCommand : WaitOptions {
+  /// --for and --timeout, before any request.
+  void validate() {
+    cond = parse_for(for_);
+    timeout_ms = wf::parse_duration(timeout, "--timeout");
+  }
+  int run(Context& ctx) const;
+
+ private:
+  std::string cond;  ///< the condition --for names, "" for --for=delete
+  std::chrono::milliseconds timeout_ms{0};
+};
+
 /// The condition --for names ("Succeeded"), or "" for --for=delete (kubectl wait's forms).
 std::string parse_for(const std::string& value) {
   if (value == "delete") return "";
@@ -43,8 +59,10 @@ std::string parse_for(const std::string& value) {
 }
 
 /// Waits for one job; the deadline is shared by every name, as kubectl's --timeout is.
-int wait_one(kube::Client& client, const std::string& ns, const std::string& name, const std::string& cond,
+int wait_one(Context& ctx, const std::string& name, const std::string& cond,
              std::chrono::steady_clock::time_point deadline, bool limited, const WaitOptions& o) {
+  auto& client = ctx.tfjobs();
+  const std::string& ns = client.namespace_();
   const bool for_delete = cond.empty();
   workflow::WaitOptions wo;
   wo.condition = for_delete ? "Succeeded" : cond;
@@ -54,7 +72,7 @@ int wait_one(kube::Client& client, const std::string& ns, const std::string& nam
     wo.timeout = std::max(left, std::chrono::milliseconds(1));
   }
   wo.stop_when_stuck = !for_delete;
-  wf::ProgressLine line(o.progress);
+  wf::ProgressLine line(o.progress, ctx.err);
   if (o.progress) wo.on_progress = [&](const workflow::Progress& p) { line.show(p); };
   std::unique_ptr<workflow::LogSaveTask> saving;
   if (!o.save.empty() && !for_delete && workflow::get_opt(client, workflow::resources::tfjobs(), ns, name))
@@ -63,57 +81,55 @@ int wait_one(kube::Client& client, const std::string& ns, const std::string& nam
   line.finish();
   if (saving) {
     std::string err = saving->finish(rep.summary.finished() || rep.result == workflow::WaitResult::deleted);
-    if (!err.empty()) std::cerr << "warning: saving logs in " << o.save << ": " << err << "\n";
+    if (!err.empty()) ctx.err << "warning: saving logs in " << o.save << ": " << err << "\n";
   }
   switch (rep.result) {
     case workflow::WaitResult::reached:
-      std::cout << "tfjob.kubeflow.org/" << name << " condition met\n";
+      ctx.out << "tfjob.kubeflow.org/" << name << " condition met\n";
       return exit_code::ok;
     case workflow::WaitResult::impossible:
-      std::cerr << "error: tfjob.kubeflow.org/" << name << " ended " << rep.summary.state << " and will never be "
+      ctx.err << "error: tfjob.kubeflow.org/" << name << " ended " << rep.summary.state << " and will never be "
                 << cond;
-      if (!rep.summary.message.empty()) std::cerr << ": " << rep.summary.message;
-      std::cerr << "\n";
+      if (!rep.summary.message.empty()) ctx.err << ": " << rep.summary.message;
+      ctx.err << "\n";
       return exit_code::failure;
     case workflow::WaitResult::deleted:
       if (for_delete) {
-        std::cout << "tfjob.kubeflow.org/" << name << " condition met\n";
+        ctx.out << "tfjob.kubeflow.org/" << name << " condition met\n";
         return exit_code::ok;
       }
-      std::cerr << "error: tfjob.kubeflow.org/" << name << " was deleted while waiting for " << cond << "\n";
+      ctx.err << "error: tfjob.kubeflow.org/" << name << " was deleted while waiting for " << cond << "\n";
       return exit_code::failure;
     case workflow::WaitResult::not_found:
       if (for_delete) {  // already gone: the condition holds (kubectl wait's IsDeleted)
-        std::cout << "tfjob.kubeflow.org/" << name << " condition met\n";
+        ctx.out << "tfjob.kubeflow.org/" << name << " condition met\n";
         return exit_code::ok;
       }
-      std::cerr << "Error from server (NotFound): tfjobs.kubeflow.org \"" << name << "\" not found in namespace \"" << ns
-                << "\"\n";
-      return exit_code::failure;
+      return say_not_found(ctx, name);
     case workflow::WaitResult::stuck:
-      std::cerr << "error: tfjob.kubeflow.org/" << name << " will never be " << cond << " as it is: a pod cannot start\n"
+      ctx.err << "error: tfjob.kubeflow.org/" << name << " will never be " << cond << " as it is: a pod cannot start\n"
                 << wf::stuck_lines(rep.waiting);
       return exit_code::failure;
     case workflow::WaitResult::timeout:
       break;
   }
-  std::cerr << "error: timed out after " << o.timeout << " waiting for "
+  ctx.err << "error: timed out after " << o.timeout << " waiting for "
             << (for_delete ? std::string("the deletion") : "the condition " + cond) << " of tfjob.kubeflow.org/" << name
             << " (now " << (rep.summary.state.empty() ? "without conditions" : rep.summary.state) << ")\n"
             << wf::waiting_lines(rep.waiting);
+  for (const auto& f : rep.queue) {
+    ctx.err << "  " << f.message << " [" << f.code << "]\n";
+    if (!f.fix.empty()) ctx.err << "    fix: " << f.fix << "\n";
+  }
   return exit_code::timeout;
 }
 
-int run_wait(const WaitOptions& o, const Globals& g) {
-  const std::string cond = parse_for(o.for_);
-  auto timeout = wf::parse_duration(o.timeout, "--timeout");
-  auto client = make_client(g);
-  const std::string ns = client.namespace_();
-  if (!workflow::tfjobs_served(client)) throw tfjob::error(workflow::crd_missing_message(client.config().server));
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+int WaitCommand::run(Context& ctx) const {
+  ctx.tfjobs();
+  const auto deadline = std::chrono::steady_clock::now() + timeout_ms;
   int rc = exit_code::ok;
-  for (const auto& name : o.names) {
-    int r = wait_one(client, ns, name, cond, deadline, timeout.count() > 0, o);
+  for (const auto& name : names) {
+    int r = wait_one(ctx, name, cond, deadline, timeout_ms.count() > 0, *this);
     if (r == exit_code::timeout) return r;  // the shared deadline has passed: the rest would time out too
     rc = std::max(rc, r);
   }
@@ -121,7 +137,7 @@ int run_wait(const WaitOptions& o, const Globals& g) {
 }
 
 void setup_wait(CLI::App& app, Globals& g) {
-  auto o = std::make_shared<WaitOptions>();
+  auto o = std::make_shared<WaitCommand>();
   auto* sub = app.add_subcommand("wait", "Wait until a TFJob has a condition (watch-driven)");
   sub->add_option("name", o->names, "TFJob names (each is waited for; --timeout covers them all)")->required();
   sub->add_option("--for", o->for_, "condition=Succeeded|Failed|Running|Created|Restarting|Suspended, or delete")->capture_default_str();
@@ -137,7 +153,7 @@ Exit codes: 0 the condition holds for every job (--for=delete: each is gone, or 
 there), 1 a job ended so that it never will (for example it Failed while waiting for
 Succeeded; the operator's message is printed) or was deleted or not found, 2 timed out,
 64 usage error.)");
-  sub->callback([o, &g] { g.run = [o, &g] { return run_wait(*o, g); }; });
+  set_action(*sub, g, o);
 }
 
 }  // namespace

@@ -1,10 +1,12 @@
 #pragma once
 /// \file How subcommands plug into `kubectl-tfjob` without editing main.cpp.
 ///
-/// Each `plugin/commands/<name>.cpp` defines an options struct, a `setup_<name>(CLI::App&,
-/// Globals&)` that adds its subcommand, and a `run_<name>()`; it registers the setup with
-/// `TFJOB_REGISTER_COMMAND`. The subcommand's parse callback stores the run step in
-/// `Globals::run`, and main calls it after parsing (Complete -> Validate -> Run).
+/// Each `plugin/commands/<name>.cpp` defines a command (options, `validate()`, `run(Context&)`,
+/// context.hpp) and a `setup_<name>(CLI::App&, Globals&)` that adds its subcommand; it
+/// registers the setup with `TFJOB_REGISTER_COMMAND`. The subcommand's parse callback stores
+/// the step in `Globals::command` (`set_action`), and `run_cli` (cli.hpp) calls it after
+/// parsing with the streams it was given (Complete -> Validate -> Run). Commands not yet in
+/// that shape store a `Globals::run` that writes to std::cout/std::cerr itself.
 
 #include <CLI/CLI.hpp>
 
@@ -13,6 +15,8 @@
 #include <vector>
 
 namespace tfjob::cli {
+
+class Context;
 
 /// kubectl's connection flags (cli-runtime `config_flags.go`), parsed by the plugin itself
 /// because kubectl passes plugin arguments through untouched.
@@ -37,7 +41,8 @@ struct Globals {
   ConnectionFlags conn;
   int verbosity = 0;               ///< -v/--v: 6+ logs each request (credentials redacted)
   std::string color = "auto";      ///< --color auto|always|never (NO_COLOR honoured)
-  std::function<int()> run;        ///< set by the chosen subcommand's parse callback
+  std::function<int(Context&)> command;  ///< set by the chosen subcommand's parse callback
+  std::function<int()> run;        ///< the same for a command that prints to std::cout itself
 };
 
 using SetupFn = void (*)(CLI::App&, Globals&);

@@ -6,7 +6,9 @@
 #include "kube.hpp"
 #include "samples.hpp"
 
+#include <tfjob/detail/json.hpp>
 #include <tfjob/kube/config.hpp>
+#include <tfjob/serving/kserve.hpp>
 #include <tfjob/serving/serving.hpp>
 #include <tfjob/workflow/cluster.hpp>
 
@@ -25,7 +27,7 @@ inline std::vector<std::string> complete_names(const Globals& g, const std::stri
     auto client = make_client(quick);
     auto res = resource == "namespaces" ? workflow::resources::namespaces() : workflow::resources::tfjobs();
     for (const auto& o : workflow::list_items(client, res, resource == "namespaces" ? "" : client.namespace_()))
-      out.push_back(o.value("/metadata/name"_json_pointer, std::string()));
+      out.push_back(tfjob::detail::value_at(o, "/metadata/name"_json_pointer, std::string()));
   } catch (const std::exception&) {
   }
   return out;
@@ -40,6 +42,8 @@ inline std::vector<std::string> complete_servers(const Globals& g, const std::st
     if (!ns.empty()) quick.conn.namespace_ = ns;
     auto client = make_client(quick);
     for (const auto& [sns, s] : serving::list_servers(client, client.namespace_())) out.push_back(s.name);
+    if (serving::kserve::served_or_hidden(client))  // serve --kserve's InferenceServices
+      for (const auto& [sns, s] : serving::kserve::list(client, client.namespace_())) out.push_back(s.name);
   } catch (const std::exception&) {
   }
   return out;

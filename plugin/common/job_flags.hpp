@@ -23,6 +23,8 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -47,9 +49,32 @@ struct JobFlags {
   std::int64_t ttl = -1, active_deadline = -1;
   int backoff_limit = -1;
   bool dynamic_worker = false;
-  std::string queue;
+  // pods: every replica's
+  std::vector<std::string> annotations, image_pull_secrets;
+  std::string image_pull_policy, service_account, shm_size;
+  /// Per replica type, as Arena has them (`--worker-image`, `--ps-memory`, ...): they
+  /// override --image/--cpu/--memory/--gpus for that type.
+  struct RoleFlags {
+    std::string image, cpu, memory;
+    int gpus = -1;  ///< -1 = not given
+  };
+  std::map<std::string, RoleFlags> roles;  ///< keyed by the canonical replica type
+  // scheduling: runPolicy.schedulingPolicy (v1.9's five fields), the scheduler, Kueue
+  std::string queue, priority_class, scheduler_name, local_queue, managed_by;
+  int min_available = -1;
+  std::vector<std::string> min_resources;  ///< NAME=QTY (repeatable, or comma-separated)
+  std::int64_t schedule_timeout = -1;
+  bool gang = false, suspend = false;
   std::vector<CLI::Option*> builder_options;  ///< the flags that conflict with -f
 };
+
+/// The replica types that take per-type flags, with the flags' prefix.
+inline const std::vector<std::pair<std::string, std::string>>& role_flag_prefixes() {
+  static const std::vector<std::pair<std::string, std::string>> r = {
+      {replica_type::Chief, "chief"}, {replica_type::Worker, "worker"}, {replica_type::PS, "ps"},
+      {replica_type::Evaluator, "evaluator"}};
+  return r;
+}
 
 /// A whole number of at least `min`. CLI11's NonNegativeNumber/PositiveNumber would say
 /// "not in range 0.000000 to 179769313486...", DBL_MAX in 309 digits (std::to_string).
@@ -114,7 +139,63 @@ inline void add_job_flags(CLI::App& sub, JobFlags& f) {
   b.push_back(sub.add_option("--success-policy", f.success_policy,
                              "\"\" (chief or worker 0 decides, default) or AllWorkers")->group(g_pol)->type_name("POLICY"));
   b.push_back(sub.add_flag("--dynamic-worker", f.dynamic_worker, "Set enableDynamicWorker (sparse TF_CONFIG)")->group(g_pol));
-  b.push_back(sub.add_option("--queue", f.queue, "Gang-scheduling queue (runPolicy.schedulingPolicy.queue)")->group(g_pol));
+  const char* g_pod = "Pods (every replica)";
+  b.push_back(sub.add_option("--annotation", f.annotations, "Annotation on every replica's pod K=V (repeatable)")
+                  ->group(g_pod)->type_name("K=V"));
+  b.push_back(sub.add_option("--image-pull-policy", f.image_pull_policy, "Always, IfNotPresent or Never")
+                  ->group(g_pod)->type_name("POLICY"));
+  b.push_back(sub.add_option("--image-pull-secret", f.image_pull_secrets, "Secret to pull images with (repeatable)")
+                  ->group(g_pod)->type_name("NAME"));
+  b.push_back(sub.add_option("--service-account", f.service_account, "Service account the pods run as")
+                  ->group(g_pod)->type_name("NAME"));
+  b.push_back(sub.add_option("--shm-size", f.shm_size, "Size of /dev/shm (an in-memory emptyDir), e.g. 2Gi")
+                  ->group(g_pod)->type_name("QTY"));
+  const char* g_role = "Per replica type (override --image/--cpu/--memory/--gpus)";
+  f.roles.clear();
+  for (const auto& [type, prefix] : role_flag_prefixes()) {
+    auto& r = f.roles[type];
+    const std::string who = type == replica_type::PS ? "PS" : type;
+    b.push_back(sub.add_option("--" + prefix + "-image", r.image, "Image of the " + who + " replicas")->group(g_role)->type_name("IMAGE"));
+    b.push_back(sub.add_option("--" + prefix + "-cpu", r.cpu, "CPU request and limit of each " + who + " replica")->group(g_role)->type_name("QTY"));
+    b.push_back(sub.add_option("--" + prefix + "-memory", r.memory, "Memory request and limit of each " + who + " replica")
+                    ->group(g_role)->type_name("QTY"));
+    b.push_back(sub.add_option("--" + prefix + "-gpus", r.gpus, "nvidia.com/gpu of each " + who + " replica")
+                    ->check(at_least(0))->group(g_role)->type_name("N"));
+  }
+  const char* g_sch = "Scheduling (gang scheduling, queues)";
+  b.push_back(sub.add_option("--queue", f.queue, "Volcano queue of the job's PodGroup (runPolicy.schedulingPolicy.queue)")
+                  ->group(g_sch)->type_name("NAME"));
+  auto* min_available = sub.add_option("--min-available", f.min_available,
+                                       "Pods the gang scheduler starts together (schedulingPolicy.minAvailable)")
+                            ->check(at_least(1))->group(g_sch)->type_name("N");
+  b.push_back(min_available);
+  b.push_back(sub.add_flag("--gang", f.gang, "Start the whole job or nothing: minAvailable = every replica")
+                  ->excludes(min_available)->group(g_sch));
+  b.push_back(sub.add_option("--priority-class", f.priority_class, "PriorityClass of the job's PodGroup (schedulingPolicy.priorityClass)")
+                  ->group(g_sch)->type_name("NAME"));
+  b.push_back(sub.add_option("--min-resources", f.min_resources,
+                             "The PodGroup's minimum resources NAME=QTY[,NAME=QTY] (repeatable), e.g. nvidia.com/gpu=4")
+                  ->group(g_sch)->type_name("NAME=QTY"));
+  b.push_back(sub.add_option("--schedule-timeout", f.schedule_timeout,
+                             "Seconds the PodGroup may wait to be scheduled whole (schedulingPolicy.scheduleTimeoutSeconds)")
+                  ->check(at_least(1))->group(g_sch)->type_name("SECONDS"));
+  b.push_back(sub.add_option("--scheduler-name", f.scheduler_name, "schedulerName of every replica's pod, e.g. volcano")
+                  ->group(g_sch)->type_name("NAME"));
+  b.push_back(sub.add_option("--local-queue", f.local_queue,
+                             "Kueue LocalQueue: label kueue.x-k8s.io/queue-name and create the job suspended for Kueue to admit")
+                  ->group(g_sch)->type_name("NAME"));
+  b.push_back(sub.add_option("--managed-by", f.managed_by,
+                             std::string("runPolicy.managedBy: ") + managed_by_kubeflow + " (default) or " + managed_by_multikueue)
+                  ->group(g_sch)->type_name("CONTROLLER"));
+  b.push_back(sub.add_flag("--suspend", f.suspend, "Create the job suspended (runPolicy.suspend; kubectl tfjob resume starts it)")
+                  ->group(g_sch));
+}
+
+/// `K=V` split at the first `=`; nullopt without one or with an empty key.
+inline std::optional<std::pair<std::string, std::string>> split_key_value(const std::string& kv) {
+  auto eq = kv.find('=');
+  if (eq == std::string::npos || eq == 0) return std::nullopt;
+  return std::make_pair(kv.substr(0, eq), kv.substr(eq + 1));
 }
 
 /// Reads one `-f` source: a file, a directory (its *.yaml, *.yml, *.json, sorted) or "-".
@@ -189,11 +270,8 @@ inline TFJobBuilder builder_from_flags(const JobFlags& f, const std::string& sam
   for (const auto& s : f.selector) attempt("--selector", s, [&] { b.node_selector(s); });
   for (const auto& t : f.toleration) attempt("--toleration", t, [&] { b.toleration(t); });
   for (const auto& l : f.labels) {
-    auto eq = l.find('=');
-    if (eq == std::string::npos || eq == 0)
-      errs.push_back({"--label", "Invalid value", nlohmann::json(l).dump() + ": expected KEY=VALUE"});
-    else
-      b.label(l.substr(0, eq), l.substr(eq + 1));
+    if (auto kv = split_key_value(l)) b.label(kv->first, kv->second);
+    else errs.push_back({"--label", "Invalid value", nlohmann::json(l).dump() + ": expected KEY=VALUE"});
   }
   if (!f.restart_policy.empty()) b.restart_policy(f.restart_policy);
   if (!f.clean_pod_policy.empty()) b.clean_pod_policy(f.clean_pod_policy);
@@ -208,7 +286,72 @@ inline TFJobBuilder builder_from_flags(const JobFlags& f, const std::string& sam
     if (o->get_name() == "--success-policy" && o->count() > 0) success_given = true;
   if (success_given) b.success_policy(f.success_policy);
   if (f.dynamic_worker) b.enable_dynamic_worker();
+  // pods
+  for (const auto& a : f.annotations) {
+    auto kv = split_key_value(a);
+    if (!kv) {
+      errs.push_back({"--annotation", "Invalid value", nlohmann::json(a).dump() + ": expected KEY=VALUE"});
+      continue;
+    }
+    // the API server would refuse the pods the operator creates (ValidateAnnotations)
+    auto bad = tfjob::detail::qualified_name_errors(kv->first);
+    for (const auto& e : bad) errs.push_back({"--annotation", "Invalid value", nlohmann::json(kv->first).dump() + ": " + e});
+    if (bad.empty()) b.pod_annotation(kv->first, kv->second);
+  }
+  if (!f.image_pull_policy.empty()) attempt("--image-pull-policy", f.image_pull_policy, [&] { b.image_pull_policy(f.image_pull_policy); });
+  for (const auto& s : f.image_pull_secrets) b.image_pull_secret(s);
+  if (!f.service_account.empty()) b.service_account(f.service_account);
+  if (!f.shm_size.empty()) attempt("--shm-size", f.shm_size, [&] { b.shm_size(f.shm_size); });
+  // per replica type: only for a type the job has (a flag for a missing one is a mistake);
+  // a job given no replica type is one Worker (build_unchecked)
+  bool defaults_to_one_worker = true;
+  for (const auto& t : {replica_type::Chief, replica_type::Master, replica_type::Worker, replica_type::PS, replica_type::Evaluator})
+    defaults_to_one_worker = defaults_to_one_worker && b.replicas_of(t) == 0;
+  for (const auto& [type, prefix] : role_flag_prefixes()) {
+    auto it = f.roles.find(type);
+    if (it == f.roles.end()) continue;
+    const auto& r = it->second;
+    const std::string flag = "--" + prefix + "-";
+    std::string given;
+    for (const auto& [v, what] : {std::pair{!r.image.empty(), "image"}, {!r.cpu.empty(), "cpu"},
+                                  {!r.memory.empty(), "memory"}, {r.gpus >= 0, "gpus"}})
+      if (v) given += (given.empty() ? "" : ", ") + flag + what;
+    if (given.empty()) continue;
+    if (b.replicas_of(type) == 0 && !(type == replica_type::Worker && defaults_to_one_worker)) {
+      const std::string add = type == replica_type::PS ? "--ps N" : type == replica_type::Worker ? "--workers N" : "--" + prefix;
+      errs.push_back({given, "Invalid value", "the job has no " + (type == replica_type::PS ? std::string("PS") : type) +
+                                                  " replica: add " + add + " or drop " + given});
+      continue;
+    }
+    if (!r.image.empty()) b.image(type, r.image);
+    if (!r.cpu.empty()) attempt(flag + "cpu", r.cpu, [&] { b.cpu(type, r.cpu); });
+    if (!r.memory.empty()) attempt(flag + "memory", r.memory, [&] { b.memory(type, r.memory); });
+    if (r.gpus >= 0) b.gpus(type, r.gpus);
+  }
+  // scheduling
   if (!f.queue.empty()) b.queue(f.queue);
+  if (f.min_available > 0) b.min_available(f.min_available);
+  if (f.gang) b.gang();
+  if (!f.priority_class.empty()) b.priority_class(f.priority_class);
+  for (const auto& list : f.min_resources) {
+    std::stringstream ss(list);
+    for (std::string item; std::getline(ss, item, ',');) {
+      auto kv = split_key_value(item);
+      if (!kv) {
+        errs.push_back({"--min-resources", "Invalid value", nlohmann::json(item).dump() + ": expected NAME=QUANTITY, e.g. nvidia.com/gpu=4"});
+        continue;
+      }
+      attempt("--min-resources", item, [&] { b.min_resource(kv->first, kv->second); });
+    }
+  }
+  if (f.schedule_timeout > 0) {
+    if (f.schedule_timeout > INT32_MAX) errs.push_back({"--schedule-timeout", "Invalid value", std::to_string(f.schedule_timeout) + ": must fit in int32"});
+    else b.schedule_timeout_seconds(static_cast<std::int32_t>(f.schedule_timeout));
+  }
+  if (!f.scheduler_name.empty()) b.scheduler_name(f.scheduler_name);
+  if (!f.local_queue.empty()) b.local_queue(f.local_queue);
+  if (!f.managed_by.empty()) b.managed_by(f.managed_by);
+  if (f.suspend) b.suspend();
   return b;
 }
 
@@ -286,6 +429,12 @@ inline std::vector<TFJob> build_jobs(const JobFlags& flags, const std::string& n
       throw error(unknown_sample_message(words.front()));
     auto b = builder_from_flags(f, sample, words, ns, errs);
     jobs.push_back(b.build_unchecked());
+    // a gang larger than the job never starts: the PodGroup waits for pods never created
+    if (const auto& sp = jobs.back().spec.run_policy.scheduling_policy; sp && sp->min_available &&
+        *sp->min_available > jobs.back().total_replicas())
+      errs.push_back({"--min-available", "Invalid value",
+                      std::to_string(*sp->min_available) + ": more than the job's " + std::to_string(jobs.back().total_replicas()) +
+                          " replicas, so the gang would never start (use --gang for all of them)"});
     // the sample's trainer files ride in a ConfigMap unless --image brings its own
     if (const Sample* s = sample.empty() ? nullptr : find_sample(sample); s && f.image.empty())
       mount_sample_files(jobs.back(), *s);

@@ -34,11 +34,15 @@ inline tfjob::kube::ConfigOverrides overrides_from(const Globals& g) {
   return o;
 }
 
-/// The resolved connection settings for these flags (throws tfjob::config_error).
-inline tfjob::kube::RestConfig make_rest_config(const Globals& g) {
+/// The resolved connection settings for these flags (throws tfjob::config_error); the
+/// SDK's warnings go to `err`.
+inline tfjob::kube::RestConfig make_rest_config(const Globals& g, std::ostream& err = std::cerr) {
   auto rc = tfjob::kube::load_config(overrides_from(g));
+  // the plugin's name to the server: its user agent and the manager of what it writes
+  rc.user_agent = tfjob::kube::default_user_agent("kubectl-tfjob");
+  rc.field_manager = "kubectl-tfjob";
   // The SDK says why it withheld credentials or weakened TLS; the plugin words it.
-  rc.warn = [](const std::string& why) { std::cerr << "warning: " << why << "\n"; };
+  rc.warn = [&err](const std::string& why) { err << "warning: " << why << "\n"; };
   return rc;
 }
 

@@ -4,6 +4,8 @@
 /// (`--color auto|always|never`, NO_COLOR honoured, a stable colour per pod name as stern).
 
 #include <tfjob/api/manifest.hpp>
+#include <tfjob/detail/json.hpp>
+#include <tfjob/detail/table.hpp>
 #include <tfjob/error.hpp>
 
 #include <nlohmann/json.hpp>
@@ -49,12 +51,12 @@ inline OutputFormat parse_output_format(const std::string& o, const std::vector<
 
 /// kubectl's `-o name`: `tfjob.kubeflow.org/mnist` (lower-case kind.group/name).
 inline std::string object_name(const nlohmann::json& obj) {
-  std::string kind = obj.value("kind", std::string());
+  std::string kind = tfjob::detail::value_at(obj, "kind", std::string());
   for (auto& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  std::string av = obj.value("apiVersion", std::string());
+  std::string av = tfjob::detail::value_at(obj, "apiVersion", std::string());
   auto slash = av.find('/');
   std::string group = slash == std::string::npos ? "" : av.substr(0, slash);
-  std::string name = obj.contains("metadata") ? obj["metadata"].value("name", std::string()) : "";
+  std::string name = obj.contains("metadata") ? tfjob::detail::value_at(obj["metadata"], "name", std::string()) : "";
   return kind + (group.empty() ? "" : "." + group) + "/" + name;
 }
 
@@ -107,32 +109,17 @@ class Table {
   bool empty() const { return rows_.empty(); }
 
   void print(std::ostream& out, bool headers = true) const {
-    std::vector<std::size_t> w(headers_.size(), 0);
-    auto width = [](const std::string& s) {  // UTF-8 code points
-      std::size_t n = 0;
-      for (unsigned char c : s)
-        if ((c & 0xC0) != 0x80) ++n;
-      return n;
-    };
-    if (headers)
-      for (std::size_t i = 0; i < headers_.size(); ++i) w[i] = width(headers_[i]);
-    for (const auto& r : rows_)
-      for (std::size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], width(r[i]));
-    auto line = [&](const std::vector<std::string>& cells, std::size_t row) {
-      std::string s;
-      for (std::size_t i = 0; i < cells.size(); ++i) {
-        std::string cell = cells[i];
-        std::string code;
-        for (const auto& c : colors_)
-          if (c.row == row && c.col == i) code = c.code;
-        s += code.empty() || cell.empty() ? cell : code + cell + "\033[0m";
-        if (i + 1 < cells.size()) s += std::string(w[i] - width(cell) + 3, ' ');
-      }
-      while (!s.empty() && s.back() == ' ') s.pop_back();
-      out << s << "\n";
-    };
-    if (headers) line(headers_, static_cast<std::size_t>(-1));
-    for (std::size_t r = 0; r < rows_.size(); ++r) line(rows_[r], r);
+    std::vector<std::vector<std::string>> rows;
+    if (headers) rows.push_back(headers_);
+    rows.insert(rows.end(), rows_.begin(), rows_.end());
+    const std::size_t first = headers ? 1 : 0;  // rows_ index = row - first
+    out << tfjob::detail::render_table(rows, "", [&](std::size_t row, std::size_t col, const std::string& cell) {
+      if (row < first) return cell;
+      std::string code;
+      for (const auto& c : colors_)
+        if (c.row == row - first && c.col == col) code = c.code;
+      return code.empty() ? cell : code + cell + "\033[0m";
+    });
   }
 
  private:

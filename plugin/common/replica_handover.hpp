@@ -8,6 +8,7 @@
 #include "command.hpp"
 #include "kube.hpp"
 
+#include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/workflow/cluster.hpp>
 #include <tfjob/workflow/pods.hpp>
@@ -48,13 +49,13 @@ inline std::string resolve_replica_pod(kube::Client& client, const std::string& 
   auto pod = t.replica.empty() ? workflow::select_chief(pods) : workflow::select_replica(pods, t.replica, t.index);
   if (!pod) {
     std::string have;
-    for (const auto& p : pods) have += (have.empty() ? "" : ", ") + p.value("/metadata/name"_json_pointer, std::string());
+    for (const auto& p : pods) have += (have.empty() ? "" : ", ") + tfjob::detail::value_at(p, "/metadata/name"_json_pointer, std::string());
     throw tfjob::error("TFJob \"" + t.job + "\" has no " +
                        (t.replica.empty() ? std::string("chief pod") : t.replica + " pod with index " + std::to_string(t.index)) +
                        (have.empty() ? std::string(": it has no pods (not started yet, or cleaned up by its cleanPodPolicy)")
                                      : " (its pods: " + have + ")"));
   }
-  return pod->value("/metadata/name"_json_pointer, std::string());
+  return tfjob::detail::value_at(*pod, "/metadata/name"_json_pointer, std::string());
 }
 
 /// kubectl's connection flags as the plugin received them (so kubectl uses the same ones).

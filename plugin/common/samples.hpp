@@ -11,6 +11,7 @@
 
 #include <tfjob/api/builder.hpp>
 #include <tfjob/api/types.hpp>
+#include <tfjob/detail/json.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -110,7 +111,7 @@ inline void mount_sample_files(TFJob& job, const Sample& s) {
     auto& spec = rs.template_["spec"];
     spec["volumes"].push_back({{"name", "trainer"}, {"configMap", {{"name", cm}}}});
     for (auto& c : spec["containers"])
-      if (c.value("name", "") == "tensorflow")
+      if (tfjob::detail::value_at(c, "name", "") == "tensorflow")
         c["volumeMounts"].push_back({{"name", "trainer"}, {"mountPath", s.files.mount_path}, {"readOnly", true}});
   }
 }

@@ -4,21 +4,26 @@
 /// progress line or --follow with the chief's log. The logic lives in
 /// include/tfjob/workflow/; this file turns it into output and exit codes.
 
-#include "command.hpp"
-#include "kube.hpp"
+#include "context.hpp"
 #include "output.hpp"
 #include "workflow_cli.hpp"
 
 #include <tfjob/api/types.hpp>
 #include <tfjob/workflow/cluster.hpp>
 #include <tfjob/workflow/logs.hpp>
+#include <tfjob/workflow/queues.hpp>
 #include <tfjob/workflow/wait.hpp>
 
-#include <iostream>
+#include <chrono>
 #include <map>
+#include <memory>
+#include <optional>
+#include <ostream>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
+#include <tfjob/detail/json.hpp>
 
 namespace tfjob::cli {
 
@@ -93,12 +98,12 @@ inline void rename_claims(TFJob& job, const std::string& claim) {
 /// Lint and preflight warnings on stderr, each with its fix; info findings (ExitCode's retry
 /// rule) as a `note:`, each code once per command (`noted` keeps the codes said; a note never
 /// counts for --strict).
-inline void print_warnings(const std::vector<tfjob::Finding>& findings, std::set<std::string>& noted) {
+inline void print_warnings(const std::vector<tfjob::Finding>& findings, std::set<std::string>& noted, std::ostream& err) {
   for (const auto& fd : findings) {
     const bool note = fd.severity == tfjob::Finding::Severity::info;
     if (note ? !noted.insert(fd.code).second : fd.severity != tfjob::Finding::Severity::warning) continue;
-    std::cerr << (note ? "note: " : "warning: ") << fd.message << (fd.code.empty() ? "" : " [" + fd.code + "]") << "\n";
-    if (!fd.fix.empty()) std::cerr << "  fix: " << fd.fix << "\n";
+    err << (note ? "note: " : "warning: ") << fd.message << (fd.code.empty() ? "" : " [" + fd.code + "]") << "\n";
+    if (!fd.fix.empty()) err << "  fix: " << fd.fix << "\n";
   }
 }
 
@@ -113,197 +118,229 @@ namespace detail {
 /// Claim names the job's pod templates mount.
 inline std::set<std::string> claims_of(const nlohmann::json& job) {
   std::set<std::string> out;
-  const nlohmann::json specs = job.value("/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
+  const nlohmann::json specs = tfjob::detail::value_at(job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
   for (const auto& [t, rs] : specs.items())
-    for (const auto& v : rs.value("/template/spec/volumes"_json_pointer, nlohmann::json::array()))
-      if (v.contains("persistentVolumeClaim")) out.insert(v["persistentVolumeClaim"].value("claimName", ""));
+    for (const auto& v : tfjob::detail::value_at(rs, "/template/spec/volumes"_json_pointer, nlohmann::json::array()))
+      if (v.contains("persistentVolumeClaim")) out.insert(tfjob::detail::value_at(v["persistentVolumeClaim"], "claimName", ""));
   out.erase("");
   return out;
 }
 }  // namespace detail
 
-/// Submit `jobs` to the cluster. `dry_run_server`: validated and defaulted by the server,
-/// nothing persisted. Returns the exit code.
-inline int submit_to_cluster_path(const std::vector<nlohmann::json>& jobs, const SubmitClusterFlags& f,
-                                  bool dry_run_server, const std::string& output, Globals& g) {
+/// The cluster path's flags that no request is needed to refuse.
+inline std::chrono::milliseconds check_submit_cluster_flags(const SubmitClusterFlags& f, std::size_t jobs, bool dry_run_server) {
   if ((f.wait || f.follow) && dry_run_server)
     throw CLI::ValidationError("--wait", "--wait/--follow cannot be combined with --dry-run=server");
-  if ((f.wait || f.follow) && jobs.size() != 1)
-    throw CLI::ValidationError("--wait", "--wait/--follow need exactly one job (got " + std::to_string(jobs.size()) + ")");
-  auto timeout = wf::parse_duration(f.timeout, "--timeout");
-  auto client = make_client(g);
-  const OutputFormat fmt = parse_output_format(output, {"json", "yaml", "name"});
-  std::vector<nlohmann::json> printed;
-  auto warn = [](const std::string& m) { std::cerr << "warning: " << m << "\n"; };
-  std::set<std::string> noted;  // info findings said once for all the jobs
+  if ((f.wait || f.follow) && jobs != 1)
+    throw CLI::ValidationError("--wait", "--wait/--follow need exactly one job (got " + std::to_string(jobs) + ")");
+  return wf::parse_duration(f.timeout, "--timeout");
+}
 
-  for (auto job : jobs) {
-    std::string ns = job.value("/metadata/namespace"_json_pointer, std::string());
-    if (ns.empty()) ns = client.namespace_();
-    job["metadata"]["namespace"] = ns;
-    const std::string name = job.value("/metadata/name"_json_pointer, std::string());
+/// Step 2 of a submit: the claims the job mounts exist, or are created when asked.
+inline void ensure_claims(Context& ctx, const std::string& ns, const nlohmann::json& job, const SubmitClusterFlags& f,
+                          bool dry_run_server) {
+  auto& client = ctx.client();
+  for (const auto& claim : detail::claims_of(job)) {
+    if (workflow::get_opt(client, workflow::resources::pvcs(), ns, claim)) {
+      ctx.err << "persistentvolumeclaim/" << claim << " exists (left as it is)\n";
+      continue;
+    }
+    if (!f.create_pvcs)
+      throw tfjob::error("PersistentVolumeClaim \"" + claim + "\" does not exist in namespace \"" + ns +
+                         "\": create it, or pass --pvc-size (and --storage-class) to have it created");
+    auto created = workflow::ensure_pvc(client, ns, claim, f.pvc_size, f.storage_class, dry_run_server, f.pvc_access_mode).second;
+    if (created)
+      ctx.err << "persistentvolumeclaim/" << claim << " created (" << f.pvc_size << ", " << f.pvc_access_mode
+              << (f.storage_class.empty() ? ", default storage class" : ", storage class " + f.storage_class)
+              << (dry_run_server ? ", server dry run" : "") << ")\n";
+  }
+}
 
-    // 1. preflight: nothing is created when it fails
-    // --follow --save keeps every replica's log: cleanPodPolicy All or a TTL then loses nothing
-    auto report = workflow::preflight_submit(client, ns, job, !f.skip_gpu_check, f.follow && !f.save.empty());
-    print_warnings(report.findings, noted);
-    if (!report.ok()) throw tfjob::error(report.errors());
-    if (f.strict) refuse_on_warnings(report.findings);
+/// Step 3's companions: what the job brings along (the sample's trainer), owned by it.
+inline void apply_owned_objects(Context& ctx, const std::string& ns, const std::string& name, const nlohmann::json& applied,
+                                const SubmitClusterFlags& f, const workflow::SubmitOptions& so, bool dry_run_server) {
+  auto it = f.owned.find(name);
+  if (it == f.owned.end()) return;
+  for (const auto& obj : it->second) {
+    if (tfjob::detail::value_at(obj, "kind", std::string()) != "ConfigMap")
+      throw tfjob::error("cannot create a " + tfjob::detail::value_at(obj, "kind", std::string()) + " with the job");
+    auto got = workflow::apply_owned(ctx.client(), workflow::resources::configmaps(), ns, obj, applied, so);
+    ctx.err << "configmap/" << tfjob::detail::value_at(got, "/metadata/name"_json_pointer, std::string())
+            << " applied (owned by tfjob.kubeflow.org/" << name << ", deleted with it"
+            << (dry_run_server ? "; server dry run" : "") << ")\n";
+  }
+}
 
-    // 2. the claims the job mounts
-    for (const auto& claim : detail::claims_of(job)) {
+/// Step 4: a claim that cannot bind is worth saying now (a few seconds' look).
+inline void warn_unbound_claims(Context& ctx, const std::string& ns, const nlohmann::json& job) {
+  auto& client = ctx.client();
+  for (const auto& claim : detail::claims_of(job)) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    for (;;) {
       auto pvc = workflow::get_opt(client, workflow::resources::pvcs(), ns, claim);
-      if (!pvc) {
-        if (!f.create_pvcs)
-          throw tfjob::error("PersistentVolumeClaim \"" + claim + "\" does not exist in namespace \"" + ns +
-                             "\": create it, or pass --pvc-size (and --storage-class) to have it created");
-        auto [obj, created] =
-            workflow::ensure_pvc(client, ns, claim, f.pvc_size, f.storage_class, dry_run_server, f.pvc_access_mode);
-        (void)obj;
-        if (created)
-          std::cerr << "persistentvolumeclaim/" << claim << " created (" << f.pvc_size << ", " << f.pvc_access_mode
-                    << (f.storage_class.empty() ? ", default storage class" : ", storage class " + f.storage_class)
-                    << (dry_run_server ? ", server dry run" : "") << ")\n";
-      } else {
-        std::cerr << "persistentvolumeclaim/" << claim << " exists (left as it is)\n";
+      if (!pvc || tfjob::detail::value_at(*pvc, "/status/phase"_json_pointer, std::string()) == "Bound") break;
+      if (std::chrono::steady_clock::now() > deadline) {
+        auto why = workflow::pvc_pending_reason(*pvc, workflow::namespace_events(client, ns));
+        if (!why.empty())
+          ctx.err << "warning: persistentvolumeclaim/" << claim << " is Pending: " << why
+                  << "; the job's pods will wait for it (kubectl describe pvc " << claim << " -n " << ns << ")\n";
+        break;
       }
-    }
-
-    // 3. server-side apply
-    workflow::SubmitOptions so;
-    so.replace = f.replace;
-    so.rerun = f.rerun;
-    so.dry_run = dry_run_server;
-    so.progress = [](const std::string& m) { std::cerr << m << "\n"; };
-    auto res = workflow::submit_job(client, ns, job, so);
-    if (fmt == OutputFormat::table) {
-      std::cout << "tfjob.kubeflow.org/" << name << " " << workflow::to_string(res.outcome)
-                << (dry_run_server ? " (server dry run)" : "") << "\n" << std::flush;
-    } else {
-      printed.push_back(res.object);
-    }
-    // what the job brings along (the sample's trainer), owned by the job it belongs to
-    if (auto it = f.owned.find(name); it != f.owned.end()) {
-      for (const auto& obj : it->second) {
-        if (obj.value("kind", std::string()) != "ConfigMap")
-          throw tfjob::error("cannot create a " + obj.value("kind", std::string()) + " with the job");
-        auto got = workflow::apply_owned(client, workflow::resources::configmaps(), ns, obj, res.object, so);
-        std::cerr << "configmap/" << got.value("/metadata/name"_json_pointer, std::string())
-                  << " applied (owned by tfjob.kubeflow.org/" << name << ", deleted with it"
-                  << (dry_run_server ? "; server dry run" : "") << ")\n";
-      }
-    }
-
-    // 4. a claim that cannot bind is worth saying now
-    if (!dry_run_server) {
-      for (const auto& claim : detail::claims_of(job)) {
-        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
-        for (;;) {
-          auto pvc = workflow::get_opt(client, workflow::resources::pvcs(), ns, claim);
-          if (!pvc || pvc->value("/status/phase"_json_pointer, std::string()) == "Bound") break;
-          if (std::chrono::steady_clock::now() > deadline) {
-            auto why = workflow::pvc_pending_reason(*pvc, workflow::namespace_events(client, ns));
-            if (!why.empty())
-              warn("persistentvolumeclaim/" + claim + " is Pending: " + why +
-                   "; the job's pods will wait for it (kubectl describe pvc " + claim + " -n " + ns + ")");
-            break;
-          }
-          std::this_thread::sleep_for(std::chrono::milliseconds(300));
-        }
-      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
     }
   }
-  if (fmt != OutputFormat::table) print_objects(std::cout, printed, fmt);
-  std::cout << std::flush;
-  if (!(f.wait || f.follow)) return exit_code::ok;
+}
 
-  // 5. --wait / --follow
-  const std::string ns = jobs[0].value("/metadata/namespace"_json_pointer, std::string()).empty()
-                             ? client.namespace_()
-                             : jobs[0].value("/metadata/namespace"_json_pointer, std::string());
-  const std::string name = jobs[0].value("/metadata/name"_json_pointer, std::string());
-  wf::ProgressLine line(true);
-  workflow::JobSummary final_state;
-  if (f.follow) {
-    std::atomic<bool> cancel{false};
-    std::thread timer;
-    if (timeout.count() > 0)
-      timer = std::thread([&] {
-        auto end = std::chrono::steady_clock::now() + timeout;
-        while (!cancel && std::chrono::steady_clock::now() < end) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        cancel = true;
-      });
-    workflow::JobLogOptions lo;
-    lo.follow = true;
-    lo.cancel = &cancel;
-    lo.on_progress = [&](const workflow::Progress& p) { line.show(p); };
-    lo.on_note = [&](const std::string& n) { line.finish(); std::cerr << n << "\n"; };
-    workflow::JobLogResult r;
-    std::string err;
-    std::unique_ptr<workflow::LogSaveTask> saving;
-    if (!f.save.empty()) saving = std::make_unique<workflow::LogSaveTask>(client, ns, name, f.save);
-    try {
-      r = workflow::replica_logs(client, ns, name, "", 0, lo, [&](const std::string&, std::string_view l) {
-        line.finish();
-        std::cout << l << "\n" << std::flush;
-        return true;
-      });
-    } catch (const std::exception& e) {
-      err = e.what();
-    }
-    bool timed_out = cancel.load();
-    cancel = true;
-    if (timer.joinable()) timer.join();
-    if (saving) {
-      std::string serr = saving->finish(!timed_out && err.empty());
-      if (!serr.empty()) std::cerr << "warning: saving logs in " << f.save << ": " << serr << "\n";
-    }
-    if (!err.empty()) throw tfjob::error(err);
-    line.finish();
-    if (timed_out && r.job_state.empty()) {
-      std::cerr << "error: timed out after " << f.timeout << " following TFJob " << name << "\n";
-      return exit_code::timeout;
-    }
-    final_state.state = r.job_state;
-    final_state.message = r.job_message;
-  } else {
-    workflow::WaitOptions wo;
-    wo.condition = "Succeeded";
-    wo.timeout = timeout;
-    wo.on_progress = [&](const workflow::Progress& p) { line.show(p); };
-    wo.stop_when_stuck = true;
-    auto rep = workflow::wait_for_job(client, ns, name, wo);
-    line.finish();
-    if (rep.result == workflow::WaitResult::stuck) {
-      std::cerr << "error: TFJob " << name << " cannot run as it is: a pod cannot start\n" << wf::stuck_lines(rep.waiting);
-      return exit_code::failure;
-    }
-    if (rep.result == workflow::WaitResult::timeout) {
-      std::cerr << "error: timed out after " << f.timeout << " waiting for TFJob " << name << " (now "
-                << (rep.summary.state.empty() ? "without conditions" : rep.summary.state) << ")\n"
-                << wf::waiting_lines(rep.waiting);
-      return exit_code::timeout;
-    }
-    if (rep.result == workflow::WaitResult::deleted || rep.result == workflow::WaitResult::not_found) {
-      std::cerr << "error: TFJob " << name << " was deleted while waiting\n";
-      return exit_code::failure;
-    }
-    final_state = rep.summary;
+/// Steps 1-4 for one job: preflight (nothing is created when it fails), the claims,
+/// server-side apply with what it owns, unbound claims. Returns what the server answered.
+inline nlohmann::json submit_one(Context& ctx, nlohmann::json job, const SubmitClusterFlags& f, bool dry_run_server,
+                                 OutputFormat fmt, std::set<std::string>& noted) {
+  auto& client = ctx.client();
+  std::string ns = tfjob::detail::value_at(job, "/metadata/namespace"_json_pointer, std::string());
+  if (ns.empty()) ns = client.namespace_();
+  job["metadata"]["namespace"] = ns;
+  const std::string name = tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string());
+
+  // --follow --save keeps every replica's log: cleanPodPolicy All or a TTL then loses nothing
+  auto report = workflow::preflight_submit(client, ns, job, !f.skip_gpu_check, f.follow && !f.save.empty());
+  // where it would wait: Kueue's LocalQueue, Volcano's Queue, a gang scheduler not asked for
+  if (report.ok())
+    for (auto& q : workflow::check_queues(client, ns, job)) report.findings.push_back(std::move(q));
+  print_warnings(report.findings, noted, ctx.err);
+  if (!report.ok()) throw tfjob::error(report.errors());
+  if (f.strict) refuse_on_warnings(report.findings);
+
+  ensure_claims(ctx, ns, job, f, dry_run_server);
+
+  workflow::SubmitOptions so;
+  so.replace = f.replace;
+  so.rerun = f.rerun;
+  so.dry_run = dry_run_server;
+  so.progress = [&ctx](const std::string& m) { ctx.err << m << "\n"; };
+  auto res = workflow::submit_job(client, ns, job, so);
+  if (fmt == OutputFormat::table)
+    ctx.out << "tfjob.kubeflow.org/" << name << " " << workflow::to_string(res.outcome)
+            << (dry_run_server ? " (server dry run)" : "") << "\n" << std::flush;
+  apply_owned_objects(ctx, ns, name, res.object, f, so, dry_run_server);
+
+  if (!dry_run_server) warn_unbound_claims(ctx, ns, job);
+  return res.object;
+}
+
+/// --follow: the chief's log to stdout until the job ends; nullopt = it ended (its state
+/// in `final_state`), else the exit code (timed out).
+inline std::optional<int> follow_submitted(Context& ctx, const std::string& ns, const std::string& name,
+                                           const SubmitClusterFlags& f, std::chrono::milliseconds timeout,
+                                           wf::ProgressLine& line, workflow::JobSummary& final_state) {
+  auto& client = ctx.client();
+  workflow::JobLogOptions lo;
+  lo.follow = true;
+  if (timeout.count() > 0) lo.deadline = std::chrono::steady_clock::now() + timeout;  // the follow ends there
+  lo.on_progress = [&](const workflow::Progress& p) { line.show(p); };
+  lo.on_note = [&](const std::string& n) { line.finish(); ctx.err << n << "\n"; };
+  workflow::JobLogResult r;
+  std::string err;
+  std::unique_ptr<workflow::LogSaveTask> saving;
+  if (!f.save.empty()) saving = std::make_unique<workflow::LogSaveTask>(client, ns, name, f.save);
+  try {
+    r = workflow::replica_logs(client, ns, name, "", 0, lo, [&](const std::string&, std::string_view l) {
+      line.finish();
+      ctx.out << l << "\n" << std::flush;
+      return true;
+    });
+  } catch (const std::exception& e) {
+    err = e.what();
   }
+  const bool timed_out = std::chrono::steady_clock::now() >= lo.deadline;
+  if (saving) {
+    std::string serr = saving->finish(!timed_out && err.empty());
+    if (!serr.empty()) ctx.err << "warning: saving logs in " << f.save << ": " << serr << "\n";
+  }
+  if (!err.empty()) throw tfjob::error(err);
+  line.finish();
+  if (timed_out && r.job_state.empty()) {
+    ctx.err << "error: timed out after " << f.timeout << " following TFJob " << name << "\n";
+    return exit_code::timeout;
+  }
+  final_state.state = r.job_state;
+  final_state.message = r.job_message;
+  return std::nullopt;
+}
+
+/// --wait: until the job ends; nullopt = it ended (`final_state`), else the exit code.
+inline std::optional<int> wait_submitted(Context& ctx, const std::string& ns, const std::string& name,
+                                         const SubmitClusterFlags& f, std::chrono::milliseconds timeout,
+                                         wf::ProgressLine& line, workflow::JobSummary& final_state) {
+  workflow::WaitOptions wo;
+  wo.condition = "Succeeded";
+  wo.timeout = timeout;
+  wo.on_progress = [&](const workflow::Progress& p) { line.show(p); };
+  wo.stop_when_stuck = true;
+  auto rep = workflow::wait_for_job(ctx.client(), ns, name, wo);
+  line.finish();
+  if (rep.result == workflow::WaitResult::stuck) {
+    ctx.err << "error: TFJob " << name << " cannot run as it is: a pod cannot start\n" << wf::stuck_lines(rep.waiting);
+    return exit_code::failure;
+  }
+  if (rep.result == workflow::WaitResult::timeout) {
+    ctx.err << "error: timed out after " << f.timeout << " waiting for TFJob " << name << " (now "
+            << (rep.summary.state.empty() ? "without conditions" : rep.summary.state) << ")\n"
+            << wf::waiting_lines(rep.waiting);
+    return exit_code::timeout;
+  }
+  if (rep.result == workflow::WaitResult::deleted || rep.result == workflow::WaitResult::not_found) {
+    ctx.err << "error: TFJob " << name << " was deleted while waiting\n";
+    return exit_code::failure;
+  }
+  final_state = rep.summary;
+  return std::nullopt;
+}
+
+/// How a waited-for job ended, and its exit code: Succeeded, or the failed pod and its
+/// exit code with where to read more.
+inline int say_how_it_ended(Context& ctx, const std::string& ns, const std::string& name, const workflow::JobSummary& final_state) {
   if (final_state.state == "Succeeded") {
-    std::cerr << "TFJob " << name << " Succeeded\n";
+    ctx.err << "TFJob " << name << " Succeeded\n";
     return exit_code::ok;
   }
   workflow::JobLogResult why;
-  workflow::explain_failure(client, ns, name, why);
-  std::cerr << "error: TFJob " << name << " " << (final_state.state.empty() ? "ended" : final_state.state);
+  workflow::explain_failure(ctx.client(), ns, name, why);
+  ctx.err << "error: TFJob " << name << " " << (final_state.state.empty() ? "ended" : final_state.state);
   if (!why.failed_pod.empty()) {
-    std::cerr << ": pod " << why.failed_pod;
-    if (why.failed_exit_code) std::cerr << " exited with code " << *why.failed_exit_code;
+    ctx.err << ": pod " << why.failed_pod;
+    if (why.failed_exit_code) ctx.err << " exited with code " << *why.failed_exit_code;
   }
-  if (!final_state.message.empty()) std::cerr << " (" << final_state.message << ")";
-  std::cerr << "\n  see: kubectl tfjob logs " << name << " -n " << ns << "\n";
+  if (!final_state.message.empty()) ctx.err << " (" << final_state.message << ")";
+  ctx.err << "\n  see: kubectl tfjob logs " << name << " -n " << ns << "\n";
   return exit_code::failure;
+}
+
+/// Submit `jobs` to the cluster (flags checked by check_submit_cluster_flags).
+/// `dry_run_server`: validated and defaulted by the server, nothing persisted. Returns the
+/// exit code.
+inline int submit_to_cluster_path(Context& ctx, const std::vector<nlohmann::json>& jobs, const SubmitClusterFlags& f,
+                                  bool dry_run_server, OutputFormat fmt, std::chrono::milliseconds timeout) {
+  std::vector<nlohmann::json> printed;
+  std::set<std::string> noted;  // info findings said once for all the jobs
+  for (const auto& job : jobs) {
+    auto applied = submit_one(ctx, job, f, dry_run_server, fmt, noted);
+    if (fmt != OutputFormat::table) printed.push_back(std::move(applied));
+  }
+  if (fmt != OutputFormat::table) print_objects(ctx.out, printed, fmt);
+  ctx.out << std::flush;
+  if (!(f.wait || f.follow)) return exit_code::ok;
+
+  // 5. --wait / --follow
+  const std::string ns = tfjob::detail::value_at(jobs[0], "/metadata/namespace"_json_pointer, std::string()).empty()
+                             ? ctx.namespace_()
+                             : tfjob::detail::value_at(jobs[0], "/metadata/namespace"_json_pointer, std::string());
+  const std::string name = tfjob::detail::value_at(jobs[0], "/metadata/name"_json_pointer, std::string());
+  wf::ProgressLine line(true, ctx.err);
+  workflow::JobSummary final_state;
+  auto rc = f.follow ? follow_submitted(ctx, ns, name, f, timeout, line, final_state)
+                     : wait_submitted(ctx, ns, name, f, timeout, line, final_state);
+  if (rc) return *rc;
+  return say_how_it_ended(ctx, ns, name, final_state);
 }
 
 }  // namespace tfjob::cli

@@ -36,7 +36,9 @@ inline std::chrono::milliseconds parse_duration(const std::string& text, const s
 /// otherwise (so logs and CI output stay readable).
 class ProgressLine {
  public:
-  explicit ProgressLine(bool enabled = true) : enabled_(enabled), tty_(::isatty(2) != 0) {}
+  /// `err` rewrites in place only when it is std::cerr on a terminal.
+  explicit ProgressLine(bool enabled = true, std::ostream& err = std::cerr)
+      : enabled_(enabled), tty_(&err == &std::cerr && ::isatty(2) != 0), err_(err) {}
   ~ProgressLine() { finish(); }
   void show(const std::string& text) {
     if (!enabled_) return;
@@ -44,22 +46,23 @@ class ProgressLine {
     if (text == last_) return;
     last_ = text;
     if (tty_) {
-      std::cerr << "\r\033[K" << text << std::flush;
+      err_ << "\r\033[K" << text << std::flush;
       open_ = true;
     } else {
-      std::cerr << text << "\n" << std::flush;
+      err_ << text << "\n" << std::flush;
     }
   }
   void show(const tfjob::workflow::Progress& p) { show(p.line()); }
   /// End the in-place line before other output.
   void finish() {
     std::lock_guard<std::mutex> lk(mu_);
-    if (open_) std::cerr << "\n" << std::flush;
+    if (open_) err_ << "\n" << std::flush;
     open_ = false;
   }
 
  private:
   bool enabled_, tty_, open_ = false;
+  std::ostream& err_;
   std::string last_;
   std::mutex mu_;
 };

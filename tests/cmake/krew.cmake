@@ -39,10 +39,18 @@ if(TARGET kubectl-tfjob)
 endif()
 
 # The manifest in the repository (krew/tfjob.yaml; the release workflow regenerates it with
-# the published archives' sha256) passes krew's rules.
+# the published archives' sha256) passes krew's rules and names both platforms the release
+# builds (release.sh --chroot), as the regenerated one will.
 add_test(NAME "krew:repo-manifest-valid"
-         COMMAND ${TFJOB_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_krew.py ${PROJECT_SOURCE_DIR}/krew/tfjob.yaml)
+         COMMAND ${TFJOB_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_krew.py ${PROJECT_SOURCE_DIR}/krew/tfjob.yaml
+                 --platforms linux/amd64,linux/arm64)
 set_tests_properties("krew:repo-manifest-valid" PROPERTIES LABELS krew)
+# and a platform it does not list is caught
+add_test(NAME "krew:rejects-missing-platform"
+         COMMAND ${TFJOB_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_krew.py ${PROJECT_SOURCE_DIR}/krew/tfjob.yaml
+                 --platforms linux/amd64,linux/arm64,darwin/arm64 --expect-invalid)
+set_tests_properties("krew:rejects-missing-platform" PROPERTIES LABELS krew
+                     PASS_REGULAR_EXPRESSION "no platform for darwin/arm64")
 
 file(GLOB TFJOB_KREW_BROKEN CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/data/krew/*/tfjob.yaml)
 foreach(m ${TFJOB_KREW_BROKEN})

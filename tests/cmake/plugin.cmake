@@ -20,3 +20,9 @@ if(TARGET kubectl-tfjob AND TARGET hello-tfjob)
   set_tests_properties(plugin.quickstart-local plugin.quickstart-cluster plugin.quickstart-auto-cluster
                        PROPERTIES LABELS plugin TIMEOUT 300)
 endif()
+
+# The in-process CLI test calls run_cli (plugin/cli.hpp) with string streams: it links the
+# plugin's own objects (commands and common helpers), so what it runs is what ships.
+if(TARGET cli_inprocess_test AND TARGET tfjob_plugin_cli)
+  target_link_libraries(cli_inprocess_test PRIVATE tfjob_plugin_cli)
+endif()

@@ -20,14 +20,20 @@ tfjob_add_realapi_test(NAME realapi.parity COMMAND $<TARGET_FILE:realapi_parity_
 #  - serve_test.sh: server-side apply and --dry-run=server of Deployment + Service, the
 #    rollout wait, ProgressDeadlineExceeded, a crash loop with events and the previous log,
 #    no endpoints behind the service, list, delete, 403;
+#  - serve_kserve_test.sh: serve --kserve refused without KServe's CRD, then with it: the
+#    real apiserver's dry run, apply (nothing pruned), a wrong type refused, the wait's timeout;
 #  - nocrd_test.sh: every command on a cluster without the TFJob CRD (its own second cluster).
 if(TARGET kubectl-tfjob)
-  foreach(case plugin gpu-check serve)
+  foreach(case plugin gpu-check serve logs-pending)
     string(REPLACE "-" "_" script ${case})
     tfjob_add_realapi_test(NAME realapi.${case}
                            COMMAND ${TFJOB_BASH} ${TFJOB_REALAPI_SRC}/${script}_test.sh
                                    $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALAPI_DIR})
   endforeach()
+  # serve --kserve with KServe's CRD (the official schema excerpt) installed, then removed
+  tfjob_add_realapi_test(NAME realapi.serve-kserve
+                         COMMAND ${TFJOB_BASH} ${TFJOB_REALAPI_SRC}/serve_kserve_test.sh $<TARGET_FILE:kubectl-tfjob>
+                                 ${TFJOB_REALAPI_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/data/crds/serving.kserve.io_inferenceservices.excerpt.yaml)
   # a second cluster, without the TFJob CRD, started and stopped by the test itself
   add_test(NAME realapi.no-crd
            COMMAND ${TFJOB_BASH} ${TFJOB_REALAPI_SRC}/nocrd_test.sh $<TARGET_FILE:kubectl-tfjob>

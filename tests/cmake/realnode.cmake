@@ -70,7 +70,7 @@ function(tfjob_add_realnode_test)
 endfunction()
 
 if(TARGET kubectl-tfjob)
-  foreach(case logs unschedulable image-missing serve gpu-check top hello logs-restarts interrupt)
+  foreach(case logs unschedulable image-missing serve serve-models serve-from-job gpu-check top hello logs-restarts interrupt)
     tfjob_add_realnode_test(NAME realnode.${case} TIMEOUT 300
       COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh ${case} $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
   endforeach()
@@ -102,4 +102,19 @@ if(TARGET kubectl-tfjob)
     tfjob_add_realnode_test(NAME realnode.${case} TIMEOUT 300
       COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh ${case} $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
   endforeach()
+  # suspend and resume (issue 17): the controller stand-in deletes the pods (stopped by the
+  # real kubelet) and keeps the job Suspended, then recreates them, Running again
+  tfjob_add_realnode_test(NAME realnode.suspend-resume TIMEOUT 300
+    COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh suspend-resume $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
+  # queues from discovery (issue 17): minimal Kueue, Volcano and scheduler-plugins CRDs on the
+  # real API server; submit's preflight: Kueue missing, LocalQueue/Queue not found, no gang
+  tfjob_add_realnode_test(NAME realnode.queues TIMEOUT 180
+    COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh queues $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
+  # waiting in a queue, not for a node (issue 17): a Workload with QuotaReserved False and a
+  # Volcano PodGroup Pending written by the test; with the controller, a job partly Running
+  tfjob_add_realnode_test(NAME realnode.queue-waits TIMEOUT 240
+    COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh queue-waits $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
+  # scale --workers (issue 17): an enableDynamicWorker job's new Worker created by the controller
+  tfjob_add_realnode_test(NAME realnode.scale TIMEOUT 240
+    COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh scale $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
 endif()

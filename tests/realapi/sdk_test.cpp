@@ -313,7 +313,7 @@ TEST_CASE("realapi: list pages with limit and continue", "[realapi][api]") {
   for (int i = 0; i < n; ++i) cms.remove("page-" + std::to_string(i));
 }
 
-TEST_CASE("realapi: watch delivers ADDED, MODIFIED, DELETED in order; 410 relists", "[realapi][watch]") {
+TEST_CASE("realapi: watch delivers ADDED, MODIFIED, DELETED in order, 410 relists", "[realapi][watch]") {
   const std::string ns = env("TFJOB_TEST_LIMITED_NAMESPACE");
   Api<tfjob::TFJob> jobs(limited(), ns);
   jobs.remove_opt("sdk-watch");
@@ -332,8 +332,8 @@ TEST_CASE("realapi: watch delivers ADDED, MODIFIED, DELETED in order; 410 relist
     so.cancel = &cancel;
     jobs.watch(wp, [&](const WatchEvent<tfjob::TFJob>& ev) {
       std::lock_guard<std::mutex> lk(mu);
-      seen.push_back(ev.type + " " + ev.object.metadata.name);
-      return ev.type != "DELETED";
+      seen.push_back(std::string(to_string(ev.type)) + " " + ev.object.metadata.name);
+      return ev.type != tfjob::kube::EventType::deleted;
     }, so);
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -363,7 +363,7 @@ TEST_CASE("realapi: watch delivers ADDED, MODIFIED, DELETED in order; 410 relist
   auto w = all.watcher(old);
   std::vector<std::string> got;
   w.run([&](const WatchEvent<tfjob::TFJob>& ev) {
-    got.push_back(ev.type + " " + ev.object.metadata.name);
+    got.push_back(std::string(to_string(ev.type)) + " " + ev.object.metadata.name);
     return false;
   });
   CHECK(got == std::vector<std::string>{"ADDED sdk-watch-410"});

@@ -97,7 +97,7 @@ ka create -n "$NS" -f - >/dev/null <<'PVC'
 {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "models"},
  "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
 PVC
-bg_plugin cl serve cl --pvc models --gpus 0 -n "$NS" --timeout 30s
+bg_plugin cl serve cl --pvc models --gpus 0 -n "$NS" --timeout 30s --no-export-check  # this tier has no kubelet to run the check pod (the real node tier runs it)
 pid=$BGPID
 until_ok 20 ka get deployment cl -n "$NS" || fail "serve did not create deployment cl: $(cat "$TMP/cl.err")"
 [ "$(ka get deployment cl -n "$NS" -o jsonpath='{.spec.template.spec.volumes[0].persistentVolumeClaim.claimName}')" = models ] \

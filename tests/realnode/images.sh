@@ -40,7 +40,9 @@ rootfs_pause() { install -D -m 0755 "$PAUSE" "$1/pause"; }
 image pause tfjob.local/pause:${PAUSE_TAG:-3.4.1} /pause -- "$PAUSE"
 
 # a few coreutils for scenario pods (sh is dash, everything with its shared libraries)
-TOOLS=(/bin/sh /bin/cat /bin/sleep /usr/bin/printf /usr/bin/head /usr/bin/yes /bin/echo /bin/ls /usr/bin/env /usr/bin/seq /bin/true /bin/false)
+# (wc and base64: serve's export check pod, which runs in the server's image, the stand-in's here)
+TOOLS=(/bin/sh /bin/cat /bin/sleep /usr/bin/printf /usr/bin/head /usr/bin/yes /bin/echo /bin/ls /usr/bin/env /usr/bin/seq /bin/true /bin/false
+       /usr/bin/wc /usr/bin/base64 /bin/mkdir)
 rootfs_tools() {
   local t
   for t in "${TOOLS[@]}"; do bash "$IMG" add-bin "$1" "$(readlink -f "$t")" "$t"; done

@@ -293,7 +293,8 @@ node_up() {
   start kube-controller-manager "$BIN/kube-controller-manager" --kubeconfig="$RUN/kcm.kubeconfig" \
     --authentication-kubeconfig="$RUN/kcm.kubeconfig" --authorization-kubeconfig="$RUN/kcm.kubeconfig" \
     --leader-elect=false --port=0 --secure-port=0 --use-service-account-credentials=false \
-    --controllers=garbagecollector,deployment,replicaset,endpoint,endpointslice,namespace,serviceaccount,persistentvolume-binder,podgc,nodelifecycle \
+    --controllers=garbagecollector,deployment,replicaset,endpoint,endpointslice,namespace,serviceaccount,persistentvolume-binder,podgc,nodelifecycle,horizontalpodautoscaling \
+    --horizontal-pod-autoscaler-sync-period=5s \
     --service-account-private-key-file="$PKI/sa.key" --root-ca-file="$TFJOB_REALAPI_CA" \
     --concurrent-gc-syncs=5 --namespace-sync-period=10s -v=1
 

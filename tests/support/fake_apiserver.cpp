@@ -676,6 +676,9 @@ struct Handler {
       return;
     }
     const std::string& p = req.path;
+    if (!s.opts.kserve && (p.rfind(std::string("/apis/") + fake::kserve_group, 0) == 0 ||
+                           p.rfind(std::string("/openapi/v3/apis/") + fake::kserve_group, 0) == 0))
+      throw ApiError{404, fake::status_failure(404, "NotFound", "the server could not find the requested resource")};
     if (req.method == "GET") {
       if (p == "/version" || p == "/version/") return send(200, fake::version_info());
       if (p == "/healthz" || p == "/readyz" || p == "/livez") {
@@ -683,8 +686,21 @@ struct Handler {
         return;
       }
       if (p == "/api" || p == "/api/") return send(200, fake::discovery_api_versions("127.0.0.1:" + std::to_string(s.port)));
-      if (p == "/apis" || p == "/apis/") return send(200, fake::discovery_groups());
-      if (p == "/openapi/v3" || p == "/openapi/v3/") return send(200, fake::openapi_v3_index());
+      if (p == "/apis" || p == "/apis/") {
+        json groups = fake::discovery_groups();
+        if (!s.opts.kserve) {  // KServe's group only where its CRD is "installed"
+          json kept = json::array();
+          for (const auto& g : groups["groups"])
+            if (g.value("name", "") != fake::kserve_group) kept.push_back(g);
+          groups["groups"] = kept;
+        }
+        return send(200, groups);
+      }
+      if (p == "/openapi/v3" || p == "/openapi/v3/") {
+        json index = fake::openapi_v3_index();
+        if (!s.opts.kserve) index["paths"].erase(std::string("apis/") + fake::kserve_group + "/v1beta1");
+        return send(200, index);
+      }
       if (p.rfind("/openapi/v3/", 0) == 0) {
         auto doc = fake::openapi_v3_doc(p.substr(12), s.tfjob_schema);
         if (doc) return send(200, *doc);
@@ -1873,6 +1889,7 @@ void FakeApiServer::Impl::controller_loop() {
       reconcile_deployments_locked();
       reconcile_jobs_locked();
       reconcile_volumes_locked();
+      reconcile_inferenceservices_locked();
       reconcile_pods_locked();
     }
     std::this_thread::sleep_for(opts.controller_interval);

@@ -44,6 +44,11 @@ struct FakeApiServerOptions {
   /// For this long after a pod's containers start, the kubelet reports phase Running but
   /// no containerStatuses yet (a status update that lags, as a busy kubelet's does).
   std::chrono::milliseconds container_status_lag{0};
+  /// Serve KServe's serving.kserve.io/v1beta1 InferenceService, with a stand-in for its
+  /// controller in RawDeployment mode (a Deployment and Service NAME-predictor whose TF
+  /// Serving FakeTfServing answers; the status follows the Deployment). Off: the group is
+  /// not served (404), as on a cluster without KServe.
+  bool kserve = false;
 };
 
 /// One request as the server saw it (for assertions such as "the create was sent once").

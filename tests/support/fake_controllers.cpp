@@ -663,6 +663,108 @@ void FakeApiServer::Impl::reconcile_deployments_locked() {
   }
 }
 
+// ---- KServe's InferenceService controller, RawDeployment mode (FakeApiServerOptions::kserve) ----
+// A stand-in for kserve's controller (pkg/controller/v1beta1/inferenceservice, raw mode): the
+// TensorFlow predictor becomes a Deployment and a ClusterIP Service named NAME-predictor
+// (port 80 to the container's 8080), its pods labelled serving.kserve.io/inferenceservice=NAME,
+// TF Serving run as the kserve-tensorflow-serving runtime runs it; the status follows the
+// Deployment: PredictorReady from its Available condition, Ready when the predictor is.
+
+void FakeApiServer::Impl::reconcile_inferenceservices_locked() {
+  if (!opts.kserve) return;
+  const ResourceInfo& isvcs = *fake::find_resource("serving.kserve.io", "v1beta1", "inferenceservices");
+  const ResourceInfo& deps = R("apps", "deployments");
+  const ResourceInfo& svcs = R("", "services");
+  for (const json& isvc : list_locked(isvcs, "")) {
+    const std::string ns = isvc["metadata"].value("namespace", "");
+    const std::string name = isvc["metadata"]["name"];
+    const std::string comp = name + "-predictor";
+    json pred = isvc.value("spec", json::object()).value("predictor", json::object());
+    json model = pred.value("model", json::object());
+    // KServe propagates the InferenceService's labels to its components (and adds its own)
+    json labels = isvc["metadata"].value("labels", json::object());
+    labels["serving.kserve.io/inferenceservice"] = name;
+    labels["component"] = "predictor";
+    labels["app"] = "isvc." + comp;
+    json container = {{"name", "kserve-container"},
+                      {"image", "tensorflow/serving:" + model.value("runtimeVersion", "2.6.2")},
+                      {"command", {"/usr/bin/tensorflow_model_server"}},
+                      {"args", {"--port=9000", "--rest_api_port=8080", "--model_name=" + name, "--model_base_path=/mnt/models",
+                                "--rest_api_timeout_in_ms=60000"}},
+                      {"ports", {{{"containerPort", 8080}, {"name", "h2c"}, {"protocol", "TCP"}}}}};
+    if (model.contains("resources")) container["resources"] = model["resources"];
+    json pod_spec = {{"containers", json::array()}};
+    const std::string uri = model.value("storageUri", "");
+    if (uri.rfind("pvc://", 0) == 0) {  // the claim mounted at /mnt/models (kserve's storage initializer injector, pvc://)
+      std::string rest = uri.substr(6);
+      std::string claim = rest.substr(0, rest.find('/'));
+      std::string sub = rest.find('/') == std::string::npos ? "" : rest.substr(rest.find('/') + 1);
+      json mount = {{"name", "kserve-pvc-source"}, {"mountPath", "/mnt/models"}, {"readOnly", true}};
+      if (!sub.empty()) mount["subPath"] = sub;
+      container["volumeMounts"] = json::array({mount});
+      pod_spec["volumes"] = json::array({{{"name", "kserve-pvc-source"}, {"persistentVolumeClaim", {{"claimName", claim}, {"readOnly", true}}}}});
+    }
+    pod_spec["containers"].push_back(container);
+    for (const char* k : {"nodeSelector", "tolerations"})
+      if (pred.contains(k)) pod_spec[k] = pred[k];
+    const int replicas = pred.value("minReplicas", 1);
+    json dep = {{"apiVersion", "apps/v1"}, {"kind", "Deployment"},
+                {"metadata", {{"name", comp}, {"namespace", ns}, {"labels", labels}, {"ownerReferences", json::array({owner_ref(isvc)})}}},
+                {"spec", {{"replicas", replicas}, {"selector", {{"matchLabels", {{"app", "isvc." + comp}}}}},
+                          {"template", {{"metadata", {{"labels", labels}}}, {"spec", pod_spec}}}}}};
+    if (!find_locked(deps, ns, comp)) {
+      create_locked(deps, dep);
+    } else {
+      mutate(*this, deps, ns, comp, [&](json& o) {
+        o["spec"] = dep["spec"];
+      });
+    }
+    if (!find_locked(svcs, ns, comp)) {
+      json svc = {{"apiVersion", "v1"}, {"kind", "Service"},
+                  {"metadata", {{"name", comp}, {"namespace", ns}, {"labels", labels}, {"ownerReferences", json::array({owner_ref(isvc)})}}},
+                  {"spec", {{"type", "ClusterIP"}, {"selector", {{"app", "isvc." + comp}}},
+                            {"ports", {{{"name", comp}, {"port", 80}, {"protocol", "TCP"}, {"targetPort", 8080}}}}}}};
+      create_locked(svcs, svc);
+    }
+    const json* d = find_locked(deps, ns, comp);
+    std::string avail = "False", reason = "MinimumReplicasUnavailable", message = "Deployment does not have minimum availability.";
+    if (d)
+      for (const auto& c : (*d).value("status", json::object()).value("conditions", json::array()))
+        if (c.value("type", "") == "Available") {
+          avail = c.value("status", "False");
+          reason = c.value("reason", "");
+          message = c.value("message", "");
+        }
+    const bool ready = avail == "True";
+    const std::string url = "http://" + comp + "." + ns + ".svc.cluster.local";
+    mutate(*this, isvcs, ns, name, [&](json& o) {
+      const std::string now = fake::now_rfc3339();
+      auto cond = [&](const char* type, bool ok, const std::string& r, const std::string& m) {
+        for (const auto& c : o.value("status", json::object()).value("conditions", json::array()))
+          if (c.value("type", "") == type && c.value("status", "") == (ok ? "True" : "False")) return c;
+        json c = {{"type", type}, {"status", ok ? "True" : "False"}, {"lastTransitionTime", now}};
+        if (!ok && !r.empty()) c["reason"] = r;
+        if (!ok && !m.empty()) c["message"] = m;
+        return c;
+      };
+      auto& st = o["status"];
+      st["observedGeneration"] = o["metadata"].value("generation", 1);
+      st["conditions"] = json::array({cond("IngressReady", true, "", ""), cond("PredictorReady", ready, reason, message),
+                                      cond("Ready", ready, reason, message)});
+      st["components"] = {{"predictor", {{"url", url}, {"address", {{"url", url}}}}}};
+      st["modelStatus"] = {{"transitionStatus", ready ? "UpToDate" : "InProgress"},
+                           {"states", {{"activeModelState", ready ? "Loaded" : "Pending"}, {"targetModelState", ready ? "Loaded" : "Pending"}}}};
+      if (ready) {
+        st["url"] = url;
+        st["address"] = {{"url", url}};
+      } else {
+        st.erase("url");
+        st.erase("address");
+      }
+    });
+  }
+}
+
 // ---- volumes: the PV controller and a default dynamic provisioner -----------------------------
 
 void FakeApiServer::Impl::reconcile_volumes_locked() {

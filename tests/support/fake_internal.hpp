@@ -39,6 +39,8 @@ struct ResourceInfo {
 };
 
 const std::vector<ResourceInfo>& resources();
+/// KServe's API group: served only with FakeApiServerOptions::kserve (its CRD "installed").
+inline constexpr const char* kserve_group = "serving.kserve.io";
 const ResourceInfo* find_resource(const std::string& group, const std::string& version, const std::string& plural);
 const ResourceInfo* find_resource_by_kind(const std::string& api_version, const std::string& kind);
 /// "pods", "tfjobs", "tfjobs.kubeflow.org", "deployments.apps"

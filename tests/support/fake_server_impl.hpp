@@ -135,6 +135,7 @@ struct FakeApiServer::Impl {
   void reconcile_pods_locked();
   void reconcile_jobs_locked();
   void reconcile_volumes_locked();
+  void reconcile_inferenceservices_locked();  ///< KServe's RawDeployment controller (opts.kserve)
   std::set<std::string> explained_claims;  ///< uids of claims whose Pending reason has an event
   std::string pod_ip_locked();
 };

@@ -28,10 +28,15 @@ const std::vector<ResourceInfo>& resources() {
     // apps/v1
     add({"apps", "v1", "deployments", "deployment", "Deployment", true, {"deploy"}, {"all"}, true, true, true, {"status"}});
     add({"apps", "v1", "replicasets", "replicaset", "ReplicaSet", true, {"rs"}, {"all"}, true, true, true, {"status"}});
+    // policy/v1, autoscaling/v2 (what serve adds for several replicas and --autoscale)
+    add({"policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", true, {"pdb"}, {}, true, true, true, {"status"}});
+    add({"autoscaling", "v2", "horizontalpodautoscalers", "horizontalpodautoscaler", "HorizontalPodAutoscaler", true, {"hpa"}, {"all"}, true, false, true, {"status"}});
     // batch/v1
     add({"batch", "v1", "jobs", "job", "Job", true, {}, {"all"}, true, true, true, {"status"}});
     // kubeflow.org/v1 (CRD)
     add({"kubeflow.org", "v1", "tfjobs", "tfjob", "TFJob", true, {"tfjob"}, {"kubeflow"}, true, true, false, {"status"}});
+    // serving.kserve.io/v1beta1 (KServe's CRD; 404 unless FakeApiServerOptions::kserve)
+    add({"serving.kserve.io", "v1beta1", "inferenceservices", "inferenceservice", "InferenceService", true, {"isvc"}, {}, true, true, false, {"status"}});
     return t;
   }();
   return table;

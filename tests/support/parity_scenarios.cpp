@@ -329,6 +329,7 @@ struct Run {
     nofm.query.erase(std::remove_if(nofm.query.begin(), nofm.query.end(),
                                     [](const auto& kv) { return kv.first == "fieldManager"; }),
                      nofm.query.end());
+    nofm.takes_field_manager = false;  // nor the client's own: the server's answer to none at all
     out["apply_without_field_manager"] = outcome(admin.send(nofm));
 
     // apply an invalid object

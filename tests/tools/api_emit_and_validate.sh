@@ -25,8 +25,21 @@ emit flags submit --name resnet -n team-a --image tensorflow/tensorflow:2.15.0-g
   --success-policy AllWorkers --selector gpu=v100 --toleration nvidia.com/gpu:NoSchedule --label team=vision \
   --queue research --dynamic-worker --command --dry-run=client -o yaml -- python /data/train.py
 emit minimal submit --name tiny --image busybox --dry-run=client -o yaml
+# every runPolicy.schedulingPolicy field of v1.9, the scheduler, managedBy, suspend
+emit scheduling submit --name gang -n team-a --image tensorflow/tensorflow:2.15.0-gpu --chief --workers 3 --ps 1 \
+  --gpus 1 --min-available 4 --queue research --priority-class high-priority --min-resources nvidia.com/gpu=4,cpu=8 \
+  --min-resources memory=32Gi --schedule-timeout 600 --scheduler-name volcano --managed-by kubeflow.org/training-operator \
+  --suspend --dry-run=client -o yaml
+emit gang submit mnist --workers 4 --gang --scheduler-name scheduler-plugins-scheduler --dry-run=client -o yaml
+emit kueue submit mnist --local-queue team-a-gpus --managed-by kueue.x-k8s.io/multikueue --dry-run=client -o yaml
+# per replica type (Arena's flags) and the pods' settings
+emit roles submit --name roles --image tf:common --chief --workers 2 --ps 1 --evaluator --gpus 1 --cpu 2 --memory 4Gi \
+  --chief-image tf:chief --worker-image tf:worker --ps-image tf:ps --evaluator-image tf:eval --worker-cpu 8 \
+  --worker-gpus 4 --ps-memory 64Gi --ps-cpu 500m --chief-memory 8Gi --evaluator-gpus 0 \
+  --annotation sidecar.istio.io/inject=false --image-pull-policy IfNotPresent --image-pull-secret regcred \
+  --service-account trainer --shm-size 2Gi --dry-run=client -o yaml
 emit multi submit -f "$src/tests/data/api/multi.yaml" --dry-run=client -o yaml
 "$plugin" submit mnist --dry-run=client -o json > "$work/mnist.json"
 n=$((n + 1))
-# 7 jobs: mnist, mnist-cpu, flags, minimal, 2 in multi, mnist.json
-"$python" "$src/tests/tools/validate_crd.py" --crd "$crd" --strict --min-jobs 7 "$work"
+# 11 jobs: mnist, mnist-cpu, flags, minimal, scheduling, gang, kueue, roles, 2 in multi, mnist.json
+"$python" "$src/tests/tools/validate_crd.py" --crd "$crd" --strict --min-jobs 11 "$work"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks a krew plugin manifest the way krew and the krew-index CI do.
 
-    check_krew.py MANIFEST [--archives DIR] [--expect-invalid]
+    check_krew.py MANIFEST [--archives DIR] [--platforms OS/ARCH,...] [--expect-invalid]
 
 The structural rules are krew's own (sigs.k8s.io/krew internal/index/validation/validate.go,
 ValidatePlugin): apiVersion krew.googlecontainertools.github.com/v1alpha2, kind Plugin, a
@@ -16,6 +16,7 @@ LICENSE file.
 With --archives DIR each platform's archive (the base name of its uri) must be in DIR with
 the sha256 the manifest gives; it is then "installed" as krew does (extracted, the file
 operations applied) and the bin must be an executable file, next to a LICENSE.
+With --platforms each OS/ARCH listed must have a platform whose selector is exactly it.
 
 Exit status: 0 valid (with --expect-invalid: rejected), 1 otherwise, 2 on usage errors.
 """
@@ -240,6 +241,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("manifest")
     ap.add_argument("--archives", help="directory holding the archives the uris name")
+    ap.add_argument("--platforms", help="comma-separated OS/ARCH that must each have a platform entry")
     ap.add_argument("--expect-invalid", action="store_true")
     args = ap.parse_args()
     try:
@@ -253,6 +255,14 @@ def main():
         errs = [f"YAML does not parse: {e}"]
     else:
         errs = structural_errors(args.manifest, m)
+    if not errs and args.platforms:
+        have = {(p["selector"].get("matchLabels", {}).get("os"), p["selector"].get("matchLabels", {}).get("arch"))
+                for p in m["spec"]["platforms"]}
+        for want in args.platforms.split(","):
+            os_, _, arch = want.partition("/")
+            if (os_, arch) not in have:
+                errs.append(f"no platform for {want} (the release builds it; have "
+                            f"{', '.join(sorted(f'{o}/{a}' for o, a in have))})")
     if not errs and args.archives:
         for i, p in enumerate(m["spec"]["platforms"]):
             errs += [f"spec.platforms[{i}] failed to install: {e}" for e in install_errors(p, args.archives)]

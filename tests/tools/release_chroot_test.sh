@@ -11,7 +11,11 @@
 #       the archived linux/ARCH binary, unpacked inside a minimal chroot of Debian SUITE
 #       (nothing but its Essential packages; arm64 through qemu-user), prints its version
 #       and --help, and reaches the test API server over TLS with the kubeconfig's CA and
-#       client certificate, and refuses it when the server's name does not match
+#       client certificate, and refuses it when the server's name does not match; then
+#       submits a job whose pods run for 15 minutes and `wait`s for it with --timeout: a wait
+#       whose loop is a steady_clock condition-variable wait (libstdc++'s
+#       pthread_cond_clockwait, the release's glibc 2.28 shim, release/glibc_compat.cpp)
+#       must end with the timeout's exit status 2, neither hang nor spin
 #
 # The chroots and static dependencies are cached under /var/cache/kubectl-tfjob/release
 # (scripts/release-chroot.sh). Building them cold takes most of an hour on two cores, so
@@ -92,7 +96,8 @@ run)
   trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$t"' EXIT
   mkdir "$t/x"
   tar -C "$t/x" -xzf "$archive"
-  "$fake" --kubeconfig-out "$t/kubeconfig" > "$t/url" 2> "$t/fake.err" & pid=$!
+  # the job of the timed wait below runs far longer than the test
+  "$fake" --kubeconfig-out "$t/kubeconfig" --job-pod-runtime 900000 > "$t/url" 2> "$t/fake.err" & pid=$!
   for _ in $(seq 1 200); do [ -s "$t/kubeconfig" ] && grep -q '^current-context:' "$t/kubeconfig" && break
     kill -0 "$pid" 2>/dev/null || { cat "$t/fake.err"; fail "the fake API server exited"; }
     sleep 0.05; done  # polls the condition above
@@ -114,8 +119,55 @@ run)
     cat "$t/wrong"; fail "a server whose certificate does not name it was accepted"
   fi
   grep -qi 'certificate\|verif' "$t/wrong" || { cat "$t/wrong"; fail "the refusal does not say why (certificate)"; }
+  # A timed wait (workflow::wait_for_job wakes on a 100 ms steady_clock condition-variable
+  # wait): the job never finishes, so `wait` must return the timeout's exit status 2. It
+  # would hang with a wait that never times out (`timeout` ends it: 124) and spin with one
+  # that times out at once (libstdc++ loops until steady_clock passes the deadline). Spinning
+  # burns CPU for as long as it waits; sleeping does not: a wait of 1 s and one of 9 s
+  # cost the same start-up, connections (and under qemu, code translation), so the second
+  # may cost only a few wakeups more.
+  cat > "$t/forever.yaml" <<'YAML'
+apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata:
+  name: forever
+spec:
+  tfReplicaSpecs:
+    Worker:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: tensorflow
+            image: busybox:1.36
+            command: ["sleep", "infinity"]
+YAML
+  "${run[@]}" /release/x/kubectl-tfjob --kubeconfig /release/kubeconfig submit -f /release/forever.yaml > "$t/submit" 2>&1 ||
+    { cat "$t/submit" "$t/fake.err"; fail "submit -f in $suite/$arch"; }
+  TIMEFORMAT='%R %U %S'
+  timed_wait() {  # timed_wait SECONDS: `wait --timeout SECONDS`; its wall, user, system time in $t/wait-SECONDS.time
+    local s=$1 rc
+    { time timeout 300 "${run[@]}" /release/x/kubectl-tfjob --kubeconfig /release/kubeconfig wait forever \
+        --for=condition=Succeeded --timeout "${s}s" > "$t/wait-$s" 2>&1; } 2> "$t/wait-$s.time" && rc=0 || rc=$?
+    cat "$t/wait-$s"
+    [ "$rc" != 124 ] || fail "wait --timeout ${s}s did not return (hangs: a timed wait never timed out)"
+    [ "$rc" = 2 ] || { cat "$t/fake.err"; fail "wait --timeout ${s}s exited $rc, not the timeout's 2"; }
+    grep -q 'timed out' "$t/wait-$s" || fail "wait --timeout ${s}s did not say it timed out"
+    read -r wall user sys < "$t/wait-$s.time"
+    echo "wait --timeout ${s}s: ${wall}s wall, ${user}s user, ${sys}s system"
+    [ "$(awk -v w="$wall" -v t="$s" 'BEGIN { print (w >= t) }')" = 1 ] ||
+      fail "wait --timeout ${s}s returned after ${wall}s, before its timeout"
+  }
+  timed_wait 1
+  timed_wait 9
+  cpu=$(awk '{ c[NR] = $2 + $3 } END { printf "%.3f", c[2] - c[1] }' "$t/wait-1.time" "$t/wait-9.time")
+  echo "8 s more of waiting cost ${cpu}s CPU more"
+  # a sleeping wait: next to nothing; a spinning one: a share of a core for those 8 s (even
+  # a fifth of one, on a loaded machine, is four times this bound)
+  [ "$(awk -v c="$cpu" 'BEGIN { print (c < 8 * 0.05) }')" = 1 ] ||
+    fail "waiting 8 s longer cost ${cpu}s CPU more, where its timed waits should sleep: they spin"
   cat "$t/version"; sed -n 1,2p "$t/server"; grep -i -m1 'certificate\|verif' "$t/wrong"
-  echo "PASS: linux/$arch release binary in a minimal Debian $suite chroot: version, --help, TLS to the test API server"
+  echo "PASS: linux/$arch release binary in a minimal Debian $suite chroot: version, --help, TLS to the test API server, a timed wait"
   ;;
 *) echo "usage: release_chroot_test.sh build DIST | elf DIST ARCH GLIBC | run DIST SUITE ARCH FAKE_APISERVER" >&2; exit 2 ;;
 esac

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Independent judge: validates TFJobs against the official CRD's openAPIV3Schema.
+"""Independent judge: validates TFJobs (or the objects of any other CRD given, e.g. KServe's
+InferenceService: the kind is the CRD's spec.names.kind, the version its storage version)
+against the official CRD's openAPIV3Schema.
 
     validate_crd.py --crd kubeflow.org_tfjobs.v1.9.0.yaml [--strict] [--other-kinds]
                     [--min-jobs N | --expect-invalid] PATH...
@@ -64,11 +66,12 @@ def load_schema(path, strict):
         crd = yaml.safe_load(f)
     if not isinstance(crd, dict) or crd.get("kind") != "CustomResourceDefinition":
         raise ValueError(f"{path}: not a CustomResourceDefinition")
+    kind = crd["spec"]["names"]["kind"]
     for v in crd["spec"]["versions"]:
-        if v["name"] == "v1":
+        if v.get("storage"):
             schema = v["schema"]["openAPIV3Schema"]
-            return crd["spec"]["group"], (strict_schema(schema) if strict else schema)
-    raise ValueError(f"{path}: the CRD has no version v1")
+            return crd["spec"]["group"], v["name"], kind, (strict_schema(schema) if strict else schema)
+    raise ValueError(f"{path}: the CRD has no storage version")
 
 
 def files_under(path):
@@ -134,12 +137,12 @@ def main():
     ap.add_argument("paths", nargs="+")
     a = ap.parse_args()
     try:
-        group, schema = load_schema(a.crd, a.strict)
+        group, version, kind, schema = load_schema(a.crd, a.strict)
     except (OSError, ValueError, KeyError, yaml.YAMLError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     validator = jsonschema.validators.validator_for(schema)(schema)
-    want_api = f"{group}/v1"
+    want_api = f"{group}/{version}"
     jobs = valid = bad = files = rejected_files = 0
     try:
         for name, text in sources(a.paths):
@@ -154,10 +157,10 @@ def main():
                 continue
             for i, d in enumerate(docs, 1):
                 where = f"{name} (document {i})"
-                if not isinstance(d, dict) or d.get("kind") != "TFJob":
+                if not isinstance(d, dict) or d.get("kind") != kind:
                     if a.other_kinds:
                         continue
-                    print(f"FAIL {where}: not a {want_api} TFJob", file=sys.stderr)
+                    print(f"FAIL {where}: not a {want_api} {kind}", file=sys.stderr)
                     bad += 1
                     rejected = True
                     continue
@@ -169,16 +172,16 @@ def main():
                 if errors:
                     bad += 1
                     rejected = True
-                    print(f"FAIL {where}: TFJob {meta.get('name', '<unnamed>')}", file=sys.stderr)
+                    print(f"FAIL {where}: {kind} {meta.get('name', '<unnamed>')}", file=sys.stderr)
                     for e in errors:
                         print(f"    {e}", file=sys.stderr)
                 else:
                     valid += 1
-                    print(f"ok: {where}: TFJob {meta.get('name', '<unnamed>')}")
+                    print(f"ok: {where}: {kind} {meta.get('name', '<unnamed>')}")
             if rejected:
                 rejected_files += 1
             elif a.expect_invalid:
-                print(f"UNEXPECTED PASS {name}: expected the CRD schema to reject a TFJob in it", file=sys.stderr)
+                print(f"UNEXPECTED PASS {name}: expected the CRD schema to reject a {kind} in it", file=sys.stderr)
     except OSError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -186,9 +189,9 @@ def main():
         print(f"{rejected_files} of {files} files rejected (each must be)")
         return 0 if files > 0 and rejected_files == files else 1
     if jobs < a.min_jobs:
-        print(f"error: found {jobs} TFJob(s), expected at least {a.min_jobs}", file=sys.stderr)
+        print(f"error: found {jobs} {kind}(s), expected at least {a.min_jobs}", file=sys.stderr)
         return 1
-    print(f"{valid} of {jobs} TFJob(s) valid")
+    print(f"{valid} of {jobs} {kind}(s) valid")
     return 1 if bad else 0
 
 

@@ -14,10 +14,12 @@
 #include <tfjob/api/quantity.hpp>
 #include <tfjob/api/types.hpp>
 #include <tfjob/api/validation.hpp>
+#include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>  // std::find
 #include <map>
 #include <optional>
 #include <string>
@@ -108,6 +110,9 @@ struct PvcMount {
   }
 };
 
+/// The label that sends a job to a Kueue LocalQueue (kueue `constants.QueueLabel`).
+inline constexpr const char* kueue_queue_name_label = "kueue.x-k8s.io/queue-name";
+
 /// The GPU resource name on NVIDIA nodes (device plugin / GPU operator).
 inline constexpr const char* nvidia_gpu_resource = "nvidia.com/gpu";
 
@@ -127,7 +132,14 @@ class TFJobBuilder {
   // ---- the container (every replica type unless `for_type` is given)
   TFJobBuilder& image(std::string img) { common_.image = std::move(img); return *this; }
   TFJobBuilder& image(const std::string& type, std::string img) { per(type).image = std::move(img); return *this; }
-  TFJobBuilder& image_pull_policy(std::string p) { common_.image_pull_policy = std::move(p); return *this; }
+  /// `imagePullPolicy` of every replica's `tensorflow` container: Always, IfNotPresent or
+  /// Never (core/v1 PullPolicy). Throws `tfjob::error` for another value.
+  TFJobBuilder& image_pull_policy(std::string p) {
+    if (p != "Always" && p != "IfNotPresent" && p != "Never")
+      throw error("image pull policy \"" + p + "\": must be Always, IfNotPresent or Never");
+    common_.image_pull_policy = std::move(p);
+    return *this;
+  }
   TFJobBuilder& command(std::vector<std::string> c) { common_.command = std::move(c); return *this; }
   TFJobBuilder& args(std::vector<std::string> a) { common_.args = std::move(a); return *this; }
   TFJobBuilder& args(const std::string& type, std::vector<std::string> a) { per(type).args = std::move(a); return *this; }
@@ -143,8 +155,12 @@ class TFJobBuilder {
   }
   /// CPU request and limit (a quantity: `4`, `500m`). Throws `tfjob::error` when invalid.
   TFJobBuilder& cpu(const std::string& q) { Quantity::parse(q); common_.cpu = q; return *this; }
+  /// CPU request and limit of one replica type (Arena's `--worker-cpu`, `--ps-cpu`, ...).
+  TFJobBuilder& cpu(const std::string& type, const std::string& q) { Quantity::parse(q); per(type).cpu = q; return *this; }
   /// Memory request and limit (`8Gi`). Throws `tfjob::error` when invalid.
   TFJobBuilder& memory(const std::string& q) { Quantity::parse(q); common_.memory = q; return *this; }
+  /// Memory request and limit of one replica type (Arena's `--worker-memory`, `--ps-memory`, ...).
+  TFJobBuilder& memory(const std::string& type, const std::string& q) { Quantity::parse(q); per(type).memory = q; return *this; }
   /// `nvidia.com/gpu` limit on each Chief, Master, Worker and Evaluator replica (not PS);
   /// 0 = CPU only.
   TFJobBuilder& gpus(int n) { gpus_ = n; return *this; }
@@ -169,6 +185,21 @@ class TFJobBuilder {
   TFJobBuilder& toleration(Toleration t) { tolerations_.push_back(std::move(t)); return *this; }
   TFJobBuilder& toleration(const std::string& spec) { return toleration(Toleration::parse(spec)); }
   TFJobBuilder& service_account(std::string sa) { service_account_ = std::move(sa); return *this; }
+  /// A Secret every replica's pod pulls its images with (`spec.imagePullSecrets`).
+  TFJobBuilder& image_pull_secret(std::string name) {
+    if (std::find(pull_secrets_.begin(), pull_secrets_.end(), name) == pull_secrets_.end()) pull_secrets_.push_back(std::move(name));
+    return *this;
+  }
+  /// An annotation on every replica's pod (the pod template's metadata), e.g.
+  /// `sidecar.istio.io/inject=false`; `annotation()` annotates the TFJob itself.
+  TFJobBuilder& pod_annotation(const std::string& k, std::string v) { pod_annotations_[k] = std::move(v); return *this; }
+  /// `/dev/shm` of this size in every replica (an emptyDir with medium Memory; a
+  /// container's own /dev/shm is 64Mi, too small for TF input pipelines and NCCL).
+  /// Throws `tfjob::error` when the quantity is invalid.
+  TFJobBuilder& shm_size(const std::string& q) { Quantity::parse(q); shm_size_ = q; return *this; }
+  /// `spec.schedulerName` of every replica's pod (e.g. `volcano`, a scheduler-plugins
+  /// scheduler); with gang scheduling the operator keeps a name that is set.
+  TFJobBuilder& scheduler_name(std::string n) { scheduler_name_ = std::move(n); return *this; }
   TFJobBuilder& priority_class_name(std::string p) { priority_class_name_ = std::move(p); return *this; }
   /// A whole pod template for one type (used as is, except that the image, command, ...
   /// set on the builder are applied to its `tensorflow` container when given).
@@ -206,7 +237,30 @@ class TFJobBuilder {
   TFJobBuilder& scheduling_policy(SchedulingPolicy p) { job_.spec.run_policy.scheduling_policy = std::move(p); return *this; }
   TFJobBuilder& queue(std::string q) { sched().queue = std::move(q); return *this; }
   TFJobBuilder& min_available(std::int32_t n) { sched().min_available = n; return *this; }
+  /// `schedulingPolicy.priorityClass`: the PodGroup's priority class (the operator v1.9
+  /// copies it to a Volcano PodGroup's priorityClassName; pods keep their own).
   TFJobBuilder& priority_class(std::string p) { sched().priority_class = std::move(p); return *this; }
+  /// One `schedulingPolicy.minResources` entry (the PodGroup's; the operator computes it
+  /// from minAvailable's replicas when unset). Throws `tfjob::error` when `q` is invalid.
+  TFJobBuilder& min_resource(const std::string& name, const std::string& q) {
+    if (name.empty()) throw error("minimum resource \"=" + q + "\": expected NAME=QUANTITY, e.g. nvidia.com/gpu=4");
+    Quantity::parse(q);
+    auto& mr = sched().min_resources;
+    if (!mr.is_object()) mr = nlohmann::json::object();
+    mr[name] = q;
+    return *this;
+  }
+  /// `schedulingPolicy.scheduleTimeoutSeconds` (scheduler-plugins' PodGroup).
+  TFJobBuilder& schedule_timeout_seconds(std::int32_t s) { sched().schedule_timeout_seconds = s; return *this; }
+  /// Gang scheduling of the whole job: minAvailable = every replica, computed at build
+  /// (the operator's own default for minMember is the same sum, GetTotalReplicas).
+  TFJobBuilder& gang(bool on = true) { gang_ = on; if (on) sched(); return *this; }
+  /// Kueue: the job goes to LocalQueue `q` (label kueue.x-k8s.io/queue-name) and is
+  /// created suspended, as Kueue expects; Kueue unsuspends it once admitted.
+  TFJobBuilder& local_queue(const std::string& q) {
+    job_.metadata.labels[kueue_queue_name_label] = q;
+    return suspend(true);
+  }
   TFJobBuilder& success_policy(std::string p) { job_.spec.success_policy = std::move(p); return *this; }
   TFJobBuilder& enable_dynamic_worker(bool on = true) { job_.spec.enable_dynamic_worker = on; return *this; }
 
@@ -224,6 +278,11 @@ class TFJobBuilder {
         rp = it->second.restart_policy;
       r.restart_policy = rp;
       job.spec.tf_replica_specs[type] = std::move(r);
+    }
+    if (gang_) {
+      auto& sp = job.spec.run_policy.scheduling_policy;
+      if (!sp) sp = SchedulingPolicy{};
+      sp->min_available = job.total_replicas();
     }
     return job;
   }
@@ -276,7 +335,7 @@ class TFJobBuilder {
     if (!cs.is_array()) cs = nlohmann::json::array();
     nlohmann::json* c = nullptr;
     for (auto& x : cs)
-      if (x.is_object() && x.value("name", std::string()) == default_container_name) c = &x;
+      if (x.is_object() && tfjob::detail::value_at(x, "name", std::string()) == default_container_name) c = &x;
     if (!c) {
       cs.push_back({{"name", default_container_name}});
       c = &cs.back();
@@ -324,7 +383,7 @@ class TFJobBuilder {
         bool have = false;
         if (vols.is_array())
           for (const auto& v : vols)
-            if (v.value("name", std::string()) == m.volume_name()) have = true;
+            if (tfjob::detail::value_at(v, "name", std::string()) == m.volume_name()) have = true;
         if (!have) vols.push_back(vol);
         nlohmann::json mount = {{"name", m.volume_name()}, {"mountPath", m.mount_path}};
         if (m.read_only) mount["readOnly"] = true;
@@ -335,6 +394,26 @@ class TFJobBuilder {
     for (const auto& t : tolerations_) spec["tolerations"].push_back(t.to_json());
     if (!service_account_.empty()) spec["serviceAccountName"] = service_account_;
     if (!priority_class_name_.empty()) spec["priorityClassName"] = priority_class_name_;
+    if (!scheduler_name_.empty()) spec["schedulerName"] = scheduler_name_;
+    for (const auto& name : pull_secrets_) {
+      auto& ps = spec["imagePullSecrets"];
+      bool have = false;
+      if (ps.is_array())
+        for (const auto& x : ps) have = have || (x.is_object() && tfjob::detail::value_at(x, "name", std::string()) == name);
+      if (!have) ps.push_back({{"name", name}});
+    }
+    for (const auto& [k, v] : pod_annotations_) t["metadata"]["annotations"][k] = v;
+    if (!shm_size_.empty()) {
+      // the volume is named dshm, as in the Kubeflow and Arena examples; a template that
+      // already mounts /dev/shm keeps its own
+      bool mounted = false;
+      if (auto m = c->find("volumeMounts"); m != c->end() && m->is_array())
+        for (const auto& x : *m) mounted = mounted || (x.is_object() && tfjob::detail::value_at(x, "mountPath", std::string()) == "/dev/shm");
+      if (!mounted) {
+        spec["volumes"].push_back({{"name", "dshm"}, {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", shm_size_}}}});
+        (*c)["volumeMounts"].push_back({{"name", "dshm"}, {"mountPath", "/dev/shm"}});
+      }
+    }
     return t;
   }
 
@@ -347,7 +426,10 @@ class TFJobBuilder {
   std::vector<PvcMount> pvcs_;
   std::map<std::string, std::string> node_selector_;
   std::vector<Toleration> tolerations_;
-  std::string service_account_, priority_class_name_;
+  std::string service_account_, priority_class_name_, scheduler_name_, shm_size_;
+  std::vector<std::string> pull_secrets_;
+  std::map<std::string, std::string> pod_annotations_;
+  bool gang_ = false;
 };
 
 }  // namespace tfjob

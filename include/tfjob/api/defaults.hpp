@@ -3,6 +3,7 @@
 /// `pkg/apis/kubeflow.org/v1/tensorflow_defaults.go` and `defaulting_utils.go`).
 
 #include <tfjob/api/types.hpp>
+#include <tfjob/detail/json.hpp>
 
 #include <string>
 #include <vector>
@@ -34,7 +35,7 @@ inline void set_default_port(ReplicaSpec& r) {
   std::size_t index = 0;  // getDefaultContainerIndex
   for (std::size_t i = 0; i < cs->size(); ++i) {
     const auto& c = (*cs)[i];
-    if (c.is_object() && c.value("name", std::string()) == default_container_name) {
+    if (c.is_object() && tfjob::detail::value_at(c, "name", std::string()) == default_container_name) {
       index = i;
       break;
     }
@@ -44,7 +45,7 @@ inline void set_default_port(ReplicaSpec& r) {
   auto ports = c.find("ports");
   if (ports != c.end() && ports->is_array()) {
     for (const auto& p : *ports)  // hasDefaultPort
-      if (p.is_object() && p.value("name", std::string()) == default_port_name) return;
+      if (p.is_object() && tfjob::detail::value_at(p, "name", std::string()) == default_port_name) return;
   } else if (ports != c.end() && !ports->is_null()) {
     return;  // not a list: leave it for validation to report
   }

@@ -7,6 +7,7 @@
 /// stand-in) already has a rule, this header uses it rather than restating it.
 
 #include <tfjob/api/operator.hpp>
+#include <tfjob/detail/json.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -62,7 +63,7 @@ inline SuccessRule success_rule(const nlohmann::json& job) {
   const auto specs = job.contains("/spec/tfReplicaSpecs"_json_pointer) && job["/spec/tfReplicaSpecs"_json_pointer].is_object()
                          ? job["/spec/tfReplicaSpecs"_json_pointer]
                          : nlohmann::json::object();
-  const auto sp = job.value("/spec/successPolicy"_json_pointer, nlohmann::json());
+  const auto sp = tfjob::detail::value_at(job, "/spec/successPolicy"_json_pointer, nlohmann::json());
   const bool all_workers = sp.is_string() && sp.get<std::string>() == "AllWorkers";
   for (const char* t : {"Chief", "Master"})
     if (specs.contains(t)) { r.kind = SuccessRule::Kind::chief; r.decider = t; break; }

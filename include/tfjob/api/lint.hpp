@@ -9,6 +9,7 @@
 #include <tfjob/api/findings.hpp>
 #include <tfjob/api/quantity.hpp>
 #include <tfjob/api/scheduling.hpp>
+#include <tfjob/detail/json.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -128,7 +129,7 @@ inline bool is_cuda13_image(const std::string& image) {
 /// Whether a node's GPUs are Volta or older (compute capability below 7.5, which CUDA 13
 /// no longer builds for), from NVIDIA GPU feature discovery's labels or a product name.
 inline bool node_gpu_is_volta_or_older(const nlohmann::json& node) {
-  const auto labels = node.value("/metadata/labels"_json_pointer, nlohmann::json::object());
+  const auto labels = tfjob::detail::value_at(node, "/metadata/labels"_json_pointer, nlohmann::json::object());
   auto label = [&](const char* k) { return labels.contains(k) && labels[k].is_string() ? labels[k].get<std::string>() : std::string(); };
   const std::string major = label("nvidia.com/gpu.compute.major"), minor = label("nvidia.com/gpu.compute.minor");
   if (!major.empty()) {
@@ -154,9 +155,9 @@ inline std::vector<Finding> gpu_requests_limits(const nlohmann::json& job) {
   const nlohmann::json owned1 = detail::specs_of(job);  // items() of a temporary would dangle
   for (const auto& [type, rs] : owned1.items())
     for (const auto& c : detail::containers_of(rs)) {
-      const auto res = c.value("resources", nlohmann::json::object());
-      const auto req = res.value("requests", nlohmann::json::object()), lim = res.value("limits", nlohmann::json::object());
-      const std::string cn = c.value("name", "");
+      const auto res = tfjob::detail::value_at(c, "resources", nlohmann::json::object());
+      const auto req = tfjob::detail::value_at(res, "requests", nlohmann::json::object()), lim = tfjob::detail::value_at(res, "limits", nlohmann::json::object());
+      const std::string cn = tfjob::detail::value_at(c, "name", "");
       if (req.contains(gpu_resource) && !lim.contains(gpu_resource))
         out.push_back(detail::make("GpuRequestWithoutLimit", type,
                                    type + " container \"" + cn + "\" requests " + gpu_resource + " without a limit: extended "
@@ -199,7 +200,7 @@ inline std::vector<Finding> master_with_tf2(const nlohmann::json& job) {
   if (!specs.contains("Master")) return {};
   for (const auto& [type, rs] : specs.items())
     for (const auto& c : detail::containers_of(rs)) {
-      std::string image = c.value("image", "");
+      std::string image = tfjob::detail::value_at(c, "image", "");
       if (is_tf2_image(image))
         return {detail::make("MasterWithTF2", "Master",
                              "the job has a Master replica but image " + image +
@@ -236,7 +237,7 @@ inline std::vector<Finding> exit_code_policy(const nlohmann::json& job) {
 inline std::vector<Finding> all_workers_with_evaluator(const nlohmann::json& job) {
   const auto specs = detail::specs_of(job);
   const auto r = rules::success_rule(job);
-  const auto sp = job.value("/spec/successPolicy"_json_pointer, nlohmann::json());
+  const auto sp = tfjob::detail::value_at(job, "/spec/successPolicy"_json_pointer, nlohmann::json());
   if (!(sp.is_string() && sp.get<std::string>() == "AllWorkers") || !specs.contains("Evaluator")) return {};
   std::string decided = r.success_policy_ignored ? "the " + r.decider + " alone (successPolicy is ignored when a Chief or Master exists)"
                                                  : "the Workers alone";
@@ -252,8 +253,8 @@ inline std::vector<Finding> all_workers_with_evaluator(const nlohmann::json& job
 inline std::vector<Finding> logs_deleted(const nlohmann::json& job, const Context& ctx = {}) {
   if (ctx.logs_kept) return {};
   std::vector<Finding> out;
-  const auto rp = job.value("/spec/runPolicy"_json_pointer, nlohmann::json::object());
-  const std::string clean = rp.value("cleanPodPolicy", "");
+  const auto rp = tfjob::detail::value_at(job, "/spec/runPolicy"_json_pointer, nlohmann::json::object());
+  const std::string clean = tfjob::detail::value_at(rp, "cleanPodPolicy", "");
   if (clean == "All")
     out.push_back(detail::make("LogsDeletedAfterFinish", "",
                                "cleanPodPolicy All deletes every pod when the job finishes, and their logs with them: a failed "
@@ -279,14 +280,14 @@ inline std::vector<Finding> shared_rwo_claims(const nlohmann::json& job, const C
   const nlohmann::json owned3 = detail::specs_of(job);  // items() of a temporary would dangle
   for (const auto& [type, rs] : owned3.items()) {
     const auto ps = detail::pod_spec_of(rs);
-    for (const auto& v : ps.value("volumes", nlohmann::json::array())) {
+    for (const auto& v : tfjob::detail::value_at(ps, "volumes", nlohmann::json::array())) {
       if (!v.contains("persistentVolumeClaim")) continue;
-      const std::string claim = v["persistentVolumeClaim"].value("claimName", "");
+      const std::string claim = tfjob::detail::value_at(v["persistentVolumeClaim"], "claimName", "");
       auto& u = uses[claim];
       u.pods += detail::replicas_of(rs);
       u.gpus += detail::gpus_per_pod(rs) * detail::replicas_of(rs);
       u.types.push_back(type);
-      if (!v["persistentVolumeClaim"].value("readOnly", false)) u.read_only = false;
+      if (!tfjob::detail::value_at(v["persistentVolumeClaim"], "readOnly", false)) u.read_only = false;
     }
   }
   for (const auto& [claim, u] : uses) {
@@ -294,7 +295,7 @@ inline std::vector<Finding> shared_rwo_claims(const nlohmann::json& job, const C
     auto it = ctx.claims.find(claim);
     if (it == ctx.claims.end()) continue;
     std::set<std::string> modes;
-    for (const auto& m : it->second.value("/spec/accessModes"_json_pointer, nlohmann::json::array()))
+    for (const auto& m : tfjob::detail::value_at(it->second, "/spec/accessModes"_json_pointer, nlohmann::json::array()))
       if (m.is_string()) modes.insert(m.get<std::string>());
     if (modes.count("ReadWriteMany") || (modes.count("ReadOnlyMany") && u.read_only)) continue;
     if (!modes.count("ReadWriteOnce") && !modes.count("ReadWriteOncePod")) continue;
@@ -304,7 +305,7 @@ inline std::vector<Finding> shared_rwo_claims(const nlohmann::json& job, const C
     std::string why = "may land on different nodes";
     if (!will && u.gpus > 0 && ctx.nodes) {
       long long most = 0;
-      for (const auto& n : *ctx.nodes) most = std::max(most, static_cast<long long>(detail::amount(n.value("/status/allocatable"_json_pointer, nlohmann::json::object()), gpu_resource)));
+      for (const auto& n : *ctx.nodes) most = std::max(most, static_cast<long long>(detail::amount(tfjob::detail::value_at(n, "/status/allocatable"_json_pointer, nlohmann::json::object()), gpu_resource)));
       if (most < u.gpus) { will = true; why = "need " + std::to_string(u.gpus) + " GPUs together while no node has more than " + std::to_string(most) + ", so they will land on different nodes"; }
     }
     if (modes.count("ReadWriteOncePod")) why = "each need the claim, which ReadWriteOncePod gives to one pod only";
@@ -312,7 +313,7 @@ inline std::vector<Finding> shared_rwo_claims(const nlohmann::json& job, const C
                                "claim \"" + claim + "\" is " + (modes.count("ReadWriteOncePod") ? "ReadWriteOncePod" : "ReadWriteOnce") +
                                " but " + std::to_string(u.pods) + " pods (" + types + ") mount it and " + why +
                                ": a pod on a second node stays ContainerCreating with a Multi-Attach error",
-                               {"persistentvolumeclaim/" + claim + " accessModes: " + it->second.value("/spec/accessModes"_json_pointer, nlohmann::json::array()).dump()},
+                               {"persistentvolumeclaim/" + claim + " accessModes: " + tfjob::detail::value_at(it->second, "/spec/accessModes"_json_pointer, nlohmann::json::array()).dump()},
                                "use a ReadWriteMany claim (NFS, Filestore, CephFS), or mount it on the chief only"));
   }
   return out;
@@ -379,14 +380,14 @@ inline std::vector<Finding> request_fits_no_node(const nlohmann::json& job, cons
 /// keeps the pod Running after the trainer exits, so the job never completes (kubeflow #3935).
 inline std::vector<Finding> istio_sidecar(const nlohmann::json& job, const Context& ctx) {
   if (!ctx.namespace_object) return {};
-  const auto labels = ctx.namespace_object->value("/metadata/labels"_json_pointer, nlohmann::json::object());
-  const std::string inj = labels.value("istio-injection", "");
+  const auto labels = tfjob::detail::value_at(*ctx.namespace_object, "/metadata/labels"_json_pointer, nlohmann::json::object());
+  const std::string inj = tfjob::detail::value_at(labels, "istio-injection", "");
   const bool on = inj == "enabled" || (inj != "disabled" && labels.contains("istio.io/rev"));
   if (!on) return {};
   std::vector<std::string> missing;
   const nlohmann::json owned5 = detail::specs_of(job);  // items() of a temporary would dangle
   for (const auto& [type, rs] : owned5.items()) {
-    const auto md = rs.value("/template/metadata"_json_pointer, nlohmann::json::object());
+    const auto md = tfjob::detail::value_at(rs, "/template/metadata"_json_pointer, nlohmann::json::object());
     auto opt_out = [&](const char* where) {
       const auto m = md.value(where, nlohmann::json::object());
       return m.contains("sidecar.istio.io/inject") && m["sidecar.istio.io/inject"] == "false";
@@ -396,7 +397,7 @@ inline std::vector<Finding> istio_sidecar(const nlohmann::json& job, const Conte
   if (missing.empty()) return {};
   std::string list;
   for (const auto& t : missing) list += (list.empty() ? "" : ", ") + t;
-  const std::string ns = ctx.namespace_object->value("/metadata/name"_json_pointer, std::string());
+  const std::string ns = tfjob::detail::value_at(*ctx.namespace_object, "/metadata/name"_json_pointer, std::string());
   return {detail::make("IstioSidecarInjected", missing.size() == 1 ? missing[0] : "",
                        "namespace \"" + ns + "\" injects the Istio sidecar and the " + list +
                        " template(s) do not opt out: the sidecar keeps running after the trainer exits, so the pods stay "
@@ -422,7 +423,7 @@ inline std::vector<Finding> gpu_images(const nlohmann::json& job, const Context&
   for (const auto& [type, rs] : owned6.items()) {
     if (detail::gpus_per_pod(rs) <= 0) continue;
     for (const auto& c : detail::containers_of(rs)) {
-      const std::string image = c.value("image", "");
+      const std::string image = tfjob::detail::value_at(c, "image", "");
       auto [repo, tag] = detail::split_image(image);
       if (repo == "tensorflow/tensorflow" && tag.find("gpu") == std::string::npos)
         out.push_back(detail::make("CpuOnlyImageOnGpuReplica", type,
@@ -435,9 +436,9 @@ inline std::vector<Finding> gpu_images(const nlohmann::json& job, const Context&
         int gpu_nodes = 0;
         for (const auto& n : *ctx.nodes) {
           if (!scheduling::node_fit(detail::pod_spec_of(rs), n).ok()) continue;
-          if (detail::amount(n.value("/status/allocatable"_json_pointer, nlohmann::json::object()), gpu_resource) <= 0) continue;
+          if (detail::amount(tfjob::detail::value_at(n, "/status/allocatable"_json_pointer, nlohmann::json::object()), gpu_resource) <= 0) continue;
           ++gpu_nodes;
-          if (node_gpu_is_volta_or_older(n)) volta.push_back(n.value("/metadata/name"_json_pointer, std::string()));
+          if (node_gpu_is_volta_or_older(n)) volta.push_back(tfjob::detail::value_at(n, "/metadata/name"_json_pointer, std::string()));
         }
         if (gpu_nodes > 0 && static_cast<int>(volta.size()) == gpu_nodes) {
           std::vector<std::string> ev = {type + " image: " + image};

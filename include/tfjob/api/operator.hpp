@@ -19,12 +19,14 @@
 #include <tfjob/api/labels.hpp>
 #include <tfjob/api/tf_config.hpp>
 #include <tfjob/api/types.hpp>
+#include <tfjob/detail/json.hpp>
 #include <tfjob/detail/time.hpp>
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -219,7 +221,7 @@ inline nlohmann::json desired_pod(const TFJob& job, const std::string& rtype, in
   tc.cluster_domain = opts.cluster_domain;
   if (auto cfg = gen_tf_config(job, rtype, index, tc); cfg && pod["spec"].contains("containers") && pod["spec"]["containers"].is_array())
     for (auto& c : pod["spec"]["containers"])
-      if (c.is_object() && c.value("name", std::string()) == default_container_name) {
+      if (c.is_object() && tfjob::detail::value_at(c, "name", std::string()) == default_container_name) {
         if (!c.contains("env") || !c["env"].is_array()) c["env"] = json::array();
         c["env"].push_back({{"name", env_tf_config}, {"value", *cfg}});
         break;
@@ -245,7 +247,7 @@ inline std::optional<nlohmann::json> desired_service(const TFJob& job, const std
   if (tf->contains("ports") && (*tf)["ports"].is_array())
     for (const auto& p : (*tf)["ports"])
       if (p.is_object() && p.contains("containerPort") && p["containerPort"].is_number_integer())
-        ports[p.value("name", std::string())] = p["containerPort"].get<int>();
+        ports[tfjob::detail::value_at(p, "name", std::string())] = tfjob::detail::value_at(p, "containerPort", 0);
   json jports = json::array();
   for (const auto& [n, port] : ports) {
     json sp = {{"port", port}};
@@ -290,7 +292,8 @@ inline std::int64_t restart_counts(const nlohmann::json& pod) {
     const auto& css = field(field(pod, "status"), key);
     if (!css.is_array()) continue;
     for (const auto& cs : css)
-      if (field(cs, "restartCount").is_number_integer()) n += field(cs, "restartCount").get<std::int64_t>();
+      if (const auto r = tfjob::detail::value_at(cs, "restartCount", std::int64_t{0}); r > 0)  // a server's count: never past INT64_MAX
+        n = r > std::numeric_limits<std::int64_t>::max() - n ? std::numeric_limits<std::int64_t>::max() : n + r;
   }
   return n;
 }
@@ -457,7 +460,7 @@ inline Plan reconcile(const TFJob& stored, const Observed& seen, std::int64_t no
       if (pod_slices[i].empty()) {
         json pod = desired_pod(job, rtype, index, opts);
         if (spec.template_.is_object() && spec.template_.contains("spec") && spec.template_["spec"].is_object() &&
-            !spec.template_["spec"].value("restartPolicy", std::string()).empty())
+            !tfjob::detail::value_at(spec.template_["spec"], "restartPolicy", std::string()).empty())
           plan.events.push_back({"Warning", "SettedPodTemplateRestartPolicy",
                                  "Restart policy in pod template will be overwritten by restart policy in replica spec"});
         plan.events.push_back({"Normal", "SuccessfulCreatePod", "Created pod: " + object_name(pod)});

@@ -6,6 +6,7 @@
 /// `v1.PodSpec` and `v1.Node` as JSON: lint, the GPU preflight and `explain` share them.
 
 #include <tfjob/api/quantity.hpp>
+#include <tfjob/detail/json.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -29,21 +30,14 @@ struct NodeFit {
 };
 
 namespace detail {
-inline std::string str(const nlohmann::json& o, const char* k) {
-  auto it = o.find(k);
-  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-inline nlohmann::json obj(const nlohmann::json& o, const nlohmann::json::json_pointer& p) {
-  return o.contains(p) && o[p].is_object() ? o[p] : nlohmann::json::object();
-}
-inline nlohmann::json arr(const nlohmann::json& o, const nlohmann::json::json_pointer& p) {
-  return o.contains(p) && o[p].is_array() ? o[p] : nlohmann::json::array();
-}
+using tfjob::detail::arr_at;
+using tfjob::detail::obj_at;
+using tfjob::detail::str_at;
 /// One NodeSelectorRequirement against the node's labels (k8s.io/component-helpers
 /// scheduling/corev1/nodeaffinity: In, NotIn, Exists, DoesNotExist, Gt, Lt).
 inline bool requirement_matches(const nlohmann::json& req, const nlohmann::json& labels) {
-  const std::string key = str(req, "key"), op = str(req, "operator");
-  const auto values = req.value("values", nlohmann::json::array());
+  const std::string key = str_at(req, "key"), op = str_at(req, "operator");
+  const auto values = tfjob::detail::value_at(req, "values", nlohmann::json::array());
   const bool has = labels.contains(key) && labels[key].is_string();
   const std::string v = has ? labels[key].get<std::string>() : "";
   auto in = [&] {
@@ -66,9 +60,9 @@ inline bool requirement_matches(const nlohmann::json& req, const nlohmann::json&
 }
 inline std::string requirement_text(const nlohmann::json& req) {
   std::string vs;
-  for (const auto& x : req.value("values", nlohmann::json::array()))
+  for (const auto& x : tfjob::detail::value_at(req, "values", nlohmann::json::array()))
     if (x.is_string()) vs += (vs.empty() ? "" : ",") + x.get<std::string>();
-  return str(req, "key") + " " + str(req, "operator") + (vs.empty() ? "" : " (" + vs + ")");
+  return str_at(req, "key") + " " + str_at(req, "operator") + (vs.empty() ? "" : " (" + vs + ")");
 }
 }  // namespace detail
 
@@ -76,15 +70,15 @@ inline std::string requirement_text(const nlohmann::json& req) {
 /// an empty effect matches every effect, an empty key with `Exists` every key, `Exists`
 /// ignores the value, `Equal` (the default operator) needs the same value.
 inline bool tolerates(const nlohmann::json& toleration, const nlohmann::json& taint) {
-  const std::string te = detail::str(toleration, "effect"), e = detail::str(taint, "effect");
+  const std::string te = detail::str_at(toleration, "effect"), e = detail::str_at(taint, "effect");
   if (!te.empty() && te != e) return false;
-  const std::string tk = detail::str(toleration, "key"), k = detail::str(taint, "key");
-  std::string op = detail::str(toleration, "operator");
+  const std::string tk = detail::str_at(toleration, "key"), k = detail::str_at(taint, "key");
+  std::string op = detail::str_at(toleration, "operator");
   if (op.empty()) op = "Equal";
   if (!tk.empty() && tk != k) return false;
   if (tk.empty() && op != "Exists") return false;
   if (op == "Exists") return true;
-  return detail::str(toleration, "value") == detail::str(taint, "value");
+  return detail::str_at(toleration, "value") == detail::str_at(taint, "value");
 }
 
 /// How `node` stands for a pod with `pod_spec`. Taints with effect NoSchedule or NoExecute
@@ -95,39 +89,39 @@ inline bool tolerates(const nlohmann::json& toleration, const nlohmann::json& ta
 inline NodeFit node_fit(const nlohmann::json& pod_spec, const nlohmann::json& node) {
   using nlohmann::json;
   NodeFit f;
-  f.node = node.value("/metadata/name"_json_pointer, std::string());
-  const json labels = detail::obj(node, "/metadata/labels"_json_pointer);
-  const json tolerations = pod_spec.value("tolerations", json::array());
+  f.node = tfjob::detail::value_at(node, "/metadata/name"_json_pointer, std::string());
+  const json labels = detail::obj_at(node, "/metadata/labels"_json_pointer);
+  const json tolerations = tfjob::detail::value_at(pod_spec, "tolerations", json::array());
   auto tolerated = [&](const json& taint) {
     for (const auto& t : tolerations) if (tolerates(t, taint)) return true;
     return false;
   };
-  if (node.value("/spec/unschedulable"_json_pointer, false))
+  if (tfjob::detail::value_at(node, "/spec/unschedulable"_json_pointer, false))
     f.schedulable = tolerated({{"key", "node.kubernetes.io/unschedulable"}, {"effect", "NoSchedule"}});
-  const nlohmann::json owned1 = pod_spec.value("nodeSelector", json::object());  // items() of a temporary would dangle
+  const nlohmann::json owned1 = tfjob::detail::value_at(pod_spec, "nodeSelector", json::object());  // items() of a temporary would dangle
   for (const auto& [k, v] : owned1.items()) {
     const std::string want = v.is_string() ? v.get<std::string>() : v.dump();
     if (!labels.contains(k) || labels[k] != want) f.selector_misses.push_back(k + "=" + want);
   }
-  const json terms = detail::arr(pod_spec, "/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms"_json_pointer);
+  const json terms = detail::arr_at(pod_spec, "/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms"_json_pointer);
   if (!terms.empty()) {
     bool any = false;
     std::vector<std::string> first_misses;
     for (const auto& term : terms) {
       std::vector<std::string> misses;
-      for (const auto& req : term.value("matchExpressions", json::array()))
+      for (const auto& req : tfjob::detail::value_at(term, "matchExpressions", json::array()))
         if (!detail::requirement_matches(req, labels)) misses.push_back(detail::requirement_text(req));
       if (misses.empty()) { any = true; break; }
       if (first_misses.empty()) first_misses = misses;
     }
     if (!any) for (auto& m : first_misses) f.selector_misses.push_back("affinity " + m);
   }
-  for (const auto& taint : detail::arr(node, "/spec/taints"_json_pointer)) {
-    const std::string effect = detail::str(taint, "effect");
+  for (const auto& taint : detail::arr_at(node, "/spec/taints"_json_pointer)) {
+    const std::string effect = detail::str_at(taint, "effect");
     if (effect != "NoSchedule" && effect != "NoExecute") continue;
     if (tolerated(taint)) continue;
-    std::string v = detail::str(taint, "value");
-    f.untolerated_taints.push_back(detail::str(taint, "key") + (v.empty() ? "" : "=" + v) + ":" + effect);
+    std::string v = detail::str_at(taint, "value");
+    f.untolerated_taints.push_back(detail::str_at(taint, "key") + (v.empty() ? "" : "=" + v) + ":" + effect);
   }
   return f;
 }
@@ -139,8 +133,8 @@ inline std::map<std::string, double> pod_requests(const nlohmann::json& pod_spec
   using nlohmann::json;
   auto container = [](const json& c) {
     std::map<std::string, double> m;
-    const json res = c.is_object() ? c.value("resources", json::object()) : json::object();
-    const json req = res.value("requests", json::object()), lim = res.value("limits", json::object());
+    const json res = c.is_object() ? tfjob::detail::value_at(c, "resources", json::object()) : json::object();
+    const json req = tfjob::detail::value_at(res, "requests", json::object()), lim = tfjob::detail::value_at(res, "limits", json::object());
     for (const json* src : {&lim, &req})
       for (const auto& [k, v] : src->items()) {
         auto q = v.is_string() ? Quantity::try_parse(v.get<std::string>())
@@ -150,9 +144,9 @@ inline std::map<std::string, double> pod_requests(const nlohmann::json& pod_spec
     return m;
   };
   std::map<std::string, double> sum, init;
-  for (const auto& c : pod_spec.value("containers", json::array()))
+  for (const auto& c : tfjob::detail::value_at(pod_spec, "containers", json::array()))
     for (const auto& [k, v] : container(c)) sum[k] += v;
-  for (const auto& c : pod_spec.value("initContainers", json::array()))
+  for (const auto& c : tfjob::detail::value_at(pod_spec, "initContainers", json::array()))
     for (const auto& [k, v] : container(c)) init[k] = std::max(init[k], v);
   for (const auto& [k, v] : init) sum[k] = std::max(sum[k], v);
   return sum;
@@ -161,7 +155,7 @@ inline std::map<std::string, double> pod_requests(const nlohmann::json& pod_spec
 /// A node's allocatable, per resource, in base units.
 inline std::map<std::string, double> allocatable(const nlohmann::json& node) {
   std::map<std::string, double> m;
-  const nlohmann::json owned2 = detail::obj(node, "/status/allocatable"_json_pointer);  // items() of a temporary would dangle
+  const nlohmann::json owned2 = detail::obj_at(node, "/status/allocatable"_json_pointer);  // items() of a temporary would dangle
   for (const auto& [k, v] : owned2.items()) {
     auto q = v.is_string() ? Quantity::try_parse(v.get<std::string>())
                            : v.is_number() ? Quantity::try_parse(v.dump()) : std::nullopt;

@@ -6,6 +6,7 @@
 
 #include <tfjob/api/labels.hpp>
 #include <tfjob/api/types.hpp>
+#include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 
 #include <tfjob/detail/input.hpp>
@@ -118,11 +119,11 @@ inline int tf_port(const TFJob& job, std::string_view rtype) {
   const auto* cs = containers(*r);
   if (!cs) return default_port;
   for (const auto& c : *cs) {
-    if (!c.is_object() || c.value("name", std::string()) != default_container_name) continue;
+    if (!c.is_object() || tfjob::detail::value_at(c, "name", std::string()) != default_container_name) continue;
     auto ports = c.find("ports");
     if (ports == c.end() || !ports->is_array()) continue;
     for (const auto& p : *ports)
-      if (p.is_object() && p.value("name", std::string()) == default_port_name) {
+      if (p.is_object() && tfjob::detail::value_at(p, "name", std::string()) == default_port_name) {
         auto cp = p.find("containerPort");
         if (cp != p.end() && cp->is_number_integer()) return cp->get<int>();
       }

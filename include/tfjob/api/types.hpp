@@ -6,6 +6,7 @@
 /// every struct keeps the fields it does not model in `other`, so a manifest that is
 /// parsed and emitted again is JSON-equal to the input (kube-rs keeps a flattened map).
 
+#include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 
 #include <nlohmann/json.hpp>
@@ -234,7 +235,7 @@ inline const nlohmann::json* tensorflow_container(const ReplicaSpec& r) {
   const auto* cs = containers(r);
   if (!cs) return nullptr;
   for (const auto& c : *cs)
-    if (c.is_object() && c.value("name", std::string()) == default_container_name) return &c;
+    if (c.is_object() && tfjob::detail::value_at(c, "name", std::string()) == default_container_name) return &c;
   return nullptr;
 }
 inline nlohmann::json* tensorflow_container(ReplicaSpec& r) {

@@ -7,6 +7,7 @@
 
 #include <tfjob/api/quantity.hpp>
 #include <tfjob/api/types.hpp>
+#include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 
 #include <nlohmann/json.hpp>
@@ -252,7 +253,7 @@ inline std::vector<field_error> validate(const TFJob& job) {
         auto image = c.find("image");
         if (image == c.end() || !image->is_string() || image->get<std::string>().empty())
           errs.push_back(required(cpath + ".image", "must be required"));
-        if (c.value("name", std::string()) == default_container_name) default_container_present = true;
+        if (tfjob::detail::value_at(c, "name", std::string()) == default_container_name) default_container_present = true;
         validate_container_resources(c, cpath, errs);
         if (auto ports = c.find("ports"); ports != c.end() && ports->is_array())
           for (std::size_t k = 0; k < ports->size(); ++k) {

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdint>
 #include <ctime>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,11 +20,24 @@ inline std::string format_rfc3339(std::time_t t) {
   return buf;
 }
 
-/// Parse RFC 3339 (`2024-01-02T03:04:05[.fff][Z|+hh:mm]`) to Unix seconds + nanoseconds.
-/// Returns false on bad input.
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil:
+/// portable, no timegm, no overflow for any four-digit year).
+inline std::int64_t days_from_civil(int y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const auto yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+/// Parse RFC 3339 (`2024-01-02T03:04:05[.fff][Z|+hh:mm]`) to Unix seconds + nanoseconds,
+/// the one parser of the SDK's times (metav1.Time, log timestamps, exec credentials'
+/// expirationTimestamp). Go's time.Parse(time.RFC3339Nano) ranges: month 1-12, a day that
+/// exists in the month, hour 0-23, minute 0-59, second 0-59, zone offset below 24h; digits
+/// past nanoseconds are dropped. Returns false on bad input.
 inline bool parse_rfc3339(std::string_view s, std::int64_t& secs, std::int64_t& nanos) {
   if (s.size() < 20) return false;
-  std::tm tm{};
   auto num = [&](size_t pos, size_t len, int& out) {
     out = 0;
     for (size_t i = pos; i < pos + len; ++i) {
@@ -37,19 +51,17 @@ inline bool parse_rfc3339(std::string_view s, std::int64_t& secs, std::int64_t& 
       (s[10] != 'T' && s[10] != 't' && s[10] != ' ') || !num(11, 2, h) || s[13] != ':' ||
       !num(14, 2, m) || s[16] != ':' || !num(17, 2, sec))
     return false;
-  tm.tm_year = Y - 1900;
-  tm.tm_mon = M - 1;
-  tm.tm_mday = D;
-  tm.tm_hour = h;
-  tm.tm_min = m;
-  tm.tm_sec = sec;
+  static constexpr int month_days[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (Y % 4 == 0 && Y % 100 != 0) || Y % 400 == 0;
+  if (M < 1 || M > 12 || D < 1 || D > month_days[M - 1] || (M == 2 && D == 29 && !leap) || h > 23 || m > 59 || sec > 59)
+    return false;
   size_t i = 19;
-  nanos = 0;
+  std::int64_t frac = 0;
   if (i < s.size() && s[i] == '.') {
     ++i;
     std::int64_t scale = 100000000;
     while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
-      nanos += (s[i] - '0') * scale;
+      frac += (s[i] - '0') * scale;
       scale /= 10;
       ++i;
     }
@@ -59,15 +71,23 @@ inline bool parse_rfc3339(std::string_view s, std::int64_t& secs, std::int64_t& 
     ++i;
   } else if (i + 6 <= s.size() && (s[i] == '+' || s[i] == '-')) {
     int oh, om;
-    if (!num(i + 1, 2, oh) || s[i + 3] != ':' || !num(i + 4, 2, om)) return false;
+    if (!num(i + 1, 2, oh) || s[i + 3] != ':' || !num(i + 4, 2, om) || oh > 23 || om > 59) return false;
     offset = (oh * 3600 + om * 60) * (s[i] == '+' ? 1 : -1);
     i += 6;
   } else {
     return false;
   }
   if (i != s.size()) return false;
-  secs = static_cast<std::int64_t>(timegm(&tm)) - offset;
+  secs = days_from_civil(Y, static_cast<unsigned>(M), static_cast<unsigned>(D)) * 86400 + h * 3600 + m * 60 + sec - offset;
+  nanos = frac;
   return true;
+}
+
+/// Unix seconds of an RFC 3339 time (fractions dropped); nullopt when it is not one.
+inline std::optional<std::int64_t> rfc3339_seconds(std::string_view s) {
+  std::int64_t secs = 0, nanos = 0;
+  if (!parse_rfc3339(s, secs, nanos)) return std::nullopt;
+  return secs;
 }
 
 }  // namespace tfjob::detail

@@ -6,6 +6,7 @@
 /// the verdict rules (verdict.hpp), and the pods deleted at the end or on cancel.
 /// The inventory and the pod are pure functions; `run_gpu_check` does the I/O.
 
+#include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/gpu/probe_report.hpp>
 #include <tfjob/gpu/verdict.hpp>
@@ -13,13 +14,13 @@
 #include <tfjob/kube/client.hpp>
 #include <tfjob/kube/core.hpp>
 #include <tfjob/kube/logs.hpp>
+#include <tfjob/kube/side_task.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <chrono>
 #include <mutex>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -28,6 +29,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 namespace tfjob::gpu {
@@ -192,17 +194,17 @@ inline std::string pod_state(const kube::Pod& p, bool& ok) {
   const auto& conds = p.at_or_null("/status/conditions");
   if (ok && conds.is_array())
     for (const auto& c : conds)
-      if (c.value("type", "") == "Ready" && c.value("status", "") != "True") ok = false;
+      if (tfjob::detail::value_at(c, "type", "") == "Ready" && tfjob::detail::value_at(c, "status", "") != "True") ok = false;
   if (ok) return "Running";
   for (const char* key : {"/status/initContainerStatuses", "/status/containerStatuses"}) {
     const auto& cs = p.at_or_null(key);
     if (!cs.is_array()) continue;
     for (const auto& c : cs) {
-      const auto& st = c.value("state", nlohmann::json::object());
+      const auto& st = tfjob::detail::value_at(c, "state", nlohmann::json::object());
       for (const char* s : {"waiting", "terminated"})
-        if (st.contains(s) && !st[s].value("reason", "").empty() && st[s].value("reason", "") != "Completed")
-          return phase + " (" + c.value("name", "") + ": " + st[s].value("reason", "") +
-                 (st[s].value("message", "").empty() ? "" : ": " + st[s].value("message", "")) + ")";
+        if (st.contains(s) && !tfjob::detail::value_at(st[s], "reason", "").empty() && tfjob::detail::value_at(st[s], "reason", "") != "Completed")
+          return phase + " (" + tfjob::detail::value_at(c, "name", "") + ": " + tfjob::detail::value_at(st[s], "reason", "") +
+                 (tfjob::detail::value_at(st[s], "message", "").empty() ? "" : ": " + tfjob::detail::value_at(st[s], "message", "")) + ")";
     }
   }
   return phase.empty() ? "unknown" : phase + (ok ? "" : " (not Ready)");
@@ -313,19 +315,49 @@ inline kube::Pod probe_pod(const NodeGpuInfo& node, const CheckOptions& o, const
   return kube::Pod(std::move(pod));
 }
 
+/// What gpu-check found on one node. The first four are the probe's own verdicts
+/// (ProbeReport::status; no_result: its watchdog fired); pending/timeout: no result within
+/// the deadline; failed: the probe pod failed or its output was unreadable; skipped: not
+/// probed (--gpus above what the node allocates).
+enum class NodeStatus { ready, not_ready, no_gpu, no_result, pending, failed, timeout, cancelled, skipped };
+
+/// The spelling in output and JSON: "ready", "not-ready", "no-gpu", ...
+inline const char* to_string(NodeStatus s) {
+  switch (s) {
+    case NodeStatus::ready: return "ready";
+    case NodeStatus::not_ready: return "not-ready";
+    case NodeStatus::no_gpu: return "no-gpu";
+    case NodeStatus::no_result: return "no-result";
+    case NodeStatus::pending: return "pending";
+    case NodeStatus::failed: return "failed";
+    case NodeStatus::timeout: return "timeout";
+    case NodeStatus::cancelled: return "cancelled";
+    case NodeStatus::skipped: return "skipped";
+  }
+  return "unknown";
+}
+
+/// A node's status from its probe's verdict (ProbeReport::status); a verdict the probe
+/// schema does not name is a failed probe.
+inline NodeStatus node_status_of_probe(const std::string& verdict) {
+  if (verdict == "ready") return NodeStatus::ready;
+  if (verdict == "not-ready") return NodeStatus::not_ready;
+  if (verdict == "no-gpu") return NodeStatus::no_gpu;
+  if (verdict == "no-result") return NodeStatus::no_result;
+  return NodeStatus::failed;
+}
+
 /// The outcome on one node.
 struct NodeResult {
   NodeGpuInfo node;
   std::string pod;                    ///< probe pod name ("" when not probed)
   std::string phase;                  ///< last pod phase seen
-  /// ready, not-ready, no-gpu, no-result (the probe's watchdog), pending, failed, timeout,
-  /// cancelled, skipped
-  std::string status;
-  std::string reason;                 ///< for "failed": ImagePull when the probe image cannot be pulled
+  NodeStatus status = NodeStatus::pending;
+  std::string reason;                 ///< for failed: ImagePull when the probe image cannot be pulled
   std::string message;                ///< one line for people
   std::optional<ProbeReport> report;  ///< the probe's report, judged again here
   int exit_code = -1;                 ///< the probe container's exit code (-1 unknown)
-  bool ready() const { return status == "ready"; }
+  bool ready() const { return status == NodeStatus::ready; }
 };
 
 /// How a whole run ends, for scripts (the plugin's exit code).
@@ -343,7 +375,7 @@ struct CheckResult {
   bool all_ready() const {
     bool any = false;
     for (const auto& n : nodes) {
-      if (n.status == "skipped") continue;
+      if (n.status == NodeStatus::skipped) continue;
       any = true;
       if (!n.ready()) return false;
     }
@@ -355,10 +387,12 @@ struct CheckResult {
     if (all_ready()) return CheckOutcome::ready;
     bool no_gpu = false, no_result = false, any = false;
     for (const auto& n : nodes) {
-      if (n.status == "skipped" || n.status == "ready") continue;
+      if (n.status == NodeStatus::skipped || n.status == NodeStatus::ready) continue;
       any = true;
-      if (n.status == "no-gpu") no_gpu = true;
-      else if (n.status == "pending" || n.status == "timeout" || n.status == "no-result" || n.status == "cancelled") no_result = true;
+      if (n.status == NodeStatus::no_gpu) no_gpu = true;
+      else if (n.status == NodeStatus::pending || n.status == NodeStatus::timeout || n.status == NodeStatus::no_result ||
+               n.status == NodeStatus::cancelled)
+        no_result = true;
       else return CheckOutcome::not_ready;
     }
     if (!any || no_gpu) return CheckOutcome::no_gpu;
@@ -372,10 +406,10 @@ inline std::string explain_pending(const kube::Pod& pod, const std::vector<kube:
   const auto& cs = pod.at_or_null("/status/containerStatuses");
   if (cs.is_array())
     for (const auto& c : cs) {
-      const auto& w = c.value("state", nlohmann::json::object()).value("waiting", nlohmann::json::object());
-      std::string reason = w.value("reason", "");
+      const auto& w = tfjob::detail::obj_at(c, "/state/waiting"_json_pointer);
+      std::string reason = tfjob::detail::value_at(w, "reason", "");
       if (!reason.empty() && reason != "ContainerCreating" && reason != "PodInitializing")
-        return reason + (w.value("message", "").empty() ? "" : ": " + w.value("message", ""));
+        return reason + (tfjob::detail::value_at(w, "message", "").empty() ? "" : ": " + tfjob::detail::value_at(w, "message", ""));
     }
   std::string last;
   for (const auto& e : events) {
@@ -393,8 +427,8 @@ inline std::string explain_pending(const kube::Pod& pod, const std::vector<kube:
   const auto& conds = pod.at_or_null("/status/conditions");
   if (conds.is_array())
     for (const auto& c : conds)
-      if (c.value("type", "") == "PodScheduled" && c.value("status", "") == "False")
-        return c.value("reason", "") + ": " + c.value("message", "");
+      if (tfjob::detail::value_at(c, "type", "") == "PodScheduled" && tfjob::detail::value_at(c, "status", "") == "False")
+        return tfjob::detail::value_at(c, "reason", "") + ": " + tfjob::detail::value_at(c, "message", "");
   return "waiting to be scheduled";
 }
 
@@ -405,12 +439,12 @@ inline std::string image_pull_failure(const kube::Pod& pod, const std::vector<ku
   const auto& cs = pod.at_or_null("/status/containerStatuses");
   if (!cs.is_array()) return {};
   for (const auto& c : cs) {
-    const auto& w = c.value("state", nlohmann::json::object()).value("waiting", nlohmann::json::object());
-    std::string reason = w.value("reason", "");
+    const auto& w = tfjob::detail::obj_at(c, "/state/waiting"_json_pointer);
+    std::string reason = tfjob::detail::value_at(w, "reason", "");
     if (reason != "ErrImagePull" && reason != "ImagePullBackOff" && reason != "InvalidImageName" &&
         reason != "ErrImageNeverPull")
       continue;
-    std::string msg = w.value("message", "");
+    std::string msg = tfjob::detail::value_at(w, "message", "");
     // The back-off message only says "Back-off pulling image"; the registry's words are in
     // the kubelet's Failed event.
     for (const auto& e : events)
@@ -427,11 +461,11 @@ inline void judge_probe_output(NodeResult& r, const std::string& logs, const Ver
     ProbeReport rep = parse_probe_report(logs);
     if (rep.status != "no-gpu") evaluate(rep, v);
     else rep.expect = v.expect;
-    r.status = rep.status;
+    r.status = node_status_of_probe(rep.status);
     r.message = rep.message;
     r.report = std::move(rep);
   } catch (const tfjob::error& e) {
-    r.status = "failed";
+    r.status = NodeStatus::failed;
     r.message = std::string("probe output unreadable (exit code ") + std::to_string(r.exit_code) + "): " + e.what();
   }
 }
@@ -501,14 +535,14 @@ inline CheckResult run_gpu_check(kube::Client client, const CheckOptions& o) {
     NodeResult r;
     r.node = g;
     if (!g.problem.empty()) {
-      r.status = "not-ready";
+      r.status = NodeStatus::not_ready;
       r.message = g.problem;
       say(g.name + ": not probed: " + g.problem);
       res.nodes.push_back(std::move(r));
       continue;
     }
     if (o.gpus > 0 && o.gpus > g.allocatable) {
-      r.status = "skipped";
+      r.status = NodeStatus::skipped;
       r.message = "--gpus " + std::to_string(o.gpus) + " but the node allocates " + std::to_string(g.allocatable);
       say(g.name + ": skipped: " + r.message);
       res.nodes.push_back(std::move(r));
@@ -555,9 +589,11 @@ inline CheckResult run_gpu_check(kube::Client client, const CheckOptions& o) {
   // The pods' own activeDeadlineSeconds plus a little for scheduling and log reading.
   const auto deadline = Clock::now() + std::chrono::seconds(o.deadline_seconds) +
                         std::chrono::seconds(std::min(15, 2 + o.deadline_seconds / 10));
-  // Driven by a watch on the run's pods: each change is judged when it arrives. A side thread
+  // Driven by a watch on the run's pods: each change is judged when it arrives. A side task
   // ends the wait at the deadline or on cancel, and refreshes the explanation of pods still
   // Pending from the events every `o.poll` (an event can come after the pod's last change).
+  // The state below is guarded by `mu`; reads from the server happen outside it (what they
+  // need is copied under it first) and so do the progress lines (`told`, said by speak()).
   std::mutex mu;
   std::set<std::size_t> open(probing.begin(), probing.end());
   std::map<std::size_t, std::string> last_note;
@@ -565,13 +601,24 @@ inline CheckResult run_gpu_check(kube::Client client, const CheckOptions& o) {
   for (std::size_t i : probing) index_of[res.nodes[i].pod] = i;
   std::map<std::size_t, kube::Pod> pending;     // the last state of pods still Pending
   std::map<std::size_t, Clock::time_point> running_since;
+  std::vector<std::string> told;  // lines to say once `mu` is released
+  std::mutex say_mu;              // one line at a time, from either thread
+  auto speak = [&] {
+    std::vector<std::string> lines;
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      lines.swap(told);
+    }
+    std::lock_guard<std::mutex> lk(say_mu);
+    for (const auto& l : lines) say(l);
+  };
   auto note_pending = [&](std::size_t i, const kube::Pod& p, const std::vector<kube::Event>& events) {
     auto& r = res.nodes[i];
     std::string note = "Pending: " + explain_pending(p, events);
     r.message = note;
     if (last_note[i] != note) {
       last_note[i] = note;
-      say(r.node.name + ": " + note);
+      told.push_back(r.node.name + ": " + note);
     }
   };
   auto namespace_events = [&](kube::Client& cl) {
@@ -581,54 +628,67 @@ inline CheckResult run_gpu_check(kube::Client client, const CheckOptions& o) {
       return std::vector<kube::Event>{};  // events are an explanation, not a requirement
     }
   };
+  // What judging one change of a pod needs from the server (read without `mu`): the probe's
+  // log once it has ended, the namespace's events while it is Pending.
+  struct Fetched {
+    std::string logs, log_error;
+    std::vector<kube::Event> events;
+  };
+  auto fetch = [&](const kube::Pod& p) {
+    Fetched f;
+    const std::string phase = p.phase();
+    if (phase == "Succeeded" || phase == "Failed") {
+      try {
+        kube::LogParams lp;
+        lp.container = "probe";
+        f.logs = kube::get_logs(client, ns, p.name(), lp);
+      } catch (const tfjob::error& e) {
+        f.log_error = std::string("cannot read the probe's log: ") + e.what();
+      }
+    } else if (phase == "Pending") {
+      f.events = namespace_events(client);
+    }
+    return f;
+  };
   // one change of one pod (called with mu held)
-  auto look = [&](std::size_t i, const kube::Pod& p) {
+  auto look = [&](std::size_t i, const kube::Pod& p, const Fetched& f) {
     auto& r = res.nodes[i];
     r.phase = p.phase();
     if (r.phase == "Succeeded" || r.phase == "Failed") {
       pending.erase(i);
       auto term = p.container_status("probe");
       if (term.is_object() && term.contains("state") && term["state"].contains("terminated"))
-        r.exit_code = term["state"]["terminated"].value("exitCode", -1);
-      std::string logs;
-      try {
-        kube::LogParams lp;
-        lp.container = "probe";
-        logs = kube::get_logs(client, ns, r.pod, lp);
-      } catch (const tfjob::error& e) {
-        logs.clear();
-        r.message = std::string("cannot read the probe's log: ") + e.what();
-      }
-      if (r.phase == "Failed" && logs.find('{') == std::string::npos) {
-        r.status = "failed";
+        r.exit_code = tfjob::detail::value_at(term["state"]["terminated"], "exitCode", -1);
+      if (!f.log_error.empty()) r.message = f.log_error;
+      if (r.phase == "Failed" && f.logs.find('{') == std::string::npos) {
+        r.status = NodeStatus::failed;
         std::string why = p.str("/status/reason");
         std::string msg = p.str("/status/message");
         r.message = "probe pod failed" + (why.empty() ? std::string() : ": " + why) + (msg.empty() ? "" : ": " + msg) +
                     (r.exit_code >= 0 ? " (exit code " + std::to_string(r.exit_code) + ")" : "") +
                     (r.message.empty() ? "" : "; " + r.message);
       } else {
-        judge_probe_output(r, logs, vopt);
+        judge_probe_output(r, f.logs, vopt);
       }
-      say(r.node.name + ": " + r.status + (r.message.empty() ? "" : ": " + r.message));
+      told.push_back(r.node.name + ": " + to_string(r.status) + (r.message.empty() ? "" : ": " + r.message));
       open.erase(i);
       return;
     }
     if (r.phase == "Pending") {
-      auto events = namespace_events(client);
-      std::string pull = image_pull_failure(p, events);
+      std::string pull = image_pull_failure(p, f.events);
       if (!pull.empty()) {
         // Waiting out the deadline would not help: the node cannot get the image.
         pending.erase(i);
-        r.status = "failed";
+        r.status = NodeStatus::failed;
         r.reason = "ImagePull";
         r.message = "cannot pull the probe image " + po.image + ": " + pull +
                     "; build the image from gpu/Dockerfile, push it to a registry the nodes can pull from, and use that image";
-        say(r.node.name + ": failed: " + r.message);
+        told.push_back(r.node.name + ": failed: " + r.message);
         open.erase(i);
         return;
       }
       pending[i] = p;
-      note_pending(i, p, events);
+      note_pending(i, p, f.events);
       return;
     }
     pending.erase(i);
@@ -636,76 +696,65 @@ inline CheckResult run_gpu_check(kube::Client client, const CheckOptions& o) {
     if (r.phase == "Running" && !running_since.count(i)) running_since[i] = Clock::now();
     if (last_note[i] != r.phase) {
       last_note[i] = r.phase;
-      say(r.node.name + ": " + r.phase);
+      told.push_back(r.node.name + ": " + r.phase);
     }
   };
 
-  std::atomic<bool> stop{false};
-  std::condition_variable cv;
-  bool done = false;
-  std::thread side([&] {
-    kube::Client ec = client;  // its own connection
-    std::unique_lock<std::mutex> lk(mu);
-    auto next_refresh = Clock::now() + o.poll;
-    auto next_running = Clock::now() + o.running_every;
-    while (!done) {
-      if (cancelled() || Clock::now() > deadline) {
-        stop = true;
-        return;
-      }
-      if (Clock::now() >= next_refresh && !pending.empty()) {
-        auto snapshot = pending;
-        lk.unlock();
-        auto events = namespace_events(ec);
-        lk.lock();
-        for (const auto& [i, p] : snapshot)
-          if (pending.count(i) && open.count(i)) note_pending(i, pending.at(i), events);
-        next_refresh = Clock::now() + o.poll;
-      }
-      // Never silent: a running probe is told every `running_every` with its last line.
-      if (Clock::now() >= next_running) {
-        std::vector<std::pair<std::size_t, Clock::time_point>> running;
-        for (const auto& [i, t] : running_since)
-          if (open.count(i) && res.nodes[i].phase == "Running") running.push_back({i, t});
-        lk.unlock();
-        std::vector<std::string> lines;
-        for (const auto& [i, t] : running) {
-          std::string last;
-          try {
-            kube::LogParams lp;
-            lp.container = "probe";
-            lp.tail_lines = 1;
-            last = kube::get_logs(ec, ns, res.nodes[i].pod, lp);
-          } catch (const tfjob::error&) {
-          }
-          while (!last.empty() && (last.back() == '\n' || last.back() == '\r')) last.pop_back();
-          if (last.size() > 160) last = last.substr(0, 157) + "...";
-          const auto secs = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - t).count();
-          lines.push_back(res.nodes[i].node.name + ": running for " + std::to_string(secs) + " s" +
-                          (last.empty() ? "" : ": " + last));
-        }
-        lk.lock();
-        for (const auto& l : lines) say(l);
-        next_running = Clock::now() + o.running_every;
-      }
-      cv.wait_for(lk, std::chrono::milliseconds(20), [&] { return done; });
+  std::atomic<bool> stop{false};  // ends the watch
+  kube::Client ec = client;       // the side task's own connection
+  auto next_refresh = Clock::now() + o.poll;
+  auto next_running = Clock::now() + o.running_every;
+  kube::SideTask side(std::chrono::milliseconds(20), [&](const std::atomic<bool>&) {
+    if (cancelled() || Clock::now() > deadline) {
+      stop = true;
+      return false;
     }
-  });
-  struct Joiner {
-    std::thread& t;
-    std::mutex& mu;
-    bool& done;
-    std::condition_variable& cv;
-    void operator()() {
+    if (Clock::now() >= next_refresh) {
+      bool any;
       {
         std::lock_guard<std::mutex> lk(mu);
-        done = true;
+        any = !pending.empty();
       }
-      cv.notify_all();
-      if (t.joinable()) t.join();
+      if (any) {
+        auto events = namespace_events(ec);
+        std::lock_guard<std::mutex> lk(mu);
+        for (const auto& [i, p] : pending)
+          if (open.count(i)) note_pending(i, p, events);
+      }
+      next_refresh = Clock::now() + o.poll;
     }
-    ~Joiner() { (*this)(); }
-  } join{side, mu, done, cv};
+    // Never silent: a running probe is told every `running_every` with its last line.
+    if (Clock::now() >= next_running) {
+      std::vector<std::tuple<std::size_t, Clock::time_point, std::string, std::string>> running;  // index, since, node, pod
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        for (const auto& [i, t] : running_since)
+          if (open.count(i) && res.nodes[i].phase == "Running") running.emplace_back(i, t, res.nodes[i].node.name, res.nodes[i].pod);
+      }
+      std::vector<std::string> lines;
+      for (const auto& [i, t, node, pod] : running) {
+        std::string last;
+        try {
+          kube::LogParams lp;
+          lp.container = "probe";
+          lp.tail_lines = 1;
+          last = kube::get_logs(ec, ns, pod, lp);
+        } catch (const tfjob::error&) {
+        }
+        while (!last.empty() && (last.back() == '\n' || last.back() == '\r')) last.pop_back();
+        if (last.size() > 160) last = last.substr(0, 157) + "...";
+        const auto secs = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - t).count();
+        lines.push_back(node + ": running for " + std::to_string(secs) + " s" + (last.empty() ? "" : ": " + last));
+      }
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        told.insert(told.end(), lines.begin(), lines.end());
+      }
+      next_running = Clock::now() + o.running_every;
+    }
+    speak();
+    return true;
+  });
 
   if (!open.empty()) {
     kube::WatchParams wp;
@@ -713,29 +762,37 @@ inline CheckResult run_gpu_check(kube::Client client, const CheckOptions& o) {
     kube::StreamOptions so;
     so.cancel = &stop;
     pods.watch(wp, [&](const kube::WatchEvent<kube::Pod>& ev) {
-      if (ev.type == "BOOKMARK") return true;
-      std::lock_guard<std::mutex> lk(mu);
-      auto it = index_of.find(ev.object.name());
-      if (it == index_of.end() || !open.count(it->second)) return !open.empty();
-      const std::size_t i = it->second;
-      if (ev.type == "DELETED") {
-        auto& r = res.nodes[i];
-        r.status = "failed";
-        r.message = "the probe pod disappeared (deleted by someone else?)";
-        say(r.node.name + ": " + r.message);
-        open.erase(i);
-        pending.erase(i);
-      } else {
-        look(i, ev.object);
+      std::size_t i = 0;
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        auto it = index_of.find(ev.object.name());
+        if (it == index_of.end() || !open.count(it->second)) return !open.empty();
+        i = it->second;
+        if (ev.type == kube::EventType::deleted) {
+          auto& r = res.nodes[i];
+          r.status = NodeStatus::failed;
+          r.message = "the probe pod disappeared (deleted by someone else?)";
+          told.push_back(r.node.name + ": " + r.message);
+          open.erase(i);
+          pending.erase(i);
+        }
       }
+      if (ev.type != kube::EventType::deleted) {
+        const Fetched f = fetch(ev.object);
+        std::lock_guard<std::mutex> lk(mu);
+        if (open.count(i)) look(i, ev.object, f);
+      }
+      speak();
+      std::lock_guard<std::mutex> lk(mu);
       return !open.empty();
     }, so);
   }
-  join();
+  side.stop();
+  speak();
   if (!open.empty() && cancelled()) {
     res.cancelled = true;
     for (std::size_t i : open) {
-      res.nodes[i].status = "cancelled";
+      res.nodes[i].status = NodeStatus::cancelled;
       res.nodes[i].message = "interrupted while the probe was " + res.nodes[i].phase;
     }
     open.clear();
@@ -745,7 +802,7 @@ inline CheckResult run_gpu_check(kube::Client client, const CheckOptions& o) {
   if (res.timed_out) {
     for (std::size_t i : open) {
       auto& r = res.nodes[i];
-      r.status = r.phase == "Pending" ? "pending" : "timeout";
+      r.status = r.phase == "Pending" ? NodeStatus::pending : NodeStatus::timeout;
       r.message = "no result within " + std::to_string(o.deadline_seconds) + "s" +
                   (r.message.empty() ? "" : " (" + r.message + ")");
     }
@@ -766,7 +823,7 @@ inline nlohmann::json check_result_json(const CheckResult& r) {
   nlohmann::json nodes = nlohmann::json::array();
   for (const auto& n : r.nodes) {
     nlohmann::json j = {{"node", n.node.name},
-                        {"status", n.status},
+                        {"status", to_string(n.status)},
                         {"ready", n.ready()},
                         {"message", n.message},
                         {"pod", n.pod},

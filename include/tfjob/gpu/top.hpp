@@ -7,6 +7,7 @@
 /// (a Service would reach one exporter only). The counting and the Prometheus parsing are
 /// pure functions; `run_top` does the I/O.
 
+#include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/gpu/check.hpp>
 #include <tfjob/kube/api.hpp>
@@ -136,7 +137,7 @@ inline std::vector<GpuMetric> parse_dcgm_metrics(std::string_view text, const st
 /// a limit without a request counts as the request (extended resources: request = limit).
 inline std::int64_t pod_gpus(const kube::Pod& p) {
   auto of = [](const nlohmann::json& c) -> std::int64_t {
-    const auto& r = c.value("resources", nlohmann::json::object());
+    const auto& r = tfjob::detail::value_at(c, "resources", nlohmann::json::object());
     for (const char* k : {"requests", "limits"}) {
       const auto& m = r.value(k, nlohmann::json::object());
       if (m.contains(gpu_resource) && m[gpu_resource].is_string()) return detail::count_of(m[gpu_resource].get<std::string>());
@@ -331,8 +332,8 @@ inline std::vector<GpuMetric> read_dcgm(kube::Client& client, std::vector<std::s
     const auto& cs = p.at_or_null("/spec/containers");
     if (cs.is_array())
       for (const auto& c : cs)
-        for (const auto& cp : c.value("ports", nlohmann::json::array()))
-          if (cp.value("name", "") == "metrics" || cp.value("name", "") == "gpu-metrics") port = cp.value("containerPort", port);
+        for (const auto& cp : tfjob::detail::value_at(c, "ports", nlohmann::json::array()))
+          if (tfjob::detail::value_at(cp, "name", "") == "metrics" || tfjob::detail::value_at(cp, "name", "") == "gpu-metrics") port = tfjob::detail::value_at(cp, "containerPort", port);
     kube::Request r;
     r.path = "/api/v1/namespaces/" + p.namespace_() + "/pods/" + p.name() + ":" + std::to_string(port) + "/proxy/metrics";
     r.accept = "text/plain";

@@ -59,6 +59,7 @@ inline int driver_floor_for_toolkit(std::string_view toolkit) {
   int major = 0;
   for (char c : toolkit) {
     if (c < '0' || c > '9') break;
+    if (major >= 100) break;  // a toolkit major past 99 is not a version; stop before it overflows
     major = major * 10 + (c - '0');
   }
   if (major >= 13) return 580;

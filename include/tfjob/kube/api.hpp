@@ -3,6 +3,7 @@
 /// builds requests with `RequestBuilder` and sends them with `Client`. T is any type with a
 /// `resource_traits<T>` specialisation and ADL `to_json`/`from_json` (TFJob, Pod, ...).
 
+#include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/client.hpp>
 #include <tfjob/kube/core.hpp>
@@ -65,8 +66,8 @@ class Api {
     nlohmann::json j = client_.request_json(rb_.list(p));
     ObjectList<T> out;
     const auto& md = j.contains("metadata") ? j["metadata"] : nlohmann::json::object();
-    out.resource_version = md.value("resourceVersion", "");
-    out.continue_token = md.value("continue", "");
+    out.resource_version = tfjob::detail::value_at(md, "resourceVersion", "");
+    out.continue_token = tfjob::detail::value_at(md, "continue", "");
     if (md.contains("remainingItemCount") && md["remainingItemCount"].is_number_integer())
       out.remaining_item_count = md["remainingItemCount"].template get<long long>();
     if (j.contains("items") && j["items"].is_array()) {
@@ -113,7 +114,7 @@ class Api {
   /// POST. Never retried after it may have reached the server.
   T create(const T& obj, const PostParams& p = {}) {
     nlohmann::json j = to_json_checked(obj);
-    need_ns(j.value("/metadata/name"_json_pointer, std::string("(generated)")), "create");
+    need_ns(tfjob::detail::value_at(j, "/metadata/name"_json_pointer, std::string("(generated)")), "create");
     return decode(client_.request_json(rb_.create(j, p)));
   }
 
@@ -122,10 +123,10 @@ class Api {
     return decode(client_.request_json(rb_.replace(need_ns(name, "replace"), to_json_checked(obj), p)));
   }
 
-  /// Server-side apply with field manager `kubectl-tfjob` (optionally forcing conflicts).
+  /// Server-side apply with the client's field manager (RestConfig::field_manager; optionally forcing conflicts).
   T apply(const T& obj, const ApplyParams& p = {}) {
     nlohmann::json j = to_json_checked(obj);
-    std::string name = j.value("/metadata/name"_json_pointer, std::string());
+    std::string name = tfjob::detail::value_at(j, "/metadata/name"_json_pointer, std::string());
     return decode(client_.request_json(rb_.apply(need_ns(name, "apply"), j, p)));
   }
 
@@ -181,7 +182,7 @@ class Api {
     nlohmann::json j = obj;
     if (!j.is_object()) throw tfjob::error("cannot send " + rb_.resource().kind + ": it is not a JSON object");
     if (rb_.resource().namespaced) {
-      std::string ons = j.value("/metadata/namespace"_json_pointer, std::string());
+      std::string ons = tfjob::detail::value_at(j, "/metadata/namespace"_json_pointer, std::string());
       if (!ons.empty() && !rb_.namespace_().empty() && ons != rb_.namespace_())
         throw tfjob::error("the namespace of the provided object \"" + ons +
                            "\" does not match the namespace \"" + rb_.namespace_() +

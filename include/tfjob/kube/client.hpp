@@ -12,6 +12,7 @@
 #include <tfjob/kube/detail/http.hpp>
 #include <tfjob/kube/exec.hpp>
 #include <tfjob/kube/request.hpp>
+#include <tfjob/kube/side_task.hpp>  // sleep_for: retries' pauses end on cancel
 
 #include <nlohmann/json.hpp>
 
@@ -153,16 +154,24 @@ class Client {
   }
 
   /// Like request_text, decoded as JSON.
-  /// The answer's nesting is bounded (limits::max_depth); an answer that is not JSON, or
-  /// too deep, throws transport_error saying so and where.
+  /// The answer's nesting is bounded (limits::max_depth); a 2xx answer whose body is not
+  /// JSON, or too deep, throws decode_error saying so, where, and how the body begins.
   nlohmann::json request_json(const Request& req) {
-    std::string body = request_text(req);
+    Response resp = send(req);
+    if (resp.status < 200 || resp.status >= 300)
+      throw_for(req, resp.status, resp.reason, resp.body, resp.header("retry-after"));
+    return decode_json(req, resp.status, resp.body);
+  }
+
+  /// The JSON of a 2xx body (empty = `{}`); decode_error when it is not JSON.
+  static nlohmann::json decode_json(const Request& req, int http_status, const std::string& body) {
     if (body.empty()) return nlohmann::json::object();
     auto r = tfjob::detail::read_json(body);
     if (!r.ok())
-      throw transport_error(req.what + ": the server's answer is not valid JSON (" + r.error + " " +
-                            tfjob::detail::json_fault_place(body, r) + ")" +
-                            (r.byte < 200 ? ": " + printable_prefix(body, 200) : std::string()));
+      throw decode_error(req.what + ": the server answered " + std::to_string(http_status) +
+                             " but its body is not valid JSON (" + r.error + " " +
+                             tfjob::detail::json_fault_place(body, r) + "); the body begins: " + printable_prefix(body, 120),
+                         http_status);
     return std::move(r.value);
   }
 
@@ -408,8 +417,17 @@ class Client {
     return std::min(ms, p.max_backoff);
   }
 
-  bool perform(const Request& req, const std::function<bool(std::string_view)>* sink, const StreamOptions& opts,
+  /// The request as sent: a write that names no field manager gets the client's.
+  Request with_field_manager(const Request& req) const {
+    Request r = req;
+    if (r.takes_field_manager && r.param("fieldManager").empty() && !s_->cfg.field_manager.empty())
+      r.query.emplace_back("fieldManager", s_->cfg.field_manager);
+    return r;
+  }
+
+  bool perform(const Request& req0, const std::function<bool(std::string_view)>* sink, const StreamOptions& opts,
                Response* out) {
+    const Request req = with_field_manager(req0);
     const auto& cfg = s_->cfg;
     const auto& pol = s_->retry;
     detail::Deadline dl = detail::deadline_after(cfg.timeout);
@@ -504,7 +522,7 @@ class Client {
         throw transport_error(req.what + ": gave up before the request timeout after: " + why);
       }
       if (cfg.verbosity >= 6) log("retrying " + req.method + " " + url + " in " + std::to_string(wait.count()) + "ms after: " + why);
-      sleep_for(wait, opts.cancel);
+      kube::sleep_for(wait, opts.cancel, sink ? opts.deadline : std::chrono::steady_clock::time_point::max());
       if (opts.cancel && opts.cancel->load()) return false;
       if (out) *out = Response{};
     }
@@ -523,17 +541,6 @@ class Client {
   static bool is_tls_verification(const std::string& m) {
     return m.find("x509:") != std::string::npos || m.find("rejected the TLS") != std::string::npos ||
            m.find("client certificate") != std::string::npos;
-  }
-
-  static void sleep_for(std::chrono::milliseconds d, const std::atomic<bool>* cancel) {
-    auto end = std::chrono::steady_clock::now() + d;
-    while (std::chrono::steady_clock::now() < end) {
-      if (cancel && cancel->load()) return;
-      std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(
-          std::chrono::milliseconds(50),
-          std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()) +
-              std::chrono::milliseconds(1)));
-    }
   }
 
   static std::string ms_since(std::chrono::steady_clock::time_point t0) {

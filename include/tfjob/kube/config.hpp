@@ -355,6 +355,26 @@ struct AuthConfig {
   std::string user_name;           ///< kubeconfig user name, for messages
 };
 
+/// `<name>/<version> (<os>/<arch>)`: client-go's DefaultKubernetesUserAgent shape
+/// (rest/config.go: adjustCommand(os.Args[0])/version (GOOS/GOARCH) ...).
+inline std::string default_user_agent(const std::string& name) {
+#if defined(__linux__)
+  const char* os = "linux";
+#elif defined(__APPLE__)
+  const char* os = "darwin";
+#else
+  const char* os = "unknown";
+#endif
+#if defined(__x86_64__)
+  const char* arch = "amd64";
+#elif defined(__aarch64__)
+  const char* arch = "arm64";
+#else
+  const char* arch = "unknown";
+#endif
+  return name + "/" + tfjob::version + " (" + os + "/" + arch + ")";
+}
+
 /// Everything a Client needs to talk to one API server (client-go rest.Config).
 struct RestConfig {
   std::string server;            ///< https://host:port[/prefix]
@@ -363,7 +383,12 @@ struct RestConfig {
   AuthConfig auth;
   std::chrono::milliseconds timeout{0};  ///< per request, 0 = none
   std::size_t max_response_bytes = limits::max_response_bytes;  ///< bound on one buffered answer
-  std::string user_agent = std::string("kubectl-tfjob/") + tfjob::version;
+  /// The application's name to the server; the SDK's own by default, an application sets
+  /// its own (default_user_agent("kubectl-tfjob")).
+  std::string user_agent = default_user_agent("tfjob-sdk");
+  /// The field manager of writes whose parameters name none (server-side apply needs one);
+  /// the SDK's own by default, an application sets its own.
+  std::string field_manager = "tfjob-sdk";
   std::string proxy_url;         ///< explicit proxy (cluster proxy-url); else HTTPS_PROXY/NO_PROXY
   bool use_env_proxy = true;     ///< honour HTTPS_PROXY/HTTP_PROXY/NO_PROXY when proxy_url is empty
   int verbosity = 0;             ///< 6+: one line per request on the log

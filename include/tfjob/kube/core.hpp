@@ -3,6 +3,7 @@
 /// typed accessors for what the plugin reads). The whole object is kept in `json`, so
 /// nothing the server sent is ever lost; each type has its resource_traits.
 
+#include <tfjob/detail/json.hpp>
 #include <tfjob/kube/resource.hpp>
 
 #include <nlohmann/json.hpp>
@@ -91,7 +92,7 @@ struct Pod : Object {
     std::vector<std::string> out;
     const auto& cs = at_or_null("/spec/containers");
     if (cs.is_array())
-      for (const auto& c : cs) out.push_back(c.value("name", ""));
+      for (const auto& c : cs) out.push_back(tfjob::detail::value_at(c, "name", ""));
     return out;
   }
   /// status.containerStatuses[] entry for a container (null when absent).
@@ -99,14 +100,14 @@ struct Pod : Object {
     const auto& cs = at_or_null("/status/containerStatuses");
     if (cs.is_array())
       for (const auto& c : cs)
-        if (c.value("name", "") == container) return c;
+        if (tfjob::detail::value_at(c, "name", "") == container) return c;
     return nullptr;
   }
   int restart_count() const {
     int n = 0;
     const auto& cs = at_or_null("/status/containerStatuses");
     if (cs.is_array())
-      for (const auto& c : cs) n += c.value("restartCount", 0);
+      for (const auto& c : cs) n += tfjob::detail::value_at(c, "restartCount", 0);
     return n;
   }
   /// The Ready condition is True.
@@ -114,7 +115,7 @@ struct Pod : Object {
     const auto& cs = at_or_null("/status/conditions");
     if (cs.is_array())
       for (const auto& c : cs)
-        if (c.value("type", "") == "Ready") return c.value("status", "") == "True";
+        if (tfjob::detail::value_at(c, "type", "") == "Ready") return tfjob::detail::value_at(c, "status", "") == "True";
     return false;
   }
 };
@@ -129,7 +130,7 @@ struct Node : Object {
     const auto& cs = at_or_null("/status/conditions");
     if (cs.is_array())
       for (const auto& c : cs)
-        if (c.value("type", "") == "Ready") return c.value("status", "") == "True";
+        if (tfjob::detail::value_at(c, "type", "") == "Ready") return tfjob::detail::value_at(c, "status", "") == "True";
     return false;
   }
   bool unschedulable() const {

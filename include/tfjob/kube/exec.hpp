@@ -7,6 +7,7 @@
 #include <tfjob/detail/input.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/config.hpp>
+#include <tfjob/kube/detail/process.hpp>
 #include <tfjob/kube/detail/util.hpp>
 
 #include <nlohmann/json.hpp>
@@ -14,7 +15,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>  // passing SIGTERM/SIGINT/SIGHUP on to a running plugin
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -116,51 +116,26 @@ inline ExecCredential run_exec_plugin(const ExecConfig& cfg, const std::string& 
   if (cfg.provide_cluster_info && !cluster_json.empty())
     info["spec"]["cluster"] = tfjob::detail::read_json(cluster_json).value;  // built by us
 
-  // argv and envp, built before fork-free posix_spawn.
-  std::vector<std::string> args{cfg.command};
-  args.insert(args.end(), cfg.args.begin(), cfg.args.end());
-  std::vector<std::string> envs;
-  std::vector<std::string> overridden{"KUBERNETES_EXEC_INFO"};
-  for (const auto& [k, v] : cfg.env) overridden.push_back(k);
-  for (char** e = environ; e && *e; ++e) {
-    std::string s = *e;
-    std::string key = s.substr(0, s.find('='));
-    bool skip = false;
-    for (const auto& o : overridden) skip = skip || o == key;
-    if (!skip) envs.push_back(s);
-  }
-  for (const auto& [k, v] : cfg.env) envs.push_back(k + "=" + v);
-  envs.push_back("KUBERNETES_EXEC_INFO=" + info.dump());
-  std::vector<char*> argv, envp;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  for (auto& e : envs) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
-  int out[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) throw auth_error(who + ": pipe: " + std::strerror(errno));
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  if (!is_interactive) posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  // A plugin that does not talk to the user gets a process group of its own, so that the
-  // whole group (its children too) can be stopped with us; an interactive one stays in
-  // ours, where the terminal is.
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  if (!is_interactive) {
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attr, 0);
-  }
-  pid_t pid = 0;
-  int rc = cfg.command.find('/') != std::string::npos
-               ? ::posix_spawn(&pid, cfg.command.c_str(), &fa, &attr, argv.data(), envp.data())
-               : ::posix_spawnp(&pid, cfg.command.c_str(), &fa, &attr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  ::close(out[1]);
+  // The SDK's one child-process helper (detail/process.hpp): argv without a shell, the
+  // child's own environment plus env[] and KUBERNETES_EXEC_INFO.
+  detail::ChildSpec spec;
+  spec.program = cfg.command;
+  spec.argv.push_back(cfg.command);
+  spec.argv.insert(spec.argv.end(), cfg.args.begin(), cfg.args.end());
+  spec.env = cfg.env;
+  spec.env.emplace_back("KUBERNETES_EXEC_INFO", info.dump());
+  // A plugin that does not talk to the user reads no terminal and gets a process group of
+  // its own, so that the whole group (its children too) can be stopped with us; an
+  // interactive one stays in ours, where the terminal is.
+  spec.stdin_null = !is_interactive;
+  spec.own_process_group = !is_interactive;
+  const detail::Child child = detail::start_child(spec);
+  const int rc = child.exec_errno;
   if (rc != 0) {
-    ::close(out[0]);
+    if (child.pid > 0) {
+      ::close(child.out_fd);
+      detail::wait_child(child.pid);
+    }
     if (rc == ENOENT || rc == EACCES || rc == ENOTDIR) {
       std::string msg = "exec: executable " + cfg.command + " not found" +
                         (rc == EACCES ? " (or not executable)" : "") +
@@ -172,27 +147,13 @@ inline ExecCredential run_exec_plugin(const ExecConfig& cfg, const std::string& 
     }
     throw auth_error(who + ": cannot start: " + std::strerror(rc));
   }
+  const pid_t pid = child.pid;
   detail::ExecChildGuard guard(is_interactive ? pid : -pid);
   std::string output;
-  bool too_much = false;
-  char buf[8192];
-  for (;;) {
-    ssize_t n = ::read(out[0], buf, sizeof buf);
-    if (n > 0) {
-      if (output.size() + static_cast<size_t>(n) > limits::max_exec_output_bytes) {
-        too_much = true;  // stop it: nothing it prints now can be a credential
-        ::kill(is_interactive ? pid : -pid, SIGTERM);
-        break;
-      }
-      output.append(buf, static_cast<size_t>(n));
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    break;
-  }
-  ::close(out[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  const bool too_much = !detail::read_to_end(child.out_fd, output, limits::max_exec_output_bytes);
+  if (too_much) ::kill(is_interactive ? pid : -pid, SIGTERM);  // stop it: nothing it prints now can be a credential
+  ::close(child.out_fd);
+  const int status = detail::wait_child(pid);
   if (too_much)
     throw auth_error(who + " printed more than " + tfjob::detail::human_bytes(limits::max_exec_output_bytes) +
                      " on standard output (the bound on a credential plugin's output); it was stopped");

@@ -6,6 +6,7 @@
 #include <tfjob/kube/core.hpp>
 #include <tfjob/kube/discovery.hpp>
 #include <tfjob/kube/exec.hpp>
+#include <tfjob/kube/local_proxy.hpp>
 #include <tfjob/kube/logs.hpp>
 #include <tfjob/kube/request.hpp>
 #include <tfjob/kube/resource.hpp>

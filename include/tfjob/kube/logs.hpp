@@ -390,7 +390,7 @@ class LogStreamer {
       if (failures > max_failures)
         throw transport_error("log stream of pod " + pod_ + " failed " + std::to_string(failures) +
                               " times in a row; last error: " + err);
-      std::this_thread::sleep_for(std::chrono::milliseconds(50) * (1 << std::min(failures, 5)));
+      if (!kube::sleep_for(std::chrono::milliseconds(50) * (1 << std::min(failures, 5)), opts.cancel, opts.deadline)) return false;
       resume = true;
       ++stats_.resumes;
       if (!by_bytes && have_last_) {

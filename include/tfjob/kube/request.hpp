@@ -3,6 +3,7 @@
 /// value (method, path, query, body) that a unit test can inspect without a server, then
 /// sent by `Client`. Parameter structs mirror metav1 ListOptions/DeleteOptions/PatchOptions.
 
+#include <tfjob/detail/json.hpp>
 #include <tfjob/kube/detail/util.hpp>
 #include <tfjob/kube/resource.hpp>
 
@@ -26,6 +27,9 @@ struct Request {
   /// Whether repeating the request after it may have reached the server is harmless
   /// (GET, server-side apply). POST/merge-PATCH/DELETE are never repeated blindly.
   bool idempotent = true;
+  /// A write of an object: sent with a fieldManager, the client's own
+  /// (RestConfig::field_manager) when the query names none.
+  bool takes_field_manager = false;
   std::string what;  ///< short description for errors, e.g. `get tfjobs/mnist`
 
   /// path + encoded query string.
@@ -79,19 +83,19 @@ struct ListParams {
 /// Options for create (POST).
 struct PostParams {
   bool dry_run = false;
-  std::string field_manager = "kubectl-tfjob";
+  std::string field_manager;  ///< "" = the client's (RestConfig::field_manager)
 };
 
 /// Server-side apply (PATCH application/apply-patch+yaml).
 struct ApplyParams {
-  std::string field_manager = "kubectl-tfjob";
+  std::string field_manager;  ///< "" = the client's (RestConfig::field_manager)
   bool force = false;  ///< take over fields owned by other managers
   bool dry_run = false;
 };
 
 /// Merge patch (PATCH application/merge-patch+json).
 struct PatchParams {
-  std::string field_manager = "kubectl-tfjob";
+  std::string field_manager;  ///< "" = the client's (RestConfig::field_manager)
   bool dry_run = false;
 };
 
@@ -173,10 +177,11 @@ class RequestBuilder {
     r.body = with_type(obj).dump();
     r.content_type = "application/json";
     r.idempotent = false;
+    r.takes_field_manager = true;
     if (p.dry_run) r.query.emplace_back("dryRun", "All");
     if (!p.field_manager.empty()) r.query.emplace_back("fieldManager", p.field_manager);
-    r.what = "create " + describe(obj.value("/metadata/name"_json_pointer, std::string(
-                                      obj.value("/metadata/generateName"_json_pointer, std::string()))));
+    r.what = "create " + describe(tfjob::detail::value_at(obj, "/metadata/name"_json_pointer, std::string(
+                                      tfjob::detail::value_at(obj, "/metadata/generateName"_json_pointer, std::string()))));
     return r;
   }
 
@@ -188,6 +193,7 @@ class RequestBuilder {
     r.body = with_type(obj).dump();
     r.content_type = "application/json";
     r.idempotent = false;  // a PUT with a stale resourceVersion must surface as a conflict
+    r.takes_field_manager = true;
     if (p.dry_run) r.query.emplace_back("dryRun", "All");
     if (!p.field_manager.empty()) r.query.emplace_back("fieldManager", p.field_manager);
     r.what = "replace " + describe(name);
@@ -211,7 +217,9 @@ class RequestBuilder {
     r.body = body.dump();
     r.content_type = "application/apply-patch+yaml";  // JSON is YAML
     r.idempotent = true;  // declarative: applying twice gives the same result
-    r.query.emplace_back("fieldManager", p.field_manager.empty() ? "kubectl-tfjob" : p.field_manager);
+    // the server requires one for apply: the client adds its own when none is named here
+    r.takes_field_manager = true;
+    if (!p.field_manager.empty()) r.query.emplace_back("fieldManager", p.field_manager);
     if (p.force) r.query.emplace_back("force", "true");
     if (p.dry_run) r.query.emplace_back("dryRun", "All");
     r.what = "apply " + describe(name);
@@ -227,6 +235,7 @@ class RequestBuilder {
     r.body = patch.dump();
     r.content_type = "application/merge-patch+json";
     r.idempotent = false;
+    r.takes_field_manager = true;
     if (!p.field_manager.empty()) r.query.emplace_back("fieldManager", p.field_manager);
     if (p.dry_run) r.query.emplace_back("dryRun", "All");
     r.what = "patch " + describe(name) + (subresource.empty() ? "" : " (" + subresource + ")");

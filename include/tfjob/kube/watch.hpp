@@ -16,6 +16,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <optional>
 #include <random>  // jitter of the backoff
 #include <string>
 #include <string_view>
@@ -23,10 +24,34 @@
 
 namespace tfjob::kube {
 
-/// One change. `type`: ADDED, MODIFIED, DELETED or BOOKMARK.
+/// The type of a watch event (apimachinery pkg/watch/watch.go EventType). ERROR never reaches
+/// a callback (the watcher throws the server's Status or relists on 410); BOOKMARK only when
+/// WatchParams::deliver_bookmarks is set.
+enum class EventType { added, modified, deleted, bookmark, error };
+
+/// The wire spelling: "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR".
+inline const char* to_string(EventType t) {
+  switch (t) {
+    case EventType::added: return "ADDED";
+    case EventType::modified: return "MODIFIED";
+    case EventType::deleted: return "DELETED";
+    case EventType::bookmark: return "BOOKMARK";
+    case EventType::error: return "ERROR";
+  }
+  return "UNKNOWN";
+}
+
+/// The event type a wire spelling names; nullopt for any other (the watcher ignores those).
+inline std::optional<EventType> parse_event_type(std::string_view s) {
+  for (EventType t : {EventType::added, EventType::modified, EventType::deleted, EventType::bookmark, EventType::error})
+    if (s == std::string_view(to_string(t))) return t;
+  return std::nullopt;
+}
+
+/// One change.
 template <class T>
 struct WatchEvent {
-  std::string type;
+  EventType type;
   T object;
 };
 
@@ -181,6 +206,9 @@ class Watcher {
   WatchBackoff backoff;
   /// Called with each such wait before it is slept (tests, -v logs).
   std::function<void(std::chrono::milliseconds)> on_backoff;
+  /// Called once each (re)list has been delivered: the caller's picture is whole now
+  /// (client-go's HasSynced), e.g. to tell "no pods yet" from "not listed yet".
+  std::function<void()> on_synced;
 
   /// The last resourceVersion seen (from an event, a bookmark or a list).
   const std::string& resource_version() const { return rv_; }
@@ -265,7 +293,7 @@ class Watcher {
     return field(md, "metadata.", "namespace", where) + "/" + field(md, "metadata.", "name", where);
   }
 
-  bool deliver(const Callback& cb, const char* type, const nlohmann::json& obj) {
+  bool deliver(const Callback& cb, EventType type, const nlohmann::json& obj) {
     WatchEvent<T> ev{type, obj.template get<T>()};
     if (!cb(ev)) {
       stopped_ = true;
@@ -284,11 +312,13 @@ class Watcher {
                         (r.ok() ? tfjob::detail::describe_json_type(r.value) : r.error) + "): " + shown);
     }
     const nlohmann::json& j = r.value;
-    std::string type = field(j, "", "type", "watch event");
+    const std::string type_text = field(j, "", "type", "watch event");
     static const nlohmann::json no_object = nlohmann::json::object();
     auto oit = j.find("object");
     const nlohmann::json& obj = oit != j.end() ? *oit : no_object;
-    if (type == "ERROR") {
+    const auto type = parse_event_type(type_text);
+    if (!type) return true;  // unknown: ignore
+    if (*type == EventType::error) {
       int code = 500;
       if (obj.is_object())
         if (auto c = obj.find("code"); c != obj.end() && c->is_number_integer() && *c >= 100 && *c <= 999) code = c->get<int>();
@@ -299,13 +329,12 @@ class Watcher {
       }
       throw api_error(st, "watch " + rb_.resource().qualified());
     }
-    if (type != "ADDED" && type != "MODIFIED" && type != "DELETED" && type != "BOOKMARK") return true;  // unknown: ignore
-    const std::string where = type + " event";
+    const std::string where = type_text + " event";
     const auto& md = metadata_of(obj, where);
     std::string rv = field(md, "metadata.", "resourceVersion", where);
-    if (type == "BOOKMARK") {
+    if (*type == EventType::bookmark) {
       if (!rv.empty()) rv_ = rv;
-      if (params_.deliver_bookmarks) return deliver(cb, "BOOKMARK", obj);
+      if (params_.deliver_bookmarks) return deliver(cb, EventType::bookmark, obj);
       return true;
     }
     ++events_;
@@ -314,21 +343,21 @@ class Watcher {
     std::string uid = field(md, "metadata.", "uid", where);
     auto it = known_.find(key);
     if (!rv.empty()) rv_ = rv;
-    if (type == "DELETED") {
+    if (*type == EventType::deleted) {
       if (it == known_.end() && listed_) {  // already told (or never existed for us)
         ++stats_.duplicates_skipped;
         return true;
       }
       if (it != known_.end()) known_.erase(it);
-      return deliver(cb, "DELETED", obj);
+      return deliver(cb, EventType::deleted, obj);
     }
     if (it != known_.end() && it->second.uid == uid && it->second.rv == rv) {
       ++stats_.duplicates_skipped;  // replayed after a reconnect
       return true;
     }
-    const char* t = type.c_str();
+    EventType t = *type;
     // A MODIFIED for something we have not announced is an ADDED to the caller, and vice versa.
-    if (listed_) t = (it == known_.end() || it->second.uid != uid) ? "ADDED" : "MODIFIED";
+    if (listed_) t = (it == known_.end() || it->second.uid != uid) ? EventType::added : EventType::modified;
     known_[key] = Known{uid, rv, obj};
     return deliver(cb, t, obj);
   }
@@ -399,7 +428,7 @@ class Watcher {
       if (f == fresh.end() || f->second.uid != it->second.uid) {
         nlohmann::json last = it->second.object;
         it = known_.erase(it);
-        if (!deliver(cb, "DELETED", last)) return false;
+        if (!deliver(cb, EventType::deleted, last)) return false;
       } else {
         ++it;
       }
@@ -408,22 +437,18 @@ class Watcher {
       auto it = known_.find(k);
       if (it == known_.end()) {
         known_[k] = v;
-        if (!deliver(cb, "ADDED", v.object)) return false;
+        if (!deliver(cb, EventType::added, v.object)) return false;
       } else if (it->second.rv != v.rv) {
         it->second = v;
-        if (!deliver(cb, "MODIFIED", v.object)) return false;
+        if (!deliver(cb, EventType::modified, v.object)) return false;
       }
     }
     listed_ = true;
+    if (on_synced) on_synced();
     return true;
   }
 
-  static void sleep(std::chrono::milliseconds d, const StreamOptions& opts) {
-    auto end = std::min(std::chrono::steady_clock::now() + d, opts.deadline);
-    while (std::chrono::steady_clock::now() < end && !(opts.cancel && opts.cancel->load()))
-      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-          std::chrono::milliseconds(20), end - std::chrono::steady_clock::now()));
-  }
+  static void sleep(std::chrono::milliseconds d, const StreamOptions& opts) { kube::sleep_for(d, opts.cancel, opts.deadline); }
 
   Client client_;
   RequestBuilder rb_;

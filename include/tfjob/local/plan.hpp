@@ -12,6 +12,7 @@
 
 #include <tfjob/api/tf_config.hpp>
 #include <tfjob/api/types.hpp>
+#include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 
 #include <nlohmann/json.hpp>
@@ -152,13 +153,13 @@ inline std::vector<Mount> plan_mounts(const ReplicaSpec& spec, const nlohmann::j
   if (vm == container.end() || !vm->is_array()) return out;
   for (const auto& m : *vm) {
     Mount mount;
-    mount.volume = m.value("name", "");
-    mount.mount_path = m.value("mountPath", "");
-    mount.read_only = m.value("readOnly", false);
+    mount.volume = tfjob::detail::value_at(m, "name", "");
+    mount.mount_path = tfjob::detail::value_at(m, "mountPath", "");
+    mount.read_only = tfjob::detail::value_at(m, "readOnly", false);
     const nlohmann::json* vol = nullptr;
     if (volumes)
       for (const auto& v : *volumes)
-        if (v.value("name", "") == mount.volume) vol = &v;
+        if (tfjob::detail::value_at(v, "name", "") == mount.volume) vol = &v;
     auto mapped = [&](const std::string& key) -> std::optional<std::string> {
       auto it = in.volumes.find(key);
       if (key.empty() || it == in.volumes.end()) return std::nullopt;
@@ -167,13 +168,13 @@ inline std::vector<Mount> plan_mounts(const ReplicaSpec& spec, const nlohmann::j
     std::string where = "replica " + replica + ", volume \"" + mount.volume + "\" (mountPath " + mount.mount_path + ")";
     if (!vol) throw config_error(where + ": the pod template has no volume of that name");
     if (auto pvc = vol->find("persistentVolumeClaim"); pvc != vol->end()) {
-      mount.claim = pvc->value("claimName", "");
+      mount.claim = tfjob::detail::value_at(*pvc, "claimName", "");
       mount.local_dir = mapped(mount.claim).value_or(
           mapped(mount.volume).value_or(in.state_dir + "/volumes/" + (mount.claim.empty() ? mount.volume : mount.claim)));
     } else if (vol->contains("emptyDir")) {
       mount.local_dir = mapped(mount.volume).value_or(in.state_dir + "/replicas/" + replica + "/" + mount.volume);
     } else if (auto hp = vol->find("hostPath"); hp != vol->end()) {
-      mount.local_dir = mapped(mount.volume).value_or(hp->value("path", ""));
+      mount.local_dir = mapped(mount.volume).value_or(tfjob::detail::value_at(*hp, "path", ""));
     } else if (auto d = mapped(mount.volume)) {
       mount.local_dir = *d;
     } else {
@@ -239,13 +240,13 @@ inline Plan make_plan(const TFJob& job, const PlanInputs& in) {
       };
       if (auto env = c->find("env"); env != c->end() && env->is_array()) {
         for (const auto& e : *env) {
-          std::string name = e.value("name", "");
+          std::string name = tfjob::detail::value_at(e, "name", "");
           if (name.empty()) continue;
           if (e.contains("value") && e["value"].is_string()) {
             set_env(name, rewrite_mount_paths(expand_vars(e["value"].get<std::string>(), vars), ls.mounts));
           } else if (e.contains("valueFrom")) {
             const auto& vf = e["valueFrom"];
-            std::string field = vf.contains("fieldRef") ? vf["fieldRef"].value("fieldPath", "") : "";
+            std::string field = vf.contains("fieldRef") ? tfjob::detail::value_at(vf["fieldRef"], "fieldPath", "") : "";
             if (field == "metadata.name") set_env(name, ls.pod_name);
             else if (field == "metadata.namespace") set_env(name, ns);
             else if (field == "status.podIP" || field == "status.hostIP") set_env(name, in.host);

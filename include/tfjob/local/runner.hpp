@@ -14,6 +14,8 @@
 #include <tfjob/api/defaults.hpp>
 #include <tfjob/api/types.hpp>
 #include <tfjob/api/validation.hpp>
+#include <tfjob/detail/table.hpp>
+#include <tfjob/detail/time.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/local/detail/process.hpp>
 #include <tfjob/local/plan.hpp>
@@ -150,14 +152,7 @@ class SignalGuard {
   std::map<int, struct sigaction> old_;
 };
 
-inline std::string now_rfc3339() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+inline std::string now_rfc3339() { return tfjob::detail::format_rfc3339(std::time(nullptr)); }
 
 inline std::string signal_name(int code) {
   if (code <= 128) return "";
@@ -185,6 +180,8 @@ inline std::string short_duration(double secs) {
 /// Runs one job to its end. Not re-entrant with signal handling on (one at a time per
 /// process).
 class Runner {
+  using Clock = std::chrono::steady_clock;
+
  public:
   Runner(TFJob job, RunOptions opts) : job_(std::move(job)), o_(std::move(opts)) {
     if (::pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) throw error("pipe: " + detail::errno_text());
@@ -203,7 +200,6 @@ class Runner {
   }
 
   RunResult run() {
-    using Clock = std::chrono::steady_clock;
     const auto t0 = Clock::now();
     set_defaults(job_);
     validate_or_throw(job_);
@@ -212,8 +208,33 @@ class Runner {
     state_dir_ = detail::absolute(o_.state_dir.empty() ? default_state_dir(job_) : o_.state_dir);
     detail::make_dirs(state_dir_ + "/logs");
 
-    // Ports first (every replica of every type appears in each TF_CONFIG), then the plan.
     detail::PortReserver ports(o_.host);
+    prepare_processes(plan_with_ports(ports));
+    chief_ = pick_chief();
+
+    JobTracker tracker(job_);
+    detail::SignalGuard guard(o_.handle_signals, wake_[1]);
+    progress("running TFJob " + ns + "/" + job_.metadata.name + " with " + std::to_string(procs_.size()) +
+             " process(es); state and logs in " + state_dir_);
+    std::vector<JobCondition> conditions;
+    add_condition(conditions, condition_type::Created, "TFJobCreated",
+                  "TFJob " + ns + "/" + job_.metadata.name + " is created.");
+    try {
+      for (auto& p : procs_) start(p, ports, tracker);
+    } catch (const std::exception& e) {
+      tracker.interrupt("StartFailed", e.what());
+    }
+    if (!tracker.finished())
+      add_condition(conditions, condition_type::Running, "TFJobRunning",
+                    "TFJob " + ns + "/" + job_.metadata.name + " is running.");
+    const int stop_signal = supervise(tracker, ports, conditions, ns, t0);
+    stop_all(tracker);
+    return result(tracker, conditions, ns, t0, stop_signal);
+  }
+
+ private:
+  /// Ports first (every replica of every type appears in each TF_CONFIG), then the plan.
+  Plan plan_with_ports(detail::PortReserver& ports) {
     std::map<std::pair<std::string, int>, int> port_of;
     for (const auto& [type, spec] : job_.spec.tf_replica_specs)
       for (int i = 0; i < spec.replicas_or_default(); ++i) port_of[{type, i}] = ports.reserve(o_.first_port);
@@ -225,10 +246,14 @@ class Runner {
     Plan plan = make_plan(job_, in);
     check_volume_flags(plan);
     for (const auto& w : plan.warnings) progress("warning: " + w);
+    return plan;
+  }
 
+  /// One process per planned replica: its working directory, executable, mounts and log.
+  void prepare_processes(const Plan& plan) {
     const std::string cwd = detail::current_dir();
     procs_.clear();
-    for (auto& ls : plan.replicas) {
+    for (const auto& ls : plan.replicas) {
       Proc p;
       p.spec = ls;
       std::string wd = ls.working_dir;
@@ -251,35 +276,21 @@ class Runner {
       if (!p.log) throw error("cannot write " + p.log_path);
       procs_.push_back(std::move(p));
     }
-    chief_ = pick_chief();
+  }
 
-    JobTracker tracker(job_);
-    detail::SignalGuard guard(o_.handle_signals, wake_[1]);
-    progress("running TFJob " + ns + "/" + job_.metadata.name + " with " + std::to_string(procs_.size()) +
-             " process(es); state and logs in " + state_dir_);
-    std::vector<JobCondition> conditions;
-    add_condition(conditions, condition_type::Created, "TFJobCreated",
-                  "TFJob " + ns + "/" + job_.metadata.name + " is created.");
-    try {
-      for (auto& p : procs_) start(p, ports, tracker);
-    } catch (const std::exception& e) {
-      tracker.interrupt("StartFailed", e.what());
-    }
-    if (!tracker.finished())
-      add_condition(conditions, condition_type::Running, "TFJobRunning",
-                    "TFJob " + ns + "/" + job_.metadata.name + " is running.");
-
+  /// Until the job ends: exits, restarts when due, the deadline, or a stop: returns the
+  /// signal that stopped it (0 for stop(), or when the job ended by itself).
+  int supervise(JobTracker& tracker, detail::PortReserver& ports, std::vector<JobCondition>& conditions,
+                const std::string& ns, Clock::time_point t0) {
     int last_restarts = 0;
-    int stop_signal = 0;
     while (!tracker.finished()) {
       poll_once(std::chrono::milliseconds(100), tracker, ports);
       if (int sig = take_wake(); sig >= 0) {
-        stop_signal = sig;
         std::string what = sig == 0 ? "stop requested" : ("stopped by " + detail::signal_name(128 + sig));
         tracker.interrupt("Interrupted", "TFJob " + ns + "/" + job_.metadata.name + " was " +
                                              (sig == 0 ? std::string("stopped") : what) + " before it finished");
         progress(what + ": stopping every replica");
-        break;
+        return sig;
       }
       if (tracker.total_restarts() != last_restarts) {
         last_restarts = tracker.total_restarts();
@@ -299,8 +310,13 @@ class Runner {
       }
       if (tracker.check_deadline(now - t0)) progress("activeDeadlineSeconds passed: stopping every replica");
     }
-    stop_all(tracker);
+    return 0;
+  }
 
+  /// What the run ended with: the job's state, each replica, and the TFJob with the status
+  /// the operator would have written.
+  RunResult result(JobTracker& tracker, std::vector<JobCondition>& conditions, const std::string& ns,
+                   Clock::time_point t0, int stop_signal) const {
     RunResult r;
     r.signal = stop_signal;
     r.name = job_.metadata.name;
@@ -337,8 +353,6 @@ class Runner {
     return r;
   }
 
- private:
-  using Clock = std::chrono::steady_clock;
 
   struct Proc {
     LaunchSpec spec;
@@ -599,19 +613,7 @@ inline std::string status_table(const RunResult& r) {
   std::vector<std::vector<std::string>> rows = {
       {"NAME", "STATE", "AGE", "SUCCEEDED", "RESTARTS", "MESSAGE"},
       {r.name, r.state, detail::short_duration(r.seconds), replicas, std::to_string(r.restarts), r.message}};
-  std::vector<size_t> w(rows[0].size(), 0);
-  for (const auto& row : rows)
-    for (size_t i = 0; i < row.size(); ++i) w[i] = std::max(w[i], row[i].size());
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size()) line += std::string(w[i] - row[i].size() + 3, ' ');
-    }
-    out += line + "\n";
-  }
-  return out;
+  return tfjob::detail::render_table(rows);
 }
 
 }  // namespace tfjob::local

@@ -7,6 +7,7 @@
 
 #include <tfjob/api/quantity.hpp>
 #include <tfjob/error.hpp>
+#include <tfjob/serving/operations.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -62,6 +63,7 @@ struct ServeSpec {
   std::map<std::string, std::string> node_selector;
   std::vector<nlohmann::json> tolerations;
   std::vector<std::string> extra_args;  ///< appended to tensorflow_model_server's flags
+  ServeOperations ops;  ///< batching, monitoring, autoscaling (operations.hpp)
 
   std::string effective_model_name() const { return model_name.empty() ? name : model_name; }
   std::string effective_image() const {
@@ -144,6 +146,7 @@ inline void validate(const ServeSpec& s) {
       if (!tfjob::is_quantity(q))
         throw tfjob::error(std::string(flag) + " \"" + q + "\" is not a Kubernetes quantity (e.g. 2, 500m, 4Gi)");
     }
+  validate_operations(s.ops, s.cpu);
 }
 
 /// The labels selecting this server's pods.
@@ -211,7 +214,13 @@ inline nlohmann::json build_deployment(const ServeSpec& s) {
                   {"ports", json::array({{{"name", "grpc"}, {"containerPort", grpc_port}, {"protocol", "TCP"}},
                                          {{"name", "http"}, {"containerPort", rest_port}, {"protocol", "TCP"}}})},
                   {"readinessProbe", {{"httpGet", {{"path", "/v1/models/" + model}, {"port", "http"}}},
-                                      {"initialDelaySeconds", 5}, {"periodSeconds", 5}, {"failureThreshold", 3}}}};
+                                      {"initialDelaySeconds", 5}, {"periodSeconds", 5}, {"failureThreshold", 3}}},
+                  // The same status path: TF Serving answers it 200 while a version loads (so a
+                  // long load is not killed) and 404 when it has no version at all; a server that
+                  // hangs, or serves nothing of its model for 5 minutes, is restarted by the kubelet.
+                  {"livenessProbe", {{"httpGet", {{"path", "/v1/models/" + model}, {"port", "http"}}},
+                                     {"initialDelaySeconds", 30}, {"periodSeconds", 30}, {"timeoutSeconds", 5},
+                                     {"failureThreshold", 10}}}};
   if (!resources.empty()) serving["resources"] = resources;
 
   json volume, mount = {{"name", "models"}, {"mountPath", "/models"}};
@@ -262,7 +271,20 @@ inline nlohmann::json build_service(const ServeSpec& s) {
                                            {{"name", "http"}, {"port", rest_port}, {"targetPort", "http"}, {"protocol", "TCP"}}})}}}};
 }
 
-/// Both objects, Deployment first (the order `serve --dry-run=client` prints them).
-inline std::vector<nlohmann::json> build_objects(const ServeSpec& s) { return {build_deployment(s), build_service(s)}; }
+/// Every object, in the order they are applied and `serve --dry-run=client` prints them:
+/// the config files' ConfigMap (when batching or monitoring is on), the Deployment, the
+/// Service, then the PodDisruptionBudget and HorizontalPodAutoscaler (operations.hpp).
+inline std::vector<nlohmann::json> build_objects(const ServeSpec& s) {
+  nlohmann::json labels = selector_labels(s.name);
+  labels[keys::managed_by] = "kubectl-tfjob";
+  std::vector<nlohmann::json> out;
+  if (auto cm = build_config_map(s.name, s.namespace_, labels, s.ops)) out.push_back(*cm);
+  out.push_back(build_deployment(s));
+  add_operations_to_deployment(out.back(), s.name, s.ops);
+  out.push_back(build_service(s));
+  if (auto pdb = build_pdb(s.name, s.namespace_, labels, selector_labels(s.name), s.replicas, s.ops)) out.push_back(*pdb);
+  if (auto hpa = build_hpa(s.name, s.namespace_, labels, s.ops)) out.push_back(*hpa);
+  return out;
+}
 
 }  // namespace tfjob::serving

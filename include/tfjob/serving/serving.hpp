@@ -3,23 +3,29 @@
 /// for the rollout as `kubectl rollout status` does (plus crash-looping pods, with their
 /// events and last logs), wait until TF Serving reports a model version AVAILABLE, and send
 /// predictions — all through the API server (the service proxy reaches TF Serving's REST
-/// port, so no port-forward is needed).
+/// port, so no port-forward is needed), checked first against the model's signatures.
 
+#include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/api.hpp>
 #include <tfjob/kube/client.hpp>
 #include <tfjob/kube/core.hpp>
+#include <tfjob/kube/discovery.hpp>
 #include <tfjob/kube/detail/util.hpp>
 #include <tfjob/kube/logs.hpp>
 #include <tfjob/kube/request.hpp>
+#include <tfjob/kube/side_task.hpp>
 #include <tfjob/serving/manifests.hpp>
+#include <tfjob/serving/metrics.hpp>
+#include <tfjob/serving/model_config.hpp>
+#include <tfjob/serving/signature.hpp>
 #include <tfjob/serving/status.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -34,16 +40,63 @@ inline kube::ResourceInfo deployments() { return {"apps", "v1", "deployments", "
 inline kube::ResourceInfo services() { return {"", "v1", "services", "Service", true}; }
 inline kube::ResourceInfo pods() { return {"", "v1", "pods", "Pod", true}; }
 inline kube::ResourceInfo events() { return {"", "v1", "events", "Event", true}; }
+inline kube::ResourceInfo config_maps() { return {"", "v1", "configmaps", "ConfigMap", true}; }
+inline kube::ResourceInfo pod_disruption_budgets() { return {"policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true}; }
+inline kube::ResourceInfo horizontal_pod_autoscalers() {
+  return {"autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", true};
+}
+/// Everything serve creates for a server, all named like it (build_objects' kinds).
+inline std::vector<kube::ResourceInfo> server_kinds() {
+  return {config_maps(), deployments(), services(), pod_disruption_budgets(), horizontal_pod_autoscalers()};
+}
+/// The resource of one of build_objects' kinds; throws for any other kind.
+inline kube::ResourceInfo for_kind(const std::string& kind) {
+  for (const auto& r : server_kinds())
+    if (r.kind == kind) return r;
+  throw tfjob::error("serve does not apply objects of kind \"" + kind + "\"");
+}
 }  // namespace resources
 
-/// Server-side apply of every object (field manager kubectl-tfjob); returns what the server
+/// The versions of the PodDisruptionBudget and HorizontalPodAutoscaler kinds, newest first:
+/// policy/v1 and autoscaling/v2 are GA from Kubernetes 1.21 and 1.23; older servers serve only
+/// policy/v1beta1 and autoscaling/v2beta2 (removed in 1.25 and 1.26), with the same fields serve uses.
+inline std::vector<std::string> kind_versions(const std::string& kind) {
+  if (kind == "PodDisruptionBudget") return {"v1", "v1beta1"};
+  if (kind == "HorizontalPodAutoscaler") return {"v2", "v2beta2"};
+  return {};
+}
+
+/// Rewrites each PDB/HPA to the newest version the server serves (discovery); throws
+/// tfjob::error naming the kind when it serves none.
+inline void use_served_versions(kube::Client& c, std::vector<nlohmann::json>& objs) {
+  for (auto& o : objs) {
+    const std::string kind = tfjob::detail::value_at(o, "kind", "");
+    auto versions = kind_versions(kind);
+    if (versions.empty()) continue;
+    const auto res = resources::for_kind(kind);
+    std::string chosen;
+    for (const auto& v : versions)
+      if (kube::serves(c, res.group, v, res.plural)) {
+        chosen = v;
+        break;
+      }
+    if (chosen.empty())
+      throw tfjob::error("this cluster serves no " + res.plural + "." + res.group + " (" + res.group + "/" + versions[0] + " or " +
+                         res.group + "/" + versions[1] + "), so serve cannot create the " + kind);
+    o["apiVersion"] = res.group + "/" + chosen;
+  }
+}
+
+/// Server-side apply of every object (the client's field manager); returns what the server
 /// stored. `dry_run` = the server's dry run (nothing persisted).
 inline std::vector<nlohmann::json> apply_objects(kube::Client& c, const std::string& ns, const std::vector<nlohmann::json>& objs,
                                                  bool force = false, bool dry_run = false) {
   std::vector<nlohmann::json> out;
   for (auto o : objs) {
-    const std::string kind = o.value("kind", "");
-    auto res = kind == "Deployment" ? resources::deployments() : resources::services();
+    const std::string kind = tfjob::detail::value_at(o, "kind", "");
+    auto res = resources::for_kind(kind);
+    const std::string av = tfjob::detail::value_at(o, "apiVersion", "");
+    if (auto slash = av.find('/'); slash != std::string::npos) res.version = av.substr(slash + 1);  // use_served_versions
     o["metadata"]["namespace"] = ns;
     kube::ApplyParams ap;
     ap.force = force;
@@ -53,9 +106,11 @@ inline std::vector<nlohmann::json> apply_objects(kube::Client& c, const std::str
   return out;
 }
 
-/// The REST path of TF Serving behind the API server's service proxy.
+/// The REST path of TF Serving behind the API server's service proxy. `service` is NAME (its
+/// REST port, 8501) or NAME:PORT, the proxy's own syntax (a KServe predictor's Service: 80).
 inline std::string proxy_path(const std::string& ns, const std::string& service, const std::string& rest_path) {
-  return "/api/v1/namespaces/" + ns + "/services/" + service + ":" + std::to_string(rest_port) + "/proxy" + rest_path;
+  const std::string target = service.find(':') == std::string::npos ? service + ":" + std::to_string(rest_port) : service;
+  return "/api/v1/namespaces/" + ns + "/services/" + target + "/proxy" + rest_path;
 }
 
 /// A raw answer from TF Serving (or from the proxy in front of it).
@@ -65,11 +120,11 @@ struct ProxyAnswer {
   /// The API server's own Status (no endpoints, no such service) rather than TF Serving's.
   bool from_apiserver() const {
     auto j = nlohmann::json::parse(body, nullptr, false);
-    return !j.is_discarded() && j.is_object() && j.value("kind", "") == "Status";
+    return !j.is_discarded() && j.is_object() && tfjob::detail::value_at(j, "kind", "") == "Status";
   }
   std::string apiserver_message() const {
     auto j = nlohmann::json::parse(body, nullptr, false);
-    return j.is_discarded() || !j.is_object() ? body : j.value("message", body);
+    return j.is_discarded() || !j.is_object() ? body : tfjob::detail::value_at(j, "message", body);
   }
 };
 
@@ -101,8 +156,8 @@ inline std::optional<nlohmann::json> get_service(kube::Client& c, const std::str
 
 /// The model name TF Serving serves behind `service` (its annotation, else the name).
 inline std::string model_name_of(const nlohmann::json& obj) {
-  std::string n = obj.value("/metadata/annotations"_json_pointer, nlohmann::json::object()).value(keys::model_name, "");
-  return n.empty() ? obj.value("/metadata/name"_json_pointer, std::string()) : n;
+  std::string n = tfjob::detail::value_at(obj, "/metadata/annotations"_json_pointer, nlohmann::json::object()).value(keys::model_name, "");
+  return n.empty() ? tfjob::detail::value_at(obj, "/metadata/name"_json_pointer, std::string()) : n;
 }
 
 /// Diagnosis text for pods that will not come up: each problem, the pod's events and the
@@ -113,7 +168,7 @@ inline std::string diagnose(kube::Client& c, const std::string& ns, const std::v
   std::vector<nlohmann::json> events;
   try {
     kube::RequestBuilder eb(resources::events(), ns);
-    events = c.request_json(eb.list({})).value("items", nlohmann::json::array()).get<std::vector<nlohmann::json>>();
+    events = tfjob::detail::value_at(c.request_json(eb.list({})), "items", nlohmann::json::array()).get<std::vector<nlohmann::json>>();
   } catch (const std::exception&) {
   }
   for (const auto& p : problems) {
@@ -124,8 +179,8 @@ inline std::string diagnose(kube::Client& c, const std::string& ns, const std::v
     if (!p.message.empty()) s += ": " + p.message;
     s += "\n";
     for (const auto& e : events)
-      if (e.value("/involvedObject/name"_json_pointer, std::string()) == p.pod)
-        s += "  event " + e.value("type", "") + " " + e.value("reason", "") + ": " + e.value("message", "") + "\n";
+      if (tfjob::detail::value_at(e, "/involvedObject/name"_json_pointer, std::string()) == p.pod)
+        s += "  event " + tfjob::detail::value_at(e, "type", "") + " " + tfjob::detail::value_at(e, "reason", "") + ": " + tfjob::detail::value_at(e, "message", "") + "\n";
     kube::LogParams lp;
     lp.container = p.container;
     lp.tail_lines = log_lines;
@@ -171,9 +226,9 @@ inline std::string diagnose(kube::Client& c, const std::string& ns, const std::v
 inline std::string scheduling_reasons(const std::vector<nlohmann::json>& pods) {
   std::string s;
   for (const auto& p : pods)
-    for (const auto& c : p.value("/status/conditions"_json_pointer, nlohmann::json::array()))
-      if (c.value("type", "") == "PodScheduled" && c.value("status", "") == "False" && !c.value("message", "").empty())
-        s += "pod " + p.value("/metadata/name"_json_pointer, std::string()) + " is not scheduled: " + c.value("message", "") + "\n";
+    for (const auto& c : tfjob::detail::value_at(p, "/status/conditions"_json_pointer, nlohmann::json::array()))
+      if (tfjob::detail::value_at(c, "type", "") == "PodScheduled" && tfjob::detail::value_at(c, "status", "") == "False" && !tfjob::detail::value_at(c, "message", "").empty())
+        s += "pod " + tfjob::detail::value_at(p, "/metadata/name"_json_pointer, std::string()) + " is not scheduled: " + tfjob::detail::value_at(c, "message", "") + "\n";
   return s;
 }
 
@@ -182,20 +237,20 @@ inline std::string scheduling_reasons(const std::vector<nlohmann::json>& pods) {
 inline std::string warning_events(kube::Client& c, const std::string& ns, const std::vector<nlohmann::json>& pods) {
   std::string s;
   try {
-    auto events = c.request_json(kube::RequestBuilder(resources::events(), ns).list({})).value("items", nlohmann::json::array());
+    auto events = tfjob::detail::value_at(c.request_json(kube::RequestBuilder(resources::events(), ns).list({})), "items", nlohmann::json::array());
     for (const auto& p : pods)
       for (const auto& e : events)
-        if (e.value("type", "") == "Warning" &&
-            e.value("/involvedObject/name"_json_pointer, std::string()) == p.value("/metadata/name"_json_pointer, std::string()))
-          s += "pod " + p.value("/metadata/name"_json_pointer, std::string()) + ": " + e.value("reason", "") + ": " +
-               e.value("message", "") + "\n";
+        if (tfjob::detail::value_at(e, "type", "") == "Warning" &&
+            tfjob::detail::value_at(e, "/involvedObject/name"_json_pointer, std::string()) == tfjob::detail::value_at(p, "/metadata/name"_json_pointer, std::string()))
+          s += "pod " + tfjob::detail::value_at(p, "/metadata/name"_json_pointer, std::string()) + ": " + tfjob::detail::value_at(e, "reason", "") + ": " +
+               tfjob::detail::value_at(e, "message", "") + "\n";
   } catch (const std::exception&) {
   }
   return s;
 }
 
 /// How a wait ended.
-enum class WaitResult { ready, failed, timeout, not_found };
+enum class WaitResult { ready, failed, timeout, not_found, cancelled };  ///< cancelled: WaitOptions::cancel
 struct WaitReport {
   WaitResult result = WaitResult::timeout;
   std::string message;       ///< last status line, or the failure
@@ -208,22 +263,22 @@ struct WaitOptions {
   std::chrono::milliseconds interval{500};
   int crashloop_restarts = 2;  ///< a CrashLoopBackOff with this many restarts fails the wait
   std::function<void(const std::string&)> on_progress;
+  const std::atomic<bool>* cancel = nullptr;  ///< raise to end the wait (WaitResult::cancelled)
 };
 
 /// The server's pods (by the selector labels serve puts on them).
 inline std::vector<nlohmann::json> server_pods(kube::Client& c, const std::string& ns, const std::string& name) {
   kube::ListParams lp;
   lp.label_selector = std::string(keys::instance) + "=" + name + "," + keys::name + "=tensorflow-serving";
-  return c.request_json(kube::RequestBuilder(resources::pods(), ns).list(lp))
-      .value("items", nlohmann::json::array())
+  return tfjob::detail::arr_at(c.request_json(kube::RequestBuilder(resources::pods(), ns).list(lp)), "items")
       .get<std::vector<nlohmann::json>>();
 }
 
 /// Waits for the Deployment's rollout as `kubectl rollout status` does: driven by a watch on
 /// the Deployment (its status judged by kubectl's rules on every change, not polled), and
 /// fails early on ProgressDeadlineExceeded. Pods do not change the Deployment when they
-/// crash-loop or cannot pull their image, so a side thread looks at the server's pods every
-/// `o.interval` and fails the wait on such a pod; it also ends the wait at `o.deadline`.
+/// crash-loop or cannot pull their image, so a side task looks at the server's pods every
+/// `o.interval` and fails the wait on such a pod; the watch ends at `o.deadline`.
 inline WaitReport wait_rollout(kube::Client& c, const std::string& ns, const std::string& name, const WaitOptions& o) {
   WaitReport rep;
   try {
@@ -235,52 +290,28 @@ inline WaitReport wait_rollout(kube::Client& c, const std::string& ns, const std
     return rep;
   }
 
-  std::atomic<bool> stop{false};
+  std::atomic<bool> stop{false};  // ends the watch: a failing pod, or the caller's cancel
   std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
-  std::vector<PodProblem> problems;
-  std::thread side([&] {
-    kube::Client pc = c;  // its own connection
-    std::unique_lock<std::mutex> lk(mu);
-    while (!done) {
-      if (std::chrono::steady_clock::now() >= o.deadline) {
-        stop = true;
-        return;
-      }
-      lk.unlock();
-      std::vector<PodProblem> found;
-      try {
-        for (const auto& p : server_pods(pc, ns, name))
-          for (auto& pr : pod_problems(p, o.crashloop_restarts)) found.push_back(std::move(pr));
-      } catch (const std::exception&) {
-        // the pods explain; the watch decides (a failed look is tried again)
-      }
-      lk.lock();
-      if (!found.empty()) {
-        problems = std::move(found);
-        stop = true;
-        return;
-      }
-      auto next = std::min(o.deadline, std::chrono::steady_clock::now() + o.interval);
-      cv.wait_until(lk, next, [&] { return done; });
+  std::vector<PodProblem> problems;  // guarded by mu
+  kube::Client pc = c;               // the side task's own connection
+  kube::SideTask pods_look(o.interval, [&](const std::atomic<bool>&) {
+    if (o.cancel && o.cancel->load()) {
+      stop = true;
+      return false;
     }
+    std::vector<PodProblem> found;
+    try {
+      for (const auto& p : server_pods(pc, ns, name))
+        for (auto& pr : pod_problems(p, o.crashloop_restarts)) found.push_back(std::move(pr));
+    } catch (const std::exception&) {
+      // the pods explain; the watch decides (a failed look is tried again)
+    }
+    if (found.empty()) return true;
+    std::lock_guard<std::mutex> lk(mu);
+    problems = std::move(found);
+    stop = true;
+    return false;
   });
-  struct Joiner {
-    std::thread& t;
-    std::mutex& mu;
-    bool& done;
-    std::condition_variable& cv;
-    void operator()() {
-      {
-        std::lock_guard<std::mutex> lk(mu);
-        done = true;
-      }
-      cv.notify_all();
-      if (t.joinable()) t.join();
-    }
-    ~Joiner() { (*this)(); }
-  } join{side, mu, done, cv};
 
   bool finished = false;
   kube::Api<kube::DynamicObject> api(c, resources::deployments(), ns);
@@ -288,9 +319,9 @@ inline WaitReport wait_rollout(kube::Client& c, const std::string& ns, const std
   wp.field_selector = "metadata.name=" + name;
   kube::StreamOptions so;
   so.cancel = &stop;
+  so.deadline = o.deadline;  // the watch ends there: a timeout
   api.watch(wp, [&](const kube::WatchEvent<kube::DynamicObject>& ev) {
-    if (ev.type == "BOOKMARK") return true;
-    if (ev.type == "DELETED") {
+    if (ev.type == kube::EventType::deleted) {
       rep.result = WaitResult::not_found;
       rep.message = "deployment \"" + name + "\" was deleted while waiting for its rollout";
       finished = true;
@@ -306,7 +337,7 @@ inline WaitReport wait_rollout(kube::Client& c, const std::string& ns, const std
     }
     return true;
   }, so);
-  join();
+  pods_look.stop();  // joined: `problems` is ours again, no lock needed for what follows
   if (finished && rep.result != WaitResult::failed) return rep;
 
   auto pods = server_pods(c, ns, name);
@@ -321,7 +352,7 @@ inline WaitReport wait_rollout(kube::Client& c, const std::string& ns, const std
     rep.message = "deployment \"" + name + "\" will not become ready: its pods are failing";
     rep.diagnosis = diagnose(c, ns, pods, problems) + scheduling_reasons(pods);
   } else {
-    rep.result = WaitResult::timeout;  // the side thread stopped the watch at the deadline
+    rep.result = o.cancel && o.cancel->load() ? WaitResult::cancelled : WaitResult::timeout;  // the watch ended at the deadline
     rep.diagnosis = scheduling_reasons(pods) + warning_events(c, ns, pods);
   }
   return rep;
@@ -332,6 +363,7 @@ struct ModelProbe {
   enum class Kind { available, loading, failed, no_version, unreachable } kind = Kind::unreachable;
   std::string message;  ///< for people
   std::string version;  ///< when available
+  ModelStatus status;   ///< TF Serving's answer, when it gave one
 };
 
 inline ModelProbe probe_model(kube::Client& c, const std::string& ns, const std::string& service, const std::string& model) {
@@ -353,6 +385,7 @@ inline ModelProbe probe_model(kube::Client& c, const std::string& ns, const std:
     return p;
   }
   ModelStatus m = parse_model_status(a.body);
+  p.status = m;
   if (auto v = m.available_version()) {
     p.kind = ModelProbe::Kind::available;
     p.version = *v;
@@ -396,30 +429,43 @@ inline WaitReport wait_model(kube::Client& c, const std::string& ns, const std::
       if (p.kind == ModelProbe::Kind::no_version) rep.diagnosis = layout_hint(model);
       return rep;
     }
-    std::this_thread::sleep_for(o.interval);
+    if (!kube::sleep_for(o.interval, o.cancel, o.deadline) && o.cancel && o.cancel->load()) {
+      rep.result = WaitResult::cancelled;
+      return rep;
+    }
   }
 }
 
 /// A prediction request's outcome.
 struct PredictResult {
   nlohmann::json response;  ///< TF Serving's JSON
+  std::string signature;    ///< the signature the request was checked against ("" when not checked)
 };
 
-/// POST /v1/models/MODEL:predict through the proxy. Throws tfjob::error with a clear
-/// message: service not found, model not loaded yet, TF Serving's own error message.
-inline PredictResult predict(kube::Client& c, const std::string& ns, const std::string& service, const nlohmann::json& body) {
+/// Which version of a model a request is for: the latest (both empty), a version number or
+/// a version label (TF Serving's /versions/N and /labels/L paths).
+struct ModelRef {
+  std::string version, label;
+};
+
+/// The model TF Serving serves behind `service`; throws tfjob::error saying how to start one
+/// when the service does not exist.
+inline std::string served_model(kube::Client& c, const std::string& ns, const std::string& service) {
   auto svc = get_service(c, ns, service);
   if (!svc)
     throw tfjob::error("service \"" + service + "\" not found in namespace \"" + ns +
                        "\": start the model server with `kubectl tfjob serve " + service +
                        " --model resnet` (or --model-url/--pvc), or pick the namespace with -n; `kubectl tfjob serve list` shows what is served");
-  const std::string model = model_name_of(*svc);
-  auto a = proxy_call(c, ns, service, "POST", "/v1/models/" + model + ":predict", body.dump());
-  if (a.status >= 200 && a.status < 300) {
-    auto j = nlohmann::json::parse(a.body, nullptr, false);
-    if (j.is_discarded()) throw tfjob::error("TF Serving's answer is not JSON: " + a.body.substr(0, 200));
-    return {j};
-  }
+  return model_name_of(*svc);
+}
+
+namespace detail {
+
+/// Why a request to TF Serving (answer `a` to `what`) did not succeed, as a tfjob::error:
+/// the proxy could not reach a pod, the model is still loading, it failed to load, or TF
+/// Serving's own message.
+[[noreturn]] inline void throw_for_answer(kube::Client& c, const std::string& ns, const std::string& service,
+                                          const std::string& model, const ProxyAnswer& a, const std::string& what) {
   if (a.from_apiserver())
     throw tfjob::error("cannot reach TF Serving behind service \"" + service + "\" (" + std::to_string(a.status) + ": " +
                        a.apiserver_message() + "): its pods are not ready yet; wait with `kubectl tfjob serve " + service +
@@ -436,56 +482,271 @@ inline PredictResult predict(kube::Client& c, const std::string& ns, const std::
     throw tfjob::error("model \"" + model + "\" is not loaded yet (" + p.message + "); wait until `kubectl tfjob serve " + service +
                        "` reports it AVAILABLE, then retry");
   if (p.kind == ModelProbe::Kind::failed) throw tfjob::error(p.message);
-  throw tfjob::error("TF Serving rejected the prediction (HTTP " + std::to_string(a.status) + "): " +
+  throw tfjob::error("TF Serving rejected " + what + " (HTTP " + std::to_string(a.status) + "): " +
                      (tf_err.empty() ? a.body.substr(0, 500) : tf_err));
 }
+
+}  // namespace detail
+
+/// GET /v1/models/MODEL[/versions/V|/labels/L]/metadata through the proxy: the signatures
+/// of the version that answers (the latest AVAILABLE one when `ref` is empty).
+inline ModelMetadata get_model_metadata(kube::Client& c, const std::string& ns, const std::string& service,
+                                        const std::string& model, const ModelRef& ref = {}) {
+  validate_version(ref.version);
+  auto a = proxy_call(c, ns, service, "GET", model_rest_path(model, ref.version, ref.label) + "/metadata");
+  if (a.status != 200) detail::throw_for_answer(c, ns, service, model, a, "the metadata request");
+  ModelMetadata m = parse_model_metadata(a.body);
+  if (m.model.empty()) m.model = model;
+  return m;
+}
+
+/// How predict picks and checks its signature.
+struct PredictTarget {
+  std::string model;      ///< "" = the server's (first) model; a server with a model config serves several
+  ModelRef ref;
+  std::string signature;  ///< "" = serving_default
+  bool check = true;      ///< check the body against the signature before sending
+};
+
+/// POST /v1/models/MODEL[/versions/V|/labels/L]:predict through the proxy, after checking
+/// the body against the signature from the model's metadata (a missing input, a wrong rank,
+/// size or dtype is an error naming what the signature takes, and nothing is sent).
+/// Throws tfjob::error with a clear message: service not found, model not loaded yet, TF
+/// Serving's own error message.
+inline PredictResult predict(kube::Client& c, const std::string& ns, const std::string& service, nlohmann::json body,
+                             const PredictTarget& t = {}) {
+  const std::string model = t.model.empty() ? served_model(c, ns, service) : t.model;
+  validate_version(t.ref.version);
+  PredictResult r;
+  if (t.check) {
+    const ModelMetadata meta = get_model_metadata(c, ns, service, model, t.ref);
+    const Signature& sig = pick_signature(meta, t.signature);
+    check_request(sig, body);
+    r.signature = sig.key;
+  }
+  if (!t.signature.empty() && body.is_object()) body["signature_name"] = t.signature;  // api_rest.md: the request's signature_name
+  auto a = proxy_call(c, ns, service, "POST", model_rest_path(model, t.ref.version, t.ref.label) + ":predict", body.dump());
+  if (a.status >= 200 && a.status < 300) {
+    auto j = nlohmann::json::parse(a.body, nullptr, false);
+    if (j.is_discarded()) throw tfjob::error("TF Serving's answer is not JSON: " + a.body.substr(0, 200));
+    r.response = std::move(j);
+    return r;
+  }
+  detail::throw_for_answer(c, ns, service, model, a, "the prediction");
+}
+
+/// One port of a server's Service.
+struct ServerPort {
+  std::string name;  ///< "http" (REST) or "grpc"
+  int port = 0;
+};
 
 /// One row of `serve list`.
 struct ServerInfo {
   std::string name, model, age_timestamp;
   int ready = 0, desired = 0;
   std::string gpus;  ///< nvidia.com/gpu per replica ("0" for CPU)
+  std::string model_name;  ///< the name TF Serving serves it under
+  /// The Service's in-cluster DNS name, NAME.NS.svc.CLUSTER-DOMAIN ("" when the Service is gone).
+  std::string address;
+  std::vector<ServerPort> ports;  ///< the Service's ports
+  // with ListOptions::models: what TF Serving says (GET /v1/models/MODEL through the proxy)
+  std::vector<std::string> available_versions;
+  std::string model_state;  ///< probe_model's message ("" when not asked)
+  bool kserve = false;      ///< a KServe InferenceService (kserve.hpp), not serve's Deployment
 };
 
-/// Deployments created by serve in `ns` ("" = all namespaces).
-inline std::vector<std::pair<std::string, ServerInfo>> list_servers(kube::Client& c, const std::string& ns) {
+/// What `list_servers` looks at beyond the Deployments.
+struct ListOptions {
+  bool models = false;  ///< ask each server's TF Serving for its AVAILABLE versions (one proxy call each)
+  std::string cluster_domain = "cluster.local";  ///< Kubernetes' default (kubelet --cluster-domain)
+};
+
+/// Deployments created by serve in `ns` ("" = all namespaces), with their Services' address
+/// and ports.
+inline std::vector<std::pair<std::string, ServerInfo>> list_servers(kube::Client& c, const std::string& ns,
+                                                                    const ListOptions& lo = {}) {
   kube::ListParams lp;
   lp.label_selector = std::string(keys::managed_by) + "=kubectl-tfjob," + keys::name + "=tensorflow-serving";
-  auto items = c.request_json(kube::RequestBuilder(resources::deployments(), ns).list(lp)).value("items", nlohmann::json::array());
+  auto items = tfjob::detail::value_at(c.request_json(kube::RequestBuilder(resources::deployments(), ns).list(lp)), "items", nlohmann::json::array());
+  nlohmann::json services = nlohmann::json::array();
+  try {
+    services = tfjob::detail::value_at(c.request_json(kube::RequestBuilder(resources::services(), ns).list(lp)), "items", nlohmann::json::array());
+  } catch (const api_error&) {
+    // the Deployments are the servers; a Service that cannot be read leaves its columns empty
+  }
   std::vector<std::pair<std::string, ServerInfo>> out;
   for (const auto& d : items) {
     ServerInfo s;
-    s.name = d.value("/metadata/name"_json_pointer, std::string());
-    s.model = d.value("/metadata/annotations"_json_pointer, nlohmann::json::object()).value(keys::model, "");
-    s.age_timestamp = d.value("/metadata/creationTimestamp"_json_pointer, std::string());
-    s.desired = d.value("/spec/replicas"_json_pointer, 1);
-    s.ready = d.value("/status/readyReplicas"_json_pointer, 0);
+    s.name = tfjob::detail::value_at(d, "/metadata/name"_json_pointer, std::string());
+    const std::string dns = tfjob::detail::value_at(d, "/metadata/namespace"_json_pointer, std::string());
+    s.model = tfjob::detail::value_at(d, "/metadata/annotations"_json_pointer, nlohmann::json::object()).value(keys::model, "");
+    s.model_name = model_name_of(d);
+    s.age_timestamp = tfjob::detail::value_at(d, "/metadata/creationTimestamp"_json_pointer, std::string());
+    s.desired = tfjob::detail::value_at(d, "/spec/replicas"_json_pointer, 1);
+    s.ready = tfjob::detail::value_at(d, "/status/readyReplicas"_json_pointer, 0);
     s.gpus = "0";
-    for (const auto& ct : d.value("/spec/template/spec/containers"_json_pointer, nlohmann::json::array()))
+    for (const auto& ct : tfjob::detail::value_at(d, "/spec/template/spec/containers"_json_pointer, nlohmann::json::array()))
       if (ct.contains("resources") && ct["resources"].contains("limits") && ct["resources"]["limits"].contains("nvidia.com/gpu")) {
         const auto& g = ct["resources"]["limits"]["nvidia.com/gpu"];
         s.gpus = g.is_string() ? g.get<std::string>() : g.dump();
       }
-    out.emplace_back(d.value("/metadata/namespace"_json_pointer, std::string()), std::move(s));
+    for (const auto& svc : services) {
+      if (tfjob::detail::value_at(svc, "/metadata/name"_json_pointer, std::string()) != s.name ||
+          tfjob::detail::value_at(svc, "/metadata/namespace"_json_pointer, std::string()) != dns)
+        continue;
+      // A Service's DNS name (Kubernetes DNS spec: <service>.<ns>.svc.<zone>).
+      s.address = s.name + "." + dns + ".svc." + lo.cluster_domain;
+      s.model_name = model_name_of(svc);  // predict's source of the name
+      for (const auto& p : tfjob::detail::value_at(svc, "/spec/ports"_json_pointer, nlohmann::json::array()))
+        s.ports.push_back({tfjob::detail::value_at(p, "name", std::string()), tfjob::detail::value_at(p, "port", 0)});
+    }
+    if (lo.models) {
+      try {
+        ModelProbe p = probe_model(c, dns, s.name, s.model_name);
+        s.model_state = p.message;
+        s.available_versions = p.status.available_versions();
+      } catch (const std::exception& e) {
+        s.model_state = e.what();  // a server that cannot answer is listed without versions
+      }
+    }
+    out.emplace_back(dns, std::move(s));
   }
   return out;
 }
 
-/// Deletes the Deployment and Service (background cascade); returns which existed.
-inline std::vector<std::string> delete_server(kube::Client& c, const std::string& ns, const std::string& name) {
-  std::vector<std::string> gone;
+/// Deletes the Deployment, Service and what serve added (ConfigMap, PodDisruptionBudget,
+/// HorizontalPodAutoscaler), background cascade, and the model config ConfigMap serve made
+/// for them (only when its labels say so); returns which existed ("deployment.apps/NAME").
+/// Does this object carry the labels `serve NAME` puts on what it creates
+/// (app.kubernetes.io/managed-by=kubectl-tfjob, app.kubernetes.io/instance=NAME)? A server's
+/// answer is read totally: labels of any other shape are "no".
+inline bool created_by_serve(const nlohmann::json& obj, const std::string& name) {
+  if (!obj.is_object() || !obj.contains("metadata") || !obj["metadata"].is_object()) return false;
+  const auto& meta = obj["metadata"];
+  if (!meta.contains("labels") || !meta["labels"].is_object()) return false;
+  const auto& l = meta["labels"];
+  auto is = [&](const char* k, const std::string& v) { return l.contains(k) && l[k].is_string() && l[k].get<std::string>() == v; };
+  return is(keys::managed_by, "kubectl-tfjob") && is(keys::instance, name);
+}
+
+/// What `serve delete NAME` did.
+struct DeleteReport {
+  std::vector<std::string> deleted;  ///< "deployment.apps/NAME", "configmap/NAME-models", ...
+  std::vector<std::string> kept;     ///< ConfigMaps of that name that serve did not create (no serve labels)
+};
+
+/// Deletes the server's Deployment (its pods follow), Service, PodDisruptionBudget and
+/// HorizontalPodAutoscaler, and the ConfigMaps NAME (batching, monitoring) and NAME-models
+/// (the model config) only when they carry serve's labels: a ConfigMap of the same name that
+/// a user made is theirs, kept and reported in `kept`.
+inline DeleteReport delete_server_report(kube::Client& c, const std::string& ns, const std::string& name) {
+  DeleteReport rep;
+  auto& gone = rep.deleted;
   kube::DeleteParams dp;
   dp.propagation_policy = "Background";
-  for (const auto& [res, label] : {std::pair<kube::ResourceInfo, const char*>{resources::deployments(), "deployment.apps"},
-                                   {resources::services(), "service"}}) {
+  std::vector<kube::ResourceInfo> all = {resources::deployments(), resources::services()};
+  for (const auto& res : {resources::pod_disruption_budgets(), resources::horizontal_pod_autoscalers()})
+    for (const auto& v : kind_versions(res.kind)) {  // whichever version the server has it under
+      auto r = res;
+      r.version = v;
+      all.push_back(r);
+    }
+  for (const auto& res : all) {
+    std::string label = res.plural.substr(0, res.plural.size() - 1) + (res.group.empty() ? "" : "." + res.group);
+    if (std::find(gone.begin(), gone.end(), label + "/" + name) != gone.end()) continue;  // deleted under a newer version
     try {
       c.request_json(kube::RequestBuilder(res, ns).remove(name, dp));
-      gone.push_back(std::string(label) + "/" + name);
+      gone.push_back(label + "/" + name);
+    } catch (const api_error& e) {
+      if (!e.is_not_found()) throw;  // 404 also when the server does not serve that version
+    }
+  }
+  const kube::ResourceInfo cms = resources::config_maps();
+  for (const std::string& cm : {name, model_config_map_name(name)}) {
+    try {
+      auto obj = c.request_json(kube::RequestBuilder(cms, ns).get(cm));
+      if (!created_by_serve(obj, name)) {
+        rep.kept.push_back("configmap/" + cm);
+        continue;
+      }
+      c.request_json(kube::RequestBuilder(cms, ns).remove(cm, dp));
+      gone.push_back("configmap/" + cm);
     } catch (const api_error& e) {
       if (!e.is_not_found()) throw;
     }
   }
-  return gone;
+  return rep;
+}
+
+/// delete_server_report's deleted names.
+inline std::vector<std::string> delete_server(kube::Client& c, const std::string& ns, const std::string& name) {
+  return delete_server_report(c, ns, name).deleted;
+}
+
+/// What `serve status NAME` reports: the rollout, the model's state and, with
+/// `serve --monitoring`, TF Serving's request counts and latency.
+struct ServerStatus {
+  std::string name, model;
+  int ready = 0, desired = 0;
+  std::string model_state;  ///< probe_model's message
+  bool monitoring = false;  ///< the server runs with --monitoring_config_file
+  std::vector<ModelRequestMetrics> metrics;  ///< from the pod the service proxy reached
+  std::optional<AutoscalerStatus> autoscaler;  ///< serve --autoscale: the HPA and what its controller reports
+};
+
+/// Does the Deployment's serving container run with TF Serving's monitoring config?
+inline bool has_monitoring(const nlohmann::json& deployment) {
+  for (const auto& c : tfjob::detail::value_at(deployment, "/spec/template/spec/containers"_json_pointer, nlohmann::json::array()))
+    for (const auto& a : tfjob::detail::value_at(c, "args", nlohmann::json::array()))
+      if (a.is_string() && a.get<std::string>().rfind("--monitoring_config_file=", 0) == 0) return true;
+  return false;
+}
+
+/// GET the Prometheus endpoint through the service proxy and sum TF Serving's request
+/// metrics per model. The proxy reaches one ready pod per request (the Service picks), so
+/// with several replicas these are that pod's counters. Throws tfjob::error saying what is
+/// wrong: no such server, its pods unreachable, an answer that is not the text format.
+inline ServerStatus server_status(kube::Client& c, const std::string& ns, const std::string& name) {
+  ServerStatus st;
+  st.name = name;
+  nlohmann::json dep;
+  try {
+    dep = c.request_json(kube::RequestBuilder(resources::deployments(), ns).get(name));
+  } catch (const api_error& e) {
+    if (!e.is_not_found()) throw;
+    throw tfjob::error("model server \"" + name + "\" not found in namespace \"" + ns + "\" (no deployment of that name)");
+  }
+  st.model = served_model(c, ns, name);
+  st.desired = tfjob::detail::value_at(dep, "/spec/replicas"_json_pointer, 1);
+  st.ready = tfjob::detail::value_at(dep, "/status/readyReplicas"_json_pointer, 0);
+  try {
+    st.model_state = probe_model(c, ns, name, st.model).message;
+  } catch (const std::exception& e) {
+    st.model_state = e.what();
+  }
+  for (const auto& v : kind_versions("HorizontalPodAutoscaler")) {  // the newest version the server has
+    auto res = resources::horizontal_pod_autoscalers();
+    res.version = v;
+    try {
+      auto hpa = c.request_json(kube::RequestBuilder(res, ns).get(name));
+      if (created_by_serve(hpa, name)) st.autoscaler = autoscaler_status(hpa);
+      break;
+    } catch (const api_error& e) {
+      if (!e.is_not_found() && !e.is_forbidden()) throw;  // 404 also when the server does not serve that version
+    }
+  }
+  st.monitoring = has_monitoring(dep);
+  if (!st.monitoring) return st;
+  auto a = proxy_call(c, ns, name, "GET", prometheus_path);
+  if (a.from_apiserver())
+    throw tfjob::error("cannot reach TF Serving's metrics behind service \"" + name + "\" (" + std::to_string(a.status) + ": " +
+                       a.apiserver_message() + ")");
+  if (a.status != 200)
+    throw tfjob::error("TF Serving answered " + std::to_string(a.status) + " for " + prometheus_path + ": " +
+                       a.body.substr(0, 200));
+  st.metrics = request_metrics(parse_prometheus_text(a.body));
+  return st;
 }
 
 }  // namespace tfjob::serving

@@ -200,6 +200,14 @@ struct ModelStatus {
     }
     return best;
   }
+  /// Every AVAILABLE version, in the order TF Serving lists them (several are served at
+  /// once under a version policy of `all` or `specific`).
+  std::vector<std::string> available_versions() const {
+    std::vector<std::string> out;
+    for (const auto& v : versions)
+      if (v.state == "AVAILABLE") out.push_back(v.version);
+    return out;
+  }
   /// A version that ended with an error (a model that failed to load).
   std::optional<ModelVersionStatus> failed_version() const {
     for (const auto& v : versions)
@@ -247,6 +255,97 @@ inline std::string layout_hint(const std::string& model) {
   return "TF Serving loads <model_base_path>/<numeric version>/saved_model.pb: the volume must hold " + model +
          "/1/saved_model.pb (and " + model + "/1/variables/), with a numeric version directory such as 1/ — "
          "a SavedModel written straight into " + model + "/ is never found";
+}
+
+/// What holds one of the server's pods back from being ready, in the order a pod meets
+/// them: the scheduler, the image, an init container (the model download), the container
+/// itself crashing, or TF Serving up but its readiness probe (the model's status) failing.
+struct PodBlocker {
+  enum class Kind { scheduling, image, starting, crash_loop, model_load } kind = Kind::starting;
+  std::string pod;
+  std::string detail;  ///< the scheduler's or kubelet's words, or what is running
+};
+
+/// The blockers of pods that are not ready (ready pods give none). Pure: reads the pod's
+/// PodScheduled condition, its containers' waiting reasons (kubelet's image reasons:
+/// ErrImagePull, ImagePullBackOff, ErrImageNeverPull, InvalidImageName), init containers
+/// still running and containers running but not ready.
+inline std::vector<PodBlocker> pod_blockers(const std::vector<nlohmann::json>& pods) {
+  using detail::field;
+  std::vector<PodBlocker> out;
+  for (const auto& pod : pods) {
+    const std::string name = field(pod, "metadata.name", std::string(), "the pod");
+    const std::string what = "pod \"" + name + "\"";
+    bool ready = false, scheduled = true;
+    std::string unscheduled_msg;
+    for (const auto& c : detail::list_field(pod, "status.conditions", what)) {
+      const std::string type = field(c, "type", std::string(), what), status = field(c, "status", std::string(), what);
+      if (type == "Ready" && status == "True") ready = true;
+      if (type == "PodScheduled" && status == "False") scheduled = false, unscheduled_msg = field(c, "message", std::string(), what);
+    }
+    if (ready || field(pod, "metadata.deletionTimestamp", std::string(), what) != "") continue;
+    if (!scheduled) {
+      out.push_back({PodBlocker::Kind::scheduling, name, unscheduled_msg});
+      continue;
+    }
+    std::optional<PodBlocker> found;
+    for (const char* key : {"initContainerStatuses", "containerStatuses"}) {
+      const bool init = std::string(key) == "initContainerStatuses";
+      for (const auto& cs : detail::list_field(pod, std::string("status.") + key, what)) {
+        if (found) break;
+        const std::string cname = field(cs, "name", std::string(), what);
+        const std::string reason = field(cs, "state.waiting.reason", std::string(), what);
+        const std::string msg = field(cs, "state.waiting.message", std::string(), what);
+        const bool running = !field(cs, "state.running", nlohmann::json(), what).is_null();
+        if (reason == "ErrImagePull" || reason == "ImagePullBackOff" || reason == "ErrImageNeverPull" || reason == "InvalidImageName")
+          found = PodBlocker{PodBlocker::Kind::image, name,
+                             "container " + cname + " (" + field(cs, "image", std::string(), what) + "): " + reason + (msg.empty() ? "" : ": " + msg)};
+        else if (reason == "CrashLoopBackOff" || reason == "CreateContainerConfigError" || reason == "RunContainerError")
+          found = PodBlocker{PodBlocker::Kind::crash_loop, name, "container " + cname + ": " + reason + (msg.empty() ? "" : ": " + msg)};
+        else if (init && running)
+          found = PodBlocker{PodBlocker::Kind::starting, name, "init container " + cname + " is still running (it fetches the model)"};
+        else if (!init && running && !field(cs, "ready", false, what))
+          found = PodBlocker{PodBlocker::Kind::model_load, name, "container " + cname + " runs, but its readiness probe (the model's status) fails"};
+      }
+    }
+    out.push_back(found ? *found : PodBlocker{PodBlocker::Kind::starting, name, "its containers are being created"});
+  }
+  return out;
+}
+
+/// One hint per kind of blocker, naming the pods and what to do; `model` for the layout hint.
+inline std::string blocker_hints(const std::vector<PodBlocker>& blockers, const std::string& model) {
+  std::string s;
+  for (auto kind : {PodBlocker::Kind::scheduling, PodBlocker::Kind::image, PodBlocker::Kind::crash_loop,
+                    PodBlocker::Kind::starting, PodBlocker::Kind::model_load}) {
+    std::string pods;
+    std::string detail;
+    for (const auto& b : blockers)
+      if (b.kind == kind) {
+        pods += (pods.empty() ? "" : ", ") + b.pod;
+        if (detail.empty()) detail = b.detail;
+      }
+    if (pods.empty()) continue;
+    switch (kind) {
+      case PodBlocker::Kind::scheduling:
+        s += "hint: scheduling: pod " + pods + " is not scheduled" + (detail.empty() ? "" : " (" + detail + ")") +
+             "; fewer GPUs or replicas, other node selectors or tolerations, or free GPUs let it run\n";
+        break;
+      case PodBlocker::Kind::image:
+        s += "hint: image pull: pod " + pods + " cannot get its image (" + detail + "); check the image name and that the nodes can reach its registry\n";
+        break;
+      case PodBlocker::Kind::crash_loop:
+        s += "hint: crash loop: pod " + pods + " keeps failing (" + detail + "); its logs say why\n";
+        break;
+      case PodBlocker::Kind::starting:
+        s += "hint: starting: pod " + pods + ": " + detail + "; a large model takes a while to download, a longer --timeout waits for it\n";
+        break;
+      case PodBlocker::Kind::model_load:
+        s += "hint: model load: pod " + pods + ": " + detail + " — a 404 means TF Serving found no version; " + layout_hint(model) + "\n";
+        break;
+    }
+  }
+  return s;
 }
 
 /// One scored class.

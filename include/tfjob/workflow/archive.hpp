@@ -10,6 +10,7 @@
 #include <tfjob/api/manifest.hpp>
 #include <tfjob/api/tf_config.hpp>
 #include <tfjob/api/types.hpp>
+#include <tfjob/detail/json.hpp>
 #include <tfjob/kube/logs.hpp>
 #include <tfjob/workflow/cluster.hpp>
 #include <tfjob/workflow/describe.hpp>
@@ -54,13 +55,13 @@ inline void write_file(const std::string& path, std::string_view data) {
 /// capacity and allocatable, node info, conditions, taints.
 inline nlohmann::json node_excerpt(const nlohmann::json& n) {
   nlohmann::json out = {{"apiVersion", "v1"}, {"kind", "Node"}};
-  out["metadata"] = {{"name", n.value("/metadata/name"_json_pointer, std::string())},
-                     {"labels", n.value("/metadata/labels"_json_pointer, nlohmann::json::object())}};
-  out["spec"] = {{"taints", n.value("/spec/taints"_json_pointer, nlohmann::json::array())}};
-  out["status"] = {{"capacity", n.value("/status/capacity"_json_pointer, nlohmann::json::object())},
-                   {"allocatable", n.value("/status/allocatable"_json_pointer, nlohmann::json::object())},
-                   {"nodeInfo", n.value("/status/nodeInfo"_json_pointer, nlohmann::json::object())},
-                   {"conditions", n.value("/status/conditions"_json_pointer, nlohmann::json::array())}};
+  out["metadata"] = {{"name", tfjob::detail::value_at(n, "/metadata/name"_json_pointer, std::string())},
+                     {"labels", tfjob::detail::value_at(n, "/metadata/labels"_json_pointer, nlohmann::json::object())}};
+  out["spec"] = {{"taints", tfjob::detail::value_at(n, "/spec/taints"_json_pointer, nlohmann::json::array())}};
+  out["status"] = {{"capacity", tfjob::detail::value_at(n, "/status/capacity"_json_pointer, nlohmann::json::object())},
+                   {"allocatable", tfjob::detail::value_at(n, "/status/allocatable"_json_pointer, nlohmann::json::object())},
+                   {"nodeInfo", tfjob::detail::value_at(n, "/status/nodeInfo"_json_pointer, nlohmann::json::object())},
+                   {"conditions", tfjob::detail::value_at(n, "/status/conditions"_json_pointer, nlohmann::json::array())}};
   return out;
 }
 
@@ -89,7 +90,7 @@ inline ArchiveReport archive_job(kube::Client c, const std::string& ns, const st
   sort_pods(pods);
   rep.pods = static_cast<int>(pods.size());
   if (pods.empty()) {
-    std::string policy = obj->value("/spec/runPolicy/cleanPodPolicy"_json_pointer, std::string());
+    std::string policy = tfjob::detail::value_at(*obj, "/spec/runPolicy/cleanPodPolicy"_json_pointer, std::string());
     rep.missing.push_back({"pods", s.finished() ? "none left: the job is " + s.state +
                                                       (policy.empty() ? std::string("") : " and its cleanPodPolicy is " + policy) +
                                                       " (keep logs while it runs with logs -f --save DIR)"
@@ -100,7 +101,7 @@ inline ArchiveReport archive_job(kube::Client c, const std::string& ns, const st
     PodInfo info = pod_info(p);
     put("pods/" + info.name + ".yaml", to_yaml(p));
     if (!info.node.empty()) nodes.insert(info.node);
-    for (const auto& cname : detail::spec_containers(p.value("spec", nlohmann::json::object()))) {
+    for (const auto& cname : detail::spec_containers(tfjob::detail::value_at(p, "spec", nlohmann::json::object()))) {
       int restarts = detail::restart_count(p, cname);
       for (bool previous : {false, true}) {
         if (previous && restarts == 0) continue;
@@ -132,11 +133,11 @@ inline ArchiveReport archive_job(kube::Client c, const std::string& ns, const st
   // events of the job and its pods
   try {
     std::set<std::string> names = {job};
-    for (const auto& p : pods) names.insert(p.value("/metadata/name"_json_pointer, std::string()));
+    for (const auto& p : pods) names.insert(tfjob::detail::value_at(p, "/metadata/name"_json_pointer, std::string()));
     std::vector<nlohmann::json> mine;
     for (const auto& e : list_items(c, resources::events(), ns)) {
-      std::string kind = e.value("/involvedObject/kind"_json_pointer, std::string());
-      std::string name = e.value("/involvedObject/name"_json_pointer, std::string());
+      std::string kind = tfjob::detail::value_at(e, "/involvedObject/kind"_json_pointer, std::string());
+      std::string name = tfjob::detail::value_at(e, "/involvedObject/name"_json_pointer, std::string());
       if ((kind == "TFJob" || kind == "Pod") && names.count(name)) mine.push_back(e);
     }
     put("events.yaml", to_yaml(nlohmann::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", mine}}));

@@ -7,6 +7,7 @@
 /// Everything here goes through `kube::Client` with JSON objects, so it works with any
 /// TFJob a server holds, including fields this SDK does not model.
 
+#include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/client.hpp>
 #include <tfjob/kube/core.hpp>
@@ -46,12 +47,12 @@ inline std::vector<nlohmann::json> list_items(kube::Client& c, const kube::Resou
   std::vector<nlohmann::json> out;
   for (;;) {
     nlohmann::json page = c.request_json(b.list(p));
-    for (auto& i : page.value("items", nlohmann::json::array())) {
+    for (auto& i : tfjob::detail::value_at(page, "items", nlohmann::json::array())) {
       if (!i.contains("kind")) i["kind"] = res.kind;
       if (!i.contains("apiVersion")) i["apiVersion"] = res.api_version();
       out.push_back(std::move(i));
     }
-    std::string next = page.value("/metadata/continue"_json_pointer, std::string());
+    std::string next = tfjob::detail::value_at(page, "/metadata/continue"_json_pointer, std::string());
     if (next.empty()) break;
     p.continue_token = next;
   }
@@ -97,8 +98,8 @@ inline bool tfjobs_served(kube::Client& c) {
   r.what = "discover kubeflow.org/v1";
   try {
     nlohmann::json list = c.request_json(r);
-    for (const auto& res : list.value("resources", nlohmann::json::array()))
-      if (res.value("name", "") == "tfjobs") return true;
+    for (const auto& res : tfjob::detail::value_at(list, "resources", nlohmann::json::array()))
+      if (tfjob::detail::value_at(res, "name", "") == "tfjobs") return true;
     return false;
   } catch (const api_error& e) {
     if (e.is_not_found()) return false;
@@ -127,8 +128,8 @@ inline std::optional<std::pair<bool, std::string>> can_i(kube::Client& c, const 
     kube::PostParams pp;
     pp.field_manager = "";
     auto r = c.request_json(kube::RequestBuilder(ssar, "").create(review, pp));
-    return std::make_pair(r.value("/status/allowed"_json_pointer, false),
-                          r.value("/status/reason"_json_pointer, std::string()));
+    return std::make_pair(tfjob::detail::value_at(r, "/status/allowed"_json_pointer, false),
+                          tfjob::detail::value_at(r, "/status/reason"_json_pointer, std::string()));
   } catch (const api_error&) {
     return std::nullopt;
   }
@@ -212,11 +213,11 @@ inline PreflightReport preflight_submit(kube::Client& c, const std::string& ns, 
   } catch (const api_error& e) {
     if (!e.is_forbidden()) throw;  // a namespaced user may not read nodes: those rules do not run
   }
-  const nlohmann::json specs = job.value("/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
+  const nlohmann::json specs = tfjob::detail::value_at(job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
   for (const auto& [t, rs] : specs.items())
-    for (const auto& v : rs.value("/template/spec/volumes"_json_pointer, nlohmann::json::array())) {
+    for (const auto& v : tfjob::detail::value_at(rs, "/template/spec/volumes"_json_pointer, nlohmann::json::array())) {
       if (!v.contains("persistentVolumeClaim")) continue;
-      const std::string claim = v["persistentVolumeClaim"].value("claimName", "");
+      const std::string claim = tfjob::detail::value_at(v["persistentVolumeClaim"], "claimName", "");
       if (claim.empty() || lc.claims.count(claim)) continue;
       try {
         if (auto pvc = get_opt(c, resources::pvcs(), ns, claim)) lc.claims[claim] = *pvc;
@@ -273,7 +274,7 @@ struct SubmitOptions {
   bool replace = false;         ///< delete an existing job with a different spec, then submit
   bool rerun = false;           ///< delete an existing job even with the same spec, then submit (run it again)
   bool dry_run = false;         ///< server-side dry run: validate and default, persist nothing
-  std::string field_manager = "kubectl-tfjob";
+  std::string field_manager;  ///< "" = the client's (RestConfig::field_manager)
   std::function<void(const std::string&)> progress;  ///< stderr lines ("deleting ...")
   std::chrono::seconds delete_timeout{120};
 };
@@ -287,7 +288,7 @@ struct SubmitResult {
 inline std::vector<std::string> spec_differences(const nlohmann::json& a, const nlohmann::json& b) {
   std::vector<std::string> out;
   for (const auto& op : nlohmann::json::diff(a, b)) {
-    std::string p = "spec" + op.value("path", "");
+    std::string p = "spec" + tfjob::detail::value_at(op, "path", "");
     for (auto& ch : p) if (ch == '/') ch = '.';
     out.push_back(p);
     if (out.size() >= 5) break;
@@ -302,7 +303,7 @@ inline bool wait_gone(kube::Client& c, const kube::ResourceInfo& res, const std:
   for (;;) {
     auto o = get_opt(c, res, ns, name);
     if (!o) return true;
-    if (!uid.empty() && o->value("/metadata/uid"_json_pointer, std::string()) != uid) return true;  // recreated
+    if (!uid.empty() && tfjob::detail::value_at(*o, "/metadata/uid"_json_pointer, std::string()) != uid) return true;  // recreated
     if (std::chrono::steady_clock::now() > deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
@@ -314,7 +315,7 @@ inline bool wait_gone(kube::Client& c, const kube::ResourceInfo& res, const std:
 /// - present with another spec → `tfjob::error` naming the differences, unless
 ///   `replace`, which deletes the old job (foreground: its pods go first), waits, and applies.
 inline SubmitResult submit_job(kube::Client& c, const std::string& ns, nlohmann::json job, const SubmitOptions& o = {}) {
-  const std::string name = job.value("/metadata/name"_json_pointer, std::string());
+  const std::string name = tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string());
   if (name.empty()) throw tfjob::error("cannot submit a TFJob without metadata.name");
   job["metadata"]["namespace"] = ns;
   kube::RequestBuilder b(resources::tfjobs(), ns);
@@ -345,8 +346,8 @@ inline SubmitResult submit_job(kube::Client& c, const std::string& ns, nlohmann:
     if (!e.is_conflict()) throw;
     conflict = e.status().message;  // fields owned by another manager (kubectl apply, an editor...)
   }
-  const nlohmann::json old_spec = existing->value("spec", nlohmann::json::object());
-  if (would && would->value("spec", nlohmann::json::object()) == old_spec && !o.rerun) {
+  const nlohmann::json old_spec = tfjob::detail::value_at(*existing, "spec", nlohmann::json::object());
+  if (would && tfjob::detail::value_at(*would, "spec", nlohmann::json::object()) == old_spec && !o.rerun) {
     r.outcome = SubmitOutcome::unchanged;
     r.object = *existing;
     return r;
@@ -354,7 +355,7 @@ inline SubmitResult submit_job(kube::Client& c, const std::string& ns, nlohmann:
   if (!o.replace && !o.rerun) {
     std::string why;
     if (would) {
-      auto d = spec_differences(old_spec, would->value("spec", nlohmann::json::object()));
+      auto d = spec_differences(old_spec, tfjob::detail::value_at(*would, "spec", nlohmann::json::object()));
       for (size_t i = 0; i < d.size(); ++i) why += (i ? ", " : "") + d[i];
       why = " (differs at " + why + ")";
     } else {
@@ -369,7 +370,7 @@ inline SubmitResult submit_job(kube::Client& c, const std::string& ns, nlohmann:
     r.object = would ? *would : job;
     return r;
   }
-  const std::string uid = existing->value("/metadata/uid"_json_pointer, std::string());
+  const std::string uid = tfjob::detail::value_at(*existing, "/metadata/uid"_json_pointer, std::string());
   if (o.progress)
     o.progress("deleting TFJob " + ns + "/" + name + " and its pods to " + (o.rerun ? "run it again" : "replace it"));
   kube::DeleteParams dp;
@@ -413,9 +414,9 @@ inline std::pair<nlohmann::json, bool> ensure_pvc(kube::Client& c, const std::st
 /// Returns the object as the server answered (a dry run: as it would be).
 inline nlohmann::json apply_owned(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns,
                                   nlohmann::json obj, const nlohmann::json& owner, const SubmitOptions& o = {}) {
-  const std::string name = obj.value("/metadata/name"_json_pointer, std::string());
+  const std::string name = tfjob::detail::value_at(obj, "/metadata/name"_json_pointer, std::string());
   obj["metadata"]["namespace"] = ns;
-  if (!owner.value("/metadata/uid"_json_pointer, std::string()).empty())
+  if (!tfjob::detail::value_at(owner, "/metadata/uid"_json_pointer, std::string()).empty())
     obj["metadata"]["ownerReferences"] = nlohmann::json::array({kube::owner_reference(owner)});
   kube::ApplyParams ap;
   ap.field_manager = o.field_manager;
@@ -435,15 +436,15 @@ inline nlohmann::json apply_owned(kube::Client& c, const kube::ResourceInfo& res
 /// Why a PVC is not Bound, from its phase and events (e.g. "no persistent volumes available
 /// for this claim and no storage class is set"); "" when Bound or not yet explained.
 inline std::string pvc_pending_reason(const nlohmann::json& pvc, const std::vector<nlohmann::json>& events) {
-  if (pvc.value("/status/phase"_json_pointer, std::string("Pending")) == "Bound") return "";
-  std::string name = pvc.value("/metadata/name"_json_pointer, std::string());
-  std::string uid = pvc.value("/metadata/uid"_json_pointer, std::string());
+  if (tfjob::detail::value_at(pvc, "/status/phase"_json_pointer, std::string("Pending")) == "Bound") return "";
+  std::string name = tfjob::detail::value_at(pvc, "/metadata/name"_json_pointer, std::string());
+  std::string uid = tfjob::detail::value_at(pvc, "/metadata/uid"_json_pointer, std::string());
   std::string msg;
   // events_for matches the uid too: an event about an earlier claim of the same name
   // (deleted, then created again) says nothing about this one
   for (const auto& e : events_for(events, "PersistentVolumeClaim", name, uid)) {
     // WaitForFirstConsumer: binding waits for the first pod, which is normal
-    msg = e.value("reason", "") == "WaitForFirstConsumer" ? "" : e.value("reason", "") + ": " + e.value("message", "");
+    msg = tfjob::detail::value_at(e, "reason", "") == "WaitForFirstConsumer" ? "" : tfjob::detail::value_at(e, "reason", "") + ": " + tfjob::detail::value_at(e, "message", "");
   }
   if (!msg.empty()) return msg;
   if (!pvc.contains("spec") || !pvc["spec"].contains("storageClassName"))

@@ -2,6 +2,8 @@
 /// \file `kubectl tfjob describe`: what a person wants to know about one TFJob, gathered
 /// into a value (testable) and rendered as kubectl-describe-like text.
 
+#include <tfjob/detail/json.hpp>
+#include <tfjob/detail/table.hpp>
 #include <tfjob/workflow/explain.hpp>
 #include <tfjob/workflow/pods.hpp>
 #include <tfjob/workflow/progress.hpp>
@@ -58,23 +60,23 @@ struct Description {
 inline Description describe(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
                             const std::vector<nlohmann::json>& events,
                             std::vector<std::pair<std::string, std::string>> tf_configs,
-                            std::time_t now = std::time(nullptr)) {
+                            std::time_t now = std::time(nullptr), QueueState queue = {}) {
   Description d;
   d.summary = summarize(job);
-  const auto specs = job.value("/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
+  const auto specs = tfjob::detail::value_at(job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
   for (const auto& rg : replica_gpus(job)) {
     ReplicaSummary r;
     r.type = rg.type;
     r.replicas = rg.replicas;
     r.gpus_per_pod = rg.gpus_per_pod;
     const auto& rs = specs[rg.type];
-    r.restart_policy = rs.value("restartPolicy", "");
-    const auto cs = rs.value("/template/spec/containers"_json_pointer, nlohmann::json::array());
-    for (const auto& c : cs) if (c.value("name", "") == "tensorflow") r.image = c.value("image", "");
-    if (r.image.empty() && !cs.empty()) r.image = cs[0].value("image", "");
+    r.restart_policy = tfjob::detail::value_at(rs, "restartPolicy", "");
+    const auto cs = tfjob::detail::value_at(rs, "/template/spec/containers"_json_pointer, nlohmann::json::array());
+    for (const auto& c : cs) if (tfjob::detail::value_at(c, "name", "") == "tensorflow") r.image = tfjob::detail::value_at(c, "image", "");
+    if (r.image.empty() && !cs.empty()) r.image = tfjob::detail::value_at(cs[0], "image", "");
     d.replicas.push_back(r);
   }
-  const auto rp = job.value("/spec/runPolicy"_json_pointer, nlohmann::json::object());
+  const auto rp = tfjob::detail::value_at(job, "/spec/runPolicy"_json_pointer, nlohmann::json::object());
   auto text = [](const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
   if (rp.contains("cleanPodPolicy")) d.clean_pod_policy = text(rp["cleanPodPolicy"]);
   if (rp.contains("ttlSecondsAfterFinished")) d.ttl = text(rp["ttlSecondsAfterFinished"]) + "s";
@@ -99,8 +101,8 @@ inline Description describe(const nlohmann::json& job, const std::vector<nlohman
   // events about the job and its pods, oldest first, the last 20
   std::vector<nlohmann::json> mine;
   for (const auto& e : events) {
-    const auto io = e.value("involvedObject", nlohmann::json::object());
-    std::string kind = io.value("kind", ""), name = io.value("name", "");
+    const auto io = tfjob::detail::value_at(e, "involvedObject", nlohmann::json::object());
+    std::string kind = tfjob::detail::value_at(io, "kind", ""), name = tfjob::detail::value_at(io, "name", "");
     bool about_job = kind == "TFJob" && name == d.summary.name;
     bool about_pod = false;
     if (kind == "Pod") for (const auto& p : d.pods) if (p.name == name) about_pod = true;
@@ -111,13 +113,13 @@ inline Description describe(const nlohmann::json& job, const std::vector<nlohman
   });
   if (mine.size() > 20) mine.erase(mine.begin(), mine.end() - 20);
   for (const auto& e : mine) {
-    const auto io = e.value("involvedObject", nlohmann::json::object());
+    const auto io = tfjob::detail::value_at(e, "involvedObject", nlohmann::json::object());
     EventRow r;
-    r.type = e.value("type", "Normal");
-    r.reason = e.value("reason", "");
-    r.object = (io.value("kind", "") == "Pod" ? "pod/" : "tfjob/") + io.value("name", "");
-    r.message = e.value("message", "");
-    r.count = e.value("count", 1);
+    r.type = tfjob::detail::value_at(e, "type", "Normal");
+    r.reason = tfjob::detail::value_at(e, "reason", "");
+    r.object = (tfjob::detail::value_at(io, "kind", "") == "Pod" ? "pod/" : "tfjob/") + tfjob::detail::value_at(io, "name", "");
+    r.message = tfjob::detail::value_at(e, "message", "");
+    r.count = tfjob::detail::value_at(e, "count", 1);
     r.age = age(detail::event_time(e), now);
     d.events.push_back(r);
   }
@@ -127,30 +129,14 @@ inline Description describe(const nlohmann::json& job, const std::vector<nlohman
   in.pods = pods;
   in.events = events;
   in.now = now;
+  in.queue = std::move(queue);
   d.why = why_lines(explain(in));
   return d;
 }
 
-/// Columns padded to their widest cell, separated by 3 spaces (kubectl's tabwriter).
-inline std::string render_table(const std::vector<std::vector<std::string>>& rows, const std::string& indent = "") {
-  std::vector<size_t> w;
-  for (const auto& r : rows)
-    for (size_t i = 0; i < r.size(); ++i) {
-      if (w.size() <= i) w.push_back(0);
-      w[i] = std::max(w[i], r[i].size());
-    }
-  std::string out;
-  for (const auto& r : rows) {
-    std::string line = indent;
-    for (size_t i = 0; i < r.size(); ++i) {
-      line += r[i];
-      if (i + 1 < r.size()) line += std::string(w[i] - r[i].size() + 3, ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
-}
+/// Columns padded to their widest cell, separated by 3 spaces: the SDK's one table
+/// renderer (detail/table.hpp).
+using tfjob::detail::render_table;
 
 /// kubectl-describe-like text.
 inline std::string render(const Description& d, std::time_t now = std::time(nullptr)) {

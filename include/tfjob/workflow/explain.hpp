@@ -14,11 +14,13 @@
 #include <tfjob/api/labels.hpp>
 #include <tfjob/api/lint.hpp>
 #include <tfjob/api/scheduling.hpp>
+#include <tfjob/detail/json.hpp>
 #include <tfjob/kube/client.hpp>
 #include <tfjob/kube/logs.hpp>
 #include <tfjob/workflow/cluster.hpp>
 #include <tfjob/workflow/pods.hpp>
 #include <tfjob/workflow/progress.hpp>
+#include <tfjob/workflow/queues.hpp>
 #include <tfjob/workflow/status.hpp>
 
 #include <nlohmann/json.hpp>
@@ -42,6 +44,7 @@ struct ExplainInput {
   std::map<std::string, nlohmann::json> claims;       ///< claims the job mounts, by name
   std::optional<nlohmann::json> namespace_object;     ///< the job's namespace, when readable
   std::map<std::string, std::vector<std::string>> logs;  ///< last log lines of failed pods, by pod name
+  QueueState queue;  ///< its Kueue Workload and queues, its PodGroup (workflow/queues.hpp), when served
   std::time_t now = std::time(nullptr);
 };
 
@@ -83,20 +86,20 @@ struct Termination {
   bool current = false;  ///< state.terminated (else lastState.terminated)
 };
 inline std::optional<Termination> termination(const nlohmann::json& pod) {
-  const auto statuses = pod.value("/status/containerStatuses"_json_pointer, nlohmann::json::array());
+  const auto statuses = tfjob::detail::value_at(pod, "/status/containerStatuses"_json_pointer, nlohmann::json::array());
   std::vector<nlohmann::json> ordered;
-  for (const auto& c : statuses) if (c.value("name", "") == "tensorflow") ordered.push_back(c);
-  for (const auto& c : statuses) if (c.value("name", "") != "tensorflow") ordered.push_back(c);
+  for (const auto& c : statuses) if (tfjob::detail::value_at(c, "name", "") == "tensorflow") ordered.push_back(c);
+  for (const auto& c : statuses) if (tfjob::detail::value_at(c, "name", "") != "tensorflow") ordered.push_back(c);
   for (const auto& c : ordered)
     for (const char* where : {"/state/terminated", "/lastState/terminated"}) {
       nlohmann::json::json_pointer p(where);
       if (!c.contains(p) || !c[p].is_object() || !c[p].contains("exitCode")) continue;
       Termination t;
-      t.container = c.value("name", "");
-      t.exit_code = c[p]["exitCode"].get<int>();
-      t.reason = c[p].value("reason", "");
-      t.message = c[p].value("message", "");
-      t.finished_at = c[p].value("finishedAt", "");
+      t.container = tfjob::detail::value_at(c, "name", "");
+      t.exit_code = tfjob::detail::value_at(c[p], "exitCode", 0);
+      t.reason = tfjob::detail::value_at(c[p], "reason", "");
+      t.message = tfjob::detail::value_at(c[p], "message", "");
+      t.finished_at = tfjob::detail::value_at(c[p], "finishedAt", "");
       t.current = std::string(where) == "/state/terminated";
       if (t.exit_code != 0 || t.current) return t;
     }
@@ -119,10 +122,10 @@ inline Explanation explain(const ExplainInput& in) {
   x.name = s.name;
   x.namespace_ = s.namespace_;
   x.state = s.state;
-  const nlohmann::json specs = in.job.value("/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
-  const nlohmann::json rp = in.job.value("/spec/runPolicy"_json_pointer, nlohmann::json::object());
+  const nlohmann::json specs = tfjob::detail::value_at(in.job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
+  const nlohmann::json rp = tfjob::detail::value_at(in.job, "/spec/runPolicy"_json_pointer, nlohmann::json::object());
   const rules::SuccessRule rule = rules::success_rule(in.job);
-  const std::string clean = rp.value("cleanPodPolicy", "None");
+  const std::string clean = tfjob::detail::value_at(rp, "cleanPodPolicy", "None");
   std::vector<Finding> urgent, restarts, info;
 
   std::vector<nlohmann::json> pods;
@@ -132,9 +135,9 @@ inline Explanation explain(const ExplainInput& in) {
   x.pods_gone = pods.empty();
 
   // --- suspended (runPolicy.suspend; Kueue suspends a job until its queue admits it)
-  if (rp.value("suspend", false) || s.state == "Suspended") {
-    const auto labels = in.job.value("/metadata/labels"_json_pointer, nlohmann::json::object());
-    const std::string queue = labels.value("kueue.x-k8s.io/queue-name", "");
+  if (tfjob::detail::value_at(rp, "suspend", false) || s.state == "Suspended") {
+    const auto labels = tfjob::detail::value_at(in.job, "/metadata/labels"_json_pointer, nlohmann::json::object());
+    const std::string queue = tfjob::detail::value_at(labels, "kueue.x-k8s.io/queue-name", "");
     if (!queue.empty())
       urgent.push_back(finding(S::warning, "SuspendedByKueue", "",
                                "the job is suspended by Kueue: it waits in LocalQueue \"" + queue +
@@ -146,9 +149,16 @@ inline Explanation explain(const ExplainInput& in) {
                                {"runPolicy.suspend: true"}, "set runPolicy.suspend to false to resume it"));
   }
 
+  // --- waiting in a queue, not for a node (Kueue's Workload, the PodGroup), or partly
+  // Running and holding GPUs (workflow/queues.hpp)
+  // (a job partly Running is said after the waiting pods' own reasons)
+  std::vector<Finding> held;
+  for (auto& f : queue_wait_findings(in.job, pods, in.events, in.queue))
+    (f.code == "PartlyRunningHoldsGpus" ? held : urgent).push_back(std::move(f));
+
   // --- pods the operator could not create (quota, admission): its FailedCreatePod events
   for (const auto& e : events_for(in.events, "TFJob", s.name)) {
-    const std::string reason = e.value("reason", ""), msg = e.value("message", "");
+    const std::string reason = tfjob::detail::value_at(e, "reason", ""), msg = tfjob::detail::value_at(e, "message", "");
     if (reason != "FailedCreatePod" && msg.find("exceeded quota") == std::string::npos) continue;
     const bool quota = msg.find("exceeded quota") != std::string::npos;
     urgent.push_back(finding(S::warning, quota ? "QuotaExceeded" : "PodCreateFailed", "",
@@ -171,25 +181,25 @@ inline Explanation explain(const ExplainInput& in) {
 
     if (i.phase == "Pending") {
       auto why = pending_reason(pod, in.events);
-      const std::string sched = pod.value("/spec/schedulerName"_json_pointer, std::string("default-scheduler"));
+      const std::string sched = tfjob::detail::value_at(pod, "/spec/schedulerName"_json_pointer, std::string("default-scheduler"));
       if (why && (why->reason == "FailedScheduling" || why->reason == "Unschedulable")) {
         const std::string& m = why->message;
         std::vector<std::string> ev = {who + ": " + why->reason + ": " + m};
         if (m.find("PersistentVolumeClaim") != std::string::npos || m.find("persistentvolumeclaim") != std::string::npos) {
           // which claim, and why it is not bound
-          for (const auto& v : pod.value("/spec/volumes"_json_pointer, nlohmann::json::array())) {
+          for (const auto& v : tfjob::detail::value_at(pod, "/spec/volumes"_json_pointer, nlohmann::json::array())) {
             if (!v.contains("persistentVolumeClaim")) continue;
-            const std::string cn = v["persistentVolumeClaim"].value("claimName", "");
+            const std::string cn = tfjob::detail::value_at(v["persistentVolumeClaim"], "claimName", "");
             auto it = in.claims.find(cn);
             std::string reason;
             if (it == in.claims.end()) {
               reason = m.find("not found") != std::string::npos ? "it does not exist" : "";
-            } else if (it->second.value("/status/phase"_json_pointer, std::string()) != "Bound") {
+            } else if (tfjob::detail::value_at(it->second, "/status/phase"_json_pointer, std::string()) != "Bound") {
               reason = pvc_pending_reason(it->second, in.events);
-              auto modes = it->second.value("/spec/accessModes"_json_pointer, nlohmann::json::array());
-              ev.push_back("persistentvolumeclaim/" + cn + ": " + it->second.value("/status/phase"_json_pointer, std::string("Pending")) +
+              auto modes = tfjob::detail::value_at(it->second, "/spec/accessModes"_json_pointer, nlohmann::json::array());
+              ev.push_back("persistentvolumeclaim/" + cn + ": " + tfjob::detail::value_at(it->second, "/status/phase"_json_pointer, std::string("Pending")) +
                            ", accessModes " + modes.dump() + ", storageClassName " +
-                           it->second.value("/spec/storageClassName"_json_pointer, std::string("<none>")));
+                           tfjob::detail::value_at(it->second, "/spec/storageClassName"_json_pointer, std::string("<none>")));
               if (reason.empty()) reason = "it is not bound yet";
             } else {
               continue;
@@ -213,15 +223,15 @@ inline Explanation explain(const ExplainInput& in) {
             // the nodes that come closest: the most free GPUs among those the pod may use
             std::vector<std::pair<long long, std::string>> closest;
             for (const auto& n : *in.nodes) {
-              if (!scheduling::node_fit(pod.value("spec", nlohmann::json::object()), n).ok()) continue;
-              const std::string nn = n.value("/metadata/name"_json_pointer, std::string());
-              long long alloc = integer_quantity(n.value("/status/allocatable"_json_pointer, nlohmann::json::object()).value(res, nlohmann::json(0)));
+              if (!scheduling::node_fit(tfjob::detail::value_at(pod, "spec", nlohmann::json::object()), n).ok()) continue;
+              const std::string nn = tfjob::detail::value_at(n, "/metadata/name"_json_pointer, std::string());
+              long long alloc = integer_quantity(tfjob::detail::value_at(n, "/status/allocatable"_json_pointer, nlohmann::json::object()).value(res, nlohmann::json(0)));
               if (alloc <= 0) continue;
               long long used = 0;
               for (const auto& p : in.pods)
-                if (p.value("/spec/nodeName"_json_pointer, std::string()) == nn && p.value("/status/phase"_json_pointer, std::string()) != "Succeeded" &&
-                    p.value("/status/phase"_json_pointer, std::string()) != "Failed")
-                  used += pod_spec_gpus(p.value("spec", nlohmann::json::object()));
+                if (tfjob::detail::value_at(p, "/spec/nodeName"_json_pointer, std::string()) == nn && tfjob::detail::value_at(p, "/status/phase"_json_pointer, std::string()) != "Succeeded" &&
+                    tfjob::detail::value_at(p, "/status/phase"_json_pointer, std::string()) != "Failed")
+                  used += pod_spec_gpus(tfjob::detail::value_at(p, "spec", nlohmann::json::object()));
               closest.emplace_back(alloc - used, nn + ": allocatable " + std::to_string(alloc) + " " + res + ", " +
                                                      std::to_string(used) + " taken by pods of this job");
             }
@@ -245,7 +255,7 @@ inline Explanation explain(const ExplainInput& in) {
           const bool taint = tainted && !selector;
           if (in.nodes) {
             std::vector<scheduling::NodeFit> fits;
-            for (const auto& n : *in.nodes) fits.push_back(scheduling::node_fit(pod.value("spec", nlohmann::json::object()), n));
+            for (const auto& n : *in.nodes) fits.push_back(scheduling::node_fit(tfjob::detail::value_at(pod, "spec", nlohmann::json::object()), n));
             std::stable_sort(fits.begin(), fits.end(), [](const auto& a, const auto& b) { return a.misses() < b.misses(); });
             for (size_t k = 0; k < fits.size() && k < 3; ++k) {
               if (fits[k].ok()) continue;
@@ -268,8 +278,8 @@ inline Explanation explain(const ExplainInput& in) {
       }
       if (why && (why->reason == "ErrImagePull" || why->reason == "ImagePullBackOff" || why->reason == "InvalidImageName")) {
         std::string image;
-        for (const auto& c : pod.value("/spec/containers"_json_pointer, nlohmann::json::array()))
-          if (c.value("name", "") == "tensorflow" || image.empty()) image = c.value("image", "");
+        for (const auto& c : tfjob::detail::value_at(pod, "/spec/containers"_json_pointer, nlohmann::json::array()))
+          if (tfjob::detail::value_at(c, "name", "") == "tensorflow" || image.empty()) image = tfjob::detail::value_at(c, "image", "");
         urgent.push_back(finding(S::warning, "ImagePullFailed", type,
                                  who + " cannot pull image " + image + (why->message.empty() ? "" : ": " + why->message),
                                  {who + ": " + why->reason}, "check the image name and tag, and the pull secret for a private registry"));
@@ -281,11 +291,11 @@ inline Explanation explain(const ExplainInput& in) {
         std::vector<std::string> ev = {who + ": schedulerName " + sched};
         std::string min = rp.contains("/schedulingPolicy/minAvailable"_json_pointer) ? rp["/schedulingPolicy/minAvailable"_json_pointer].dump() : "";
         for (const auto& e : in.events)
-          if (e.value("/involvedObject/kind"_json_pointer, std::string()) == "PodGroup" &&
-              e.value("/involvedObject/name"_json_pointer, std::string()).find(s.name) != std::string::npos)
-            ev.push_back("podgroup event " + e.value("reason", "") + ": " + e.value("message", ""));
+          if (tfjob::detail::value_at(e, "/involvedObject/kind"_json_pointer, std::string()) == "PodGroup" &&
+              tfjob::detail::value_at(e, "/involvedObject/name"_json_pointer, std::string()).find(s.name) != std::string::npos)
+            ev.push_back("podgroup event " + tfjob::detail::value_at(e, "reason", "") + ": " + tfjob::detail::value_at(e, "message", ""));
         int total = 0;
-        for (const auto& [t, n] : s.spec_replicas) total += n;
+        for (const auto& [t, n] : s.spec_replicas) total = bounded_sum(total, n);
         urgent.push_back(finding(S::warning, "GangNotSatisfied", type,
                                  who + " waits for the gang scheduler (" + sched + "): its PodGroup places the job's pods only " +
                                      "all together (minAvailable " + (min.empty() ? std::to_string(total) : min) +
@@ -299,11 +309,11 @@ inline Explanation explain(const ExplainInput& in) {
         std::string code = "ContainerWaiting";
         std::string msg = who + " is scheduled on " + i.node + " but not started: " + why->reason;
         for (const auto& e : events_for(in.events, "Pod", i.name, i.uid)) {
-          const std::string r = e.value("reason", "");
+          const std::string r = tfjob::detail::value_at(e, "reason", "");
           if (r == "FailedMount" || r == "FailedAttachVolume") {
             code = "VolumeAttachFailed";
-            msg = who + " cannot mount its volumes on " + i.node + ": " + e.value("message", "");
-            ev.push_back("event " + r + ": " + e.value("message", ""));
+            msg = who + " cannot mount its volumes on " + i.node + ": " + tfjob::detail::value_at(e, "message", "");
+            ev.push_back("event " + r + ": " + tfjob::detail::value_at(e, "message", ""));
           }
         }
         urgent.push_back(finding(S::warning, code.c_str(), type, msg, ev));
@@ -313,12 +323,12 @@ inline Explanation explain(const ExplainInput& in) {
 
     // the Istio sidecar keeps a pod Running after the trainer exited (kubeflow #3935)
     if (i.phase == "Running") {
-      const auto statuses = pod.value("/status/containerStatuses"_json_pointer, nlohmann::json::array());
+      const auto statuses = tfjob::detail::value_at(pod, "/status/containerStatuses"_json_pointer, nlohmann::json::array());
       bool tf_done = false;
       std::vector<std::string> still;
       for (const auto& c : statuses) {
-        if (c.value("name", "") == "tensorflow" && c.contains("/state/terminated"_json_pointer)) tf_done = true;
-        else if (c.contains("/state/running"_json_pointer)) still.push_back(c.value("name", ""));
+        if (tfjob::detail::value_at(c, "name", "") == "tensorflow" && c.contains("/state/terminated"_json_pointer)) tf_done = true;
+        else if (c.contains("/state/running"_json_pointer)) still.push_back(tfjob::detail::value_at(c, "name", ""));
       }
       if (tf_done && !still.empty()) {
         const bool istio = std::find(still.begin(), still.end(), "istio-proxy") != still.end();
@@ -334,7 +344,7 @@ inline Explanation explain(const ExplainInput& in) {
 
     // restarts in place (kubelet) and the failure that ended a pod
     auto t = detail::termination(pod);
-    if (i.restarts > 0 && rules::counts_toward_backoff(policy) && i.phase == "Running") backoff_restarts += i.restarts;
+    if (i.restarts > 0 && rules::counts_toward_backoff(policy) && i.phase == "Running") backoff_restarts = bounded_sum(backoff_restarts, i.restarts);
     if (!t || t->exit_code == 0) continue;
     std::vector<std::string> ev = {who + ": container " + t->container + " " + detail::exit_words(t->exit_code, t->reason) +
                                    (i.restarts ? ", " + std::to_string(i.restarts) + " restart(s)" : "")};
@@ -360,6 +370,8 @@ inline Explanation explain(const ExplainInput& in) {
       failures.push_back({i.name, type, t->finished_at, *t});
     }
   }
+
+  for (auto& f : held) urgent.push_back(std::move(f));
 
   // --- failures: the first one decides; say whether the policy could have retried it
   std::sort(failures.begin(), failures.end(), [](const Failure& a, const Failure& b) { return a.finished_at < b.finished_at; });
@@ -422,13 +434,13 @@ inline Explanation explain(const ExplainInput& in) {
     std::vector<std::pair<std::string, int>> said;  // message, count (in order)
     std::map<std::string, std::string> reason_of;
     for (const auto& e : events_for(in.events, "TFJob", s.name)) {
-      const std::string r = e.value("reason", "");
+      const std::string r = tfjob::detail::value_at(e, "reason", "");
       if (r != "TFJobRestarting" && r != "JobRestarting") continue;
-      const std::string m = e.value("message", "");
-      const int n = e.contains("count") && e["count"].is_number_integer() ? std::max(1, e["count"].get<int>()) : 1;
+      const std::string m = tfjob::detail::value_at(e, "message", "");
+      const int n = static_cast<int>(std::max(1LL, bounded_count(tfjob::detail::value_at(e, "count", 1LL))));
       auto it = std::find_if(said.begin(), said.end(), [&](const auto& p) { return p.first == m; });
       if (it == said.end()) said.emplace_back(m, n);
-      else it->second += n;
+      else it->second = bounded_sum(it->second, n);
       reason_of[m] = r;
     }
     std::vector<std::string> exit_code_types;
@@ -448,7 +460,7 @@ inline Explanation explain(const ExplainInput& in) {
 
   // --- backoffLimit and activeDeadlineSeconds
   if (rp.contains("backoffLimit") && rp["backoffLimit"].is_number_integer()) {
-    const int limit = rp["backoffLimit"].get<int>();
+    const int limit = static_cast<int>(bounded_count(tfjob::detail::value_at(rp, "backoffLimit", 0LL)));
     std::vector<std::string> counted, not_counted;
     for (const auto& [t, v] : specs.items())
       (rules::counts_toward_backoff(rules::restart_policy_of(v)) ? counted : not_counted).push_back(t + " (" + rules::restart_policy_of(v) + ")");
@@ -462,15 +474,15 @@ inline Explanation explain(const ExplainInput& in) {
                                {"runPolicy.backoffLimit: " + std::to_string(limit)}));
   }
   if (rp.contains("activeDeadlineSeconds") && rp["activeDeadlineSeconds"].is_number_integer()) {
-    const long long limit = rp["activeDeadlineSeconds"].get<long long>();
-    auto start = parse_time(in.job.value("/status/startTime"_json_pointer, std::string()));
+    const long long limit = bounded_count(tfjob::detail::value_at(rp, "activeDeadlineSeconds", 0LL));
+    auto start = parse_time(tfjob::detail::value_at(in.job, "/status/startTime"_json_pointer, std::string()));
     std::string msg;
     Finding::Severity sev = S::info;
     if (s.reason.find("Deadline") != std::string::npos || s.message.find("deadline") != std::string::npos) {
       msg = "the job failed because it ran longer than activeDeadlineSeconds (" + human_duration(limit) + ")";
       sev = S::error;
     } else if (!s.finished() && start) {
-      long long used = static_cast<long long>(in.now - *start);
+      const long long used = bounded_count(static_cast<long double>(in.now) - static_cast<long double>(*start));
       msg = used >= limit ? "activeDeadlineSeconds (" + human_duration(limit) + ") has passed: the operator fails the job at its next sync"
                           : human_duration(used) + " of activeDeadlineSeconds " + human_duration(limit) + " used, " + human_duration(limit - used) + " left";
       if (used >= limit) sev = S::warning;
@@ -539,14 +551,14 @@ inline Explanation explain(const ExplainInput& in) {
   }
 
   // --- the pods are gone: say what is still known, and what is not
-  if (x.pods_gone && !rp.value("suspend", false)) {
+  if (x.pods_gone && !tfjob::detail::value_at(rp, "suspend", false)) {
     std::vector<std::string> ev;
     for (const auto& [t, c] : s.replicas)
       ev.push_back("status.replicaStatuses." + t + ": active " + std::to_string(c.active) + ", succeeded " + std::to_string(c.succeeded) +
                    ", failed " + std::to_string(c.failed));
     for (const auto& e : events_for(in.events, "TFJob", s.name))
-      if (e.value("type", "") == "Warning" || e.value("reason", "").find("Failed") != std::string::npos)
-        ev.push_back("event " + e.value("reason", "") + ": " + e.value("message", ""));
+      if (tfjob::detail::value_at(e, "type", "") == "Warning" || tfjob::detail::value_at(e, "reason", "").find("Failed") != std::string::npos)
+        ev.push_back("event " + tfjob::detail::value_at(e, "reason", "") + ": " + tfjob::detail::value_at(e, "message", ""));
     std::string gone = s.finished()
                            ? "the job's pods are gone (" + (clean == "All" ? std::string("cleanPodPolicy All deleted them")
                                                             : clean == "Running" ? std::string("cleanPodPolicy Running deleted the running ones")
@@ -632,11 +644,12 @@ inline std::optional<ExplainInput> gather(kube::Client& c, const std::string& ns
   };
   optional_read([&] { in.nodes = list_items(c, resources::nodes(), ""); });
   optional_read([&] { in.namespace_object = get_opt(c, resources::namespaces(), "", ns); });
-  const nlohmann::json specs = in.job.value("/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
+  in.queue = gather_queue_state(c, ns, in.job);
+  const nlohmann::json specs = tfjob::detail::value_at(in.job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
   for (const auto& [t, rs] : specs.items())
-    for (const auto& v : rs.value("/template/spec/volumes"_json_pointer, nlohmann::json::array())) {
+    for (const auto& v : tfjob::detail::value_at(rs, "/template/spec/volumes"_json_pointer, nlohmann::json::array())) {
       if (!v.contains("persistentVolumeClaim")) continue;
-      const std::string cn = v["persistentVolumeClaim"].value("claimName", "");
+      const std::string cn = tfjob::detail::value_at(v["persistentVolumeClaim"], "claimName", "");
       if (cn.empty() || in.claims.count(cn)) continue;
       optional_read([&] {
         if (auto pvc = get_opt(c, resources::pvcs(), ns, cn)) in.claims[cn] = *pvc;
@@ -650,7 +663,7 @@ inline std::optional<ExplainInput> gather(kube::Client& c, const std::string& ns
       lp.tail_lines = log_lines;
       lp.limit_bytes = 64 * 1024;  // bounded: a log line can be long
       bool has_tf = false;
-      for (const auto& ctr : p.value("/spec/containers"_json_pointer, nlohmann::json::array())) has_tf |= ctr.value("name", "") == "tensorflow";
+      for (const auto& ctr : tfjob::detail::value_at(p, "/spec/containers"_json_pointer, nlohmann::json::array())) has_tf |= tfjob::detail::value_at(ctr, "name", "") == "tensorflow";
       if (has_tf) lp.container = "tensorflow";
       lp.previous = i.phase != "Failed";  // restarted in place: the crashed attempt's log
       try {

@@ -5,7 +5,9 @@
 /// failed pod's output is what matters, and which pod and exit code.
 
 #include <tfjob/kube/logs.hpp>
+#include <tfjob/kube/side_task.hpp>
 #include <tfjob/workflow/cluster.hpp>
+#include <tfjob/workflow/job_watch.hpp>
 #include <tfjob/workflow/pods.hpp>
 #include <tfjob/workflow/progress.hpp>
 #include <tfjob/workflow/status.hpp>
@@ -31,6 +33,7 @@
 #include <string_view>
 #include <thread>
 #include <vector>
+#include <tfjob/detail/json.hpp>
 
 namespace tfjob::workflow {
 
@@ -86,12 +89,19 @@ struct JobLogOptions {
   std::function<bool(const LogSource&, std::string_view)> on_bytes;
   /// State changes while following: started, terminated, restarted, recreated, deleted.
   std::function<void(const LogEvent&)> on_event;
-  /// While the followed pod is not running yet (at most once per `poll`).
+  /// While the followed pod is not running yet (as the job's watches deliver changes).
   std::function<void(const Progress&)> on_progress;
   /// Something to tell the user (stderr): restarts, the failed pod, waiting.
   std::function<void(const std::string&)> on_note;
+  /// Following: the longest pause before trying a log again that the kubelet refused
+  /// ("waiting to start") when no change comes meanwhile.
   std::chrono::milliseconds poll{500};
   const std::atomic<bool>* cancel = nullptr;
+  /// Following ends (as if cancelled) when this passes.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  /// Following: the job's watches when the caller has them (job_logs shares one per job);
+  /// null = the follow starts its own.
+  JobWatch* watch = nullptr;
 };
 
 /// How the logs ended.
@@ -111,6 +121,18 @@ inline std::optional<nlohmann::json> pick(const std::vector<nlohmann::json>& pod
   return select_replica(pods, type, index);
 }
 
+/// The label selector that finds the job's pods now: the v1.9 operator's, else an older
+/// operator's that does (one look each), else the v1.9 operator's (pods still to come).
+inline std::string pods_selector(kube::Client& c, const std::string& ns, const std::string& job) {
+  const auto sels = pod_selectors(job);
+  for (const auto& sel : sels) {
+    kube::ListParams p;
+    p.label_selector = sel;
+    if (!list_items(c, resources::pods(), ns, p).empty()) return sel;
+  }
+  return sels.front();
+}
+
 inline std::string describe_target(const std::string& type, int index) {
   return type.empty() ? std::string("the chief") : type + " " + std::to_string(index);
 }
@@ -124,7 +146,7 @@ inline const nlohmann::json* container_status(const nlohmann::json& pod, const s
     auto l = st->find(k);
     if (l == st->end() || !l->is_array()) continue;
     for (const auto& c : *l)
-      if (c.value("name", "") == container) return &c;
+      if (tfjob::detail::value_at(c, "name", "") == container) return &c;
   }
   (void)none;
   return nullptr;
@@ -133,18 +155,18 @@ inline const nlohmann::json* container_status(const nlohmann::json& pod, const s
 /// The restart count of `container` in a pod (0 when unknown).
 inline int restart_count(const nlohmann::json& pod, const std::string& container) {
   const auto* c = container_status(pod, container);
-  return c ? c->value("restartCount", 0) : 0;
+  return c ? tfjob::detail::value_at(*c, "restartCount", 0) : 0;
 }
 
 /// Whether the container has started at least once (running or terminated). A pod whose
 /// phase says Running before its container statuses are reported counts as started.
 inline bool container_started(const nlohmann::json& pod, const std::string& container) {
   if (const auto* c = container_status(pod, container)) {
-    const auto st = c->value("state", nlohmann::json::object());
+    const auto st = tfjob::detail::value_at(*c, "state", nlohmann::json::object());
     if (st.contains("running") || st.contains("terminated")) return true;
-    return c->value("restartCount", 0) > 0;  // waiting after a crash: previous logs exist
+    return tfjob::detail::value_at(*c, "restartCount", 0) > 0;  // waiting after a crash: previous logs exist
   }
-  std::string phase = pod.value("/status/phase"_json_pointer, std::string());
+  std::string phase = tfjob::detail::value_at(pod, "/status/phase"_json_pointer, std::string());
   return phase == "Running" || phase == "Succeeded" || phase == "Failed";
 }
 
@@ -152,8 +174,8 @@ inline bool container_started(const nlohmann::json& pod, const std::string& cont
 /// (a status update can lag the start; such a log must be followed, not read once).
 inline bool container_running(const nlohmann::json& pod, const std::string& container) {
   if (const auto* c = container_status(pod, container))
-    return c->value("state", nlohmann::json::object()).contains("running");
-  return pod.value("/status/phase"_json_pointer, std::string()) == "Running";
+    return tfjob::detail::value_at(*c, "state", nlohmann::json::object()).contains("running");
+  return tfjob::detail::value_at(pod, "/status/phase"_json_pointer, std::string()) == "Running";
 }
 
 /// The container names of a pod spec: init containers, then containers (kubectl's
@@ -162,17 +184,17 @@ inline std::vector<std::string> spec_containers(const nlohmann::json& spec, bool
   std::vector<std::string> out;
   for (const char* k : {"initContainers", "containers", "ephemeralContainers"}) {
     if (!with_init && std::string(k) != "containers") continue;
-    for (const auto& c : spec.value(k, nlohmann::json::array())) out.push_back(c.value("name", ""));
+    for (const auto& c : spec.value(k, nlohmann::json::array())) out.push_back(tfjob::detail::value_at(c, "name", ""));
   }
   return out;
 }
 
 inline void check_container(const nlohmann::json& pod, const std::string& container) {
-  auto names = spec_containers(pod.value("spec", nlohmann::json::object()));
+  auto names = spec_containers(tfjob::detail::value_at(pod, "spec", nlohmann::json::object()));
   if (names.empty() || std::find(names.begin(), names.end(), container) != names.end()) return;
   std::string list;
   for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-  throw tfjob::error("pod " + pod.value("/metadata/name"_json_pointer, std::string()) + " has no container \"" +
+  throw tfjob::error("pod " + tfjob::detail::value_at(pod, "/metadata/name"_json_pointer, std::string()) + " has no container \"" +
                      container + "\"; its containers: " + list);
 }
 
@@ -181,7 +203,7 @@ inline void check_container(const nlohmann::json& pod, const std::string& contai
 inline std::optional<nlohmann::json> terminated_state(const nlohmann::json& pod, const std::string& container, int attempt) {
   const auto* c = container_status(pod, container);
   if (!c) return std::nullopt;
-  int rc = c->value("restartCount", 0);
+  int rc = tfjob::detail::value_at(*c, "restartCount", 0);
   const char* where = rc == attempt ? "/state/terminated" : (rc == attempt + 1 ? "/lastState/terminated" : nullptr);
   if (!where) return std::nullopt;
   nlohmann::json::json_pointer ptr(where);
@@ -197,232 +219,334 @@ struct LogRecord {
   kube::LogPiece piece;
 };
 
-/// Follow (or print) one target's logs: the chief (type "") or replica `type`/`index`.
-/// `sink` gets each piece of each line. Returns when the logs end: without follow after one
-/// stream; with follow when the job has finished and the last attempt's log is drained.
-inline JobLogResult replica_log_records(kube::Client c, const std::string& ns, const std::string& job,
-                                        const std::string& type, int index, const JobLogOptions& o,
-                                        const std::function<bool(const LogRecord&)>& sink) {
-  JobLogResult res;
-  std::set<std::string> done;    // uid:restartCount attempts already shown
-  std::set<std::string> said;    // events already told
-  std::map<std::string, int> first_seen;  // pod uid -> its restart count when first looked at
-  std::string last_pod_uid, last_pod_name;
-  int last_restarts = -1;
-  auto job_obj = get_opt(c, resources::tfjobs(), ns, job);
-  if (!job_obj) throw tfjob::error("TFJob \"" + job + "\" not found in namespace \"" + ns + "\"");
-  auto finish = [&](const nlohmann::json& j) {
+namespace detail {
+
+/// One target's logs, read once or followed (replica_log_records): the state of what has
+/// been shown and said, and one method per step of a look at the pod.
+class ReplicaFollower {
+ public:
+  ReplicaFollower(kube::Client c, const std::string& ns, const std::string& job, const std::string& type, int index,
+                  const JobLogOptions& o, const std::function<bool(const LogRecord&)>& sink)
+      : c_(std::move(c)), ns_(ns), job_(job), type_(type), index_(index), o_(o), sink_(sink) {
+    job_obj_ = get_opt(c_, resources::tfjobs(), ns_, job_);
+    if (!job_obj_) throw tfjob::error("TFJob \"" + job_ + "\" not found in namespace \"" + ns_ + "\"");
+    // Following learns of changes from the job's watches (the job, its pods, events), never
+    // by listing them again; a plain read looks once.
+    watch_ = o_.watch;
+    if (o_.follow && !watch_) {
+      JobWatchOptions jo;
+      jo.pod_selector = pods_selector(c_, ns_, job_);
+      jo.deadline = o_.deadline;
+      own_watch_ = std::make_unique<JobWatch>(c_, ns_, job_, jo);
+      watch_ = own_watch_.get();
+    }
+  }
+
+  JobLogResult run() {
+    for (;;) {
+      if (cancelled()) return res_;
+      auto pods = look();
+      if (watch_ && view_.ended) return res_;  // stopped (the deadline)
+      auto target = pick(pods, type_, index_);
+      const std::string target_uid = target ? tfjob::detail::value_at(*target, "/metadata/uid"_json_pointer, std::string()) : std::string();
+      if (target) first_seen_.emplace(target_uid, restart_count(*target, o_.container));
+      say_pod_replaced(target, target_uid);
+      if (!o_.follow) check_readable(target, pods);
+      if (target && container_started(*target, o_.container)) {
+        check_container(*target, o_.container);
+        PodInfo info = pod_info(*target, o_.container);
+        const int restarts = restart_count(*target, o_.container);
+        const std::string key = info.uid + ":" + std::to_string(restarts);
+        const bool running = container_running(*target, o_.container);
+        if (!last_pod_uid_.empty() && last_pod_uid_ == info.uid && last_restarts_ >= 0 && last_restarts_ < restarts)
+          tell_terminated(*target, info, last_restarts_);
+        if (!done_.count(key)) {
+          if (o_.follow && restarts > 0) show_missed_attempt(*target, info, restarts);
+          say_attempt(info, restarts, key);
+          show_attempt(info, restarts, key, running);
+          if (!o_.follow) return res_;
+          if (!(job_obj_ = look_job())) return job_deleted();
+          continue;  // look at the pod again right away
+        }
+        tell_terminated(*target, info, restarts);
+      }
+      // Nothing new to stream: is the job over?
+      if (!(job_obj_ = look_job())) return job_deleted();
+      if (summarize(*job_obj_).finished()) {
+        if (!drained()) continue;
+        finish(*job_obj_);
+        return res_;
+      }
+      wait_for_change(pods, target);
+    }
+  }
+
+ private:
+  bool cancelled() const { return (o_.cancel && o_.cancel->load()) || std::chrono::steady_clock::now() >= o_.deadline; }
+
+  /// The job's pods now: what the watches know (once they have listed), or one look.
+  std::vector<nlohmann::json> look() {
+    if (!watch_) return job_pods(c_, ns_, job_);
+    for (view_ = watch_->view(); !view_.synced && !cancelled(); view_ = watch_->view())
+      watch_->wait(view_.generation, std::chrono::milliseconds(100));
+    seen_ = view_.generation;
+    if (view_.ended) watch_->rethrow_error();
+    return view_.pods;
+  }
+
+  /// The job now (nullopt: deleted).
+  std::optional<nlohmann::json> look_job() {
+    if (!watch_) return get_opt(c_, resources::tfjobs(), ns_, job_);
+    auto v = watch_->view();
+    if (v.deleted) return std::nullopt;
+    return v.job.is_null() ? job_obj_ : std::optional<nlohmann::json>(v.job);
+  }
+
+  /// Until the watches deliver a change (at most `at_most`), or cancel.
+  void pause(std::chrono::milliseconds at_most) {
+    const auto until = std::chrono::steady_clock::now() + at_most;
+    while (!cancelled() && std::chrono::steady_clock::now() < until) {
+      const auto g = watch_->wait(seen_, std::chrono::milliseconds(100));
+      if (g != seen_ || watch_->ended()) return;
+    }
+  }
+
+  void finish(const nlohmann::json& j) {
     auto s = summarize(j);
-    res.job_state = s.state;
-    res.job_message = s.message;
-  };
-  auto source_of = [&](const PodInfo& info, int attempt) {
+    res_.job_state = s.state;
+    res_.job_message = s.message;
+  }
+
+  JobLogResult job_deleted() {
+    if (o_.on_note) o_.on_note("TFJob " + job_ + " was deleted");
+    return res_;
+  }
+
+  LogSource source_of(const PodInfo& info, int attempt) const {
     LogSource src;
-    src.job = job;
-    src.namespace_ = ns;
+    src.job = job_;
+    src.namespace_ = ns_;
     src.replica_type = info.replica_type;
     src.index = info.replica_index;
     src.pod = info.name;
-    src.container = o.container;
+    src.container = o_.container;
     src.attempt = attempt;
     return src;
-  };
-  auto tell = [&](LogEvent::Kind k, const LogSource& src, const std::string& key, std::string message) {
-    if (!o.follow || !said.insert(std::string(to_string(k)) + ":" + key).second) return;
+  }
+
+  /// Says a state change once (following only).
+  void tell(LogEvent::Kind k, const LogSource& src, const std::string& key, std::string message) {
+    if (!o_.follow || !said_.insert(std::string(to_string(k)) + ":" + key).second) return;
     LogEvent ev;
     ev.kind = k;
     ev.source = src;
     ev.message = std::move(message);
-    if (o.on_event) o.on_event(ev);
-    else if (o.on_note && k != LogEvent::started) o.on_note(ev.message);
-  };
-  // Say how each attempt shown ended (once), from the pod as it is now.
-  auto tell_terminated = [&](const nlohmann::json& pod, const PodInfo& info, int attempt) {
-    auto t = detail::terminated_state(pod, o.container, attempt);
-    if (!t || !o.follow) return;
+    if (o_.on_event) o_.on_event(ev);
+    else if (o_.on_note && k != LogEvent::started) o_.on_note(ev.message);
+  }
+
+  /// Says how an attempt shown ended (once), from the pod as it is now.
+  void tell_terminated(const nlohmann::json& pod, const PodInfo& info, int attempt) {
+    auto t = terminated_state(pod, o_.container, attempt);
+    if (!t || !o_.follow) return;
     const std::string key = info.uid + ":" + std::to_string(attempt);
-    if (said.count("terminated:" + key)) return;
+    if (said_.count("terminated:" + key)) return;
     LogEvent ev;
     ev.kind = LogEvent::terminated;
     ev.source = source_of(info, attempt);
-    if (t->contains("exitCode")) ev.exit_code = (*t)["exitCode"].get<int>();
-    ev.reason = t->value("reason", "");
-    ev.message = "container " + o.container + " of pod " + info.name + " terminated: exit code " +
+    if (t->contains("exitCode") && (*t)["exitCode"].is_number_integer()) ev.exit_code = (*t)["exitCode"].get<int>();
+    ev.reason = t->contains("reason") && (*t)["reason"].is_string() ? (*t)["reason"].get<std::string>() : "";
+    ev.message = "container " + o_.container + " of pod " + info.name + " terminated: exit code " +
                  (ev.exit_code ? std::to_string(*ev.exit_code) : std::string("unknown")) +
                  (ev.reason.empty() ? "" : " (" + ev.reason + ")");
-    said.insert("terminated:" + key);
-    if (o.on_event) o.on_event(ev);
-  };
-  auto stream = [&](const PodInfo& info, int attempt, kube::LogParams lp) {
+    said_.insert("terminated:" + key);
+    if (o_.on_event) o_.on_event(ev);
+  }
+
+  /// One attempt's log into the sink (or its bytes into on_bytes).
+  void stream(const PodInfo& info, int attempt, const kube::LogParams& lp) {
     LogSource src = source_of(info, attempt);
     kube::StreamOptions so;
-    so.cancel = o.cancel;
-    kube::LogStreamer ls(c, ns, info.name, lp);
-    ls.want_times = o.want_times;
-    ls.max_line_bytes = o.max_line_bytes;
-    ls.eager = o.eager;
-    if (o.on_bytes && ls.resumes_by_bytes()) {
-      ls.run_bytes([&](std::string_view b) { return o.on_bytes(src, b); }, so);
+    so.cancel = o_.cancel;
+    so.deadline = o_.deadline;
+    kube::LogStreamer ls(c_, ns_, info.name, lp);
+    ls.want_times = o_.want_times;
+    ls.max_line_bytes = o_.max_line_bytes;
+    ls.eager = o_.eager;
+    if (o_.on_bytes && ls.resumes_by_bytes()) {
+      ls.run_bytes([&](std::string_view b) { return o_.on_bytes(src, b); }, so);
       return;
     }
     LogRecord rec;
     rec.source = &src;
     ls.run_pieces([&](const kube::LogPiece& pc) {
       rec.piece = pc;
-      return sink(rec);
+      return sink_(rec);
     }, so);
-  };
-  bool waiting_noted = false;
-  for (;;) {
-    if (o.cancel && o.cancel->load()) return res;
-    auto pods = job_pods(c, ns, job);
-    auto target = detail::pick(pods, type, index);
-    const std::string target_uid = target ? target->value("/metadata/uid"_json_pointer, std::string()) : std::string();
-    if (target) first_seen.emplace(target_uid, detail::restart_count(*target, o.container));
-    // the pod followed is gone (deleted, or replaced by the operator): said when first seen,
-    // whether or not its successor has started
-    if (!last_pod_uid.empty() && target_uid != last_pod_uid && o.follow) {
-      LogSource src;
-      src.job = job;
-      src.namespace_ = ns;
-      src.pod = last_pod_name;
-      src.container = o.container;
-      tell(LogEvent::deleted, src, last_pod_uid, "pod " + last_pod_name + " was deleted");
-      if (target)
-        tell(LogEvent::recreated, source_of(pod_info(*target, o.container), detail::restart_count(*target, o.container)), target_uid,
-             "pod " + target->value("/metadata/name"_json_pointer, std::string()) + " was recreated; following the new pod");
+  }
+
+  /// The log parameters of an attempt: tail/since apply to the first stream only; later
+  /// attempts are shown whole.
+  kube::LogParams params() const {
+    kube::LogParams lp;
+    lp.container = o_.container;
+    lp.timestamps = o_.timestamps;
+    if (res_.streams == 0) {
+      lp.tail_lines = o_.tail_lines;
+      lp.since_seconds = o_.since_seconds;
+      lp.since_time = o_.since_time;
     }
-    JobSummary s = summarize(*job_obj);
-    if (!o.follow) {
-      finish(*job_obj);
-      if (!target) {
-        throw tfjob::error("TFJob \"" + job + "\" has no pod for " + detail::describe_target(type, index) +
-                           (s.finished() ? " (the job is " + s.state + " and its pods were cleaned up: see runPolicy.cleanPodPolicy)"
-                                         : " yet (it is " + (s.state.empty() ? std::string("not started") : s.state) +
-                                               "): follow the logs to wait for it"));
+    return lp;
+  }
+
+  /// The pod followed is gone (deleted, or replaced by the operator): said when first
+  /// seen, whether or not its successor has started.
+  void say_pod_replaced(const std::optional<nlohmann::json>& target, const std::string& target_uid) {
+    if (last_pod_uid_.empty() || target_uid == last_pod_uid_ || !o_.follow) return;
+    LogSource src;
+    src.job = job_;
+    src.namespace_ = ns_;
+    src.pod = last_pod_name_;
+    src.container = o_.container;
+    tell(LogEvent::deleted, src, last_pod_uid_, "pod " + last_pod_name_ + " was deleted");
+    if (target)
+      tell(LogEvent::recreated, source_of(pod_info(*target, o_.container), restart_count(*target, o_.container)), target_uid,
+           "pod " + tfjob::detail::value_at(*target, "/metadata/name"_json_pointer, std::string()) + " was recreated; following the new pod");
+  }
+
+  /// A read once needs a pod whose container has started: else why not, and what to do.
+  void check_readable(const std::optional<nlohmann::json>& target, const std::vector<nlohmann::json>& pods) {
+    finish(*job_obj_);
+    const JobSummary s = summarize(*job_obj_);
+    if (!target)
+      throw tfjob::error("TFJob \"" + job_ + "\" has no pod for " + describe_target(type_, index_) +
+                         (s.finished() ? " (the job is " + s.state + " and its pods were cleaned up: see runPolicy.cleanPodPolicy)"
+                                       : " yet (it is " + (s.state.empty() ? std::string("not started") : s.state) +
+                                             "): follow the logs to wait for it"));
+    check_container(*target, o_.container);
+    if (container_started(*target, o_.container)) return;
+    auto p = progress(*job_obj_, pods, namespace_events(c_, ns_));
+    const std::string name = tfjob::detail::value_at(*target, "/metadata/name"_json_pointer, std::string());
+    std::string why;
+    for (const auto& w : p.waiting)
+      if (w.pod == name) why = ": " + (w.message.empty() ? w.reason : w.message);
+    throw tfjob::error("pod " + name + " has not started yet" + why + "\nFollow the logs to wait for it.");
+  }
+
+  /// An attempt that started and ended between two looks (a short first run while we
+  /// waited for the pod to start, say) is the container's previous log, which the kubelet
+  /// keeps: shown before the current one, so no line of an attempt that began while
+  /// following is lost.
+  void show_missed_attempt(const nlohmann::json& pod, const PodInfo& info, int restarts) {
+    const std::string missed = info.uid + ":" + std::to_string(restarts - 1);
+    auto fs = first_seen_.find(info.uid);
+    if (fs == first_seen_.end() || restarts - 1 < fs->second || done_.count(missed)) return;
+    kube::LogParams pl = params();
+    pl.previous = true;
+    try {
+      tell(LogEvent::started, source_of(info, restarts - 1), missed, "container " + o_.container + " of pod " + info.name + " started");
+      stream(info, restarts - 1, pl);
+      ++res_.streams;
+      done_.insert(missed);
+      tell_terminated(pod, info, restarts - 1);
+      if (last_pod_uid_.empty()) {  // so the restart below is said
+        last_pod_uid_ = info.uid;
+        last_pod_name_ = info.name;
+        last_restarts_ = restarts - 1;
       }
-      detail::check_container(*target, o.container);
-      if (!detail::container_started(*target, o.container)) {
-        auto p = progress(*job_obj, pods, namespace_events(c, ns));
-        std::string why;
-        for (const auto& w : p.waiting)
-          if (w.pod == target->value("/metadata/name"_json_pointer, std::string())) why = ": " + (w.message.empty() ? w.reason : w.message);
-        throw tfjob::error("pod " + target->value("/metadata/name"_json_pointer, std::string()) + " has not started yet" + why +
-                           "\nFollow the logs to wait for it.");
-      }
+    } catch (const api_error&) {
+      // not kept (any more): nothing to show
     }
-    if (target && detail::container_started(*target, o.container)) {
-      detail::check_container(*target, o.container);
-      PodInfo info = pod_info(*target, o.container);
-      int restarts = detail::restart_count(*target, o.container);
-      std::string key = info.uid + ":" + std::to_string(restarts);
-      bool running = detail::container_running(*target, o.container);
-      if (!last_pod_uid.empty() && last_pod_uid == info.uid && last_restarts >= 0 && last_restarts < restarts)
-        tell_terminated(*target, info, last_restarts);
-      if (!done.count(key)) {
-        // An attempt that started and ended between two looks (a short first run while we
-        // waited for the pod to start, say) is the container's previous log, which the
-        // kubelet keeps: show it before the current one, so no line of an attempt that began
-        // while following is lost.
-        if (o.follow && restarts > 0) {
-          const std::string missed = info.uid + ":" + std::to_string(restarts - 1);
-          auto fs = first_seen.find(info.uid);
-          if (fs != first_seen.end() && restarts - 1 >= fs->second && !done.count(missed)) {
-            kube::LogParams pl;
-            pl.container = o.container;
-            pl.previous = true;
-            pl.timestamps = o.timestamps;
-            if (res.streams == 0) {
-              pl.tail_lines = o.tail_lines;
-              pl.since_seconds = o.since_seconds;
-              pl.since_time = o.since_time;
-            }
-            try {
-              tell(LogEvent::started, source_of(info, restarts - 1), missed, "container " + o.container + " of pod " + info.name + " started");
-              stream(info, restarts - 1, pl);
-              ++res.streams;
-              done.insert(missed);
-              tell_terminated(*target, info, restarts - 1);
-              if (last_pod_uid.empty()) {  // so the restart below is said
-                last_pod_uid = info.uid;
-                last_pod_name = info.name;
-                last_restarts = restarts - 1;
-              }
-            } catch (const api_error&) {
-              // not kept (any more): nothing to show
-            }
-          }
-        }
-        if (!last_pod_uid.empty()) {
-          if (last_pod_uid != info.uid)
-            tell(LogEvent::recreated, source_of(info, restarts), info.uid, "pod " + info.name + " was recreated; following the new pod");
-          else if (restarts != last_restarts)
-            tell(LogEvent::restarted, source_of(info, restarts), key,
-                 "container " + o.container + " of pod " + info.name + " restarted (restart " + std::to_string(restarts) +
-                     ", attempt " + std::to_string(restarts + 1) + "); following it");
-        }
-        tell(LogEvent::started, source_of(info, restarts), key, "container " + o.container + " of pod " + info.name + " started");
-        kube::LogParams lp;
-        lp.container = o.container;
-        lp.follow = o.follow && running;
-        lp.timestamps = o.timestamps;
-        lp.previous = o.previous && !o.follow;
-        // tail/since apply to the first stream only; later attempts are shown whole
-        if (res.streams == 0) {
-          lp.tail_lines = o.tail_lines;
-          lp.since_seconds = o.since_seconds;
-          lp.since_time = o.since_time;
-        }
-        try {
-          stream(info, restarts, lp);
-          ++res.streams;
-          done.insert(key);
-          last_pod_uid = info.uid;
-          last_pod_name = info.name;
-          last_restarts = restarts;
-        } catch (const api_error& e) {
-          // 400 "container ... is waiting to start" / 404 pod just deleted: look again
-          if (!o.follow || (e.code() != 400 && !e.is_not_found())) throw;
-          std::this_thread::sleep_for(o.poll);
-        }
-        if (!o.follow) return res;
-        job_obj = get_opt(c, resources::tfjobs(), ns, job);
-        if (!job_obj) {
-          if (o.on_note) o.on_note("TFJob " + job + " was deleted");
-          return res;
-        }
-        continue;  // look at the pod again right away
-      }
+  }
+
+  /// Says a new attempt: a recreated pod or a restarted container, then that it started.
+  void say_attempt(const PodInfo& info, int restarts, const std::string& key) {
+    if (!last_pod_uid_.empty()) {
+      if (last_pod_uid_ != info.uid)
+        tell(LogEvent::recreated, source_of(info, restarts), info.uid, "pod " + info.name + " was recreated; following the new pod");
+      else if (restarts != last_restarts_)
+        tell(LogEvent::restarted, source_of(info, restarts), key,
+             "container " + o_.container + " of pod " + info.name + " restarted (restart " + std::to_string(restarts) +
+                 ", attempt " + std::to_string(restarts + 1) + "); following it");
+    }
+    tell(LogEvent::started, source_of(info, restarts), key, "container " + o_.container + " of pod " + info.name + " started");
+  }
+
+  /// The current attempt's log (followed while it runs).
+  void show_attempt(const PodInfo& info, int restarts, const std::string& key, bool running) {
+    kube::LogParams lp = params();
+    lp.follow = o_.follow && running;
+    lp.previous = o_.previous && !o_.follow;
+    try {
+      stream(info, restarts, lp);
+      ++res_.streams;
+      done_.insert(key);
+      last_pod_uid_ = info.uid;
+      last_pod_name_ = info.name;
+      last_restarts_ = restarts;
+    } catch (const api_error& e) {
+      // 400 "container ... is waiting to start" / 404 pod just deleted: look again
+      if (!o_.follow || (e.code() != 400 && !e.is_not_found())) throw;
+      pause(o_.poll);
+    }
+  }
+
+  /// The job has finished: whether everything is shown. A last attempt that ended between
+  /// our checks is not yet (one look: the pods' watch may not have delivered their last
+  /// change).
+  bool drained() {
+    auto pods = job_pods(c_, ns_, job_);
+    auto target = pick(pods, type_, index_);
+    if (target && container_started(*target, o_.container)) {
+      PodInfo info = pod_info(*target, o_.container);
+      const int restarts = restart_count(*target, o_.container);
+      if (!done_.count(info.uid + ":" + std::to_string(restarts))) return false;
       tell_terminated(*target, info, restarts);
     }
-    // Nothing new to stream: is the job over?
-    job_obj = get_opt(c, resources::tfjobs(), ns, job);
-    if (!job_obj) {
-      if (o.on_note) o.on_note("TFJob " + job + " was deleted");
-      return res;
-    }
-    s = summarize(*job_obj);
-    if (s.finished()) {
-      // drain: a last attempt that ended between our checks
-      pods = job_pods(c, ns, job);
-      target = detail::pick(pods, type, index);
-      if (target && detail::container_started(*target, o.container)) {
-        PodInfo info = pod_info(*target, o.container);
-        int restarts = detail::restart_count(*target, o.container);
-        std::string key = info.uid + ":" + std::to_string(restarts);
-        if (!done.count(key)) continue;
-        tell_terminated(*target, info, restarts);
-      }
-      finish(*job_obj);
-      return res;
-    }
-    if (o.on_progress) o.on_progress(progress(*job_obj, pods, namespace_events(c, ns)));
-    else if (o.on_note && !waiting_noted && (!target || !detail::container_started(*target, o.container))) {
-      o.on_note("waiting for " + detail::describe_target(type, index) + " of TFJob " + job + " to start");
-      waiting_noted = true;
-    }
-    std::this_thread::sleep_for(o.poll);
+    return true;
   }
+
+  /// Not started yet: progress (or one note), then until something changes.
+  void wait_for_change(const std::vector<nlohmann::json>& pods, const std::optional<nlohmann::json>& target) {
+    if (o_.on_progress) o_.on_progress(progress(*job_obj_, pods, view_.events));
+    else if (o_.on_note && !waiting_noted_ && (!target || !container_started(*target, o_.container))) {
+      o_.on_note("waiting for " + describe_target(type_, index_) + " of TFJob " + job_ + " to start");
+      waiting_noted_ = true;
+    }
+    pause(std::chrono::hours(24 * 365));
+  }
+
+  kube::Client c_;
+  const std::string& ns_;
+  const std::string& job_;
+  const std::string& type_;
+  const int index_;
+  const JobLogOptions& o_;
+  const std::function<bool(const LogRecord&)>& sink_;
+
+  JobLogResult res_;
+  std::set<std::string> done_;            // uid:restartCount attempts already shown
+  std::set<std::string> said_;            // events already told
+  std::map<std::string, int> first_seen_;  // pod uid -> its restart count when first looked at
+  std::string last_pod_uid_, last_pod_name_;
+  int last_restarts_ = -1;
+  std::optional<nlohmann::json> job_obj_;
+  std::unique_ptr<JobWatch> own_watch_;
+  JobWatch* watch_ = nullptr;
+  std::uint64_t seen_ = 0;  // the watches' generation last looked at
+  JobWatch::View view_;
+  bool waiting_noted_ = false;
+};
+
+}  // namespace detail
+
+/// Follow (or print) one target's logs: the chief (type "") or replica `type`/`index`.
+/// `sink` gets each piece of each line. Returns when the logs end: without follow after one
+/// stream; with follow when the job has finished and the last attempt's log is drained.
+inline JobLogResult replica_log_records(kube::Client c, const std::string& ns, const std::string& job,
+                                        const std::string& type, int index, const JobLogOptions& o,
+                                        const std::function<bool(const LogRecord&)>& sink) {
+  return detail::ReplicaFollower(std::move(c), ns, job, type, index, o, sink).run();
 }
 
 /// replica_log_records with whole lines: `emit(pod, line)` gets each line (without '\n';
@@ -482,11 +606,11 @@ inline std::string index_ranges(const std::vector<int>& sorted) {
 /// error naming the ones it has.
 inline std::vector<LogTarget> log_targets(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
                                           const LogTargetFilter& f, bool from_spec) {
-  const std::string name = job.value("/metadata/name"_json_pointer, std::string());
-  const auto specs = job.value("/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
+  const std::string name = tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string());
+  const auto specs = tfjob::detail::value_at(job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
   std::map<std::string, std::pair<std::string, int>> spec;  // lower -> (as written, replicas)
   for (auto it = specs.begin(); it != specs.end(); ++it)
-    spec[detail::lower(it.key())] = {it.key(), it->value("replicas", 1)};
+    spec[detail::lower(it.key())] = {it.key(), tfjob::detail::value_at(*it, "replicas", 1)};
   for (const auto& t : f.types)
     if (!spec.count(t)) {
       std::string have;
@@ -537,7 +661,7 @@ inline std::vector<LogTarget> log_targets(const nlohmann::json& job, const std::
       containers.clear();
       auto it = spec.find(t);
       if (it != spec.end())
-        containers = detail::spec_containers(specs[it->second.first].value("/template/spec"_json_pointer, nlohmann::json::object()));
+        containers = detail::spec_containers(tfjob::detail::value_at(specs[it->second.first], "/template/spec"_json_pointer, nlohmann::json::object()));
     }
     if (containers.empty()) containers.push_back(f.default_container);
     for (const auto& c : containers) out.push_back({name, t, i, c});
@@ -719,48 +843,57 @@ inline JobLogsResult job_logs(kube::Client c, const std::string& ns, const std::
   // ended; the streams of containers still running then are stopped (what they wrote is out).
   std::vector<std::unique_ptr<std::atomic<bool>>> stops;
   for (std::size_t k = 0; k < targets.size(); ++k) stops.push_back(std::make_unique<std::atomic<bool>>(false));
-  std::atomic<bool> finished{false};
   const std::atomic<bool>* outer = o.cancel;
-  std::vector<std::thread> guards;
+  // one JobWatch per job, shared by its streams and its guard
+  std::map<std::string, std::unique_ptr<JobWatch>> watches;
+  std::vector<std::unique_ptr<kube::SideTask>> guards;
   if (o.follow) {
-    std::set<std::string> jobs;
-    for (const auto& t : targets) jobs.insert(t.job);
-    for (const auto& j : jobs)
-      guards.emplace_back([&, j] {
-        try {
-          WaitOptions wo;
-          wo.condition = "Succeeded";  // Failed makes it impossible: either way the job has ended
-          wo.cancel = &finished;
-          auto rep = wait_for_job(c, ns, j, wo);
-          if (rep.result == WaitResult::timeout) return;  // stopped: everything ended first, or cancel
-          kube::Client pc = c;
-          auto pods = job_pods(pc, ns, j);
-          for (std::size_t k = 0; k < targets.size(); ++k) {
-            if (targets[k].job != j) continue;
-            auto p = detail::pick(pods, targets[k].replica_type, targets[k].index);
-            if (rep.result == WaitResult::deleted || !p || detail::container_running(*p, targets[k].container)) *stops[k] = true;
-          }
-        } catch (const std::exception&) {
-          // best effort: the streams end with their containers anyway
-        }
-      });
-    guards.emplace_back([&] {  // the caller's cancel reaches every stream
-      while (!finished.load()) {
-        if (outer && outer->load()) {
-          for (auto& st : stops) *st = true;
-          finished = true;
-          return;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (const auto& t : targets)
+      if (!watches.count(t.job)) {
+        JobWatchOptions jo;
+        jo.pod_selector = detail::pods_selector(c, ns, t.job);
+        jo.deadline = o.deadline;
+        watches.emplace(t.job, std::make_unique<JobWatch>(c, ns, t.job, jo));
       }
-    });
+    for (auto& [name, w] : watches)
+      guards.push_back(std::make_unique<kube::SideTask>([&, j = name, w = w.get()](const std::atomic<bool>& stop) {
+        // the job's end stops the streams that would run on; the caller's cancel, every stream
+        bool over = false;
+        for (std::uint64_t g = 0, looked = ~std::uint64_t{0}; !stop; g = w->wait(g, std::chrono::milliseconds(100))) {
+          if (outer && outer->load()) {
+            for (auto& st : stops) *st = true;
+            return false;
+          }
+          if (w->ended()) kube::sleep_for(std::chrono::milliseconds(100), &stop);  // its wait no longer blocks
+          if (over || g == looked) continue;
+          looked = g;
+          const auto v = w->view();
+          if (!v.deleted && (v.job.is_null() || !summarize(v.job).finished())) continue;
+          over = true;
+          try {
+            kube::Client pc = c;
+            auto pods = job_pods(pc, ns, j);  // one look: the pods' watch may lag the job's end
+            for (std::size_t k = 0; k < targets.size(); ++k) {
+              if (targets[k].job != j) continue;
+              auto p = detail::pick(pods, targets[k].replica_type, targets[k].index);
+              if (v.deleted || !p || detail::container_running(*p, targets[k].container)) *stops[k] = true;
+            }
+          } catch (const std::exception&) {
+            // best effort: the streams end with their containers anyway
+          }
+        }
+        return false;
+      }));
   }
   std::vector<std::thread> threads;
   for (std::size_t k = 0; k < targets.size(); ++k) {
     threads.emplace_back([&, k] {
       try {
         JobLogOptions x = opts_for(targets[k]);
-        if (o.follow) x.cancel = stops[k].get();
+        if (o.follow) {
+          x.cancel = stops[k].get();
+          x.watch = watches.at(targets[k].job).get();
+        }
         out.results[k] = replica_log_records(c, ns, targets[k].job, targets[k].replica_type, targets[k].index, x,
                                              [&](const LogRecord& r) {
                                                if (merger) {
@@ -778,59 +911,27 @@ inline JobLogsResult job_logs(kube::Client c, const std::string& ns, const std::
   }
   if (merger) merger->run();
   for (auto& t : threads) t.join();
-  finished = true;
-  for (auto& g : guards) g.join();
-  // a stream stopped because the job ended still reports the job's state
+  guards.clear();
+  // a stream stopped because the job ended still reports the job's state (as last watched)
   if (o.follow)
     for (std::size_t k = 0; k < targets.size(); ++k)
-      if (out.results[k].job_state.empty() && out.errors[k].empty() && !(outer && outer->load()))
-        if (auto j = get_opt(c, resources::tfjobs(), ns, targets[k].job)) {
-          auto s = summarize(*j);
+      if (out.results[k].job_state.empty() && out.errors[k].empty() && !(outer && outer->load())) {
+        auto v = watches.at(targets[k].job)->view();
+        if (!v.deleted && !v.job.is_null()) {
+          auto s = summarize(v.job);
           out.results[k].job_state = s.state;
           out.results[k].job_message = s.message;
         }
+      }
   return out;
 }
 
 // ---- saving ------------------------------------------------------------------------------
 
-/// Runs `fn` every `every` on a side thread until destroyed (flushing what streams wrote,
-/// so a quiet stream's last line does not wait in a buffer).
-class Periodic {
- public:
-  Periodic(std::chrono::milliseconds every, std::function<void()> fn)
-      : fn_(std::move(fn)), every_(every), thread_([this] {
-          std::unique_lock<std::mutex> lk(mu_);
-          while (!cv_.wait_for(lk, every_, [&] { return stop_; })) {
-            lk.unlock();
-            fn_();
-            lk.lock();
-          }
-        }) {}
-  Periodic(const Periodic&) = delete;
-  Periodic& operator=(const Periodic&) = delete;
-  ~Periodic() {
-    {
-      std::lock_guard<std::mutex> lk(mu_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-
- private:
-  std::function<void()> fn_;
-  std::chrono::milliseconds every_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;
-  std::thread thread_;  // last: starts once the rest exists
-};
-
 /// Writes each stream's log to a directory as it streams, byte for byte: `<pod>.<container>.log`
 /// (the attempts of a container one after another, as they were shown; a recreated pod of
 /// the same name continues its file), and the state changes to `events.log`; written out
-/// every 100 ms. What a pod
+/// every 100 ms (so a quiet stream's last line does not wait in a buffer). What a pod
 /// wrote stays on disk when the operator deletes it (cleanPodPolicy, TTL, a restart).
 class LogSaver {
  public:
@@ -839,7 +940,10 @@ class LogSaver {
     std::filesystem::create_directories(dir_, ec);
     if (ec || !std::filesystem::is_directory(dir_))
       throw tfjob::error("cannot save logs in \"" + dir_ + "\": " + (ec ? ec.message() : std::string("not a directory")));
-    flusher_ = std::make_unique<Periodic>(std::chrono::milliseconds(100), [this] { flush(); });
+    flusher_ = std::make_unique<kube::SideTask>(std::chrono::milliseconds(100), [this](const std::atomic<bool>&) {
+      flush();
+      return true;
+    }, false);
   }
   ~LogSaver() {
     flusher_.reset();
@@ -889,7 +993,7 @@ class LogSaver {
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<std::ofstream>> files_;
   std::chrono::steady_clock::time_point last_flush_ = std::chrono::steady_clock::now();
-  std::unique_ptr<Periodic> flusher_;
+  std::unique_ptr<kube::SideTask> flusher_;
 };
 
 /// Follow every replica's every container of `job` into `saver` until the job ends (or
@@ -918,12 +1022,13 @@ inline JobLogsResult save_job_logs(kube::Client c, const std::string& ns, const 
 class LogSaveTask {
  public:
   LogSaveTask(kube::Client c, std::string ns, std::string job, const std::string& dir) : saver_(dir) {
-    thread_ = std::thread([this, c, ns = std::move(ns), job = std::move(job)]() mutable {
+    task_ = std::make_unique<kube::SideTask>([this, c, ns = std::move(ns), job = std::move(job)](const std::atomic<bool>&) mutable {
       try {
         result_ = save_job_logs(c, ns, job, saver_, &cancel_);
       } catch (const std::exception& e) {
         error_ = e.what();
       }
+      return false;
     });
   }
   LogSaveTask(const LogSaveTask&) = delete;
@@ -933,7 +1038,7 @@ class LogSaveTask {
   /// "" or what went wrong.
   std::string finish(bool drain) {
     if (!drain) cancel_ = true;
-    if (thread_.joinable()) thread_.join();
+    if (task_) task_->stop();  // its token is not the streams' cancel: a drain runs to the job's end
     saver_.flush();
     std::string e = error_;
     for (const auto& x : result_.errors)
@@ -947,7 +1052,7 @@ class LogSaveTask {
   std::atomic<bool> cancel_{false};
   JobLogsResult result_;
   std::string error_;
-  std::thread thread_;
+  std::unique_ptr<kube::SideTask> task_;  // last: runs once the rest exists
 };
 
 /// For a Failed job: the pod that failed and its exit code (from the pods still there).
@@ -959,6 +1064,184 @@ inline void explain_failure(kube::Client c, const std::string& ns, const std::st
     r.failed_pod = i.name;
     r.failed_exit_code = i.exit_code;
   }
+}
+
+
+// ---- a logs reader's whole run -----------------------------------------------------------
+
+/// What to read: one job by `name` or every job `selector` picks; one stream (the chief's,
+/// or a Failed job's failed pod when not following) or, with `many`, the streams `filter`
+/// picks (in reading order, merged by timestamp with `merge`).
+struct LogsRequest {
+  std::string name;
+  std::string selector;
+  bool many = false;
+  LogTargetFilter filter;
+  bool merge = false;
+  /// Following or merging more streams than this is refused before any starts (0: no limit).
+  std::size_t max_streams = 0;
+};
+
+/// Where what read_logs reads goes. Every call comes one at a time (under one lock), and
+/// while following `flush` comes every `flush_every` too, so what a quiet stream printed
+/// last does not wait in a buffer.
+struct LogsOutput {
+  std::function<void(const LogRecord&)> record;
+  /// A plain read's bytes as they come, instead of records (set it in `prepare`).
+  std::function<void(const LogSource&, std::string_view)> bytes;
+  std::function<void(const LogEvent&)> event;
+  std::function<void(const std::string&)> note;
+  std::function<void()> flush;
+  std::chrono::milliseconds flush_every{100};
+  /// Once the streams are known, before they start: how many, of how many jobs; the
+  /// caller decides how to print them (prefixes; whether `bytes` and `lo.eager` apply).
+  std::function<void(std::size_t streams, std::size_t jobs, LogsOutput& out, JobLogOptions& lo)> prepare;
+};
+
+/// How read_logs ended.
+struct LogsOutcome {
+  enum class Result {
+    done,              ///< read (errors of single streams in `errors`)
+    not_found,         ///< no TFJob `name`
+    no_match,          ///< no TFJob matches `selector`
+    no_streams,        ///< the job has no pods (`any_pods`: none that match; `finished`: none left)
+    too_many_streams,  ///< more than max_streams (`streams` says how many)
+  };
+  Result result = Result::done;
+  std::string job_name;          ///< the (first) job read
+  std::size_t jobs = 0;
+  std::size_t streams = 0;
+  bool any_pods = false;
+  bool finished = false;
+  std::vector<std::string> errors;  ///< one per stream that failed
+  JobLogResult end;                 ///< the job's state at the end; a Failed job's failed pod
+};
+
+namespace detail {
+
+/// The jobs a request names: by selector, or the one by name (none: not there).
+inline std::vector<nlohmann::json> requested_jobs(kube::Client& c, const std::string& ns, const LogsRequest& rq) {
+  if (rq.selector.empty()) {
+    auto job = get_opt(c, resources::tfjobs(), ns, rq.name);
+    return job ? std::vector<nlohmann::json>{*job} : std::vector<nlohmann::json>{};
+  }
+  kube::ListParams lp;
+  lp.label_selector = rq.selector;
+  return list_items(c, resources::tfjobs(), ns, lp);
+}
+
+/// The streams of `jobs` a filter picks, in reading order: of the pods there are (a read),
+/// or of every replica of the spec (following). `any_pods`: whether a read found pods.
+inline std::vector<LogTarget> targets_of(kube::Client& c, const std::string& ns, const std::vector<nlohmann::json>& jobs,
+                                         const LogTargetFilter& filter, bool follow, bool& any_pods) {
+  std::vector<LogTarget> targets;
+  for (const auto& j : jobs) {
+    std::vector<nlohmann::json> pods;
+    if (!follow) pods = job_pods(c, ns, tfjob::detail::value_at(j, "/metadata/name"_json_pointer, std::string()));
+    any_pods = any_pods || !pods.empty();
+    auto t = log_targets(j, pods, filter, follow);
+    targets.insert(targets.end(), t.begin(), t.end());
+  }
+  return targets;
+}
+
+/// For a Failed job read once: the type and index of the pod that failed (the one worth
+/// reading), recorded in `res`; the chief ("", 0) otherwise.
+inline std::pair<std::string, int> failed_replica(kube::Client& c, const std::string& ns, const std::string& job,
+                                                  const std::string& container, JobLogResult& res) {
+  explain_failure(c, ns, job, res, container);
+  if (res.failed_pod.empty()) return {"", 0};
+  for (const auto& p : job_pods(c, ns, job)) {
+    auto i = pod_info(p);
+    if (i.name == res.failed_pod) return {i.replica_type, i.replica_index};
+  }
+  return {"", 0};
+}
+
+}  // namespace detail
+
+/// A logs command's whole run: finds the job(s), picks the streams, reads or follows them
+/// into `out` (serialised, flushed while following), and says how the job ended, with the
+/// failed pod and its exit code for a Failed one.
+inline LogsOutcome read_logs(kube::Client c, const std::string& ns, const LogsRequest& rq, JobLogOptions lo, LogsOutput out) {
+  LogsOutcome oc;
+  const auto jobs = detail::requested_jobs(c, ns, rq);
+  oc.jobs = jobs.size();
+  if (jobs.empty()) {
+    oc.result = rq.selector.empty() ? LogsOutcome::Result::not_found : LogsOutcome::Result::no_match;
+    return oc;
+  }
+  oc.job_name = rq.name.empty() ? tfjob::detail::value_at(jobs.front(), "/metadata/name"_json_pointer, std::string()) : rq.name;
+
+  // everything that reaches `out` comes one at a time, the periodic flush included
+  std::mutex mu;
+  auto locked = [&mu](auto fn) {
+    std::lock_guard<std::mutex> lk(mu);
+    fn();
+  };
+  if (out.event) lo.on_event = [&](const LogEvent& e) { locked([&] { out.event(e); }); };
+  if (out.note) lo.on_note = [&](const std::string& n) { locked([&] { out.note(n); }); };
+  auto sink = [&](const LogRecord& r) {
+    locked([&] { out.record(r); });
+    return true;
+  };
+  auto wire_bytes = [&] {
+    if (!out.bytes) return;
+    lo.on_bytes = [&](const LogSource& s, std::string_view b) {
+      locked([&] { out.bytes(s, b); });
+      return true;
+    };
+  };
+  std::unique_ptr<kube::SideTask> flusher;
+  auto start_flusher = [&] {
+    if (lo.follow && out.flush)
+      flusher = std::make_unique<kube::SideTask>(out.flush_every, [&](const std::atomic<bool>&) {
+        locked([&] { out.flush(); });
+        return true;
+      }, false);
+  };
+
+  if (rq.many) {
+    const auto targets = detail::targets_of(c, ns, jobs, rq.filter, lo.follow, oc.any_pods);
+    oc.streams = targets.size();
+    if (targets.empty()) {
+      oc.result = LogsOutcome::Result::no_streams;
+      oc.finished = summarize(jobs.front()).finished();
+      return oc;
+    }
+    if ((lo.follow || rq.merge) && rq.max_streams && targets.size() > rq.max_streams) {
+      oc.result = LogsOutcome::Result::too_many_streams;
+      return oc;
+    }
+    if (out.prepare) out.prepare(targets.size(), jobs.size(), out, lo);
+    wire_bytes();
+    JobLogsRun how;
+    how.merge = rq.merge;
+    start_flusher();
+    auto r = job_logs(c, ns, targets, lo, how, sink);
+    flusher.reset();
+    for (const auto& e : r.errors)
+      if (!e.empty()) oc.errors.push_back(e);
+    for (const auto& x : r.results)
+      if (!x.job_state.empty()) oc.end = x;
+    if (!oc.errors.empty() || jobs.size() > 1) return oc;
+  } else {
+    oc.streams = 1;
+    std::pair<std::string, int> which{"", 0};
+    if (!lo.follow && summarize(jobs.front()).state == "Failed") which = detail::failed_replica(c, ns, rq.name, lo.container, oc.end);
+    if (out.prepare) out.prepare(1, 1, out, lo);
+    wire_bytes();
+    start_flusher();
+    auto r = replica_log_records(c, ns, rq.name, which.first, which.second, lo, sink);
+    flusher.reset();
+    r.failed_pod = oc.end.failed_pod;
+    r.failed_exit_code = oc.end.failed_exit_code;
+    oc.end = r;
+  }
+  if (oc.end.job_state.empty())
+    oc.end.job_state = summarize(get_opt(c, resources::tfjobs(), ns, oc.job_name).value_or(jobs.front())).state;
+  if (oc.end.job_state == "Failed" && oc.end.failed_pod.empty()) explain_failure(c, ns, oc.job_name, oc.end, lo.container);
+  return oc;
 }
 
 }  // namespace tfjob::workflow

@@ -6,11 +6,13 @@
 /// unprefixed and `tf-replica-*` labels that tf-operator v1 and v1alpha2 wrote.
 
 #include <tfjob/api/labels.hpp>
+#include <tfjob/detail/json.hpp>
 #include <tfjob/workflow/status.hpp>
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,7 +48,7 @@ struct PodInfo {
 
 namespace detail {
 inline std::string label_of(const nlohmann::json& pod, const char* key) {
-  const auto& m = pod.value("/metadata/labels"_json_pointer, nlohmann::json::object());
+  const auto& m = tfjob::detail::value_at(pod, "/metadata/labels"_json_pointer, nlohmann::json::object());
   auto it = m.find(key);
   return (it != m.end() && it->is_string()) ? it->get<std::string>() : std::string();
 }
@@ -69,9 +71,9 @@ inline int to_int(const std::string& s, int dflt = -1) {
 inline PodInfo pod_info(const nlohmann::json& pod, const std::string& container = "tensorflow") {
   using detail::label_of;
   PodInfo p;
-  p.name = pod.value("/metadata/name"_json_pointer, std::string());
-  p.uid = pod.value("/metadata/uid"_json_pointer, std::string());
-  p.creation_timestamp = pod.value("/metadata/creationTimestamp"_json_pointer, std::string());
+  p.name = tfjob::detail::value_at(pod, "/metadata/name"_json_pointer, std::string());
+  p.uid = tfjob::detail::value_at(pod, "/metadata/uid"_json_pointer, std::string());
+  p.creation_timestamp = tfjob::detail::value_at(pod, "/metadata/creationTimestamp"_json_pointer, std::string());
   p.deleting = pod.contains("metadata") && pod["metadata"].contains("deletionTimestamp") &&
                !pod["metadata"]["deletionTimestamp"].is_null();
   std::string t = label_of(pod, labels::replica_type);
@@ -85,25 +87,27 @@ inline PodInfo pod_info(const nlohmann::json& pod, const std::string& container 
   std::string role = label_of(pod, labels::job_role);
   if (role.empty()) role = label_of(pod, labels::legacy::job_role);
   p.master_role = role == "master";
-  p.phase = pod.value("/status/phase"_json_pointer, std::string("Pending"));
-  p.node = pod.value("/spec/nodeName"_json_pointer, std::string());
+  p.phase = tfjob::detail::value_at(pod, "/status/phase"_json_pointer, std::string("Pending"));
+  p.node = tfjob::detail::value_at(pod, "/spec/nodeName"_json_pointer, std::string());
   if (pod.contains("spec")) p.gpus = pod_spec_gpus(pod["spec"]);
-  const auto statuses = pod.value("/status/containerStatuses"_json_pointer, nlohmann::json::array());
+  const auto statuses = tfjob::detail::value_at(pod, "/status/containerStatuses"_json_pointer, nlohmann::json::array());
   // the named container first, then the others
   std::vector<nlohmann::json> ordered;
-  for (const auto& c : statuses) if (c.value("name", "") == container) ordered.push_back(c);
-  for (const auto& c : statuses) if (c.value("name", "") != container) ordered.push_back(c);
+  for (const auto& c : statuses) if (tfjob::detail::value_at(c, "name", "") == container) ordered.push_back(c);
+  for (const auto& c : statuses) if (tfjob::detail::value_at(c, "name", "") != container) ordered.push_back(c);
   for (const auto& c : ordered) {
-    p.restarts += c.value("restartCount", 0);
+    const int r = tfjob::detail::value_at(c, "restartCount", 0);  // a server's count: bounded, never summed past INT_MAX
+    if (r > 0) p.restarts = r > std::numeric_limits<int>::max() - p.restarts ? std::numeric_limits<int>::max() : p.restarts + r;
     if (p.waiting_reason.empty())
-      p.waiting_reason = c.value("/state/waiting/reason"_json_pointer, std::string());
+      p.waiting_reason = tfjob::detail::value_at(c, "/state/waiting/reason"_json_pointer, std::string());
     for (const char* where : {"/state/terminated", "/lastState/terminated"}) {
       nlohmann::json::json_pointer ptr(where);
-      if (p.exit_code || !c.contains(ptr) || !c[ptr].contains("exitCode")) continue;
-      int code = c[ptr]["exitCode"].get<int>();
+      const nlohmann::json* term = tfjob::detail::json_at(c, ptr);
+      if (p.exit_code || !term) continue;
+      const int code = tfjob::detail::value_at(*term, "exitCode", 0);
       if (code == 0) continue;
       p.exit_code = code;
-      p.terminated_reason = c[ptr].value("reason", "");
+      p.terminated_reason = tfjob::detail::value_at(*term, "reason", "");
     }
   }
   return p;

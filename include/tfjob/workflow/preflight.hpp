@@ -6,6 +6,8 @@
 #include <tfjob/api/labels.hpp>
 #include <tfjob/api/lint.hpp>
 #include <tfjob/api/scheduling.hpp>
+#include <tfjob/detail/json.hpp>
+#include <tfjob/detail/table.hpp>
 #include <tfjob/workflow/status.hpp>
 
 #include <nlohmann/json.hpp>
@@ -59,16 +61,11 @@ struct GpuPreflight {
 
 /// Table of GPU nodes: `NODE  CAPACITY  ALLOCATABLE  REQUESTED  FREE`.
 inline std::string gpu_nodes_table(const std::vector<GpuNode>& nodes) {
-  size_t w = 4;
-  for (const auto& n : nodes) w = std::max(w, n.name.size() + (n.schedulable ? 0 : 11));
-  auto pad = [](std::string s, size_t n) { s.resize(std::max(n, s.size()), ' '); return s; };
-  std::string out = "  " + pad("NODE", w) + "   CAPACITY   ALLOCATABLE   REQUESTED   FREE\n";
-  for (const auto& n : nodes) {
-    out += "  " + pad(n.name + (n.schedulable ? "" : " (cordoned)"), w) + "   " +
-           pad(std::to_string(n.capacity), 8) + "   " + pad(std::to_string(n.allocatable), 11) + "   " +
-           pad(std::to_string(n.requested), 9) + "   " + std::to_string(n.free()) + "\n";
-  }
-  return out;
+  std::vector<std::vector<std::string>> rows{{"NODE", "CAPACITY", "ALLOCATABLE", "REQUESTED", "FREE"}};
+  for (const auto& n : nodes)
+    rows.push_back({n.name + (n.schedulable ? "" : " (cordoned)"), std::to_string(n.capacity), std::to_string(n.allocatable),
+                    std::to_string(n.requested), std::to_string(n.free())});
+  return tfjob::detail::render_table(rows, "  ");
 }
 
 /// GPU preflight for `job` (TFJob JSON) given every node and, when readable, every pod in
@@ -93,34 +90,34 @@ inline GpuPreflight gpu_preflight(const nlohmann::json& job, const std::vector<n
     nlohmann::json pod_spec;
   };
   std::vector<TypeNeed> per_type;
-  const auto specs = job.value("/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
+  const auto specs = tfjob::detail::value_at(job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
   for (const auto& rg : replica_gpus(job)) {
-    r.job_total += rg.gpus_per_pod * rg.replicas;
+    r.job_total = bounded_count(static_cast<long double>(r.job_total) + static_cast<long double>(rg.gpus_per_pod) * rg.replicas);
     r.job_max_per_pod = std::max(r.job_max_per_pod, rg.gpus_per_pod);
     if (rg.gpus_per_pod > 0)
-      per_type.push_back({rg.type, rg.gpus_per_pod, specs[rg.type].value("/template/spec"_json_pointer, nlohmann::json::object())});
+      per_type.push_back({rg.type, rg.gpus_per_pod, tfjob::detail::value_at(specs[rg.type], "/template/spec"_json_pointer, nlohmann::json::object())});
   }
-  const std::string job_name = job.value("/metadata/name"_json_pointer, std::string());
-  const std::string job_ns = job.value("/metadata/namespace"_json_pointer, std::string());
+  const std::string job_name = tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string());
+  const std::string job_ns = tfjob::detail::value_at(job, "/metadata/namespace"_json_pointer, std::string());
   auto own_pod = [&](const nlohmann::json& p) {
-    if (job_name.empty() || p.value("/metadata/namespace"_json_pointer, std::string()) != job_ns) return false;
-    const auto l = p.value("/metadata/labels"_json_pointer, nlohmann::json::object());
+    if (job_name.empty() || tfjob::detail::value_at(p, "/metadata/namespace"_json_pointer, std::string()) != job_ns) return false;
+    const auto l = tfjob::detail::value_at(p, "/metadata/labels"_json_pointer, nlohmann::json::object());
     return l.value(labels::job_name, "") == job_name;
   };
   std::vector<const nlohmann::json*> gpu_node_objs;
   for (const auto& n : nodes) {
     GpuNode g;
-    g.name = n.value("/metadata/name"_json_pointer, std::string());
-    const auto cap = n.value("/status/capacity"_json_pointer, nlohmann::json::object());
-    const auto alloc = n.value("/status/allocatable"_json_pointer, nlohmann::json::object());
+    g.name = tfjob::detail::value_at(n, "/metadata/name"_json_pointer, std::string());
+    const auto cap = tfjob::detail::value_at(n, "/status/capacity"_json_pointer, nlohmann::json::object());
+    const auto alloc = tfjob::detail::value_at(n, "/status/allocatable"_json_pointer, nlohmann::json::object());
     if (cap.contains(resource)) g.capacity = integer_quantity(cap[resource]);
     if (alloc.contains(resource)) g.allocatable = integer_quantity(alloc[resource]);
     if (g.capacity <= 0 && g.allocatable <= 0) continue;
-    g.schedulable = !n.value("/spec/unschedulable"_json_pointer, false);
+    g.schedulable = !tfjob::detail::value_at(n, "/spec/unschedulable"_json_pointer, false);
     if (all_pods) {
       for (const auto& p : *all_pods) {
-        if (p.value("/spec/nodeName"_json_pointer, std::string()) != g.name) continue;
-        std::string phase = p.value("/status/phase"_json_pointer, std::string());
+        if (tfjob::detail::value_at(p, "/spec/nodeName"_json_pointer, std::string()) != g.name) continue;
+        std::string phase = tfjob::detail::value_at(p, "/status/phase"_json_pointer, std::string());
         if (phase == "Succeeded" || phase == "Failed") continue;
         if (own_pod(p)) continue;
         if (p.contains("spec")) g.requested += pod_spec_gpus(p["spec"], resource);

@@ -3,6 +3,7 @@
 /// starts: its state, its pods by phase, and why pending pods wait (the scheduler's own
 /// words from `FailedScheduling` events, or the container's waiting reason).
 
+#include <tfjob/detail/json.hpp>
 #include <tfjob/workflow/pods.hpp>
 #include <tfjob/workflow/status.hpp>
 
@@ -57,7 +58,7 @@ inline std::string event_time(const nlohmann::json& e) {
     auto it = e.find(k);
     if (it != e.end() && it->is_string() && !it->get<std::string>().empty()) return it->get<std::string>();
   }
-  return e.value("/metadata/creationTimestamp"_json_pointer, std::string());
+  return tfjob::detail::value_at(e, "/metadata/creationTimestamp"_json_pointer, std::string());
 }
 }  // namespace detail
 
@@ -66,9 +67,9 @@ inline std::vector<nlohmann::json> events_for(const std::vector<nlohmann::json>&
                                               const std::string& name, const std::string& uid = {}) {
   std::vector<nlohmann::json> out;
   for (const auto& e : events) {
-    const auto io = e.value("involvedObject", nlohmann::json::object());
-    if (io.value("kind", "") != kind || io.value("name", "") != name) continue;
-    std::string euid = io.value("uid", "");
+    const auto io = tfjob::detail::value_at(e, "involvedObject", nlohmann::json::object());
+    if (tfjob::detail::value_at(io, "kind", "") != kind || tfjob::detail::value_at(io, "name", "") != name) continue;
+    std::string euid = tfjob::detail::value_at(io, "uid", "");
     if (!uid.empty() && !euid.empty() && euid != uid) continue;
     out.push_back(e);
   }
@@ -87,24 +88,24 @@ inline std::optional<PendingReason> pending_reason(const nlohmann::json& pod, co
   if (i.node.empty()) {
     auto evs = events_for(events, "Pod", i.name, i.uid);
     for (auto it = evs.rbegin(); it != evs.rend(); ++it) {
-      if (it->value("reason", "") == "FailedScheduling") {
+      if (tfjob::detail::value_at(*it, "reason", "") == "FailedScheduling") {
         r.reason = "FailedScheduling";
-        r.message = it->value("message", "");
+        r.message = tfjob::detail::value_at(*it, "message", "");
         break;
       }
     }
     if (r.reason.empty()) {
-      for (const auto& c : pod.value("/status/conditions"_json_pointer, nlohmann::json::array())) {
-        if (c.value("type", "") == "PodScheduled" && c.value("status", "") == "False") {
-          r.reason = c.value("reason", "Unschedulable");
-          r.message = c.value("message", "");
+      for (const auto& c : tfjob::detail::value_at(pod, "/status/conditions"_json_pointer, nlohmann::json::array())) {
+        if (tfjob::detail::value_at(c, "type", "") == "PodScheduled" && tfjob::detail::value_at(c, "status", "") == "False") {
+          r.reason = tfjob::detail::value_at(c, "reason", "Unschedulable");
+          r.message = tfjob::detail::value_at(c, "message", "");
         }
       }
     }
   } else if (!i.waiting_reason.empty()) {
     r.reason = i.waiting_reason;
-    for (const auto& c : pod.value("/status/containerStatuses"_json_pointer, nlohmann::json::array())) {
-      std::string m = c.value("/state/waiting/message"_json_pointer, std::string());
+    for (const auto& c : tfjob::detail::value_at(pod, "/status/containerStatuses"_json_pointer, nlohmann::json::array())) {
+      std::string m = tfjob::detail::value_at(c, "/state/waiting/message"_json_pointer, std::string());
       if (!m.empty()) { r.message = i.waiting_reason + ": " + m; break; }
     }
   }

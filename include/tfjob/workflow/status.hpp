@@ -5,6 +5,9 @@
 /// a typed `tfjob::TFJob` converted with `to_json` and to an object read from any server.
 /// Pure functions: no I/O.
 
+#include <tfjob/detail/json.hpp>
+#include <tfjob/detail/time.hpp>
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -41,20 +44,35 @@ struct JobSummary {
   bool finished() const { return state == "Succeeded" || state == "Failed"; }
 };
 
+/// A count read from a server's answer (replicas, GPUs), bounded to +-10^9 (NaN: 0) so that
+/// the sums and products this file makes of such counts cannot overflow (hostile objects).
+inline long long bounded_count(long double v) {
+  constexpr long double bound = 1e9;
+  if (!(v == v)) return 0;
+  if (v > bound) return static_cast<long long>(bound);
+  if (v < -bound) return -static_cast<long long>(bound);
+  return static_cast<long long>(v);
+}
+/// `a + b` for counts, bounded as bounded_count (a running total of restarts, event counts).
+inline int bounded_sum(long long a, long long b) {
+  return static_cast<int>(bounded_count(static_cast<long double>(a) + static_cast<long double>(b)));
+}
+
 /// Integer value of a resource quantity such as `nvidia.com/gpu: 2` (also "2" or 2); 0 when
-/// absent or not an integer (extended resources must be whole numbers).
+/// absent or not an integer (extended resources must be whole numbers); bounded_count's range.
 inline long long integer_quantity(const nlohmann::json& v) {
-  if (v.is_number_integer()) return v.get<long long>();
-  if (v.is_number()) return static_cast<long long>(v.get<double>());
+  if (v.is_number_unsigned()) return bounded_count(static_cast<long double>(v.get<unsigned long long>()));
+  if (v.is_number_integer()) return bounded_count(static_cast<long double>(v.get<long long>()));
+  if (v.is_number()) return bounded_count(v.get<double>());
   if (v.is_string()) {
     const auto& s = v.get_ref<const std::string&>();
     try {
       size_t pos = 0;
       long long n = std::stoll(s, &pos);
-      if (pos == s.size()) return n;
+      if (pos == s.size()) return bounded_count(static_cast<long double>(n));
       std::string suf = s.substr(pos);
-      if (suf == "k") return n * 1000;
-      if (suf == "Ki") return n * 1024;
+      if (suf == "k") return bounded_count(static_cast<long double>(n) * 1000);
+      if (suf == "Ki") return bounded_count(static_cast<long double>(n) * 1024);
     } catch (...) {
     }
   }
@@ -77,7 +95,7 @@ inline long long pod_spec_gpus(const nlohmann::json& pod_spec, const std::string
   };
   long long sum = 0, init_max = 0;
   if (auto cs = pod_spec.find("containers"); cs != pod_spec.end() && cs->is_array())
-    for (const auto& c : *cs) sum += container_gpus(c);
+    for (const auto& c : *cs) sum = bounded_count(static_cast<long double>(sum) + container_gpus(c));
   if (auto cs = pod_spec.find("initContainers"); cs != pod_spec.end() && cs->is_array())
     for (const auto& c : *cs) init_max = std::max(init_max, container_gpus(c));
   return std::max(sum, init_max);
@@ -96,7 +114,7 @@ inline std::vector<ReplicaGpus> replica_gpus(const nlohmann::json& job) {
   for (const auto& [type, rs] : (*specs)["tfReplicaSpecs"].items()) {
     ReplicaGpus r;
     r.type = type;
-    if (rs.contains("replicas") && rs["replicas"].is_number()) r.replicas = rs["replicas"].get<int>();
+    if (rs.contains("replicas") && rs["replicas"].is_number()) r.replicas = static_cast<int>(integer_quantity(rs["replicas"]));
     if (rs.contains("template") && rs["template"].contains("spec"))
       r.gpus_per_pod = pod_spec_gpus(rs["template"]["spec"]);
     out.push_back(r);
@@ -117,10 +135,12 @@ inline JobSummary summarize(const nlohmann::json& job) {
     s.namespace_ = str(*m, "namespace");
     s.creation_timestamp = str(*m, "creationTimestamp");
   }
+  long long gpus = 0;
   for (const auto& r : replica_gpus(job)) {
     s.spec_replicas[r.type] = r.replicas;
-    s.gpus += static_cast<int>(r.gpus_per_pod * r.replicas);
+    gpus = bounded_count(static_cast<long double>(gpus) + static_cast<long double>(r.gpus_per_pod) * r.replicas);
   }
+  s.gpus = static_cast<int>(gpus);
   auto st = job.find("status");
   if (st == job.end() || !st->is_object()) return s;
   s.completion_time = str(*st, "completionTime");
@@ -143,9 +163,9 @@ inline JobSummary summarize(const nlohmann::json& job) {
   if (auto rs = st->find("replicaStatuses"); rs != st->end() && rs->is_object()) {
     for (const auto& [type, v] : rs->items()) {
       ReplicaCounts c;
-      if (v.contains("active") && v["active"].is_number()) c.active = v["active"].get<int>();
-      if (v.contains("succeeded") && v["succeeded"].is_number()) c.succeeded = v["succeeded"].get<int>();
-      if (v.contains("failed") && v["failed"].is_number()) c.failed = v["failed"].get<int>();
+      c.active = static_cast<int>(bounded_count(tfjob::detail::value_at(v, "active", 0LL)));
+      c.succeeded = static_cast<int>(bounded_count(tfjob::detail::value_at(v, "succeeded", 0LL)));
+      c.failed = static_cast<int>(bounded_count(tfjob::detail::value_at(v, "failed", 0LL)));
       s.replicas[type] = c;
     }
   }
@@ -170,19 +190,12 @@ inline WaitOutcome wait_outcome(const JobSummary& s, const std::string& conditio
   return WaitOutcome::pending;
 }
 
-/// Parse an RFC 3339 UTC time as the API server writes it (`2024-05-01T10:00:00Z`).
+/// Parse an RFC 3339 time as the API server writes it (`2024-05-01T10:00:00Z`): the SDK's
+/// one RFC 3339 parser (detail/time.hpp), to whole seconds.
 inline std::optional<std::time_t> parse_time(const std::string& t) {
-  int Y, M, D, h, m, s;
-  if (t.size() < 19 || std::sscanf(t.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &Y, &M, &D, &h, &m, &s) != 6)
-    return std::nullopt;
-  // days from civil (Howard Hinnant), avoiding timegm's non-portability
-  Y -= M <= 2;
-  const long long era = (Y >= 0 ? Y : Y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(Y - era * 400);
-  const unsigned doy = (153 * (M + (M > 2 ? -3 : 9)) + 2) / 5 + D - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  long long days = era * 146097 + static_cast<long long>(doe) - 719468;
-  return static_cast<std::time_t>(days * 86400 + h * 3600 + m * 60 + s);
+  auto s = tfjob::detail::rfc3339_seconds(t);
+  if (!s) return std::nullopt;
+  return static_cast<std::time_t>(*s);
 }
 
 /// A duration the way kubectl prints ages (`duration.HumanDuration`): 45s, 5m30s, 3h, 2d4h, 400d.

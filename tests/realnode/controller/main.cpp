@@ -108,7 +108,7 @@ void watch_into(kube::Api<T> api, const std::string& selector, std::map<std::str
             json obj = ev.object;
             const std::string key = key_of(obj);
             std::lock_guard<std::mutex> lk(cache.mu);
-            if (ev.type == "DELETED") (cache.*store).erase(key);
+            if (ev.type == kube::EventType::deleted) (cache.*store).erase(key);
             else (cache.*store)[key] = obj;
             if (store == &Cache::jobs) cache.dirty.insert(key);
             else if (auto owner = owner_key(obj); !owner.empty()) cache.dirty.insert(owner);

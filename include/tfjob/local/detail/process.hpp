@@ -4,6 +4,7 @@
 /// Linux (prctl PR_SET_PDEATHSIG so a killed runner leaves no replica behind).
 
 #include <tfjob/error.hpp>
+#include <tfjob/kube/detail/process.hpp>
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -224,76 +225,25 @@ struct Child {
 /// Starts `exe` with `argv` and `env` (the runner's environment plus these, overriding) in
 /// a new process group, stdin from /dev/null, stdout+stderr to one pipe. Killed with
 /// SIGKILL if the runner dies. Exec failures show in the output as `exec ...: reason`
-/// with exit code 127.
+/// with exit code 127. The SDK's one child-process helper (kube/detail/process.hpp).
 inline Child spawn(const std::string& exe, const std::vector<std::string>& argv,
                    const std::vector<std::pair<std::string, std::string>>& env, const std::string& cwd) {
-  // Everything the child needs is built before fork: after it only async-signal-safe calls.
-  std::map<std::string, std::string> merged;
-  for (char** e = environ; e && *e; ++e) {
-    std::string kv = *e;
-    auto eq = kv.find('=');
-    if (eq != std::string::npos) merged[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  for (const auto& [k, v] : env) merged[k] = v;
-  std::vector<std::string> env_strings;
-  for (const auto& [k, v] : merged) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp, args;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_copy = argv;
-  for (auto& s : argv_copy) args.push_back(s.data());
-  args.push_back(nullptr);
-  std::string exec_fail = "exec " + exe + ": ";
-
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw error("pipe: " + errno_text());
-  const pid_t parent = ::getpid();
-  pid_t pid = ::fork();
-  if (pid < 0) {
-    int e = errno;
-    ::close(fds[0]);
-    ::close(fds[1]);
-    throw error("fork: " + errno_text(e));
-  }
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(137);  // the runner died before prctl took effect
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) ::signal(sig, SIG_DFL);
-    int devnull = ::open("/dev/null", O_RDONLY);
-    if (devnull >= 0) ::dup2(devnull, 0);
-    ::dup2(fds[1], 1);
-    ::dup2(fds[1], 2);
-    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) {
-      const char* m = "chdir failed: ";
-      (void)!::write(2, m, std::strlen(m));
-      const char* r = std::strerror(errno);
-      (void)!::write(2, r, std::strlen(r));
-      (void)!::write(2, "\n", 1);
-      ::_exit(127);
-    }
-    ::execve(exe.c_str(), args.data(), envp.data());
-    int e = errno;
-    (void)!::write(2, exec_fail.data(), exec_fail.size());
-    const char* r = std::strerror(e);
-    (void)!::write(2, r, std::strlen(r));
-    (void)!::write(2, "\n", 1);
-    ::_exit(127);
-  }
-  ::setpgid(pid, pid);  // also here, so the group exists before the parent signals it
-  ::close(fds[1]);
-  ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);
-  return {pid, fds[0]};
+  kube::detail::ChildSpec spec;
+  spec.program = exe;
+  spec.argv = argv;
+  spec.env = env;
+  spec.stderr_to_pipe = true;
+  spec.own_process_group = true;
+  spec.die_with_parent = true;
+  spec.cwd = cwd;
+  spec.exec_failure_prefix = "exec " + exe + ": ";
+  kube::detail::Child c = kube::detail::start_child(spec);
+  if (c.pid < 0) throw error("cannot start " + exe + ": " + errno_text(c.exec_errno));
+  ::fcntl(c.out_fd, F_SETFL, ::fcntl(c.out_fd, F_GETFL) | O_NONBLOCK);
+  return {c.pid, c.out_fd};
 }
 
 /// Exit code as a container runtime reports it: the status, or 128 + signal.
-inline int exit_code_of(int wstatus) {
-  if (WIFEXITED(wstatus)) return WEXITSTATUS(wstatus);
-  if (WIFSIGNALED(wstatus)) return 128 + WTERMSIG(wstatus);
-  return 255;
-}
+using kube::detail::exit_code_of;
 
 }  // namespace tfjob::local::detail

@@ -1,0 +1,207 @@
+#pragma once
+/// \file The one child-process helper: start a program with its output on a pipe (exec
+/// credential plugins, the local runner's replicas, gpu-check's local probe), read it,
+/// reap it. POSIX (Linux for `die_with_parent`). Everything the child needs is built before
+/// fork; after it only async-signal-safe calls. An exec failure comes back to the parent
+/// as its errno over a close-on-exec pipe (as posix_spawn reports it), so the caller can
+/// word it (a missing credential plugin's installHint).
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdlib>  // getenv
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+extern char** environ;
+
+namespace tfjob::kube::detail {
+
+/// What to start and how.
+struct ChildSpec {
+  /// The program: a path when it holds a '/', else looked up on PATH (as execvp does).
+  std::string program;
+  std::vector<std::string> argv;  ///< argv[0] included; empty = {program}
+  /// Added to this process's environment, replacing a variable of the same name.
+  std::vector<std::pair<std::string, std::string>> env;
+  bool stdin_null = true;        ///< stdin from /dev/null (false: inherited, e.g. a terminal)
+  bool stderr_to_pipe = false;   ///< stderr to the same pipe as stdout (false: inherited)
+  bool own_process_group = false;  ///< a process group of its own (kill(-pid) stops its children too)
+  bool die_with_parent = false;  ///< SIGKILL when this process dies (prctl PR_SET_PDEATHSIG)
+  std::string cwd;               ///< "" = this process's
+  /// When exec fails, the child also writes `exec_failure_prefix` + strerror + "\n" to its
+  /// stderr before exiting 127 ("" = only the parent is told).
+  std::string exec_failure_prefix;
+};
+
+/// A started child: its pid, the read end of its output pipe, and why exec failed (0 when
+/// it did not; the child has then exited 127 and still needs reaping).
+struct Child {
+  pid_t pid = -1;
+  int out_fd = -1;
+  int exec_errno = 0;
+};
+
+/// This process's environment with `env` applied (order kept, replaced names dropped and
+/// appended at the end).
+inline std::vector<std::string> child_environment(const std::vector<std::pair<std::string, std::string>>& env) {
+  std::vector<std::string> out;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string kv = *e;
+    const std::string key = kv.substr(0, kv.find('='));
+    bool replaced = false;
+    for (const auto& [k, v] : env) replaced = replaced || k == key;
+    if (!replaced) out.push_back(kv);
+  }
+  for (const auto& [k, v] : env) out.push_back(k + "=" + v);
+  return out;
+}
+
+/// Starts `spec`. Throws nothing: a failure to create the pipe or to fork is returned as
+/// `pid == -1` with `exec_errno` set.
+inline Child start_child(const ChildSpec& spec) {
+  std::vector<std::string> args = spec.argv.empty() ? std::vector<std::string>{spec.program} : spec.argv;
+  std::vector<std::string> envs = child_environment(spec.env);
+  std::vector<char*> argv, envp;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto& e : envs) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  // PATH lookup before fork (execvp's search allocates): the first executable match; when
+  // there is none, EACCES if a match was not executable, else ENOENT (as execvp answers).
+  std::string exe = spec.program;
+  int lookup_errno = 0;
+  if (exe.find('/') == std::string::npos) {
+    const char* path = std::getenv("PATH");
+    std::string ps = path ? path : "/usr/local/bin:/usr/bin:/bin";
+    std::string found;
+    lookup_errno = ENOENT;
+    for (std::size_t start = 0;;) {
+      std::size_t colon = ps.find(':', start);
+      std::string d = ps.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+      std::string cand = (d.empty() ? "." : d) + "/" + exe;
+      if (::access(cand.c_str(), X_OK) == 0) {
+        found = cand;
+        lookup_errno = 0;
+        break;
+      }
+      if (::access(cand.c_str(), F_OK) == 0) lookup_errno = EACCES;
+      if (colon == std::string::npos) break;
+      start = colon + 1;
+    }
+    exe = found;
+  }
+
+  Child c;
+  int out[2], err[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) {
+    c.exec_errno = errno;
+    return c;
+  }
+  if (::pipe2(err, O_CLOEXEC) != 0) {
+    c.exec_errno = errno;
+    ::close(out[0]);
+    ::close(out[1]);
+    return c;
+  }
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    c.exec_errno = errno;
+    for (int fd : {out[0], out[1], err[0], err[1]}) ::close(fd);
+    return c;
+  }
+  if (pid == 0) {
+    auto fail = [&](int e) {
+      (void)!::write(err[1], &e, sizeof e);
+      if (!spec.exec_failure_prefix.empty()) {
+        (void)!::write(2, spec.exec_failure_prefix.data(), spec.exec_failure_prefix.size());
+        const char* r = std::strerror(e);
+        (void)!::write(2, r, std::strlen(r));
+        (void)!::write(2, "\n", 1);
+      }
+      ::_exit(127);
+    };
+    if (spec.own_process_group) ::setpgid(0, 0);
+    if (spec.die_with_parent) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(137);  // the parent died before prctl took effect
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) ::signal(sig, SIG_DFL);
+    if (spec.stdin_null) {
+      int devnull = ::open("/dev/null", O_RDONLY);
+      if (devnull >= 0) ::dup2(devnull, 0);
+    }
+    ::dup2(out[1], 1);
+    if (spec.stderr_to_pipe) ::dup2(out[1], 2);
+    if (!spec.cwd.empty() && ::chdir(spec.cwd.c_str()) != 0) {
+      const int e = errno;
+      const char* m = "chdir failed: ";
+      (void)!::write(2, m, std::strlen(m));
+      const char* r = std::strerror(e);
+      (void)!::write(2, r, std::strlen(r));
+      (void)!::write(2, "\n", 1);
+      (void)!::write(err[1], &e, sizeof e);
+      ::_exit(127);
+    }
+    if (lookup_errno != 0) fail(lookup_errno);
+    ::execve(exe.c_str(), argv.data(), envp.data());
+    fail(errno);
+  }
+  if (spec.own_process_group) ::setpgid(pid, pid);  // also here, so the group exists before the parent signals it
+  ::close(out[1]);
+  ::close(err[1]);
+  int e = 0;
+  ssize_t n;
+  while ((n = ::read(err[0], &e, sizeof e)) < 0 && errno == EINTR) {
+  }
+  ::close(err[0]);
+  c.pid = pid;
+  c.out_fd = out[0];
+  c.exec_errno = n == static_cast<ssize_t>(sizeof e) ? e : 0;
+  return c;
+}
+
+/// Reads `fd` to its end (EINTR retried). Stops early, returning false, when the text would
+/// pass `limit` bytes (0 = no bound); `out` then holds what came within it.
+inline bool read_to_end(int fd, std::string& out, std::size_t limit = 0) {
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) {
+      if (limit != 0 && out.size() + static_cast<std::size_t>(n) > limit) return false;
+      out.append(buf, static_cast<std::size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    return true;
+  }
+}
+
+/// Waits for `pid` (EINTR retried); its wait status.
+inline int wait_child(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+/// Exit code as a shell or container runtime reports it: the status, or 128 + signal.
+inline int exit_code_of(int wstatus) {
+  if (WIFEXITED(wstatus)) return WEXITSTATUS(wstatus);
+  if (WIFSIGNALED(wstatus)) return 128 + WTERMSIG(wstatus);
+  return 255;
+}
+
+}  // namespace tfjob::kube::detail

@@ -1,0 +1,108 @@
+#pragma once
+/// \file Waiting, once: a sleep that a cancel token or a deadline cuts short (every retry's
+/// pause), and `SideTask`, the one helper that runs work beside a wait for its length (look
+/// at pods meanwhile, flush a file, follow a watch) on a side thread that its scope stops and
+/// joins, with a cancel token that the task's own streams and watches take and its exception
+/// handed back. kube-runtime composes such work onto its watcher stream instead of each
+/// feature writing "side thread + done flag + join" of its own.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+namespace tfjob::kube {
+
+/// Sleep `d`, or less: until `cancel` is raised (seen within 20 ms) or `deadline` passes.
+/// Returns false when cut short by either.
+inline bool sleep_for(std::chrono::milliseconds d, const std::atomic<bool>* cancel = nullptr,
+                      std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max()) {
+  using clock = std::chrono::steady_clock;
+  const auto now = clock::now();
+  const bool by_deadline = deadline - now < d;
+  const auto end = by_deadline ? deadline : now + d;
+  for (;;) {
+    if (cancel && cancel->load()) return false;
+    const auto left = end - clock::now();
+    if (left <= clock::duration::zero()) return !by_deadline;
+    std::this_thread::sleep_for(std::min<clock::duration>(std::chrono::milliseconds(20), left));
+  }
+}
+
+/// Runs a task on a side thread for the length of a scope: once (`every` 0: a blocking watch
+/// or stream, given the token as its cancel) or every `every` until it returns false. It
+/// stops when the task returns false or throws, or when stop() or the destructor raises the
+/// token (a pause between runs ends at once). stop() rethrows what the task threw.
+class SideTask {
+ public:
+  /// The task; `stop` is raised when the owner stops it (pass it to streams and watches as
+  /// their cancel). Returns whether to run again (after `every`; ignored when `every` is 0).
+  using Task = std::function<bool(const std::atomic<bool>& stop)>;
+
+  /// Run `task` every `every` (first run at once, or after one period with `first_now`
+  /// false); `every` 0 runs it once.
+  SideTask(std::chrono::milliseconds every, Task task, bool first_now = true)
+      : task_(std::move(task)), every_(every), first_now_(first_now), thread_([this] { loop(); }) {}
+  /// Run `task` once.
+  explicit SideTask(Task task) : SideTask(std::chrono::milliseconds(0), std::move(task)) {}
+  SideTask(const SideTask&) = delete;
+  SideTask& operator=(const SideTask&) = delete;
+  /// Stops and joins; an exception the task threw and nobody took is dropped here.
+  ~SideTask() { halt(); }
+
+  /// Raise the token, wait for the task to return; rethrows what the task threw (once).
+  void stop() {
+    halt();
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  }
+  /// Whether the task ended by itself (returned false or threw).
+  bool ended() const { return ended_.load(); }
+  /// The token the task sees (raised by stop() and the destructor).
+  const std::atomic<bool>& token() const { return stop_; }
+
+ private:
+  void loop() {
+    try {
+      std::unique_lock<std::mutex> lk(mu_);
+      bool run = first_now_ || every_.count() <= 0;
+      for (;;) {
+        if (!run) {
+          if (cv_.wait_for(lk, every_, [&] { return stop_.load(); })) break;
+        }
+        run = false;
+        if (stop_) break;
+        lk.unlock();
+        const bool again = task_(stop_);
+        lk.lock();
+        if (!again || every_.count() <= 0) break;
+      }
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+    ended_ = error_ || !stop_.load();
+  }
+  void halt() {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  Task task_;
+  std::chrono::milliseconds every_;
+  bool first_now_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> ended_{false};
+  std::exception_ptr error_;  ///< written by the thread before it ends, read after join
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::thread thread_;  // last: starts once the rest exists
+};
+
+}  // namespace tfjob::kube

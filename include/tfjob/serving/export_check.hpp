@@ -1,0 +1,398 @@
+#pragma once
+/// \file The export check before a model on a claim is rolled out: a short-lived pod mounts
+/// the claim read-only and lists the export directory's version directories, and for each
+/// whether it holds `saved_model.pb` (its size and first bytes, base64) or
+/// `saved_model.pbtxt`, and TF Serving's warmup file
+/// `assets.extra/tf_serving_warmup_requests`. The plugin reads the pod's log, deletes the
+/// pod, and refuses a version without a SavedModel before anything is applied; a version
+/// without warmup requests is a warning. The pod, its script, the log's parser and the
+/// verdict are pure; check_export() runs the pod.
+
+#include <tfjob/error.hpp>
+#include <tfjob/kube/api.hpp>
+#include <tfjob/kube/client.hpp>
+#include <tfjob/kube/detail/util.hpp>
+#include <tfjob/kube/logs.hpp>
+#include <tfjob/kube/request.hpp>
+#include <tfjob/serving/from_job.hpp>
+#include <tfjob/serving/operations.hpp>  // detail::parse_int64
+#include <tfjob/serving/saved_model.hpp>
+#include <tfjob/serving/status.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tfjob::serving {
+
+inline constexpr const char* export_check_component = "tfjob-export-check";  ///< app.kubernetes.io/name of the pod
+inline constexpr const char* export_check_mount = "/export";                 ///< where the claim is mounted
+inline constexpr std::size_t export_check_max_entries = 256;                 ///< entries listed, then "truncated"
+inline constexpr std::size_t export_check_max_heads = 8;                     ///< versions whose saved_model.pb head is sent
+inline constexpr std::size_t export_check_head_bytes = 131072;               ///< bytes of each head (the op list precedes the version)
+inline constexpr std::int64_t export_check_log_limit = 4 * 1024 * 1024;      ///< bytes of the pod's log read
+/// TF Serving's warmup file inside a version directory (TF Serving's saved_model_warmup.md:
+/// `assets.extra/tf_serving_warmup_requests`, TFRecords of PredictionLog, replayed at load).
+inline constexpr const char* warmup_file = "assets.extra/tf_serving_warmup_requests";
+
+/// What to check: the directory (inside the claim) that holds `<version>/saved_model.pb`.
+struct ExportCheckSpec {
+  std::string server;     ///< the server's NAME (labels, pod name)
+  std::string namespace_;
+  std::string claim;
+  std::string path;       ///< inside the claim, "" = its root
+  std::string image;      ///< any image with a POSIX sh, ls, wc, head and base64 (serve uses the server's own)
+  std::map<std::string, std::string> node_selector;  ///< the server's, so the image pulled is the one it needs
+  std::vector<nlohmann::json> tolerations;
+  std::string pod_name;   ///< "" = export-check-NAME-XXXXX
+};
+
+/// The pod's script: the protocol below, one record a line (a name with a newline in it
+/// makes lines the parser does not know, which it skips).
+///   tfjob-export-check v1 | nodir | file NAME | dir NAME | pb SIZE NAME | pbtxt NAME
+///   warmup NAME | head NAME, base64 lines, endhead | truncated | end
+inline std::string export_check_script() {
+  return std::string(R"SH(d="/export/${EXPORT_DIR}"
+echo "tfjob-export-check v1"
+if [ ! -d "$d" ]; then echo nodir; echo end; exit 0; fi
+cd "$d" || exit 3
+n=0; h=0
+for e in * .[!.]*; do
+  [ -e "$e" ] || continue
+  n=$((n+1))
+  if [ "$n" -gt )SH") + std::to_string(export_check_max_entries) + R"SH( ]; then echo truncated; break; fi
+  if [ ! -d "$e" ]; then printf 'file %s\n' "$e"; continue; fi
+  printf 'dir %s\n' "$e"
+  case "$e" in ''|*[!0-9]*) continue;; esac
+  if [ -f "$e/saved_model.pb" ]; then
+    printf 'pb %s %s\n' "$(wc -c <"$e/saved_model.pb")" "$e"
+    h=$((h+1))
+    if [ "$h" -le )SH" + std::to_string(export_check_max_heads) + R"SH( ]; then
+      printf 'head %s\n' "$e"; head -c )SH" + std::to_string(export_check_head_bytes) + R"SH( "$e/saved_model.pb" | base64; echo endhead
+    fi
+  fi
+  if [ -f "$e/saved_model.pbtxt" ]; then printf 'pbtxt %s\n' "$e"; fi
+  if [ -f "$e/assets.extra/tf_serving_warmup_requests" ]; then printf 'warmup %s\n' "$e"; fi
+done
+echo end
+)SH";
+}
+
+/// The check pod (pure): the claim mounted read-only at /export (the whole claim: a subPath
+/// that does not exist would fail the container before it can say so), restartPolicy Never,
+/// a deadline, no service account token, small requests = limits.
+inline nlohmann::json build_export_check_pod(const ExportCheckSpec& s) {
+  using nlohmann::json;
+  if (s.claim.empty()) throw tfjob::error("the export check needs a claim");
+  if (s.image.empty()) throw tfjob::error("the export check needs an image");
+  json labels = {{"app.kubernetes.io/name", export_check_component},
+                 {"app.kubernetes.io/instance", s.server},
+                 {"app.kubernetes.io/managed-by", "kubectl-tfjob"}};
+  json meta = {{"name", s.pod_name.empty() ? "export-check-" + s.server : s.pod_name}, {"labels", labels}};
+  if (!s.namespace_.empty()) meta["namespace"] = s.namespace_;
+  json limits = {{"cpu", "100m"}, {"memory", "64Mi"}};
+  json container = {{"name", "check"},
+                    {"image", s.image},
+                    {"imagePullPolicy", "IfNotPresent"},
+                    {"command", json::array({"/bin/sh", "-c", export_check_script()})},
+                    {"env", json::array({{{"name", "EXPORT_DIR"}, {"value", s.path}}})},
+                    {"resources", {{"requests", limits}, {"limits", limits}}},
+                    {"volumeMounts", json::array({{{"name", "export"}, {"mountPath", export_check_mount}, {"readOnly", true}}})}};
+  json spec = {{"restartPolicy", "Never"},
+               {"activeDeadlineSeconds", 300},
+               {"terminationGracePeriodSeconds", 0},
+               {"automountServiceAccountToken", false},
+               {"containers", json::array({container})},
+               {"volumes", json::array({{{"name", "export"},
+                                         {"persistentVolumeClaim", {{"claimName", s.claim}, {"readOnly", true}}}}})}};
+  if (!s.node_selector.empty()) spec["nodeSelector"] = s.node_selector;
+  if (!s.tolerations.empty()) spec["tolerations"] = s.tolerations;
+  return json{{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", meta}, {"spec", spec}};
+}
+
+/// One version directory as the pod saw it.
+struct ExportVersion {
+  std::string dir;               ///< its name ("1")
+  std::int64_t number = 0;
+  bool saved_model_pb = false, saved_model_pbtxt = false, warmup = false;
+  std::optional<std::int64_t> pb_size;
+  std::string head;              ///< the first bytes of saved_model.pb (decoded), when sent
+};
+
+/// The export directory as the pod listed it.
+struct ExportListing {
+  bool complete = false;    ///< the header and `end` were both seen
+  bool exists = true;       ///< the directory exists on the claim
+  bool truncated = false;   ///< more entries than were listed
+  std::vector<std::string> files, other_dirs;  ///< entries that are not version directories
+  std::vector<ExportVersion> versions;         ///< by number
+};
+
+namespace detail {
+
+/// TF Serving's version directory rule: a child whose whole name parses as an int64
+/// (file_system_storage_path_source.cc, GetVersionNumber: absl::SimpleAtoi); digits only here,
+/// at most 18 so it fits.
+inline std::optional<std::int64_t> version_number(const std::string& name) {
+  if (name.empty() || name.size() > 18 || name.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  std::int64_t v = 0;
+  for (char c : name) v = v * 10 + (c - '0');
+  return v;
+}
+
+}  // namespace detail
+
+/// Parses the check pod's log (total: any text is safe; at most export_check_max_entries
+/// entries and export_check_max_heads heads of export_check_head_bytes are kept).
+inline ExportListing parse_export_check_log(std::string_view log) {
+  ExportListing out;
+  bool header = false;
+  std::map<std::string, ExportVersion> by_dir;
+  auto version = [&](const std::string& dir) -> ExportVersion* {
+    auto n = detail::version_number(dir);
+    if (!n) return nullptr;
+    auto it = by_dir.find(dir);
+    if (it == by_dir.end()) {
+      if (by_dir.size() >= export_check_max_entries) return nullptr;
+      ExportVersion v;
+      v.dir = dir;
+      v.number = *n;
+      it = by_dir.emplace(dir, v).first;
+    }
+    return &it->second;
+  };
+  std::string head_of, head_b64;
+  bool in_head = false;
+  std::size_t heads = 0;
+  std::size_t pos = 0;
+  while (pos < log.size()) {
+    auto nl = log.find('\n', pos);
+    std::string_view line = log.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    pos = nl == std::string_view::npos ? log.size() : nl + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (in_head) {
+      if (line == "endhead") {
+        in_head = false;
+        auto* v = version(head_of);
+        if (v && heads < export_check_max_heads) {
+          if (auto bytes = kube::detail::base64_decode(head_b64)) {
+            v->head = bytes->substr(0, export_check_head_bytes);
+            ++heads;
+          }
+        }
+        head_b64.clear();
+      } else if (head_b64.size() + line.size() <= export_check_head_bytes / 3 * 4 + 8) {
+        head_b64.append(line);
+      }
+      continue;
+    }
+    auto sp = line.find(' ');
+    const std::string_view word = line.substr(0, sp);
+    const std::string rest = sp == std::string_view::npos ? std::string() : std::string(line.substr(sp + 1));
+    if (word == "tfjob-export-check") header = true;
+    if (!header) continue;  // whatever the image printed first
+    if (word == "end") out.complete = true;
+    else if (word == "nodir") out.exists = false;
+    else if (word == "truncated") out.truncated = true;
+    else if (word == "file") {
+      if (out.files.size() < export_check_max_entries) out.files.push_back(rest);
+    } else if (word == "dir") {
+      if (!version(rest) && !detail::version_number(rest) && out.other_dirs.size() < export_check_max_entries)
+        out.other_dirs.push_back(rest);
+    } else if (word == "pb") {
+      // "pb SIZE NAME" (some wc pad SIZE with spaces)
+      const auto start = rest.find_first_not_of(' ');
+      if (start == std::string::npos) continue;
+      const auto sp2 = rest.find(' ', start);
+      if (sp2 == std::string::npos) continue;
+      if (auto* v = version(rest.substr(sp2 + 1))) {
+        v->saved_model_pb = true;
+        v->pb_size = detail::parse_int64(rest.substr(start, sp2 - start), 0, std::numeric_limits<std::int64_t>::max());
+      }
+    } else if (word == "pbtxt") {
+      if (auto* v = version(rest)) v->saved_model_pbtxt = true;
+    } else if (word == "warmup") {
+      if (auto* v = version(rest)) v->warmup = true;
+    } else if (word == "head") {
+      in_head = true;
+      head_of = rest;
+      head_b64.clear();
+    }
+  }
+  for (auto& [d, v] : by_dir) out.versions.push_back(std::move(v));
+  std::sort(out.versions.begin(), out.versions.end(), [](const ExportVersion& a, const ExportVersion& b) { return a.number < b.number; });
+  if (!header) out.complete = false;
+  return out;
+}
+
+/// What the check found: errors refuse the rollout, warnings are said.
+struct ExportVerdict {
+  std::vector<std::string> errors, warnings;
+  std::string tensorflow_version;  ///< MetaInfoDef.tensorflow_version of the highest version whose head was read
+  std::string tensorflow_from;     ///< "saved_model.pb of version 3 (DIR/3)"
+  std::vector<std::int64_t> versions;  ///< the versions that hold a SavedModel
+  bool ok() const { return errors.empty(); }
+};
+
+/// Judges a listing of `where` (e.g. "export/mnist on claim tfjob-mnist"): the directory must
+/// exist and hold at least one numeric version directory, and every one of them a
+/// saved_model.pb (or .pbtxt: TF's reader takes either, cc/saved_model/reader.cc); each
+/// version without TF Serving's warmup file is a warning. Reads the exporting TensorFlow's
+/// version from the highest version's saved_model.pb head.
+inline ExportVerdict judge_export(const ExportListing& l, const std::string& dir, const std::string& where) {
+  ExportVerdict v;
+  const std::string shown = dir.empty() ? std::string("the claim's root") : dir;
+  if (!l.complete) {
+    v.errors.push_back("the export check of " + where + " did not finish its listing (the check pod's log ended early)");
+    return v;
+  }
+  if (!l.exists) {
+    v.errors.push_back(where + ": the directory " + shown + " does not exist on the claim; the trainer exports " +
+                       "<version>/saved_model.pb there (check the path, or the claim the job wrote to)");
+    return v;
+  }
+  const std::string prefix = dir.empty() ? "" : dir + "/";
+  if (l.versions.empty()) {
+    std::string found;
+    for (const auto& f : l.files) found += (found.empty() ? "" : ", ") + f;
+    for (const auto& d : l.other_dirs) found += (found.empty() ? "" : ", ") + d + "/";
+    const bool flat = std::find(l.files.begin(), l.files.end(), "saved_model.pb") != l.files.end();
+    v.errors.push_back(where + ": no version directory in " + shown + " (" + (found.empty() ? "it is empty" : "it holds " + found) +
+                       "): TF Serving serves " + prefix + "<number>/saved_model.pb" +
+                       (flat ? "; a SavedModel written straight into " + shown + " is never found: move it into " + prefix + "1/" : ""));
+    return v;
+  }
+  for (const auto& ver : l.versions) {
+    if (!ver.saved_model_pb && !ver.saved_model_pbtxt) {
+      v.errors.push_back(where + ": version directory " + prefix + ver.dir + " has no saved_model.pb, so TF Serving cannot load version " +
+                         ver.dir + " (an export still being written, or one that failed: remove the directory or export again)");
+      continue;
+    }
+    if (ver.saved_model_pb && ver.pb_size && *ver.pb_size == 0) {
+      v.errors.push_back(where + ": " + prefix + ver.dir + "/saved_model.pb is empty (0 bytes): an export that did not finish");
+      continue;
+    }
+    v.versions.push_back(ver.number);
+    if (!ver.warmup)
+      v.warnings.push_back(where + ": version " + ver.dir + " has no warmup file (" + prefix + ver.dir + "/" + warmup_file +
+                           "): the first requests will be slow");
+  }
+  for (auto it = l.versions.rbegin(); it != l.versions.rend(); ++it) {
+    if (it->head.empty()) continue;
+    auto info = saved_model_info(it->head);
+    if (!info.tensorflow_version.empty()) {
+      v.tensorflow_version = info.tensorflow_version;
+      v.tensorflow_from = "saved_model.pb of version " + it->dir + " (" + prefix + it->dir + ")";
+    }
+    break;  // the highest version read decides; an older one says nothing about it
+  }
+  return v;
+}
+
+/// How to run the check.
+struct ExportCheckOptions {
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  std::function<void(const std::string&)> on_progress;
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+/// Runs the check pod, waits for it to end (a watch on it; an image it cannot pull or a
+/// container it cannot start ends the wait at once), reads its log and deletes it,
+/// whatever happened. Throws tfjob::error saying what stopped the check.
+inline ExportListing check_export(kube::Client& c, ExportCheckSpec s, const ExportCheckOptions& o = {}) {
+  const std::string ns = s.namespace_.empty() ? c.namespace_() : s.namespace_;
+  s.namespace_ = ns;
+  if (s.pod_name.empty()) {
+    std::random_device rd;
+    const char* alnum = "bcdfghjklmnpqrstvwxz2456789";  // the apiserver's generateName alphabet
+    std::string suffix;
+    for (int i = 0; i < 5; ++i) suffix += alnum[rd() % 27];
+    s.pod_name = "export-check-" + s.server.substr(0, 40) + "-" + suffix;
+  }
+  kube::ResourceInfo pods{"", "v1", "pods", "Pod", true};
+  c.request_json(kube::RequestBuilder(pods, ns).create(build_export_check_pod(s)));
+  struct Remove {
+    kube::Client& c;
+    kube::ResourceInfo pods;
+    std::string ns, name;
+    ~Remove() {
+      try {
+        kube::DeleteParams dp;
+        dp.grace_period_seconds = 0;
+        c.request_json(kube::RequestBuilder(pods, ns).remove(name, dp));
+      } catch (const std::exception&) {
+        // a pod left behind ends by its activeDeadlineSeconds; nothing to do here
+      }
+    }
+  } remove{c, pods, ns, s.pod_name};
+  if (o.on_progress) o.on_progress("pod/" + s.pod_name + ": checking " + (s.path.empty() ? "the root" : s.path) + " on claim " + s.claim);
+
+  std::string phase, problem;
+  nlohmann::json last;
+  kube::Api<kube::DynamicObject> api(c, pods, ns);
+  kube::WatchParams wp;
+  wp.field_selector = "metadata.name=" + s.pod_name;
+  kube::StreamOptions so;
+  so.cancel = o.cancel;
+  so.deadline = o.deadline;
+  api.watch(wp, [&](const kube::WatchEvent<kube::DynamicObject>& ev) {
+    if (ev.type == kube::EventType::deleted) {
+      problem = "pod " + s.pod_name + " was deleted before it finished";
+      return false;
+    }
+    last = ev.object.json;
+    phase.clear();
+    if (last.is_object() && last.contains("status") && last["status"].is_object() && last["status"].contains("phase") &&
+        last["status"]["phase"].is_string())
+      phase = last["status"]["phase"].get<std::string>();
+    if (phase == "Succeeded" || phase == "Failed") return false;
+    for (const auto& p : pod_problems(last, 1)) {
+      problem = "container " + p.container + ": " + p.reason + (p.message.empty() ? "" : ": " + p.message);
+      return false;
+    }
+    return true;
+  }, so);
+  if (!problem.empty()) throw tfjob::error("the export check pod " + s.pod_name + " could not run (" + problem + ")");
+  if (phase != "Succeeded" && phase != "Failed") {
+    if (o.cancel && o.cancel->load()) throw tfjob::error("the export check was interrupted");
+    std::string why;
+    try {
+      auto b = pod_blockers({last});
+      if (!b.empty()) why = ": " + b.front().detail;
+    } catch (const std::exception&) {
+    }
+    throw tfjob::error("the export check pod " + s.pod_name + " did not finish in time (" + (phase.empty() ? "not created" : phase) + why +
+                       "); a claim another node holds (ReadWriteOnce) or no node that can mount it keeps it Pending");
+  }
+  kube::LogParams lp;
+  lp.limit_bytes = export_check_log_limit;
+  const std::string log = kube::get_logs(c, ns, s.pod_name, lp);
+  if (phase == "Failed")
+    throw tfjob::error("the export check pod " + s.pod_name + " failed (it mounts claim " + s.claim + " read-only and lists " +
+                       (s.path.empty() ? "its root" : s.path) + " with sh, ls, wc, head and base64 of image " + s.image + "): " +
+                       (log.empty() ? "no log" : log.substr(0, 2000)));
+  return parse_export_check_log(log);
+}
+
+/// The TF version warning of a served export: from the SavedModel's own MetaInfoDef when the
+/// check read it, else from the training image's tag (tf_version_warning words both).
+inline std::string export_tf_warning(const ExportVerdict& v, const std::string& training_image, const std::string& serving_release,
+                                     const std::string& serving_image) {
+  if (!v.tensorflow_version.empty())
+    return tf_version_warning(v.tensorflow_version, v.tensorflow_from, serving_release, serving_image);
+  if (training_image.empty()) return {};
+  return tf_version_warning(tf_release_of_image(training_image), "training image " + training_image, serving_release, serving_image);
+}
+
+}  // namespace tfjob::serving

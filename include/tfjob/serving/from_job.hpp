@@ -1,0 +1,188 @@
+#pragma once
+/// \file From a trained TFJob to a served model, as pure functions: where the job exported
+/// its SavedModel (the trainer's `--export-dir` flag, on a volume of a claim) and the model
+/// source `serve --from-job` serves from it. TF Serving then finds each
+/// `<export dir>/<version>/saved_model.pb` itself and, polling the file system
+/// (--file_system_poll_wait_seconds, 1 s by default, main.cc), picks up the export of a
+/// later run as a new version.
+
+#include <tfjob/detail/json.hpp>
+#include <tfjob/error.hpp>
+#include <tfjob/serving/model_config.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tfjob::serving {
+
+/// Where a TFJob's model went.
+struct JobExport {
+  std::string replica;         ///< the replica type whose container says so (Chief, Master, Worker)
+  std::string container_path;  ///< the export directory in that container
+  std::string claim;           ///< the claim whose volume holds it
+  std::string path;            ///< the directory inside the claim ("" = its root)
+  std::string image;           ///< the training image (its tag names the TensorFlow release)
+};
+
+namespace detail {
+
+/// The value of `--export-dir=V`, `--export-dir V`, `--export_dir...` in an argv, or "".
+inline std::string export_dir_arg(const nlohmann::json& argv) {
+  if (!argv.is_array()) return {};
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    if (!argv[i].is_string()) continue;
+    const std::string a = argv[i].get<std::string>();
+    for (const char* flag : {"--export-dir", "--export_dir"}) {
+      const std::string f = flag;
+      if (a.rfind(f + "=", 0) == 0) return a.substr(f.size() + 1);
+      if (a == f && i + 1 < argv.size() && argv[i + 1].is_string()) return argv[i + 1].get<std::string>();
+    }
+  }
+  return {};
+}
+
+/// PATH with "." and empty segments removed; "" when it climbs out with "..".
+inline std::string clean_path(const std::string& p, bool* escaped) {
+  std::vector<std::string> parts;
+  std::string cur;
+  for (char ch : p + "/") {
+    if (ch != '/') {
+      cur += ch;
+      continue;
+    }
+    if (cur == "..") {
+      if (parts.empty()) *escaped = true;
+      else parts.pop_back();
+    } else if (!cur.empty() && cur != ".") {
+      parts.push_back(cur);
+    }
+    cur.clear();
+  }
+  std::string out;
+  for (const auto& s : parts) out += "/" + s;
+  return out.empty() ? "/" : out;
+}
+
+}  // namespace detail
+
+/// The export of `job` (a TFJob as JSON): the directory given by `export_dir` when not
+/// empty, else by the trainer's --export-dir in the Chief's, Master's or Worker's container
+/// args or command (the operator's chief order), which must lie on a mounted claim. Throws
+/// tfjob::error saying what is missing and what to pass.
+inline JobExport job_export(const nlohmann::json& job, const std::string& export_dir = {}) {
+  const std::string name = tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string());
+  const auto specs = tfjob::detail::value_at(job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
+  if (!specs.is_object() || specs.empty()) throw tfjob::error("tfjob \"" + name + "\" has no spec.tfReplicaSpecs");
+  std::string searched;
+  for (const char* type : {"Chief", "Master", "Worker"}) {
+    if (!specs.contains(type) || !specs[type].is_object()) continue;
+    const auto pod = tfjob::detail::value_at(specs[type], "/template/spec"_json_pointer, nlohmann::json::object());
+    if (!pod.is_object()) continue;
+    const auto containers = tfjob::detail::value_at(pod, "containers", nlohmann::json::array());
+    if (!containers.is_array()) continue;
+    for (const auto& ct : containers) {
+      if (!ct.is_object()) continue;
+      std::string dir = export_dir;
+      if (dir.empty()) dir = detail::export_dir_arg(tfjob::detail::value_at(ct, "args", nlohmann::json::array()));
+      if (dir.empty()) dir = detail::export_dir_arg(tfjob::detail::value_at(ct, "command", nlohmann::json::array()));
+      if (dir.empty()) continue;
+      bool escaped = false;
+      if (dir.front() != '/') throw tfjob::error("tfjob \"" + name + "\": export directory \"" + dir + "\" is not an absolute path");
+      const std::string want = detail::clean_path(dir, &escaped);
+      if (escaped) throw tfjob::error("tfjob \"" + name + "\": export directory \"" + dir + "\" climbs above /");
+      // the longest mount holding it, and that mount's claim
+      std::string best_mount, best_volume, best_sub;
+      for (const auto& m : tfjob::detail::value_at(ct, "volumeMounts", nlohmann::json::array())) {
+        if (!m.is_object() || !m.contains("mountPath") || !m["mountPath"].is_string()) continue;
+        bool esc2 = false;
+        const std::string mp = detail::clean_path(m["mountPath"].get<std::string>(), &esc2);
+        const bool under = want == mp || mp == "/" || want.rfind(mp + "/", 0) == 0;
+        if (esc2 || !under || mp.size() <= best_mount.size()) continue;
+        best_mount = mp;
+        best_volume = tfjob::detail::value_at(m, "name", "");
+        best_sub = tfjob::detail::value_at(m, "subPath", "");
+      }
+      std::string claim;
+      for (const auto& v : tfjob::detail::value_at(pod, "volumes", nlohmann::json::array()))
+        if (v.is_object() && tfjob::detail::value_at(v, "name", "") == best_volume && v.contains("persistentVolumeClaim") &&
+            v["persistentVolumeClaim"].is_object())
+          claim = tfjob::detail::value_at(v["persistentVolumeClaim"], "claimName", "");
+      if (best_volume.empty() || claim.empty())
+        throw tfjob::error("tfjob \"" + name + "\": the " + type + "'s export directory " + want +
+                           " is on no persistent volume claim (no volumeMount of a persistentVolumeClaim volume holds it): the model "
+                           "is gone with the pod; mount a claim there, or give --export-dir for a directory on one");
+      JobExport e;
+      e.replica = type;
+      e.container_path = want;
+      e.claim = claim;
+      std::string rel = want == best_mount ? "" : want.substr(best_mount == "/" ? 1 : best_mount.size() + 1);
+      e.path = best_sub.empty() ? rel : rel.empty() ? best_sub : best_sub + "/" + rel;
+      e.image = tfjob::detail::value_at(ct, "image", "");
+      return e;
+    }
+    searched += (searched.empty() ? "" : ", ") + std::string(type);
+  }
+  throw tfjob::error("tfjob \"" + name + "\": no --export-dir in the args of its " + (searched.empty() ? "replicas" : searched) +
+                     " containers, so where it exported its model is unknown: give --export-dir DIR (the directory in the "
+                     "trainer's container holding <version>/saved_model.pb)");
+}
+
+/// The model `serve --from-job` serves: MODEL from the export's claim and path.
+inline ModelEntry model_from_export(const std::string& model, const JobExport& e) {
+  ModelEntry m = parse_model_flag(model + "=pvc:" + e.claim + ":" + e.path);
+  return m;
+}
+
+
+/// "2.18.0" from an image reference whose tag starts with a TensorFlow release
+/// (tensorflow/tensorflow:2.18.0-gpu, tensorflow/serving:2.16.1); "" when it does not.
+inline std::string tf_release_of_image(const std::string& image) {
+  const auto slash = image.rfind('/');
+  const auto colon = image.rfind(':');
+  if (colon == std::string::npos || (slash != std::string::npos && colon < slash)) return {};
+  std::string tag = image.substr(colon + 1);
+  std::string out;
+  int dots = 0;
+  for (char ch : tag) {
+    if (std::isdigit(static_cast<unsigned char>(ch))) out += ch;
+    else if (ch == '.' && dots < 2 && !out.empty() && out.back() != '.') out += ch, ++dots;
+    else break;
+  }
+  if (dots == 0 || out.back() == '.') return {};
+  return out;
+}
+
+/// Major and minor of "2.18.0" (nullopt when not a release; bounded: at most 6 digits each).
+inline std::optional<std::pair<int, int>> tf_major_minor(const std::string& release) {
+  auto dot = release.find('.');
+  if (dot == std::string::npos || dot == 0 || dot > 6) return std::nullopt;
+  auto rest = release.substr(dot + 1);
+  auto dot2 = rest.find('.');
+  std::string minor = rest.substr(0, dot2);
+  if (minor.empty() || minor.size() > 6 || minor.find_first_not_of("0123456789") != std::string::npos ||
+      release.substr(0, dot).find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  return std::make_pair(std::stoi(release.substr(0, dot)), std::stoi(minor));
+}
+
+/// A warning when the model was exported by a newer TensorFlow than the TF Serving release
+/// that serves it (TF Serving's release tracks TensorFlow's: a SavedModel may use ops or
+/// attributes that an older runtime does not have, and fails to load with "Op type not
+/// registered" or "NodeDef mentions attr"); "" when the training release is not newer or
+/// either is unknown. `trained_from` says where the training release came from.
+inline std::string tf_version_warning(const std::string& trained_release, const std::string& trained_from,
+                                      const std::string& serving_release, const std::string& serving_image) {
+  auto t = tf_major_minor(trained_release), s = tf_major_minor(serving_release);
+  if (!t || !s || *t <= *s) return {};
+  return "the model was exported by TensorFlow " + trained_release + " (" + trained_from + ") and is served by TF Serving " +
+         serving_release + " (" + serving_image + "): a SavedModel from a newer TensorFlow may use ops this server does not "
+         "know (\"Op type not registered\"); serve it with --serving-version " + std::to_string(t->first) + "." +
+         std::to_string(t->second) + ".0 or newer";
+}
+
+}  // namespace tfjob::serving

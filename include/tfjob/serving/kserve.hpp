@@ -1,0 +1,421 @@
+#pragma once
+/// \file KServe's InferenceService (serving.kserve.io/v1beta1) with the TensorFlow predictor,
+/// built from the same ServeSpec `serve` turns into a Deployment: the pure builder, whether
+/// the cluster serves the kind (discovery), a wait that reads the InferenceService's
+/// conditions and its predictor pods, and the predictor's Service for the API server's
+/// service proxy (TF Serving's V1 REST API, /v1/models/NAME:predict, behind it).
+///
+/// KServe facts mirrored here (kserve/kserve, pkg/apis/serving/v1beta1 and pkg/constants):
+/// - spec.predictor.model {modelFormat: {name: tensorflow}, runtimeVersion, storageUri,
+///   resources} is served by the kserve-tensorflow-serving runtime, whose container runs
+///   `tensorflow_model_server --model_name={{.Name}} --model_base_path=/mnt/models
+///   --rest_api_port=8080`: the model is named after the InferenceService.
+/// - storageUri `pvc://CLAIM/PATH`: the storage initializer mounts the claim and
+///   /mnt/models is PATH, which must hold TF Serving's <version>/saved_model.pb.
+/// - runtimeVersion replaces the runtime image's tag (tensorflow/serving:<runtimeVersion>).
+/// - minReplicas / maxReplicas, scaleMetric / scaleTarget: the predictor's autoscaler.
+/// - annotation serving.kserve.io/deploymentMode: RawDeployment makes a plain Deployment and
+///   a ClusterIP Service named NAME-predictor (KServe < 0.9: NAME-predictor-default), port
+///   80 to the container's 8080; pods carry serving.kserve.io/inferenceservice=NAME.
+/// - status.conditions Ready / PredictorReady (with reason and message), status.url,
+///   status.address.url, status.components.predictor, status.modelStatus.
+
+#include <tfjob/error.hpp>
+#include <tfjob/kube/client.hpp>
+#include <tfjob/kube/discovery.hpp>
+#include <tfjob/kube/request.hpp>
+#include <tfjob/serving/manifests.hpp>
+#include <tfjob/serving/serving.hpp>
+#include <tfjob/serving/status.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tfjob::serving::kserve {
+
+inline constexpr const char* group = "serving.kserve.io";
+inline constexpr const char* version = "v1beta1";
+inline constexpr const char* plural = "inferenceservices";
+/// KServe's annotation choosing Serverless (Knative), RawDeployment or ModelMesh.
+inline constexpr const char* deployment_mode_key = "serving.kserve.io/deploymentMode";
+/// The label KServe puts on the predictor's pods (constants.InferenceServicePodLabelKey).
+inline constexpr const char* pod_label_key = "serving.kserve.io/inferenceservice";
+
+inline kube::ResourceInfo inference_services() { return {group, version, plural, "InferenceService", true}; }
+
+/// The image tag KServe's runtimeVersion takes: the tag of the TF Serving image serve would
+/// run (tensorflow/serving:2.16.1-gpu → "2.16.1-gpu"). Throws when --image names another
+/// repository (KServe's runtime picks the repository; only the tag can be chosen).
+inline std::string runtime_version(const ServeSpec& s) {
+  const std::string image = s.effective_image();
+  const auto slash = image.rfind('/');
+  const auto colon = image.rfind(':');
+  if (colon == std::string::npos || (slash != std::string::npos && colon < slash))
+    throw tfjob::error("image \"" + image + "\" has no tag: KServe's TensorFlow runtime takes the tag as its runtimeVersion");
+  const std::string repo = image.substr(0, colon);
+  if (repo != "tensorflow/serving" && repo != "docker.io/tensorflow/serving")
+    throw tfjob::error("image \"" + image + "\": KServe's TensorFlow runtime runs tensorflow/serving:<runtimeVersion>, so only "
+                       "the tag can be chosen; give the release instead (e.g. 2.16.1, or 2.16.1-gpu)");
+  return image.substr(colon + 1);
+}
+
+/// `pvc://CLAIM/PATH/MODEL`: serve's --pvc CLAIM:PATH names a directory holding
+/// MODEL/<version>/, and KServe's /mnt/models must be the <version>/ directories' parent.
+inline std::string storage_uri(const ServeSpec& s) {
+  return "pvc://" + s.source.claim + "/" + (s.source.path.empty() ? "" : s.source.path + "/") + s.effective_model_name();
+}
+
+/// Throws tfjob::error naming what an InferenceService cannot carry.
+inline void validate_for_kserve(const ServeSpec& s) {
+  validate(s);
+  if (s.source.kind != ModelSource::Kind::pvc)
+    throw tfjob::error("an InferenceService here reads its model from a claim: give the claim (CLAIM[:PATH] holding "
+                       "MODEL/<version>/saved_model.pb), not a download");
+  if (s.effective_model_name() != s.name)
+    throw tfjob::error("KServe names the model after the InferenceService (TF Serving runs with --model_name=" + s.name +
+                       "), so model name \"" + s.effective_model_name() + "\" cannot be served under \"" + s.name +
+                       "\": leave the model name out, or name the InferenceService \"" + s.effective_model_name() + "\"");
+  if (s.replicas < 1) throw tfjob::error("an InferenceService needs at least 1 replica (minReplicas)");
+  if (s.ops.batching) throw tfjob::error("request batching is not carried into an InferenceService (KServe's TensorFlow runtime sets its own flags)");
+  if (s.ops.monitoring) throw tfjob::error("TF Serving's monitoring config is not carried into an InferenceService");
+  if (!s.extra_args.empty()) throw tfjob::error("extra tensorflow_model_server flags are not carried into an InferenceService");
+  (void)runtime_version(s);
+}
+
+/// The InferenceService (serving.kserve.io/v1beta1), RawDeployment mode, TensorFlow predictor.
+inline nlohmann::json build_inference_service(const ServeSpec& s) {
+  validate_for_kserve(s);
+  using nlohmann::json;
+  // Not serve's app.kubernetes.io/name=tensorflow-serving: KServe copies these labels onto its
+  // predictor Deployment, which list_servers would then list as one of serve's own.
+  json labels = {{keys::managed_by, "kubectl-tfjob"}, {keys::instance, s.name}};
+  json meta = {{"name", s.name},
+               {"labels", labels},
+               {"annotations", {{deployment_mode_key, "RawDeployment"},
+                                {keys::model, describe_source(s.source)},
+                                {keys::model_name, s.effective_model_name()}}}};
+  if (!s.namespace_.empty()) meta["namespace"] = s.namespace_;
+  json resources = json::object();
+  if (!s.cpu.empty()) resources["requests"]["cpu"] = resources["limits"]["cpu"] = s.cpu;
+  if (!s.memory.empty()) resources["requests"]["memory"] = resources["limits"]["memory"] = s.memory;
+  if (s.gpus > 0) resources["limits"]["nvidia.com/gpu"] = std::to_string(s.gpus);
+  json model = {{"modelFormat", {{"name", "tensorflow"}}},
+                {"protocolVersion", "v1"},  // TF Serving's REST API (/v1/models/NAME:predict)
+                {"runtimeVersion", runtime_version(s)},
+                {"storageUri", storage_uri(s)}};
+  if (!resources.empty()) model["resources"] = resources;
+  json predictor = {{"model", model}};
+  if (s.ops.autoscale) {
+    predictor["minReplicas"] = s.ops.autoscale->min;
+    predictor["maxReplicas"] = s.ops.autoscale->max;
+    predictor["scaleMetric"] = "cpu";  // KServe's HPA in RawDeployment: a CPU utilisation percentage
+    predictor["scaleTarget"] = s.ops.autoscale->cpu_percent;
+  } else {
+    predictor["minReplicas"] = s.replicas;
+    predictor["maxReplicas"] = s.replicas;
+  }
+  if (!s.node_selector.empty()) predictor["nodeSelector"] = s.node_selector;
+  if (!s.tolerations.empty()) predictor["tolerations"] = s.tolerations;
+  return {{"apiVersion", std::string(group) + "/" + version},
+          {"kind", "InferenceService"},
+          {"metadata", meta},
+          {"spec", {{"predictor", predictor}}}};
+}
+
+/// Does the cluster serve serving.kserve.io/v1beta1 inferenceservices (discovery)?
+inline bool served(kube::Client& c) { return kube::serves(c, group, version, plural); }
+
+/// served(), but false where discovery itself is forbidden (403): for commands that only
+/// look for InferenceServices beside serve's own servers (list, delete, predict by name).
+inline bool served_or_hidden(kube::Client& c) {
+  try {
+    return served(c);
+  } catch (const api_error& e) {
+    if (e.is_forbidden()) return false;
+    throw;
+  }
+}
+
+/// Throws tfjob::error saying what is missing and what to do when it is not served.
+inline void require_served(kube::Client& c) {
+  if (served(c)) return;
+  throw tfjob::error(std::string("this cluster does not serve ") + plural + "." + group + "/" + version +
+                     " (KServe's InferenceService): install KServe (its CRDs and controller), or serve without KServe as a "
+                     "Deployment and Service");
+}
+
+/// One condition of the InferenceService's status.
+struct Condition {
+  std::string type, status, reason, message;
+};
+
+/// What the InferenceService's status says (read totally: any shape a server answers).
+struct State {
+  bool found = false;
+  bool ready = false;            ///< condition Ready is True
+  std::optional<bool> predictor_ready;  ///< condition PredictorReady, when reported
+  std::string url, address_url;  ///< status.url, status.address.url
+  std::string model_state;       ///< status.modelStatus.states.activeModelState
+  std::string failure;           ///< status.modelStatus.lastFailureInfo: reason: message
+  std::vector<Condition> conditions;
+  /// For people: why it is not ready (the first False condition with its reason), or "ready".
+  std::string summary() const {
+    if (ready) return "InferenceService is Ready" + (url.empty() ? std::string() : " at " + url);
+    if (!failure.empty()) return "the model failed to load: " + failure;
+    for (const auto& c : conditions)
+      if (c.status == "False" && c.type != "Ready")
+        return c.type + " is False" + (c.reason.empty() ? "" : " (" + c.reason + ")") + (c.message.empty() ? "" : ": " + c.message);
+    for (const auto& c : conditions)
+      if (c.type == "Ready" && !c.reason.empty()) return "not Ready (" + c.reason + ")" + (c.message.empty() ? "" : ": " + c.message);
+    return conditions.empty() ? "waiting for the KServe controller to report a status" : "not Ready yet";
+  }
+};
+
+namespace detail {
+inline std::string str_at(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return {};
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+inline const nlohmann::json& obj_at(const nlohmann::json& j, const char* key) {
+  static const nlohmann::json empty = nlohmann::json::object();
+  if (!j.is_object()) return empty;
+  auto it = j.find(key);
+  return it != j.end() && it->is_object() ? *it : empty;
+}
+}  // namespace detail
+
+/// Pure: the State of an InferenceService object (at most 64 conditions are read).
+inline State read_state(const nlohmann::json& isvc) {
+  State st;
+  st.found = isvc.is_object();
+  const auto& status = detail::obj_at(isvc, "status");
+  st.url = detail::str_at(status, "url");
+  st.address_url = detail::str_at(detail::obj_at(status, "address"), "url");
+  const auto& ms = detail::obj_at(status, "modelStatus");
+  st.model_state = detail::str_at(detail::obj_at(ms, "states"), "activeModelState");
+  const auto& fi = detail::obj_at(ms, "lastFailureInfo");
+  const std::string fr = detail::str_at(fi, "reason"), fm = detail::str_at(fi, "message");
+  if (st.model_state == "FailedToLoad" || (!fr.empty() && detail::str_at(ms, "transitionStatus") == "BlockedByFailedLoad"))
+    st.failure = fr + (fm.empty() ? "" : ": " + fm);
+  auto it = status.find("conditions");
+  if (it != status.end() && it->is_array()) {
+    std::size_t n = 0;
+    for (const auto& c : *it) {
+      if (++n > 64) break;
+      if (!c.is_object()) continue;
+      Condition k{detail::str_at(c, "type"), detail::str_at(c, "status"), detail::str_at(c, "reason"), detail::str_at(c, "message")};
+      if (k.type == "Ready") st.ready = k.status == "True";
+      if (k.type == "PredictorReady") st.predictor_ready = k.status == "True";
+      st.conditions.push_back(std::move(k));
+    }
+  }
+  return st;
+}
+
+/// The InferenceService, or nullopt.
+inline std::optional<nlohmann::json> get(kube::Client& c, const std::string& ns, const std::string& name) {
+  try {
+    return c.request_json(kube::RequestBuilder(inference_services(), ns).get(name));
+  } catch (const api_error& e) {
+    if (e.is_not_found()) return std::nullopt;
+    throw;
+  }
+}
+
+/// Server-side apply of the InferenceService; returns what the server stored.
+inline nlohmann::json apply(kube::Client& c, const std::string& ns, nlohmann::json isvc, bool force = false, bool dry_run = false) {
+  isvc["metadata"]["namespace"] = ns;
+  kube::ApplyParams ap;
+  ap.force = force;
+  ap.dry_run = dry_run;
+  const std::string name = isvc["metadata"]["name"].get<std::string>();
+  return c.request_json(kube::RequestBuilder(inference_services(), ns).apply(name, isvc, ap));
+}
+
+/// The predictor's pods (KServe's pod label).
+inline std::vector<nlohmann::json> predictor_pods(kube::Client& c, const std::string& ns, const std::string& name) {
+  kube::ListParams lp;
+  lp.label_selector = std::string(pod_label_key) + "=" + name;
+  auto list = c.request_json(kube::RequestBuilder(resources::pods(), ns).list(lp));
+  std::vector<nlohmann::json> out;
+  auto it = list.is_object() ? list.find("items") : list.end();
+  if (it != list.end() && it->is_array())
+    for (const auto& p : *it)
+      if (p.is_object() && out.size() < 1000) out.push_back(p);
+  return out;
+}
+
+/// Waits until the InferenceService is Ready. Fails early when a predictor pod crash-loops
+/// or cannot pull its image (with serve's pod diagnosis: events and last log lines), or the
+/// model failed to load; on a timeout the diagnosis says which pods are not scheduled and why.
+inline WaitReport wait_ready(kube::Client& c, const std::string& ns, const std::string& name, const WaitOptions& o) {
+  WaitReport rep;
+  for (;;) {
+    auto obj = get(c, ns, name);
+    if (!obj) {
+      rep.result = WaitResult::not_found;
+      rep.message = "inferenceservice \"" + name + "\" not found in namespace \"" + ns + "\"";
+      return rep;
+    }
+    const State st = read_state(*obj);
+    rep.message = st.summary();
+    if (o.on_progress) o.on_progress(rep.message);
+    if (st.ready) {
+      rep.result = WaitResult::ready;
+      return rep;
+    }
+    if (!st.failure.empty()) {
+      rep.result = WaitResult::failed;
+      return rep;
+    }
+    std::vector<nlohmann::json> pods;
+    try {
+      pods = predictor_pods(c, ns, name);
+    } catch (const std::exception&) {
+      // the InferenceService decides; its pods only explain
+    }
+    std::vector<PodProblem> problems;
+    for (const auto& p : pods)
+      for (auto& pr : pod_problems(p, o.crashloop_restarts)) problems.push_back(std::move(pr));
+    if (!problems.empty()) {
+      rep.result = WaitResult::failed;
+      rep.message = "inferenceservice \"" + name + "\" will not become Ready: its predictor pods are failing";
+      rep.diagnosis = diagnose(c, ns, pods, problems) + scheduling_reasons(pods);
+      return rep;
+    }
+    if (std::chrono::steady_clock::now() + o.interval >= o.deadline || (o.cancel && o.cancel->load())) {
+      rep.result = o.cancel && o.cancel->load() ? WaitResult::cancelled : WaitResult::timeout;
+      rep.diagnosis = pods.empty() ? "no predictor pod exists yet (label " + std::string(pod_label_key) + "=" + name +
+                                         "): the KServe controller has not made its Deployment; its logs say why\n"
+                                   : scheduling_reasons(pods) + warning_events(c, ns, pods);
+      return rep;
+    }
+    if (!kube::sleep_for(o.interval, o.cancel, o.deadline) && o.cancel && o.cancel->load()) {
+      rep.result = WaitResult::cancelled;
+      return rep;
+    }
+  }
+}
+
+/// The predictor's Service as the service proxy names it: "SERVICE:PORT".
+inline std::string predictor_endpoint(kube::Client& c, const std::string& ns, const std::string& name) {
+  for (const std::string& svc : {name + "-predictor", name + "-predictor-default"}) {  // KServe >= 0.9, older
+    auto s = get_service(c, ns, svc);
+    if (!s) continue;
+    const auto& spec = detail::obj_at(*s, "spec");
+    if (detail::str_at(spec, "type") == "ExternalName")
+      throw tfjob::error("service \"" + svc + "\" of inferenceservice \"" + name + "\" is an ExternalName (KServe's Serverless mode, "
+                         "behind Knative's gateway), which the API server's service proxy cannot reach: serve it with the "
+                         "annotation " + deployment_mode_key + ": RawDeployment, or send to its status.url from inside the cluster");
+    auto ports = spec.find("ports");
+    if (ports != spec.end() && ports->is_array() && !ports->empty() && (*ports)[0].is_object()) {
+      const auto& p = (*ports)[0];
+      auto port = p.find("port");
+      if (port != p.end() && port->is_number_integer() && port->get<long long>() > 0 && port->get<long long>() < 65536)
+        return svc + ":" + std::to_string(port->get<long long>());
+    }
+    throw tfjob::error("service \"" + svc + "\" of inferenceservice \"" + name + "\" has no port");
+  }
+  throw tfjob::error("inferenceservice \"" + name + "\" has no predictor service yet (" + name + "-predictor): wait until it is "
+                     "Ready (`kubectl get inferenceservice " + name + "`)");
+}
+
+/// The InferenceService's predictor as the one-replica-type Deployment view serve's GPU
+/// preflight reads (replicas, the pod's resources, node selector and tolerations).
+inline nlohmann::json preflight_view(const nlohmann::json& isvc) {
+  using nlohmann::json;
+  const auto& p = detail::obj_at(detail::obj_at(isvc, "spec"), "predictor");
+  const auto& m = detail::obj_at(p, "model");
+  json container = {{"name", "kserve-container"}};
+  if (m.contains("resources")) container["resources"] = m["resources"];
+  json pod = {{"containers", json::array({container})}};
+  for (const char* k : {"nodeSelector", "tolerations", "affinity"})
+    if (p.contains(k)) pod[k] = p[k];
+  int replicas = 1;
+  auto it = p.find("minReplicas");
+  if (it != p.end() && it->is_number_integer() && it->get<long long>() >= 0 && it->get<long long>() <= 100000)
+    replicas = static_cast<int>(it->get<long long>());
+  return {{"apiVersion", "apps/v1"}, {"kind", "Deployment"},
+          {"metadata", {{"name", detail::str_at(detail::obj_at(isvc, "metadata"), "name")},
+                        {"namespace", detail::str_at(detail::obj_at(isvc, "metadata"), "namespace")}}},
+          {"spec", {{"replicas", replicas}, {"template", {{"spec", pod}}}}}};
+}
+
+/// InferenceServices serve made in `ns` ("" = all namespaces), as serve list's rows.
+inline std::vector<std::pair<std::string, ServerInfo>> list(kube::Client& c, const std::string& ns) {
+  kube::ListParams lp;
+  lp.label_selector = std::string(keys::managed_by) + "=kubectl-tfjob";
+  auto items = c.request_json(kube::RequestBuilder(inference_services(), ns).list(lp));
+  std::vector<std::pair<std::string, ServerInfo>> out;
+  auto it = items.is_object() ? items.find("items") : items.end();
+  if (it == items.end() || !it->is_array()) return out;
+  for (const auto& o : *it) {
+    if (!o.is_object() || out.size() >= 10000) continue;
+    const auto& meta = detail::obj_at(o, "metadata");
+    const auto& pred = detail::obj_at(detail::obj_at(o, "spec"), "predictor");
+    ServerInfo s;
+    s.kserve = true;
+    s.name = detail::str_at(meta, "name");
+    s.model = detail::str_at(detail::obj_at(meta, "annotations"), keys::model);
+    s.model_name = s.name;  // KServe's TF runtime: --model_name={{.Name}}
+    s.age_timestamp = detail::str_at(meta, "creationTimestamp");
+    auto mr = pred.find("minReplicas");
+    s.desired = mr != pred.end() && mr->is_number_integer() && mr->get<long long>() >= 0 && mr->get<long long>() < 100000
+                    ? static_cast<int>(mr->get<long long>()) : 1;
+    const State st = read_state(o);
+    s.ready = st.ready ? s.desired : 0;
+    s.address = st.address_url.empty() ? st.url : st.address_url;
+    s.gpus = "0";
+    const auto& lim = detail::obj_at(detail::obj_at(detail::obj_at(pred, "model"), "resources"), "limits");
+    auto g = lim.find("nvidia.com/gpu");
+    if (g != lim.end()) s.gpus = g->is_string() ? g->get<std::string>() : g->is_number_integer() ? g->dump() : "?";
+    out.emplace_back(detail::str_at(meta, "namespace"), std::move(s));
+  }
+  return out;
+}
+
+/// Deletes the InferenceService (background cascade: KServe's Deployment, Service and HPA
+/// are its children); false when there was none.
+inline bool remove(kube::Client& c, const std::string& ns, const std::string& name) {
+  kube::DeleteParams dp;
+  dp.propagation_policy = "Background";
+  try {
+    c.request_json(kube::RequestBuilder(inference_services(), ns).remove(name, dp));
+    return true;
+  } catch (const api_error& e) {
+    if (e.is_not_found()) return false;
+    throw;
+  }
+}
+
+}  // namespace tfjob::serving::kserve
+
+namespace tfjob::serving {
+
+/// Where `predict`/`models` send for a served NAME: the Service serve made, or, on a cluster
+/// serving KServe, an InferenceService's predictor (its model is named after it).
+struct Endpoint {
+  std::string service;  ///< a Service name, or SERVICE:PORT for the service proxy
+  std::string model;    ///< "" = the Service's annotation (served_model)
+  bool kserve = false;
+};
+
+/// serve's own Service first; then an InferenceService of that name; else served_model's
+/// error (how to start a server).
+inline Endpoint endpoint(kube::Client& c, const std::string& ns, const std::string& name) {
+  auto svc = get_service(c, ns, name);
+  if (svc && kserve::detail::str_at(kserve::detail::obj_at(kserve::detail::obj_at(*svc, "metadata"), "labels"), keys::managed_by) ==
+                 "kubectl-tfjob")
+    return {name, "", false};
+  // (KServe's Serverless mode also makes an ExternalName Service NAME: the InferenceService decides)
+  if (kserve::served_or_hidden(c) && kserve::get(c, ns, name)) return {kserve::predictor_endpoint(c, ns, name), name, true};
+  if (!svc) (void)served_model(c, ns, name);  // throws its "not found, start it with serve" error
+  return {name, "", false};
+}
+
+}  // namespace tfjob::serving

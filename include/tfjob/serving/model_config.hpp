@@ -1,0 +1,640 @@
+#pragma once
+/// \file TF Serving's model config file as pure data (no I/O): several models in one server,
+/// each with its version policy and version labels, as the text-format ModelServerConfig
+/// that `tensorflow_model_server --model_config_file=F` reads and re-reads every
+/// `--model_config_file_poll_wait_seconds` (tensorflow_serving/config/model_server_config.proto,
+/// sources/storage_path/file_system_storage_path_source.proto, model_servers/main.cc):
+///
+///   model_config_list {
+///     config {
+///       name: "mnist"  base_path: "/models/mnist"  model_platform: "tensorflow"
+///       model_version_policy { latest { num_versions: 2 } }   # or all {} / specific { versions: 1 versions: 2 }
+///       version_labels { key: "stable" value: 1 }
+///     }
+///   }
+
+#include <tfjob/detail/json.hpp>
+#include <tfjob/error.hpp>
+#include <tfjob/serving/manifests.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tfjob::serving {
+
+/// FileSystemStoragePathSourceConfig.ServableVersionPolicy: which versions on disk are served.
+struct VersionPolicy {
+  enum class Kind { latest, all, specific } kind = Kind::latest;
+  std::int64_t num_versions = 1;        ///< latest: the N highest versions (the proto's default is 1)
+  std::vector<std::int64_t> versions;   ///< specific: exactly these
+
+  bool operator==(const VersionPolicy& o) const {
+    return kind == o.kind && (kind != Kind::latest || num_versions == o.num_versions) &&
+           (kind != Kind::specific || versions == o.versions);
+  }
+  /// `latest:2`, `all`, `specific:1,2` (the flag's own syntax).
+  std::string text() const {
+    if (kind == Kind::all) return "all";
+    if (kind == Kind::latest) return "latest:" + std::to_string(num_versions);
+    std::string t = "specific:";
+    for (std::size_t i = 0; i < versions.size(); ++i) t += (i ? "," : "") + std::to_string(versions[i]);
+    return t;
+  }
+  /// Of the versions on disk (any order), those this policy serves, ascending.
+  std::vector<std::int64_t> select(std::vector<std::int64_t> on_disk) const {
+    std::sort(on_disk.begin(), on_disk.end());
+    on_disk.erase(std::unique(on_disk.begin(), on_disk.end()), on_disk.end());
+    if (kind == Kind::all) return on_disk;
+    if (kind == Kind::latest) {
+      const auto n = static_cast<std::size_t>(num_versions < 0 ? 0 : num_versions);
+      if (on_disk.size() > n) on_disk.erase(on_disk.begin(), on_disk.end() - static_cast<std::ptrdiff_t>(n));
+      return on_disk;
+    }
+    std::vector<std::int64_t> out;
+    for (auto v : on_disk)
+      if (std::find(versions.begin(), versions.end(), v) != versions.end()) out.push_back(v);
+    return out;
+  }
+};
+
+/// One model of the server (ModelConfig).
+struct ModelEntry {
+  std::string name;
+  std::string base_path;             ///< in the container: /models/<name>
+  ModelSource source;                ///< where serve gets it from (not in the file)
+  VersionPolicy policy;
+  std::map<std::string, std::int64_t> labels;  ///< version_labels: "stable" → 1
+};
+
+/// ModelServerConfig with a model_config_list.
+struct ModelServerConfig {
+  std::vector<ModelEntry> models;
+  const ModelEntry* find(const std::string& name) const {
+    for (const auto& m : models)
+      if (m.name == name) return &m;
+    return nullptr;
+  }
+  ModelEntry* find(const std::string& name) {
+    for (auto& m : models)
+      if (m.name == name) return &m;
+    return nullptr;
+  }
+};
+
+/// Where the config file lives in the server's container, and the ConfigMap key holding it.
+inline constexpr const char* model_config_dir = "/etc/tfserving-models";  // apart from --batching/--monitoring's /etc/tfserving
+inline constexpr const char* model_config_key = "models.config";
+/// The ConfigMap of server NAME.
+inline std::string model_config_map_name(const std::string& server) { return server + "-models"; }
+
+namespace detail {
+
+/// A model name TF Serving can serve behind a URL segment and a directory.
+inline void check_model_name(const std::string& m, const std::string& what) {
+  if (m.empty() || m.size() > 253) throw tfjob::error(what + ": the model name must be 1 to 253 characters");
+  for (char c : m)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
+      throw tfjob::error(what + ": model name \"" + m + "\" may use letters, digits, '-', '_' or '.' (it is a directory name and a URL segment)");
+}
+
+/// A positive int64 from decimal text ("" or anything else: nullopt; no overflow).
+inline std::optional<std::int64_t> parse_version_number(const std::string& s) {
+  if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return static_cast<std::int64_t>(std::stoll(s));
+}
+
+/// A string for the text format: double quotes, with \\ and \" escaped.
+inline std::string quote(const std::string& s) {
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') q += '\\';
+    if (c == '\n') {
+      q += "\\n";
+      continue;
+    }
+    q += c;
+  }
+  return q + "\"";
+}
+
+}  // namespace detail
+
+/// `--model NAME=SOURCE` → a model: SOURCE is `resnet`, an http(s):// or gs:// SavedModel
+/// tarball, or `pvc:CLAIM[:PATH]` with PATH (default NAME) the model's base path inside the
+/// claim, holding `<version>/saved_model.pb`.
+inline ModelEntry parse_model_flag(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw tfjob::error("--model \"" + text + "\": give NAME=SOURCE, e.g. --model mnist=pvc:tfjob-mnist:export/mnist, "
+                       "--model resnet=resnet or --model clf=https://host/model.tar.gz");
+  ModelEntry e;
+  e.name = text.substr(0, eq);
+  detail::check_model_name(e.name, "--model \"" + text + "\"");
+  e.base_path = "/models/" + e.name;
+  const std::string src = text.substr(eq + 1);
+  if (src == "resnet") {
+    e.source.kind = ModelSource::Kind::resnet;
+    e.source.url = resnet_model_url;
+  } else if (src.rfind("http://", 0) == 0 || src.rfind("https://", 0) == 0 || src.rfind("gs://", 0) == 0) {
+    e.source.kind = ModelSource::Kind::url;
+    e.source.url = src;
+  } else if (src.rfind("pvc:", 0) == 0) {
+    e.source = parse_pvc(src.substr(4));
+    if (e.source.path.empty() && src.find(':', 4) == std::string::npos) e.source.path = e.name;
+  } else {
+    throw tfjob::error("--model \"" + text + "\": SOURCE \"" + src +
+                       "\" is none of resnet, an http(s):// or gs:// SavedModel tarball, or pvc:CLAIM[:PATH]");
+  }
+  return e;
+}
+
+/// `--version-policy [MODEL=]latest:N|all|specific:V[,V...]` → (model or "", policy).
+inline std::pair<std::string, VersionPolicy> parse_version_policy_flag(const std::string& text) {
+  std::string model, p = text;
+  if (auto eq = text.find('='); eq != std::string::npos) {
+    model = text.substr(0, eq);
+    p = text.substr(eq + 1);
+  }
+  const std::string hint = "--version-policy \"" + text + "\": give [MODEL=]latest:N, all or specific:V[,V...] "
+                           "(TF Serving's model_version_policy), e.g. mnist=latest:2";
+  VersionPolicy vp;
+  if (p == "all") {
+    vp.kind = VersionPolicy::Kind::all;
+  } else if (p == "latest" || p.rfind("latest:", 0) == 0) {
+    vp.kind = VersionPolicy::Kind::latest;
+    if (p != "latest") {
+      auto n = detail::parse_version_number(p.substr(7));
+      if (!n || *n < 1) throw tfjob::error(hint + " (N is a positive number)");
+      vp.num_versions = *n;
+    }
+  } else if (p.rfind("specific:", 0) == 0) {
+    vp.kind = VersionPolicy::Kind::specific;
+    std::string rest = p.substr(9);
+    std::size_t start = 0;
+    while (start <= rest.size()) {
+      auto comma = rest.find(',', start);
+      std::string v = rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      auto n = detail::parse_version_number(v);
+      if (!n) throw tfjob::error(hint + " (\"" + v + "\" is not a version number)");
+      vp.versions.push_back(*n);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  } else {
+    throw tfjob::error(hint);
+  }
+  return {model, vp};
+}
+
+/// `[MODEL:]LABEL=VERSION` (serve's --version-label, serve label's argument) → (model or "", label, version).
+struct LabelAssignment {
+  std::string model, label;
+  std::int64_t version = 0;
+};
+inline LabelAssignment parse_label_assignment(const std::string& text, const std::string& flag) {
+  LabelAssignment a;
+  const std::string hint = flag + " \"" + text + "\": give LABEL=VERSION, e.g. stable=1 or canary=2";
+  auto eq = text.find('=');
+  if (eq == std::string::npos) throw tfjob::error(hint);
+  std::string left = text.substr(0, eq);
+  if (auto colon = left.find(':'); colon != std::string::npos) {
+    a.model = left.substr(0, colon);
+    left = left.substr(colon + 1);
+  }
+  a.label = left;
+  // TF Serving's REST path takes a label as /labels/([^/:]+); keep it a plain word.
+  if (a.label.empty() || a.label.size() > 63) throw tfjob::error(hint);
+  for (char c : a.label)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'))
+      throw tfjob::error(hint + " (a label uses letters, digits, '-' and '_')");
+  auto v = detail::parse_version_number(text.substr(eq + 1));
+  if (!v || *v < 1) throw tfjob::error(hint + " (VERSION is a model version number)");
+  a.version = *v;
+  return a;
+}
+
+/// The text-format ModelServerConfig (what the ConfigMap holds), models in order.
+inline std::string render_model_config(const ModelServerConfig& c) {
+  std::string t = "model_config_list {\n";
+  for (const auto& m : c.models) {
+    t += "  config {\n";
+    t += "    name: " + detail::quote(m.name) + "\n";
+    t += "    base_path: " + detail::quote(m.base_path) + "\n";
+    t += "    model_platform: \"tensorflow\"\n";
+    t += "    model_version_policy {\n";
+    if (m.policy.kind == VersionPolicy::Kind::all) {
+      t += "      all {\n      }\n";
+    } else if (m.policy.kind == VersionPolicy::Kind::latest) {
+      t += "      latest {\n        num_versions: " + std::to_string(m.policy.num_versions) + "\n      }\n";
+    } else {
+      t += "      specific {\n";
+      for (auto v : m.policy.versions) t += "        versions: " + std::to_string(v) + "\n";
+      t += "      }\n";
+    }
+    t += "    }\n";
+    for (const auto& [k, v] : m.labels)
+      t += "    version_labels {\n      key: " + detail::quote(k) + "\n      value: " + std::to_string(v) + "\n    }\n";
+    t += "  }\n";
+  }
+  return t + "}\n";
+}
+
+namespace detail {
+
+/// A small reader of protobuf's text format for ModelServerConfig: fields `name: value`,
+/// messages `name { ... }` or `name: { ... }`, strings in '' or "", integers, # comments.
+/// Bounded: depth 16, no recursion on input size.
+class TextFormatReader {
+ public:
+  explicit TextFormatReader(const std::string& text) : s_(text) {}
+
+  struct Token {
+    enum class Kind { end, ident, string, number, open, close, colon } kind = Kind::end;
+    std::string text;
+  };
+
+  Token next() {
+    skip();
+    Token t;
+    if (i_ >= s_.size()) return t;
+    const char c = s_[i_];
+    if (c == '{' || c == '<') {
+      ++i_;
+      t.kind = Token::Kind::open;
+      return t;
+    }
+    if (c == '}' || c == '>') {
+      ++i_;
+      t.kind = Token::Kind::close;
+      return t;
+    }
+    if (c == ':') {
+      ++i_;
+      t.kind = Token::Kind::colon;
+      return t;
+    }
+    if (c == '"' || c == '\'') {
+      ++i_;
+      t.kind = Token::Kind::string;
+      while (i_ < s_.size() && s_[i_] != c) {
+        if (s_[i_] == '\\' && i_ + 1 < s_.size()) {
+          ++i_;
+          t.text += s_[i_] == 'n' ? '\n' : s_[i_];
+        } else {
+          if (s_[i_] == '\n') fail("a string runs past the end of its line");
+          t.text += s_[i_];
+        }
+        ++i_;
+      }
+      if (i_ >= s_.size()) fail("a string is not closed");
+      ++i_;
+      return t;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+') {
+      t.kind = Token::Kind::number;
+      while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '-' || s_[i_] == '+' || s_[i_] == '.'))
+        t.text += s_[i_++];
+      return t;
+    }
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      t.kind = Token::Kind::ident;
+      while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_' || s_[i_] == '.'))
+        t.text += s_[i_++];
+      return t;
+    }
+    fail(std::string("unexpected character '") + c + "'");
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    std::size_t line = 1;
+    for (std::size_t k = 0; k < i_ && k < s_.size(); ++k) line += s_[k] == '\n';
+    throw tfjob::error("model config line " + std::to_string(line) + ": " + what);
+  }
+
+ private:
+  void skip() {
+    while (i_ < s_.size()) {
+      if (std::isspace(static_cast<unsigned char>(s_[i_])) || s_[i_] == ',' || s_[i_] == ';') {
+        ++i_;
+      } else if (s_[i_] == '#') {
+        while (i_ < s_.size() && s_[i_] != '\n') ++i_;
+      } else {
+        break;
+      }
+    }
+  }
+  const std::string& s_;
+  std::size_t i_ = 0;
+};
+
+}  // namespace detail
+
+/// Parses a text-format ModelServerConfig (model_config_list only; custom_model_config is
+/// not served by this tool). Throws tfjob::error naming the line and what is wrong; unknown
+/// fields of a config (logging_config, model_type, ...) are skipped, as TF Serving's own
+/// text parser would not (it refuses them): this reader serves `serve label` and the tests,
+/// which must read what a user may have added by hand.
+inline ModelServerConfig parse_model_config(const std::string& text) {
+  using detail::TextFormatReader;
+  using Tok = TextFormatReader::Token::Kind;
+  if (text.size() > (1u << 20)) throw tfjob::error("model config: larger than 1 MiB");
+  TextFormatReader r(text);
+  ModelServerConfig out;
+
+  // One field: NAME then either ':' VALUE, ':' '{' ... or '{' ...; returns true for a message.
+  struct Field {
+    std::string name;
+    TextFormatReader::Token value;  // kind open for a message
+  };
+  auto field = [&](TextFormatReader::Token name_tok) -> Field {
+    if (name_tok.kind != Tok::ident) r.fail("expected a field name");
+    Field f{name_tok.text, {}};
+    auto t = r.next();
+    if (t.kind == Tok::colon) t = r.next();
+    if (t.kind != Tok::open && t.kind != Tok::string && t.kind != Tok::number && t.kind != Tok::ident)
+      r.fail("field \"" + f.name + "\" has no value");
+    f.value = t;
+    return f;
+  };
+  // Skips a message's body after its '{' (nested, bounded depth).
+  auto skip_message = [&](int depth) {
+    int open = 1;
+    while (open > 0) {
+      auto t = r.next();
+      if (t.kind == Tok::end) r.fail("a message is not closed with '}'");
+      if (t.kind == Tok::open && ++open + depth > 16) r.fail("messages nested deeper than 16");
+      if (t.kind == Tok::close) --open;
+    }
+  };
+  auto number = [&](const Field& f) -> std::int64_t {
+    if (f.value.kind != Tok::number) r.fail("field \"" + f.name + "\" takes a number");
+    auto n = detail::parse_version_number(f.value.text);
+    if (!n) r.fail("field \"" + f.name + "\": \"" + f.value.text + "\" is not a non-negative integer");
+    return *n;
+  };
+  auto string = [&](const Field& f) -> std::string {
+    if (f.value.kind != Tok::string) r.fail("field \"" + f.name + "\" takes a quoted string");
+    return f.value.text;
+  };
+  auto expect_message = [&](const Field& f) {
+    if (f.value.kind != Tok::open) r.fail("field \"" + f.name + "\" is a message: write " + f.name + " { ... }");
+  };
+  // Reads the fields of a message until its '}' and hands each to `on` (which must consume
+  // a message value fully).
+  auto each = [&](auto&& on) {
+    for (;;) {
+      auto t = r.next();
+      if (t.kind == Tok::close) return;
+      if (t.kind == Tok::end) r.fail("a message is not closed with '}'");
+      on(field(t));
+    }
+  };
+
+  for (auto t = r.next(); t.kind != Tok::end; t = r.next()) {
+    Field top = field(t);
+    if (top.name != "model_config_list") {
+      if (top.value.kind == Tok::open) skip_message(1);
+      if (top.name == "custom_model_config") r.fail("custom_model_config is not supported: use model_config_list");
+      continue;
+    }
+    expect_message(top);
+    each([&](const Field& cf) {
+      if (cf.name != "config") {
+        if (cf.value.kind == Tok::open) skip_message(2);
+        return;
+      }
+      expect_message(cf);
+      ModelEntry m;
+      bool have_policy = false;
+      each([&](const Field& f) {
+        if (f.name == "name") {
+          m.name = string(f);
+        } else if (f.name == "base_path") {
+          m.base_path = string(f);
+        } else if (f.name == "model_platform") {
+          if (string(f) != "tensorflow") r.fail("model_platform \"" + f.value.text + "\": TF Serving's platform here is \"tensorflow\"");
+        } else if (f.name == "model_version_policy") {
+          expect_message(f);
+          if (have_policy) r.fail("model_version_policy given twice");
+          have_policy = true;
+          int kinds = 0;
+          each([&](const Field& pf) {
+            expect_message(pf);
+            ++kinds;
+            if (pf.name == "all") {
+              m.policy.kind = VersionPolicy::Kind::all;
+              each([&](const Field& x) {
+                if (x.value.kind == Tok::open) skip_message(5);
+              });
+            } else if (pf.name == "latest") {
+              m.policy.kind = VersionPolicy::Kind::latest;
+              each([&](const Field& x) {
+                if (x.name == "num_versions") m.policy.num_versions = number(x);
+                else if (x.value.kind == Tok::open) skip_message(5);
+              });
+            } else if (pf.name == "specific") {
+              m.policy.kind = VersionPolicy::Kind::specific;
+              each([&](const Field& x) {
+                if (x.name == "versions") {
+                  if (m.policy.versions.size() >= 4096) r.fail("more than 4096 specific versions");
+                  m.policy.versions.push_back(number(x));
+                } else if (x.value.kind == Tok::open) {
+                  skip_message(5);
+                }
+              });
+            } else {
+              r.fail("model_version_policy \"" + pf.name + "\": use latest, all or specific");
+            }
+          });
+          if (kinds > 1) r.fail("model_version_policy has more than one of latest, all, specific");
+        } else if (f.name == "version_labels") {
+          expect_message(f);
+          std::string key;
+          std::optional<std::int64_t> value;
+          each([&](const Field& x) {
+            if (x.name == "key") key = string(x);
+            else if (x.name == "value") value = number(x);
+            else if (x.value.kind == Tok::open) skip_message(4);
+          });
+          if (key.empty() || !value) r.fail("version_labels needs a key and a value");
+          if (m.labels.size() >= 1024) r.fail("more than 1024 version labels");
+          m.labels[key] = *value;
+        } else if (f.value.kind == Tok::open) {
+          skip_message(3);
+        }
+      });
+      if (m.name.empty()) r.fail("a config has no name");
+      if (m.base_path.empty()) r.fail("config \"" + m.name + "\" has no base_path");
+      if (out.find(m.name)) r.fail("model \"" + m.name + "\" is configured twice");
+      if (out.models.size() >= 1024) r.fail("more than 1024 models");
+      out.models.push_back(std::move(m));
+    });
+  }
+  return out;
+}
+
+/// What `serve label` changes: LABEL of MODEL now names VERSION. Throws tfjob::error when
+/// the model is not in the config.
+inline void set_version_label(ModelServerConfig& c, const std::string& model, const std::string& label, std::int64_t version) {
+  ModelEntry* m = c.find(model);
+  if (!m) {
+    std::string names;
+    for (const auto& x : c.models) names += (names.empty() ? "" : ", ") + x.name;
+    throw tfjob::error("model \"" + model + "\" is not served by this server (it serves: " + names + ")");
+  }
+  m->labels[label] = version;
+}
+
+
+namespace keys {
+/// On the Deployment and Service of a server with a model config: the ConfigMap's name and the models it serves ("a,b").
+inline constexpr const char* model_config = "serving.kubectl-tfjob.io/model-config";
+inline constexpr const char* models = "serving.kubectl-tfjob.io/models";
+}  // namespace keys
+
+/// TF Serving's default poll of the model config file is 0 (never re-read: main.cc
+/// --model_config_file_poll_wait_seconds); serve sets this so `serve label` is picked up.
+inline constexpr int default_model_config_poll_seconds = 10;
+
+/// The models of a several-model server, checked: at least one, names unique, every label
+/// naming a version the policy can serve (a `specific` policy's versions).
+inline void validate(const ModelServerConfig& c) {
+  if (c.models.empty()) throw tfjob::error("no model: give --model NAME=SOURCE (repeatable)");
+  for (std::size_t i = 0; i < c.models.size(); ++i) {
+    const auto& m = c.models[i];
+    detail::check_model_name(m.name, "--model " + m.name);
+    for (std::size_t j = 0; j < i; ++j)
+      if (c.models[j].name == m.name) throw tfjob::error("--model " + m.name + " is given twice: each model needs its own NAME");
+    if (m.source.kind == ModelSource::Kind::none) throw tfjob::error("--model " + m.name + " has no SOURCE");
+    if (m.policy.kind == VersionPolicy::Kind::specific && m.policy.versions.empty())
+      throw tfjob::error("--version-policy " + m.name + "=specific: name at least one version");
+    for (const auto& [label, v] : m.labels)
+      if (m.policy.kind == VersionPolicy::Kind::specific &&
+          std::find(m.policy.versions.begin(), m.policy.versions.end(), v) == m.policy.versions.end())
+        throw tfjob::error("--version-label " + m.name + ":" + label + "=" + std::to_string(v) + ": version " + std::to_string(v) +
+                           " is not among the versions its policy serves (" + m.policy.text() +
+                           "); TF Serving only lets a label name an AVAILABLE version");
+  }
+}
+
+/// The ConfigMap (core/v1) holding the text-format model config.
+inline nlohmann::json build_model_config_map(const ServeSpec& s, const ModelServerConfig& c) {
+  nlohmann::json labels = selector_labels(s.name);
+  labels[keys::managed_by] = "kubectl-tfjob";
+  nlohmann::json meta = {{"name", model_config_map_name(s.name)}, {"labels", labels}};
+  if (!s.namespace_.empty()) meta["namespace"] = s.namespace_;
+  return {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", meta}, {"data", {{model_config_key, render_model_config(c)}}}};
+}
+
+/// The objects of one server serving every model of `c` through a model config file: the
+/// ConfigMap, then the Deployment and Service of build_objects(), the Deployment's
+/// tensorflow_model_server reading the file (re-read every `poll_seconds`) instead of
+/// --model_name/--model_base_path, each model on its own volume at its base_path (a claim's
+/// subPath, or an emptyDir its own init container downloads into). The probes ask for the
+/// first model.
+inline std::vector<nlohmann::json> build_model_config_objects(ServeSpec s, const ModelServerConfig& c,
+                                                              int poll_seconds = default_model_config_poll_seconds) {
+  using nlohmann::json;
+  validate(c);
+  if (poll_seconds < 0) throw tfjob::error("--model-config-poll must be 0 (never re-read) or more seconds");
+  s.model_name = c.models.front().name;
+  s.source = c.models.front().source;
+  const ServeOperations ops = s.ops;  // batching, monitoring, autoscaling: added once the pod has its model config
+  s.ops = {};
+  auto objs = build_objects(s);  // the Deployment, then the Service
+  std::string names, sources;
+  for (const auto& m : c.models) {
+    names += (names.empty() ? "" : ",") + m.name;
+    sources += (sources.empty() ? "" : ",") + m.name + "=" + describe_source(m.source);
+  }
+  for (auto& o : objs) {
+    auto& ann = o["metadata"]["annotations"];
+    ann[keys::model] = sources;
+    ann[keys::models] = names;
+    ann[keys::model_config] = model_config_map_name(s.name);
+  }
+  json& dep = objs.front();
+  json& pod = dep["spec"]["template"]["spec"];
+  json& server = pod["containers"][0];
+  json args = json::array({"--port=" + std::to_string(grpc_port), "--rest_api_port=" + std::to_string(rest_port),
+                           std::string("--model_config_file=") + model_config_dir + "/" + model_config_key,
+                           "--model_config_file_poll_wait_seconds=" + std::to_string(poll_seconds)});
+  for (const auto& a : s.extra_args) args.push_back(a);
+  server["args"] = args;
+  json volumes = json::array({{{"name", "model-config"}, {"configMap", {{"name", model_config_map_name(s.name)}}}}});
+  // A ConfigMap volume without subPath: the kubelet updates its files in place (subPath mounts never change).
+  json mounts = json::array({{{"name", "model-config"}, {"mountPath", model_config_dir}, {"readOnly", true}}});
+  json inits = json::array();
+  // One volume per claim, however many models it holds: a kubelet does not mount the same
+  // claim twice in a pod (the second volume waits for ever: "unmounted volumes=[...]").
+  std::map<std::string, std::string> claim_volume;
+  for (std::size_t i = 0; i < c.models.size(); ++i) {
+    const auto& m = c.models[i];
+    std::string vol = "model-" + std::to_string(i);
+    if (m.source.kind == ModelSource::Kind::pvc) {
+      auto [it, fresh] = claim_volume.emplace(m.source.claim, vol);
+      vol = it->second;
+      if (fresh) volumes.push_back({{"name", vol}, {"persistentVolumeClaim", {{"claimName", m.source.claim}, {"readOnly", true}}}});
+    }
+    json mount = {{"name", vol}, {"mountPath", m.base_path}};
+    if (m.source.kind == ModelSource::Kind::pvc) {
+      mount["readOnly"] = true;
+      if (!m.source.path.empty()) mount["subPath"] = m.source.path;
+    } else {
+      volumes.push_back({{"name", vol}, {"emptyDir", json::object()}});
+      inits.push_back({{"name", "fetch-" + std::to_string(i)},
+                       {"image", s.fetch_image},
+                       {"command", json::array({"sh", "-c", fetch_script()})},
+                       {"env", json::array({{{"name", "MODEL_URL"}, {"value", m.source.url}},
+                                            {{"name", "MODEL_NAME"}, {"value", m.name}},
+                                            {{"name", "MODEL_VERSION"}, {"value", std::to_string(s.model_version)}}})},
+                       {"volumeMounts", json::array({{{"name", vol}, {"mountPath", m.base_path}}})}});
+    }
+    mounts.push_back(mount);
+  }
+  server["volumeMounts"] = mounts;
+  pod["volumes"] = volumes;
+  if (inits.empty()) pod.erase("initContainers");
+  else pod["initContainers"] = inits;
+  add_operations_to_deployment(dep, s.name, ops);
+  nlohmann::json labels = selector_labels(s.name);
+  labels[keys::managed_by] = "kubectl-tfjob";
+  std::vector<nlohmann::json> out = {build_model_config_map(s, c)};
+  if (auto cm = build_config_map(s.name, s.namespace_, labels, ops)) out.push_back(*cm);
+  for (auto& o : objs) out.push_back(std::move(o));
+  if (auto pdb = build_pdb(s.name, s.namespace_, labels, selector_labels(s.name), s.replicas, ops)) out.push_back(*pdb);
+  if (auto hpa = build_hpa(s.name, s.namespace_, labels, ops)) out.push_back(*hpa);
+  return out;
+}
+
+/// The ConfigMap's model config of a server (the Deployment's or Service's annotation names
+/// it); nullopt for a server started with one --model_name (no config file).
+inline std::optional<std::string> model_config_map_of(const nlohmann::json& obj) {
+  auto ann = tfjob::detail::value_at(obj, "/metadata/annotations"_json_pointer, nlohmann::json::object());
+  if (!ann.is_object() || !ann.contains(keys::model_config) || !ann[keys::model_config].is_string()) return std::nullopt;
+  return ann[keys::model_config].get<std::string>();
+}
+
+/// The models a server's annotation says it serves ("" entries dropped).
+inline std::vector<std::string> served_models_of(const nlohmann::json& obj) {
+  std::vector<std::string> out;
+  auto ann = tfjob::detail::value_at(obj, "/metadata/annotations"_json_pointer, nlohmann::json::object());
+  if (!ann.is_object() || !ann.contains(keys::models) || !ann[keys::models].is_string()) return out;
+  std::string all = ann[keys::models].get<std::string>(), cur;
+  for (char ch : all + ",") {
+    if (ch == ',') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += ch;
+    }
+  }
+  return out;
+}
+
+}  // namespace tfjob::serving

@@ -1,0 +1,271 @@
+#pragma once
+/// \file Several models and their versions on a running server: read its model config
+/// (the ConfigMap `serve --model NAME=SOURCE` made), move a version label by rewriting that
+/// ConfigMap (TF Serving re-reads the file every --model_config_file_poll_wait_seconds, so
+/// no pod restarts), and wait until TF Serving answers the label with the new version.
+
+#include <tfjob/detail/json.hpp>
+#include <tfjob/error.hpp>
+#include <tfjob/kube/client.hpp>
+#include <tfjob/kube/request.hpp>
+#include <tfjob/kube/side_task.hpp>
+#include <tfjob/serving/from_job.hpp>
+#include <tfjob/serving/model_config.hpp>
+#include <tfjob/serving/serving.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tfjob::serving {
+
+/// A server's model config as stored.
+struct StoredModelConfig {
+  nlohmann::json config_map;  ///< the ConfigMap (its resourceVersion guards the update)
+  ModelServerConfig config;
+};
+
+/// The model config of server `name`; nullopt when it serves one model by flags (no config
+/// file). Throws tfjob::error when the server or its ConfigMap is missing or unreadable.
+inline std::optional<StoredModelConfig> read_model_config(kube::Client& c, const std::string& ns, const std::string& name) {
+  auto svc = get_service(c, ns, name);
+  if (!svc) (void)served_model(c, ns, name);  // throws "service not found" with what to do
+  auto cm_name = model_config_map_of(*svc);
+  if (!cm_name) return std::nullopt;
+  StoredModelConfig s;
+  try {
+    s.config_map = c.request_json(kube::RequestBuilder(resources::config_maps(), ns).get(*cm_name));
+  } catch (const api_error& e) {
+    if (!e.is_not_found()) throw;
+    throw tfjob::error("configmap \"" + *cm_name + "\" (the model config of server \"" + name + "\") not found in namespace \"" +
+                       ns + "\": serve it again to recreate it");
+  }
+  const auto data = tfjob::detail::value_at(s.config_map, "data", nlohmann::json::object());
+  if (!data.is_object() || !data.contains(model_config_key) || !data[model_config_key].is_string())
+    throw tfjob::error("configmap \"" + *cm_name + "\" has no " + model_config_key + " key: serve it again to recreate it");
+  try {
+    s.config = parse_model_config(data[model_config_key].get<std::string>());
+  } catch (const tfjob::error& e) {
+    throw tfjob::error("configmap \"" + *cm_name + "\": " + e.what());
+  }
+  return s;
+}
+
+/// Whether the server's tensorflow_model_server runs with
+/// --allow_version_labels_for_unavailable_models (main.cc).
+inline bool allows_labels_for_unavailable(const nlohmann::json& deployment) {
+  for (const auto& ct : tfjob::detail::value_at(deployment, "/spec/template/spec/containers"_json_pointer, nlohmann::json::array()))
+    for (const auto& a : tfjob::detail::value_at(ct, "args", nlohmann::json::array()))
+      if (a.is_string() && (a == "--allow_version_labels_for_unavailable_models" ||
+                            a == "--allow_version_labels_for_unavailable_models=true"))
+        return true;
+  return false;
+}
+
+/// The AVAILABLE versions TF Serving reports for `model` (GET /v1/models/MODEL); throws
+/// tfjob::error when it cannot say.
+inline std::vector<std::string> available_versions(kube::Client& c, const std::string& ns, const std::string& service,
+                                                   const std::string& model) {
+  ModelProbe p = probe_model(c, ns, service, model);
+  if (p.kind == ModelProbe::Kind::unreachable) throw tfjob::error(p.message);
+  return p.status.available_versions();
+}
+
+/// How `move_version_label` ended.
+struct LabelReport {
+  std::optional<std::int64_t> previous;  ///< the version the label named before (none: a new label)
+  bool changed = false;                  ///< the ConfigMap was rewritten
+  WaitResult result = WaitResult::ready; ///< ready: TF Serving answers the label with the version (or no wait)
+  std::string message;
+};
+
+/// Points LABEL of MODEL on server `name` at VERSION. TF Serving only lets a label name a
+/// version that is AVAILABLE, unless the server runs with
+/// --allow_version_labels_for_unavailable_models (server_core.cc UpdateModelVersionLabelMap:
+/// "Request to assign label to version V of model M, which is not currently available for
+/// inference"), so that is checked first and refused with the versions it has. Then the
+/// ConfigMap is replaced under its resourceVersion (a conflict is read again, three times)
+/// and, with `wait`, the label is asked for until TF Serving answers it with VERSION.
+inline LabelReport move_version_label(kube::Client& c, const std::string& ns, const std::string& name, const std::string& model,
+                                     const std::string& label, std::int64_t version, bool wait, const WaitOptions& o) {
+  LabelReport rep;
+  const std::string v = std::to_string(version);
+  auto no_config = [&] {
+    return tfjob::error("server \"" + name + "\" serves one model by flags, without a model config file, so it has no version labels: "
+                        "serve it with --model NAME=SOURCE to get one");
+  };
+  {
+    auto first = read_model_config(c, ns, name);
+    if (!first) throw no_config();
+    ModelServerConfig probe = first->config;
+    set_version_label(probe, model, label, version);  // throws when the server does not serve the model
+  }
+  auto dep = c.request_json(kube::RequestBuilder(resources::deployments(), ns).get(name));
+  if (!allows_labels_for_unavailable(dep)) {
+    auto avail = available_versions(c, ns, name, model);
+    if (std::find(avail.begin(), avail.end(), v) == avail.end()) {
+      std::string have;
+      for (const auto& a : avail) have += (have.empty() ? "" : ", ") + a;
+      throw tfjob::error("version " + v + " of model \"" + model + "\" is not AVAILABLE (AVAILABLE: " + (have.empty() ? "none" : have) +
+                         "): TF Serving only lets a version label name an AVAILABLE version (unless it runs with "
+                         "--allow_version_labels_for_unavailable_models), and would refuse the whole model config; "
+                         "serve the version first (its version policy decides which versions load), then move the label");
+    }
+  }
+  for (int attempt = 0;; ++attempt) {
+    auto stored = read_model_config(c, ns, name);
+    if (!stored) throw no_config();
+    const ModelEntry* m = stored->config.find(model);
+    if (m) {
+      auto it = m->labels.find(label);
+      if (it != m->labels.end()) rep.previous = it->second;
+    }
+    set_version_label(stored->config, model, label, version);  // throws: the model is not served
+    if (rep.previous && *rep.previous == version) break;
+    nlohmann::json cm = stored->config_map;
+    cm["data"][model_config_key] = render_model_config(stored->config);
+    try {
+      c.request_json(kube::RequestBuilder(resources::config_maps(), ns).replace(cm["metadata"]["name"].get<std::string>(), cm));
+      rep.changed = true;
+      break;
+    } catch (const api_error& e) {
+      if (!e.is_conflict() || attempt >= 2) throw;
+    }
+  }
+  if (!wait) {
+    rep.message = "label \"" + label + "\" of model \"" + model + "\" set to version " + v;
+    return rep;
+  }
+  // The kubelet refreshes the ConfigMap's file (its sync period), then TF Serving's next poll reads it.
+  for (;;) {
+    auto a = proxy_call(c, ns, name, "GET", model_rest_path(model, "", label));
+    std::string now;
+    if (a.status == 200) {
+      try {
+        auto st = parse_model_status(a.body);
+        if (!st.versions.empty()) now = st.versions.front().version;
+      } catch (const tfjob::error&) {
+      }
+    }
+    if (now == v) {
+      rep.result = WaitResult::ready;
+      rep.message = "label \"" + label + "\" of model \"" + model + "\" is version " + v;
+      return rep;
+    }
+    rep.message = "waiting for TF Serving to re-read its model config: label \"" + label + "\" is " +
+                  (now.empty() ? "not known yet" : "still version " + now);
+    if (o.on_progress) o.on_progress(rep.message);
+    if (std::chrono::steady_clock::now() + o.interval >= o.deadline) {
+      rep.result = WaitResult::timeout;
+      return rep;
+    }
+    if (!kube::sleep_for(o.interval, o.cancel, o.deadline) && o.cancel && o.cancel->load()) {
+      rep.result = WaitResult::cancelled;
+      return rep;
+    }
+  }
+}
+
+/// One model of a server, as `serve list` shows it.
+struct ModelRow {
+  std::string name;
+  std::vector<std::string> available_versions;
+  std::map<std::string, std::int64_t> labels;  ///< from the model config
+  std::string state;                           ///< probe_model's message
+};
+
+/// Every model of server `name`: from its model config when it has one (labels included),
+/// else its one model; each asked for its AVAILABLE versions.
+inline std::vector<ModelRow> server_models(kube::Client& c, const std::string& ns, const std::string& name) {
+  std::vector<ModelRow> rows;
+  auto stored = read_model_config(c, ns, name);
+  if (stored) {
+    for (const auto& m : stored->config.models) rows.push_back({m.name, {}, m.labels, {}});
+  } else {
+    rows.push_back({served_model(c, ns, name), {}, {}, {}});
+  }
+  for (auto& r : rows) {
+    try {
+      ModelProbe p = probe_model(c, ns, name, r.name);
+      r.state = p.message;
+      r.available_versions = p.status.available_versions();
+    } catch (const std::exception& e) {
+      r.state = e.what();
+    }
+  }
+  return rows;
+}
+
+
+/// Waits until TF Serving reports `version` of `model` AVAILABLE (a later export picked up
+/// by its file system poll); fails at once when that version ends with an error.
+inline WaitReport wait_model_version(kube::Client& c, const std::string& ns, const std::string& service, const std::string& model,
+                                     const std::string& version, const WaitOptions& o) {
+  validate_version(version);
+  WaitReport rep;
+  for (;;) {
+    ModelProbe p = probe_model(c, ns, service, model);
+    bool available = false, failed = false;
+    for (const auto& v : p.status.versions) {
+      if (v.version != version) continue;
+      available = v.state == "AVAILABLE";
+      failed = v.state == "END" && !v.error_code.empty() && v.error_code != "OK";
+      if (failed) rep.message = "model \"" + model + "\" version " + version + " failed to load (" + v.error_code + "): " + v.error_message;
+    }
+    if (available) {
+      rep.result = WaitResult::ready;
+      rep.version = version;
+      rep.message = "model \"" + model + "\" version " + version + " is AVAILABLE";
+      return rep;
+    }
+    if (failed) {
+      rep.result = WaitResult::failed;
+      return rep;
+    }
+    rep.message = "waiting for version " + version + " of model \"" + model + "\" (TF Serving has: " + p.status.summary() + ")";
+    if (o.on_progress) o.on_progress(rep.message);
+    if (std::chrono::steady_clock::now() + o.interval >= o.deadline) {
+      rep.result = WaitResult::timeout;
+      rep.diagnosis = "TF Serving serves a version once <base path>/" + version +
+                      "/saved_model.pb exists and the model's version policy includes it (latest:N serves the N highest)";
+      return rep;
+    }
+    if (!kube::sleep_for(o.interval, o.cancel, o.deadline) && o.cancel && o.cancel->load()) {
+      rep.result = WaitResult::cancelled;
+      return rep;
+    }
+  }
+}
+
+
+/// The export of TFJob `job` once it has succeeded (job_export's rules); throws tfjob::error
+/// when the job is missing, has not finished or failed.
+inline JobExport finished_job_export(kube::Client& c, const std::string& ns, const std::string& job, const std::string& export_dir) {
+  nlohmann::json tj;
+  try {
+    tj = c.request_json(kube::RequestBuilder({"kubeflow.org", "v1", "tfjobs", "TFJob", true}, ns).get(job));
+  } catch (const api_error& e) {
+    if (!e.is_not_found()) throw;
+    throw tfjob::error("tfjob \"" + job + "\" not found in namespace \"" + ns + "\": --from-job names the TFJob whose exported model to serve");
+  }
+  std::string last;
+  bool succeeded = false, failed = false;
+  for (const auto& cond : tfjob::detail::value_at(tj, "/status/conditions"_json_pointer, nlohmann::json::array())) {
+    if (!cond.is_object() || tfjob::detail::value_at(cond, "status", "") != "True") continue;
+    last = tfjob::detail::value_at(cond, "type", "");
+    succeeded |= last == "Succeeded";
+    failed |= last == "Failed";
+  }
+  if (failed) throw tfjob::error("tfjob \"" + job + "\" failed, so its export may be missing or partial: `kubectl tfjob explain " + job + "` says why");
+  if (!succeeded)
+    throw tfjob::error("tfjob \"" + job + "\" has not succeeded yet (" + (last.empty() ? "no condition" : last) +
+                       "): its model is exported when the chief finishes; wait with `kubectl tfjob wait " + job + "`, then serve it");
+  return job_export(tj, export_dir);
+}
+
+}  // namespace tfjob::serving

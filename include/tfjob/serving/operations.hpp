@@ -1,0 +1,338 @@
+#pragma once
+/// \file Running TF Serving well, as pure data (no I/O): request batching (TF Serving's
+/// batching parameters file), the Prometheus endpoint (its monitoring config file), both
+/// in the server's ConfigMap; a PodDisruptionBudget (policy/v1) for more than one replica
+/// and a HorizontalPodAutoscaler (autoscaling/v2) on the Deployment. `serve`'s manifests
+/// add these to the Deployment and Service (manifests.hpp: build_objects).
+
+#include <tfjob/error.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tfjob::serving {
+
+/// Where the server's config files are mounted in its container (from the ConfigMap).
+inline constexpr const char* config_dir = "/etc/tfserving";
+inline constexpr const char* batching_file = "batching_parameters.pbtxt";
+inline constexpr const char* monitoring_file = "monitoring_config.pbtxt";
+/// TF Serving's default Prometheus path (monitoring_config.proto: PrometheusConfig.path).
+inline constexpr const char* prometheus_path = "/monitoring/prometheus/metrics";
+
+/// `--batching KEY=VALUE,...`: the fields of TF Serving's BatchingParameters
+/// (tensorflow_serving/servables/tensorflow/session_bundle_config.proto), in the proto's
+/// field order when written. Unset fields keep TF Serving's defaults.
+struct Batching {
+  std::optional<std::int64_t> max_batch_size, batch_timeout_micros, max_enqueued_batches, num_batch_threads;
+  std::optional<std::string> thread_pool_name;
+  std::vector<std::int64_t> allowed_batch_sizes;
+  std::optional<bool> pad_variable_length_inputs;
+};
+
+/// `--autoscale MIN:MAX:CPU%`.
+struct Autoscale {
+  int min = 1, max = 1;
+  int cpu_percent = 80;  ///< target average CPU utilisation, percent of the CPU request
+};
+
+/// What `serve` adds beyond the Deployment and Service.
+struct ServeOperations {
+  std::optional<Batching> batching;  ///< --batching: --enable_batching with the parameters file
+  bool monitoring = false;           ///< --monitoring: the Prometheus endpoint
+  std::optional<Autoscale> autoscale;
+  bool any_config_file() const { return batching.has_value() || monitoring; }
+};
+
+namespace detail {
+
+/// A decimal int64 in [lo, hi], or nullopt (no sign other than a leading '-', no overflow).
+inline std::optional<std::int64_t> parse_int64(const std::string& s, std::int64_t lo, std::int64_t hi) {
+  if (s.empty() || s.size() > 19) return std::nullopt;
+  std::size_t i = 0;
+  bool neg = false;
+  if (s[0] == '-') {
+    neg = true;
+    i = 1;
+    if (s.size() == 1) return std::nullopt;
+  }
+  std::int64_t v = 0;
+  for (; i < s.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return std::nullopt;
+    const int d = s[i] - '0';
+    if (v > (std::numeric_limits<std::int64_t>::max() - d) / 10) return std::nullopt;
+    v = v * 10 + d;
+  }
+  if (neg) v = -v;
+  if (v < lo || v > hi) return std::nullopt;
+  return v;
+}
+
+inline std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == sep) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+}  // namespace detail
+
+/// Parses `--batching max_batch_size=32,batch_timeout_micros=5000,...` (allowed_batch_sizes
+/// as 8:16:32). Throws tfjob::error naming the key and what it takes; an unknown key lists
+/// the known ones.
+inline Batching parse_batching(const std::string& text) {
+  static const char* known =
+      "max_batch_size, batch_timeout_micros, max_enqueued_batches, num_batch_threads, thread_pool_name, "
+      "allowed_batch_sizes (A:B:C), pad_variable_length_inputs (true|false)";
+  if (text.size() > 4096) throw tfjob::error("--batching: the value is longer than 4096 characters");
+  Batching b;
+  const std::int64_t big = std::numeric_limits<std::int64_t>::max();
+  auto positive = [&](const std::string& key, const std::string& v, std::int64_t lo) {
+    auto n = detail::parse_int64(v, lo, big);
+    if (!n)
+      throw tfjob::error("--batching " + key + "=" + v + ": give an integer " + (lo > 0 ? ">= 1" : ">= 0") +
+                         " (e.g. " + key + "=" + (key == "batch_timeout_micros" ? "5000" : "8") + ")");
+    return *n;
+  };
+  for (const auto& item : detail::split(text, ',')) {
+    if (item.empty()) continue;  // "a=1,,b=2" and a trailing comma are harmless
+    auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw tfjob::error("--batching \"" + item + "\": give KEY=VALUE pairs separated by ',', e.g. "
+                         "--batching max_batch_size=32,batch_timeout_micros=5000; keys: " + known);
+    const std::string key = item.substr(0, eq), v = item.substr(eq + 1);
+    if (key == "max_batch_size") b.max_batch_size = positive(key, v, 1);
+    else if (key == "batch_timeout_micros") b.batch_timeout_micros = positive(key, v, 0);
+    else if (key == "max_enqueued_batches") b.max_enqueued_batches = positive(key, v, 1);
+    else if (key == "num_batch_threads") b.num_batch_threads = positive(key, v, 1);  // proto: "Must be >= 1"
+    else if (key == "thread_pool_name") {
+      for (char c : v)
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'))
+          throw tfjob::error("--batching thread_pool_name=" + v + ": use letters, digits, '_' or '-'");
+      if (v.empty()) throw tfjob::error("--batching thread_pool_name=: give a name");
+      b.thread_pool_name = v;
+    } else if (key == "allowed_batch_sizes") {
+      b.allowed_batch_sizes.clear();
+      for (const auto& part : detail::split(v, ':')) b.allowed_batch_sizes.push_back(positive(key, part, 1));
+    } else if (key == "pad_variable_length_inputs") {
+      if (v != "true" && v != "false")
+        throw tfjob::error("--batching pad_variable_length_inputs=" + v + ": give true or false");
+      b.pad_variable_length_inputs = v == "true";
+    } else {
+      throw tfjob::error("--batching: unknown key \"" + key + "\" (TF Serving's BatchingParameters has: " + known + ")");
+    }
+  }
+  // session_bundle_config.proto: allowed_batch_sizes "must be in increasing order" and "the
+  // final entry must equal 'max_batch_size'".
+  const auto& a = b.allowed_batch_sizes;
+  for (std::size_t i = 1; i < a.size(); ++i)
+    if (a[i] <= a[i - 1])
+      throw tfjob::error("--batching allowed_batch_sizes: the sizes must increase (" + std::to_string(a[i - 1]) + " then " +
+                         std::to_string(a[i]) + ")");
+  if (!a.empty()) {
+    if (!b.max_batch_size)
+      throw tfjob::error("--batching allowed_batch_sizes needs max_batch_size too (its last entry must equal it)");
+    if (a.back() != *b.max_batch_size)
+      throw tfjob::error("--batching allowed_batch_sizes: the last size (" + std::to_string(a.back()) +
+                         ") must equal max_batch_size (" + std::to_string(*b.max_batch_size) + ")");
+  }
+  return b;
+}
+
+/// The batching parameters file in protobuf text format (Int64Value fields as `{ value: N }`).
+inline std::string batching_parameters_text(const Batching& b) {
+  std::string t;
+  auto wrapped = [&](const char* key, const std::optional<std::int64_t>& v) {
+    if (v) t += std::string(key) + " { value: " + std::to_string(*v) + " }\n";
+  };
+  wrapped("max_batch_size", b.max_batch_size);
+  wrapped("batch_timeout_micros", b.batch_timeout_micros);
+  wrapped("max_enqueued_batches", b.max_enqueued_batches);
+  wrapped("num_batch_threads", b.num_batch_threads);
+  if (b.thread_pool_name) t += "thread_pool_name { value: \"" + *b.thread_pool_name + "\" }\n";
+  for (auto s : b.allowed_batch_sizes) t += "allowed_batch_sizes: " + std::to_string(s) + "\n";
+  if (b.pad_variable_length_inputs) t += std::string("pad_variable_length_inputs: ") + (*b.pad_variable_length_inputs ? "true" : "false") + "\n";
+  return t;
+}
+
+/// The monitoring config file turning on the Prometheus endpoint
+/// (tensorflow_serving/config/monitoring_config.proto: MonitoringConfig.prometheus_config).
+inline std::string monitoring_config_text() {
+  return std::string("prometheus_config {\n  enable: true\n  path: \"") + prometheus_path + "\"\n}\n";
+}
+
+/// `--autoscale MIN:MAX:CPU%` (the % optional), e.g. 2:10:70%.
+inline Autoscale parse_autoscale(const std::string& text) {
+  const std::string usage = "--autoscale \"" + text + "\": give MIN:MAX:CPU%, e.g. --autoscale 2:10:70%";
+  auto parts = detail::split(text, ':');
+  if (parts.size() != 3) throw tfjob::error(usage);
+  std::string cpu = parts[2];
+  if (!cpu.empty() && cpu.back() == '%') cpu.pop_back();
+  auto mn = detail::parse_int64(parts[0], 1, 100000), mx = detail::parse_int64(parts[1], 1, 100000);
+  auto pc = detail::parse_int64(cpu, 1, 1000);
+  if (!mn || !mx || !pc) throw tfjob::error(usage + " (MIN and MAX replicas >= 1, CPU% from 1 to 1000)");
+  // HPA validation (pkg/apis/autoscaling/validation): maxReplicas must not be less than minReplicas.
+  if (*mx < *mn) throw tfjob::error("--autoscale \"" + text + "\": MAX (" + parts[1] + ") must be at least MIN (" + parts[0] + ")");
+  return {static_cast<int>(*mn), static_cast<int>(*mx), static_cast<int>(*pc)};
+}
+
+/// The server's ConfigMap: one key per config file (nullopt when no file is needed).
+inline std::optional<nlohmann::json> build_config_map(const std::string& name, const std::string& ns, const nlohmann::json& labels,
+                                                      const ServeOperations& ops) {
+  if (!ops.any_config_file()) return std::nullopt;
+  nlohmann::json data = nlohmann::json::object();
+  if (ops.batching) data[batching_file] = batching_parameters_text(*ops.batching);
+  if (ops.monitoring) data[monitoring_file] = monitoring_config_text();
+  nlohmann::json meta = {{"name", name}, {"labels", labels}};
+  if (!ns.empty()) meta["namespace"] = ns;
+  return nlohmann::json{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", meta}, {"data", data}};
+}
+
+/// Mounts the ConfigMap into the Deployment's serving container and adds the flags that
+/// read it (tensorflow_serving/model_servers/main.cc: --enable_batching,
+/// --batching_parameters_file, --monitoring_config_file). With autoscaling, spec.replicas is
+/// left to the HPA (Kubernetes' HPA docs: remove spec.replicas from the applied manifest, or
+/// every apply resets the scale).
+inline void add_operations_to_deployment(nlohmann::json& deployment, const std::string& config_map, const ServeOperations& ops) {
+  if (ops.autoscale) deployment["spec"].erase("replicas");
+  if (!ops.any_config_file()) return;
+  auto& pod = deployment["spec"]["template"]["spec"];
+  pod["volumes"].push_back({{"name", "serving-config"}, {"configMap", {{"name", config_map}}}});
+  auto& c = pod["containers"][0];
+  c["volumeMounts"].push_back({{"name", "serving-config"}, {"mountPath", config_dir}, {"readOnly", true}});
+  if (ops.batching) {
+    c["args"].push_back("--enable_batching=true");
+    c["args"].push_back(std::string("--batching_parameters_file=") + config_dir + "/" + batching_file);
+  }
+  if (ops.monitoring) c["args"].push_back(std::string("--monitoring_config_file=") + config_dir + "/" + monitoring_file);
+}
+
+/// A PodDisruptionBudget (policy/v1) letting a drain take one server pod at a time, so a
+/// server with more than one replica keeps answering; nullopt for a single replica (a
+/// budget would only block the drain or allow everything).
+inline std::optional<nlohmann::json> build_pdb(const std::string& name, const std::string& ns, const nlohmann::json& labels,
+                                               const nlohmann::json& selector, int replicas, const ServeOperations& ops) {
+  const int most = ops.autoscale ? ops.autoscale->max : replicas;
+  if (most <= 1) return std::nullopt;
+  nlohmann::json meta = {{"name", name}, {"labels", labels}};
+  if (!ns.empty()) meta["namespace"] = ns;
+  return nlohmann::json{{"apiVersion", "policy/v1"},
+                        {"kind", "PodDisruptionBudget"},
+                        {"metadata", meta},
+                        {"spec", {{"maxUnavailable", 1}, {"selector", {{"matchLabels", selector}}}}}};
+}
+
+/// The HorizontalPodAutoscaler (autoscaling/v2) scaling the Deployment on average CPU
+/// utilisation; nullopt without --autoscale. Utilisation is a percentage of the pods' CPU
+/// request, so the HPA needs the container's CPU request (validate() asks for --cpu).
+inline std::optional<nlohmann::json> build_hpa(const std::string& name, const std::string& ns, const nlohmann::json& labels,
+                                               const ServeOperations& ops) {
+  if (!ops.autoscale) return std::nullopt;
+  nlohmann::json meta = {{"name", name}, {"labels", labels}};
+  if (!ns.empty()) meta["namespace"] = ns;
+  const auto& a = *ops.autoscale;
+  return nlohmann::json{
+      {"apiVersion", "autoscaling/v2"},
+      {"kind", "HorizontalPodAutoscaler"},
+      {"metadata", meta},
+      {"spec",
+       {{"scaleTargetRef", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", name}}},
+        {"minReplicas", a.min},
+        {"maxReplicas", a.max},
+        {"metrics", nlohmann::json::array({{{"type", "Resource"},
+                                            {"resource", {{"name", "cpu"},
+                                                          {"target", {{"type", "Utilization"}, {"averageUtilization", a.cpu_percent}}}}}}})}}}};
+}
+
+/// What a HorizontalPodAutoscaler (autoscaling/v2 or v2beta2: the same fields) says about
+/// itself: its bounds and target from the spec, and what the HPA controller wrote into its
+/// status (replicas, the CPU utilisation it measured, its conditions AbleToScale,
+/// ScalingActive, ScalingLimited).
+struct AutoscalerStatus {
+  int min = 1, max = 1;
+  std::optional<int> target_cpu_percent;
+  std::optional<int> current_replicas, desired_replicas;
+  std::optional<int> current_cpu_percent;  ///< absent while no metrics API answers
+  struct Condition {
+    std::string type, status, reason, message;
+  };
+  std::vector<Condition> conditions;
+  /// The HPA cannot read the pods' CPU (no metrics API, e.g. no metrics-server): it will not scale.
+  bool no_metrics() const {
+    for (const auto& c : conditions)
+      if (c.type == "ScalingActive" && c.status == "False") return true;
+    return false;
+  }
+};
+
+namespace detail {
+inline const nlohmann::json* at(const nlohmann::json& j, std::initializer_list<const char*> path) {
+  const nlohmann::json* cur = &j;
+  for (const char* k : path) {
+    if (!cur->is_object()) return nullptr;
+    auto it = cur->find(k);
+    if (it == cur->end()) return nullptr;
+    cur = &*it;
+  }
+  return cur;
+}
+inline std::optional<int> int_at(const nlohmann::json& j, std::initializer_list<const char*> path) {
+  const auto* v = at(j, path);
+  if (!v || !v->is_number_integer()) return std::nullopt;
+  const auto n = v->get<std::int64_t>();
+  if (n < 0 || n > 1000000) return std::nullopt;  // replicas and percentages a server may send, bounded
+  return static_cast<int>(n);
+}
+inline std::string str_at(const nlohmann::json& j, std::initializer_list<const char*> path) {
+  const auto* v = at(j, path);
+  return v && v->is_string() ? v->get<std::string>() : std::string();
+}
+}  // namespace detail
+
+/// Reads an HPA as a server answers it (total: fields of other types are left out).
+inline AutoscalerStatus autoscaler_status(const nlohmann::json& hpa) {
+  AutoscalerStatus a;
+  a.min = detail::int_at(hpa, {"spec", "minReplicas"}).value_or(1);
+  a.max = detail::int_at(hpa, {"spec", "maxReplicas"}).value_or(a.min);
+  if (const auto* ms = detail::at(hpa, {"spec", "metrics"}); ms && ms->is_array())
+    for (const auto& m : *ms)
+      if (detail::str_at(m, {"resource", "name"}) == "cpu")
+        a.target_cpu_percent = detail::int_at(m, {"resource", "target", "averageUtilization"});
+  a.current_replicas = detail::int_at(hpa, {"status", "currentReplicas"});
+  a.desired_replicas = detail::int_at(hpa, {"status", "desiredReplicas"});
+  if (const auto* ms = detail::at(hpa, {"status", "currentMetrics"}); ms && ms->is_array())
+    for (const auto& m : *ms)
+      if (detail::str_at(m, {"resource", "name"}) == "cpu")
+        a.current_cpu_percent = detail::int_at(m, {"resource", "current", "averageUtilization"});
+  if (const auto* cs = detail::at(hpa, {"status", "conditions"}); cs && cs->is_array())
+    for (const auto& c : *cs) {
+      if (a.conditions.size() >= 16) break;
+      AutoscalerStatus::Condition k{detail::str_at(c, {"type"}), detail::str_at(c, {"status"}), detail::str_at(c, {"reason"}),
+                                    detail::str_at(c, {"message"}).substr(0, 1000)};
+      if (!k.type.empty()) a.conditions.push_back(std::move(k));
+    }
+  return a;
+}
+
+/// Checks the operations against the spec's CPU request and replicas; throws tfjob::error.
+inline void validate_operations(const ServeOperations& ops, const std::string& cpu_request) {
+  if (ops.autoscale && cpu_request.empty())
+    throw tfjob::error("--autoscale scales on CPU utilisation, a percentage of each pod's CPU request, and the pods have "
+                       "none: give --cpu too (e.g. --cpu 2)");
+}
+
+}  // namespace tfjob::serving

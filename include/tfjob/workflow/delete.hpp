@@ -1,0 +1,118 @@
+#pragma once
+/// \file Deleting TFJobs as kubectl delete does (cmd/delete/delete.go): a DELETE per job with
+/// a propagation policy, one outcome per name (a missing or forbidden job does not stop the
+/// others), then, as kubectl's `--wait` (default true), waiting until each deleted object
+/// is gone (by its uid: a job recreated under the same name counts as gone), saying what
+/// holds one that stays (its finalizers) and, with Foreground, whether pods linger.
+
+#include <tfjob/error.hpp>
+#include <tfjob/kube/client.hpp>
+#include <tfjob/kube/request.hpp>
+#include <tfjob/workflow/cluster.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <exception>
+#include <string>
+#include <vector>
+
+namespace tfjob::workflow {
+
+/// What happens to a deleted job's pods (metav1.DeletionPropagation, kubectl's --cascade).
+enum class Cascade { background, foreground, orphan };
+
+/// The DeleteOptions.propagationPolicy value for `c` (apimachinery types.go).
+inline const char* propagation_policy(Cascade c) {
+  switch (c) {
+    case Cascade::foreground: return "Foreground";
+    case Cascade::orphan: return "Orphan";
+    case Cascade::background: break;
+  }
+  return "Background";
+}
+
+/// What became of one DELETE.
+struct DeleteOutcome {
+  enum class Result { deleted, not_found, forbidden, failed };
+  std::string name;
+  Result result = Result::deleted;
+  std::string uid;      ///< of the deleted object (to tell it from one recreated later)
+  std::string message;  ///< forbidden: the server's message; failed: the error
+};
+
+/// The names of the TFJobs in `ns` that `selector` selects ("" = every one).
+inline std::vector<std::string> tfjob_names(kube::Client& c, const std::string& ns, const std::string& selector) {
+  kube::ListParams lp;
+  lp.label_selector = selector;
+  std::vector<std::string> names;
+  for (const auto& j : list_items(c, resources::tfjobs(), ns, lp)) {
+    const auto* md = j.is_object() && j.contains("metadata") && j["metadata"].is_object() ? &j["metadata"] : nullptr;
+    if (md && md->contains("name") && (*md)["name"].is_string()) names.push_back((*md)["name"].get<std::string>());
+  }
+  return names;
+}
+
+/// The uid in a DELETE's answer: the object itself (Foreground: still there, with a
+/// deletionTimestamp) or, once it is gone, a Status carrying it in details.uid
+/// (kube-apiserver's registry/generic/registry/store.go).
+inline std::string deleted_uid(const nlohmann::json& answer) {
+  for (const char* k : {"metadata", "details"}) {
+    if (!answer.is_object() || !answer.contains(k) || !answer[k].is_object()) continue;
+    const auto& m = answer[k];
+    if (m.contains("uid") && m["uid"].is_string()) return m["uid"].get<std::string>();
+  }
+  return "";
+}
+
+/// Deletes one TFJob; never throws for the server's answer (the outcome says it).
+inline DeleteOutcome delete_tfjob(kube::Client& c, const std::string& ns, const std::string& name, Cascade cascade) {
+  kube::DeleteParams dp;
+  dp.propagation_policy = propagation_policy(cascade);
+  DeleteOutcome r;
+  r.name = name;
+  try {
+    r.uid = deleted_uid(c.request_json(kube::RequestBuilder(resources::tfjobs(), ns).remove(name, dp)));
+  } catch (const api_error& e) {
+    r.result = e.is_not_found() ? DeleteOutcome::Result::not_found
+               : e.is_forbidden() ? DeleteOutcome::Result::forbidden
+                                  : DeleteOutcome::Result::failed;
+    r.message = e.is_forbidden() ? e.status().message : e.what();
+  }
+  return r;
+}
+
+/// After waiting for a deleted job to be gone.
+struct GoneReport {
+  bool gone = false;
+  std::vector<std::string> finalizers;  ///< not gone: what still holds it
+  std::size_t pods_left = 0;            ///< gone with Foreground: pods still terminating
+};
+
+/// Waits until the job deleted as `d` is gone (or `timeout` passes), then says what holds
+/// it or, for Foreground, how many of its pods are still there.
+inline GoneReport wait_tfjob_gone(kube::Client& c, const std::string& ns, const DeleteOutcome& d, Cascade cascade,
+                                  std::chrono::milliseconds timeout) {
+  GoneReport r;
+  r.gone = wait_gone(c, resources::tfjobs(), ns, d.name, timeout, d.uid);
+  if (!r.gone) {
+    // foregroundDeletion waits for the garbage collector to delete the pods first; other
+    // finalizers wait for their controller
+    try {
+      auto still = get_opt(c, resources::tfjobs(), ns, d.name);
+      if (still && still->contains("metadata") && (*still)["metadata"].is_object()) {
+        const auto& md = (*still)["metadata"];
+        if (md.contains("finalizers") && md["finalizers"].is_array())
+          for (const auto& f : md["finalizers"])
+            if (f.is_string()) r.finalizers.push_back(f.get<std::string>());
+      }
+    } catch (const std::exception&) {  // the hint is a courtesy: the timeout is the answer
+    }
+    return r;
+  }
+  if (cascade == Cascade::foreground) r.pods_left = job_pods(c, ns, d.name).size();
+  return r;
+}
+
+}  // namespace tfjob::workflow

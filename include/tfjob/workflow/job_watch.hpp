@@ -1,0 +1,244 @@
+#pragma once
+/// \file What a waiting command knows of one TFJob, kept up to date by three long-lived
+/// watches and never by listing: the job (by name), its pods (by the operator's job-name
+/// label) and the namespace's events (kept only for the job and its pods). `wait` and
+/// `logs -f` read it; a fixed number of requests however long they wait.
+
+#include <tfjob/detail/json.hpp>
+#include <tfjob/kube/api.hpp>
+#include <tfjob/kube/core.hpp>
+#include <tfjob/kube/side_task.hpp>
+#include <tfjob/workflow/cluster.hpp>
+#include <tfjob/workflow/progress.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace tfjob::workflow {
+
+/// Which watches a JobWatch runs.
+struct JobWatchOptions {
+  bool pods = true;    ///< its pods
+  bool events = true;  ///< the namespace's events, the job's and its pods' kept
+  /// The pods' label selector; "" = the v1.9 operator's job-name label (older operators'
+  /// labels: pass the one of pod_selectors() that found them).
+  std::string pod_selector;
+  /// The watches end when this passes (the wait's own deadline).
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+};
+
+/// One change of the job as its watch delivered it.
+struct JobChange {
+  bool deleted = false;
+  nlohmann::json object;
+};
+
+/// The watches of one job and what they delivered. Stops its watches when destroyed.
+class JobWatch {
+ public:
+  /// What is known now (a copy).
+  struct View {
+    std::uint64_t generation = 0;  ///< counts changes; a new one means something moved
+    bool synced = false;           ///< every watch has delivered its first list
+    bool ended = false;            ///< the job watch returned (its error: rethrow_error)
+    bool deleted = false;          ///< the job watch saw it deleted
+    nlohmann::json job;            ///< null until the job watch delivered it
+    std::vector<nlohmann::json> pods;    ///< by name
+    std::vector<nlohmann::json> events;  ///< the job's and its pods'
+
+    /// The job as waiting reports it (Pending pods and why), once the job is known.
+    Progress progress() const { return workflow::progress(job.is_null() ? nlohmann::json::object() : job, pods, events); }
+  };
+
+  JobWatch(kube::Client c, std::string ns, std::string name, JobWatchOptions o = {})
+      : ns_(std::move(ns)), name_(std::move(name)), expected_(1 + (o.pods ? 1 : 0) + (o.events ? 1 : 0)) {
+    // the job: its watch decides what waiting commands do
+    watches_.push_back(std::make_unique<kube::SideTask>([this, c, d = o.deadline](const std::atomic<bool>& stop) mutable {
+      try {
+        kube::WatchParams wp;
+        wp.field_selector = "metadata.name=" + name_;
+        run(c, resources::tfjobs(), wp, stop, d, [this](const kube::WatchEvent<kube::DynamicObject>& ev) {
+          JobChange ch{ev.type == kube::EventType::deleted, ev.object.json};
+          if (ch.deleted) deleted_ = true;
+          else job_ = ev.object.json;
+          changes_.push_back(std::move(ch));
+        });
+      } catch (...) {
+        std::lock_guard<std::mutex> lk(mu_);
+        error_ = std::current_exception();
+      }
+      std::lock_guard<std::mutex> lk(mu_);
+      ended_ = true;
+      ++generation_;
+      cv_.notify_all();
+      return false;
+    }));
+    if (o.pods) {
+      kube::WatchParams pw;
+      pw.label_selector = o.pod_selector.empty() ? pod_selectors(name_).front() : o.pod_selector;
+      side(c, resources::pods(), pw, o.deadline, [this](const kube::WatchEvent<kube::DynamicObject>& ev) {
+        const std::string pod = tfjob::detail::value_at(ev.object.json, "/metadata/name"_json_pointer, std::string());
+        if (ev.type == kube::EventType::deleted) pods_.erase(pod);
+        else pods_[pod] = ev.object.json;
+      });
+    }
+    if (o.events)
+      side(c, resources::events(), kube::WatchParams{}, o.deadline, [this](const kube::WatchEvent<kube::DynamicObject>& ev) {
+        if (ev.type != kube::EventType::deleted) keep_event(ev.object.json);
+      });
+  }
+  JobWatch(const JobWatch&) = delete;
+  JobWatch& operator=(const JobWatch&) = delete;
+  ~JobWatch() { stop(); }
+
+  const std::string& name() const { return name_; }
+  const std::string& namespace_() const { return ns_; }
+
+  View view() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    View v;
+    v.generation = generation_;
+    v.synced = synced_ >= expected_ || ended_;
+    v.ended = ended_;
+    v.deleted = deleted_;
+    v.job = job_;
+    v.pods.reserve(pods_.size());
+    for (const auto& [n, p] : pods_) v.pods.push_back(p);
+    v.events.reserve(events_.size());
+    for (const auto& [u, e] : events_) v.events.push_back(e);
+    return v;
+  }
+
+  /// The job's changes since the last call, in the order delivered.
+  std::vector<JobChange> take_changes() {
+    std::lock_guard<std::mutex> lk(mu_);
+    std::vector<JobChange> out;
+    out.swap(changes_);
+    return out;
+  }
+
+  /// Wait until the generation is past `seen` (or the job watch ended), at most `at_most`
+  /// (to look at a caller's cancel token meanwhile). Returns the generation now.
+  std::uint64_t wait(std::uint64_t seen, std::chrono::milliseconds at_most) const {
+    std::unique_lock<std::mutex> lk(mu_);
+    cv_.wait_for(lk, at_most, [&] { return generation_ > seen || ended_; });
+    return generation_;
+  }
+
+  /// Whether the job watch has returned (stopped, its deadline, or an error).
+  bool ended() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    return ended_;
+  }
+
+  /// Stop the watches and wait for them (idempotent).
+  void stop() {
+    for (auto& w : watches_) w.reset();
+  }
+
+  /// Rethrows why the job watch failed, if it did.
+  void rethrow_error() const {
+    std::exception_ptr e;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      e = error_;
+    }
+    if (e) std::rethrow_exception(e);
+  }
+
+  /// The events kept: far more than a job's pods produce while starting.
+  static constexpr std::size_t max_events = 2000;
+
+ private:
+  using Apply = std::function<void(const kube::WatchEvent<kube::DynamicObject>&)>;
+
+  /// One watch until `stop`; `apply` runs under the lock for each change.
+  void run(kube::Client& c, const kube::ResourceInfo& res, const kube::WatchParams& wp, const std::atomic<bool>& stop,
+           std::chrono::steady_clock::time_point deadline, const Apply& apply) {
+    kube::Api<kube::DynamicObject> api(c, res, ns_);
+    auto w = api.watcher(wp);
+    bool counted = false;
+    w.on_synced = [&] {
+      std::lock_guard<std::mutex> lk(mu_);
+      if (!counted) ++synced_;
+      counted = true;
+      ++generation_;
+      cv_.notify_all();
+    };
+    kube::StreamOptions so;
+    so.cancel = &stop;
+    so.deadline = deadline;
+    w.run([&](const kube::WatchEvent<kube::DynamicObject>& ev) {
+      std::lock_guard<std::mutex> lk(mu_);
+      apply(ev);
+      ++generation_;
+      cv_.notify_all();
+      return true;
+    }, so);
+  }
+
+  /// A best-effort watch (pods, events): its failure only makes progress poorer (events may
+  /// be forbidden to the user); it counts as synced so nobody waits for it.
+  void side(kube::Client c, const kube::ResourceInfo& res, kube::WatchParams wp, std::chrono::steady_clock::time_point deadline,
+            Apply apply) {
+    watches_.push_back(std::make_unique<kube::SideTask>(
+        [this, c, res, wp = std::move(wp), deadline, apply = std::move(apply)](const std::atomic<bool>& stop) mutable {
+          try {
+            run(c, res, wp, stop, deadline, apply);
+          } catch (const std::exception&) {
+            std::lock_guard<std::mutex> lk(mu_);
+            ++synced_;
+            ++generation_;
+            cv_.notify_all();
+          }
+          return false;
+        }));
+  }
+
+  void keep_event(const nlohmann::json& e) {
+    const auto io = tfjob::detail::value_at(e, "involvedObject", nlohmann::json::object());
+    const std::string kind = tfjob::detail::value_at(io, "kind", ""), name = tfjob::detail::value_at(io, "name", "");
+    // the job's own events, and its pods' (named {job}-{type}-{index}: GenGeneralName)
+    const bool mine = (kind == "TFJob" && name == name_) || (kind == "Pod" && name.rfind(name_ + "-", 0) == 0);
+    if (!mine) return;
+    const std::string uid = tfjob::detail::value_at(e, "/metadata/uid"_json_pointer, std::string(name + "/" + tfjob::detail::value_at(e, "reason", "")));
+    if (events_.emplace(uid, e).second) {
+      event_order_.push_back(uid);
+      if (event_order_.size() > max_events) {
+        events_.erase(event_order_.front());
+        event_order_.pop_front();
+      }
+    } else {
+      events_[uid] = e;  // a repeat: the count and lastTimestamp moved
+    }
+  }
+
+  std::string ns_, name_;
+  std::size_t expected_;  ///< watches that must sync
+  mutable std::mutex mu_;
+  mutable std::condition_variable cv_;
+  std::uint64_t generation_ = 0;
+  std::size_t synced_ = 0;
+  bool ended_ = false, deleted_ = false;
+  std::exception_ptr error_;
+  nlohmann::json job_;
+  std::vector<JobChange> changes_;
+  std::map<std::string, nlohmann::json> pods_;
+  std::map<std::string, nlohmann::json> events_;  ///< by uid
+  std::deque<std::string> event_order_;           ///< insertion order, for the bound
+  std::vector<std::unique_ptr<kube::SideTask>> watches_;  // last: stopped before the rest goes
+};
+
+}  // namespace tfjob::workflow

@@ -1,0 +1,84 @@
+#pragma once
+/// \file The shape of a command: options with `validate()` (no request) and
+/// `run(Context&)`, its streams and its client passed in (kubectl's `IOStreams` and
+/// `Factory`, cmd/util/factory.go), so a test runs a command in-process with string
+/// streams. Also the preamble the TFJob commands share: "are TFJobs served?" and kubectl's
+/// NotFound line.
+
+#include "command.hpp"
+#include "kube.hpp"
+
+#include <tfjob/error.hpp>
+#include <tfjob/kube/client.hpp>
+#include <tfjob/workflow/cluster.hpp>  // tfjobs_served, crd_missing_message
+
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+
+namespace tfjob::cli {
+
+/// What a command runs with: the global flags, its streams, and the client they resolve
+/// to (made on first use, so `validate()` and a `--dry-run=client` never load kubeconfig).
+class Context {
+ public:
+  Context(const Globals& g, std::ostream& out, std::ostream& err) : out(out), err(err), g_(g) {}
+
+  const Globals& globals() const { return g_; }
+  std::ostream& out;  ///< data (stdout)
+  std::ostream& err;  ///< progress, warnings, errors (stderr)
+
+  /// The resolved connection settings (loads kubeconfig; makes no request).
+  kube::RestConfig rest_config() const { return make_rest_config(g_, err); }
+  /// The client for these flags, one per run.
+  kube::Client& client() {
+    if (!client_) client_.emplace(rest_config());
+    return *client_;
+  }
+  /// The namespace the flags resolve to (-n, else the context's, else "default").
+  const std::string& namespace_() { return client().namespace_(); }
+
+  /// The preamble of a TFJob command: the client, after discovery says the server serves
+  /// kubeflow.org/v1 tfjobs (asked once per run); throws the install hint otherwise.
+  kube::Client& tfjobs() {
+    auto& c = client();
+    if (!served_) {
+      if (!workflow::tfjobs_served(c)) throw tfjob::error(workflow::crd_missing_message(c.config().server));
+      served_ = true;
+    }
+    return c;
+  }
+
+ private:
+  const Globals& g_;
+  std::optional<kube::Client> client_;
+  bool served_ = false;
+};
+
+/// kubectl's line for a TFJob that is not there (cmd/get: `Error from server (NotFound):
+/// <resource>.<group> "<name>" not found`, with the namespace as kube-apiserver words it).
+inline std::string not_found_line(const std::string& ns, const std::string& name) {
+  return "Error from server (NotFound): tfjobs.kubeflow.org \"" + name + "\" not found in namespace \"" + ns + "\"";
+}
+
+/// Says `not_found_line` on `err`; returns exit_code::failure for the caller's rc.
+inline int say_not_found(Context& ctx, const std::string& name) {
+  ctx.err << not_found_line(ctx.namespace_(), name) << "\n";
+  return exit_code::failure;
+}
+
+/// Makes `cmd` the subcommand's action: the parse callback hands main (or a test's
+/// `run_cli`) a step that validates the options (no request) and then runs them.
+/// `Cmd` has `void validate()` and `int run(Context&)`.
+template <class Cmd>
+void set_action(CLI::App& sub, Globals& g, std::shared_ptr<Cmd> cmd) {
+  sub.callback([cmd, &g] {
+    g.command = [cmd](Context& ctx) {
+      cmd->validate();
+      return cmd->run(ctx);
+    };
+  });
+}
+
+}  // namespace tfjob::cli
