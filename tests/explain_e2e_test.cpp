@@ -9,6 +9,8 @@
 #include "support/paths.hpp"
 #include "support/workflow_run.hpp"
 
+#include <tfjob/api/manifest.hpp>
+
 #include <chrono>
 #include <filesystem>
 
@@ -203,6 +205,60 @@ TEST_CASE("explain: a failure with its exit code and last log lines, then with t
   r = c.run({"explain", "nope"});
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("tfjobs.kubeflow.org \"nope\" not found") != std::string::npos);
+}
+
+TEST_CASE("explain -f: a deleted job explained from its archive, log lines included, or from saved objects", "[explain][e2e]") {
+  Cluster c;
+  ContainerScript bad;
+  bad.lines = {"step 10 loss 0.4", "Traceback: out of memory in step 11"};
+  bad.exit_code = 2;
+  c.server->kubelet().script("a-worker-0", bad);
+  c.server->kubelet().script("a-chief-*", forever({"chief up"}));
+  auto r = c.run({"submit", "--name", "a", "--image", "tensorflow/tensorflow:2.15.0", "--chief", "--workers", "1", "--gpus", "0",
+                  "--restart-policy", "Never", "--wait", "--timeout", "60s"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 1);
+  const std::string dir = tfjob::test::temp_dir("explain-archive") + "/a";
+  r = c.run({"archive", "a", "-o", dir});
+  REQUIRE(r.exit_code == 0);
+  const json live = c.explain("a");
+  // the job and its pods are gone from the cluster: the archive still explains it, by the same rules
+  r = c.run({"delete", "a", "--timeout", "20s"});
+  REQUIRE(r.exit_code == 0);
+  REQUIRE(c.server->wait_for([&] { return c.server->list_objects("pods", "default").empty(); }));
+  r = c.run({"explain", "-f", dir, "-o", "json"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const json saved = json::parse(r.out);
+  REQUIRE(!saved["findings"].empty());
+  CHECK(saved["findings"][0]["code"] == "FirstFailure");
+  CHECK(saved["findings"][0]["message"] == live["findings"][0]["message"]);
+  CHECK(evidence_has(saved["findings"][0], "log: Traceback: out of memory in step 11"));
+  CHECK(saved["podsGone"] == false);  // the archive kept them
+  r = c.run({"explain", "other", "-f", dir});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("is of TFJob \"a\", not \"other\"") != std::string::npos);
+
+  // objects saved as kubectl saves them (a List), two jobs in it: the one named is explained
+  const std::string state = tfjob::test::temp_dir("explain-state") + "/state.json";
+  json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", json::array()}};
+  for (const auto& f : std::filesystem::directory_iterator(dir + "/pods"))
+    list["items"].push_back(tfjob::parse_objects(tfjob::test::slurp(f.path().string())).front());
+  json job = tfjob::parse_objects(tfjob::test::slurp(dir + "/tfjob.yaml")).front();
+  list["items"].push_back(job);
+  job["metadata"]["name"] = "b";
+  list["items"].push_back(job);
+  tfjob::test::write_file(state, list.dump());
+  r = c.run({"explain", "a", "-f", state, "-o", "json"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(json::parse(r.out)["findings"][0]["code"] == "FirstFailure");
+  r = c.run({"explain", "-f", state});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("several TFJobs are saved here (a, b): name the one to explain") != std::string::npos);
+  r = c.run({"explain"});
+  CHECK(r.exit_code == 64);
+  CHECK(r.err.find("name the TFJob to explain, or give -f with a saved state") != std::string::npos);
 }
 
 TEST_CASE("preflight on a live cluster: --selector is honoured, --replace does not count the old job's GPUs", "[explain][e2e][preflight]") {

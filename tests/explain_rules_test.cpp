@@ -33,28 +33,9 @@ std::string slurp(const std::string& path) {
 /// A stored state: the documents sorted by kind into an ExplainInput, at 2024-05-01T12:00:00Z.
 wf::ExplainInput load(const std::string& name) {
   const std::string dir = tfjob::test::source_dir() + "/tests/data/explain/";
-  wf::ExplainInput in;
-  for (auto& d : tfjob::parse_objects(slurp(dir + name + ".yaml"), name)) {
-    const std::string kind = d.value("kind", "");
-    if (kind == "TFJob") in.job = d;
-    else if (kind == "Pod") in.pods.push_back(d);
-    else if (kind == "Event") in.events.push_back(d);
-    else if (kind == "Node") {
-      if (!in.nodes) in.nodes.emplace();
-      in.nodes->push_back(d);
-    } else if (kind == "PersistentVolumeClaim") in.claims[d["metadata"]["name"]] = d;
-    else if (kind == "Namespace") in.namespace_object = d;
-    // written as Kueue's and Volcano's controllers write them (workflow/queues.hpp reads them)
-    else if (kind == "Workload") {
-      in.queue.workloads_read = true;
-      in.queue.workloads.push_back(d);
-    } else if (kind == "LocalQueue") in.queue.local_queue = d;
-    else if (kind == "ClusterQueue") in.queue.cluster_queue = d;
-    else if (kind == "PodGroup") {
-      in.queue.pod_group = d;
-      in.queue.pod_group_system = d.value("apiVersion", "").rfind("scheduling.volcano.sh/", 0) == 0 ? "Volcano" : "scheduler-plugins";
-    }
-  }
+  auto saved = wf::explain_input(tfjob::parse_objects(slurp(dir + name + ".yaml"), name));
+  REQUIRE(saved);
+  wf::ExplainInput in = std::move(*saved);
   const std::string logs = dir + name + ".logs";
   if (std::filesystem::is_directory(logs))
     for (const auto& e : std::filesystem::directory_iterator(logs)) {

@@ -1,11 +1,17 @@
 // kubectl tfjob explain JOB: why the job is where it is, by the training operator v1.9's
 // rules, from its spec, status, pods and events (include/tfjob/workflow/explain.hpp);
-// -o json gives the same findings as data (code, severity, replica, message, evidence, fix).
+// -o json gives the same findings as data (code, severity, replica, message, evidence, fix);
+// -f explains a saved state instead (an archive directory, or objects saved as YAML/JSON).
 #include "../common/context.hpp"
+#include "../common/job_flags.hpp"
 #include "../common/output.hpp"
 
+#include <tfjob/api/manifest.hpp>
+#include <tfjob/workflow/archive.hpp>
 #include <tfjob/workflow/cluster.hpp>
 #include <tfjob/workflow/explain.hpp>
+
+#include <filesystem>
 
 #include <iostream>
 #include <memory>
@@ -17,22 +23,50 @@ namespace {
 struct ExplainCommand {
   std::string name;
   std::string output;
+  std::string file;  ///< -f: a saved state instead of the cluster
   int tail = 10;
 
   void validate() {
     fmt = parse_output_format(output, {"json", "yaml"});
     if (tail < 0) throw CLI::ValidationError("--tail", "must be 0 or more lines");
+    if (name.empty() && file.empty())
+      throw CLI::ValidationError("name", "name the TFJob to explain, or give -f with a saved state");
   }
   int run(Context& ctx) const;
 
  private:
+  /// The saved state -f names: an archive directory (manifest.json and tfjob.yaml), else
+  /// objects as YAML/JSON (a file, a directory of them, or - for stdin).
+  std::optional<workflow::ExplainInput> saved() const;
   OutputFormat fmt = OutputFormat::table;
 };
 
+std::optional<workflow::ExplainInput> ExplainCommand::saved() const {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(file + "/manifest.json", ec)) {
+    auto in = workflow::read_archive(file, tail);
+    if (!name.empty() && tfjob::detail::str_at(in.job, "/metadata/name"_json_pointer) != name)
+      throw error("the archive \"" + file + "\" is of TFJob \"" + tfjob::detail::str_at(in.job, "/metadata/name"_json_pointer) +
+                  "\", not \"" + name + "\"");
+    return in;
+  }
+  std::vector<nlohmann::json> objects;
+  for (const auto& [source, text] : read_sources(file))
+    for (auto& o : parse_objects(text, source)) objects.push_back(std::move(o));
+  auto in = workflow::explain_input(objects, name);
+  if (!in) throw error(name.empty() ? "\"" + file + "\" holds no TFJob to explain"
+                                    : "\"" + file + "\" holds no TFJob named \"" + name + "\"");
+  return in;
+}
+
 int ExplainCommand::run(Context& ctx) const {
-  auto& client = ctx.tfjobs();
-  auto in = workflow::gather(client, client.namespace_(), name, tail);
-  if (!in) return say_not_found(ctx, name);
+  std::optional<workflow::ExplainInput> in;
+  if (!file.empty()) in = saved();
+  else {
+    auto& client = ctx.tfjobs();
+    in = workflow::gather(client, client.namespace_(), name, tail);
+    if (!in) return say_not_found(ctx, name);
+  }
   const auto x = workflow::explain(*in);
   if (fmt == OutputFormat::json) ctx.out << workflow::to_json_value(x).dump(2) << "\n";
   else if (fmt == OutputFormat::yaml) ctx.out << to_yaml(workflow::to_json_value(x));
@@ -43,12 +77,17 @@ int ExplainCommand::run(Context& ctx) const {
 void setup_explain(CLI::App& app, Globals& g) {
   auto o = std::make_shared<ExplainCommand>();
   auto* sub = app.add_subcommand("explain", "Explain why a TFJob is where it is, by the training operator's own rules");
-  sub->add_option("name", o->name, "TFJob name")->required();
+  sub->add_option("name", o->name, "TFJob name (optional with -f when one job is saved)");
+  sub->add_option("-f,--filename", o->file,
+                  "Explain a saved state, not the cluster's: a directory that archive wrote, or the job's objects "
+                  "as YAML/JSON (a file, a directory, - for stdin)");
   sub->add_option("-o,--output", o->output, "Output format: json or yaml (default: sentences)");
   sub->add_option("--tail", o->tail, "Log lines of each failed pod to quote (0: none)")->capture_default_str();
   sub->footer(R"(Examples:
   kubectl tfjob explain mnist
   kubectl tfjob explain mnist -o json | jq '.findings[] | select(.severity != "info")'
+  kubectl tfjob archive mnist -o mnist-report && kubectl tfjob explain -f mnist-report
+  kubectl get tfjobs,pods,events -o yaml > state.yaml && kubectl tfjob explain mnist -f state.yaml
 
 Says, applying the training operator v1.9's rules to the job's spec, status, pods and
 events: what decides success (the Chief or Master, else Worker 0, or every Worker with
@@ -59,7 +98,9 @@ above retry, 1-127 fail), backoffLimit used and activeDeadlineSeconds left; why 
 Pending pod waits (GPUs, node selector or taints with the closest nodes, an unbound
 claim, the image, quota, a gang scheduler, Kueue); for a Failed job, which replica failed
 first with its termination message and last log lines. A job whose pods are gone is
-explained from its status and events, saying what can no longer be known.
+explained from its status and events, saying what can no longer be known. With -f the
+state comes from a file, read at the time it was saved (an archive's collection time), and
+no cluster is asked: a job deleted since is explained from its archive, logs included.
 Finding codes and the JSON form: docs/explain.md.
 
 Exit codes: 0 explained, 1 the job was not found or a request failed, 64 usage error.)");

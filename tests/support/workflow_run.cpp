@@ -18,14 +18,18 @@
 extern char** environ;
 
 namespace tfjob::test {
-namespace {
 std::string slurp(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   std::ostringstream s;
   s << f.rdbuf();
   return s.str();
 }
-}  // namespace
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << text;
+  if (!f) throw std::runtime_error("cannot write " + path);
+}
 
 std::string temp_dir(const std::string& prefix) {
   std::string base = binary_dir() + "/Testing/tmp";

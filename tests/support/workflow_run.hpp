@@ -23,4 +23,10 @@ RunResult run_plugin(const std::vector<std::string>& args, const std::string& ku
 /// A fresh empty directory under the build tree's Testing/tmp.
 std::string temp_dir(const std::string& prefix);
 
+/// A whole file's bytes ("" when it cannot be read).
+std::string slurp(const std::string& path);
+
+/// Writes `text` to `path` (replaced); throws when it cannot.
+void write_file(const std::string& path, const std::string& text);
+
 }  // namespace tfjob::test

@@ -14,6 +14,7 @@
 #include <tfjob/kube/logs.hpp>
 #include <tfjob/workflow/cluster.hpp>
 #include <tfjob/workflow/describe.hpp>
+#include <tfjob/workflow/explain.hpp>
 #include <tfjob/workflow/logs.hpp>
 #include <tfjob/workflow/pods.hpp>
 
@@ -314,6 +315,72 @@ inline void write_tar_gz(const ArchiveReport& rep, const std::string& out, const
   static const unsigned char end[1024] = {};
   gz.write(end, sizeof end);  // two zero blocks end the archive
   gz.close();
+}
+
+// ---- reading an archive back -------------------------------------------------------------
+
+namespace detail {
+/// The last `max` bytes of a file (a log can be large; explain quotes its end).
+inline std::string read_tail(const std::string& path, std::uintmax_t max) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return {};
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) return {};
+  const std::uintmax_t from = size > max ? size - max : 0;
+  f.seekg(static_cast<std::streamoff>(from));
+  std::string out(static_cast<std::size_t>(size - from), '\0');
+  f.read(out.data(), static_cast<std::streamsize>(out.size()));
+  out.resize(static_cast<std::size_t>(f.gcount()));
+  return out;
+}
+
+/// A file of the archive as text, bounded as manifests are; "" when it is not there.
+inline std::string read_archived(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return {};
+  if (std::filesystem::file_size(path, ec) > limits::max_manifest_bytes)
+    throw tfjob::error("\"" + path + "\" is larger than " + tfjob::detail::human_bytes(limits::max_manifest_bytes) +
+                       ": it is not what archive writes");
+  return read_tail(path, limits::max_manifest_bytes);
+}
+}  // namespace detail
+
+/// The job's state as an archive_job directory holds it, for `explain` after the job or its
+/// pods are gone: the TFJob, its pods and events, the last `log_lines` lines of each failed
+/// pod's log (the rule gather reads them by), at the time the archive was collected
+/// (manifest.json). Nodes stay unknown (the archive keeps only those the pods ran on). Throws
+/// tfjob::error when `dir` holds no tfjob.yaml.
+inline ExplainInput read_archive(const std::string& dir, int log_lines = 10) {
+  namespace fs = std::filesystem;
+  const std::string job_file = dir + "/tfjob.yaml";
+  const std::string job_text = detail::read_archived(job_file);
+  if (job_text.empty())
+    throw tfjob::error("\"" + dir + "\" holds no tfjob.yaml: it is not a directory that archive wrote");
+  std::vector<nlohmann::json> objects = parse_objects(job_text, job_file);
+  auto add = [&](const std::string& path) {
+    for (auto& o : parse_objects(detail::read_archived(path), path)) objects.push_back(std::move(o));
+  };
+  add(dir + "/events.yaml");
+  std::error_code ec;
+  std::vector<std::string> pod_files;
+  for (const auto& e : fs::directory_iterator(dir + "/pods", ec))
+    if (e.path().extension() == ".yaml") pod_files.push_back(e.path().string());
+  std::sort(pod_files.begin(), pod_files.end());
+  for (const auto& f : pod_files) add(f);
+  auto in = explain_input(objects);
+  if (!in) throw tfjob::error("\"" + job_file + "\" holds no TFJob");
+  const auto manifest = nlohmann::json::parse(detail::read_archived(dir + "/manifest.json"), nullptr, false);
+  if (auto t = parse_time(tfjob::detail::str_at(manifest, "collected"))) in->now = *t;
+  if (log_lines > 0)
+    for (const auto& p : in->pods) {
+      const auto q = detail::quoted_log(p);
+      if (!q) continue;
+      const std::string pod = tfjob::detail::str_at(p, "/metadata/name"_json_pointer);
+      const std::string log = dir + "/logs/" + pod + "/" + q->container + (q->previous ? ".previous" : "") + ".log";
+      if (fs::is_regular_file(log, ec)) in->logs[pod] = detail::quoted_lines(detail::read_tail(log, 64 * 1024), log_lines);
+    }
+  return *in;
 }
 
 }  // namespace tfjob::workflow

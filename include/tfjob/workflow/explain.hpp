@@ -625,6 +625,92 @@ inline std::vector<std::string> why_lines(const Explanation& x, std::size_t max 
   return out;
 }
 
+namespace detail {
+/// The log explain quotes for a pod, by the rule `gather` reads it with: none unless the pod
+/// failed (phase Failed, or a container that exited non-zero); the `tensorflow` container's
+/// (else the first container's); the crashed attempt's when the pod restarted in place.
+struct QuotedLog {
+  std::string container;
+  bool previous = false;
+};
+inline std::optional<QuotedLog> quoted_log(const nlohmann::json& pod) {
+  const PodInfo i = pod_info(pod);
+  if (!(i.phase == "Failed" || (i.exit_code && *i.exit_code != 0))) return std::nullopt;
+  QuotedLog q;
+  for (const auto& ctr : tfjob::detail::arr_at(pod, "/spec/containers"_json_pointer)) {
+    const std::string n = tfjob::detail::str_at(ctr, "name");
+    if (q.container.empty() || n == "tensorflow") q.container = n;
+    if (n == "tensorflow") break;
+  }
+  q.previous = i.phase != "Failed";
+  return q;
+}
+
+/// The last `n` lines of a log, each cut at 500 bytes (a log line can be long).
+inline std::vector<std::string> quoted_lines(const std::string& text, int n) {
+  std::vector<std::string> lines;
+  std::istringstream is(text);
+  for (std::string l; std::getline(is, l);) lines.push_back(l.size() > 500 ? l.substr(0, 500) + "…" : l);
+  if (n >= 0 && lines.size() > static_cast<std::size_t>(n)) lines.erase(lines.begin(), lines.end() - n);
+  return lines;
+}
+
+/// Whether `pod` carries the job-name label of `job`, in any of the operator's generations.
+inline bool pod_of_job(const nlohmann::json& pod, const std::string& job) {
+  const nlohmann::json l = tfjob::detail::obj_at(pod, "/metadata/labels"_json_pointer);
+  for (const char* key : {labels::job_name, labels::legacy::job_name, labels::legacy::tf_job_name})
+    if (tfjob::detail::str_at(l, std::string(key)) == job) return true;
+  return false;
+}
+}  // namespace detail
+
+/// An ExplainInput from saved objects (what `kubectl get -o yaml` or `archive` wrote, Lists
+/// expanded by parse_objects), sorted by kind as `gather` reads them from a cluster: the TFJob
+/// named `name` (the only one when `name` is empty; std::nullopt when none is there), its pods
+/// by the operator's labels, every Event, Node, PersistentVolumeClaim, Namespace, Kueue
+/// Workload and queue, and the PodGroup named after the job. Throws tfjob::error when `name`
+/// is empty and several TFJobs are there. `now` stays the caller's: the time the state was saved.
+inline std::optional<ExplainInput> explain_input(const std::vector<nlohmann::json>& objects, const std::string& name = {}) {
+  ExplainInput in;
+  std::vector<std::string> jobs;
+  for (const auto& d : objects)
+    if (tfjob::detail::str_at(d, "kind") == "TFJob") {
+      const std::string n = tfjob::detail::str_at(d, "/metadata/name"_json_pointer);
+      jobs.push_back(n);
+      if (name.empty() || n == name) in.job = d;
+    }
+  if (!in.job.is_object()) return std::nullopt;
+  if (name.empty() && jobs.size() > 1) {
+    std::string names;
+    for (const auto& n : jobs) names += (names.empty() ? "" : ", ") + n;
+    throw tfjob::error("several TFJobs are saved here (" + names + "): name the one to explain");
+  }
+  const std::string job = tfjob::detail::str_at(in.job, "/metadata/name"_json_pointer);
+  for (const auto& d : objects) {
+    const std::string kind = tfjob::detail::str_at(d, "kind");
+    const std::string obj_name = tfjob::detail::str_at(d, "/metadata/name"_json_pointer);
+    if (kind == "Pod") {
+      if (detail::pod_of_job(d, job)) in.pods.push_back(d);
+    } else if (kind == "Event") in.events.push_back(d);
+    else if (kind == "Node") {
+      if (!in.nodes) in.nodes.emplace();
+      in.nodes->push_back(d);
+    } else if (kind == "PersistentVolumeClaim") in.claims[obj_name] = d;
+    else if (kind == "Namespace") in.namespace_object = d;
+    else if (kind == "Workload") {  // explain keeps those the job owns
+      in.queue.workloads_read = true;
+      in.queue.workloads.push_back(d);
+    } else if (kind == "LocalQueue") in.queue.local_queue = d;
+    else if (kind == "ClusterQueue") in.queue.cluster_queue = d;
+    else if (kind == "PodGroup" && obj_name == job) {  // the operator v1.9 names it after the job
+      in.queue.pod_group = d;
+      in.queue.pod_group_system =
+          tfjob::detail::str_at(d, "apiVersion").rfind("scheduling.volcano.sh/", 0) == 0 ? "Volcano" : "scheduler-plugins";
+    }
+  }
+  return in;
+}
+
 /// Read what `explain` needs from the cluster: the job (std::nullopt when absent), its pods,
 /// the namespace's events, nodes and the namespace (when readable), the claims it mounts, and
 /// the last `log_lines` lines of each failed pod's `tensorflow` container.
@@ -657,21 +743,16 @@ inline std::optional<ExplainInput> gather(kube::Client& c, const std::string& ns
     }
   if (log_lines > 0)
     for (const auto& p : in.pods) {
-      const PodInfo i = pod_info(p);
-      if (!(i.phase == "Failed" || (i.exit_code && *i.exit_code != 0))) continue;
+      const auto q = detail::quoted_log(p);
+      if (!q) continue;
       kube::LogParams lp;
       lp.tail_lines = log_lines;
       lp.limit_bytes = 64 * 1024;  // bounded: a log line can be long
-      bool has_tf = false;
-      for (const auto& ctr : tfjob::detail::value_at(p, "/spec/containers"_json_pointer, nlohmann::json::array())) has_tf |= tfjob::detail::value_at(ctr, "name", "") == "tensorflow";
-      if (has_tf) lp.container = "tensorflow";
-      lp.previous = i.phase != "Failed";  // restarted in place: the crashed attempt's log
+      lp.container = q->container;
+      lp.previous = q->previous;
+      const std::string pod = tfjob::detail::str_at(p, "/metadata/name"_json_pointer);
       try {
-        std::string text = kube::get_logs(c, ns, i.name, lp);
-        std::vector<std::string> lines;
-        std::istringstream is(text);
-        for (std::string l; std::getline(is, l);) lines.push_back(l.size() > 500 ? l.substr(0, 500) + "…" : l);
-        in.logs[i.name] = std::move(lines);
+        in.logs[pod] = detail::quoted_lines(kube::get_logs(c, ns, pod, lp), log_lines);
       } catch (const tfjob::error&) {
         // a log the kubelet no longer has is one fact less, not a failure of the explanation
       }
