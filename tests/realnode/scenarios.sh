@@ -22,7 +22,7 @@ finish() {
   cleanup
   [ -z "${QUEUE_CRDS_APPLIED:-}" ] || ka delete -f "$QUEUE_CRDS" --ignore-not-found --wait=false >/dev/null 2>&1 || true
   ka delete namespace "$NS" --wait=false >/dev/null 2>&1 || true
-  ka delete pv "$NS-models" "$NS-hello" --ignore-not-found --wait=false >/dev/null 2>&1 || true
+  ka delete pv "$NS-models" "$NS-train" "$NS-hello" --ignore-not-found --wait=false >/dev/null 2>&1 || true
 }
 trap finish EXIT
 
@@ -58,30 +58,34 @@ phase_is() { [ "$(pod_phase "$1")" = "$2" ]; }
 chief_pod() { ka get pods -n "$NS" -l "training.kubeflow.org/job-name=$1,training.kubeflow.org/job-role=master" -o jsonpath='{.items[0].metadata.name}' 2>/dev/null; }
 has_pod() { [ -n "$(chief_pod "$1")" ]; }
 tfjob_exists() { ka get tfjob "$1" -n "$NS" >/dev/null 2>&1; }
-# The claim "models" on a hostPath PV of $TMP/models, bound by the real PV controller.
-models_claim() {
+# hostpath_claim CLAIM DIR MODE: the claim CLAIM (access mode MODE) on a hostPath PV of DIR,
+# bound by the real PV controller (the PV is $NS-CLAIM; finish() removes it)
+hostpath_claim() {
+  local claim=$1 dir=$2 mode=$3
   ka apply -f - >/dev/null <<Y
 apiVersion: v1
 kind: PersistentVolume
-metadata: {name: $NS-models}
+metadata: {name: $NS-$claim}
 spec:
   capacity: {storage: 1Gi}
   accessModes: [ReadOnlyMany, ReadWriteOnce]
   storageClassName: ""
-  claimRef: {namespace: $NS, name: models}
-  hostPath: {path: $TMP/models, type: Directory}
+  claimRef: {namespace: $NS, name: $claim}
+  hostPath: {path: $dir, type: Directory}
 ---
 apiVersion: v1
 kind: PersistentVolumeClaim
-metadata: {name: models, namespace: $NS}
+metadata: {name: $claim, namespace: $NS}
 spec:
-  accessModes: [ReadOnlyMany]
+  accessModes: [$mode]
   storageClassName: ""
   resources: {requests: {storage: 1Gi}}
 Y
-  bound() { [ "$(ka get pvc models -n "$NS" -o jsonpath='{.status.phase}')" = Bound ]; }
-  until_ok 60 bound || fail "the PV controller did not bind the claim"
+  bound() { [ "$(ka get pvc "$claim" -n "$NS" -o jsonpath='{.status.phase}')" = Bound ]; }
+  until_ok 60 bound || fail "the PV controller did not bind the claim $claim"
 }
+# The claim "models" on a hostPath PV of $TMP/models.
+models_claim() { hostpath_claim models "$TMP/models" ReadOnlyMany; }
 # A signature_def map's TensorInfo and dims, as TF Serving's metadata answer writes them.
 sig_tensor() { printf '{"dtype":"%s","tensor_shape":{"dim":[%s],"unknown_rank":false},"name":"%s"}' "$1" "$2" "$3"; }
 sig_dims() { local s="" x; for x in "$@"; do s="$s${s:+,}{\"size\":\"$x\",\"name\":\"\"}"; done; printf '%s' "$s"; }
@@ -973,27 +977,7 @@ serve-from-job)
   need_controller
   step claim
   mkdir -p "$TMP/train"; chmod 777 "$TMP/train"
-  ka apply -f - >/dev/null <<Y
-apiVersion: v1
-kind: PersistentVolume
-metadata: {name: $NS-models}
-spec:
-  capacity: {storage: 1Gi}
-  accessModes: [ReadWriteOnce, ReadOnlyMany]
-  storageClassName: ""
-  claimRef: {namespace: $NS, name: train}
-  hostPath: {path: $TMP/train, type: Directory}
----
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata: {name: train, namespace: $NS}
-spec:
-  accessModes: [ReadWriteOnce]
-  storageClassName: ""
-  resources: {requests: {storage: 1Gi}}
-Y
-  bound() { [ "$(ka get pvc train -n "$NS" -o jsonpath='{.status.phase}')" = Bound ]; }
-  until_ok 60 bound || fail "the PV controller did not bind the claim"
+  hostpath_claim train "$TMP/train" ReadWriteOnce
   # the start of a saved_model.pb as TensorFlow 2.18.0 writes it: SavedModel{schema 1,
   # MetaGraphDef{MetaInfoDef{"v1.0", op list, tags "serve", tensorflow_version "2.18.0",
   # git "v2.18.0-rc0"}, graph}} (serving_unit_test checks these bytes read as 2.18.0)
