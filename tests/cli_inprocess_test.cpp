@@ -297,9 +297,11 @@ TEST_CASE("in-process: models, predict, tensorboard, exec, attach and port-forwa
   CHECK(r.err == "tfjob mnist (Chief) writes its logs to /train/logs: claim tfjob-mnist, directory logs\n");
 
   // exec, attach, port-forward: the job is not there, so nothing is handed to kubectl
-  for (std::vector<std::string> cmd : {std::vector<std::string>{"exec", "nope", "--", "ls"}, {"attach", "nope"},
-                                       {"port-forward", "nope", "6006"}}) {
-    r = c.call(cmd);
+  // (exec's --kubeconfig before its --: every word after -- is the command's)
+  for (std::vector<std::string> cmd : {std::vector<std::string>{"exec", "nope", "--kubeconfig", c.kubeconfig, "--", "ls"},
+                                       {"attach", "nope", "--kubeconfig", c.kubeconfig},
+                                       {"port-forward", "nope", "6006", "--kubeconfig", c.kubeconfig}}) {
+    r = Cluster::call_as_is(cmd);
     INFO(cmd.front() << ": " << r.out << r.err);
     CHECK(r.rc == 1);
     CHECK(r.out.empty());
