@@ -6,12 +6,15 @@
 
 #include "support/fake_apiserver.hpp"
 #include "support/fake_cluster.hpp"
+#include "support/paths.hpp"
 #include "support/skip.hpp"
 
 #if __has_include("cli.hpp")
 #include "cli.hpp"  // plugin/cli.hpp: linked from the plugin's object library (tests/cmake/plugin.cmake)
 #define TFJOB_HAVE_PLUGIN_CLI 1
 #endif
+
+#include <tfjob/version.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -36,6 +39,10 @@ struct Cluster : tfjob::test::FakeCluster {
   Ran call(std::vector<std::string> args) const {
     args.push_back("--kubeconfig");
     args.push_back(kubeconfig);
+    return call_as_is(args);
+  }
+  /// `kubectl tfjob <args>` as given (__complete: every word after it is a word typed).
+  static Ran call_as_is(const std::vector<std::string>& args) {
     std::ostringstream out, err;
     Ran r;
     r.rc = tfjob::cli::run_cli(args, out, err);
@@ -57,6 +64,8 @@ json make_job(const std::string& name) {
 }
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::string sample(const std::string& path) { return tfjob::test::source_dir() + "/" + path; }
 
 }  // namespace
 
@@ -158,6 +167,19 @@ TEST_CASE("in-process: invalid flags are refused before any request, with what i
       {{"logs", "x", "--include", "("}, 64, "invalid regular expression \"(\""},
       {{"explain", "x", "-o", "wide"}, 1, "allowed formats are: json, yaml"},
       {{"explain", "x", "--tail", "-1"}, 64, "must be 0 or more lines"},
+      {{"models", "x", "--version", "1", "--label", "stable"}, 64, "give --version or --label, not both"},
+      {{"models", "x", "--version", "latest"}, 1, "version \"latest\" is not a number"},
+      {{"models", "x", "-o", "wide"}, 1, "allowed formats are: json, yaml"},
+      {{"predict", "x"}, 64, "give --image FILE (repeatable) or --json FILE, not both"},
+      {{"predict", "x", "--image", "a.jpg", "--json", "b.json"}, 64, "give --image FILE (repeatable) or --json FILE, not both"},
+      {{"predict", "x", "--json", "b.json", "--top", "0"}, 64, "must be 1 or more"},
+      {{"tensorboard"}, 64, "give the TFJob's name (or -f FILE with --dry-run=client)"},
+      {{"tensorboard", "x", "--port", "70000"}, 64, "give a port from 0 (any free one) to 65535"},
+      {{"tensorboard", "x", "--timeout", "soon"}, 64, "--timeout"},
+      {{"tf-config", "-f", sample("samples/mnist/tfjob.yaml"), "-o", "yaml"}, 1, "allowed formats are: json, wide"},
+      {{"completion", "tcsh"}, 64, "tcsh not in {bash,zsh,fish}"},
+      {{"exec", "nope"}, 64, "give the command after --, e.g. -- nvidia-smi"},
+      {{"port-forward", "nope"}, 64, "give at least one port: [LOCAL:]REMOTE"},
   };
   for (const auto& k : cases) {
     c.server->clear_requests();
@@ -170,6 +192,120 @@ TEST_CASE("in-process: invalid flags are refused before any request, with what i
     CHECK_FALSE(r.err.empty());
     if (!k.says.empty()) CHECK(has(r.err, k.says));
     CHECK(c.server->requests().empty());
+  }
+#endif
+}
+
+TEST_CASE("in-process: version, tf-config, completion and __complete write to the streams given", "[cli][inprocess]") {
+#ifndef TFJOB_HAVE_PLUGIN_CLI
+  TFJOB_SKIP("the plugin is not built (TFJOB_BUILD_PLUGIN=OFF)");
+#else
+  Cluster c;
+  c.server->put_object(make_job("mnist"));
+  const std::string client_line = std::string("kubectl-tfjob v") + tfjob::version + " (Kubeflow training operator " +
+                                  tfjob::operator_version + " rules, kubeflow.org/v1 TFJob)\n";
+
+  auto r = c.call({"version", "--client"});
+  CHECK(r.rc == 0);
+  CHECK(r.out == client_line);
+  CHECK(r.err.empty());
+  c.server->clear_requests();
+  r = c.call({"version", "--client", "-o", "json"});
+  CHECK(r.rc == 0);
+  CHECK(json::parse(r.out) == json{{"clientVersion", {{"gitVersion", std::string("v") + tfjob::version},
+                                                      {"trainingOperator", tfjob::operator_version}}}});
+  CHECK(c.server->requests().empty());  // --client asks no server
+
+  r = c.call({"version"});
+  INFO(r.out << r.err);
+  CHECK(r.rc == 0);
+  CHECK(r.out.rfind(client_line + "Server Version: ", 0) == 0);
+  CHECK(has(r.out, "\nTFJobs (kubeflow.org/v1): served\n"));
+  CHECK(r.err.empty());
+  // no cluster: the client's line first, then the error, exit 1 (as kubectl version)
+  r = Cluster::call_as_is({"version", "--kubeconfig", tfjob::test::temp_dir("cli-inprocess-none") + "/missing"});
+  CHECK(r.rc == 1);
+  CHECK(r.out == client_line);
+  CHECK(r.err.rfind("error: ", 0) == 0);
+
+  // tf-config: pure, from a manifest; -n does not override the file's namespace
+  r = c.call({"tf-config", "-f", sample("tests/data/api/full.yaml"), "-o", "json"});
+  INFO(r.err);
+  CHECK(r.rc == 0);
+  CHECK(r.err.empty());
+  auto m = json::parse(r.out);
+  CHECK(m["chief-0"].get<std::string>().find("\"dist-mnist-worker-1.team-a.svc:3333\"") != std::string::npos);
+  CHECK(m["chief-0"].get<std::string>().find("\"task\":{\"type\":\"chief\",\"index\":0}") != std::string::npos);
+  r = c.call({"tf-config", "-f", sample("tests/data/api/multi.yaml")});
+  CHECK(r.rc == 1);
+  CHECK(r.out.empty());
+  CHECK(has(r.err, "error: tf-config shows one TFJob at a time; the input holds "));
+
+  r = c.call({"completion", "bash"});
+  CHECK(r.rc == 0);
+  CHECK(r.out.rfind("# bash completion for kubectl-tfjob (kubectl tfjob)\n", 0) == 0);
+  CHECK(has(r.out, "\ncomplete -o default -F _kubectl_tfjob_complete kubectl-tfjob\n"));
+  CHECK(r.err.empty());
+  r = c.call({"completion", "fish"});
+  CHECK(r.rc == 0);
+  CHECK(has(r.out, "complete -c kubectl-tfjob -f -a '(__kubectl_tfjob_complete)'\n"));
+
+  // __complete: every word after it is one typed, so the kubeconfig comes first
+  r = Cluster::call_as_is({"__complete", "wait", "mnist", "--for="});
+  CHECK(r.rc == 0);
+  CHECK(has(r.out, "--for=condition=Succeeded\n"));
+  CHECK(r.out.size() >= 3);
+  CHECK(r.out.substr(r.out.size() - 3) == ":4\n");
+  r = Cluster::call_as_is({"__complete", "--kubeconfig", c.kubeconfig, "describe", "mn"});
+  CHECK(r.rc == 0);
+  CHECK(r.out == "mnist\tTFJob\n:4\n");
+  r = Cluster::call_as_is({"__complete", "completion", ""});
+  CHECK(r.out == "bash\nzsh\nfish\n:4\n");
+#endif
+}
+
+TEST_CASE("in-process: models, predict, tensorboard, exec, attach and port-forward say what is not there", "[cli][inprocess]") {
+#ifndef TFJOB_HAVE_PLUGIN_CLI
+  TFJOB_SKIP("the plugin is not built (TFJOB_BUILD_PLUGIN=OFF)");
+#else
+  Cluster c;
+  // a NAME that no serve created: the fake API server has no such Service
+  for (std::vector<std::string> cmd : {std::vector<std::string>{"models", "nosuch"},
+                                       {"predict", "nosuch", "--json", sample("samples/mnist/digit-1.json")}}) {
+    auto r = c.call(cmd);
+    INFO(cmd.front() << ": " << r.out << r.err);
+    CHECK(r.rc == 1);
+    CHECK(r.out.empty());
+    CHECK(has(r.err, "service \"nosuch\" not found in namespace \"default\""));
+  }
+  auto r = c.call({"predict", "nosuch", "--image", sample("samples/mnist/digit-1.json")});
+  CHECK(r.rc == 1);
+  CHECK(r.out.empty());
+  CHECK(has(r.err, "not a JPEG or PNG file"));
+
+  // tensorboard: a job that is not there; the objects of one read from a file (no cluster)
+  r = c.call({"tensorboard", "nosuch"});
+  INFO(r.out << r.err);
+  CHECK(r.rc == 1);
+  CHECK(r.out.empty());
+  CHECK(has(r.err, "\"nosuch\" not found"));
+  CHECK_FALSE(c.server->get_object("deployments.apps", "default", "nosuch-tensorboard"));
+  r = Cluster::call_as_is({"tensorboard", "-f", sample("samples/mnist/tfjob.yaml"), "--dry-run=client", "-o", "name"});
+  INFO(r.out << r.err);
+  CHECK(r.rc == 0);
+  CHECK(r.out == "deployment.apps/mnist-tensorboard\nservice/mnist-tensorboard\n");
+  CHECK(r.err == "tfjob mnist (Chief) writes its logs to /train/logs: claim tfjob-mnist, directory logs\n");
+
+  // exec, attach, port-forward: the job is not there, so nothing is handed to kubectl
+  // (exec's --kubeconfig before its --: every word after -- is the command's)
+  for (std::vector<std::string> cmd : {std::vector<std::string>{"exec", "nope", "--kubeconfig", c.kubeconfig, "--", "ls"},
+                                       {"attach", "nope", "--kubeconfig", c.kubeconfig},
+                                       {"port-forward", "nope", "6006", "--kubeconfig", c.kubeconfig}}) {
+    r = Cluster::call_as_is(cmd);
+    INFO(cmd.front() << ": " << r.out << r.err);
+    CHECK(r.rc == 1);
+    CHECK(r.out.empty());
+    CHECK(r.err == "error: tfjobs.kubeflow.org \"nope\" not found in namespace \"default\"\n");
   }
 #endif
 }

@@ -1,7 +1,6 @@
 // kubectl tfjob attach JOB [--replica TYPE --index N] [-i] [-t]: attach to a replica's running
 // container, by role: the plugin finds the pod and hands over to `kubectl attach`.
-#include "../common/command.hpp"
-#include "../common/kube.hpp"
+#include "../common/context.hpp"
 #include "../common/replica_handover.hpp"
 
 #include <memory>
@@ -11,25 +10,18 @@
 namespace tfjob::cli {
 namespace {
 
-struct AttachOptions {
+struct AttachCommand {
   ReplicaTarget target;
   bool stdin_ = false, tty = false;
+
+  void validate() const {}  // the job is required by its option
+  int run(Context& ctx) const {
+    return hand_over_to_kubectl(ctx, stream_args("attach", stdin_, tty, find_replica(ctx, target), target));
+  }
 };
 
-int run_attach(const AttachOptions& o, const Globals& g) {
-  auto client = make_client(g);
-  const std::string ns = client.namespace_();
-  const std::string pod = resolve_replica_pod(client, ns, o.target);
-  std::vector<std::string> args = {"attach"};
-  if (o.stdin_) args.push_back("--stdin");
-  if (o.tty) args.push_back("--tty");
-  for (auto& a : connection_args(g, ns)) args.push_back(a);
-  args.insert(args.end(), {pod, "--container=" + o.target.container});
-  return hand_over_to_kubectl(args);
-}
-
 void setup_attach(CLI::App& app, Globals& g) {
-  auto o = std::make_shared<AttachOptions>();
+  auto o = std::make_shared<AttachCommand>();
   auto* sub = app.add_subcommand("attach", "Attach to a replica's running container (the chief, or --replica/--index) through kubectl attach");
   add_replica_target_flags(*sub, o->target);
   sub->add_flag("-i,--stdin", o->stdin_, "Pass stdin to the container");
@@ -40,7 +32,7 @@ void setup_attach(CLI::App& app, Globals& g) {
 
 Exit codes: kubectl attach's; 1 the job or replica was not found, or kubectl could not be
 run; 64 usage error.)");
-  sub->callback([o, &g] { g.run = [o, &g] { return run_attach(*o, g); }; });
+  set_action(*sub, g, o);
 }
 
 }  // namespace

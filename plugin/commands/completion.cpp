@@ -2,9 +2,8 @@
 // plugin itself (`kubectl-tfjob __complete ...`, see complete.cpp) for candidates, the same
 // protocol kubectl's plugin completion (`kubectl_complete-tfjob`, kubectl >= 1.26) uses,
 // so `kubectl-tfjob <TAB>` and `kubectl tfjob <TAB>` complete the same way.
-#include "../common/command.hpp"
+#include "../common/context.hpp"
 
-#include <iostream>
 #include <memory>
 #include <string>
 
@@ -65,19 +64,18 @@ end
 complete -c kubectl-tfjob -f -a '(__kubectl_tfjob_complete)'
 )";
 
-struct CompletionOptions {
-  std::string shell;
+struct CompletionCommand {
+  std::string shell;  ///< bash, zsh or fish (checked by its option)
+
+  void validate() const {}
+  int run(Context& ctx) const {
+    ctx.out << (shell == "bash" ? bash_script : shell == "zsh" ? zsh_script : fish_script);
+    return exit_code::ok;
+  }
 };
 
-int run_completion(const CompletionOptions& o) {
-  if (o.shell == "bash") std::cout << bash_script;
-  else if (o.shell == "zsh") std::cout << zsh_script;
-  else std::cout << fish_script;
-  return exit_code::ok;
-}
-
 void setup_completion(CLI::App& app, Globals& g) {
-  auto opts = std::make_shared<CompletionOptions>();
+  auto opts = std::make_shared<CompletionCommand>();
   auto* sub = app.add_subcommand("completion", "Print a shell completion script (bash, zsh or fish)");
   sub->add_option("shell", opts->shell, "bash, zsh or fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
   sub->footer(R"(Examples:
@@ -92,7 +90,7 @@ void setup_completion(CLI::App& app, Globals& g) {
   the release archive on your PATH (krew installs it).
 
 Exit codes: 0 printed, 64 usage error.)");
-  sub->callback([opts, &g] { g.run = [opts] { return run_completion(*opts); }; });
+  set_action(*sub, g, opts);
 }
 
 }  // namespace

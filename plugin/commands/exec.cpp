@@ -1,7 +1,6 @@
 // kubectl tfjob exec JOB [--replica TYPE --index N] [-i] [-t] -- COMMAND...: run a command in
 // a replica's container, by role: the plugin finds the pod and hands over to `kubectl exec`.
-#include "../common/command.hpp"
-#include "../common/kube.hpp"
+#include "../common/context.hpp"
 #include "../common/replica_handover.hpp"
 
 #include <memory>
@@ -11,28 +10,24 @@
 namespace tfjob::cli {
 namespace {
 
-struct ExecOptions {
+struct ExecCommand {
   ReplicaTarget target;
   bool stdin_ = false, tty = false;
   std::vector<std::string> command;
+
+  void validate() const {
+    if (command.empty()) throw CLI::ValidationError("command", "give the command after --, e.g. -- nvidia-smi");
+  }
+  int run(Context& ctx) const {
+    auto args = stream_args("exec", stdin_, tty, find_replica(ctx, target), target);
+    args.push_back("--");
+    args.insert(args.end(), command.begin(), command.end());
+    return hand_over_to_kubectl(ctx, args);
+  }
 };
 
-int run_exec(const ExecOptions& o, const Globals& g) {
-  if (o.command.empty()) throw CLI::ValidationError("command", "give the command after --, e.g. -- nvidia-smi");
-  auto client = make_client(g);
-  const std::string ns = client.namespace_();
-  const std::string pod = resolve_replica_pod(client, ns, o.target);
-  std::vector<std::string> args = {"exec"};
-  if (o.stdin_) args.push_back("--stdin");
-  if (o.tty) args.push_back("--tty");
-  for (auto& a : connection_args(g, ns)) args.push_back(a);
-  args.insert(args.end(), {pod, "--container=" + o.target.container, "--"});
-  args.insert(args.end(), o.command.begin(), o.command.end());
-  return hand_over_to_kubectl(args);
-}
-
 void setup_exec(CLI::App& app, Globals& g) {
-  auto o = std::make_shared<ExecOptions>();
+  auto o = std::make_shared<ExecCommand>();
   auto* sub = app.add_subcommand("exec", "Run a command in a replica's container (the chief, or --replica/--index) through kubectl exec");
   add_replica_target_flags(*sub, o->target);
   sub->add_flag("-i,--stdin", o->stdin_, "Pass stdin to the container");
@@ -47,7 +42,7 @@ then kubectl exec runs with the same connection flags.
 
 Exit codes: the command's (as kubectl exec passes it on); 1 the job or replica was not
 found, or kubectl could not be run; 64 usage error.)");
-  sub->callback([o, &g] { g.run = [o, &g] { return run_exec(*o, g); }; });
+  set_action(*sub, g, o);
 }
 
 }  // namespace

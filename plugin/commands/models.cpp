@@ -1,49 +1,54 @@
 // kubectl tfjob models NAME [--version V | --label L] [-o json|yaml]: the signatures (inputs
 // and outputs with dtypes and shapes) of the model TF Serving serves behind `serve NAME`,
 // from its metadata API through the API server's service proxy.
-#include "../common/command.hpp"
-#include "../common/kube.hpp"
+#include "../common/context.hpp"
 #include "../common/output.hpp"
 #include "../common/signatures.hpp"
 
 #include <tfjob/serving/kserve.hpp>
 #include <tfjob/serving/serving.hpp>
 
-#include <iostream>
 #include <memory>
 #include <string>
 
 namespace tfjob::cli {
 namespace {
 
-struct ModelsOptions {
+struct ModelsCommand {
   std::string name, version, label, output;
   std::string model;  ///< --model-name: one of a several-model server's models
+
+  void validate() {
+    if (name.empty()) throw CLI::ValidationError("name", "give the NAME given to `kubectl tfjob serve`");
+    if (!version.empty() && !label.empty()) throw CLI::ValidationError("--version", "give --version or --label, not both");
+    serving::validate_version(version);
+    fmt = parse_output_format(output, {"json", "yaml"});
+  }
+  int run(Context& ctx) const;
+
+ private:
+  OutputFormat fmt = OutputFormat::table;
 };
 
-int run_models(const ModelsOptions& o, const Globals& g) {
-  if (o.name.empty()) throw CLI::ValidationError("name", "give the NAME given to `kubectl tfjob serve`");
-  if (!o.version.empty() && !o.label.empty()) throw CLI::ValidationError("--version", "give --version or --label, not both");
-  serving::validate_version(o.version);
-  OutputFormat fmt = parse_output_format(o.output, {"json", "yaml"});
-  auto client = make_client(g);
-  const std::string ns = client.namespace_();
-  const auto ep = serving::endpoint(client, ns, o.name);  // serve's Service, or a KServe predictor's
-  const std::string model = !o.model.empty() ? o.model : !ep.model.empty() ? ep.model : serving::served_model(client, ns, ep.service);
-  auto meta = serving::get_model_metadata(client, ns, ep.service, model, {o.version, o.label});
+int ModelsCommand::run(Context& ctx) const {
+  auto& client = ctx.client();
+  const std::string& ns = client.namespace_();
+  const auto ep = serving::endpoint(client, ns, name);  // serve's Service, or a KServe predictor's
+  const std::string m = !model.empty() ? model : !ep.model.empty() ? ep.model : serving::served_model(client, ns, ep.service);
+  auto meta = serving::get_model_metadata(client, ns, ep.service, m, {version, label});
   if (fmt == OutputFormat::json) {
-    std::cout << nlohmann::json(meta).dump(4) << "\n";
+    ctx.out << nlohmann::json(meta).dump(4) << "\n";
   } else if (fmt == OutputFormat::yaml) {
-    std::cout << tfjob::to_yaml(nlohmann::json(meta));
+    ctx.out << tfjob::to_yaml(nlohmann::json(meta));
   } else {
-    std::cout << "model \"" << meta.model << "\" version " << meta.version << " on service " << ns << "/" << o.name << "\n";
-    print_signatures(std::cout, meta);
+    ctx.out << "model \"" << meta.model << "\" version " << meta.version << " on service " << ns << "/" << name << "\n";
+    print_signatures(ctx.out, meta);
   }
   return exit_code::ok;
 }
 
 void setup_models(CLI::App& app, Globals& g) {
-  auto o = std::make_shared<ModelsOptions>();
+  auto o = std::make_shared<ModelsCommand>();
   auto* sub = app.add_subcommand("models", "Show the signatures (inputs, outputs, dtypes, shapes) of a model served with `serve`");
   sub->add_option("name", o->name, "NAME given to serve")->required();
   sub->add_option("--version", o->version, "This model version (default: the latest AVAILABLE one)");
@@ -60,7 +65,7 @@ a size that is not fixed (the batch dimension).
 
 Exit codes: 0 printed, 1 the service is missing, the model is not loaded, or TF Serving has
 no such version or label, 64 usage error.)");
-  sub->callback([o, &g] { g.run = [o, &g] { return run_models(*o, g); }; });
+  set_action(*sub, g, o);
 }
 
 }  // namespace

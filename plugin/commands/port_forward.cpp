@@ -1,8 +1,7 @@
 // kubectl tfjob port-forward JOB [--replica TYPE --index N] [LOCAL:]REMOTE...: forward local
 // ports to a replica's pod (TensorBoard, a debug server), by role: the plugin finds the pod
 // and hands over to `kubectl port-forward`.
-#include "../common/command.hpp"
-#include "../common/kube.hpp"
+#include "../common/context.hpp"
 #include "../common/replica_handover.hpp"
 
 #include <memory>
@@ -12,27 +11,27 @@
 namespace tfjob::cli {
 namespace {
 
-struct PortForwardOptions {
+struct PortForwardCommand {
   ReplicaTarget target;
   std::vector<std::string> ports;
   std::vector<std::string> address;
+
+  void validate() const {
+    if (ports.empty()) throw CLI::ValidationError("ports", "give at least one port: [LOCAL:]REMOTE, e.g. 6006 or 8080:6006");
+  }
+  int run(Context& ctx) const {
+    const auto to = find_replica(ctx, target);
+    std::vector<std::string> args = {"port-forward"};
+    args.insert(args.end(), to.connection.begin(), to.connection.end());
+    for (const auto& a : address) args.push_back("--address=" + a);
+    args.push_back("pod/" + to.pod);
+    args.insert(args.end(), ports.begin(), ports.end());
+    return hand_over_to_kubectl(ctx, args);
+  }
 };
 
-int run_port_forward(const PortForwardOptions& o, const Globals& g) {
-  if (o.ports.empty()) throw CLI::ValidationError("ports", "give at least one port: [LOCAL:]REMOTE, e.g. 6006 or 8080:6006");
-  auto client = make_client(g);
-  const std::string ns = client.namespace_();
-  const std::string pod = resolve_replica_pod(client, ns, o.target);
-  std::vector<std::string> args = {"port-forward"};
-  for (auto& a : connection_args(g, ns)) args.push_back(a);
-  for (const auto& a : o.address) args.push_back("--address=" + a);
-  args.push_back("pod/" + pod);
-  args.insert(args.end(), o.ports.begin(), o.ports.end());
-  return hand_over_to_kubectl(args);
-}
-
 void setup_port_forward(CLI::App& app, Globals& g) {
-  auto o = std::make_shared<PortForwardOptions>();
+  auto o = std::make_shared<PortForwardCommand>();
   auto* sub = app.add_subcommand("port-forward", "Forward local ports to a replica's pod (the chief, or --replica/--index) through kubectl port-forward");
   sub->add_option("job", o->target.job, "TFJob name")->required();
   sub->add_option("ports", o->ports, "[LOCAL:]REMOTE ports, as kubectl port-forward takes them");
@@ -45,7 +44,7 @@ void setup_port_forward(CLI::App& app, Globals& g) {
 
 Exit codes: kubectl port-forward's; 1 the job or replica was not found, or kubectl could
 not be run; 64 usage error.)");
-  sub->callback([o, &g] { g.run = [o, &g] { return run_port_forward(*o, g); }; });
+  set_action(*sub, g, o);
 }
 
 }  // namespace

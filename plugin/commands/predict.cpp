@@ -1,7 +1,6 @@
 // kubectl tfjob predict NAME --image cat.jpg [--top 5] | --json FILE: a prediction from the
 // TF Serving that `serve NAME` started, through the API server's service proxy.
-#include "../common/command.hpp"
-#include "../common/kube.hpp"
+#include "../common/context.hpp"
 #include "../common/image_decode.hpp"
 #include "../common/output.hpp"
 
@@ -14,7 +13,6 @@
 #include <cstring>
 #include <fstream>
 #include <iomanip>
-#include <iostream>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -23,7 +21,7 @@
 namespace tfjob::cli {
 namespace {
 
-struct PredictOptions {
+struct PredictCommand {
   std::string name;
   std::vector<std::string> images;
   std::string json_file;
@@ -31,6 +29,28 @@ struct PredictOptions {
   std::string output;
   std::string signature, version, label;
   std::string model;  ///< --model-name: one of a several-model server's models
+
+  void validate() {
+    if (name.empty()) throw CLI::ValidationError("name", "give the NAME given to `kubectl tfjob serve`");
+    if (images.empty() == json_file.empty())
+      throw CLI::ValidationError("--image", "give --image FILE (repeatable) or --json FILE, not both");
+    if (top < 1) throw CLI::ValidationError("--top", "must be 1 or more");
+    if (!version.empty() && !label.empty()) throw CLI::ValidationError("--version", "give --version or --label, not both");
+    serving::validate_version(version);
+    fmt = parse_output_format(output, {"json"});
+  }
+  int run(Context& ctx) const;
+
+ private:
+  /// --json FILE: TF Serving's request body, checked for "instances" or "inputs".
+  nlohmann::json request_body() const;
+  /// --image FILEs: the bytes of each, checked to be a JPEG or PNG.
+  std::vector<std::string> image_files() const;
+  /// The instances for the images, in the form the signature takes.
+  nlohmann::json image_body(kube::Client& client, const serving::Endpoint& ep, const serving::PredictTarget& target,
+                            const std::vector<std::string>& image_bytes) const;
+  void print(Context& ctx, const nlohmann::json& response) const;
+  OutputFormat fmt = OutputFormat::table;
 };
 
 std::string read_file(const std::string& path, const char* what) {
@@ -42,95 +62,98 @@ std::string read_file(const std::string& path, const char* what) {
   return ss.str();
 }
 
-int run_predict(const PredictOptions& o, const Globals& g) {
-  if (o.name.empty()) throw CLI::ValidationError("name", "give the NAME given to `kubectl tfjob serve`");
-  if (o.images.empty() == o.json_file.empty())
-    throw CLI::ValidationError("--image", "give --image FILE (repeatable) or --json FILE, not both");
-  if (o.top < 1) throw CLI::ValidationError("--top", "must be 1 or more");
-  if (!o.version.empty() && !o.label.empty()) throw CLI::ValidationError("--version", "give --version or --label, not both");
-  serving::validate_version(o.version);
-  OutputFormat fmt = parse_output_format(o.output, {"json"});
+nlohmann::json PredictCommand::request_body() const {
+  std::string text = read_file(json_file, "request file");
+  auto body = nlohmann::json::parse(text, nullptr, false);
+  if (body.is_discarded())
+    throw tfjob::error("\"" + json_file + "\" is not JSON: give TF Serving's REST request body, e.g. {\"instances\": [...]}");
+  if (body.is_array()) body = {{"instances", body}};
+  if (!body.is_object() || !(body.contains("instances") || body.contains("inputs")))
+    throw tfjob::error("\"" + json_file + "\" has no \"instances\" (row format) or \"inputs\" (columnar format): "
+                       "TF Serving's predict API needs one of them");
+  return body;
+}
 
-  nlohmann::json body;
-  if (!o.json_file.empty()) {
-    std::string text = read_file(o.json_file, "request file");
-    body = nlohmann::json::parse(text, nullptr, false);
-    if (body.is_discarded())
-      throw tfjob::error("\"" + o.json_file + "\" is not JSON: give TF Serving's REST request body, e.g. {\"instances\": [...]}");
-    if (body.is_array()) body = {{"instances", body}};
-    if (!body.is_object() || !(body.contains("instances") || body.contains("inputs")))
-      throw tfjob::error("\"" + o.json_file + "\" has no \"instances\" (row format) or \"inputs\" (columnar format): "
-                         "TF Serving's predict API needs one of them");
-  }
+std::vector<std::string> PredictCommand::image_files() const {
   std::vector<std::string> image_bytes;
-  for (const auto& path : o.images) {
+  for (const auto& path : images) {
     std::string bytes = read_file(path, "image");
     if (bytes.empty()) throw tfjob::error("cannot use image \"" + path + "\": the file is empty");
     if (!serving::looks_like_image(bytes))
       throw tfjob::error("cannot use image \"" + path + "\": it is not a JPEG or PNG file");
     image_bytes.push_back(std::move(bytes));
   }
+  return image_bytes;
+}
 
-  auto client = make_client(g);
-  const std::string ns = client.namespace_();
-  const auto ep = serving::endpoint(client, ns, o.name);  // serve's Service, or a KServe predictor's
+nlohmann::json PredictCommand::image_body(kube::Client& client, const serving::Endpoint& ep, const serving::PredictTarget& target,
+                                          const std::vector<std::string>& image_bytes) const {
+  // what the signature takes: the encoded bytes (DT_STRING) or decoded, resized pixels (DT_FLOAT)
+  const std::string& ns = client.namespace_();
+  const std::string m = target.model.empty() ? serving::served_model(client, ns, ep.service) : target.model;  // --model-name
+  const auto meta = serving::get_model_metadata(client, ns, ep.service, m, target.ref);
+  const auto plan = serving::plan_image_input(serving::pick_signature(meta, signature));
+  nlohmann::json instances = nlohmann::json::array();
+  for (std::size_t i = 0; i < image_bytes.size(); ++i) {
+    if (plan.kind == serving::ImageInput::Kind::bytes) {
+      instances.push_back(serving::image_instance(plan, kube::detail::base64_encode(image_bytes[i]), nullptr));
+    } else {
+      auto decoded = decode_image(image_bytes[i], images[i]);
+      instances.push_back(serving::image_instance(plan, "", &decoded));
+    }
+  }
+  return {{"instances", instances}};
+}
+
+int PredictCommand::run(Context& ctx) const {
+  nlohmann::json body = json_file.empty() ? nlohmann::json() : request_body();
+  const std::vector<std::string> image_bytes = image_files();
+  auto& client = ctx.client();
+  const std::string& ns = client.namespace_();
+  const auto ep = serving::endpoint(client, ns, name);  // serve's Service, or a KServe predictor's
   serving::PredictTarget target;
-  target.model = o.model.empty() ? ep.model : o.model;
-  target.ref = {o.version, o.label};
-  target.signature = o.signature;
-  if (!o.images.empty()) {
-    // what the signature takes: the encoded bytes (DT_STRING) or decoded, resized pixels (DT_FLOAT)
-    const std::string model = target.model.empty() ? serving::served_model(client, ns, ep.service) : target.model;  // --model-name
-    const auto meta = serving::get_model_metadata(client, ns, ep.service, model, target.ref);
-    const auto plan = serving::plan_image_input(serving::pick_signature(meta, o.signature));
-    nlohmann::json instances = nlohmann::json::array();
-    for (std::size_t i = 0; i < image_bytes.size(); ++i) {
-      if (plan.kind == serving::ImageInput::Kind::bytes) {
-        instances.push_back(serving::image_instance(plan, kube::detail::base64_encode(image_bytes[i]), nullptr));
-      } else {
-        auto decoded = decode_image(image_bytes[i], o.images[i]);
-        instances.push_back(serving::image_instance(plan, "", &decoded));
-      }
-    }
-    body = {{"instances", instances}};
-  }
+  target.model = model.empty() ? ep.model : model;
+  target.ref = {version, label};
+  target.signature = signature;
+  if (!images.empty()) body = image_body(client, ep, target, image_bytes);
   auto r = serving::predict(client, ns, ep.service, body, target);
-  if (!o.json_file.empty() || fmt == OutputFormat::json) {
-    if (!o.json_file.empty() || fmt == OutputFormat::json) {
-      if (o.json_file.empty()) {
-        // -o json with images: the top classes as JSON
-        nlohmann::json out = nlohmann::json::array();
-        const auto& preds = serving::predictions_of(r.response, o.images.size());
-        for (std::size_t i = 0; i < preds.size(); ++i) {
-          nlohmann::json classes = nlohmann::json::array();
-          for (const auto& c : serving::top_k(serving::prediction_scores(preds[i]), o.top))
-            classes.push_back({{"index", c.index}, {"label", c.label}, {"score", c.score}});
-          out.push_back({{"image", o.images[i]}, {"top", classes}});
-        }
-        std::cout << out.dump(4) << "\n";
-      } else {
-        std::cout << r.response.dump(4) << "\n";
-      }
-    }
-    return exit_code::ok;
+  print(ctx, r.response);
+  return exit_code::ok;
+}
+
+void PredictCommand::print(Context& ctx, const nlohmann::json& response) const {
+  if (!json_file.empty()) {
+    ctx.out << response.dump(4) << "\n";
+    return;
   }
-  const auto& preds = serving::predictions_of(r.response, o.images.size());
+  const auto& preds = serving::predictions_of(response, images.size());
+  if (fmt == OutputFormat::json) {
+    // -o json with images: the top classes as JSON
+    nlohmann::json out = nlohmann::json::array();
+    for (std::size_t i = 0; i < preds.size(); ++i) {
+      nlohmann::json classes = nlohmann::json::array();
+      for (const auto& c : serving::top_k(serving::prediction_scores(preds[i]), top))
+        classes.push_back({{"index", c.index}, {"label", c.label}, {"score", c.score}});
+      out.push_back({{"image", images[i]}, {"top", classes}});
+    }
+    ctx.out << out.dump(4) << "\n";
+    return;
+  }
   for (std::size_t i = 0; i < preds.size(); ++i) {
-    if (o.images.size() > 1) std::cout << (i ? "\n" : "") << o.images[i] << ":\n";
+    if (images.size() > 1) ctx.out << (i ? "\n" : "") << images[i] << ":\n";
     Table t({"rank", "class", "label", "score"});
     int rank = 1;
-    for (const auto& c : serving::top_k(serving::prediction_scores(preds[i]), o.top)) {
+    for (const auto& c : serving::top_k(serving::prediction_scores(preds[i]), top)) {
       std::ostringstream score;
       score << std::fixed << std::setprecision(4) << c.score;
       t.add_row({std::to_string(rank++), std::to_string(c.index), c.label, score.str()});
     }
-    t.print(std::cout);
+    t.print(ctx.out);
   }
-  return exit_code::ok;
 }
 
 void setup_predict(CLI::App& app, Globals& g) {
-  auto o = std::make_shared<PredictOptions>();
+  auto o = std::make_shared<PredictCommand>();
   auto* sub = app.add_subcommand("predict", "Send a prediction to a model served with `serve` (through the API server's service proxy)");
   sub->add_option("name", o->name, "NAME given to serve")->required();
   sub->add_option("--image", o->images,
@@ -160,7 +183,7 @@ ImageNet class names at the same index.
 Exit codes: 0 a prediction was printed, 1 the service is missing, the model is not loaded
 yet, the request does not fit the signature, TF Serving refused the request or the image
 cannot be read, 64 usage error.)");
-  sub->callback([o, &g] { g.run = [o, &g] { return run_predict(*o, g); }; });
+  set_action(*sub, g, o);
 }
 
 }  // namespace

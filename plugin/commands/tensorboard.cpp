@@ -1,9 +1,9 @@
 // kubectl tfjob tensorboard JOB: a TensorBoard Deployment + Service reading the job's log
 // directory on its claim, reached through a local HTTP proxy (127.0.0.1 only) to the API
 // server's service proxy, as `kubectl proxy` does; removed on Ctrl-C unless --keep.
-#include "../common/command.hpp"
-#include "../common/kube.hpp"
+#include "../common/context.hpp"
 #include "../common/output.hpp"
+#include "../common/signals.hpp"
 #include "../common/workflow_cli.hpp"
 
 #include <tfjob/api/manifest.hpp>
@@ -11,14 +11,12 @@
 #include <tfjob/kube/local_proxy.hpp>
 #include <tfjob/serving/serving.hpp>
 #include <tfjob/serving/tensorboard.hpp>
+#include <tfjob/workflow/cluster.hpp>  // resources::tfjobs
 #include <tfjob/workflow/status.hpp>
-
-#include <signal.h>
 
 #include <atomic>
 #include <chrono>
 #include <fstream>
-#include <iostream>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -27,103 +25,112 @@
 namespace tfjob::cli {
 namespace {
 
-struct TensorboardOptions {
+struct TensorboardCommand {
   std::string job, file, logdir, image = serving::default_tensorboard_image, dry_run = "none", output, timeout = "5m";
   int port = 0;
   bool keep = false;
+
+  void validate() {
+    if (job.empty() && file.empty()) throw CLI::ValidationError("job", "give the TFJob's name (or -f FILE with --dry-run=client)");
+    if (port < 0 || port > 65535) throw CLI::ValidationError("--port", "give a port from 0 (any free one) to 65535");
+    if (dry_run == "client") fmt = parse_output_format(output, {"json", "yaml", "name"});
+    else timeout_ms = wf::parse_duration(timeout, "--timeout");
+  }
+  int run(Context& ctx) const;
+
+ private:
+  /// Waits for TensorBoard, then serves the proxy until Ctrl-C; removes what it applied.
+  int serve(Context& ctx, const std::string& ns, const std::string& name) const;
+  /// Deletes the Deployment and Service (unless --keep), saying so on ctx.err.
+  void remove(Context& ctx, const std::string& ns, const std::string& name) const;
+  OutputFormat fmt = OutputFormat::table;
+  std::chrono::milliseconds timeout_ms{0};
 };
 
 std::atomic<bool> g_tb_stop{false};
 extern "C" void on_tensorboard_signal(int) { g_tb_stop.store(true); }
 
-int run_tensorboard(const TensorboardOptions& o, const Globals& g) {
-  if (o.job.empty() && o.file.empty()) throw CLI::ValidationError("job", "give the TFJob's name (or -f FILE with --dry-run=client)");
-  if (o.port < 0 || o.port > 65535) throw CLI::ValidationError("--port", "give a port from 0 (any free one) to 65535");
+/// The TFJob in `file` (the last one when it holds several).
+nlohmann::json job_from_file(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw tfjob::error("cannot read \"" + file + "\"");
+  std::stringstream ss;
+  ss << in.rdbuf();
   nlohmann::json job;
-  std::string ns = g.conn.namespace_;
-  std::unique_ptr<kube::Client> client;
-  if (!o.file.empty()) {
-    std::ifstream in(o.file);
-    if (!in) throw tfjob::error("cannot read \"" + o.file + "\"");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    for (auto& d : parse_objects(ss.str(), o.file))
-      if (tfjob::detail::value_at(d, "kind", "") == "TFJob") job = d;
-    if (job.is_null()) throw tfjob::error("\"" + o.file + "\" holds no TFJob");
+  for (auto& d : parse_objects(ss.str(), file))
+    if (tfjob::detail::value_at(d, "kind", "") == "TFJob") job = d;
+  if (job.is_null()) throw tfjob::error("\"" + file + "\" holds no TFJob");
+  return job;
+}
+
+int TensorboardCommand::run(Context& ctx) const {
+  nlohmann::json j = file.empty() ? nlohmann::json() : job_from_file(file);
+  std::string ns = ctx.globals().conn.namespace_;
+  if (dry_run != "client") {
+    ns = ctx.namespace_();
+    if (j.is_null())
+      j = ctx.tfjobs().request_json(kube::RequestBuilder(workflow::resources::tfjobs(), ns).get(job));
   }
-  if (o.dry_run != "client") {
-    client = std::make_unique<kube::Client>(make_client(g));
-    ns = client->namespace_();
-    if (job.is_null())
-      job = client->request_json(kube::RequestBuilder({"kubeflow.org", "v1", "tfjobs", "TFJob", true}, ns).get(o.job));
-  }
-  const std::string job_name = tfjob::detail::value_at(job, "/metadata/name"_json_pointer, o.job);
-  auto log = serving::find_job_log_dir(job, o.logdir);
+  const std::string job_name = tfjob::detail::value_at(j, "/metadata/name"_json_pointer, job);
+  auto log = serving::find_job_log_dir(j, logdir);
   const std::string name = job_name + "-tensorboard";
-  auto objs = serving::build_tensorboard(name, o.dry_run == "client" ? ns : "", log, o.image);
-  std::cerr << "tfjob " << job_name << " (" << log.replica << ") writes its logs to " << log.container_path << ": claim " << log.claim
-            << (log.sub_path.empty() ? "" : ", directory " + log.sub_path) << "\n";
-  if (o.dry_run == "client") {
-    OutputFormat fmt = parse_output_format(o.output, {"json", "yaml", "name"});
-    print_objects(std::cout, objs, fmt == OutputFormat::table ? OutputFormat::yaml : fmt);
+  auto objs = serving::build_tensorboard(name, dry_run == "client" ? ns : "", log, image);
+  ctx.err << "tfjob " << job_name << " (" << log.replica << ") writes its logs to " << log.container_path << ": claim " << log.claim
+          << (log.sub_path.empty() ? "" : ", directory " + log.sub_path) << "\n";
+  if (dry_run == "client") {
+    print_objects(ctx.out, objs, fmt == OutputFormat::table ? OutputFormat::yaml : fmt);
     return exit_code::ok;
   }
-  for (const auto& a : serving::apply_objects(*client, ns, objs)) std::cerr << object_name(a) << " serverside-applied\n";
-  auto remove = [&] {
-    if (o.keep) {
-      std::cerr << "kept deployment.apps/" << name << " and service/" << name << " (--keep)\n";
-      return;
-    }
-    kube::DeleteParams dp;
-    dp.propagation_policy = "Background";
-    for (const auto& res : {serving::resources::deployments(), serving::resources::services()}) {
-      try {
-        client->request_json(kube::RequestBuilder(res, ns).remove(name, dp));
-      } catch (const api_error& e) {
-        if (!e.is_not_found()) throw;
-      }
-    }
-    std::cerr << "deleted deployment.apps/" << name << " and service/" << name << "\n";
-  };
+  for (const auto& a : serving::apply_objects(ctx.client(), ns, objs)) ctx.err << object_name(a) << " serverside-applied\n";
+  return serve(ctx, ns, name);
+}
 
-  struct sigaction sa {}, old_int {}, old_term {};
-  sa.sa_handler = on_tensorboard_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
-  struct Restore {
-    struct sigaction *i, *t;
-    ~Restore() {
-      sigaction(SIGINT, i, nullptr);
-      sigaction(SIGTERM, t, nullptr);
+void TensorboardCommand::remove(Context& ctx, const std::string& ns, const std::string& name) const {
+  if (keep) {
+    ctx.err << "kept deployment.apps/" << name << " and service/" << name << " (--keep)\n";
+    return;
+  }
+  kube::DeleteParams dp;
+  dp.propagation_policy = "Background";
+  for (const auto& res : {serving::resources::deployments(), serving::resources::services()}) {
+    try {
+      ctx.client().request_json(kube::RequestBuilder(res, ns).remove(name, dp));
+    } catch (const api_error& e) {
+      if (!e.is_not_found()) throw;
     }
-  } restore{&old_int, &old_term};
+  }
+  ctx.err << "deleted deployment.apps/" << name << " and service/" << name << "\n";
+}
 
-  wf::ProgressLine progress;
+int TensorboardCommand::serve(Context& ctx, const std::string& ns, const std::string& name) const {
+  g_tb_stop.store(false);  // a second run in the same process (run_cli in a test) starts afresh
+  StopSignals ctrl_c(on_tensorboard_signal);
+  auto& client = ctx.client();
+  wf::ProgressLine progress(true, ctx.err);
   serving::WaitOptions wo;
-  wo.deadline = std::chrono::steady_clock::now() + wf::parse_duration(o.timeout, "--timeout");
+  wo.deadline = std::chrono::steady_clock::now() + timeout_ms;
   wo.cancel = &g_tb_stop;
   wo.on_progress = [&](const std::string& m) { progress.show(m); };
-  auto r = serving::wait_rollout(*client, ns, name, wo);
+  auto r = serving::wait_rollout(client, ns, name, wo);
   progress.finish();
   if (r.result != serving::WaitResult::ready) {
-    if (!r.diagnosis.empty()) std::cerr << r.diagnosis;
-    std::cerr << "error: TensorBoard did not become ready: " << r.message << "\n";
-    remove();
+    if (!r.diagnosis.empty()) ctx.err << r.diagnosis;
+    ctx.err << "error: TensorBoard did not become ready: " << r.message << "\n";
+    remove(ctx, ns, name);
     return r.result == serving::WaitResult::timeout ? exit_code::timeout : exit_code::failure;
   }
-  kube::LocalProxy proxy(*client, serving::tensorboard_proxy_prefix(ns, name), o.port);
+  kube::LocalProxy proxy(client, serving::tensorboard_proxy_prefix(ns, name), port);
   // kubectl proxy's words
-  std::cout << "Starting to serve on 127.0.0.1:" << proxy.port() << "\n" << "TensorBoard: " << proxy.url() << "\n" << std::flush;
-  std::cerr << "Ctrl-C stops the proxy" << (o.keep ? "" : " and deletes TensorBoard") << "\n";
+  ctx.out << "Starting to serve on 127.0.0.1:" << proxy.port() << "\n" << "TensorBoard: " << proxy.url() << "\n" << std::flush;
+  ctx.err << "Ctrl-C stops the proxy" << (keep ? "" : " and deletes TensorBoard") << "\n";
   while (!g_tb_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   proxy.stop();
-  remove();
+  remove(ctx, ns, name);
   return exit_code::ok;
 }
 
 void setup_tensorboard(CLI::App& app, Globals& g) {
-  auto o = std::make_shared<TensorboardOptions>();
+  auto o = std::make_shared<TensorboardCommand>();
   auto* sub = app.add_subcommand("tensorboard", "TensorBoard on a TFJob's log directory, reached through a local proxy");
   sub->add_option("job", o->job, "The TFJob");
   sub->add_option("-f,--filename", o->file, "Read the TFJob from this file instead of the cluster (with --dry-run=client)");
@@ -146,7 +153,7 @@ server's service proxy, with your kubeconfig's credentials.
 
 Exit codes: 0 stopped by Ctrl-C (or printed), 1 no log directory on a claim or a request
 failed, 2 TensorBoard's pod did not become ready in --timeout, 64 usage error.)");
-  sub->callback([o, &g] { g.run = [o, &g] { return run_tensorboard(*o, g); }; });
+  set_action(*sub, g, o);
 }
 
 }  // namespace

@@ -1,39 +1,43 @@
 // kubectl tfjob tf-config: the TF_CONFIG the training operator injects into each replica of
 // a job (same inputs as submit), byte-identical to the operator's; null where it injects
 // none (a job with one replica in total).
-#include "../common/command.hpp"
+#include "../common/context.hpp"
 #include "../common/job_flags.hpp"
 #include "../common/output.hpp"
 
 #include <tfjob/api/tf_config.hpp>
 #include <tfjob/error.hpp>
 
-#include <iostream>
 #include <memory>
 #include <string>
 
 namespace tfjob::cli {
 namespace {
 
-struct TFConfigCmdOptions {
+struct TFConfigCommand {
   JobFlags job;
   std::string output;          ///< "" (table) | json | wide
   std::string cluster_domain;  ///< the operator's CUSTOM_CLUSTER_DOMAIN
+
+  void validate() { fmt = parse_output_format(output, {"json", "wide"}); }
+  int run(Context& ctx);
+
+ private:
+  OutputFormat fmt = OutputFormat::table;
 };
 
-int run_tf_config(TFConfigCmdOptions& o, Globals& g) {
-  const OutputFormat fmt = parse_output_format(o.output, {"json", "wide"});
-  std::string ns = namespace_from_flags(g);
-  auto jobs = build_jobs(o.job, ns);
+int TFConfigCommand::run(Context& ctx) {
+  // a pure command: no request, so no client (-n is the namespace, as a dry run reads it)
+  auto jobs = build_jobs(job, namespace_from_flags(ctx.globals()));
   if (jobs.size() != 1)
     throw error("tf-config shows one TFJob at a time; the input holds " + std::to_string(jobs.size()));
-  auto& job = jobs.front();
+  auto& j = jobs.front();
   // Hosts need a namespace: the operator uses the job's; a job without one lands in
   // "default" (or the context's namespace, which a dry run does not read).
-  if (job.metadata.namespace_.empty()) job.metadata.namespace_ = "default";
+  if (j.metadata.namespace_.empty()) j.metadata.namespace_ = "default";
   TFConfigOptions opts;
-  opts.cluster_domain = o.cluster_domain;
-  const auto all = gen_all_tf_configs(job, opts);
+  opts.cluster_domain = cluster_domain;
+  const auto all = gen_all_tf_configs(j, opts);
 
   if (fmt == OutputFormat::json) {
     nlohmann::json m = nlohmann::json::object();
@@ -41,12 +45,12 @@ int run_tf_config(TFConfigCmdOptions& o, Globals& g) {
       const std::string key = to_lower(r.type) + "-" + std::to_string(r.index);
       m[key] = r.tf_config ? nlohmann::json(*r.tf_config) : nlohmann::json(nullptr);
     }
-    std::cout << m.dump(2) << "\n";
+    ctx.out << m.dump(2) << "\n";
     return exit_code::ok;
   }
   Table t(fmt == OutputFormat::wide ? std::vector<std::string>{"REPLICA", "POD", "ADDRESS", "TF_CONFIG"}
                                     : std::vector<std::string>{"REPLICA", "TF_CONFIG"});
-  const auto cluster = gen_cluster_spec(job, opts);
+  const auto cluster = gen_cluster_spec(j, opts);
   for (const auto& r : all) {
     const std::string key = to_lower(r.type) + "-" + std::to_string(r.index);
     std::string cfg = r.tf_config.value_or("<none: single-replica job>");
@@ -57,12 +61,12 @@ int run_tf_config(TFConfigCmdOptions& o, Globals& g) {
       t.add_row({key, cfg});
     }
   }
-  t.print(std::cout);
+  t.print(ctx.out);
   return exit_code::ok;
 }
 
 void setup_tf_config(CLI::App& app, Globals& g) {
-  auto o = std::make_shared<TFConfigCmdOptions>();
+  auto o = std::make_shared<TFConfigCommand>();
   auto* sub = app.add_subcommand("tf-config", "Show the TF_CONFIG the operator injects into each replica");
   add_job_flags(*sub, o->job);
   sub->add_option("-o,--output", o->output, "Output format: json (replica -> exact TF_CONFIG or null) or wide")
@@ -82,7 +86,7 @@ void setup_tf_config(CLI::App& app, Globals& g) {
       --cluster-domain cluster.local
 
 Exit codes: 0 ok; 1 invalid job or input (every problem on stderr); 64 bad usage.)");
-  sub->callback([o, &g] { g.run = [o, &g] { return run_tf_config(*o, g); }; });
+  set_action(*sub, g, o);
 }
 
 }  // namespace

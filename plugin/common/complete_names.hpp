@@ -12,19 +12,22 @@
 #include <tfjob/serving/serving.hpp>
 #include <tfjob/workflow/cluster.hpp>
 
+#include <ostream>
 #include <string>
 #include <vector>
 
 namespace tfjob::cli {
 
-/// Names of `resource` ("tfjobs" or "namespaces") in `ns` ("" = the context's namespace).
-inline std::vector<std::string> complete_names(const Globals& g, const std::string& resource, const std::string& ns) {
+/// Names of `resource` ("tfjobs" or "namespaces") in `ns` ("" = the context's namespace);
+/// the client's warnings (credentials withheld over http://) go to `err`.
+inline std::vector<std::string> complete_names(const Globals& g, const std::string& resource, const std::string& ns,
+                                               std::ostream& err) {
   std::vector<std::string> out;
   try {
     Globals quick = g;
     quick.conn.request_timeout = "5s";
     if (!ns.empty()) quick.conn.namespace_ = ns;
-    auto client = make_client(quick);
+    tfjob::kube::Client client(make_rest_config(quick, err));
     auto res = resource == "namespaces" ? workflow::resources::namespaces() : workflow::resources::tfjobs();
     for (const auto& o : workflow::list_items(client, res, resource == "namespaces" ? "" : client.namespace_()))
       out.push_back(tfjob::detail::value_at(o, "/metadata/name"_json_pointer, std::string()));
@@ -34,13 +37,13 @@ inline std::vector<std::string> complete_names(const Globals& g, const std::stri
 }
 
 /// Names of the model servers `serve` created in `ns` ("" = the context's namespace).
-inline std::vector<std::string> complete_servers(const Globals& g, const std::string& ns) {
+inline std::vector<std::string> complete_servers(const Globals& g, const std::string& ns, std::ostream& err) {
   std::vector<std::string> out;
   try {
     Globals quick = g;
     quick.conn.request_timeout = "5s";
     if (!ns.empty()) quick.conn.namespace_ = ns;
-    auto client = make_client(quick);
+    tfjob::kube::Client client(make_rest_config(quick, err));
     for (const auto& [sns, s] : serving::list_servers(client, client.namespace_())) out.push_back(s.name);
     if (serving::kserve::served_or_hidden(client))  // serve --kserve's InferenceServices
       for (const auto& [sns, s] : serving::kserve::list(client, client.namespace_())) out.push_back(s.name);

@@ -6,6 +6,7 @@
 /// the plugin are passed on, so kubectl talks to the same cluster as the same user.
 
 #include "command.hpp"
+#include "context.hpp"
 #include "kube.hpp"
 
 #include <tfjob/detail/json.hpp>
@@ -19,7 +20,7 @@
 
 #include <cerrno>
 #include <cstring>
-#include <iostream>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -80,15 +81,41 @@ inline std::vector<std::string> connection_args(const Globals& g, const std::str
   return a;
 }
 
+/// The pod `t` names and kubectl's connection flags for it (with the namespace), for the
+/// kubectl command a hand-over runs.
+struct Handover {
+  std::string pod;
+  std::vector<std::string> connection;
+};
+
+inline Handover find_replica(Context& ctx, const ReplicaTarget& t) {
+  auto& client = ctx.tfjobs();
+  const std::string& ns = client.namespace_();
+  return {resolve_replica_pod(client, ns, t), connection_args(ctx.globals(), ns)};
+}
+
+/// `kubectl VERB [--stdin] [--tty] <connection flags> POD --container=C`: how exec and
+/// attach start.
+inline std::vector<std::string> stream_args(const char* verb, bool stdin_, bool tty, const Handover& to,
+                                            const ReplicaTarget& t) {
+  std::vector<std::string> args = {verb};
+  if (stdin_) args.push_back("--stdin");
+  if (tty) args.push_back("--tty");
+  args.insert(args.end(), to.connection.begin(), to.connection.end());
+  args.insert(args.end(), {to.pod, "--container=" + t.container});
+  return args;
+}
+
 /// Replace this process with `kubectl args...` (found on PATH); returns only on failure.
-inline int hand_over_to_kubectl(const std::vector<std::string>& args) {
+/// What was written to `ctx`'s streams is flushed first.
+inline int hand_over_to_kubectl(Context& ctx, const std::vector<std::string>& args) {
   std::vector<char*> argv;
   static std::string kubectl = "kubectl";
   argv.push_back(kubectl.data());
   for (const auto& s : args) argv.push_back(const_cast<char*>(s.c_str()));
   argv.push_back(nullptr);
-  std::cout << std::flush;
-  std::cerr << std::flush;
+  ctx.out << std::flush;
+  ctx.err << std::flush;
   ::execvp("kubectl", argv.data());
   int err = errno;
   throw tfjob::error(std::string("cannot run kubectl: ") + std::strerror(err) +
