@@ -32,6 +32,22 @@ struct Cluster : tfjob::test::FakeCluster {
     REQUIRE(r.exit_code == 0);
     return json::parse(r.out);
   }
+  /// A Chief (running on) and `workers` Workers, `failing` exiting `code` after `lines`,
+  /// restartPolicy Never: submitted with --wait, which ends with the job Failed.
+  void failed_job(const std::string& name, int workers, const std::string& failing, std::vector<std::string> lines, int code) {
+    ContainerScript bad;
+    bad.lines = std::move(lines);
+    bad.exit_code = code;
+    server->kubelet().script(failing, bad);
+    ContainerScript chief;
+    chief.lines = {"chief up"};
+    chief.exit_code = std::nullopt;
+    server->kubelet().script(name + "-chief-*", chief);
+    auto r = run({"submit", "--name", name, "--image", "tensorflow/tensorflow:2.15.0", "--chief", "--workers", std::to_string(workers),
+                  "--gpus", "0", "--restart-policy", "Never", "--wait", "--timeout", "60s"});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 1);
+  }
   /// Waits until the scheduler has said why `pod` waits (a FailedScheduling event about it).
   bool wait_scheduler_verdict(const std::string& pod) {
     return server->wait_for([&] {
@@ -176,15 +192,8 @@ TEST_CASE("explain: a PS still running after the job Succeeded is normal (#774)"
 
 TEST_CASE("explain: a failure with its exit code and last log lines, then with the pods gone", "[explain][e2e]") {
   Cluster c;
-  ContainerScript bad;
-  bad.lines = {"loading data", "Traceback: division by zero"};
-  bad.exit_code = 3;
-  c.server->kubelet().script("f-worker-1", bad);
-  c.server->kubelet().script("f-chief-*", forever({"chief up"}));
-  auto r = c.run({"submit", "--name", "f", "--image", "tensorflow/tensorflow:2.15.0", "--chief", "--workers", "2", "--gpus", "0",
-                  "--restart-policy", "Never", "--wait", "--timeout", "60s"});
-  INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 1);
+  c.failed_job("f", 2, "f-worker-1", {"loading data", "Traceback: division by zero"}, 3);
+  RunResult r;
   auto x = c.explain("f");
   INFO(x.dump(2));
   REQUIRE(!x["findings"].empty());
@@ -209,17 +218,9 @@ TEST_CASE("explain: a failure with its exit code and last log lines, then with t
 
 TEST_CASE("explain -f: a deleted job explained from its archive, log lines included, or from saved objects", "[explain][e2e]") {
   Cluster c;
-  ContainerScript bad;
-  bad.lines = {"step 10 loss 0.4", "Traceback: out of memory in step 11"};
-  bad.exit_code = 2;
-  c.server->kubelet().script("a-worker-0", bad);
-  c.server->kubelet().script("a-chief-*", forever({"chief up"}));
-  auto r = c.run({"submit", "--name", "a", "--image", "tensorflow/tensorflow:2.15.0", "--chief", "--workers", "1", "--gpus", "0",
-                  "--restart-policy", "Never", "--wait", "--timeout", "60s"});
-  INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 1);
+  c.failed_job("a", 1, "a-worker-0", {"step 10 loss 0.4", "Traceback: out of memory in step 11"}, 2);
   const std::string dir = tfjob::test::temp_dir("explain-archive") + "/a";
-  r = c.run({"archive", "a", "-o", dir});
+  auto r = c.run({"archive", "a", "-o", dir});
   REQUIRE(r.exit_code == 0);
   const json live = c.explain("a");
   // the job and its pods are gone from the cluster: the archive still explains it, by the same rules
