@@ -2,6 +2,7 @@
 // GPU node (in parallel) running tfjob-gpu-probe, and a table of what each node can do.
 // The workflow is the SDK's (include/tfjob/gpu/check.hpp); this file parses flags, handles
 // Ctrl-C/SIGTERM (the pods are still deleted) and prints.
+#include "../common/signals.hpp"
 #include "../common/context.hpp"
 #include "../common/output.hpp"
 #include "../common/workflow_cli.hpp"
@@ -44,23 +45,6 @@ extern "C" void on_gpu_check_signal(int sig) {
   g_signal.store(sig);
   g_interrupted.store(true);
 }
-
-/// SIGINT/SIGTERM raise the cancel flag while installed; restored afterwards.
-struct SignalGuard {
-  struct sigaction old_int {}, old_term {};
-  SignalGuard() {
-    struct sigaction sa {};
-    sa.sa_handler = on_gpu_check_signal;
-    sa.sa_flags = SA_RESTART;  // requests in flight carry on; the workflow sees the flag
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-  }
-  ~SignalGuard() {
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGTERM, &old_term, nullptr);
-  }
-};
 
 std::string fmt(double v, int decimals) {
   char buf[32];
@@ -265,7 +249,7 @@ int GpuCheckCommand::run_on_cluster(Context& ctx) const {
     co.running_every = std::max(co.poll, std::chrono::milliseconds(500));
   }
   g_interrupted.store(false);
-  SignalGuard guard;
+  StopSignals guard(on_gpu_check_signal, SA_RESTART);  // requests in flight carry on; the workflow sees the flag
   auto res = tfjob::gpu::run_gpu_check(client, co);
   if (res.cancelled)
     ctx.err << "interrupted by " << (g_signal.load() == SIGTERM ? "SIGTERM" : "SIGINT")
