@@ -13,6 +13,7 @@
 #include "support/fake_tfserving.hpp"
 #include "support/tfserving_rest.hpp"
 #include "support/paths.hpp"
+#include "support/requests.hpp"
 #include "support/saved_model_bytes.hpp"
 #include "support/skip.hpp"
 #include "support/workflow_run.hpp"
@@ -285,6 +286,22 @@ TEST_CASE("a rollout that cannot schedule times out with the scheduler's reason"
   CHECK(r.err.find("nvidia.com/gpu") != std::string::npos);
   CHECK(r.err.find("hint: scheduling: pod big-") != std::string::npos);  // what blocked: the scheduler
   CHECK(r.err.find("readiness probe") == std::string::npos);            // not a probe that never ran
+}
+
+TEST_CASE("serve waits for the rollout through two watches: as many requests however long it waits", "[serving][e2e]") {
+  REQUIRE_FALSE(tfjob::test::plugin_path().empty());  // the plugin is a build dependency of this test
+  Cluster c;  // two GPU nodes with one GPU each: of three replicas one stays Pending
+  auto [short_wait, long_wait] = tfjob::test::requests_of_short_and_long_wait(*c.server, [&](const std::string& timeout) {
+    auto r = c.run({"serve", "big", "--model", "resnet", "--gpus", "1", "--replicas", "3", "--timeout", timeout});
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("timed out after " + timeout + " waiting for the rollout") != std::string::npos);
+    CHECK(r.err.find("hint: scheduling: pod big-") != std::string::npos);
+  });
+  // the old wait listed the server's pods every 0.5 s beside its watch of the Deployment
+  CHECK(long_wait.all == short_wait.all);
+  CHECK(short_wait.watches == 2);  // the Deployment, the server's pods
+  CHECK(long_wait.watches == 2);
 }
 
 TEST_CASE("a rollout past its progress deadline: ProgressDeadlineExceeded with the scheduler's reason, exit 1", "[serving][e2e]") {

@@ -7,6 +7,7 @@
 #include "support/fake_apiserver.hpp"
 #include "support/fake_tfserving.hpp"
 #include "support/paths.hpp"
+#include "support/requests.hpp"
 #include "support/tfserving_rest.hpp"
 #include "support/workflow_run.hpp"
 
@@ -290,4 +291,22 @@ TEST_CASE("serve --kserve: GPU preflight before applying, and a timeout that nam
   CHECK(t.err.find("waiting for inferenceservice \"wide\" to be Ready: PredictorReady is False (MinimumReplicasUnavailable)") !=
         std::string::npos);
   CHECK(t.err.find("hint: scheduling: pod wide-predictor-") != std::string::npos);  // what blocked: the scheduler
+}
+
+TEST_CASE("serve --kserve waits for Ready through two watches: as many requests however long it waits", "[serving][kserve][e2e]") {
+  REQUIRE_FALSE(tfjob::test::plugin_path().empty());
+  KServeCluster c;  // two GPU nodes with one GPU each: of three replicas one stays Pending
+  c.claim("models");
+  auto [short_wait, long_wait] = tfjob::test::requests_of_short_and_long_wait(*c.server, [&](const std::string& timeout) {
+    auto r = c.run({"serve", "wide", "--pvc", "models", "--kserve", "--gpus", "1", "--replicas", "3", "--timeout", timeout});
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("waiting for inferenceservice \"wide\" to be Ready: PredictorReady is False (MinimumReplicasUnavailable)") !=
+          std::string::npos);
+    CHECK(r.err.find("hint: scheduling: pod wide-predictor-") != std::string::npos);
+  });
+  // the old wait got the InferenceService and listed its predictor pods every 0.5 s
+  CHECK(long_wait.all == short_wait.all);
+  CHECK(short_wait.watches == 2);  // the InferenceService, its predictor pods
+  CHECK(long_wait.watches == 2);
 }

@@ -181,6 +181,29 @@ ServeOptions with_job_model(const ServeOptions& in, kube::Client& client) {
   return o;
 }
 
+/// How serve ends a rollout or InferenceService wait that did not get ready: the wait's
+/// diagnosis; on a timeout what it waited for and the hints for what held each pod back
+/// (`no_pod_hint` where none did). Returns exit_code::timeout; throws the failure.
+int server_not_ready(const serving::WaitReport& r, const ServeOptions& o, const std::string& waiting_for, const std::string& model,
+                     const std::string& no_pod_hint = "") {
+  if (!r.diagnosis.empty()) std::cerr << r.diagnosis;
+  if (r.result != serving::WaitResult::timeout) throw tfjob::error(r.message);
+  const std::string hints = serving::blocker_hints(r.blockers, model);
+  std::cerr << "error: timed out after " << o.timeout << " waiting for " << waiting_for << ": " << r.message << "\n"
+            << (hints.empty() ? no_pod_hint : hints);
+  return exit_code::timeout;
+}
+
+/// The same for a model's wait (wait_model, wait_model_version), whose diagnosis is one hint;
+/// `waiting_for` "" when its message says what it waited for.
+int model_not_ready(const serving::WaitReport& m, const ServeOptions& o, const std::string& waiting_for) {
+  if (!m.diagnosis.empty()) std::cerr << "hint: " << m.diagnosis << "\n";
+  if (m.result != serving::WaitResult::timeout) throw tfjob::error(m.message);
+  std::cerr << "error: timed out after " << o.timeout << (waiting_for.empty() ? "" : " waiting for " + waiting_for) << ": " << m.message
+            << "\n";
+  return exit_code::timeout;
+}
+
 /// serve --kserve: the same spec as a KServe InferenceService (TensorFlow predictor, storage
 /// from the claim), waited for until Ready and its model AVAILABLE, as serve waits.
 int run_serve_kserve(const ServeOptions& o, const Globals& g, OutputFormat fmt) {
@@ -255,31 +278,12 @@ int run_serve_kserve(const ServeOptions& o, const Globals& g, OutputFormat fmt) 
   wo.on_progress = [&](const std::string& m) { progress.show(m); };
   auto r = serving::kserve::wait_ready(client, ns, spec.name, wo);
   progress.finish();
-  if (r.result != serving::WaitResult::ready) {
-    if (!r.diagnosis.empty()) std::cerr << r.diagnosis;
-    if (r.result == serving::WaitResult::timeout) {
-      std::string hints;
-      try {
-        hints = serving::blocker_hints(serving::pod_blockers(serving::kserve::predictor_pods(client, ns, spec.name)), spec.name);
-      } catch (const std::exception&) {
-      }
-      std::cerr << "error: timed out after " << o.timeout << " waiting for inferenceservice \"" << spec.name << "\" to be Ready: "
-                << r.message << "\n" << hints;
-      return exit_code::timeout;
-    }
-    throw tfjob::error(r.message);
-  }
+  if (r.result != serving::WaitResult::ready)
+    return server_not_ready(r, o, "inferenceservice \"" + spec.name + "\" to be Ready", spec.name);
   const std::string endpoint = serving::kserve::predictor_endpoint(client, ns, spec.name);
   auto m = serving::wait_model(client, ns, endpoint, spec.name, wo);
   progress.finish();
-  if (m.result != serving::WaitResult::ready) {
-    if (!m.diagnosis.empty()) std::cerr << "hint: " << m.diagnosis << "\n";
-    if (m.result == serving::WaitResult::timeout) {
-      std::cerr << "error: timed out after " << o.timeout << " waiting for model \"" << spec.name << "\" to be AVAILABLE: " << m.message << "\n";
-      return exit_code::timeout;
-    }
-    throw tfjob::error(m.message);
-  }
+  if (m.result != serving::WaitResult::ready) return model_not_ready(m, o, "model \"" + spec.name + "\" to be AVAILABLE");
   if (fmt != OutputFormat::table) {
     auto now = serving::kserve::get(client, ns, spec.name);
     print_objects(std::cout, {now ? *now : applied}, fmt);
@@ -429,49 +433,22 @@ int run_serve(const ServeOptions& o_in, const Globals& g) {
   wo.on_progress = [&](const std::string& m) { progress.show(m); };
   auto r = serving::wait_rollout(client, ns, spec.name, wo);
   progress.finish();
-  if (r.result != serving::WaitResult::ready) {
-    if (!r.diagnosis.empty()) std::cerr << r.diagnosis;
-    if (r.result == serving::WaitResult::timeout) {
-      // what actually blocked, pod by pod (scheduling, image pull, crash loop, download, model load)
-      std::string hints;
-      try {
-        hints = serving::blocker_hints(serving::pod_blockers(serving::server_pods(client, ns, spec.name)), spec.effective_model_name());
-      } catch (const std::exception&) {
-      }
-      std::cerr << "error: timed out after " << o.timeout << " waiting for the rollout: " << r.message << "\n"
-                << (hints.empty() ? "hint: no pod of the server exists yet: `kubectl get replicasets -l " + std::string(serving::keys::instance) +
-                                        "=" + spec.name + "` and its events say why\n"
-                                  : hints);
-      return exit_code::timeout;
-    }
-    throw tfjob::error(r.message);
-  }
+  if (r.result != serving::WaitResult::ready)
+    return server_not_ready(r, o, "the rollout", spec.effective_model_name(),
+                            "hint: no pod of the server exists yet: `kubectl get replicasets -l " + std::string(serving::keys::instance) +
+                                "=" + spec.name + "` and its events say why\n");
   std::vector<std::pair<std::string, std::string>> ready;  // model, its AVAILABLE version
   for (const auto& sm : served) {
     const std::string& model = sm.name;
     auto m = serving::wait_model(client, ns, spec.name, model, wo);
     progress.finish();
-    if (m.result != serving::WaitResult::ready) {
-      if (!m.diagnosis.empty()) std::cerr << "hint: " << m.diagnosis << "\n";
-      if (m.result == serving::WaitResult::timeout) {
-        std::cerr << "error: timed out after " << o.timeout << " waiting for model \"" << model << "\" to be AVAILABLE: " << m.message << "\n";
-        return exit_code::timeout;
-      }
-      throw tfjob::error(m.message);
-    }
+    if (m.result != serving::WaitResult::ready) return model_not_ready(m, o, "model \"" + model + "\" to be AVAILABLE");
     ready.emplace_back(model, m.version);
   }
   if (!o.wait_version.empty()) {  // a later export, picked up by TF Serving's file system poll
     auto wv = serving::wait_model_version(client, ns, spec.name, served.front().name, o.wait_version, wo);
     progress.finish();
-    if (wv.result != serving::WaitResult::ready) {
-      if (!wv.diagnosis.empty()) std::cerr << "hint: " << wv.diagnosis << "\n";
-      if (wv.result == serving::WaitResult::timeout) {
-        std::cerr << "error: timed out after " << o.timeout << ": " << wv.message << "\n";
-        return exit_code::timeout;
-      }
-      throw tfjob::error(wv.message);
-    }
+    if (wv.result != serving::WaitResult::ready) return model_not_ready(wv, o, "");
     ready.front().second = o.wait_version;
   }
   if (fmt != OutputFormat::table) {

@@ -237,10 +237,13 @@ inline nlohmann::json apply(kube::Client& c, const std::string& ns, nlohmann::js
   return c.request_json(kube::RequestBuilder(inference_services(), ns).apply(name, isvc, ap));
 }
 
+/// The label selector of the predictor's pods (KServe's pod label).
+inline std::string predictor_pod_selector(const std::string& name) { return std::string(pod_label_key) + "=" + name; }
+
 /// The predictor's pods (KServe's pod label).
 inline std::vector<nlohmann::json> predictor_pods(kube::Client& c, const std::string& ns, const std::string& name) {
   kube::ListParams lp;
-  lp.label_selector = std::string(pod_label_key) + "=" + name;
+  lp.label_selector = predictor_pod_selector(name);
   auto list = c.request_json(kube::RequestBuilder(resources::pods(), ns).list(lp));
   std::vector<nlohmann::json> out;
   auto it = list.is_object() ? list.find("items") : list.end();
@@ -250,56 +253,27 @@ inline std::vector<nlohmann::json> predictor_pods(kube::Client& c, const std::st
   return out;
 }
 
-/// Waits until the InferenceService is Ready. Fails early when a predictor pod crash-loops
-/// or cannot pull its image (with serve's pod diagnosis: events and last log lines), or the
-/// model failed to load; on a timeout the diagnosis says which pods are not scheduled and why.
+/// Waits until the InferenceService is Ready, through two long-lived watches (it, and its
+/// predictor pods) however long it takes: each change of its conditions is read as it comes
+/// (the first False condition with its reason is the progress line). Fails early when a
+/// predictor pod crash-loops or cannot pull its image (with serve's pod diagnosis: events and
+/// last log lines), or the model failed to load; on a timeout the diagnosis says which pods
+/// are not scheduled and why, and `blockers` what held each pod back.
 inline WaitReport wait_ready(kube::Client& c, const std::string& ns, const std::string& name, const WaitOptions& o) {
-  WaitReport rep;
-  for (;;) {
-    auto obj = get(c, ns, name);
-    if (!obj) {
-      rep.result = WaitResult::not_found;
-      rep.message = "inferenceservice \"" + name + "\" not found in namespace \"" + ns + "\"";
-      return rep;
-    }
-    const State st = read_state(*obj);
-    rep.message = st.summary();
-    if (o.on_progress) o.on_progress(rep.message);
-    if (st.ready) {
-      rep.result = WaitResult::ready;
-      return rep;
-    }
-    if (!st.failure.empty()) {
-      rep.result = WaitResult::failed;
-      return rep;
-    }
-    std::vector<nlohmann::json> pods;
-    try {
-      pods = predictor_pods(c, ns, name);
-    } catch (const std::exception&) {
-      // the InferenceService decides; its pods only explain
-    }
-    std::vector<PodProblem> problems;
-    for (const auto& p : pods)
-      for (auto& pr : pod_problems(p, o.crashloop_restarts)) problems.push_back(std::move(pr));
-    if (!problems.empty()) {
-      rep.result = WaitResult::failed;
-      rep.message = "inferenceservice \"" + name + "\" will not become Ready: its predictor pods are failing";
-      rep.diagnosis = diagnose(c, ns, pods, problems) + scheduling_reasons(pods);
-      return rep;
-    }
-    if (std::chrono::steady_clock::now() + o.interval >= o.deadline || (o.cancel && o.cancel->load())) {
-      rep.result = o.cancel && o.cancel->load() ? WaitResult::cancelled : WaitResult::timeout;
-      rep.diagnosis = pods.empty() ? "no predictor pod exists yet (label " + std::string(pod_label_key) + "=" + name +
-                                         "): the KServe controller has not made its Deployment; its logs say why\n"
-                                   : scheduling_reasons(pods) + warning_events(c, ns, pods);
-      return rep;
-    }
-    if (!kube::sleep_for(o.interval, o.cancel, o.deadline) && o.cancel && o.cancel->load()) {
-      rep.result = WaitResult::cancelled;
-      return rep;
-    }
-  }
+  ObjectWaitWords words;
+  words.what = "inferenceservice \"" + name + "\"";
+  words.failing = words.what + " will not become Ready: its predictor pods are failing";
+  words.no_pods = "no predictor pod exists yet (label " + predictor_pod_selector(name) +
+                  "): the KServe controller has not made its Deployment; its logs say why\n";
+  return wait_object_and_pods(c, ns, inference_services(), name, predictor_pod_selector(name), o,
+                              [](const nlohmann::json& isvc) {
+                                const State st = read_state(isvc);
+                                return ObjectVerdict{st.ready ? ObjectVerdict::Kind::ready
+                                                     : !st.failure.empty() ? ObjectVerdict::Kind::failed
+                                                                           : ObjectVerdict::Kind::waiting,
+                                                     st.summary()};
+                              },
+                              words);
 }
 
 /// The predictor's Service as the service proxy names it: "SERVICE:PORT".

@@ -26,7 +26,11 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -256,106 +260,203 @@ struct WaitReport {
   std::string message;       ///< last status line, or the failure
   std::string diagnosis;     ///< pods, events and logs when it failed or timed out
   std::string version;       ///< model wait: the AVAILABLE version
+  /// A rollout's or InferenceService's timeout: what held each pod not ready back, from the
+  /// pods as their watch last delivered them (blocker_hints words them).
+  std::vector<PodBlocker> blockers;
 };
 
 struct WaitOptions {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
-  std::chrono::milliseconds interval{500};
+  std::chrono::milliseconds interval{500};  ///< between looks where TF Serving is asked (no watch exists)
   int crashloop_restarts = 2;  ///< a CrashLoopBackOff with this many restarts fails the wait
   std::function<void(const std::string&)> on_progress;
   const std::atomic<bool>* cancel = nullptr;  ///< raise to end the wait (WaitResult::cancelled)
 };
 
+/// The label selector of serve's server pods.
+inline std::string server_pod_selector(const std::string& name) {
+  return std::string(keys::instance) + "=" + name + "," + keys::name + "=tensorflow-serving";
+}
+
 /// The server's pods (by the selector labels serve puts on them).
 inline std::vector<nlohmann::json> server_pods(kube::Client& c, const std::string& ns, const std::string& name) {
   kube::ListParams lp;
-  lp.label_selector = std::string(keys::instance) + "=" + name + "," + keys::name + "=tensorflow-serving";
+  lp.label_selector = server_pod_selector(name);
   return tfjob::detail::arr_at(c.request_json(kube::RequestBuilder(resources::pods(), ns).list(lp)), "items")
       .get<std::vector<nlohmann::json>>();
 }
 
-/// Waits for the Deployment's rollout as `kubectl rollout status` does: driven by a watch on
-/// the Deployment (its status judged by kubectl's rules on every change, not polled), and
-/// fails early on ProgressDeadlineExceeded. Pods do not change the Deployment when they
-/// crash-loop or cannot pull their image, so a side task looks at the server's pods every
-/// `o.interval` and fails the wait on such a pod; the watch ends at `o.deadline`.
-inline WaitReport wait_rollout(kube::Client& c, const std::string& ns, const std::string& name, const WaitOptions& o) {
-  WaitReport rep;
-  try {
-    (void)c.request_json(kube::RequestBuilder(resources::deployments(), ns).get(name));
-  } catch (const api_error& e) {
-    if (!e.is_not_found()) throw;
-    rep.result = WaitResult::not_found;
-    rep.message = "deployment \"" + name + "\" not found in namespace \"" + ns + "\"";
-    return rep;
-  }
+/// One look at the object a wait is about (a Deployment's rollout, an InferenceService's
+/// conditions): still waiting, ready, or failed for good; its message is the progress line.
+struct ObjectVerdict {
+  enum class Kind { waiting, ready, failed } kind = Kind::waiting;
+  std::string message;
+};
 
-  std::atomic<bool> stop{false};  // ends the watch: a failing pod, or the caller's cancel
-  std::mutex mu;
-  std::vector<PodProblem> problems;  // guarded by mu
-  kube::Client pc = c;               // the side task's own connection
-  kube::SideTask pods_look(o.interval, [&](const std::atomic<bool>&) {
-    if (o.cancel && o.cancel->load()) {
-      stop = true;
-      return false;
+/// What a wait on an object and its pods (wait_object_and_pods) says: what the object is
+/// called in messages, and what to say when its pods fail or none exists at a timeout.
+struct ObjectWaitWords {
+  std::string what;     ///< `deployment "x"`: "... not found in namespace", "... was deleted"
+  std::string failing;  ///< the message when its pods crash-loop or cannot pull their image
+  std::string no_pods;  ///< a timeout's diagnosis when it has no pod yet ("": the pods' own)
+};
+
+/// Waits on the object `name` of `res` and on its pods (`pod_selector`) through two
+/// long-lived watches however long it lasts, never a periodic request: `judge` reads each
+/// change of the object (ready or failed ends the wait); a pod that crash-loops or cannot
+/// pull its image (pod_problems) ends it at once, since the object does not change for that.
+/// Ends at `o.deadline`, or when `o.cancel` is raised (seen within 100 ms). `on_progress` gets
+/// each new verdict's message on this thread. After the end: one list of the namespace's
+/// events and, for failing pods, their logs (the diagnosis).
+inline WaitReport wait_object_and_pods(kube::Client& c, const std::string& ns, const kube::ResourceInfo& res,
+                                       const std::string& name, const std::string& pod_selector, const WaitOptions& o,
+                                       const std::function<ObjectVerdict(const nlohmann::json&)>& judge,
+                                       const ObjectWaitWords& words) {
+  struct Shared {  // what the watches delivered; guarded by mu
+    std::mutex mu;
+    std::condition_variable cv;
+    std::uint64_t generation = 0;
+    bool listed = false, found = false, decided = false, deleted = false, ended = false;
+    ObjectVerdict verdict;
+    std::exception_ptr error;
+    std::map<std::string, nlohmann::json> pods;  ///< by name
+    std::vector<PodProblem> problems;
+    void changed() {
+      ++generation;
+      cv.notify_all();
     }
-    std::vector<PodProblem> found;
+  } s;
+  kube::Client oc = c, pc = c;  // each watch its own connection
+  kube::SideTask object_watch([&](const std::atomic<bool>& stop) {
     try {
-      for (const auto& p : server_pods(pc, ns, name))
-        for (auto& pr : pod_problems(p, o.crashloop_restarts)) found.push_back(std::move(pr));
-    } catch (const std::exception&) {
-      // the pods explain; the watch decides (a failed look is tried again)
+      kube::WatchParams wp;
+      wp.field_selector = "metadata.name=" + name;
+      auto w = kube::Api<kube::DynamicObject>(oc, res, ns).watcher(wp);
+      w.on_synced = [&] {  // the first list tells "not there" from "not listed yet"
+        std::lock_guard<std::mutex> lk(s.mu);
+        s.listed = true;
+        s.changed();
+      };
+      kube::StreamOptions so;
+      so.cancel = &stop;
+      so.deadline = o.deadline;  // the watch ends there: a timeout
+      w.run([&](const kube::WatchEvent<kube::DynamicObject>& ev) {
+        std::lock_guard<std::mutex> lk(s.mu);
+        s.found = true;
+        s.changed();
+        if (ev.type == kube::EventType::deleted) {
+          s.deleted = true;
+          return false;
+        }
+        s.verdict = judge(ev.object.json);
+        s.decided = s.verdict.kind != ObjectVerdict::Kind::waiting;
+        return !s.decided;
+      }, so);
+    } catch (...) {
+      std::lock_guard<std::mutex> lk(s.mu);
+      s.error = std::current_exception();
     }
-    if (found.empty()) return true;
-    std::lock_guard<std::mutex> lk(mu);
-    problems = std::move(found);
-    stop = true;
+    std::lock_guard<std::mutex> lk(s.mu);
+    s.ended = true;
+    s.changed();
+    return false;
+  });
+  kube::SideTask pods_watch([&](const std::atomic<bool>& stop) {
+    try {
+      kube::WatchParams wp;
+      wp.label_selector = pod_selector;
+      kube::StreamOptions so;
+      so.cancel = &stop;
+      so.deadline = o.deadline;
+      kube::Api<kube::DynamicObject>(pc, resources::pods(), ns).watch(wp, [&](const kube::WatchEvent<kube::DynamicObject>& ev) {
+        std::lock_guard<std::mutex> lk(s.mu);
+        const std::string pod = tfjob::detail::value_at(ev.object.json, "/metadata/name"_json_pointer, std::string());
+        if (ev.type == kube::EventType::deleted) s.pods.erase(pod);
+        else s.pods[pod] = ev.object.json;
+        std::vector<PodProblem> found;
+        for (const auto& [n, p] : s.pods) {
+          try {
+            for (auto& pr : pod_problems(p, o.crashloop_restarts)) found.push_back(std::move(pr));
+          } catch (const std::exception&) {
+            // a pod of another shape explains nothing
+          }
+        }
+        s.changed();
+        if (found.empty()) return true;
+        s.problems = std::move(found);
+        return false;
+      }, so);
+    } catch (const std::exception&) {
+      // the pods explain; the object decides (a pods watch refused leaves the diagnosis poorer)
+    }
     return false;
   });
 
-  bool finished = false;
-  kube::Api<kube::DynamicObject> api(c, resources::deployments(), ns);
-  kube::WatchParams wp;
-  wp.field_selector = "metadata.name=" + name;
-  kube::StreamOptions so;
-  so.cancel = &stop;
-  so.deadline = o.deadline;  // the watch ends there: a timeout
-  api.watch(wp, [&](const kube::WatchEvent<kube::DynamicObject>& ev) {
-    if (ev.type == kube::EventType::deleted) {
-      rep.result = WaitResult::not_found;
-      rep.message = "deployment \"" + name + "\" was deleted while waiting for its rollout";
-      finished = true;
-      return false;
-    }
-    auto st = rollout_status(ev.object.json);
-    rep.message = st.message;
-    if (o.on_progress) o.on_progress(st.message);
-    if (st.done || st.failed) {
-      rep.result = st.done ? WaitResult::ready : WaitResult::failed;
-      finished = true;
-      return false;
-    }
-    return true;
-  }, so);
-  pods_look.stop();  // joined: `problems` is ours again, no lock needed for what follows
-  if (finished && rep.result != WaitResult::failed) return rep;
+  std::uint64_t seen = 0;
+  std::string shown;
+  for (;;) {
+    std::unique_lock<std::mutex> lk(s.mu);
+    s.cv.wait_for(lk, std::chrono::milliseconds(100), [&] { return s.generation != seen; });
+    seen = s.generation;
+    const std::string line = s.verdict.message;
+    const bool over = s.ended || s.deleted || s.decided || !s.problems.empty() || (s.listed && !s.found);
+    lk.unlock();
+    if (o.on_progress && !line.empty() && line != shown) o.on_progress(shown = line);
+    if (over || (o.cancel && o.cancel->load()) || std::chrono::steady_clock::now() >= o.deadline) break;
+  }
+  object_watch.stop();
+  pods_watch.stop();  // both joined: `s` is ours alone from here
 
-  auto pods = server_pods(c, ns, name);
-  if (finished) {  // ProgressDeadlineExceeded: the failing pods if any, else why nothing started
+  if (s.error) std::rethrow_exception(s.error);  // the object's watch failed: nothing was decided
+  WaitReport rep;
+  rep.message = s.verdict.message;
+  std::vector<nlohmann::json> pods;
+  for (auto& [n, p] : s.pods) pods.push_back(std::move(p));
+  if (s.deleted || (s.listed && !s.found)) {
+    rep.result = WaitResult::not_found;
+    rep.message = words.what + (s.deleted ? " was deleted while waiting for it" : " not found in namespace \"" + ns + "\"");
+  } else if (s.verdict.kind == ObjectVerdict::Kind::ready) {
+    rep.result = WaitResult::ready;
+  } else if (s.verdict.kind == ObjectVerdict::Kind::failed) {  // e.g. ProgressDeadlineExceeded: failing pods if any, else why nothing started
+    rep.result = WaitResult::failed;
     std::vector<PodProblem> now;
-    for (const auto& p : pods)
-      for (auto& pr : pod_problems(p, o.crashloop_restarts)) now.push_back(std::move(pr));
+    for (const auto& p : pods) {
+      try {
+        for (auto& pr : pod_problems(p, o.crashloop_restarts)) now.push_back(std::move(pr));
+      } catch (const std::exception&) {
+      }
+    }
     rep.diagnosis = diagnose(c, ns, pods, now) + scheduling_reasons(pods);
     if (now.empty()) rep.diagnosis += warning_events(c, ns, pods);
-  } else if (!problems.empty()) {
+  } else if (!s.problems.empty()) {
     rep.result = WaitResult::failed;
-    rep.message = "deployment \"" + name + "\" will not become ready: its pods are failing";
-    rep.diagnosis = diagnose(c, ns, pods, problems) + scheduling_reasons(pods);
-  } else {
-    rep.result = o.cancel && o.cancel->load() ? WaitResult::cancelled : WaitResult::timeout;  // the watch ended at the deadline
-    rep.diagnosis = scheduling_reasons(pods) + warning_events(c, ns, pods);
+    rep.message = words.failing;
+    rep.diagnosis = diagnose(c, ns, pods, s.problems) + scheduling_reasons(pods);
+  } else {  // the watches ended at the deadline, or the caller cancelled
+    rep.result = o.cancel && o.cancel->load() ? WaitResult::cancelled : WaitResult::timeout;
+    rep.diagnosis = pods.empty() && !words.no_pods.empty() ? words.no_pods : scheduling_reasons(pods) + warning_events(c, ns, pods);
+    try {
+      rep.blockers = pod_blockers(pods);
+    } catch (const std::exception&) {
+      // a pod of another shape: the diagnosis above still says what the server said
+    }
   }
   return rep;
+}
+
+/// Waits for the Deployment's rollout as `kubectl rollout status` does: its status judged by
+/// kubectl's rules on every change the watch delivers (not polled), failed early on
+/// ProgressDeadlineExceeded, and on a pod that crash-loops or cannot pull its image (the
+/// server's pods watched beside it: pods do not change the Deployment when they do).
+inline WaitReport wait_rollout(kube::Client& c, const std::string& ns, const std::string& name, const WaitOptions& o) {
+  ObjectWaitWords words;
+  words.what = "deployment \"" + name + "\"";
+  words.failing = words.what + " will not become ready: its pods are failing";
+  return wait_object_and_pods(c, ns, resources::deployments(), name, server_pod_selector(name), o, [](const nlohmann::json& d) {
+    const auto st = rollout_status(d);
+    return ObjectVerdict{st.done ? ObjectVerdict::Kind::ready : st.failed ? ObjectVerdict::Kind::failed : ObjectVerdict::Kind::waiting,
+                         st.message};
+  }, words);
 }
 
 /// One look at the model's status through the proxy.
