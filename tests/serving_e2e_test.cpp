@@ -13,6 +13,7 @@
 #include "support/fake_tfserving.hpp"
 #include "support/tfserving_rest.hpp"
 #include "support/paths.hpp"
+#include "support/requests.hpp"
 #include "support/saved_model_bytes.hpp"
 #include "support/skip.hpp"
 #include "support/workflow_run.hpp"
