@@ -269,6 +269,12 @@ struct CheckOptions {
   std::function<void(const std::string&)> progress;  ///< one line per change (stderr)
 };
 
+namespace detail {
+/// Seconds the run waits beyond the pods' activeDeadlineSeconds (scheduling, log reading);
+/// the probe's watchdog fires this much and 5 s more before that deadline.
+inline int wait_slack_seconds(int deadline_seconds) { return std::min(15, 2 + deadline_seconds / 10); }
+}  // namespace detail
+
 /// The probe pod for one node (pure).
 inline kube::Pod probe_pod(const NodeGpuInfo& node, const CheckOptions& o, const std::string& run_id) {
   std::int64_t gpus = o.gpus > 0 ? o.gpus : node.allocatable;
@@ -285,7 +291,7 @@ inline kube::Pod probe_pod(const NodeGpuInfo& node, const CheckOptions& o, const
   if (o.strict) args.push_back("--strict");
   // The probe's own watchdog answers "no result" before the pod's deadline kills it.
   args.push_back("--watchdog");
-  args.push_back(std::to_string(std::max(10, o.deadline_seconds - std::min(15, 2 + o.deadline_seconds / 10) - 5)));
+  args.push_back(std::to_string(std::max(10, o.deadline_seconds - detail::wait_slack_seconds(o.deadline_seconds) - 5)));
   nlohmann::json pod = {
       {"apiVersion", "v1"},
       {"kind", "Pod"},
@@ -470,65 +476,69 @@ inline void judge_probe_output(NodeResult& r, const std::string& logs, const Ver
   }
 }
 
-/// Runs the check: inventory, probe pods, results, cleanup. Throws tfjob errors for
-/// problems that stop the whole run (cannot list nodes, cannot create pods); per-node
-/// problems end up in that node's result.
-inline CheckResult run_gpu_check(kube::Client client, const CheckOptions& o) {
-  using Clock = std::chrono::steady_clock;
-  CheckResult res;
-  auto say = [&](const std::string& s) {
-    if (o.progress) o.progress(s);
-  };
-  auto cancelled = [&] { return o.cancel && o.cancel->load(); };
-  res.run_id = o.run_id;
-  if (res.run_id.empty()) {
-    std::random_device rd;
-    const char* alnum = "abcdefghijklmnopqrstuvwxyz0123456789";
-    for (int i = 0; i < 5; ++i) res.run_id += alnum[rd() % 36];
-  }
-  const std::string ns = o.namespace_.empty() ? client.namespace_() : o.namespace_;
-  VerdictOptions vopt;
-  if (!o.expect.empty()) vopt.expect = normalize_expect(o.expect);
-  vopt.strict = o.strict;
+namespace detail {
+/// Says one progress line when the caller asked for them.
+inline void tell(const CheckOptions& o, const std::string& line) {
+  if (o.progress) o.progress(line);
+}
 
-  auto nodes = kube::Api<kube::Node>::all(client).list().items;
-  res.inventory = gpu_inventory(nodes);
-  // Cluster-wide, before any probe: the device plugin's and validator's pods per node.
-  if (!res.inventory.empty()) {
-    auto pods_with = [&](const std::string& sel) {
-      try {
-        kube::ListParams lp;
-        lp.label_selector = sel;
-        return kube::Api<kube::Pod>::all(client).list(lp).items;
-      } catch (const tfjob::error& e) {
-        res.cluster_notes.push_back("cannot list pods " + sel + " in all namespaces: " + e.what());
-        return std::vector<kube::Pod>{};
-      }
-    };
-    std::vector<kube::Pod> plugin;
-    for (const auto& sel : device_plugin_selectors())
-      for (auto& p : pods_with(sel)) plugin.push_back(std::move(p));
-    auto validators = pods_with(validator_selector);
-    for (auto& n : note_gpu_components(res.inventory, plugin, validators)) res.cluster_notes.push_back(std::move(n));
-    for (const auto& n : res.cluster_notes) say("cluster: " + n);
-    for (const auto& g : res.inventory) {
-      std::string drv = g.driver_version.empty() ? "driver unknown" : "driver " + g.driver_version;
-      say(g.name + ": " + std::to_string(g.allocatable) + "/" + std::to_string(g.capacity) + " GPUs allocatable, " +
-          (g.product().empty() ? "model unknown" : g.product()) + ", " + drv +
-          (g.architecture.empty() ? "" : " (" + g.architecture + ")"));
-      for (const auto& n : g.notes) say(g.name + ": " + n);
-    }
-  }
-  if (!o.nodes.empty()) {
-    std::set<std::string> known;
-    for (const auto& n : nodes) known.insert(n.name());
-    for (const auto& want : o.nodes)
-      if (!known.count(want)) throw tfjob::error("node \"" + want + "\" not found");
-  }
-  CheckOptions po = o;
-  po.expect = vopt.expect;
+/// Whether the caller raised its cancel token.
+inline bool cancel_raised(const CheckOptions& o) { return o.cancel && o.cancel->load(); }
 
-  kube::Api<kube::Pod> pods(client, ns);
+/// Five random characters of [a-z0-9]: the run id when the caller gave none.
+inline std::string random_run_id() {
+  std::random_device rd;
+  const char* alnum = "abcdefghijklmnopqrstuvwxyz0123456789";
+  std::string id;
+  for (int i = 0; i < 5; ++i) id += alnum[rd() % 36];
+  return id;
+}
+
+/// The pods in all namespaces that match `sel`; a list that fails is a cluster note, and no pods.
+inline std::vector<kube::Pod> pods_with(kube::Client& client, const std::string& sel, std::vector<std::string>& notes) {
+  try {
+    kube::ListParams lp;
+    lp.label_selector = sel;
+    return kube::Api<kube::Pod>::all(client).list(lp).items;
+  } catch (const tfjob::error& e) {
+    notes.push_back("cannot list pods " + sel + " in all namespaces: " + e.what());
+    return {};
+  }
+}
+
+/// Cluster-wide, before any probe: what the device plugin's and validator's pods say per node.
+inline void note_cluster_components(kube::Client& client, CheckResult& res) {
+  std::vector<kube::Pod> plugin;
+  for (const auto& sel : device_plugin_selectors())
+    for (auto& p : pods_with(client, sel, res.cluster_notes)) plugin.push_back(std::move(p));
+  auto validators = pods_with(client, validator_selector, res.cluster_notes);
+  for (auto& n : note_gpu_components(res.inventory, plugin, validators)) res.cluster_notes.push_back(std::move(n));
+}
+
+/// The progress lines of the cluster notes and of each GPU node's inventory and notes.
+inline void tell_inventory(const CheckResult& res, const CheckOptions& o) {
+  for (const auto& n : res.cluster_notes) tell(o, "cluster: " + n);
+  for (const auto& g : res.inventory) {
+    std::string drv = g.driver_version.empty() ? "driver unknown" : "driver " + g.driver_version;
+    tell(o, g.name + ": " + std::to_string(g.allocatable) + "/" + std::to_string(g.capacity) + " GPUs allocatable, " +
+                (g.product().empty() ? "model unknown" : g.product()) + ", " + drv +
+                (g.architecture.empty() ? "" : " (" + g.architecture + ")"));
+    for (const auto& n : g.notes) tell(o, g.name + ": " + n);
+  }
+}
+
+/// Throws when a node the caller named is not in the cluster.
+inline void require_nodes(const std::vector<kube::Node>& nodes, const std::vector<std::string>& wanted) {
+  std::set<std::string> known;
+  for (const auto& n : nodes) known.insert(n.name());
+  for (const auto& want : wanted)
+    if (!known.count(want)) throw tfjob::error("node \"" + want + "\" not found");
+}
+
+/// One result per inventory node the run covers: not-ready (a known problem) and skipped
+/// (fewer GPUs than asked for) at once, the rest with a probe pod's name; returns the
+/// indices of those to probe.
+inline std::vector<std::size_t> choose_targets(CheckResult& res, const CheckOptions& o) {
   std::vector<std::size_t> probing;  // indices into res.nodes
   for (const auto& g : res.inventory) {
     if (!o.nodes.empty() && std::find(o.nodes.begin(), o.nodes.end(), g.name) == o.nodes.end()) continue;
@@ -537,276 +547,349 @@ inline CheckResult run_gpu_check(kube::Client client, const CheckOptions& o) {
     if (!g.problem.empty()) {
       r.status = NodeStatus::not_ready;
       r.message = g.problem;
-      say(g.name + ": not probed: " + g.problem);
-      res.nodes.push_back(std::move(r));
-      continue;
-    }
-    if (o.gpus > 0 && o.gpus > g.allocatable) {
+      tell(o, g.name + ": not probed: " + g.problem);
+    } else if (o.gpus > 0 && o.gpus > g.allocatable) {
       r.status = NodeStatus::skipped;
       r.message = "--gpus " + std::to_string(o.gpus) + " but the node allocates " + std::to_string(g.allocatable);
-      say(g.name + ": skipped: " + r.message);
-      res.nodes.push_back(std::move(r));
-      continue;
+      tell(o, g.name + ": skipped: " + r.message);
+    } else {
+      r.pod = probe_pod(g, o, res.run_id).name();
+      probing.push_back(res.nodes.size());
     }
-    r.pod = probe_pod(g, po, res.run_id).name();
     res.nodes.push_back(std::move(r));
-    probing.push_back(res.nodes.size() - 1);
   }
-  if (res.inventory.empty()) say("no node offers nvidia.com/gpu or looks like a GPU node");
+  return probing;
+}
 
-  // Delete whatever was created, whatever happens next (unless --keep).
-  std::vector<std::string> created;
-  struct Cleanup {
-    kube::Api<kube::Pod>& pods;
-    std::vector<std::string>& created;
-    bool keep;
-    const std::function<void(const std::string&)>& say;
-    ~Cleanup() {
-      if (keep || created.empty()) return;
-      for (const auto& name : created) {
-        try {
-          kube::DeleteParams dp;
-          dp.grace_period_seconds = 0;
-          dp.propagation_policy = "Background";
-          pods.remove_opt(name, dp);
-        } catch (const std::exception& e) {
-          if (say) say("could not delete pod " + name + ": " + e.what());
-        }
+/// Deletes the probe pods a run created when it leaves scope, whatever ended it (unless `keep`).
+struct ProbeCleanup {
+  kube::Api<kube::Pod>& pods;
+  std::vector<std::string>& created;
+  bool keep;
+  const std::function<void(const std::string&)>& say;
+  ~ProbeCleanup() {
+    if (keep || created.empty()) return;
+    for (const auto& name : created) {
+      try {
+        kube::DeleteParams dp;
+        dp.grace_period_seconds = 0;
+        dp.propagation_policy = "Background";
+        pods.remove_opt(name, dp);
+      } catch (const std::exception& e) {
+        if (say) say("could not delete pod " + name + ": " + e.what());
       }
-      if (say) say("deleted " + std::to_string(created.size()) + " probe pod" + (created.size() == 1 ? "" : "s"));
     }
-  } cleanup{pods, created, o.keep, o.progress};
+    if (say) say("deleted " + std::to_string(created.size()) + " probe pod" + (created.size() == 1 ? "" : "s"));
+  }
+};
 
+/// Creates the chosen nodes' probe pods until all exist or the caller cancels; each name
+/// goes to `created` as soon as its pod exists (for the cleanup).
+inline void create_probe_pods(kube::Api<kube::Pod>& pods, CheckResult& res, const std::vector<std::size_t>& probing,
+                              const CheckOptions& o, const std::string& ns, std::vector<std::string>& created) {
   for (std::size_t i : probing) {
-    if (cancelled()) break;
+    if (cancel_raised(o)) break;
     auto& r = res.nodes[i];
-    pods.create(probe_pod(r.node, po, res.run_id));
+    pods.create(probe_pod(r.node, o, res.run_id));
     created.push_back(r.pod);
     r.phase = "Pending";
-    say(r.node.name + ": created probe pod " + ns + "/" + r.pod);
+    tell(o, r.node.name + ": created probe pod " + ns + "/" + r.pod);
+  }
+}
+
+/// Follows a run's probe pods with a watch (each change judged when it arrives) until every
+/// one has a result, the deadline passes or the caller cancels. A side task meanwhile
+/// refreshes the explanation of pods still Pending from the events every `poll` (an event can
+/// come after the pod's last change) and tells running probes' last line every
+/// `running_every`. The state is guarded by `mu_`; reads from the server happen outside it
+/// (what they need is copied under it first) and so do the progress lines (`told_`, said by
+/// speak(); `say_mu_` only keeps the caller's callback to one line at a time).
+class ProbeFollower {
+ public:
+  /// Follows `probing` (indices into `res.nodes`, whose pods exist in `ns`).
+  ProbeFollower(kube::Client& client, std::string ns, const CheckOptions& o, const VerdictOptions& v, CheckResult& res,
+                const std::vector<std::size_t>& probing)
+      : client_(client), ns_(std::move(ns)), o_(o), v_(v), res_(res), open_(probing.begin(), probing.end()),
+        // The pods' own activeDeadlineSeconds plus a little for scheduling and log reading.
+        deadline_(Clock::now() + std::chrono::seconds(o.deadline_seconds) + std::chrono::seconds(wait_slack_seconds(o.deadline_seconds))) {
+    for (std::size_t i : probing) index_of_[res.nodes[i].pod] = i;
   }
 
-  // The pods' own activeDeadlineSeconds plus a little for scheduling and log reading.
-  const auto deadline = Clock::now() + std::chrono::seconds(o.deadline_seconds) +
-                        std::chrono::seconds(std::min(15, 2 + o.deadline_seconds / 10));
-  // Driven by a watch on the run's pods: each change is judged when it arrives. A side task
-  // ends the wait at the deadline or on cancel, and refreshes the explanation of pods still
-  // Pending from the events every `o.poll` (an event can come after the pod's last change).
-  // The state below is guarded by `mu`; reads from the server happen outside it (what they
-  // need is copied under it first) and so do the progress lines (`told`, said by speak()).
-  std::mutex mu;
-  std::set<std::size_t> open(probing.begin(), probing.end());
-  std::map<std::size_t, std::string> last_note;
-  std::map<std::string, std::size_t> index_of;  // pod name -> its node's result
-  for (std::size_t i : probing) index_of[res.nodes[i].pod] = i;
-  std::map<std::size_t, kube::Pod> pending;     // the last state of pods still Pending
-  std::map<std::size_t, Clock::time_point> running_since;
-  std::vector<std::string> told;  // lines to say once `mu` is released
-  std::mutex say_mu;              // one line at a time, from either thread
-  auto speak = [&] {
-    std::vector<std::string> lines;
-    {
-      std::lock_guard<std::mutex> lk(mu);
-      lines.swap(told);
+  /// Follows the pods until done, then ends those still open as cancelled or timed out.
+  void run(kube::Api<kube::Pod>& pods) {
+    kube::Client ec = client_;  // the side task's own connection
+    auto next_refresh = Clock::now() + o_.poll;
+    auto next_running = Clock::now() + o_.running_every;
+    kube::SideTask side(std::chrono::milliseconds(20), [&](const std::atomic<bool>&) {
+      if (cancel_raised(o_) || Clock::now() > deadline_) return false;
+      if (Clock::now() >= next_refresh) {
+        refresh_pending(ec);
+        next_refresh = Clock::now() + o_.poll;
+      }
+      // Never silent: a running probe is told every `running_every` with its last line.
+      if (Clock::now() >= next_running) {
+        tell_running(ec);
+        next_running = Clock::now() + o_.running_every;
+      }
+      speak();
+      return true;
+    });
+    if (!open_.empty()) {
+      kube::WatchParams wp;
+      wp.label_selector = std::string(run_label) + "=" + res_.run_id;
+      kube::StreamOptions so;  // the watch itself ends at the deadline or on cancel
+      so.cancel = o_.cancel;
+      so.deadline = deadline_;
+      pods.watch(wp, [&](const kube::WatchEvent<kube::Pod>& ev) { return on_event(ev); }, so);
     }
-    std::lock_guard<std::mutex> lk(say_mu);
-    for (const auto& l : lines) say(l);
-  };
-  auto note_pending = [&](std::size_t i, const kube::Pod& p, const std::vector<kube::Event>& events) {
-    auto& r = res.nodes[i];
-    std::string note = "Pending: " + explain_pending(p, events);
-    r.message = note;
-    if (last_note[i] != note) {
-      last_note[i] = note;
-      told.push_back(r.node.name + ": " + note);
-    }
-  };
-  auto namespace_events = [&](kube::Client& cl) {
-    try {
-      return kube::Api<kube::Event>(cl, ns).list().items;
-    } catch (const tfjob::error&) {
-      return std::vector<kube::Event>{};  // events are an explanation, not a requirement
-    }
-  };
-  // What judging one change of a pod needs from the server (read without `mu`): the probe's
-  // log once it has ended, the namespace's events while it is Pending.
+    side.stop();
+    speak();
+    finish();
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  /// What judging one change of a pod needs from the server (read without `mu_`).
   struct Fetched {
     std::string logs, log_error;
     std::vector<kube::Event> events;
   };
-  auto fetch = [&](const kube::Pod& p) {
+
+  /// Says the lines told so far (takes `mu_` only to take them).
+  void speak() {
+    std::vector<std::string> lines;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      lines.swap(told_);
+    }
+    std::lock_guard<std::mutex> lk(say_mu_);
+    for (const auto& l : lines) tell(o_, l);
+  }
+
+  /// Records why node `i`'s pod is Pending, told when it changes (`mu_` held).
+  void note_pending(std::size_t i, const kube::Pod& p, const std::vector<kube::Event>& events) {
+    auto& r = res_.nodes[i];
+    std::string note = "Pending: " + explain_pending(p, events);
+    r.message = note;
+    if (last_note_[i] != note) {
+      last_note_[i] = note;
+      told_.push_back(r.node.name + ": " + note);
+    }
+  }
+
+  /// The namespace's events, or none when they cannot be listed (an explanation, not a requirement).
+  std::vector<kube::Event> namespace_events(kube::Client& cl) const {
+    try {
+      return kube::Api<kube::Event>(cl, ns_).list().items;
+    } catch (const tfjob::error&) {
+      return {};
+    }
+  }
+
+  /// Reads what a change needs: the probe's log once the pod ended, the events while it is Pending.
+  Fetched fetch(const kube::Pod& p) {
     Fetched f;
     const std::string phase = p.phase();
     if (phase == "Succeeded" || phase == "Failed") {
       try {
         kube::LogParams lp;
         lp.container = "probe";
-        f.logs = kube::get_logs(client, ns, p.name(), lp);
+        f.logs = kube::get_logs(client_, ns_, p.name(), lp);
       } catch (const tfjob::error& e) {
         f.log_error = std::string("cannot read the probe's log: ") + e.what();
       }
     } else if (phase == "Pending") {
-      f.events = namespace_events(client);
+      f.events = namespace_events(client_);
     }
     return f;
-  };
-  // one change of one pod (called with mu held)
-  auto look = [&](std::size_t i, const kube::Pod& p, const Fetched& f) {
-    auto& r = res.nodes[i];
-    r.phase = p.phase();
-    if (r.phase == "Succeeded" || r.phase == "Failed") {
-      pending.erase(i);
-      auto term = p.container_status("probe");
-      if (term.is_object() && term.contains("state") && term["state"].contains("terminated"))
-        r.exit_code = tfjob::detail::value_at(term["state"]["terminated"], "exitCode", -1);
-      if (!f.log_error.empty()) r.message = f.log_error;
-      if (r.phase == "Failed" && f.logs.find('{') == std::string::npos) {
-        r.status = NodeStatus::failed;
-        std::string why = p.str("/status/reason");
-        std::string msg = p.str("/status/message");
-        r.message = "probe pod failed" + (why.empty() ? std::string() : ": " + why) + (msg.empty() ? "" : ": " + msg) +
-                    (r.exit_code >= 0 ? " (exit code " + std::to_string(r.exit_code) + ")" : "") +
-                    (r.message.empty() ? "" : "; " + r.message);
-      } else {
-        judge_probe_output(r, f.logs, vopt);
-      }
-      told.push_back(r.node.name + ": " + to_string(r.status) + (r.message.empty() ? "" : ": " + r.message));
-      open.erase(i);
-      return;
-    }
-    if (r.phase == "Pending") {
-      std::string pull = image_pull_failure(p, f.events);
-      if (!pull.empty()) {
-        // Waiting out the deadline would not help: the node cannot get the image.
-        pending.erase(i);
-        r.status = NodeStatus::failed;
-        r.reason = "ImagePull";
-        r.message = "cannot pull the probe image " + po.image + ": " + pull +
-                    "; build the image from gpu/Dockerfile, push it to a registry the nodes can pull from, and use that image";
-        told.push_back(r.node.name + ": failed: " + r.message);
-        open.erase(i);
-        return;
-      }
-      pending[i] = p;
-      note_pending(i, p, f.events);
-      return;
-    }
-    pending.erase(i);
-    r.message.clear();
-    if (r.phase == "Running" && !running_since.count(i)) running_since[i] = Clock::now();
-    if (last_note[i] != r.phase) {
-      last_note[i] = r.phase;
-      told.push_back(r.node.name + ": " + r.phase);
-    }
-  };
+  }
 
-  std::atomic<bool> stop{false};  // ends the watch
-  kube::Client ec = client;       // the side task's own connection
-  auto next_refresh = Clock::now() + o.poll;
-  auto next_running = Clock::now() + o.running_every;
-  kube::SideTask side(std::chrono::milliseconds(20), [&](const std::atomic<bool>&) {
-    if (cancelled() || Clock::now() > deadline) {
-      stop = true;
-      return false;
+  /// Judges one change of node `i`'s pod (`mu_` held).
+  void look(std::size_t i, const kube::Pod& p, const Fetched& f) {
+    auto& r = res_.nodes[i];
+    r.phase = p.phase();
+    if (r.phase == "Succeeded" || r.phase == "Failed") return look_ended(i, p, f);
+    if (r.phase == "Pending") return look_pending(i, p, f);
+    pending_.erase(i);
+    r.message.clear();
+    if (r.phase == "Running" && !running_since_.count(i)) running_since_[i] = Clock::now();
+    if (last_note_[i] != r.phase) {
+      last_note_[i] = r.phase;
+      told_.push_back(r.node.name + ": " + r.phase);
     }
-    if (Clock::now() >= next_refresh) {
-      bool any;
-      {
-        std::lock_guard<std::mutex> lk(mu);
-        any = !pending.empty();
-      }
-      if (any) {
-        auto events = namespace_events(ec);
-        std::lock_guard<std::mutex> lk(mu);
-        for (const auto& [i, p] : pending)
-          if (open.count(i)) note_pending(i, p, events);
-      }
-      next_refresh = Clock::now() + o.poll;
+  }
+
+  /// Node `i`'s probe pod ended: its result from the exit code and log (`mu_` held).
+  void look_ended(std::size_t i, const kube::Pod& p, const Fetched& f) {
+    auto& r = res_.nodes[i];
+    pending_.erase(i);
+    r.exit_code = tfjob::detail::value_at(p.container_status("probe"), "/state/terminated/exitCode"_json_pointer, -1);
+    if (!f.log_error.empty()) r.message = f.log_error;
+    if (r.phase == "Failed" && f.logs.find('{') == std::string::npos) {
+      r.status = NodeStatus::failed;
+      std::string why = p.str("/status/reason");
+      std::string msg = p.str("/status/message");
+      r.message = "probe pod failed" + (why.empty() ? std::string() : ": " + why) + (msg.empty() ? "" : ": " + msg) +
+                  (r.exit_code >= 0 ? " (exit code " + std::to_string(r.exit_code) + ")" : "") +
+                  (r.message.empty() ? "" : "; " + r.message);
+    } else {
+      judge_probe_output(r, f.logs, v_);
     }
-    // Never silent: a running probe is told every `running_every` with its last line.
-    if (Clock::now() >= next_running) {
-      std::vector<std::tuple<std::size_t, Clock::time_point, std::string, std::string>> running;  // index, since, node, pod
-      {
-        std::lock_guard<std::mutex> lk(mu);
-        for (const auto& [i, t] : running_since)
-          if (open.count(i) && res.nodes[i].phase == "Running") running.emplace_back(i, t, res.nodes[i].node.name, res.nodes[i].pod);
+    told_.push_back(r.node.name + ": " + to_string(r.status) + (r.message.empty() ? "" : ": " + r.message));
+    open_.erase(i);
+  }
+
+  /// Node `i`'s probe pod is Pending: failed at once when its image cannot be pulled, else
+  /// explained (`mu_` held).
+  void look_pending(std::size_t i, const kube::Pod& p, const Fetched& f) {
+    auto& r = res_.nodes[i];
+    std::string pull = image_pull_failure(p, f.events);
+    if (pull.empty()) {
+      pending_[i] = p;
+      return note_pending(i, p, f.events);
+    }
+    // Waiting out the deadline would not help: the node cannot get the image.
+    pending_.erase(i);
+    r.status = NodeStatus::failed;
+    r.reason = "ImagePull";
+    r.message = "cannot pull the probe image " + o_.image + ": " + pull +
+                "; build the image from gpu/Dockerfile, push it to a registry the nodes can pull from, and use that image";
+    told_.push_back(r.node.name + ": failed: " + r.message);
+    open_.erase(i);
+  }
+
+  /// Explains the pods still Pending again from the namespace's events (listed without `mu_`).
+  void refresh_pending(kube::Client& ec) {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      if (pending_.empty()) return;
+    }
+    auto events = namespace_events(ec);
+    std::lock_guard<std::mutex> lk(mu_);
+    for (const auto& [i, p] : pending_)
+      if (open_.count(i)) note_pending(i, p, events);
+  }
+
+  /// Tells each running probe's time so far and last log line (read without `mu_`).
+  void tell_running(kube::Client& ec) {
+    std::vector<std::tuple<Clock::time_point, std::string, std::string>> running;  // since, node, pod
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      for (const auto& [i, t] : running_since_)
+        if (open_.count(i) && res_.nodes[i].phase == "Running") running.emplace_back(t, res_.nodes[i].node.name, res_.nodes[i].pod);
+    }
+    std::vector<std::string> lines;
+    for (const auto& [t, node, pod] : running) {
+      std::string last;
+      try {
+        kube::LogParams lp;
+        lp.container = "probe";
+        lp.tail_lines = 1;
+        last = kube::get_logs(ec, ns_, pod, lp);
+      } catch (const tfjob::error&) {
       }
-      std::vector<std::string> lines;
-      for (const auto& [i, t, node, pod] : running) {
-        std::string last;
-        try {
-          kube::LogParams lp;
-          lp.container = "probe";
-          lp.tail_lines = 1;
-          last = kube::get_logs(ec, ns, pod, lp);
-        } catch (const tfjob::error&) {
-        }
-        while (!last.empty() && (last.back() == '\n' || last.back() == '\r')) last.pop_back();
-        if (last.size() > 160) last = last.substr(0, 157) + "...";
-        const auto secs = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - t).count();
-        lines.push_back(node + ": running for " + std::to_string(secs) + " s" + (last.empty() ? "" : ": " + last));
+      while (!last.empty() && (last.back() == '\n' || last.back() == '\r')) last.pop_back();
+      if (last.size() > 160) last = last.substr(0, 157) + "...";
+      const auto secs = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - t).count();
+      lines.push_back(node + ": running for " + std::to_string(secs) + " s" + (last.empty() ? "" : ": " + last));
+    }
+    std::lock_guard<std::mutex> lk(mu_);
+    told_.insert(told_.end(), lines.begin(), lines.end());
+  }
+
+  /// One watch event: a deleted pod fails its node, any other change is fetched (without
+  /// `mu_`) and judged. Returns whether any pod is still open.
+  bool on_event(const kube::WatchEvent<kube::Pod>& ev) {
+    std::size_t i = 0;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      auto it = index_of_.find(ev.object.name());
+      if (it == index_of_.end() || !open_.count(it->second)) return !open_.empty();
+      i = it->second;
+      if (ev.type == kube::EventType::deleted) {
+        auto& r = res_.nodes[i];
+        r.status = NodeStatus::failed;
+        r.message = "the probe pod disappeared (deleted by someone else?)";
+        told_.push_back(r.node.name + ": " + r.message);
+        open_.erase(i);
+        pending_.erase(i);
       }
-      {
-        std::lock_guard<std::mutex> lk(mu);
-        told.insert(told.end(), lines.begin(), lines.end());
-      }
-      next_running = Clock::now() + o.running_every;
+    }
+    if (ev.type != kube::EventType::deleted) {
+      const Fetched f = fetch(ev.object);
+      std::lock_guard<std::mutex> lk(mu_);
+      if (open_.count(i)) look(i, ev.object, f);
     }
     speak();
-    return true;
-  });
+    std::lock_guard<std::mutex> lk(mu_);
+    return !open_.empty();
+  }
 
-  if (!open.empty()) {
-    kube::WatchParams wp;
-    wp.label_selector = std::string(run_label) + "=" + res.run_id;
-    kube::StreamOptions so;
-    so.cancel = &stop;
-    pods.watch(wp, [&](const kube::WatchEvent<kube::Pod>& ev) {
-      std::size_t i = 0;
-      {
-        std::lock_guard<std::mutex> lk(mu);
-        auto it = index_of.find(ev.object.name());
-        if (it == index_of.end() || !open.count(it->second)) return !open.empty();
-        i = it->second;
-        if (ev.type == kube::EventType::deleted) {
-          auto& r = res.nodes[i];
-          r.status = NodeStatus::failed;
-          r.message = "the probe pod disappeared (deleted by someone else?)";
-          told.push_back(r.node.name + ": " + r.message);
-          open.erase(i);
-          pending.erase(i);
-        }
+  /// Ends the nodes still open once the watch is over: cancelled, or Pending/timeout at the deadline.
+  void finish() {
+    if (!open_.empty() && cancel_raised(o_)) {
+      res_.cancelled = true;
+      for (std::size_t i : open_) {
+        res_.nodes[i].status = NodeStatus::cancelled;
+        res_.nodes[i].message = "interrupted while the probe was " + res_.nodes[i].phase;
       }
-      if (ev.type != kube::EventType::deleted) {
-        const Fetched f = fetch(ev.object);
-        std::lock_guard<std::mutex> lk(mu);
-        if (open.count(i)) look(i, ev.object, f);
-      }
-      speak();
-      std::lock_guard<std::mutex> lk(mu);
-      return !open.empty();
-    }, so);
-  }
-  side.stop();
-  speak();
-  if (!open.empty() && cancelled()) {
-    res.cancelled = true;
-    for (std::size_t i : open) {
-      res.nodes[i].status = NodeStatus::cancelled;
-      res.nodes[i].message = "interrupted while the probe was " + res.nodes[i].phase;
+      open_.clear();
+    } else if (!open_.empty()) {
+      res_.timed_out = true;  // the watch ended at the deadline
     }
-    open.clear();
-  } else if (!open.empty()) {
-    res.timed_out = true;  // the side thread stopped the watch at the deadline
-  }
-  if (res.timed_out) {
-    for (std::size_t i : open) {
-      auto& r = res.nodes[i];
+    if (!res_.timed_out) return;
+    for (std::size_t i : open_) {
+      auto& r = res_.nodes[i];
       r.status = r.phase == "Pending" ? NodeStatus::pending : NodeStatus::timeout;
-      r.message = "no result within " + std::to_string(o.deadline_seconds) + "s" +
-                  (r.message.empty() ? "" : " (" + r.message + ")");
+      r.message = "no result within " + std::to_string(o_.deadline_seconds) + "s" + (r.message.empty() ? "" : " (" + r.message + ")");
     }
   }
+
+  kube::Client& client_;
+  const std::string ns_;
+  const CheckOptions& o_;
+  const VerdictOptions& v_;
+  CheckResult& res_;
+  std::mutex mu_;
+  std::set<std::size_t> open_;
+  std::map<std::size_t, std::string> last_note_;
+  std::map<std::string, std::size_t> index_of_;  // pod name -> its node's result
+  std::map<std::size_t, kube::Pod> pending_;     // the last state of pods still Pending
+  std::map<std::size_t, Clock::time_point> running_since_;
+  std::vector<std::string> told_;  // lines to say once `mu_` is released
+  std::mutex say_mu_;              // one line at a time, from either thread
+  const Clock::time_point deadline_;
+};
+}  // namespace detail
+
+/// Runs the check: inventory, probe pods, results, cleanup. Throws tfjob errors for
+/// problems that stop the whole run (cannot list nodes, cannot create pods); per-node
+/// problems end up in that node's result.
+inline CheckResult run_gpu_check(kube::Client client, const CheckOptions& o) {
+  CheckResult res;
+  res.run_id = o.run_id.empty() ? detail::random_run_id() : o.run_id;
+  const std::string ns = o.namespace_.empty() ? client.namespace_() : o.namespace_;
+  VerdictOptions vopt;
+  if (!o.expect.empty()) vopt.expect = normalize_expect(o.expect);
+  vopt.strict = o.strict;
+  CheckOptions po = o;  // the probe pods' options: the expected family normalised
+  po.expect = vopt.expect;
+
+  auto nodes = kube::Api<kube::Node>::all(client).list().items;
+  res.inventory = gpu_inventory(nodes);
+  if (!res.inventory.empty()) {
+    detail::note_cluster_components(client, res);
+    detail::tell_inventory(res, o);
+  }
+  if (!o.nodes.empty()) detail::require_nodes(nodes, o.nodes);
+  const std::vector<std::size_t> probing = detail::choose_targets(res, po);
+  if (res.inventory.empty()) detail::tell(o, "no node offers nvidia.com/gpu or looks like a GPU node");
+
+  kube::Api<kube::Pod> pods(client, ns);
+  std::vector<std::string> created;
+  detail::ProbeCleanup cleanup{pods, created, o.keep, o.progress};  // whatever happens next
+  detail::create_probe_pods(pods, res, probing, po, ns, created);
+  detail::ProbeFollower(client, ns, o, vopt, res, probing).run(pods);
   return res;
 }
 
