@@ -128,7 +128,7 @@ TEST_CASE("a worker killed under Never fails the job and nothing is left running
   killer.join();
   CHECK(r.state == "Failed");
   CHECK(r.message == "TFJob default/hello-never has failed because 1 Worker replica(s) failed.");
-  for (const auto& x : r.replicas) CHECK_FALSE(tfjob::test::process_alive(first_pid(x.log_file)));
+  for (const auto& x : r.replicas) CHECK(tfjob::test::process_gone(first_pid(x.log_file)));
 }
 
 TEST_CASE("SIGINT to the runner stops every replica, no process is left", "[local][e2e]") {
@@ -147,7 +147,7 @@ TEST_CASE("SIGINT to the runner stops every replica, no process is left", "[loca
   for (const auto& x : r.replicas) {
     int pid = first_pid(x.log_file);
     CHECK(pid > 0);
-    CHECK_FALSE(tfjob::test::process_alive(pid));
+    CHECK(tfjob::test::process_gone(pid));
   }
 }
 

@@ -56,6 +56,6 @@ TEST_CASE("submit hello --local: Ctrl-C stops every replica and exits 130, as a 
   for (const char* r : {"chief-0", "worker-0", "worker-1"}) {
     auto pids = tfjob::test::pids_in_file(dir + "/state/logs/" + r + ".log");
     REQUIRE_FALSE(pids.empty());
-    for (int p : pids) CHECK_FALSE(tfjob::test::process_alive(p));
+    for (int p : pids) CHECK(tfjob::test::process_gone(p));
   }
 }

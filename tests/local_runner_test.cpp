@@ -237,7 +237,7 @@ TEST_CASE("a job succeeds when its chief does, the others are stopped with their
   for (const auto& w : {"worker-0", "worker-1"}) {
     auto pids = tfjob::test::pids_in_file(replica(r, w).log_file);
     REQUIRE(pids.size() == 1);
-    CHECK_FALSE(tfjob::test::process_alive(pids[0]));  // the grandchild went with its group
+    CHECK(tfjob::test::process_gone(pids[0]));  // the grandchild went with its group
   }
   CHECK(r.seconds < 10);
   REQUIRE(r.job.status);
@@ -415,6 +415,6 @@ TEST_CASE("stop() ends every replica and fails the job", "[local][run]") {
   for (const auto& x : r.replicas) {
     auto pids = tfjob::test::pids_in_file(x.log_file);  // `$$$$` is `$$` after the kubelet's $(VAR) expansion
     REQUIRE(pids.size() == 1);
-    CHECK_FALSE(tfjob::test::process_alive(pids[0]));
+    CHECK(tfjob::test::process_gone(pids[0]));
   }
 }

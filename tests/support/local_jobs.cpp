@@ -59,6 +59,15 @@ bool process_alive(int pid) {
   return stat[close + 2] != 'Z' && stat[close + 2] != 'X';
 }
 
+bool process_gone(int pid, int seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (process_alive(pid)) {
+    if (std::chrono::steady_clock::now() >= until) return false;
+    usleep(10 * 1000);
+  }
+  return true;
+}
+
 std::string read_text(const std::string& path) {
   std::ifstream f(path);
   std::stringstream ss;

@@ -24,6 +24,9 @@ tfjob::TFJob local_job(const std::string& name, const std::map<std::string, nloh
 std::string scratch_dir(const std::string& tag);
 /// Whether a process with this pid exists and is not a zombie.
 bool process_alive(int pid);
+/// Whether the process is gone (or a zombie) within `seconds`: a signal sent to it is
+/// delivered asynchronously, and a loaded machine may take a moment to end it.
+bool process_gone(int pid, int seconds = 10);
 /// Every pid printed as "pid N" in a file.
 std::vector<int> pids_in_file(const std::string& path);
 std::string read_text(const std::string& path);
