@@ -350,6 +350,43 @@ TEST_CASE("logs --save keeps what a pod wrote after it is deleted and wait --sav
   CHECK(fr.out.find("[worker-0] worker wrote this before being deleted") != std::string::npos);
 }
 
+TEST_CASE("logs -f says a followed pod that is being deleted once, and ends with the job it fails", "[logs][e2e][events]") {
+  // `kubectl delete pod` (graceful) or a finalizer: the pod object stays, with a
+  // deletionTimestamp, after the job has failed (the operator counts a Running pod being
+  // deleted as failed); the note must not wait for the object to go
+  Cluster c;
+  ContainerScript worker = says({"worker runs"});
+  worker.exit_code = std::nullopt;  // runs until finish()
+  c.server->kubelet().script("dg-worker-0", worker);
+  auto r = c.run({"submit", "--name", "dg", "--image", "tensorflow/tensorflow:2.15.0", "--workers", "1", "--gpus", "0",
+                  "--restart-policy", "Never", "-o", "name"});
+  REQUIRE(r.exit_code == 0);
+  const std::string dir = tfjob::test::temp_dir("logs-deleting") + "/saved";
+  auto follower = std::async(std::launch::async, [&] { return c.run({"logs", "dg", "-f", "--save", dir, "--color", "never"}); });
+  REQUIRE(c.server->wait_for([&] { return slurp(dir + "/dg-worker-0.tensorflow.log") == "worker runs\n"; }, std::chrono::seconds(20)));
+  REQUIRE(c.server->mark_deleting("pods", "default", "dg-worker-0"));
+  REQUIRE(c.server->wait_for([&] {
+    auto j = c.server->get_object("tfjobs", "default", "dg");
+    if (!j) return false;
+    for (const auto& cond : j->value("/status/conditions"_json_pointer, json::array()))
+      if (cond.value("type", "") == "Failed" && cond.value("status", "") == "True") return true;
+    return false;
+  }, std::chrono::seconds(20)));
+  // the kubelet kills and removes the container: the stream ends with the runtime's error
+  // after the log, which is not the container's output
+  c.server->kubelet().remove("default", "dg-worker-0", "tensorflow");
+  auto fr = follower.get();
+  INFO(fr.out << fr.err);
+  CHECK(fr.exit_code == 1);
+  CHECK(fr.out == "worker runs\n");
+  std::size_t said = 0;
+  for (auto p = fr.err.find("pod dg-worker-0 was deleted"); p != std::string::npos; p = fr.err.find("pod dg-worker-0 was deleted", p + 1)) ++said;
+  CHECK(said == 1);
+  CHECK(fr.err.find("TFJob dg Failed") != std::string::npos);
+  CHECK(c.server->get_object("pods", "default", "dg-worker-0"));  // still there: said before it went
+  CHECK(slurp(dir + "/events.log").find("deleted dg-worker-0") != std::string::npos);
+}
+
 TEST_CASE("archive: the job, pods, logs, events, describe, TF_CONFIG, nodes and a manifest", "[logs][e2e][archive]") {
   Cluster c;
   ContainerScript sc = says({"chief log line"});

@@ -32,9 +32,17 @@ refused() { run "$@"; [ "$RC" != 0 ] || fail "expected a failure from $*: $OUT";
 # start the plugin in the background: bg_plugin TAG ARGS... (stdout/stderr in $TMP/TAG.out/.err,
 # pid in $BGPID)
 bg_plugin() { local tag=$1; shift; P "$@" >"$TMP/$tag.out" 2>"$TMP/$tag.err" & BGPID=$!; BG+=("$BGPID"); }
-# wait for a background command and check its exit code: bg_wait PID WANT TAG
+# wait for a background command and check its exit code: bg_wait PID WANT TAG [SECONDS]
+# (at most SECONDS, 150 unless told: one that hangs is stopped and fails the test with what it
+# printed, rather than ctest's timeout killing the test without a word)
 bg_wait() {
-  local rc; set +e; wait "$1"; rc=$?; set -e
+  local rc n=$(( ${4:-150} * 10 ))
+  while kill -0 "$1" 2>/dev/null && [ "$n" -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
+  if kill -0 "$1" 2>/dev/null; then
+    kill "$1" 2>/dev/null || true
+    fail "still running after ${4:-150} s: $3 (stopped): $(cat "$TMP/$3.out" "$TMP/$3.err")"
+  fi
+  set +e; wait "$1"; rc=$?; set -e
   [ "$rc" = "$2" ] || fail "exit $rc, want $2: $(cat "$TMP/$3.out" "$TMP/$3.err")"
 }
 # a merge patch of a status subresource through the API as the admin (what controllers do)

@@ -20,6 +20,10 @@ ka create namespace "$NS" >/dev/null
 QUEUE_CRDS=$(dirname "${BASH_SOURCE[0]}")/../data/crds/queues-minimal.yaml
 finish() {
   cleanup
+  # a pod the test held with its finalizer (logs-states), let go so that the namespace can go
+  for p in $(ka get pods -n "$NS" -o json 2>/dev/null | jq -r '.items[] | select(.metadata.finalizers // [] | index("kubectl-tfjob.test/hold")) | .metadata.name'); do
+    ka patch pod "$p" -n "$NS" --type json -p '[{"op": "remove", "path": "/metadata/finalizers"}]' >/dev/null 2>&1 || true
+  done
   [ -z "${QUEUE_CRDS_APPLIED:-}" ] || ka delete -f "$QUEUE_CRDS" --ignore-not-found --wait=false >/dev/null 2>&1 || true
   ka delete namespace "$NS" --wait=false >/dev/null 2>&1 || true
   ka delete pv "$NS-models" "$NS-train" "$NS-hello" --ignore-not-found --wait=false >/dev/null 2>&1 || true
@@ -725,19 +729,24 @@ scenario_logs_states() {
   fi
 
   step pod-deleted
-  # a user deletes the followed pod: said once, what it wrote is kept by --save; the operator
-  # v1.9 counts a Running pod being deleted as failed (updateJobReplicaStatuses), so the job
-  # fails and logs -f ends with it (recreated pods: realnode.logs-restarts)
+  # a user deletes the followed pod (kubectl delete pod): said once, what it wrote is kept by
+  # --save; the operator v1.9 counts a Running pod being deleted as failed
+  # (updateJobReplicaStatuses), so the job fails and logs -f ends with it (recreated pods:
+  # realnode.logs-restarts). The test's finalizer holds the pod object until the job has
+  # failed: whether a controller sees a pod deleting before it is gone is a race otherwise (a
+  # forced delete under load: CI's controller saw only the pod gone, and made it again)
   job_yaml del "$TOOLS" Never 'echo first pod; sleep 300' >"$TMP/del.json"
   ok P submit -f "$TMP/del.json" -n "$NS"
   bg_plugin lf logs del -n "$NS" -f --save "$TMP/dsaved" --color never
   local lf=$BGPID
   first() { grep -q "first pod" "$TMP/lf.out"; }
   until_ok 90 first || fail "logs -f did not stream the first pod: $(cat "$TMP/lf.err")"
-  # (forced: the pod object goes at once, as a lost node's pods do; the kubelet kills the
-  # container after it)
-  ka delete pod del-worker-0 -n "$NS" --grace-period=0 --force >/dev/null 2>&1
-  bg_wait "$lf" 1 lf
+  ka patch pod del-worker-0 -n "$NS" --type merge -p '{"metadata":{"finalizers":["kubectl-tfjob.test/hold"]}}' >/dev/null
+  ka delete pod del-worker-0 -n "$NS" --wait=false >/dev/null
+  job_failed() { ka get tfjob del -n "$NS" -o json | jq -e '[.status.conditions[]? | select(.type == "Failed" and .status == "True")] | length == 1'; }
+  until_ok 60 job_failed || fail "the job did not fail with its pod deleted: $(ka get tfjob del -n "$NS" -o json | jq -c .status)"
+  ka patch pod del-worker-0 -n "$NS" --type json -p '[{"op": "remove", "path": "/metadata/finalizers"}]' >/dev/null
+  bg_wait "$lf" 1 lf 60
   out=$(cat "$TMP/lf.out"); err=$(cat "$TMP/lf.err")
   [ "$out" = "first pod" ] || fail "logs -f of the deleted pod: $out"
   once "pod del-worker-0 was deleted" "$err" "stderr"

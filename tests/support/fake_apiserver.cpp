@@ -955,6 +955,21 @@ bool FakeApiServer::delete_object(const std::string& resource, const std::string
   return true;
 }
 
+bool FakeApiServer::mark_deleting(const std::string& resource, const std::string& ns, const std::string& name,
+                                  int grace_period_seconds) {
+  const ResourceInfo* ri = fake::find_resource_name(resource);
+  if (!ri) throw std::runtime_error("fake-apiserver: unknown resource " + resource);
+  std::lock_guard<std::mutex> lk(impl_->mu);
+  json* cur = impl_->find_locked(*ri, ns, name);
+  if (!cur) return false;
+  json& md = (*cur)["metadata"];
+  if (!md.contains("deletionTimestamp")) md["deletionTimestamp"] = fake::now_rfc3339();
+  md["deletionGracePeriodSeconds"] = grace_period_seconds;
+  md["resourceVersion"] = std::to_string(++impl_->rv);
+  impl_->emit_locked("MODIFIED", *ri, *cur);
+  return true;
+}
+
 std::vector<json> FakeApiServer::list_objects(const std::string& resource, const std::string& ns) const {
   const ResourceInfo* ri = fake::find_resource_name(resource);
   if (!ri) throw std::runtime_error("fake-apiserver: unknown resource " + resource);

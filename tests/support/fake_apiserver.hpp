@@ -141,6 +141,11 @@ class Kubelet {
   void write(const std::string& ns, const std::string& pod, const std::string& container, const std::string& bytes);
   /// Terminate a running container with `exit_code` (its followed log stream ends).
   void finish(const std::string& ns, const std::string& pod, const std::string& container, int exit_code = 0);
+  /// The kubelet kills and removes a running container (its pod was deleted): it ends with
+  /// `exit_code`, and a followed log stream ends as the real kubelet's does then, with the
+  /// runtime's NotFound error written after the log's bytes (kuberuntime waitLogs; server.go
+  /// getContainerLogs WriteError after the 200).
+  void remove(const std::string& ns, const std::string& pod, const std::string& container, int exit_code = 137);
   /// The log text of a container attempt as stored (previous = the attempt before).
   std::string log(const std::string& ns, const std::string& pod, const std::string& container,
                   bool previous = false) const;
@@ -203,6 +208,11 @@ class FakeApiServer {
   std::optional<nlohmann::json> get_object(const std::string& resource, const std::string& ns,
                                            const std::string& name) const;
   bool delete_object(const std::string& resource, const std::string& ns, const std::string& name);
+  /// A graceful deletion in progress (or one a finalizer holds): sets deletionTimestamp and
+  /// deletionGracePeriodSeconds and keeps the object, as kube-apiserver does until the
+  /// kubelet confirms the pod stopped. False when there is no such object.
+  bool mark_deleting(const std::string& resource, const std::string& ns, const std::string& name,
+                     int grace_period_seconds = 30);
   std::vector<nlohmann::json> list_objects(const std::string& resource, const std::string& ns = "") const;
   std::uint64_t resource_version() const;  ///< the current global resourceVersion
   /// Polls `pred` (every 10 ms) until it is true or `timeout` passes; returns the last value.

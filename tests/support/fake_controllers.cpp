@@ -943,6 +943,15 @@ void Kubelet::finish(const std::string& ns, const std::string& pod, const std::s
   it->second.finish_code = exit_code;
 }
 
+void Kubelet::remove(const std::string& ns, const std::string& pod, const std::string& container, int exit_code) {
+  std::string uid = uid_of(*impl_->server, ns, pod);
+  std::lock_guard<std::mutex> lk(impl_->mu);
+  auto it = impl_->containers.find(uid + "/" + container);
+  if (it == impl_->containers.end()) throw std::runtime_error("fake kubelet: container " + container + " of " + ns + "/" + pod + " never started");
+  it->second.finish_code = exit_code;
+  it->second.removed = true;
+}
+
 std::string Kubelet::log(const std::string& ns, const std::string& pod, const std::string& container, bool previous) const {
   std::string uid = uid_of(*impl_->server, ns, pod);
   std::lock_guard<std::mutex> lk(impl_->mu);

@@ -172,7 +172,7 @@ struct LogPump {
 
   bool operator()(size_t, httplib::DataSink& sink) const {
     auto& k = sp->kubelet_impl;
-    std::string buf;
+    std::string buf, after_log;
     for (;;) {
       bool ended = false;
       buf.clear();
@@ -186,6 +186,9 @@ struct LogPump {
           if (st->entry >= run.log.size()) {
             if (!follow || run.terminated || sp->stopping) {
               ended = true;
+              if (follow && run.terminated && it->second.removed && run_index + 1 == it->second.runs.size())
+                after_log = "rpc error: code = NotFound desc = an error occurred when try to find container \"" +
+                            std::string(64, 'c') + "\": not found";
             } else {
               k.cv.wait_for(lk, std::chrono::milliseconds(250));
               lk.unlock();
@@ -209,6 +212,7 @@ struct LogPump {
         }
       }
       if (ended) {
+        if (!after_log.empty() && !stream->write(sink, after_log)) return false;
         sink.done();
         return true;
       }

@@ -55,6 +55,7 @@ struct ContainerState {
   Clock::time_point restart_at;
   int global_attempt = 0;  ///< index into script.restart_exit_codes (persists across pod recreation)
   std::optional<int> finish_code;
+  bool removed = false;  ///< Kubelet::remove: followers get the runtime's NotFound error after the log
   bool running() const { return !runs.empty() && !runs.back().terminated; }
 };
 

@@ -67,6 +67,9 @@ struct LogStats {
   std::uint64_t bytes = 0;              ///< bytes of log text delivered (timestamps not counted)
   std::uint64_t skipped_on_resume = 0;  ///< lines (timestamp resume) or bytes (byte resume) skipped
   bool wire_timestamps = false;         ///< whether timestamps=true was sent
+  /// What the kubelet wrote after the log instead of ending it cleanly (see
+  /// detail::kubelet_error_after_log): not delivered as a line; "" when none.
+  std::string kubelet_error;
 };
 
 /// A piece of a log line. Most lines are one piece (`first` and `last`); a line longer
@@ -90,6 +93,22 @@ inline bool kubelet_log_unavailable(std::string_view body) {
   if (body.size() >= 512 || body.substr(0, kubelet_no_log.size()) != kubelet_no_log) return false;
   auto nl = body.find('\n');
   return (nl == std::string_view::npos || nl + 1 == body.size()) && body.find("://") != std::string_view::npos;
+}
+/// The length of the kubelet's timestamp and its space at the start of a line read with
+/// timestamps=true ("2006-01-02T15:04:05.000000000Z07:00 "), 0 when the line has none.
+inline std::size_t wire_timestamp_length(std::string_view line) {
+  const auto sp = line.find(' ');
+  return sp != std::string_view::npos && sp >= 20 && sp <= 40 && line[4] == '-' && line[10] == 'T' ? sp + 1 : 0;
+}
+/// With timestamps on the wire every line of the log starts with the kubelet's timestamp.
+/// A last piece without one, short and unterminated, is the kubelet's error written after
+/// the log: ReadLogs fails while following when the runtime has removed the container (its
+/// pod was deleted: "rpc error: code = NotFound desc = an error occurred when try to find
+/// container ...: not found", kuberuntime logs.go waitLogs), and server.go getContainerLogs
+/// writes it with WriteError after the 200 and the log's bytes.
+inline bool kubelet_error_after_log(std::string_view last_piece) {
+  return !last_piece.empty() && last_piece.size() < 1024 && last_piece.find('\n') == std::string_view::npos &&
+         wire_timestamp_length(last_piece) == 0;
 }
 /// Whether the start of a body may still turn out to be that error (held back until known).
 inline bool may_be_kubelet_no_log(std::string_view head) {
@@ -433,7 +452,11 @@ class LogStreamer {
         if (nl != std::string_view::npos && !flush(true)) return false;
       }
       if (nl == std::string_view::npos) {
-        if (eager && !cur_.empty() && (line_open_ || !stats_.wire_timestamps || cur_.find(' ') < 41) && !flush(false)) return false;
+        // (with timestamps on the wire, not before its timestamp has come: a piece without
+        // one may be the kubelet's error after the log)
+        if (eager && !cur_.empty() && (line_open_ || !stats_.wire_timestamps || detail::wire_timestamp_length(cur_) > 0) &&
+            !flush(false))
+          return false;
         break;
       }
       data.remove_prefix(nl + 1);
@@ -441,11 +464,16 @@ class LogStreamer {
     return true;
   }
 
-  /// The body ended normally: a last line without '\n' is still a line.
+  /// The body ended normally: a last line without '\n' is still a line, unless it is the
+  /// kubelet's error after the log (kept in stats, never shown as the container's).
   bool end_of_body() {
     if (cur_.empty() && !line_open_) return true;
     std::string piece = std::move(cur_);
     cur_.clear();
+    if (!line_open_ && stats_.wire_timestamps && detail::kubelet_error_after_log(piece)) {
+      stats_.kubelet_error = std::move(piece);
+      return true;
+    }
     return line(piece, true, false);
   }
 
@@ -458,10 +486,9 @@ class LogStreamer {
     pc.text = raw;
     const bool wire_ts = stats_.wire_timestamps;
     if (pc.first && wire_ts) {
-      auto sp = raw.find(' ');
-      if (sp != std::string_view::npos && sp >= 20 && sp <= 40 && raw[4] == '-' && raw[10] == 'T') {
-        pc.timestamp = raw.substr(0, sp);
-        pc.text = raw.substr(sp + 1);
+      if (const auto n = detail::wire_timestamp_length(raw)) {
+        pc.timestamp = raw.substr(0, n - 1);
+        pc.text = raw.substr(n);
       }
     }
     if (pc.first) {

@@ -251,6 +251,7 @@ class ReplicaFollower {
       const std::string target_uid = target ? tfjob::detail::value_at(*target, "/metadata/uid"_json_pointer, std::string()) : std::string();
       if (target) first_seen_.emplace(target_uid, restart_count(*target, o_.container));
       say_pod_replaced(target, target_uid);
+      if (target) say_pod_deleting(*target);
       if (!o_.follow) check_readable(target, pods);
       if (target && container_started(*target, o_.container)) {
         check_container(*target, o_.container);
@@ -414,6 +415,16 @@ class ReplicaFollower {
            "pod " + tfjob::detail::value_at(*target, "/metadata/name"_json_pointer, std::string()) + " was recreated; following the new pod");
   }
 
+  /// The pod is being deleted (a deletionTimestamp: `kubectl delete pod`, an eviction, the
+  /// operator's cleanup): said once, when first seen, as when it is gone (the same key), so
+  /// it is said even when the job ends before the pod object goes (a grace period, a
+  /// finalizer).
+  void say_pod_deleting(const nlohmann::json& pod) {
+    const PodInfo info = pod_info(pod, o_.container);
+    if (info.deleting)
+      tell(LogEvent::deleted, source_of(info, restart_count(pod, o_.container)), info.uid, "pod " + info.name + " was deleted");
+  }
+
   /// A read once needs a pod whose container has started: else why not, and what to do.
   void check_readable(const std::optional<nlohmann::json>& target, const std::vector<nlohmann::json>& pods) {
     finish(*job_obj_);
@@ -497,6 +508,7 @@ class ReplicaFollower {
   bool drained() {
     auto pods = job_pods(c_, ns_, job_);
     auto target = pick(pods, type_, index_);
+    if (target) say_pod_deleting(*target);
     if (target && container_started(*target, o_.container)) {
       PodInfo info = pod_info(*target, o_.container);
       const int restarts = restart_count(*target, o_.container);
