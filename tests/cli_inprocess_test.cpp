@@ -180,6 +180,33 @@ TEST_CASE("in-process: invalid flags are refused before any request, with what i
       {{"completion", "tcsh"}, 64, "tcsh not in {bash,zsh,fish}"},
       {{"exec", "nope"}, 64, "give the command after --, e.g. -- nvidia-smi"},
       {{"port-forward", "nope"}, 64, "give at least one port: [LOCAL:]REMOTE"},
+      {{"serve"}, 64, "give the server's NAME (or use `serve list` / `serve delete NAME`)"},
+      {{"serve", "x", "--model", "resnet", "-o", "wide"}, 1, "allowed formats are: json, yaml, name"},
+      {{"serve", "x", "--model", "resnet", "--timeout", "soon"}, 64, "--timeout"},
+      {{"serve", "x", "--model", "bogus"}, 64, "\"bogus\" is not a built-in model"},
+      {{"serve", "x", "--model", "resnet", "--pvc", "c"}, 64, "give exactly one model source"},
+      {{"serve", "x", "--model", "resnet", "--selector", "pool"}, 64, "\"pool\": give KEY=VALUE (a node label)"},
+      {{"serve", "x", "--model", "resnet", "--batching", "max_batch_size=32,batch_timeout=5"}, 64, "unknown key \"batch_timeout\""},
+      {{"serve", "x", "--model", "resnet", "--autoscale", "1:4:70%"}, 64, "give --cpu too"},
+      {{"serve", "X", "--model", "resnet"}, 1, "serve name \"X\" must be a DNS-1035 label"},
+      {{"serve", "x", "--model", "a=pvc:c", "--model-config-poll", "-1"}, 64, "give 0 (never re-read) or more seconds"},
+      {{"serve", "x", "--model", "a=pvc:c", "--version-label", "b:stable=1"}, 64, "no --model b=SOURCE was given"},
+      // --from-job: the flags are checked before the job is read
+      {{"serve", "x", "--from-job", "train", "--model", "resnet"}, 64, "the job's export is the model: leave out --model"},
+      {{"serve", "x", "--from-job", "train", "--selector", "pool"}, 64, "\"pool\": give KEY=VALUE (a node label)"},
+      {{"serve", "x", "--from-job", "train", "--version-label", "b:stable=1"}, 64, "no --model b=SOURCE was given"},
+      {{"serve", "x", "--from-job", "train", "--kserve"}, 64, "an InferenceService reads one model from a claim"},
+      {{"serve", "x", "--model", "resnet", "--kserve"}, 64, "give --pvc CLAIM[:PATH]"},
+      {{"serve", "x", "--pvc", "c", "--kserve", "--monitoring"}, 64, "which KServe's TensorFlow runtime owns"},
+      {{"serve", "x", "--pvc", "c", "--kserve", "--model-name", "y"}, 64, "KServe names the model after the InferenceService"},
+      {{"serve", "x", "--pvc", "c", "--kserve", "--wait-version", "2"}, 64, "not available with --kserve"},
+      {{"serve", "status"}, 64, "give the NAME of the model server"},
+      {{"serve", "status", "x", "-o", "wide"}, 1, "allowed formats are: json, yaml"},
+      {{"serve", "list", "-o", "bogus"}, 1, "allowed formats are: json, yaml, name, wide"},
+      {{"serve", "delete"}, 64, "give the NAME of the model server to delete"},
+      {{"serve", "label", "x", "m", "stable"}, 1, "give LABEL=VERSION, e.g. stable=1"},
+      {{"serve", "label", "x", "m", "m:stable=1"}, 64, "give LABEL=VERSION; the model is the argument before it"},
+      {{"serve", "label", "x", "m", "stable=1", "--timeout", "soon"}, 64, "--timeout"},
   };
   for (const auto& k : cases) {
     c.server->clear_requests();
@@ -193,6 +220,51 @@ TEST_CASE("in-process: invalid flags are refused before any request, with what i
     if (!k.says.empty()) CHECK(has(r.err, k.says));
     CHECK(c.server->requests().empty());
   }
+#endif
+}
+
+TEST_CASE("in-process: serve, serve list, status and delete write to the streams given", "[cli][inprocess][serving]") {
+#ifndef TFJOB_HAVE_PLUGIN_CLI
+  TFJOB_SKIP("the plugin is not built (TFJOB_BUILD_PLUGIN=OFF)");
+#else
+  Cluster c;  // no GPU node, no claim
+  auto r = Cluster::call_as_is({"serve", "resnet", "--model", "resnet", "--dry-run=client", "-o", "name"});
+  INFO(r.out << r.err);
+  CHECK(r.rc == 0);
+  CHECK(r.out == "deployment.apps/resnet\nservice/resnet\n");
+  CHECK(r.err.empty());
+
+  r = c.call({"serve", "list"});
+  CHECK(r.rc == 0);
+  CHECK(r.out.empty());
+  CHECK(r.err == "No model servers found in default namespace.\n");
+
+  // the claim checks of one model and of a model config, the GPU check: refused, nothing applied
+  r = c.call({"serve", "mnist", "--pvc", "nosuch:export", "--gpus", "0"});
+  CHECK(r.rc == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err == "error: persistentvolumeclaim \"nosuch\" not found in namespace \"default\": --pvc names the claim that holds "
+                 "export/mnist/<version>/saved_model.pb (for the MNIST sample: --pvc tfjob-mnist:export)\n");
+  r = c.call({"serve", "zoo", "--model", "mnist=pvc:nosuch:export/mnist", "--gpus", "0"});
+  CHECK(r.rc == 1);
+  CHECK(r.err == "error: persistentvolumeclaim \"nosuch\" not found in namespace \"default\": --model mnist=pvc:CLAIM[:PATH] "
+                 "names the claim whose PATH holds <version>/saved_model.pb\n");
+  r = c.call({"serve", "big", "--model", "resnet", "--gpus", "2"});
+  INFO(r.err);
+  CHECK(r.rc == 1);
+  CHECK(r.out.empty());
+  CHECK(has(r.err, "error: refusing to serve \"big\": "));
+  CHECK_FALSE(c.server->get_object("deployments.apps", "default", "big"));
+
+  r = c.call({"serve", "delete", "nosuch"});
+  CHECK(r.rc == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err == "Error from server (NotFound): model server \"nosuch\" not found in namespace \"default\" (no deployment or "
+                 "service of that name); `kubectl tfjob serve list` shows what is served\n");
+  r = c.call({"serve", "status", "nosuch"});
+  CHECK(r.rc == 1);
+  CHECK(r.out.empty());
+  CHECK(has(r.err, "\"nosuch\""));
 #endif
 }
 

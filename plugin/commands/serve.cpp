@@ -1,13 +1,13 @@
 // kubectl tfjob serve NAME | serve list | serve delete NAME: TensorFlow Serving as a
 // Deployment + Service (server-side apply), the rollout waited for like `kubectl rollout
 // status`, then the model waited for until TF Serving reports a version AVAILABLE.
-#include "../common/command.hpp"
-#include "../common/kube.hpp"
+#include "../common/context.hpp"
 #include "../common/output.hpp"
 #include "../common/signatures.hpp"
 #include "../common/workflow_cli.hpp"
 
 #include <tfjob/detail/json.hpp>
+#include <tfjob/kube/api.hpp>
 #include <tfjob/serving/export_check.hpp>
 #include <tfjob/serving/kserve.hpp>
 #include <tfjob/serving/model_config.hpp>
@@ -16,17 +16,20 @@
 #include <tfjob/serving/serving.hpp>
 #include <tfjob/workflow/status.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
-#include <iostream>
-#include <optional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tfjob::cli {
 namespace {
 
+/// serve NAME's flags.
 struct ServeOptions {
   std::string name;
   std::vector<std::string> models;  ///< --model: resnet, or NAME=SOURCE (repeatable: a model config)
@@ -49,12 +52,6 @@ struct ServeOptions {
   std::string batching, autoscale;
   bool monitoring = false;
   bool kserve = false;  ///< --kserve: an InferenceService (KServe's TensorFlow predictor)
-  // list / delete
-  bool all_namespaces = false;
-  std::string delete_name;
-  std::string status_name;
-  // label
-  std::string label_name, label_model, label_assignment;
 };
 
 /// --model NAME=SOURCE (any of them with '='): several models through a model config file.
@@ -165,48 +162,29 @@ std::vector<nlohmann::json> objects_of(const ServeOptions& o, const serving::Ser
   return serving::build_model_config_objects(spec, model_config_from(o), o.model_config_poll);
 }
 
-/// --from-job JOB: the job's export as one more --model NAME=pvc:CLAIM:PATH, with the TF
-/// version warning.
-ServeOptions with_job_model(const ServeOptions& in, kube::Client& client) {
+/// --from-job JOB: the options with the job's export as one more --model NAME=pvc:CLAIM:PATH
+/// (validate() stands a placeholder claim in for the export, run() the job's).
+ServeOptions with_export(const ServeOptions& in, const std::string& claim, const std::string& path) {
   ServeOptions o = in;
-  if (!o.models.empty() || !o.model_url.empty() || !o.pvc.empty())
-    throw CLI::ValidationError("--from-job", "the job's export is the model: leave out --model, --model-url and --pvc");
-  auto e = serving::finished_job_export(client, client.namespace_(), o.from_job, o.export_dir);
   const std::string model = o.model_name.empty() ? o.name : o.model_name;
   o.model_name.clear();
-  o.models.push_back(model + "=pvc:" + e.claim + ":" + e.path);
-  std::cerr << "tfjob/" << o.from_job << ": the " << e.replica << " exported to " << e.container_path << ", on claim " << e.claim
-            << (e.path.empty() ? "" : " at " + e.path) << "\n";
+  o.models.push_back(model + "=pvc:" + claim + ":" + path);
+  return o;
+}
+
+/// --from-job JOB: the options with the export of the finished job, said on ctx.err.
+ServeOptions with_job_model(Context& ctx, const ServeOptions& in) {
+  auto& client = ctx.client();
+  auto e = serving::finished_job_export(client, client.namespace_(), in.from_job, in.export_dir);
+  ServeOptions o = with_export(in, e.claim, e.path);
+  ctx.err << "tfjob/" << o.from_job << ": the " << e.replica << " exported to " << e.container_path << ", on claim " << e.claim
+          << (e.path.empty() ? "" : " at " + e.path) << "\n";
   o.job_image = e.image;
   return o;
 }
 
-/// How serve ends a rollout or InferenceService wait that did not get ready: the wait's
-/// diagnosis; on a timeout what it waited for and the hints for what held each pod back
-/// (`no_pod_hint` where none did). Returns exit_code::timeout; throws the failure.
-int server_not_ready(const serving::WaitReport& r, const ServeOptions& o, const std::string& waiting_for, const std::string& model,
-                     const std::string& no_pod_hint = "") {
-  if (!r.diagnosis.empty()) std::cerr << r.diagnosis;
-  if (r.result != serving::WaitResult::timeout) throw tfjob::error(r.message);
-  const std::string hints = serving::blocker_hints(r.blockers, model);
-  std::cerr << "error: timed out after " << o.timeout << " waiting for " << waiting_for << ": " << r.message << "\n"
-            << (hints.empty() ? no_pod_hint : hints);
-  return exit_code::timeout;
-}
-
-/// The same for a model's wait (wait_model, wait_model_version), whose diagnosis is one hint;
-/// `waiting_for` "" when its message says what it waited for.
-int model_not_ready(const serving::WaitReport& m, const ServeOptions& o, const std::string& waiting_for) {
-  if (!m.diagnosis.empty()) std::cerr << "hint: " << m.diagnosis << "\n";
-  if (m.result != serving::WaitResult::timeout) throw tfjob::error(m.message);
-  std::cerr << "error: timed out after " << o.timeout << (waiting_for.empty() ? "" : " waiting for " + waiting_for) << ": " << m.message
-            << "\n";
-  return exit_code::timeout;
-}
-
-/// serve --kserve: the same spec as a KServe InferenceService (TensorFlow predictor, storage
-/// from the claim), waited for until Ready and its model AVAILABLE, as serve waits.
-int run_serve_kserve(const ServeOptions& o, const Globals& g, OutputFormat fmt) {
+/// serve --kserve: what an InferenceService cannot carry (pure, before any request).
+void check_kserve_flags(const ServeOptions& o) {
   if (uses_model_config(o) || !o.from_job.empty() || !o.models.empty() || !o.model_url.empty() || o.pvc.empty())
     throw CLI::ValidationError("--kserve", "an InferenceService reads one model from a claim: give --pvc CLAIM[:PATH] "
                                            "(PATH holds NAME/<version>/saved_model.pb), not --model, --model-url or --from-job");
@@ -217,261 +195,328 @@ int run_serve_kserve(const ServeOptions& o, const Globals& g, OutputFormat fmt) 
     throw CLI::ValidationError("--kserve", "--batching, --monitoring and --arg set TF Serving's flags, which KServe's TensorFlow "
                                            "runtime owns: leave them out with --kserve");
   if (!o.wait_version.empty()) throw CLI::ValidationError("--wait-version", "not available with --kserve");
-  auto build = [&](const std::string& ns) {
-    try {
-      return serving::kserve::build_inference_service(spec_from(o, ns));
-    } catch (const CLI::Error&) {
-      throw;
-    } catch (const tfjob::error& e) {
-      throw CLI::ValidationError("--kserve", e.what());  // e.g. --image outside tensorflow/serving
-    }
-  };
-  if (o.dry_run == "client") {
-    print_objects(std::cout, {build(g.conn.namespace_)}, fmt == OutputFormat::table ? OutputFormat::yaml : fmt);
-    return exit_code::ok;
-  }
-  auto timeout = wf::parse_duration(o.timeout, "--timeout");
-  auto client = make_client(g);
-  const std::string ns = client.namespace_();
-  auto isvc = build(ns);
-  if (!serving::kserve::served(client))
-    throw tfjob::error(std::string("this cluster does not serve inferenceservices.") + serving::kserve::group + "/" +
-                       serving::kserve::version + " (KServe's InferenceService), so --kserve cannot be used: install KServe "
-                       "(its CRDs and controller, RawDeployment mode is enough), or drop --kserve to serve the model as a "
-                       "Deployment and Service");
-  const auto spec = spec_from(o, ns);
-  try {
-    client.request_json(kube::RequestBuilder({"", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true}, ns).get(spec.source.claim));
-  } catch (const api_error& e) {
-    if (!e.is_not_found()) throw;
-    throw tfjob::error("persistentvolumeclaim \"" + spec.source.claim + "\" not found in namespace \"" + ns +
-                       "\": --pvc names the claim that holds " + (spec.source.path.empty() ? "" : spec.source.path + "/") +
-                       spec.effective_model_name() + "/<version>/saved_model.pb");
-  }
-  auto findings = serving::gpu_preflight(client, serving::kserve::preflight_view(isvc));
-  if (!findings) {
-    std::cerr << "warning: cannot list nodes (403), so the GPU check was skipped: make sure nodes expose nvidia.com/gpu\n";
-  } else {
-    std::string errors;
-    for (const auto& f : *findings) {
-      if (f.is_error()) errors += (errors.empty() ? "" : "\n") + f.message;
-      else std::cerr << "warning: " << f.message << (f.message.empty() || f.message.back() == '\n' ? "" : "\n");
-    }
-    if (!errors.empty()) throw tfjob::error("refusing to serve \"" + spec.name + "\": " + errors);
-  }
-  nlohmann::json applied;
-  try {
-    applied = serving::kserve::apply(client, ns, isvc, o.force_conflicts, o.dry_run == "server");
-  } catch (const api_error& e) {
-    if (e.is_conflict())
-      throw tfjob::error(std::string(e.what()) + "\nanother field manager owns these fields; rerun with --force-conflicts to take them over");
-    throw;
-  }
-  std::cerr << object_name(applied) << " serverside-applied" << (o.dry_run == "server" ? " (server dry run)" : "") << "\n";
-  if (o.dry_run == "server" || o.no_wait) {
-    if (fmt != OutputFormat::table) print_objects(std::cout, {applied}, fmt);
-    return exit_code::ok;
-  }
-  wf::ProgressLine progress;
-  serving::WaitOptions wo;
-  wo.deadline = std::chrono::steady_clock::now() + timeout;
-  wo.on_progress = [&](const std::string& m) { progress.show(m); };
-  auto r = serving::kserve::wait_ready(client, ns, spec.name, wo);
-  progress.finish();
-  if (r.result != serving::WaitResult::ready)
-    return server_not_ready(r, o, "inferenceservice \"" + spec.name + "\" to be Ready", spec.name);
-  const std::string endpoint = serving::kserve::predictor_endpoint(client, ns, spec.name);
-  auto m = serving::wait_model(client, ns, endpoint, spec.name, wo);
-  progress.finish();
-  if (m.result != serving::WaitResult::ready) return model_not_ready(m, o, "model \"" + spec.name + "\" to be AVAILABLE");
-  if (fmt != OutputFormat::table) {
-    auto now = serving::kserve::get(client, ns, spec.name);
-    print_objects(std::cout, {now ? *now : applied}, fmt);
-    return exit_code::ok;
-  }
-  auto st = serving::kserve::read_state(serving::kserve::get(client, ns, spec.name).value_or(applied));
-  std::cout << "model \"" << spec.name << "\" version " << m.version << " is AVAILABLE on inferenceservice " << ns << "/" << spec.name
-            << " (predictor service " << endpoint << (st.url.empty() ? "" : ", URL " + st.url) << ")\n";
-  try {
-    print_signatures(std::cout, serving::get_model_metadata(client, ns, endpoint, spec.name, {m.version, ""}));
-  } catch (const std::exception& e) {
-    std::cerr << "warning: cannot read the signatures of model \"" << spec.name << "\": " << e.what() << "\n";
-  }
-  return exit_code::ok;
 }
 
-int run_serve(const ServeOptions& o_in, const Globals& g) {
-  if (o_in.name.empty()) throw CLI::ValidationError("name", "give the server's NAME (or use `serve list` / `serve delete NAME`)");
-  ServeOptions o = o_in;
-  if (!o.from_job.empty()) {
-    auto jc = make_client(g);
-    o = with_job_model(o_in, jc);
+/// serve --kserve: the InferenceService for these options in namespace `ns`.
+nlohmann::json inference_service_of(const ServeOptions& o, const std::string& ns) {
+  try {
+    return serving::kserve::build_inference_service(spec_from(o, ns));
+  } catch (const CLI::Error&) {
+    throw;
+  } catch (const tfjob::error& e) {
+    throw CLI::ValidationError("--kserve", e.what());  // e.g. --image outside tensorflow/serving
   }
-  if (o.name.empty()) throw CLI::ValidationError("name", "give the server's NAME (or use `serve list` / `serve delete NAME`)");
-  OutputFormat fmt = parse_output_format(o.output, {"json", "yaml", "name"});
-  if (o.kserve) return run_serve_kserve(o, g, fmt);
-  if (o.dry_run == "client") {
-    auto objs = objects_of(o, spec_from(o, g.conn.namespace_));
-    print_objects(std::cout, objs, fmt == OutputFormat::table ? OutputFormat::yaml : fmt);
-    return exit_code::ok;
+}
+
+/// The models the server is waited for, in order: the model config's, or the one model.
+std::vector<serving::ModelEntry> served_models(const ServeOptions& o, const serving::ServeSpec& spec) {
+  if (uses_model_config(o)) return model_config_from(o).models;
+  serving::ModelEntry e;
+  e.name = spec.effective_model_name();
+  e.source = spec.source;
+  return {e};
+}
+
+/// The TensorFlow release of the serving image: --serving-version's, or --image's tag.
+std::string serving_release_of(const ServeOptions& o) {
+  return o.image.empty() ? o.serving_version : serving::tf_release_of_image(o.image);
+}
+
+/// What --pvc CLAIM[:PATH] must hold for `model`.
+std::string pvc_hint(const serving::ModelSource& source, const std::string& model) {
+  return "--pvc names the claim that holds " + (source.path.empty() ? "" : source.path + "/") + model + "/<version>/saved_model.pb";
+}
+
+/// A model's claim must exist before anything is applied; `hint` says what it is for.
+void require_claim(kube::Client& client, const std::string& ns, const std::string& claim, const std::string& hint) {
+  if (!kube::Api<kube::PersistentVolumeClaim>(client, ns).get_opt(claim))
+    throw tfjob::error("persistentvolumeclaim \"" + claim + "\" not found in namespace \"" + ns + "\": " + hint);
+}
+
+/// submit's GPU check on the server's pods (a Deployment, or an InferenceService's
+/// preflight_view), before anything is applied: warnings on ctx.err, refusal thrown.
+void require_gpus(Context& ctx, kube::Client& client, const nlohmann::json& deployment, const std::string& server) {
+  auto findings = serving::gpu_preflight(client, deployment);
+  if (!findings) {
+    ctx.err << "warning: cannot list nodes (403), so the GPU check was skipped: make sure nodes expose nvidia.com/gpu\n";
+    return;
   }
-  auto timeout = wf::parse_duration(o.timeout, "--timeout");
-  auto client = make_client(g);
-  const std::string ns = client.namespace_();
-  auto spec = spec_from(o, ns);
-  auto objs = objects_of(o, spec);
-  const bool config = uses_model_config(o);
-  std::vector<serving::ModelEntry> served;  // what to wait for, in order
-  if (config) {
-    served = model_config_from(o).models;
-  } else {
-    serving::ModelEntry e;
-    e.name = spec.effective_model_name();
-    e.source = spec.source;
-    served.push_back(e);
+  std::string errors;
+  for (const auto& f : *findings) {
+    if (f.is_error()) errors += (errors.empty() ? "" : "\n") + f.message;
+    else ctx.err << "warning: " << f.message << (f.message.empty() || f.message.back() == '\n' ? "" : "\n");
   }
-  for (const auto& m : served) {
-    if (m.source.kind != serving::ModelSource::Kind::pvc) continue;
-    try {
-      client.request_json(kube::RequestBuilder({"", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true}, ns).get(m.source.claim));
-    } catch (const api_error& e) {
-      if (!e.is_not_found()) throw;
-      if (config)
-        throw tfjob::error("persistentvolumeclaim \"" + m.source.claim + "\" not found in namespace \"" + ns + "\": --model " + m.name +
-                           "=pvc:CLAIM[:PATH] names the claim whose PATH holds <version>/saved_model.pb");
-      throw tfjob::error("persistentvolumeclaim \"" + m.source.claim + "\" not found in namespace \"" + ns +
-                         "\": --pvc names the claim that holds " +
-                         (m.source.path.empty() ? "" : m.source.path + "/") + spec.effective_model_name() +
-                         "/<version>/saved_model.pb (for the MNIST sample: --pvc tfjob-mnist:export)");
-    }
-  }
-  // submit's GPU check on the server's pods, before anything is applied
-  for (auto d : objs) {
-    if (tfjob::detail::value_at(d, "kind", "") != "Deployment") continue;
-    d["metadata"]["namespace"] = ns;
-    auto findings = serving::gpu_preflight(client, d);
-    if (!findings) {
-      std::cerr << "warning: cannot list nodes (403), so the GPU check was skipped: make sure nodes expose nvidia.com/gpu\n";
-      continue;
-    }
-    std::string errors;
-    for (const auto& f : *findings) {
-      if (f.is_error()) errors += (errors.empty() ? "" : "\n") + f.message;
-      else std::cerr << "warning: " << f.message << (f.message.empty() || f.message.back() == '\n' ? "" : "\n");
-    }
-    if (!errors.empty()) throw tfjob::error("refusing to serve \"" + spec.name + "\": " + errors);
-  }
-  // the export check (after the GPU check: that one needs no pod): each claim's version
-  // directories, before anything is applied
-  const std::string serving_image = spec.effective_image();
-  const std::string serving_release = o.image.empty() ? o.serving_version : serving::tf_release_of_image(o.image);
-  serving::ExportVerdict job_verdict;
-  if (!o.no_export_check && o.dry_run != "server") {
-    for (const auto& m : served) {
-      if (m.source.kind != serving::ModelSource::Kind::pvc) continue;
-      // a model config's PATH is the model's base; --pvc CLAIM:PATH holds PATH/MODEL
-      const std::string dir = config ? m.source.path : (m.source.path.empty() ? "" : m.source.path + "/") + m.name;
-      serving::ExportCheckSpec cs;
-      cs.server = spec.name;
-      cs.namespace_ = ns;
-      cs.claim = m.source.claim;
-      cs.path = dir;
-      cs.image = serving_image;
-      cs.node_selector = spec.node_selector;
-      cs.tolerations = spec.tolerations;
-      serving::ExportCheckOptions eo;
-      eo.deadline = std::min(std::chrono::steady_clock::now() + timeout, std::chrono::steady_clock::now() + std::chrono::minutes(5));
-      eo.on_progress = [](const std::string& line) { std::cerr << line << "\n"; };
-      serving::ExportListing listing;
-      try {
-        listing = serving::check_export(client, cs, eo);
-      } catch (const tfjob::error& e) {
-        throw tfjob::error(std::string(e.what()) + "\nhint: --no-export-check skips the check (TF Serving then reports a bad export itself)");
-      }
-      const std::string where = "model \"" + m.name + "\" (" + (dir.empty() ? "the root" : dir) + " on claim " + m.source.claim + ")";
-      auto v = serving::judge_export(listing, dir, where);
-      for (const auto& w : v.warnings) std::cerr << "warning: " << w << "\n";
-      if (!v.ok()) {
-        std::string all;
-        for (const auto& e : v.errors) all += "\n  " + e;
-        throw tfjob::error("refusing to serve \"" + spec.name + "\": the export check found" + all);
-      }
-      std::string versions;
-      for (auto n : v.versions) versions += (versions.empty() ? "" : ",") + std::to_string(n);
-      std::cerr << where << ": version" << (v.versions.size() == 1 ? " " : "s ") << versions << " hold a SavedModel"
-                << (v.tensorflow_version.empty() ? "" : ", exported by TensorFlow " + v.tensorflow_version) << "\n";
-      if (&m == &served.front()) job_verdict = v;  // warned below, with the training image as the fallback
-      else {
-        auto w = serving::export_tf_warning(v, "", serving_release, serving_image);
-        if (!w.empty()) std::cerr << "warning: " << w << "\n";
-      }
-    }
-  }
-  {  // the first model's TF version: from its SavedModel when read, else from the training image's tag
-    auto w = serving::export_tf_warning(job_verdict, o.job_image, serving_release, serving_image);
-    if (!w.empty()) std::cerr << "warning: " << w << "\n";
-  }
-  serving::use_served_versions(client, objs);  // policy/v1beta1, autoscaling/v2beta2 on older clusters
+  if (!errors.empty()) throw tfjob::error("refusing to serve \"" + server + "\": " + errors);
+}
+
+/// Server-side apply with serve's word for a conflict; says each object applied on ctx.err.
+template <class Apply>
+std::vector<nlohmann::json> apply_saying(Context& ctx, const ServeOptions& o, Apply&& apply) {
   std::vector<nlohmann::json> applied;
   try {
-    applied = serving::apply_objects(client, ns, objs, o.force_conflicts, o.dry_run == "server");
+    applied = apply();
   } catch (const api_error& e) {
     if (e.is_conflict())
       throw tfjob::error(std::string(e.what()) + "\nanother field manager owns these fields; rerun with --force-conflicts to take them over");
     throw;
   }
   for (const auto& a : applied)
-    std::cerr << object_name(a) << " serverside-applied" << (o.dry_run == "server" ? " (server dry run)" : "") << "\n";
-  if (o.dry_run == "server" || o.no_wait) {
-    if (fmt != OutputFormat::table) print_objects(std::cout, applied, fmt);
+    ctx.err << object_name(a) << " serverside-applied" << (o.dry_run == "server" ? " (server dry run)" : "") << "\n";
+  return applied;
+}
+
+/// A wait until `timeout` from now, its progress on `progress`.
+serving::WaitOptions wait_options(std::chrono::milliseconds timeout, wf::ProgressLine& progress) {
+  serving::WaitOptions wo;
+  wo.deadline = std::chrono::steady_clock::now() + timeout;
+  wo.on_progress = [&progress](const std::string& m) { progress.show(m); };
+  return wo;
+}
+
+/// How serve ends a rollout or InferenceService wait that did not get ready: the wait's
+/// diagnosis; on a timeout what it waited for and the hints for what held each pod back
+/// (`no_pod_hint` where none did). Returns exit_code::timeout; throws the failure.
+int server_not_ready(Context& ctx, const serving::WaitReport& r, const ServeOptions& o, const std::string& waiting_for,
+                     const std::string& model, const std::string& no_pod_hint = "") {
+  if (!r.diagnosis.empty()) ctx.err << r.diagnosis;
+  if (r.result != serving::WaitResult::timeout) throw tfjob::error(r.message);
+  const std::string hints = serving::blocker_hints(r.blockers, model);
+  ctx.err << "error: timed out after " << o.timeout << " waiting for " << waiting_for << ": " << r.message << "\n"
+          << (hints.empty() ? no_pod_hint : hints);
+  return exit_code::timeout;
+}
+
+/// The same for a model's wait (wait_model, wait_model_version), whose diagnosis is one hint;
+/// `waiting_for` "" when its message says what it waited for.
+int model_not_ready(Context& ctx, const serving::WaitReport& m, const ServeOptions& o, const std::string& waiting_for) {
+  if (!m.diagnosis.empty()) ctx.err << "hint: " << m.diagnosis << "\n";
+  if (m.result != serving::WaitResult::timeout) throw tfjob::error(m.message);
+  ctx.err << "error: timed out after " << o.timeout << (waiting_for.empty() ? "" : " waiting for " + waiting_for) << ": " << m.message
+          << "\n";
+  return exit_code::timeout;
+}
+
+/// The line that a model is AVAILABLE `where`, then the signatures a client calls; a server
+/// that cannot say them is still served (a warning).
+void say_available(Context& ctx, kube::Client& client, const std::string& ns, const std::string& service, const std::string& model,
+                   const std::string& version, const std::string& where) {
+  ctx.out << "model \"" << model << "\" version " << version << " is AVAILABLE on " << where << "\n";
+  try {
+    print_signatures(ctx.out, serving::get_model_metadata(client, ns, service, model, {version, ""}));
+  } catch (const std::exception& e) {
+    ctx.err << "warning: cannot read the signatures of model \"" << model << "\": " << e.what() << "\n";
+  }
+}
+
+/// serve NAME: the server for the flags, applied and waited for (or printed with
+/// --dry-run=client); with --kserve an InferenceService instead of a Deployment.
+struct ServeCommand {
+  ServeOptions flags;
+
+  void validate() {
+    const ServeOptions& o = flags;
+    if (o.name.empty()) throw CLI::ValidationError("name", "give the server's NAME (or use `serve list` / `serve delete NAME`)");
+    if (!o.from_job.empty() && (!o.models.empty() || !o.model_url.empty() || !o.pvc.empty()))
+      throw CLI::ValidationError("--from-job", "the job's export is the model: leave out --model, --model-url and --pvc");
+    fmt = parse_output_format(o.output, {"json", "yaml", "name"});
+    if (o.kserve) check_kserve_flags(o);
+    if (o.dry_run != "client") timeout_ms = wf::parse_duration(o.timeout, "--timeout");
+    // every model flag, with a claim standing in for the export --from-job reads at run time
+    const ServeOptions checked = o.from_job.empty() ? o : with_export(o, "CLAIM", "PATH");
+    if (o.kserve) inference_service_of(checked, "");
+    else objects_of(checked, spec_from(checked, ""));
+  }
+  int run(Context& ctx) const {
+    const ServeOptions o = flags.from_job.empty() ? flags : with_job_model(ctx, flags);
+    return o.kserve ? run_kserve(ctx, o) : run_deployment(ctx, o);
+  }
+
+ private:
+  /// serve --kserve: the same spec as a KServe InferenceService (TensorFlow predictor,
+  /// storage from the claim), waited for until Ready and its model AVAILABLE, as serve waits.
+  int run_kserve(Context& ctx, const ServeOptions& o) const;
+  /// The Deployment, Service (and ConfigMap, PDB, HPA) applied, the rollout and each model
+  /// waited for.
+  int run_deployment(Context& ctx, const ServeOptions& o) const;
+  /// The export check: each claim's version directories, before anything is applied;
+  /// returns the first model's verdict (warned by the caller, with the training image).
+  serving::ExportVerdict check_exports(Context& ctx, kube::Client& client, const ServeOptions& o, const serving::ServeSpec& spec,
+                                       const std::vector<serving::ModelEntry>& served) const;
+  /// The objects printed after --dry-run=server, --no-wait or a wait with -o; false with no -o.
+  bool print_applied(Context& ctx, const std::vector<nlohmann::json>& applied) const {
+    if (fmt == OutputFormat::table) return false;
+    print_objects(ctx.out, applied, fmt);
+    return true;
+  }
+  OutputFormat fmt = OutputFormat::table;
+  std::chrono::milliseconds timeout_ms{0};
+};
+
+int ServeCommand::run_kserve(Context& ctx, const ServeOptions& o) const {
+  if (o.dry_run == "client") {
+    print_objects(ctx.out, {inference_service_of(o, ctx.globals().conn.namespace_)}, fmt == OutputFormat::table ? OutputFormat::yaml : fmt);
     return exit_code::ok;
   }
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  wf::ProgressLine progress;
-  serving::WaitOptions wo;
-  wo.deadline = deadline;
-  wo.on_progress = [&](const std::string& m) { progress.show(m); };
+  auto& client = ctx.client();
+  const std::string ns = client.namespace_();
+  auto isvc = inference_service_of(o, ns);
+  if (!serving::kserve::served(client))
+    throw tfjob::error(std::string("this cluster does not serve inferenceservices.") + serving::kserve::group + "/" +
+                       serving::kserve::version + " (KServe's InferenceService), so --kserve cannot be used: install KServe "
+                       "(its CRDs and controller, RawDeployment mode is enough), or drop --kserve to serve the model as a "
+                       "Deployment and Service");
+  const auto spec = spec_from(o, ns);
+  require_claim(client, ns, spec.source.claim, pvc_hint(spec.source, spec.effective_model_name()));
+  require_gpus(ctx, client, serving::kserve::preflight_view(isvc), spec.name);
+  const auto applied = apply_saying(ctx, o, [&] {
+    return std::vector<nlohmann::json>{serving::kserve::apply(client, ns, isvc, o.force_conflicts, o.dry_run == "server")};
+  });
+  if (o.dry_run == "server" || o.no_wait) {
+    print_applied(ctx, applied);
+    return exit_code::ok;
+  }
+  wf::ProgressLine progress(true, ctx.err);
+  const auto wo = wait_options(timeout_ms, progress);
+  auto r = serving::kserve::wait_ready(client, ns, spec.name, wo);
+  progress.finish();
+  if (r.result != serving::WaitResult::ready)
+    return server_not_ready(ctx, r, o, "inferenceservice \"" + spec.name + "\" to be Ready", spec.name);
+  const std::string endpoint = serving::kserve::predictor_endpoint(client, ns, spec.name);
+  auto m = serving::wait_model(client, ns, endpoint, spec.name, wo);
+  progress.finish();
+  if (m.result != serving::WaitResult::ready) return model_not_ready(ctx, m, o, "model \"" + spec.name + "\" to be AVAILABLE");
+  const auto now = serving::kserve::get(client, ns, spec.name);
+  if (print_applied(ctx, {now ? *now : applied.front()})) return exit_code::ok;
+  auto st = serving::kserve::read_state(now.value_or(applied.front()));
+  say_available(ctx, client, ns, endpoint, spec.name, m.version,
+                "inferenceservice " + ns + "/" + spec.name + " (predictor service " + endpoint + (st.url.empty() ? "" : ", URL " + st.url) + ")");
+  return exit_code::ok;
+}
+
+serving::ExportVerdict ServeCommand::check_exports(Context& ctx, kube::Client& client, const ServeOptions& o,
+                                                   const serving::ServeSpec& spec, const std::vector<serving::ModelEntry>& served) const {
+  const bool config = uses_model_config(o);
+  const std::string serving_image = spec.effective_image();
+  const std::string serving_release = serving_release_of(o);
+  serving::ExportVerdict first;
+  for (const auto& m : served) {
+    if (m.source.kind != serving::ModelSource::Kind::pvc) continue;
+    // a model config's PATH is the model's base; --pvc CLAIM:PATH holds PATH/MODEL
+    const std::string dir = config ? m.source.path : (m.source.path.empty() ? "" : m.source.path + "/") + m.name;
+    serving::ExportCheckSpec cs;
+    cs.server = spec.name;
+    cs.namespace_ = spec.namespace_;
+    cs.claim = m.source.claim;
+    cs.path = dir;
+    cs.image = serving_image;
+    cs.node_selector = spec.node_selector;
+    cs.tolerations = spec.tolerations;
+    serving::ExportCheckOptions eo;
+    eo.deadline = std::min(std::chrono::steady_clock::now() + timeout_ms, std::chrono::steady_clock::now() + std::chrono::minutes(5));
+    eo.on_progress = [&ctx](const std::string& line) { ctx.err << line << "\n"; };
+    serving::ExportListing listing;
+    try {
+      listing = serving::check_export(client, cs, eo);
+    } catch (const tfjob::error& e) {
+      throw tfjob::error(std::string(e.what()) + "\nhint: --no-export-check skips the check (TF Serving then reports a bad export itself)");
+    }
+    const std::string where = "model \"" + m.name + "\" (" + (dir.empty() ? "the root" : dir) + " on claim " + m.source.claim + ")";
+    auto v = serving::judge_export(listing, dir, where);
+    for (const auto& w : v.warnings) ctx.err << "warning: " << w << "\n";
+    if (!v.ok()) {
+      std::string all;
+      for (const auto& e : v.errors) all += "\n  " + e;
+      throw tfjob::error("refusing to serve \"" + spec.name + "\": the export check found" + all);
+    }
+    std::string versions;
+    for (auto n : v.versions) versions += (versions.empty() ? "" : ",") + std::to_string(n);
+    ctx.err << where << ": version" << (v.versions.size() == 1 ? " " : "s ") << versions << " hold a SavedModel"
+            << (v.tensorflow_version.empty() ? "" : ", exported by TensorFlow " + v.tensorflow_version) << "\n";
+    if (&m == &served.front()) first = v;  // warned by the caller, with the training image as the fallback
+    else if (auto w = serving::export_tf_warning(v, "", serving_release, serving_image); !w.empty())
+      ctx.err << "warning: " << w << "\n";
+  }
+  return first;
+}
+
+int ServeCommand::run_deployment(Context& ctx, const ServeOptions& o) const {
+  if (o.dry_run == "client") {
+    auto objs = objects_of(o, spec_from(o, ctx.globals().conn.namespace_));
+    print_objects(ctx.out, objs, fmt == OutputFormat::table ? OutputFormat::yaml : fmt);
+    return exit_code::ok;
+  }
+  auto& client = ctx.client();
+  const std::string ns = client.namespace_();
+  const auto spec = spec_from(o, ns);
+  auto objs = objects_of(o, spec);
+  const auto served = served_models(o, spec);  // what to wait for, in order
+  for (const auto& m : served)
+    if (m.source.kind == serving::ModelSource::Kind::pvc)
+      require_claim(client, ns, m.source.claim,
+                    uses_model_config(o) ? "--model " + m.name + "=pvc:CLAIM[:PATH] names the claim whose PATH holds <version>/saved_model.pb"
+                                         : pvc_hint(m.source, m.name) + " (for the MNIST sample: --pvc tfjob-mnist:export)");
+  for (auto d : objs) {
+    if (tfjob::detail::value_at(d, "kind", "") != "Deployment") continue;
+    d["metadata"]["namespace"] = ns;
+    require_gpus(ctx, client, d, spec.name);
+  }
+  // the export check after the GPU check: that one needs no pod
+  const auto first = o.no_export_check || o.dry_run == "server" ? serving::ExportVerdict{} : check_exports(ctx, client, o, spec, served);
+  {  // the first model's TF version: from its SavedModel when read, else from the training image's tag
+    auto w = serving::export_tf_warning(first, o.job_image, serving_release_of(o), spec.effective_image());
+    if (!w.empty()) ctx.err << "warning: " << w << "\n";
+  }
+  serving::use_served_versions(client, objs);  // policy/v1beta1, autoscaling/v2beta2 on older clusters
+  const auto applied =
+      apply_saying(ctx, o, [&] { return serving::apply_objects(client, ns, objs, o.force_conflicts, o.dry_run == "server"); });
+  if (o.dry_run == "server" || o.no_wait) {
+    print_applied(ctx, applied);
+    return exit_code::ok;
+  }
+  wf::ProgressLine progress(true, ctx.err);
+  const auto wo = wait_options(timeout_ms, progress);
   auto r = serving::wait_rollout(client, ns, spec.name, wo);
   progress.finish();
   if (r.result != serving::WaitResult::ready)
-    return server_not_ready(r, o, "the rollout", spec.effective_model_name(),
+    return server_not_ready(ctx, r, o, "the rollout", spec.effective_model_name(),
                             "hint: no pod of the server exists yet: `kubectl get replicasets -l " + std::string(serving::keys::instance) +
                                 "=" + spec.name + "` and its events say why\n");
   std::vector<std::pair<std::string, std::string>> ready;  // model, its AVAILABLE version
   for (const auto& sm : served) {
-    const std::string& model = sm.name;
-    auto m = serving::wait_model(client, ns, spec.name, model, wo);
+    auto m = serving::wait_model(client, ns, spec.name, sm.name, wo);
     progress.finish();
-    if (m.result != serving::WaitResult::ready) return model_not_ready(m, o, "model \"" + model + "\" to be AVAILABLE");
-    ready.emplace_back(model, m.version);
+    if (m.result != serving::WaitResult::ready) return model_not_ready(ctx, m, o, "model \"" + sm.name + "\" to be AVAILABLE");
+    ready.emplace_back(sm.name, m.version);
   }
   if (!o.wait_version.empty()) {  // a later export, picked up by TF Serving's file system poll
     auto wv = serving::wait_model_version(client, ns, spec.name, served.front().name, o.wait_version, wo);
     progress.finish();
-    if (wv.result != serving::WaitResult::ready) return model_not_ready(wv, o, "");
+    if (wv.result != serving::WaitResult::ready) return model_not_ready(ctx, wv, o, "");
     ready.front().second = o.wait_version;
   }
-  if (fmt != OutputFormat::table) {
-    print_objects(std::cout, applied, fmt);
-    return exit_code::ok;
-  }
-  for (const auto& [model, version] : ready) {
-    std::cout << "model \"" << model << "\" version " << version << " is AVAILABLE on service " << ns << "/" << spec.name
-              << " (gRPC " << serving::grpc_port << ", REST " << serving::rest_port << ")\n";
-    // The contract a client calls; a server that cannot say is still served (a warning).
-    try {
-      print_signatures(std::cout, serving::get_model_metadata(client, ns, spec.name, model, {version, ""}));
-    } catch (const std::exception& e) {
-      std::cerr << "warning: cannot read the signatures of model \"" << model << "\": " << e.what() << "\n";
-    }
-  }
+  if (print_applied(ctx, applied)) return exit_code::ok;
+  for (const auto& [model, version] : ready)
+    say_available(ctx, client, ns, spec.name, model, version,
+                  "service " + ns + "/" + spec.name + " (gRPC " + std::to_string(serving::grpc_port) + ", REST " +
+                      std::to_string(serving::rest_port) + ")");
   return exit_code::ok;
 }
 
-int run_serve_list(const ServeOptions& o, const Globals& g) {
-  OutputFormat fmt = parse_output_format(o.output, {"json", "yaml", "name", "wide"});
-  auto client = make_client(g);
-  const std::string ns = o.all_namespaces ? "" : client.namespace_();
+/// serve list: the model servers serve made (and the InferenceServices serve --kserve made).
+struct ServeListCommand {
+  bool all_namespaces = false;
+  std::string output;
+
+  void validate() { fmt = parse_output_format(output, {"json", "yaml", "name", "wide"}); }
+  int run(Context& ctx) const;
+
+ private:
+  OutputFormat fmt = OutputFormat::table;
+};
+
+int ServeListCommand::run(Context& ctx) const {
+  auto& client = ctx.client();
+  const std::string ns = all_namespaces ? "" : client.namespace_();
   serving::ListOptions lo;
   lo.models = false;  // each server's models are asked below (several per server with a model config)
   auto servers = serving::list_servers(client, ns, lo);
@@ -551,77 +596,101 @@ int run_serve_list(const ServeOptions& o, const Globals& g) {
                        {"address", s.address}, {"ports", ports}, {"readyReplicas", s.ready},
                        {"replicas", s.desired}, {"gpusPerReplica", s.gpus}, {"creationTimestamp", s.age_timestamp}});
     }
-    if (fmt == OutputFormat::json) std::cout << nlohmann::json(items).dump(4) << "\n";
-    else if (fmt == OutputFormat::yaml) std::cout << tfjob::to_yaml(nlohmann::json(items));
+    if (fmt == OutputFormat::json) ctx.out << nlohmann::json(items).dump(4) << "\n";
+    else if (fmt == OutputFormat::yaml) ctx.out << tfjob::to_yaml(nlohmann::json(items));
     else
       for (const auto& [sns, s] : servers)
-        std::cout << (s.kserve ? "inferenceservice.serving.kserve.io/" : "deployment.apps/") << s.name << "\n";
+        ctx.out << (s.kserve ? "inferenceservice.serving.kserve.io/" : "deployment.apps/") << s.name << "\n";
     return exit_code::ok;
   }
   if (servers.empty()) {
-    std::cerr << (ns.empty() ? std::string("No model servers found.\n") : "No model servers found in " + ns + " namespace.\n");
+    ctx.err << (ns.empty() ? std::string("No model servers found.\n") : "No model servers found in " + ns + " namespace.\n");
     return exit_code::ok;
   }
   const bool wide = fmt == OutputFormat::wide;
   std::vector<std::string> headers = {"name", "model", "ready", "versions", "labels", "gpus", "age"};
   if (wide) headers.insert(headers.end(), {"address", "ports", "model-name"});
-  if (o.all_namespaces) headers.insert(headers.begin(), "namespace");
+  if (all_namespaces) headers.insert(headers.begin(), "namespace");
   Table t(headers);
   for (const auto& [sns, s] : servers) {
     const auto& rows = rows_of(sns, s);
     std::vector<std::string> row = {s.name, s.model, std::to_string(s.ready) + "/" + std::to_string(s.desired),
                                     per_model(rows, versions_of), per_model(rows, labels_of), s.gpus, workflow::age(s.age_timestamp)};
     if (wide) row.insert(row.end(), {s.address.empty() ? "<none>" : s.address, ports_text(s).empty() ? "<none>" : ports_text(s), s.model_name});
-    if (o.all_namespaces) row.insert(row.begin(), sns);
+    if (all_namespaces) row.insert(row.begin(), sns);
     t.add_row(row);
   }
-  t.print(std::cout);
+  t.print(ctx.out);
   return exit_code::ok;
 }
 
-int run_serve_label(const ServeOptions& o, const Globals& g) {
-  auto a = serving::parse_label_assignment(o.label_assignment, "LABEL=VERSION");
-  if (!a.model.empty()) throw CLI::ValidationError("assignment", "give LABEL=VERSION; the model is the argument before it");
-  auto timeout = wf::parse_duration(o.timeout, "--timeout");
-  auto client = make_client(g);
+/// serve label NAME MODEL LABEL=VERSION: a version label moved in the server's model config,
+/// waited for until TF Serving answers it.
+struct ServeLabelCommand {
+  std::string name, model, assignment;
+  std::string timeout = "10m";
+  bool no_wait = false;
+
+  void validate() {
+    a = serving::parse_label_assignment(assignment, "LABEL=VERSION");
+    if (!a.model.empty()) throw CLI::ValidationError("assignment", "give LABEL=VERSION; the model is the argument before it");
+    timeout_ms = wf::parse_duration(timeout, "--timeout");
+  }
+  int run(Context& ctx) const;
+
+ private:
+  serving::LabelAssignment a;
+  std::chrono::milliseconds timeout_ms{0};
+};
+
+int ServeLabelCommand::run(Context& ctx) const {
+  auto& client = ctx.client();
   const std::string ns = client.namespace_();
-  wf::ProgressLine progress;
-  serving::WaitOptions wo;
-  wo.deadline = std::chrono::steady_clock::now() + timeout;
+  wf::ProgressLine progress(true, ctx.err);
+  auto wo = wait_options(timeout_ms, progress);
   wo.interval = std::chrono::milliseconds(1000);
-  wo.on_progress = [&](const std::string& m) { progress.show(m); };
-  auto r = serving::move_version_label(client, ns, o.label_name, o.label_model, a.label, a.version, !o.no_wait, wo);
+  auto r = serving::move_version_label(client, ns, name, model, a.label, a.version, !no_wait, wo);
   progress.finish();
-  std::cerr << "configmap/" << serving::model_config_map_name(o.label_name) << (r.changed ? " updated" : " unchanged") << "\n";
+  ctx.err << "configmap/" << serving::model_config_map_name(name) << (r.changed ? " updated" : " unchanged") << "\n";
   if (r.result == serving::WaitResult::timeout) {
-    std::cerr << "error: timed out after " << o.timeout << ": " << r.message
-              << "\nhint: the kubelet refreshes a ConfigMap's files on its sync period (about a minute by default), then TF "
-                 "Serving reads them on its next poll (--model_config_file_poll_wait_seconds)\n";
+    ctx.err << "error: timed out after " << timeout << ": " << r.message
+            << "\nhint: the kubelet refreshes a ConfigMap's files on its sync period (about a minute by default), then TF "
+               "Serving reads them on its next poll (--model_config_file_poll_wait_seconds)\n";
     return exit_code::timeout;
   }
-  std::cout << "model \"" << o.label_model << "\" label \"" << a.label << "\": "
-            << (r.previous ? "version " + std::to_string(*r.previous) : std::string("(new)")) << " -> version " << a.version
-            << (o.no_wait ? " (written; TF Serving reads it on its next poll)" : "") << "\n";
+  ctx.out << "model \"" << model << "\" label \"" << a.label << "\": "
+          << (r.previous ? "version " + std::to_string(*r.previous) : std::string("(new)")) << " -> version " << a.version
+          << (no_wait ? " (written; TF Serving reads it on its next poll)" : "") << "\n";
   return exit_code::ok;
 }
 
-int run_serve_delete(const ServeOptions& o, const Globals& g) {
-  if (o.delete_name.empty()) throw CLI::ValidationError("name", "give the NAME of the model server to delete");
-  auto client = make_client(g);
+/// serve delete NAME: the server's objects (those carrying serve's labels), or its
+/// InferenceService.
+struct ServeDeleteCommand {
+  std::string name;
+
+  void validate() const {
+    if (name.empty()) throw CLI::ValidationError("name", "give the NAME of the model server to delete");
+  }
+  int run(Context& ctx) const;
+};
+
+int ServeDeleteCommand::run(Context& ctx) const {
+  auto& client = ctx.client();
   const std::string ns = client.namespace_();
-  auto rep = serving::delete_server_report(client, ns, o.delete_name);
+  auto rep = serving::delete_server_report(client, ns, name);
   auto gone = rep.deleted;
   for (const auto& k : rep.kept)
-    std::cerr << k << " kept: it does not carry serve's labels (" << serving::keys::managed_by << "=kubectl-tfjob, "
-              << serving::keys::instance << "=" << o.delete_name << "), so it is not the server's; delete it yourself if it is\n";
-  if (serving::kserve::served_or_hidden(client) && serving::kserve::remove(client, ns, o.delete_name))
-    gone.push_back("inferenceservice.serving.kserve.io/" + o.delete_name);
+    ctx.err << k << " kept: it does not carry serve's labels (" << serving::keys::managed_by << "=kubectl-tfjob, "
+              << serving::keys::instance << "=" << name << "), so it is not the server's; delete it yourself if it is\n";
+  if (serving::kserve::served_or_hidden(client) && serving::kserve::remove(client, ns, name))
+    gone.push_back("inferenceservice.serving.kserve.io/" + name);
   if (gone.empty()) {
-    std::cerr << "Error from server (NotFound): model server \"" << o.delete_name << "\" not found in namespace \"" << ns
+    ctx.err << "Error from server (NotFound): model server \"" << name << "\" not found in namespace \"" << ns
               << "\" (no deployment or service of that name); `kubectl tfjob serve list` shows what is served\n";
     return exit_code::failure;
   }
-  for (const auto& x : gone) std::cout << x << " deleted\n";
+  for (const auto& x : gone) ctx.out << x << " deleted\n";
   return exit_code::ok;
 }
 
@@ -635,12 +704,24 @@ std::string latency_text(std::optional<double> us) {
   return buf;
 }
 
-int run_serve_status(const ServeOptions& o, const Globals& g) {
-  if (o.status_name.empty()) throw CLI::ValidationError("name", "give the NAME of the model server");
-  OutputFormat fmt = parse_output_format(o.output, {"json", "yaml"});
-  auto client = make_client(g);
+/// serve status NAME: a server's replicas, model state, autoscaler and request metrics.
+struct ServeStatusCommand {
+  std::string name, output;
+
+  void validate() {
+    if (name.empty()) throw CLI::ValidationError("name", "give the NAME of the model server");
+    fmt = parse_output_format(output, {"json", "yaml"});
+  }
+  int run(Context& ctx) const;
+
+ private:
+  OutputFormat fmt = OutputFormat::table;
+};
+
+int ServeStatusCommand::run(Context& ctx) const {
+  auto& client = ctx.client();
   const std::string ns = client.namespace_();
-  auto st = serving::server_status(client, ns, o.status_name);
+  auto st = serving::server_status(client, ns, name);
   if (fmt == OutputFormat::json || fmt == OutputFormat::yaml) {
     nlohmann::json models = nlohmann::json::array();
     for (const auto& m : st.metrics) {
@@ -663,34 +744,34 @@ int run_serve_status(const ServeOptions& o, const Globals& g) {
                          {"currentReplicas", opt(a.current_replicas)}, {"desiredReplicas", opt(a.desired_replicas)},
                          {"currentCPUUtilizationPercentage", opt(a.current_cpu_percent)}, {"conditions", conds}};
     }
-    if (fmt == OutputFormat::json) std::cout << j.dump(4) << "\n";
-    else std::cout << tfjob::to_yaml(j);
+    if (fmt == OutputFormat::json) ctx.out << j.dump(4) << "\n";
+    else ctx.out << tfjob::to_yaml(j);
     return exit_code::ok;
   }
-  std::cout << "server " << ns << "/" << st.name << ": " << st.ready << "/" << st.desired << " replicas ready; " << st.model_state
+  ctx.out << "server " << ns << "/" << st.name << ": " << st.ready << "/" << st.desired << " replicas ready; " << st.model_state
             << "\n";
   if (st.autoscaler) {  // what the HPA controller wrote into the HPA's status, as it wrote it
     const auto& a = *st.autoscaler;
-    std::cout << "autoscaler: " << a.min << " to " << a.max << " replicas at "
+    ctx.out << "autoscaler: " << a.min << " to " << a.max << " replicas at "
               << (a.target_cpu_percent ? std::to_string(*a.target_cpu_percent) + "%" : std::string("<none>")) << " CPU; now "
               << (a.current_replicas ? std::to_string(*a.current_replicas) : std::string("<unknown>")) << " (desired "
               << (a.desired_replicas ? std::to_string(*a.desired_replicas) : std::string("<unknown>")) << "), CPU "
               << (a.current_cpu_percent ? std::to_string(*a.current_cpu_percent) + "% of the request" : std::string("<unknown>")) << "\n";
-    if (a.conditions.empty()) std::cout << "  (the HPA controller has not reported yet)\n";
+    if (a.conditions.empty()) ctx.out << "  (the HPA controller has not reported yet)\n";
     for (const auto& c : a.conditions)
-      std::cout << "  " << c.type << " " << c.status << (c.reason.empty() ? "" : " (" + c.reason + ")")
+      ctx.out << "  " << c.type << " " << c.status << (c.reason.empty() ? "" : " (" + c.reason + ")")
                 << (c.message.empty() ? "" : ": " + c.message) << "\n";
     if (a.no_metrics())
-      std::cerr << "note: the HPA cannot read the pods' CPU (ScalingActive False): no metrics API (metrics.k8s.io, e.g. "
+      ctx.err << "note: the HPA cannot read the pods' CPU (ScalingActive False): no metrics API (metrics.k8s.io, e.g. "
                    "metrics-server) answers it, so it keeps the replicas as they are until one does\n";
   }
   if (!st.monitoring) {
-    std::cerr << "no request metrics: the server was not started with --monitoring (TF Serving's Prometheus endpoint); "
+    ctx.err << "no request metrics: the server was not started with --monitoring (TF Serving's Prometheus endpoint); "
                  "rerun `kubectl tfjob serve " << st.name << " ... --monitoring` to turn it on\n";
     return exit_code::ok;
   }
   if (st.metrics.empty()) {
-    std::cout << "no requests answered yet\n";
+    ctx.out << "no requests answered yet\n";
     return exit_code::ok;
   }
   Table t({"model", "requests", "by-status", "mean", "p50", "p90", "p99"});
@@ -701,14 +782,15 @@ int run_serve_status(const ServeOptions& o, const Globals& g) {
                latency_text(m.latency.count > 0 ? std::optional<double>(m.latency.mean()) : std::nullopt),
                latency_text(m.latency.quantile(0.5)), latency_text(m.latency.quantile(0.9)), latency_text(m.latency.quantile(0.99))});
   }
-  t.print(std::cout);
+  t.print(ctx.out);
   if (st.desired > 1)
-    std::cerr << "note: these are one pod's counters (the service proxy reaches one of the " << st.desired << " replicas)\n";
+    ctx.err << "note: these are one pod's counters (the service proxy reaches one of the " << st.desired << " replicas)\n";
   return exit_code::ok;
 }
 
 void setup_serve(CLI::App& app, Globals& g) {
-  auto o = std::make_shared<ServeOptions>();
+  auto cmd = std::make_shared<ServeCommand>();
+  ServeOptions* o = &cmd->flags;
   auto* sub = app.add_subcommand("serve", "Serve a model with TensorFlow Serving (Deployment + Service) and wait until it is AVAILABLE");
   sub->add_option("name", o->name, "Name of the Deployment and Service (and, by default, of the model)");
   sub->add_option("--model", o->models,
@@ -782,27 +864,35 @@ claim must hold PATH/<model>/1/saved_model.pb (and variables/).
 Exit codes: 0 the model is AVAILABLE (or printed/applied with --dry-run/--no-wait), 1 the
 rollout or the model failed (pods crash-looping, ProgressDeadlineExceeded, a load error) or
 a request failed, 2 timed out, 64 usage error.)");
-  sub->callback([o, &g, sub] {
-    if (sub->get_subcommands().empty()) g.run = [o, &g] { return run_serve(*o, g); };
+  // serve NAME, unless a subcommand below (serve list) was chosen: CLI11 ran its callback first
+  sub->callback([cmd, &g, sub] {
+    if (!sub->get_subcommands().empty()) return;
+    g.command = [cmd](Context& ctx) {
+      cmd->validate();
+      return cmd->run(ctx);
+    };
   });
 
   auto* list = sub->add_subcommand("list", "List the model servers serve created (name, model, ready/desired, AVAILABLE versions, GPUs, age)");
-  list->add_flag("-A,--all-namespaces", o->all_namespaces, "List across all namespaces");
-  list->add_option("-o,--output", o->output, "wide (adds the address, ports and TF Serving model name), json, yaml or name");
-  list->callback([o, &g] { g.run = [o, &g] { return run_serve_list(*o, g); }; });
+  auto ls = std::make_shared<ServeListCommand>();
+  list->add_flag("-A,--all-namespaces", ls->all_namespaces, "List across all namespaces");
+  list->add_option("-o,--output", ls->output, "wide (adds the address, ports and TF Serving model name), json, yaml or name");
+  set_action(*list, g, ls);
 
   auto* status = sub->add_subcommand("status", "A model server's replicas, model state and, with serve --monitoring, "
                                                 "TF Serving's request counts and latency (p50/p90/p99)");
-  status->add_option("name", o->status_name, "Name given to serve");
-  status->add_option("-o,--output", o->output, "json or yaml");
-  status->callback([o, &g] { g.run = [o, &g] { return run_serve_status(*o, g); }; });
+  auto st = std::make_shared<ServeStatusCommand>();
+  status->add_option("name", st->name, "Name given to serve");
+  status->add_option("-o,--output", st->output, "json or yaml");
+  set_action(*status, g, st);
 
   auto* lab = sub->add_subcommand("label", "Set or move a version label (stable, canary) of a model, without restarting the server");
-  lab->add_option("name", o->label_name, "Name given to serve")->required();
-  lab->add_option("model", o->label_model, "The model (one of the server's --model NAME=SOURCE)")->required();
-  lab->add_option("assignment", o->label_assignment, "LABEL=VERSION, e.g. canary=2")->required();
-  lab->add_option("--timeout", o->timeout, "Give up waiting for TF Serving to answer the label with the version")->capture_default_str();
-  lab->add_flag("--no-wait", o->no_wait, "Update the model config and return without waiting for TF Serving to re-read it");
+  auto lc = std::make_shared<ServeLabelCommand>();
+  lab->add_option("name", lc->name, "Name given to serve")->required();
+  lab->add_option("model", lc->model, "The model (one of the server's --model NAME=SOURCE)")->required();
+  lab->add_option("assignment", lc->assignment, "LABEL=VERSION, e.g. canary=2")->required();
+  lab->add_option("--timeout", lc->timeout, "Give up waiting for TF Serving to answer the label with the version")->capture_default_str();
+  lab->add_flag("--no-wait", lc->no_wait, "Update the model config and return without waiting for TF Serving to re-read it");
   lab->footer(R"(Examples:
   kubectl tfjob serve label mnist mnist canary=2
   kubectl tfjob predict mnist --label canary --json req.json
@@ -815,12 +905,13 @@ name a version that is AVAILABLE (unless it runs with
 
 Exit codes: 0 TF Serving answers the label with the version, 1 refused or failed, 2 timed
 out waiting, 64 usage error.)");
-  lab->callback([o, &g] { g.run = [o, &g] { return run_serve_label(*o, g); }; });
+  set_action(*lab, g, lc);
 
   auto* del = sub->add_subcommand("delete", "Delete a model server's Deployment and Service (and its ConfigMap, "
                                             "PodDisruptionBudget and HorizontalPodAutoscaler)");
-  del->add_option("name", o->delete_name, "Name given to serve");
-  del->callback([o, &g] { g.run = [o, &g] { return run_serve_delete(*o, g); }; });
+  auto dc = std::make_shared<ServeDeleteCommand>();
+  del->add_option("name", dc->name, "Name given to serve");
+  set_action(*del, g, dc);
 }
 
 }  // namespace
