@@ -331,7 +331,7 @@ struct ConfigOverrides {
   std::string certificate_authority, client_certificate, client_key, tls_server_name;
   std::optional<bool> insecure_skip_tls_verify;
   std::string request_timeout = "0";  ///< "0", "30s", "1m", "2h", or plain seconds
-  int verbosity = 0;                  ///< -v: 6 and above log each request to stderr
+  int verbosity = 0;                  ///< -v: 6 and above log each request (RestConfig::log)
   /// Where the in-cluster service-account files live (tests point this elsewhere).
   std::string service_account_dir = "/var/run/secrets/kubernetes.io/serviceaccount";
 };
@@ -392,9 +392,12 @@ struct RestConfig {
   std::string proxy_url;         ///< explicit proxy (cluster proxy-url); else HTTPS_PROXY/NO_PROXY
   bool use_env_proxy = true;     ///< honour HTTPS_PROXY/HTTP_PROXY/NO_PROXY when proxy_url is empty
   int verbosity = 0;             ///< 6+: one line per request on the log
-  std::function<void(const std::string&)> log;  ///< default: stderr
+  /// Where the -v lines go, one line per call without '\n'; the application supplies it
+  /// (the SDK writes to no stream of its own). Unset: nothing is logged.
+  std::function<void(const std::string&)> log;
   /// Told once per Client why it weakened or withheld something (credentials not sent
-  /// over plain http://, TLS verification off); the application words it. Default: stderr.
+  /// over plain http://, TLS verification off); the application words it. Unset: not told
+  /// (Client::credentials_withheld() still says why).
   std::function<void(const std::string&)> warn;
   std::string context;           ///< kubeconfig context used ("" for in-cluster/flags)
   std::string source;            ///< e.g. `context "x" in kubeconfig "/path"`, for messages
