@@ -2,9 +2,13 @@
 #include <catch2/catch.hpp>
 
 #include "../plugin/common/kube.hpp"
+#include "support/fake_cluster.hpp"
+
+#include <tfjob/kube/kube.hpp>
 
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 
@@ -63,4 +67,24 @@ TEST_CASE("make_client: explicit --kubeconfig must exist, namespace and timeout 
   g.conn.request_timeout = "forever";
   CHECK_THROWS_WITH(tfjob::cli::make_client(g), Catch::Contains("--request-timeout"));
   std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+TEST_CASE("make_rest_config: -v=6 and above log each request to the error stream given", "[kube][plugin]") {
+  tfjob::test::FakeCluster c(tfjob::test::with_controllers({}, false), "kube-plugin-v");
+  tfjob::cli::Globals g;
+  g.conn.kubeconfig = c.kubeconfig;
+  g.conn.context = "fake-token";
+  g.verbosity = 7;
+  std::ostringstream err;
+  tfjob::kube::Client client(tfjob::cli::make_rest_config(g, err));
+  CHECK_FALSE(tfjob::kube::Api<tfjob::kube::Service>(client, "default").get_opt("nothing-here"));
+  CHECK_THAT(err.str(), Catch::Contains("GET " + c.server->url() + "/api/v1/namespaces/default/services/nothing-here 404"));
+  CHECK_THAT(err.str(), Catch::Contains("Authorization: Bearer <masked>"));
+  CHECK_THAT(err.str(), !Catch::Contains(c.server->admin_token()));
+  // below 6: nothing
+  g.verbosity = 5;
+  std::ostringstream quiet;
+  tfjob::kube::Api<tfjob::kube::Service>(tfjob::kube::Client(tfjob::cli::make_rest_config(g, quiet)), "default")
+      .get_opt("nothing-here");
+  CHECK(quiet.str().empty());
 }

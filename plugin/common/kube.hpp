@@ -35,7 +35,7 @@ inline tfjob::kube::ConfigOverrides overrides_from(const Globals& g) {
 }
 
 /// The resolved connection settings for these flags (throws tfjob::config_error); the
-/// SDK's warnings go to `err`.
+/// SDK's warnings and the -v request log go to `err`.
 inline tfjob::kube::RestConfig make_rest_config(const Globals& g, std::ostream& err = std::cerr) {
   auto rc = tfjob::kube::load_config(overrides_from(g));
   // the plugin's name to the server: its user agent and the manager of what it writes
@@ -43,6 +43,7 @@ inline tfjob::kube::RestConfig make_rest_config(const Globals& g, std::ostream& 
   rc.field_manager = "kubectl-tfjob";
   // The SDK says why it withheld credentials or weakened TLS; the plugin words it.
   rc.warn = [&err](const std::string& why) { err << "warning: " << why << "\n"; };
+  rc.log = [&err](const std::string& line) { err << line << "\n"; };  // -v=6 and above
   return rc;
 }
 

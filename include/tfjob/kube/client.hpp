@@ -4,7 +4,7 @@
 /// is retried after Retry-After for any verb (the server did not process it); 5xx answers
 /// and broken connections are retried with backoff only for requests that are safe to
 /// repeat; a connection that could not even be opened is retried for any verb. `-v=6`+
-/// logs each request to stderr with credentials redacted.
+/// logs each request, credentials redacted, to the application's `RestConfig::log`.
 
 #include <tfjob/detail/input.hpp>
 #include <tfjob/error.hpp>
@@ -18,7 +18,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <iostream>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -215,7 +214,7 @@ class Client {
       if (server.scheme == "https")
         tls = std::make_unique<detail::TlsContext>(cfg.tls.ca_pem, cfg.tls.ca_source, cfg.tls.insecure_skip_verify,
                                                    cfg.tls.client_cert_pem, cfg.tls.client_key_pem);
-      if (!cfg.warn) cfg.warn = [](const std::string& m) { std::cerr << "warning: " << m << "\n"; };
+      if (!cfg.warn) cfg.warn = [](const std::string&) {};  // unset: the application is not told
       if (cfg.tls.insecure_skip_verify && server.scheme == "https")
         cfg.warn("TLS certificate verification is disabled (insecure-skip-tls-verify) for " + server.origin() +
                  "; the connection is not protected against impersonation");
@@ -242,7 +241,6 @@ class Client {
       }
       if (cfg.auth.exec) exec = std::make_unique<ExecCredentialProvider>(*cfg.auth.exec, cfg.auth.exec_cluster_json, cfg.auth.user_name);
       proxy = !cfg.proxy_url.empty() ? cfg.proxy_url : (cfg.use_env_proxy ? detail::proxy_from_env(server) : "");
-      if (!cfg.log) cfg.log = [](const std::string& line) { std::cerr << line << "\n"; };
     }
     RestConfig cfg;
     detail::Url server;

@@ -331,7 +331,7 @@ struct ConfigOverrides {
   std::string certificate_authority, client_certificate, client_key, tls_server_name;
   std::optional<bool> insecure_skip_tls_verify;
   std::string request_timeout = "0";  ///< "0", "30s", "1m", "2h", or plain seconds
-  int verbosity = 0;                  ///< -v: 6 and above log each request to stderr
+  int verbosity = 0;                  ///< -v: 6 and above log each request (RestConfig::log)
   /// Where the in-cluster service-account files live (tests point this elsewhere).
   std::string service_account_dir = "/var/run/secrets/kubernetes.io/serviceaccount";
 };
@@ -392,9 +392,12 @@ struct RestConfig {
   std::string proxy_url;         ///< explicit proxy (cluster proxy-url); else HTTPS_PROXY/NO_PROXY
   bool use_env_proxy = true;     ///< honour HTTPS_PROXY/HTTP_PROXY/NO_PROXY when proxy_url is empty
   int verbosity = 0;             ///< 6+: one line per request on the log
-  std::function<void(const std::string&)> log;  ///< default: stderr
+  /// Where the -v lines go, one line per call without '\n'; the application supplies it
+  /// (the SDK writes to no stream of its own). Unset: nothing is logged.
+  std::function<void(const std::string&)> log;
   /// Told once per Client why it weakened or withheld something (credentials not sent
-  /// over plain http://, TLS verification off); the application words it. Default: stderr.
+  /// over plain http://, TLS verification off); the application words it. Unset: not told
+  /// (Client::credentials_withheld() still says why).
   std::function<void(const std::string&)> warn;
   std::string context;           ///< kubeconfig context used ("" for in-cluster/flags)
   std::string source;            ///< e.g. `context "x" in kubeconfig "/path"`, for messages
@@ -471,62 +474,82 @@ inline RestConfig in_cluster_config(const ConfigOverrides& o = {}) {
   return rc;
 }
 
-/// Resolve a merged kubeconfig plus flag overrides into a RestConfig
-/// (clientcmd DirectClientConfig.ClientConfig / Namespace).
-inline RestConfig build_rest_config(const Kubeconfig& kc, const ConfigOverrides& o) {
-  RestConfig rc;
-  const std::string files = kc.describe_files();
-  std::string ctx_name = !o.context.empty() ? o.context : kc.current_context;
-  ContextInfo ctx;
-  if (!ctx_name.empty()) {
-    auto it = kc.contexts.find(ctx_name);
-    if (it == kc.contexts.end()) {
-      std::string msg = "context \"" + ctx_name + "\" does not exist in " + files;
-      if (!kc.contexts.empty()) {
-        msg += " (contexts:";
-        for (const auto& [k, v] : kc.contexts) msg += " " + k;
-        msg += ")";
-      }
-      throw config_error(msg);
-    }
-    ctx = it->second;
-  }
-  rc.context = ctx_name;
-  std::string cluster_name = !o.cluster.empty() ? o.cluster : ctx.cluster;
-  std::string user_name = !o.user.empty() ? o.user : ctx.user;
+namespace detail {
 
+/// The kubeconfig entries that the context and the flags pick, with their names for
+/// messages (clientcmd DirectClientConfig getContext/getCluster/getAuthInfo).
+struct SelectedEntries {
+  std::string context_name, cluster_name, user_name;
+  ContextInfo context;
   ClusterInfo cluster;
-  if (!cluster_name.empty()) {
-    auto it = kc.clusters.find(cluster_name);
-    if (it != kc.clusters.end()) {
-      cluster = it->second;
-    } else if (o.server.empty()) {
-      throw config_error("cluster \"" + cluster_name + "\"" +
-                         (ctx_name.empty() ? std::string() : " (of context \"" + ctx_name + "\")") +
-                         " does not exist in " + files);
-    }
-  }
   AuthInfo user;
-  if (!user_name.empty()) {
-    auto it = kc.users.find(user_name);
-    if (it != kc.users.end()) {
-      user = it->second;
-    } else if (!o.user.empty()) {
-      throw config_error("user \"" + user_name + "\" given with --user does not exist in " + files);
-    } else if (o.token.empty()) {
-      throw config_error("user \"" + user_name + "\"" +
-                         (ctx_name.empty() ? std::string() : " (of context \"" + ctx_name + "\")") +
-                         " does not exist in " + files);
-    }
-  }
+};
 
-  // clientcmd validation.go: "specifying a root certificates file with the insecure flag
-  // is not allowed" - the pair given as overrides is refused, as from a kubeconfig.
+/// ` (of context "NAME")`, or "" when no context is used.
+inline std::string of_context(const std::string& context_name) {
+  return context_name.empty() ? std::string() : " (of context \"" + context_name + "\")";
+}
+
+/// The context named by --context or current-context (none when neither names one).
+inline ContextInfo find_context(const Kubeconfig& kc, const std::string& name, const std::string& files) {
+  if (name.empty()) return {};
+  auto it = kc.contexts.find(name);
+  if (it != kc.contexts.end()) return it->second;
+  std::string msg = "context \"" + name + "\" does not exist in " + files;
+  if (!kc.contexts.empty()) {
+    msg += " (contexts:";
+    for (const auto& [k, v] : kc.contexts) msg += " " + k;
+    msg += ")";
+  }
+  throw config_error(msg);
+}
+
+/// The selected cluster; one that is not there is an error unless --server replaces it.
+inline ClusterInfo find_cluster(const Kubeconfig& kc, const SelectedEntries& s, const ConfigOverrides& o,
+                                const std::string& files) {
+  if (s.cluster_name.empty()) return {};
+  auto it = kc.clusters.find(s.cluster_name);
+  if (it != kc.clusters.end()) return it->second;
+  if (!o.server.empty()) return {};
+  throw config_error("cluster \"" + s.cluster_name + "\"" + of_context(s.context_name) + " does not exist in " + files);
+}
+
+/// The selected user; one that is not there is an error unless --token replaces it (a user
+/// named with --user must exist).
+inline AuthInfo find_user(const Kubeconfig& kc, const SelectedEntries& s, const ConfigOverrides& o,
+                          const std::string& files) {
+  if (s.user_name.empty()) return {};
+  auto it = kc.users.find(s.user_name);
+  if (it != kc.users.end()) return it->second;
+  if (!o.user.empty())
+    throw config_error("user \"" + s.user_name + "\" given with --user does not exist in " + files);
+  if (!o.token.empty()) return {};
+  throw config_error("user \"" + s.user_name + "\"" + of_context(s.context_name) + " does not exist in " + files);
+}
+
+/// Context, cluster and user: each flag first, then what the context names.
+inline SelectedEntries select_entries(const Kubeconfig& kc, const ConfigOverrides& o, const std::string& files) {
+  SelectedEntries s;
+  s.context_name = !o.context.empty() ? o.context : kc.current_context;
+  s.context = find_context(kc, s.context_name, files);
+  s.cluster_name = !o.cluster.empty() ? o.cluster : s.context.cluster;
+  s.user_name = !o.user.empty() ? o.user : s.context.user;
+  s.cluster = find_cluster(kc, s, o, files);
+  s.user = find_user(kc, s, o, files);
+  return s;
+}
+
+/// clientcmd validation.go: "specifying a root certificates file with the insecure flag
+/// is not allowed" - the pair given as overrides is refused, as from a kubeconfig.
+inline void refuse_ca_with_insecure(const ConfigOverrides& o) {
   if (o.insecure_skip_tls_verify.value_or(false) && !o.certificate_authority.empty())
     throw config_error("both a certificate authority (\"" + o.certificate_authority +
                        "\") and insecure-skip-tls-verify were given: specifying a root certificates file with the "
                        "insecure flag is not allowed; drop one of them");
-  // Cluster overrides (client_config.go getCluster).
+}
+
+/// Cluster overrides (client_config.go getCluster): flags replace what the file says.
+inline void apply_cluster_flags(ClusterInfo& cluster, const ConfigOverrides& o) {
   if (!o.server.empty()) cluster.server = o.server;
   if ((o.insecure_skip_tls_verify && *o.insecure_skip_tls_verify) || !o.certificate_authority.empty()) {
     cluster.insecure_skip_tls_verify = o.insecure_skip_tls_verify.value_or(false);
@@ -534,136 +557,207 @@ inline RestConfig build_rest_config(const Kubeconfig& kc, const ConfigOverrides&
     cluster.certificate_authority_data.clear();
   }
   if (!o.tls_server_name.empty() || !o.server.empty()) cluster.tls_server_name = o.tls_server_name;
+}
 
-  if (cluster.server.empty()) {
+/// The selected cluster's server, validated, without a trailing '/', https:// when it names
+/// no scheme; when there is none, the error says why.
+inline std::string server_url(const Kubeconfig& kc, const SelectedEntries& s, const std::string& files) {
+  if (s.cluster.server.empty()) {
     if (kc.empty())
       throw config_error("no configuration has been provided: " +
                          (kc.missing.empty() ? std::string("no kubeconfig found")
                                              : "kubeconfig \"" + kc.missing.front() + "\" does not exist") +
                          "; set KUBECONFIG or --kubeconfig, or pass --server");
-    if (ctx_name.empty())
+    if (s.context_name.empty())
       throw config_error("no current context is set in " + files +
                          "; pick one with --context or `kubectl config use-context NAME`");
-    throw config_error("cluster \"" + cluster_name + "\" of context \"" + ctx_name + "\" has no server in " + files);
+    throw config_error("cluster \"" + s.cluster_name + "\" of context \"" + s.context_name + "\" has no server in " +
+                       files);
   }
-  detail::parse_url(cluster.server, "server");  // validate early
-  rc.server = cluster.server;
-  while (!rc.server.empty() && rc.server.back() == '/') rc.server.pop_back();
-  if (rc.server.find("://") == std::string::npos) rc.server = "https://" + rc.server;
+  parse_url(s.cluster.server, "server");  // validate early
+  std::string server = s.cluster.server;
+  while (!server.empty() && server.back() == '/') server.pop_back();
+  if (server.find("://") == std::string::npos) server = "https://" + server;
+  return server;
+}
 
-  const std::string cl = "cluster \"" + cluster_name + "\"" +
-                         (cluster.location_of_origin.empty() ? "" : " in \"" + cluster.location_of_origin + "\"");
-  const std::string us = "user \"" + user_name + "\"" +
-                         (user.location_of_origin.empty() ? "" : " in \"" + user.location_of_origin + "\"");
-  rc.tls.insecure_skip_verify = cluster.insecure_skip_tls_verify;
-  rc.tls.server_name = cluster.tls_server_name;
+/// `cluster "NAME" in "FILE"` or `user "NAME" in "FILE"`, for messages.
+inline std::string entry_label(const std::string& kind, const std::string& name, const std::string& origin) {
+  return kind + " \"" + name + "\"" + (origin.empty() ? "" : " in \"" + origin + "\"");
+}
+
+/// The cluster's TLS: CA (data, else file; parsed in memory), insecure, server name. A
+/// kubeconfig that sets both a CA and insecure is refused, unless --insecure-skip-tls-verify.
+inline void resolve_cluster_tls(TlsConfig& tls, const ClusterInfo& cluster, const std::string& cl,
+                                const ConfigOverrides& o) {
+  tls.insecure_skip_verify = cluster.insecure_skip_tls_verify;
+  tls.server_name = cluster.tls_server_name;
   if (!cluster.certificate_authority_data.empty()) {
-    rc.tls.ca_pem = cluster.certificate_authority_data;
-    rc.tls.ca_source = "certificate-authority-data of " + cl;
+    tls.ca_pem = cluster.certificate_authority_data;
+    tls.ca_source = "certificate-authority-data of " + cl;
   } else if (!cluster.certificate_authority.empty()) {
-    rc.tls.ca_pem = detail::read_file(cluster.certificate_authority, "certificate-authority of " + cl);
-    rc.tls.ca_source = "certificate-authority \"" + cluster.certificate_authority + "\"";
+    tls.ca_pem = read_file(cluster.certificate_authority, "certificate-authority of " + cl);
+    tls.ca_source = "certificate-authority \"" + cluster.certificate_authority + "\"";
   }
-  if (!rc.tls.ca_pem.empty()) detail::parse_certificates(rc.tls.ca_pem, rc.tls.ca_source);
-  if (rc.tls.insecure_skip_verify && !rc.tls.ca_pem.empty() && o.insecure_skip_tls_verify.value_or(false) == false)
+  if (!tls.ca_pem.empty()) parse_certificates(tls.ca_pem, tls.ca_source);
+  if (tls.insecure_skip_verify && !tls.ca_pem.empty() && !o.insecure_skip_tls_verify.value_or(false))
     throw config_error(cl + " sets both a certificate authority and insecure-skip-tls-verify; "
                        "remove one of them");
-  rc.proxy_url = cluster.proxy_url;
-  if (!rc.proxy_url.empty()) detail::parse_url(rc.proxy_url, "proxy-url of " + cl);
+}
 
-  // User overrides (client_config.go getAuthInfo): flags replace what the file says.
-  if (!o.client_certificate.empty()) { user.client_certificate = o.client_certificate; user.client_certificate_data.clear(); }
-  if (!o.client_key.empty()) { user.client_key = o.client_key; user.client_key_data.clear(); }
+/// User overrides (client_config.go getAuthInfo): flags replace what the file says; a
+/// --token replaces every other way the user had to get one.
+inline void apply_user_flags(AuthInfo& user, const ConfigOverrides& o) {
+  if (!o.client_certificate.empty()) {
+    user.client_certificate = o.client_certificate;
+    user.client_certificate_data.clear();
+  }
+  if (!o.client_key.empty()) {
+    user.client_key = o.client_key;
+    user.client_key_data.clear();
+  }
   if (!o.token.empty()) {
     user.token = o.token;
     user.token_file.clear();
     user.exec.reset();
     user.auth_provider.clear();
   }
-  rc.auth.user_name = user_name;
-  rc.tls.client_cert_pem = detail::pem_or_file(user.client_certificate_data, user.client_certificate,
-                                               "client-certificate of " + us);
-  rc.tls.client_key_pem = detail::pem_or_file(user.client_key_data, user.client_key, "client-key of " + us);
-  if (!rc.tls.client_cert_pem.empty() || !rc.tls.client_key_pem.empty()) {
-    if (rc.tls.client_cert_pem.empty()) throw config_error(us + " has a client key but no client certificate");
-    if (rc.tls.client_key_pem.empty()) throw config_error(us + " has a client certificate but no client key");
-    detail::parse_certificates(rc.tls.client_cert_pem, "client certificate of " + us);
-    detail::parse_private_key(rc.tls.client_key_pem, "client key of " + us);
-  }
-  rc.auth.token = user.token;
-  if (rc.auth.token.empty() && !user.token_file.empty()) {
-    if (!detail::file_exists(user.token_file))
-      throw config_error("tokenFile \"" + user.token_file + "\" of " + us + " does not exist");
-    rc.auth.token_file = user.token_file;
-  }
-  if (!user.auth_provider.empty()) {
-    if (user.auth_provider == "gcp")
-      throw config_error(us + " uses the legacy auth-provider \"gcp\", which kubectl removed in 1.26. "
-                         "Install gke-gcloud-auth-plugin (gcloud components install gke-gcloud-auth-plugin) "
-                         "and rerun `gcloud container clusters get-credentials CLUSTER` to get an exec-based kubeconfig");
-    if (user.auth_provider == "azure")
-      throw config_error(us + " uses the legacy auth-provider \"azure\", which kubectl removed in 1.26. "
-                         "Install kubelogin and run `kubelogin convert-kubeconfig` to get an exec-based kubeconfig");
-    if (user.auth_provider == "oidc") {
-      auto it = user.auth_provider_config.find("id-token");
-      if (it == user.auth_provider_config.end() || it->second.empty())
-        throw config_error(us + " uses auth-provider \"oidc\" without an id-token; use an exec plugin such as "
-                           "kubelogin (kubectl oidc-login) instead");
-      if (rc.auth.token.empty()) rc.auth.token = it->second;
-    } else {
-      throw config_error(us + " uses auth-provider \"" + user.auth_provider +
-                         "\", which is not supported; use a client-go exec credential plugin instead");
-    }
-  }
-  if (user.exec && rc.auth.token.empty()) {
-    if (user.exec->command.empty()) throw config_error(us + ": exec plugin has no command");
-    auto& av = user.exec->api_version;
-    if (av != "client.authentication.k8s.io/v1" && av != "client.authentication.k8s.io/v1beta1")
-      throw config_error(us + ": exec plugin apiVersion \"" + av + "\" is not supported; use "
-                         "client.authentication.k8s.io/v1 or client.authentication.k8s.io/v1beta1");
-    auto& im = user.exec->interactive_mode;
-    if (av == "client.authentication.k8s.io/v1" && im.empty())
-      throw config_error(us + ": exec plugin interactiveMode must be specified for apiVersion "
-                         "client.authentication.k8s.io/v1 (Never, IfAvailable or Always)");
-    if (!im.empty() && im != "Never" && im != "IfAvailable" && im != "Always")
-      throw config_error(us + ": exec plugin interactiveMode \"" + im + "\" is invalid (Never, IfAvailable or Always)");
-    rc.auth.exec = user.exec;
-    if (user.exec->provide_cluster_info) {
-      std::string j = "{\"server\":\"" + rc.server + "\"";
-      if (!rc.tls.server_name.empty()) j += ",\"tls-server-name\":\"" + rc.tls.server_name + "\"";
-      if (rc.tls.insecure_skip_verify) j += ",\"insecure-skip-tls-verify\":true";
-      if (!rc.tls.ca_pem.empty()) j += ",\"certificate-authority-data\":\"" + detail::base64_encode(rc.tls.ca_pem) + "\"";
-      j += "}";
-      rc.auth.exec_cluster_json = j;
-    }
-  }
+}
+
+/// The client certificate and key (data, else file): both or neither, parsed in memory.
+inline void resolve_client_certificate(TlsConfig& tls, const AuthInfo& user, const std::string& us) {
+  tls.client_cert_pem =
+      pem_or_file(user.client_certificate_data, user.client_certificate, "client-certificate of " + us);
+  tls.client_key_pem = pem_or_file(user.client_key_data, user.client_key, "client-key of " + us);
+  if (tls.client_cert_pem.empty() && tls.client_key_pem.empty()) return;
+  if (tls.client_cert_pem.empty()) throw config_error(us + " has a client key but no client certificate");
+  if (tls.client_key_pem.empty()) throw config_error(us + " has a client certificate but no client key");
+  parse_certificates(tls.client_cert_pem, "client certificate of " + us);
+  parse_private_key(tls.client_key_pem, "client key of " + us);
+}
+
+/// The static token, else the token file (it must exist now; re-read on every request).
+inline void resolve_token(AuthConfig& auth, const AuthInfo& user, const std::string& us) {
+  auth.token = user.token;
+  if (!auth.token.empty() || user.token_file.empty()) return;
+  if (!file_exists(user.token_file))
+    throw config_error("tokenFile \"" + user.token_file + "\" of " + us + " does not exist");
+  auth.token_file = user.token_file;
+}
+
+/// Legacy auth-providers (removed from kubectl in 1.26): gcp and azure are refused with
+/// their exec replacement named, oidc's id-token serves as a bearer token, the rest refused.
+inline void resolve_auth_provider(AuthConfig& auth, const AuthInfo& user, const std::string& us) {
+  if (user.auth_provider.empty()) return;
+  if (user.auth_provider == "gcp")
+    throw config_error(us + " uses the legacy auth-provider \"gcp\", which kubectl removed in 1.26. "
+                       "Install gke-gcloud-auth-plugin (gcloud components install gke-gcloud-auth-plugin) "
+                       "and rerun `gcloud container clusters get-credentials CLUSTER` to get an exec-based kubeconfig");
+  if (user.auth_provider == "azure")
+    throw config_error(us + " uses the legacy auth-provider \"azure\", which kubectl removed in 1.26. "
+                       "Install kubelogin and run `kubelogin convert-kubeconfig` to get an exec-based kubeconfig");
+  if (user.auth_provider != "oidc")
+    throw config_error(us + " uses auth-provider \"" + user.auth_provider +
+                       "\", which is not supported; use a client-go exec credential plugin instead");
+  auto it = user.auth_provider_config.find("id-token");
+  if (it == user.auth_provider_config.end() || it->second.empty())
+    throw config_error(us + " uses auth-provider \"oidc\" without an id-token; use an exec plugin such as "
+                       "kubelogin (kubectl oidc-login) instead");
+  if (auth.token.empty()) auth.token = it->second;
+}
+
+/// An exec plugin's settings, checked as client-go's (clientcmd/validation.go validateExecConfig).
+inline void validate_exec(const ExecConfig& exec, const std::string& us) {
+  if (exec.command.empty()) throw config_error(us + ": exec plugin has no command");
+  const auto& av = exec.api_version;
+  if (av != "client.authentication.k8s.io/v1" && av != "client.authentication.k8s.io/v1beta1")
+    throw config_error(us + ": exec plugin apiVersion \"" + av + "\" is not supported; use "
+                       "client.authentication.k8s.io/v1 or client.authentication.k8s.io/v1beta1");
+  const auto& im = exec.interactive_mode;
+  if (av == "client.authentication.k8s.io/v1" && im.empty())
+    throw config_error(us + ": exec plugin interactiveMode must be specified for apiVersion "
+                       "client.authentication.k8s.io/v1 (Never, IfAvailable or Always)");
+  if (!im.empty() && im != "Never" && im != "IfAvailable" && im != "Always")
+    throw config_error(us + ": exec plugin interactiveMode \"" + im + "\" is invalid (Never, IfAvailable or Always)");
+}
+
+/// ExecCredential spec.cluster for provideClusterInfo: the server and its TLS settings.
+inline std::string exec_cluster_json(const RestConfig& rc) {
+  std::string j = "{\"server\":\"" + rc.server + "\"";
+  if (!rc.tls.server_name.empty()) j += ",\"tls-server-name\":\"" + rc.tls.server_name + "\"";
+  if (rc.tls.insecure_skip_verify) j += ",\"insecure-skip-tls-verify\":true";
+  if (!rc.tls.ca_pem.empty()) j += ",\"certificate-authority-data\":\"" + base64_encode(rc.tls.ca_pem) + "\"";
+  return j + "}";
+}
+
+/// The exec credential plugin, used when no token came from elsewhere.
+inline void resolve_exec(RestConfig& rc, const AuthInfo& user, const std::string& us) {
+  if (!user.exec || !rc.auth.token.empty()) return;
+  validate_exec(*user.exec, us);
+  rc.auth.exec = user.exec;
+  if (user.exec->provide_cluster_info) rc.auth.exec_cluster_json = exec_cluster_json(rc);
+}
+
+/// Basic authentication as the only way in is refused with advice (API servers dropped it
+/// in 1.19).
+inline void refuse_basic_auth(const RestConfig& rc, const AuthInfo& user, const std::string& us) {
   bool has_auth = !rc.auth.token.empty() || !rc.auth.token_file.empty() || rc.auth.exec ||
                   !rc.tls.client_cert_pem.empty();
   if (!has_auth && (!user.username.empty() || !user.password.empty()))
     throw config_error(us + " uses basic authentication (username/password), which Kubernetes API servers "
                        "no longer accept (removed in 1.19); use a client certificate, a bearer token "
                        "or an exec credential plugin instead");
+}
 
-  rc.namespace_ = !o.namespace_.empty() ? o.namespace_ : (!ctx.namespace_.empty() ? ctx.namespace_ : "default");
-  rc.timeout = detail::parse_duration(o.request_timeout.empty() ? "0" : o.request_timeout, "--request-timeout");
+/// --request-timeout and -v, however the rest of the RestConfig was found.
+inline void apply_request_flags(RestConfig& rc, const ConfigOverrides& o) {
+  rc.timeout = parse_duration(o.request_timeout.empty() ? "0" : o.request_timeout, "--request-timeout");
   rc.verbosity = o.verbosity;
-  rc.source = (ctx_name.empty() ? std::string("flags") : "context \"" + ctx_name + "\"") + " in " + files;
+}
+
+}  // namespace detail
+
+/// Resolve a merged kubeconfig plus flag overrides into a RestConfig
+/// (clientcmd DirectClientConfig.ClientConfig / Namespace), in clientcmd's order: the
+/// entries, the flags over them, the server and its TLS, then each way to authenticate.
+inline RestConfig build_rest_config(const Kubeconfig& kc, const ConfigOverrides& o) {
+  const std::string files = kc.describe_files();
+  detail::SelectedEntries s = detail::select_entries(kc, o, files);
+  detail::refuse_ca_with_insecure(o);
+  detail::apply_cluster_flags(s.cluster, o);
+  RestConfig rc;
+  rc.context = s.context_name;
+  rc.server = detail::server_url(kc, s, files);
+  const std::string cl = detail::entry_label("cluster", s.cluster_name, s.cluster.location_of_origin);
+  const std::string us = detail::entry_label("user", s.user_name, s.user.location_of_origin);
+  detail::resolve_cluster_tls(rc.tls, s.cluster, cl, o);
+  rc.proxy_url = s.cluster.proxy_url;
+  if (!rc.proxy_url.empty()) detail::parse_url(rc.proxy_url, "proxy-url of " + cl);
+
+  detail::apply_user_flags(s.user, o);
+  rc.auth.user_name = s.user_name;
+  detail::resolve_client_certificate(rc.tls, s.user, us);
+  detail::resolve_token(rc.auth, s.user, us);
+  detail::resolve_auth_provider(rc.auth, s.user, us);
+  detail::resolve_exec(rc, s.user, us);
+  detail::refuse_basic_auth(rc, s.user, us);
+
+  const std::string& ctx_ns = s.context.namespace_;
+  rc.namespace_ = !o.namespace_.empty() ? o.namespace_ : (!ctx_ns.empty() ? ctx_ns : "default");
+  detail::apply_request_flags(rc, o);
+  rc.source = (s.context_name.empty() ? std::string("flags") : "context \"" + s.context_name + "\"") + " in " + files;
   return rc;
 }
 
 /// kubectl's whole resolution: explicit --kubeconfig or KUBECONFIG/~/.kube/config merged,
 /// flags applied, and the in-cluster config when there is no kubeconfig at all.
 inline RestConfig load_config(const ConfigOverrides& o = {}) {
-  if (o.insecure_skip_tls_verify.value_or(false) && !o.certificate_authority.empty())
-    throw config_error("both a certificate authority (\"" + o.certificate_authority +
-                       "\") and insecure-skip-tls-verify were given: specifying a root certificates file with the "
-                       "insecure flag is not allowed; drop one of them");
+  detail::refuse_ca_with_insecure(o);
   auto rules = LoadingRules::from_environment(o.kubeconfig);
   Kubeconfig kc = rules.load();
   if (kc.empty() && o.kubeconfig.empty() && o.server.empty() && in_cluster_possible(o)) {
     RestConfig rc = in_cluster_config(o);
-    rc.timeout = detail::parse_duration(o.request_timeout.empty() ? "0" : o.request_timeout, "--request-timeout");
-    rc.verbosity = o.verbosity;
+    detail::apply_request_flags(rc, o);
     if (!o.token.empty()) { rc.auth.token = o.token; rc.auth.token_file.clear(); }
     if (!o.certificate_authority.empty()) {
       rc.tls.ca_pem = detail::read_file(o.certificate_authority, "--certificate-authority");
