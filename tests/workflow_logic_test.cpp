@@ -255,3 +255,38 @@ TEST_CASE("summarize: hostile replica and GPU counts are bounded, never overflow
   CHECK(s.gpus == 1000000000);
   CHECK(s.spec_replicas["Worker"] == 1000000000);
 }
+
+#include <tfjob/api/validation.hpp>
+
+#include <random>
+#include <regex>
+
+// lint and validation match names without <regex> (it cost every includer seconds of
+// compile time); the matchers must say what the regular expressions they replace say.
+TEST_CASE("the name and image matchers agree with the regular expressions they replace", "[workflow][lint]") {
+  const std::regex name_re("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
+  const std::regex subdomain_re("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+  const std::regex tf2_word("(^|[^a-z0-9])tf-?2([^0-9]|$)"), v2("^v?2\\.[0-9]+");
+  const std::regex cuda13("(^|[^a-z0-9])(cuda-?13|cu13[0-9]?)([^0-9]|$)");
+  std::vector<std::string> cases = {"", "a", "-", "a-", "-a", "a.b", "a..b", "a.", ".a", "A_b.c-D", "_a", "a_",
+                                    "tf2", "tf-2", "xtf2", "x-tf2", "tf21", "tf2x", "Tf2", "mytf-2.1", "2.1", "v2.1",
+                                    "v2.", "2.x", "vv2.1", "cuda13", "cuda-13", "cuda130", "cu13", "cu130", "cu1301",
+                                    "x-cu13.0", "acu13", "Acu13", "cuda13-cu13"};
+  std::mt19937 rng(13);
+  const std::string alphabet = "atfcud-123v.2_A/x9";
+  const char* words[] = {"tf2", "tf-2", "cuda13", "cuda-13", "cu13", "cu130", "2.1", "v2.", "a.b"};
+  for (int i = 0; i < 20000; ++i) {
+    std::string s;
+    for (int n = static_cast<int>(rng() % 10); n > 0; --n) s += alphabet[rng() % alphabet.size()];
+    if (rng() % 3 == 0) s.insert(rng() % (s.size() + 1), words[rng() % 9]);
+    cases.push_back(s);
+  }
+  for (const auto& s : cases) {
+    INFO("'" << s << "'");
+    CHECK(tfjob::detail::is_qualified_name_part(s) == std::regex_match(s, name_re));
+    CHECK(tfjob::detail::is_dns1123_subdomain(s) == std::regex_match(s, subdomain_re));
+    CHECK(tfjob::lint::detail::has_tf2_word(s) == std::regex_search(s, tf2_word));
+    CHECK(tfjob::lint::detail::is_v2_tag(s) == std::regex_search(s, v2));
+    CHECK(tfjob::lint::detail::has_cuda13_word(s) == std::regex_search(s, cuda13));
+  }
+}

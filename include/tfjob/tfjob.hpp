@@ -41,6 +41,7 @@
 #include <tfjob/serving/export_check.hpp>
 #include <tfjob/serving/saved_model.hpp>
 #include <tfjob/serving/kserve.hpp>
+#include <tfjob/serving/top_k.hpp>
 
 // workflow/: the training workflow against a cluster (status, pods, preflight, submit,
 // progress, wait, logs, describe)

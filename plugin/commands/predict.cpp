@@ -8,6 +8,7 @@
 #include <tfjob/serving/image.hpp>
 #include <tfjob/serving/kserve.hpp>
 #include <tfjob/serving/serving.hpp>
+#include <tfjob/serving/top_k.hpp>
 
 #include <cerrno>
 #include <cstring>

@@ -17,7 +17,6 @@
 #include <cctype>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -101,6 +100,38 @@ inline Finding make(const char* code, const std::string& replica, std::string me
   f.fix = std::move(fix);
   return f;
 }
+
+// The image-name rules below match by hand, not with <regex>: std::regex cost every
+// includer about a second of compile time, and several at -O2 where it is called.
+inline bool lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+inline bool digit(char c) { return c >= '0' && c <= '9'; }
+/// Whether `word` starts at `p` of `s` after a boundary: `(^|[^a-z0-9])word`.
+inline bool word_at(const std::string& s, std::size_t p, const char* word) {
+  return (p == 0 || !lower_alnum(s[p - 1])) && s.compare(p, std::char_traits<char>::length(word), word) == 0;
+}
+/// Whether `s` is at its end or at a non-digit from `p`: `([^0-9]|$)`.
+inline bool digit_boundary(const std::string& s, std::size_t p) { return p >= s.size() || !digit(s[p]); }
+/// `(^|[^a-z0-9])tf-?2([^0-9]|$)` somewhere in `s`.
+inline bool has_tf2_word(const std::string& s) {
+  for (std::size_t p = 0; p < s.size(); ++p)
+    if ((word_at(s, p, "tf2") && digit_boundary(s, p + 3)) || (word_at(s, p, "tf-2") && digit_boundary(s, p + 4)))
+      return true;
+  return false;
+}
+/// `^v?2\.[0-9]+`: a tag that starts with 2.x or v2.x.
+inline bool is_v2_tag(const std::string& tag) {
+  std::size_t p = !tag.empty() && tag[0] == 'v' ? 1 : 0;
+  return tag.compare(p, 2, "2.") == 0 && p + 2 < tag.size() && digit(tag[p + 2]);
+}
+/// `(^|[^a-z0-9])(cuda-?13|cu13[0-9]?)([^0-9]|$)` somewhere in `s`.
+inline bool has_cuda13_word(const std::string& s) {
+  for (std::size_t p = 0; p < s.size(); ++p) {
+    if ((word_at(s, p, "cuda13") && digit_boundary(s, p + 6)) || (word_at(s, p, "cuda-13") && digit_boundary(s, p + 7)))
+      return true;
+    if (word_at(s, p, "cu13") && (digit_boundary(s, p + 4) || digit_boundary(s, p + 5))) return true;
+  }
+  return false;
+}
 }  // namespace detail
 
 /// Whether an image is TensorFlow 2: a `tensorflow`/`tf` image tagged `2.x`, `latest` or
@@ -108,12 +139,10 @@ inline Finding make(const char* code, const std::string& replica, std::string me
 inline bool is_tf2_image(const std::string& image) {
   auto [repo, tag] = detail::split_image(image);
   std::string name = repo.substr(repo.rfind('/') == std::string::npos ? 0 : repo.rfind('/') + 1);
-  static const std::regex tf2_word("(^|[^a-z0-9])tf-?2([^0-9]|$)");
-  if (std::regex_search(name, tf2_word) || std::regex_search(tag, tf2_word)) return true;
+  if (detail::has_tf2_word(name) || detail::has_tf2_word(tag)) return true;
   bool tf_image = name.find("tensorflow") != std::string::npos || name == "tf" || name.rfind("tf-", 0) == 0;
   if (!tf_image) return false;
-  static const std::regex v2("^v?2\\.[0-9]+");
-  if (std::regex_search(tag, v2)) return true;
+  if (detail::is_v2_tag(tag)) return true;
   if (name == "tensorflow" && (tag.rfind("latest", 0) == 0 || tag.rfind("nightly", 0) == 0)) return true;
   return false;
 }
@@ -121,9 +150,8 @@ inline bool is_tf2_image(const std::string& image) {
 /// Whether an image is built on CUDA 13 (`nvidia/cuda:13.*`, or a tag naming cuda13/cu13).
 inline bool is_cuda13_image(const std::string& image) {
   auto [repo, tag] = detail::split_image(image);
-  static const std::regex cuda13("(^|[^a-z0-9])(cuda-?13|cu13[0-9]?)([^0-9]|$)");
   if ((repo == "nvidia/cuda" || repo == "nvcr.io/nvidia/cuda") && tag.rfind("13.", 0) == 0) return true;
-  return std::regex_search(tag, cuda13) || std::regex_search(repo, cuda13);
+  return detail::has_cuda13_word(tag) || detail::has_cuda13_word(repo);
 }
 
 /// Whether a node's GPUs are Volta or older (compute capability below 7.5, which CUDA 13

@@ -19,7 +19,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -12,7 +12,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -36,11 +35,35 @@ inline std::vector<std::string> dns1035_label_errors(const std::string& value) {
   return errs;
 }
 
+// apimachinery's formats, matched by hand: std::regex cost every includer about a second
+// of compile time, and several at -O2 where it is called.
+inline bool is_alnum_ascii(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+inline bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`, the whole string (apimachinery's qualifiedNameFmt).
+inline bool is_qualified_name_part(const std::string& s) {
+  if (s.empty() || !is_alnum_ascii(s.front()) || !is_alnum_ascii(s.back())) return false;
+  for (char c : s)
+    if (!is_alnum_ascii(c) && c != '-' && c != '_' && c != '.') return false;
+  return true;
+}
+/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*`, the whole string
+/// (apimachinery's dns1123SubdomainFmt): dot-separated labels, each starting and ending alphanumeric.
+inline bool is_dns1123_subdomain(const std::string& s) {
+  std::size_t start = 0;
+  for (;;) {
+    std::size_t dot = s.find('.', start);
+    std::size_t end = dot == std::string::npos ? s.size() : dot;
+    if (end == start || !is_lower_alnum(s[start]) || !is_lower_alnum(s[end - 1])) return false;
+    for (std::size_t i = start; i < end; ++i)
+      if (!is_lower_alnum(s[i]) && s[i] != '-') return false;
+    if (dot == std::string::npos) return true;
+    start = dot + 1;
+  }
+}
+
 /// apimachinery's `IsQualifiedName`: `[prefix/]name`, the prefix a DNS-1123 subdomain
 /// (at most 253 characters), the name at most 63 of `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`.
 inline std::vector<std::string> qualified_name_errors(const std::string& value) {
-  static const std::regex name_re("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
-  static const std::regex subdomain_re("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
   std::vector<std::string> errs;
   std::string prefix, name = value;
   auto slash = value.find('/');
@@ -58,7 +81,7 @@ inline std::vector<std::string> qualified_name_errors(const std::string& value) 
       errs.push_back("prefix part must be non-empty");
     } else {
       if (prefix.size() > 253) errs.push_back("prefix part must be no more than 253 characters");
-      if (!std::regex_match(prefix, subdomain_re))
+      if (!is_dns1123_subdomain(prefix))
         errs.push_back("prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
                        "'-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "
                        "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')");
@@ -68,7 +91,7 @@ inline std::vector<std::string> qualified_name_errors(const std::string& value) 
     errs.push_back("name part must be non-empty");
   } else {
     if (name.size() > 63) errs.push_back("name part must be no more than 63 characters");
-    if (!std::regex_match(name, name_re))
+    if (!is_qualified_name_part(name))
       errs.push_back("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with "
                      "an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation "
                      "is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')");
@@ -78,10 +101,9 @@ inline std::vector<std::string> qualified_name_errors(const std::string& value) 
 
 /// apimachinery's `IsValidLabelValue`.
 inline std::vector<std::string> label_value_errors(const std::string& value) {
-  static const std::regex value_re("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
   std::vector<std::string> errs;
   if (value.size() > 63) errs.push_back("must be no more than 63 characters");
-  if (!std::regex_match(value, value_re))
+  if (!(value.empty() || is_qualified_name_part(value)))
     errs.push_back("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
                    "must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "
                    "regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')");

@@ -28,7 +28,6 @@
 #include <random>
 #include <set>
 #include <string>
-#include <thread>
 #include <tuple>
 #include <vector>
 

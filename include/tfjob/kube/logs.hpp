@@ -23,7 +23,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 
 namespace tfjob::kube {
 

@@ -12,7 +12,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -20,7 +19,6 @@
 #include <random>  // jitter of the backoff
 #include <string>
 #include <string_view>
-#include <thread>
 
 namespace tfjob::kube {
 

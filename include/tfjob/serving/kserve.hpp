@@ -30,7 +30,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>

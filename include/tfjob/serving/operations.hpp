@@ -12,7 +12,6 @@
 #include <cctype>
 #include <cstdint>
 #include <limits>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>

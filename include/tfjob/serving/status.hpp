@@ -4,10 +4,10 @@
 /// (kubectl/pkg/polymorphichelpers/rollout_status.go, DeploymentStatusViewer), pods that
 /// will not come up (crash loops, image pulls), TF Serving's model status
 /// (`GET /v1/models/NAME`: model_version_status[] with state START/LOADING/AVAILABLE/
-/// UNLOADING/END and status.error_code/error_message) and predictions with top-k classes.
+/// UNLOADING/END and status.error_code/error_message) and predictions (their top-k classes
+/// with ImageNet names are in serving/top_k.hpp).
 
 #include <tfjob/error.hpp>
-#include <tfjob/serving/imagenet_labels.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -17,7 +17,6 @@
 #include <limits>
 #include <string_view>
 #include <type_traits>
-#include <numeric>
 #include <optional>
 #include <string>
 #include <vector>
@@ -348,13 +347,6 @@ inline std::string blocker_hints(const std::vector<PodBlocker>& blockers, const 
   return s;
 }
 
-/// One scored class.
-struct ClassScore {
-  int index = 0;
-  double score = 0;
-  std::string label;  ///< ImageNet name when the output has 1001 (or 1000) classes
-};
-
 /// The class scores of one prediction: `{"probabilities": [...]}` (ResNet's signature,
 /// with `classes`), or a bare list of numbers (a single-output model).
 inline std::vector<double> prediction_scores(const nlohmann::json& prediction) {
@@ -388,28 +380,6 @@ inline const nlohmann::json& predictions_of(const nlohmann::json& response, std:
     throw tfjob::error("TF Serving returned " + std::to_string(preds.size()) + " predictions for " +
                        std::to_string(expected) + " instances: " + response.dump().substr(0, 300));
   return preds;
-}
-
-/// The `k` best classes, best first (ties: lower index first). Labels: 1001 outputs are
-/// ImageNet with 0 = background (index = label index); 1000 outputs are ImageNet without
-/// background (label index + 1); anything else is unnamed.
-inline std::vector<ClassScore> top_k(const std::vector<double>& scores, int k) {
-  std::vector<int> idx(scores.size());
-  std::iota(idx.begin(), idx.end(), 0);
-  k = std::max(0, std::min<int>(k, static_cast<int>(scores.size())));
-  std::partial_sort(idx.begin(), idx.begin() + k, idx.end(), [&](int a, int b) {
-    return scores[a] != scores[b] ? scores[a] > scores[b] : a < b;
-  });
-  std::vector<ClassScore> out;
-  for (int i = 0; i < k; ++i) {
-    ClassScore c;
-    c.index = idx[i];
-    c.score = scores[idx[i]];
-    if (scores.size() == imagenet_labels.size()) c.label = std::string(imagenet_labels[c.index]);
-    else if (scores.size() + 1 == imagenet_labels.size()) c.label = std::string(imagenet_labels[c.index + 1]);
-    out.push_back(std::move(c));
-  }
-  return out;
 }
 
 /// The request body for images: `{"instances":[{"b64":"..."}, ...]}` (TF Serving's REST

@@ -12,7 +12,6 @@
 #include <nlohmann/json.hpp>
 
 #include <ctime>
-#include <map>
 #include <sstream>
 #include <string>
 #include <vector>

@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <map>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 

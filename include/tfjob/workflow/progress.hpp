@@ -9,7 +9,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>

@@ -18,6 +18,7 @@
 #include <tfjob/serving/operations.hpp>
 #include <tfjob/serving/signature.hpp>
 #include <tfjob/serving/status.hpp>
+#include <tfjob/serving/top_k.hpp>
 
 namespace tfjob::fuzz {
 

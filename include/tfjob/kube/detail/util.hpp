@@ -14,7 +14,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
