@@ -87,13 +87,10 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     if (e.get_exit_code() != 0 && app.get_subcommands().empty() && say_unknown_command(app, err)) return exit_code::usage;
     return app.exit(e, out, err) == 0 ? 0 : exit_code::usage;
   }
-  if (!g.command && !g.run) return exit_code::ok;
+  if (!g.command) return exit_code::ok;
   try {
-    if (g.command) {
-      Context ctx(g, out, err);
-      return g.command(ctx);
-    }
-    return g.run();
+    Context ctx(g, out, err);
+    return g.command(ctx);
   } catch (const CLI::ParseError& e) {
     return app.exit(e, out, err) == 0 ? 0 : exit_code::usage;
   } catch (const tfjob::error& e) {

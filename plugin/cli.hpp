@@ -10,8 +10,7 @@
 namespace tfjob::cli {
 
 /// Runs `kubectl tfjob <args...>` (args without the program name) and returns its exit
-/// code; data goes to `out`, progress and errors to `err`. `serve`, not yet converted to the
-/// `Context` shape, still writes to std::cout/std::cerr.
+/// code; data goes to `out`, progress and errors to `err`.
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 }  // namespace tfjob::cli

@@ -864,14 +864,7 @@ claim must hold PATH/<model>/1/saved_model.pb (and variables/).
 Exit codes: 0 the model is AVAILABLE (or printed/applied with --dry-run/--no-wait), 1 the
 rollout or the model failed (pods crash-looping, ProgressDeadlineExceeded, a load error) or
 a request failed, 2 timed out, 64 usage error.)");
-  // serve NAME, unless a subcommand below (serve list) was chosen: CLI11 ran its callback first
-  sub->callback([cmd, &g, sub] {
-    if (!sub->get_subcommands().empty()) return;
-    g.command = [cmd](Context& ctx) {
-      cmd->validate();
-      return cmd->run(ctx);
-    };
-  });
+  set_action(*sub, g, cmd);  // serve NAME; a subcommand chosen below (serve list) keeps its own
 
   auto* list = sub->add_subcommand("list", "List the model servers serve created (name, model, ready/desired, AVAILABLE versions, GPUs, age)");
   auto ls = std::make_shared<ServeListCommand>();

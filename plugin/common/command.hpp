@@ -5,8 +5,7 @@
 /// context.hpp) and a `setup_<name>(CLI::App&, Globals&)` that adds its subcommand; it
 /// registers the setup with `TFJOB_REGISTER_COMMAND`. The subcommand's parse callback stores
 /// the step in `Globals::command` (`set_action`), and `run_cli` (cli.hpp) calls it after
-/// parsing with the streams it was given (Complete -> Validate -> Run). `serve` alone is
-/// not yet in that shape: it stores a `Globals::run` that writes to std::cout/std::cerr itself.
+/// parsing with the streams it was given (Complete -> Validate -> Run).
 
 #include <CLI/CLI.hpp>
 
@@ -42,7 +41,6 @@ struct Globals {
   int verbosity = 0;               ///< -v/--v: 6+ logs each request (credentials redacted)
   std::string color = "auto";      ///< --color auto|always|never (NO_COLOR honoured)
   std::function<int(Context&)> command;  ///< set by the chosen subcommand's parse callback
-  std::function<int()> run;        ///< the same for `serve`, which prints to std::cout itself
 };
 
 using SetupFn = void (*)(CLI::App&, Globals&);

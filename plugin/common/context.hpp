@@ -70,10 +70,12 @@ inline int say_not_found(Context& ctx, const std::string& name) {
 
 /// Makes `cmd` the subcommand's action: the parse callback hands main (or a test's
 /// `run_cli`) a step that validates the options (no request) and then runs them.
-/// `Cmd` has `void validate()` and `int run(Context&)`.
+/// `Cmd` has `void validate()` and `int run(Context&)`. Where a subcommand of this one was
+/// chosen (`serve list`), its action stands: CLI11 runs its callback first.
 template <class Cmd>
 void set_action(CLI::App& sub, Globals& g, std::shared_ptr<Cmd> cmd) {
-  sub.callback([cmd, &g] {
+  sub.callback([cmd, &g, s = &sub] {
+    if (!s->get_subcommands().empty()) return;
     g.command = [cmd](Context& ctx) {
       cmd->validate();
       return cmd->run(ctx);
