@@ -94,7 +94,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   } catch (const CLI::ParseError& e) {
     return app.exit(e, out, err) == 0 ? 0 : exit_code::usage;
   } catch (const tfjob::error& e) {
-    err << "error: " << e.what() << "\n";
+    err << "error: " << error_message(e) << "\n";
     return exit_code::failure;
   } catch (const nlohmann::json::exception& e) {
     // A last net: the SDK names the field of a wrong-shaped value itself; should a case

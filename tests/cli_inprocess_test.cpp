@@ -341,16 +341,27 @@ TEST_CASE("in-process: models, predict, tensorboard, exec, attach and port-forwa
   TFJOB_SKIP("the plugin is not built (TFJOB_BUILD_PLUGIN=OFF)");
 #else
   Cluster c;
+  Ran r;
   // a NAME that no serve created: the fake API server has no such Service
   for (std::vector<std::string> cmd : {std::vector<std::string>{"models", "nosuch"},
                                        {"predict", "nosuch", "--json", sample("samples/mnist/digit-1.json")}}) {
-    auto r = c.call(cmd);
+    r = c.call(cmd);
     INFO(cmd.front() << ": " << r.out << r.err);
     CHECK(r.rc == 1);
     CHECK(r.out.empty());
-    CHECK(has(r.err, "service \"nosuch\" not found in namespace \"default\""));
+    CHECK(has(r.err, "service \"nosuch\" not found in namespace \"default\": start the model server with `kubectl tfjob serve nosuch --model resnet`"));
+    CHECK_FALSE(has(r.err, "serving::serve"));  // the SDK's advice is worded with the plugin's command
   }
-  auto r = c.call({"predict", "nosuch", "--image", sample("samples/mnist/digit-1.json")});
+  // the kubeconfig's errors name the flag that was given (the SDK names its setting)
+  r = Cluster::call_as_is({"get", "--kubeconfig", c.kubeconfig + ".nope"});
+  CHECK(r.rc == 1);
+  CHECK(r.err == "error: the kubeconfig file \"" + c.kubeconfig + ".nope\" does not exist (given with --kubeconfig)\n");
+  r = c.call({"get", "--user", "nobody"});
+  CHECK(r.rc == 1);
+  CHECK(has(r.err, "user \"nobody\" does not exist in "));
+  CHECK(has(r.err, " (given with --user)\n"));
+  CHECK_FALSE(has(r.err, "ConfigOverrides"));
+  r = c.call({"predict", "nosuch", "--image", sample("samples/mnist/digit-1.json")});
   CHECK(r.rc == 1);
   CHECK(r.out.empty());
   CHECK(has(r.err, "not a JPEG or PNG file"));

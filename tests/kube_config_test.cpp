@@ -164,6 +164,11 @@ TEST_CASE("an explicit --kubeconfig is used alone and must exist", "[kube][confi
   o.kubeconfig = d.path + "/nope";
   CHECK_THROWS_AS(load_config(o), tfjob::config_error);
   CHECK_THROWS_WITH(load_config(o), Catch::Contains(d.path + "/nope") && Catch::Contains("does not exist"));
+  try {
+    load_config(o);
+  } catch (const tfjob::config_error& e) {
+    CHECK(e.reason() == tfjob::reasons::kubeconfig_missing);
+  }
 }
 
 TEST_CASE("~/.kube/config is the default, and nothing at all is a clear error", "[kube][config]") {
@@ -196,7 +201,36 @@ TEST_CASE("errors name the file and the missing context, cluster or user", "[kub
   CHECK_THROWS_WITH(load_config(o), Catch::Contains("user \"phantom\"") && Catch::Contains(f));
   o.context = "good";
   o.user = "nobody";
-  CHECK_THROWS_WITH(load_config(o), Catch::Contains("user \"nobody\"") && Catch::Contains("--user"));
+  CHECK_THROWS_WITH(load_config(o), Catch::Contains("user \"nobody\"") && Catch::Contains("ConfigOverrides::user"));
+  // the remedy is a reason and the SDK's advice apart from the problem, for an application
+  // to word with its own flags (the plugin: "given with --user")
+  try {
+    load_config(o);
+    FAIL("no error");
+  } catch (const tfjob::config_error& e) {
+    CHECK(e.reason() == tfjob::reasons::user_not_found);
+    CHECK(e.problem() == "user \"nobody\" does not exist in " + f);
+    CHECK(e.advice() == " (ConfigOverrides::user)");
+    CHECK(std::string(e.what()) == e.problem() + e.advice());
+  }
+  o.user.clear();
+  o.context.clear();
+  d.write("cfg", kubeconfig(cluster_yaml("c", "https://x"), token_user("u", "t"), context_yaml("good", "c", "u"), ""));
+  try {
+    load_config(o);
+    FAIL("no error");
+  } catch (const tfjob::config_error& e) {
+    CHECK(e.reason() == tfjob::reasons::no_current_context);
+    CHECK(e.problem() == "no current context is set in " + f);
+  }
+}
+
+TEST_CASE("an error without a reason is its message alone", "[kube][config]") {
+  const tfjob::error e("plain");
+  CHECK(e.reason().empty());
+  CHECK(e.problem() == "plain");
+  CHECK(e.advice().empty());
+  CHECK(e.subject().empty());
 }
 
 TEST_CASE("bad base64, bad PEM, bad YAML and unreadable files are reported with their place", "[kube][config]") {

@@ -17,10 +17,42 @@
 namespace tfjob {
 
 /// Base of every error the SDK throws.
+///
+/// An error whose remedy is a setting the caller controls carries it apart from the
+/// problem (as a Kubernetes `Status` carries its `reason`): `reason()` is a stable name for
+/// the case, `problem()` says what is wrong, `advice()` what to do, worded with the SDK's
+/// own names (`SubmitOptions::replace`). An application words the advice with its own flags
+/// for the same reason (the plugin: `--replace`); `what()` is problem and advice together.
 class error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+  /// `advice` begins with its separator ("; set ...", ".\nSet ..."), so what() reads as one message.
+  /// `subject` is the object the advice is about (a service's name), "" when none.
+  error(std::string reason, const std::string& problem, const std::string& advice, std::string subject = {})
+      : std::runtime_error(problem + advice), reason_(std::move(reason)), subject_(std::move(subject)),
+        problem_size_(problem.size()) {}
+  /// The case, e.g. "SpecConflict"; "" for an error without a separate remedy.
+  const std::string& reason() const noexcept { return reason_; }
+  const std::string& subject() const noexcept { return subject_; }
+  /// The message without the advice (the whole message when there is no reason).
+  std::string problem() const { return std::string(what()).substr(0, reason_.empty() ? std::string::npos : problem_size_); }
+  /// The SDK's advice, with its leading separator ("" when there is no reason).
+  std::string advice() const { return reason_.empty() ? std::string() : std::string(what()).substr(problem_size_); }
+
+ private:
+  std::string reason_, subject_;
+  std::size_t problem_size_ = 0;
 };
+
+/// The stable reasons of errors that carry advice (error::reason()).
+namespace reasons {
+inline constexpr const char* spec_conflict = "SpecConflict";            ///< the TFJob exists with another spec
+inline constexpr const char* service_not_found = "ServiceNotFound";     ///< no model server of that name
+inline constexpr const char* kubeconfig_missing = "KubeconfigMissing";  ///< the explicitly named kubeconfig file
+inline constexpr const char* user_not_found = "UserNotFound";           ///< the explicitly named user
+inline constexpr const char* no_configuration = "NoConfiguration";      ///< no kubeconfig and no server
+inline constexpr const char* no_current_context = "NoCurrentContext";   ///< a kubeconfig that selects no context
+}  // namespace reasons
 
 /// A kubeconfig, in-cluster config or flag combination that cannot be used.
 class config_error : public error {

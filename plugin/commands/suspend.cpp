@@ -40,7 +40,7 @@ int SuspendCommand::run(Context& ctx) const {
         ctx.err << "error: " << e.what() << "\n";
       rc = exit_code::failure;
     } catch (const tfjob::error& e) {
-      ctx.err << "error: " << e.what() << "\n";
+      ctx.err << "error: " << error_message(e) << "\n";
       rc = exit_code::failure;
     }
   }

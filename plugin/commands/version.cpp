@@ -66,7 +66,7 @@ int VersionCommand::run(Context& ctx) const {
       server_version(ctx, j);
     } catch (const std::exception& e) {
       ctx.out << std::flush;
-      ctx.err << "error: " << e.what() << "\n";
+      ctx.err << "error: " << error_message(e) << "\n";
       rc = exit_code::failure;
     }
   }

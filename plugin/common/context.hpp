@@ -6,6 +6,7 @@
 /// NotFound line.
 
 #include "command.hpp"
+#include "error_words.hpp"
 #include "kube.hpp"
 
 #include <tfjob/error.hpp>

@@ -679,63 +679,27 @@ inline void decoder::decode(const nlohmann::json& j, const std::string& path, TF
   keep_unmodeled(j, nlohmann::json(t), t.other);
 }
 
+/// Decodes a whole value rooted at `root` in error paths, throwing every wrong field at once.
+template <class T>
+void decode_whole(const nlohmann::json& j, const char* root, T& out) {
+  decoder d;
+  out = {};
+  d.decode(j, root, out);
+  d.throw_if_errors();
+}
+
 }  // namespace detail
 
 /// Decoders: throw `validation_error` listing every field of the wrong JSON type.
-inline void from_json(const nlohmann::json& j, ObjectMeta& m) {
-  detail::decoder d;
-  m = {};
-  d.decode(j, "metadata", m);
-  d.throw_if_errors();
-}
-inline void from_json(const nlohmann::json& j, SchedulingPolicy& s) {
-  detail::decoder d;
-  s = {};
-  d.decode(j, "schedulingPolicy", s);
-  d.throw_if_errors();
-}
-inline void from_json(const nlohmann::json& j, RunPolicy& r) {
-  detail::decoder d;
-  r = {};
-  d.decode(j, "runPolicy", r);
-  d.throw_if_errors();
-}
-inline void from_json(const nlohmann::json& j, ReplicaSpec& r) {
-  detail::decoder d;
-  r = {};
-  d.decode(j, "replicaSpec", r);
-  d.throw_if_errors();
-}
-inline void from_json(const nlohmann::json& j, TFJobSpec& s) {
-  detail::decoder d;
-  s = {};
-  d.decode(j, "spec", s);
-  d.throw_if_errors();
-}
-inline void from_json(const nlohmann::json& j, JobCondition& c) {
-  detail::decoder d;
-  c = {};
-  d.decode(j, "condition", c);
-  d.throw_if_errors();
-}
-inline void from_json(const nlohmann::json& j, ReplicaStatus& r) {
-  detail::decoder d;
-  r = {};
-  d.decode(j, "replicaStatus", r);
-  d.throw_if_errors();
-}
-inline void from_json(const nlohmann::json& j, JobStatus& s) {
-  detail::decoder d;
-  s = {};
-  d.decode(j, "status", s);
-  d.throw_if_errors();
-}
+inline void from_json(const nlohmann::json& j, ObjectMeta& m) { detail::decode_whole(j, "metadata", m); }
+inline void from_json(const nlohmann::json& j, SchedulingPolicy& s) { detail::decode_whole(j, "schedulingPolicy", s); }
+inline void from_json(const nlohmann::json& j, RunPolicy& r) { detail::decode_whole(j, "runPolicy", r); }
+inline void from_json(const nlohmann::json& j, ReplicaSpec& r) { detail::decode_whole(j, "replicaSpec", r); }
+inline void from_json(const nlohmann::json& j, TFJobSpec& s) { detail::decode_whole(j, "spec", s); }
+inline void from_json(const nlohmann::json& j, JobCondition& c) { detail::decode_whole(j, "condition", c); }
+inline void from_json(const nlohmann::json& j, ReplicaStatus& r) { detail::decode_whole(j, "replicaStatus", r); }
+inline void from_json(const nlohmann::json& j, JobStatus& s) { detail::decode_whole(j, "status", s); }
 /// Decodes a TFJob. Field paths in errors are rooted at the object (`spec.runPolicy...`).
-inline void from_json(const nlohmann::json& j, TFJob& t) {
-  detail::decoder d;
-  t = {};
-  d.decode(j, "", t);
-  d.throw_if_errors();
-}
+inline void from_json(const nlohmann::json& j, TFJob& t) { detail::decode_whole(j, "", t); }
 
 }  // namespace tfjob

@@ -137,6 +137,101 @@ inline std::string resolve_against(const std::string& path, const std::string& o
   return dir == "/" ? "/" + path : dir + "/" + path;
 }
 
+/// The document's node tree, after the event-level bounds and strictness checks (size, depth,
+/// alias expansion, UTF-8, unterminated quotes, which yaml-cpp alone accepts).
+inline YAML::Node load_kubeconfig_yaml(const std::string& text, const std::string& where) {
+  try {
+    tfjob::detail::YamlLimits lim;
+    lim.max_bytes = limits::max_kubeconfig_bytes;
+    tfjob::detail::read_yaml_documents(text, "yaml", lim);
+    return YAML::Load(text);
+  } catch (const parse_error& e) {
+    std::string why = e.what();
+    if (why.rfind("yaml: ", 0) == 0) why = why.substr(6);
+    throw config_error("error loading " + where + ": yaml: " + why);
+  } catch (const YAML::Exception& e) {
+    throw config_error("error loading " + where + ": yaml: line " + std::to_string(e.mark.line + 1) +
+                       ": " + e.msg);
+  }
+}
+
+/// A `clusters[].cluster` entry (clientcmd api/v1 Cluster).
+inline ClusterInfo parse_cluster(const YAML::Node& n, const std::string& filename) {
+  ClusterInfo ci;
+  if (n) {
+    ci.server = yaml_str(n, "server");
+    ci.tls_server_name = yaml_str(n, "tls-server-name");
+    ci.certificate_authority = resolve_against(yaml_str(n, "certificate-authority"), filename);
+    auto data = yaml_str(n, "certificate-authority-data");
+    if (!data.empty()) ci.certificate_authority_data = decode_data(data, "certificate-authority-data");
+    ci.insecure_skip_tls_verify = yaml_bool(n, "insecure-skip-tls-verify");
+    ci.proxy_url = yaml_str(n, "proxy-url");
+  }
+  ci.location_of_origin = filename;
+  return ci;
+}
+
+/// A user's `exec` credential plugin (clientcmd api/v1 ExecConfig).
+inline ExecConfig parse_exec(const YAML::Node& ex, const std::string& filename) {
+  ExecConfig e;
+  e.command = yaml_str(ex, "command");
+  // Only a command with a path separator is resolved; PATH lookups stay as they are.
+  if (e.command.find('/') != std::string::npos) e.command = resolve_against(e.command, filename);
+  if (auto a = ex["args"]; a && a.IsSequence())
+    for (const auto& x : a) e.args.push_back(x.as<std::string>());
+  if (auto en = ex["env"]; en && en.IsSequence())
+    for (const auto& x : en) e.env.emplace_back(yaml_str(x, "name"), yaml_str(x, "value"));
+  e.api_version = yaml_str(ex, "apiVersion");
+  e.install_hint = yaml_str(ex, "installHint");
+  e.provide_cluster_info = yaml_bool(ex, "provideClusterInfo");
+  e.interactive_mode = yaml_str(ex, "interactiveMode");
+  return e;
+}
+
+/// A `users[].user` entry (clientcmd api/v1 AuthInfo).
+inline AuthInfo parse_user(const YAML::Node& n, const std::string& filename) {
+  AuthInfo ai;
+  if (n) {
+    ai.client_certificate = resolve_against(yaml_str(n, "client-certificate"), filename);
+    ai.client_key = resolve_against(yaml_str(n, "client-key"), filename);
+    auto cd = yaml_str(n, "client-certificate-data");
+    if (!cd.empty()) ai.client_certificate_data = decode_data(cd, "client-certificate-data");
+    auto kd = yaml_str(n, "client-key-data");
+    if (!kd.empty()) ai.client_key_data = decode_data(kd, "client-key-data");
+    ai.token = yaml_str(n, "token");
+    ai.token_file = resolve_against(yaml_str(n, "tokenFile"), filename);
+    ai.username = yaml_str(n, "username");
+    ai.password = yaml_str(n, "password");
+    if (auto ap = yaml_map(n, "auth-provider")) {
+      ai.auth_provider = yaml_str(ap, "name");
+      if (auto cfg = ap["config"]; cfg && cfg.IsMap())
+        for (const auto& kv : cfg) ai.auth_provider_config[kv.first.as<std::string>()] = kv.second.as<std::string>("");
+    }
+    if (auto ex = yaml_map(n, "exec")) ai.exec = parse_exec(ex, filename);
+  }
+  ai.location_of_origin = filename;
+  return ai;
+}
+
+/// A `contexts[].context` entry (clientcmd api/v1 Context).
+inline ContextInfo parse_context(const YAML::Node& n, const std::string& filename) {
+  ContextInfo ci;
+  if (n) {
+    ci.cluster = yaml_str(n, "cluster");
+    ci.user = yaml_str(n, "user");
+    ci.namespace_ = yaml_str(n, "namespace");
+  }
+  ci.location_of_origin = filename;
+  return ci;
+}
+
+/// A top-level list (`clusters`, `users`, `contexts`): absent and null are empty lists.
+inline YAML::Node yaml_list(const YAML::Node& root, const char* key) {
+  auto n = root[key];
+  if (n && !n.IsNull() && !n.IsSequence()) throw std::runtime_error(std::string("\"") + key + "\" must be a list");
+  return n;
+}
+
 }  // namespace detail
 
 /// Parse one kubeconfig document. `filename` is recorded as every entry's origin and named
@@ -146,101 +241,26 @@ inline Kubeconfig parse_kubeconfig(const std::string& text, const std::string& f
   const std::string where = filename.empty() ? std::string("kubeconfig") : "config file \"" + filename + "\"";
   Kubeconfig kc;
   if (!filename.empty()) kc.files.push_back(filename);
-  YAML::Node root;
-  try {
-    // Bounds and strictness first, on the parser's events (size, depth, alias expansion,
-    // UTF-8, unterminated quotes, which yaml-cpp alone accepts); then the node tree.
-    tfjob::detail::YamlLimits lim;
-    lim.max_bytes = limits::max_kubeconfig_bytes;
-    tfjob::detail::read_yaml_documents(text, "yaml", lim);
-    root = YAML::Load(text);
-  } catch (const parse_error& e) {
-    std::string why = e.what();
-    if (why.rfind("yaml: ", 0) == 0) why = why.substr(6);
-    throw config_error("error loading " + where + ": yaml: " + why);
-  } catch (const YAML::Exception& e) {
-    throw config_error("error loading " + where + ": yaml: line " + std::to_string(e.mark.line + 1) +
-                       ": " + e.msg);
-  }
+  YAML::Node root = load_kubeconfig_yaml(text, where);
   if (!root || root.IsNull()) return kc;  // an empty file is an empty config (as client-go)
   if (!root.IsMap()) throw config_error("error loading " + where + ": not a kubeconfig (expected a mapping)");
-  std::string entry;
+  std::string entry;  // named in an error: which entry it is in
   try {
     kc.current_context = yaml_str(root, "current-context");
-    auto list = [&](const char* key) {
-      auto n = root[key];
-      if (n && !n.IsNull() && !n.IsSequence()) throw std::runtime_error(std::string("\"") + key + "\" must be a list");
-      return n;
-    };
-    for (const auto& c : list("clusters")) {
+    for (const auto& c : yaml_list(root, "clusters")) {
       std::string name = yaml_str(c, "name");
       entry = "cluster \"" + name + "\": ";
-      ClusterInfo ci;
-      auto n = yaml_map(c, "cluster");
-      if (n) {
-        ci.server = yaml_str(n, "server");
-        ci.tls_server_name = yaml_str(n, "tls-server-name");
-        ci.certificate_authority = resolve_against(yaml_str(n, "certificate-authority"), filename);
-        auto data = yaml_str(n, "certificate-authority-data");
-        if (!data.empty()) ci.certificate_authority_data = decode_data(data, "certificate-authority-data");
-        ci.insecure_skip_tls_verify = yaml_bool(n, "insecure-skip-tls-verify");
-        ci.proxy_url = yaml_str(n, "proxy-url");
-      }
-      ci.location_of_origin = filename;
-      kc.clusters.emplace(name, std::move(ci));
+      kc.clusters.emplace(name, parse_cluster(yaml_map(c, "cluster"), filename));
     }
-    for (const auto& u : list("users")) {
+    for (const auto& u : yaml_list(root, "users")) {
       std::string name = yaml_str(u, "name");
       entry = "user \"" + name + "\": ";
-      AuthInfo ai;
-      auto n = yaml_map(u, "user");
-      if (n) {
-        ai.client_certificate = resolve_against(yaml_str(n, "client-certificate"), filename);
-        ai.client_key = resolve_against(yaml_str(n, "client-key"), filename);
-        auto cd = yaml_str(n, "client-certificate-data");
-        if (!cd.empty()) ai.client_certificate_data = decode_data(cd, "client-certificate-data");
-        auto kd = yaml_str(n, "client-key-data");
-        if (!kd.empty()) ai.client_key_data = decode_data(kd, "client-key-data");
-        ai.token = yaml_str(n, "token");
-        ai.token_file = resolve_against(yaml_str(n, "tokenFile"), filename);
-        ai.username = yaml_str(n, "username");
-        ai.password = yaml_str(n, "password");
-        if (auto ap = yaml_map(n, "auth-provider")) {
-          ai.auth_provider = yaml_str(ap, "name");
-          if (auto cfg = ap["config"]; cfg && cfg.IsMap())
-            for (const auto& kv : cfg) ai.auth_provider_config[kv.first.as<std::string>()] = kv.second.as<std::string>("");
-        }
-        if (auto ex = yaml_map(n, "exec")) {
-          ExecConfig e;
-          e.command = yaml_str(ex, "command");
-          // Only a command with a path separator is resolved; PATH lookups stay as they are.
-          if (e.command.find('/') != std::string::npos) e.command = resolve_against(e.command, filename);
-          if (auto a = ex["args"]; a && a.IsSequence())
-            for (const auto& x : a) e.args.push_back(x.as<std::string>());
-          if (auto en = ex["env"]; en && en.IsSequence())
-            for (const auto& x : en) e.env.emplace_back(yaml_str(x, "name"), yaml_str(x, "value"));
-          e.api_version = yaml_str(ex, "apiVersion");
-          e.install_hint = yaml_str(ex, "installHint");
-          e.provide_cluster_info = yaml_bool(ex, "provideClusterInfo");
-          e.interactive_mode = yaml_str(ex, "interactiveMode");
-          ai.exec = std::move(e);
-        }
-      }
-      ai.location_of_origin = filename;
-      kc.users.emplace(name, std::move(ai));
+      kc.users.emplace(name, parse_user(yaml_map(u, "user"), filename));
     }
-    for (const auto& c : list("contexts")) {
+    for (const auto& c : yaml_list(root, "contexts")) {
       std::string name = yaml_str(c, "name");
       entry = "context \"" + name + "\": ";
-      ContextInfo ci;
-      auto n = yaml_map(c, "context");
-      if (n) {
-        ci.cluster = yaml_str(n, "cluster");
-        ci.user = yaml_str(n, "user");
-        ci.namespace_ = yaml_str(n, "namespace");
-      }
-      ci.location_of_origin = filename;
-      kc.contexts.emplace(name, std::move(ci));
+      kc.contexts.emplace(name, parse_context(yaml_map(c, "context"), filename));
     }
   } catch (const config_error&) {
     throw;
@@ -285,7 +305,8 @@ struct LoadingRules {
     if (!explicit_path.empty()) {
       struct stat st {};
       if (::stat(explicit_path.c_str(), &st) != 0)
-        throw config_error("the kubeconfig file \"" + explicit_path + "\" given with --kubeconfig does not exist");
+        throw config_error(reasons::kubeconfig_missing, "the kubeconfig file \"" + explicit_path + "\" does not exist",
+                           " (LoadingRules::explicit_path)");
       files.push_back(explicit_path);
     } else {
       files = precedence;
@@ -522,7 +543,8 @@ inline AuthInfo find_user(const Kubeconfig& kc, const SelectedEntries& s, const 
   auto it = kc.users.find(s.user_name);
   if (it != kc.users.end()) return it->second;
   if (!o.user.empty())
-    throw config_error("user \"" + s.user_name + "\" given with --user does not exist in " + files);
+    throw config_error(reasons::user_not_found, "user \"" + s.user_name + "\" does not exist in " + files,
+                       " (ConfigOverrides::user)");
   if (!o.token.empty()) return {};
   throw config_error("user \"" + s.user_name + "\"" + of_context(s.context_name) + " does not exist in " + files);
 }
@@ -564,13 +586,14 @@ inline void apply_cluster_flags(ClusterInfo& cluster, const ConfigOverrides& o) 
 inline std::string server_url(const Kubeconfig& kc, const SelectedEntries& s, const std::string& files) {
   if (s.cluster.server.empty()) {
     if (kc.empty())
-      throw config_error("no configuration has been provided: " +
-                         (kc.missing.empty() ? std::string("no kubeconfig found")
-                                             : "kubeconfig \"" + kc.missing.front() + "\" does not exist") +
-                         "; set KUBECONFIG or --kubeconfig, or pass --server");
+      throw config_error(reasons::no_configuration,
+                         "no configuration has been provided: " +
+                             (kc.missing.empty() ? std::string("no kubeconfig found")
+                                                 : "kubeconfig \"" + kc.missing.front() + "\" does not exist"),
+                         "; set KUBECONFIG or LoadingRules::explicit_path, or ConfigOverrides::server");
     if (s.context_name.empty())
-      throw config_error("no current context is set in " + files +
-                         "; pick one with --context or `kubectl config use-context NAME`");
+      throw config_error(reasons::no_current_context, "no current context is set in " + files,
+                         "; pick one with ConfigOverrides::context or `kubectl config use-context NAME`");
     throw config_error("cluster \"" + s.cluster_name + "\" of context \"" + s.context_name + "\" has no server in " +
                        files);
   }

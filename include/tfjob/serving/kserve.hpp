@@ -239,19 +239,6 @@ inline nlohmann::json apply(kube::Client& c, const std::string& ns, nlohmann::js
 /// The label selector of the predictor's pods (KServe's pod label).
 inline std::string predictor_pod_selector(const std::string& name) { return std::string(pod_label_key) + "=" + name; }
 
-/// The predictor's pods (KServe's pod label).
-inline std::vector<nlohmann::json> predictor_pods(kube::Client& c, const std::string& ns, const std::string& name) {
-  kube::ListParams lp;
-  lp.label_selector = predictor_pod_selector(name);
-  auto list = c.request_json(kube::RequestBuilder(resources::pods(), ns).list(lp));
-  std::vector<nlohmann::json> out;
-  auto it = list.is_object() ? list.find("items") : list.end();
-  if (it != list.end() && it->is_array())
-    for (const auto& p : *it)
-      if (p.is_object() && out.size() < 1000) out.push_back(p);
-  return out;
-}
-
 /// Waits until the InferenceService is Ready, through two long-lived watches (it, and its
 /// predictor pods) however long it takes: each change of its conditions is read as it comes
 /// (the first False condition with its reason is the progress line). Fails early when a

@@ -277,14 +277,6 @@ inline std::string server_pod_selector(const std::string& name) {
   return std::string(keys::instance) + "=" + name + "," + keys::name + "=tensorflow-serving";
 }
 
-/// The server's pods (by the selector labels serve puts on them).
-inline std::vector<nlohmann::json> server_pods(kube::Client& c, const std::string& ns, const std::string& name) {
-  kube::ListParams lp;
-  lp.label_selector = server_pod_selector(name);
-  return tfjob::detail::arr_at(c.request_json(kube::RequestBuilder(resources::pods(), ns).list(lp)), "items")
-      .get<std::vector<nlohmann::json>>();
-}
-
 /// One look at the object a wait is about (a Deployment's rollout, an InferenceService's
 /// conditions): still waiting, ready, or failed for good; its message is the progress line.
 struct ObjectVerdict {
@@ -553,9 +545,8 @@ struct ModelRef {
 inline std::string served_model(kube::Client& c, const std::string& ns, const std::string& service) {
   auto svc = get_service(c, ns, service);
   if (!svc)
-    throw tfjob::error("service \"" + service + "\" not found in namespace \"" + ns +
-                       "\": start the model server with `kubectl tfjob serve " + service +
-                       " --model resnet` (or --model-url/--pvc), or pick the namespace with -n; `kubectl tfjob serve list` shows what is served");
+    throw tfjob::error(reasons::service_not_found, "service \"" + service + "\" not found in namespace \"" + ns + "\"",
+                       ": start the model server (serving::serve), or name the namespace it runs in", service);
   return model_name_of(*svc);
 }
 

@@ -11,6 +11,7 @@
 #include <tfjob/error.hpp>
 #include <tfjob/kube/client.hpp>
 #include <tfjob/kube/core.hpp>
+#include <tfjob/kube/discovery.hpp>
 #include <tfjob/kube/request.hpp>
 #include <tfjob/api/lint.hpp>
 #include <tfjob/workflow/pods.hpp>
@@ -93,18 +94,8 @@ inline std::vector<nlohmann::json> namespace_events(kube::Client& c, const std::
 
 /// Whether the server serves kubeflow.org/v1 tfjobs (API discovery).
 inline bool tfjobs_served(kube::Client& c) {
-  kube::Request r;
-  r.path = "/apis/kubeflow.org/v1";
-  r.what = "discover kubeflow.org/v1";
-  try {
-    nlohmann::json list = c.request_json(r);
-    for (const auto& res : tfjob::detail::value_at(list, "resources", nlohmann::json::array()))
-      if (tfjob::detail::value_at(res, "name", "") == "tfjobs") return true;
-    return false;
-  } catch (const api_error& e) {
-    if (e.is_not_found()) return false;
-    throw;
-  }
+  const auto r = resources::tfjobs();
+  return kube::serves(c, r.group, r.version, r.plural);
 }
 
 /// The message for a 403 on TFJobs in `ns`, naming who and what to ask for.
@@ -361,9 +352,10 @@ inline SubmitResult submit_job(kube::Client& c, const std::string& ns, nlohmann:
     } else {
       why = " (" + conflict + ")";
     }
-    throw tfjob::error("TFJob \"" + name + "\" already exists in namespace \"" + ns + "\" with a different spec" + why +
-                       ".\nA running TFJob's spec cannot be changed in place. Submit with --replace to delete it and "
-                       "its pods and submit this one, or pick another name with --name.");
+    throw tfjob::error(reasons::spec_conflict,
+                       "TFJob \"" + name + "\" already exists in namespace \"" + ns + "\" with a different spec" + why +
+                           ".\nA running TFJob's spec cannot be changed in place",
+                       ". Set SubmitOptions::replace to delete it and its pods and submit this one, or give it another name.");
   }
   if (o.dry_run) {
     r.outcome = SubmitOutcome::replaced;
