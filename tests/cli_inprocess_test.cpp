@@ -11,10 +11,14 @@
 
 #if __has_include("cli.hpp")
 #include "cli.hpp"  // plugin/cli.hpp: linked from the plugin's object library (tests/cmake/plugin.cmake)
+#include "common/error_words.hpp"  // word_fixes
+#include "common/local_flags.hpp"  // local_status_table
 #define TFJOB_HAVE_PLUGIN_CLI 1
 #endif
 
+#include <tfjob/api/lint.hpp>
 #include <tfjob/version.hpp>
+#include <tfjob/workflow/preflight.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -390,5 +394,68 @@ TEST_CASE("in-process: models, predict, tensorboard, exec, attach and port-forwa
     CHECK(r.out.empty());
     CHECK(r.err == "error: tfjobs.kubeflow.org \"nope\" not found in namespace \"default\"\n");
   }
+#endif
+}
+
+TEST_CASE("in-process: the table after submit --local counts succeeded replicas per type, as get shows a job", "[cli][inprocess][local]") {
+#ifndef TFJOB_HAVE_PLUGIN_CLI
+  TFJOB_SKIP("the plugin is not built (TFJOB_BUILD_PLUGIN=OFF)");
+#else
+  tfjob::local::RunResult r;
+  r.name = "hello";
+  r.state = "Failed";
+  r.message = "TFJob default/hello has failed because 1 Worker replica(s) failed.";
+  r.seconds = 330.4;
+  r.restarts = 2;
+  r.replicas = {{"Chief", 0, "chief-0", 0, "Succeeded", 0, 0, "", {}},
+                {"Worker", 0, "worker-0", 0, "Succeeded", 0, 0, "", {}},
+                {"Worker", 1, "worker-1", 0, "Failed", 2, 1, "", {}}};
+  CHECK(tfjob::cli::local_status_table(r) ==
+        "NAME    STATE    AGE     SUCCEEDED               RESTARTS   MESSAGE\n"
+        "hello   Failed   5m30s   chief:1/1,worker:1/2   2          TFJob default/hello has failed because 1 Worker replica(s) failed.\n");
+#endif
+}
+
+TEST_CASE("in-process: the SDK's fixes name its settings, the plugin's name its flags", "[cli][inprocess]") {
+#ifndef TFJOB_HAVE_PLUGIN_CLI
+  TFJOB_SKIP("the plugin is not built (TFJOB_BUILD_PLUGIN=OFF)");
+#else
+  auto replica = [](const std::string& image, int gpus) {
+    json c = {{"name", "tensorflow"}, {"image", image}};
+    if (gpus > 0) c["resources"] = {{"limits", {{"nvidia.com/gpu", gpus}}}};
+    return json{{"replicas", 1}, {"template", {{"spec", {{"containers", json::array({c})}}}}}};
+  };
+  json job = {{"apiVersion", "kubeflow.org/v1"},
+              {"kind", "TFJob"},
+              {"metadata", {{"name", "m"}}},
+              {"spec", {{"runPolicy", {{"cleanPodPolicy", "All"}}},
+                        {"tfReplicaSpecs", {{"Master", replica("tensorflow/tensorflow:2.15.0-gpu", 4)},
+                                            {"Worker", replica("tensorflow/tensorflow:2.15.0-gpu", 4)}}}}}};
+  std::vector<tfjob::Finding> fs = tfjob::lint::lint(job);
+  for (auto& f : tfjob::workflow::gpu_preflight(job, {}, std::vector<json>{}).findings) fs.push_back(f);  // no GPU node at all
+  json node = {{"metadata", {{"name", "g"}}},
+               {"status", {{"capacity", {{"nvidia.com/gpu", "1"}}}, {"allocatable", {{"nvidia.com/gpu", "1"}}}}}};
+  for (auto& f : tfjob::workflow::gpu_preflight(job, {node}, std::vector<json>{}).findings) fs.push_back(f);  // 4 asked, 1 there
+  std::map<std::string, std::string> sdk;
+  for (const auto& f : fs) sdk[f.code] = f.fix;
+  REQUIRE(sdk.count("MasterWithTF2"));
+  REQUIRE(sdk.count("LogsDeletedAfterFinish"));
+  REQUIRE(sdk.count("NoGpuNodes"));
+  REQUIRE(sdk.count("RequestFitsNoNode"));
+  CHECK(sdk["NoGpuNodes"] == "diagnose the GPU nodes (gpu::run_gpu_check), or ask for no GPU (TFJobBuilder::gpus 0) to train on CPUs");
+  tfjob::cli::word_fixes(fs);
+  std::map<std::string, std::string> plugin;
+  for (const auto& f : fs) {
+    INFO(f.code << ": " << f.fix);
+    CHECK(f.fix.find("::") == std::string::npos);  // every setting the SDK names has a flag
+    plugin[f.code] = f.fix;
+  }
+  CHECK(plugin["MasterWithTF2"] == "rename the Master replica to Chief (submit --chief)");
+  CHECK(plugin["LogsDeletedAfterFinish"] ==
+        "save the logs while it runs (submit --follow --save DIR, or kubectl tfjob wait JOB --save DIR), or use cleanPodPolicy None or Running");
+  CHECK(plugin["NoGpuNodes"] == "diagnose the GPU nodes (kubectl tfjob gpu-check), or ask for no GPU (--gpus 0) to train on CPUs");
+  CHECK(plugin["RequestFitsNoNode"] == "ask for fewer GPUs per pod (--gpus) and more workers (--workers) instead");
+  CHECK(tfjob::cli::flag_fix("fix the node selector (ServeSpec::node_selector)", tfjob::cli::FixFor::serve) ==
+        "fix the node selector (--selector)");
 #endif
 }

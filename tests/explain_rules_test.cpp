@@ -303,7 +303,9 @@ TEST_CASE("Pending on GPUs: the scheduler's words and the GPU nodes that come cl
   auto* h = find(x, "PartlyRunningHoldsGpus");
   REQUIRE(h);
   CHECK(h->message.rfind("1 of 2 pods run and hold 2 GPU(s) while 1 wait(s) Pending", 0) == 0);
-  CHECK(h->fix.find("--gang (minAvailable = every replica, 2) or --min-available N") != std::string::npos);
+  CHECK(h->fix.find("set runPolicy.schedulingPolicy.minAvailable to 2 (every replica, TFJobBuilder::gang)") != std::string::npos);
+  // the SDK names its settings; the plugin words them with its flags (plugin/common/error_words.hpp)
+  CHECK(h->fix.find("--") == std::string::npos);
   CHECK(h > g);
   CHECK(text.find("\n  1 of 2 pods run and hold 2 GPU(s)") != std::string::npos);
 }

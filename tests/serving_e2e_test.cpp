@@ -266,11 +266,13 @@ TEST_CASE("serve's GPU preflight: more GPUs per replica than any node has is ref
   CHECK(r.err.find("refusing to serve \"big\": each replica asks for 8 nvidia.com/gpu but no schedulable node it may use "
                    "can allocate more than 1") != std::string::npos);
   CHECK(r.err.find("fake-gpu-node-0") != std::string::npos);  // the GPU nodes' table
-  CHECK(r.err.find("Lower --gpus (GPUs per replica) and raise --replicas instead") != std::string::npos);
+  CHECK(r.err.find("\nfix: ask for fewer GPUs per replica (--gpus) and more replicas (--replicas) instead") != std::string::npos);
+  CHECK(r.err.find("ServeSpec::") == std::string::npos);  // the SDK's names for the settings are worded as flags
   CHECK_FALSE(c.server->get_object("deployments.apps", "default", "big"));  // nothing applied
   r = c.run({"serve", "pinned", "--model", "resnet", "--selector", "pool=none", "--timeout", "60s"});
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("no GPU node matches the server's node selector and tolerations") != std::string::npos);
+  CHECK(r.err.find("fix: fix the node selector (--selector) or add the tolerations those nodes need (--toleration)") != std::string::npos);
   CHECK_FALSE(c.server->get_object("deployments.apps", "default", "pinned"));
 }
 

@@ -325,7 +325,8 @@ TEST_CASE("queue wait findings: Kueue's Workload, the PodGroup, and a job partly
     REQUIRE(codes(f) == std::vector<std::string>{"PartlyRunningHoldsGpus"});
     CHECK(f[0].message == "3 of 4 pods run and hold 6 GPU(s) while 1 wait(s) Pending: a distributed job does not train until every replica is "
                           "there, so those GPUs are held for nothing, and two such jobs can block each other (training-operator #948, #1264)");
-    CHECK_THAT(f[0].fix, Catch::StartsWith("submit with --gang (minAvailable = every replica, 4) or --min-available N"));
+    CHECK_THAT(f[0].fix, Catch::StartsWith("set runPolicy.schedulingPolicy.minAvailable to 4 (every replica, TFJobBuilder::gang) or "
+                                           "fewer (TFJobBuilder::min_available)"));
     CHECK(f[0].evidence.size() == 4);
     // every pod Running, or none, or a whole gang: nothing held for nothing
     pods[3]["status"]["phase"] = "Running";

@@ -67,7 +67,8 @@ int ExplainCommand::run(Context& ctx) const {
     in = workflow::gather(client, client.namespace_(), name, tail);
     if (!in) return say_not_found(ctx, name);
   }
-  const auto x = workflow::explain(*in);
+  auto x = workflow::explain(*in);
+  word_fixes(x.findings);
   if (fmt == OutputFormat::json) ctx.out << workflow::to_json_value(x).dump(2) << "\n";
   else if (fmt == OutputFormat::yaml) ctx.out << to_yaml(workflow::to_json_value(x));
   else ctx.out << workflow::render(x);

@@ -82,6 +82,7 @@ int LintCommand::run(Context& ctx) const {
         }
         const std::string name = tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string("<unnamed>"));
         auto findings = lint::lint(job, client ? cluster_context(*client, job) : lint::Context{});
+        word_fixes(findings);
         count += findings.size();
         for (const auto& f : findings) {
           nlohmann::json j = to_json_value(f);

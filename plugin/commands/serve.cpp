@@ -241,10 +241,12 @@ void require_gpus(Context& ctx, kube::Client& client, const nlohmann::json& depl
     ctx.err << "warning: cannot list nodes (403), so the GPU check was skipped: make sure nodes expose nvidia.com/gpu\n";
     return;
   }
+  word_fixes(*findings, FixFor::serve);
   std::string errors;
   for (const auto& f : *findings) {
-    if (f.is_error()) errors += (errors.empty() ? "" : "\n") + f.message;
-    else ctx.err << "warning: " << f.message << (f.message.empty() || f.message.back() == '\n' ? "" : "\n");
+    const std::string fix = f.fix.empty() ? "" : "\nfix: " + f.fix;
+    if (f.is_error()) errors += (errors.empty() ? "" : "\n") + f.message + fix;
+    else ctx.err << "warning: " << f.message << (f.message.empty() || f.message.back() == '\n' ? "" : "\n") << (fix.empty() ? "" : fix.substr(1) + "\n");
   }
   if (!errors.empty()) throw tfjob::error("refusing to serve \"" + server + "\": " + errors);
 }

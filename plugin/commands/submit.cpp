@@ -106,12 +106,13 @@ int SubmitCommand::run(Context& ctx) {
     std::vector<tfjob::Finding> findings;
     for (const auto& j : to_objects(jobs))
       for (auto& f : lint::lint(j)) findings.push_back(std::move(f));
+    word_fixes(findings);
     std::set<std::string> noted;
     print_warnings(findings, noted, ctx.err);
     if (o.cluster.strict) refuse_on_warnings(findings);
   }
   if (o.dry_run == "client") return print_jobs(ctx.out, jobs, fmt);
-  if (o.local.enabled) return run_local(jobs, o.local, *globals);  // the processes' own output: std::cout
+  if (o.local.enabled) return run_local(jobs, o.local, ctx);
   return submit_to_cluster(ctx, jobs, o, fmt, timeout_ms);
 }
 

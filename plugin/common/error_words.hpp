@@ -1,12 +1,17 @@
 #pragma once
-/// \file The plugin's words for the SDK's advice: an SDK error with a reason (error.hpp,
-/// `tfjob::reasons`) names the SDK setting that fixes it; the user of `kubectl tfjob` reads
-/// the flag instead. One table, used wherever an error is printed.
+/// \file The plugin's words for the SDK's advice. The SDK names its own settings where it
+/// says what to do; the user of `kubectl tfjob` reads the flag instead:
+/// - an error with a reason (error.hpp, `tfjob::reasons`) gets the plugin's sentence for it;
+/// - a finding's fix names each setting in parentheses, `(TFJobBuilder::gpus 0)`, and each
+///   becomes its flag, `(--gpus 0)`, wherever findings are printed.
 
+#include <tfjob/api/findings.hpp>
 #include <tfjob/error.hpp>
 
 #include <exception>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tfjob::cli {
 
@@ -32,6 +37,49 @@ inline std::string error_message(const std::exception& e) {
   if (!te || te->reason().empty()) return e.what();
   std::string advice = flag_advice(*te);
   return advice.empty() ? std::string(e.what()) : te->problem() + advice;
+}
+
+/// Which command's flags a finding's fix is worded with (submit and serve both set GPUs).
+enum class FixFor { submit, serve };
+
+/// The SDK settings that findings name, and their flags.
+inline const std::vector<std::pair<const char*, const char*>>& setting_flags(FixFor verb) {
+  static const std::vector<std::pair<const char*, const char*>> submit = {
+      {"TFJobBuilder::chief", "submit --chief"},
+      {"TFJobBuilder::gpus", "--gpus"},
+      {"TFJobBuilder::workers", "--workers"},
+      {"TFJobBuilder::gang", "--gang"},
+      {"TFJobBuilder::min_available", "--min-available"},
+      {"TFJobBuilder::scheduler_name", "--scheduler-name"},
+      {"TFJobBuilder::local_queue", "--local-queue"},
+      {"workflow::LogSaveTask", "submit --follow --save DIR, or kubectl tfjob wait JOB --save DIR"},
+      {"workflow::archive_job", "kubectl tfjob archive JOB"},
+      {"lint::add_istio_opt_out", "lint --fix"},
+      {"gpu::run_gpu_check", "kubectl tfjob gpu-check"},
+  };
+  static const std::vector<std::pair<const char*, const char*>> serve = {
+      {"ServeSpec::gpus", "--gpus"},
+      {"ServeSpec::replicas", "--replicas"},
+      {"ServeSpec::node_selector", "--selector"},
+      {"ServeSpec::tolerations", "--toleration"},
+      {"gpu::run_gpu_check", "kubectl tfjob gpu-check"},
+  };
+  return verb == FixFor::serve ? serve : submit;
+}
+
+/// `fix` with each SDK setting it names replaced by the flag that sets it.
+inline std::string flag_fix(std::string fix, FixFor verb = FixFor::submit) {
+  for (const auto& [setting, flag] : setting_flags(verb)) {
+    const std::string from = setting;
+    for (auto p = fix.find(from); p != std::string::npos; p = fix.find(from, p + std::char_traits<char>::length(flag)))
+      fix.replace(p, from.size(), flag);
+  }
+  return fix;
+}
+
+/// Every finding's fix worded with the plugin's flags.
+inline void word_fixes(std::vector<tfjob::Finding>& findings, FixFor verb = FixFor::submit) {
+  for (auto& f : findings) f.fix = flag_fix(std::move(f.fix), verb);
 }
 
 }  // namespace tfjob::cli

@@ -9,7 +9,7 @@
 #include <tfjob/kube/client.hpp>
 #include <tfjob/kube/config.hpp>
 
-#include <iostream>
+#include <ostream>
 
 namespace tfjob::cli {
 
@@ -36,7 +36,7 @@ inline tfjob::kube::ConfigOverrides overrides_from(const Globals& g) {
 
 /// The resolved connection settings for these flags (throws tfjob::config_error); the
 /// SDK's warnings and the -v request log go to `err`.
-inline tfjob::kube::RestConfig make_rest_config(const Globals& g, std::ostream& err = std::cerr) {
+inline tfjob::kube::RestConfig make_rest_config(const Globals& g, std::ostream& err) {
   auto rc = tfjob::kube::load_config(overrides_from(g));
   // the plugin's name to the server: its user agent and the manager of what it writes
   rc.user_agent = tfjob::kube::default_user_agent("kubectl-tfjob");
@@ -46,8 +46,5 @@ inline tfjob::kube::RestConfig make_rest_config(const Globals& g, std::ostream& 
   rc.log = [&err](const std::string& line) { err << line << "\n"; };  // -v=6 and above
   return rc;
 }
-
-/// A client for these flags (throws tfjob::config_error with the file/context at fault).
-inline tfjob::kube::Client make_client(const Globals& g) { return tfjob::kube::Client(make_rest_config(g)); }
 
 }  // namespace tfjob::cli

@@ -2,14 +2,19 @@
 // places to look for sample trainers, the final status table.
 #include "local_flags.hpp"
 
+#include "context.hpp"
 #include "output.hpp"
 
+#include <tfjob/detail/table.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/local/runner.hpp>
+#include <tfjob/workflow/status.hpp>  // human_duration
 
 #include <unistd.h>
 
-#include <iostream>
+#include <cctype>
+#include <map>
+#include <ostream>
 
 namespace tfjob::cli {
 
@@ -55,8 +60,30 @@ std::vector<std::string> trainer_search_path() {
 
 }  // namespace
 
-int run_local(const std::vector<TFJob>& jobs, const LocalFlags& f, const Globals& g) {
+std::string local_status_table(const local::RunResult& r) {
+  std::map<std::string, std::pair<int, int>> by_type;  // succeeded, total
+  for (const auto& x : r.replicas) {
+    auto& c = by_type[x.type];
+    c.second++;
+    if (x.phase == "Succeeded") c.first++;
+  }
+  std::string replicas;
+  for (const auto& [t, c] : by_type) {
+    std::string type = t;
+    for (auto& ch : type) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    replicas += (replicas.empty() ? "" : ",") + type + ":" + std::to_string(c.first) + "/" + std::to_string(c.second);
+  }
+  return tfjob::detail::render_table(
+      {{"NAME", "STATE", "AGE", "SUCCEEDED", "RESTARTS", "MESSAGE"},
+       {r.name, r.state, workflow::human_duration(static_cast<long long>(r.seconds + 0.5)), replicas,
+        std::to_string(r.restarts), r.message}});
+}
+
+int run_local(const std::vector<TFJob>& jobs, const LocalFlags& f, Context& ctx) {
+  const Globals& g = ctx.globals();
   local::RunOptions o;
+  o.out = &ctx.out;
+  o.err = &ctx.err;
   o.state_dir = f.state_dir;
   o.all_logs = f.all;
   o.color = use_color(g.color, 1);
@@ -72,14 +99,12 @@ int run_local(const std::vector<TFJob>& jobs, const LocalFlags& f, const Globals
   int rc = exit_code::ok;
   for (const auto& job : jobs) {
     local::RunResult r = local::run(job, o);
-    std::cout.flush();
-    std::cout << local::status_table(r);
+    ctx.out << local_status_table(r) << std::flush;
     if (r.exit_code() != 0) {
       rc = exit_code::failure;
-      std::cerr << "local: logs of every replica are in " << r.state_dir << "/logs\n";
+      ctx.err << "local: logs of every replica are in " << r.state_dir << "/logs\n";
     }
     if (r.signal != 0) return 128 + r.signal;  // as a shell reports a command a signal ended: 130 for SIGINT
-
   }
   return rc;
 }

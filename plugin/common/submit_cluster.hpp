@@ -206,6 +206,7 @@ inline nlohmann::json submit_one(Context& ctx, nlohmann::json job, const SubmitC
   // where it would wait: Kueue's LocalQueue, Volcano's Queue, a gang scheduler not asked for
   if (report.ok())
     for (auto& q : workflow::check_queues(client, ns, job)) report.findings.push_back(std::move(q));
+  word_fixes(report.findings);
   print_warnings(report.findings, noted, ctx.err);
   if (!report.ok()) throw tfjob::error(report.errors());
   if (f.strict) refuse_on_warnings(report.findings);

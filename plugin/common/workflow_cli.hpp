@@ -37,7 +37,7 @@ inline std::chrono::milliseconds parse_duration(const std::string& text, const s
 class ProgressLine {
  public:
   /// `err` rewrites in place only when it is std::cerr on a terminal.
-  explicit ProgressLine(bool enabled = true, std::ostream& err = std::cerr)
+  ProgressLine(bool enabled, std::ostream& err)
       : enabled_(enabled), tty_(&err == &std::cerr && ::isatty(2) != 0), err_(err) {}
   ~ProgressLine() { finish(); }
   void show(const std::string& text) {

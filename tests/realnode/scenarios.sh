@@ -475,7 +475,7 @@ scenario_queue_waits() {
   until_ok 120 two_run || fail "want 2 Running and 1 Pending: $(pods -o wide)"
   explain_both part
   has_finding PartlyRunningHoldsGpus "" "2 of 3 pods run and hold 8 GPU(s) while 1 wait(s) Pending"
-  jq -e '.findings[] | select(.code == "PartlyRunningHoldsGpus") | .fix | contains("--gang (minAvailable = every replica, 3) or --min-available N")' <<<"$X" >/dev/null \
+  jq -e '.findings[] | select(.code == "PartlyRunningHoldsGpus") | .fix | contains("minAvailable to 3 (every replica, --gang) or fewer (--min-available) with a gang scheduler (--scheduler-name volcano")' <<<"$X" >/dev/null \
     || fail "the gang flags are not named: $(jq -c .findings <<<"$X")"
   ok P describe part -n "$NS"
   contains "$OUT" "2 of 3 pods run and hold 8 GPU(s)"

@@ -233,8 +233,8 @@ inline std::vector<Finding> master_with_tf2(const nlohmann::json& job) {
         return {detail::make("MasterWithTF2", "Master",
                              "the job has a Master replica but image " + image +
                              " is TensorFlow 2: MultiWorkerMirroredStrategy expects a \"chief\" task in TF_CONFIG and "
-                             "does not treat \"master\" as the chief. Use a Chief replica (--chief) instead of Master.",
-                             {type + " image: " + image}, "rename the Master replica to Chief (submit --chief)")};
+                             "does not treat \"master\" as the chief. Use a Chief replica instead of Master.",
+                             {type + " image: " + image}, "rename the Master replica to Chief (TFJobBuilder::chief)")};
     }
   return {};
 }
@@ -288,15 +288,14 @@ inline std::vector<Finding> logs_deleted(const nlohmann::json& job, const Contex
                                "cleanPodPolicy All deletes every pod when the job finishes, and their logs with them: a failed "
                                "job can then not be explained from its pods",
                                {"runPolicy.cleanPodPolicy: All"},
-                               "save the logs while it runs (submit --follow --save DIR, or kubectl tfjob wait JOB --save DIR), or use "
-                               "cleanPodPolicy None or Running"));
+                               "save the logs while it runs (workflow::LogSaveTask), or use cleanPodPolicy None or Running"));
   if (rp.contains("ttlSecondsAfterFinished") && rp["ttlSecondsAfterFinished"].is_number())
     out.push_back(detail::make("LogsDeletedAfterFinish", "",
                                "ttlSecondsAfterFinished deletes the job and its pods " + rp["ttlSecondsAfterFinished"].dump() +
                                " s after it finishes, and their logs with them",
                                {"runPolicy.ttlSecondsAfterFinished: " + rp["ttlSecondsAfterFinished"].dump()},
-                               "save the logs while it runs (submit --follow --save DIR, or kubectl tfjob wait JOB --save DIR), or "
-                               "kubectl tfjob archive JOB before the TTL, or drop the TTL"));
+                               "save the logs while it runs (workflow::LogSaveTask), or archive the job before the TTL "
+                               "(workflow::archive_job), or drop the TTL"));
   return out;
 }
 
@@ -431,7 +430,7 @@ inline std::vector<Finding> istio_sidecar(const nlohmann::json& job, const Conte
                        " template(s) do not opt out: the sidecar keeps running after the trainer exits, so the pods stay "
                        "Running and the job never completes (kubeflow/kubeflow #3935)",
                        {"namespace label istio-injection=" + (inj.empty() ? "<istio.io/rev>" : inj)},
-                       "add the annotation sidecar.istio.io/inject: \"false\" to each replica's template (lint --fix does)")};
+                       "add the annotation sidecar.istio.io/inject: \"false\" to each replica's template (lint::add_istio_opt_out does)")};
 }
 
 /// Adds `sidecar.istio.io/inject: "false"` to every replica template's annotations.

@@ -7,7 +7,6 @@
 /// tfjob::local::RunOptions o;
 /// o.volumes["tfjob-hello"] = "/tmp/hello";
 /// auto r = tfjob::local::run(job, o);      // blocks until the job succeeds or fails
-/// std::cout << tfjob::local::status_table(r);
 /// return r.exit_code();
 /// ```
 
@@ -164,14 +163,6 @@ inline std::string signal_name(int code) {
     case SIGHUP: return "SIGHUP";
     default: return "signal " + std::to_string(code - 128);
   }
-}
-
-/// kubectl's short durations: 45s, 5m30s, 2h3m.
-inline std::string short_duration(double secs) {
-  long s = long(secs + 0.5);
-  if (s < 120) return std::to_string(s) + "s";
-  if (s < 3600) return std::to_string(s / 60) + "m" + (s % 60 ? std::to_string(s % 60) + "s" : "");
-  return std::to_string(s / 3600) + "h" + (s % 3600 / 60 ? std::to_string(s % 3600 / 60) + "m" : "");
 }
 
 }  // namespace detail
@@ -596,23 +587,6 @@ class Runner {
 inline RunResult run(TFJob job, RunOptions opts = {}) {
   Runner r(std::move(job), std::move(opts));
   return r.run();
-}
-
-/// The final status, as `kubectl tfjob get` shows a job: a header and one row.
-inline std::string status_table(const RunResult& r) {
-  std::string replicas;
-  std::map<std::string, std::pair<int, int>> by_type;  // succeeded, total
-  for (const auto& x : r.replicas) {
-    auto& c = by_type[x.type];
-    c.second++;
-    if (x.phase == "Succeeded") c.first++;
-  }
-  for (const auto& [t, c] : by_type)
-    replicas += (replicas.empty() ? "" : ",") + to_lower(t) + ":" + std::to_string(c.first) + "/" + std::to_string(c.second);
-  std::vector<std::vector<std::string>> rows = {
-      {"NAME", "STATE", "AGE", "SUCCEEDED", "RESTARTS", "MESSAGE"},
-      {r.name, r.state, detail::short_duration(r.seconds), replicas, std::to_string(r.restarts), r.message}};
-  return tfjob::detail::render_table(rows);
 }
 
 }  // namespace tfjob::local

@@ -137,7 +137,8 @@ struct PreflightReport {
   /// Every error message, joined (for an exception).
   std::string errors() const {
     std::string s;
-    for (const auto& f : findings) if (f.is_error()) s += (s.empty() ? "" : "\n") + f.message;
+    for (const auto& f : findings)
+      if (f.is_error()) s += (s.empty() ? "" : "\n") + f.message + (f.fix.empty() ? "" : "\nfix: " + f.fix);
     return s;
   }
 };

@@ -567,7 +567,7 @@ inline Explanation explain(const ExplainInput& in) {
                            : "the job has no pods yet" + std::string(s.state.empty() ? ": the operator has not seen it (is it running?)" : "");
     if (s.finished() && !s.message.empty()) ev.insert(ev.begin(), "condition " + s.state + ": " + s.message);
     urgent.push_back(finding(s.finished() ? S::info : S::warning, "PodsGone", "", gone, ev,
-                             s.finished() ? "keep the logs next time: submit --follow --save DIR, or kubectl tfjob wait JOB --save DIR while it runs; or cleanPodPolicy None" : ""));
+                             s.finished() ? "keep the logs next time: save them while it runs (workflow::LogSaveTask), or cleanPodPolicy None" : ""));
   }
 
   // --- the spec's own known mistakes (the same rules as lint)

@@ -145,9 +145,9 @@ inline GpuPreflight gpu_preflight(const nlohmann::json& job, const std::vector<n
               "the job asks for " + std::to_string(r.job_total) + " " + resource +
                   " but no node in the cluster exposes " + resource +
                   ": the NVIDIA device plugin is missing or not running (install the NVIDIA GPU "
-                  "operator or device plugin).\nRun \"kubectl tfjob gpu-check\" to diagnose the GPU "
-                  "nodes, or submit with --gpus 0 to train on CPUs."};
+                  "operator or device plugin)"};
     f.code = "NoGpuNodes";
+    f.fix = "diagnose the GPU nodes (gpu::run_gpu_check), or ask for no GPU (TFJobBuilder::gpus 0) to train on CPUs";
     r.findings.push_back(f);
     return r;
   }
@@ -201,9 +201,9 @@ inline GpuPreflight gpu_preflight(const nlohmann::json& job, const std::vector<n
     Finding f{Finding::Severity::error,
               "each " + who + " pod asks for " + asks + " " + resource +
                   " but no schedulable node it may use can allocate more than " + std::to_string(max_alloc) +
-                  "; its pods would stay Pending forever. GPU nodes:\n" + gpu_nodes_table(r.nodes) +
-                  "Lower --gpus (GPUs per pod) and raise --workers instead."};
+                  "; its pods would stay Pending forever. GPU nodes:\n" + gpu_nodes_table(r.nodes)};
     f.code = "RequestFitsNoNode";
+    f.fix = "ask for fewer GPUs per pod (TFJobBuilder::gpus) and more workers (TFJobBuilder::workers) instead";
     f.replica = types.size() == 1 ? types[0] : "";
     r.findings.push_back(f);
   }

@@ -232,7 +232,8 @@ inline std::vector<Finding> queue_findings(const nlohmann::json& job, const Queu
                           "), and Kueue gives a replica type one flavor: it can never admit this job, so it stays suspended"
                     : asks + ", more than ClusterQueue \"" + cqn + "\" can ever give (" + detail::count_text(q.total) +
                           "): Kueue can never admit it, so it stays suspended",
-          ev, "ask for fewer GPUs (--workers, --gpus), or ask the cluster's admins for more " + gpu + " quota in ClusterQueue " + cqn);
+          ev, "ask for fewer GPUs (TFJobBuilder::workers, TFJobBuilder::gpus), or ask the cluster's admins for more " + gpu +
+                  " quota in ClusterQueue " + cqn);
     }
   }
   // a scheduler the pods name that nobody runs: they stay Pending with no event at all
@@ -582,8 +583,10 @@ inline std::vector<Finding> queue_wait_findings(const nlohmann::json& job, const
               std::to_string(pending) + " wait(s) Pending: a distributed job does not train until every replica is there, so those GPUs " +
               "are held for nothing, and two such jobs can block each other (training-operator #948, #1264)",
           ev,
-          "submit with --gang (minAvailable = every replica, " + std::to_string(replicas) + ") or --min-available N, with a gang scheduler "
-          "(--scheduler-name volcano, or scheduler-plugins' coscheduling), or queue it whole with Kueue (--local-queue)");
+          "set runPolicy.schedulingPolicy.minAvailable to " + std::to_string(replicas) +
+              " (every replica, TFJobBuilder::gang) or fewer (TFJobBuilder::min_available) with a gang scheduler "
+              "(TFJobBuilder::scheduler_name volcano, or scheduler-plugins' coscheduling), or queue it whole with Kueue "
+              "(TFJobBuilder::local_queue)");
     }
   }
   return out;
