@@ -455,7 +455,7 @@ TEST_CASE("in-process: the SDK's fixes name its settings, the plugin's name its 
         "save the logs while it runs (submit --follow --save DIR, or kubectl tfjob wait JOB --save DIR), or use cleanPodPolicy None or Running");
   CHECK(plugin["NoGpuNodes"] == "diagnose the GPU nodes (kubectl tfjob gpu-check), or ask for no GPU (--gpus 0) to train on CPUs");
   CHECK(plugin["RequestFitsNoNode"] == "ask for fewer GPUs per pod (--gpus) and more workers (--workers) instead");
-  CHECK(tfjob::cli::flag_fix("fix the node selector (ServeSpec::node_selector)", tfjob::cli::FixFor::serve) ==
+  CHECK(tfjob::cli::flag_fix("fix the node selector (ServeSpec::node_selector)") ==
         "fix the node selector (--selector)");
 #endif
 }

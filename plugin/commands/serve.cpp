@@ -241,7 +241,7 @@ void require_gpus(Context& ctx, kube::Client& client, const nlohmann::json& depl
     ctx.err << "warning: cannot list nodes (403), so the GPU check was skipped: make sure nodes expose nvidia.com/gpu\n";
     return;
   }
-  word_fixes(*findings, FixFor::serve);
+  word_fixes(*findings);
   std::string errors;
   for (const auto& f : *findings) {
     const std::string fix = f.fix.empty() ? "" : "\nfix: " + f.fix;

@@ -39,12 +39,10 @@ inline std::string error_message(const std::exception& e) {
   return advice.empty() ? std::string(e.what()) : te->problem() + advice;
 }
 
-/// Which command's flags a finding's fix is worded with (submit and serve both set GPUs).
-enum class FixFor { submit, serve };
-
-/// The SDK settings that findings name, and their flags.
-inline const std::vector<std::pair<const char*, const char*>>& setting_flags(FixFor verb) {
-  static const std::vector<std::pair<const char*, const char*>> submit = {
+/// The SDK settings that findings name, and the flags that set them (the names are distinct
+/// across the SDK's types, so one table serves submit and serve).
+inline const std::vector<std::pair<const char*, const char*>>& setting_flags() {
+  static const std::vector<std::pair<const char*, const char*>> flags = {
       {"TFJobBuilder::chief", "submit --chief"},
       {"TFJobBuilder::gpus", "--gpus"},
       {"TFJobBuilder::workers", "--workers"},
@@ -52,24 +50,21 @@ inline const std::vector<std::pair<const char*, const char*>>& setting_flags(Fix
       {"TFJobBuilder::min_available", "--min-available"},
       {"TFJobBuilder::scheduler_name", "--scheduler-name"},
       {"TFJobBuilder::local_queue", "--local-queue"},
+      {"ServeSpec::gpus", "--gpus"},
+      {"ServeSpec::replicas", "--replicas"},
+      {"ServeSpec::node_selector", "--selector"},
+      {"ServeSpec::tolerations", "--toleration"},
       {"workflow::LogSaveTask", "submit --follow --save DIR, or kubectl tfjob wait JOB --save DIR"},
       {"workflow::archive_job", "kubectl tfjob archive JOB"},
       {"lint::add_istio_opt_out", "lint --fix"},
       {"gpu::run_gpu_check", "kubectl tfjob gpu-check"},
   };
-  static const std::vector<std::pair<const char*, const char*>> serve = {
-      {"ServeSpec::gpus", "--gpus"},
-      {"ServeSpec::replicas", "--replicas"},
-      {"ServeSpec::node_selector", "--selector"},
-      {"ServeSpec::tolerations", "--toleration"},
-      {"gpu::run_gpu_check", "kubectl tfjob gpu-check"},
-  };
-  return verb == FixFor::serve ? serve : submit;
+  return flags;
 }
 
 /// `fix` with each SDK setting it names replaced by the flag that sets it.
-inline std::string flag_fix(std::string fix, FixFor verb = FixFor::submit) {
-  for (const auto& [setting, flag] : setting_flags(verb)) {
+inline std::string flag_fix(std::string fix) {
+  for (const auto& [setting, flag] : setting_flags()) {
     const std::string from = setting;
     for (auto p = fix.find(from); p != std::string::npos; p = fix.find(from, p + std::char_traits<char>::length(flag)))
       fix.replace(p, from.size(), flag);
@@ -78,8 +73,8 @@ inline std::string flag_fix(std::string fix, FixFor verb = FixFor::submit) {
 }
 
 /// Every finding's fix worded with the plugin's flags.
-inline void word_fixes(std::vector<tfjob::Finding>& findings, FixFor verb = FixFor::submit) {
-  for (auto& f : findings) f.fix = flag_fix(std::move(f.fix), verb);
+inline void word_fixes(std::vector<tfjob::Finding>& findings) {
+  for (auto& f : findings) f.fix = flag_fix(std::move(f.fix));
 }
 
 }  // namespace tfjob::cli
