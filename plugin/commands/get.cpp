@@ -136,8 +136,8 @@ OutputFormat data_format(const std::string& output) {
 /// Items of a list answer with their kind and apiVersion, as kubectl prints them.
 std::vector<nlohmann::json> typed(std::vector<nlohmann::json> items) {
   for (auto& j : items) {
-    if (!j.contains("apiVersion")) j["apiVersion"] = "kubeflow.org/v1";
-    if (!j.contains("kind")) j["kind"] = "TFJob";
+    if (!j.contains("apiVersion")) j["apiVersion"] = tfjob::api_version;
+    if (!j.contains("kind")) j["kind"] = tfjob::kind;
   }
   return items;
 }

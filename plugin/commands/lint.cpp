@@ -74,7 +74,7 @@ int LintCommand::run(Context& ctx) const {
     for (const auto& [source, text] : read_sources(path)) {
       auto docs = parse_objects(text, source);
       for (auto& job : docs) {
-        if (!job.is_object() || tfjob::detail::value_at(job, "kind", "") != "TFJob") {
+        if (!job.is_object() || tfjob::detail::value_at(job, "kind", "") != tfjob::kind) {
           if (fmt == OutputFormat::table && job.is_object())
             ctx.err << source << ": skipped " << tfjob::detail::value_at(job, "kind", "<no kind>") << " " << tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string())
                       << " (not a TFJob)\n";

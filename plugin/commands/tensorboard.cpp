@@ -58,7 +58,7 @@ nlohmann::json job_from_file(const std::string& file) {
   ss << in.rdbuf();
   nlohmann::json job;
   for (auto& d : parse_objects(ss.str(), file))
-    if (tfjob::detail::value_at(d, "kind", "") == "TFJob") job = d;
+    if (tfjob::detail::value_at(d, "kind", "") == tfjob::kind) job = d;
   if (job.is_null()) throw tfjob::error("\"" + file + "\" holds no TFJob");
   return job;
 }

@@ -38,7 +38,7 @@ void VersionCommand::server_version(Context& ctx, nlohmann::json& j) const {
     throw tfjob::decode_error("get the server version: the answer of " + server +
                                   "/version is not a version object (gitVersion must be a string)",
                               200);
-  const bool tfjobs = tfjob::kube::serves(client, "kubeflow.org", "v1", "tfjobs");
+  const bool tfjobs = workflow::tfjobs_served(client);
   const std::string& context = client.config().context;
   j["serverVersion"] = {{"gitVersion", tfjob::detail::value_at(v, "gitVersion", "")}, {"server", server}};
   j["tfjobsServed"] = tfjobs;

@@ -248,7 +248,7 @@ inline WaitReport wait_model_version(kube::Client& c, const std::string& ns, con
 inline JobExport finished_job_export(kube::Client& c, const std::string& ns, const std::string& job, const std::string& export_dir) {
   nlohmann::json tj;
   try {
-    tj = c.request_json(kube::RequestBuilder({"kubeflow.org", "v1", "tfjobs", "TFJob", true}, ns).get(job));
+    tj = c.request_json(kube::RequestBuilder(kube::resource_info<TFJob>(), ns).get(job));
   } catch (const api_error& e) {
     if (!e.is_not_found()) throw;
     throw tfjob::error("tfjob \"" + job + "\" not found in namespace \"" + ns + "\": --from-job names the TFJob whose exported model to serve");

@@ -38,12 +38,14 @@
 
 namespace tfjob::serving {
 
+/// The kinds serve reads and writes: the typed ones from their one description
+/// (resource_traits), the rest (no typed object) declared here once.
 namespace resources {
-inline kube::ResourceInfo deployments() { return {"apps", "v1", "deployments", "Deployment", true}; }
-inline kube::ResourceInfo services() { return {"", "v1", "services", "Service", true}; }
-inline kube::ResourceInfo pods() { return {"", "v1", "pods", "Pod", true}; }
-inline kube::ResourceInfo events() { return {"", "v1", "events", "Event", true}; }
-inline kube::ResourceInfo config_maps() { return {"", "v1", "configmaps", "ConfigMap", true}; }
+inline kube::ResourceInfo deployments() { return kube::resource_info<kube::Deployment>(); }
+inline kube::ResourceInfo services() { return kube::resource_info<kube::Service>(); }
+inline kube::ResourceInfo pods() { return kube::resource_info<kube::Pod>(); }
+inline kube::ResourceInfo events() { return kube::resource_info<kube::Event>(); }
+inline kube::ResourceInfo config_maps() { return kube::resource_info<kube::ConfigMap>(); }
 inline kube::ResourceInfo pod_disruption_budgets() { return {"policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true}; }
 inline kube::ResourceInfo horizontal_pod_autoscalers() {
   return {"autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", true};

@@ -139,7 +139,7 @@ inline ArchiveReport archive_job(kube::Client c, const std::string& ns, const st
     for (const auto& e : list_items(c, resources::events(), ns)) {
       std::string kind = tfjob::detail::value_at(e, "/involvedObject/kind"_json_pointer, std::string());
       std::string name = tfjob::detail::value_at(e, "/involvedObject/name"_json_pointer, std::string());
-      if ((kind == "TFJob" || kind == "Pod") && names.count(name)) mine.push_back(e);
+      if ((kind == tfjob::kind || kind == "Pod") && names.count(name)) mine.push_back(e);
     }
     put("events.yaml", to_yaml(nlohmann::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", mine}}));
   } catch (const std::exception& e) {

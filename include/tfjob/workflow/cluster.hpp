@@ -10,6 +10,7 @@
 #include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/client.hpp>
+#include <tfjob/api/resource.hpp>
 #include <tfjob/kube/core.hpp>
 #include <tfjob/kube/discovery.hpp>
 #include <tfjob/kube/request.hpp>
@@ -31,14 +32,15 @@
 
 namespace tfjob::workflow {
 
+/// The kinds the workflow reads and writes, each from its one description (resource_traits).
 namespace resources {
-inline kube::ResourceInfo tfjobs() { return {"kubeflow.org", "v1", "tfjobs", "TFJob", true}; }
-inline kube::ResourceInfo pods() { return {"", "v1", "pods", "Pod", true}; }
-inline kube::ResourceInfo events() { return {"", "v1", "events", "Event", true}; }
-inline kube::ResourceInfo nodes() { return {"", "v1", "nodes", "Node", false}; }
-inline kube::ResourceInfo namespaces() { return {"", "v1", "namespaces", "Namespace", false}; }
-inline kube::ResourceInfo pvcs() { return {"", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true}; }
-inline kube::ResourceInfo configmaps() { return {"", "v1", "configmaps", "ConfigMap", true}; }
+inline kube::ResourceInfo tfjobs() { return kube::resource_info<TFJob>(); }
+inline kube::ResourceInfo pods() { return kube::resource_info<kube::Pod>(); }
+inline kube::ResourceInfo events() { return kube::resource_info<kube::Event>(); }
+inline kube::ResourceInfo nodes() { return kube::resource_info<kube::Node>(); }
+inline kube::ResourceInfo namespaces() { return kube::resource_info<kube::Namespace>(); }
+inline kube::ResourceInfo pvcs() { return kube::resource_info<kube::PersistentVolumeClaim>(); }
+inline kube::ResourceInfo configmaps() { return kube::resource_info<kube::ConfigMap>(); }
 }  // namespace resources
 
 /// Every item of a list, following `continue` tokens.
@@ -110,11 +112,12 @@ inline std::string forbidden_message(const std::string& verb, const std::string&
 /// Whether the current user may `verb` TFJobs in `ns` (SelfSubjectAccessReview); std::nullopt
 /// when the server cannot say (no authorization API).
 inline std::optional<std::pair<bool, std::string>> can_i(kube::Client& c, const std::string& verb, const std::string& ns) {
-  nlohmann::json review = {
-      {"apiVersion", "authorization.k8s.io/v1"},
-      {"kind", "SelfSubjectAccessReview"},
-      {"spec", {{"resourceAttributes", {{"namespace", ns}, {"verb", verb}, {"group", "kubeflow.org"}, {"resource", "tfjobs"}}}}}};
+  const auto tj = resources::tfjobs();
   kube::ResourceInfo ssar{"authorization.k8s.io", "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview", false};
+  nlohmann::json review = {
+      {"apiVersion", ssar.api_version()},
+      {"kind", ssar.kind},
+      {"spec", {{"resourceAttributes", {{"namespace", ns}, {"verb", verb}, {"group", tj.group}, {"resource", tj.plural}}}}}};
   try {
     kube::PostParams pp;
     pp.field_manager = "";

@@ -102,7 +102,7 @@ inline Description describe(const nlohmann::json& job, const std::vector<nlohman
   for (const auto& e : events) {
     const auto io = tfjob::detail::value_at(e, "involvedObject", nlohmann::json::object());
     std::string kind = tfjob::detail::value_at(io, "kind", ""), name = tfjob::detail::value_at(io, "name", "");
-    bool about_job = kind == "TFJob" && name == d.summary.name;
+    bool about_job = kind == tfjob::kind && name == d.summary.name;
     bool about_pod = false;
     if (kind == "Pod") for (const auto& p : d.pods) if (p.name == name) about_pod = true;
     if (about_job || about_pod) mine.push_back(e);

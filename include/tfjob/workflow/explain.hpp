@@ -157,7 +157,7 @@ inline Explanation explain(const ExplainInput& in) {
     (f.code == "PartlyRunningHoldsGpus" ? held : urgent).push_back(std::move(f));
 
   // --- pods the operator could not create (quota, admission): its FailedCreatePod events
-  for (const auto& e : events_for(in.events, "TFJob", s.name)) {
+  for (const auto& e : events_for(in.events, tfjob::kind, s.name)) {
     const std::string reason = tfjob::detail::value_at(e, "reason", ""), msg = tfjob::detail::value_at(e, "message", "");
     if (reason != "FailedCreatePod" && msg.find("exceeded quota") == std::string::npos) continue;
     const bool quota = msg.find("exceeded quota") != std::string::npos;
@@ -433,7 +433,7 @@ inline Explanation explain(const ExplainInput& in) {
   {
     std::vector<std::pair<std::string, int>> said;  // message, count (in order)
     std::map<std::string, std::string> reason_of;
-    for (const auto& e : events_for(in.events, "TFJob", s.name)) {
+    for (const auto& e : events_for(in.events, tfjob::kind, s.name)) {
       const std::string r = tfjob::detail::value_at(e, "reason", "");
       if (r != "TFJobRestarting" && r != "JobRestarting") continue;
       const std::string m = tfjob::detail::value_at(e, "message", "");
@@ -556,7 +556,7 @@ inline Explanation explain(const ExplainInput& in) {
     for (const auto& [t, c] : s.replicas)
       ev.push_back("status.replicaStatuses." + t + ": active " + std::to_string(c.active) + ", succeeded " + std::to_string(c.succeeded) +
                    ", failed " + std::to_string(c.failed));
-    for (const auto& e : events_for(in.events, "TFJob", s.name))
+    for (const auto& e : events_for(in.events, tfjob::kind, s.name))
       if (tfjob::detail::value_at(e, "type", "") == "Warning" || tfjob::detail::value_at(e, "reason", "").find("Failed") != std::string::npos)
         ev.push_back("event " + tfjob::detail::value_at(e, "reason", "") + ": " + tfjob::detail::value_at(e, "message", ""));
     std::string gone = s.finished()
@@ -674,7 +674,7 @@ inline std::optional<ExplainInput> explain_input(const std::vector<nlohmann::jso
   ExplainInput in;
   std::vector<std::string> jobs;
   for (const auto& d : objects)
-    if (tfjob::detail::str_at(d, "kind") == "TFJob") {
+    if (tfjob::detail::str_at(d, "kind") == tfjob::kind) {
       const std::string n = tfjob::detail::str_at(d, "/metadata/name"_json_pointer);
       jobs.push_back(n);
       if (name.empty() || n == name) in.job = d;

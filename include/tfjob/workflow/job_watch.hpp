@@ -211,7 +211,7 @@ class JobWatch {
     const auto io = tfjob::detail::value_at(e, "involvedObject", nlohmann::json::object());
     const std::string kind = tfjob::detail::value_at(io, "kind", ""), name = tfjob::detail::value_at(io, "name", "");
     // the job's own events, and its pods' (named {job}-{type}-{index}: GenGeneralName)
-    const bool mine = (kind == "TFJob" && name == name_) || (kind == "Pod" && name.rfind(name_ + "-", 0) == 0);
+    const bool mine = (kind == tfjob::kind && name == name_) || (kind == "Pod" && name.rfind(name_ + "-", 0) == 0);
     if (!mine) return;
     const std::string uid = tfjob::detail::value_at(e, "/metadata/uid"_json_pointer, std::string(name + "/" + tfjob::detail::value_at(e, "reason", "")));
     if (events_.emplace(uid, e).second) {

@@ -383,7 +383,7 @@ inline bool owned_by(const nlohmann::json& obj, const nlohmann::json& job) {
   for (const auto& r : refs) {
     if (!r.is_object()) continue;
     if (!uid.empty() && detail::str_at(r, "uid") == uid) return true;
-    if (uid.empty() && detail::str_at(r, "kind") == "TFJob" && detail::str_at(r, "name") == name) return true;
+    if (uid.empty() && detail::str_at(r, "kind") == tfjob::kind && detail::str_at(r, "name") == name) return true;
   }
   return false;
 }
