@@ -111,241 +111,277 @@ inline std::string exit_words(int code, const std::string& reason) {
   if (code > 128 && code < 160) s += ", killed by signal " + std::to_string(code - 128);
   return s;
 }
-}  // namespace detail
 
-/// Explain a job from a stored state. Pure.
-inline Explanation explain(const ExplainInput& in) {
-  using detail::finding;
+/// One explain() run: the job's facts, read once, and the findings each of the operator's
+/// rules adds, in the order they are said (what is urgent, then restarts, then what is so).
+struct Explainer {
+  struct Failure {
+    std::string pod, type, finished_at;
+    Termination t;
+  };
   using S = Finding::Severity;
-  Explanation x;
-  const JobSummary s = summarize(in.job);
-  x.name = s.name;
-  x.namespace_ = s.namespace_;
-  x.state = s.state;
-  const nlohmann::json specs = tfjob::detail::value_at(in.job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
-  const nlohmann::json rp = tfjob::detail::value_at(in.job, "/spec/runPolicy"_json_pointer, nlohmann::json::object());
-  const rules::SuccessRule rule = rules::success_rule(in.job);
-  const std::string clean = tfjob::detail::value_at(rp, "cleanPodPolicy", "None");
+
+  const ExplainInput& in;
+  const JobSummary s;
+  const nlohmann::json specs, rp;
+  const rules::SuccessRule rule;
+  const std::string clean;
+  std::vector<nlohmann::json> pods;  ///< the pods not being deleted, in replica order
   std::vector<Finding> urgent, restarts, info;
-
-  std::vector<nlohmann::json> pods;
-  for (const auto& p : in.pods)
-    if (!pod_info(p).deleting) pods.push_back(p);
-  sort_pods(pods);
-  x.pods_gone = pods.empty();
-
-  // --- suspended (runPolicy.suspend; Kueue suspends a job until its queue admits it)
-  if (tfjob::detail::value_at(rp, "suspend", false) || s.state == "Suspended") {
-    const auto labels = tfjob::detail::value_at(in.job, "/metadata/labels"_json_pointer, nlohmann::json::object());
-    const std::string queue = tfjob::detail::value_at(labels, "kueue.x-k8s.io/queue-name", "");
-    if (!queue.empty())
-      urgent.push_back(finding(S::warning, "SuspendedByKueue", "",
-                               "the job is suspended by Kueue: it waits in LocalQueue \"" + queue +
-                                   "\" until the ClusterQueue has quota for all its pods; no pod is created before",
-                               {"runPolicy.suspend: true", "label kueue.x-k8s.io/queue-name=" + queue},
-                               "kubectl get workloads -n " + s.namespace_ + " (its Admitted condition says what it waits for)"));
-    else
-      urgent.push_back(finding(S::warning, "Suspended", "", "the job is suspended (runPolicy.suspend: true): the operator deleted its pods and creates none until it is resumed",
-                               {"runPolicy.suspend: true"}, "set runPolicy.suspend to false to resume it"));
-  }
-
-  // --- waiting in a queue, not for a node (Kueue's Workload, the PodGroup), or partly
-  // Running and holding GPUs (workflow/queues.hpp)
-  // (a job partly Running is said after the waiting pods' own reasons)
-  std::vector<Finding> held;
-  for (auto& f : queue_wait_findings(in.job, pods, in.events, in.queue))
-    (f.code == "PartlyRunningHoldsGpus" ? held : urgent).push_back(std::move(f));
-
-  // --- pods the operator could not create (quota, admission): its FailedCreatePod events
-  for (const auto& e : events_for(in.events, tfjob::kind, s.name)) {
-    const std::string reason = tfjob::detail::value_at(e, "reason", ""), msg = tfjob::detail::value_at(e, "message", "");
-    if (reason != "FailedCreatePod" && msg.find("exceeded quota") == std::string::npos) continue;
-    const bool quota = msg.find("exceeded quota") != std::string::npos;
-    urgent.push_back(finding(S::warning, quota ? "QuotaExceeded" : "PodCreateFailed", "",
-                             quota ? "the operator cannot create pods: the namespace's ResourceQuota is exhausted"
-                                   : "the operator cannot create pods: the API server refused them",
-                             {"event " + reason + ": " + msg},
-                             quota ? "free quota (kubectl describe resourcequota -n " + s.namespace_ + ") or ask for less" : ""));
-  }
-
-  // --- each pod: pending reasons, restarts and failures
-  struct Failure { std::string pod, type, finished_at; detail::Termination t; };
+  std::vector<Finding> held;  ///< PartlyRunningHoldsGpus: said after the waiting pods' own reasons
   std::vector<Failure> failures;
   int backoff_restarts = 0;
-  for (const auto& pod : pods) {
-    const PodInfo i = pod_info(pod);
-    const std::string type = detail::spec_type(specs, i.replica_type);
-    const nlohmann::json rs = specs.contains(type) ? specs[type] : nlohmann::json::object();
-    const std::string policy = rules::restart_policy_of(rs);
-    const std::string who = "pod " + i.name;
 
-    if (i.phase == "Pending") {
-      auto why = pending_reason(pod, in.events);
-      const std::string sched = tfjob::detail::value_at(pod, "/spec/schedulerName"_json_pointer, std::string("default-scheduler"));
-      if (why && (why->reason == "FailedScheduling" || why->reason == "Unschedulable")) {
-        const std::string& m = why->message;
-        std::vector<std::string> ev = {who + ": " + why->reason + ": " + m};
-        if (m.find("PersistentVolumeClaim") != std::string::npos || m.find("persistentvolumeclaim") != std::string::npos) {
-          // which claim, and why it is not bound
-          for (const auto& v : tfjob::detail::value_at(pod, "/spec/volumes"_json_pointer, nlohmann::json::array())) {
-            if (!v.contains("persistentVolumeClaim")) continue;
-            const std::string cn = tfjob::detail::value_at(v["persistentVolumeClaim"], "claimName", "");
-            auto it = in.claims.find(cn);
-            std::string reason;
-            if (it == in.claims.end()) {
-              reason = m.find("not found") != std::string::npos ? "it does not exist" : "";
-            } else if (tfjob::detail::value_at(it->second, "/status/phase"_json_pointer, std::string()) != "Bound") {
-              reason = pvc_pending_reason(it->second, in.events);
-              auto modes = tfjob::detail::value_at(it->second, "/spec/accessModes"_json_pointer, nlohmann::json::array());
-              ev.push_back("persistentvolumeclaim/" + cn + ": " + tfjob::detail::value_at(it->second, "/status/phase"_json_pointer, std::string("Pending")) +
-                           ", accessModes " + modes.dump() + ", storageClassName " +
-                           tfjob::detail::value_at(it->second, "/spec/storageClassName"_json_pointer, std::string("<none>")));
-              if (reason.empty()) reason = "it is not bound yet";
-            } else {
-              continue;
-            }
-            urgent.push_back(finding(S::warning, "ClaimNotBound", type,
-                                     who + " waits for claim \"" + cn + "\": " + (reason.empty() ? "it is not bound" : reason), ev,
-                                     it == in.claims.end() ? "create the claim " + cn
-                                                           : "give the claim a StorageClass that can provision it (or a matching PersistentVolume)"));
-          }
-          continue;
-        }
-        if (m.find("Insufficient") != std::string::npos) {
-          std::string res = "nvidia.com/gpu";
-          auto at = m.find("Insufficient ");
-          if (at != std::string::npos) {
-            auto end = m.find_first_of(" ,", at + 13);  // "Insufficient nvidia.com/gpu." (the name has dots)
-            res = m.substr(at + 13, end == std::string::npos ? std::string::npos : end - at - 13);
-            while (!res.empty() && res.back() == '.') res.pop_back();
-          }
-          if (in.nodes && res == "nvidia.com/gpu") {
-            // the nodes that come closest: the most free GPUs among those the pod may use
-            std::vector<std::pair<long long, std::string>> closest;
-            for (const auto& n : *in.nodes) {
-              if (!scheduling::node_fit(tfjob::detail::value_at(pod, "spec", nlohmann::json::object()), n).ok()) continue;
-              const std::string nn = tfjob::detail::value_at(n, "/metadata/name"_json_pointer, std::string());
-              long long alloc = integer_quantity(tfjob::detail::value_at(n, "/status/allocatable"_json_pointer, nlohmann::json::object()).value(res, nlohmann::json(0)));
-              if (alloc <= 0) continue;
-              long long used = 0;
-              for (const auto& p : in.pods)
-                if (tfjob::detail::value_at(p, "/spec/nodeName"_json_pointer, std::string()) == nn && tfjob::detail::value_at(p, "/status/phase"_json_pointer, std::string()) != "Succeeded" &&
-                    tfjob::detail::value_at(p, "/status/phase"_json_pointer, std::string()) != "Failed")
-                  used += pod_spec_gpus(tfjob::detail::value_at(p, "spec", nlohmann::json::object()));
-              closest.emplace_back(alloc - used, nn + ": allocatable " + std::to_string(alloc) + " " + res + ", " +
-                                                     std::to_string(used) + " taken by pods of this job");
-            }
-            std::stable_sort(closest.begin(), closest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-            for (size_t k = 0; k < closest.size() && k < 3; ++k) ev.push_back("node " + closest[k].second);
-          }
-          urgent.push_back(finding(S::warning, res == "nvidia.com/gpu" ? "InsufficientGpu" : "InsufficientResource", type,
-                                   who + " waits: no node it may use has " + std::to_string(i.gpus) + " free " + res +
-                                       (res == "nvidia.com/gpu" ? "" : " for it") + " (the scheduler: \"" + m + "\")",
-                                   ev, "wait for GPUs to free up, or ask for fewer GPUs per pod"));
-          continue;
-        }
-        // kube-scheduler's NodeAffinity and TaintToleration reasons in each version's words: up to 1.19
-        // "didn't match node selector", 1.20 (the real node's) "didn't match Pod's node affinity", later
-        // "didn't match Pod's node affinity/selector"; "had taint {k: v}, that the pod didn't tolerate",
-        // later "had untolerated taint {k: v}"
-        const bool selector = m.find("didn't match node selector") != std::string::npos || m.find("node affinity") != std::string::npos;
-        const bool tainted = m.find("untolerated taint") != std::string::npos ||
-                             (m.find("had taint") != std::string::npos && m.find("didn't tolerate") != std::string::npos);
-        if (selector || tainted) {
-          const bool taint = tainted && !selector;
-          if (in.nodes) {
-            std::vector<scheduling::NodeFit> fits;
-            for (const auto& n : *in.nodes) fits.push_back(scheduling::node_fit(tfjob::detail::value_at(pod, "spec", nlohmann::json::object()), n));
-            std::stable_sort(fits.begin(), fits.end(), [](const auto& a, const auto& b) { return a.misses() < b.misses(); });
-            for (size_t k = 0; k < fits.size() && k < 3; ++k) {
-              if (fits[k].ok()) continue;
-              std::vector<std::string> why_not;
-              for (const auto& sm : fits[k].selector_misses) why_not.push_back("lacks " + sm);
-              for (const auto& tt : fits[k].untolerated_taints) why_not.push_back("taint " + tt + " not tolerated");
-              if (!fits[k].schedulable) why_not.push_back("cordoned");
-              ev.push_back("node " + fits[k].node + ": " + detail::join(why_not));
-            }
-          }
-          urgent.push_back(finding(S::warning, taint ? "TaintNotTolerated" : "NodeSelectorMismatch", type,
-                                   who + " waits: no node matches its " + (taint ? "tolerations (every node has a taint it does not tolerate)"
-                                                                                  : "nodeSelector/affinity") +
-                                       "; the closest nodes are listed",
-                                   ev, taint ? "add the toleration the closest node needs" : "fix the nodeSelector to labels a node has"));
-          continue;
-        }
-        urgent.push_back(finding(S::warning, "Unschedulable", type, who + " waits for the scheduler: " + m, ev));
-        continue;
-      }
-      if (why && (why->reason == "ErrImagePull" || why->reason == "ImagePullBackOff" || why->reason == "InvalidImageName")) {
-        std::string image;
-        for (const auto& c : tfjob::detail::value_at(pod, "/spec/containers"_json_pointer, nlohmann::json::array()))
-          if (tfjob::detail::value_at(c, "name", "") == "tensorflow" || image.empty()) image = tfjob::detail::value_at(c, "image", "");
-        urgent.push_back(finding(S::warning, "ImagePullFailed", type,
-                                 who + " cannot pull image " + image + (why->message.empty() ? "" : ": " + why->message),
-                                 {who + ": " + why->reason}, "check the image name and tag, and the pull secret for a private registry"));
-        continue;
-      }
-      // a pod a gang scheduler holds back: no default-scheduler verdict, another scheduler's name
-      const bool gang = sched != "default-scheduler" || rp.contains("schedulingPolicy");
-      if (gang && i.node.empty()) {
-        std::vector<std::string> ev = {who + ": schedulerName " + sched};
-        std::string min = rp.contains("/schedulingPolicy/minAvailable"_json_pointer) ? rp["/schedulingPolicy/minAvailable"_json_pointer].dump() : "";
-        for (const auto& e : in.events)
-          if (tfjob::detail::value_at(e, "/involvedObject/kind"_json_pointer, std::string()) == "PodGroup" &&
-              tfjob::detail::value_at(e, "/involvedObject/name"_json_pointer, std::string()).find(s.name) != std::string::npos)
-            ev.push_back("podgroup event " + tfjob::detail::value_at(e, "reason", "") + ": " + tfjob::detail::value_at(e, "message", ""));
-        int total = 0;
-        for (const auto& [t, n] : s.spec_replicas) total = bounded_sum(total, n);
-        urgent.push_back(finding(S::warning, "GangNotSatisfied", type,
-                                 who + " waits for the gang scheduler (" + sched + "): its PodGroup places the job's pods only " +
-                                     "all together (minAvailable " + (min.empty() ? std::to_string(total) : min) +
-                                     "), and the cluster cannot fit them all yet, so none starts (training-operator #948)",
-                                 ev, "free room for the whole job, or lower minAvailable in runPolicy.schedulingPolicy"));
-        continue;
-      }
-      if (why) {
-        // scheduled, not started: a mount that fails is in the pod's events
-        std::vector<std::string> ev = {who + ": " + why->reason + (why->message.empty() ? "" : " (" + why->message + ")")};
-        std::string code = "ContainerWaiting";
-        std::string msg = who + " is scheduled on " + i.node + " but not started: " + why->reason;
-        for (const auto& e : events_for(in.events, "Pod", i.name, i.uid)) {
-          const std::string r = tfjob::detail::value_at(e, "reason", "");
-          if (r == "FailedMount" || r == "FailedAttachVolume") {
-            code = "VolumeAttachFailed";
-            msg = who + " cannot mount its volumes on " + i.node + ": " + tfjob::detail::value_at(e, "message", "");
-            ev.push_back("event " + r + ": " + tfjob::detail::value_at(e, "message", ""));
-          }
-        }
-        urgent.push_back(finding(S::warning, code.c_str(), type, msg, ev));
-      }
-      continue;
+  explicit Explainer(const ExplainInput& input)
+      : in(input),
+        s(summarize(in.job)),
+        specs(tfjob::detail::value_at(in.job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object())),
+        rp(tfjob::detail::value_at(in.job, "/spec/runPolicy"_json_pointer, nlohmann::json::object())),
+        rule(rules::success_rule(in.job)),
+        clean(tfjob::detail::value_at(rp, "cleanPodPolicy", "None")) {
+    for (const auto& p : in.pods)
+      if (!pod_info(p).deleting) pods.push_back(p);
+    sort_pods(pods);
+  }
+  bool pods_gone() const { return pods.empty(); }
+
+  /// suspended (runPolicy.suspend; Kueue suspends a job until its queue admits it)
+  void suspended() {
+    if (tfjob::detail::value_at(rp, "suspend", false) || s.state == "Suspended") {
+      const auto labels = tfjob::detail::value_at(in.job, "/metadata/labels"_json_pointer, nlohmann::json::object());
+      const std::string queue = tfjob::detail::value_at(labels, "kueue.x-k8s.io/queue-name", "");
+      if (!queue.empty())
+        urgent.push_back(finding(S::warning, "SuspendedByKueue", "",
+                                 "the job is suspended by Kueue: it waits in LocalQueue \"" + queue +
+                                     "\" until the ClusterQueue has quota for all its pods; no pod is created before",
+                                 {"runPolicy.suspend: true", "label kueue.x-k8s.io/queue-name=" + queue},
+                                 "kubectl get workloads -n " + s.namespace_ + " (its Admitted condition says what it waits for)"));
+      else
+        urgent.push_back(finding(S::warning, "Suspended", "", "the job is suspended (runPolicy.suspend: true): the operator deleted its pods and creates none until it is resumed",
+                                 {"runPolicy.suspend: true"}, "set runPolicy.suspend to false to resume it"));
     }
+  }
 
-    // the Istio sidecar keeps a pod Running after the trainer exited (kubeflow #3935)
-    if (i.phase == "Running") {
-      const auto statuses = tfjob::detail::value_at(pod, "/status/containerStatuses"_json_pointer, nlohmann::json::array());
-      bool tf_done = false;
-      std::vector<std::string> still;
-      for (const auto& c : statuses) {
-        if (tfjob::detail::value_at(c, "name", "") == "tensorflow" && c.contains("/state/terminated"_json_pointer)) tf_done = true;
-        else if (c.contains("/state/running"_json_pointer)) still.push_back(tfjob::detail::value_at(c, "name", ""));
+  /// waiting in a queue, not for a node (Kueue's Workload, the PodGroup), or partly Running
+  /// and holding GPUs (workflow/queues.hpp) (a job partly Running is said after the waiting
+  /// pods' own reasons)
+  void queues() {
+    for (auto& f : queue_wait_findings(in.job, pods, in.events, in.queue))
+      (f.code == "PartlyRunningHoldsGpus" ? held : urgent).push_back(std::move(f));
+  }
+
+  /// pods the operator could not create (quota, admission): its FailedCreatePod events
+  void create_failures() {
+    for (const auto& e : events_for(in.events, tfjob::kind, s.name)) {
+      const std::string reason = tfjob::detail::value_at(e, "reason", ""), msg = tfjob::detail::value_at(e, "message", "");
+      if (reason != "FailedCreatePod" && msg.find("exceeded quota") == std::string::npos) continue;
+      const bool quota = msg.find("exceeded quota") != std::string::npos;
+      urgent.push_back(finding(S::warning, quota ? "QuotaExceeded" : "PodCreateFailed", "",
+                               quota ? "the operator cannot create pods: the namespace's ResourceQuota is exhausted"
+                                     : "the operator cannot create pods: the API server refused them",
+                               {"event " + reason + ": " + msg},
+                               quota ? "free quota (kubectl describe resourcequota -n " + s.namespace_ + ") or ask for less" : ""));
+    }
+  }
+
+  /// Each pod: pending reasons, restarts and failures.
+  void each_pod() {
+    for (const auto& pod : pods) {
+      const PodInfo i = pod_info(pod);
+      const std::string type = detail::spec_type(specs, i.replica_type);
+      const nlohmann::json rs = specs.contains(type) ? specs[type] : nlohmann::json::object();
+      const std::string policy = rules::restart_policy_of(rs);
+      const std::string who = "pod " + i.name;
+      if (i.phase == "Pending") {
+        pending(pod, i, type, who);
+        continue;
       }
-      if (tf_done && !still.empty()) {
-        const bool istio = std::find(still.begin(), still.end(), "istio-proxy") != still.end();
-        urgent.push_back(finding(S::warning, "SidecarKeepsPodRunning", type,
-                                 who + ": the trainer exited but container(s) " + detail::join(still) +
-                                     " keep running, so the pod stays Running and the operator never sees the replica finish" +
-                                     (istio ? " (the Istio sidecar: kubeflow/kubeflow #3935)" : ""),
-                                 {who + ": tensorflow terminated, " + detail::join(still) + " running"},
-                                 istio ? "add the annotation sidecar.istio.io/inject: \"false\" to the replica templates"
-                                       : "make the sidecar exit when the trainer does"));
+      if (i.phase == "Running") sidecar(pod, type, who);
+      ended(pod, i, type, policy, who);
+    }
+  }
+
+  /// A Pending pod: what the scheduler, the kubelet or a gang scheduler says holds it back.
+  void pending(const nlohmann::json& pod, const PodInfo& i, const std::string& type, const std::string& who) {
+    const auto why = pending_reason(pod, in.events);
+    if (why && (why->reason == "FailedScheduling" || why->reason == "Unschedulable")) return unschedulable(pod, i, type, who, *why);
+    if (why && (why->reason == "ErrImagePull" || why->reason == "ImagePullBackOff" || why->reason == "InvalidImageName"))
+      return image_pull_failed(pod, type, who, *why);
+    // a pod a gang scheduler holds back: no default-scheduler verdict, another scheduler's name
+    const std::string sched = tfjob::detail::value_at(pod, "/spec/schedulerName"_json_pointer, std::string("default-scheduler"));
+    if ((sched != "default-scheduler" || rp.contains("schedulingPolicy")) && i.node.empty()) return gang_not_satisfied(type, who, sched);
+    if (why) not_started(i, type, who, *why);
+  }
+
+  /// The scheduler said no: a claim, too few GPUs, no node that matches, or its own words.
+  void unschedulable(const nlohmann::json& pod, const PodInfo& i, const std::string& type, const std::string& who, const PendingReason& why) {
+    const std::string& m = why.message;
+    std::vector<std::string> ev = {who + ": " + why.reason + ": " + m};
+    if (m.find("PersistentVolumeClaim") != std::string::npos || m.find("persistentvolumeclaim") != std::string::npos)
+      return claims_not_bound(pod, type, who, m, ev);
+    if (m.find("Insufficient") != std::string::npos) return insufficient(pod, i, type, who, m, ev);
+    // kube-scheduler's NodeAffinity and TaintToleration reasons in each version's words: up to 1.19
+    // "didn't match node selector", 1.20 (the real node's) "didn't match Pod's node affinity", later
+    // "didn't match Pod's node affinity/selector"; "had taint {k: v}, that the pod didn't tolerate",
+    // later "had untolerated taint {k: v}"
+    const bool selector = m.find("didn't match node selector") != std::string::npos || m.find("node affinity") != std::string::npos;
+    const bool tainted = m.find("untolerated taint") != std::string::npos ||
+                         (m.find("had taint") != std::string::npos && m.find("didn't tolerate") != std::string::npos);
+    if (selector || tainted) return no_node_matches(pod, type, who, tainted && !selector, ev);
+    urgent.push_back(finding(S::warning, "Unschedulable", type, who + " waits for the scheduler: " + m, ev));
+  }
+
+  /// Which claim the pod waits for, and why it is not bound.
+  void claims_not_bound(const nlohmann::json& pod, const std::string& type, const std::string& who, const std::string& m, std::vector<std::string> ev) {
+    for (const auto& v : tfjob::detail::value_at(pod, "/spec/volumes"_json_pointer, nlohmann::json::array())) {
+      if (!v.contains("persistentVolumeClaim")) continue;
+      const std::string cn = tfjob::detail::value_at(v["persistentVolumeClaim"], "claimName", "");
+      auto it = in.claims.find(cn);
+      std::string reason;
+      if (it == in.claims.end()) {
+        reason = m.find("not found") != std::string::npos ? "it does not exist" : "";
+      } else if (tfjob::detail::value_at(it->second, "/status/phase"_json_pointer, std::string()) != "Bound") {
+        reason = pvc_pending_reason(it->second, in.events);
+        auto modes = tfjob::detail::value_at(it->second, "/spec/accessModes"_json_pointer, nlohmann::json::array());
+        ev.push_back("persistentvolumeclaim/" + cn + ": " + tfjob::detail::value_at(it->second, "/status/phase"_json_pointer, std::string("Pending")) +
+                     ", accessModes " + modes.dump() + ", storageClassName " +
+                     tfjob::detail::value_at(it->second, "/spec/storageClassName"_json_pointer, std::string("<none>")));
+        if (reason.empty()) reason = "it is not bound yet";
+      } else {
+        continue;
+      }
+      urgent.push_back(finding(S::warning, "ClaimNotBound", type,
+                               who + " waits for claim \"" + cn + "\": " + (reason.empty() ? "it is not bound" : reason), ev,
+                               it == in.claims.end() ? "create the claim " + cn
+                                                     : "give the claim a StorageClass that can provision it (or a matching PersistentVolume)"));
+    }
+  }
+
+  /// Too little of a resource: for GPUs, the nodes that come closest.
+  void insufficient(const nlohmann::json& pod, const PodInfo& i, const std::string& type, const std::string& who, const std::string& m, std::vector<std::string> ev) {
+    std::string res = "nvidia.com/gpu";
+    auto at = m.find("Insufficient ");
+    if (at != std::string::npos) {
+      auto end = m.find_first_of(" ,", at + 13);  // "Insufficient nvidia.com/gpu." (the name has dots)
+      res = m.substr(at + 13, end == std::string::npos ? std::string::npos : end - at - 13);
+      while (!res.empty() && res.back() == '.') res.pop_back();
+    }
+    if (in.nodes && res == "nvidia.com/gpu") {
+      // the nodes that come closest: the most free GPUs among those the pod may use
+      std::vector<std::pair<long long, std::string>> closest;
+      for (const auto& n : *in.nodes) {
+        if (!scheduling::node_fit(tfjob::detail::value_at(pod, "spec", nlohmann::json::object()), n).ok()) continue;
+        const std::string nn = tfjob::detail::value_at(n, "/metadata/name"_json_pointer, std::string());
+        long long alloc = integer_quantity(tfjob::detail::value_at(n, "/status/allocatable"_json_pointer, nlohmann::json::object()).value(res, nlohmann::json(0)));
+        if (alloc <= 0) continue;
+        long long used = 0;
+        for (const auto& p : in.pods)
+          if (tfjob::detail::value_at(p, "/spec/nodeName"_json_pointer, std::string()) == nn && tfjob::detail::value_at(p, "/status/phase"_json_pointer, std::string()) != "Succeeded" &&
+              tfjob::detail::value_at(p, "/status/phase"_json_pointer, std::string()) != "Failed")
+            used += pod_spec_gpus(tfjob::detail::value_at(p, "spec", nlohmann::json::object()));
+        closest.emplace_back(alloc - used, nn + ": allocatable " + std::to_string(alloc) + " " + res + ", " +
+                                               std::to_string(used) + " taken by pods of this job");
+      }
+      std::stable_sort(closest.begin(), closest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+      for (size_t k = 0; k < closest.size() && k < 3; ++k) ev.push_back("node " + closest[k].second);
+    }
+    urgent.push_back(finding(S::warning, res == "nvidia.com/gpu" ? "InsufficientGpu" : "InsufficientResource", type,
+                             who + " waits: no node it may use has " + std::to_string(i.gpus) + " free " + res +
+                                 (res == "nvidia.com/gpu" ? "" : " for it") + " (the scheduler: \"" + m + "\")",
+                             ev, "wait for GPUs to free up, or ask for fewer GPUs per pod"));
+  }
+
+  /// No node matches the pod's nodeSelector/affinity, or every node has a taint it does not tolerate.
+  void no_node_matches(const nlohmann::json& pod, const std::string& type, const std::string& who, bool taint, std::vector<std::string> ev) {
+    if (in.nodes) {
+      std::vector<scheduling::NodeFit> fits;
+      for (const auto& n : *in.nodes) fits.push_back(scheduling::node_fit(tfjob::detail::value_at(pod, "spec", nlohmann::json::object()), n));
+      std::stable_sort(fits.begin(), fits.end(), [](const auto& a, const auto& b) { return a.misses() < b.misses(); });
+      for (size_t k = 0; k < fits.size() && k < 3; ++k) {
+        if (fits[k].ok()) continue;
+        std::vector<std::string> why_not;
+        for (const auto& sm : fits[k].selector_misses) why_not.push_back("lacks " + sm);
+        for (const auto& tt : fits[k].untolerated_taints) why_not.push_back("taint " + tt + " not tolerated");
+        if (!fits[k].schedulable) why_not.push_back("cordoned");
+        ev.push_back("node " + fits[k].node + ": " + detail::join(why_not));
       }
     }
+    urgent.push_back(finding(S::warning, taint ? "TaintNotTolerated" : "NodeSelectorMismatch", type,
+                             who + " waits: no node matches its " + (taint ? "tolerations (every node has a taint it does not tolerate)"
+                                                                            : "nodeSelector/affinity") +
+                                 "; the closest nodes are listed",
+                             ev, taint ? "add the toleration the closest node needs" : "fix the nodeSelector to labels a node has"));
+  }
 
-    // restarts in place (kubelet) and the failure that ended a pod
+  /// The kubelet cannot pull the image.
+  void image_pull_failed(const nlohmann::json& pod, const std::string& type, const std::string& who, const PendingReason& why) {
+    std::string image;
+    for (const auto& c : tfjob::detail::value_at(pod, "/spec/containers"_json_pointer, nlohmann::json::array()))
+      if (tfjob::detail::value_at(c, "name", "") == "tensorflow" || image.empty()) image = tfjob::detail::value_at(c, "image", "");
+    urgent.push_back(finding(S::warning, "ImagePullFailed", type,
+                             who + " cannot pull image " + image + (why.message.empty() ? "" : ": " + why.message),
+                             {who + ": " + why.reason}, "check the image name and tag, and the pull secret for a private registry"));
+  }
+
+  /// A gang scheduler holds the pod back until the whole job fits.
+  void gang_not_satisfied(const std::string& type, const std::string& who, const std::string& sched) {
+    std::vector<std::string> ev = {who + ": schedulerName " + sched};
+    std::string min = rp.contains("/schedulingPolicy/minAvailable"_json_pointer) ? rp["/schedulingPolicy/minAvailable"_json_pointer].dump() : "";
+    for (const auto& e : in.events)
+      if (tfjob::detail::value_at(e, "/involvedObject/kind"_json_pointer, std::string()) == "PodGroup" &&
+          tfjob::detail::value_at(e, "/involvedObject/name"_json_pointer, std::string()).find(s.name) != std::string::npos)
+        ev.push_back("podgroup event " + tfjob::detail::value_at(e, "reason", "") + ": " + tfjob::detail::value_at(e, "message", ""));
+    int total = 0;
+    for (const auto& [t, n] : s.spec_replicas) total = bounded_sum(total, n);
+    urgent.push_back(finding(S::warning, "GangNotSatisfied", type,
+                             who + " waits for the gang scheduler (" + sched + "): its PodGroup places the job's pods only " +
+                                 "all together (minAvailable " + (min.empty() ? std::to_string(total) : min) +
+                                 "), and the cluster cannot fit them all yet, so none starts (training-operator #948)",
+                             ev, "free room for the whole job, or lower minAvailable in runPolicy.schedulingPolicy"));
+  }
+
+  /// Scheduled, not started: a mount that fails is in the pod's events.
+  void not_started(const PodInfo& i, const std::string& type, const std::string& who, const PendingReason& why) {
+    std::vector<std::string> ev = {who + ": " + why.reason + (why.message.empty() ? "" : " (" + why.message + ")")};
+    std::string code = "ContainerWaiting";
+    std::string msg = who + " is scheduled on " + i.node + " but not started: " + why.reason;
+    for (const auto& e : events_for(in.events, "Pod", i.name, i.uid)) {
+      const std::string r = tfjob::detail::value_at(e, "reason", "");
+      if (r == "FailedMount" || r == "FailedAttachVolume") {
+        code = "VolumeAttachFailed";
+        msg = who + " cannot mount its volumes on " + i.node + ": " + tfjob::detail::value_at(e, "message", "");
+        ev.push_back("event " + r + ": " + tfjob::detail::value_at(e, "message", ""));
+      }
+    }
+    urgent.push_back(finding(S::warning, code.c_str(), type, msg, ev));
+  }
+
+  /// The Istio sidecar keeps a pod Running after the trainer exited (kubeflow #3935).
+  void sidecar(const nlohmann::json& pod, const std::string& type, const std::string& who) {
+    const auto statuses = tfjob::detail::value_at(pod, "/status/containerStatuses"_json_pointer, nlohmann::json::array());
+    bool tf_done = false;
+    std::vector<std::string> still;
+    for (const auto& c : statuses) {
+      if (tfjob::detail::value_at(c, "name", "") == "tensorflow" && c.contains("/state/terminated"_json_pointer)) tf_done = true;
+      else if (c.contains("/state/running"_json_pointer)) still.push_back(tfjob::detail::value_at(c, "name", ""));
+    }
+    if (tf_done && !still.empty()) {
+      const bool istio = std::find(still.begin(), still.end(), "istio-proxy") != still.end();
+      urgent.push_back(finding(S::warning, "SidecarKeepsPodRunning", type,
+                               who + ": the trainer exited but container(s) " + detail::join(still) +
+                                   " keep running, so the pod stays Running and the operator never sees the replica finish" +
+                                   (istio ? " (the Istio sidecar: kubeflow/kubeflow #3935)" : ""),
+                               {who + ": tensorflow terminated, " + detail::join(still) + " running"},
+                               istio ? "add the annotation sidecar.istio.io/inject: \"false\" to the replica templates"
+                                     : "make the sidecar exit when the trainer does"));
+    }
+  }
+
+  /// Restarts in place (kubelet) and the failure that ended a pod.
+  void ended(const nlohmann::json& pod, const PodInfo& i, const std::string& type, const std::string& policy, const std::string& who) {
     auto t = detail::termination(pod);
     if (i.restarts > 0 && rules::counts_toward_backoff(policy) && i.phase == "Running") backoff_restarts = bounded_sum(backoff_restarts, i.restarts);
-    if (!t || t->exit_code == 0) continue;
+    if (!t || t->exit_code == 0) return;
     std::vector<std::string> ev = {who + ": container " + t->container + " " + detail::exit_words(t->exit_code, t->reason) +
                                    (i.restarts ? ", " + std::to_string(i.restarts) + " restart(s)" : "")};
     if (!t->message.empty()) ev.push_back(who + ": termination message: " + t->message);
@@ -371,66 +407,69 @@ inline Explanation explain(const ExplainInput& in) {
     }
   }
 
-  for (auto& f : held) urgent.push_back(std::move(f));
-
-  // --- failures: the first one decides; say whether the policy could have retried it
-  std::sort(failures.begin(), failures.end(), [](const Failure& a, const Failure& b) { return a.finished_at < b.finished_at; });
-  for (size_t k = 0; k < failures.size(); ++k) {
-    const auto& f = failures[k];
-    const nlohmann::json rs = specs.contains(f.type) ? specs[f.type] : nlohmann::json::object();
-    const std::string policy = rules::restart_policy_of(rs);
-    std::vector<std::string> ev = {"pod " + f.pod + ": container " + f.t.container + " " + detail::exit_words(f.t.exit_code, f.t.reason) +
-                                   (f.finished_at.empty() ? "" : " at " + f.finished_at)};
-    if (!f.t.message.empty()) ev.push_back("termination message: " + f.t.message);
-    if (auto it = in.logs.find(f.pod); it != in.logs.end())
-      for (const auto& l : it->second) ev.push_back("log: " + l);
-    std::string why;
-    std::string fix;
-    if (policy == "ExitCode") {
-      why = "restartPolicy ExitCode treats exit codes 1-127 as permanent (only 128 and above, i.e. signals, are retried), so the "
-            "replica failed without a retry (training-operator #2045)";
-      fix = "exit with a code >= 128 on errors worth retrying, or use restartPolicy OnFailure";
-    } else if (policy == "Never") {
-      why = "restartPolicy Never does not retry";
-      fix = "use restartPolicy OnFailure (with a backoffLimit) to retry failures";
-    } else {
-      why = "restartPolicy " + policy;
+  /// failures: the first one decides; say whether the policy could have retried it
+  void first_failure() {
+    std::sort(failures.begin(), failures.end(), [](const Failure& a, const Failure& b) { return a.finished_at < b.finished_at; });
+    for (size_t k = 0; k < failures.size(); ++k) {
+      const auto& f = failures[k];
+      const nlohmann::json rs = specs.contains(f.type) ? specs[f.type] : nlohmann::json::object();
+      const std::string policy = rules::restart_policy_of(rs);
+      std::vector<std::string> ev = {"pod " + f.pod + ": container " + f.t.container + " " + detail::exit_words(f.t.exit_code, f.t.reason) +
+                                     (f.finished_at.empty() ? "" : " at " + f.finished_at)};
+      if (!f.t.message.empty()) ev.push_back("termination message: " + f.t.message);
+      if (auto it = in.logs.find(f.pod); it != in.logs.end())
+        for (const auto& l : it->second) ev.push_back("log: " + l);
+      std::string why;
+      std::string fix;
+      if (policy == "ExitCode") {
+        why = "restartPolicy ExitCode treats exit codes 1-127 as permanent (only 128 and above, i.e. signals, are retried), so the "
+              "replica failed without a retry (training-operator #2045)";
+        fix = "exit with a code >= 128 on errors worth retrying, or use restartPolicy OnFailure";
+      } else if (policy == "Never") {
+        why = "restartPolicy Never does not retry";
+        fix = "use restartPolicy OnFailure (with a backoffLimit) to retry failures";
+      } else {
+        why = "restartPolicy " + policy;
+      }
+      if (k == 0)
+        urgent.push_back(finding(S::error, "FirstFailure", f.type,
+                                 f.type + " (pod " + f.pod + ") failed first, with " + detail::exit_words(f.t.exit_code, f.t.reason) + ": " + why,
+                                 ev, fix));
+      else
+        restarts.push_back(finding(S::info, "ReplicaFailed", f.type, f.type + " (pod " + f.pod + ") also failed, with " +
+                                                                        detail::exit_words(f.t.exit_code, f.t.reason), ev));
     }
-    if (k == 0)
-      urgent.push_back(finding(S::error, "FirstFailure", f.type,
-                               f.type + " (pod " + f.pod + ") failed first, with " + detail::exit_words(f.t.exit_code, f.t.reason) + ": " + why,
-                               ev, fix));
-    else
-      restarts.push_back(finding(S::info, "ReplicaFailed", f.type, f.type + " (pod " + f.pod + ") also failed, with " +
-                                                                      detail::exit_words(f.t.exit_code, f.t.reason), ev));
   }
 
-  // --- a replica failed for good, yet the job stays Restarting: v1.9's UpdateJobStatus does not
-  // fail a job that has a Restarting condition (it keeps it, "job is restarting, no need to set
-  // it failed"), and only a replica seen Running replaces that condition (filterOutCondition);
-  // a recreated pod that fails before the operator saw it Running leaves the job so for good
-  auto policy_of = [&](const std::string& type) { return rules::restart_policy_of(specs.contains(type) ? specs[type] : nlohmann::json::object()); };
-  // (failures holds only exits the policy does not retry, but for OnFailure/Always pods that ended Failed, which are recreated)
-  auto for_good = std::find_if(failures.begin(), failures.end(), [&](const Failure& f) { return !rules::counts_toward_backoff(policy_of(f.type)); });
-  if (s.state == "Restarting" && for_good != failures.end()) {
-    const auto& f = *for_good;
-    const std::string policy = policy_of(f.type);
-    const bool dl = rp.contains("activeDeadlineSeconds") && rp["activeDeadlineSeconds"].is_number_integer();
-    urgent.push_back(finding(
-        S::warning, "StuckRestarting", f.type,
-        f.type + " (pod " + f.pod + ") failed for good (" + detail::exit_words(f.t.exit_code, f.t.reason) + ", restartPolicy " + policy +
-            "), but the job stays Restarting: the operator does not fail a job while it has a Restarting condition, and only a "
-            "replica it sees Running clears that condition; this pod failed before it was seen Running, so the job will not end "
-            "on its own" + (dl ? std::string(" before activeDeadlineSeconds") : std::string()) +
-            " (training operator v1.9 TFJob UpdateJobStatus)",
-        {"condition Restarting: " + s.message, "pod " + f.pod + ": Failed, " + detail::exit_words(f.t.exit_code, f.t.reason)},
-        "delete the job (kubectl tfjob delete " + s.name + ") and fix the failure; set runPolicy.activeDeadlineSeconds so such a job ends"));
+  /// a replica failed for good, yet the job stays Restarting: v1.9's UpdateJobStatus does not
+  /// fail a job that has a Restarting condition (it keeps it, "job is restarting, no need to
+  /// set it failed"), and only a replica seen Running replaces that condition
+  /// (filterOutCondition); a recreated pod that fails before the operator saw it Running
+  /// leaves the job so for good
+  void stuck_restarting() {
+    auto policy_of = [&](const std::string& type) { return rules::restart_policy_of(specs.contains(type) ? specs[type] : nlohmann::json::object()); };
+    // (failures holds only exits the policy does not retry, but for OnFailure/Always pods that ended Failed, which are recreated)
+    auto for_good = std::find_if(failures.begin(), failures.end(), [&](const Failure& f) { return !rules::counts_toward_backoff(policy_of(f.type)); });
+    if (s.state == "Restarting" && for_good != failures.end()) {
+      const auto& f = *for_good;
+      const std::string policy = policy_of(f.type);
+      const bool dl = rp.contains("activeDeadlineSeconds") && rp["activeDeadlineSeconds"].is_number_integer();
+      urgent.push_back(finding(
+          S::warning, "StuckRestarting", f.type,
+          f.type + " (pod " + f.pod + ") failed for good (" + detail::exit_words(f.t.exit_code, f.t.reason) + ", restartPolicy " + policy +
+              "), but the job stays Restarting: the operator does not fail a job while it has a Restarting condition, and only a "
+              "replica it sees Running clears that condition; this pod failed before it was seen Running, so the job will not end "
+              "on its own" + (dl ? std::string(" before activeDeadlineSeconds") : std::string()) +
+              " (training operator v1.9 TFJob UpdateJobStatus)",
+          {"condition Restarting: " + s.message, "pod " + f.pod + ": Failed, " + detail::exit_words(f.t.exit_code, f.t.reason)},
+          "delete the job (kubectl tfjob delete " + s.name + ") and fix the failure; set runPolicy.activeDeadlineSeconds so such a job ends"));
+    }
   }
 
-  // --- the operator's restarts (pods it deleted and created again) as its events count them:
-  // one finding per message, the counts of its events summed (a recorder that does not fold
-  // repeats writes one event each time)
-  {
+  /// the operator's restarts (pods it deleted and created again) as its events count them:
+  /// one finding per message, the counts of its events summed (a recorder that does not fold
+  /// repeats writes one event each time)
+  void operator_restarts() {
     std::vector<std::pair<std::string, int>> said;  // message, count (in order)
     std::map<std::string, std::string> reason_of;
     for (const auto& e : events_for(in.events, tfjob::kind, s.name)) {
@@ -458,68 +497,73 @@ inline Explanation explain(const ExplainInput& in) {
     }
   }
 
-  // --- backoffLimit and activeDeadlineSeconds
-  if (rp.contains("backoffLimit") && rp["backoffLimit"].is_number_integer()) {
-    const int limit = static_cast<int>(bounded_count(tfjob::detail::value_at(rp, "backoffLimit", 0LL)));
-    std::vector<std::string> counted, not_counted;
-    for (const auto& [t, v] : specs.items())
-      (rules::counts_toward_backoff(rules::restart_policy_of(v)) ? counted : not_counted).push_back(t + " (" + rules::restart_policy_of(v) + ")");
-    std::string msg = std::to_string(backoff_restarts) + " of backoffLimit " + std::to_string(limit) + " restarts used";
-    if (s.reason.find("Backoff") != std::string::npos || s.message.find("backoff limit") != std::string::npos)
-      msg = "the job failed because its pods restarted backoffLimit (" + std::to_string(limit) + ") times";
-    msg += counted.empty() ? "; no replica's restarts count (only OnFailure and Always replicas' are)"
-                           : "; counted: container restarts of running " + detail::join(counted) + " pods";
-    if (!not_counted.empty()) msg += "; not counted: " + detail::join(not_counted);
-    restarts.push_back(finding(rules::past_backoff_limit(backoff_restarts, limit) ? S::warning : S::info, "BackoffLimit", "", msg,
-                               {"runPolicy.backoffLimit: " + std::to_string(limit)}));
-  }
-  if (rp.contains("activeDeadlineSeconds") && rp["activeDeadlineSeconds"].is_number_integer()) {
-    const long long limit = bounded_count(tfjob::detail::value_at(rp, "activeDeadlineSeconds", 0LL));
-    auto start = parse_time(tfjob::detail::value_at(in.job, "/status/startTime"_json_pointer, std::string()));
-    std::string msg;
-    Finding::Severity sev = S::info;
-    if (s.reason.find("Deadline") != std::string::npos || s.message.find("deadline") != std::string::npos) {
-      msg = "the job failed because it ran longer than activeDeadlineSeconds (" + human_duration(limit) + ")";
-      sev = S::error;
-    } else if (!s.finished() && start) {
-      const long long used = bounded_count(static_cast<long double>(in.now) - static_cast<long double>(*start));
-      msg = used >= limit ? "activeDeadlineSeconds (" + human_duration(limit) + ") has passed: the operator fails the job at its next sync"
-                          : human_duration(used) + " of activeDeadlineSeconds " + human_duration(limit) + " used, " + human_duration(limit - used) + " left";
-      if (used >= limit) sev = S::warning;
-    } else if (!s.finished()) {
-      msg = "activeDeadlineSeconds " + human_duration(limit) + " counts from the job's start, which has not happened yet";
+  /// backoffLimit and activeDeadlineSeconds
+  void limits() {
+    if (rp.contains("backoffLimit") && rp["backoffLimit"].is_number_integer()) {
+      const int limit = static_cast<int>(bounded_count(tfjob::detail::value_at(rp, "backoffLimit", 0LL)));
+      std::vector<std::string> counted, not_counted;
+      for (const auto& [t, v] : specs.items())
+        (rules::counts_toward_backoff(rules::restart_policy_of(v)) ? counted : not_counted).push_back(t + " (" + rules::restart_policy_of(v) + ")");
+      std::string msg = std::to_string(backoff_restarts) + " of backoffLimit " + std::to_string(limit) + " restarts used";
+      if (s.reason.find("Backoff") != std::string::npos || s.message.find("backoff limit") != std::string::npos)
+        msg = "the job failed because its pods restarted backoffLimit (" + std::to_string(limit) + ") times";
+      msg += counted.empty() ? "; no replica's restarts count (only OnFailure and Always replicas' are)"
+                             : "; counted: container restarts of running " + detail::join(counted) + " pods";
+      if (!not_counted.empty()) msg += "; not counted: " + detail::join(not_counted);
+      restarts.push_back(finding(rules::past_backoff_limit(backoff_restarts, limit) ? S::warning : S::info, "BackoffLimit", "", msg,
+                                 {"runPolicy.backoffLimit: " + std::to_string(limit)}));
     }
-    if (!msg.empty()) restarts.push_back(finding(sev, "ActiveDeadline", "", msg, {"runPolicy.activeDeadlineSeconds: " + std::to_string(limit)}));
+    if (rp.contains("activeDeadlineSeconds") && rp["activeDeadlineSeconds"].is_number_integer()) {
+      const long long limit = bounded_count(tfjob::detail::value_at(rp, "activeDeadlineSeconds", 0LL));
+      auto start = parse_time(tfjob::detail::value_at(in.job, "/status/startTime"_json_pointer, std::string()));
+      std::string msg;
+      Finding::Severity sev = S::info;
+      if (s.reason.find("Deadline") != std::string::npos || s.message.find("deadline") != std::string::npos) {
+        msg = "the job failed because it ran longer than activeDeadlineSeconds (" + human_duration(limit) + ")";
+        sev = S::error;
+      } else if (!s.finished() && start) {
+        const long long used = bounded_count(static_cast<long double>(in.now) - static_cast<long double>(*start));
+        msg = used >= limit ? "activeDeadlineSeconds (" + human_duration(limit) + ") has passed: the operator fails the job at its next sync"
+                            : human_duration(used) + " of activeDeadlineSeconds " + human_duration(limit) + " used, " + human_duration(limit - used) + " left";
+        if (used >= limit) sev = S::warning;
+      } else if (!s.finished()) {
+        msg = "activeDeadlineSeconds " + human_duration(limit) + " counts from the job's start, which has not happened yet";
+      }
+      if (!msg.empty()) restarts.push_back(finding(sev, "ActiveDeadline", "", msg, {"runPolicy.activeDeadlineSeconds: " + std::to_string(limit)}));
+    }
   }
 
-  // --- what decides success, and who it still waits for
-  {
-    std::string msg = "success is decided by " + rule.who();
-    if (rule.kind == rules::SuccessRule::Kind::chief) msg += ": the job Succeeds when it exits 0";
-    if (rule.kind == rules::SuccessRule::Kind::worker0) msg += ": the job Succeeds when it exits 0 (successPolicy default)";
-    if (rule.kind == rules::SuccessRule::Kind::all_workers) msg += " (successPolicy AllWorkers): the job Succeeds when the last Worker exits 0";
-    if (!rule.bystanders.empty()) msg += "; " + detail::join(rule.bystanders) + " do not decide it";
-    if (rule.success_policy_ignored) msg += "; successPolicy AllWorkers is ignored because the job has a " + rule.decider;
-    msg += " (training operator v1.9 TFJob UpdateJobStatus)";
-    info.push_back(finding(S::info, "SuccessDecidedBy", rule.decider, msg));
-  }
-  if (!s.finished() && !x.pods_gone && s.state != "Suspended") {
-    std::vector<std::string> waiting;
-    for (const auto& pod : pods) {
-      const PodInfo i = pod_info(pod);
-      const std::string type = detail::spec_type(specs, i.replica_type);
-      if (type != rule.decider) continue;
-      if (rule.kind == rules::SuccessRule::Kind::worker0 && i.replica_index != 0) continue;
-      if (i.phase == "Running" || i.phase == "Pending") waiting.push_back(i.name + " (" + i.phase + ")");
+  /// what decides success, and who it still waits for
+  void success() {
+    {
+      std::string msg = "success is decided by " + rule.who();
+      if (rule.kind == rules::SuccessRule::Kind::chief) msg += ": the job Succeeds when it exits 0";
+      if (rule.kind == rules::SuccessRule::Kind::worker0) msg += ": the job Succeeds when it exits 0 (successPolicy default)";
+      if (rule.kind == rules::SuccessRule::Kind::all_workers) msg += " (successPolicy AllWorkers): the job Succeeds when the last Worker exits 0";
+      if (!rule.bystanders.empty()) msg += "; " + detail::join(rule.bystanders) + " do not decide it";
+      if (rule.success_policy_ignored) msg += "; successPolicy AllWorkers is ignored because the job has a " + rule.decider;
+      msg += " (training operator v1.9 TFJob UpdateJobStatus)";
+      info.push_back(finding(S::info, "SuccessDecidedBy", rule.decider, msg));
     }
-    if (!waiting.empty())
-      info.insert(info.begin(), finding(S::info, "WaitingFor", rule.decider,
-                                        "the job is " + (s.state.empty() ? std::string("not started") : s.state) + " because it waits for " +
-                                            rule.who() + ": " + detail::join(waiting),
-                                        waiting));
+    if (!s.finished() && !pods_gone() && s.state != "Suspended") {
+      std::vector<std::string> waiting;
+      for (const auto& pod : pods) {
+        const PodInfo i = pod_info(pod);
+        const std::string type = detail::spec_type(specs, i.replica_type);
+        if (type != rule.decider) continue;
+        if (rule.kind == rules::SuccessRule::Kind::worker0 && i.replica_index != 0) continue;
+        if (i.phase == "Running" || i.phase == "Pending") waiting.push_back(i.name + " (" + i.phase + ")");
+      }
+      if (!waiting.empty())
+        info.insert(info.begin(), finding(S::info, "WaitingFor", rule.decider,
+                                          "the job is " + (s.state.empty() ? std::string("not started") : s.state) + " because it waits for " +
+                                              rule.who() + ": " + detail::join(waiting),
+                                          waiting));
+    }
   }
-  // replicas that never exit on their own: normal, and what happens to them at the end
-  {
+
+  /// replicas that never exit on their own: normal, and what happens to them at the end
+  void never_exits() {
     std::vector<std::string> running;
     std::string types;
     for (const auto& pod : pods) {
@@ -550,38 +594,67 @@ inline Explanation explain(const ExplainInput& in) {
     }
   }
 
-  // --- the pods are gone: say what is still known, and what is not
-  if (x.pods_gone && !tfjob::detail::value_at(rp, "suspend", false)) {
-    std::vector<std::string> ev;
-    for (const auto& [t, c] : s.replicas)
-      ev.push_back("status.replicaStatuses." + t + ": active " + std::to_string(c.active) + ", succeeded " + std::to_string(c.succeeded) +
-                   ", failed " + std::to_string(c.failed));
-    for (const auto& e : events_for(in.events, tfjob::kind, s.name))
-      if (tfjob::detail::value_at(e, "type", "") == "Warning" || tfjob::detail::value_at(e, "reason", "").find("Failed") != std::string::npos)
-        ev.push_back("event " + tfjob::detail::value_at(e, "reason", "") + ": " + tfjob::detail::value_at(e, "message", ""));
-    std::string gone = s.finished()
-                           ? "the job's pods are gone (" + (clean == "All" ? std::string("cleanPodPolicy All deleted them")
-                                                            : clean == "Running" ? std::string("cleanPodPolicy Running deleted the running ones")
-                                                                                  : std::string("deleted")) +
-                                 "): exit codes, termination messages and logs can no longer be known; this is what the job's status and events still say"
-                           : "the job has no pods yet" + std::string(s.state.empty() ? ": the operator has not seen it (is it running?)" : "");
-    if (s.finished() && !s.message.empty()) ev.insert(ev.begin(), "condition " + s.state + ": " + s.message);
-    urgent.push_back(finding(s.finished() ? S::info : S::warning, "PodsGone", "", gone, ev,
-                             s.finished() ? "keep the logs next time: save them while it runs (workflow::LogSaveTask), or cleanPodPolicy None" : ""));
+  /// the pods are gone: say what is still known, and what is not
+  void gone() {
+    if (pods_gone() && !tfjob::detail::value_at(rp, "suspend", false)) {
+      std::vector<std::string> ev;
+      for (const auto& [t, c] : s.replicas)
+        ev.push_back("status.replicaStatuses." + t + ": active " + std::to_string(c.active) + ", succeeded " + std::to_string(c.succeeded) +
+                     ", failed " + std::to_string(c.failed));
+      for (const auto& e : events_for(in.events, tfjob::kind, s.name))
+        if (tfjob::detail::value_at(e, "type", "") == "Warning" || tfjob::detail::value_at(e, "reason", "").find("Failed") != std::string::npos)
+          ev.push_back("event " + tfjob::detail::value_at(e, "reason", "") + ": " + tfjob::detail::value_at(e, "message", ""));
+      std::string gone = s.finished()
+                             ? "the job's pods are gone (" + (clean == "All" ? std::string("cleanPodPolicy All deleted them")
+                                                              : clean == "Running" ? std::string("cleanPodPolicy Running deleted the running ones")
+                                                                                    : std::string("deleted")) +
+                                   "): exit codes, termination messages and logs can no longer be known; this is what the job's status and events still say"
+                             : "the job has no pods yet" + std::string(s.state.empty() ? ": the operator has not seen it (is it running?)" : "");
+      if (s.finished() && !s.message.empty()) ev.insert(ev.begin(), "condition " + s.state + ": " + s.message);
+      urgent.push_back(finding(s.finished() ? S::info : S::warning, "PodsGone", "", gone, ev,
+                               s.finished() ? "keep the logs next time: save them while it runs (workflow::LogSaveTask), or cleanPodPolicy None" : ""));
+    }
   }
 
-  // --- the spec's own known mistakes (the same rules as lint)
-  lint::Context lc;
-  lc.nodes = in.nodes;
-  lc.namespace_object = in.namespace_object;
-  lc.claims = in.claims;
-  lc.logs_kept = true;  // too late to say for this run
-  for (auto& f : lint::lint(in.job, lc)) {
-    if (f.code == "ExitCodeRetriesSignalsOnly") continue;  // said above per exit code when it matters
-    info.push_back(std::move(f));
+  /// the spec's own known mistakes (the same rules as lint)
+  void spec_rules() {
+    lint::Context lc;
+    lc.nodes = in.nodes;
+    lc.namespace_object = in.namespace_object;
+    lc.claims = in.claims;
+    lc.logs_kept = true;  // too late to say for this run
+    for (auto& f : lint::lint(in.job, lc)) {
+      if (f.code == "ExitCodeRetriesSignalsOnly") continue;  // said above per exit code when it matters
+      info.push_back(std::move(f));
+    }
   }
 
-  for (auto* v : {&urgent, &restarts, &info})
+};
+
+}  // namespace detail
+
+/// Explain a job from a stored state. Pure.
+inline Explanation explain(const ExplainInput& in) {
+  detail::Explainer e(in);
+  e.suspended();
+  e.queues();
+  e.create_failures();
+  e.each_pod();
+  for (auto& f : e.held) e.urgent.push_back(std::move(f));
+  e.first_failure();
+  e.stuck_restarting();
+  e.operator_restarts();
+  e.limits();
+  e.success();
+  e.never_exits();
+  e.gone();
+  e.spec_rules();
+  Explanation x;
+  x.name = e.s.name;
+  x.namespace_ = e.s.namespace_;
+  x.state = e.s.state;
+  x.pods_gone = e.pods_gone();
+  for (auto* v : {&e.urgent, &e.restarts, &e.info})
     for (auto& f : *v) x.findings.push_back(std::move(f));
   x.findings = dedupe(std::move(x.findings));
   return x;
