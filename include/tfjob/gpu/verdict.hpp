@@ -273,123 +273,129 @@ inline std::string runtime_advice(const std::string& name) {
 }
 }  // namespace detail
 
-/// Applies the rules: fills `failures`, `warnings`, `status` and `message` of `r`.
-/// Rules for every GPU: driver compatible with the runtime (the floor named is the probe's
-/// toolkit's: R525 for CUDA 12, R580 for CUDA 13); a runtime that cannot start is not ready
-/// (not "no GPU"); NVML's GPU count equals CUDA's; no Volta GPU under a driver newer than
-/// R580; correctness kernel, copied buffer and both GEMMs verified (bit for bit between two
-/// runs); measurements present; bandwidth >= 70% (60% for GDDR with ECC on), FP16 tensor
-/// GEMM >= 40% (30% for T4/L4), FP32 GEMM >= 50% of the known peak, except on MIG slices;
-/// NVML health: a double-bit ECC error, pending page retirement, a pending or failed row
-/// remap or a critical Xid is not ready; PCIe below its maximum under load, HW slowdown or
-/// thermal throttling during the GEMM and an NVLink link down are warnings (`strict` fails
-/// them, and every other warning); ECC off on an ECC-capable GPU is a warning; a P2P copy
-/// between GPUs that can access each other must arrive intact. With `expect`: every GPU
-/// must be that model with its compute capability, the driver branch inside the model's
-/// range (R525..R580 for V100), and ECC on.
-inline void evaluate(ProbeReport& r, const VerdictOptions& opt = {}) {
-  r.failures.clear();
-  r.warnings.clear();
-  r.expect = opt.expect;
-  r.strict = opt.strict;
-  auto fail = [&](std::string check, int dev, std::string msg) {
-    r.failures.push_back({std::move(check), dev, std::move(msg)});
-  };
-  auto warn = [&](std::string check, int dev, std::string msg) {
-    r.warnings.push_back({std::move(check), dev, std::move(msg)});
-  };
-  const std::string cuda_rt = std::to_string(r.driver.cuda_runtime_version / 1000) + "." +
-                              std::to_string(r.driver.cuda_runtime_version % 1000 / 10);
-  const std::string cuda_drv = std::to_string(r.driver.cuda_driver_version / 1000) + "." +
-                               std::to_string(r.driver.cuda_driver_version % 1000 / 10);
-  const int branch = r.driver.branch();
-  const int floor = driver_floor_for_toolkit(r.probe.cuda_toolkit.empty() ? cuda_rt : r.probe.cuda_toolkit);
+namespace detail {
 
-  // The watchdog's report: nothing was measured to the end, nothing to judge.
-  if (r.status == "no-result") {
-    if (r.message.empty()) r.message = "no result: the probe did not finish in time";
-    return;
-  }
-  if (!r.driver.present) {
-    r.status = "no-gpu";
-    if (r.message.empty())
-      r.message = "no NVIDIA driver: libcuda.so.1 could not be loaded (is this a GPU node, and does "
-                  "the container run with the NVIDIA runtime?)";
-    return;
-  }
-  // A runtime that fails to start on a machine with a driver is a broken node, not a
-  // machine without GPUs.
-  if (!r.driver.runtime_error.empty()) {
-    fail("runtime", -1,
-         "the CUDA runtime could not start: " + r.driver.runtime_error +
-             (r.driver.runtime_error_message.empty() ? "" : " (" + r.driver.runtime_error_message + ")") + "; " +
-             detail::runtime_advice(r.driver.runtime_error));
-  }
-  if (r.devices.empty() && r.driver.cuda_driver_version == 0 && r.failures.empty()) {
-    r.status = "no-gpu";
-    if (r.message.empty()) r.message = "no NVIDIA driver: the CUDA runtime found no driver";
-    return;
-  }
-  if (!r.driver.compatible && r.driver.runtime_error.empty()) {
-    fail("driver", -1,
-         "the driver supports CUDA " + cuda_drv + " but the probe needs CUDA " + cuda_rt +
-             " (driver R" + std::to_string(floor) + " or newer for a CUDA " +
-             (r.probe.cuda_toolkit.empty() ? cuda_rt : r.probe.cuda_toolkit) + " build); upgrade the driver");
-  }
-  if (r.driver.compatible && r.driver.cuda_driver_version > 0 &&
-      r.driver.cuda_driver_version < r.driver.cuda_runtime_version)
-    warn("driver", -1,
-         "the driver supports CUDA " + cuda_drv + ", older than the probe's CUDA " + cuda_rt +
-             ": running through minor-version compatibility (PTX newer than the driver cannot be JIT-compiled)");
-  if (r.devices.empty()) {
-    if (r.failures.empty()) {
-      r.status = "no-gpu";
-      std::string m = "no CUDA device visible";
-      if (!r.driver.version.empty()) m += " (driver " + r.driver.version + ")";
-      if (opt.expect == "v100" && branch > last_volta_driver_branch)
-        m += ": driver branch R" + std::to_string(branch) + " is newer than R" +
-             std::to_string(last_volta_driver_branch) + ", the last that supports the V100; " + volta_driver_advice(floor);
-      else if (r.nvml.device_count && *r.nvml.device_count > 0)
-        m += ", but NVML sees " + std::to_string(*r.nvml.device_count) +
-             ": the driver does not support this GPU, or CUDA_VISIBLE_DEVICES hides it";
-      else
-        m += "; request nvidia.com/gpu in the pod, or check nvidia-smi on the node";
-      if (r.message.empty()) r.message = m;
-      return;
+/// One evaluate() run: the report, the options and the driver facts each check words its
+/// message with; fail() and warn() add to the report.
+struct Judge {
+  ProbeReport& r;
+  const VerdictOptions& opt;
+  const std::string cuda_rt, cuda_drv;
+  const int branch, floor;
+
+  Judge(ProbeReport& report, const VerdictOptions& o)
+      : r(report),
+        opt(o),
+        cuda_rt(std::to_string(r.driver.cuda_runtime_version / 1000) + "." +
+                std::to_string(r.driver.cuda_runtime_version % 1000 / 10)),
+        cuda_drv(std::to_string(r.driver.cuda_driver_version / 1000) + "." +
+                 std::to_string(r.driver.cuda_driver_version % 1000 / 10)),
+        branch(r.driver.branch()),
+        floor(driver_floor_for_toolkit(r.probe.cuda_toolkit.empty() ? cuda_rt : r.probe.cuda_toolkit)) {}
+
+  void fail(std::string check, int dev, std::string msg) { r.failures.push_back({std::move(check), dev, std::move(msg)}); }
+  void warn(std::string check, int dev, std::string msg) { r.warnings.push_back({std::move(check), dev, std::move(msg)}); }
+
+  /// The driver and runtime, and whether there is a GPU to judge at all; false when the
+  /// report's status is already decided (no result, no GPU).
+  bool driver_and_devices() {
+    // The watchdog's report: nothing was measured to the end, nothing to judge.
+    if (r.status == "no-result") {
+      if (r.message.empty()) r.message = "no result: the probe did not finish in time";
+      return false;
     }
+    if (!r.driver.present) {
+      r.status = "no-gpu";
+      if (r.message.empty())
+        r.message = "no NVIDIA driver: libcuda.so.1 could not be loaded (is this a GPU node, and does "
+                    "the container run with the NVIDIA runtime?)";
+      return false;
+    }
+    // A runtime that fails to start on a machine with a driver is a broken node, not a
+    // machine without GPUs.
+    if (!r.driver.runtime_error.empty()) {
+      fail("runtime", -1,
+           "the CUDA runtime could not start: " + r.driver.runtime_error +
+               (r.driver.runtime_error_message.empty() ? "" : " (" + r.driver.runtime_error_message + ")") + "; " +
+               detail::runtime_advice(r.driver.runtime_error));
+    }
+    if (r.devices.empty() && r.driver.cuda_driver_version == 0 && r.failures.empty()) {
+      r.status = "no-gpu";
+      if (r.message.empty()) r.message = "no NVIDIA driver: the CUDA runtime found no driver";
+      return false;
+    }
+    if (!r.driver.compatible && r.driver.runtime_error.empty()) {
+      fail("driver", -1,
+           "the driver supports CUDA " + cuda_drv + " but the probe needs CUDA " + cuda_rt +
+               " (driver R" + std::to_string(floor) + " or newer for a CUDA " +
+               (r.probe.cuda_toolkit.empty() ? cuda_rt : r.probe.cuda_toolkit) + " build); upgrade the driver");
+    }
+    if (r.driver.compatible && r.driver.cuda_driver_version > 0 &&
+        r.driver.cuda_driver_version < r.driver.cuda_runtime_version)
+      warn("driver", -1,
+           "the driver supports CUDA " + cuda_drv + ", older than the probe's CUDA " + cuda_rt +
+               ": running through minor-version compatibility (PTX newer than the driver cannot be JIT-compiled)");
+    if (r.devices.empty()) {
+      if (r.failures.empty()) {
+        r.status = "no-gpu";
+        std::string m = "no CUDA device visible";
+        if (!r.driver.version.empty()) m += " (driver " + r.driver.version + ")";
+        if (opt.expect == "v100" && branch > last_volta_driver_branch)
+          m += ": driver branch R" + std::to_string(branch) + " is newer than R" +
+               std::to_string(last_volta_driver_branch) + ", the last that supports the V100; " + volta_driver_advice(floor);
+        else if (r.nvml.device_count && *r.nvml.device_count > 0)
+          m += ", but NVML sees " + std::to_string(*r.nvml.device_count) +
+               ": the driver does not support this GPU, or CUDA_VISIBLE_DEVICES hides it";
+        else
+          m += "; request nvidia.com/gpu in the pod, or check nvidia-smi on the node";
+        if (r.message.empty()) r.message = m;
+        return false;
+      }
+    }
+    // NVML counts every GPU the container was given; CUDA fewer means a GPU the driver
+    // cannot drive (fallen off the bus, unsupported architecture, MIG without a slice).
+    if (r.nvml.device_count && r.cuda_visible_devices.empty() && !r.devices.empty() &&
+        *r.nvml.device_count != static_cast<int>(r.devices.size()))
+      fail("device-count", -1,
+           "NVML sees " + std::to_string(*r.nvml.device_count) + " GPUs but CUDA " + std::to_string(r.devices.size()) +
+               ": a GPU is unusable (nvidia-smi on the node; look for Xid 79 in the kernel log)");
+    return true;
   }
-  // NVML counts every GPU the container was given; CUDA fewer means a GPU the driver
-  // cannot drive (fallen off the bus, unsupported architecture, MIG without a slice).
-  if (r.nvml.device_count && r.cuda_visible_devices.empty() && !r.devices.empty() &&
-      *r.nvml.device_count != static_cast<int>(r.devices.size()))
-    fail("device-count", -1,
-         "NVML sees " + std::to_string(*r.nvml.device_count) + " GPUs but CUDA " + std::to_string(r.devices.size()) +
-             ": a GPU is unusable (nvidia-smi on the node; look for Xid 79 in the kernel log)");
 
-  const GpuSpec* expected = nullptr;
-  if (!opt.expect.empty()) {
-    for (const auto& s : known_gpus())
-      if (opt.expect == s.family) { expected = &s; break; }
-    if (!expected) fail("model", -1, "unknown --expect model \"" + opt.expect + "\"");
-    if (r.driver.version.empty())
-      fail("driver", -1, "the driver version could not be read (neither NVML nor /proc/driver/nvidia/version)");
+  /// The model `expect` names, or nullptr; an unknown name fails.
+  const GpuSpec* expected_gpu() {
+    const GpuSpec* expected = nullptr;
+    if (!opt.expect.empty()) {
+      for (const auto& s : known_gpus())
+        if (opt.expect == s.family) { expected = &s; break; }
+      if (!expected) fail("model", -1, "unknown --expect model \"" + opt.expect + "\"");
+      if (r.driver.version.empty())
+        fail("driver", -1, "the driver version could not be read (neither NVML nor /proc/driver/nvidia/version)");
+    }
+    return expected;
   }
 
-  for (auto& d : r.devices) {
+  /// One GPU: driver support, the kernel, bandwidth and both GEMMs, health, the model expected.
+  void device(DeviceReport& d, const GpuSpec* expected) {
     annotate(d);
     const int i = d.index;
     const GpuSpec* spec = d.spec.empty() ? nullptr : spec_by_key(d.spec);
-    const std::string model = spec ? spec->display : d.name;
-    if (!d.error.empty()) {
-      fail("device", i, d.error);
-      continue;
-    }
+    if (!d.error.empty()) return fail("device", i, d.error);
     // Volta is not supported after R580 whatever the user expects.
     if (d.cc_major == 7 && d.cc_minor == 0 && branch > last_volta_driver_branch)
       fail("driver", i,
            "driver " + r.driver.version + " (R" + std::to_string(branch) + ") is newer than R" +
                std::to_string(last_volta_driver_branch) + ", the last branch that supports Volta (" +
                d.name + "); " + volta_driver_advice(floor));
+    measurements(d, spec);
+    if (d.health && d.health->read) health(i, *d.health);
+    model(d, spec, expected);
+  }
+
+  /// What the probe measured: the kernel, the copied buffer's bandwidth, both GEMMs, pinned copies.
+  void measurements(const DeviceReport& d, const GpuSpec* spec) {
+    const int i = d.index;
+    const std::string model = spec ? spec->display : d.name;
     if (!d.kernel.ran || !d.kernel.ok)
       fail("kernel", i, d.kernel.error.empty()
                             ? std::to_string(d.kernel.mismatches) + " of " + std::to_string(d.kernel.elements) +
@@ -409,7 +415,7 @@ inline void evaluate(ProbeReport& r, const VerdictOptions& opt = {}) {
                (spec && spec->gddr() && ecc_on ? std::string(" for ") + spec->memory + " with ECC on" : std::string()) +
                "): check clocks, power and other processes on the GPU");
     }
-    struct G { const char* check; GemmCheck* g; double frac; const char* what; };
+    struct G { const char* check; const GemmCheck* g; double frac; const char* what; };
     for (const G& g : {G{"gemm-fp16", &d.gemm_fp16, spec ? spec->min_fp16_fraction : 0.40, "FP16 tensor-core"},
                        G{"gemm-fp32", &d.gemm_fp32, min_fp32_fraction, "FP32"}}) {
       if (!g.g->ran || !g.g->error.empty()) {
@@ -429,67 +435,72 @@ inline void evaluate(ProbeReport& r, const VerdictOptions& opt = {}) {
     }
     if (!d.pinned.ran || !d.pinned.error.empty())
       warn("pinned", i, d.pinned.error.empty() ? "pinned host<->device bandwidth not measured" : d.pinned.error);
+  }
+
+  /// NVML's health readings: ECC, retired pages, row remapping, PCIe, throttling, NVLink.
+  void health(int i, const DeviceHealth& h) {
+    // NVIDIA "Dynamic Page Retirement" (docs.nvidia.com/deploy/dynamic-page-retirement): after
+    // a DBE no further context is created until the page is mapped out at the next reset.
+    if (h.ecc.volatile_dbe.value_or(0) > 0)
+      fail("ecc-dbe", i,
+           std::to_string(*h.ecc.volatile_dbe) + " double-bit ECC error(s) since the driver loaded: drain the "
+           "node and reset the GPU (nvidia-smi -r) or reboot; replace the GPU if they come back");
+    else if (h.ecc.aggregate_dbe.value_or(0) > 0)
+      warn("ecc-dbe", i, std::to_string(*h.ecc.aggregate_dbe) + " double-bit ECC error(s) in the board's life "
+           "(none since the driver loaded)");
+    if (h.retired_pages && h.retired_pages->pending.value_or(false))
+      fail("retired-pages", i,
+           "a page retirement is pending (nvidia-smi: Pending Page Blacklist: Yes): reset the GPU or reboot the "
+           "node so the bad page is mapped out");
+    // NVIDIA "GPU Memory Error Management" (docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt):
+    // a pending remap needs a GPU reset; a remapping failure means the bank has no spare rows.
+    if (h.row_remap && h.row_remap->failure)
+      fail("row-remap", i, "a row remapping failed (no spare rows left in a bank): the GPU needs replacing (RMA)");
+    else if (h.row_remap && h.row_remap->pending)
+      fail("row-remap", i, "a row remap is pending: reset the GPU (nvidia-smi -r) or reboot the node before training");
+    // NVML nvmlDeviceGetMaxPcieLinkGeneration/Width: the maximum "possible with this device
+    // and system" (a Gen4 card in a Gen3 slot reports Gen3); nvidia-smi's "GPU Link Info":
+    // the current generation and width "may be reduced when the GPU is not in use", so only
+    // a reading taken under load counts, and anything below the maximum then is a fault.
+    if (h.pcie.gen_current && h.pcie.gen_max && h.pcie.width_current && h.pcie.width_max && h.pcie.read_while_busy &&
+        (*h.pcie.gen_current < *h.pcie.gen_max || *h.pcie.width_current < *h.pcie.width_max))
+      warn("pcie", i,
+           "PCIe link at Gen" + std::to_string(*h.pcie.gen_current) + " x" + std::to_string(*h.pcie.width_current) +
+               " under load, the card can do Gen" + std::to_string(*h.pcie.gen_max) + " x" +
+               std::to_string(*h.pcie.width_max) + ": reseat the card or check the slot and riser (lspci -vv: LnkSta)");
+    // NVML clocks event reasons (nvmlClocksEventReasons): HW slowdown and thermal
+    // slowdowns mean the GPU ran below its clocks for a hardware reason; a SW power cap
+    // under a GEMM is normal.
+    std::string bad;
+    for (const auto& t : h.throttle_reasons)
+      if (t == "hw-slowdown" || t == "hw-thermal" || t == "sw-thermal" || t == "hw-power-brake")
+        bad += (bad.empty() ? "" : ", ") + t;
+    if (!bad.empty())
+      warn("throttle", i,
+           "clocks throttled during the GEMM (" + bad + ")" +
+               (h.temperature_c ? " at " + std::to_string(*h.temperature_c) + " C" : std::string()) +
+               ": check cooling, the power supply and power brake cables (nvidia-smi -q -d PERFORMANCE)");
+    // NVML nvmlDeviceGetNvLinkState: NVML_FEATURE_ENABLED = the link is active; the probe
+    // lists only links the board has (NVML_ERROR_NOT_SUPPORTED ends the list), so any link
+    // listed and not active is down (nvidia-smi nvlink -s: "<inactive>").
+    int down = 0;
+    std::string links;
+    for (const auto& l : h.nvlink)
+      if (!l.active) {
+        ++down;
+        links += (links.empty() ? "" : ",") + std::to_string(l.link);
+      }
+    if (down > 0)
+      warn("nvlink", i, std::to_string(down) + " of " + std::to_string(h.nvlink.size()) + " NVLink links down (" +
+                            links + "): nvidia-smi nvlink -s; reseat the board or the bridge");
+  }
+
+  /// With `expect`: the model, its compute capability, the driver branch range and ECC on;
+  /// without: ECC off on a GPU that has it is a warning.
+  void model(const DeviceReport& d, const GpuSpec* spec, const GpuSpec* expected) {
+    const int i = d.index;
     const bool ecc_off = d.ecc_enabled.has_value() && !*d.ecc_enabled;
     const bool ecc_capable = d.ecc_supported || (spec && spec->ecc_capable);
-
-    if (d.health && d.health->read) {
-      const DeviceHealth& h = *d.health;
-      // NVIDIA "Dynamic Page Retirement" (docs.nvidia.com/deploy/dynamic-page-retirement): after
-      // a DBE no further context is created until the page is mapped out at the next reset.
-      if (h.ecc.volatile_dbe.value_or(0) > 0)
-        fail("ecc-dbe", i,
-             std::to_string(*h.ecc.volatile_dbe) + " double-bit ECC error(s) since the driver loaded: drain the "
-             "node and reset the GPU (nvidia-smi -r) or reboot; replace the GPU if they come back");
-      else if (h.ecc.aggregate_dbe.value_or(0) > 0)
-        warn("ecc-dbe", i, std::to_string(*h.ecc.aggregate_dbe) + " double-bit ECC error(s) in the board's life "
-             "(none since the driver loaded)");
-      if (h.retired_pages && h.retired_pages->pending.value_or(false))
-        fail("retired-pages", i,
-             "a page retirement is pending (nvidia-smi: Pending Page Blacklist: Yes): reset the GPU or reboot the "
-             "node so the bad page is mapped out");
-      // NVIDIA "GPU Memory Error Management" (docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt):
-      // a pending remap needs a GPU reset; a remapping failure means the bank has no spare rows.
-      if (h.row_remap && h.row_remap->failure)
-        fail("row-remap", i, "a row remapping failed (no spare rows left in a bank): the GPU needs replacing (RMA)");
-      else if (h.row_remap && h.row_remap->pending)
-        fail("row-remap", i, "a row remap is pending: reset the GPU (nvidia-smi -r) or reboot the node before training");
-      // NVML nvmlDeviceGetMaxPcieLinkGeneration/Width: the maximum "possible with this device
-      // and system" (a Gen4 card in a Gen3 slot reports Gen3); nvidia-smi's "GPU Link Info":
-      // the current generation and width "may be reduced when the GPU is not in use", so only
-      // a reading taken under load counts, and anything below the maximum then is a fault.
-      if (h.pcie.gen_current && h.pcie.gen_max && h.pcie.width_current && h.pcie.width_max && h.pcie.read_while_busy &&
-          (*h.pcie.gen_current < *h.pcie.gen_max || *h.pcie.width_current < *h.pcie.width_max))
-        warn("pcie", i,
-             "PCIe link at Gen" + std::to_string(*h.pcie.gen_current) + " x" + std::to_string(*h.pcie.width_current) +
-                 " under load, the card can do Gen" + std::to_string(*h.pcie.gen_max) + " x" +
-                 std::to_string(*h.pcie.width_max) + ": reseat the card or check the slot and riser (lspci -vv: LnkSta)");
-      // NVML clocks event reasons (nvmlClocksEventReasons): HW slowdown and thermal
-      // slowdowns mean the GPU ran below its clocks for a hardware reason; a SW power cap
-      // under a GEMM is normal.
-      std::string bad;
-      for (const auto& t : h.throttle_reasons)
-        if (t == "hw-slowdown" || t == "hw-thermal" || t == "sw-thermal" || t == "hw-power-brake")
-          bad += (bad.empty() ? "" : ", ") + t;
-      if (!bad.empty())
-        warn("throttle", i,
-             "clocks throttled during the GEMM (" + bad + ")" +
-                 (h.temperature_c ? " at " + std::to_string(*h.temperature_c) + " C" : std::string()) +
-                 ": check cooling, the power supply and power brake cables (nvidia-smi -q -d PERFORMANCE)");
-      // NVML nvmlDeviceGetNvLinkState: NVML_FEATURE_ENABLED = the link is active; the probe
-      // lists only links the board has (NVML_ERROR_NOT_SUPPORTED ends the list), so any link
-      // listed and not active is down (nvidia-smi nvlink -s: "<inactive>").
-      int down = 0;
-      std::string links;
-      for (const auto& l : h.nvlink)
-        if (!l.active) {
-          ++down;
-          links += (links.empty() ? "" : ",") + std::to_string(l.link);
-        }
-      if (down > 0)
-        warn("nvlink", i, std::to_string(down) + " of " + std::to_string(h.nvlink.size()) + " NVLink links down (" +
-                              links + "): nvidia-smi nvlink -s; reseat the board or the bridge");
-    }
-
     if (expected) {
       if (!spec || std::string(spec->family) != expected->family) {
         fail("model", i, "expected a " + std::string(expected->family) + " but found " + d.name);
@@ -517,38 +528,73 @@ inline void evaluate(ProbeReport& r, const VerdictOptions& opt = {}) {
     }
   }
 
-  for (const auto& x : r.xid_events) {
-    std::string what = "Xid " + std::to_string(x.xid) + " (" + xid_meaning(x.xid) + ") while the probe ran";
-    if (critical_xid(x.xid)) fail("xid", x.device, what + ": drain the node, read dmesg for NVRM, reset the GPU");
-    else warn("xid", x.device, what);
-  }
-  for (const auto& p : r.peers) {
-    if (!p.can_access) continue;
-    if (!p.ran || !p.error.empty())
-      fail("p2p", p.src, "peer copy gpu" + std::to_string(p.src) + " -> gpu" + std::to_string(p.dst) + " failed: " +
-                             (p.error.empty() ? std::string("not run") : p.error));
-    else if (p.verified && !*p.verified)
-      fail("p2p", p.src, "peer copy gpu" + std::to_string(p.src) + " -> gpu" + std::to_string(p.dst) +
-                             " arrived corrupted (" + (p.link.empty() ? "unknown link" : p.link) + ")");
+  /// Xid events while the probe ran, and peer copies between GPUs that can reach each other.
+  void xids_and_peers() {
+    for (const auto& x : r.xid_events) {
+      std::string what = "Xid " + std::to_string(x.xid) + " (" + xid_meaning(x.xid) + ") while the probe ran";
+      if (critical_xid(x.xid)) fail("xid", x.device, what + ": drain the node, read dmesg for NVRM, reset the GPU");
+      else warn("xid", x.device, what);
+    }
+    for (const auto& p : r.peers) {
+      if (!p.can_access) continue;
+      if (!p.ran || !p.error.empty())
+        fail("p2p", p.src, "peer copy gpu" + std::to_string(p.src) + " -> gpu" + std::to_string(p.dst) + " failed: " +
+                               (p.error.empty() ? std::string("not run") : p.error));
+      else if (p.verified && !*p.verified)
+        fail("p2p", p.src, "peer copy gpu" + std::to_string(p.src) + " -> gpu" + std::to_string(p.dst) +
+                               " arrived corrupted (" + (p.link.empty() ? "unknown link" : p.link) + ")");
+    }
   }
 
-  if (opt.strict) {
-    for (auto& w : r.warnings) {
-      w.message += " (--strict)";
-      r.failures.push_back(w);
+  /// `strict` makes warnings failures; the status and its one-line message.
+  void conclude() {
+    if (opt.strict) {
+      for (auto& w : r.warnings) {
+        w.message += " (--strict)";
+        r.failures.push_back(w);
+      }
+      r.warnings.clear();
     }
-    r.warnings.clear();
+    if (r.failures.empty()) {
+      r.status = "ready";
+      r.message = std::to_string(r.devices.size()) + " GPU" + (r.devices.size() == 1 ? "" : "s") + " ready";
+      if (!r.warnings.empty())
+        r.message += ", " + std::to_string(r.warnings.size()) + " warning" + (r.warnings.size() == 1 ? "" : "s");
+    } else {
+      r.status = "not-ready";
+      r.message = std::to_string(r.failures.size()) + " check" + (r.failures.size() == 1 ? "" : "s") +
+                  " failed: " + r.failures.front().to_string();
+    }
   }
-  if (r.failures.empty()) {
-    r.status = "ready";
-    r.message = std::to_string(r.devices.size()) + " GPU" + (r.devices.size() == 1 ? "" : "s") + " ready";
-    if (!r.warnings.empty())
-      r.message += ", " + std::to_string(r.warnings.size()) + " warning" + (r.warnings.size() == 1 ? "" : "s");
-  } else {
-    r.status = "not-ready";
-    r.message = std::to_string(r.failures.size()) + " check" + (r.failures.size() == 1 ? "" : "s") +
-                " failed: " + r.failures.front().to_string();
-  }
+};
+
+}  // namespace detail
+
+/// Applies the rules: fills `failures`, `warnings`, `status` and `message` of `r`.
+/// Rules for every GPU: driver compatible with the runtime (the floor named is the probe's
+/// toolkit's: R525 for CUDA 12, R580 for CUDA 13); a runtime that cannot start is not ready
+/// (not "no GPU"); NVML's GPU count equals CUDA's; no Volta GPU under a driver newer than
+/// R580; correctness kernel, copied buffer and both GEMMs verified (bit for bit between two
+/// runs); measurements present; bandwidth >= 70% (60% for GDDR with ECC on), FP16 tensor
+/// GEMM >= 40% (30% for T4/L4), FP32 GEMM >= 50% of the known peak, except on MIG slices;
+/// NVML health: a double-bit ECC error, pending page retirement, a pending or failed row
+/// remap or a critical Xid is not ready; PCIe below its maximum under load, HW slowdown or
+/// thermal throttling during the GEMM and an NVLink link down are warnings (`strict` fails
+/// them, and every other warning); ECC off on an ECC-capable GPU is a warning; a P2P copy
+/// between GPUs that can access each other must arrive intact. With `expect`: every GPU
+/// must be that model with its compute capability, the driver branch inside the model's
+/// range (R525..R580 for V100), and ECC on.
+inline void evaluate(ProbeReport& r, const VerdictOptions& opt = {}) {
+  r.failures.clear();
+  r.warnings.clear();
+  r.expect = opt.expect;
+  r.strict = opt.strict;
+  detail::Judge j(r, opt);
+  if (!j.driver_and_devices()) return;
+  const GpuSpec* expected = j.expected_gpu();
+  for (auto& d : r.devices) j.device(d, expected);
+  j.xids_and_peers();
+  j.conclude();
 }
 
 }  // namespace tfjob::gpu
