@@ -323,41 +323,53 @@ inline void delete_pods_and_services(Plan& plan, const std::vector<const nlohman
 
 }  // namespace detail
 
-/// One reconcile of `job` (as stored; defaulting is applied here like `Scheme.Default` in
-/// the operator's Reconcile) at Unix time `now`. Returns what to change.
-inline Plan reconcile(const TFJob& stored, const Observed& seen, std::int64_t now, const OperatorOptions& opts = {}) {
-  using nlohmann::json;
-  Plan plan;
-  TFJob job = with_defaults(stored);
-  if (job.metadata.namespace_.empty()) job.metadata.namespace_ = "default";
-  // Reconcile: a job being deleted is left to the garbage collector
-  if (!job.metadata.deletion_timestamp.empty()) return plan;
-  // v1.9 managedBy: a job managed by another controller (e.g. MultiKueue) is not touched
-  if (job.spec.run_policy.managed_by && *job.spec.run_policy.managed_by != managed_by_kubeflow) return plan;
+namespace detail {
 
-  const std::string ts = tfjob::detail::format_rfc3339(static_cast<std::time_t>(now));
-  const std::string& name = job.metadata.name;
-  const std::string key = job.metadata.namespace_ + "/" + name;
-  const RunPolicy& rp = job.spec.run_policy;
-  JobStatus st = job.status.value_or(JobStatus{});
-  const json before = job.status ? json(*job.status) : json();
-  auto finish = [&]() {
+/// One reconcile pass: the defaulted job, what was observed, the status being written and
+/// the plan; each step is one of the operator's (TFJobReconciler.Reconcile, ReconcileJobs).
+struct Reconciler {
+  using json = nlohmann::json;
+  const TFJob job;
+  const Observed& seen;
+  const std::int64_t now;
+  const OperatorOptions& opts;
+  const std::string ts, name, key;
+  const RunPolicy& rp;
+  JobStatus st;
+  const json before;
+  std::vector<const json*> pods, services;  ///< the job's (controlled by it)
+  Plan plan;
+
+  Reconciler(TFJob j, const Observed& observed, std::int64_t at, const OperatorOptions& o)
+      : job(std::move(j)),
+        seen(observed),
+        now(at),
+        opts(o),
+        ts(tfjob::detail::format_rfc3339(static_cast<std::time_t>(now))),
+        name(job.metadata.name),
+        key(job.metadata.namespace_ + "/" + name),
+        rp(job.spec.run_policy),
+        st(job.status.value_or(JobStatus{})),
+        before(job.status ? json(*job.status) : json()) {
+    for (const auto& p : seen.pods)
+      if (is_controlled_by(p, job)) pods.push_back(&p);
+    for (const auto& s : seen.services)
+      if (is_controlled_by(s, job)) services.push_back(&s);
+    // onOwnerCreateFunc: a new job gets its Created condition
+    if (st.conditions.empty())
+      update_condition(st, condition_type::Created, "True", reason::created, "TFJob " + name + " is created.", ts);
+  }
+
+  /// The plan, with the status when it changed.
+  Plan result() {
     if (json(st) != before) plan.status = st;
     return plan;
-  };
+  }
 
-  std::vector<const json*> pods, services;
-  for (const auto& p : seen.pods)
-    if (is_controlled_by(p, job)) pods.push_back(&p);
-  for (const auto& s : seen.services)
-    if (is_controlled_by(s, job)) services.push_back(&s);
-
-  // onOwnerCreateFunc: a new job gets its Created condition
-  if (st.conditions.empty())
-    update_condition(st, condition_type::Created, "True", reason::created, "TFJob " + name + " is created.", ts);
-
-  // ReconcileJobs: a finished job only cleans up (cleanPodPolicy) and expires (TTL)
-  if (st.finished()) {
+  /// ReconcileJobs: a finished job only cleans up (cleanPodPolicy) and expires (TTL); true
+  /// when the job is finished.
+  bool finished() {
+    if (!st.finished()) return false;
     detail::delete_pods_and_services(plan, pods, rp, true);
     // CleanupJob: delete the job ttlSecondsAfterFinished after its completionTime
     if (rp.ttl_seconds_after_finished) {
@@ -377,73 +389,82 @@ inline Plan reconcile(const TFJob& stored, const Observed& seen, std::int64_t no
         rs.succeeded += rs.active;
         rs.active = 0;
       }
-    return finish();
+    return true;
   }
 
-  if (rp.suspend.value_or(false)) {
-    detail::delete_pods_and_services(plan, pods, rp, false);
-    for (auto& [t, rs] : st.replica_statuses) rs.active = 0;
-    const std::string msg = "TFJob " + name + " is suspended.";
-    if (st.has_condition(condition_type::Running))
-      update_condition(st, condition_type::Running, "False", reason::suspended, msg, ts);
-    if (!st.has_condition(condition_type::Suspended)) {
-      update_condition(st, condition_type::Suspended, "True", reason::suspended, msg, ts);
-      // the operator records this on every pass; the event recorder folds repeats into one
-      plan.events.push_back({"Normal", reason::suspended, msg});
+  /// A suspended job loses its pods (true: nothing else happens); a resumed one starts its
+  /// clock again.
+  bool suspended() {
+    if (rp.suspend.value_or(false)) {
+      detail::delete_pods_and_services(plan, pods, rp, false);
+      for (auto& [t, rs] : st.replica_statuses) rs.active = 0;
+      const std::string msg = "TFJob " + name + " is suspended.";
+      if (st.has_condition(condition_type::Running))
+        update_condition(st, condition_type::Running, "False", reason::suspended, msg, ts);
+      if (!st.has_condition(condition_type::Suspended)) {
+        update_condition(st, condition_type::Suspended, "True", reason::suspended, msg, ts);
+        // the operator records this on every pass; the event recorder folds repeats into one
+        plan.events.push_back({"Normal", reason::suspended, msg});
+      }
+      return true;
     }
-    return finish();
-  }
-  if (st.has_condition(condition_type::Suspended)) {  // resumed: the clock starts again
-    const std::string msg = "TFJob " + name + " is resumed.";
-    update_condition(st, condition_type::Suspended, "False", reason::resumed, msg, ts);
-    st.start_time = ts;
-    plan.events.push_back({"Normal", reason::resumed, msg});
+    if (st.has_condition(condition_type::Suspended)) {  // resumed: the clock starts again
+      const std::string msg = "TFJob " + name + " is resumed.";
+      update_condition(st, condition_type::Suspended, "False", reason::resumed, msg, ts);
+      st.start_time = ts;
+      plan.events.push_back({"Normal", reason::resumed, msg});
+    }
+    return false;
   }
 
-  // backoffLimit and activeDeadlineSeconds
-  int active = 0, failed = 0;
-  for (const auto* p : pods) {
-    const std::string ph = pod_phase(*p);
-    if (ph != "Succeeded" && ph != "Failed" && !is_deleting(*p)) ++active;  // FilterActivePods
-    if (ph == "Failed") ++failed;
-  }
-  int prev_failed = 0;
-  for (const auto& [t, rs] : st.replica_statuses) prev_failed += rs.failed;
-  std::string failure;
-  if (rp.backoff_limit) {
-    // exceedsBackoffLimit: a new failure while not every replica is active, and
-    // previousRetry + 1 > backoffLimit; the v1.9 reconcilers' work queue is a
-    // FakeWorkQueue whose NumRequeues is always 0
-    const bool exceeds = failed > prev_failed && active != job.total_replicas() && 0 + 1 > *rp.backoff_limit;
-    // PastBackoffLimit: container restarts of running pods of OnFailure/Always replicas
-    std::int64_t restarts = 0;
-    for (const auto& [t, spec] : job.spec.tf_replica_specs) {
-      if (spec.restart_policy != restart_policy::OnFailure && spec.restart_policy != restart_policy::Always) continue;
-      for (const auto* p : detail::of_type(pods, t))
-        if (pod_phase(*p) == "Running") restarts += detail::restart_counts(*p);
+  /// backoffLimit and activeDeadlineSeconds: true when the job failed for one of them.
+  bool past_limits() {
+    int active = 0, failed = 0;
+    for (const auto* p : pods) {
+      const std::string ph = pod_phase(*p);
+      if (ph != "Succeeded" && ph != "Failed" && !is_deleting(*p)) ++active;  // FilterActivePods
+      if (ph == "Failed") ++failed;
     }
-    const bool past = *rp.backoff_limit == 0 ? restarts > 0 : restarts >= *rp.backoff_limit;
-    if (exceeds || past) failure = "TFJob " + name + " has failed because it has reached the specified backoff limit";
-  }
-  if (failure.empty() && rp.active_deadline_seconds) {  // PastActiveDeadline
-    if (auto start = detail::unix_time(st.start_time)) {
-      if (now - *start >= *rp.active_deadline_seconds)
-        failure = "TFJob " + name + " has failed because it was active longer than specified deadline";
-      else
-        plan.requeue_after = *start + *rp.active_deadline_seconds - now;
+    int prev_failed = 0;
+    for (const auto& [t, rs] : st.replica_statuses) prev_failed += rs.failed;
+    std::string failure;
+    if (rp.backoff_limit) {
+      // exceedsBackoffLimit: a new failure while not every replica is active, and
+      // previousRetry + 1 > backoffLimit; the v1.9 reconcilers' work queue is a
+      // FakeWorkQueue whose NumRequeues is always 0
+      const bool exceeds = failed > prev_failed && active != job.total_replicas() && 0 + 1 > *rp.backoff_limit;
+      // PastBackoffLimit: container restarts of running pods of OnFailure/Always replicas
+      std::int64_t restarts = 0;
+      for (const auto& [t, spec] : job.spec.tf_replica_specs) {
+        if (spec.restart_policy != restart_policy::OnFailure && spec.restart_policy != restart_policy::Always) continue;
+        for (const auto* p : detail::of_type(pods, t))
+          if (pod_phase(*p) == "Running") restarts += detail::restart_counts(*p);
+      }
+      const bool past = *rp.backoff_limit == 0 ? restarts > 0 : restarts >= *rp.backoff_limit;
+      if (exceeds || past) failure = "TFJob " + name + " has failed because it has reached the specified backoff limit";
     }
-  }
-  if (!failure.empty()) {
-    if (st.completion_time.empty()) st.completion_time = ts;
-    detail::delete_pods_and_services(plan, pods, rp, false);
-    plan.events.push_back({"Normal", reason::failed, failure});
-    update_condition(st, condition_type::Failed, "True", reason::failed, failure, ts);
-    plan.requeue_after.reset();
-    return finish();
+    if (failure.empty() && rp.active_deadline_seconds) {  // PastActiveDeadline
+      if (auto start = detail::unix_time(st.start_time)) {
+        if (now - *start >= *rp.active_deadline_seconds)
+          failure = "TFJob " + name + " has failed because it was active longer than specified deadline";
+        else
+          plan.requeue_after = *start + *rp.active_deadline_seconds - now;
+      }
+    }
+    if (!failure.empty()) {
+      if (st.completion_time.empty()) st.completion_time = ts;
+      detail::delete_pods_and_services(plan, pods, rp, false);
+      plan.events.push_back({"Normal", reason::failed, failure});
+      update_condition(st, condition_type::Failed, "True", reason::failed, failure, ts);
+      plan.requeue_after.reset();
+      return true;
+    }
+    return false;
   }
 
-  // ReconcilePods and ReconcileServices, per replica type
-  for (const auto& [rtype, spec] : job.spec.tf_replica_specs) {
+  /// ReconcilePods for one replica type: the replica statuses, pods created, deleted and counted;
+  /// the pods by index, for the services.
+  std::vector<std::vector<const json*>> replica_pods(const std::string& rtype, const ReplicaSpec& spec) {
     const std::string rt = to_lower(rtype);
     const int replicas = spec.replicas_or_default();
     // initializeReplicaStatuses, with the selector v1.9 publishes for the scale subresource
@@ -494,7 +515,11 @@ inline Plan reconcile(const TFJob& stored, const Observed& seen, std::int64_t no
       else if (ph == "Succeeded") ++rs.succeeded;
       else if (ph == "Failed") ++rs.failed;
     }
+    return pod_slices;
+  }
 
+  /// ReconcileServices for one replica type: one headless service per index.
+  void replica_services(const std::string& rtype, int replicas, const std::vector<std::vector<const json*>>& pod_slices) {
     const auto svc_slices = detail::slices(detail::of_type(services, rtype), replicas);
     for (std::size_t i = 0; i < svc_slices.size(); ++i) {
       const int index = static_cast<int>(i);
@@ -515,61 +540,82 @@ inline Plan reconcile(const TFJob& stored, const Observed& seen, std::int64_t no
     }
   }
 
-  // UpdateJobStatus
-  bool worker0_completed = false;  // IsWorker0Completed
-  if (const auto* w = job.replica(replica_type::Worker)) {
-    const auto ws = detail::slices(detail::of_type(pods, replica_type::Worker), w->replicas_or_default());
-    worker0_completed = !ws.empty() && ws[0].size() == 1 && tensorflow_exit_code(*ws[0][0]) == 0 &&
-                        pod_phase(*ws[0][0]) == "Succeeded";
-  }
-  if (st.start_time.empty()) {
-    st.start_time = ts;
-    if (rp.active_deadline_seconds) plan.requeue_after = *rp.active_deadline_seconds;
-  }
-  // a Restarting condition set above must survive a Running condition set below
-  std::optional<JobCondition> restarting;
-  if (const auto* c = st.condition(condition_type::Restarting)) restarting = *c;
-  const bool has_chief = job.has_replica(replica_type::Chief) || job.has_replica(replica_type::Master);
-  const std::string ok_msg = "TFJob " + key + " successfully completed.";
-  const std::string run_msg = "TFJob " + key + " is running.";
-  auto succeed = [&]() {
-    if (!st.succeeded()) plan.events.push_back({"Normal", reason::succeeded, ok_msg});
-    if (st.completion_time.empty()) st.completion_time = ts;
-    update_condition(st, condition_type::Succeeded, "True", reason::succeeded, ok_msg, ts);
-  };
-  for (const char* rtype : {replica_type::Chief, replica_type::Evaluator, replica_type::Master, replica_type::PS,
-                            replica_type::Worker}) {
-    const ReplicaSpec* spec = job.replica(rtype);
-    if (!spec) continue;
-    const ReplicaStatus rs = st.replica_statuses[rtype];
-    const int expected = spec->replicas_or_default() - rs.succeeded;
-    if (has_chief) {
-      if (is_chief_or_master(rtype)) {
-        if (rs.active > 0) update_condition(st, condition_type::Running, "True", reason::running, run_msg, ts);
-        if (expected == 0) succeed();
-      }
-    } else if (std::string(rtype) == replica_type::Worker) {
-      if (expected == 0 || (worker0_completed && job.spec.success_policy.value_or("") != success_policy::AllWorkers))
-        succeed();
-      else if (rs.active > 0)
-        update_condition(st, condition_type::Running, "True", reason::running, run_msg, ts);
+  /// UpdateJobStatus: Running, Succeeded and Failed by the success rule and the replicas' counts.
+  void update_status() {
+    bool worker0_completed = false;  // IsWorker0Completed
+    if (const auto* w = job.replica(replica_type::Worker)) {
+      const auto ws = detail::slices(detail::of_type(pods, replica_type::Worker), w->replicas_or_default());
+      worker0_completed = !ws.empty() && ws[0].size() == 1 && tensorflow_exit_code(*ws[0][0]) == 0 &&
+                          pod_phase(*ws[0][0]) == "Succeeded";
     }
-    if (rs.failed > 0) {
-      if (restarting) {
-        update_condition(st, condition_type::Restarting, "True", restarting->reason, restarting->message, ts);
-      } else if (job.spec.enable_dynamic_worker && std::string(rtype) == replica_type::Worker) {
-        continue;  // "continues regardless ... as enableDynamicWorker is set true"
-      } else {
-        const std::string msg = "TFJob " + key + " has failed because " + std::to_string(rs.failed) + " " + rtype +
-                                " replica(s) failed.";
-        if (!st.failed()) plan.events.push_back({"Normal", reason::failed, msg});
-        if (st.completion_time.empty()) st.completion_time = ts;
-        update_condition(st, condition_type::Failed, "True", reason::failed, msg, ts);
+    if (st.start_time.empty()) {
+      st.start_time = ts;
+      if (rp.active_deadline_seconds) plan.requeue_after = *rp.active_deadline_seconds;
+    }
+    // a Restarting condition set above must survive a Running condition set below
+    std::optional<JobCondition> restarting;
+    if (const auto* c = st.condition(condition_type::Restarting)) restarting = *c;
+    const bool has_chief = job.has_replica(replica_type::Chief) || job.has_replica(replica_type::Master);
+    const std::string ok_msg = "TFJob " + key + " successfully completed.";
+    const std::string run_msg = "TFJob " + key + " is running.";
+    auto succeed = [&]() {
+      if (!st.succeeded()) plan.events.push_back({"Normal", reason::succeeded, ok_msg});
+      if (st.completion_time.empty()) st.completion_time = ts;
+      update_condition(st, condition_type::Succeeded, "True", reason::succeeded, ok_msg, ts);
+    };
+    for (const char* rtype : {replica_type::Chief, replica_type::Evaluator, replica_type::Master, replica_type::PS,
+                              replica_type::Worker}) {
+      const ReplicaSpec* spec = job.replica(rtype);
+      if (!spec) continue;
+      const ReplicaStatus rs = st.replica_statuses[rtype];
+      const int expected = spec->replicas_or_default() - rs.succeeded;
+      if (has_chief) {
+        if (is_chief_or_master(rtype)) {
+          if (rs.active > 0) update_condition(st, condition_type::Running, "True", reason::running, run_msg, ts);
+          if (expected == 0) succeed();
+        }
+      } else if (std::string(rtype) == replica_type::Worker) {
+        if (expected == 0 || (worker0_completed && job.spec.success_policy.value_or("") != success_policy::AllWorkers))
+          succeed();
+        else if (rs.active > 0)
+          update_condition(st, condition_type::Running, "True", reason::running, run_msg, ts);
+      }
+      if (rs.failed > 0) {
+        if (restarting) {
+          update_condition(st, condition_type::Restarting, "True", restarting->reason, restarting->message, ts);
+        } else if (job.spec.enable_dynamic_worker && std::string(rtype) == replica_type::Worker) {
+          continue;  // "continues regardless ... as enableDynamicWorker is set true"
+        } else {
+          const std::string msg = "TFJob " + key + " has failed because " + std::to_string(rs.failed) + " " + rtype +
+                                  " replica(s) failed.";
+          if (!st.failed()) plan.events.push_back({"Normal", reason::failed, msg});
+          if (st.completion_time.empty()) st.completion_time = ts;
+          update_condition(st, condition_type::Failed, "True", reason::failed, msg, ts);
+        }
       }
     }
+    if (st.finished()) plan.requeue_after = rp.ttl_seconds_after_finished ? std::optional<std::int64_t>(*rp.ttl_seconds_after_finished + 1) : std::nullopt;
   }
-  if (st.finished()) plan.requeue_after = rp.ttl_seconds_after_finished ? std::optional<std::int64_t>(*rp.ttl_seconds_after_finished + 1) : std::nullopt;
-  return finish();
+};
+
+}  // namespace detail
+
+/// One reconcile of `job` (as stored; defaulting is applied here like `Scheme.Default` in
+/// the operator's Reconcile) at Unix time `now`. Returns what to change.
+inline Plan reconcile(const TFJob& stored, const Observed& seen, std::int64_t now, const OperatorOptions& opts = {}) {
+  TFJob job = with_defaults(stored);
+  if (job.metadata.namespace_.empty()) job.metadata.namespace_ = "default";
+  // Reconcile: a job being deleted is left to the garbage collector
+  if (!job.metadata.deletion_timestamp.empty()) return {};
+  // v1.9 managedBy: a job managed by another controller (e.g. MultiKueue) is not touched
+  if (job.spec.run_policy.managed_by && *job.spec.run_policy.managed_by != managed_by_kubeflow) return {};
+  detail::Reconciler r(std::move(job), seen, now, opts);
+  if (r.finished() || r.suspended() || r.past_limits()) return r.result();
+  // ReconcilePods and ReconcileServices, per replica type
+  for (const auto& [rtype, spec] : r.job.spec.tf_replica_specs)
+    r.replica_services(rtype, spec.replicas_or_default(), r.replica_pods(rtype, spec));
+  r.update_status();
+  return r.result();
 }
 
 }  // namespace tfjob::op
