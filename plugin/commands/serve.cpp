@@ -516,57 +516,96 @@ struct ServeListCommand {
   OutputFormat fmt = OutputFormat::table;
 };
 
-int ServeListCommand::run(Context& ctx) const {
-  auto& client = ctx.client();
-  const std::string ns = all_namespaces ? "" : client.namespace_();
+/// The servers listed, each with the models it serves (several with a model config).
+struct ServerList {
+  std::vector<std::pair<std::string, serving::ServerInfo>> servers;  ///< namespace, server
+  std::map<std::string, std::vector<serving::ModelRow>> models;        ///< ns/name -> its models
+
+  const std::vector<serving::ModelRow>& rows_of(const std::string& ns, const serving::ServerInfo& s) const {
+    static const std::vector<serving::ModelRow> none;
+    auto it = models.find(ns + "/" + s.name);
+    return it == models.end() ? none : it->second;
+  }
+};
+
+/// serve's Deployments and InferenceServices in `ns` ("" = all); with `with_models`, each one's
+/// models as TF Serving answers (a server that cannot answer is listed with its error).
+ServerList list_servers(kube::Client& client, const std::string& ns, bool with_models) {
+  ServerList l;
   serving::ListOptions lo;
   lo.models = false;  // each server's models are asked below (several per server with a model config)
-  auto servers = serving::list_servers(client, ns, lo);
+  l.servers = serving::list_servers(client, ns, lo);
   if (serving::kserve::served_or_hidden(client)) {  // InferenceServices serve --kserve made
     try {
-      for (auto& row : serving::kserve::list(client, ns)) servers.push_back(std::move(row));
+      for (auto& row : serving::kserve::list(client, ns)) l.servers.push_back(std::move(row));
     } catch (const api_error& e) {
       if (!e.is_forbidden()) throw;  // may not list them: serve's own servers are still listed
     }
   }
-  std::map<std::string, std::vector<serving::ModelRow>> models;  // ns/name → its models
-  if (fmt != OutputFormat::name)
-    for (auto& [sns, s] : servers) {
-      try {
-        std::vector<serving::ModelRow> rows;
-        if (s.kserve) {  // one model, named after the InferenceService, behind its predictor
-          serving::ModelRow row{s.name, {}, {}, {}};
-          auto p = serving::probe_model(client, sns, serving::kserve::predictor_endpoint(client, sns, s.name), s.name);
-          row.state = p.message;
-          row.available_versions = p.status.available_versions();
-          rows.push_back(std::move(row));
-        } else {
-          rows = serving::server_models(client, sns, s.name);
-        }
-        if (!rows.empty()) {
-          s.available_versions = rows.front().available_versions;
-          s.model_state = rows.front().state;
-        }
-        models[sns + "/" + s.name] = std::move(rows);
-      } catch (const std::exception& e) {
-        s.model_state = e.what();  // a server that cannot answer is listed without versions
+  if (!with_models) return l;
+  for (auto& [sns, s] : l.servers) {
+    try {
+      std::vector<serving::ModelRow> rows;
+      if (s.kserve) {  // one model, named after the InferenceService, behind its predictor
+        serving::ModelRow row{s.name, {}, {}, {}};
+        auto p = serving::probe_model(client, sns, serving::kserve::predictor_endpoint(client, sns, s.name), s.name);
+        row.state = p.message;
+        row.available_versions = p.status.available_versions();
+        rows.push_back(std::move(row));
+      } else {
+        rows = serving::server_models(client, sns, s.name);
       }
+      if (!rows.empty()) {
+        s.available_versions = rows.front().available_versions;
+        s.model_state = rows.front().state;
+      }
+      l.models[sns + "/" + s.name] = std::move(rows);
+    } catch (const std::exception& e) {
+      s.model_state = e.what();  // a server that cannot answer is listed without versions
     }
-  auto rows_of = [&](const std::string& sns, const serving::ServerInfo& s) -> const std::vector<serving::ModelRow>& {
-    static const std::vector<serving::ModelRow> none;
-    auto it = models.find(sns + "/" + s.name);
-    return it == models.end() ? none : it->second;
-  };
-  // VERSIONS and LABELS: "1,2" and "stable=1" for one model, "a:1,2;b:3" with several
-  auto per_model = [&](const std::vector<serving::ModelRow>& rows, auto&& text_of) {
-    std::string t;
-    for (const auto& r : rows) {
-      std::string one = text_of(r);
-      if (rows.size() > 1) one = r.name + ":" + (one.empty() ? "<none>" : one);
-      if (!one.empty()) t += (t.empty() ? "" : ";") + one;
-    }
-    return t.empty() ? std::string("<none>") : t;
-  };
+  }
+  return l;
+}
+
+/// The protocol a server port speaks, by its name ("" for another port).
+std::string port_protocol(const serving::ServerPort& p) { return p.name == "http" ? "REST" : p.name == "grpc" ? "gRPC" : ""; }
+
+/// -o json|yaml|name: the servers as objects, or their resource names.
+void print_server_objects(std::ostream& out, const ServerList& l, OutputFormat fmt) {
+  if (fmt == OutputFormat::name) {
+    for (const auto& [sns, s] : l.servers) out << (s.kserve ? "inferenceservice.serving.kserve.io/" : "deployment.apps/") << s.name << "\n";
+    return;
+  }
+  std::vector<nlohmann::json> items;
+  for (const auto& [sns, s] : l.servers) {
+    nlohmann::json ports = nlohmann::json::array();
+    for (const auto& p : s.ports) ports.push_back({{"name", p.name}, {"port", p.port}, {"protocol", port_protocol(p)}});
+    nlohmann::json ms = nlohmann::json::array();
+    for (const auto& r : l.rows_of(sns, s))
+      ms.push_back({{"name", r.name}, {"availableVersions", r.available_versions}, {"labels", r.labels}, {"state", r.state}});
+    items.push_back({{"name", s.name}, {"namespace", sns}, {"model", s.model}, {"modelName", s.model_name}, {"models", ms},
+                     {"availableVersions", s.available_versions}, {"modelState", s.model_state},
+                     {"address", s.address}, {"ports", ports}, {"readyReplicas", s.ready},
+                     {"replicas", s.desired}, {"gpusPerReplica", s.gpus}, {"creationTimestamp", s.age_timestamp}});
+  }
+  if (fmt == OutputFormat::json) out << nlohmann::json(items).dump(4) << "\n";
+  else out << tfjob::to_yaml(nlohmann::json(items));
+}
+
+/// VERSIONS and LABELS: "1,2" and "stable=1" for one model, "a:1,2;b:3" with several.
+template <class TextOf>
+std::string per_model(const std::vector<serving::ModelRow>& rows, TextOf&& text_of) {
+  std::string t;
+  for (const auto& r : rows) {
+    std::string one = text_of(r);
+    if (rows.size() > 1) one = r.name + ":" + (one.empty() ? "<none>" : one);
+    if (!one.empty()) t += (t.empty() ? "" : ";") + one;
+  }
+  return t.empty() ? std::string("<none>") : t;
+}
+
+/// The table (kubectl's printer), -o wide adding address, ports and the model name.
+void print_server_table(std::ostream& out, const ServerList& l, bool wide, bool all_namespaces) {
   auto versions_of = [](const serving::ModelRow& r) {
     std::string t;
     for (const auto& v : r.available_versions) t += (t.empty() ? "" : ",") + v;
@@ -579,50 +618,40 @@ int ServeListCommand::run(Context& ctx) const {
   };
   auto ports_text = [](const serving::ServerInfo& s) {
     std::string t;
-    for (const auto& p : s.ports)
-      t += (t.empty() ? "" : ",") + std::to_string(p.port) + "/" + (p.name == "http" ? "REST" : p.name == "grpc" ? "gRPC" : p.name);
-    return t;
-  };
-
-  if (fmt == OutputFormat::json || fmt == OutputFormat::yaml || fmt == OutputFormat::name) {
-    std::vector<nlohmann::json> items;
-    for (const auto& [sns, s] : servers) {
-      nlohmann::json ports = nlohmann::json::array();
-      for (const auto& p : s.ports)
-        ports.push_back({{"name", p.name}, {"port", p.port}, {"protocol", p.name == "http" ? "REST" : p.name == "grpc" ? "gRPC" : ""}});
-      nlohmann::json ms = nlohmann::json::array();
-      for (const auto& r : rows_of(sns, s))
-        ms.push_back({{"name", r.name}, {"availableVersions", r.available_versions}, {"labels", r.labels}, {"state", r.state}});
-      items.push_back({{"name", s.name}, {"namespace", sns}, {"model", s.model}, {"modelName", s.model_name}, {"models", ms},
-                       {"availableVersions", s.available_versions}, {"modelState", s.model_state},
-                       {"address", s.address}, {"ports", ports}, {"readyReplicas", s.ready},
-                       {"replicas", s.desired}, {"gpusPerReplica", s.gpus}, {"creationTimestamp", s.age_timestamp}});
+    for (const auto& p : s.ports) {
+      const std::string proto = port_protocol(p);
+      t += (t.empty() ? "" : ",") + std::to_string(p.port) + "/" + (proto.empty() ? p.name : proto);
     }
-    if (fmt == OutputFormat::json) ctx.out << nlohmann::json(items).dump(4) << "\n";
-    else if (fmt == OutputFormat::yaml) ctx.out << tfjob::to_yaml(nlohmann::json(items));
-    else
-      for (const auto& [sns, s] : servers)
-        ctx.out << (s.kserve ? "inferenceservice.serving.kserve.io/" : "deployment.apps/") << s.name << "\n";
-    return exit_code::ok;
-  }
-  if (servers.empty()) {
-    ctx.err << (ns.empty() ? std::string("No model servers found.\n") : "No model servers found in " + ns + " namespace.\n");
-    return exit_code::ok;
-  }
-  const bool wide = fmt == OutputFormat::wide;
+    return t.empty() ? std::string("<none>") : t;
+  };
   std::vector<std::string> headers = {"name", "model", "ready", "versions", "labels", "gpus", "age"};
   if (wide) headers.insert(headers.end(), {"address", "ports", "model-name"});
   if (all_namespaces) headers.insert(headers.begin(), "namespace");
   Table t(headers);
-  for (const auto& [sns, s] : servers) {
-    const auto& rows = rows_of(sns, s);
+  for (const auto& [sns, s] : l.servers) {
+    const auto& rows = l.rows_of(sns, s);
     std::vector<std::string> row = {s.name, s.model, std::to_string(s.ready) + "/" + std::to_string(s.desired),
                                     per_model(rows, versions_of), per_model(rows, labels_of), s.gpus, workflow::age(s.age_timestamp)};
-    if (wide) row.insert(row.end(), {s.address.empty() ? "<none>" : s.address, ports_text(s).empty() ? "<none>" : ports_text(s), s.model_name});
+    if (wide) row.insert(row.end(), {s.address.empty() ? "<none>" : s.address, ports_text(s), s.model_name});
     if (all_namespaces) row.insert(row.begin(), sns);
     t.add_row(row);
   }
-  t.print(ctx.out);
+  t.print(out);
+}
+
+int ServeListCommand::run(Context& ctx) const {
+  auto& client = ctx.client();
+  const std::string ns = all_namespaces ? "" : client.namespace_();
+  const ServerList l = list_servers(client, ns, fmt != OutputFormat::name);
+  if (fmt == OutputFormat::json || fmt == OutputFormat::yaml || fmt == OutputFormat::name) {
+    print_server_objects(ctx.out, l, fmt);
+    return exit_code::ok;
+  }
+  if (l.servers.empty()) {
+    ctx.err << (ns.empty() ? std::string("No model servers found.\n") : "No model servers found in " + ns + " namespace.\n");
+    return exit_code::ok;
+  }
+  print_server_table(ctx.out, l, fmt == OutputFormat::wide, all_namespaces);
   return exit_code::ok;
 }
 
@@ -790,10 +819,9 @@ int ServeStatusCommand::run(Context& ctx) const {
   return exit_code::ok;
 }
 
-void setup_serve(CLI::App& app, Globals& g) {
-  auto cmd = std::make_shared<ServeCommand>();
-  ServeOptions* o = &cmd->flags;
-  auto* sub = app.add_subcommand("serve", "Serve a model with TensorFlow Serving (Deployment + Service) and wait until it is AVAILABLE");
+/// serve NAME's flags: the model and its versions, the server's pods, TF Serving's options,
+/// how it is applied and waited for.
+void add_serve_flags(CLI::App* sub, ServeOptions* o) {
   sub->add_option("name", o->name, "Name of the Deployment and Service (and, by default, of the model)");
   sub->add_option("--model", o->models,
                   "Built-in model: resnet (ResNet-50 SavedModel taking JPEG bytes, downloaded by an init container); or NAME=SOURCE, "
@@ -848,6 +876,15 @@ void setup_serve(CLI::App& app, Globals& g) {
                 "Serve as a KServe InferenceService (TensorFlow predictor, RawDeployment, storage pvc://CLAIM/PATH/NAME from "
                 "--pvc) on a cluster that serves KServe; predict, models, serve list and delete find it by NAME");
   sub->add_flag("--force-conflicts", o->force_conflicts, "Take over fields another field manager owns (server-side apply force)");
+}
+
+/// serve list, status, label and delete, each with its own options and action.
+void add_serve_subcommands(CLI::App* sub, Globals& g);
+
+void setup_serve(CLI::App& app, Globals& g) {
+  auto cmd = std::make_shared<ServeCommand>();
+  auto* sub = app.add_subcommand("serve", "Serve a model with TensorFlow Serving (Deployment + Service) and wait until it is AVAILABLE");
+  add_serve_flags(sub, &cmd->flags);
   sub->footer(R"(Examples:
   kubectl tfjob serve resnet --model resnet
   kubectl tfjob serve mnist --pvc tfjob-mnist:export           # serves export/mnist/<version>/ on the claim
@@ -867,7 +904,10 @@ Exit codes: 0 the model is AVAILABLE (or printed/applied with --dry-run/--no-wai
 rollout or the model failed (pods crash-looping, ProgressDeadlineExceeded, a load error) or
 a request failed, 2 timed out, 64 usage error.)");
   set_action(*sub, g, cmd);  // serve NAME; a subcommand chosen below (serve list) keeps its own
+  add_serve_subcommands(sub, g);
+}
 
+void add_serve_subcommands(CLI::App* sub, Globals& g) {
   auto* list = sub->add_subcommand("list", "List the model servers serve created (name, model, ready/desired, AVAILABLE versions, GPUs, age)");
   auto ls = std::make_shared<ServeListCommand>();
   list->add_flag("-A,--all-namespaces", ls->all_namespaces, "List across all namespaces");

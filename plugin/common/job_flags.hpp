@@ -89,11 +89,11 @@ inline CLI::Validator at_least(long long min) {
       min == 0 ? "NONNEGATIVE" : "POSITIVE");  // the names CLI11's validators show in --help
 }
 
-/// Adds the job flags to a subcommand.
-inline void add_job_flags(CLI::App& sub, JobFlags& f) {
+namespace detail {
+
+/// Where the job comes from: files, a built-in sample, the words after `--`.
+inline void add_source_flags(CLI::App& sub, JobFlags& f) {
   const char* g_in = "Job source";
-  const char* g_job = "Job (from flags)";
-  const char* g_pol = "Policies";
   sub.add_option("-f,--filename", f.files, "TFJob manifest(s): a YAML/JSON file, a directory, or - for stdin")
       ->group(g_in)->type_name("FILE");
   sub.add_option("--sample", f.sample, "Start from a built-in sample (" + sample_names() + ")")
@@ -104,6 +104,11 @@ inline void add_job_flags(CLI::App& sub, JobFlags& f) {
                  "A built-in sample name, and/or (after --) the container's args (or its command with --command)")
       ->group(g_in)->type_name("[SAMPLE] [-- ARGS...]");
   sub.add_option("rest", f.rest_words, "")->group("");
+}
+
+/// The job's shape from flags: name, image, replicas, resources, volumes, placement, labels.
+inline void add_shape_flags(CLI::App& sub, JobFlags& f) {
+  const char* g_job = "Job (from flags)";
   auto& b = f.builder_options;
   b.push_back(sub.add_option("--name", f.name, "Job name (a DNS-1035 label)")->group(g_job));
   b.push_back(sub.add_option("--image", f.image, "Container image of every replica")->group(g_job));
@@ -126,6 +131,12 @@ inline void add_job_flags(CLI::App& sub, JobFlags& f) {
   b.push_back(sub.add_option("--toleration", f.toleration, "Toleration KEY[=VALUE][:EFFECT] (repeatable)")
                   ->group(g_job)->type_name("TOL"));
   b.push_back(sub.add_option("--label", f.labels, "Label on the TFJob K=V (repeatable)")->group(g_job)->type_name("K=V"));
+}
+
+/// The operator's policies: restarts, cleanup, TTL, deadline, backoff, success.
+inline void add_policy_flags(CLI::App& sub, JobFlags& f) {
+  const char* g_pol = "Policies";
+  auto& b = f.builder_options;
   b.push_back(sub.add_option("--restart-policy", f.restart_policy, "Always, OnFailure, Never (default) or ExitCode")
                   ->group(g_pol)->type_name("POLICY"));
   b.push_back(sub.add_option("--clean-pod-policy", f.clean_pod_policy, "Pods to delete when the job ends: All, Running, None (default)")
@@ -139,6 +150,12 @@ inline void add_job_flags(CLI::App& sub, JobFlags& f) {
   b.push_back(sub.add_option("--success-policy", f.success_policy,
                              "\"\" (chief or worker 0 decides, default) or AllWorkers")->group(g_pol)->type_name("POLICY"));
   b.push_back(sub.add_flag("--dynamic-worker", f.dynamic_worker, "Set enableDynamicWorker (sparse TF_CONFIG)")->group(g_pol));
+}
+
+/// Every replica's pod: annotations, image pulls, service account, /dev/shm; and the
+/// per-type overrides of image, CPU, memory and GPUs.
+inline void add_pod_flags(CLI::App& sub, JobFlags& f) {
+  auto& b = f.builder_options;
   const char* g_pod = "Pods (every replica)";
   b.push_back(sub.add_option("--annotation", f.annotations, "Annotation on every replica's pod K=V (repeatable)")
                   ->group(g_pod)->type_name("K=V"));
@@ -162,6 +179,11 @@ inline void add_job_flags(CLI::App& sub, JobFlags& f) {
     b.push_back(sub.add_option("--" + prefix + "-gpus", r.gpus, "nvidia.com/gpu of each " + who + " replica")
                     ->check(at_least(0))->group(g_role)->type_name("N"));
   }
+}
+
+/// Gang scheduling and queues: Volcano's PodGroup, Kueue's LocalQueue, the scheduler's name.
+inline void add_scheduling_flags(CLI::App& sub, JobFlags& f) {
+  auto& b = f.builder_options;
   const char* g_sch = "Scheduling (gang scheduling, queues)";
   b.push_back(sub.add_option("--queue", f.queue, "Volcano queue of the job's PodGroup (runPolicy.schedulingPolicy.queue)")
                   ->group(g_sch)->type_name("NAME"));
@@ -189,6 +211,17 @@ inline void add_job_flags(CLI::App& sub, JobFlags& f) {
                   ->group(g_sch)->type_name("CONTROLLER"));
   b.push_back(sub.add_flag("--suspend", f.suspend, "Create the job suspended (runPolicy.suspend; kubectl tfjob resume starts it)")
                   ->group(g_sch));
+}
+
+}  // namespace detail
+
+/// Adds the job flags to a subcommand.
+inline void add_job_flags(CLI::App& sub, JobFlags& f) {
+  detail::add_source_flags(sub, f);
+  detail::add_shape_flags(sub, f);
+  detail::add_policy_flags(sub, f);
+  detail::add_pod_flags(sub, f);
+  detail::add_scheduling_flags(sub, f);
 }
 
 /// `K=V` split at the first `=`; nullopt without one or with an empty key.
