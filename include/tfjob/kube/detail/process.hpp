@@ -65,41 +65,124 @@ inline std::vector<std::string> child_environment(const std::vector<std::pair<st
   return out;
 }
 
+/// Where `program` is executed from: a path when it holds a '/', else the first executable match on PATH.
+struct ProgramPath {
+  std::string exe;       ///< "" when the lookup found nothing
+  int lookup_errno = 0;  ///< 0, or ENOENT / EACCES when the lookup found nothing
+};
+
+/// Resolves `program` to the file execve is to run, and why there is none.
+inline ProgramPath resolve_program(const std::string& program) {
+  // PATH lookup before fork (execvp's search allocates): the first executable match; when
+  // there is none, EACCES if a match was not executable, else ENOENT (as execvp answers).
+  ProgramPath r;
+  r.exe = program;
+  if (r.exe.find('/') != std::string::npos) return r;
+  const char* path = std::getenv("PATH");
+  std::string ps = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::string found;
+  r.lookup_errno = ENOENT;
+  for (std::size_t start = 0;;) {
+    std::size_t colon = ps.find(':', start);
+    std::string d = ps.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    std::string cand = (d.empty() ? "." : d) + "/" + r.exe;
+    if (::access(cand.c_str(), X_OK) == 0) {
+      found = cand;
+      r.lookup_errno = 0;
+      break;
+    }
+    if (::access(cand.c_str(), F_OK) == 0) r.lookup_errno = EACCES;
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  r.exe = found;
+  return r;
+}
+
+/// Everything the child's exec needs, built before fork. Not copied or moved: `argv` and `envp` point into the strings.
+struct ExecImage {
+  std::vector<std::string> args, envs;
+  std::vector<char*> argv, envp;  ///< null-terminated, for execve
+  ProgramPath program;
+
+  /// Builds `spec`'s argv, environment and program path.
+  explicit ExecImage(const ChildSpec& spec)
+      : args(spec.argv.empty() ? std::vector<std::string>{spec.program} : spec.argv), envs(child_environment(spec.env)) {
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    for (auto& e : envs) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    program = resolve_program(spec.program);
+  }
+  ExecImage(const ExecImage&) = delete;
+  ExecImage& operator=(const ExecImage&) = delete;
+};
+
+/// In the child: reports exec failure `e` to the parent (and to stderr with `prefix`), then exits 127. Async-signal-safe.
+[[noreturn]] inline void child_exec_failed(int err_fd, const std::string& prefix, int e) {
+  (void)!::write(err_fd, &e, sizeof e);
+  if (!prefix.empty()) {
+    (void)!::write(2, prefix.data(), prefix.size());
+    const char* r = std::strerror(e);
+    (void)!::write(2, r, std::strlen(r));
+    (void)!::write(2, "\n", 1);
+  }
+  ::_exit(127);
+}
+
+/// In the child: sets up its process group, signals, stdio and directory, then execs `img`. Async-signal-safe only.
+[[noreturn]] inline void run_child(const ChildSpec& spec, const ExecImage& img, int out_w, int err_w, pid_t parent) {
+  if (spec.own_process_group) ::setpgid(0, 0);
+  if (spec.die_with_parent) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(137);  // the parent died before prctl took effect
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) ::signal(sig, SIG_DFL);
+  if (spec.stdin_null) {
+    int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) ::dup2(devnull, 0);
+  }
+  ::dup2(out_w, 1);
+  if (spec.stderr_to_pipe) ::dup2(out_w, 2);
+  if (!spec.cwd.empty() && ::chdir(spec.cwd.c_str()) != 0) {
+    const int e = errno;
+    const char* m = "chdir failed: ";
+    (void)!::write(2, m, std::strlen(m));
+    const char* r = std::strerror(e);
+    (void)!::write(2, r, std::strlen(r));
+    (void)!::write(2, "\n", 1);
+    (void)!::write(err_w, &e, sizeof e);
+    ::_exit(127);
+  }
+  if (img.program.lookup_errno != 0) child_exec_failed(err_w, spec.exec_failure_prefix, img.program.lookup_errno);
+  ::execve(img.program.exe.c_str(), img.argv.data(), img.envp.data());
+  child_exec_failed(err_w, spec.exec_failure_prefix, errno);
+}
+
+/// In the parent after fork: closes the child's pipe ends and waits for exec to succeed or report its errno.
+inline Child await_exec(const ChildSpec& spec, pid_t pid, const int out[2], const int err[2]) {
+  if (spec.own_process_group) ::setpgid(pid, pid);  // also here, so the group exists before the parent signals it
+  ::close(out[1]);
+  ::close(err[1]);
+  int e = 0;
+  ssize_t n;
+  while ((n = ::read(err[0], &e, sizeof e)) < 0 && errno == EINTR) {
+  }
+  ::close(err[0]);
+  Child c;
+  c.pid = pid;
+  c.out_fd = out[0];
+  c.exec_errno = n == static_cast<ssize_t>(sizeof e) ? e : 0;
+  return c;
+}
+
 /// Starts `spec`. Throws nothing: a failure to create the pipe or to fork is returned as
 /// `pid == -1` with `exec_errno` set.
 inline Child start_child(const ChildSpec& spec) {
-  std::vector<std::string> args = spec.argv.empty() ? std::vector<std::string>{spec.program} : spec.argv;
-  std::vector<std::string> envs = child_environment(spec.env);
-  std::vector<char*> argv, envp;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  for (auto& e : envs) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  // PATH lookup before fork (execvp's search allocates): the first executable match; when
-  // there is none, EACCES if a match was not executable, else ENOENT (as execvp answers).
-  std::string exe = spec.program;
-  int lookup_errno = 0;
-  if (exe.find('/') == std::string::npos) {
-    const char* path = std::getenv("PATH");
-    std::string ps = path ? path : "/usr/local/bin:/usr/bin:/bin";
-    std::string found;
-    lookup_errno = ENOENT;
-    for (std::size_t start = 0;;) {
-      std::size_t colon = ps.find(':', start);
-      std::string d = ps.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-      std::string cand = (d.empty() ? "." : d) + "/" + exe;
-      if (::access(cand.c_str(), X_OK) == 0) {
-        found = cand;
-        lookup_errno = 0;
-        break;
-      }
-      if (::access(cand.c_str(), F_OK) == 0) lookup_errno = EACCES;
-      if (colon == std::string::npos) break;
-      start = colon + 1;
-    }
-    exe = found;
-  }
-
+  const ExecImage img(spec);
   Child c;
   int out[2], err[2];
   if (::pipe2(out, O_CLOEXEC) != 0) {
@@ -119,58 +202,8 @@ inline Child start_child(const ChildSpec& spec) {
     for (int fd : {out[0], out[1], err[0], err[1]}) ::close(fd);
     return c;
   }
-  if (pid == 0) {
-    auto fail = [&](int e) {
-      (void)!::write(err[1], &e, sizeof e);
-      if (!spec.exec_failure_prefix.empty()) {
-        (void)!::write(2, spec.exec_failure_prefix.data(), spec.exec_failure_prefix.size());
-        const char* r = std::strerror(e);
-        (void)!::write(2, r, std::strlen(r));
-        (void)!::write(2, "\n", 1);
-      }
-      ::_exit(127);
-    };
-    if (spec.own_process_group) ::setpgid(0, 0);
-    if (spec.die_with_parent) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != parent) ::_exit(137);  // the parent died before prctl took effect
-    }
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) ::signal(sig, SIG_DFL);
-    if (spec.stdin_null) {
-      int devnull = ::open("/dev/null", O_RDONLY);
-      if (devnull >= 0) ::dup2(devnull, 0);
-    }
-    ::dup2(out[1], 1);
-    if (spec.stderr_to_pipe) ::dup2(out[1], 2);
-    if (!spec.cwd.empty() && ::chdir(spec.cwd.c_str()) != 0) {
-      const int e = errno;
-      const char* m = "chdir failed: ";
-      (void)!::write(2, m, std::strlen(m));
-      const char* r = std::strerror(e);
-      (void)!::write(2, r, std::strlen(r));
-      (void)!::write(2, "\n", 1);
-      (void)!::write(err[1], &e, sizeof e);
-      ::_exit(127);
-    }
-    if (lookup_errno != 0) fail(lookup_errno);
-    ::execve(exe.c_str(), argv.data(), envp.data());
-    fail(errno);
-  }
-  if (spec.own_process_group) ::setpgid(pid, pid);  // also here, so the group exists before the parent signals it
-  ::close(out[1]);
-  ::close(err[1]);
-  int e = 0;
-  ssize_t n;
-  while ((n = ::read(err[0], &e, sizeof e)) < 0 && errno == EINTR) {
-  }
-  ::close(err[0]);
-  c.pid = pid;
-  c.out_fd = out[0];
-  c.exec_errno = n == static_cast<ssize_t>(sizeof e) ? e : 0;
-  return c;
+  if (pid == 0) run_child(spec, img, out[1], err[1], parent);
+  return await_exec(spec, pid, out, err);
 }
 
 /// Reads `fd` to its end (EINTR retried). Stops early, returning false, when the text would
