@@ -66,123 +66,172 @@ inline nlohmann::json node_excerpt(const nlohmann::json& n) {
   return out;
 }
 
+/// One archive_job run: where it writes, what it has read so far (the job, its pods, their
+/// nodes) and the report; one method per part of the bug report, called in the order written.
+struct Archiver {
+  kube::Client& c;
+  const std::string& ns;
+  const std::string& job;
+  const std::string& dir;
+  ArchiveReport rep;
+  nlohmann::json obj;                ///< the TFJob as stored
+  JobSummary s;                      ///< its summary (state)
+  std::vector<nlohmann::json> pods;  ///< its pods, sorted
+  std::set<std::string> nodes;       ///< the nodes they ran on
+
+  /// Write `data` to `rel` (relative to dir) and list it in the report.
+  void put(const std::string& rel, std::string_view data) {
+    write_file(dir + "/" + rel, data);
+    rep.files.push_back(rel);
+  }
+
+  /// Create `dir` and write the TFJob as stored; a job that does not exist throws.
+  void write_job() {
+    rep.dir = dir;
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw tfjob::error("cannot create \"" + dir + "\": " + ec.message());
+    auto found = get_opt(c, resources::tfjobs(), ns, job);
+    if (!found) throw tfjob::error("TFJob \"" + job + "\" not found in namespace \"" + ns + "\"");
+    obj = std::move(*found);
+    put("tfjob.yaml", to_yaml(obj));
+    s = summarize(obj);
+  }
+
+  /// Write each pod's YAML and its containers' logs; no pod at all is listed as missing, and why.
+  void write_pods() {
+    pods = job_pods(c, ns, job);
+    sort_pods(pods);
+    rep.pods = static_cast<int>(pods.size());
+    if (pods.empty()) {
+      std::string policy = tfjob::detail::value_at(obj, "/spec/runPolicy/cleanPodPolicy"_json_pointer, std::string());
+      rep.missing.push_back({"pods", s.finished() ? "none left: the job is " + s.state +
+                                                        (policy.empty() ? std::string("") : " and its cleanPodPolicy is " + policy) +
+                                                        " (keep logs while it runs with logs -f --save DIR)"
+                                                  : "none yet"});
+    }
+    for (const auto& p : pods) {
+      PodInfo info = pod_info(p);
+      put("pods/" + info.name + ".yaml", to_yaml(p));
+      if (!info.node.empty()) nodes.insert(info.node);
+      write_logs(p, info.name);
+    }
+  }
+
+  /// Write the logs of `p`'s containers (init containers included): the current attempt's,
+  /// and the previous one's when the container restarted.
+  void write_logs(const nlohmann::json& p, const std::string& pod) {
+    for (const auto& cname : spec_containers(tfjob::detail::value_at(p, "spec", nlohmann::json::object()))) {
+      int restarts = restart_count(p, cname);
+      for (bool previous : {false, true}) {
+        if (previous && restarts == 0) continue;
+        write_log(pod, cname, previous);
+      }
+    }
+  }
+
+  /// Stream one container's log to disk; one that cannot be read is listed as missing (no file left).
+  void write_log(const std::string& pod, const std::string& cname, bool previous) {
+    const std::string rel = "logs/" + pod + "/" + cname + (previous ? ".previous" : "") + ".log";
+    kube::LogParams lp;
+    lp.container = cname;
+    lp.previous = previous;
+    const std::string path = dir + "/" + rel;
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    try {
+      kube::LogStreamer ls(c, ns, pod, lp);
+      ls.run_bytes([&](std::string_view b) {
+        f.write(b.data(), static_cast<std::streamsize>(b.size()));
+        return true;
+      });
+      f.close();
+      rep.files.push_back(rel);
+      ++rep.logs;
+    } catch (const std::exception& e) {
+      f.close();
+      std::error_code ec;
+      std::filesystem::remove(path, ec);
+      rep.missing.push_back({rel, e.what()});
+    }
+  }
+
+  /// Write the events of the job and its pods.
+  void write_events() {
+    try {
+      std::set<std::string> names = {job};
+      for (const auto& p : pods) names.insert(tfjob::detail::value_at(p, "/metadata/name"_json_pointer, std::string()));
+      std::vector<nlohmann::json> mine;
+      for (const auto& e : list_items(c, resources::events(), ns)) {
+        std::string kind = tfjob::detail::value_at(e, "/involvedObject/kind"_json_pointer, std::string());
+        std::string name = tfjob::detail::value_at(e, "/involvedObject/name"_json_pointer, std::string());
+        if ((kind == tfjob::kind || kind == "Pod") && names.count(name)) mine.push_back(e);
+      }
+      put("events.yaml", to_yaml(nlohmann::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", mine}}));
+    } catch (const std::exception& e) {
+      rep.missing.push_back({"events.yaml", e.what()});
+    }
+  }
+
+  /// Write each replica's TF_CONFIG, then describe's text (which shows them).
+  void write_describe() {
+    std::vector<std::pair<std::string, std::string>> tf_configs;
+    try {
+      tfjob::TFJob typed = obj.get<tfjob::TFJob>();
+      for (const auto& r : tfjob::gen_all_tf_configs(typed)) {
+        std::string key = lower(r.type) + "-" + std::to_string(r.index);
+        tf_configs.emplace_back(r.type + "-" + std::to_string(r.index), r.tf_config.value_or(""));
+        put("tf_config/" + key + ".json", r.tf_config ? *r.tf_config + "\n" : std::string("null\n"));
+      }
+    } catch (const std::exception& e) {
+      rep.missing.push_back({"tf_config", std::string("cannot compute TF_CONFIG: ") + e.what()});
+    }
+    put("describe.txt", render(describe(obj, pods, namespace_events(c, ns), tf_configs)));
+  }
+
+  /// Write an excerpt of each node the pods ran on; one gone or unreadable is listed as missing.
+  void write_nodes() {
+    for (const auto& n : nodes) {
+      try {
+        auto node = get_opt(c, resources::nodes(), "", n);
+        if (!node) {
+          rep.missing.push_back({"nodes/" + n + ".yaml", "the node no longer exists"});
+          continue;
+        }
+        put("nodes/" + n + ".yaml", to_yaml(node_excerpt(*node)));
+      } catch (const std::exception& e) {
+        rep.missing.push_back({"nodes/" + n + ".yaml", e.what()});
+      }
+    }
+  }
+
+  /// Write manifest.json: the job, when it was collected, every file written and everything missing.
+  void write_manifest() {
+    nlohmann::json manifest = {{"job", job},
+                               {"namespace", ns},
+                               {"state", s.state},
+                               {"collected", kube::detail::format_rfc3339(std::time(nullptr))},
+                               {"files", rep.files},
+                               {"missing", nlohmann::json::array()}};
+    for (const auto& m : rep.missing) manifest["missing"].push_back({{"what", m.what}, {"why", m.why}});
+    put("manifest.json", manifest.dump(2) + "\n");
+  }
+};
+
 }  // namespace detail
 
 /// Gather `job`'s bug-report material into `dir` (created). Each part that cannot be read
 /// (a pod cleaned up, a log not kept, events forbidden, a node gone) is listed in the
 /// report and in `manifest.json`, not fatal; a job that does not exist is.
 inline ArchiveReport archive_job(kube::Client c, const std::string& ns, const std::string& job, const std::string& dir) {
-  ArchiveReport rep;
-  rep.dir = dir;
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw tfjob::error("cannot create \"" + dir + "\": " + ec.message());
-  auto put = [&](const std::string& rel, std::string_view data) {
-    detail::write_file(dir + "/" + rel, data);
-    rep.files.push_back(rel);
-  };
-  auto obj = get_opt(c, resources::tfjobs(), ns, job);
-  if (!obj) throw tfjob::error("TFJob \"" + job + "\" not found in namespace \"" + ns + "\"");
-  put("tfjob.yaml", to_yaml(*obj));
-  JobSummary s = summarize(*obj);
-
-  // pods and their logs
-  auto pods = job_pods(c, ns, job);
-  sort_pods(pods);
-  rep.pods = static_cast<int>(pods.size());
-  if (pods.empty()) {
-    std::string policy = tfjob::detail::value_at(*obj, "/spec/runPolicy/cleanPodPolicy"_json_pointer, std::string());
-    rep.missing.push_back({"pods", s.finished() ? "none left: the job is " + s.state +
-                                                      (policy.empty() ? std::string("") : " and its cleanPodPolicy is " + policy) +
-                                                      " (keep logs while it runs with logs -f --save DIR)"
-                                                : "none yet"});
-  }
-  std::set<std::string> nodes;
-  for (const auto& p : pods) {
-    PodInfo info = pod_info(p);
-    put("pods/" + info.name + ".yaml", to_yaml(p));
-    if (!info.node.empty()) nodes.insert(info.node);
-    for (const auto& cname : detail::spec_containers(tfjob::detail::value_at(p, "spec", nlohmann::json::object()))) {
-      int restarts = detail::restart_count(p, cname);
-      for (bool previous : {false, true}) {
-        if (previous && restarts == 0) continue;
-        const std::string rel = "logs/" + info.name + "/" + cname + (previous ? ".previous" : "") + ".log";
-        kube::LogParams lp;
-        lp.container = cname;
-        lp.previous = previous;
-        const std::string path = dir + "/" + rel;
-        std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-        std::ofstream f(path, std::ios::binary | std::ios::trunc);
-        try {
-          kube::LogStreamer ls(c, ns, info.name, lp);
-          ls.run_bytes([&](std::string_view b) {
-            f.write(b.data(), static_cast<std::streamsize>(b.size()));
-            return true;
-          });
-          f.close();
-          rep.files.push_back(rel);
-          ++rep.logs;
-        } catch (const std::exception& e) {
-          f.close();
-          std::filesystem::remove(path, ec);
-          rep.missing.push_back({rel, e.what()});
-        }
-      }
-    }
-  }
-
-  // events of the job and its pods
-  try {
-    std::set<std::string> names = {job};
-    for (const auto& p : pods) names.insert(tfjob::detail::value_at(p, "/metadata/name"_json_pointer, std::string()));
-    std::vector<nlohmann::json> mine;
-    for (const auto& e : list_items(c, resources::events(), ns)) {
-      std::string kind = tfjob::detail::value_at(e, "/involvedObject/kind"_json_pointer, std::string());
-      std::string name = tfjob::detail::value_at(e, "/involvedObject/name"_json_pointer, std::string());
-      if ((kind == tfjob::kind || kind == "Pod") && names.count(name)) mine.push_back(e);
-    }
-    put("events.yaml", to_yaml(nlohmann::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", mine}}));
-  } catch (const std::exception& e) {
-    rep.missing.push_back({"events.yaml", e.what()});
-  }
-
-  // describe's text and each replica's TF_CONFIG
-  std::vector<std::pair<std::string, std::string>> tf_configs;
-  try {
-    tfjob::TFJob typed = obj->get<tfjob::TFJob>();
-    for (const auto& r : tfjob::gen_all_tf_configs(typed)) {
-      std::string key = detail::lower(r.type) + "-" + std::to_string(r.index);
-      tf_configs.emplace_back(r.type + "-" + std::to_string(r.index), r.tf_config.value_or(""));
-      put("tf_config/" + key + ".json", r.tf_config ? *r.tf_config + "\n" : std::string("null\n"));
-    }
-  } catch (const std::exception& e) {
-    rep.missing.push_back({"tf_config", std::string("cannot compute TF_CONFIG: ") + e.what()});
-  }
-  put("describe.txt", render(describe(*obj, pods, namespace_events(c, ns), tf_configs)));
-
-  // the nodes the pods ran on
-  for (const auto& n : nodes) {
-    try {
-      auto node = get_opt(c, resources::nodes(), "", n);
-      if (!node) {
-        rep.missing.push_back({"nodes/" + n + ".yaml", "the node no longer exists"});
-        continue;
-      }
-      put("nodes/" + n + ".yaml", to_yaml(detail::node_excerpt(*node)));
-    } catch (const std::exception& e) {
-      rep.missing.push_back({"nodes/" + n + ".yaml", e.what()});
-    }
-  }
-
-  nlohmann::json manifest = {{"job", job},
-                             {"namespace", ns},
-                             {"state", s.state},
-                             {"collected", kube::detail::format_rfc3339(std::time(nullptr))},
-                             {"files", rep.files},
-                             {"missing", nlohmann::json::array()}};
-  for (const auto& m : rep.missing) manifest["missing"].push_back({{"what", m.what}, {"why", m.why}});
-  put("manifest.json", manifest.dump(2) + "\n");
-  return rep;
+  detail::Archiver a{c, ns, job, dir, {}, {}, {}, {}, {}};
+  a.write_job();
+  a.write_pods();  // and their logs
+  a.write_events();
+  a.write_describe();
+  a.write_nodes();
+  a.write_manifest();
+  return std::move(a.rep);
 }
 
 // ---- .tar.gz ------------------------------------------------------------------------------

@@ -163,81 +163,113 @@ inline std::string custom_scheduler(const nlohmann::json& job) {
   return "";
 }
 
-/// Findings about where `job` (TFJob JSON) would wait, from `facts`. Pure.
-inline std::vector<Finding> queue_findings(const nlohmann::json& job, const QueueFacts& facts) {
+namespace detail {
+
+/// One queue_findings pass: what the job says about where it waits (namespace, Kueue
+/// LocalQueue, suspend, schedulingPolicy), the facts, and one method per check, each adding
+/// its findings to `out` in the order queue_findings calls them.
+struct QueueCheck {
+  const nlohmann::json& job;
+  const QueueFacts& facts;
   std::vector<Finding> out;
-  auto add = [&](const char* code, std::string msg, std::vector<std::string> evidence, std::string fix) {
+  std::string ns, local_queue, queue, ev_label;
+  bool suspended = false;
+  nlohmann::json sp;  ///< runPolicy.schedulingPolicy
+
+  /// Read the job's namespace, LocalQueue label, runPolicy.suspend and schedulingPolicy.
+  QueueCheck(const nlohmann::json& j, const QueueFacts& f) : job(j), facts(f) {
+    ns = str_at(job, "/metadata/namespace"_json_pointer);
+    const auto labels = tfjob::detail::value_at(job, "/metadata/labels"_json_pointer, nlohmann::json::object());
+    local_queue = labels.is_object() ? str_at(labels, kueue_queue_name_label) : "";
+    const auto rp = tfjob::detail::value_at(job, "/spec/runPolicy"_json_pointer, nlohmann::json::object());
+    suspended = bool_at(rp, "/suspend"_json_pointer);
+    sp = rp.is_object() ? tfjob::detail::value_at(rp, "schedulingPolicy", nlohmann::json::object()) : nlohmann::json::object();
+    queue = sp.is_object() ? str_at(sp, "queue") : "";
+    ev_label = std::string("label ") + kueue_queue_name_label + "=" + local_queue;
+  }
+
+  /// Add a warning.
+  void add(const char* code, std::string msg, std::vector<std::string> evidence, std::string fix) {
     Finding f{Finding::Severity::warning, std::move(msg)};
     f.code = code;
     f.evidence = std::move(evidence);
     f.fix = std::move(fix);
     out.push_back(std::move(f));
-  };
-  const std::string ns = detail::str_at(job, "/metadata/namespace"_json_pointer);
-  const auto labels = tfjob::detail::value_at(job, "/metadata/labels"_json_pointer, nlohmann::json::object());
-  const std::string local_queue = labels.is_object() ? detail::str_at(labels, kueue_queue_name_label) : "";
-  const auto rp = tfjob::detail::value_at(job, "/spec/runPolicy"_json_pointer, nlohmann::json::object());
-  const bool suspended = detail::bool_at(rp, "/suspend"_json_pointer);
-  const auto sp = rp.is_object() ? tfjob::detail::value_at(rp, "schedulingPolicy", nlohmann::json::object()) : nlohmann::json::object();
-  const std::string queue = sp.is_object() ? detail::str_at(sp, "queue") : "";
-  const std::string ev_label = std::string("label ") + kueue_queue_name_label + "=" + local_queue;
-  if (!local_queue.empty() && !facts.systems.kueue && facts.systems.known) {
-    add("KueueMissing",
-        "the job names Kueue LocalQueue \"" + local_queue + "\", but this cluster does not serve Kueue (kueue.x-k8s.io " +
-            "LocalQueue, ClusterQueue, Workload)" + (suspended ? ": nothing will unsuspend it" : ""),
-        {ev_label}, "install Kueue, or drop the label" + std::string(suspended ? " and runPolicy.suspend" : ""));
-  } else if (!local_queue.empty() && facts.local_queue_exists == false) {
-    add("LocalQueueNotFound",
-        "Kueue LocalQueue \"" + local_queue + "\" does not exist in namespace \"" + ns +
-            "\": Kueue admits no Workload from it, so the job stays suspended",
-        {ev_label}, "kubectl get localqueues -n " + ns + " (the queues this namespace has)");
   }
-  if (!queue.empty() && facts.systems.volcano && facts.volcano_queue_exists == false)
-    add("VolcanoQueueNotFound",
-        "Volcano Queue \"" + queue + "\" does not exist: the job's PodGroup would wait in it for good",
-        {"runPolicy.schedulingPolicy.queue: " + queue}, "kubectl get queues.scheduling.volcano.sh (the cluster's queues)");
-  // Kueue admits a Workload only when its ClusterQueue's quota covers it, each pod set from
-  // one flavor (pkg/scheduler/flavorassigner): a quota that can never cover the job is said now
-  if (!local_queue.empty() && facts.cluster_queue_missing)
-    add("ClusterQueueNotFound",
-        "Kueue LocalQueue \"" + local_queue + "\" points to ClusterQueue \"" + facts.cluster_queue_name +
-            "\", which does not exist: Kueue admits nothing from it, so the job stays suspended",
-        {"localqueue/" + local_queue + ": spec.clusterQueue " + facts.cluster_queue_name},
-        "ask the cluster's admins to create ClusterQueue " + facts.cluster_queue_name + ", or use another LocalQueue");
-  double need_total = 0, need_largest = 0;
-  std::string largest_type;
-  for (const auto& g : replica_gpus(job)) {
-    const double n = static_cast<double>(std::max(0, g.replicas)) * static_cast<double>(std::max(0LL, g.gpus_per_pod));
-    need_total += n;
-    if (n > need_largest) { need_largest = n; largest_type = g.type; }
+
+  /// KueueMissing or LocalQueueNotFound: the LocalQueue the job names cannot admit it.
+  void check_local_queue() {
+    if (!local_queue.empty() && !facts.systems.kueue && facts.systems.known) {
+      add("KueueMissing",
+          "the job names Kueue LocalQueue \"" + local_queue + "\", but this cluster does not serve Kueue (kueue.x-k8s.io " +
+              "LocalQueue, ClusterQueue, Workload)" + (suspended ? ": nothing will unsuspend it" : ""),
+          {ev_label}, "install Kueue, or drop the label" + std::string(suspended ? " and runPolicy.suspend" : ""));
+    } else if (!local_queue.empty() && facts.local_queue_exists == false) {
+      add("LocalQueueNotFound",
+          "Kueue LocalQueue \"" + local_queue + "\" does not exist in namespace \"" + ns +
+              "\": Kueue admits no Workload from it, so the job stays suspended",
+          {ev_label}, "kubectl get localqueues -n " + ns + " (the queues this namespace has)");
+    }
   }
-  if (!local_queue.empty() && facts.cluster_queue && need_total > 0) {
+
+  /// VolcanoQueueNotFound: schedulingPolicy.queue names a Volcano Queue that does not exist.
+  void check_volcano_queue() {
+    if (!queue.empty() && facts.systems.volcano && facts.volcano_queue_exists == false)
+      add("VolcanoQueueNotFound",
+          "Volcano Queue \"" + queue + "\" does not exist: the job's PodGroup would wait in it for good",
+          {"runPolicy.schedulingPolicy.queue: " + queue}, "kubectl get queues.scheduling.volcano.sh (the cluster's queues)");
+  }
+
+  /// ClusterQueueNotFound: the job's LocalQueue points to a ClusterQueue that does not exist.
+  void check_cluster_queue() {
+    if (!local_queue.empty() && facts.cluster_queue_missing)
+      add("ClusterQueueNotFound",
+          "Kueue LocalQueue \"" + local_queue + "\" points to ClusterQueue \"" + facts.cluster_queue_name +
+              "\", which does not exist: Kueue admits nothing from it, so the job stays suspended",
+          {"localqueue/" + local_queue + ": spec.clusterQueue " + facts.cluster_queue_name},
+          "ask the cluster's admins to create ClusterQueue " + facts.cluster_queue_name + ", or use another LocalQueue");
+  }
+
+  /// NoGpuQuota or GpuQuotaTooSmall: the ClusterQueue's nvidia.com/gpu quota can never cover the job.
+  void check_gpu_quota() {
+    double need_total = 0, need_largest = 0;
+    std::string largest_type;
+    for (const auto& g : replica_gpus(job)) {
+      const double n = static_cast<double>(std::max(0, g.replicas)) * static_cast<double>(std::max(0LL, g.gpus_per_pod));
+      need_total += n;
+      if (n > need_largest) { need_largest = n; largest_type = g.type; }
+    }
+    if (local_queue.empty() || !facts.cluster_queue || need_total <= 0) return;
     const std::string gpu = "nvidia.com/gpu", cqn = facts.cluster_queue_name;
     const KueueQuota q = kueue_quota(*facts.cluster_queue, gpu);
-    const std::string asks = "the job asks for " + detail::count_text(need_total) + " " + gpu;
+    const std::string asks = "the job asks for " + count_text(need_total) + " " + gpu;
     if (!q.covered) {
       add("NoGpuQuota",
           "ClusterQueue \"" + cqn + "\" (of LocalQueue \"" + local_queue + "\") has no " + gpu + " quota: Kueue can never admit this job, " +
-              "which asks for " + detail::count_text(need_total) + " GPUs, so it stays suspended",
+              "which asks for " + count_text(need_total) + " GPUs, so it stays suspended",
           {"clusterqueue/" + cqn + ": no flavor of spec.resourceGroups has " + gpu, ev_label},
           "ask the cluster's admins for " + gpu + " quota in ClusterQueue " + cqn +
               ", or use a LocalQueue whose ClusterQueue has it (kubectl get clusterqueues)");
     } else if (!q.unbounded && (need_total > q.total + 1e-9 || need_largest > q.largest_flavor + 1e-9)) {
       std::vector<std::string> ev = q.evidence;
-      ev.insert(ev.begin(), asks + " (" + largest_type + ": " + detail::count_text(need_largest) + ")");
+      ev.insert(ev.begin(), asks + " (" + largest_type + ": " + count_text(need_largest) + ")");
       const bool by_flavor = need_total <= q.total + 1e-9;
       add("GpuQuotaTooSmall",
-          by_flavor ? largest_type + " asks for " + detail::count_text(need_largest) + " " + gpu + ", more than any one flavor of ClusterQueue \"" +
-                          cqn + "\" gives (at most " + detail::count_text(q.largest_flavor) +
+          by_flavor ? largest_type + " asks for " + count_text(need_largest) + " " + gpu + ", more than any one flavor of ClusterQueue \"" +
+                          cqn + "\" gives (at most " + count_text(q.largest_flavor) +
                           "), and Kueue gives a replica type one flavor: it can never admit this job, so it stays suspended"
-                    : asks + ", more than ClusterQueue \"" + cqn + "\" can ever give (" + detail::count_text(q.total) +
+                    : asks + ", more than ClusterQueue \"" + cqn + "\" can ever give (" + count_text(q.total) +
                           "): Kueue can never admit it, so it stays suspended",
           ev, "ask for fewer GPUs (TFJobBuilder::workers, TFJobBuilder::gpus), or ask the cluster's admins for more " + gpu +
                   " quota in ClusterQueue " + cqn);
     }
   }
-  // a scheduler the pods name that nobody runs: they stay Pending with no event at all
-  if (const std::string sched = custom_scheduler(job); !sched.empty()) {
+
+  /// SchedulerNotFound or SchedulerUnknown: the custom scheduler the pods name was not seen.
+  void check_scheduler() {
+    // a scheduler the pods name that nobody runs: they stay Pending with no event at all
+    const std::string sched = custom_scheduler(job);
+    if (sched.empty()) return;
     if (facts.scheduler_found == false)
       add("SchedulerNotFound",
           "the pods ask for scheduler \"" + sched + "\", but none of that name was found: if it does not run, they stay Pending for good, " +
@@ -252,22 +284,41 @@ inline std::vector<Finding> queue_findings(const nlohmann::json& job, const Queu
       out.push_back(std::move(f));
     }
   }
-  // A job whose GPU pods may start partly: several pods with GPUs and no gang
-  long long gpu_pods = 0, pods = 0;  // each count is bounded (replica_gpus): a sum of them cannot overflow
-  for (const auto& g : replica_gpus(job)) {
-    pods += g.replicas;
-    if (g.gpus_per_pod > 0) gpu_pods += g.replicas;
+
+  /// NoGangScheduling: several GPU pods, a gang scheduler installed, and no minAvailable.
+  void check_gang() {
+    // A job whose GPU pods may start partly: several pods with GPUs and no gang
+    long long gpu_pods = 0, pods = 0;  // each count is bounded (replica_gpus): a sum of them cannot overflow
+    for (const auto& g : replica_gpus(job)) {
+      pods += g.replicas;
+      if (g.gpus_per_pod > 0) gpu_pods += g.replicas;
+    }
+    const bool gang = sp.is_object() && sp.contains("minAvailable");
+    if (facts.systems.gang() && gpu_pods > 1 && !gang && local_queue.empty()) {
+      const std::string which = facts.systems.volcano ? "Volcano" : "scheduler-plugins' coscheduling";
+      add("NoGangScheduling",
+          std::to_string(gpu_pods) + " pods ask for GPUs without gang scheduling, on a cluster that has " + which +
+              ": some may start and hold their GPUs while the rest wait, and two such jobs can block each other",
+          {std::to_string(gpu_pods) + " GPU pods of " + std::to_string(pods)},
+          "set runPolicy.schedulingPolicy.minAvailable to " + std::to_string(pods) + " (every replica)");
+    }
   }
-  const bool gang = sp.is_object() && sp.contains("minAvailable");
-  if (facts.systems.gang() && gpu_pods > 1 && !gang && local_queue.empty()) {
-    const std::string which = facts.systems.volcano ? "Volcano" : "scheduler-plugins' coscheduling";
-    add("NoGangScheduling",
-        std::to_string(gpu_pods) + " pods ask for GPUs without gang scheduling, on a cluster that has " + which +
-            ": some may start and hold their GPUs while the rest wait, and two such jobs can block each other",
-        {std::to_string(gpu_pods) + " GPU pods of " + std::to_string(pods)},
-        "set runPolicy.schedulingPolicy.minAvailable to " + std::to_string(pods) + " (every replica)");
-  }
-  return out;
+};
+
+}  // namespace detail
+
+/// Findings about where `job` (TFJob JSON) would wait, from `facts`. Pure.
+inline std::vector<Finding> queue_findings(const nlohmann::json& job, const QueueFacts& facts) {
+  detail::QueueCheck q(job, facts);
+  q.check_local_queue();
+  q.check_volcano_queue();
+  // Kueue admits a Workload only when its ClusterQueue's quota covers it, each pod set from
+  // one flavor (pkg/scheduler/flavorassigner): a quota that can never cover the job is said now
+  q.check_cluster_queue();
+  q.check_gpu_quota();
+  q.check_scheduler();
+  q.check_gang();
+  return std::move(q.out);
 }
 
 /// Whether a scheduler named `name` shows in the cluster, as a user would look for it: a
