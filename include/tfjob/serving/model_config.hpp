@@ -332,26 +332,39 @@ class TextFormatReader {
   std::size_t i_ = 0;
 };
 
-}  // namespace detail
-
-/// Parses a text-format ModelServerConfig (model_config_list only; custom_model_config is
-/// not served by this tool). Throws tfjob::error naming the line and what is wrong; unknown
-/// fields of a config (logging_config, model_type, ...) are skipped, as TF Serving's own
-/// text parser would not (it refuses them): this reader serves `serve label` and the tests,
-/// which must read what a user may have added by hand.
-inline ModelServerConfig parse_model_config(const std::string& text) {
-  using detail::TextFormatReader;
+/// One parse_model_config() run: the reader, the text format's fields and messages, and one
+/// step per message of ModelServerConfig (the file, a config, its version policy, a label).
+class ModelConfigParser {
+ public:
   using Tok = TextFormatReader::Token::Kind;
-  if (text.size() > (1u << 20)) throw tfjob::error("model config: larger than 1 MiB");
-  TextFormatReader r(text);
-  ModelServerConfig out;
 
-  // One field: NAME then either ':' VALUE, ':' '{' ... or '{' ...; returns true for a message.
+  explicit ModelConfigParser(const std::string& text) : r(text) {}
+
+  /// The whole file: the configs of each model_config_list, in order; other top-level fields skipped.
+  ModelServerConfig parse() {
+    ModelServerConfig out;
+    for (auto t = r.next(); t.kind != Tok::end; t = r.next()) {
+      Field top = field(t);
+      if (top.name != "model_config_list") {
+        if (top.value.kind == Tok::open) skip_message(1);
+        if (top.name == "custom_model_config") r.fail("custom_model_config is not supported: use model_config_list");
+        continue;
+      }
+      expect_message(top);
+      each([&](const Field& cf) { read_config(cf, out); });
+    }
+    return out;
+  }
+
+ private:
+  // One field: NAME then either ':' VALUE, ':' '{' ... or '{' ...
   struct Field {
     std::string name;
     TextFormatReader::Token value;  // kind open for a message
   };
-  auto field = [&](TextFormatReader::Token name_tok) -> Field {
+
+  /// The field starting with NAME_TOK, its value read (a message's value is its '{').
+  Field field(TextFormatReader::Token name_tok) {
     if (name_tok.kind != Tok::ident) r.fail("expected a field name");
     Field f{name_tok.text, {}};
     auto t = r.next();
@@ -360,9 +373,9 @@ inline ModelServerConfig parse_model_config(const std::string& text) {
       r.fail("field \"" + f.name + "\" has no value");
     f.value = t;
     return f;
-  };
-  // Skips a message's body after its '{' (nested, bounded depth).
-  auto skip_message = [&](int depth) {
+  }
+  /// Skips a message's body after its '{' (nested, bounded depth).
+  void skip_message(int depth) {
     int open = 1;
     while (open > 0) {
       auto t = r.next();
@@ -370,112 +383,137 @@ inline ModelServerConfig parse_model_config(const std::string& text) {
       if (t.kind == Tok::open && ++open + depth > 16) r.fail("messages nested deeper than 16");
       if (t.kind == Tok::close) --open;
     }
-  };
-  auto number = [&](const Field& f) -> std::int64_t {
+  }
+  /// A field's value as a non-negative integer.
+  std::int64_t number(const Field& f) {
     if (f.value.kind != Tok::number) r.fail("field \"" + f.name + "\" takes a number");
-    auto n = detail::parse_version_number(f.value.text);
+    auto n = parse_version_number(f.value.text);
     if (!n) r.fail("field \"" + f.name + "\": \"" + f.value.text + "\" is not a non-negative integer");
     return *n;
-  };
-  auto string = [&](const Field& f) -> std::string {
+  }
+  /// A field's value as a quoted string.
+  std::string string_value(const Field& f) {
     if (f.value.kind != Tok::string) r.fail("field \"" + f.name + "\" takes a quoted string");
     return f.value.text;
-  };
-  auto expect_message = [&](const Field& f) {
+  }
+  /// Fails unless the field's value is a message.
+  void expect_message(const Field& f) {
     if (f.value.kind != Tok::open) r.fail("field \"" + f.name + "\" is a message: write " + f.name + " { ... }");
-  };
-  // Reads the fields of a message until its '}' and hands each to `on` (which must consume
-  // a message value fully).
-  auto each = [&](auto&& on) {
+  }
+  /// Reads the fields of a message until its '}' and hands each to `on` (which must consume
+  /// a message value fully).
+  template <class On>
+  void each(On&& on) {
     for (;;) {
       auto t = r.next();
       if (t.kind == Tok::close) return;
       if (t.kind == Tok::end) r.fail("a message is not closed with '}'");
       on(field(t));
     }
-  };
+  }
 
-  for (auto t = r.next(); t.kind != Tok::end; t = r.next()) {
-    Field top = field(t);
-    if (top.name != "model_config_list") {
-      if (top.value.kind == Tok::open) skip_message(1);
-      if (top.name == "custom_model_config") r.fail("custom_model_config is not supported: use model_config_list");
-      continue;
+  /// One field of a model_config_list: a `config` read into OUT (named, with a base_path,
+  /// not twice), anything else skipped.
+  void read_config(const Field& cf, ModelServerConfig& out) {
+    if (cf.name != "config") {
+      if (cf.value.kind == Tok::open) skip_message(2);
+      return;
     }
-    expect_message(top);
-    each([&](const Field& cf) {
-      if (cf.name != "config") {
-        if (cf.value.kind == Tok::open) skip_message(2);
-        return;
-      }
-      expect_message(cf);
-      ModelEntry m;
-      bool have_policy = false;
-      each([&](const Field& f) {
-        if (f.name == "name") {
-          m.name = string(f);
-        } else if (f.name == "base_path") {
-          m.base_path = string(f);
-        } else if (f.name == "model_platform") {
-          if (string(f) != "tensorflow") r.fail("model_platform \"" + f.value.text + "\": TF Serving's platform here is \"tensorflow\"");
-        } else if (f.name == "model_version_policy") {
-          expect_message(f);
-          if (have_policy) r.fail("model_version_policy given twice");
-          have_policy = true;
-          int kinds = 0;
-          each([&](const Field& pf) {
-            expect_message(pf);
-            ++kinds;
-            if (pf.name == "all") {
-              m.policy.kind = VersionPolicy::Kind::all;
-              each([&](const Field& x) {
-                if (x.value.kind == Tok::open) skip_message(5);
-              });
-            } else if (pf.name == "latest") {
-              m.policy.kind = VersionPolicy::Kind::latest;
-              each([&](const Field& x) {
-                if (x.name == "num_versions") m.policy.num_versions = number(x);
-                else if (x.value.kind == Tok::open) skip_message(5);
-              });
-            } else if (pf.name == "specific") {
-              m.policy.kind = VersionPolicy::Kind::specific;
-              each([&](const Field& x) {
-                if (x.name == "versions") {
-                  if (m.policy.versions.size() >= 4096) r.fail("more than 4096 specific versions");
-                  m.policy.versions.push_back(number(x));
-                } else if (x.value.kind == Tok::open) {
-                  skip_message(5);
-                }
-              });
-            } else {
-              r.fail("model_version_policy \"" + pf.name + "\": use latest, all or specific");
-            }
-          });
-          if (kinds > 1) r.fail("model_version_policy has more than one of latest, all, specific");
-        } else if (f.name == "version_labels") {
-          expect_message(f);
-          std::string key;
-          std::optional<std::int64_t> value;
-          each([&](const Field& x) {
-            if (x.name == "key") key = string(x);
-            else if (x.name == "value") value = number(x);
-            else if (x.value.kind == Tok::open) skip_message(4);
-          });
-          if (key.empty() || !value) r.fail("version_labels needs a key and a value");
-          if (m.labels.size() >= 1024) r.fail("more than 1024 version labels");
-          m.labels[key] = *value;
-        } else if (f.value.kind == Tok::open) {
-          skip_message(3);
+    expect_message(cf);
+    ModelEntry m;
+    bool have_policy = false;
+    each([&](const Field& f) { read_config_field(f, m, have_policy); });
+    if (m.name.empty()) r.fail("a config has no name");
+    if (m.base_path.empty()) r.fail("config \"" + m.name + "\" has no base_path");
+    if (out.find(m.name)) r.fail("model \"" + m.name + "\" is configured twice");
+    if (out.models.size() >= 1024) r.fail("more than 1024 models");
+    out.models.push_back(std::move(m));
+  }
+  /// One field of a config (ModelConfig) into M; unknown fields skipped.
+  void read_config_field(const Field& f, ModelEntry& m, bool& have_policy) {
+    if (f.name == "name") {
+      m.name = string_value(f);
+    } else if (f.name == "base_path") {
+      m.base_path = string_value(f);
+    } else if (f.name == "model_platform") {
+      if (string_value(f) != "tensorflow")
+        r.fail("model_platform \"" + f.value.text + "\": TF Serving's platform here is \"tensorflow\"");
+    } else if (f.name == "model_version_policy") {
+      read_version_policy(f, m, have_policy);
+    } else if (f.name == "version_labels") {
+      read_version_label(f, m);
+    } else if (f.value.kind == Tok::open) {
+      skip_message(3);
+    }
+  }
+  /// A config's model_version_policy (once, with one of latest, all, specific) into M.
+  void read_version_policy(const Field& f, ModelEntry& m, bool& have_policy) {
+    expect_message(f);
+    if (have_policy) r.fail("model_version_policy given twice");
+    have_policy = true;
+    int kinds = 0;
+    each([&](const Field& pf) {
+      expect_message(pf);
+      ++kinds;
+      read_policy_kind(pf, m.policy);
+    });
+    if (kinds > 1) r.fail("model_version_policy has more than one of latest, all, specific");
+  }
+  /// One of model_version_policy's latest { num_versions }, all {} or specific { versions } into P.
+  void read_policy_kind(const Field& pf, VersionPolicy& p) {
+    if (pf.name == "all") {
+      p.kind = VersionPolicy::Kind::all;
+      each([&](const Field& x) {
+        if (x.value.kind == Tok::open) skip_message(5);
+      });
+    } else if (pf.name == "latest") {
+      p.kind = VersionPolicy::Kind::latest;
+      each([&](const Field& x) {
+        if (x.name == "num_versions") p.num_versions = number(x);
+        else if (x.value.kind == Tok::open) skip_message(5);
+      });
+    } else if (pf.name == "specific") {
+      p.kind = VersionPolicy::Kind::specific;
+      each([&](const Field& x) {
+        if (x.name == "versions") {
+          if (p.versions.size() >= 4096) r.fail("more than 4096 specific versions");
+          p.versions.push_back(number(x));
+        } else if (x.value.kind == Tok::open) {
+          skip_message(5);
         }
       });
-      if (m.name.empty()) r.fail("a config has no name");
-      if (m.base_path.empty()) r.fail("config \"" + m.name + "\" has no base_path");
-      if (out.find(m.name)) r.fail("model \"" + m.name + "\" is configured twice");
-      if (out.models.size() >= 1024) r.fail("more than 1024 models");
-      out.models.push_back(std::move(m));
-    });
+    } else {
+      r.fail("model_version_policy \"" + pf.name + "\": use latest, all or specific");
+    }
   }
-  return out;
+  /// One version_labels { key value } of a config into M's labels.
+  void read_version_label(const Field& f, ModelEntry& m) {
+    expect_message(f);
+    std::string key;
+    std::optional<std::int64_t> value;
+    each([&](const Field& x) {
+      if (x.name == "key") key = string_value(x);
+      else if (x.name == "value") value = number(x);
+      else if (x.value.kind == Tok::open) skip_message(4);
+    });
+    if (key.empty() || !value) r.fail("version_labels needs a key and a value");
+    if (m.labels.size() >= 1024) r.fail("more than 1024 version labels");
+    m.labels[key] = *value;
+  }
+
+  TextFormatReader r;
+};
+
+}  // namespace detail
+
+/// Parses a text-format ModelServerConfig (model_config_list only; custom_model_config is
+/// not served by this tool). Throws tfjob::error naming the line and what is wrong; unknown
+/// fields of a config (logging_config, model_type, ...) are skipped, as TF Serving's own
+/// text parser would not (it refuses them): this reader serves `serve label` and the tests,
+/// which must read what a user may have added by hand.
+inline ModelServerConfig parse_model_config(const std::string& text) {
+  if (text.size() > (1u << 20)) throw tfjob::error("model config: larger than 1 MiB");
+  return detail::ModelConfigParser(text).parse();
 }
 
 /// What `serve label` changes: LABEL of MODEL now names VERSION. Throws tfjob::error when
