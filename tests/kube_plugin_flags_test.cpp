@@ -46,26 +46,28 @@ TEST_CASE("connection flags map to overrides as kubectl's", "[kube][plugin]") {
   CHECK(tfjob::cli::overrides_from(g).insecure_skip_tls_verify == std::optional<bool>(true));
 }
 
-TEST_CASE("make_client: explicit --kubeconfig must exist, namespace and timeout resolved", "[kube][plugin]") {
+TEST_CASE("make_rest_config: explicit --kubeconfig must exist, namespace and timeout resolved", "[kube][plugin]") {
   char tmpl[] = "/tmp/kube-plugin-XXXXXX";
   std::string dir = ::mkdtemp(tmpl);
   tfjob::cli::Globals g;
+  std::ostringstream err;
+  auto make_client = [&](const tfjob::cli::Globals& flags) { return tfjob::kube::Client(tfjob::cli::make_rest_config(flags, err)); };
   g.conn.kubeconfig = dir + "/missing";
-  CHECK_THROWS_WITH(tfjob::cli::make_client(g), Catch::Contains(dir + "/missing") && Catch::Contains("does not exist"));
+  CHECK_THROWS_WITH(make_client(g), Catch::Contains(dir + "/missing") && Catch::Contains("does not exist"));
   std::ofstream(dir + "/config") << "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
                                     "clusters:\n- name: k\n  cluster:\n    server: https://127.0.0.1:6443\n"
                                     "users:\n- name: u\n  user:\n    token: abc\n"
                                     "contexts:\n- name: c\n  context:\n    cluster: k\n    user: u\n    namespace: team-a\n";
   g.conn.kubeconfig = dir + "/config";
   g.conn.request_timeout = "30s";
-  auto rc = tfjob::cli::make_rest_config(g);
+  auto rc = tfjob::cli::make_rest_config(g, err);
   CHECK(rc.namespace_ == "team-a");
   CHECK(rc.timeout == std::chrono::seconds(30));
-  CHECK(tfjob::cli::make_client(g).namespace_() == "team-a");
+  CHECK(make_client(g).namespace_() == "team-a");
   g.conn.namespace_ = "flag-ns";
-  CHECK(tfjob::cli::make_client(g).namespace_() == "flag-ns");
+  CHECK(make_client(g).namespace_() == "flag-ns");
   g.conn.request_timeout = "forever";
-  CHECK_THROWS_WITH(tfjob::cli::make_client(g), Catch::Contains("--request-timeout"));
+  CHECK_THROWS_WITH(make_client(g), Catch::Contains("--request-timeout"));
   std::system(("rm -rf '" + dir + "'").c_str());
 }
 
