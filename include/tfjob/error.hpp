@@ -31,7 +31,8 @@ class error : public std::runtime_error {
   error(std::string reason, const std::string& problem, const std::string& advice, std::string subject = {})
       : std::runtime_error(problem + advice), reason_(std::move(reason)), subject_(std::move(subject)),
         problem_size_(problem.size()) {}
-  /// The case, e.g. "SpecConflict"; "" for an error without a separate remedy.
+  /// The case, e.g. "SpecConflict" (an api_error's: the Status's, e.g. "NotFound"); "" when
+  /// the error names none.
   const std::string& reason() const noexcept { return reason_; }
   const std::string& subject() const noexcept { return subject_; }
   /// The message without the advice (the whole message when there is no reason).
@@ -143,11 +144,11 @@ struct status {
 /// The API server answered with an error `Status`.
 class api_error : public error {
  public:
+  /// reason() is the Status's (NotFound, AlreadyExists, Conflict, ...).
   explicit api_error(struct status st, const std::string& context = {})
-      : error(make_message(st, context)), status_(std::move(st)) {}
+      : error(st.reason, make_message(st, context), ""), status_(std::move(st)) {}
   const struct status& status() const noexcept { return status_; }
   int code() const noexcept { return status_.code; }
-  const std::string& reason() const noexcept { return status_.reason; }
   bool is_not_found() const noexcept { return status_.code == 404 || status_.reason == "NotFound"; }
   bool is_already_exists() const noexcept { return status_.reason == "AlreadyExists"; }
   bool is_conflict() const noexcept { return status_.code == 409; }
