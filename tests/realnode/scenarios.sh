@@ -230,6 +230,8 @@ explain_exitcode() {
   lacks_finding StuckRestarting
   contains "$XT" "TFJob $NS/exit-codes: Failed"
   contains "$XT" "✗ Worker (pod exit-codes-worker-0) failed first, with exit code 1"
+  step archive
+  ok P archive exit-codes -n "$NS" -o "$TMP/ar"
   step pods-gone
   ka patch tfjob exit-codes -n "$NS" --type merge -p '{"spec":{"runPolicy":{"cleanPodPolicy":"All"}}}' >/dev/null
   gone() { [ -z "$(ka get pods -n "$NS" -l training.kubeflow.org/job-name=exit-codes -o name)" ]; }
@@ -238,6 +240,16 @@ explain_exitcode() {
   jq -e '.podsGone == true' <<<"$X" >/dev/null || fail "podsGone: $X"
   has_finding PodsGone "" "exit codes, termination messages and logs can no longer be known" "1 Worker replica(s) failed"
   lacks_finding FirstFailure
+  # the job itself deleted: its archive, taken on the real kubelet while the pods were there,
+  # still says what failed first and with which log line (explain -f asks no cluster)
+  step explain-archive
+  ok P delete exit-codes -n "$NS" --wait
+  ok P explain -f "$TMP/ar" -o json
+  X=$OUT
+  jq -e '.state == "Failed" and .podsGone == false and .findings[0].code == "FirstFailure"' <<<"$X" >/dev/null \
+    || fail "explain -f on the archive: want Failed, FirstFailure first: $X"
+  has_finding FirstFailure Worker "Worker (pod exit-codes-worker-0) failed first, with exit code 1 (Error)" "log: Traceback: a transient error"
+  has_finding OperatorRestarted "" "because Worker replica(s) failed"
 }
 # a PS serves until it is killed: after the Chief succeeds it still runs, and that is normal
 explain_ps() {
