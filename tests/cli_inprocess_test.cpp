@@ -411,7 +411,7 @@ TEST_CASE("in-process: the table after submit --local counts succeeded replicas 
                 {"Worker", 0, "worker-0", 0, "Succeeded", 0, 0, "", {}},
                 {"Worker", 1, "worker-1", 0, "Failed", 2, 1, "", {}}};
   CHECK(tfjob::cli::local_status_table(r) ==
-        "NAME    STATE    AGE     SUCCEEDED               RESTARTS   MESSAGE\n"
+        "NAME    STATE    AGE     SUCCEEDED              RESTARTS   MESSAGE\n"
         "hello   Failed   5m30s   chief:1/1,worker:1/2   2          TFJob default/hello has failed because 1 Worker replica(s) failed.\n");
 #endif
 }

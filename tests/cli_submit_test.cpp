@@ -549,7 +549,7 @@ TEST_CASE("tf-config shows the exact TF_CONFIG of every replica", "[cli][tf_conf
   CHECK_THAT(two.err, Catch::Contains("one TFJob at a time"));
 }
 
-TEST_CASE("--help lists the commands with examples", "[cli]") {
+TEST_CASE("the --help output lists the commands with examples", "[cli]") {
   auto h = run({"submit", "--help"});
   CHECK(h.rc == 0);
   CHECK_THAT(h.out, Catch::Contains("--dry-run") && Catch::Contains("Examples:") && Catch::Contains("Exit codes"));

@@ -171,7 +171,7 @@ TEST_CASE("an explicit --kubeconfig is used alone and must exist", "[kube][confi
   }
 }
 
-TEST_CASE("~/.kube/config is the default, and nothing at all is a clear error", "[kube][config]") {
+TEST_CASE("the default kubeconfig is ~/.kube/config, and nothing at all is a clear error", "[kube][config]") {
   TempDir d;
   EnvGuard env;
   env.set("KUBECONFIG", std::nullopt);
@@ -209,7 +209,7 @@ TEST_CASE("errors name the file and the missing context, cluster or user", "[kub
     FAIL("no error");
   } catch (const tfjob::config_error& e) {
     CHECK(e.reason() == tfjob::reasons::user_not_found);
-    CHECK(e.problem() == "user \"nobody\" does not exist in " + f);
+    CHECK(e.problem() == "user \"nobody\" does not exist in kubeconfig \"" + f + "\"");
     CHECK(e.advice() == " (ConfigOverrides::user)");
     CHECK(std::string(e.what()) == e.problem() + e.advice());
   }
@@ -221,7 +221,7 @@ TEST_CASE("errors name the file and the missing context, cluster or user", "[kub
     FAIL("no error");
   } catch (const tfjob::config_error& e) {
     CHECK(e.reason() == tfjob::reasons::no_current_context);
-    CHECK(e.problem() == "no current context is set in " + f);
+    CHECK(e.problem() == "no current context is set in kubeconfig \"" + f + "\"");
   }
 }
 

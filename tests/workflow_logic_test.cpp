@@ -165,7 +165,9 @@ TEST_CASE("gpu_preflight: per-pod fit, total free, missing device plugin", "[wor
     REQUIRE(r.findings.size() == 1);
     CHECK(r.findings[0].is_error());
     CHECK(r.findings[0].message.find("NVIDIA device plugin") != std::string::npos);
-    CHECK(r.findings[0].message.find("gpu-check") != std::string::npos);
+    CHECK(r.findings[0].code == "NoGpuNodes");
+    // the remedy is the fix, in the SDK's names (the plugin words it as `kubectl tfjob gpu-check`)
+    CHECK(r.findings[0].fix.find("gpu::run_gpu_check") != std::string::npos);
   }
   SECTION("a pod larger than any node") {
     auto r = gpu_preflight(job, {node("g1", 1, 1), node("g2", 4, 4, true), node("cpu", -1, -1)}, std::vector<json>{});
