@@ -97,6 +97,19 @@ api_get() { curl -sS --fail --cacert "$TFJOB_REALAPI_CA" --cert "$TFJOB_REALAPI_
 # Ctrl-C: SIGINT to the plugin itself (bg_plugin's pid is the subshell that runs it)
 ctrl_c() { local c; c=$(pgrep -P "$1" -f kubectl-tfjob || true); kill -INT ${c:-$1}; }
 no_pods_left() { [ -z "$(ka get pods -n "$NS" -o name 2>/dev/null)" ]; }
+# What the node says of a model server's pods (phase, restarts, the last termination), their
+# log (and the previous container's) and the namespace's events: printed before a failed
+# predict fails the test, so that a transient failure can be told from a crash afterwards.
+server_state() { # DEPLOYMENT
+  ka get pods -n "$NS" -l "app.kubernetes.io/instance=$1" -o json 2>/dev/null |
+    jq -r '.items[] | "pod \(.metadata.name) \(.status.phase) deleting=\(.metadata.deletionTimestamp // "no") restarts=\([.status.containerStatuses[]?.restartCount] | add) last=\([.status.containerStatuses[]?.lastState] | tostring)"' || true
+  local p
+  for p in $(ka get pods -n "$NS" -l "app.kubernetes.io/instance=$1" -o name 2>/dev/null); do
+    echo "--- log of $p"; ka logs "$p" -n "$NS" --tail 40 2>&1 || true
+    echo "--- previous log of $p"; ka logs "$p" -n "$NS" --previous --tail 40 2>&1 || true
+  done
+  echo "--- events"; ka get events -n "$NS" --sort-by=.lastTimestamp 2>&1 | tail -20 || true
+}
 # a TFJob manifest whose one Worker runs CMD in IMAGE with imagePullPolicy Never
 job_yaml() { # NAME IMAGE RESTART-POLICY CMD [GPUS]
   jq -n --arg name "$1" --arg image "$2" --arg rp "$3" --arg cmd "$4" --arg gpus "${5:-}" '
@@ -878,7 +891,8 @@ serve|serve-crash-log)
   step predict
   # JPEG magic and a JFIF header: what TF Serving's DecodeJpeg needs to start
   printf '\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00\xff\xd9' >"$TMP/cat.jpg"
-  ok P predict sv --image "$TMP/cat.jpg" --top 3 -n "$NS"
+  run P predict sv --image "$TMP/cat.jpg" --top 3 -n "$NS"
+  [ "$RC" = 0 ] || { server_state sv >&2; fail "exit $RC from predict sv --image: $ERR"; }
   contains "$OUT" "1"
   step signatures
   # models reads them through the real service proxy
