@@ -4,7 +4,7 @@
 # kubelet; here it is judged by the real kube-apiserver (label realapi), with this test
 # playing the kubelet by patching pod status (docs/realnode-controller.md).
 add_executable(tfjob-controller-standin ${CMAKE_CURRENT_SOURCE_DIR}/realnode/controller/main.cpp)
-target_link_libraries(tfjob-controller-standin PRIVATE tfjob::sdk)
+target_link_libraries(tfjob-controller-standin PRIVATE ${TFJOB_SDK_LIB})
 target_compile_options(tfjob-controller-standin PRIVATE ${TFJOB_WARNINGS})
 
 if(TARGET kubectl-tfjob AND COMMAND tfjob_add_realapi_test)

@@ -15,6 +15,7 @@
 
 #include <tfjob/api/builder.hpp>  // kueue_queue_name_label
 #include <tfjob/api/types.hpp>
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/workflow/cluster.hpp>
 
@@ -34,10 +35,35 @@ struct ChangeResult {
 };
 
 /// The merge patch that suspends (`true`) or resumes (`false`) a job.
-inline nlohmann::json suspend_patch(bool suspend) { return {{"spec", {{"runPolicy", {{"suspend", suspend}}}}}}; }
-
+nlohmann::json suspend_patch(bool suspend);
 /// Why suspending (`suspend`) or resuming a job cannot work, or "" when it can.
-inline std::string suspend_refusal(const TFJob& job, bool suspend) {
+std::string suspend_refusal(const TFJob& job, bool suspend);
+/// Whether the job asks to be suspended (`runPolicy.suspend`).
+bool is_suspended_spec(const TFJob& job);
+/// The notes for a suspend/resume of `job`: a job in a Kueue LocalQueue has its
+/// runPolicy.suspend owned by Kueue (it unsuspends the job on admission, and suspends
+/// again one it has not admitted); a job managed by another controller is not reconciled
+/// by the training operator (v1.9 managedBy).
+std::vector<std::string> suspend_notes(const TFJob& job, bool suspend);
+/// Suspends (`suspend`) or resumes the TFJob `name` in `ns`. Throws `api_error` (NotFound
+/// and others, from the server) and `tfjob::error` with `suspend_refusal`'s reason.
+ChangeResult set_suspended(kube::Client& c, const std::string& ns, const std::string& name, bool suspend);
+/// The merge patch that sets the Worker count.
+nlohmann::json scale_patch(int workers);
+/// Why the job's Workers cannot be scaled to `workers`, or "" when they can.
+std::string scale_refusal(const TFJob& job, int workers);
+/// Sets the Worker count of the TFJob `name` in `ns`. Throws `api_error` from the server,
+/// and `tfjob::error` with `scale_refusal`'s reason.
+ChangeResult scale_workers(kube::Client& c, const std::string& ns, const std::string& name, int workers);
+
+}  // namespace tfjob::workflow
+
+#if TFJOB_SDK_DEFINE_WORKFLOW
+namespace tfjob::workflow {
+
+TFJOB_INLINE nlohmann::json suspend_patch(bool suspend) { return {{"spec", {{"runPolicy", {{"suspend", suspend}}}}}}; }
+
+TFJOB_INLINE std::string suspend_refusal(const TFJob& job, bool suspend) {
   const auto& st = job.status;
   if (st && st->finished())
     return std::string("the job has ") + (st->succeeded() ? "Succeeded" : "Failed") + ": the operator only cleans up a finished job, it does not " +
@@ -45,14 +71,9 @@ inline std::string suspend_refusal(const TFJob& job, bool suspend) {
   return "";
 }
 
-/// Whether the job asks to be suspended (`runPolicy.suspend`).
-inline bool is_suspended_spec(const TFJob& job) { return job.spec.run_policy.suspend.value_or(false); }
+TFJOB_INLINE bool is_suspended_spec(const TFJob& job) { return job.spec.run_policy.suspend.value_or(false); }
 
-/// The notes for a suspend/resume of `job`: a job in a Kueue LocalQueue has its
-/// runPolicy.suspend owned by Kueue (it unsuspends the job on admission, and suspends
-/// again one it has not admitted); a job managed by another controller is not reconciled
-/// by the training operator (v1.9 managedBy).
-inline std::vector<std::string> suspend_notes(const TFJob& job, bool suspend) {
+TFJOB_INLINE std::vector<std::string> suspend_notes(const TFJob& job, bool suspend) {
   std::vector<std::string> notes;
   if (auto it = job.metadata.labels.find(kueue_queue_name_label); it != job.metadata.labels.end())
     notes.push_back("the job is in Kueue LocalQueue \"" + it->second + "\": Kueue " +
@@ -64,8 +85,6 @@ inline std::vector<std::string> suspend_notes(const TFJob& job, bool suspend) {
 }
 
 namespace detail {
-/// Reads TFJob `name`; leaves it when `done(job)`; refuses with `refusal(job)` when that says
-/// why; else sends `patch`. The one path every change takes.
 template <class Done, class Refusal>
 inline ChangeResult change_job(kube::Client& c, const std::string& ns, const std::string& name, Done done, Refusal refusal,
                                const nlohmann::json& patch) {
@@ -84,9 +103,7 @@ inline ChangeResult change_job(kube::Client& c, const std::string& ns, const std
 }
 }  // namespace detail
 
-/// Suspends (`suspend`) or resumes the TFJob `name` in `ns`. Throws `api_error` (NotFound
-/// and others, from the server) and `tfjob::error` with `suspend_refusal`'s reason.
-inline ChangeResult set_suspended(kube::Client& c, const std::string& ns, const std::string& name, bool suspend) {
+TFJOB_INLINE ChangeResult set_suspended(kube::Client& c, const std::string& ns, const std::string& name, bool suspend) {
   std::vector<std::string> notes;
   auto r = detail::change_job(
       c, ns, name,
@@ -99,13 +116,11 @@ inline ChangeResult set_suspended(kube::Client& c, const std::string& ns, const 
   return r;
 }
 
-/// The merge patch that sets the Worker count.
-inline nlohmann::json scale_patch(int workers) {
+TFJOB_INLINE nlohmann::json scale_patch(int workers) {
   return {{"spec", {{"tfReplicaSpecs", {{replica_type::Worker, {{"replicas", workers}}}}}}}};
 }
 
-/// Why the job's Workers cannot be scaled to `workers`, or "" when they can.
-inline std::string scale_refusal(const TFJob& job, int workers) {
+TFJOB_INLINE std::string scale_refusal(const TFJob& job, int workers) {
   if (workers < 0) return "the Worker count must be 0 or more, got " + std::to_string(workers);
   if (job.status && job.status->finished())
     return std::string("the job has ") + (job.status->succeeded() ? "Succeeded" : "Failed") + ": the operator does not create pods for a finished job";
@@ -117,9 +132,7 @@ inline std::string scale_refusal(const TFJob& job, int workers) {
   return "";
 }
 
-/// Sets the Worker count of the TFJob `name` in `ns`. Throws `api_error` from the server,
-/// and `tfjob::error` with `scale_refusal`'s reason.
-inline ChangeResult scale_workers(kube::Client& c, const std::string& ns, const std::string& name, int workers) {
+TFJOB_INLINE ChangeResult scale_workers(kube::Client& c, const std::string& ns, const std::string& name, int workers) {
   return detail::change_job(
       c, ns, name,
       [&](const TFJob& j) {
@@ -130,3 +143,4 @@ inline ChangeResult scale_workers(kube::Client& c, const std::string& ns, const 
 }
 
 }  // namespace tfjob::workflow
+#endif  // TFJOB_SDK_DEFINE_WORKFLOW

@@ -1,0 +1,69 @@
+#pragma once
+/// \file How the SDK's function bodies are compiled: in every translation unit (header-only,
+/// the default) or once (`TFJOB_SDK_COMPILED`), as Boost.Asio's BOOST_ASIO_SEPARATE_COMPILATION
+/// and spdlog's SPDLOG_COMPILED_LIB offer.
+///
+/// - Header-only: nothing to define or link; every header carries its bodies, `inline`.
+/// - Compiled: define `TFJOB_SDK_COMPILED` for every translation unit of the program (the
+///   CMake target `tfjob::sdk_compiled` does) and include `<tfjob/src.hpp>` in exactly one
+///   source file. Headers then carry declarations, types, templates and one-line helpers only,
+///   so a file that includes `<tfjob/tfjob.hpp>` no longer parses and instantiates the SDK's
+///   bodies (measured in BENCHMARKS.md, "Compile time").
+///
+/// Each header keeps its bodies in one section at its end, guarded by its area's macro
+/// (`#if TFJOB_SDK_DEFINE_API`), each definition marked `TFJOB_INLINE`. The areas are the
+/// directories: CORE (tfjob/ and tfjob/detail/), API, KUBE, GPU, LOCAL, SERVING, WORKFLOW.
+/// A source file may compile one area's bodies only (`#define TFJOB_SDK_IMPL_KUBE` before
+/// `#include <tfjob/src.hpp>`), so that a build compiles the areas in parallel (src/ does).
+
+#if defined(TFJOB_SDK_COMPILED)
+#define TFJOB_INLINE
+#else
+#define TFJOB_INLINE inline
+#endif
+
+#if defined(TFJOB_SDK_IMPL_ALL)  // <tfjob/src.hpp> with no area named: every area
+#define TFJOB_SDK_IMPL_CORE
+#define TFJOB_SDK_IMPL_API
+#define TFJOB_SDK_IMPL_KUBE
+#define TFJOB_SDK_IMPL_GPU
+#define TFJOB_SDK_IMPL_LOCAL
+#define TFJOB_SDK_IMPL_SERVING
+#define TFJOB_SDK_IMPL_WORKFLOW
+#endif
+
+#if !defined(TFJOB_SDK_COMPILED) || defined(TFJOB_SDK_IMPL_CORE)
+#define TFJOB_SDK_DEFINE_CORE 1
+#else
+#define TFJOB_SDK_DEFINE_CORE 0
+#endif
+#if !defined(TFJOB_SDK_COMPILED) || defined(TFJOB_SDK_IMPL_API)
+#define TFJOB_SDK_DEFINE_API 1
+#else
+#define TFJOB_SDK_DEFINE_API 0
+#endif
+#if !defined(TFJOB_SDK_COMPILED) || defined(TFJOB_SDK_IMPL_KUBE)
+#define TFJOB_SDK_DEFINE_KUBE 1
+#else
+#define TFJOB_SDK_DEFINE_KUBE 0
+#endif
+#if !defined(TFJOB_SDK_COMPILED) || defined(TFJOB_SDK_IMPL_GPU)
+#define TFJOB_SDK_DEFINE_GPU 1
+#else
+#define TFJOB_SDK_DEFINE_GPU 0
+#endif
+#if !defined(TFJOB_SDK_COMPILED) || defined(TFJOB_SDK_IMPL_LOCAL)
+#define TFJOB_SDK_DEFINE_LOCAL 1
+#else
+#define TFJOB_SDK_DEFINE_LOCAL 0
+#endif
+#if !defined(TFJOB_SDK_COMPILED) || defined(TFJOB_SDK_IMPL_SERVING)
+#define TFJOB_SDK_DEFINE_SERVING 1
+#else
+#define TFJOB_SDK_DEFINE_SERVING 0
+#endif
+#if !defined(TFJOB_SDK_COMPILED) || defined(TFJOB_SDK_IMPL_WORKFLOW)
+#define TFJOB_SDK_DEFINE_WORKFLOW 1
+#else
+#define TFJOB_SDK_DEFINE_WORKFLOW 0
+#endif
