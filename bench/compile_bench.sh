@@ -4,6 +4,8 @@
 # max RSS) of a file that only includes a header, and of a few plugin/sample sources.
 # With BASE (a git revision) the same files of that revision are measured too, alternately
 # with this tree's, so that both see the same neighbours on a shared machine.
+# Each file is measured in the SDK's two modes (MODES, default both): header-only, and
+# compiled (-DTFJOB_SDK_COMPILED: the headers' declarations only, bodies in src/).
 # Usage: bash bench/compile_bench.sh [BUILD_DIR] [BASE]   (prints a Markdown table)
 # BUILD_DIR: a configured build (plugin/generated/sample_files.hpp); compiles are serial.
 set -euo pipefail
@@ -22,25 +24,27 @@ if [ -n "$BASE" ]; then
 fi
 HEADERS=${HEADERS:-"tfjob/api/types.hpp tfjob/kube/client.hpp tfjob/tfjob.hpp"}
 SOURCES=${SOURCES:-"plugin/commands/completion.cpp plugin/commands/submit.cpp plugin/commands/predict.cpp samples/sdk/submit_and_follow.cpp"}
-measure() {  # tree, label, source file
+MODES=${MODES:-"header-only compiled"}
+measure() {  # tree, label, source file, mode
   local flags=(-std=c++17 -I"$1/include" -I"$1/plugin" -I"$BUILD_DIR/plugin/generated" -isystem /usr/include/stb)
+  [ "$4" = compiled ] && flags+=(-DTFJOB_SDK_COMPILED)
   local lines u w m which=this
   [ "$1" = . ] || which="$BASE"
   if ! lines=$(g++ "${flags[@]}" -E "$3" 2>/dev/null | wc -l) ||
      ! /usr/bin/time -f "%U %e %M" -o "$TMP/time" g++ "${flags[@]}" -O2 -c "$3" -o "$TMP/x.o" 2>/dev/null; then
-    printf '| %s | %s | does not compile | | | |\n' "$2" "$which"  # e.g. a header the base lacks
+    printf '| %s | %s | %s | does not compile | | | |\n' "$2" "$4" "$which"  # e.g. a header the base lacks
     return
   fi
   read -r u w m <"$TMP/time"
-  printf '| %s | %s | %s | %s | %s | %s |\n' "$2" "$which" "$lines" "$u" "$w" $((m / 1024))
+  printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$2" "$4" "$which" "$lines" "$u" "$w" $((m / 1024))
 }
-echo "| translation unit | tree | preprocessed lines | user s | wall s | max RSS MB |"
-echo "| --- | --- | ---: | ---: | ---: | ---: |"
+echo "| translation unit | SDK mode | tree | preprocessed lines | user s | wall s | max RSS MB |"
+echo "| --- | --- | --- | ---: | ---: | ---: | ---: |"
 for h in $HEADERS; do
   echo "#include <$h>" >"$TMP/include_only.cpp"
-  for t in "${trees[@]}"; do measure "$t" "\`#include <$h>\`" "$TMP/include_only.cpp"; done
+  for m in $MODES; do for t in "${trees[@]}"; do measure "$t" "\`#include <$h>\`" "$TMP/include_only.cpp" "$m"; done; done
 done
 for s in $SOURCES; do
-  for t in "${trees[@]}"; do measure "$t" "\`$s\`" "$t/$s"; done
+  for m in $MODES; do for t in "${trees[@]}"; do measure "$t" "\`$s\`" "$t/$s" "$m"; done; done
 done
 echo "(load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores, $(date -u '+%Y-%m-%d %H:%M UTC'))"

@@ -1,5 +1,6 @@
 # api: ctests that are not Catch2 programs.
-#  - the two-translation-unit link test (every header definition is inline)
+#  - the two-translation-unit link test (every header definition is inline), header-only
+#    and with the SDK compiled; <tfjob/src.hpp> names every header
 #  - install the SDK to a temporary prefix and build a find_package(tfjob) consumer
 #  - the independent CRD schema judge over what the plugin emits, and over a broken
 #    fixture that it must reject
@@ -10,6 +11,21 @@ target_link_libraries(api_link_test PRIVATE tfjob::sdk)
 target_compile_options(api_link_test PRIVATE ${TFJOB_WARNINGS})
 add_test(NAME "api: two-TU link test" COMMAND api_link_test)
 set_tests_properties("api: two-TU link test" PROPERTIES LABELS unit)
+# The same two files in the compiled mode (TFJOB_SDK_COMPILED, src/): a body left outside
+# its area's section, or compiled in both a header and src/, breaks this link.
+if(TARGET tfjob_sdk_compiled)
+  add_executable(api_link_test_compiled ${CMAKE_CURRENT_SOURCE_DIR}/link/link_test_1.cpp
+                                        ${CMAKE_CURRENT_SOURCE_DIR}/link/link_test_2.cpp)
+  target_link_libraries(api_link_test_compiled PRIVATE tfjob::sdk_compiled)
+  target_compile_options(api_link_test_compiled PRIVATE ${TFJOB_WARNINGS})
+  add_test(NAME "api: two-TU link test, SDK compiled" COMMAND api_link_test_compiled)
+  set_tests_properties("api: two-TU link test, SDK compiled" PROPERTIES LABELS unit)
+endif()
+# <tfjob/src.hpp> names every header of the SDK, so that the compiled mode compiles every body.
+add_test(NAME "api: <tfjob/src.hpp> includes every SDK header"
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/sdk_src_headers.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties("api: <tfjob/src.hpp> includes every SDK header" PROPERTIES LABELS unit
+                     PASS_REGULAR_EXPRESSION "^ok: ")
 
 add_test(NAME "api: find_package consumer of the installed SDK"
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/api_install_consumer.sh
