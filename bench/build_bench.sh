@@ -31,9 +31,10 @@ done
 echo "| SDK mode | objects compiled | wall s (-j$JOBS) | CPU s (user+sys) | largest process MB |"
 echo "| --- | ---: | ---: | ---: | ---: |"
 for mode in OFF ON; do
+  [ -n "${wall[$mode]:-}" ] || continue
   label=$([ "$mode" = OFF ] && echo "header-only (TFJOB_SDK_COMPILED=OFF)" || echo "compiled (TFJOB_SDK_COMPILED=ON)")
   echo "| $label | ${objs[$mode]} | ${wall[$mode]} | ${cpu[$mode]} | ${rss[$mode]} |"
 done
-awk -v a="${wall[OFF]}" -v b="${wall[ON]}" -v c="${cpu[OFF]}" -v d="${cpu[ON]}" \
+[ -n "${wall[OFF]:-}" ] && [ -n "${wall[ON]:-}" ] && awk -v a="${wall[OFF]}" -v b="${wall[ON]}" -v c="${cpu[OFF]}" -v d="${cpu[ON]}" \
   'BEGIN { printf "| compiled / header-only | | %.2f | %.2f | |\n", b / a, d / c }'
 echo "($(nproc) cores, load average before the run's end: $(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%Y-%m-%d %H:%M UTC'), $(g++ --version | head -1))"
