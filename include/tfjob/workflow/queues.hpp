@@ -182,17 +182,11 @@ namespace tfjob::workflow {
 namespace resources {
 
 TFJOB_INLINE kube::ResourceInfo kueue_local_queues() { return {"kueue.x-k8s.io", "v1beta1", "localqueues", "LocalQueue", true}; }
-
 TFJOB_INLINE kube::ResourceInfo kueue_cluster_queues() { return {"kueue.x-k8s.io", "v1beta1", "clusterqueues", "ClusterQueue", false}; }
-
 TFJOB_INLINE kube::ResourceInfo kueue_workloads() { return {"kueue.x-k8s.io", "v1beta1", "workloads", "Workload", true}; }
-
 TFJOB_INLINE kube::ResourceInfo volcano_pod_groups() { return {"scheduling.volcano.sh", "v1beta1", "podgroups", "PodGroup", true}; }
-
 TFJOB_INLINE kube::ResourceInfo volcano_queues() { return {"scheduling.volcano.sh", "v1beta1", "queues", "Queue", false}; }
-
 TFJOB_INLINE kube::ResourceInfo scheduler_plugins_pod_groups() { return {"scheduling.x-k8s.io", "v1alpha1", "podgroups", "PodGroup", true}; }
-
 TFJOB_INLINE kube::ResourceInfo leases() { return {"coordination.k8s.io", "v1", "leases", "Lease", true}; }
 
 }  // namespace resources
@@ -564,7 +558,7 @@ TFJOB_INLINE QueueState gather_queue_state(kube::Client& c, const std::string& n
 }
 
 TFJOB_INLINE std::vector<Finding> queue_wait_findings(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
-                                               const std::vector<nlohmann::json>& events, const QueueState& q) {
+                                                      const std::vector<nlohmann::json>& events, const QueueState& q) {
   std::vector<Finding> out;
   auto add = [&](Finding::Severity sev, const char* code, std::string msg, std::vector<std::string> evidence, std::string fix) {
     Finding f{sev, std::move(msg)};
