@@ -7,6 +7,7 @@
 /// Everything here goes through `kube::Client` with JSON objects, so it works with any
 /// TFJob a server holds, including fields this SDK does not model.
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/client.hpp>
@@ -34,18 +35,127 @@ namespace tfjob::workflow {
 
 /// The kinds the workflow reads and writes, each from its one description (resource_traits).
 namespace resources {
-inline kube::ResourceInfo tfjobs() { return kube::resource_info<TFJob>(); }
-inline kube::ResourceInfo pods() { return kube::resource_info<kube::Pod>(); }
-inline kube::ResourceInfo events() { return kube::resource_info<kube::Event>(); }
-inline kube::ResourceInfo nodes() { return kube::resource_info<kube::Node>(); }
-inline kube::ResourceInfo namespaces() { return kube::resource_info<kube::Namespace>(); }
-inline kube::ResourceInfo pvcs() { return kube::resource_info<kube::PersistentVolumeClaim>(); }
-inline kube::ResourceInfo configmaps() { return kube::resource_info<kube::ConfigMap>(); }
+kube::ResourceInfo tfjobs();
+kube::ResourceInfo pods();
+kube::ResourceInfo events();
+kube::ResourceInfo nodes();
+kube::ResourceInfo namespaces();
+kube::ResourceInfo pvcs();
+kube::ResourceInfo configmaps();
 }  // namespace resources
 
 /// Every item of a list, following `continue` tokens.
-inline std::vector<nlohmann::json> list_items(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns,
-                                              kube::ListParams p = {}) {
+std::vector<nlohmann::json> list_items(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns,
+                                       kube::ListParams p = {});
+
+/// The object, or std::nullopt when the server says NotFound.
+std::optional<nlohmann::json> get_opt(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns,
+                                      const std::string& name);
+
+/// A job's pods: by the current operator's labels, else by the older operators' labels.
+std::vector<nlohmann::json> job_pods(kube::Client& c, const std::string& ns, const std::string& job);
+
+/// Events of a namespace (all of them: the caller picks what concerns it).
+std::vector<nlohmann::json> namespace_events(kube::Client& c, const std::string& ns);
+
+/// Whether the server serves kubeflow.org/v1 tfjobs (API discovery).
+bool tfjobs_served(kube::Client& c);
+
+/// The message for a 403 on TFJobs in `ns`, naming who and what to ask for.
+std::string forbidden_message(const std::string& verb, const std::string& ns, const std::string& server_message);
+
+/// Whether the current user may `verb` TFJobs in `ns` (SelfSubjectAccessReview); std::nullopt
+/// when the server cannot say (no authorization API).
+std::optional<std::pair<bool, std::string>> can_i(kube::Client& c, const std::string& verb, const std::string& ns);
+
+/// What `preflight_submit` found.
+struct PreflightReport {
+  std::vector<Finding> findings;
+  std::optional<GpuPreflight> gpu;
+  bool ok() const;
+  /// Every error message, joined (for an exception).
+  std::string errors() const;
+};
+
+/// Checks before submitting `job` (TFJob JSON) to `ns`. Stops at the first fatal finding
+/// that makes later checks meaningless (no CRD, no namespace, no permission). `logs_kept`:
+/// the caller saves every replica's log while the job runs (lint::Context::logs_kept).
+PreflightReport preflight_submit(kube::Client& c, const std::string& ns, const nlohmann::json& job,
+                                 bool check_gpus = true, bool logs_kept = false);
+
+/// What submitting did.
+enum class SubmitOutcome { created, unchanged, replaced };
+const char* to_string(SubmitOutcome o);
+
+struct SubmitOptions {
+  bool replace = false;         ///< delete an existing job with a different spec, then submit
+  bool rerun = false;           ///< delete an existing job even with the same spec, then submit (run it again)
+  bool dry_run = false;         ///< server-side dry run: validate and default, persist nothing
+  std::string field_manager;  ///< "" = the client's (RestConfig::field_manager)
+  std::function<void(const std::string&)> progress;  ///< stderr lines ("deleting ...")
+  std::chrono::seconds delete_timeout{120};
+};
+
+struct SubmitResult {
+  SubmitOutcome outcome = SubmitOutcome::created;
+  nlohmann::json object;  ///< as the server returned (or would return, for a dry run)
+};
+
+/// Paths (JSON pointers) where two specs differ, for the "different spec" message.
+std::vector<std::string> spec_differences(const nlohmann::json& a, const nlohmann::json& b);
+
+/// Wait until `name` no longer exists (after a delete); false on timeout.
+bool wait_gone(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns, const std::string& name,
+               std::chrono::milliseconds timeout, const std::string& uid = {});
+
+/// Submit `job` (TFJob JSON with metadata.name) to `ns` with server-side apply.
+/// - absent → created;
+/// - present with the same spec → unchanged (nothing is sent but a dry run);
+/// - present with another spec → `tfjob::error` naming the differences, unless
+///   `replace`, which deletes the old job (foreground: its pods go first), waits, and applies.
+SubmitResult submit_job(kube::Client& c, const std::string& ns, nlohmann::json job, const SubmitOptions& o = {});
+
+/// The access mode of a claim created for a job: its replicas run on different nodes and
+/// all mount the claim, which only ReadWriteMany allows (Kubernetes' access modes).
+inline constexpr const char* default_claim_access_mode = "ReadWriteMany";
+
+/// Make sure PVC `name` exists in `ns`: create it (`access_mode`, `size`, `storage_class`
+/// or the cluster default when "") when absent, leave it alone when present. Returns the
+/// PVC and whether it was created.
+std::pair<nlohmann::json, bool> ensure_pvc(kube::Client& c, const std::string& ns, const std::string& name,
+                                           const std::string& size, const std::string& storage_class,
+                                           bool dry_run = false,
+                                           const std::string& access_mode = default_claim_access_mode);
+
+/// Server-side apply `obj` (a namespaced object of `res`) into `ns` with an ownerReference
+/// to `owner` (the job as the server returned it), so it is garbage-collected with the job.
+/// Returns the object as the server answered (a dry run: as it would be).
+nlohmann::json apply_owned(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns,
+                           nlohmann::json obj, const nlohmann::json& owner, const SubmitOptions& o = {});
+
+/// Why a PVC is not Bound, from its phase and events (e.g. "no persistent volumes available
+/// for this claim and no storage class is set"); "" when Bound or not yet explained.
+std::string pvc_pending_reason(const nlohmann::json& pvc, const std::vector<nlohmann::json>& events);
+
+}  // namespace tfjob::workflow
+
+#if TFJOB_SDK_DEFINE_WORKFLOW
+namespace tfjob::workflow {
+
+namespace resources {
+
+TFJOB_INLINE kube::ResourceInfo tfjobs() { return kube::resource_info<TFJob>(); }
+TFJOB_INLINE kube::ResourceInfo pods() { return kube::resource_info<kube::Pod>(); }
+TFJOB_INLINE kube::ResourceInfo events() { return kube::resource_info<kube::Event>(); }
+TFJOB_INLINE kube::ResourceInfo nodes() { return kube::resource_info<kube::Node>(); }
+TFJOB_INLINE kube::ResourceInfo namespaces() { return kube::resource_info<kube::Namespace>(); }
+TFJOB_INLINE kube::ResourceInfo pvcs() { return kube::resource_info<kube::PersistentVolumeClaim>(); }
+TFJOB_INLINE kube::ResourceInfo configmaps() { return kube::resource_info<kube::ConfigMap>(); }
+
+}  // namespace resources
+
+TFJOB_INLINE std::vector<nlohmann::json> list_items(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns,
+                                                    kube::ListParams p) {
   kube::RequestBuilder b(res, ns);
   std::vector<nlohmann::json> out;
   for (;;) {
@@ -62,9 +172,8 @@ inline std::vector<nlohmann::json> list_items(kube::Client& c, const kube::Resou
   return out;
 }
 
-/// The object, or std::nullopt when the server says NotFound.
-inline std::optional<nlohmann::json> get_opt(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns,
-                                             const std::string& name) {
+TFJOB_INLINE std::optional<nlohmann::json> get_opt(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns,
+                                                   const std::string& name) {
   try {
     return c.request_json(kube::RequestBuilder(res, ns).get(name));
   } catch (const api_error& e) {
@@ -73,8 +182,7 @@ inline std::optional<nlohmann::json> get_opt(kube::Client& c, const kube::Resour
   }
 }
 
-/// A job's pods: by the current operator's labels, else by the older operators' labels.
-inline std::vector<nlohmann::json> job_pods(kube::Client& c, const std::string& ns, const std::string& job) {
+TFJOB_INLINE std::vector<nlohmann::json> job_pods(kube::Client& c, const std::string& ns, const std::string& job) {
   for (const auto& sel : pod_selectors(job)) {
     kube::ListParams p;
     p.label_selector = sel;
@@ -84,8 +192,7 @@ inline std::vector<nlohmann::json> job_pods(kube::Client& c, const std::string& 
   return {};
 }
 
-/// Events of a namespace (all of them: the caller picks what concerns it).
-inline std::vector<nlohmann::json> namespace_events(kube::Client& c, const std::string& ns) {
+TFJOB_INLINE std::vector<nlohmann::json> namespace_events(kube::Client& c, const std::string& ns) {
   try {
     return list_items(c, resources::events(), ns);
   } catch (const api_error& e) {
@@ -94,14 +201,12 @@ inline std::vector<nlohmann::json> namespace_events(kube::Client& c, const std::
   }
 }
 
-/// Whether the server serves kubeflow.org/v1 tfjobs (API discovery).
-inline bool tfjobs_served(kube::Client& c) {
+TFJOB_INLINE bool tfjobs_served(kube::Client& c) {
   const auto r = resources::tfjobs();
   return kube::serves(c, r.group, r.version, r.plural);
 }
 
-/// The message for a 403 on TFJobs in `ns`, naming who and what to ask for.
-inline std::string forbidden_message(const std::string& verb, const std::string& ns, const std::string& server_message) {
+TFJOB_INLINE std::string forbidden_message(const std::string& verb, const std::string& ns, const std::string& server_message) {
   return "you may not " + verb + " TFJobs in namespace \"" + ns + "\" (403 Forbidden: " + server_message +
          ").\nAsk a cluster admin for a Role granting '" + verb +
          "' on tfjobs.kubeflow.org there (for example the \"kubeflow-edit\" ClusterRole bound in that namespace), "
@@ -109,9 +214,7 @@ inline std::string forbidden_message(const std::string& verb, const std::string&
          " tfjobs.kubeflow.org -n " + ns;
 }
 
-/// Whether the current user may `verb` TFJobs in `ns` (SelfSubjectAccessReview); std::nullopt
-/// when the server cannot say (no authorization API).
-inline std::optional<std::pair<bool, std::string>> can_i(kube::Client& c, const std::string& verb, const std::string& ns) {
+TFJOB_INLINE std::optional<std::pair<bool, std::string>> can_i(kube::Client& c, const std::string& verb, const std::string& ns) {
   const auto tj = resources::tfjobs();
   kube::ResourceInfo ssar{"authorization.k8s.io", "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview", false};
   nlohmann::json review = {
@@ -129,28 +232,20 @@ inline std::optional<std::pair<bool, std::string>> can_i(kube::Client& c, const 
   }
 }
 
-/// What `preflight_submit` found.
-struct PreflightReport {
-  std::vector<Finding> findings;
-  std::optional<GpuPreflight> gpu;
-  bool ok() const {
-    for (const auto& f : findings) if (f.is_error()) return false;
-    return true;
-  }
-  /// Every error message, joined (for an exception).
-  std::string errors() const {
-    std::string s;
-    for (const auto& f : findings)
-      if (f.is_error()) s += (s.empty() ? "" : "\n") + f.message + (f.fix.empty() ? "" : "\nfix: " + f.fix);
-    return s;
-  }
-};
+TFJOB_INLINE bool PreflightReport::ok() const {
+  for (const auto& f : findings) if (f.is_error()) return false;
+  return true;
+}
 
-/// Checks before submitting `job` (TFJob JSON) to `ns`. Stops at the first fatal finding
-/// that makes later checks meaningless (no CRD, no namespace, no permission). `logs_kept`:
-/// the caller saves every replica's log while the job runs (lint::Context::logs_kept).
-inline PreflightReport preflight_submit(kube::Client& c, const std::string& ns, const nlohmann::json& job,
-                                        bool check_gpus = true, bool logs_kept = false) {
+TFJOB_INLINE std::string PreflightReport::errors() const {
+  std::string s;
+  for (const auto& f : findings)
+    if (f.is_error()) s += (s.empty() ? "" : "\n") + f.message + (f.fix.empty() ? "" : "\nfix: " + f.fix);
+  return s;
+}
+
+TFJOB_INLINE PreflightReport preflight_submit(kube::Client& c, const std::string& ns, const nlohmann::json& job,
+                                              bool check_gpus, bool logs_kept) {
   PreflightReport r;
   if (!tfjobs_served(c)) {
     r.findings.push_back({Finding::Severity::error, crd_missing_message(c.config().server)});
@@ -254,9 +349,7 @@ inline PreflightReport preflight_submit(kube::Client& c, const std::string& ns, 
   return r;
 }
 
-/// What submitting did.
-enum class SubmitOutcome { created, unchanged, replaced };
-inline const char* to_string(SubmitOutcome o) {
+TFJOB_INLINE const char* to_string(SubmitOutcome o) {
   switch (o) {
     case SubmitOutcome::created: return "created";
     case SubmitOutcome::unchanged: return "unchanged";
@@ -265,22 +358,7 @@ inline const char* to_string(SubmitOutcome o) {
   return "";
 }
 
-struct SubmitOptions {
-  bool replace = false;         ///< delete an existing job with a different spec, then submit
-  bool rerun = false;           ///< delete an existing job even with the same spec, then submit (run it again)
-  bool dry_run = false;         ///< server-side dry run: validate and default, persist nothing
-  std::string field_manager;  ///< "" = the client's (RestConfig::field_manager)
-  std::function<void(const std::string&)> progress;  ///< stderr lines ("deleting ...")
-  std::chrono::seconds delete_timeout{120};
-};
-
-struct SubmitResult {
-  SubmitOutcome outcome = SubmitOutcome::created;
-  nlohmann::json object;  ///< as the server returned (or would return, for a dry run)
-};
-
-/// Paths (JSON pointers) where two specs differ, for the "different spec" message.
-inline std::vector<std::string> spec_differences(const nlohmann::json& a, const nlohmann::json& b) {
+TFJOB_INLINE std::vector<std::string> spec_differences(const nlohmann::json& a, const nlohmann::json& b) {
   std::vector<std::string> out;
   for (const auto& op : nlohmann::json::diff(a, b)) {
     std::string p = "spec" + tfjob::detail::value_at(op, "path", "");
@@ -291,9 +369,8 @@ inline std::vector<std::string> spec_differences(const nlohmann::json& a, const 
   return out;
 }
 
-/// Wait until `name` no longer exists (after a delete); false on timeout.
-inline bool wait_gone(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns, const std::string& name,
-                      std::chrono::milliseconds timeout, const std::string& uid = {}) {
+TFJOB_INLINE bool wait_gone(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns, const std::string& name,
+                            std::chrono::milliseconds timeout, const std::string& uid) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
     auto o = get_opt(c, res, ns, name);
@@ -304,12 +381,7 @@ inline bool wait_gone(kube::Client& c, const kube::ResourceInfo& res, const std:
   }
 }
 
-/// Submit `job` (TFJob JSON with metadata.name) to `ns` with server-side apply.
-/// - absent → created;
-/// - present with the same spec → unchanged (nothing is sent but a dry run);
-/// - present with another spec → `tfjob::error` naming the differences, unless
-///   `replace`, which deletes the old job (foreground: its pods go first), waits, and applies.
-inline SubmitResult submit_job(kube::Client& c, const std::string& ns, nlohmann::json job, const SubmitOptions& o = {}) {
+TFJOB_INLINE SubmitResult submit_job(kube::Client& c, const std::string& ns, nlohmann::json job, const SubmitOptions& o) {
   const std::string name = tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string());
   if (name.empty()) throw tfjob::error("cannot submit a TFJob without metadata.name");
   job["metadata"]["namespace"] = ns;
@@ -383,17 +455,10 @@ inline SubmitResult submit_job(kube::Client& c, const std::string& ns, nlohmann:
   return r;
 }
 
-/// The access mode of a claim created for a job: its replicas run on different nodes and
-/// all mount the claim, which only ReadWriteMany allows (Kubernetes' access modes).
-inline constexpr const char* default_claim_access_mode = "ReadWriteMany";
-
-/// Make sure PVC `name` exists in `ns`: create it (`access_mode`, `size`, `storage_class`
-/// or the cluster default when "") when absent, leave it alone when present. Returns the
-/// PVC and whether it was created.
-inline std::pair<nlohmann::json, bool> ensure_pvc(kube::Client& c, const std::string& ns, const std::string& name,
-                                                  const std::string& size, const std::string& storage_class,
-                                                  bool dry_run = false,
-                                                  const std::string& access_mode = default_claim_access_mode) {
+TFJOB_INLINE std::pair<nlohmann::json, bool> ensure_pvc(kube::Client& c, const std::string& ns, const std::string& name,
+                                                        const std::string& size, const std::string& storage_class,
+                                                        bool dry_run,
+                                                        const std::string& access_mode) {
   if (auto pvc = get_opt(c, resources::pvcs(), ns, name)) return {*pvc, false};
   nlohmann::json pvc = {{"apiVersion", "v1"},
                         {"kind", "PersistentVolumeClaim"},
@@ -405,11 +470,8 @@ inline std::pair<nlohmann::json, bool> ensure_pvc(kube::Client& c, const std::st
   return {c.request_json(kube::RequestBuilder(resources::pvcs(), ns).create(pvc, pp)), true};
 }
 
-/// Server-side apply `obj` (a namespaced object of `res`) into `ns` with an ownerReference
-/// to `owner` (the job as the server returned it), so it is garbage-collected with the job.
-/// Returns the object as the server answered (a dry run: as it would be).
-inline nlohmann::json apply_owned(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns,
-                                  nlohmann::json obj, const nlohmann::json& owner, const SubmitOptions& o = {}) {
+TFJOB_INLINE nlohmann::json apply_owned(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns,
+                                        nlohmann::json obj, const nlohmann::json& owner, const SubmitOptions& o) {
   const std::string name = tfjob::detail::value_at(obj, "/metadata/name"_json_pointer, std::string());
   obj["metadata"]["namespace"] = ns;
   if (!tfjob::detail::value_at(owner, "/metadata/uid"_json_pointer, std::string()).empty())
@@ -429,9 +491,7 @@ inline nlohmann::json apply_owned(kube::Client& c, const kube::ResourceInfo& res
   }
 }
 
-/// Why a PVC is not Bound, from its phase and events (e.g. "no persistent volumes available
-/// for this claim and no storage class is set"); "" when Bound or not yet explained.
-inline std::string pvc_pending_reason(const nlohmann::json& pvc, const std::vector<nlohmann::json>& events) {
+TFJOB_INLINE std::string pvc_pending_reason(const nlohmann::json& pvc, const std::vector<nlohmann::json>& events) {
   if (tfjob::detail::value_at(pvc, "/status/phase"_json_pointer, std::string("Pending")) == "Bound") return "";
   std::string name = tfjob::detail::value_at(pvc, "/metadata/name"_json_pointer, std::string());
   std::string uid = tfjob::detail::value_at(pvc, "/metadata/uid"_json_pointer, std::string());
@@ -449,3 +509,4 @@ inline std::string pvc_pending_reason(const nlohmann::json& pvc, const std::vect
 }
 
 }  // namespace tfjob::workflow
+#endif  // TFJOB_SDK_DEFINE_WORKFLOW

@@ -6,6 +6,7 @@
 /// unprefixed and `tf-replica-*` labels that tf-operator v1 and v1alpha2 wrote.
 
 #include <tfjob/api/labels.hpp>
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/workflow/status.hpp>
 
@@ -22,10 +23,7 @@ namespace tfjob::workflow {
 // label keys: tfjob::labels (tfjob/api/labels.hpp), current and legacy::
 
 /// Label selectors that find a job's pods, current first, then the older operators'.
-inline std::vector<std::string> pod_selectors(const std::string& job) {
-  return {std::string(labels::job_name) + "=" + job, std::string(labels::legacy::job_name) + "=" + job,
-          std::string(labels::legacy::tf_job_name) + "=" + job};
-}
+std::vector<std::string> pod_selectors(const std::string& job);
 
 /// What a pod is, read from its labels and status.
 struct PodInfo {
@@ -47,16 +45,58 @@ struct PodInfo {
 };
 
 namespace detail {
-inline std::string label_of(const nlohmann::json& pod, const char* key) {
+std::string lower(std::string s);
+}  // namespace detail
+
+/// Read a pod's labels and status. `container` is the one whose exit code matters most.
+PodInfo pod_info(const nlohmann::json& pod, const std::string& container = "tensorflow");
+
+/// The pod whose logs are "the job's logs": the one the operator marks
+/// `training.kubeflow.org/job-role=master`; else replica type chief, then master; else
+/// worker 0; else the same through the labels older operators used (all read by
+/// `pod_info`). Pods being deleted lose to live ones; among equals, the newest wins
+/// (a restarted pod replaces its predecessor).
+std::optional<nlohmann::json> select_chief(const std::vector<nlohmann::json>& pods);
+
+/// The pod of replica `type` (any case) and `index`; newest, live first.
+std::optional<nlohmann::json> select_replica(const std::vector<nlohmann::json>& pods,
+                                             const std::string& type, int index);
+
+/// The pod that made a job fail: a Failed pod or one with a non-zero exit code, the chief
+/// first; std::nullopt when none did.
+std::optional<nlohmann::json> select_failed(const std::vector<nlohmann::json>& pods);
+
+/// The order a user reads a job in: chief, master, worker, ps, evaluator, then any other
+/// type (the operator's replica types, `pkg/apis/kubeflow.org/v1/tensorflow_types.go`).
+int replica_rank(const std::string& lower_type);
+
+/// Sort pods as a user reads a job (replica_rank, then type, then index, then name).
+void sort_pods(std::vector<nlohmann::json>& pods);
+
+}  // namespace tfjob::workflow
+
+#if TFJOB_SDK_DEFINE_WORKFLOW
+namespace tfjob::workflow {
+
+TFJOB_INLINE std::vector<std::string> pod_selectors(const std::string& job) {
+  return {std::string(labels::job_name) + "=" + job, std::string(labels::legacy::job_name) + "=" + job,
+          std::string(labels::legacy::tf_job_name) + "=" + job};
+}
+
+namespace detail {
+
+TFJOB_INLINE std::string label_of(const nlohmann::json& pod, const char* key) {
   const auto& m = tfjob::detail::value_at(pod, "/metadata/labels"_json_pointer, nlohmann::json::object());
   auto it = m.find(key);
   return (it != m.end() && it->is_string()) ? it->get<std::string>() : std::string();
 }
-inline std::string lower(std::string s) {
+
+TFJOB_INLINE std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
 }
-inline int to_int(const std::string& s, int dflt = -1) {
+
+TFJOB_INLINE int to_int(const std::string& s, int dflt = -1) {
   try {
     size_t p = 0;
     int v = std::stoi(s, &p);
@@ -65,10 +105,10 @@ inline int to_int(const std::string& s, int dflt = -1) {
     return dflt;
   }
 }
+
 }  // namespace detail
 
-/// Read a pod's labels and status. `container` is the one whose exit code matters most.
-inline PodInfo pod_info(const nlohmann::json& pod, const std::string& container = "tensorflow") {
+TFJOB_INLINE PodInfo pod_info(const nlohmann::json& pod, const std::string& container) {
   using detail::label_of;
   PodInfo p;
   p.name = tfjob::detail::value_at(pod, "/metadata/name"_json_pointer, std::string());
@@ -113,12 +153,7 @@ inline PodInfo pod_info(const nlohmann::json& pod, const std::string& container 
   return p;
 }
 
-/// The pod whose logs are "the job's logs": the one the operator marks
-/// `training.kubeflow.org/job-role=master`; else replica type chief, then master; else
-/// worker 0; else the same through the labels older operators used (all read by
-/// `pod_info`). Pods being deleted lose to live ones; among equals, the newest wins
-/// (a restarted pod replaces its predecessor).
-inline std::optional<nlohmann::json> select_chief(const std::vector<nlohmann::json>& pods) {
+TFJOB_INLINE std::optional<nlohmann::json> select_chief(const std::vector<nlohmann::json>& pods) {
   auto rank = [](const nlohmann::json& pod) {
     using detail::label_of;
     // current labels first (ranks 0-3), then legacy (4-7)
@@ -161,9 +196,8 @@ inline std::optional<nlohmann::json> select_chief(const std::vector<nlohmann::js
   return *best;
 }
 
-/// The pod of replica `type` (any case) and `index`; newest, live first.
-inline std::optional<nlohmann::json> select_replica(const std::vector<nlohmann::json>& pods,
-                                                    const std::string& type, int index) {
+TFJOB_INLINE std::optional<nlohmann::json> select_replica(const std::vector<nlohmann::json>& pods,
+                                                          const std::string& type, int index) {
   const nlohmann::json* best = nullptr;
   PodInfo bi;
   for (const auto& p : pods) {
@@ -179,9 +213,7 @@ inline std::optional<nlohmann::json> select_replica(const std::vector<nlohmann::
   return *best;
 }
 
-/// The pod that made a job fail: a Failed pod or one with a non-zero exit code, the chief
-/// first; std::nullopt when none did.
-inline std::optional<nlohmann::json> select_failed(const std::vector<nlohmann::json>& pods) {
+TFJOB_INLINE std::optional<nlohmann::json> select_failed(const std::vector<nlohmann::json>& pods) {
   std::vector<nlohmann::json> failed;
   for (const auto& p : pods) {
     PodInfo i = pod_info(p);
@@ -195,17 +227,14 @@ inline std::optional<nlohmann::json> select_failed(const std::vector<nlohmann::j
   return failed.front();
 }
 
-/// The order a user reads a job in: chief, master, worker, ps, evaluator, then any other
-/// type (the operator's replica types, `pkg/apis/kubeflow.org/v1/tensorflow_types.go`).
-inline int replica_rank(const std::string& lower_type) {
+TFJOB_INLINE int replica_rank(const std::string& lower_type) {
   static const char* o[] = {"chief", "master", "worker", "ps", "evaluator"};
   for (int i = 0; i < 5; ++i)
     if (lower_type == o[i]) return i;
   return 5;
 }
 
-/// Sort pods as a user reads a job (replica_rank, then type, then index, then name).
-inline void sort_pods(std::vector<nlohmann::json>& pods) {
+TFJOB_INLINE void sort_pods(std::vector<nlohmann::json>& pods) {
   std::stable_sort(pods.begin(), pods.end(), [&](const nlohmann::json& a, const nlohmann::json& b) {
     PodInfo x = pod_info(a), y = pod_info(b);
     if (replica_rank(x.replica_type) != replica_rank(y.replica_type)) return replica_rank(x.replica_type) < replica_rank(y.replica_type);
@@ -216,3 +245,4 @@ inline void sort_pods(std::vector<nlohmann::json>& pods) {
 }
 
 }  // namespace tfjob::workflow
+#endif  // TFJOB_SDK_DEFINE_WORKFLOW

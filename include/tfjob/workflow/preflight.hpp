@@ -6,6 +6,7 @@
 #include <tfjob/api/labels.hpp>
 #include <tfjob/api/lint.hpp>
 #include <tfjob/api/scheduling.hpp>
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/detail/table.hpp>
 #include <tfjob/workflow/status.hpp>
@@ -28,15 +29,7 @@ inline constexpr const char* operator_install_command =
     "kubectl apply --server-side -k \"github.com/kubeflow/trainer.git/manifests/overlays/standalone?ref=v1.9.4\"";
 
 /// The message for a cluster that does not serve kubeflow.org/v1 tfjobs.
-inline std::string crd_missing_message(const std::string& server = {}) {
-  std::string s = "the cluster";
-  if (!server.empty()) s += " at " + server;
-  s += " does not serve TFJobs (kubeflow.org/v1, resource tfjobs): the Kubeflow training operator "
-       "is not installed.\nInstall training operator v1.9 with:\n  ";
-  s += operator_install_command;
-  s += "\nthen wait for it: kubectl -n kubeflow rollout status deployment/training-operator";
-  return s;
-}
+std::string crd_missing_message(const std::string& server = {});
 
 /// One problem found before submitting (the SDK's finding: code, replica, evidence, fix).
 using Finding = tfjob::Finding;
@@ -59,13 +52,7 @@ struct GpuPreflight {
 };
 
 /// Table of GPU nodes: `NODE  CAPACITY  ALLOCATABLE  REQUESTED  FREE`.
-inline std::string gpu_nodes_table(const std::vector<GpuNode>& nodes) {
-  std::vector<std::vector<std::string>> rows{{"NODE", "CAPACITY", "ALLOCATABLE", "REQUESTED", "FREE"}};
-  for (const auto& n : nodes)
-    rows.push_back({n.name + (n.schedulable ? "" : " (cordoned)"), std::to_string(n.capacity), std::to_string(n.allocatable),
-                    std::to_string(n.requested), std::to_string(n.free())});
-  return tfjob::detail::render_table(rows, "  ");
-}
+std::string gpu_nodes_table(const std::vector<GpuNode>& nodes);
 
 /// GPU preflight for `job` (TFJob JSON) given every node and, when readable, every pod in
 /// the cluster (`all_pods`: std::nullopt when listing pods was forbidden; free GPUs are then
@@ -79,9 +66,43 @@ inline std::string gpu_nodes_table(const std::vector<GpuNode>& nodes) {
 /// - a pod asks for more than the largest allocatable on any node it may use → error,
 ///   listing the GPU nodes once (replica types with the same problem share one finding);
 /// - the job asks for more than is free on the nodes it may use → warning (pods will wait).
-inline GpuPreflight gpu_preflight(const nlohmann::json& job, const std::vector<nlohmann::json>& nodes,
-                                  const std::optional<std::vector<nlohmann::json>>& all_pods,
-                                  const std::string& resource = "nvidia.com/gpu") {
+GpuPreflight gpu_preflight(const nlohmann::json& job, const std::vector<nlohmann::json>& nodes,
+                           const std::optional<std::vector<nlohmann::json>>& all_pods,
+                           const std::string& resource = "nvidia.com/gpu");
+
+/// Whether an image is TensorFlow 2 (the lint rule's test, tfjob/api/lint.hpp).
+using tfjob::lint::is_tf2_image;
+
+/// The TF2 + `Master` warning (lint rule MasterWithTF2): TF2's MultiWorkerMirroredStrategy
+/// reads `chief` from TF_CONFIG, and a `master` task is not treated as the chief.
+std::optional<Finding> tf2_master_warning(const nlohmann::json& job);
+
+}  // namespace tfjob::workflow
+
+#if TFJOB_SDK_DEFINE_WORKFLOW
+namespace tfjob::workflow {
+
+TFJOB_INLINE std::string crd_missing_message(const std::string& server) {
+  std::string s = "the cluster";
+  if (!server.empty()) s += " at " + server;
+  s += " does not serve TFJobs (kubeflow.org/v1, resource tfjobs): the Kubeflow training operator "
+       "is not installed.\nInstall training operator v1.9 with:\n  ";
+  s += operator_install_command;
+  s += "\nthen wait for it: kubectl -n kubeflow rollout status deployment/training-operator";
+  return s;
+}
+
+TFJOB_INLINE std::string gpu_nodes_table(const std::vector<GpuNode>& nodes) {
+  std::vector<std::vector<std::string>> rows{{"NODE", "CAPACITY", "ALLOCATABLE", "REQUESTED", "FREE"}};
+  for (const auto& n : nodes)
+    rows.push_back({n.name + (n.schedulable ? "" : " (cordoned)"), std::to_string(n.capacity), std::to_string(n.allocatable),
+                    std::to_string(n.requested), std::to_string(n.free())});
+  return tfjob::detail::render_table(rows, "  ");
+}
+
+TFJOB_INLINE GpuPreflight gpu_preflight(const nlohmann::json& job, const std::vector<nlohmann::json>& nodes,
+                                        const std::optional<std::vector<nlohmann::json>>& all_pods,
+                                        const std::string& resource) {
   GpuPreflight r;
   struct TypeNeed {
     std::string type;
@@ -223,15 +244,11 @@ inline GpuPreflight gpu_preflight(const nlohmann::json& job, const std::vector<n
   return r;
 }
 
-/// Whether an image is TensorFlow 2 (the lint rule's test, tfjob/api/lint.hpp).
-using tfjob::lint::is_tf2_image;
-
-/// The TF2 + `Master` warning (lint rule MasterWithTF2): TF2's MultiWorkerMirroredStrategy
-/// reads `chief` from TF_CONFIG, and a `master` task is not treated as the chief.
-inline std::optional<Finding> tf2_master_warning(const nlohmann::json& job) {
+TFJOB_INLINE std::optional<Finding> tf2_master_warning(const nlohmann::json& job) {
   auto v = tfjob::lint::master_with_tf2(job);
   if (v.empty()) return std::nullopt;
   return v.front();
 }
 
 }  // namespace tfjob::workflow
+#endif  // TFJOB_SDK_DEFINE_WORKFLOW

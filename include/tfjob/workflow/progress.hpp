@@ -3,6 +3,7 @@
 /// starts: its state, its pods by phase, and why pending pods wait (the scheduler's own
 /// words from `FailedScheduling` events, or the container's waiting reason).
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/workflow/pods.hpp>
 #include <tfjob/workflow/status.hpp>
@@ -26,9 +27,7 @@ struct PendingReason {
 /// is not on the node and imagePullPolicy is Never, or the image reference does not parse
 /// (kubelet pkg/kubelet/images/types.go: ErrImageNeverPull, ErrInvalidImageName). Pull
 /// back-offs (ImagePullBackOff, ErrImagePull) are not: a registry can come back.
-inline bool cannot_start(const std::string& reason) {
-  return reason == "ErrImageNeverPull" || reason == "InvalidImageName";
-}
+bool cannot_start(const std::string& reason);
 
 /// A snapshot of a starting or running job.
 struct Progress {
@@ -37,33 +36,62 @@ struct Progress {
   int expected = 0;   ///< pods the spec asks for
   std::vector<PendingReason> waiting;
   /// `Running · pods 1/3 running, 2 pending · worker-1: 0/3 nodes are available: ...`
-  std::string line() const {
-    std::string s = state.empty() ? std::string("Waiting for the operator") : state;
-    s += " · pods: " + std::to_string(running) + " running, " + std::to_string(pending) + " pending, " +
-         std::to_string(succeeded) + " succeeded, " + std::to_string(failed) + " failed";
-    if (expected > 0) s += " (of " + std::to_string(expected) + ")";
-    if (!waiting.empty()) {
-      const auto& w = waiting.front();
-      s += " · " + w.pod + ": " + (w.message.empty() ? w.reason : w.message);
-      if (waiting.size() > 1) s += " (+" + std::to_string(waiting.size() - 1) + " more)";
-    }
-    return s;
-  }
+  std::string line() const;
 };
 
 namespace detail {
-inline std::string event_time(const nlohmann::json& e) {
+std::string event_time(const nlohmann::json& e);
+}  // namespace detail
+
+/// Events about one object (matched by kind, name and, when both carry one, uid), oldest first.
+std::vector<nlohmann::json> events_for(const std::vector<nlohmann::json>& events, const std::string& kind,
+                                       const std::string& name, const std::string& uid = {});
+
+/// Why `pod` (Pending) is not running yet: unscheduled, the scheduler's latest
+/// `FailedScheduling` event (matched by uid), else the PodScheduled=False condition; once
+/// scheduled, the container's waiting reason and message. std::nullopt when it says nothing.
+std::optional<PendingReason> pending_reason(const nlohmann::json& pod, const std::vector<nlohmann::json>& events);
+
+/// Build the progress snapshot from the job, its pods and the namespace's events.
+Progress progress(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
+                  const std::vector<nlohmann::json>& events);
+
+}  // namespace tfjob::workflow
+
+#if TFJOB_SDK_DEFINE_WORKFLOW
+namespace tfjob::workflow {
+
+TFJOB_INLINE bool cannot_start(const std::string& reason) {
+  return reason == "ErrImageNeverPull" || reason == "InvalidImageName";
+}
+
+TFJOB_INLINE std::string Progress::line() const {
+  std::string s = state.empty() ? std::string("Waiting for the operator") : state;
+  s += " · pods: " + std::to_string(running) + " running, " + std::to_string(pending) + " pending, " +
+       std::to_string(succeeded) + " succeeded, " + std::to_string(failed) + " failed";
+  if (expected > 0) s += " (of " + std::to_string(expected) + ")";
+  if (!waiting.empty()) {
+    const auto& w = waiting.front();
+    s += " · " + w.pod + ": " + (w.message.empty() ? w.reason : w.message);
+    if (waiting.size() > 1) s += " (+" + std::to_string(waiting.size() - 1) + " more)";
+  }
+  return s;
+}
+
+namespace detail {
+
+TFJOB_INLINE std::string event_time(const nlohmann::json& e) {
   for (const char* k : {"lastTimestamp", "eventTime", "firstTimestamp"}) {
     auto it = e.find(k);
     if (it != e.end() && it->is_string() && !it->get<std::string>().empty()) return it->get<std::string>();
   }
   return tfjob::detail::value_at(e, "/metadata/creationTimestamp"_json_pointer, std::string());
 }
+
 }  // namespace detail
 
-/// Events about one object (matched by kind, name and, when both carry one, uid), oldest first.
-inline std::vector<nlohmann::json> events_for(const std::vector<nlohmann::json>& events, const std::string& kind,
-                                              const std::string& name, const std::string& uid = {}) {
+TFJOB_INLINE std::vector<nlohmann::json> events_for(const std::vector<nlohmann::json>& events, const std::string& kind,
+                                                    const std::string& name, const std::string& uid) {
   std::vector<nlohmann::json> out;
   for (const auto& e : events) {
     const auto io = tfjob::detail::value_at(e, "involvedObject", nlohmann::json::object());
@@ -78,10 +106,7 @@ inline std::vector<nlohmann::json> events_for(const std::vector<nlohmann::json>&
   return out;
 }
 
-/// Why `pod` (Pending) is not running yet: unscheduled, the scheduler's latest
-/// `FailedScheduling` event (matched by uid), else the PodScheduled=False condition; once
-/// scheduled, the container's waiting reason and message. std::nullopt when it says nothing.
-inline std::optional<PendingReason> pending_reason(const nlohmann::json& pod, const std::vector<nlohmann::json>& events) {
+TFJOB_INLINE std::optional<PendingReason> pending_reason(const nlohmann::json& pod, const std::vector<nlohmann::json>& events) {
   PodInfo i = pod_info(pod);
   PendingReason r{i.name, "", ""};
   if (i.node.empty()) {
@@ -112,9 +137,8 @@ inline std::optional<PendingReason> pending_reason(const nlohmann::json& pod, co
   return r;
 }
 
-/// Build the progress snapshot from the job, its pods and the namespace's events.
-inline Progress progress(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
-                         const std::vector<nlohmann::json>& events) {
+TFJOB_INLINE Progress progress(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
+                               const std::vector<nlohmann::json>& events) {
   Progress p;
   JobSummary s = summarize(job);
   p.state = s.state;
@@ -135,3 +159,4 @@ inline Progress progress(const nlohmann::json& job, const std::vector<nlohmann::
 }
 
 }  // namespace tfjob::workflow
+#endif  // TFJOB_SDK_DEFINE_WORKFLOW

@@ -9,6 +9,7 @@
 #include <tfjob/api/builder.hpp>  // kueue_queue_name_label
 #include <tfjob/api/findings.hpp>
 #include <tfjob/api/quantity.hpp>
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/client.hpp>
@@ -32,16 +33,16 @@ namespace tfjob::workflow {
 
 namespace resources {
 /// Kueue's (kueue.x-k8s.io/v1beta1, the version Kueue serves since v0.3).
-inline kube::ResourceInfo kueue_local_queues() { return {"kueue.x-k8s.io", "v1beta1", "localqueues", "LocalQueue", true}; }
-inline kube::ResourceInfo kueue_cluster_queues() { return {"kueue.x-k8s.io", "v1beta1", "clusterqueues", "ClusterQueue", false}; }
-inline kube::ResourceInfo kueue_workloads() { return {"kueue.x-k8s.io", "v1beta1", "workloads", "Workload", true}; }
+kube::ResourceInfo kueue_local_queues();
+kube::ResourceInfo kueue_cluster_queues();
+kube::ResourceInfo kueue_workloads();
 /// Volcano's (scheduling.volcano.sh/v1beta1: what the operator v1.9 creates).
-inline kube::ResourceInfo volcano_pod_groups() { return {"scheduling.volcano.sh", "v1beta1", "podgroups", "PodGroup", true}; }
-inline kube::ResourceInfo volcano_queues() { return {"scheduling.volcano.sh", "v1beta1", "queues", "Queue", false}; }
+kube::ResourceInfo volcano_pod_groups();
+kube::ResourceInfo volcano_queues();
 /// scheduler-plugins' coscheduling (scheduling.x-k8s.io/v1alpha1: the operator v1.9's).
-inline kube::ResourceInfo scheduler_plugins_pod_groups() { return {"scheduling.x-k8s.io", "v1alpha1", "podgroups", "PodGroup", true}; }
+kube::ResourceInfo scheduler_plugins_pod_groups();
 /// The leader-election Leases schedulers hold (coordination.k8s.io/v1).
-inline kube::ResourceInfo leases() { return {"coordination.k8s.io", "v1", "leases", "Lease", true}; }
+kube::ResourceInfo leases();
 }  // namespace resources
 
 /// What a Kueue ClusterQueue can give of one resource (kueue apis/kueue/v1beta1/clusterqueue_types.go:
@@ -59,21 +60,155 @@ namespace detail {
 using tfjob::detail::bool_at;
 using tfjob::detail::str_at;
 using tfjob::detail::value_at;
+}  // namespace detail
+
+/// `resource`'s quota in ClusterQueue `cq` (JSON as served). Pure.
+KueueQuota kueue_quota(const nlohmann::json& cq, const std::string& resource);
+
+/// The queueing and gang-scheduling systems a cluster serves.
+struct QueueSystems {
+  bool kueue = false;              ///< LocalQueue, ClusterQueue and Workload served
+  bool volcano = false;            ///< Volcano's PodGroup and Queue served
+  bool scheduler_plugins = false;  ///< scheduler-plugins' PodGroup served
+  bool known = true;               ///< false: some discovery was forbidden (absence unknown)
+  bool gang() const { return volcano || scheduler_plugins; }
+};
+
+/// What discovery says (404 = not installed; a discovery the user may not read leaves
+/// `known` false, so no absence is claimed).
+QueueSystems detect_queue_systems(kube::Client& c);
+
+/// The facts about the queues a job names: whether each exists (nullopt: not asked, e.g.
+/// the system is not installed or reading it was forbidden).
+struct QueueFacts {
+  QueueSystems systems;
+  std::optional<bool> local_queue_exists;   ///< the job's Kueue LocalQueue, in its namespace
+  std::optional<bool> volcano_queue_exists; ///< schedulingPolicy.queue as a Volcano Queue
+  std::string cluster_queue_name;            ///< the LocalQueue's spec.clusterQueue ("" = not read)
+  std::optional<nlohmann::json> cluster_queue;  ///< that ClusterQueue as served (nullopt: absent or not read)
+  bool cluster_queue_missing = false;         ///< the LocalQueue names a ClusterQueue that does not exist
+  /// Whether the scheduler the pods name (spec.schedulerName, not default-scheduler) was
+  /// seen: a Lease of that name or a pod named after it (nullopt: forbidden to look).
+  std::optional<bool> scheduler_found;
+};
+
+/// The schedulerName the job's pods ask for, when not the default ("" for default-scheduler).
+std::string custom_scheduler(const nlohmann::json& job);
+
+namespace detail {
+
+/// One queue_findings pass: what the job says about where it waits (namespace, Kueue
+/// LocalQueue, suspend, schedulingPolicy), the facts, and one method per check, each adding
+/// its findings to `out` in the order queue_findings calls them.
+struct QueueCheck {
+  const nlohmann::json& job;
+  const QueueFacts& facts;
+  std::vector<Finding> out;
+  std::string ns, local_queue, queue, ev_label;
+  bool suspended = false;
+  nlohmann::json sp;  ///< runPolicy.schedulingPolicy
+
+  /// Read the job's namespace, LocalQueue label, runPolicy.suspend and schedulingPolicy.
+  QueueCheck(const nlohmann::json& j, const QueueFacts& f);
+
+  /// Add a warning.
+  void add(const char* code, std::string msg, std::vector<std::string> evidence, std::string fix);
+
+  /// KueueMissing or LocalQueueNotFound: the LocalQueue the job names cannot admit it.
+  void check_local_queue();
+
+  /// VolcanoQueueNotFound: schedulingPolicy.queue names a Volcano Queue that does not exist.
+  void check_volcano_queue();
+
+  /// ClusterQueueNotFound: the job's LocalQueue points to a ClusterQueue that does not exist.
+  void check_cluster_queue();
+
+  /// NoGpuQuota or GpuQuotaTooSmall: the ClusterQueue's nvidia.com/gpu quota can never cover the job.
+  void check_gpu_quota();
+
+  /// SchedulerNotFound or SchedulerUnknown: the custom scheduler the pods name was not seen.
+  void check_scheduler();
+
+  /// NoGangScheduling: several GPU pods, a gang scheduler installed, and no minAvailable.
+  void check_gang();
+};
+
+}  // namespace detail
+
+/// Findings about where `job` (TFJob JSON) would wait, from `facts`. Pure.
+std::vector<Finding> queue_findings(const nlohmann::json& job, const QueueFacts& facts);
+
+/// Whether a scheduler named `name` shows in the cluster, as a user would look for it: a
+/// leader-election Lease of that name in any namespace (kube-scheduler's
+/// leaderElection.resourceName, as the "configure multiple schedulers" guide sets it), a
+/// pod in kube-system named after it, or an event it recorded. nullopt when neither may be read; a cluster without
+/// Leases (404) is only asked for pods.
+std::optional<bool> scheduler_seen(kube::Client& c, const std::string& name);
+
+/// Asks the server the facts `queue_findings` needs for `job` in `ns`, and returns its
+/// findings. A 403 on any lookup leaves that fact unknown (no finding from it).
+std::vector<Finding> check_queues(kube::Client& c, const std::string& ns, const nlohmann::json& job);
+
+// ---- a job that exists: where it waits ------------------------------------------------
+
+/// What the queues say about one submitted job: its Kueue Workload with the LocalQueue and
+/// ClusterQueue it waits in, and its PodGroup (Volcano's or scheduler-plugins'), as the
+/// server has them. Empty where the system is not installed or may not be read.
+struct QueueState {
+  bool workloads_read = false;                  ///< Kueue is served and its Workloads were listed
+  std::vector<nlohmann::json> workloads;        ///< Workloads the job owns (ownerReferences)
+  std::optional<nlohmann::json> local_queue, cluster_queue;
+  std::optional<nlohmann::json> pod_group;      ///< named after the job (the operator v1.9 names it so)
+  std::string pod_group_system;                 ///< "Volcano" or "scheduler-plugins"
+};
+
+/// Reads `QueueState` for `job` (as served) in `ns`. Best effort: what may not be read, or
+/// fails to be read, stays empty (the queue's word makes an explanation more precise; its
+/// absence never fails `explain`, `describe` or `wait`).
+QueueState gather_queue_state(kube::Client& c, const std::string& ns, const nlohmann::json& job);
+
+/// Findings that say a job waits in a queue and not for a node, from its Kueue Workload
+/// (QuotaReserved, Admitted, Evicted; the queue's pending count and the position where the
+/// ClusterQueue's status lists it) and its PodGroup's phase and events; and a job partly
+/// Running while the rest waits, holding GPUs for nothing. Pure.
+std::vector<Finding> queue_wait_findings(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
+                                         const std::vector<nlohmann::json>& events, const QueueState& q);
+
+}  // namespace tfjob::workflow
+
+#if TFJOB_SDK_DEFINE_WORKFLOW
+namespace tfjob::workflow {
+
+namespace resources {
+
+TFJOB_INLINE kube::ResourceInfo kueue_local_queues() { return {"kueue.x-k8s.io", "v1beta1", "localqueues", "LocalQueue", true}; }
+TFJOB_INLINE kube::ResourceInfo kueue_cluster_queues() { return {"kueue.x-k8s.io", "v1beta1", "clusterqueues", "ClusterQueue", false}; }
+TFJOB_INLINE kube::ResourceInfo kueue_workloads() { return {"kueue.x-k8s.io", "v1beta1", "workloads", "Workload", true}; }
+TFJOB_INLINE kube::ResourceInfo volcano_pod_groups() { return {"scheduling.volcano.sh", "v1beta1", "podgroups", "PodGroup", true}; }
+TFJOB_INLINE kube::ResourceInfo volcano_queues() { return {"scheduling.volcano.sh", "v1beta1", "queues", "Queue", false}; }
+TFJOB_INLINE kube::ResourceInfo scheduler_plugins_pod_groups() { return {"scheduling.x-k8s.io", "v1alpha1", "podgroups", "PodGroup", true}; }
+TFJOB_INLINE kube::ResourceInfo leases() { return {"coordination.k8s.io", "v1", "leases", "Lease", true}; }
+
+}  // namespace resources
+
+namespace detail {
+
 /// A quota as the API serves it (a number or a quantity string); nullopt when unreadable.
-inline std::optional<double> quota_value(const nlohmann::json& v) {
+TFJOB_INLINE std::optional<double> quota_value(const nlohmann::json& v) {
   std::optional<Quantity> q = v.is_string() ? Quantity::try_parse(v.get<std::string>())
                               : v.is_number() ? Quantity::try_parse(v.dump()) : std::nullopt;
   if (!q || !std::isfinite(q->value()) || q->value() < 0) return std::nullopt;
   return q->value();
 }
-inline std::string count_text(double v) {
+
+TFJOB_INLINE std::string count_text(double v) {
   if (v >= 0 && v < 1e15 && v == std::floor(v)) return std::to_string(static_cast<long long>(v));
   return std::to_string(v);
 }
+
 }  // namespace detail
 
-/// `resource`'s quota in ClusterQueue `cq` (JSON as served). Pure.
-inline KueueQuota kueue_quota(const nlohmann::json& cq, const std::string& resource) {
+TFJOB_INLINE KueueQuota kueue_quota(const nlohmann::json& cq, const std::string& resource) {
   KueueQuota q;
   const bool cohort = !detail::str_at(cq, "/spec/cohort"_json_pointer).empty() || !detail::str_at(cq, "/spec/cohortName"_json_pointer).empty();
   const auto groups = tfjob::detail::value_at(cq, "/spec/resourceGroups"_json_pointer, nlohmann::json::array());
@@ -110,18 +245,7 @@ inline KueueQuota kueue_quota(const nlohmann::json& cq, const std::string& resou
   return q;
 }
 
-/// The queueing and gang-scheduling systems a cluster serves.
-struct QueueSystems {
-  bool kueue = false;              ///< LocalQueue, ClusterQueue and Workload served
-  bool volcano = false;            ///< Volcano's PodGroup and Queue served
-  bool scheduler_plugins = false;  ///< scheduler-plugins' PodGroup served
-  bool known = true;               ///< false: some discovery was forbidden (absence unknown)
-  bool gang() const { return volcano || scheduler_plugins; }
-};
-
-/// What discovery says (404 = not installed; a discovery the user may not read leaves
-/// `known` false, so no absence is claimed).
-inline QueueSystems detect_queue_systems(kube::Client& c) {
+TFJOB_INLINE QueueSystems detect_queue_systems(kube::Client& c) {
   QueueSystems q;
   auto has = [&](const kube::ResourceInfo& r) {
     try {
@@ -138,22 +262,7 @@ inline QueueSystems detect_queue_systems(kube::Client& c) {
   return q;
 }
 
-/// The facts about the queues a job names: whether each exists (nullopt: not asked, e.g.
-/// the system is not installed or reading it was forbidden).
-struct QueueFacts {
-  QueueSystems systems;
-  std::optional<bool> local_queue_exists;   ///< the job's Kueue LocalQueue, in its namespace
-  std::optional<bool> volcano_queue_exists; ///< schedulingPolicy.queue as a Volcano Queue
-  std::string cluster_queue_name;            ///< the LocalQueue's spec.clusterQueue ("" = not read)
-  std::optional<nlohmann::json> cluster_queue;  ///< that ClusterQueue as served (nullopt: absent or not read)
-  bool cluster_queue_missing = false;         ///< the LocalQueue names a ClusterQueue that does not exist
-  /// Whether the scheduler the pods name (spec.schedulerName, not default-scheduler) was
-  /// seen: a Lease of that name or a pod named after it (nullopt: forbidden to look).
-  std::optional<bool> scheduler_found;
-};
-
-/// The schedulerName the job's pods ask for, when not the default ("" for default-scheduler).
-inline std::string custom_scheduler(const nlohmann::json& job) {
+TFJOB_INLINE std::string custom_scheduler(const nlohmann::json& job) {
   const auto specs = tfjob::detail::value_at(job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
   if (!specs.is_object()) return "";
   for (const auto& [t, rs] : specs.items()) {
@@ -165,150 +274,129 @@ inline std::string custom_scheduler(const nlohmann::json& job) {
 
 namespace detail {
 
-/// One queue_findings pass: what the job says about where it waits (namespace, Kueue
-/// LocalQueue, suspend, schedulingPolicy), the facts, and one method per check, each adding
-/// its findings to `out` in the order queue_findings calls them.
-struct QueueCheck {
-  const nlohmann::json& job;
-  const QueueFacts& facts;
-  std::vector<Finding> out;
-  std::string ns, local_queue, queue, ev_label;
-  bool suspended = false;
-  nlohmann::json sp;  ///< runPolicy.schedulingPolicy
+TFJOB_INLINE QueueCheck::QueueCheck(const nlohmann::json& j, const QueueFacts& f) : job(j), facts(f) {
+  ns = str_at(job, "/metadata/namespace"_json_pointer);
+  const auto labels = tfjob::detail::value_at(job, "/metadata/labels"_json_pointer, nlohmann::json::object());
+  local_queue = labels.is_object() ? str_at(labels, kueue_queue_name_label) : "";
+  const auto rp = tfjob::detail::value_at(job, "/spec/runPolicy"_json_pointer, nlohmann::json::object());
+  suspended = bool_at(rp, "/suspend"_json_pointer);
+  sp = rp.is_object() ? tfjob::detail::value_at(rp, "schedulingPolicy", nlohmann::json::object()) : nlohmann::json::object();
+  queue = sp.is_object() ? str_at(sp, "queue") : "";
+  ev_label = std::string("label ") + kueue_queue_name_label + "=" + local_queue;
+}
 
-  /// Read the job's namespace, LocalQueue label, runPolicy.suspend and schedulingPolicy.
-  QueueCheck(const nlohmann::json& j, const QueueFacts& f) : job(j), facts(f) {
-    ns = str_at(job, "/metadata/namespace"_json_pointer);
-    const auto labels = tfjob::detail::value_at(job, "/metadata/labels"_json_pointer, nlohmann::json::object());
-    local_queue = labels.is_object() ? str_at(labels, kueue_queue_name_label) : "";
-    const auto rp = tfjob::detail::value_at(job, "/spec/runPolicy"_json_pointer, nlohmann::json::object());
-    suspended = bool_at(rp, "/suspend"_json_pointer);
-    sp = rp.is_object() ? tfjob::detail::value_at(rp, "schedulingPolicy", nlohmann::json::object()) : nlohmann::json::object();
-    queue = sp.is_object() ? str_at(sp, "queue") : "";
-    ev_label = std::string("label ") + kueue_queue_name_label + "=" + local_queue;
+TFJOB_INLINE void QueueCheck::add(const char* code, std::string msg, std::vector<std::string> evidence, std::string fix) {
+  Finding f{Finding::Severity::warning, std::move(msg)};
+  f.code = code;
+  f.evidence = std::move(evidence);
+  f.fix = std::move(fix);
+  out.push_back(std::move(f));
+}
+
+TFJOB_INLINE void QueueCheck::check_local_queue() {
+  if (!local_queue.empty() && !facts.systems.kueue && facts.systems.known) {
+    add("KueueMissing",
+        "the job names Kueue LocalQueue \"" + local_queue + "\", but this cluster does not serve Kueue (kueue.x-k8s.io " +
+            "LocalQueue, ClusterQueue, Workload)" + (suspended ? ": nothing will unsuspend it" : ""),
+        {ev_label}, "install Kueue, or drop the label" + std::string(suspended ? " and runPolicy.suspend" : ""));
+  } else if (!local_queue.empty() && facts.local_queue_exists == false) {
+    add("LocalQueueNotFound",
+        "Kueue LocalQueue \"" + local_queue + "\" does not exist in namespace \"" + ns +
+            "\": Kueue admits no Workload from it, so the job stays suspended",
+        {ev_label}, "kubectl get localqueues -n " + ns + " (the queues this namespace has)");
   }
+}
 
-  /// Add a warning.
-  void add(const char* code, std::string msg, std::vector<std::string> evidence, std::string fix) {
-    Finding f{Finding::Severity::warning, std::move(msg)};
-    f.code = code;
-    f.evidence = std::move(evidence);
-    f.fix = std::move(fix);
+TFJOB_INLINE void QueueCheck::check_volcano_queue() {
+  if (!queue.empty() && facts.systems.volcano && facts.volcano_queue_exists == false)
+    add("VolcanoQueueNotFound",
+        "Volcano Queue \"" + queue + "\" does not exist: the job's PodGroup would wait in it for good",
+        {"runPolicy.schedulingPolicy.queue: " + queue}, "kubectl get queues.scheduling.volcano.sh (the cluster's queues)");
+}
+
+TFJOB_INLINE void QueueCheck::check_cluster_queue() {
+  if (!local_queue.empty() && facts.cluster_queue_missing)
+    add("ClusterQueueNotFound",
+        "Kueue LocalQueue \"" + local_queue + "\" points to ClusterQueue \"" + facts.cluster_queue_name +
+            "\", which does not exist: Kueue admits nothing from it, so the job stays suspended",
+        {"localqueue/" + local_queue + ": spec.clusterQueue " + facts.cluster_queue_name},
+        "ask the cluster's admins to create ClusterQueue " + facts.cluster_queue_name + ", or use another LocalQueue");
+}
+
+TFJOB_INLINE void QueueCheck::check_gpu_quota() {
+  double need_total = 0, need_largest = 0;
+  std::string largest_type;
+  for (const auto& g : replica_gpus(job)) {
+    const double n = static_cast<double>(std::max(0, g.replicas)) * static_cast<double>(std::max(0LL, g.gpus_per_pod));
+    need_total += n;
+    if (n > need_largest) { need_largest = n; largest_type = g.type; }
+  }
+  if (local_queue.empty() || !facts.cluster_queue || need_total <= 0) return;
+  const std::string gpu = "nvidia.com/gpu", cqn = facts.cluster_queue_name;
+  const KueueQuota q = kueue_quota(*facts.cluster_queue, gpu);
+  const std::string asks = "the job asks for " + count_text(need_total) + " " + gpu;
+  if (!q.covered) {
+    add("NoGpuQuota",
+        "ClusterQueue \"" + cqn + "\" (of LocalQueue \"" + local_queue + "\") has no " + gpu + " quota: Kueue can never admit this job, " +
+            "which asks for " + count_text(need_total) + " GPUs, so it stays suspended",
+        {"clusterqueue/" + cqn + ": no flavor of spec.resourceGroups has " + gpu, ev_label},
+        "ask the cluster's admins for " + gpu + " quota in ClusterQueue " + cqn +
+            ", or use a LocalQueue whose ClusterQueue has it (kubectl get clusterqueues)");
+  } else if (!q.unbounded && (need_total > q.total + 1e-9 || need_largest > q.largest_flavor + 1e-9)) {
+    std::vector<std::string> ev = q.evidence;
+    ev.insert(ev.begin(), asks + " (" + largest_type + ": " + count_text(need_largest) + ")");
+    const bool by_flavor = need_total <= q.total + 1e-9;
+    add("GpuQuotaTooSmall",
+        by_flavor ? largest_type + " asks for " + count_text(need_largest) + " " + gpu + ", more than any one flavor of ClusterQueue \"" +
+                        cqn + "\" gives (at most " + count_text(q.largest_flavor) +
+                        "), and Kueue gives a replica type one flavor: it can never admit this job, so it stays suspended"
+                  : asks + ", more than ClusterQueue \"" + cqn + "\" can ever give (" + count_text(q.total) +
+                        "): Kueue can never admit it, so it stays suspended",
+        ev, "ask for fewer GPUs (TFJobBuilder::workers, TFJobBuilder::gpus), or ask the cluster's admins for more " + gpu +
+                " quota in ClusterQueue " + cqn);
+  }
+}
+
+TFJOB_INLINE void QueueCheck::check_scheduler() {
+  // a scheduler the pods name that nobody runs: they stay Pending with no event at all
+  const std::string sched = custom_scheduler(job);
+  if (sched.empty()) return;
+  if (facts.scheduler_found == false)
+    add("SchedulerNotFound",
+        "the pods ask for scheduler \"" + sched + "\", but none of that name was found: if it does not run, they stay Pending for good, " +
+            "with no event saying why",
+        {"spec.schedulerName: " + sched,
+         "no Lease named " + sched + " in any namespace, no pod named " + sched + "* in kube-system, no event from " + sched},
+        "check the name (kubectl get pods -A | grep " + sched + "), or leave schedulerName out for the default-scheduler");
+  else if (!facts.scheduler_found) {
+    Finding f{Finding::Severity::info, "whether scheduler \"" + sched + "\" runs cannot be known: reading Leases or kube-system's pods is forbidden"};
+    f.code = "SchedulerUnknown";
+    f.evidence = {"spec.schedulerName: " + sched};
     out.push_back(std::move(f));
   }
+}
 
-  /// KueueMissing or LocalQueueNotFound: the LocalQueue the job names cannot admit it.
-  void check_local_queue() {
-    if (!local_queue.empty() && !facts.systems.kueue && facts.systems.known) {
-      add("KueueMissing",
-          "the job names Kueue LocalQueue \"" + local_queue + "\", but this cluster does not serve Kueue (kueue.x-k8s.io " +
-              "LocalQueue, ClusterQueue, Workload)" + (suspended ? ": nothing will unsuspend it" : ""),
-          {ev_label}, "install Kueue, or drop the label" + std::string(suspended ? " and runPolicy.suspend" : ""));
-    } else if (!local_queue.empty() && facts.local_queue_exists == false) {
-      add("LocalQueueNotFound",
-          "Kueue LocalQueue \"" + local_queue + "\" does not exist in namespace \"" + ns +
-              "\": Kueue admits no Workload from it, so the job stays suspended",
-          {ev_label}, "kubectl get localqueues -n " + ns + " (the queues this namespace has)");
-    }
+TFJOB_INLINE void QueueCheck::check_gang() {
+  // A job whose GPU pods may start partly: several pods with GPUs and no gang
+  long long gpu_pods = 0, pods = 0;  // each count is bounded (replica_gpus): a sum of them cannot overflow
+  for (const auto& g : replica_gpus(job)) {
+    pods += g.replicas;
+    if (g.gpus_per_pod > 0) gpu_pods += g.replicas;
   }
-
-  /// VolcanoQueueNotFound: schedulingPolicy.queue names a Volcano Queue that does not exist.
-  void check_volcano_queue() {
-    if (!queue.empty() && facts.systems.volcano && facts.volcano_queue_exists == false)
-      add("VolcanoQueueNotFound",
-          "Volcano Queue \"" + queue + "\" does not exist: the job's PodGroup would wait in it for good",
-          {"runPolicy.schedulingPolicy.queue: " + queue}, "kubectl get queues.scheduling.volcano.sh (the cluster's queues)");
+  const bool gang = sp.is_object() && sp.contains("minAvailable");
+  if (facts.systems.gang() && gpu_pods > 1 && !gang && local_queue.empty()) {
+    const std::string which = facts.systems.volcano ? "Volcano" : "scheduler-plugins' coscheduling";
+    add("NoGangScheduling",
+        std::to_string(gpu_pods) + " pods ask for GPUs without gang scheduling, on a cluster that has " + which +
+            ": some may start and hold their GPUs while the rest wait, and two such jobs can block each other",
+        {std::to_string(gpu_pods) + " GPU pods of " + std::to_string(pods)},
+        "set runPolicy.schedulingPolicy.minAvailable to " + std::to_string(pods) + " (every replica)");
   }
-
-  /// ClusterQueueNotFound: the job's LocalQueue points to a ClusterQueue that does not exist.
-  void check_cluster_queue() {
-    if (!local_queue.empty() && facts.cluster_queue_missing)
-      add("ClusterQueueNotFound",
-          "Kueue LocalQueue \"" + local_queue + "\" points to ClusterQueue \"" + facts.cluster_queue_name +
-              "\", which does not exist: Kueue admits nothing from it, so the job stays suspended",
-          {"localqueue/" + local_queue + ": spec.clusterQueue " + facts.cluster_queue_name},
-          "ask the cluster's admins to create ClusterQueue " + facts.cluster_queue_name + ", or use another LocalQueue");
-  }
-
-  /// NoGpuQuota or GpuQuotaTooSmall: the ClusterQueue's nvidia.com/gpu quota can never cover the job.
-  void check_gpu_quota() {
-    double need_total = 0, need_largest = 0;
-    std::string largest_type;
-    for (const auto& g : replica_gpus(job)) {
-      const double n = static_cast<double>(std::max(0, g.replicas)) * static_cast<double>(std::max(0LL, g.gpus_per_pod));
-      need_total += n;
-      if (n > need_largest) { need_largest = n; largest_type = g.type; }
-    }
-    if (local_queue.empty() || !facts.cluster_queue || need_total <= 0) return;
-    const std::string gpu = "nvidia.com/gpu", cqn = facts.cluster_queue_name;
-    const KueueQuota q = kueue_quota(*facts.cluster_queue, gpu);
-    const std::string asks = "the job asks for " + count_text(need_total) + " " + gpu;
-    if (!q.covered) {
-      add("NoGpuQuota",
-          "ClusterQueue \"" + cqn + "\" (of LocalQueue \"" + local_queue + "\") has no " + gpu + " quota: Kueue can never admit this job, " +
-              "which asks for " + count_text(need_total) + " GPUs, so it stays suspended",
-          {"clusterqueue/" + cqn + ": no flavor of spec.resourceGroups has " + gpu, ev_label},
-          "ask the cluster's admins for " + gpu + " quota in ClusterQueue " + cqn +
-              ", or use a LocalQueue whose ClusterQueue has it (kubectl get clusterqueues)");
-    } else if (!q.unbounded && (need_total > q.total + 1e-9 || need_largest > q.largest_flavor + 1e-9)) {
-      std::vector<std::string> ev = q.evidence;
-      ev.insert(ev.begin(), asks + " (" + largest_type + ": " + count_text(need_largest) + ")");
-      const bool by_flavor = need_total <= q.total + 1e-9;
-      add("GpuQuotaTooSmall",
-          by_flavor ? largest_type + " asks for " + count_text(need_largest) + " " + gpu + ", more than any one flavor of ClusterQueue \"" +
-                          cqn + "\" gives (at most " + count_text(q.largest_flavor) +
-                          "), and Kueue gives a replica type one flavor: it can never admit this job, so it stays suspended"
-                    : asks + ", more than ClusterQueue \"" + cqn + "\" can ever give (" + count_text(q.total) +
-                          "): Kueue can never admit it, so it stays suspended",
-          ev, "ask for fewer GPUs (TFJobBuilder::workers, TFJobBuilder::gpus), or ask the cluster's admins for more " + gpu +
-                  " quota in ClusterQueue " + cqn);
-    }
-  }
-
-  /// SchedulerNotFound or SchedulerUnknown: the custom scheduler the pods name was not seen.
-  void check_scheduler() {
-    // a scheduler the pods name that nobody runs: they stay Pending with no event at all
-    const std::string sched = custom_scheduler(job);
-    if (sched.empty()) return;
-    if (facts.scheduler_found == false)
-      add("SchedulerNotFound",
-          "the pods ask for scheduler \"" + sched + "\", but none of that name was found: if it does not run, they stay Pending for good, " +
-              "with no event saying why",
-          {"spec.schedulerName: " + sched,
-           "no Lease named " + sched + " in any namespace, no pod named " + sched + "* in kube-system, no event from " + sched},
-          "check the name (kubectl get pods -A | grep " + sched + "), or leave schedulerName out for the default-scheduler");
-    else if (!facts.scheduler_found) {
-      Finding f{Finding::Severity::info, "whether scheduler \"" + sched + "\" runs cannot be known: reading Leases or kube-system's pods is forbidden"};
-      f.code = "SchedulerUnknown";
-      f.evidence = {"spec.schedulerName: " + sched};
-      out.push_back(std::move(f));
-    }
-  }
-
-  /// NoGangScheduling: several GPU pods, a gang scheduler installed, and no minAvailable.
-  void check_gang() {
-    // A job whose GPU pods may start partly: several pods with GPUs and no gang
-    long long gpu_pods = 0, pods = 0;  // each count is bounded (replica_gpus): a sum of them cannot overflow
-    for (const auto& g : replica_gpus(job)) {
-      pods += g.replicas;
-      if (g.gpus_per_pod > 0) gpu_pods += g.replicas;
-    }
-    const bool gang = sp.is_object() && sp.contains("minAvailable");
-    if (facts.systems.gang() && gpu_pods > 1 && !gang && local_queue.empty()) {
-      const std::string which = facts.systems.volcano ? "Volcano" : "scheduler-plugins' coscheduling";
-      add("NoGangScheduling",
-          std::to_string(gpu_pods) + " pods ask for GPUs without gang scheduling, on a cluster that has " + which +
-              ": some may start and hold their GPUs while the rest wait, and two such jobs can block each other",
-          {std::to_string(gpu_pods) + " GPU pods of " + std::to_string(pods)},
-          "set runPolicy.schedulingPolicy.minAvailable to " + std::to_string(pods) + " (every replica)");
-    }
-  }
-};
+}
 
 }  // namespace detail
 
-/// Findings about where `job` (TFJob JSON) would wait, from `facts`. Pure.
-inline std::vector<Finding> queue_findings(const nlohmann::json& job, const QueueFacts& facts) {
+TFJOB_INLINE std::vector<Finding> queue_findings(const nlohmann::json& job, const QueueFacts& facts) {
   detail::QueueCheck q(job, facts);
   q.check_local_queue();
   q.check_volcano_queue();
@@ -321,12 +409,7 @@ inline std::vector<Finding> queue_findings(const nlohmann::json& job, const Queu
   return std::move(q.out);
 }
 
-/// Whether a scheduler named `name` shows in the cluster, as a user would look for it: a
-/// leader-election Lease of that name in any namespace (kube-scheduler's
-/// leaderElection.resourceName, as the "configure multiple schedulers" guide sets it), a
-/// pod in kube-system named after it, or an event it recorded. nullopt when neither may be read; a cluster without
-/// Leases (404) is only asked for pods.
-inline std::optional<bool> scheduler_seen(kube::Client& c, const std::string& name) {
+TFJOB_INLINE std::optional<bool> scheduler_seen(kube::Client& c, const std::string& name) {
   bool readable = false;
   try {
     for (const auto& l : list_items(c, resources::leases(), ""))
@@ -359,9 +442,7 @@ inline std::optional<bool> scheduler_seen(kube::Client& c, const std::string& na
   return readable ? std::optional<bool>(false) : std::nullopt;
 }
 
-/// Asks the server the facts `queue_findings` needs for `job` in `ns`, and returns its
-/// findings. A 403 on any lookup leaves that fact unknown (no finding from it).
-inline std::vector<Finding> check_queues(kube::Client& c, const std::string& ns, const nlohmann::json& job) {
+TFJOB_INLINE std::vector<Finding> check_queues(kube::Client& c, const std::string& ns, const nlohmann::json& job) {
   QueueFacts f;
   f.systems = detect_queue_systems(c);
   auto exists = [&](const kube::ResourceInfo& r, const std::string& in_ns, const std::string& name) -> std::optional<bool> {
@@ -397,29 +478,18 @@ inline std::vector<Finding> check_queues(kube::Client& c, const std::string& ns,
   return queue_findings(j, f);
 }
 
-// ---- a job that exists: where it waits ------------------------------------------------
-
-/// What the queues say about one submitted job: its Kueue Workload with the LocalQueue and
-/// ClusterQueue it waits in, and its PodGroup (Volcano's or scheduler-plugins'), as the
-/// server has them. Empty where the system is not installed or may not be read.
-struct QueueState {
-  bool workloads_read = false;                  ///< Kueue is served and its Workloads were listed
-  std::vector<nlohmann::json> workloads;        ///< Workloads the job owns (ownerReferences)
-  std::optional<nlohmann::json> local_queue, cluster_queue;
-  std::optional<nlohmann::json> pod_group;      ///< named after the job (the operator v1.9 names it so)
-  std::string pod_group_system;                 ///< "Volcano" or "scheduler-plugins"
-};
-
 namespace detail {
+
 /// A condition of `type` in `obj`'s status.conditions, or null.
-inline nlohmann::json condition(const nlohmann::json& obj, const std::string& type) {
+TFJOB_INLINE nlohmann::json condition(const nlohmann::json& obj, const std::string& type) {
   const auto cs = tfjob::detail::value_at(obj, "/status/conditions"_json_pointer, nlohmann::json::array());
   if (cs.is_array())
     for (const auto& c : cs)
       if (c.is_object() && tfjob::detail::value_at(c, "type", nlohmann::json()) == type) return c;
   return nlohmann::json::object();  // absent: an empty object, so value() stays safe
 }
-inline std::string cond_text(const nlohmann::json& c, const std::string& type) {
+
+TFJOB_INLINE std::string cond_text(const nlohmann::json& c, const std::string& type) {
   if (!c.is_object() || c.empty()) return type + " not set";
   std::string s = type + " " + detail::value_at(c, "status", "Unknown");
   const std::string r = detail::str_at(c, "reason"), m = detail::str_at(c, "message");
@@ -427,7 +497,8 @@ inline std::string cond_text(const nlohmann::json& c, const std::string& type) {
   if (!m.empty()) s += ": " + m;
   return s;
 }
-inline bool owned_by(const nlohmann::json& obj, const nlohmann::json& job) {
+
+TFJOB_INLINE bool owned_by(const nlohmann::json& obj, const nlohmann::json& job) {
   const std::string uid = str_at(job, "/metadata/uid"_json_pointer), name = str_at(job, "/metadata/name"_json_pointer);
   const auto refs = tfjob::detail::value_at(obj, "/metadata/ownerReferences"_json_pointer, nlohmann::json::array());
   if (!refs.is_array()) return false;
@@ -438,14 +509,13 @@ inline bool owned_by(const nlohmann::json& obj, const nlohmann::json& job) {
   }
   return false;
 }
+
 /// A count the server reports at `p`, or -1 when there is none.
-inline long long count_at(const nlohmann::json& o, const nlohmann::json::json_pointer& p) { return value_at(o, p, -1LL); }
+TFJOB_INLINE long long count_at(const nlohmann::json& o, const nlohmann::json::json_pointer& p) { return value_at(o, p, -1LL); }
+
 }  // namespace detail
 
-/// Reads `QueueState` for `job` (as served) in `ns`. Best effort: what may not be read, or
-/// fails to be read, stays empty (the queue's word makes an explanation more precise; its
-/// absence never fails `explain`, `describe` or `wait`).
-inline QueueState gather_queue_state(kube::Client& c, const std::string& ns, const nlohmann::json& job) {
+TFJOB_INLINE QueueState gather_queue_state(kube::Client& c, const std::string& ns, const nlohmann::json& job) {
   QueueState q;
   QueueSystems sys;
   try {
@@ -487,12 +557,8 @@ inline QueueState gather_queue_state(kube::Client& c, const std::string& ns, con
   return q;
 }
 
-/// Findings that say a job waits in a queue and not for a node, from its Kueue Workload
-/// (QuotaReserved, Admitted, Evicted; the queue's pending count and the position where the
-/// ClusterQueue's status lists it) and its PodGroup's phase and events; and a job partly
-/// Running while the rest waits, holding GPUs for nothing. Pure.
-inline std::vector<Finding> queue_wait_findings(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
-                                                const std::vector<nlohmann::json>& events, const QueueState& q) {
+TFJOB_INLINE std::vector<Finding> queue_wait_findings(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
+                                                      const std::vector<nlohmann::json>& events, const QueueState& q) {
   std::vector<Finding> out;
   auto add = [&](Finding::Severity sev, const char* code, std::string msg, std::vector<std::string> evidence, std::string fix) {
     Finding f{sev, std::move(msg)};
@@ -644,3 +710,4 @@ inline std::vector<Finding> queue_wait_findings(const nlohmann::json& job, const
 }
 
 }  // namespace tfjob::workflow
+#endif  // TFJOB_SDK_DEFINE_WORKFLOW

@@ -5,6 +5,7 @@
 /// a typed `tfjob::TFJob` converted with `to_json` and to an object read from any server.
 /// Pure functions: no I/O.
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/detail/time.hpp>
 
@@ -45,21 +46,70 @@ struct JobSummary {
 
 /// A count read from a server's answer (replicas, GPUs), bounded to +-10^9 (NaN: 0) so that
 /// the sums and products this file makes of such counts cannot overflow (hostile objects).
-inline long long bounded_count(long double v) {
+long long bounded_count(long double v);
+/// `a + b` for counts, bounded as bounded_count (a running total of restarts, event counts).
+int bounded_sum(long long a, long long b);
+
+/// Integer value of a resource quantity such as `nvidia.com/gpu: 2` (also "2" or 2); 0 when
+/// absent or not an integer (extended resources must be whole numbers); bounded_count's range.
+long long integer_quantity(const nlohmann::json& v);
+
+/// `nvidia.com/gpu` one pod spec asks for: per container `limits` (which the scheduler
+/// copies to requests for extended resources), else `requests`; init containers count as
+/// the max, as the scheduler does.
+long long pod_spec_gpus(const nlohmann::json& pod_spec, const std::string& resource = "nvidia.com/gpu");
+
+/// GPUs per pod for each replica type of a TFJob (JSON), with the replica count.
+struct ReplicaGpus {
+  std::string type;
+  int replicas = 1;
+  long long gpus_per_pod = 0;
+};
+std::vector<ReplicaGpus> replica_gpus(const nlohmann::json& job);
+
+/// Summarise a TFJob object. Condition precedence follows the operator's
+/// `pkg/util/status.go`: the last condition whose status is "True" is the current state.
+JobSummary summarize(const nlohmann::json& job);
+
+/// Outcome of waiting for a condition.
+enum class WaitOutcome { pending, reached, impossible };
+
+/// Whether `job` has reached `condition` (Created, Running, Restarting, Succeeded, Failed,
+/// Suspended, matched case-insensitively), or can no longer reach it: a finished job
+/// (Succeeded/Failed) never gains Running, Created or the other terminal condition again.
+WaitOutcome wait_outcome(const JobSummary& s, const std::string& condition);
+
+/// Parse an RFC 3339 time as the API server writes it (`2024-05-01T10:00:00Z`): the SDK's
+/// one RFC 3339 parser (detail/time.hpp), to whole seconds.
+std::optional<std::time_t> parse_time(const std::string& t);
+
+/// A duration the way kubectl prints ages (`duration.HumanDuration`): 45s, 5m30s, 3h, 2d4h, 400d.
+std::string human_duration(long long secs);
+
+/// Age of an object from its RFC 3339 timestamp, relative to `now`; "<unknown>" when unset.
+std::string age(const std::string& timestamp, std::time_t now = std::time(nullptr));
+
+/// `ACTIVE/SUCCEEDED/FAILED` per type for `-o wide`, e.g. `Chief:1/0/0 Worker:2/0/0`.
+std::string replicas_column(const JobSummary& s);
+
+}  // namespace tfjob::workflow
+
+#if TFJOB_SDK_DEFINE_WORKFLOW
+namespace tfjob::workflow {
+
+TFJOB_INLINE long long bounded_count(long double v) {
   constexpr long double bound = 1e9;
   if (!(v == v)) return 0;
   if (v > bound) return static_cast<long long>(bound);
   if (v < -bound) return -static_cast<long long>(bound);
   return static_cast<long long>(v);
 }
-/// `a + b` for counts, bounded as bounded_count (a running total of restarts, event counts).
-inline int bounded_sum(long long a, long long b) {
+
+TFJOB_INLINE int bounded_sum(long long a, long long b) {
   return static_cast<int>(bounded_count(static_cast<long double>(a) + static_cast<long double>(b)));
 }
 
-/// Integer value of a resource quantity such as `nvidia.com/gpu: 2` (also "2" or 2); 0 when
-/// absent or not an integer (extended resources must be whole numbers); bounded_count's range.
-inline long long integer_quantity(const nlohmann::json& v) {
+TFJOB_INLINE long long integer_quantity(const nlohmann::json& v) {
   if (v.is_number_unsigned()) return bounded_count(static_cast<long double>(v.get<unsigned long long>()));
   if (v.is_number_integer()) return bounded_count(static_cast<long double>(v.get<long long>()));
   if (v.is_number()) return bounded_count(v.get<double>());
@@ -78,10 +128,7 @@ inline long long integer_quantity(const nlohmann::json& v) {
   return 0;
 }
 
-/// `nvidia.com/gpu` one pod spec asks for: per container `limits` (which the scheduler
-/// copies to requests for extended resources), else `requests`; init containers count as
-/// the max, as the scheduler does.
-inline long long pod_spec_gpus(const nlohmann::json& pod_spec, const std::string& resource = "nvidia.com/gpu") {
+TFJOB_INLINE long long pod_spec_gpus(const nlohmann::json& pod_spec, const std::string& resource) {
   auto container_gpus = [&](const nlohmann::json& c) -> long long {
     if (!c.is_object()) return 0;
     auto r = c.find("resources");
@@ -100,13 +147,7 @@ inline long long pod_spec_gpus(const nlohmann::json& pod_spec, const std::string
   return std::max(sum, init_max);
 }
 
-/// GPUs per pod for each replica type of a TFJob (JSON), with the replica count.
-struct ReplicaGpus {
-  std::string type;
-  int replicas = 1;
-  long long gpus_per_pod = 0;
-};
-inline std::vector<ReplicaGpus> replica_gpus(const nlohmann::json& job) {
+TFJOB_INLINE std::vector<ReplicaGpus> replica_gpus(const nlohmann::json& job) {
   std::vector<ReplicaGpus> out;
   const auto* specs = job.contains("spec") ? &job["spec"] : nullptr;
   if (!specs || !specs->contains("tfReplicaSpecs") || !(*specs)["tfReplicaSpecs"].is_object()) return out;
@@ -121,9 +162,7 @@ inline std::vector<ReplicaGpus> replica_gpus(const nlohmann::json& job) {
   return out;
 }
 
-/// Summarise a TFJob object. Condition precedence follows the operator's
-/// `pkg/util/status.go`: the last condition whose status is "True" is the current state.
-inline JobSummary summarize(const nlohmann::json& job) {
+TFJOB_INLINE JobSummary summarize(const nlohmann::json& job) {
   JobSummary s;
   auto str = [](const nlohmann::json& o, const char* k) {
     auto it = o.find(k);
@@ -171,13 +210,7 @@ inline JobSummary summarize(const nlohmann::json& job) {
   return s;
 }
 
-/// Outcome of waiting for a condition.
-enum class WaitOutcome { pending, reached, impossible };
-
-/// Whether `job` has reached `condition` (Created, Running, Restarting, Succeeded, Failed,
-/// Suspended, matched case-insensitively), or can no longer reach it: a finished job
-/// (Succeeded/Failed) never gains Running, Created or the other terminal condition again.
-inline WaitOutcome wait_outcome(const JobSummary& s, const std::string& condition) {
+TFJOB_INLINE WaitOutcome wait_outcome(const JobSummary& s, const std::string& condition) {
   auto lower = [](std::string x) {
     std::transform(x.begin(), x.end(), x.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return x;
@@ -189,16 +222,13 @@ inline WaitOutcome wait_outcome(const JobSummary& s, const std::string& conditio
   return WaitOutcome::pending;
 }
 
-/// Parse an RFC 3339 time as the API server writes it (`2024-05-01T10:00:00Z`): the SDK's
-/// one RFC 3339 parser (detail/time.hpp), to whole seconds.
-inline std::optional<std::time_t> parse_time(const std::string& t) {
+TFJOB_INLINE std::optional<std::time_t> parse_time(const std::string& t) {
   auto s = tfjob::detail::rfc3339_seconds(t);
   if (!s) return std::nullopt;
   return static_cast<std::time_t>(*s);
 }
 
-/// A duration the way kubectl prints ages (`duration.HumanDuration`): 45s, 5m30s, 3h, 2d4h, 400d.
-inline std::string human_duration(long long secs) {
+TFJOB_INLINE std::string human_duration(long long secs) {
   if (secs < 0) secs = 0;
   auto S = [](long long v) { return std::to_string(v); };
   if (secs < 60 * 2) return S(secs) + "s";
@@ -226,15 +256,13 @@ inline std::string human_duration(long long secs) {
   return S(hours / 24 / 365) + "y";
 }
 
-/// Age of an object from its RFC 3339 timestamp, relative to `now`; "<unknown>" when unset.
-inline std::string age(const std::string& timestamp, std::time_t now = std::time(nullptr)) {
+TFJOB_INLINE std::string age(const std::string& timestamp, std::time_t now) {
   auto t = parse_time(timestamp);
   if (!t) return "<unknown>";
   return human_duration(static_cast<long long>(now - *t));
 }
 
-/// `ACTIVE/SUCCEEDED/FAILED` per type for `-o wide`, e.g. `Chief:1/0/0 Worker:2/0/0`.
-inline std::string replicas_column(const JobSummary& s) {
+TFJOB_INLINE std::string replicas_column(const JobSummary& s) {
   std::string out;
   std::map<std::string, ReplicaCounts> all = s.replicas;
   for (const auto& [t, n] : s.spec_replicas) all.emplace(t, ReplicaCounts{});
@@ -246,3 +274,4 @@ inline std::string replicas_column(const JobSummary& s) {
 }
 
 }  // namespace tfjob::workflow
+#endif  // TFJOB_SDK_DEFINE_WORKFLOW
