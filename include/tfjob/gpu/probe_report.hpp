@@ -4,6 +4,7 @@
 /// reads it back from probe pod logs. Pure: no I/O. The schema is documented in
 /// `gpu/README.md`; fields added later must stay optional so old reports still parse.
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
 
 #include <nlohmann/json.hpp>
@@ -38,9 +39,7 @@ struct Finding {
   std::string check;    ///< driver, runtime, model, compute-capability, ecc, kernel, bandwidth, gemm-fp16, gemm-fp32, pinned, device
   int device = -1;      ///< device index, -1 when it concerns the whole node
   std::string message;  ///< a sentence that says what is wrong and what to do
-  std::string to_string() const {
-    return (device >= 0 ? "gpu" + std::to_string(device) + " " : std::string()) + check + ": " + message;
-  }
+  std::string to_string() const;
 };
 
 /// The correctness kernel: fresh random data, every element compared with the CPU.
@@ -203,7 +202,7 @@ struct DeviceReport {
   bool mig = false;   ///< a MIG slice (or a GPU in MIG mode): not judged against the full card's peaks
   std::optional<DeviceHealth> health;  ///< revision 2; nullopt in older reports
   /// "7.0"
-  std::string compute_capability() const { return std::to_string(cc_major) + "." + std::to_string(cc_minor); }
+  std::string compute_capability() const;
 };
 
 /// Driver and runtime.
@@ -219,14 +218,7 @@ struct DriverInfo {
   std::string runtime_error;
   std::string runtime_error_message;
   /// The driver's major branch: "550.54.15" -> 550; 0 when unknown.
-  int branch() const {
-    int b = 0;
-    for (char c : version) {
-      if (c < '0' || c > '9') break;
-      b = b * 10 + (c - '0');
-    }
-    return b;
-  }
+  int branch() const;
 };
 
 /// About the probe binary and where it ran.
@@ -259,11 +251,64 @@ struct ProbeReport {
   std::vector<Finding> failures;
   std::vector<Finding> warnings;
   bool ready() const { return status == "ready"; }
-  int exit_code() const {
-    return status == "ready" ? probe_ready : status == "no-gpu" ? probe_no_gpu
-         : status == "no-result" ? probe_no_result : probe_not_ready;
-  }
+  int exit_code() const;
 };
+
+void to_json(nlohmann::json& j, const Finding& f);
+void from_json(const nlohmann::json& j, Finding& f);
+
+void to_json(nlohmann::json& j, const KernelCheck& c);
+void from_json(const nlohmann::json& j, KernelCheck& c);
+
+void to_json(nlohmann::json& j, const BandwidthCheck& c);
+void from_json(const nlohmann::json& j, BandwidthCheck& c);
+
+void to_json(nlohmann::json& j, const GemmCheck& c);
+void from_json(const nlohmann::json& j, GemmCheck& c);
+
+void to_json(nlohmann::json& j, const TransferCheck& c);
+void from_json(const nlohmann::json& j, TransferCheck& c);
+
+void to_json(nlohmann::json& j, const EccCounts& c);
+void from_json(const nlohmann::json& j, EccCounts& c);
+void to_json(nlohmann::json& j, const RetiredPages& p);
+void from_json(const nlohmann::json& j, RetiredPages& p);
+void to_json(nlohmann::json& j, const RowRemap& r);
+void from_json(const nlohmann::json& j, RowRemap& r);
+void to_json(nlohmann::json& j, const PcieLink& p);
+void from_json(const nlohmann::json& j, PcieLink& p);
+void to_json(nlohmann::json& j, const NvlinkLink& l);
+void from_json(const nlohmann::json& j, NvlinkLink& l);
+void to_json(nlohmann::json& j, const DeviceHealth& h);
+void from_json(const nlohmann::json& j, DeviceHealth& h);
+void to_json(nlohmann::json& j, const XidEvent& e);
+void from_json(const nlohmann::json& j, XidEvent& e);
+void to_json(nlohmann::json& j, const NvmlInfo& n);
+void from_json(const nlohmann::json& j, NvmlInfo& n);
+void to_json(nlohmann::json& j, const PeerCopy& p);
+void from_json(const nlohmann::json& j, PeerCopy& p);
+
+void to_json(nlohmann::json& j, const DeviceReport& d);
+void from_json(const nlohmann::json& j, DeviceReport& d);
+
+void to_json(nlohmann::json& j, const DriverInfo& d);
+void from_json(const nlohmann::json& j, DriverInfo& d);
+
+void to_json(nlohmann::json& j, const ProbeInfo& p);
+void from_json(const nlohmann::json& j, ProbeInfo& p);
+
+void to_json(nlohmann::json& j, const ProbeReport& r);
+void from_json(const nlohmann::json& j, ProbeReport& r);
+
+/// Parses a probe report from text that may carry other lines around the JSON document
+/// (container logs): the document starts at the first line that begins with `{`.
+/// Throws `parse_error` saying what was found instead.
+ProbeReport parse_probe_report(std::string_view full_text);
+
+}  // namespace tfjob::gpu
+
+#if TFJOB_SDK_DEFINE_GPU
+namespace tfjob::gpu {
 
 namespace detail {
 /// nlohmann converts a JSON float to an integer with a plain cast, which is undefined
@@ -303,22 +348,44 @@ inline nlohmann::json opt(const std::optional<T>& v) {
 }
 }  // namespace detail
 
-inline void to_json(nlohmann::json& j, const Finding& f) {
+TFJOB_INLINE std::string Finding::to_string() const {
+  return (device >= 0 ? "gpu" + std::to_string(device) + " " : std::string()) + check + ": " + message;
+}
+
+TFJOB_INLINE std::string DeviceReport::compute_capability() const { return std::to_string(cc_major) + "." + std::to_string(cc_minor); }
+
+TFJOB_INLINE int DriverInfo::branch() const {
+  int b = 0;
+  for (char c : version) {
+    if (c < '0' || c > '9') break;
+    b = b * 10 + (c - '0');
+  }
+  return b;
+}
+
+TFJOB_INLINE int ProbeReport::exit_code() const {
+  return status == "ready" ? probe_ready : status == "no-gpu" ? probe_no_gpu
+       : status == "no-result" ? probe_no_result : probe_not_ready;
+}
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const Finding& f) {
   j = {{"check", f.check}, {"message", f.message}};
   if (f.device >= 0) j["device"] = f.device;
 }
-inline void from_json(const nlohmann::json& j, Finding& f) {
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, Finding& f) {
   detail::get_if(j, "check", f.check);
   detail::get_if(j, "device", f.device);
   detail::get_if(j, "message", f.message);
 }
 
-inline void to_json(nlohmann::json& j, const KernelCheck& c) {
+TFJOB_INLINE void to_json(nlohmann::json& j, const KernelCheck& c) {
   j = {{"ran", c.ran}, {"ok", c.ok}, {"elements", c.elements}, {"mismatches", c.mismatches},
        {"maxAbsError", c.max_abs_error}};
   if (!c.error.empty()) j["error"] = c.error;
 }
-inline void from_json(const nlohmann::json& j, KernelCheck& c) {
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, KernelCheck& c) {
   detail::get_if(j, "ran", c.ran);
   detail::get_if(j, "ok", c.ok);
   detail::get_if(j, "elements", c.elements);
@@ -327,7 +394,7 @@ inline void from_json(const nlohmann::json& j, KernelCheck& c) {
   detail::get_if(j, "error", c.error);
 }
 
-inline void to_json(nlohmann::json& j, const BandwidthCheck& c) {
+TFJOB_INLINE void to_json(nlohmann::json& j, const BandwidthCheck& c) {
   j = {{"ran", c.ran}, {"GBps", c.gbps}, {"peakGBps", c.peak_gbps}, {"peakSource", c.peak_source},
        {"percentOfPeak", detail::opt(c.percent_of_peak)}, {"bytes", c.bytes}, {"runs", c.runs},
        {"method", c.method}};
@@ -336,7 +403,8 @@ inline void to_json(nlohmann::json& j, const BandwidthCheck& c) {
   if (c.verified) j["verified"] = *c.verified;
   if (!c.error.empty()) j["error"] = c.error;
 }
-inline void from_json(const nlohmann::json& j, BandwidthCheck& c) {
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, BandwidthCheck& c) {
   detail::get_if(j, "ran", c.ran);
   detail::get_if(j, "GBps", c.gbps);
   detail::get_if(j, "peakGBps", c.peak_gbps);
@@ -351,7 +419,7 @@ inline void from_json(const nlohmann::json& j, BandwidthCheck& c) {
   detail::get_if(j, "error", c.error);
 }
 
-inline void to_json(nlohmann::json& j, const GemmCheck& c) {
+TFJOB_INLINE void to_json(nlohmann::json& j, const GemmCheck& c) {
   j = {{"ran", c.ran}, {"verified", c.verified}, {"n", c.n}, {"runs", c.runs}, {"TFLOPS", c.tflops},
        {"peakTFLOPS", c.peak_tflops}, {"percentOfPeak", detail::opt(c.percent_of_peak)},
        {"maxRelError", c.max_rel_error}};
@@ -360,7 +428,8 @@ inline void to_json(nlohmann::json& j, const GemmCheck& c) {
   if (c.bit_exact) j["bitExact"] = *c.bit_exact;
   if (!c.error.empty()) j["error"] = c.error;
 }
-inline void from_json(const nlohmann::json& j, GemmCheck& c) {
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, GemmCheck& c) {
   detail::get_if(j, "ran", c.ran);
   detail::get_if(j, "verified", c.verified);
   detail::get_if(j, "n", c.n);
@@ -375,11 +444,12 @@ inline void from_json(const nlohmann::json& j, GemmCheck& c) {
   detail::get_if(j, "error", c.error);
 }
 
-inline void to_json(nlohmann::json& j, const TransferCheck& c) {
+TFJOB_INLINE void to_json(nlohmann::json& j, const TransferCheck& c) {
   j = {{"ran", c.ran}, {"h2dGBps", c.h2d_gbps}, {"d2hGBps", c.d2h_gbps}, {"bytes", c.bytes}};
   if (!c.error.empty()) j["error"] = c.error;
 }
-inline void from_json(const nlohmann::json& j, TransferCheck& c) {
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, TransferCheck& c) {
   detail::get_if(j, "ran", c.ran);
   detail::get_if(j, "h2dGBps", c.h2d_gbps);
   detail::get_if(j, "d2hGBps", c.d2h_gbps);
@@ -387,51 +457,61 @@ inline void from_json(const nlohmann::json& j, TransferCheck& c) {
   detail::get_if(j, "error", c.error);
 }
 
-inline void to_json(nlohmann::json& j, const EccCounts& c) {
+TFJOB_INLINE void to_json(nlohmann::json& j, const EccCounts& c) {
   j = {{"volatileSbe", detail::opt(c.volatile_sbe)}, {"volatileDbe", detail::opt(c.volatile_dbe)},
        {"aggregateSbe", detail::opt(c.aggregate_sbe)}, {"aggregateDbe", detail::opt(c.aggregate_dbe)}};
 }
-inline void from_json(const nlohmann::json& j, EccCounts& c) {
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, EccCounts& c) {
   detail::get_if(j, "volatileSbe", c.volatile_sbe);
   detail::get_if(j, "volatileDbe", c.volatile_dbe);
   detail::get_if(j, "aggregateSbe", c.aggregate_sbe);
   detail::get_if(j, "aggregateDbe", c.aggregate_dbe);
 }
-inline void to_json(nlohmann::json& j, const RetiredPages& p) {
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const RetiredPages& p) {
   j = {{"sbe", detail::opt(p.sbe)}, {"dbe", detail::opt(p.dbe)}, {"pending", detail::opt(p.pending)}};
 }
-inline void from_json(const nlohmann::json& j, RetiredPages& p) {
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, RetiredPages& p) {
   detail::get_if(j, "sbe", p.sbe);
   detail::get_if(j, "dbe", p.dbe);
   detail::get_if(j, "pending", p.pending);
 }
-inline void to_json(nlohmann::json& j, const RowRemap& r) {
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const RowRemap& r) {
   j = {{"correctable", r.correctable}, {"uncorrectable", r.uncorrectable}, {"pending", r.pending}, {"failure", r.failure}};
 }
-inline void from_json(const nlohmann::json& j, RowRemap& r) {
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, RowRemap& r) {
   detail::get_if(j, "correctable", r.correctable);
   detail::get_if(j, "uncorrectable", r.uncorrectable);
   detail::get_if(j, "pending", r.pending);
   detail::get_if(j, "failure", r.failure);
 }
-inline void to_json(nlohmann::json& j, const PcieLink& p) {
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const PcieLink& p) {
   j = {{"genCurrent", detail::opt(p.gen_current)}, {"genMax", detail::opt(p.gen_max)},
        {"widthCurrent", detail::opt(p.width_current)}, {"widthMax", detail::opt(p.width_max)},
        {"readWhileBusy", p.read_while_busy}};
 }
-inline void from_json(const nlohmann::json& j, PcieLink& p) {
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, PcieLink& p) {
   detail::get_if(j, "genCurrent", p.gen_current);
   detail::get_if(j, "genMax", p.gen_max);
   detail::get_if(j, "widthCurrent", p.width_current);
   detail::get_if(j, "widthMax", p.width_max);
   detail::get_if(j, "readWhileBusy", p.read_while_busy);
 }
-inline void to_json(nlohmann::json& j, const NvlinkLink& l) { j = {{"link", l.link}, {"active", l.active}}; }
-inline void from_json(const nlohmann::json& j, NvlinkLink& l) {
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const NvlinkLink& l) { j = {{"link", l.link}, {"active", l.active}}; }
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, NvlinkLink& l) {
   detail::get_if(j, "link", l.link);
   detail::get_if(j, "active", l.active);
 }
-inline void to_json(nlohmann::json& j, const DeviceHealth& h) {
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const DeviceHealth& h) {
   j = {{"read", h.read},
        {"eccPending", detail::opt(h.ecc_pending)},
        {"ecc", h.ecc},
@@ -453,7 +533,8 @@ inline void to_json(nlohmann::json& j, const DeviceHealth& h) {
        {"unsupported", h.unsupported}};
   if (!h.error.empty()) j["error"] = h.error;
 }
-inline void from_json(const nlohmann::json& j, DeviceHealth& h) {
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, DeviceHealth& h) {
   detail::get_if(j, "read", h.read);
   detail::get_if(j, "error", h.error);
   detail::get_if(j, "eccPending", h.ecc_pending);
@@ -475,32 +556,38 @@ inline void from_json(const nlohmann::json& j, DeviceHealth& h) {
   detail::get_if(j, "nvlink", h.nvlink);
   detail::get_if(j, "unsupported", h.unsupported);
 }
-inline void to_json(nlohmann::json& j, const XidEvent& e) {
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const XidEvent& e) {
   j = {{"device", e.device}, {"xid", e.xid}, {"atSeconds", e.at_seconds}};
 }
-inline void from_json(const nlohmann::json& j, XidEvent& e) {
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, XidEvent& e) {
   detail::get_if(j, "device", e.device);
   detail::get_if(j, "xid", e.xid);
   detail::get_if(j, "atSeconds", e.at_seconds);
 }
-inline void to_json(nlohmann::json& j, const NvmlInfo& n) {
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const NvmlInfo& n) {
   j = {{"loaded", n.loaded}, {"deviceCount", detail::opt(n.device_count)}, {"events", n.events}};
   if (!n.error.empty()) j["error"] = n.error;
   if (!n.events_error.empty()) j["eventsError"] = n.events_error;
 }
-inline void from_json(const nlohmann::json& j, NvmlInfo& n) {
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, NvmlInfo& n) {
   detail::get_if(j, "loaded", n.loaded);
   detail::get_if(j, "error", n.error);
   detail::get_if(j, "deviceCount", n.device_count);
   detail::get_if(j, "events", n.events);
   detail::get_if(j, "eventsError", n.events_error);
 }
-inline void to_json(nlohmann::json& j, const PeerCopy& p) {
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const PeerCopy& p) {
   j = {{"src", p.src}, {"dst", p.dst}, {"canAccess", p.can_access}, {"ran", p.ran}, {"GBps", p.gbps},
        {"verified", detail::opt(p.verified)}, {"link", p.link}};
   if (!p.error.empty()) j["error"] = p.error;
 }
-inline void from_json(const nlohmann::json& j, PeerCopy& p) {
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, PeerCopy& p) {
   detail::get_if(j, "src", p.src);
   detail::get_if(j, "dst", p.dst);
   detail::get_if(j, "canAccess", p.can_access);
@@ -511,7 +598,7 @@ inline void from_json(const nlohmann::json& j, PeerCopy& p) {
   detail::get_if(j, "error", p.error);
 }
 
-inline void to_json(nlohmann::json& j, const DeviceReport& d) {
+TFJOB_INLINE void to_json(nlohmann::json& j, const DeviceReport& d) {
   j = {{"index", d.index},
        {"name", d.name},
        {"uuid", d.uuid},
@@ -537,7 +624,8 @@ inline void to_json(nlohmann::json& j, const DeviceReport& d) {
   if (d.health) j["health"] = *d.health;
   if (!d.error.empty()) j["error"] = d.error;
 }
-inline void from_json(const nlohmann::json& j, DeviceReport& d) {
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, DeviceReport& d) {
   detail::get_if(j, "index", d.index);
   detail::get_if(j, "name", d.name);
   detail::get_if(j, "uuid", d.uuid);
@@ -576,7 +664,7 @@ inline void from_json(const nlohmann::json& j, DeviceReport& d) {
   }
 }
 
-inline void to_json(nlohmann::json& j, const DriverInfo& d) {
+TFJOB_INLINE void to_json(nlohmann::json& j, const DriverInfo& d) {
   j = {{"present", d.present},
        {"version", d.version},
        {"versionSource", d.version_source},
@@ -589,7 +677,8 @@ inline void to_json(nlohmann::json& j, const DriverInfo& d) {
     j["runtimeErrorMessage"] = d.runtime_error_message;
   }
 }
-inline void from_json(const nlohmann::json& j, DriverInfo& d) {
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, DriverInfo& d) {
   detail::get_if(j, "present", d.present);
   detail::get_if(j, "version", d.version);
   detail::get_if(j, "versionSource", d.version_source);
@@ -600,11 +689,12 @@ inline void from_json(const nlohmann::json& j, DriverInfo& d) {
   detail::get_if(j, "runtimeErrorMessage", d.runtime_error_message);
 }
 
-inline void to_json(nlohmann::json& j, const ProbeInfo& p) {
+TFJOB_INLINE void to_json(nlohmann::json& j, const ProbeInfo& p) {
   j = {{"version", p.version}, {"cudaToolkit", p.cuda_toolkit}, {"architectures", p.architectures},
        {"hostname", p.hostname}, {"nodeName", p.node_name}, {"elapsedSeconds", p.elapsed_seconds}};
 }
-inline void from_json(const nlohmann::json& j, ProbeInfo& p) {
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, ProbeInfo& p) {
   detail::get_if(j, "version", p.version);
   detail::get_if(j, "cudaToolkit", p.cuda_toolkit);
   detail::get_if(j, "architectures", p.architectures);
@@ -613,7 +703,7 @@ inline void from_json(const nlohmann::json& j, ProbeInfo& p) {
   detail::get_if(j, "elapsedSeconds", p.elapsed_seconds);
 }
 
-inline void to_json(nlohmann::json& j, const ProbeReport& r) {
+TFJOB_INLINE void to_json(nlohmann::json& j, const ProbeReport& r) {
   j = {{"schema", r.schema},
        {"revision", r.revision},
        {"status", r.status},
@@ -632,7 +722,8 @@ inline void to_json(nlohmann::json& j, const ProbeReport& r) {
        {"warnings", r.warnings}};
   if (!r.cuda_visible_devices.empty()) j["cudaVisibleDevices"] = r.cuda_visible_devices;
 }
-inline void from_json(const nlohmann::json& j, ProbeReport& r) {
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, ProbeReport& r) {
   if (!j.is_object()) throw parse_error("probe report: expected a JSON object");
   r.schema.clear();
   detail::get_if(j, "schema", r.schema);
@@ -657,10 +748,7 @@ inline void from_json(const nlohmann::json& j, ProbeReport& r) {
   detail::get_if(j, "warnings", r.warnings);
 }
 
-/// Parses a probe report from text that may carry other lines around the JSON document
-/// (container logs): the document starts at the first line that begins with `{`.
-/// Throws `parse_error` saying what was found instead.
-inline ProbeReport parse_probe_report(std::string_view full_text) {
+TFJOB_INLINE ProbeReport parse_probe_report(std::string_view full_text) {
   // A pod's log merges the probe's stdout (the JSON) and stderr (its "tfjob-gpu-probe: ..."
   // progress lines), and the container runtime may interleave them at any pipe write (seen
   // on the real node: a stderr line between "{" and the next line). No line of the JSON
@@ -706,3 +794,4 @@ inline ProbeReport parse_probe_report(std::string_view full_text) {
 }
 
 }  // namespace tfjob::gpu
+#endif  // TFJOB_SDK_DEFINE_GPU

@@ -7,6 +7,7 @@
 /// (a Service would reach one exporter only). The counting and the Prometheus parsing are
 /// pure functions; `run_top` does the I/O.
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/gpu/check.hpp>
@@ -39,7 +40,109 @@ struct GpuMetric {
 namespace detail {
 /// Parses `{a="x",b="y"}` (Prometheus text exposition format 0.0.4: values in double
 /// quotes with \\, \" and \n escapes).
-inline std::map<std::string, std::string> prom_labels(std::string_view s) {
+std::map<std::string, std::string> prom_labels(std::string_view s);
+}  // namespace detail
+
+/// The DCGM exporter's metrics page, per GPU (pure). Reads DCGM_FI_DEV_GPU_UTIL,
+/// DCGM_FI_DEV_FB_USED and DCGM_FI_DEV_FB_FREE (dcgm-exporter's default counters); ignores
+/// everything else. At most `max_gpus` GPUs are kept (bounded memory for hostile pages).
+std::vector<GpuMetric> parse_dcgm_metrics(std::string_view text, const std::string& node = {},
+                                          std::size_t max_gpus = 1024);
+
+/// GPUs a pod asks for as the scheduler counts them: the larger of the sum over its
+/// containers and the largest init container (k8s.io/component-helpers resource.PodRequests);
+/// a limit without a request counts as the request (extended resources: request = limit).
+std::int64_t pod_gpus(const kube::Pod& p);
+
+/// A pod holds its GPUs once bound to a node and until it ends.
+bool holds_gpus(const kube::Pod& p);
+
+/// Utilisation and memory of a set of GPUs (mean utilisation, summed memory).
+struct GpuLoad {
+  int gpus = 0;  ///< GPUs with figures
+  std::optional<double> util_percent, mem_used_mib, mem_total_mib;
+  void add(const GpuMetric& m);
+};
+
+/// One GPU node.
+struct NodeTop {
+  std::string name, model, driver;
+  std::int64_t capacity = 0, allocatable = 0, requested = 0;
+  int pods = 0;  ///< pods holding GPUs there
+  GpuLoad load;
+  std::int64_t free() const { return allocatable > requested ? allocatable - requested : 0; }
+};
+
+/// GPUs of one replica type of a TFJob.
+struct ReplicaTop {
+  std::string type;
+  std::int64_t gpus = 0;
+  int pods = 0;
+  int pending = 0;  ///< pods asking for GPUs that are not bound yet
+  std::vector<std::string> nodes;
+};
+
+/// One TFJob.
+struct JobTop {
+  std::string namespace_, name;
+  std::vector<ReplicaTop> replicas;
+  GpuLoad load;  ///< from the exporter's pod mapping, when it has one
+  std::int64_t gpus() const;
+};
+
+/// Per GPU node (pure): the inventory's GPU nodes, GPUs requested by the pods bound there,
+/// and the metrics of their GPUs.
+std::vector<NodeTop> top_nodes(const std::vector<kube::Node>& nodes, const std::vector<kube::Pod>& pods,
+                               const std::vector<GpuMetric>& metrics);
+
+/// Per TFJob (pure): its pods (training operator labels: job-name, replica-type) that ask
+/// for GPUs, grouped by replica type, with the nodes they are bound to.
+std::vector<JobTop> top_jobs(const std::vector<kube::Pod>& pods, const std::vector<GpuMetric>& metrics);
+
+/// Labels of DCGM exporter pods: the GPU Operator's and dcgm-exporter's own Helm chart.
+const std::vector<std::string>& dcgm_exporter_selectors();
+/// dcgm-exporter's default listen port (its `-a :9400`).
+inline constexpr int dcgm_exporter_port = 9400;
+
+/// Options for `run_top`.
+struct TopOptions {
+  std::string namespace_;        ///< jobs: this namespace ("" = the client's)
+  bool all_namespaces = false;   ///< jobs: every namespace
+  std::string label_selector;    ///< nodes: selects nodes; jobs: selects the jobs' pods
+  bool nodes = true, jobs = false;
+  bool metrics = true;           ///< read the DCGM exporter when it runs
+};
+
+/// What `top` found.
+struct TopResult {
+  std::vector<NodeTop> nodes;
+  std::vector<JobTop> jobs;
+  /// Where utilisation came from ("" = nowhere), and why not when it did not.
+  std::vector<std::string> metrics_sources;
+  std::string metrics_note;
+};
+
+/// The exporter pods and their metrics (through the API server's pod proxy). Never throws:
+/// what went wrong is in `note`.
+std::vector<GpuMetric> read_dcgm(kube::Client& client, std::vector<std::string>& sources, std::string& note);
+
+/// Nodes, pods and (when installed) the DCGM exporter, counted.
+TopResult run_top(kube::Client client, const TopOptions& o);
+
+namespace detail {
+nlohmann::json load_json(const GpuLoad& l);
+}  // namespace detail
+
+/// The result as JSON (`-o json`).
+nlohmann::json top_result_json(const TopResult& r);
+
+}  // namespace tfjob::gpu
+
+#if TFJOB_SDK_DEFINE_GPU
+namespace tfjob::gpu {
+
+namespace detail {
+TFJOB_INLINE std::map<std::string, std::string> prom_labels(std::string_view s) {
   std::map<std::string, std::string> out;
   std::size_t i = 0;
   while (i < s.size()) {
@@ -64,11 +167,8 @@ inline std::map<std::string, std::string> prom_labels(std::string_view s) {
 }
 }  // namespace detail
 
-/// The DCGM exporter's metrics page, per GPU (pure). Reads DCGM_FI_DEV_GPU_UTIL,
-/// DCGM_FI_DEV_FB_USED and DCGM_FI_DEV_FB_FREE (dcgm-exporter's default counters); ignores
-/// everything else. At most `max_gpus` GPUs are kept (bounded memory for hostile pages).
-inline std::vector<GpuMetric> parse_dcgm_metrics(std::string_view text, const std::string& node = {},
-                                                 std::size_t max_gpus = 1024) {
+TFJOB_INLINE std::vector<GpuMetric> parse_dcgm_metrics(std::string_view text, const std::string& node,
+                                                       std::size_t max_gpus) {
   std::vector<GpuMetric> out;
   std::map<std::string, std::size_t> index;  // node/gpu/uuid -> out
   std::size_t pos = 0;
@@ -132,10 +232,7 @@ inline std::vector<GpuMetric> parse_dcgm_metrics(std::string_view text, const st
   return out;
 }
 
-/// GPUs a pod asks for as the scheduler counts them: the larger of the sum over its
-/// containers and the largest init container (k8s.io/component-helpers resource.PodRequests);
-/// a limit without a request counts as the request (extended resources: request = limit).
-inline std::int64_t pod_gpus(const kube::Pod& p) {
+TFJOB_INLINE std::int64_t pod_gpus(const kube::Pod& p) {
   auto of = [](const nlohmann::json& c) -> std::int64_t {
     const auto& r = tfjob::detail::value_at(c, "resources", nlohmann::json::object());
     for (const char* k : {"requests", "limits"}) {
@@ -155,58 +252,26 @@ inline std::int64_t pod_gpus(const kube::Pod& p) {
   return std::max(sum, init);
 }
 
-/// A pod holds its GPUs once bound to a node and until it ends.
-inline bool holds_gpus(const kube::Pod& p) {
+TFJOB_INLINE bool holds_gpus(const kube::Pod& p) {
   const std::string ph = p.phase();
   return !p.node_name().empty() && ph != "Succeeded" && ph != "Failed";
 }
 
-/// Utilisation and memory of a set of GPUs (mean utilisation, summed memory).
-struct GpuLoad {
-  int gpus = 0;  ///< GPUs with figures
-  std::optional<double> util_percent, mem_used_mib, mem_total_mib;
-  void add(const GpuMetric& m) {
-    ++gpus;
-    if (m.util_percent) util_percent = (util_percent.value_or(0) * (gpus - 1) + *m.util_percent) / gpus;
-    if (m.fb_used_mib) mem_used_mib = mem_used_mib.value_or(0) + *m.fb_used_mib;
-    if (m.fb_used_mib && m.fb_free_mib) mem_total_mib = mem_total_mib.value_or(0) + *m.fb_used_mib + *m.fb_free_mib;
-  }
-};
+TFJOB_INLINE void GpuLoad::add(const GpuMetric& m) {
+  ++gpus;
+  if (m.util_percent) util_percent = (util_percent.value_or(0) * (gpus - 1) + *m.util_percent) / gpus;
+  if (m.fb_used_mib) mem_used_mib = mem_used_mib.value_or(0) + *m.fb_used_mib;
+  if (m.fb_used_mib && m.fb_free_mib) mem_total_mib = mem_total_mib.value_or(0) + *m.fb_used_mib + *m.fb_free_mib;
+}
 
-/// One GPU node.
-struct NodeTop {
-  std::string name, model, driver;
-  std::int64_t capacity = 0, allocatable = 0, requested = 0;
-  int pods = 0;  ///< pods holding GPUs there
-  GpuLoad load;
-  std::int64_t free() const { return allocatable > requested ? allocatable - requested : 0; }
-};
+TFJOB_INLINE std::int64_t JobTop::gpus() const {
+  std::int64_t n = 0;
+  for (const auto& r : replicas) n += r.gpus;
+  return n;
+}
 
-/// GPUs of one replica type of a TFJob.
-struct ReplicaTop {
-  std::string type;
-  std::int64_t gpus = 0;
-  int pods = 0;
-  int pending = 0;  ///< pods asking for GPUs that are not bound yet
-  std::vector<std::string> nodes;
-};
-
-/// One TFJob.
-struct JobTop {
-  std::string namespace_, name;
-  std::vector<ReplicaTop> replicas;
-  GpuLoad load;  ///< from the exporter's pod mapping, when it has one
-  std::int64_t gpus() const {
-    std::int64_t n = 0;
-    for (const auto& r : replicas) n += r.gpus;
-    return n;
-  }
-};
-
-/// Per GPU node (pure): the inventory's GPU nodes, GPUs requested by the pods bound there,
-/// and the metrics of their GPUs.
-inline std::vector<NodeTop> top_nodes(const std::vector<kube::Node>& nodes, const std::vector<kube::Pod>& pods,
-                                      const std::vector<GpuMetric>& metrics) {
+TFJOB_INLINE std::vector<NodeTop> top_nodes(const std::vector<kube::Node>& nodes, const std::vector<kube::Pod>& pods,
+                                            const std::vector<GpuMetric>& metrics) {
   std::vector<NodeTop> out;
   for (const auto& g : gpu_inventory(nodes)) {
     NodeTop t;
@@ -233,9 +298,7 @@ inline std::vector<NodeTop> top_nodes(const std::vector<kube::Node>& nodes, cons
   return out;
 }
 
-/// Per TFJob (pure): its pods (training operator labels: job-name, replica-type) that ask
-/// for GPUs, grouped by replica type, with the nodes they are bound to.
-inline std::vector<JobTop> top_jobs(const std::vector<kube::Pod>& pods, const std::vector<GpuMetric>& metrics) {
+TFJOB_INLINE std::vector<JobTop> top_jobs(const std::vector<kube::Pod>& pods, const std::vector<GpuMetric>& metrics) {
   std::map<std::pair<std::string, std::string>, JobTop> jobs;
   for (const auto& p : pods) {
     std::string job = p.label("training.kubeflow.org/job-name");
@@ -274,35 +337,12 @@ inline std::vector<JobTop> top_jobs(const std::vector<kube::Pod>& pods, const st
   return out;
 }
 
-/// Labels of DCGM exporter pods: the GPU Operator's and dcgm-exporter's own Helm chart.
-inline const std::vector<std::string>& dcgm_exporter_selectors() {
+TFJOB_INLINE const std::vector<std::string>& dcgm_exporter_selectors() {
   static const std::vector<std::string> s = {"app=nvidia-dcgm-exporter", "app.kubernetes.io/name=dcgm-exporter"};
   return s;
 }
-/// dcgm-exporter's default listen port (its `-a :9400`).
-inline constexpr int dcgm_exporter_port = 9400;
 
-/// Options for `run_top`.
-struct TopOptions {
-  std::string namespace_;        ///< jobs: this namespace ("" = the client's)
-  bool all_namespaces = false;   ///< jobs: every namespace
-  std::string label_selector;    ///< nodes: selects nodes; jobs: selects the jobs' pods
-  bool nodes = true, jobs = false;
-  bool metrics = true;           ///< read the DCGM exporter when it runs
-};
-
-/// What `top` found.
-struct TopResult {
-  std::vector<NodeTop> nodes;
-  std::vector<JobTop> jobs;
-  /// Where utilisation came from ("" = nowhere), and why not when it did not.
-  std::vector<std::string> metrics_sources;
-  std::string metrics_note;
-};
-
-/// The exporter pods and their metrics (through the API server's pod proxy). Never throws:
-/// what went wrong is in `note`.
-inline std::vector<GpuMetric> read_dcgm(kube::Client& client, std::vector<std::string>& sources, std::string& note) {
+TFJOB_INLINE std::vector<GpuMetric> read_dcgm(kube::Client& client, std::vector<std::string>& sources, std::string& note) {
   std::vector<kube::Pod> exporters;
   std::set<std::string> seen;
   for (const auto& sel : dcgm_exporter_selectors()) {
@@ -355,8 +395,7 @@ inline std::vector<GpuMetric> read_dcgm(kube::Client& client, std::vector<std::s
   return out;
 }
 
-/// Nodes, pods and (when installed) the DCGM exporter, counted.
-inline TopResult run_top(kube::Client client, const TopOptions& o) {
+TFJOB_INLINE TopResult run_top(kube::Client client, const TopOptions& o) {
   TopResult res;
   std::vector<GpuMetric> metrics;
   if (o.metrics) metrics = read_dcgm(client, res.metrics_sources, res.metrics_note);
@@ -379,7 +418,7 @@ inline TopResult run_top(kube::Client client, const TopOptions& o) {
 }
 
 namespace detail {
-inline nlohmann::json load_json(const GpuLoad& l) {
+TFJOB_INLINE nlohmann::json load_json(const GpuLoad& l) {
   return {{"gpusReporting", l.gpus},
           {"utilizationPercent", l.util_percent ? nlohmann::json(*l.util_percent) : nlohmann::json(nullptr)},
           {"memoryUsedMiB", l.mem_used_mib ? nlohmann::json(*l.mem_used_mib) : nlohmann::json(nullptr)},
@@ -387,8 +426,7 @@ inline nlohmann::json load_json(const GpuLoad& l) {
 }
 }  // namespace detail
 
-/// The result as JSON (`-o json`).
-inline nlohmann::json top_result_json(const TopResult& r) {
+TFJOB_INLINE nlohmann::json top_result_json(const TopResult& r) {
   nlohmann::json nodes = nlohmann::json::array(), jobs = nlohmann::json::array();
   for (const auto& n : r.nodes)
     nodes.push_back({{"node", n.name}, {"model", n.model}, {"driver", n.driver}, {"capacity", n.capacity},
@@ -406,3 +444,4 @@ inline nlohmann::json top_result_json(const TopResult& r) {
 }
 
 }  // namespace tfjob::gpu
+#endif  // TFJOB_SDK_DEFINE_GPU

@@ -6,6 +6,7 @@
 /// figures: memory bandwidth, dense FP16 tensor-core throughput with FP32 accumulate
 /// (no sparsity), and FP32 (non-tensor) throughput.
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/gpu/probe_report.hpp>
 
@@ -55,7 +56,138 @@ inline constexpr double min_fp32_fraction = 0.50;
 /// The oldest driver branch a probe built with this CUDA toolkit runs on ("12.8" -> 525,
 /// "13.0" -> 580): CUDA's release notes, table 3 "CUDA Toolkit and Minimum Required Driver
 /// Version for CUDA Minor Version Compatibility" (11.x: >= 450, 12.x: >= 525, 13.x: >= 580).
-inline int driver_floor_for_toolkit(std::string_view toolkit) {
+int driver_floor_for_toolkit(std::string_view toolkit);
+
+/// What to install on a Volta node whose driver is too new, for a probe built with a
+/// toolkit whose driver floor is `floor`: an R580 driver (R`floor` or newer) from a CUDA 12
+/// build; a CUDA 13 build (floor R580) cannot run on Volta at all (CUDA 13 dropped sm_70,
+/// CUDA 13.0 release notes), so it says to use a CUDA 12 image instead.
+std::string volta_driver_advice(int floor);
+
+/// The bandwidth bar for a device: HBM 70%; GDDR with ECC on 60% (see above).
+double min_bandwidth_fraction_for(const GpuSpec* spec, bool ecc_on);
+
+/// Xids that mean the GPU must not take work until it is reset or replaced. NVIDIA's "Xid
+/// Errors" (docs.nvidia.com/deploy/xid-errors) marks these as hardware, memory or bus
+/// failures: 48 double-bit ECC error, 61/62 internal micro-controller halt, 64 ECC page
+/// retirement or row remapping failure, 74 NVLink error, 79 GPU has fallen off the bus,
+/// 92 high single-bit ECC error rate, 94/95 contained/uncontained ECC error, 119/120 GSP
+/// timeout/error. Application faults (13, 31, 43, 45) are not judged; 63 (a retirement or
+/// remap recorded) is a warning, its effect judged by the pending-retirement/remap rules.
+bool critical_xid(std::uint64_t xid);
+
+/// Short meaning of the Xids the rules name (same source as critical_xid).
+std::string xid_meaning(std::uint64_t xid);
+
+/// The table, most specific rows first (the first row whose tokens all match wins).
+const std::vector<GpuSpec>& known_gpus();
+
+namespace detail {
+/// Lower-case tokens of a device name split at anything that is not a letter or digit:
+/// "Tesla V100-SXM2-16GB" -> tesla, v100, sxm2, 16gb.
+std::vector<std::string> name_tokens(std::string_view name);
+std::string fmt(double v, int decimals = 1);
+std::string lower(std::string s);
+}  // namespace detail
+
+/// The known-GPU row for a device name (as CUDA reports it), or nullptr.
+const GpuSpec* find_spec(std::string_view device_name);
+
+/// The row with this key, or nullptr.
+const GpuSpec* spec_by_key(std::string_view key);
+
+/// The model names `--expect` accepts (table families, in table order, unique).
+std::vector<std::string> known_families();
+
+/// Normalises an `--expect` value ("V100", "tesla-v100", "h200") to a family, or throws
+/// `config_error` listing the known models.
+std::string normalize_expect(std::string_view value);
+
+/// Theoretical memory bandwidth in GB/s from the memory clock (MHz) and the bus width
+/// (bits): clock x 2 (double data rate) x width / 8. 0 when either is unknown.
+double theoretical_bandwidth_gbps(int memory_clock_mhz, int bus_width_bits);
+
+/// Options for `evaluate`.
+struct VerdictOptions {
+  std::string expect;  ///< a family from `known_families()`, "" = no model expected
+  bool strict = false; ///< every warning (PCIe below max, throttling, NVLink down, ...) fails
+};
+
+/// Fills in peaks and percentages from the known-GPU table where the probe left them
+/// unknown (bandwidth peak from attributes wins; the table is the fallback).
+void annotate(DeviceReport& d);
+
+namespace detail {
+/// What to do about a runtime that could not start, by its error name.
+std::string runtime_advice(const std::string& name);
+}  // namespace detail
+
+namespace detail {
+
+/// One evaluate() run: the report, the options and the driver facts each check words its
+/// message with; fail() and warn() add to the report.
+struct Judge {
+  ProbeReport& r;
+  const VerdictOptions& opt;
+  const std::string cuda_rt, cuda_drv;
+  const int branch, floor;
+
+  Judge(ProbeReport& report, const VerdictOptions& o);
+
+  void fail(std::string check, int dev, std::string msg);
+  void warn(std::string check, int dev, std::string msg);
+
+  /// The driver and runtime, and whether there is a GPU to judge at all; false when the
+  /// report's status is already decided (no result, no GPU).
+  bool driver_and_devices();
+
+  /// The model `expect` names, or nullptr; an unknown name fails.
+  const GpuSpec* expected_gpu();
+
+  /// One GPU: driver support, the kernel, bandwidth and both GEMMs, health, the model expected.
+  void device(DeviceReport& d, const GpuSpec* expected);
+
+  /// What the probe measured: the kernel, the copied buffer's bandwidth, both GEMMs, pinned copies.
+  void measurements(const DeviceReport& d, const GpuSpec* spec);
+
+  /// NVML's health readings: ECC, retired pages, row remapping, PCIe, throttling, NVLink.
+  void health(int i, const DeviceHealth& h);
+
+  /// With `expect`: the model, its compute capability, the driver branch range and ECC on;
+  /// without: ECC off on a GPU that has it is a warning.
+  void model(const DeviceReport& d, const GpuSpec* spec, const GpuSpec* expected);
+
+  /// Xid events while the probe ran, and peer copies between GPUs that can reach each other.
+  void xids_and_peers();
+
+  /// `strict` makes warnings failures; the status and its one-line message.
+  void conclude();
+};
+
+}  // namespace detail
+
+/// Applies the rules: fills `failures`, `warnings`, `status` and `message` of `r`.
+/// Rules for every GPU: driver compatible with the runtime (the floor named is the probe's
+/// toolkit's: R525 for CUDA 12, R580 for CUDA 13); a runtime that cannot start is not ready
+/// (not "no GPU"); NVML's GPU count equals CUDA's; no Volta GPU under a driver newer than
+/// R580; correctness kernel, copied buffer and both GEMMs verified (bit for bit between two
+/// runs); measurements present; bandwidth >= 70% (60% for GDDR with ECC on), FP16 tensor
+/// GEMM >= 40% (30% for T4/L4), FP32 GEMM >= 50% of the known peak, except on MIG slices;
+/// NVML health: a double-bit ECC error, pending page retirement, a pending or failed row
+/// remap or a critical Xid is not ready; PCIe below its maximum under load, HW slowdown or
+/// thermal throttling during the GEMM and an NVLink link down are warnings (`strict` fails
+/// them, and every other warning); ECC off on an ECC-capable GPU is a warning; a P2P copy
+/// between GPUs that can access each other must arrive intact. With `expect`: every GPU
+/// must be that model with its compute capability, the driver branch inside the model's
+/// range (R525..R580 for V100), and ECC on.
+void evaluate(ProbeReport& r, const VerdictOptions& opt = {});
+
+}  // namespace tfjob::gpu
+
+#if TFJOB_SDK_DEFINE_GPU
+namespace tfjob::gpu {
+
+TFJOB_INLINE int driver_floor_for_toolkit(std::string_view toolkit) {
   int major = 0;
   for (char c : toolkit) {
     if (c < '0' || c > '9') break;
@@ -67,30 +199,18 @@ inline int driver_floor_for_toolkit(std::string_view toolkit) {
   return min_cuda12_driver_branch;
 }
 
-/// What to install on a Volta node whose driver is too new, for a probe built with a
-/// toolkit whose driver floor is `floor`: an R580 driver (R`floor` or newer) from a CUDA 12
-/// build; a CUDA 13 build (floor R580) cannot run on Volta at all (CUDA 13 dropped sm_70,
-/// CUDA 13.0 release notes), so it says to use a CUDA 12 image instead.
-inline std::string volta_driver_advice(int floor) {
+TFJOB_INLINE std::string volta_driver_advice(int floor) {
   if (floor >= last_volta_driver_branch)
     return "install an R580 driver and run a CUDA 12.x build of the probe (CUDA 13 dropped Volta)";
   return "install an R580 (or older, >= R" + std::to_string(floor) + ") driver";
 }
 
-/// The bandwidth bar for a device: HBM 70%; GDDR with ECC on 60% (see above).
-inline double min_bandwidth_fraction_for(const GpuSpec* spec, bool ecc_on) {
+TFJOB_INLINE double min_bandwidth_fraction_for(const GpuSpec* spec, bool ecc_on) {
   if (spec && spec->gddr() && ecc_on) return min_bandwidth_fraction_gddr_ecc;
   return min_bandwidth_fraction;
 }
 
-/// Xids that mean the GPU must not take work until it is reset or replaced. NVIDIA's "Xid
-/// Errors" (docs.nvidia.com/deploy/xid-errors) marks these as hardware, memory or bus
-/// failures: 48 double-bit ECC error, 61/62 internal micro-controller halt, 64 ECC page
-/// retirement or row remapping failure, 74 NVLink error, 79 GPU has fallen off the bus,
-/// 92 high single-bit ECC error rate, 94/95 contained/uncontained ECC error, 119/120 GSP
-/// timeout/error. Application faults (13, 31, 43, 45) are not judged; 63 (a retirement or
-/// remap recorded) is a warning, its effect judged by the pending-retirement/remap rules.
-inline bool critical_xid(std::uint64_t xid) {
+TFJOB_INLINE bool critical_xid(std::uint64_t xid) {
   switch (xid) {
     case 48: case 61: case 62: case 64: case 74: case 79: case 92: case 94: case 95: case 119: case 120:
       return true;
@@ -99,8 +219,7 @@ inline bool critical_xid(std::uint64_t xid) {
   }
 }
 
-/// Short meaning of the Xids the rules name (same source as critical_xid).
-inline std::string xid_meaning(std::uint64_t xid) {
+TFJOB_INLINE std::string xid_meaning(std::uint64_t xid) {
   switch (xid) {
     case 48: return "double-bit ECC error";
     case 61: case 62: return "internal micro-controller halt";
@@ -116,8 +235,7 @@ inline std::string xid_meaning(std::uint64_t xid) {
   }
 }
 
-/// The table, most specific rows first (the first row whose tokens all match wins).
-inline const std::vector<GpuSpec>& known_gpus() {
+TFJOB_INLINE const std::vector<GpuSpec>& known_gpus() {
   static const std::vector<GpuSpec> table = {
       // key           family  display              tokens               cc    GB/s  FP16  FP32  ecc  min  max
       {"v100s-pcie", "v100", "Tesla V100S PCIe", {"v100s"}, 7, 0, 1134, 130, 16.4, true, 525, 580},
@@ -142,9 +260,7 @@ inline const std::vector<GpuSpec>& known_gpus() {
 }
 
 namespace detail {
-/// Lower-case tokens of a device name split at anything that is not a letter or digit:
-/// "Tesla V100-SXM2-16GB" -> tesla, v100, sxm2, 16gb.
-inline std::vector<std::string> name_tokens(std::string_view name) {
+TFJOB_INLINE std::vector<std::string> name_tokens(std::string_view name) {
   std::vector<std::string> out;
   std::string cur;
   for (char c : name) {
@@ -158,19 +274,20 @@ inline std::vector<std::string> name_tokens(std::string_view name) {
   if (!cur.empty()) out.push_back(cur);
   return out;
 }
-inline std::string fmt(double v, int decimals = 1) {
+
+TFJOB_INLINE std::string fmt(double v, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;
 }
-inline std::string lower(std::string s) {
+
+TFJOB_INLINE std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
 }  // namespace detail
 
-/// The known-GPU row for a device name (as CUDA reports it), or nullptr.
-inline const GpuSpec* find_spec(std::string_view device_name) {
+TFJOB_INLINE const GpuSpec* find_spec(std::string_view device_name) {
   auto toks = detail::name_tokens(device_name);
   for (const auto& s : known_gpus()) {
     bool all = std::all_of(s.tokens.begin(), s.tokens.end(), [&](const char* t) {
@@ -181,24 +298,20 @@ inline const GpuSpec* find_spec(std::string_view device_name) {
   return nullptr;
 }
 
-/// The row with this key, or nullptr.
-inline const GpuSpec* spec_by_key(std::string_view key) {
+TFJOB_INLINE const GpuSpec* spec_by_key(std::string_view key) {
   for (const auto& s : known_gpus())
     if (key == s.key) return &s;
   return nullptr;
 }
 
-/// The model names `--expect` accepts (table families, in table order, unique).
-inline std::vector<std::string> known_families() {
+TFJOB_INLINE std::vector<std::string> known_families() {
   std::vector<std::string> out;
   for (const auto& s : known_gpus())
     if (std::find(out.begin(), out.end(), s.family) == out.end()) out.push_back(s.family);
   return out;
 }
 
-/// Normalises an `--expect` value ("V100", "tesla-v100", "h200") to a family, or throws
-/// `config_error` listing the known models.
-inline std::string normalize_expect(std::string_view value) {
+TFJOB_INLINE std::string normalize_expect(std::string_view value) {
   std::string v = detail::lower(std::string(value));
   for (const char* prefix : {"tesla-", "tesla ", "nvidia-", "nvidia "})
     if (v.rfind(prefix, 0) == 0) v = v.substr(std::string_view(prefix).size());
@@ -209,22 +322,12 @@ inline std::string normalize_expect(std::string_view value) {
   throw config_error("--expect " + std::string(value) + ": unknown GPU model; known models: " + list);
 }
 
-/// Theoretical memory bandwidth in GB/s from the memory clock (MHz) and the bus width
-/// (bits): clock x 2 (double data rate) x width / 8. 0 when either is unknown.
-inline double theoretical_bandwidth_gbps(int memory_clock_mhz, int bus_width_bits) {
+TFJOB_INLINE double theoretical_bandwidth_gbps(int memory_clock_mhz, int bus_width_bits) {
   if (memory_clock_mhz <= 0 || bus_width_bits <= 0) return 0;
   return memory_clock_mhz * 1e6 * 2.0 * (bus_width_bits / 8.0) / 1e9;
 }
 
-/// Options for `evaluate`.
-struct VerdictOptions {
-  std::string expect;  ///< a family from `known_families()`, "" = no model expected
-  bool strict = false; ///< every warning (PCIe below max, throttling, NVLink down, ...) fails
-};
-
-/// Fills in peaks and percentages from the known-GPU table where the probe left them
-/// unknown (bandwidth peak from attributes wins; the table is the fallback).
-inline void annotate(DeviceReport& d) {
+TFJOB_INLINE void annotate(DeviceReport& d) {
   const GpuSpec* spec = d.spec.empty() ? find_spec(d.name) : spec_by_key(d.spec);
   if (!spec) spec = find_spec(d.name);
   d.spec = spec ? spec->key : "";
@@ -257,8 +360,7 @@ inline void annotate(DeviceReport& d) {
 }
 
 namespace detail {
-/// What to do about a runtime that could not start, by its error name.
-inline std::string runtime_advice(const std::string& name) {
+TFJOB_INLINE std::string runtime_advice(const std::string& name) {
   if (name == "cudaErrorSystemDriverMismatch")
     return "the kernel module and libcuda are different driver versions (a driver upgrade without a reboot, "
            "or a container with its own libcuda): reboot the node or reinstall the driver so both match";
@@ -271,320 +373,284 @@ inline std::string runtime_advice(const std::string& name) {
     return "the container cannot open the GPU device files: run it with the NVIDIA container runtime";
   return "run nvidia-smi on the node and check the kernel log (dmesg) for NVRM errors";
 }
-}  // namespace detail
 
-namespace detail {
+TFJOB_INLINE Judge::Judge(ProbeReport& report, const VerdictOptions& o)
+    : r(report),
+      opt(o),
+      cuda_rt(std::to_string(r.driver.cuda_runtime_version / 1000) + "." +
+              std::to_string(r.driver.cuda_runtime_version % 1000 / 10)),
+      cuda_drv(std::to_string(r.driver.cuda_driver_version / 1000) + "." +
+               std::to_string(r.driver.cuda_driver_version % 1000 / 10)),
+      branch(r.driver.branch()),
+      floor(driver_floor_for_toolkit(r.probe.cuda_toolkit.empty() ? cuda_rt : r.probe.cuda_toolkit)) {}
 
-/// One evaluate() run: the report, the options and the driver facts each check words its
-/// message with; fail() and warn() add to the report.
-struct Judge {
-  ProbeReport& r;
-  const VerdictOptions& opt;
-  const std::string cuda_rt, cuda_drv;
-  const int branch, floor;
+TFJOB_INLINE void Judge::fail(std::string check, int dev, std::string msg) { r.failures.push_back({std::move(check), dev, std::move(msg)}); }
 
-  Judge(ProbeReport& report, const VerdictOptions& o)
-      : r(report),
-        opt(o),
-        cuda_rt(std::to_string(r.driver.cuda_runtime_version / 1000) + "." +
-                std::to_string(r.driver.cuda_runtime_version % 1000 / 10)),
-        cuda_drv(std::to_string(r.driver.cuda_driver_version / 1000) + "." +
-                 std::to_string(r.driver.cuda_driver_version % 1000 / 10)),
-        branch(r.driver.branch()),
-        floor(driver_floor_for_toolkit(r.probe.cuda_toolkit.empty() ? cuda_rt : r.probe.cuda_toolkit)) {}
+TFJOB_INLINE void Judge::warn(std::string check, int dev, std::string msg) { r.warnings.push_back({std::move(check), dev, std::move(msg)}); }
 
-  void fail(std::string check, int dev, std::string msg) { r.failures.push_back({std::move(check), dev, std::move(msg)}); }
-  void warn(std::string check, int dev, std::string msg) { r.warnings.push_back({std::move(check), dev, std::move(msg)}); }
-
-  /// The driver and runtime, and whether there is a GPU to judge at all; false when the
-  /// report's status is already decided (no result, no GPU).
-  bool driver_and_devices() {
-    // The watchdog's report: nothing was measured to the end, nothing to judge.
-    if (r.status == "no-result") {
-      if (r.message.empty()) r.message = "no result: the probe did not finish in time";
-      return false;
-    }
-    if (!r.driver.present) {
-      r.status = "no-gpu";
-      if (r.message.empty())
-        r.message = "no NVIDIA driver: libcuda.so.1 could not be loaded (is this a GPU node, and does "
-                    "the container run with the NVIDIA runtime?)";
-      return false;
-    }
-    // A runtime that fails to start on a machine with a driver is a broken node, not a
-    // machine without GPUs.
-    if (!r.driver.runtime_error.empty()) {
-      fail("runtime", -1,
-           "the CUDA runtime could not start: " + r.driver.runtime_error +
-               (r.driver.runtime_error_message.empty() ? "" : " (" + r.driver.runtime_error_message + ")") + "; " +
-               detail::runtime_advice(r.driver.runtime_error));
-    }
-    if (r.devices.empty() && r.driver.cuda_driver_version == 0 && r.failures.empty()) {
-      r.status = "no-gpu";
-      if (r.message.empty()) r.message = "no NVIDIA driver: the CUDA runtime found no driver";
-      return false;
-    }
-    if (!r.driver.compatible && r.driver.runtime_error.empty()) {
-      fail("driver", -1,
-           "the driver supports CUDA " + cuda_drv + " but the probe needs CUDA " + cuda_rt +
-               " (driver R" + std::to_string(floor) + " or newer for a CUDA " +
-               (r.probe.cuda_toolkit.empty() ? cuda_rt : r.probe.cuda_toolkit) + " build); upgrade the driver");
-    }
-    if (r.driver.compatible && r.driver.cuda_driver_version > 0 &&
-        r.driver.cuda_driver_version < r.driver.cuda_runtime_version)
-      warn("driver", -1,
-           "the driver supports CUDA " + cuda_drv + ", older than the probe's CUDA " + cuda_rt +
-               ": running through minor-version compatibility (PTX newer than the driver cannot be JIT-compiled)");
-    if (r.devices.empty()) {
-      if (r.failures.empty()) {
-        r.status = "no-gpu";
-        std::string m = "no CUDA device visible";
-        if (!r.driver.version.empty()) m += " (driver " + r.driver.version + ")";
-        if (opt.expect == "v100" && branch > last_volta_driver_branch)
-          m += ": driver branch R" + std::to_string(branch) + " is newer than R" +
-               std::to_string(last_volta_driver_branch) + ", the last that supports the V100; " + volta_driver_advice(floor);
-        else if (r.nvml.device_count && *r.nvml.device_count > 0)
-          m += ", but NVML sees " + std::to_string(*r.nvml.device_count) +
-               ": the driver does not support this GPU, or CUDA_VISIBLE_DEVICES hides it";
-        else
-          m += "; request nvidia.com/gpu in the pod, or check nvidia-smi on the node";
-        if (r.message.empty()) r.message = m;
-        return false;
-      }
-    }
-    // NVML counts every GPU the container was given; CUDA fewer means a GPU the driver
-    // cannot drive (fallen off the bus, unsupported architecture, MIG without a slice).
-    if (r.nvml.device_count && r.cuda_visible_devices.empty() && !r.devices.empty() &&
-        *r.nvml.device_count != static_cast<int>(r.devices.size()))
-      fail("device-count", -1,
-           "NVML sees " + std::to_string(*r.nvml.device_count) + " GPUs but CUDA " + std::to_string(r.devices.size()) +
-               ": a GPU is unusable (nvidia-smi on the node; look for Xid 79 in the kernel log)");
-    return true;
+TFJOB_INLINE bool Judge::driver_and_devices() {
+  // The watchdog's report: nothing was measured to the end, nothing to judge.
+  if (r.status == "no-result") {
+    if (r.message.empty()) r.message = "no result: the probe did not finish in time";
+    return false;
   }
-
-  /// The model `expect` names, or nullptr; an unknown name fails.
-  const GpuSpec* expected_gpu() {
-    const GpuSpec* expected = nullptr;
-    if (!opt.expect.empty()) {
-      for (const auto& s : known_gpus())
-        if (opt.expect == s.family) { expected = &s; break; }
-      if (!expected) fail("model", -1, "unknown --expect model \"" + opt.expect + "\"");
-      if (r.driver.version.empty())
-        fail("driver", -1, "the driver version could not be read (neither NVML nor /proc/driver/nvidia/version)");
-    }
-    return expected;
+  if (!r.driver.present) {
+    r.status = "no-gpu";
+    if (r.message.empty())
+      r.message = "no NVIDIA driver: libcuda.so.1 could not be loaded (is this a GPU node, and does "
+                  "the container run with the NVIDIA runtime?)";
+    return false;
   }
-
-  /// One GPU: driver support, the kernel, bandwidth and both GEMMs, health, the model expected.
-  void device(DeviceReport& d, const GpuSpec* expected) {
-    annotate(d);
-    const int i = d.index;
-    const GpuSpec* spec = d.spec.empty() ? nullptr : spec_by_key(d.spec);
-    if (!d.error.empty()) return fail("device", i, d.error);
-    // Volta is not supported after R580 whatever the user expects.
-    if (d.cc_major == 7 && d.cc_minor == 0 && branch > last_volta_driver_branch)
-      fail("driver", i,
-           "driver " + r.driver.version + " (R" + std::to_string(branch) + ") is newer than R" +
-               std::to_string(last_volta_driver_branch) + ", the last branch that supports Volta (" +
-               d.name + "); " + volta_driver_advice(floor));
-    measurements(d, spec);
-    if (d.health && d.health->read) health(i, *d.health);
-    model(d, spec, expected);
+  // A runtime that fails to start on a machine with a driver is a broken node, not a
+  // machine without GPUs.
+  if (!r.driver.runtime_error.empty()) {
+    fail("runtime", -1,
+         "the CUDA runtime could not start: " + r.driver.runtime_error +
+             (r.driver.runtime_error_message.empty() ? "" : " (" + r.driver.runtime_error_message + ")") + "; " +
+             detail::runtime_advice(r.driver.runtime_error));
   }
-
-  /// What the probe measured: the kernel, the copied buffer's bandwidth, both GEMMs, pinned copies.
-  void measurements(const DeviceReport& d, const GpuSpec* spec) {
-    const int i = d.index;
-    const std::string model = spec ? spec->display : d.name;
-    if (!d.kernel.ran || !d.kernel.ok)
-      fail("kernel", i, d.kernel.error.empty()
-                            ? std::to_string(d.kernel.mismatches) + " of " + std::to_string(d.kernel.elements) +
-                                  " results differ from the CPU (max error " + detail::fmt(d.kernel.max_abs_error, 6) + ")"
-                            : d.kernel.error);
-    const bool ecc_on = d.ecc_enabled.value_or(false);
-    const double bw_frac = min_bandwidth_fraction_for(spec, ecc_on);
-    if (!d.bandwidth.ran || !d.bandwidth.error.empty()) {
-      fail("bandwidth", i, d.bandwidth.error.empty() ? "not measured" : d.bandwidth.error);
-    } else if (d.bandwidth.verified && !*d.bandwidth.verified) {
-      fail("bandwidth", i, "the copied buffer differs from its source: the GPU's memory or copy path corrupts data");
-    } else if (d.bandwidth.percent_of_peak && *d.bandwidth.percent_of_peak < 100 * bw_frac) {
-      fail("bandwidth", i,
-           detail::fmt(d.bandwidth.gbps, 0) + " GB/s is " + detail::fmt(*d.bandwidth.percent_of_peak, 0) +
-               "% of the " + detail::fmt(d.bandwidth.peak_gbps, 0) + " GB/s peak (expected >= " +
-               detail::fmt(100 * bw_frac, 0) + "%" +
-               (spec && spec->gddr() && ecc_on ? std::string(" for ") + spec->memory + " with ECC on" : std::string()) +
-               "): check clocks, power and other processes on the GPU");
-    }
-    struct G { const char* check; const GemmCheck* g; double frac; const char* what; };
-    for (const G& g : {G{"gemm-fp16", &d.gemm_fp16, spec ? spec->min_fp16_fraction : 0.40, "FP16 tensor-core"},
-                       G{"gemm-fp32", &d.gemm_fp32, min_fp32_fraction, "FP32"}}) {
-      if (!g.g->ran || !g.g->error.empty()) {
-        fail(g.check, i, g.g->error.empty() ? "not measured" : g.g->error);
-      } else if (!g.g->verified) {
-        fail(g.check, i, std::string(g.what) + " GEMM results differ from the CPU (max relative error " +
-                             detail::fmt(g.g->max_rel_error, 4) + ")");
-      } else if (g.g->bit_exact && !*g.g->bit_exact) {
-        fail(g.check, i, std::string(g.what) + " GEMM gave different bits in two runs on the same inputs: "
-                             "a faulty SM or memory (cuBLAS is deterministic for one configuration)");
-      } else if (g.g->percent_of_peak && *g.g->percent_of_peak < 100 * g.frac) {
-        fail(g.check, i,
-             detail::fmt(g.g->tflops, 1) + " TFLOP/s is " + detail::fmt(*g.g->percent_of_peak, 0) + "% of the " +
-                 model + "'s " + detail::fmt(g.g->peak_tflops, 1) + " TFLOP/s " + g.what + " peak (expected >= " +
-                 detail::fmt(100 * g.frac, 0) + "%): check clocks, power and other processes on the GPU");
-      }
-    }
-    if (!d.pinned.ran || !d.pinned.error.empty())
-      warn("pinned", i, d.pinned.error.empty() ? "pinned host<->device bandwidth not measured" : d.pinned.error);
+  if (r.devices.empty() && r.driver.cuda_driver_version == 0 && r.failures.empty()) {
+    r.status = "no-gpu";
+    if (r.message.empty()) r.message = "no NVIDIA driver: the CUDA runtime found no driver";
+    return false;
   }
-
-  /// NVML's health readings: ECC, retired pages, row remapping, PCIe, throttling, NVLink.
-  void health(int i, const DeviceHealth& h) {
-    // NVIDIA "Dynamic Page Retirement" (docs.nvidia.com/deploy/dynamic-page-retirement): after
-    // a DBE no further context is created until the page is mapped out at the next reset.
-    if (h.ecc.volatile_dbe.value_or(0) > 0)
-      fail("ecc-dbe", i,
-           std::to_string(*h.ecc.volatile_dbe) + " double-bit ECC error(s) since the driver loaded: drain the "
-           "node and reset the GPU (nvidia-smi -r) or reboot; replace the GPU if they come back");
-    else if (h.ecc.aggregate_dbe.value_or(0) > 0)
-      warn("ecc-dbe", i, std::to_string(*h.ecc.aggregate_dbe) + " double-bit ECC error(s) in the board's life "
-           "(none since the driver loaded)");
-    if (h.retired_pages && h.retired_pages->pending.value_or(false))
-      fail("retired-pages", i,
-           "a page retirement is pending (nvidia-smi: Pending Page Blacklist: Yes): reset the GPU or reboot the "
-           "node so the bad page is mapped out");
-    // NVIDIA "GPU Memory Error Management" (docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt):
-    // a pending remap needs a GPU reset; a remapping failure means the bank has no spare rows.
-    if (h.row_remap && h.row_remap->failure)
-      fail("row-remap", i, "a row remapping failed (no spare rows left in a bank): the GPU needs replacing (RMA)");
-    else if (h.row_remap && h.row_remap->pending)
-      fail("row-remap", i, "a row remap is pending: reset the GPU (nvidia-smi -r) or reboot the node before training");
-    // NVML nvmlDeviceGetMaxPcieLinkGeneration/Width: the maximum "possible with this device
-    // and system" (a Gen4 card in a Gen3 slot reports Gen3); nvidia-smi's "GPU Link Info":
-    // the current generation and width "may be reduced when the GPU is not in use", so only
-    // a reading taken under load counts, and anything below the maximum then is a fault.
-    if (h.pcie.gen_current && h.pcie.gen_max && h.pcie.width_current && h.pcie.width_max && h.pcie.read_while_busy &&
-        (*h.pcie.gen_current < *h.pcie.gen_max || *h.pcie.width_current < *h.pcie.width_max))
-      warn("pcie", i,
-           "PCIe link at Gen" + std::to_string(*h.pcie.gen_current) + " x" + std::to_string(*h.pcie.width_current) +
-               " under load, the card can do Gen" + std::to_string(*h.pcie.gen_max) + " x" +
-               std::to_string(*h.pcie.width_max) + ": reseat the card or check the slot and riser (lspci -vv: LnkSta)");
-    // NVML clocks event reasons (nvmlClocksEventReasons): HW slowdown and thermal
-    // slowdowns mean the GPU ran below its clocks for a hardware reason; a SW power cap
-    // under a GEMM is normal.
-    std::string bad;
-    for (const auto& t : h.throttle_reasons)
-      if (t == "hw-slowdown" || t == "hw-thermal" || t == "sw-thermal" || t == "hw-power-brake")
-        bad += (bad.empty() ? "" : ", ") + t;
-    if (!bad.empty())
-      warn("throttle", i,
-           "clocks throttled during the GEMM (" + bad + ")" +
-               (h.temperature_c ? " at " + std::to_string(*h.temperature_c) + " C" : std::string()) +
-               ": check cooling, the power supply and power brake cables (nvidia-smi -q -d PERFORMANCE)");
-    // NVML nvmlDeviceGetNvLinkState: NVML_FEATURE_ENABLED = the link is active; the probe
-    // lists only links the board has (NVML_ERROR_NOT_SUPPORTED ends the list), so any link
-    // listed and not active is down (nvidia-smi nvlink -s: "<inactive>").
-    int down = 0;
-    std::string links;
-    for (const auto& l : h.nvlink)
-      if (!l.active) {
-        ++down;
-        links += (links.empty() ? "" : ",") + std::to_string(l.link);
-      }
-    if (down > 0)
-      warn("nvlink", i, std::to_string(down) + " of " + std::to_string(h.nvlink.size()) + " NVLink links down (" +
-                            links + "): nvidia-smi nvlink -s; reseat the board or the bridge");
+  if (!r.driver.compatible && r.driver.runtime_error.empty()) {
+    fail("driver", -1,
+         "the driver supports CUDA " + cuda_drv + " but the probe needs CUDA " + cuda_rt +
+             " (driver R" + std::to_string(floor) + " or newer for a CUDA " +
+             (r.probe.cuda_toolkit.empty() ? cuda_rt : r.probe.cuda_toolkit) + " build); upgrade the driver");
   }
-
-  /// With `expect`: the model, its compute capability, the driver branch range and ECC on;
-  /// without: ECC off on a GPU that has it is a warning.
-  void model(const DeviceReport& d, const GpuSpec* spec, const GpuSpec* expected) {
-    const int i = d.index;
-    const bool ecc_off = d.ecc_enabled.has_value() && !*d.ecc_enabled;
-    const bool ecc_capable = d.ecc_supported || (spec && spec->ecc_capable);
-    if (expected) {
-      if (!spec || std::string(spec->family) != expected->family) {
-        fail("model", i, "expected a " + std::string(expected->family) + " but found " + d.name);
-      }
-      if (d.cc_major != expected->cc_major || d.cc_minor != expected->cc_minor)
-        fail("compute-capability", i,
-             "compute capability " + d.compute_capability() + ", expected " + std::to_string(expected->cc_major) +
-                 "." + std::to_string(expected->cc_minor) + " for a " + expected->family);
-      const int min_branch = std::max(expected->min_driver_branch, floor);
-      if (branch > 0 && branch < min_branch)
-        fail("driver", i, "driver " + r.driver.version + " is older than R" + std::to_string(min_branch) +
-                              " (the floor of this CUDA " +
-                              (r.probe.cuda_toolkit.empty() ? cuda_rt : r.probe.cuda_toolkit) +
-                              " probe); upgrade the driver");
-      if (branch > 0 && expected->max_driver_branch > 0 && branch > expected->max_driver_branch &&
-          !(d.cc_major == 7 && d.cc_minor == 0))  // already reported above for Volta
-        fail("driver", i, "driver " + r.driver.version + " is newer than R" +
-                              std::to_string(expected->max_driver_branch) + ", the last that supports the " +
-                              expected->family);
-      if (ecc_off || (!d.ecc_enabled.has_value() && expected->ecc_capable))
-        fail("ecc", i, ecc_off ? "ECC is disabled; enable it (nvidia-smi -e 1, then reset the GPU or reboot)"
-                               : "ECC state unknown");
-    } else if (ecc_off && ecc_capable) {
-      warn("ecc", i, "ECC is disabled; enable it with nvidia-smi -e 1 and reset the GPU");
-    }
-  }
-
-  /// Xid events while the probe ran, and peer copies between GPUs that can reach each other.
-  void xids_and_peers() {
-    for (const auto& x : r.xid_events) {
-      std::string what = "Xid " + std::to_string(x.xid) + " (" + xid_meaning(x.xid) + ") while the probe ran";
-      if (critical_xid(x.xid)) fail("xid", x.device, what + ": drain the node, read dmesg for NVRM, reset the GPU");
-      else warn("xid", x.device, what);
-    }
-    for (const auto& p : r.peers) {
-      if (!p.can_access) continue;
-      if (!p.ran || !p.error.empty())
-        fail("p2p", p.src, "peer copy gpu" + std::to_string(p.src) + " -> gpu" + std::to_string(p.dst) + " failed: " +
-                               (p.error.empty() ? std::string("not run") : p.error));
-      else if (p.verified && !*p.verified)
-        fail("p2p", p.src, "peer copy gpu" + std::to_string(p.src) + " -> gpu" + std::to_string(p.dst) +
-                               " arrived corrupted (" + (p.link.empty() ? "unknown link" : p.link) + ")");
-    }
-  }
-
-  /// `strict` makes warnings failures; the status and its one-line message.
-  void conclude() {
-    if (opt.strict) {
-      for (auto& w : r.warnings) {
-        w.message += " (--strict)";
-        r.failures.push_back(w);
-      }
-      r.warnings.clear();
-    }
+  if (r.driver.compatible && r.driver.cuda_driver_version > 0 &&
+      r.driver.cuda_driver_version < r.driver.cuda_runtime_version)
+    warn("driver", -1,
+         "the driver supports CUDA " + cuda_drv + ", older than the probe's CUDA " + cuda_rt +
+             ": running through minor-version compatibility (PTX newer than the driver cannot be JIT-compiled)");
+  if (r.devices.empty()) {
     if (r.failures.empty()) {
-      r.status = "ready";
-      r.message = std::to_string(r.devices.size()) + " GPU" + (r.devices.size() == 1 ? "" : "s") + " ready";
-      if (!r.warnings.empty())
-        r.message += ", " + std::to_string(r.warnings.size()) + " warning" + (r.warnings.size() == 1 ? "" : "s");
-    } else {
-      r.status = "not-ready";
-      r.message = std::to_string(r.failures.size()) + " check" + (r.failures.size() == 1 ? "" : "s") +
-                  " failed: " + r.failures.front().to_string();
+      r.status = "no-gpu";
+      std::string m = "no CUDA device visible";
+      if (!r.driver.version.empty()) m += " (driver " + r.driver.version + ")";
+      if (opt.expect == "v100" && branch > last_volta_driver_branch)
+        m += ": driver branch R" + std::to_string(branch) + " is newer than R" +
+             std::to_string(last_volta_driver_branch) + ", the last that supports the V100; " + volta_driver_advice(floor);
+      else if (r.nvml.device_count && *r.nvml.device_count > 0)
+        m += ", but NVML sees " + std::to_string(*r.nvml.device_count) +
+             ": the driver does not support this GPU, or CUDA_VISIBLE_DEVICES hides it";
+      else
+        m += "; request nvidia.com/gpu in the pod, or check nvidia-smi on the node";
+      if (r.message.empty()) r.message = m;
+      return false;
     }
   }
-};
+  // NVML counts every GPU the container was given; CUDA fewer means a GPU the driver
+  // cannot drive (fallen off the bus, unsupported architecture, MIG without a slice).
+  if (r.nvml.device_count && r.cuda_visible_devices.empty() && !r.devices.empty() &&
+      *r.nvml.device_count != static_cast<int>(r.devices.size()))
+    fail("device-count", -1,
+         "NVML sees " + std::to_string(*r.nvml.device_count) + " GPUs but CUDA " + std::to_string(r.devices.size()) +
+             ": a GPU is unusable (nvidia-smi on the node; look for Xid 79 in the kernel log)");
+  return true;
+}
 
+TFJOB_INLINE const GpuSpec* Judge::expected_gpu() {
+  const GpuSpec* expected = nullptr;
+  if (!opt.expect.empty()) {
+    for (const auto& s : known_gpus())
+      if (opt.expect == s.family) { expected = &s; break; }
+    if (!expected) fail("model", -1, "unknown --expect model \"" + opt.expect + "\"");
+    if (r.driver.version.empty())
+      fail("driver", -1, "the driver version could not be read (neither NVML nor /proc/driver/nvidia/version)");
+  }
+  return expected;
+}
+
+TFJOB_INLINE void Judge::device(DeviceReport& d, const GpuSpec* expected) {
+  annotate(d);
+  const int i = d.index;
+  const GpuSpec* spec = d.spec.empty() ? nullptr : spec_by_key(d.spec);
+  if (!d.error.empty()) return fail("device", i, d.error);
+  // Volta is not supported after R580 whatever the user expects.
+  if (d.cc_major == 7 && d.cc_minor == 0 && branch > last_volta_driver_branch)
+    fail("driver", i,
+         "driver " + r.driver.version + " (R" + std::to_string(branch) + ") is newer than R" +
+             std::to_string(last_volta_driver_branch) + ", the last branch that supports Volta (" +
+             d.name + "); " + volta_driver_advice(floor));
+  measurements(d, spec);
+  if (d.health && d.health->read) health(i, *d.health);
+  model(d, spec, expected);
+}
+
+TFJOB_INLINE void Judge::measurements(const DeviceReport& d, const GpuSpec* spec) {
+  const int i = d.index;
+  const std::string model = spec ? spec->display : d.name;
+  if (!d.kernel.ran || !d.kernel.ok)
+    fail("kernel", i, d.kernel.error.empty()
+                          ? std::to_string(d.kernel.mismatches) + " of " + std::to_string(d.kernel.elements) +
+                                " results differ from the CPU (max error " + detail::fmt(d.kernel.max_abs_error, 6) + ")"
+                          : d.kernel.error);
+  const bool ecc_on = d.ecc_enabled.value_or(false);
+  const double bw_frac = min_bandwidth_fraction_for(spec, ecc_on);
+  if (!d.bandwidth.ran || !d.bandwidth.error.empty()) {
+    fail("bandwidth", i, d.bandwidth.error.empty() ? "not measured" : d.bandwidth.error);
+  } else if (d.bandwidth.verified && !*d.bandwidth.verified) {
+    fail("bandwidth", i, "the copied buffer differs from its source: the GPU's memory or copy path corrupts data");
+  } else if (d.bandwidth.percent_of_peak && *d.bandwidth.percent_of_peak < 100 * bw_frac) {
+    fail("bandwidth", i,
+         detail::fmt(d.bandwidth.gbps, 0) + " GB/s is " + detail::fmt(*d.bandwidth.percent_of_peak, 0) +
+             "% of the " + detail::fmt(d.bandwidth.peak_gbps, 0) + " GB/s peak (expected >= " +
+             detail::fmt(100 * bw_frac, 0) + "%" +
+             (spec && spec->gddr() && ecc_on ? std::string(" for ") + spec->memory + " with ECC on" : std::string()) +
+             "): check clocks, power and other processes on the GPU");
+  }
+  struct G { const char* check; const GemmCheck* g; double frac; const char* what; };
+  for (const G& g : {G{"gemm-fp16", &d.gemm_fp16, spec ? spec->min_fp16_fraction : 0.40, "FP16 tensor-core"},
+                     G{"gemm-fp32", &d.gemm_fp32, min_fp32_fraction, "FP32"}}) {
+    if (!g.g->ran || !g.g->error.empty()) {
+      fail(g.check, i, g.g->error.empty() ? "not measured" : g.g->error);
+    } else if (!g.g->verified) {
+      fail(g.check, i, std::string(g.what) + " GEMM results differ from the CPU (max relative error " +
+                           detail::fmt(g.g->max_rel_error, 4) + ")");
+    } else if (g.g->bit_exact && !*g.g->bit_exact) {
+      fail(g.check, i, std::string(g.what) + " GEMM gave different bits in two runs on the same inputs: "
+                           "a faulty SM or memory (cuBLAS is deterministic for one configuration)");
+    } else if (g.g->percent_of_peak && *g.g->percent_of_peak < 100 * g.frac) {
+      fail(g.check, i,
+           detail::fmt(g.g->tflops, 1) + " TFLOP/s is " + detail::fmt(*g.g->percent_of_peak, 0) + "% of the " +
+               model + "'s " + detail::fmt(g.g->peak_tflops, 1) + " TFLOP/s " + g.what + " peak (expected >= " +
+               detail::fmt(100 * g.frac, 0) + "%): check clocks, power and other processes on the GPU");
+    }
+  }
+  if (!d.pinned.ran || !d.pinned.error.empty())
+    warn("pinned", i, d.pinned.error.empty() ? "pinned host<->device bandwidth not measured" : d.pinned.error);
+}
+
+TFJOB_INLINE void Judge::health(int i, const DeviceHealth& h) {
+  // NVIDIA "Dynamic Page Retirement" (docs.nvidia.com/deploy/dynamic-page-retirement): after
+  // a DBE no further context is created until the page is mapped out at the next reset.
+  if (h.ecc.volatile_dbe.value_or(0) > 0)
+    fail("ecc-dbe", i,
+         std::to_string(*h.ecc.volatile_dbe) + " double-bit ECC error(s) since the driver loaded: drain the "
+         "node and reset the GPU (nvidia-smi -r) or reboot; replace the GPU if they come back");
+  else if (h.ecc.aggregate_dbe.value_or(0) > 0)
+    warn("ecc-dbe", i, std::to_string(*h.ecc.aggregate_dbe) + " double-bit ECC error(s) in the board's life "
+         "(none since the driver loaded)");
+  if (h.retired_pages && h.retired_pages->pending.value_or(false))
+    fail("retired-pages", i,
+         "a page retirement is pending (nvidia-smi: Pending Page Blacklist: Yes): reset the GPU or reboot the "
+         "node so the bad page is mapped out");
+  // NVIDIA "GPU Memory Error Management" (docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt):
+  // a pending remap needs a GPU reset; a remapping failure means the bank has no spare rows.
+  if (h.row_remap && h.row_remap->failure)
+    fail("row-remap", i, "a row remapping failed (no spare rows left in a bank): the GPU needs replacing (RMA)");
+  else if (h.row_remap && h.row_remap->pending)
+    fail("row-remap", i, "a row remap is pending: reset the GPU (nvidia-smi -r) or reboot the node before training");
+  // NVML nvmlDeviceGetMaxPcieLinkGeneration/Width: the maximum "possible with this device
+  // and system" (a Gen4 card in a Gen3 slot reports Gen3); nvidia-smi's "GPU Link Info":
+  // the current generation and width "may be reduced when the GPU is not in use", so only
+  // a reading taken under load counts, and anything below the maximum then is a fault.
+  if (h.pcie.gen_current && h.pcie.gen_max && h.pcie.width_current && h.pcie.width_max && h.pcie.read_while_busy &&
+      (*h.pcie.gen_current < *h.pcie.gen_max || *h.pcie.width_current < *h.pcie.width_max))
+    warn("pcie", i,
+         "PCIe link at Gen" + std::to_string(*h.pcie.gen_current) + " x" + std::to_string(*h.pcie.width_current) +
+             " under load, the card can do Gen" + std::to_string(*h.pcie.gen_max) + " x" +
+             std::to_string(*h.pcie.width_max) + ": reseat the card or check the slot and riser (lspci -vv: LnkSta)");
+  // NVML clocks event reasons (nvmlClocksEventReasons): HW slowdown and thermal
+  // slowdowns mean the GPU ran below its clocks for a hardware reason; a SW power cap
+  // under a GEMM is normal.
+  std::string bad;
+  for (const auto& t : h.throttle_reasons)
+    if (t == "hw-slowdown" || t == "hw-thermal" || t == "sw-thermal" || t == "hw-power-brake")
+      bad += (bad.empty() ? "" : ", ") + t;
+  if (!bad.empty())
+    warn("throttle", i,
+         "clocks throttled during the GEMM (" + bad + ")" +
+             (h.temperature_c ? " at " + std::to_string(*h.temperature_c) + " C" : std::string()) +
+             ": check cooling, the power supply and power brake cables (nvidia-smi -q -d PERFORMANCE)");
+  // NVML nvmlDeviceGetNvLinkState: NVML_FEATURE_ENABLED = the link is active; the probe
+  // lists only links the board has (NVML_ERROR_NOT_SUPPORTED ends the list), so any link
+  // listed and not active is down (nvidia-smi nvlink -s: "<inactive>").
+  int down = 0;
+  std::string links;
+  for (const auto& l : h.nvlink)
+    if (!l.active) {
+      ++down;
+      links += (links.empty() ? "" : ",") + std::to_string(l.link);
+    }
+  if (down > 0)
+    warn("nvlink", i, std::to_string(down) + " of " + std::to_string(h.nvlink.size()) + " NVLink links down (" +
+                          links + "): nvidia-smi nvlink -s; reseat the board or the bridge");
+}
+
+TFJOB_INLINE void Judge::model(const DeviceReport& d, const GpuSpec* spec, const GpuSpec* expected) {
+  const int i = d.index;
+  const bool ecc_off = d.ecc_enabled.has_value() && !*d.ecc_enabled;
+  const bool ecc_capable = d.ecc_supported || (spec && spec->ecc_capable);
+  if (expected) {
+    if (!spec || std::string(spec->family) != expected->family) {
+      fail("model", i, "expected a " + std::string(expected->family) + " but found " + d.name);
+    }
+    if (d.cc_major != expected->cc_major || d.cc_minor != expected->cc_minor)
+      fail("compute-capability", i,
+           "compute capability " + d.compute_capability() + ", expected " + std::to_string(expected->cc_major) +
+               "." + std::to_string(expected->cc_minor) + " for a " + expected->family);
+    const int min_branch = std::max(expected->min_driver_branch, floor);
+    if (branch > 0 && branch < min_branch)
+      fail("driver", i, "driver " + r.driver.version + " is older than R" + std::to_string(min_branch) +
+                            " (the floor of this CUDA " +
+                            (r.probe.cuda_toolkit.empty() ? cuda_rt : r.probe.cuda_toolkit) +
+                            " probe); upgrade the driver");
+    if (branch > 0 && expected->max_driver_branch > 0 && branch > expected->max_driver_branch &&
+        !(d.cc_major == 7 && d.cc_minor == 0))  // already reported above for Volta
+      fail("driver", i, "driver " + r.driver.version + " is newer than R" +
+                            std::to_string(expected->max_driver_branch) + ", the last that supports the " +
+                            expected->family);
+    if (ecc_off || (!d.ecc_enabled.has_value() && expected->ecc_capable))
+      fail("ecc", i, ecc_off ? "ECC is disabled; enable it (nvidia-smi -e 1, then reset the GPU or reboot)"
+                             : "ECC state unknown");
+  } else if (ecc_off && ecc_capable) {
+    warn("ecc", i, "ECC is disabled; enable it with nvidia-smi -e 1 and reset the GPU");
+  }
+}
+
+TFJOB_INLINE void Judge::xids_and_peers() {
+  for (const auto& x : r.xid_events) {
+    std::string what = "Xid " + std::to_string(x.xid) + " (" + xid_meaning(x.xid) + ") while the probe ran";
+    if (critical_xid(x.xid)) fail("xid", x.device, what + ": drain the node, read dmesg for NVRM, reset the GPU");
+    else warn("xid", x.device, what);
+  }
+  for (const auto& p : r.peers) {
+    if (!p.can_access) continue;
+    if (!p.ran || !p.error.empty())
+      fail("p2p", p.src, "peer copy gpu" + std::to_string(p.src) + " -> gpu" + std::to_string(p.dst) + " failed: " +
+                             (p.error.empty() ? std::string("not run") : p.error));
+    else if (p.verified && !*p.verified)
+      fail("p2p", p.src, "peer copy gpu" + std::to_string(p.src) + " -> gpu" + std::to_string(p.dst) +
+                             " arrived corrupted (" + (p.link.empty() ? "unknown link" : p.link) + ")");
+  }
+}
+
+TFJOB_INLINE void Judge::conclude() {
+  if (opt.strict) {
+    for (auto& w : r.warnings) {
+      w.message += " (--strict)";
+      r.failures.push_back(w);
+    }
+    r.warnings.clear();
+  }
+  if (r.failures.empty()) {
+    r.status = "ready";
+    r.message = std::to_string(r.devices.size()) + " GPU" + (r.devices.size() == 1 ? "" : "s") + " ready";
+    if (!r.warnings.empty())
+      r.message += ", " + std::to_string(r.warnings.size()) + " warning" + (r.warnings.size() == 1 ? "" : "s");
+  } else {
+    r.status = "not-ready";
+    r.message = std::to_string(r.failures.size()) + " check" + (r.failures.size() == 1 ? "" : "s") +
+                " failed: " + r.failures.front().to_string();
+  }
+}
 }  // namespace detail
 
-/// Applies the rules: fills `failures`, `warnings`, `status` and `message` of `r`.
-/// Rules for every GPU: driver compatible with the runtime (the floor named is the probe's
-/// toolkit's: R525 for CUDA 12, R580 for CUDA 13); a runtime that cannot start is not ready
-/// (not "no GPU"); NVML's GPU count equals CUDA's; no Volta GPU under a driver newer than
-/// R580; correctness kernel, copied buffer and both GEMMs verified (bit for bit between two
-/// runs); measurements present; bandwidth >= 70% (60% for GDDR with ECC on), FP16 tensor
-/// GEMM >= 40% (30% for T4/L4), FP32 GEMM >= 50% of the known peak, except on MIG slices;
-/// NVML health: a double-bit ECC error, pending page retirement, a pending or failed row
-/// remap or a critical Xid is not ready; PCIe below its maximum under load, HW slowdown or
-/// thermal throttling during the GEMM and an NVLink link down are warnings (`strict` fails
-/// them, and every other warning); ECC off on an ECC-capable GPU is a warning; a P2P copy
-/// between GPUs that can access each other must arrive intact. With `expect`: every GPU
-/// must be that model with its compute capability, the driver branch inside the model's
-/// range (R525..R580 for V100), and ECC on.
-inline void evaluate(ProbeReport& r, const VerdictOptions& opt = {}) {
+TFJOB_INLINE void evaluate(ProbeReport& r, const VerdictOptions& opt) {
   r.failures.clear();
   r.warnings.clear();
   r.expect = opt.expect;
@@ -598,3 +664,4 @@ inline void evaluate(ProbeReport& r, const VerdictOptions& opt = {}) {
 }
 
 }  // namespace tfjob::gpu
+#endif  // TFJOB_SDK_DEFINE_GPU
