@@ -278,6 +278,14 @@ struct LogsCommand : LogsOptions {
   int run(Context& ctx) const;
 
  private:
+  /// The steps of run: how to print, what to read, how, where it goes, and the read itself
+  /// (an error worded with this command's flags).
+  void configure(Printer& pr, Context& ctx) const;
+  workflow::LogsRequest request() const;
+  workflow::JobLogOptions log_options(bool json) const;
+  workflow::LogsOutput log_output(Context& ctx, Printer& pr, wf::ProgressLine& line, bool many) const;
+  workflow::LogsOutcome read(kube::Client& client, const std::string& ns, const workflow::LogsRequest& rq,
+                             const workflow::JobLogOptions& lo, const workflow::LogsOutput& out) const;
   /// What the run's outcome means to the user, and the exit code.
   int say_outcome(Context& ctx, const workflow::LogsOutcome& oc) const;
   std::optional<std::int64_t> since_secs;
@@ -287,8 +295,27 @@ struct LogsCommand : LogsOptions {
 };
 
 int LogsCommand::run(Context& ctx) const {
-  const auto& o = *this;
   Printer pr(ctx.out, ctx.err);
+  configure(pr, ctx);
+
+  auto& client = ctx.tfjobs();
+  const std::string ns = client.namespace_();
+  std::unique_ptr<workflow::LogSaver> saver;
+  if (!save.empty()) saver = std::make_unique<workflow::LogSaver>(save);
+  pr.saver = saver.get();
+
+  const workflow::LogsRequest rq = request();
+  const workflow::JobLogOptions lo = log_options(pr.json);
+  wf::ProgressLine line(!quiet && !pr.json, ctx.err);
+  const workflow::LogsOutput out = log_output(ctx, pr, line, rq.many);
+  const workflow::LogsOutcome oc = read(client, ns, rq, lo, out);
+  line.finish();
+  pr.flush();
+  return say_outcome(ctx, oc);
+}
+
+void LogsCommand::configure(Printer& pr, Context& ctx) const {
+  const auto& o = *this;
   pr.include = include_re;
   pr.exclude = exclude_re;
   pr.highlight = highlight_re;
@@ -297,14 +324,10 @@ int LogsCommand::run(Context& ctx) const {
   pr.timestamps = o.timestamps;
   pr.color = use_color(ctx.globals().color, 1);
   pr.following = o.follow;
-  const bool filtered = pr.json || !pr.include.empty() || !pr.exclude.empty() || !pr.highlight.empty();
+}
 
-  auto& client = ctx.tfjobs();
-  const std::string ns = client.namespace_();
-  std::unique_ptr<workflow::LogSaver> saver;
-  if (!o.save.empty()) saver = std::make_unique<workflow::LogSaver>(o.save);
-  pr.saver = saver.get();
-
+workflow::LogsRequest LogsCommand::request() const {
+  const auto& o = *this;
   workflow::LogsRequest rq;
   rq.name = o.name;
   rq.selector = o.selector;
@@ -316,55 +339,68 @@ int LogsCommand::run(Context& ctx) const {
   rq.filter.all_containers = o.all_containers;
   rq.merge = o.merge;
   rq.max_streams = static_cast<std::size_t>(o.max_log_requests);
+  return rq;
+}
 
+workflow::JobLogOptions LogsCommand::log_options(bool json) const {
+  const auto& o = *this;
   workflow::JobLogOptions lo;
   lo.container = o.containers.empty() ? "tensorflow" : o.containers.front();
   lo.follow = o.follow;
   if (o.tail >= 0) lo.tail_lines = o.tail;
   lo.since_seconds = since_secs;
   lo.since_time = o.since_time;
-  lo.timestamps = o.timestamps || pr.json;  // JSON carries each line's time
+  lo.timestamps = o.timestamps || json;  // JSON carries each line's time
   lo.previous = o.previous;
-  wf::ProgressLine line(!o.quiet && !pr.json, ctx.err);
+  return lo;
+}
 
+workflow::LogsOutput LogsCommand::log_output(Context& ctx, Printer& pr, wf::ProgressLine& line, bool many) const {
+  // the callbacks run during read (after this returns): they hold this command, the printer,
+  // the progress line and the context, which run keeps alive until then
+  const bool filtered = pr.json || !pr.include.empty() || !pr.exclude.empty() || !pr.highlight.empty();
   workflow::LogsOutput out;
-  out.record = [&](const workflow::LogRecord& r) {
+  out.record = [&pr, &line](const workflow::LogRecord& r) {
     line.finish();
     pr.record(r);
   };
-  out.event = [&](const workflow::LogEvent& e) {
+  out.event = [this, &pr, &line](const workflow::LogEvent& e) {
     line.finish();
-    pr.event(e, o.quiet);
+    pr.event(e, quiet);
   };
-  out.note = [&](const std::string& n) {
-    if (o.quiet) return;
+  out.note = [this, &ctx, &pr, &line](const std::string& n) {
+    if (quiet) return;
     line.finish();
     pr.flush();
     ctx.err << n << "\n";
   };
-  out.flush = [&] { pr.flush(); };
+  out.flush = [&pr] { pr.flush(); };
   // how to print, once the streams are known: prefixes when there are several; the bytes
   // as they come (a progress bar shows as drawn) when nothing needs whole lines
-  out.prepare = [&](std::size_t streams, std::size_t jobs, workflow::LogsOutput& w, workflow::JobLogOptions& x) {
+  out.prepare = [this, &pr, &line, filtered, many](std::size_t streams, std::size_t jobs, workflow::LogsOutput& w,
+                                                   workflow::JobLogOptions& x) {
     bool plain = false;
-    if (rq.many) {
-      pr.prefixed = streams > 1 || o.prefix || o.all;
+    if (many) {
+      pr.prefixed = streams > 1 || prefix || all;
       pr.job_in_prefix = jobs > 1;
-      pr.container_in_prefix = o.all_containers || o.containers.size() > 1;
-      plain = !pr.prefixed && !filtered && !o.merge;
+      pr.container_in_prefix = all_containers || containers.size() > 1;
+      plain = !pr.prefixed && !filtered && !merge;
       x.eager = plain;
     } else {
-      pr.prefixed = o.prefix;
-      if (o.follow && !o.quiet && !pr.json) x.on_progress = [&](const workflow::Progress& p) { line.show(p); };
-      plain = !filtered && !o.prefix;
+      pr.prefixed = prefix;
+      if (follow && !quiet && !pr.json) x.on_progress = [&line](const workflow::Progress& p) { line.show(p); };
+      plain = !filtered && !prefix;
       x.eager = plain;
     }
-    if (plain) w.bytes = [&](const workflow::LogSource& s, std::string_view b) { pr.bytes(s, b); };
+    if (plain) w.bytes = [&pr](const workflow::LogSource& s, std::string_view b) { pr.bytes(s, b); };
   };
+  return out;
+}
 
-  workflow::LogsOutcome oc;
+workflow::LogsOutcome LogsCommand::read(kube::Client& client, const std::string& ns, const workflow::LogsRequest& rq,
+                                        const workflow::JobLogOptions& lo, const workflow::LogsOutput& out) const {
   try {
-    oc = workflow::read_logs(client, ns, rq, lo, out);
+    return workflow::read_logs(client, ns, rq, lo, out);
   } catch (const tfjob::error& e) {
     // the SDK's reason, worded with this command's flags
     std::string m = e.what();
@@ -372,9 +408,6 @@ int LogsCommand::run(Context& ctx) const {
     if (m.find("Follow the logs") != std::string::npos || m.find("follow the logs") != std::string::npos) m += " (-f)";
     throw tfjob::error(m);
   }
-  line.finish();
-  pr.flush();
-  return say_outcome(ctx, oc);
 }
 
 int LogsCommand::say_outcome(Context& ctx, const workflow::LogsOutcome& oc) const {

@@ -10,6 +10,7 @@
 #include <tfjob/api/manifest.hpp>
 #include <tfjob/api/tf_config.hpp>
 #include <tfjob/api/types.hpp>
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/kube/logs.hpp>
 #include <tfjob/workflow/cluster.hpp>
@@ -43,9 +44,34 @@ struct ArchiveReport {
   int pods = 0, logs = 0;
 };
 
+/// Gather `job`'s bug-report material into `dir` (created). Each part that cannot be read
+/// (a pod cleaned up, a log not kept, events forbidden, a node gone) is listed in the
+/// report and in `manifest.json`, not fatal; a job that does not exist is.
+ArchiveReport archive_job(kube::Client c, const std::string& ns, const std::string& job, const std::string& dir);
+
+// ---- .tar.gz ------------------------------------------------------------------------------
+
+/// Pack `dir`'s files (the archive_job report's, in its order) into `out` as a .tar.gz
+/// whose entries sit under `top/`.
+void write_tar_gz(const ArchiveReport& rep, const std::string& out, const std::string& top);
+
+// ---- reading an archive back -------------------------------------------------------------
+
+/// The job's state as an archive_job directory holds it, for `explain` after the job or its
+/// pods are gone: the TFJob, its pods and events, the last `log_lines` lines of each failed
+/// pod's log (the rule gather reads them by), at the time the archive was collected
+/// (manifest.json). Nodes stay unknown (the archive keeps only those the pods ran on). Throws
+/// tfjob::error when `dir` holds no tfjob.yaml.
+ExplainInput read_archive(const std::string& dir, int log_lines = 10);
+
+}  // namespace tfjob::workflow
+
+#if TFJOB_SDK_DEFINE_WORKFLOW
+namespace tfjob::workflow {
+
 namespace detail {
 
-inline void write_file(const std::string& path, std::string_view data) {
+TFJOB_INLINE void write_file(const std::string& path, std::string_view data) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   f.write(data.data(), static_cast<std::streamsize>(data.size()));
@@ -54,7 +80,7 @@ inline void write_file(const std::string& path, std::string_view data) {
 
 /// The part of a node a TFJob bug report needs: name, labels (GPU product, driver...),
 /// capacity and allocatable, node info, conditions, taints.
-inline nlohmann::json node_excerpt(const nlohmann::json& n) {
+TFJOB_INLINE nlohmann::json node_excerpt(const nlohmann::json& n) {
   nlohmann::json out = {{"apiVersion", "v1"}, {"kind", "Node"}};
   out["metadata"] = {{"name", tfjob::detail::value_at(n, "/metadata/name"_json_pointer, std::string())},
                      {"labels", tfjob::detail::value_at(n, "/metadata/labels"_json_pointer, nlohmann::json::object())}};
@@ -65,6 +91,7 @@ inline nlohmann::json node_excerpt(const nlohmann::json& n) {
                    {"conditions", tfjob::detail::value_at(n, "/status/conditions"_json_pointer, nlohmann::json::array())}};
   return out;
 }
+
 
 /// One archive_job run: where it writes, what it has read so far (the job, its pods, their
 /// nodes) and the report; one method per part of the bug report, called in the order written.
@@ -220,10 +247,7 @@ struct Archiver {
 
 }  // namespace detail
 
-/// Gather `job`'s bug-report material into `dir` (created). Each part that cannot be read
-/// (a pod cleaned up, a log not kept, events forbidden, a node gone) is listed in the
-/// report and in `manifest.json`, not fatal; a job that does not exist is.
-inline ArchiveReport archive_job(kube::Client c, const std::string& ns, const std::string& job, const std::string& dir) {
+TFJOB_INLINE ArchiveReport archive_job(kube::Client c, const std::string& ns, const std::string& job, const std::string& dir) {
   detail::Archiver a{c, ns, job, dir, {}, {}, {}, {}, {}};
   a.write_job();
   a.write_pods();  // and their logs
@@ -233,8 +257,6 @@ inline ArchiveReport archive_job(kube::Client c, const std::string& ns, const st
   a.write_manifest();
   return std::move(a.rep);
 }
-
-// ---- .tar.gz ------------------------------------------------------------------------------
 
 namespace detail {
 
@@ -286,7 +308,7 @@ class GzipFile {
 };
 
 /// A POSIX ustar header (IEEE Std 1003.1 "pax" interchange format, ustar form).
-inline void tar_header(unsigned char (&h)[512], const std::string& name, std::uint64_t size, std::time_t mtime, char type) {
+TFJOB_INLINE void tar_header(unsigned char (&h)[512], const std::string& name, std::uint64_t size, std::time_t mtime, char type) {
   std::memset(h, 0, sizeof h);
   std::string n = name, prefix;
   if (n.size() > 100) {  // split at a '/' into prefix (155) and name (100)
@@ -318,9 +340,7 @@ inline void tar_header(unsigned char (&h)[512], const std::string& name, std::ui
 
 }  // namespace detail
 
-/// Pack `dir`'s files (the archive_job report's, in its order) into `out` as a .tar.gz
-/// whose entries sit under `top/`.
-inline void write_tar_gz(const ArchiveReport& rep, const std::string& out, const std::string& top) {
+TFJOB_INLINE void write_tar_gz(const ArchiveReport& rep, const std::string& out, const std::string& top) {
   detail::GzipFile gz(out);
   const std::time_t now = std::time(nullptr);
   unsigned char h[512];
@@ -366,11 +386,9 @@ inline void write_tar_gz(const ArchiveReport& rep, const std::string& out, const
   gz.close();
 }
 
-// ---- reading an archive back -------------------------------------------------------------
-
 namespace detail {
 /// The last `max` bytes of a file (a log can be large; explain quotes its end).
-inline std::string read_tail(const std::string& path, std::uintmax_t max) {
+TFJOB_INLINE std::string read_tail(const std::string& path, std::uintmax_t max) {
   std::ifstream f(path, std::ios::binary);
   if (!f) return {};
   std::error_code ec;
@@ -385,7 +403,7 @@ inline std::string read_tail(const std::string& path, std::uintmax_t max) {
 }
 
 /// A file of the archive as text, bounded as manifests are; "" when it is not there.
-inline std::string read_archived(const std::string& path) {
+TFJOB_INLINE std::string read_archived(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return {};
   if (std::filesystem::file_size(path, ec) > limits::max_manifest_bytes)
@@ -395,12 +413,7 @@ inline std::string read_archived(const std::string& path) {
 }
 }  // namespace detail
 
-/// The job's state as an archive_job directory holds it, for `explain` after the job or its
-/// pods are gone: the TFJob, its pods and events, the last `log_lines` lines of each failed
-/// pod's log (the rule gather reads them by), at the time the archive was collected
-/// (manifest.json). Nodes stay unknown (the archive keeps only those the pods ran on). Throws
-/// tfjob::error when `dir` holds no tfjob.yaml.
-inline ExplainInput read_archive(const std::string& dir, int log_lines = 10) {
+TFJOB_INLINE ExplainInput read_archive(const std::string& dir, int log_lines) {
   namespace fs = std::filesystem;
   const std::string job_file = dir + "/tfjob.yaml";
   const std::string job_text = detail::read_archived(job_file);
@@ -433,3 +446,4 @@ inline ExplainInput read_archive(const std::string& dir, int log_lines = 10) {
 }
 
 }  // namespace tfjob::workflow
+#endif  // TFJOB_SDK_DEFINE_WORKFLOW

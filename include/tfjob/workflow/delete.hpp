@@ -5,6 +5,7 @@
 /// is gone (by its uid: a job recreated under the same name counts as gone), saying what
 /// holds one that stays (its finalizers) and, with Foreground, whether pods linger.
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/client.hpp>
 #include <tfjob/kube/request.hpp>
@@ -24,14 +25,7 @@ namespace tfjob::workflow {
 enum class Cascade { background, foreground, orphan };
 
 /// The DeleteOptions.propagationPolicy value for `c` (apimachinery types.go).
-inline const char* propagation_policy(Cascade c) {
-  switch (c) {
-    case Cascade::foreground: return "Foreground";
-    case Cascade::orphan: return "Orphan";
-    case Cascade::background: break;
-  }
-  return "Background";
-}
+const char* propagation_policy(Cascade c);
 
 /// What became of one DELETE.
 struct DeleteOutcome {
@@ -43,7 +37,43 @@ struct DeleteOutcome {
 };
 
 /// The names of the TFJobs in `ns` that `selector` selects ("" = every one).
-inline std::vector<std::string> tfjob_names(kube::Client& c, const std::string& ns, const std::string& selector) {
+std::vector<std::string> tfjob_names(kube::Client& c, const std::string& ns, const std::string& selector);
+
+/// The uid in a DELETE's answer: the object itself (Foreground: still there, with a
+/// deletionTimestamp) or, once it is gone, a Status carrying it in details.uid
+/// (kube-apiserver's registry/generic/registry/store.go).
+std::string deleted_uid(const nlohmann::json& answer);
+
+/// Deletes one TFJob; never throws for the server's answer (the outcome says it).
+DeleteOutcome delete_tfjob(kube::Client& c, const std::string& ns, const std::string& name, Cascade cascade);
+
+/// After waiting for a deleted job to be gone.
+struct GoneReport {
+  bool gone = false;
+  std::vector<std::string> finalizers;  ///< not gone: what still holds it
+  std::size_t pods_left = 0;            ///< gone with Foreground: pods still terminating
+};
+
+/// Waits until the job deleted as `d` is gone (or `timeout` passes), then says what holds
+/// it or, for Foreground, how many of its pods are still there.
+GoneReport wait_tfjob_gone(kube::Client& c, const std::string& ns, const DeleteOutcome& d, Cascade cascade,
+                           std::chrono::milliseconds timeout);
+
+}  // namespace tfjob::workflow
+
+#if TFJOB_SDK_DEFINE_WORKFLOW
+namespace tfjob::workflow {
+
+TFJOB_INLINE const char* propagation_policy(Cascade c) {
+  switch (c) {
+    case Cascade::foreground: return "Foreground";
+    case Cascade::orphan: return "Orphan";
+    case Cascade::background: break;
+  }
+  return "Background";
+}
+
+TFJOB_INLINE std::vector<std::string> tfjob_names(kube::Client& c, const std::string& ns, const std::string& selector) {
   kube::ListParams lp;
   lp.label_selector = selector;
   std::vector<std::string> names;
@@ -54,10 +84,7 @@ inline std::vector<std::string> tfjob_names(kube::Client& c, const std::string& 
   return names;
 }
 
-/// The uid in a DELETE's answer: the object itself (Foreground: still there, with a
-/// deletionTimestamp) or, once it is gone, a Status carrying it in details.uid
-/// (kube-apiserver's registry/generic/registry/store.go).
-inline std::string deleted_uid(const nlohmann::json& answer) {
+TFJOB_INLINE std::string deleted_uid(const nlohmann::json& answer) {
   for (const char* k : {"metadata", "details"}) {
     if (!answer.is_object() || !answer.contains(k) || !answer[k].is_object()) continue;
     const auto& m = answer[k];
@@ -66,8 +93,7 @@ inline std::string deleted_uid(const nlohmann::json& answer) {
   return "";
 }
 
-/// Deletes one TFJob; never throws for the server's answer (the outcome says it).
-inline DeleteOutcome delete_tfjob(kube::Client& c, const std::string& ns, const std::string& name, Cascade cascade) {
+TFJOB_INLINE DeleteOutcome delete_tfjob(kube::Client& c, const std::string& ns, const std::string& name, Cascade cascade) {
   kube::DeleteParams dp;
   dp.propagation_policy = propagation_policy(cascade);
   DeleteOutcome r;
@@ -83,17 +109,8 @@ inline DeleteOutcome delete_tfjob(kube::Client& c, const std::string& ns, const 
   return r;
 }
 
-/// After waiting for a deleted job to be gone.
-struct GoneReport {
-  bool gone = false;
-  std::vector<std::string> finalizers;  ///< not gone: what still holds it
-  std::size_t pods_left = 0;            ///< gone with Foreground: pods still terminating
-};
-
-/// Waits until the job deleted as `d` is gone (or `timeout` passes), then says what holds
-/// it or, for Foreground, how many of its pods are still there.
-inline GoneReport wait_tfjob_gone(kube::Client& c, const std::string& ns, const DeleteOutcome& d, Cascade cascade,
-                                  std::chrono::milliseconds timeout) {
+TFJOB_INLINE GoneReport wait_tfjob_gone(kube::Client& c, const std::string& ns, const DeleteOutcome& d, Cascade cascade,
+                                        std::chrono::milliseconds timeout) {
   GoneReport r;
   r.gone = wait_gone(c, resources::tfjobs(), ns, d.name, timeout, d.uid);
   if (!r.gone) {
@@ -116,3 +133,4 @@ inline GoneReport wait_tfjob_gone(kube::Client& c, const std::string& ns, const 
 }
 
 }  // namespace tfjob::workflow
+#endif  // TFJOB_SDK_DEFINE_WORKFLOW

@@ -2,6 +2,7 @@
 /// \file `kubectl tfjob describe`: what a person wants to know about one TFJob, gathered
 /// into a value (testable) and rendered as kubectl-describe-like text.
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/detail/table.hpp>
 #include <tfjob/workflow/explain.hpp>
@@ -56,10 +57,27 @@ struct Description {
 };
 
 /// Gather a description. `tf_configs` comes from the caller (the api layer computes it).
-inline Description describe(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
-                            const std::vector<nlohmann::json>& events,
-                            std::vector<std::pair<std::string, std::string>> tf_configs,
-                            std::time_t now = std::time(nullptr), QueueState queue = {}) {
+Description describe(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
+                     const std::vector<nlohmann::json>& events,
+                     std::vector<std::pair<std::string, std::string>> tf_configs,
+                     std::time_t now = std::time(nullptr), QueueState queue = {});
+
+/// Columns padded to their widest cell, separated by 3 spaces: the SDK's one table
+/// renderer (detail/table.hpp).
+using tfjob::detail::render_table;
+
+/// kubectl-describe-like text.
+std::string render(const Description& d, std::time_t now = std::time(nullptr));
+
+}  // namespace tfjob::workflow
+
+#if TFJOB_SDK_DEFINE_WORKFLOW
+namespace tfjob::workflow {
+
+TFJOB_INLINE Description describe(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
+                                  const std::vector<nlohmann::json>& events,
+                                  std::vector<std::pair<std::string, std::string>> tf_configs,
+                                  std::time_t now, QueueState queue) {
   Description d;
   d.summary = summarize(job);
   const auto specs = tfjob::detail::value_at(job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
@@ -133,12 +151,7 @@ inline Description describe(const nlohmann::json& job, const std::vector<nlohman
   return d;
 }
 
-/// Columns padded to their widest cell, separated by 3 spaces: the SDK's one table
-/// renderer (detail/table.hpp).
-using tfjob::detail::render_table;
-
-/// kubectl-describe-like text.
-inline std::string render(const Description& d, std::time_t now = std::time(nullptr)) {
+TFJOB_INLINE std::string render(const Description& d, std::time_t now) {
   std::ostringstream o;
   const auto& s = d.summary;
   o << "Name:         " << s.name << "\n";
@@ -207,3 +220,4 @@ inline std::string render(const Description& d, std::time_t now = std::time(null
 }
 
 }  // namespace tfjob::workflow
+#endif  // TFJOB_SDK_DEFINE_WORKFLOW

@@ -14,6 +14,7 @@
 #include <tfjob/api/labels.hpp>
 #include <tfjob/api/lint.hpp>
 #include <tfjob/api/scheduling.hpp>
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/kube/client.hpp>
 #include <tfjob/kube/logs.hpp>
@@ -55,9 +56,54 @@ struct Explanation {
   std::vector<Finding> findings;
 };
 
+/// Explain a job from a stored state. Pure.
+Explanation explain(const ExplainInput& in);
+
+/// The stable JSON form: `{name, namespace, state, podsGone, findings[]}` (docs/explain.md).
+nlohmann::json to_json_value(const Explanation& x);
+
+/// Plain text: one paragraph per finding, its evidence and fix indented under it.
+std::string render(const Explanation& x);
+
+/// The short "Why" list `describe` shows on top: warnings and errors, then who the job
+/// waits for or what still runs; at most `max` sentences.
+std::vector<std::string> why_lines(const Explanation& x, std::size_t max = 6);
+
 namespace detail {
-inline Finding finding(Finding::Severity s, const char* code, std::string replica, std::string message,
-                       std::vector<std::string> evidence = {}, std::string fix = {}) {
+/// The log explain quotes for a pod, by the rule `gather` reads it with: none unless the pod
+/// failed (phase Failed, or a container that exited non-zero); the `tensorflow` container's
+/// (else the first container's); the crashed attempt's when the pod restarted in place.
+struct QuotedLog {
+  std::string container;
+  bool previous = false;
+};
+std::optional<QuotedLog> quoted_log(const nlohmann::json& pod);
+
+/// The last `n` lines of a log, each cut at 500 bytes (a log line can be long).
+std::vector<std::string> quoted_lines(const std::string& text, int n);
+}  // namespace detail
+
+/// An ExplainInput from saved objects (what `kubectl get -o yaml` or `archive` wrote, Lists
+/// expanded by parse_objects), sorted by kind as `gather` reads them from a cluster: the TFJob
+/// named `name` (the only one when `name` is empty; std::nullopt when none is there), its pods
+/// by the operator's labels, every Event, Node, PersistentVolumeClaim, Namespace, Kueue
+/// Workload and queue, and the PodGroup named after the job. Throws tfjob::error when `name`
+/// is empty and several TFJobs are there. `now` stays the caller's: the time the state was saved.
+std::optional<ExplainInput> explain_input(const std::vector<nlohmann::json>& objects, const std::string& name = {});
+
+/// Read what `explain` needs from the cluster: the job (std::nullopt when absent), its pods,
+/// the namespace's events, nodes and the namespace (when readable), the claims it mounts, and
+/// the last `log_lines` lines of each failed pod's `tensorflow` container.
+std::optional<ExplainInput> gather(kube::Client& c, const std::string& ns, const std::string& name, int log_lines = 10);
+
+}  // namespace tfjob::workflow
+
+#if TFJOB_SDK_DEFINE_WORKFLOW
+namespace tfjob::workflow {
+
+namespace detail {
+TFJOB_INLINE Finding finding(Finding::Severity s, const char* code, std::string replica, std::string message,
+                             std::vector<std::string> evidence = {}, std::string fix = {}) {
   Finding f;
   f.severity = s;
   f.code = code;
@@ -68,12 +114,12 @@ inline Finding finding(Finding::Severity s, const char* code, std::string replic
   return f;
 }
 /// The replica type as the spec spells it, for a pod's lower-case label ("worker" -> "Worker").
-inline std::string spec_type(const nlohmann::json& specs, const std::string& lower_type) {
+TFJOB_INLINE std::string spec_type(const nlohmann::json& specs, const std::string& lower_type) {
   for (const auto& [t, v] : specs.items())
     if (lower(t) == lower_type) return t;
   return lower_type;
 }
-inline std::string join(const std::vector<std::string>& v, const std::string& sep = ", ") {
+TFJOB_INLINE std::string join(const std::vector<std::string>& v, const std::string& sep = ", ") {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
   return s;
@@ -85,7 +131,7 @@ struct Termination {
   std::string reason, message, finished_at;
   bool current = false;  ///< state.terminated (else lastState.terminated)
 };
-inline std::optional<Termination> termination(const nlohmann::json& pod) {
+TFJOB_INLINE std::optional<Termination> termination(const nlohmann::json& pod) {
   const auto statuses = tfjob::detail::value_at(pod, "/status/containerStatuses"_json_pointer, nlohmann::json::array());
   std::vector<nlohmann::json> ordered;
   for (const auto& c : statuses) if (tfjob::detail::value_at(c, "name", "") == "tensorflow") ordered.push_back(c);
@@ -105,7 +151,7 @@ inline std::optional<Termination> termination(const nlohmann::json& pod) {
     }
   return std::nullopt;
 }
-inline std::string exit_words(int code, const std::string& reason) {
+TFJOB_INLINE std::string exit_words(int code, const std::string& reason) {
   std::string s = "exit code " + std::to_string(code);
   if (!reason.empty()) s += " (" + reason + ")";
   if (code > 128 && code < 160) s += ", killed by signal " + std::to_string(code - 128);
@@ -633,8 +679,7 @@ struct Explainer {
 
 }  // namespace detail
 
-/// Explain a job from a stored state. Pure.
-inline Explanation explain(const ExplainInput& in) {
+TFJOB_INLINE Explanation explain(const ExplainInput& in) {
   detail::Explainer e(in);
   e.suspended();
   e.queues();
@@ -660,15 +705,13 @@ inline Explanation explain(const ExplainInput& in) {
   return x;
 }
 
-/// The stable JSON form: `{name, namespace, state, podsGone, findings[]}` (docs/explain.md).
-inline nlohmann::json to_json_value(const Explanation& x) {
+TFJOB_INLINE nlohmann::json to_json_value(const Explanation& x) {
   nlohmann::json fs = nlohmann::json::array();
   for (const auto& f : x.findings) fs.push_back(tfjob::to_json_value(f));
   return {{"name", x.name}, {"namespace", x.namespace_}, {"state", x.state}, {"podsGone", x.pods_gone}, {"findings", fs}};
 }
 
-/// Plain text: one paragraph per finding, its evidence and fix indented under it.
-inline std::string render(const Explanation& x) {
+TFJOB_INLINE std::string render(const Explanation& x) {
   std::ostringstream o;
   o << "TFJob " << x.namespace_ << "/" << x.name << ": " << (x.state.empty() ? "<no condition yet>" : x.state) << "\n";
   for (const auto& f : x.findings) {
@@ -680,9 +723,7 @@ inline std::string render(const Explanation& x) {
   return o.str();
 }
 
-/// The short "Why" list `describe` shows on top: warnings and errors, then who the job
-/// waits for or what still runs; at most `max` sentences.
-inline std::vector<std::string> why_lines(const Explanation& x, std::size_t max = 6) {
+TFJOB_INLINE std::vector<std::string> why_lines(const Explanation& x, std::size_t max) {
   std::vector<std::string> out;
   for (int pass = 0; pass < 2; ++pass)
     for (const auto& f : x.findings) {
@@ -699,14 +740,7 @@ inline std::vector<std::string> why_lines(const Explanation& x, std::size_t max 
 }
 
 namespace detail {
-/// The log explain quotes for a pod, by the rule `gather` reads it with: none unless the pod
-/// failed (phase Failed, or a container that exited non-zero); the `tensorflow` container's
-/// (else the first container's); the crashed attempt's when the pod restarted in place.
-struct QuotedLog {
-  std::string container;
-  bool previous = false;
-};
-inline std::optional<QuotedLog> quoted_log(const nlohmann::json& pod) {
+TFJOB_INLINE std::optional<QuotedLog> quoted_log(const nlohmann::json& pod) {
   const PodInfo i = pod_info(pod);
   if (!(i.phase == "Failed" || (i.exit_code && *i.exit_code != 0))) return std::nullopt;
   QuotedLog q;
@@ -719,8 +753,7 @@ inline std::optional<QuotedLog> quoted_log(const nlohmann::json& pod) {
   return q;
 }
 
-/// The last `n` lines of a log, each cut at 500 bytes (a log line can be long).
-inline std::vector<std::string> quoted_lines(const std::string& text, int n) {
+TFJOB_INLINE std::vector<std::string> quoted_lines(const std::string& text, int n) {
   std::vector<std::string> lines;
   std::istringstream is(text);
   for (std::string l; std::getline(is, l);) lines.push_back(l.size() > 500 ? l.substr(0, 500) + "…" : l);
@@ -729,7 +762,7 @@ inline std::vector<std::string> quoted_lines(const std::string& text, int n) {
 }
 
 /// Whether `pod` carries the job-name label of `job`, in any of the operator's generations.
-inline bool pod_of_job(const nlohmann::json& pod, const std::string& job) {
+TFJOB_INLINE bool pod_of_job(const nlohmann::json& pod, const std::string& job) {
   const nlohmann::json l = tfjob::detail::obj_at(pod, "/metadata/labels"_json_pointer);
   for (const char* key : {labels::job_name, labels::legacy::job_name, labels::legacy::tf_job_name})
     if (tfjob::detail::str_at(l, std::string(key)) == job) return true;
@@ -737,13 +770,7 @@ inline bool pod_of_job(const nlohmann::json& pod, const std::string& job) {
 }
 }  // namespace detail
 
-/// An ExplainInput from saved objects (what `kubectl get -o yaml` or `archive` wrote, Lists
-/// expanded by parse_objects), sorted by kind as `gather` reads them from a cluster: the TFJob
-/// named `name` (the only one when `name` is empty; std::nullopt when none is there), its pods
-/// by the operator's labels, every Event, Node, PersistentVolumeClaim, Namespace, Kueue
-/// Workload and queue, and the PodGroup named after the job. Throws tfjob::error when `name`
-/// is empty and several TFJobs are there. `now` stays the caller's: the time the state was saved.
-inline std::optional<ExplainInput> explain_input(const std::vector<nlohmann::json>& objects, const std::string& name = {}) {
+TFJOB_INLINE std::optional<ExplainInput> explain_input(const std::vector<nlohmann::json>& objects, const std::string& name) {
   ExplainInput in;
   std::vector<std::string> jobs;
   for (const auto& d : objects)
@@ -784,10 +811,7 @@ inline std::optional<ExplainInput> explain_input(const std::vector<nlohmann::jso
   return in;
 }
 
-/// Read what `explain` needs from the cluster: the job (std::nullopt when absent), its pods,
-/// the namespace's events, nodes and the namespace (when readable), the claims it mounts, and
-/// the last `log_lines` lines of each failed pod's `tensorflow` container.
-inline std::optional<ExplainInput> gather(kube::Client& c, const std::string& ns, const std::string& name, int log_lines = 10) {
+TFJOB_INLINE std::optional<ExplainInput> gather(kube::Client& c, const std::string& ns, const std::string& name, int log_lines) {
   ExplainInput in;
   auto job = get_opt(c, resources::tfjobs(), ns, name);
   if (!job) return std::nullopt;
@@ -834,3 +858,4 @@ inline std::optional<ExplainInput> gather(kube::Client& c, const std::string& ns
 }
 
 }  // namespace tfjob::workflow
+#endif  // TFJOB_SDK_DEFINE_WORKFLOW

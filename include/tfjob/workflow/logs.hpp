@@ -4,6 +4,7 @@
 /// containers and recreated pods, and ends when the job finishes. For a failed job the
 /// failed pod's output is what matters, and which pod and exit code.
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/kube/logs.hpp>
 #include <tfjob/kube/side_task.hpp>
 #include <tfjob/workflow/cluster.hpp>
@@ -57,16 +58,7 @@ struct LogEvent {
   std::string message;
 };
 
-inline const char* to_string(LogEvent::Kind k) {
-  switch (k) {
-    case LogEvent::started: return "started";
-    case LogEvent::terminated: return "terminated";
-    case LogEvent::restarted: return "restarted";
-    case LogEvent::recreated: return "recreated";
-    case LogEvent::deleted: return "deleted";
-  }
-  return "";
-}
+const char* to_string(LogEvent::Kind k);
 
 /// Which pod(s) and how.
 struct JobLogOptions {
@@ -115,15 +107,271 @@ struct JobLogResult {
 
 namespace detail {
 
+/// The restart count of `container` in a pod (0 when unknown).
+int restart_count(const nlohmann::json& pod, const std::string& container);
+/// The container names of a pod spec: init containers, then containers (kubectl's
+/// --all-containers order), then ephemeral ones.
+std::vector<std::string> spec_containers(const nlohmann::json& spec, bool with_init = true);
+
+}  // namespace detail
+
+/// A record of a log stream: where from, and a piece of a line (see kube::LogPiece).
+struct LogRecord {
+  const LogSource* source = nullptr;
+  kube::LogPiece piece;
+};
+
+/// Follow (or print) one target's logs: the chief (type "") or replica `type`/`index`.
+/// `sink` gets each piece of each line. Returns when the logs end: without follow after one
+/// stream; with follow when the job has finished and the last attempt's log is drained.
+JobLogResult replica_log_records(kube::Client c, const std::string& ns, const std::string& job,
+                                 const std::string& type, int index, const JobLogOptions& o,
+                                 const std::function<bool(const LogRecord&)>& sink);
+
+/// replica_log_records with whole lines: `emit(pod, line)` gets each line (without '\n';
+/// a long line is gathered whole).
+JobLogResult replica_logs(kube::Client c, const std::string& ns, const std::string& job, const std::string& type,
+                          int index, const JobLogOptions& o,
+                          const std::function<bool(const std::string& pod, std::string_view line)>& emit);
+
+// ---- every replica -------------------------------------------------------------------
+
+/// One stream of a job's logs: a replica and one of its containers.
+struct LogTarget {
+  std::string job;
+  std::string replica_type;  ///< lower case
+  int index = 0;
+  std::string container;
+};
+
+/// Which streams: replica types (lower case; empty = all), indices (empty = all),
+/// containers (empty = `default_container`), every container of each replica.
+struct LogTargetFilter {
+  std::vector<std::string> types;
+  std::vector<int> indices;
+  std::vector<std::string> containers;
+  bool all_containers = false;
+  std::string default_container = "tensorflow";
+};
+
+/// "0-1", "0, 2-3": a compact list of indices.
+std::string index_ranges(const std::vector<int>& sorted);
+
+/// The streams of one job in reading order (see replica_rank). `pods` non-empty: the
+/// replicas that have pods (a read of what exists); empty: every replica of the spec (to
+/// follow, waiting for pods not made yet). An index or type the job does not have is an
+/// error naming the ones it has.
+std::vector<LogTarget> log_targets(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
+                                   const LogTargetFilter& f, bool from_spec);
+
+/// Merges several streams into one timeline by the kubelet's timestamps. Each stream
+/// pushes its records in order; a record goes out when every live stream has one waiting
+/// (the smallest first), or, when following, once the oldest has been held `window` (a
+/// stream with nothing to say does not hold the others up longer than that). Each stream
+/// keeps at most `per_stream` records waiting (its producer blocks): bounded memory.
+class LogMerger {
+ public:
+  using Sink = std::function<void(const LogRecord&)>;
+  LogMerger(std::size_t streams, std::optional<std::chrono::milliseconds> window, Sink sink, std::size_t per_stream = 1024)
+      : q_(streams), ended_(streams, false), window_(window), sink_(std::move(sink)), cap_(per_stream) {}
+
+  /// Stream `i` has a record (copied). Blocks while its queue is full.
+  void push(std::size_t i, const LogRecord& r);
+  /// Stream `i` has ended.
+  void end(std::size_t i);
+  /// Release records until every stream has ended and all are out (call on one thread).
+  void run();
+  /// Unblock producers (on cancel).
+  void stop();
+
+ private:
+  struct Held {
+    LogSource source;
+    std::string text, ts;
+    bool first = true, last = true, terminated = true;
+    std::chrono::steady_clock::time_point at;
+  };
+  struct Queue {
+    std::deque<Held> items;
+    std::string line_ts;
+  };
+  // the kubelet writes fixed-width RFC 3339 UTC times (9 fraction digits): text order is time order
+  static bool less(const Held& a, std::size_t ai, const Held& b, std::size_t bi);
+  std::vector<Queue> q_;
+  std::vector<bool> ended_;
+  std::optional<std::chrono::milliseconds> window_;
+  Sink sink_;
+  std::size_t cap_;
+  std::optional<std::size_t> open_;
+  std::chrono::steady_clock::time_point open_since_;
+  bool stop_ = false;
+  std::mutex mu_;
+  std::condition_variable ready_, space_;
+};
+
+/// How job_logs runs its streams.
+struct JobLogsRun {
+  bool merge = false;  ///< one timeline by timestamp (else in reading order, or as they come when following)
+  std::chrono::milliseconds merge_window{300};  ///< following: how long a line may wait for slower streams
+};
+
+/// What each stream of job_logs ended with.
+struct JobLogsResult {
+  std::vector<JobLogResult> results;  ///< one per target
+  std::vector<std::string> errors;    ///< one per target, "" when none
+};
+
+/// Every target's logs (see log_targets). Without follow and merge, one after the other in
+/// order; otherwise one stream per target at once, `sink` called under one lock (with
+/// merge: in timestamp order, see LogMerger).
+JobLogsResult job_logs(kube::Client c, const std::string& ns, const std::vector<LogTarget>& targets,
+                       JobLogOptions o, const JobLogsRun& how, const std::function<bool(const LogRecord&)>& sink);
+
+// ---- saving ------------------------------------------------------------------------------
+
+/// Writes each stream's log to a directory as it streams, byte for byte: `<pod>.<container>.log`
+/// (the attempts of a container one after another, as they were shown; a recreated pod of
+/// the same name continues its file), and the state changes to `events.log`; written out
+/// every 100 ms (so a quiet stream's last line does not wait in a buffer). What a pod
+/// wrote stays on disk when the operator deletes it (cleanPodPolicy, TTL, a restart).
+class LogSaver {
+ public:
+  explicit LogSaver(std::string dir);
+  ~LogSaver();
+  const std::string& dir() const { return dir_; }
+
+  /// A record of a stream (thread-safe).
+  void record(const LogRecord& r);
+  /// The bytes of a plain read (thread-safe).
+  void bytes(const LogSource& s, std::string_view b);
+  /// A state change, one line in events.log (thread-safe; flushed at once).
+  void event(const LogEvent& e);
+  void flush();
+
+ private:
+  static std::string detail_now_rfc3339();
+  std::ofstream& file(const std::string& name);
+  void flush_locked();
+  std::string dir_;
+  std::mutex mu_;
+  std::map<std::string, std::unique_ptr<std::ofstream>> files_;
+  std::chrono::steady_clock::time_point last_flush_ = std::chrono::steady_clock::now();
+  std::unique_ptr<kube::SideTask> flusher_;
+};
+
+/// Follow every replica's every container of `job` into `saver` until the job ends (or
+/// `cancel`): what `wait` and `submit --follow` run beside their own work.
+JobLogsResult save_job_logs(kube::Client c, const std::string& ns, const std::string& job, LogSaver& saver,
+                            const std::atomic<bool>* cancel = nullptr);
+
+/// save_job_logs on a side thread, for commands busy with something else meanwhile
+/// (wait, submit --follow).
+class LogSaveTask {
+ public:
+  LogSaveTask(kube::Client c, std::string ns, std::string job, const std::string& dir);
+  LogSaveTask(const LogSaveTask&) = delete;
+  LogSaveTask& operator=(const LogSaveTask&) = delete;
+  ~LogSaveTask();
+  /// `drain`: the job has ended, let the streams end with it; else stop them now. Returns
+  /// "" or what went wrong.
+  std::string finish(bool drain);
+  const std::string& dir() const { return saver_.dir(); }
+
+ private:
+  LogSaver saver_;
+  std::atomic<bool> cancel_{false};
+  JobLogsResult result_;
+  std::string error_;
+  std::unique_ptr<kube::SideTask> task_;  // last: runs once the rest exists
+};
+
+/// For a Failed job: the pod that failed and its exit code (from the pods still there).
+void explain_failure(kube::Client c, const std::string& ns, const std::string& job, JobLogResult& r,
+                     const std::string& container = "tensorflow");
+
+
+// ---- a logs reader's whole run -----------------------------------------------------------
+
+/// What to read: one job by `name` or every job `selector` picks; one stream (the chief's,
+/// or a Failed job's failed pod when not following) or, with `many`, the streams `filter`
+/// picks (in reading order, merged by timestamp with `merge`).
+struct LogsRequest {
+  std::string name;
+  std::string selector;
+  bool many = false;
+  LogTargetFilter filter;
+  bool merge = false;
+  /// Following or merging more streams than this is refused before any starts (0: no limit).
+  std::size_t max_streams = 0;
+};
+
+/// Where what read_logs reads goes. Every call comes one at a time (under one lock), and
+/// while following `flush` comes every `flush_every` too, so what a quiet stream printed
+/// last does not wait in a buffer.
+struct LogsOutput {
+  std::function<void(const LogRecord&)> record;
+  /// A plain read's bytes as they come, instead of records (set it in `prepare`).
+  std::function<void(const LogSource&, std::string_view)> bytes;
+  std::function<void(const LogEvent&)> event;
+  std::function<void(const std::string&)> note;
+  std::function<void()> flush;
+  std::chrono::milliseconds flush_every{100};
+  /// Once the streams are known, before they start: how many, of how many jobs; the
+  /// caller decides how to print them (prefixes; whether `bytes` and `lo.eager` apply).
+  std::function<void(std::size_t streams, std::size_t jobs, LogsOutput& out, JobLogOptions& lo)> prepare;
+};
+
+/// How read_logs ended.
+struct LogsOutcome {
+  enum class Result {
+    done,              ///< read (errors of single streams in `errors`)
+    not_found,         ///< no TFJob `name`
+    no_match,          ///< no TFJob matches `selector`
+    no_streams,        ///< the job has no pods (`any_pods`: none that match; `finished`: none left)
+    too_many_streams,  ///< more than max_streams (`streams` says how many)
+  };
+  Result result = Result::done;
+  std::string job_name;          ///< the (first) job read
+  std::size_t jobs = 0;
+  std::size_t streams = 0;
+  bool any_pods = false;
+  bool finished = false;
+  std::vector<std::string> errors;  ///< one per stream that failed
+  JobLogResult end;                 ///< the job's state at the end; a Failed job's failed pod
+};
+
+/// A logs command's whole run: finds the job(s), picks the streams, reads or follows them
+/// into `out` (serialised, flushed while following), and says how the job ended, with the
+/// failed pod and its exit code for a Failed one.
+LogsOutcome read_logs(kube::Client c, const std::string& ns, const LogsRequest& rq, JobLogOptions lo, LogsOutput out);
+
+}  // namespace tfjob::workflow
+
+#if TFJOB_SDK_DEFINE_WORKFLOW
+namespace tfjob::workflow {
+
+TFJOB_INLINE const char* to_string(LogEvent::Kind k) {
+  switch (k) {
+    case LogEvent::started: return "started";
+    case LogEvent::terminated: return "terminated";
+    case LogEvent::restarted: return "restarted";
+    case LogEvent::recreated: return "recreated";
+    case LogEvent::deleted: return "deleted";
+  }
+  return "";
+}
+
+namespace detail {
+
 /// The pod a target names right now.
-inline std::optional<nlohmann::json> pick(const std::vector<nlohmann::json>& pods, const std::string& type, int index) {
+TFJOB_INLINE std::optional<nlohmann::json> pick(const std::vector<nlohmann::json>& pods, const std::string& type, int index) {
   if (type.empty()) return select_chief(pods);
   return select_replica(pods, type, index);
 }
 
 /// The label selector that finds the job's pods now: the v1.9 operator's, else an older
 /// operator's that does (one look each), else the v1.9 operator's (pods still to come).
-inline std::string pods_selector(kube::Client& c, const std::string& ns, const std::string& job) {
+TFJOB_INLINE std::string pods_selector(kube::Client& c, const std::string& ns, const std::string& job) {
   const auto sels = pod_selectors(job);
   for (const auto& sel : sels) {
     kube::ListParams p;
@@ -133,12 +381,12 @@ inline std::string pods_selector(kube::Client& c, const std::string& ns, const s
   return sels.front();
 }
 
-inline std::string describe_target(const std::string& type, int index) {
+TFJOB_INLINE std::string describe_target(const std::string& type, int index) {
   return type.empty() ? std::string("the chief") : type + " " + std::to_string(index);
 }
 
 /// The status of `container` (a container, an init container or an ephemeral one), or null.
-inline const nlohmann::json* container_status(const nlohmann::json& pod, const std::string& container) {
+TFJOB_INLINE const nlohmann::json* container_status(const nlohmann::json& pod, const std::string& container) {
   static const nlohmann::json none;
   const auto st = pod.find("status");
   if (st == pod.end() || !st->is_object()) return nullptr;
@@ -152,15 +400,14 @@ inline const nlohmann::json* container_status(const nlohmann::json& pod, const s
   return nullptr;
 }
 
-/// The restart count of `container` in a pod (0 when unknown).
-inline int restart_count(const nlohmann::json& pod, const std::string& container) {
+TFJOB_INLINE int restart_count(const nlohmann::json& pod, const std::string& container) {
   const auto* c = container_status(pod, container);
   return c ? tfjob::detail::value_at(*c, "restartCount", 0) : 0;
 }
 
 /// Whether the container has started at least once (running or terminated). A pod whose
 /// phase says Running before its container statuses are reported counts as started.
-inline bool container_started(const nlohmann::json& pod, const std::string& container) {
+TFJOB_INLINE bool container_started(const nlohmann::json& pod, const std::string& container) {
   if (const auto* c = container_status(pod, container)) {
     const auto st = tfjob::detail::value_at(*c, "state", nlohmann::json::object());
     if (st.contains("running") || st.contains("terminated")) return true;
@@ -172,15 +419,13 @@ inline bool container_started(const nlohmann::json& pod, const std::string& cont
 
 /// Whether the container may still write: running, or not reported yet in a Running pod
 /// (a status update can lag the start; such a log must be followed, not read once).
-inline bool container_running(const nlohmann::json& pod, const std::string& container) {
+TFJOB_INLINE bool container_running(const nlohmann::json& pod, const std::string& container) {
   if (const auto* c = container_status(pod, container))
     return tfjob::detail::value_at(*c, "state", nlohmann::json::object()).contains("running");
   return tfjob::detail::value_at(pod, "/status/phase"_json_pointer, std::string()) == "Running";
 }
 
-/// The container names of a pod spec: init containers, then containers (kubectl's
-/// --all-containers order), then ephemeral ones.
-inline std::vector<std::string> spec_containers(const nlohmann::json& spec, bool with_init = true) {
+TFJOB_INLINE std::vector<std::string> spec_containers(const nlohmann::json& spec, bool with_init) {
   std::vector<std::string> out;
   for (const char* k : {"initContainers", "containers", "ephemeralContainers"}) {
     if (!with_init && std::string(k) != "containers") continue;
@@ -189,7 +434,7 @@ inline std::vector<std::string> spec_containers(const nlohmann::json& spec, bool
   return out;
 }
 
-inline void check_container(const nlohmann::json& pod, const std::string& container) {
+TFJOB_INLINE void check_container(const nlohmann::json& pod, const std::string& container) {
   auto names = spec_containers(tfjob::detail::value_at(pod, "spec", nlohmann::json::object()));
   if (names.empty() || std::find(names.begin(), names.end(), container) != names.end()) return;
   std::string list;
@@ -200,7 +445,7 @@ inline void check_container(const nlohmann::json& pod, const std::string& contai
 
 /// The terminated state of attempt `attempt` of a container: its current state when that
 /// is the attempt shown, else lastState (the kubelet keeps one).
-inline std::optional<nlohmann::json> terminated_state(const nlohmann::json& pod, const std::string& container, int attempt) {
+TFJOB_INLINE std::optional<nlohmann::json> terminated_state(const nlohmann::json& pod, const std::string& container, int attempt) {
   const auto* c = container_status(pod, container);
   if (!c) return std::nullopt;
   int rc = tfjob::detail::value_at(*c, "restartCount", 0);
@@ -210,16 +455,6 @@ inline std::optional<nlohmann::json> terminated_state(const nlohmann::json& pod,
   if (!c->contains(ptr)) return std::nullopt;
   return (*c)[ptr];
 }
-
-}  // namespace detail
-
-/// A record of a log stream: where from, and a piece of a line (see kube::LogPiece).
-struct LogRecord {
-  const LogSource* source = nullptr;
-  kube::LogPiece piece;
-};
-
-namespace detail {
 
 /// One target's logs, read once or followed (replica_log_records): the state of what has
 /// been shown and said, and one method per step of a look at the pod.
@@ -552,20 +787,15 @@ class ReplicaFollower {
 
 }  // namespace detail
 
-/// Follow (or print) one target's logs: the chief (type "") or replica `type`/`index`.
-/// `sink` gets each piece of each line. Returns when the logs end: without follow after one
-/// stream; with follow when the job has finished and the last attempt's log is drained.
-inline JobLogResult replica_log_records(kube::Client c, const std::string& ns, const std::string& job,
-                                        const std::string& type, int index, const JobLogOptions& o,
-                                        const std::function<bool(const LogRecord&)>& sink) {
+TFJOB_INLINE JobLogResult replica_log_records(kube::Client c, const std::string& ns, const std::string& job,
+                                              const std::string& type, int index, const JobLogOptions& o,
+                                              const std::function<bool(const LogRecord&)>& sink) {
   return detail::ReplicaFollower(std::move(c), ns, job, type, index, o, sink).run();
 }
 
-/// replica_log_records with whole lines: `emit(pod, line)` gets each line (without '\n';
-/// a long line is gathered whole).
-inline JobLogResult replica_logs(kube::Client c, const std::string& ns, const std::string& job, const std::string& type,
-                                 int index, const JobLogOptions& o,
-                                 const std::function<bool(const std::string& pod, std::string_view line)>& emit) {
+TFJOB_INLINE JobLogResult replica_logs(kube::Client c, const std::string& ns, const std::string& job, const std::string& type,
+                                       int index, const JobLogOptions& o,
+                                       const std::function<bool(const std::string& pod, std::string_view line)>& emit) {
   std::string line;
   return replica_log_records(c, ns, job, type, index, o, [&](const LogRecord& r) {
     const auto& pc = r.piece;
@@ -580,28 +810,7 @@ inline JobLogResult replica_logs(kube::Client c, const std::string& ns, const st
   });
 }
 
-// ---- every replica -------------------------------------------------------------------
-
-/// One stream of a job's logs: a replica and one of its containers.
-struct LogTarget {
-  std::string job;
-  std::string replica_type;  ///< lower case
-  int index = 0;
-  std::string container;
-};
-
-/// Which streams: replica types (lower case; empty = all), indices (empty = all),
-/// containers (empty = `default_container`), every container of each replica.
-struct LogTargetFilter {
-  std::vector<std::string> types;
-  std::vector<int> indices;
-  std::vector<std::string> containers;
-  bool all_containers = false;
-  std::string default_container = "tensorflow";
-};
-
-/// "0-1", "0, 2-3": a compact list of indices.
-inline std::string index_ranges(const std::vector<int>& sorted) {
+TFJOB_INLINE std::string index_ranges(const std::vector<int>& sorted) {
   std::string out;
   for (std::size_t i = 0; i < sorted.size();) {
     std::size_t j = i;
@@ -612,12 +821,8 @@ inline std::string index_ranges(const std::vector<int>& sorted) {
   return out;
 }
 
-/// The streams of one job in reading order (see replica_rank). `pods` non-empty: the
-/// replicas that have pods (a read of what exists); empty: every replica of the spec (to
-/// follow, waiting for pods not made yet). An index or type the job does not have is an
-/// error naming the ones it has.
-inline std::vector<LogTarget> log_targets(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
-                                          const LogTargetFilter& f, bool from_spec) {
+TFJOB_INLINE std::vector<LogTarget> log_targets(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
+                                                const LogTargetFilter& f, bool from_spec) {
   const std::string name = tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string());
   const auto specs = tfjob::detail::value_at(job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
   std::map<std::string, std::pair<std::string, int>> spec;  // lower -> (as written, replicas)
@@ -681,148 +886,98 @@ inline std::vector<LogTarget> log_targets(const nlohmann::json& job, const std::
   return out;
 }
 
-/// Merges several streams into one timeline by the kubelet's timestamps. Each stream
-/// pushes its records in order; a record goes out when every live stream has one waiting
-/// (the smallest first), or, when following, once the oldest has been held `window` (a
-/// stream with nothing to say does not hold the others up longer than that). Each stream
-/// keeps at most `per_stream` records waiting (its producer blocks): bounded memory.
-class LogMerger {
- public:
-  using Sink = std::function<void(const LogRecord&)>;
-  LogMerger(std::size_t streams, std::optional<std::chrono::milliseconds> window, Sink sink, std::size_t per_stream = 1024)
-      : q_(streams), ended_(streams, false), window_(window), sink_(std::move(sink)), cap_(per_stream) {}
+TFJOB_INLINE void LogMerger::push(std::size_t i, const LogRecord& r) {
+  Held h;
+  h.source = *r.source;
+  h.text.assign(r.piece.text);
+  h.ts.assign(r.piece.first ? r.piece.timestamp : std::string_view(q_[i].line_ts));
+  if (r.piece.first) q_[i].line_ts = h.ts;
+  h.first = r.piece.first;
+  h.last = r.piece.last;
+  h.terminated = r.piece.terminated;
+  h.at = std::chrono::steady_clock::now();
+  std::unique_lock<std::mutex> lk(mu_);
+  space_.wait(lk, [&] { return q_[i].items.size() < cap_ || stop_; });
+  q_[i].items.push_back(std::move(h));
+  ready_.notify_all();
+}
 
-  /// Stream `i` has a record (copied). Blocks while its queue is full.
-  void push(std::size_t i, const LogRecord& r) {
-    Held h;
-    h.source = *r.source;
-    h.text.assign(r.piece.text);
-    h.ts.assign(r.piece.first ? r.piece.timestamp : std::string_view(q_[i].line_ts));
-    if (r.piece.first) q_[i].line_ts = h.ts;
-    h.first = r.piece.first;
-    h.last = r.piece.last;
-    h.terminated = r.piece.terminated;
-    h.at = std::chrono::steady_clock::now();
-    std::unique_lock<std::mutex> lk(mu_);
-    space_.wait(lk, [&] { return q_[i].items.size() < cap_ || stop_; });
-    q_[i].items.push_back(std::move(h));
-    ready_.notify_all();
-  }
-  /// Stream `i` has ended.
-  void end(std::size_t i) {
-    std::lock_guard<std::mutex> lk(mu_);
-    ended_[i] = true;
-    ready_.notify_all();
-  }
-  /// Release records until every stream has ended and all are out (call on one thread).
-  void run() {
-    std::unique_lock<std::mutex> lk(mu_);
-    for (;;) {
-      std::optional<std::size_t> pick;
-      bool all_have = true, any = false;
-      auto oldest = std::chrono::steady_clock::time_point::max();
-      for (std::size_t i = 0; i < q_.size(); ++i) {
-        if (q_[i].items.empty()) {
-          if (!ended_[i]) all_have = false;
-          continue;
-        }
-        any = true;
-        oldest = std::min(oldest, q_[i].items.front().at);
-        if (!pick || less(q_[i].items.front(), i, q_[*pick].items.front(), *pick)) pick = i;
-      }
-      const auto now = std::chrono::steady_clock::now();
-      if (open_ && !q_[*open_].items.empty()) {
-        pick = open_;  // the rest of a line that went out in part comes first
-        all_have = true;
-      } else if (open_ && !ended_[*open_] && (!window_ || now - open_since_ < *window_)) {
-        // wait a little for it (not forever: a process may leave a line open, a progress bar)
-        if (window_) ready_.wait_until(lk, open_since_ + *window_);
-        else ready_.wait(lk);
-        continue;
-      } else {
-        open_.reset();
-      }
-      if (!any) {
-        bool all_ended = std::all_of(ended_.begin(), ended_.end(), [](bool e) { return e; });
-        if (all_ended) return;
-        ready_.wait(lk);
+TFJOB_INLINE void LogMerger::end(std::size_t i) {
+  std::lock_guard<std::mutex> lk(mu_);
+  ended_[i] = true;
+  ready_.notify_all();
+}
+
+TFJOB_INLINE void LogMerger::run() {
+  std::unique_lock<std::mutex> lk(mu_);
+  for (;;) {
+    std::optional<std::size_t> pick;
+    bool all_have = true, any = false;
+    auto oldest = std::chrono::steady_clock::time_point::max();
+    for (std::size_t i = 0; i < q_.size(); ++i) {
+      if (q_[i].items.empty()) {
+        if (!ended_[i]) all_have = false;
         continue;
       }
-      bool release = pick && (all_have || (window_ && now - oldest >= *window_));
-      if (!release) {
-        if (window_) ready_.wait_until(lk, (oldest == std::chrono::steady_clock::time_point::max() ? now : oldest) + *window_);
-        else ready_.wait(lk);
-        continue;
-      }
-      Held h = std::move(q_[*pick].items.front());
-      q_[*pick].items.pop_front();
-      open_ = h.last ? std::nullopt : pick;
-      open_since_ = now;
-      space_.notify_all();
-      lk.unlock();
-      LogRecord r;
-      r.source = &h.source;
-      r.piece.text = h.text;
-      r.piece.timestamp = h.ts;
-      r.piece.first = h.first;
-      r.piece.last = h.last;
-      r.piece.terminated = h.terminated;
-      sink_(r);
-      lk.lock();
+      any = true;
+      oldest = std::min(oldest, q_[i].items.front().at);
+      if (!pick || less(q_[i].items.front(), i, q_[*pick].items.front(), *pick)) pick = i;
     }
-  }
-  /// Unblock producers (on cancel).
-  void stop() {
-    std::lock_guard<std::mutex> lk(mu_);
-    stop_ = true;
+    const auto now = std::chrono::steady_clock::now();
+    if (open_ && !q_[*open_].items.empty()) {
+      pick = open_;  // the rest of a line that went out in part comes first
+      all_have = true;
+    } else if (open_ && !ended_[*open_] && (!window_ || now - open_since_ < *window_)) {
+      // wait a little for it (not forever: a process may leave a line open, a progress bar)
+      if (window_) ready_.wait_until(lk, open_since_ + *window_);
+      else ready_.wait(lk);
+      continue;
+    } else {
+      open_.reset();
+    }
+    if (!any) {
+      bool all_ended = std::all_of(ended_.begin(), ended_.end(), [](bool e) { return e; });
+      if (all_ended) return;
+      ready_.wait(lk);
+      continue;
+    }
+    bool release = pick && (all_have || (window_ && now - oldest >= *window_));
+    if (!release) {
+      if (window_) ready_.wait_until(lk, (oldest == std::chrono::steady_clock::time_point::max() ? now : oldest) + *window_);
+      else ready_.wait(lk);
+      continue;
+    }
+    Held h = std::move(q_[*pick].items.front());
+    q_[*pick].items.pop_front();
+    open_ = h.last ? std::nullopt : pick;
+    open_since_ = now;
     space_.notify_all();
+    lk.unlock();
+    LogRecord r;
+    r.source = &h.source;
+    r.piece.text = h.text;
+    r.piece.timestamp = h.ts;
+    r.piece.first = h.first;
+    r.piece.last = h.last;
+    r.piece.terminated = h.terminated;
+    sink_(r);
+    lk.lock();
   }
+}
 
- private:
-  struct Held {
-    LogSource source;
-    std::string text, ts;
-    bool first = true, last = true, terminated = true;
-    std::chrono::steady_clock::time_point at;
-  };
-  struct Queue {
-    std::deque<Held> items;
-    std::string line_ts;
-  };
-  // the kubelet writes fixed-width RFC 3339 UTC times (9 fraction digits): text order is time order
-  static bool less(const Held& a, std::size_t ai, const Held& b, std::size_t bi) {
-    if (a.ts != b.ts) return a.ts < b.ts;
-    return ai < bi;
-  }
-  std::vector<Queue> q_;
-  std::vector<bool> ended_;
-  std::optional<std::chrono::milliseconds> window_;
-  Sink sink_;
-  std::size_t cap_;
-  std::optional<std::size_t> open_;
-  std::chrono::steady_clock::time_point open_since_;
-  bool stop_ = false;
-  std::mutex mu_;
-  std::condition_variable ready_, space_;
-};
+TFJOB_INLINE void LogMerger::stop() {
+  std::lock_guard<std::mutex> lk(mu_);
+  stop_ = true;
+  space_.notify_all();
+}
 
-/// How job_logs runs its streams.
-struct JobLogsRun {
-  bool merge = false;  ///< one timeline by timestamp (else in reading order, or as they come when following)
-  std::chrono::milliseconds merge_window{300};  ///< following: how long a line may wait for slower streams
-};
+TFJOB_INLINE bool LogMerger::less(const Held& a, std::size_t ai, const Held& b, std::size_t bi) {
+  if (a.ts != b.ts) return a.ts < b.ts;
+  return ai < bi;
+}
 
-/// What each stream of job_logs ended with.
-struct JobLogsResult {
-  std::vector<JobLogResult> results;  ///< one per target
-  std::vector<std::string> errors;    ///< one per target, "" when none
-};
-
-/// Every target's logs (see log_targets). Without follow and merge, one after the other in
-/// order; otherwise one stream per target at once, `sink` called under one lock (with
-/// merge: in timestamp order, see LogMerger).
-inline JobLogsResult job_logs(kube::Client c, const std::string& ns, const std::vector<LogTarget>& targets,
-                              JobLogOptions o, const JobLogsRun& how, const std::function<bool(const LogRecord&)>& sink) {
+TFJOB_INLINE JobLogsResult job_logs(kube::Client c, const std::string& ns, const std::vector<LogTarget>& targets,
+                                    JobLogOptions o, const JobLogsRun& how, const std::function<bool(const LogRecord&)>& sink) {
   JobLogsResult out;
   out.results.resize(targets.size());
   out.errors.resize(targets.size());
@@ -938,80 +1093,64 @@ inline JobLogsResult job_logs(kube::Client c, const std::string& ns, const std::
   return out;
 }
 
-// ---- saving ------------------------------------------------------------------------------
-
-/// Writes each stream's log to a directory as it streams, byte for byte: `<pod>.<container>.log`
-/// (the attempts of a container one after another, as they were shown; a recreated pod of
-/// the same name continues its file), and the state changes to `events.log`; written out
-/// every 100 ms (so a quiet stream's last line does not wait in a buffer). What a pod
-/// wrote stays on disk when the operator deletes it (cleanPodPolicy, TTL, a restart).
-class LogSaver {
- public:
-  explicit LogSaver(std::string dir) : dir_(std::move(dir)) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir_, ec);
-    if (ec || !std::filesystem::is_directory(dir_))
-      throw tfjob::error("cannot save logs in \"" + dir_ + "\": " + (ec ? ec.message() : std::string("not a directory")));
-    flusher_ = std::make_unique<kube::SideTask>(std::chrono::milliseconds(100), [this](const std::atomic<bool>&) {
-      flush();
-      return true;
-    }, false);
-  }
-  ~LogSaver() {
-    flusher_.reset();
+TFJOB_INLINE LogSaver::LogSaver(std::string dir) : dir_(std::move(dir)) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir_, ec);
+  if (ec || !std::filesystem::is_directory(dir_))
+    throw tfjob::error("cannot save logs in \"" + dir_ + "\": " + (ec ? ec.message() : std::string("not a directory")));
+  flusher_ = std::make_unique<kube::SideTask>(std::chrono::milliseconds(100), [this](const std::atomic<bool>&) {
     flush();
-  }
-  const std::string& dir() const { return dir_; }
+    return true;
+  }, false);
+}
 
-  /// A record of a stream (thread-safe).
-  void record(const LogRecord& r) {
-    std::lock_guard<std::mutex> lk(mu_);
-    auto& f = file(r.source->pod + "." + r.source->container + ".log");
-    f.write(r.piece.text.data(), static_cast<std::streamsize>(r.piece.text.size()));
-    if (r.piece.last && r.piece.terminated) f.put('\n');
-  }
-  /// The bytes of a plain read (thread-safe).
-  void bytes(const LogSource& s, std::string_view b) {
-    std::lock_guard<std::mutex> lk(mu_);
-    file(s.pod + "." + s.container + ".log").write(b.data(), static_cast<std::streamsize>(b.size()));
-  }
-  /// A state change, one line in events.log (thread-safe; flushed at once).
-  void event(const LogEvent& e) {
-    std::lock_guard<std::mutex> lk(mu_);
-    auto& f = file("events.log");
-    f << detail_now_rfc3339() << " " << to_string(e.kind) << " " << e.source.pod << " " << e.source.container << ": "
-      << e.message << "\n";
-    flush_locked();
-  }
-  void flush() {
-    std::lock_guard<std::mutex> lk(mu_);
-    flush_locked();
-  }
+TFJOB_INLINE LogSaver::~LogSaver() {
+  flusher_.reset();
+  flush();
+}
 
- private:
-  static std::string detail_now_rfc3339() { return kube::detail::format_rfc3339(std::time(nullptr)); }
-  std::ofstream& file(const std::string& name) {
-    auto it = files_.find(name);
-    if (it != files_.end()) return *it->second;
-    auto f = std::make_unique<std::ofstream>(dir_ + "/" + name, std::ios::binary | std::ios::app);
-    if (!*f) throw tfjob::error("cannot write \"" + dir_ + "/" + name + "\": " + std::strerror(errno));
-    return *files_.emplace(name, std::move(f)).first->second;
-  }
-  void flush_locked() {
-    for (auto& [n, f] : files_) f->flush();
-    last_flush_ = std::chrono::steady_clock::now();
-  }
-  std::string dir_;
-  std::mutex mu_;
-  std::map<std::string, std::unique_ptr<std::ofstream>> files_;
-  std::chrono::steady_clock::time_point last_flush_ = std::chrono::steady_clock::now();
-  std::unique_ptr<kube::SideTask> flusher_;
-};
+TFJOB_INLINE void LogSaver::record(const LogRecord& r) {
+  std::lock_guard<std::mutex> lk(mu_);
+  auto& f = file(r.source->pod + "." + r.source->container + ".log");
+  f.write(r.piece.text.data(), static_cast<std::streamsize>(r.piece.text.size()));
+  if (r.piece.last && r.piece.terminated) f.put('\n');
+}
 
-/// Follow every replica's every container of `job` into `saver` until the job ends (or
-/// `cancel`): what `wait` and `submit --follow` run beside their own work.
-inline JobLogsResult save_job_logs(kube::Client c, const std::string& ns, const std::string& job, LogSaver& saver,
-                                   const std::atomic<bool>* cancel = nullptr) {
+TFJOB_INLINE void LogSaver::bytes(const LogSource& s, std::string_view b) {
+  std::lock_guard<std::mutex> lk(mu_);
+  file(s.pod + "." + s.container + ".log").write(b.data(), static_cast<std::streamsize>(b.size()));
+}
+
+TFJOB_INLINE void LogSaver::event(const LogEvent& e) {
+  std::lock_guard<std::mutex> lk(mu_);
+  auto& f = file("events.log");
+  f << detail_now_rfc3339() << " " << to_string(e.kind) << " " << e.source.pod << " " << e.source.container << ": "
+    << e.message << "\n";
+  flush_locked();
+}
+
+TFJOB_INLINE void LogSaver::flush() {
+  std::lock_guard<std::mutex> lk(mu_);
+  flush_locked();
+}
+
+TFJOB_INLINE std::string LogSaver::detail_now_rfc3339() { return kube::detail::format_rfc3339(std::time(nullptr)); }
+
+TFJOB_INLINE std::ofstream& LogSaver::file(const std::string& name) {
+  auto it = files_.find(name);
+  if (it != files_.end()) return *it->second;
+  auto f = std::make_unique<std::ofstream>(dir_ + "/" + name, std::ios::binary | std::ios::app);
+  if (!*f) throw tfjob::error("cannot write \"" + dir_ + "/" + name + "\": " + std::strerror(errno));
+  return *files_.emplace(name, std::move(f)).first->second;
+}
+
+TFJOB_INLINE void LogSaver::flush_locked() {
+  for (auto& [n, f] : files_) f->flush();
+  last_flush_ = std::chrono::steady_clock::now();
+}
+
+TFJOB_INLINE JobLogsResult save_job_logs(kube::Client c, const std::string& ns, const std::string& job, LogSaver& saver,
+                                         const std::atomic<bool>* cancel) {
   auto obj = get_opt(c, resources::tfjobs(), ns, job);
   if (!obj) throw tfjob::error("TFJob \"" + job + "\" not found in namespace \"" + ns + "\"");
   LogTargetFilter f;
@@ -1029,47 +1168,31 @@ inline JobLogsResult save_job_logs(kube::Client c, const std::string& ns, const 
   return r;
 }
 
-/// save_job_logs on a side thread, for commands busy with something else meanwhile
-/// (wait, submit --follow).
-class LogSaveTask {
- public:
-  LogSaveTask(kube::Client c, std::string ns, std::string job, const std::string& dir) : saver_(dir) {
-    task_ = std::make_unique<kube::SideTask>([this, c, ns = std::move(ns), job = std::move(job)](const std::atomic<bool>&) mutable {
-      try {
-        result_ = save_job_logs(c, ns, job, saver_, &cancel_);
-      } catch (const std::exception& e) {
-        error_ = e.what();
-      }
-      return false;
-    });
-  }
-  LogSaveTask(const LogSaveTask&) = delete;
-  LogSaveTask& operator=(const LogSaveTask&) = delete;
-  ~LogSaveTask() { finish(false); }
-  /// `drain`: the job has ended, let the streams end with it; else stop them now. Returns
-  /// "" or what went wrong.
-  std::string finish(bool drain) {
-    if (!drain) cancel_ = true;
-    if (task_) task_->stop();  // its token is not the streams' cancel: a drain runs to the job's end
-    saver_.flush();
-    std::string e = error_;
-    for (const auto& x : result_.errors)
-      if (!x.empty() && e.empty()) e = x;
-    return e;
-  }
-  const std::string& dir() const { return saver_.dir(); }
+TFJOB_INLINE LogSaveTask::LogSaveTask(kube::Client c, std::string ns, std::string job, const std::string& dir) : saver_(dir) {
+  task_ = std::make_unique<kube::SideTask>([this, c, ns = std::move(ns), job = std::move(job)](const std::atomic<bool>&) mutable {
+    try {
+      result_ = save_job_logs(c, ns, job, saver_, &cancel_);
+    } catch (const std::exception& e) {
+      error_ = e.what();
+    }
+    return false;
+  });
+}
 
- private:
-  LogSaver saver_;
-  std::atomic<bool> cancel_{false};
-  JobLogsResult result_;
-  std::string error_;
-  std::unique_ptr<kube::SideTask> task_;  // last: runs once the rest exists
-};
+TFJOB_INLINE LogSaveTask::~LogSaveTask() { finish(false); }
 
-/// For a Failed job: the pod that failed and its exit code (from the pods still there).
-inline void explain_failure(kube::Client c, const std::string& ns, const std::string& job, JobLogResult& r,
-                            const std::string& container = "tensorflow") {
+TFJOB_INLINE std::string LogSaveTask::finish(bool drain) {
+  if (!drain) cancel_ = true;
+  if (task_) task_->stop();  // its token is not the streams' cancel: a drain runs to the job's end
+  saver_.flush();
+  std::string e = error_;
+  for (const auto& x : result_.errors)
+    if (!x.empty() && e.empty()) e = x;
+  return e;
+}
+
+TFJOB_INLINE void explain_failure(kube::Client c, const std::string& ns, const std::string& job, JobLogResult& r,
+                                  const std::string& container) {
   auto pods = job_pods(c, ns, job);
   if (auto f = select_failed(pods)) {
     PodInfo i = pod_info(*f, container);
@@ -1078,61 +1201,10 @@ inline void explain_failure(kube::Client c, const std::string& ns, const std::st
   }
 }
 
-
-// ---- a logs reader's whole run -----------------------------------------------------------
-
-/// What to read: one job by `name` or every job `selector` picks; one stream (the chief's,
-/// or a Failed job's failed pod when not following) or, with `many`, the streams `filter`
-/// picks (in reading order, merged by timestamp with `merge`).
-struct LogsRequest {
-  std::string name;
-  std::string selector;
-  bool many = false;
-  LogTargetFilter filter;
-  bool merge = false;
-  /// Following or merging more streams than this is refused before any starts (0: no limit).
-  std::size_t max_streams = 0;
-};
-
-/// Where what read_logs reads goes. Every call comes one at a time (under one lock), and
-/// while following `flush` comes every `flush_every` too, so what a quiet stream printed
-/// last does not wait in a buffer.
-struct LogsOutput {
-  std::function<void(const LogRecord&)> record;
-  /// A plain read's bytes as they come, instead of records (set it in `prepare`).
-  std::function<void(const LogSource&, std::string_view)> bytes;
-  std::function<void(const LogEvent&)> event;
-  std::function<void(const std::string&)> note;
-  std::function<void()> flush;
-  std::chrono::milliseconds flush_every{100};
-  /// Once the streams are known, before they start: how many, of how many jobs; the
-  /// caller decides how to print them (prefixes; whether `bytes` and `lo.eager` apply).
-  std::function<void(std::size_t streams, std::size_t jobs, LogsOutput& out, JobLogOptions& lo)> prepare;
-};
-
-/// How read_logs ended.
-struct LogsOutcome {
-  enum class Result {
-    done,              ///< read (errors of single streams in `errors`)
-    not_found,         ///< no TFJob `name`
-    no_match,          ///< no TFJob matches `selector`
-    no_streams,        ///< the job has no pods (`any_pods`: none that match; `finished`: none left)
-    too_many_streams,  ///< more than max_streams (`streams` says how many)
-  };
-  Result result = Result::done;
-  std::string job_name;          ///< the (first) job read
-  std::size_t jobs = 0;
-  std::size_t streams = 0;
-  bool any_pods = false;
-  bool finished = false;
-  std::vector<std::string> errors;  ///< one per stream that failed
-  JobLogResult end;                 ///< the job's state at the end; a Failed job's failed pod
-};
-
 namespace detail {
 
 /// The jobs a request names: by selector, or the one by name (none: not there).
-inline std::vector<nlohmann::json> requested_jobs(kube::Client& c, const std::string& ns, const LogsRequest& rq) {
+TFJOB_INLINE std::vector<nlohmann::json> requested_jobs(kube::Client& c, const std::string& ns, const LogsRequest& rq) {
   if (rq.selector.empty()) {
     auto job = get_opt(c, resources::tfjobs(), ns, rq.name);
     return job ? std::vector<nlohmann::json>{*job} : std::vector<nlohmann::json>{};
@@ -1144,8 +1216,8 @@ inline std::vector<nlohmann::json> requested_jobs(kube::Client& c, const std::st
 
 /// The streams of `jobs` a filter picks, in reading order: of the pods there are (a read),
 /// or of every replica of the spec (following). `any_pods`: whether a read found pods.
-inline std::vector<LogTarget> targets_of(kube::Client& c, const std::string& ns, const std::vector<nlohmann::json>& jobs,
-                                         const LogTargetFilter& filter, bool follow, bool& any_pods) {
+TFJOB_INLINE std::vector<LogTarget> targets_of(kube::Client& c, const std::string& ns, const std::vector<nlohmann::json>& jobs,
+                                               const LogTargetFilter& filter, bool follow, bool& any_pods) {
   std::vector<LogTarget> targets;
   for (const auto& j : jobs) {
     std::vector<nlohmann::json> pods;
@@ -1159,8 +1231,8 @@ inline std::vector<LogTarget> targets_of(kube::Client& c, const std::string& ns,
 
 /// For a Failed job read once: the type and index of the pod that failed (the one worth
 /// reading), recorded in `res`; the chief ("", 0) otherwise.
-inline std::pair<std::string, int> failed_replica(kube::Client& c, const std::string& ns, const std::string& job,
-                                                  const std::string& container, JobLogResult& res) {
+TFJOB_INLINE std::pair<std::string, int> failed_replica(kube::Client& c, const std::string& ns, const std::string& job,
+                                                        const std::string& container, JobLogResult& res) {
   explain_failure(c, ns, job, res, container);
   if (res.failed_pod.empty()) return {"", 0};
   for (const auto& p : job_pods(c, ns, job)) {
@@ -1172,10 +1244,7 @@ inline std::pair<std::string, int> failed_replica(kube::Client& c, const std::st
 
 }  // namespace detail
 
-/// A logs command's whole run: finds the job(s), picks the streams, reads or follows them
-/// into `out` (serialised, flushed while following), and says how the job ended, with the
-/// failed pod and its exit code for a Failed one.
-inline LogsOutcome read_logs(kube::Client c, const std::string& ns, const LogsRequest& rq, JobLogOptions lo, LogsOutput out) {
+TFJOB_INLINE LogsOutcome read_logs(kube::Client c, const std::string& ns, const LogsRequest& rq, JobLogOptions lo, LogsOutput out) {
   LogsOutcome oc;
   const auto jobs = detail::requested_jobs(c, ns, rq);
   oc.jobs = jobs.size();
@@ -1257,3 +1326,4 @@ inline LogsOutcome read_logs(kube::Client c, const std::string& ns, const LogsRe
 }
 
 }  // namespace tfjob::workflow
+#endif  // TFJOB_SDK_DEFINE_WORKFLOW
