@@ -5,6 +5,8 @@
 /// the depth of every value, so no recursion can overrun the stack), and a UTF-8 check.
 /// Errors say what was wrong and where, never with the JSON library's own wording.
 
+#include <tfjob/detail/compiled.hpp>
+
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
@@ -43,7 +45,46 @@ inline constexpr std::size_t max_header_bytes = std::size_t(1) << 20;
 namespace detail {
 
 /// "1.5 MiB", "3 MiB", "512 B": sizes in messages.
-inline std::string human_bytes(std::size_t n) {
+std::string human_bytes(std::size_t n);
+
+/// Index of the first byte that is not part of valid UTF-8, or npos (RFC 3629: no
+/// overlong forms, no surrogates, nothing above U+10FFFF).
+std::size_t invalid_utf8_at(std::string_view s);
+
+/// 1-based line and column of a byte offset.
+std::pair<int, int> line_col_at(std::string_view text, std::size_t byte);
+
+/// "a string (\"x\")", "a number (5)", "a list", "an object", "null": a JSON value's kind
+/// for messages about answers of the wrong shape.
+std::string describe_json_type(const nlohmann::json& v);
+
+/// The outcome of read_json(): a value, or what was wrong and at which byte.
+struct JsonRead {
+  nlohmann::json value;
+  std::string error;       ///< "" when the text was read; else e.g. "exceeded max depth of 10000"
+  std::size_t byte = 0;    ///< 0-based offset of the fault
+  bool trailing = false;   ///< the only fault is text after one complete value (a stream of values)
+  bool ok() const { return error.empty(); }
+};
+
+/// The message nlohmann's parse_error carries, without its "[json.exception...]" prefix
+/// and position (the caller names the place in its own words).
+std::string json_syntax_reason(const nlohmann::json::parse_error& e);
+
+/// Parse one JSON value with nesting bounded by `max_depth` (the parser stops at the first
+/// value deeper than that; nothing deeper is ever built).
+JsonRead read_json(std::string_view text, int max_depth = limits::max_depth);
+
+/// `what` + where a JSON fault is, for messages: "at line 3, column 7".
+std::string json_fault_place(std::string_view text, const JsonRead& r);
+
+}  // namespace detail
+}  // namespace tfjob
+
+#if TFJOB_SDK_DEFINE_CORE
+namespace tfjob::detail {
+
+TFJOB_INLINE std::string human_bytes(std::size_t n) {
   const char* unit[] = {"B", "KiB", "MiB", "GiB"};
   int u = 0;
   std::size_t whole = n, frac = 0;
@@ -57,9 +98,7 @@ inline std::string human_bytes(std::size_t n) {
   return s + " " + unit[u];
 }
 
-/// Index of the first byte that is not part of valid UTF-8, or npos (RFC 3629: no
-/// overlong forms, no surrogates, nothing above U+10FFFF).
-inline std::size_t invalid_utf8_at(std::string_view s) {
+TFJOB_INLINE std::size_t invalid_utf8_at(std::string_view s) {
   std::size_t i = 0;
   const std::size_t n = s.size();
   while (i < n) {
@@ -87,8 +126,7 @@ inline std::size_t invalid_utf8_at(std::string_view s) {
   return std::string_view::npos;
 }
 
-/// 1-based line and column of a byte offset.
-inline std::pair<int, int> line_col_at(std::string_view text, std::size_t byte) {
+TFJOB_INLINE std::pair<int, int> line_col_at(std::string_view text, std::size_t byte) {
   int line = 1, col = 1;
   for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
     if (text[i] == '\n') line++, col = 1;
@@ -97,9 +135,7 @@ inline std::pair<int, int> line_col_at(std::string_view text, std::size_t byte) 
   return {line, col};
 }
 
-/// "a string (\"x\")", "a number (5)", "a list", "an object", "null": a JSON value's kind
-/// for messages about answers of the wrong shape.
-inline std::string describe_json_type(const nlohmann::json& v) {
+TFJOB_INLINE std::string describe_json_type(const nlohmann::json& v) {
   switch (v.type()) {
     case nlohmann::json::value_t::null: return "null";
     case nlohmann::json::value_t::boolean: return v.get<bool>() ? "a boolean (true)" : "a boolean (false)";
@@ -118,18 +154,7 @@ inline std::string describe_json_type(const nlohmann::json& v) {
   }
 }
 
-/// The outcome of read_json(): a value, or what was wrong and at which byte.
-struct JsonRead {
-  nlohmann::json value;
-  std::string error;       ///< "" when the text was read; else e.g. "exceeded max depth of 10000"
-  std::size_t byte = 0;    ///< 0-based offset of the fault
-  bool trailing = false;   ///< the only fault is text after one complete value (a stream of values)
-  bool ok() const { return error.empty(); }
-};
-
-/// The message nlohmann's parse_error carries, without its "[json.exception...]" prefix
-/// and position (the caller names the place in its own words).
-inline std::string json_syntax_reason(const nlohmann::json::parse_error& e) {
+TFJOB_INLINE std::string json_syntax_reason(const nlohmann::json::parse_error& e) {
   std::string msg = e.what();
   auto p = msg.find("syntax error");
   if (p == std::string::npos) p = msg.find("parse error");
@@ -140,9 +165,7 @@ inline std::string json_syntax_reason(const nlohmann::json::parse_error& e) {
   return msg;
 }
 
-/// Parse one JSON value with nesting bounded by `max_depth` (the parser stops at the first
-/// value deeper than that; nothing deeper is ever built).
-inline JsonRead read_json(std::string_view text, int max_depth = limits::max_depth) {
+TFJOB_INLINE JsonRead read_json(std::string_view text, int max_depth) {
   JsonRead r;
   struct too_deep {};
   std::size_t depth_seen = 0;
@@ -191,11 +214,10 @@ inline JsonRead read_json(std::string_view text, int max_depth = limits::max_dep
   return r;
 }
 
-/// `what` + where a JSON fault is, for messages: "at line 3, column 7".
-inline std::string json_fault_place(std::string_view text, const JsonRead& r) {
+TFJOB_INLINE std::string json_fault_place(std::string_view text, const JsonRead& r) {
   auto [line, col] = line_col_at(text, r.byte);
   return "at line " + std::to_string(line) + ", column " + std::to_string(col);
 }
 
-}  // namespace detail
-}  // namespace tfjob
+}  // namespace tfjob::detail
+#endif  // TFJOB_SDK_DEFINE_CORE

@@ -6,6 +6,8 @@
 /// a hostile or merely unexpected answer must give the fallback instead. These readers are
 /// the one way the SDK reads such fields: they never throw and never convert out of range.
 
+#include <tfjob/detail/compiled.hpp>
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -18,16 +20,10 @@
 namespace tfjob::detail {
 
 /// The value at `p` in `j`, or nullptr when a step is missing or cannot be taken.
-inline const nlohmann::json* json_at(const nlohmann::json& j, const nlohmann::json::json_pointer& p) {
-  return j.contains(p) ? &j[p] : nullptr;  // contains() answers false for a non-index token on an array
-}
+const nlohmann::json* json_at(const nlohmann::json& j, const nlohmann::json::json_pointer& p);
 /// The value at key `k` of object `j`, or nullptr (also when `j` is not an object).
-inline const nlohmann::json* json_at(const nlohmann::json& j, const std::string& k) {
-  if (!j.is_object()) return nullptr;
-  const auto it = j.find(k);
-  return it != j.end() ? &*it : nullptr;
-}
-inline const nlohmann::json* json_at(const nlohmann::json& j, const char* k) { return json_at(j, std::string(k)); }
+const nlohmann::json* json_at(const nlohmann::json& j, const std::string& k);
+const nlohmann::json* json_at(const nlohmann::json& j, const char* k);
 
 /// `v` as a T when it holds one exactly (an integer in T's range, a number for a floating T,
 /// a string, a boolean; for a JSON fallback, the fallback's type, or anything when the
@@ -94,3 +90,21 @@ template <class K>
 inline nlohmann::json arr_at(const nlohmann::json& j, const K& p) { return value_at(j, p, nlohmann::json::array()); }
 
 }  // namespace tfjob::detail
+
+#if TFJOB_SDK_DEFINE_CORE
+namespace tfjob::detail {
+
+TFJOB_INLINE const nlohmann::json* json_at(const nlohmann::json& j, const nlohmann::json::json_pointer& p) {
+  return j.contains(p) ? &j[p] : nullptr;  // contains() answers false for a non-index token on an array
+}
+
+TFJOB_INLINE const nlohmann::json* json_at(const nlohmann::json& j, const std::string& k) {
+  if (!j.is_object()) return nullptr;
+  const auto it = j.find(k);
+  return it != j.end() ? &*it : nullptr;
+}
+
+TFJOB_INLINE const nlohmann::json* json_at(const nlohmann::json& j, const char* k) { return json_at(j, std::string(k)); }
+
+}  // namespace tfjob::detail
+#endif  // TFJOB_SDK_DEFINE_CORE

@@ -2,6 +2,8 @@
 /// \file RFC 3339 times as Kubernetes writes them (`metav1.Time`): pure, shared by the
 /// api/ layer (the operator's rules) and kube/ (logs, exec credentials).
 
+#include <tfjob/detail/compiled.hpp>
+
 #include <cctype>
 #include <cstdint>
 #include <ctime>
@@ -12,7 +14,28 @@
 namespace tfjob::detail {
 
 /// Format a UTC time as RFC 3339 with seconds (`2024-01-02T03:04:05Z`).
-inline std::string format_rfc3339(std::time_t t) {
+std::string format_rfc3339(std::time_t t);
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil:
+/// portable, no timegm, no overflow for any four-digit year).
+std::int64_t days_from_civil(int y, unsigned m, unsigned d);
+
+/// Parse RFC 3339 (`2024-01-02T03:04:05[.fff][Z|+hh:mm]`) to Unix seconds + nanoseconds,
+/// the one parser of the SDK's times (metav1.Time, log timestamps, exec credentials'
+/// expirationTimestamp). Go's time.Parse(time.RFC3339Nano) ranges: month 1-12, a day that
+/// exists in the month, hour 0-23, minute 0-59, second 0-59, zone offset below 24h; digits
+/// past nanoseconds are dropped. Returns false on bad input.
+bool parse_rfc3339(std::string_view s, std::int64_t& secs, std::int64_t& nanos);
+
+/// Unix seconds of an RFC 3339 time (fractions dropped); nullopt when it is not one.
+std::optional<std::int64_t> rfc3339_seconds(std::string_view s);
+
+}  // namespace tfjob::detail
+
+#if TFJOB_SDK_DEFINE_CORE
+namespace tfjob::detail {
+
+TFJOB_INLINE std::string format_rfc3339(std::time_t t) {
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[32];
@@ -20,9 +43,7 @@ inline std::string format_rfc3339(std::time_t t) {
   return buf;
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil:
-/// portable, no timegm, no overflow for any four-digit year).
-inline std::int64_t days_from_civil(int y, unsigned m, unsigned d) {
+TFJOB_INLINE std::int64_t days_from_civil(int y, unsigned m, unsigned d) {
   y -= m <= 2;
   const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
   const auto yoe = static_cast<unsigned>(y - era * 400);
@@ -31,12 +52,7 @@ inline std::int64_t days_from_civil(int y, unsigned m, unsigned d) {
   return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
 }
 
-/// Parse RFC 3339 (`2024-01-02T03:04:05[.fff][Z|+hh:mm]`) to Unix seconds + nanoseconds,
-/// the one parser of the SDK's times (metav1.Time, log timestamps, exec credentials'
-/// expirationTimestamp). Go's time.Parse(time.RFC3339Nano) ranges: month 1-12, a day that
-/// exists in the month, hour 0-23, minute 0-59, second 0-59, zone offset below 24h; digits
-/// past nanoseconds are dropped. Returns false on bad input.
-inline bool parse_rfc3339(std::string_view s, std::int64_t& secs, std::int64_t& nanos) {
+TFJOB_INLINE bool parse_rfc3339(std::string_view s, std::int64_t& secs, std::int64_t& nanos) {
   if (s.size() < 20) return false;
   auto num = [&](size_t pos, size_t len, int& out) {
     out = 0;
@@ -83,11 +99,11 @@ inline bool parse_rfc3339(std::string_view s, std::int64_t& secs, std::int64_t& 
   return true;
 }
 
-/// Unix seconds of an RFC 3339 time (fractions dropped); nullopt when it is not one.
-inline std::optional<std::int64_t> rfc3339_seconds(std::string_view s) {
+TFJOB_INLINE std::optional<std::int64_t> rfc3339_seconds(std::string_view s) {
   std::int64_t secs = 0, nanos = 0;
   if (!parse_rfc3339(s, secs, nanos)) return std::nullopt;
   return secs;
 }
 
 }  // namespace tfjob::detail
+#endif  // TFJOB_SDK_DEFINE_CORE

@@ -7,6 +7,7 @@
 /// (YAML 1.1) resolves them: `yes`/`on` are booleans, `~` is null, `0x1F` an integer.
 /// Internal to the SDK: parse_manifests() and the kubeconfig loader use it.
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/input.hpp>
 #include <tfjob/error.hpp>
 
@@ -29,9 +30,117 @@
 
 namespace tfjob::detail {
 
-inline bool yaml_is_null(const std::string& s) { return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL"; }
+bool yaml_is_null(const std::string& s);
 
-inline int yaml_bool(const std::string& s) {  // 1 true, 0 false, -1 not a bool (YAML 1.1)
+int yaml_bool(const std::string& s);  // 1 true, 0 false, -1 not a bool (YAML 1.1)
+
+/// YAML 1.1 integer (decimal, 0x hex, 0 octal, 0b binary, `_` separators) -> json.
+bool yaml_int(const std::string& s, nlohmann::json& out);
+
+/// YAML 1.1 float (`1.5`, `-2e3`) -> json. Infinities, NaN and numbers beyond a double's
+/// range stay strings: JSON has no such numbers (go-yaml's float would not survive JSON).
+bool yaml_float(const std::string& s, nlohmann::json& out);
+
+/// A plain (unquoted) YAML scalar resolved as go-yaml v2 resolves it.
+nlohmann::json resolve_plain(const std::string& s);
+
+/// The bounds of one YAML read.
+struct YamlLimits {
+  std::size_t max_bytes = limits::max_manifest_bytes;
+  /// yaml-cpp's parser recurses per level and guards itself at 500 levels; JSON values
+  /// built here are bounded by limits::max_depth as well.
+  int max_depth = limits::max_depth;
+};
+
+namespace yaml_impl {
+
+/// go-yaml v2 decode.go allowedAliasRatio: up to 99% of the decoded nodes may come from
+/// alias expansion in small documents, scaling down to 10% at 4,000,000 nodes.
+double allowed_alias_ratio(double decode_count);
+
+struct Value {
+  nlohmann::json json;
+  bool scalar = false;  ///< a scalar (possibly null): may be a mapping key
+  bool plain = false;   ///< unquoted scalar
+  std::string raw;      ///< the scalar's text
+  std::size_t nodes = 1;
+};
+
+class Builder : public YAML::EventHandler {
+ public:
+  Builder(std::string_view text, const std::string& source, const YamlLimits& lim)
+      : text_(text), source_(source), lim_(lim) {}
+
+  std::vector<nlohmann::json> docs;
+
+  void OnDocumentStart(const YAML::Mark& m) override;
+  void OnDocumentEnd() override;
+  void OnNull(const YAML::Mark& m, YAML::anchor_t a) override;
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t a) override;
+  void OnScalar(const YAML::Mark& m, const std::string& tag, YAML::anchor_t a, const std::string& value) override;
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t a, YAML::EmitterStyle::value) override;
+  void OnSequenceEnd() override;
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t a, YAML::EmitterStyle::value) override;
+  void OnMapEnd() override;
+
+  [[noreturn]] void fail(const YAML::Mark& m, const std::string& why) const;
+
+ private:
+  struct Frame {
+    bool map = false;
+    YAML::anchor_t anchor = 0;
+    YAML::Mark mark;
+    Value value;
+    bool have_key = false;
+    std::string key;
+    YAML::Mark key_mark;
+    bool merge_next = false;              ///< the pending key is `<<`
+    std::vector<nlohmann::json> merges;   ///< maps merged in, in order of precedence
+    std::vector<std::string> explicit_keys;
+  };
+
+  void count(const YAML::Mark& m, std::size_t nodes, bool alias);
+
+  void check_utf8(const YAML::Mark& m, const std::string& s) const;
+
+  /// yaml-cpp ends an unterminated quoted scalar at the end of the text without a word
+  /// (go-yaml: "found unexpected end of stream"): look for the closing quote ourselves.
+  void check_quote_closed(const YAML::Mark& m) const;
+
+  void open(const YAML::Mark& m, bool map, YAML::anchor_t a);
+
+  void close();
+
+  /// A complete value: remember its anchor, and place it in its parent.
+  void finish(const YAML::Mark& m, Value v, YAML::anchor_t a);
+
+  std::string_view text_;
+  const std::string& source_;
+  YamlLimits lim_;
+  std::vector<Frame> stack_;
+  std::map<YAML::anchor_t, Value> anchors_;
+  Value doc_;
+  bool have_doc_ = false;
+  bool started_any_ = false;
+  int last_doc_pos_ = -1;
+  double decode_count_ = 0, alias_count_ = 0;
+};
+
+}  // namespace yaml_impl
+
+/// Every document of `text` as JSON (null documents skipped). Throws parse_error naming
+/// `source`, the line and column, and the bound that was exceeded.
+std::vector<nlohmann::json> read_yaml_documents(std::string_view text, const std::string& source,
+                                                const YamlLimits& lim = {});
+
+}  // namespace tfjob::detail
+
+#if TFJOB_SDK_DEFINE_CORE
+namespace tfjob::detail {
+
+TFJOB_INLINE bool yaml_is_null(const std::string& s) { return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL"; }
+
+TFJOB_INLINE int yaml_bool(const std::string& s) {
   static const char* t[] = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"};
   static const char* f[] = {"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"};
   for (auto* x : t)
@@ -41,8 +150,7 @@ inline int yaml_bool(const std::string& s) {  // 1 true, 0 false, -1 not a bool 
   return -1;
 }
 
-/// YAML 1.1 integer (decimal, 0x hex, 0 octal, 0b binary, `_` separators) -> json.
-inline bool yaml_int(const std::string& s, nlohmann::json& out) {
+TFJOB_INLINE bool yaml_int(const std::string& s, nlohmann::json& out) {
   std::string t;
   for (char c : s)
     if (c != '_') t += c;
@@ -84,9 +192,7 @@ inline bool yaml_int(const std::string& s, nlohmann::json& out) {
   return true;
 }
 
-/// YAML 1.1 float (`1.5`, `-2e3`) -> json. Infinities, NaN and numbers beyond a double's
-/// range stay strings: JSON has no such numbers (go-yaml's float would not survive JSON).
-inline bool yaml_float(const std::string& s, nlohmann::json& out) {
+TFJOB_INLINE bool yaml_float(const std::string& s, nlohmann::json& out) {
   std::size_t i = 0;
   std::string t;
   for (char c : s)
@@ -118,8 +224,7 @@ inline bool yaml_float(const std::string& s, nlohmann::json& out) {
   return true;
 }
 
-/// A plain (unquoted) YAML scalar resolved as go-yaml v2 resolves it.
-inline nlohmann::json resolve_plain(const std::string& s) {
+TFJOB_INLINE nlohmann::json resolve_plain(const std::string& s) {
   if (yaml_is_null(s)) return nullptr;
   if (int b = yaml_bool(s); b >= 0) return b == 1;
   nlohmann::json n;
@@ -128,238 +233,193 @@ inline nlohmann::json resolve_plain(const std::string& s) {
   return s;
 }
 
-/// The bounds of one YAML read.
-struct YamlLimits {
-  std::size_t max_bytes = limits::max_manifest_bytes;
-  /// yaml-cpp's parser recurses per level and guards itself at 500 levels; JSON values
-  /// built here are bounded by limits::max_depth as well.
-  int max_depth = limits::max_depth;
-};
+}  // namespace tfjob::detail
 
-namespace yaml_impl {
+namespace tfjob::detail::yaml_impl {
 
-/// go-yaml v2 decode.go allowedAliasRatio: up to 99% of the decoded nodes may come from
-/// alias expansion in small documents, scaling down to 10% at 4,000,000 nodes.
-inline double allowed_alias_ratio(double decode_count) {
+TFJOB_INLINE double allowed_alias_ratio(double decode_count) {
   constexpr double low = 400000, high = 4000000;
   if (decode_count <= low) return 0.99;
   if (decode_count >= high) return 0.10;
   return 0.99 - 0.89 * ((decode_count - low) / (high - low));
 }
 
-struct Value {
-  nlohmann::json json;
-  bool scalar = false;  ///< a scalar (possibly null): may be a mapping key
-  bool plain = false;   ///< unquoted scalar
-  std::string raw;      ///< the scalar's text
-  std::size_t nodes = 1;
-};
+TFJOB_INLINE void Builder::OnDocumentStart(const YAML::Mark& m) {
+  // yaml-cpp 0.7 (Debian 12's) never consumes a ',' outside a flow collection: it starts an
+  // empty document at the same place forever. go-yaml refuses such input ("did not find
+  // expected node content"); so do we, on the second document that begins where one began.
+  if (started_any_ && m.pos == last_doc_pos_)
+    fail(m, "invalid YAML: did not find expected node content (a ',' outside [...] or {...}?)");
+  started_any_ = true;
+  last_doc_pos_ = m.pos;
+  stack_.clear();
+  anchors_.clear();
+  have_doc_ = false;
+}
 
-class Builder : public YAML::EventHandler {
- public:
-  Builder(std::string_view text, const std::string& source, const YamlLimits& lim)
-      : text_(text), source_(source), lim_(lim) {}
+TFJOB_INLINE void Builder::OnDocumentEnd() {
+  if (have_doc_ && !doc_.json.is_null()) docs.push_back(std::move(doc_.json));
+  doc_ = Value{};
+  have_doc_ = false;
+}
 
-  std::vector<nlohmann::json> docs;
+TFJOB_INLINE void Builder::OnNull(const YAML::Mark& m, YAML::anchor_t a) {
+  Value v;
+  v.scalar = true;
+  v.plain = true;
+  v.json = nullptr;
+  count(m, 1, false);
+  finish(m, std::move(v), a);
+}
 
-  void OnDocumentStart(const YAML::Mark& m) override {
-    // yaml-cpp 0.7 (Debian 12's) never consumes a ',' outside a flow collection: it starts an
-    // empty document at the same place forever. go-yaml refuses such input ("did not find
-    // expected node content"); so do we, on the second document that begins where one began.
-    if (started_any_ && m.pos == last_doc_pos_)
-      fail(m, "invalid YAML: did not find expected node content (a ',' outside [...] or {...}?)");
-    started_any_ = true;
-    last_doc_pos_ = m.pos;
-    stack_.clear();
-    anchors_.clear();
-    have_doc_ = false;
-  }
-  void OnDocumentEnd() override {
-    if (have_doc_ && !doc_.json.is_null()) docs.push_back(std::move(doc_.json));
-    doc_ = Value{};
-    have_doc_ = false;
-  }
-  void OnNull(const YAML::Mark& m, YAML::anchor_t a) override {
-    Value v;
-    v.scalar = true;
-    v.plain = true;
-    v.json = nullptr;
-    count(m, 1, false);
-    finish(m, std::move(v), a);
-  }
-  void OnAlias(const YAML::Mark& m, YAML::anchor_t a) override {
-    auto it = anchors_.find(a);
-    if (it == anchors_.end()) fail(m, "unknown anchor referenced");
-    count(m, it->second.nodes, true);
-    Value v = it->second;  // the copy is what alias expansion costs; counted above
-    finish(m, std::move(v), 0);
-  }
-  void OnScalar(const YAML::Mark& m, const std::string& tag, YAML::anchor_t a, const std::string& value) override {
-    check_utf8(m, value);
-    check_quote_closed(m);
-    count(m, 1, false);
-    Value v;
-    v.scalar = true;
-    v.raw = value;
-    v.plain = tag == "?";
-    if (tag == "!" || tag == "tag:yaml.org,2002:str") v.json = value;  // quoted or block: a string
-    else if (tag == "?" || tag == "tag:yaml.org,2002:int" || tag == "tag:yaml.org,2002:float" ||
-             tag == "tag:yaml.org,2002:bool" || tag == "tag:yaml.org,2002:null")
-      v.json = resolve_plain(value);
-    else v.json = value;  // other tags: the text, as sigs.k8s.io/yaml does for unknown tags
-    finish(m, std::move(v), a);
-  }
-  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t a, YAML::EmitterStyle::value) override {
-    open(m, false, a);
-  }
-  void OnSequenceEnd() override { close(); }
-  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t a, YAML::EmitterStyle::value) override {
-    open(m, true, a);
-  }
-  void OnMapEnd() override { close(); }
+TFJOB_INLINE void Builder::OnAlias(const YAML::Mark& m, YAML::anchor_t a) {
+  auto it = anchors_.find(a);
+  if (it == anchors_.end()) fail(m, "unknown anchor referenced");
+  count(m, it->second.nodes, true);
+  Value v = it->second;  // the copy is what alias expansion costs; counted above
+  finish(m, std::move(v), 0);
+}
 
-  [[noreturn]] void fail(const YAML::Mark& m, const std::string& why) const {
-    int line = m.is_null() ? 0 : m.line + 1, col = m.is_null() ? 0 : m.column + 1;
-    throw parse_error(source_ + (line ? ": line " + std::to_string(line) + ", column " + std::to_string(col) : "") +
-                          ": " + why,
-                      line, col);
+TFJOB_INLINE void Builder::OnScalar(const YAML::Mark& m, const std::string& tag, YAML::anchor_t a, const std::string& value) {
+  check_utf8(m, value);
+  check_quote_closed(m);
+  count(m, 1, false);
+  Value v;
+  v.scalar = true;
+  v.raw = value;
+  v.plain = tag == "?";
+  if (tag == "!" || tag == "tag:yaml.org,2002:str") v.json = value;  // quoted or block: a string
+  else if (tag == "?" || tag == "tag:yaml.org,2002:int" || tag == "tag:yaml.org,2002:float" ||
+           tag == "tag:yaml.org,2002:bool" || tag == "tag:yaml.org,2002:null")
+    v.json = resolve_plain(value);
+  else v.json = value;  // other tags: the text, as sigs.k8s.io/yaml does for unknown tags
+  finish(m, std::move(v), a);
+}
+
+TFJOB_INLINE void Builder::OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t a, YAML::EmitterStyle::value) {
+  open(m, false, a);
+}
+
+TFJOB_INLINE void Builder::OnSequenceEnd() { close(); }
+
+TFJOB_INLINE void Builder::OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t a, YAML::EmitterStyle::value) {
+  open(m, true, a);
+}
+
+TFJOB_INLINE void Builder::OnMapEnd() { close(); }
+
+TFJOB_INLINE void Builder::fail(const YAML::Mark& m, const std::string& why) const {
+  int line = m.is_null() ? 0 : m.line + 1, col = m.is_null() ? 0 : m.column + 1;
+  throw parse_error(source_ + (line ? ": line " + std::to_string(line) + ", column " + std::to_string(col) : "") +
+                        ": " + why,
+                    line, col);
+}
+
+TFJOB_INLINE void Builder::count(const YAML::Mark& m, std::size_t nodes, bool alias) {
+  decode_count_ += static_cast<double>(nodes);
+  if (alias) alias_count_ += static_cast<double>(nodes);
+  // go-yaml v2 decode.go: more than 100 alias-driven nodes among more than 1000, at a
+  // ratio above allowedAliasRatio, is "excessive aliasing".
+  if (alias_count_ > 100 && decode_count_ > 1000 && alias_count_ / decode_count_ > allowed_alias_ratio(decode_count_))
+    fail(m, "document contains excessive aliasing (an alias expansion bomb?): " +
+                std::to_string(static_cast<long long>(alias_count_)) + " of " +
+                std::to_string(static_cast<long long>(decode_count_)) +
+                " values come from aliases, more than go-yaml's bound (kubectl refuses it too)");
+}
+
+TFJOB_INLINE void Builder::check_utf8(const YAML::Mark& m, const std::string& s) const {
+  if (auto bad = invalid_utf8_at(s); bad != std::string_view::npos)
+    fail(m, "invalid UTF-8 in a string (byte " + std::to_string(bad + 1) +
+                " of the value); manifests must be UTF-8 text");
+}
+
+TFJOB_INLINE void Builder::check_quote_closed(const YAML::Mark& m) const {
+  if (m.is_null() || m.pos < 0 || static_cast<std::size_t>(m.pos) >= text_.size()) return;
+  std::size_t i = static_cast<std::size_t>(m.pos);
+  char q = text_[i];
+  if (q != '"' && q != '\'') return;
+  for (++i; i < text_.size(); ++i) {
+    char c = text_[i];
+    if (q == '"' && c == '\\') { ++i; continue; }
+    if (c == q) {
+      if (q == '\'' && i + 1 < text_.size() && text_[i + 1] == '\'') { ++i; continue; }
+      return;
+    }
   }
+  fail(m, std::string("found unexpected end of stream while scanning a quoted scalar: the ") +
+              (q == '"' ? "double" : "single") + " quote opened here is never closed");
+}
 
- private:
-  struct Frame {
-    bool map = false;
-    YAML::anchor_t anchor = 0;
-    YAML::Mark mark;
-    Value value;
-    bool have_key = false;
-    std::string key;
-    YAML::Mark key_mark;
-    bool merge_next = false;              ///< the pending key is `<<`
-    std::vector<nlohmann::json> merges;   ///< maps merged in, in order of precedence
-    std::vector<std::string> explicit_keys;
-  };
+TFJOB_INLINE void Builder::open(const YAML::Mark& m, bool map, YAML::anchor_t a) {
+  if (static_cast<int>(stack_.size()) >= lim_.max_depth)
+    fail(m, "exceeded max depth of " + std::to_string(lim_.max_depth) + " nested mappings and sequences");
+  count(m, 1, false);
+  Frame f;
+  f.map = map;
+  f.anchor = a;
+  f.mark = m;
+  f.value.json = map ? nlohmann::json::object() : nlohmann::json::array();
+  stack_.push_back(std::move(f));
+}
 
-  void count(const YAML::Mark& m, std::size_t nodes, bool alias) {
-    decode_count_ += static_cast<double>(nodes);
-    if (alias) alias_count_ += static_cast<double>(nodes);
-    // go-yaml v2 decode.go: more than 100 alias-driven nodes among more than 1000, at a
-    // ratio above allowedAliasRatio, is "excessive aliasing".
-    if (alias_count_ > 100 && decode_count_ > 1000 && alias_count_ / decode_count_ > allowed_alias_ratio(decode_count_))
-      fail(m, "document contains excessive aliasing (an alias expansion bomb?): " +
-                  std::to_string(static_cast<long long>(alias_count_)) + " of " +
-                  std::to_string(static_cast<long long>(decode_count_)) +
-                  " values come from aliases, more than go-yaml's bound (kubectl refuses it too)");
+TFJOB_INLINE void Builder::close() {
+  Frame f = std::move(stack_.back());
+  stack_.pop_back();
+  if (f.map) {
+    if (f.have_key) fail(f.key_mark, "a mapping key without a value");
+    for (const auto& src : f.merges)
+      for (const auto& [k, v] : src.items())
+        if (!f.value.json.contains(k)) f.value.json[k] = v;
   }
+  finish(f.mark, std::move(f.value), f.anchor);
+}
 
-  void check_utf8(const YAML::Mark& m, const std::string& s) const {
-    if (auto bad = invalid_utf8_at(s); bad != std::string_view::npos)
-      fail(m, "invalid UTF-8 in a string (byte " + std::to_string(bad + 1) +
-                  " of the value); manifests must be UTF-8 text");
+TFJOB_INLINE void Builder::finish(const YAML::Mark& m, Value v, YAML::anchor_t a) {
+  if (a != 0) anchors_[a] = v;
+  if (stack_.empty()) {
+    doc_ = std::move(v);
+    have_doc_ = true;
+    return;
   }
-
-  /// yaml-cpp ends an unterminated quoted scalar at the end of the text without a word
-  /// (go-yaml: "found unexpected end of stream"): look for the closing quote ourselves.
-  void check_quote_closed(const YAML::Mark& m) const {
-    if (m.is_null() || m.pos < 0 || static_cast<std::size_t>(m.pos) >= text_.size()) return;
-    std::size_t i = static_cast<std::size_t>(m.pos);
-    char q = text_[i];
-    if (q != '"' && q != '\'') return;
-    for (++i; i < text_.size(); ++i) {
-      char c = text_[i];
-      if (q == '"' && c == '\\') { ++i; continue; }
-      if (c == q) {
-        if (q == '\'' && i + 1 < text_.size() && text_[i + 1] == '\'') { ++i; continue; }
-        return;
+  Frame& p = stack_.back();
+  p.value.nodes += v.nodes;
+  if (!p.map) {
+    p.value.json.push_back(std::move(v.json));
+    return;
+  }
+  if (!p.have_key) {
+    if (!v.scalar || (v.json.is_null() && v.raw.empty())) fail(m, "mapping keys must be scalars");
+    p.have_key = true;
+    p.key = v.raw;
+    p.key_mark = m;
+    p.merge_next = v.plain && v.raw == "<<";
+    return;
+  }
+  p.have_key = false;
+  if (p.merge_next) {
+    // YAML merge key (yaml.org/type/merge): a mapping, or a sequence of mappings where
+    // earlier ones win; keys the mapping sets itself win over merged ones (go-yaml).
+    if (v.json.is_object()) {
+      p.merges.push_back(std::move(v.json));
+    } else if (v.json.is_array()) {
+      for (auto& x : v.json) {
+        if (!x.is_object()) fail(p.key_mark, "map merge requires map or sequence of maps as the value");
+        p.merges.push_back(std::move(x));
       }
+    } else {
+      fail(p.key_mark, "map merge requires map or sequence of maps as the value");
     }
-    fail(m, std::string("found unexpected end of stream while scanning a quoted scalar: the ") +
-                (q == '"' ? "double" : "single") + " quote opened here is never closed");
+    return;
   }
+  if (p.value.json.contains(p.key)) fail(p.key_mark, "duplicate key \"" + p.key + "\"");
+  p.value.json[p.key] = std::move(v.json);
+}
 
-  void open(const YAML::Mark& m, bool map, YAML::anchor_t a) {
-    if (static_cast<int>(stack_.size()) >= lim_.max_depth)
-      fail(m, "exceeded max depth of " + std::to_string(lim_.max_depth) + " nested mappings and sequences");
-    count(m, 1, false);
-    Frame f;
-    f.map = map;
-    f.anchor = a;
-    f.mark = m;
-    f.value.json = map ? nlohmann::json::object() : nlohmann::json::array();
-    stack_.push_back(std::move(f));
-  }
+}  // namespace tfjob::detail::yaml_impl
 
-  void close() {
-    Frame f = std::move(stack_.back());
-    stack_.pop_back();
-    if (f.map) {
-      if (f.have_key) fail(f.key_mark, "a mapping key without a value");
-      for (const auto& src : f.merges)
-        for (const auto& [k, v] : src.items())
-          if (!f.value.json.contains(k)) f.value.json[k] = v;
-    }
-    finish(f.mark, std::move(f.value), f.anchor);
-  }
+namespace tfjob::detail {
 
-  /// A complete value: remember its anchor, and place it in its parent.
-  void finish(const YAML::Mark& m, Value v, YAML::anchor_t a) {
-    if (a != 0) anchors_[a] = v;
-    if (stack_.empty()) {
-      doc_ = std::move(v);
-      have_doc_ = true;
-      return;
-    }
-    Frame& p = stack_.back();
-    p.value.nodes += v.nodes;
-    if (!p.map) {
-      p.value.json.push_back(std::move(v.json));
-      return;
-    }
-    if (!p.have_key) {
-      if (!v.scalar || (v.json.is_null() && v.raw.empty())) fail(m, "mapping keys must be scalars");
-      p.have_key = true;
-      p.key = v.raw;
-      p.key_mark = m;
-      p.merge_next = v.plain && v.raw == "<<";
-      return;
-    }
-    p.have_key = false;
-    if (p.merge_next) {
-      // YAML merge key (yaml.org/type/merge): a mapping, or a sequence of mappings where
-      // earlier ones win; keys the mapping sets itself win over merged ones (go-yaml).
-      if (v.json.is_object()) {
-        p.merges.push_back(std::move(v.json));
-      } else if (v.json.is_array()) {
-        for (auto& x : v.json) {
-          if (!x.is_object()) fail(p.key_mark, "map merge requires map or sequence of maps as the value");
-          p.merges.push_back(std::move(x));
-        }
-      } else {
-        fail(p.key_mark, "map merge requires map or sequence of maps as the value");
-      }
-      return;
-    }
-    if (p.value.json.contains(p.key)) fail(p.key_mark, "duplicate key \"" + p.key + "\"");
-    p.value.json[p.key] = std::move(v.json);
-  }
-
-  std::string_view text_;
-  const std::string& source_;
-  YamlLimits lim_;
-  std::vector<Frame> stack_;
-  std::map<YAML::anchor_t, Value> anchors_;
-  Value doc_;
-  bool have_doc_ = false;
-  bool started_any_ = false;
-  int last_doc_pos_ = -1;
-  double decode_count_ = 0, alias_count_ = 0;
-};
-
-}  // namespace yaml_impl
-
-/// Every document of `text` as JSON (null documents skipped). Throws parse_error naming
-/// `source`, the line and column, and the bound that was exceeded.
-inline std::vector<nlohmann::json> read_yaml_documents(std::string_view text, const std::string& source,
-                                                       const YamlLimits& lim = {}) {
+TFJOB_INLINE std::vector<nlohmann::json> read_yaml_documents(std::string_view text, const std::string& source, const YamlLimits& lim) {
   if (text.size() > lim.max_bytes)
     throw parse_error(source + ": " + human_bytes(text.size()) + " is more than the " + human_bytes(lim.max_bytes) +
                       " a manifest may have; split it into several files");
@@ -384,3 +444,4 @@ inline std::vector<nlohmann::json> read_yaml_documents(std::string_view text, co
 }
 
 }  // namespace tfjob::detail
+#endif  // TFJOB_SDK_DEFINE_CORE

@@ -12,6 +12,7 @@
 
 #include <tfjob/api/tf_config.hpp>
 #include <tfjob/api/types.hpp>
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 
@@ -63,7 +64,31 @@ struct PlanInputs {
 };
 
 /// `TFJOB_MOUNT_<PATH>` for a mount path: `/train` -> `TFJOB_MOUNT_TRAIN`, `/` -> `TFJOB_MOUNT_ROOT`.
-inline std::string mount_env_name(const std::string& mount_path) {
+std::string mount_env_name(const std::string& mount_path);
+
+/// Replaces every mount path that starts a path in `s` with its local directory (longest
+/// mount path first, one left-to-right pass, so a replacement is never rewritten again).
+std::string rewrite_mount_paths(const std::string& s, const std::vector<Mount>& mounts);
+
+/// Kubernetes' `$(VAR)` expansion in command, args and env values
+/// (k8s.io/kubernetes third_party/forked/golang/expansion): `$(NAME)` becomes the variable's
+/// value when it is defined, stays as written when not; `$$` is a literal `$`.
+std::string expand_vars(const std::string& s, const std::map<std::string, std::string>& vars);
+
+/// Local directories for the volumes a replica's container mounts.
+std::vector<Mount> plan_mounts(const ReplicaSpec& spec, const nlohmann::json& container,
+                               const std::string& replica, const PlanInputs& in, Plan& plan);
+
+/// The launch plan of a defaulted, valid TFJob. Throws `config_error` for what a local
+/// process cannot be (no command, a volume kind with no mapping).
+Plan make_plan(const TFJob& job, const PlanInputs& in);
+
+}  // namespace tfjob::local
+
+#if TFJOB_SDK_DEFINE_LOCAL
+namespace tfjob::local {
+
+TFJOB_INLINE std::string mount_env_name(const std::string& mount_path) {
   std::string s;
   for (char c : mount_path) {
     char u = (c >= 'a' && c <= 'z') ? char(c - 'a' + 'A') : c;
@@ -76,15 +101,13 @@ inline std::string mount_env_name(const std::string& mount_path) {
 }
 
 namespace detail {
-inline bool path_start_boundary(char c) {
+TFJOB_INLINE bool path_start_boundary(char c) {
   return c == '=' || c == ':' || c == ',' || c == ' ' || c == '\t' || c == '"' || c == '\'' || c == '(';
 }
-inline bool path_end_boundary(char c) { return c == '/' || path_start_boundary(c) || c == ')' || c == ';'; }
+TFJOB_INLINE bool path_end_boundary(char c) { return c == '/' || path_start_boundary(c) || c == ')' || c == ';'; }
 }  // namespace detail
 
-/// Replaces every mount path that starts a path in `s` with its local directory (longest
-/// mount path first, one left-to-right pass, so a replacement is never rewritten again).
-inline std::string rewrite_mount_paths(const std::string& s, const std::vector<Mount>& mounts) {
+TFJOB_INLINE std::string rewrite_mount_paths(const std::string& s, const std::vector<Mount>& mounts) {
   std::vector<const Mount*> order;
   for (const auto& m : mounts)
     if (!m.mount_path.empty()) order.push_back(&m);
@@ -112,10 +135,7 @@ inline std::string rewrite_mount_paths(const std::string& s, const std::vector<M
   return out;
 }
 
-/// Kubernetes' `$(VAR)` expansion in command, args and env values
-/// (k8s.io/kubernetes third_party/forked/golang/expansion): `$(NAME)` becomes the variable's
-/// value when it is defined, stays as written when not; `$$` is a literal `$`.
-inline std::string expand_vars(const std::string& s, const std::map<std::string, std::string>& vars) {
+TFJOB_INLINE std::string expand_vars(const std::string& s, const std::map<std::string, std::string>& vars) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] != '$' || i + 1 >= s.size()) {
@@ -142,9 +162,8 @@ inline std::string expand_vars(const std::string& s, const std::map<std::string,
   return out;
 }
 
-/// Local directories for the volumes a replica's container mounts.
-inline std::vector<Mount> plan_mounts(const ReplicaSpec& spec, const nlohmann::json& container,
-                                      const std::string& replica, const PlanInputs& in, Plan& plan) {
+TFJOB_INLINE std::vector<Mount> plan_mounts(const ReplicaSpec& spec, const nlohmann::json& container,
+                                            const std::string& replica, const PlanInputs& in, Plan& plan) {
   std::vector<Mount> out;
   const nlohmann::json* volumes = nullptr;
   if (auto s = spec.template_.find("spec"); s != spec.template_.end() && s->is_object())
@@ -193,9 +212,7 @@ inline std::vector<Mount> plan_mounts(const ReplicaSpec& spec, const nlohmann::j
   return out;
 }
 
-/// The launch plan of a defaulted, valid TFJob. Throws `config_error` for what a local
-/// process cannot be (no command, a volume kind with no mapping).
-inline Plan make_plan(const TFJob& job, const PlanInputs& in) {
+TFJOB_INLINE Plan make_plan(const TFJob& job, const PlanInputs& in) {
   Plan plan;
   TFConfigOptions tfo;
   tfo.address = [&](const std::string& lower_type, int index) {
@@ -274,3 +291,4 @@ inline Plan make_plan(const TFJob& job, const PlanInputs& in) {
 }
 
 }  // namespace tfjob::local
+#endif  // TFJOB_SDK_DEFINE_LOCAL

@@ -5,6 +5,7 @@
 /// streams delivered as they arrive with cancellation, and deadlines on every wait.
 /// Internal: nothing here is part of the public API.
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/input.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/detail/tls.hpp>
@@ -33,10 +34,8 @@ namespace tfjob::kube::detail {
 
 using Clock = std::chrono::steady_clock;
 using Deadline = Clock::time_point;
-inline Deadline no_deadline() { return Deadline::max(); }
-inline Deadline deadline_after(std::chrono::milliseconds ms) {
-  return ms.count() <= 0 ? no_deadline() : Clock::now() + ms;
-}
+Deadline no_deadline();
+Deadline deadline_after(std::chrono::milliseconds ms);
 
 /// The connection could not be set up; the request was never sent, so repeating is safe.
 class connect_failure : public transport_error {
@@ -64,50 +63,16 @@ class cancelled : public transport_error {
   cancelled() : transport_error("cancelled") {}
 };
 
-inline bool is_ip_literal(const std::string& h) {
-  unsigned char buf[sizeof(struct in6_addr)];
-  return inet_pton(AF_INET, h.c_str(), buf) == 1 || inet_pton(AF_INET6, h.c_str(), buf) == 1;
-}
+bool is_ip_literal(const std::string& h);
 
 /// SSL_CTX built once per Client from its TlsConfig-like inputs.
 class TlsContext {
  public:
   TlsContext(const std::string& ca_pem, const std::string& ca_source, bool insecure,
-             const std::string& client_cert_pem, const std::string& client_key_pem)
-      : insecure_(insecure), ca_source_(ca_source) {
-    ctx_.reset(SSL_CTX_new(TLS_client_method()));
-    if (!ctx_) throw error("cannot create a TLS context: " + openssl_errors());
-    SSL_CTX_set_min_proto_version(ctx_.get(), TLS1_2_VERSION);
-    static const unsigned char alpn[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
-    SSL_CTX_set_alpn_protos(ctx_.get(), alpn, sizeof alpn);
-    SSL_CTX_set_mode(ctx_.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-    if (!ca_pem.empty()) {
-      auto store = make_store(ca_pem, ca_source.empty() ? "certificate authority" : ca_source);
-      SSL_CTX_set_cert_store(ctx_.get(), store.release());  // the context owns it now
-    } else {
-      SSL_CTX_set_default_verify_paths(ctx_.get());
-      ca_source_ = "the system trust store";
-    }
-    SSL_CTX_set_verify(ctx_.get(), insecure ? SSL_VERIFY_NONE : SSL_VERIFY_PEER, nullptr);
-    if (!client_cert_pem.empty()) set_client_cert(ctx_.get(), nullptr, client_cert_pem, client_key_pem);
-  }
+             const std::string& client_cert_pem, const std::string& client_key_pem);
 
   /// Install a client certificate (chain) and key on a context or one connection.
-  void set_client_cert(SSL_CTX* ctx, SSL* ssl, const std::string& cert_pem, const std::string& key_pem) {
-    auto certs = parse_certificates(cert_pem, "client certificate");
-    auto key = parse_private_key(key_pem, "client key");
-    client_not_after_ = not_after(certs[0].get());
-    int ok = ctx ? SSL_CTX_use_certificate(ctx, certs[0].get()) : SSL_use_certificate(ssl, certs[0].get());
-    for (size_t i = 1; ok == 1 && i < certs.size(); ++i) {
-      X509_up_ref(certs[i].get());
-      ok = ctx ? SSL_CTX_add1_chain_cert(ctx, certs[i].get()) : SSL_add1_chain_cert(ssl, certs[i].get());
-      X509_free(certs[i].get());
-    }
-    if (ok == 1) ok = ctx ? SSL_CTX_use_PrivateKey(ctx, key.get()) : SSL_use_PrivateKey(ssl, key.get());
-    if (ok == 1) ok = ctx ? SSL_CTX_check_private_key(ctx) : SSL_check_private_key(ssl);
-    if (ok != 1)
-      throw config_error("the client certificate and client key do not belong together (" + openssl_errors() + ")");
-  }
+  void set_client_cert(SSL_CTX* ctx, SSL* ssl, const std::string& cert_pem, const std::string& key_pem);
 
   SSL_CTX* get() const { return ctx_.get(); }
   bool insecure() const { return insecure_; }
@@ -122,23 +87,7 @@ class TlsContext {
 };
 
 /// Wait until fd is ready for `events`; throws on deadline or cancel.
-inline void wait_fd(int fd, short events, Deadline dl, const std::atomic<bool>* cancel, const std::string& what) {
-  for (;;) {
-    if (cancel && cancel->load()) throw cancelled();
-    int ms = 250;
-    if (dl != no_deadline()) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(dl - Clock::now()).count();
-      if (left <= 0) throw timeout_failure(what);
-      if (left < ms || !cancel) ms = static_cast<int>(std::min<long long>(left, cancel ? 250 : 1 << 30));
-    } else if (!cancel) {
-      ms = -1;
-    }
-    pollfd p{fd, events, 0};
-    int r = ::poll(&p, 1, ms);
-    if (r > 0) return;
-    if (r < 0 && errno != EINTR) throw transport_error(what + ": poll: " + std::strerror(errno));
-  }
-}
+void wait_fd(int fd, short events, Deadline dl, const std::atomic<bool>* cancel, const std::string& what);
 
 /// One TCP (and optionally TLS) connection.
 class Conn {
@@ -146,196 +95,30 @@ class Conn {
   Conn() = default;
   Conn(const Conn&) = delete;
   Conn& operator=(const Conn&) = delete;
-  ~Conn() {
-    ssl_.reset();
-    if (fd_ >= 0) ::close(fd_);
-  }
+  ~Conn();
 
   /// Dial host:port with a deadline.
-  static std::unique_ptr<Conn> dial(const std::string& host, int port, Deadline dl, const std::atomic<bool>* cancel) {
-    auto c = std::make_unique<Conn>();
-    c->peer_ = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo* res = nullptr;
-    int gai = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res);
-    if (gai != 0)
-      throw connect_failure("dial tcp " + c->peer_ + ": lookup " + host + ": " + gai_strerror(gai));
-    std::unique_ptr<addrinfo, void (*)(addrinfo*)> guard(res, ::freeaddrinfo);
-    std::string last = "no address";
-    for (addrinfo* ai = res; ai; ai = ai->ai_next) {
-      int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
-      if (fd < 0) { last = std::strerror(errno); continue; }
-      ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-      int one = 1;
-      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-      int r = ::connect(fd, ai->ai_addr, ai->ai_addrlen);
-      if (r != 0 && errno != EINPROGRESS) { last = std::strerror(errno); ::close(fd); continue; }
-      if (r != 0) {
-        try {
-          wait_fd(fd, POLLOUT, dl, cancel, "dial tcp " + c->peer_ + ": i/o timeout");
-        } catch (const timeout_failure& e) {
-          ::close(fd);
-          throw connect_failure(e.what());
-        } catch (...) {
-          ::close(fd);
-          throw;
-        }
-        int err = 0;
-        socklen_t len = sizeof err;
-        ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
-        if (err != 0) { last = std::strerror(err); ::close(fd); continue; }
-      }
-      c->fd_ = fd;
-      c->cancel_ = cancel;
-      return c;
-    }
-    throw connect_failure("dial tcp " + c->peer_ + ": connect: " + detail::lower(last));
-  }
+  static std::unique_ptr<Conn> dial(const std::string& host, int port, Deadline dl, const std::atomic<bool>* cancel);
 
   /// TLS handshake over the connected socket; `verify_name` is the SNI and the name checked.
   void start_tls(TlsContext& tls, const std::string& verify_name, Deadline dl,
-                 const std::string& client_cert_pem = {}, const std::string& client_key_pem = {}) {
-    ERR_clear_error();
-    ssl_.reset(SSL_new(tls.get()));
-    if (!ssl_) throw error("cannot create a TLS connection: " + openssl_errors());
-    tls_ = &tls;
-    verify_name_ = verify_name;
-    SSL_set_fd(ssl_.get(), fd_);
-    bool ip = is_ip_literal(verify_name);
-    if (!ip) SSL_set_tlsext_host_name(ssl_.get(), verify_name.c_str());
-    if (!tls.insecure()) {
-      X509_VERIFY_PARAM* p = SSL_get0_param(ssl_.get());
-      X509_VERIFY_PARAM_set_hostflags(p, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
-      if (ip) X509_VERIFY_PARAM_set1_ip_asc(p, verify_name.c_str());
-      else X509_VERIFY_PARAM_set1_host(p, verify_name.c_str(), 0);
-    }
-    if (!client_cert_pem.empty()) tls.set_client_cert(nullptr, ssl_.get(), client_cert_pem, client_key_pem);
-    for (;;) {
-      int r = SSL_connect(ssl_.get());
-      if (r == 1) break;
-      int e = SSL_get_error(ssl_.get(), r);
-      if (e == SSL_ERROR_WANT_READ) wait_fd(fd_, POLLIN, dl, cancel_, "TLS handshake with " + peer_ + ": timed out");
-      else if (e == SSL_ERROR_WANT_WRITE) wait_fd(fd_, POLLOUT, dl, cancel_, "TLS handshake with " + peer_ + ": timed out");
-      else throw connect_failure(describe_tls_failure("TLS handshake with " + peer_ + " failed", r));
-    }
-    // TLS 1.3: the server judges our client certificate after our side of the handshake is
-    // done, and reports a rejection as an alert right away (a good server sends session
-    // tickets instead). Look for it now so a refusal reads as one, not as a broken pipe.
-    if ((!client_cert_pem.empty() || tls.client_not_after() != 0) && SSL_version(ssl_.get()) == TLS1_3_VERSION) {
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, 200) > 0) check_alert("TLS handshake with " + peer_ + " failed");
-    }
-  }
+                 const std::string& client_cert_pem = {}, const std::string& client_key_pem = {});
 
   /// Process records already received without consuming application data; throws when
   /// they hold a fatal alert.
-  void check_alert(const std::string& prefix) {
-    char b;
-    ERR_clear_error();
-    int r = SSL_peek(ssl_.get(), &b, 1);
-    if (r > 0) return;
-    int e = SSL_get_error(ssl_.get(), r);
-    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) return;
-    if (e == SSL_ERROR_SSL) throw connect_failure(describe_tls_failure(prefix, r));
-  }
+  void check_alert(const std::string& prefix);
 
   /// Read up to n bytes; 0 means the peer closed the connection.
-  size_t read(char* buf, size_t n, Deadline dl) {
-    for (;;) {
-      if (ssl_) {
-        ERR_clear_error();
-        int r = SSL_read(ssl_.get(), buf, static_cast<int>(std::min<size_t>(n, 1 << 30)));
-        if (r > 0) return static_cast<size_t>(r);
-        int e = SSL_get_error(ssl_.get(), r);
-        if (e == SSL_ERROR_ZERO_RETURN) return 0;
-        if (e == SSL_ERROR_WANT_READ) { wait_fd(fd_, POLLIN, dl, cancel_, "timed out waiting for " + peer_); continue; }
-        if (e == SSL_ERROR_WANT_WRITE) { wait_fd(fd_, POLLOUT, dl, cancel_, "timed out waiting for " + peer_); continue; }
-        if (e == SSL_ERROR_SYSCALL && ERR_peek_error() == 0) return 0;  // closed without close_notify
-        throw transport_error(describe_tls_failure("reading from " + peer_ + " failed", r));
-      }
-      ssize_t r = ::recv(fd_, buf, n, 0);
-      if (r >= 0) return static_cast<size_t>(r);
-      if (errno == EAGAIN || errno == EWOULDBLOCK) { wait_fd(fd_, POLLIN, dl, cancel_, "timed out waiting for " + peer_); continue; }
-      if (errno == EINTR) continue;
-      if (errno == ECONNRESET) return 0;
-      throw transport_error("reading from " + peer_ + ": " + std::strerror(errno));
-    }
-  }
+  size_t read(char* buf, size_t n, Deadline dl);
 
-  void write_all(std::string_view data, Deadline dl) {
-    size_t off = 0;
-    while (off < data.size()) {
-      if (ssl_) {
-        ERR_clear_error();
-        int r = SSL_write(ssl_.get(), data.data() + off, static_cast<int>(std::min<size_t>(data.size() - off, 1 << 30)));
-        if (r > 0) { off += static_cast<size_t>(r); continue; }
-        int e = SSL_get_error(ssl_.get(), r);
-        if (e == SSL_ERROR_WANT_READ) { wait_fd(fd_, POLLIN, dl, cancel_, "timed out sending to " + peer_); continue; }
-        if (e == SSL_ERROR_WANT_WRITE) { wait_fd(fd_, POLLOUT, dl, cancel_, "timed out sending to " + peer_); continue; }
-        if (e == SSL_ERROR_SYSCALL) check_alert("sending to " + peer_ + " failed");  // a pending alert explains it
-        throw transport_error(describe_tls_failure("sending to " + peer_ + " failed", r));
-      }
-      ssize_t r = ::send(fd_, data.data() + off, data.size() - off, MSG_NOSIGNAL);
-      if (r > 0) { off += static_cast<size_t>(r); continue; }
-      if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) { wait_fd(fd_, POLLOUT, dl, cancel_, "timed out sending to " + peer_); continue; }
-      if (r < 0 && errno == EINTR) continue;
-      throw transport_error("sending to " + peer_ + ": " + std::strerror(errno));
-    }
-  }
+  void write_all(std::string_view data, Deadline dl);
 
   const std::string& peer() const { return peer_; }
   void set_cancel(const std::atomic<bool>* c) { cancel_ = c; }
   int fd() const { return fd_; }
 
  private:
-  std::string describe_tls_failure(const std::string& prefix, int ret) {
-    std::string errs = openssl_errors();
-    long vr = ssl_ ? SSL_get_verify_result(ssl_.get()) : X509_V_OK;
-    std::string msg = prefix + ": ";
-    if (tls_ && !tls_->insecure() && vr != X509_V_OK) {
-      switch (vr) {
-        case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
-        case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
-        case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN:
-        case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
-        case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
-        case X509_V_ERR_CERT_SIGNATURE_FAILURE:
-          return msg + "x509: certificate signed by unknown authority: the server's certificate is not trusted by " +
-                 tls_->ca_source() + ". Set the cluster's certificate-authority-data (or --certificate-authority) "
-                 "to the CA that signed the API server's certificate";
-        case X509_V_ERR_HOSTNAME_MISMATCH:
-        case X509_V_ERR_IP_ADDRESS_MISMATCH: {
-          std::string valid;
-          if (const X509* peer = SSL_get0_peer_certificate(ssl_.get()))
-            for (const auto& n : subject_alt_names(peer)) valid += (valid.empty() ? "" : ", ") + n;
-          return msg + "x509: certificate is valid for " + (valid.empty() ? std::string("other names") : valid) +
-                 ", not " + verify_name_ + ". Use a server address the certificate names, or set "
-                 "tls-server-name (--tls-server-name) to one of them";
-        }
-        case X509_V_ERR_CERT_HAS_EXPIRED:
-          return msg + "x509: the server's certificate has expired or is not yet valid (check the clocks "
-                 "and renew the API server's certificate)";
-        case X509_V_ERR_CERT_NOT_YET_VALID:
-          return msg + "x509: the server's certificate is not yet valid (check this machine's clock)";
-        default:
-          return msg + "x509: " + X509_verify_cert_error_string(vr);
-      }
-    }
-    if (errs.empty()) errs = ret == 0 ? "the connection was closed" : std::strerror(errno);
-    bool alert = errs.find("alert") != std::string::npos;
-    if (alert) msg += "the server rejected the TLS connection (" + errs + ")";
-    else msg += errs;
-    if (tls_ && tls_->client_not_after() != 0 && tls_->client_not_after() < std::time(nullptr))
-      msg += "; the client certificate expired on " + format_rfc3339(tls_->client_not_after()) +
-             ": renew it (or the kubeconfig's client-certificate-data)";
-    else if (errs.find("certificate required") != std::string::npos)
-      msg += "; the server requires a client certificate or the request needs a token";
-    else if (errs.find("unknown ca") != std::string::npos || errs.find("bad certificate") != std::string::npos)
-      msg += "; the server does not accept this client certificate";
-    return msg;
-  }
+  std::string describe_tls_failure(const std::string& prefix, int ret);
 
   int fd_ = -1;
   SSL_ptr ssl_;
@@ -349,33 +132,9 @@ class Reader {
  public:
   explicit Reader(Conn& c) : c_(c) {}
   /// Read more bytes into the buffer; false on EOF.
-  bool fill(Deadline dl) {
-    if (pos_ > 0) {  // drop what was consumed (what remains is at most a partial line)
-      buf_.erase(0, pos_);
-      pos_ = 0;
-    }
-    if (idle_.count() > 0) dl = std::min(dl, deadline_after(idle_));
-    char tmp[65536];
-    size_t n = c_.read(tmp, sizeof tmp, dl);
-    if (n == 0) return false;
-    buf_.append(tmp, n);
-    any_ = true;
-    return true;
-  }
+  bool fill(Deadline dl);
   /// One CRLF- (or LF-) terminated line without the terminator; throws at EOF.
-  std::string line(Deadline dl, const char* what) {
-    for (;;) {
-      auto nl = buf_.find('\n', pos_);
-      if (nl != std::string::npos) {
-        std::string l = buf_.substr(pos_, nl - pos_);
-        pos_ = nl + 1;
-        if (!l.empty() && l.back() == '\r') l.pop_back();
-        return l;
-      }
-      if (buf_.size() - pos_ > 1 << 20) throw transport_error(std::string(what) + " line is too long");
-      if (!fill(dl)) throw transport_error(std::string("the connection to ") + c_.peer() + " closed " + what);
-    }
-  }
+  std::string line(Deadline dl, const char* what);
   size_t available() const { return buf_.size() - pos_; }
   std::string_view peek() const { return std::string_view(buf_).substr(pos_); }
   void consume(size_t n) { pos_ += n; }
@@ -396,14 +155,316 @@ struct ResponseHead {
   int status = 0;
   std::string reason;
   std::vector<std::pair<std::string, std::string>> headers;
-  std::string header(const std::string& lname) const {
-    for (const auto& [k, v] : headers)
-      if (k == lname) return v;
-    return {};
-  }
+  std::string header(const std::string& lname) const;
 };
 
-inline ResponseHead read_head(Reader& r, Deadline dl) {
+ResponseHead read_head(Reader& r, Deadline dl);
+
+/// Deliver the body to `sink` as it arrives; returns false when the sink stopped early
+/// (the connection is then unusable). Throws transport_error when the body is cut short.
+bool read_body(Reader& r, const ResponseHead& h, bool head_request, Deadline dl,
+               const std::function<bool(std::string_view)>& sink, bool& reusable);
+
+/// Which proxy (if any) to use for a target, from HTTPS_PROXY/HTTP_PROXY/NO_PROXY (lower-case
+/// variants too) as Go's httpproxy does: loopback and localhost are never proxied.
+std::string proxy_from_env(const Url& target,
+                           const std::function<const char*(const char*)>& env = [](const char* n) {
+                             return std::getenv(n);
+                           });
+
+/// Open a connection to `target` (directly or through an HTTP proxy with CONNECT for https),
+/// and complete the TLS handshake for https.
+std::unique_ptr<Conn> open_connection(const Url& target, const std::string& proxy, TlsContext* tls,
+                                      const std::string& tls_server_name, Deadline dl,
+                                      const std::atomic<bool>* cancel,
+                                      const std::string& client_cert_pem = {},
+                                      const std::string& client_key_pem = {});
+
+}  // namespace tfjob::kube::detail
+
+#if TFJOB_SDK_DEFINE_KUBE
+namespace tfjob::kube::detail {
+
+TFJOB_INLINE Deadline no_deadline() { return Deadline::max(); }
+TFJOB_INLINE Deadline deadline_after(std::chrono::milliseconds ms) {
+  return ms.count() <= 0 ? no_deadline() : Clock::now() + ms;
+}
+
+TFJOB_INLINE bool is_ip_literal(const std::string& h) {
+  unsigned char buf[sizeof(struct in6_addr)];
+  return inet_pton(AF_INET, h.c_str(), buf) == 1 || inet_pton(AF_INET6, h.c_str(), buf) == 1;
+}
+
+TFJOB_INLINE TlsContext::TlsContext(const std::string& ca_pem, const std::string& ca_source, bool insecure,
+                                    const std::string& client_cert_pem, const std::string& client_key_pem)
+    : insecure_(insecure), ca_source_(ca_source) {
+  ctx_.reset(SSL_CTX_new(TLS_client_method()));
+  if (!ctx_) throw error("cannot create a TLS context: " + openssl_errors());
+  SSL_CTX_set_min_proto_version(ctx_.get(), TLS1_2_VERSION);
+  static const unsigned char alpn[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+  SSL_CTX_set_alpn_protos(ctx_.get(), alpn, sizeof alpn);
+  SSL_CTX_set_mode(ctx_.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  if (!ca_pem.empty()) {
+    auto store = make_store(ca_pem, ca_source.empty() ? "certificate authority" : ca_source);
+    SSL_CTX_set_cert_store(ctx_.get(), store.release());  // the context owns it now
+  } else {
+    SSL_CTX_set_default_verify_paths(ctx_.get());
+    ca_source_ = "the system trust store";
+  }
+  SSL_CTX_set_verify(ctx_.get(), insecure ? SSL_VERIFY_NONE : SSL_VERIFY_PEER, nullptr);
+  if (!client_cert_pem.empty()) set_client_cert(ctx_.get(), nullptr, client_cert_pem, client_key_pem);
+}
+
+TFJOB_INLINE void TlsContext::set_client_cert(SSL_CTX* ctx, SSL* ssl, const std::string& cert_pem, const std::string& key_pem) {
+  auto certs = parse_certificates(cert_pem, "client certificate");
+  auto key = parse_private_key(key_pem, "client key");
+  client_not_after_ = not_after(certs[0].get());
+  int ok = ctx ? SSL_CTX_use_certificate(ctx, certs[0].get()) : SSL_use_certificate(ssl, certs[0].get());
+  for (size_t i = 1; ok == 1 && i < certs.size(); ++i) {
+    X509_up_ref(certs[i].get());
+    ok = ctx ? SSL_CTX_add1_chain_cert(ctx, certs[i].get()) : SSL_add1_chain_cert(ssl, certs[i].get());
+    X509_free(certs[i].get());
+  }
+  if (ok == 1) ok = ctx ? SSL_CTX_use_PrivateKey(ctx, key.get()) : SSL_use_PrivateKey(ssl, key.get());
+  if (ok == 1) ok = ctx ? SSL_CTX_check_private_key(ctx) : SSL_check_private_key(ssl);
+  if (ok != 1)
+    throw config_error("the client certificate and client key do not belong together (" + openssl_errors() + ")");
+}
+
+TFJOB_INLINE void wait_fd(int fd, short events, Deadline dl, const std::atomic<bool>* cancel, const std::string& what) {
+  for (;;) {
+    if (cancel && cancel->load()) throw cancelled();
+    int ms = 250;
+    if (dl != no_deadline()) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(dl - Clock::now()).count();
+      if (left <= 0) throw timeout_failure(what);
+      if (left < ms || !cancel) ms = static_cast<int>(std::min<long long>(left, cancel ? 250 : 1 << 30));
+    } else if (!cancel) {
+      ms = -1;
+    }
+    pollfd p{fd, events, 0};
+    int r = ::poll(&p, 1, ms);
+    if (r > 0) return;
+    if (r < 0 && errno != EINTR) throw transport_error(what + ": poll: " + std::strerror(errno));
+  }
+}
+
+TFJOB_INLINE Conn::~Conn() {
+  ssl_.reset();
+  if (fd_ >= 0) ::close(fd_);
+}
+
+TFJOB_INLINE std::unique_ptr<Conn> Conn::dial(const std::string& host, int port, Deadline dl, const std::atomic<bool>* cancel) {
+  auto c = std::make_unique<Conn>();
+  c->peer_ = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  int gai = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res);
+  if (gai != 0)
+    throw connect_failure("dial tcp " + c->peer_ + ": lookup " + host + ": " + gai_strerror(gai));
+  std::unique_ptr<addrinfo, void (*)(addrinfo*)> guard(res, ::freeaddrinfo);
+  std::string last = "no address";
+  for (addrinfo* ai = res; ai; ai = ai->ai_next) {
+    int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0) { last = std::strerror(errno); continue; }
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+    int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    int r = ::connect(fd, ai->ai_addr, ai->ai_addrlen);
+    if (r != 0 && errno != EINPROGRESS) { last = std::strerror(errno); ::close(fd); continue; }
+    if (r != 0) {
+      try {
+        wait_fd(fd, POLLOUT, dl, cancel, "dial tcp " + c->peer_ + ": i/o timeout");
+      } catch (const timeout_failure& e) {
+        ::close(fd);
+        throw connect_failure(e.what());
+      } catch (...) {
+        ::close(fd);
+        throw;
+      }
+      int err = 0;
+      socklen_t len = sizeof err;
+      ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+      if (err != 0) { last = std::strerror(err); ::close(fd); continue; }
+    }
+    c->fd_ = fd;
+    c->cancel_ = cancel;
+    return c;
+  }
+  throw connect_failure("dial tcp " + c->peer_ + ": connect: " + detail::lower(last));
+}
+
+TFJOB_INLINE void Conn::start_tls(TlsContext& tls, const std::string& verify_name, Deadline dl, const std::string& client_cert_pem,
+                                  const std::string& client_key_pem) {
+  ERR_clear_error();
+  ssl_.reset(SSL_new(tls.get()));
+  if (!ssl_) throw error("cannot create a TLS connection: " + openssl_errors());
+  tls_ = &tls;
+  verify_name_ = verify_name;
+  SSL_set_fd(ssl_.get(), fd_);
+  bool ip = is_ip_literal(verify_name);
+  if (!ip) SSL_set_tlsext_host_name(ssl_.get(), verify_name.c_str());
+  if (!tls.insecure()) {
+    X509_VERIFY_PARAM* p = SSL_get0_param(ssl_.get());
+    X509_VERIFY_PARAM_set_hostflags(p, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+    if (ip) X509_VERIFY_PARAM_set1_ip_asc(p, verify_name.c_str());
+    else X509_VERIFY_PARAM_set1_host(p, verify_name.c_str(), 0);
+  }
+  if (!client_cert_pem.empty()) tls.set_client_cert(nullptr, ssl_.get(), client_cert_pem, client_key_pem);
+  for (;;) {
+    int r = SSL_connect(ssl_.get());
+    if (r == 1) break;
+    int e = SSL_get_error(ssl_.get(), r);
+    if (e == SSL_ERROR_WANT_READ) wait_fd(fd_, POLLIN, dl, cancel_, "TLS handshake with " + peer_ + ": timed out");
+    else if (e == SSL_ERROR_WANT_WRITE) wait_fd(fd_, POLLOUT, dl, cancel_, "TLS handshake with " + peer_ + ": timed out");
+    else throw connect_failure(describe_tls_failure("TLS handshake with " + peer_ + " failed", r));
+  }
+  // TLS 1.3: the server judges our client certificate after our side of the handshake is
+  // done, and reports a rejection as an alert right away (a good server sends session
+  // tickets instead). Look for it now so a refusal reads as one, not as a broken pipe.
+  if ((!client_cert_pem.empty() || tls.client_not_after() != 0) && SSL_version(ssl_.get()) == TLS1_3_VERSION) {
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, 200) > 0) check_alert("TLS handshake with " + peer_ + " failed");
+  }
+}
+
+TFJOB_INLINE void Conn::check_alert(const std::string& prefix) {
+  char b;
+  ERR_clear_error();
+  int r = SSL_peek(ssl_.get(), &b, 1);
+  if (r > 0) return;
+  int e = SSL_get_error(ssl_.get(), r);
+  if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) return;
+  if (e == SSL_ERROR_SSL) throw connect_failure(describe_tls_failure(prefix, r));
+}
+
+TFJOB_INLINE size_t Conn::read(char* buf, size_t n, Deadline dl) {
+  for (;;) {
+    if (ssl_) {
+      ERR_clear_error();
+      int r = SSL_read(ssl_.get(), buf, static_cast<int>(std::min<size_t>(n, 1 << 30)));
+      if (r > 0) return static_cast<size_t>(r);
+      int e = SSL_get_error(ssl_.get(), r);
+      if (e == SSL_ERROR_ZERO_RETURN) return 0;
+      if (e == SSL_ERROR_WANT_READ) { wait_fd(fd_, POLLIN, dl, cancel_, "timed out waiting for " + peer_); continue; }
+      if (e == SSL_ERROR_WANT_WRITE) { wait_fd(fd_, POLLOUT, dl, cancel_, "timed out waiting for " + peer_); continue; }
+      if (e == SSL_ERROR_SYSCALL && ERR_peek_error() == 0) return 0;  // closed without close_notify
+      throw transport_error(describe_tls_failure("reading from " + peer_ + " failed", r));
+    }
+    ssize_t r = ::recv(fd_, buf, n, 0);
+    if (r >= 0) return static_cast<size_t>(r);
+    if (errno == EAGAIN || errno == EWOULDBLOCK) { wait_fd(fd_, POLLIN, dl, cancel_, "timed out waiting for " + peer_); continue; }
+    if (errno == EINTR) continue;
+    if (errno == ECONNRESET) return 0;
+    throw transport_error("reading from " + peer_ + ": " + std::strerror(errno));
+  }
+}
+
+TFJOB_INLINE void Conn::write_all(std::string_view data, Deadline dl) {
+  size_t off = 0;
+  while (off < data.size()) {
+    if (ssl_) {
+      ERR_clear_error();
+      int r = SSL_write(ssl_.get(), data.data() + off, static_cast<int>(std::min<size_t>(data.size() - off, 1 << 30)));
+      if (r > 0) { off += static_cast<size_t>(r); continue; }
+      int e = SSL_get_error(ssl_.get(), r);
+      if (e == SSL_ERROR_WANT_READ) { wait_fd(fd_, POLLIN, dl, cancel_, "timed out sending to " + peer_); continue; }
+      if (e == SSL_ERROR_WANT_WRITE) { wait_fd(fd_, POLLOUT, dl, cancel_, "timed out sending to " + peer_); continue; }
+      if (e == SSL_ERROR_SYSCALL) check_alert("sending to " + peer_ + " failed");  // a pending alert explains it
+      throw transport_error(describe_tls_failure("sending to " + peer_ + " failed", r));
+    }
+    ssize_t r = ::send(fd_, data.data() + off, data.size() - off, MSG_NOSIGNAL);
+    if (r > 0) { off += static_cast<size_t>(r); continue; }
+    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) { wait_fd(fd_, POLLOUT, dl, cancel_, "timed out sending to " + peer_); continue; }
+    if (r < 0 && errno == EINTR) continue;
+    throw transport_error("sending to " + peer_ + ": " + std::strerror(errno));
+  }
+}
+
+TFJOB_INLINE std::string Conn::describe_tls_failure(const std::string& prefix, int ret) {
+  std::string errs = openssl_errors();
+  long vr = ssl_ ? SSL_get_verify_result(ssl_.get()) : X509_V_OK;
+  std::string msg = prefix + ": ";
+  if (tls_ && !tls_->insecure() && vr != X509_V_OK) {
+    switch (vr) {
+      case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
+      case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
+      case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN:
+      case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
+      case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+      case X509_V_ERR_CERT_SIGNATURE_FAILURE:
+        return msg + "x509: certificate signed by unknown authority: the server's certificate is not trusted by " +
+               tls_->ca_source() + ". Set the cluster's certificate-authority-data (or --certificate-authority) "
+               "to the CA that signed the API server's certificate";
+      case X509_V_ERR_HOSTNAME_MISMATCH:
+      case X509_V_ERR_IP_ADDRESS_MISMATCH: {
+        std::string valid;
+        if (const X509* peer = SSL_get0_peer_certificate(ssl_.get()))
+          for (const auto& n : subject_alt_names(peer)) valid += (valid.empty() ? "" : ", ") + n;
+        return msg + "x509: certificate is valid for " + (valid.empty() ? std::string("other names") : valid) +
+               ", not " + verify_name_ + ". Use a server address the certificate names, or set "
+               "tls-server-name (--tls-server-name) to one of them";
+      }
+      case X509_V_ERR_CERT_HAS_EXPIRED:
+        return msg + "x509: the server's certificate has expired or is not yet valid (check the clocks "
+               "and renew the API server's certificate)";
+      case X509_V_ERR_CERT_NOT_YET_VALID:
+        return msg + "x509: the server's certificate is not yet valid (check this machine's clock)";
+      default:
+        return msg + "x509: " + X509_verify_cert_error_string(vr);
+    }
+  }
+  if (errs.empty()) errs = ret == 0 ? "the connection was closed" : std::strerror(errno);
+  bool alert = errs.find("alert") != std::string::npos;
+  if (alert) msg += "the server rejected the TLS connection (" + errs + ")";
+  else msg += errs;
+  if (tls_ && tls_->client_not_after() != 0 && tls_->client_not_after() < std::time(nullptr))
+    msg += "; the client certificate expired on " + format_rfc3339(tls_->client_not_after()) +
+           ": renew it (or the kubeconfig's client-certificate-data)";
+  else if (errs.find("certificate required") != std::string::npos)
+    msg += "; the server requires a client certificate or the request needs a token";
+  else if (errs.find("unknown ca") != std::string::npos || errs.find("bad certificate") != std::string::npos)
+    msg += "; the server does not accept this client certificate";
+  return msg;
+}
+
+TFJOB_INLINE bool Reader::fill(Deadline dl) {
+  if (pos_ > 0) {  // drop what was consumed (what remains is at most a partial line)
+    buf_.erase(0, pos_);
+    pos_ = 0;
+  }
+  if (idle_.count() > 0) dl = std::min(dl, deadline_after(idle_));
+  char tmp[65536];
+  size_t n = c_.read(tmp, sizeof tmp, dl);
+  if (n == 0) return false;
+  buf_.append(tmp, n);
+  any_ = true;
+  return true;
+}
+
+TFJOB_INLINE std::string Reader::line(Deadline dl, const char* what) {
+  for (;;) {
+    auto nl = buf_.find('\n', pos_);
+    if (nl != std::string::npos) {
+      std::string l = buf_.substr(pos_, nl - pos_);
+      pos_ = nl + 1;
+      if (!l.empty() && l.back() == '\r') l.pop_back();
+      return l;
+    }
+    if (buf_.size() - pos_ > 1 << 20) throw transport_error(std::string(what) + " line is too long");
+    if (!fill(dl)) throw transport_error(std::string("the connection to ") + c_.peer() + " closed " + what);
+  }
+}
+
+TFJOB_INLINE std::string ResponseHead::header(const std::string& lname) const {
+  for (const auto& [k, v] : headers)
+    if (k == lname) return v;
+  return {};
+}
+
+TFJOB_INLINE ResponseHead read_head(Reader& r, Deadline dl) {
   ResponseHead h;
   for (;;) {
     std::string sl = r.line(dl, "before sending a response");
@@ -430,10 +491,8 @@ inline ResponseHead read_head(Reader& r, Deadline dl) {
   }
 }
 
-/// Deliver the body to `sink` as it arrives; returns false when the sink stopped early
-/// (the connection is then unusable). Throws transport_error when the body is cut short.
-inline bool read_body(Reader& r, const ResponseHead& h, bool head_request, Deadline dl,
-                      const std::function<bool(std::string_view)>& sink, bool& reusable) {
+TFJOB_INLINE bool read_body(Reader& r, const ResponseHead& h, bool head_request, Deadline dl,
+                            const std::function<bool(std::string_view)>& sink, bool& reusable) {
   reusable = lower(h.header("connection")) != "close";
   if (head_request || h.status == 204 || h.status == 304) return true;
   auto cut = [&](const std::string& how) {
@@ -501,12 +560,7 @@ inline bool read_body(Reader& r, const ResponseHead& h, bool head_request, Deadl
   }
 }
 
-/// Which proxy (if any) to use for a target, from HTTPS_PROXY/HTTP_PROXY/NO_PROXY (lower-case
-/// variants too) as Go's httpproxy does: loopback and localhost are never proxied.
-inline std::string proxy_from_env(const Url& target,
-                                  const std::function<const char*(const char*)>& env = [](const char* n) {
-                                    return std::getenv(n);
-                                  }) {
+TFJOB_INLINE std::string proxy_from_env(const Url& target, const std::function<const char*(const char*)>& env) {
   auto get = [&](const char* up, const char* lo) -> std::string {
     const char* v = env(up);
     if (!v || !*v) v = env(lo);
@@ -563,13 +617,10 @@ inline std::string proxy_from_env(const Url& target,
   return proxy;
 }
 
-/// Open a connection to `target` (directly or through an HTTP proxy with CONNECT for https),
-/// and complete the TLS handshake for https.
-inline std::unique_ptr<Conn> open_connection(const Url& target, const std::string& proxy, TlsContext* tls,
-                                             const std::string& tls_server_name, Deadline dl,
-                                             const std::atomic<bool>* cancel,
-                                             const std::string& client_cert_pem = {},
-                                             const std::string& client_key_pem = {}) {
+TFJOB_INLINE std::unique_ptr<Conn> open_connection(const Url& target, const std::string& proxy, TlsContext* tls,
+                                                   const std::string& tls_server_name, Deadline dl,
+                                                   const std::atomic<bool>* cancel, const std::string& client_cert_pem,
+                                                   const std::string& client_key_pem) {
   std::unique_ptr<Conn> c;
   if (!proxy.empty()) {
     auto sep = proxy.find("://");
@@ -609,3 +660,4 @@ inline std::unique_ptr<Conn> open_connection(const Url& target, const std::strin
 }
 
 }  // namespace tfjob::kube::detail
+#endif  // TFJOB_SDK_DEFINE_KUBE

@@ -6,6 +6,8 @@
 /// as its errno over a close-on-exec pipe (as posix_spawn reports it), so the caller can
 /// word it (a missing credential plugin's installHint).
 
+#include <tfjob/detail/compiled.hpp>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -52,7 +54,58 @@ struct Child {
 
 /// This process's environment with `env` applied (order kept, replaced names dropped and
 /// appended at the end).
-inline std::vector<std::string> child_environment(const std::vector<std::pair<std::string, std::string>>& env) {
+std::vector<std::string> child_environment(const std::vector<std::pair<std::string, std::string>>& env);
+
+/// Where `program` is executed from: a path when it holds a '/', else the first executable match on PATH.
+struct ProgramPath {
+  std::string exe;       ///< "" when the lookup found nothing
+  int lookup_errno = 0;  ///< 0, or ENOENT / EACCES when the lookup found nothing
+};
+
+/// Resolves `program` to the file execve is to run, and why there is none.
+ProgramPath resolve_program(const std::string& program);
+
+/// Everything the child's exec needs, built before fork. Not copied or moved: `argv` and `envp` point into the strings.
+struct ExecImage {
+  std::vector<std::string> args, envs;
+  std::vector<char*> argv, envp;  ///< null-terminated, for execve
+  ProgramPath program;
+
+  /// Builds `spec`'s argv, environment and program path.
+  explicit ExecImage(const ChildSpec& spec);
+  ExecImage(const ExecImage&) = delete;
+  ExecImage& operator=(const ExecImage&) = delete;
+};
+
+/// In the child: reports exec failure `e` to the parent (and to stderr with `prefix`), then exits 127. Async-signal-safe.
+[[noreturn]] void child_exec_failed(int err_fd, const std::string& prefix, int e);
+
+/// In the child: sets up its process group, signals, stdio and directory, then execs `img`. Async-signal-safe only.
+[[noreturn]] void run_child(const ChildSpec& spec, const ExecImage& img, int out_w, int err_w, pid_t parent);
+
+/// In the parent after fork: closes the child's pipe ends and waits for exec to succeed or report its errno.
+Child await_exec(const ChildSpec& spec, pid_t pid, const int out[2], const int err[2]);
+
+/// Starts `spec`. Throws nothing: a failure to create the pipe or to fork is returned as
+/// `pid == -1` with `exec_errno` set.
+Child start_child(const ChildSpec& spec);
+
+/// Reads `fd` to its end (EINTR retried). Stops early, returning false, when the text would
+/// pass `limit` bytes (0 = no bound); `out` then holds what came within it.
+bool read_to_end(int fd, std::string& out, std::size_t limit = 0);
+
+/// Waits for `pid` (EINTR retried); its wait status.
+int wait_child(pid_t pid);
+
+/// Exit code as a shell or container runtime reports it: the status, or 128 + signal.
+int exit_code_of(int wstatus);
+
+}  // namespace tfjob::kube::detail
+
+#if TFJOB_SDK_DEFINE_KUBE
+namespace tfjob::kube::detail {
+
+TFJOB_INLINE std::vector<std::string> child_environment(const std::vector<std::pair<std::string, std::string>>& env) {
   std::vector<std::string> out;
   for (char** e = environ; e && *e; ++e) {
     const std::string kv = *e;
@@ -65,14 +118,7 @@ inline std::vector<std::string> child_environment(const std::vector<std::pair<st
   return out;
 }
 
-/// Where `program` is executed from: a path when it holds a '/', else the first executable match on PATH.
-struct ProgramPath {
-  std::string exe;       ///< "" when the lookup found nothing
-  int lookup_errno = 0;  ///< 0, or ENOENT / EACCES when the lookup found nothing
-};
-
-/// Resolves `program` to the file execve is to run, and why there is none.
-inline ProgramPath resolve_program(const std::string& program) {
+TFJOB_INLINE ProgramPath resolve_program(const std::string& program) {
   // PATH lookup before fork (execvp's search allocates): the first executable match; when
   // there is none, EACCES if a match was not executable, else ENOENT (as execvp answers).
   ProgramPath r;
@@ -99,27 +145,16 @@ inline ProgramPath resolve_program(const std::string& program) {
   return r;
 }
 
-/// Everything the child's exec needs, built before fork. Not copied or moved: `argv` and `envp` point into the strings.
-struct ExecImage {
-  std::vector<std::string> args, envs;
-  std::vector<char*> argv, envp;  ///< null-terminated, for execve
-  ProgramPath program;
+TFJOB_INLINE ExecImage::ExecImage(const ChildSpec& spec)
+    : args(spec.argv.empty() ? std::vector<std::string>{spec.program} : spec.argv), envs(child_environment(spec.env)) {
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto& e : envs) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  program = resolve_program(spec.program);
+}
 
-  /// Builds `spec`'s argv, environment and program path.
-  explicit ExecImage(const ChildSpec& spec)
-      : args(spec.argv.empty() ? std::vector<std::string>{spec.program} : spec.argv), envs(child_environment(spec.env)) {
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    for (auto& e : envs) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    program = resolve_program(spec.program);
-  }
-  ExecImage(const ExecImage&) = delete;
-  ExecImage& operator=(const ExecImage&) = delete;
-};
-
-/// In the child: reports exec failure `e` to the parent (and to stderr with `prefix`), then exits 127. Async-signal-safe.
-[[noreturn]] inline void child_exec_failed(int err_fd, const std::string& prefix, int e) {
+TFJOB_INLINE void child_exec_failed(int err_fd, const std::string& prefix, int e) {
   (void)!::write(err_fd, &e, sizeof e);
   if (!prefix.empty()) {
     (void)!::write(2, prefix.data(), prefix.size());
@@ -130,8 +165,7 @@ struct ExecImage {
   ::_exit(127);
 }
 
-/// In the child: sets up its process group, signals, stdio and directory, then execs `img`. Async-signal-safe only.
-[[noreturn]] inline void run_child(const ChildSpec& spec, const ExecImage& img, int out_w, int err_w, pid_t parent) {
+TFJOB_INLINE void run_child(const ChildSpec& spec, const ExecImage& img, int out_w, int err_w, pid_t parent) {
   if (spec.own_process_group) ::setpgid(0, 0);
   if (spec.die_with_parent) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -162,8 +196,7 @@ struct ExecImage {
   child_exec_failed(err_w, spec.exec_failure_prefix, errno);
 }
 
-/// In the parent after fork: closes the child's pipe ends and waits for exec to succeed or report its errno.
-inline Child await_exec(const ChildSpec& spec, pid_t pid, const int out[2], const int err[2]) {
+TFJOB_INLINE Child await_exec(const ChildSpec& spec, pid_t pid, const int out[2], const int err[2]) {
   if (spec.own_process_group) ::setpgid(pid, pid);  // also here, so the group exists before the parent signals it
   ::close(out[1]);
   ::close(err[1]);
@@ -179,9 +212,7 @@ inline Child await_exec(const ChildSpec& spec, pid_t pid, const int out[2], cons
   return c;
 }
 
-/// Starts `spec`. Throws nothing: a failure to create the pipe or to fork is returned as
-/// `pid == -1` with `exec_errno` set.
-inline Child start_child(const ChildSpec& spec) {
+TFJOB_INLINE Child start_child(const ChildSpec& spec) {
   const ExecImage img(spec);
   Child c;
   int out[2], err[2];
@@ -206,9 +237,7 @@ inline Child start_child(const ChildSpec& spec) {
   return await_exec(spec, pid, out, err);
 }
 
-/// Reads `fd` to its end (EINTR retried). Stops early, returning false, when the text would
-/// pass `limit` bytes (0 = no bound); `out` then holds what came within it.
-inline bool read_to_end(int fd, std::string& out, std::size_t limit = 0) {
+TFJOB_INLINE bool read_to_end(int fd, std::string& out, std::size_t limit) {
   char buf[65536];
   for (;;) {
     ssize_t n = ::read(fd, buf, sizeof buf);
@@ -222,19 +251,18 @@ inline bool read_to_end(int fd, std::string& out, std::size_t limit = 0) {
   }
 }
 
-/// Waits for `pid` (EINTR retried); its wait status.
-inline int wait_child(pid_t pid) {
+TFJOB_INLINE int wait_child(pid_t pid) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   return status;
 }
 
-/// Exit code as a shell or container runtime reports it: the status, or 128 + signal.
-inline int exit_code_of(int wstatus) {
+TFJOB_INLINE int exit_code_of(int wstatus) {
   if (WIFEXITED(wstatus)) return WEXITSTATUS(wstatus);
   if (WIFSIGNALED(wstatus)) return 128 + WTERMSIG(wstatus);
   return 255;
 }
 
 }  // namespace tfjob::kube::detail
+#endif  // TFJOB_SDK_DEFINE_KUBE

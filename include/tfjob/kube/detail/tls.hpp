@@ -2,6 +2,7 @@
 /// \file TLS material in memory: PEM text -> BIO -> RAII X509 / EVP_PKEY / X509_STORE, and
 /// readable descriptions of OpenSSL failures. Nothing here touches the disk.
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
 
 #include <openssl/bio.h>
@@ -32,7 +33,32 @@ using SSL_CTX_ptr = std::unique_ptr<SSL_CTX, SslCtxFree>;
 using SSL_ptr = std::unique_ptr<SSL, SslFree>;
 
 /// Drain OpenSSL's error queue into one line ("" when empty).
-inline std::string openssl_errors() {
+std::string openssl_errors();
+
+BIO_ptr mem_bio(const std::string& pem);
+
+/// Every certificate in a PEM bundle; throws config_error naming `what` when there is none
+/// or one is malformed.
+std::vector<X509_ptr> parse_certificates(const std::string& pem, const std::string& what);
+
+/// A private key from PEM (PKCS#8, PKCS#1 RSA or SEC1 EC).
+EVP_PKEY_ptr parse_private_key(const std::string& pem, const std::string& what);
+
+/// A trust store from a PEM CA bundle.
+X509_STORE_ptr make_store(const std::string& ca_pem, const std::string& what);
+
+/// Unix time of a certificate's notAfter.
+std::time_t not_after(const X509* cert);
+
+/// The DNS and IP subject alternative names of a certificate, for error messages.
+std::vector<std::string> subject_alt_names(const X509* cert);
+
+}  // namespace tfjob::kube::detail
+
+#if TFJOB_SDK_DEFINE_KUBE
+namespace tfjob::kube::detail {
+
+TFJOB_INLINE std::string openssl_errors() {
   std::string out;
   unsigned long e;
   while ((e = ERR_get_error()) != 0) {
@@ -45,15 +71,13 @@ inline std::string openssl_errors() {
   return out;
 }
 
-inline BIO_ptr mem_bio(const std::string& pem) {
+TFJOB_INLINE BIO_ptr mem_bio(const std::string& pem) {
   BIO_ptr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
   if (!bio) throw error("out of memory creating a BIO");
   return bio;
 }
 
-/// Every certificate in a PEM bundle; throws config_error naming `what` when there is none
-/// or one is malformed.
-inline std::vector<X509_ptr> parse_certificates(const std::string& pem, const std::string& what) {
+TFJOB_INLINE std::vector<X509_ptr> parse_certificates(const std::string& pem, const std::string& what) {
   ERR_clear_error();
   std::vector<X509_ptr> out;
   if (pem.find("-----BEGIN") == std::string::npos)
@@ -73,8 +97,7 @@ inline std::vector<X509_ptr> parse_certificates(const std::string& pem, const st
   return out;
 }
 
-/// A private key from PEM (PKCS#8, PKCS#1 RSA or SEC1 EC).
-inline EVP_PKEY_ptr parse_private_key(const std::string& pem, const std::string& what) {
+TFJOB_INLINE EVP_PKEY_ptr parse_private_key(const std::string& pem, const std::string& what) {
   ERR_clear_error();
   if (pem.find("-----BEGIN") == std::string::npos)
     throw config_error(what + " is not PEM: expected \"-----BEGIN ... PRIVATE KEY-----\"");
@@ -84,24 +107,21 @@ inline EVP_PKEY_ptr parse_private_key(const std::string& pem, const std::string&
   return EVP_PKEY_ptr(k);
 }
 
-/// A trust store from a PEM CA bundle.
-inline X509_STORE_ptr make_store(const std::string& ca_pem, const std::string& what) {
+TFJOB_INLINE X509_STORE_ptr make_store(const std::string& ca_pem, const std::string& what) {
   auto certs = parse_certificates(ca_pem, what);
   X509_STORE_ptr store(X509_STORE_new());
   for (auto& c : certs) X509_STORE_add_cert(store.get(), c.get());
   return store;
 }
 
-/// Unix time of a certificate's notAfter.
-inline std::time_t not_after(const X509* cert) {
+TFJOB_INLINE std::time_t not_after(const X509* cert) {
   const ASN1_TIME* t = X509_get0_notAfter(cert);
   struct tm tm {};
   if (!t || ASN1_TIME_to_tm(t, &tm) != 1) return 0;
   return timegm(&tm);
 }
 
-/// The DNS and IP subject alternative names of a certificate, for error messages.
-inline std::vector<std::string> subject_alt_names(const X509* cert) {
+TFJOB_INLINE std::vector<std::string> subject_alt_names(const X509* cert) {
   std::vector<std::string> out;
   auto* names = static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
   if (!names) return out;
@@ -132,3 +152,4 @@ inline std::vector<std::string> subject_alt_names(const X509* cert) {
 }
 
 }  // namespace tfjob::kube::detail
+#endif  // TFJOB_SDK_DEFINE_KUBE

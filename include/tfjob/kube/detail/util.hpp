@@ -2,6 +2,7 @@
 /// \file Small pure helpers for the kube layer: base64, URL encoding and parsing, durations,
 /// file reading, redaction. No I/O beyond reading a named file.
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/time.hpp>
 #include <tfjob/error.hpp>
 
@@ -21,7 +22,57 @@
 namespace tfjob::kube::detail {
 
 /// Strict standard base64 (Go's `base64.StdEncoding`); line breaks and spaces are ignored.
-inline std::optional<std::string> base64_decode(std::string_view in) {
+std::optional<std::string> base64_decode(std::string_view in);
+
+std::string base64_encode(std::string_view in);
+
+/// Percent-encode a query component (RFC 3986 unreserved characters kept).
+std::string url_encode(std::string_view s);
+
+/// Percent-encode a path segment (keeps the characters Kubernetes names may contain).
+std::string path_escape(std::string_view s);
+
+/// A parsed `scheme://[user:pass@]host[:port][/path]` URL.
+struct Url {
+  std::string scheme;  ///< "https" or "http" (lower case)
+  std::string userinfo;
+  std::string host;    ///< without IPv6 brackets
+  int port = 0;        ///< defaulted from the scheme when absent
+  std::string path;    ///< "" or starting with '/', without a trailing '/'
+  bool ipv6 = false;
+  /// host[:port] as it goes in a Host header or CONNECT line.
+  std::string host_port() const;
+  std::string origin() const;
+};
+
+/// Parse a server or proxy URL; a bare `host:port` is taken as https (as client-go does).
+Url parse_url(const std::string& in, const std::string& what = "URL");
+
+/// Parse a Go/kubectl duration as `--request-timeout`, `--timeout` and `--since` take it:
+/// "0", "30" (a bare integer is seconds, as kubectl's --request-timeout), or Go's
+/// time.ParseDuration form without a sign: "30s", "1m", "2h", "1h30m", "1.5h", "500ms",
+/// "10us"/"10µs", "100ns". Like Go, a value beyond int64 nanoseconds (about 292 years) is
+/// refused, not wrapped. Throws config_error naming `what` on bad input.
+std::chrono::milliseconds parse_duration(const std::string& s, const std::string& what = "duration");
+
+/// Read a whole file; throws config_error naming `what` and the path.
+std::string read_file(const std::string& path, const std::string& what);
+
+/// Lower-case ASCII copy.
+std::string lower(std::string s);
+
+std::string trim(std::string_view s);
+
+// RFC 3339 time helpers are pure and shared with api/ (the operator's rules).
+using tfjob::detail::format_rfc3339;
+using tfjob::detail::parse_rfc3339;
+
+}  // namespace tfjob::kube::detail
+
+#if TFJOB_SDK_DEFINE_KUBE
+namespace tfjob::kube::detail {
+
+TFJOB_INLINE std::optional<std::string> base64_decode(std::string_view in) {
   auto val = [](char c) -> int {
     if (c >= 'A' && c <= 'Z') return c - 'A';
     if (c >= 'a' && c <= 'z') return c - 'a' + 26;
@@ -60,7 +111,7 @@ inline std::optional<std::string> base64_decode(std::string_view in) {
   return out;
 }
 
-inline std::string base64_encode(std::string_view in) {
+TFJOB_INLINE std::string base64_encode(std::string_view in) {
   static const char* tbl = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
   out.reserve((in.size() + 2) / 3 * 4);
@@ -83,8 +134,7 @@ inline std::string base64_encode(std::string_view in) {
   return out;
 }
 
-/// Percent-encode a query component (RFC 3986 unreserved characters kept).
-inline std::string url_encode(std::string_view s) {
+TFJOB_INLINE std::string url_encode(std::string_view s) {
   static const char* hex = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : s) {
@@ -99,27 +149,16 @@ inline std::string url_encode(std::string_view s) {
   return out;
 }
 
-/// Percent-encode a path segment (keeps the characters Kubernetes names may contain).
-inline std::string path_escape(std::string_view s) { return url_encode(s); }
+TFJOB_INLINE std::string path_escape(std::string_view s) { return url_encode(s); }
 
-/// A parsed `scheme://[user:pass@]host[:port][/path]` URL.
-struct Url {
-  std::string scheme;  ///< "https" or "http" (lower case)
-  std::string userinfo;
-  std::string host;    ///< without IPv6 brackets
-  int port = 0;        ///< defaulted from the scheme when absent
-  std::string path;    ///< "" or starting with '/', without a trailing '/'
-  bool ipv6 = false;
-  /// host[:port] as it goes in a Host header or CONNECT line.
-  std::string host_port() const {
-    std::string h = ipv6 ? "[" + host + "]" : host;
-    return h + ":" + std::to_string(port);
-  }
-  std::string origin() const { return scheme + "://" + host_port(); }
-};
+TFJOB_INLINE std::string Url::host_port() const {
+  std::string h = ipv6 ? "[" + host + "]" : host;
+  return h + ":" + std::to_string(port);
+}
 
-/// Parse a server or proxy URL; a bare `host:port` is taken as https (as client-go does).
-inline Url parse_url(const std::string& in, const std::string& what = "URL") {
+TFJOB_INLINE std::string Url::origin() const { return scheme + "://" + host_port(); }
+
+TFJOB_INLINE Url parse_url(const std::string& in, const std::string& what) {
   Url u;
   std::string s = in;
   auto p = s.find("://");
@@ -176,12 +215,7 @@ inline Url parse_url(const std::string& in, const std::string& what = "URL") {
   return u;
 }
 
-/// Parse a Go/kubectl duration as `--request-timeout`, `--timeout` and `--since` take it:
-/// "0", "30" (a bare integer is seconds, as kubectl's --request-timeout), or Go's
-/// time.ParseDuration form without a sign: "30s", "1m", "2h", "1h30m", "1.5h", "500ms",
-/// "10us"/"10µs", "100ns". Like Go, a value beyond int64 nanoseconds (about 292 years) is
-/// refused, not wrapped. Throws config_error naming `what` on bad input.
-inline std::chrono::milliseconds parse_duration(const std::string& s, const std::string& what = "duration") {
+TFJOB_INLINE std::chrono::milliseconds parse_duration(const std::string& s, const std::string& what) {
   auto bad = [&](const std::string& why = "must be a number of seconds or a duration with a unit (e.g. 0, 30s, 1m, 2h)") {
     return config_error("invalid " + what + " \"" + s.substr(0, 64) + (s.size() > 64 ? "..." : "") + "\": " + why);
   };
@@ -228,8 +262,7 @@ inline std::chrono::milliseconds parse_duration(const std::string& s, const std:
   return std::chrono::milliseconds(static_cast<long long>(total_ns / 1e6L));
 }
 
-/// Read a whole file; throws config_error naming `what` and the path.
-inline std::string read_file(const std::string& path, const std::string& what) {
+TFJOB_INLINE std::string read_file(const std::string& path, const std::string& what) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw config_error("cannot read " + what + " \"" + path + "\": " + std::strerror(errno));
   std::string out;
@@ -249,21 +282,17 @@ inline std::string read_file(const std::string& path, const std::string& what) {
   return out;
 }
 
-/// Lower-case ASCII copy.
-inline std::string lower(std::string s) {
+TFJOB_INLINE std::string lower(std::string s) {
   for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
 
-inline std::string trim(std::string_view s) {
+TFJOB_INLINE std::string trim(std::string_view s) {
   size_t a = 0, b = s.size();
   while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
   while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
   return std::string(s.substr(a, b - a));
 }
 
-// RFC 3339 time helpers are pure and shared with api/ (the operator's rules).
-using tfjob::detail::format_rfc3339;
-using tfjob::detail::parse_rfc3339;
-
 }  // namespace tfjob::kube::detail
+#endif  // TFJOB_SDK_DEFINE_KUBE

@@ -3,6 +3,7 @@
 /// process group with its output on a pipe, finding executables, creating directories.
 /// Linux (prctl PR_SET_PDEATHSIG so a killed runner leaves no replica behind).
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/detail/process.hpp>
 
@@ -35,7 +36,7 @@ extern char** environ;
 
 namespace tfjob::local::detail {
 
-inline std::string errno_text(int e = errno) { return std::strerror(e); }
+std::string errno_text(int e = errno);
 
 /// Ports held by this process until a replica takes them, so they are never handed out
 /// twice and never ones that are taken: each is a bound (not listening) socket on the
@@ -48,105 +49,26 @@ inline std::string errno_text(int e = errno) { return std::strerror(e); }
 class PortReserver {
  public:
   explicit PortReserver(std::string host = "127.0.0.1") : host_(std::move(host)) {}
-  ~PortReserver() {
-    for (auto& [port, fd] : held_) ::close(fd);
-  }
+  ~PortReserver();
   PortReserver(const PortReserver&) = delete;
   PortReserver& operator=(const PortReserver&) = delete;
 
   /// A fresh port, held until `release`.
-  int reserve(int first_port = 0) {
-    if (first_port <= 0) {
-      const int lowest = 10000, below = ephemeral_low();
-      if (below - lowest >= 1000) {
-        std::uniform_int_distribution<int> pick(lowest, below - 1);
-        for (int attempt = 0; attempt < 256; ++attempt) {
-          int port = pick(rng_);
-          if (given_.count(port)) continue;
-          auto [fd, err] = bind_port(port, false);
-          if (fd < 0) continue;  // a listener has it
-          held_[port] = fd;
-          given_.insert(port);
-          return port;
-        }
-      }
-      for (int attempt = 0; attempt < 64; ++attempt) {
-        auto [fd, port] = bind_port(0, false);
-        if (fd < 0) throw error("cannot reserve a port on " + host_ + ": " + errno_text(port));
-        if (given_.count(port)) {  // the kernel may offer a port a replica has released
-          ::close(fd);
-          continue;
-        }
-        held_[port] = fd;
-        given_.insert(port);
-        return port;
-      }
-      throw error("cannot find a free port on " + host_);
-    }
-    for (int port = std::max(first_port, next_); port < 65536; ++port) {
-      if (given_.count(port)) continue;
-      auto [fd, err] = bind_port(port, false);
-      if (fd < 0) continue;  // taken (or in TIME_WAIT): skip it
-      held_[port] = fd;
-      given_.insert(port);
-      next_ = port + 1;
-      return port;
-    }
-    throw error("no free port on " + host_ + " at or above " + std::to_string(first_port));
-  }
+  int reserve(int first_port = 0);
 
   /// Lets the replica bind `port` (call right before starting it).
-  void release(int port) {
-    auto it = held_.find(port);
-    if (it == held_.end()) return;
-    ::close(it->second);
-    held_.erase(it);
-  }
+  void release(int port);
 
   /// Holds `port` again while its replica is down (between restarts); false when
   /// another process took it meanwhile.
-  bool hold_again(int port) {
-    if (held_.count(port)) return true;
-    auto [fd, err] = bind_port(port, true);
-    if (fd < 0) return false;
-    held_[port] = fd;
-    return true;
-  }
+  bool hold_again(int port);
 
  private:
   /// {fd, port} on success, {-1, errno} on failure.
-  std::pair<int, int> bind_port(int port, bool reuse) {
-    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return {-1, errno};
-    int one = 1;
-    if (reuse) ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in sa{};
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons(std::uint16_t(port));
-    if (::inet_pton(AF_INET, host_.c_str(), &sa.sin_addr) != 1) {
-      ::close(fd);
-      return {-1, EINVAL};
-    }
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
-      int e = errno;
-      ::close(fd);
-      return {-1, e};
-    }
-    socklen_t len = sizeof sa;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
-    return {fd, ntohs(sa.sin_port)};
-  }
+  std::pair<int, int> bind_port(int port, bool reuse);
 
   /// The first port of the kernel's ephemeral range (32768 when it cannot be read).
-  static int ephemeral_low() {
-    std::FILE* f = std::fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
-    int lo = 32768, hi = 60999;
-    if (f) {
-      if (std::fscanf(f, "%d %d", &lo, &hi) != 2) lo = 32768;
-      std::fclose(f);
-    }
-    return lo;
-  }
+  static int ephemeral_low();
 
   std::string host_;
   std::mt19937 rng_{std::random_device{}()};
@@ -155,18 +77,148 @@ class PortReserver {
   int next_ = 0;
 };
 
-inline bool is_executable_file(const std::string& p) {
+bool is_executable_file(const std::string& p);
+
+bool is_dir(const std::string& p);
+
+/// `mkdir -p`.
+void make_dirs(const std::string& dir);
+
+std::string current_dir();
+
+std::string absolute(const std::string& p);
+
+/// The executable a command names: a path (with a `/`) as is, else the first match in
+/// `search_first` and then in PATH (as execvp would).
+std::optional<std::string> find_executable(const std::string& cmd, const std::vector<std::string>& search_first,
+                                           const std::string& cwd = "");
+
+/// A started replica process: its pid (= its process group) and the read end of the pipe
+/// that carries its stdout and stderr.
+struct Child {
+  pid_t pid = -1;
+  int out_fd = -1;
+};
+
+/// Starts `exe` with `argv` and `env` (the runner's environment plus these, overriding) in
+/// a new process group, stdin from /dev/null, stdout+stderr to one pipe. Killed with
+/// SIGKILL if the runner dies. Exec failures show in the output as `exec ...: reason`
+/// with exit code 127. The SDK's one child-process helper (kube/detail/process.hpp).
+Child spawn(const std::string& exe, const std::vector<std::string>& argv,
+            const std::vector<std::pair<std::string, std::string>>& env, const std::string& cwd);
+
+/// Exit code as a container runtime reports it: the status, or 128 + signal.
+using kube::detail::exit_code_of;
+
+}  // namespace tfjob::local::detail
+
+#if TFJOB_SDK_DEFINE_LOCAL
+namespace tfjob::local::detail {
+
+TFJOB_INLINE std::string errno_text(int e) { return std::strerror(e); }
+
+TFJOB_INLINE PortReserver::~PortReserver() {
+  for (auto& [port, fd] : held_) ::close(fd);
+}
+
+TFJOB_INLINE int PortReserver::reserve(int first_port) {
+  if (first_port <= 0) {
+    const int lowest = 10000, below = ephemeral_low();
+    if (below - lowest >= 1000) {
+      std::uniform_int_distribution<int> pick(lowest, below - 1);
+      for (int attempt = 0; attempt < 256; ++attempt) {
+        int port = pick(rng_);
+        if (given_.count(port)) continue;
+        auto [fd, err] = bind_port(port, false);
+        if (fd < 0) continue;  // a listener has it
+        held_[port] = fd;
+        given_.insert(port);
+        return port;
+      }
+    }
+    for (int attempt = 0; attempt < 64; ++attempt) {
+      auto [fd, port] = bind_port(0, false);
+      if (fd < 0) throw error("cannot reserve a port on " + host_ + ": " + errno_text(port));
+      if (given_.count(port)) {  // the kernel may offer a port a replica has released
+        ::close(fd);
+        continue;
+      }
+      held_[port] = fd;
+      given_.insert(port);
+      return port;
+    }
+    throw error("cannot find a free port on " + host_);
+  }
+  for (int port = std::max(first_port, next_); port < 65536; ++port) {
+    if (given_.count(port)) continue;
+    auto [fd, err] = bind_port(port, false);
+    if (fd < 0) continue;  // taken (or in TIME_WAIT): skip it
+    held_[port] = fd;
+    given_.insert(port);
+    next_ = port + 1;
+    return port;
+  }
+  throw error("no free port on " + host_ + " at or above " + std::to_string(first_port));
+}
+
+TFJOB_INLINE void PortReserver::release(int port) {
+  auto it = held_.find(port);
+  if (it == held_.end()) return;
+  ::close(it->second);
+  held_.erase(it);
+}
+
+TFJOB_INLINE bool PortReserver::hold_again(int port) {
+  if (held_.count(port)) return true;
+  auto [fd, err] = bind_port(port, true);
+  if (fd < 0) return false;
+  held_[port] = fd;
+  return true;
+}
+
+TFJOB_INLINE std::pair<int, int> PortReserver::bind_port(int port, bool reuse) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return {-1, errno};
+  int one = 1;
+  if (reuse) ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(std::uint16_t(port));
+  if (::inet_pton(AF_INET, host_.c_str(), &sa.sin_addr) != 1) {
+    ::close(fd);
+    return {-1, EINVAL};
+  }
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
+    int e = errno;
+    ::close(fd);
+    return {-1, e};
+  }
+  socklen_t len = sizeof sa;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
+  return {fd, ntohs(sa.sin_port)};
+}
+
+TFJOB_INLINE int PortReserver::ephemeral_low() {
+  std::FILE* f = std::fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+  int lo = 32768, hi = 60999;
+  if (f) {
+    if (std::fscanf(f, "%d %d", &lo, &hi) != 2) lo = 32768;
+    std::fclose(f);
+  }
+  return lo;
+}
+
+TFJOB_INLINE bool is_executable_file(const std::string& p) {
   struct stat st{};
   return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
 }
 
-inline bool is_dir(const std::string& p) {
+TFJOB_INLINE bool is_dir(const std::string& p) {
   struct stat st{};
   return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/// `mkdir -p`.
-inline void make_dirs(const std::string& dir) {
+TFJOB_INLINE void make_dirs(const std::string& dir) {
   if (dir.empty()) return;
   for (size_t i = 1; i <= dir.size(); ++i) {
     if (i == dir.size() || dir[i] == '/') {
@@ -178,21 +230,19 @@ inline void make_dirs(const std::string& dir) {
   if (!is_dir(dir)) throw error(dir + " exists and is not a directory");
 }
 
-inline std::string current_dir() {
+TFJOB_INLINE std::string current_dir() {
   std::vector<char> buf(4096);
   if (!::getcwd(buf.data(), buf.size())) return ".";
   return buf.data();
 }
 
-inline std::string absolute(const std::string& p) {
+TFJOB_INLINE std::string absolute(const std::string& p) {
   if (p.empty() || p[0] == '/') return p;
   return current_dir() + "/" + p;
 }
 
-/// The executable a command names: a path (with a `/`) as is, else the first match in
-/// `search_first` and then in PATH (as execvp would).
-inline std::optional<std::string> find_executable(const std::string& cmd, const std::vector<std::string>& search_first,
-                                                  const std::string& cwd = "") {
+TFJOB_INLINE std::optional<std::string> find_executable(const std::string& cmd, const std::vector<std::string>& search_first,
+                                                        const std::string& cwd) {
   if (cmd.empty()) return std::nullopt;
   if (cmd.find('/') != std::string::npos) {
     std::string p = (cmd[0] == '/' || cwd.empty()) ? cmd : cwd + "/" + cmd;
@@ -215,19 +265,8 @@ inline std::optional<std::string> find_executable(const std::string& cmd, const 
   return std::nullopt;
 }
 
-/// A started replica process: its pid (= its process group) and the read end of the pipe
-/// that carries its stdout and stderr.
-struct Child {
-  pid_t pid = -1;
-  int out_fd = -1;
-};
-
-/// Starts `exe` with `argv` and `env` (the runner's environment plus these, overriding) in
-/// a new process group, stdin from /dev/null, stdout+stderr to one pipe. Killed with
-/// SIGKILL if the runner dies. Exec failures show in the output as `exec ...: reason`
-/// with exit code 127. The SDK's one child-process helper (kube/detail/process.hpp).
-inline Child spawn(const std::string& exe, const std::vector<std::string>& argv,
-                   const std::vector<std::pair<std::string, std::string>>& env, const std::string& cwd) {
+TFJOB_INLINE Child spawn(const std::string& exe, const std::vector<std::string>& argv,
+                         const std::vector<std::pair<std::string, std::string>>& env, const std::string& cwd) {
   kube::detail::ChildSpec spec;
   spec.program = exe;
   spec.argv = argv;
@@ -243,7 +282,5 @@ inline Child spawn(const std::string& exe, const std::vector<std::string>& argv,
   return {c.pid, c.out_fd};
 }
 
-/// Exit code as a container runtime reports it: the status, or 128 + signal.
-using kube::detail::exit_code_of;
-
 }  // namespace tfjob::local::detail
+#endif  // TFJOB_SDK_DEFINE_LOCAL
