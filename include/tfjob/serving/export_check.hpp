@@ -8,6 +8,7 @@
 /// without warmup requests is a warning. The pod, its script, the log's parser and the
 /// verdict are pure; check_export() runs the pod.
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/api.hpp>
 #include <tfjob/kube/client.hpp>
@@ -62,7 +63,74 @@ struct ExportCheckSpec {
 /// makes lines the parser does not know, which it skips).
 ///   tfjob-export-check v1 | nodir | file NAME | dir NAME | pb SIZE NAME | pbtxt NAME
 ///   warmup NAME | head NAME, base64 lines, endhead | truncated | end
-inline std::string export_check_script() {
+std::string export_check_script();
+
+/// The check pod (pure): the claim mounted read-only at /export (the whole claim: a subPath
+/// that does not exist would fail the container before it can say so), restartPolicy Never,
+/// a deadline, no service account token, small requests = limits.
+nlohmann::json build_export_check_pod(const ExportCheckSpec& s);
+
+/// One version directory as the pod saw it.
+struct ExportVersion {
+  std::string dir;               ///< its name ("1")
+  std::int64_t number = 0;
+  bool saved_model_pb = false, saved_model_pbtxt = false, warmup = false;
+  std::optional<std::int64_t> pb_size;
+  std::string head;              ///< the first bytes of saved_model.pb (decoded), when sent
+};
+
+/// The export directory as the pod listed it.
+struct ExportListing {
+  bool complete = false;    ///< the header and `end` were both seen
+  bool exists = true;       ///< the directory exists on the claim
+  bool truncated = false;   ///< more entries than were listed
+  std::vector<std::string> files, other_dirs;  ///< entries that are not version directories
+  std::vector<ExportVersion> versions;         ///< by number
+};
+
+/// Parses the check pod's log (total: any text is safe; at most export_check_max_entries
+/// entries and export_check_max_heads heads of export_check_head_bytes are kept).
+ExportListing parse_export_check_log(std::string_view log);
+
+/// What the check found: errors refuse the rollout, warnings are said.
+struct ExportVerdict {
+  std::vector<std::string> errors, warnings;
+  std::string tensorflow_version;  ///< MetaInfoDef.tensorflow_version of the highest version whose head was read
+  std::string tensorflow_from;     ///< "saved_model.pb of version 3 (DIR/3)"
+  std::vector<std::int64_t> versions;  ///< the versions that hold a SavedModel
+  bool ok() const { return errors.empty(); }
+};
+
+/// Judges a listing of `where` (e.g. "export/mnist on claim tfjob-mnist"): the directory must
+/// exist and hold at least one numeric version directory, and every one of them a
+/// saved_model.pb (or .pbtxt: TF's reader takes either, cc/saved_model/reader.cc); each
+/// version without TF Serving's warmup file is a warning. Reads the exporting TensorFlow's
+/// version from the highest version's saved_model.pb head.
+ExportVerdict judge_export(const ExportListing& l, const std::string& dir, const std::string& where);
+
+/// How to run the check.
+struct ExportCheckOptions {
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  std::function<void(const std::string&)> on_progress;
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+/// Runs the check pod, waits for it to end (a watch on it; an image it cannot pull or a
+/// container it cannot start ends the wait at once), reads its log and deletes it,
+/// whatever happened. Throws tfjob::error saying what stopped the check.
+ExportListing check_export(kube::Client& c, ExportCheckSpec s, const ExportCheckOptions& o = {});
+
+/// The TF version warning of a served export: from the SavedModel's own MetaInfoDef when the
+/// check read it, else from the training image's tag (tf_version_warning words both).
+std::string export_tf_warning(const ExportVerdict& v, const std::string& training_image, const std::string& serving_release,
+                              const std::string& serving_image);
+
+}  // namespace tfjob::serving
+
+#if TFJOB_SDK_DEFINE_SERVING
+namespace tfjob::serving {
+
+TFJOB_INLINE std::string export_check_script() {
   return std::string(R"SH(d="/export/${EXPORT_DIR}"
 echo "tfjob-export-check v1"
 if [ ! -d "$d" ]; then echo nodir; echo end; exit 0; fi
@@ -89,10 +157,7 @@ echo end
 )SH";
 }
 
-/// The check pod (pure): the claim mounted read-only at /export (the whole claim: a subPath
-/// that does not exist would fail the container before it can say so), restartPolicy Never,
-/// a deadline, no service account token, small requests = limits.
-inline nlohmann::json build_export_check_pod(const ExportCheckSpec& s) {
+TFJOB_INLINE nlohmann::json build_export_check_pod(const ExportCheckSpec& s) {
   using nlohmann::json;
   if (s.claim.empty()) throw tfjob::error("the export check needs a claim");
   if (s.image.empty()) throw tfjob::error("the export check needs an image");
@@ -121,30 +186,12 @@ inline nlohmann::json build_export_check_pod(const ExportCheckSpec& s) {
   return json{{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", meta}, {"spec", spec}};
 }
 
-/// One version directory as the pod saw it.
-struct ExportVersion {
-  std::string dir;               ///< its name ("1")
-  std::int64_t number = 0;
-  bool saved_model_pb = false, saved_model_pbtxt = false, warmup = false;
-  std::optional<std::int64_t> pb_size;
-  std::string head;              ///< the first bytes of saved_model.pb (decoded), when sent
-};
-
-/// The export directory as the pod listed it.
-struct ExportListing {
-  bool complete = false;    ///< the header and `end` were both seen
-  bool exists = true;       ///< the directory exists on the claim
-  bool truncated = false;   ///< more entries than were listed
-  std::vector<std::string> files, other_dirs;  ///< entries that are not version directories
-  std::vector<ExportVersion> versions;         ///< by number
-};
-
 namespace detail {
 
 /// TF Serving's version directory rule: a child whose whole name parses as an int64
 /// (file_system_storage_path_source.cc, GetVersionNumber: absl::SimpleAtoi); digits only here,
 /// at most 18 so it fits.
-inline std::optional<std::int64_t> version_number(const std::string& name) {
+TFJOB_INLINE std::optional<std::int64_t> version_number(const std::string& name) {
   if (name.empty() || name.size() > 18 || name.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
   std::int64_t v = 0;
   for (char c : name) v = v * 10 + (c - '0');
@@ -153,9 +200,7 @@ inline std::optional<std::int64_t> version_number(const std::string& name) {
 
 }  // namespace detail
 
-/// Parses the check pod's log (total: any text is safe; at most export_check_max_entries
-/// entries and export_check_max_heads heads of export_check_head_bytes are kept).
-inline ExportListing parse_export_check_log(std::string_view log) {
+TFJOB_INLINE ExportListing parse_export_check_log(std::string_view log) {
   ExportListing out;
   bool header = false;
   std::map<std::string, ExportVersion> by_dir;
@@ -236,21 +281,7 @@ inline ExportListing parse_export_check_log(std::string_view log) {
   return out;
 }
 
-/// What the check found: errors refuse the rollout, warnings are said.
-struct ExportVerdict {
-  std::vector<std::string> errors, warnings;
-  std::string tensorflow_version;  ///< MetaInfoDef.tensorflow_version of the highest version whose head was read
-  std::string tensorflow_from;     ///< "saved_model.pb of version 3 (DIR/3)"
-  std::vector<std::int64_t> versions;  ///< the versions that hold a SavedModel
-  bool ok() const { return errors.empty(); }
-};
-
-/// Judges a listing of `where` (e.g. "export/mnist on claim tfjob-mnist"): the directory must
-/// exist and hold at least one numeric version directory, and every one of them a
-/// saved_model.pb (or .pbtxt: TF's reader takes either, cc/saved_model/reader.cc); each
-/// version without TF Serving's warmup file is a warning. Reads the exporting TensorFlow's
-/// version from the highest version's saved_model.pb head.
-inline ExportVerdict judge_export(const ExportListing& l, const std::string& dir, const std::string& where) {
+TFJOB_INLINE ExportVerdict judge_export(const ExportListing& l, const std::string& dir, const std::string& where) {
   ExportVerdict v;
   const std::string shown = dir.empty() ? std::string("the claim's root") : dir;
   if (!l.complete) {
@@ -300,17 +331,7 @@ inline ExportVerdict judge_export(const ExportListing& l, const std::string& dir
   return v;
 }
 
-/// How to run the check.
-struct ExportCheckOptions {
-  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
-  std::function<void(const std::string&)> on_progress;
-  const std::atomic<bool>* cancel = nullptr;
-};
-
-/// Runs the check pod, waits for it to end (a watch on it; an image it cannot pull or a
-/// container it cannot start ends the wait at once), reads its log and deletes it,
-/// whatever happened. Throws tfjob::error saying what stopped the check.
-inline ExportListing check_export(kube::Client& c, ExportCheckSpec s, const ExportCheckOptions& o = {}) {
+TFJOB_INLINE ExportListing check_export(kube::Client& c, ExportCheckSpec s, const ExportCheckOptions& o) {
   const std::string ns = s.namespace_.empty() ? c.namespace_() : s.namespace_;
   s.namespace_ = ns;
   if (s.pod_name.empty()) {
@@ -385,10 +406,8 @@ inline ExportListing check_export(kube::Client& c, ExportCheckSpec s, const Expo
   return parse_export_check_log(log);
 }
 
-/// The TF version warning of a served export: from the SavedModel's own MetaInfoDef when the
-/// check read it, else from the training image's tag (tf_version_warning words both).
-inline std::string export_tf_warning(const ExportVerdict& v, const std::string& training_image, const std::string& serving_release,
-                                     const std::string& serving_image) {
+TFJOB_INLINE std::string export_tf_warning(const ExportVerdict& v, const std::string& training_image, const std::string& serving_release,
+                                           const std::string& serving_image) {
   if (!v.tensorflow_version.empty())
     return tf_version_warning(v.tensorflow_version, v.tensorflow_from, serving_release, serving_image);
   if (training_image.empty()) return {};
@@ -396,3 +415,4 @@ inline std::string export_tf_warning(const ExportVerdict& v, const std::string& 
 }
 
 }  // namespace tfjob::serving
+#endif  // TFJOB_SDK_DEFINE_SERVING

@@ -20,6 +20,7 @@
 /// - status.conditions Ready / PredictorReady (with reason and message), status.url,
 ///   status.address.url, status.components.predictor, status.modelStatus.
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/client.hpp>
 #include <tfjob/kube/discovery.hpp>
@@ -44,12 +45,109 @@ inline constexpr const char* deployment_mode_key = "serving.kserve.io/deployment
 /// The label KServe puts on the predictor's pods (constants.InferenceServicePodLabelKey).
 inline constexpr const char* pod_label_key = "serving.kserve.io/inferenceservice";
 
-inline kube::ResourceInfo inference_services() { return {group, version, plural, "InferenceService", true}; }
+kube::ResourceInfo inference_services();
 
 /// The image tag KServe's runtimeVersion takes: the tag of the TF Serving image serve would
 /// run (tensorflow/serving:2.16.1-gpu → "2.16.1-gpu"). Throws when --image names another
 /// repository (KServe's runtime picks the repository; only the tag can be chosen).
-inline std::string runtime_version(const ServeSpec& s) {
+std::string runtime_version(const ServeSpec& s);
+
+/// `pvc://CLAIM/PATH/MODEL`: serve's --pvc CLAIM:PATH names a directory holding
+/// MODEL/<version>/, and KServe's /mnt/models must be the <version>/ directories' parent.
+std::string storage_uri(const ServeSpec& s);
+
+/// Throws tfjob::error naming what an InferenceService cannot carry.
+void validate_for_kserve(const ServeSpec& s);
+
+/// The InferenceService (serving.kserve.io/v1beta1), RawDeployment mode, TensorFlow predictor.
+nlohmann::json build_inference_service(const ServeSpec& s);
+
+/// Does the cluster serve serving.kserve.io/v1beta1 inferenceservices (discovery)?
+bool served(kube::Client& c);
+
+/// served(), but false where discovery itself is forbidden (403): for commands that only
+/// look for InferenceServices beside serve's own servers (list, delete, predict by name).
+bool served_or_hidden(kube::Client& c);
+
+/// Throws tfjob::error saying what is missing and what to do when it is not served.
+void require_served(kube::Client& c);
+
+/// One condition of the InferenceService's status.
+struct Condition {
+  std::string type, status, reason, message;
+};
+
+/// What the InferenceService's status says (read totally: any shape a server answers).
+struct State {
+  bool found = false;
+  bool ready = false;            ///< condition Ready is True
+  std::optional<bool> predictor_ready;  ///< condition PredictorReady, when reported
+  std::string url, address_url;  ///< status.url, status.address.url
+  std::string model_state;       ///< status.modelStatus.states.activeModelState
+  std::string failure;           ///< status.modelStatus.lastFailureInfo: reason: message
+  std::vector<Condition> conditions;
+  /// For people: why it is not ready (the first False condition with its reason), or "ready".
+  std::string summary() const;
+};
+
+/// Pure: the State of an InferenceService object (at most 64 conditions are read).
+State read_state(const nlohmann::json& isvc);
+
+/// The InferenceService, or nullopt.
+std::optional<nlohmann::json> get(kube::Client& c, const std::string& ns, const std::string& name);
+
+/// Server-side apply of the InferenceService; returns what the server stored.
+nlohmann::json apply(kube::Client& c, const std::string& ns, nlohmann::json isvc, bool force = false, bool dry_run = false);
+
+/// The label selector of the predictor's pods (KServe's pod label).
+std::string predictor_pod_selector(const std::string& name);
+
+/// Waits until the InferenceService is Ready, through two long-lived watches (it, and its
+/// predictor pods) however long it takes: each change of its conditions is read as it comes
+/// (the first False condition with its reason is the progress line). Fails early when a
+/// predictor pod crash-loops or cannot pull its image (with serve's pod diagnosis: events and
+/// last log lines), or the model failed to load; on a timeout the diagnosis says which pods
+/// are not scheduled and why, and `blockers` what held each pod back.
+WaitReport wait_ready(kube::Client& c, const std::string& ns, const std::string& name, const WaitOptions& o);
+
+/// The predictor's Service as the service proxy names it: "SERVICE:PORT".
+std::string predictor_endpoint(kube::Client& c, const std::string& ns, const std::string& name);
+
+/// The InferenceService's predictor as the one-replica-type Deployment view serve's GPU
+/// preflight reads (replicas, the pod's resources, node selector and tolerations).
+nlohmann::json preflight_view(const nlohmann::json& isvc);
+
+/// InferenceServices serve made in `ns` ("" = all namespaces), as serve list's rows.
+std::vector<std::pair<std::string, ServerInfo>> list(kube::Client& c, const std::string& ns);
+
+/// Deletes the InferenceService (background cascade: KServe's Deployment, Service and HPA
+/// are its children); false when there was none.
+bool remove(kube::Client& c, const std::string& ns, const std::string& name);
+
+}  // namespace tfjob::serving::kserve
+
+namespace tfjob::serving {
+
+/// Where `predict`/`models` send for a served NAME: the Service serve made, or, on a cluster
+/// serving KServe, an InferenceService's predictor (its model is named after it).
+struct Endpoint {
+  std::string service;  ///< a Service name, or SERVICE:PORT for the service proxy
+  std::string model;    ///< "" = the Service's annotation (served_model)
+  bool kserve = false;
+};
+
+/// serve's own Service first; then an InferenceService of that name; else served_model's
+/// error (how to start a server).
+Endpoint endpoint(kube::Client& c, const std::string& ns, const std::string& name);
+
+}  // namespace tfjob::serving
+
+#if TFJOB_SDK_DEFINE_SERVING
+namespace tfjob::serving::kserve {
+
+TFJOB_INLINE kube::ResourceInfo inference_services() { return {group, version, plural, "InferenceService", true}; }
+
+TFJOB_INLINE std::string runtime_version(const ServeSpec& s) {
   const std::string image = s.effective_image();
   const auto slash = image.rfind('/');
   const auto colon = image.rfind(':');
@@ -62,14 +160,11 @@ inline std::string runtime_version(const ServeSpec& s) {
   return image.substr(colon + 1);
 }
 
-/// `pvc://CLAIM/PATH/MODEL`: serve's --pvc CLAIM:PATH names a directory holding
-/// MODEL/<version>/, and KServe's /mnt/models must be the <version>/ directories' parent.
-inline std::string storage_uri(const ServeSpec& s) {
+TFJOB_INLINE std::string storage_uri(const ServeSpec& s) {
   return "pvc://" + s.source.claim + "/" + (s.source.path.empty() ? "" : s.source.path + "/") + s.effective_model_name();
 }
 
-/// Throws tfjob::error naming what an InferenceService cannot carry.
-inline void validate_for_kserve(const ServeSpec& s) {
+TFJOB_INLINE void validate_for_kserve(const ServeSpec& s) {
   validate(s);
   if (s.source.kind != ModelSource::Kind::pvc)
     throw tfjob::error("an InferenceService here reads its model from a claim: give the claim (CLAIM[:PATH] holding "
@@ -85,8 +180,7 @@ inline void validate_for_kserve(const ServeSpec& s) {
   (void)runtime_version(s);
 }
 
-/// The InferenceService (serving.kserve.io/v1beta1), RawDeployment mode, TensorFlow predictor.
-inline nlohmann::json build_inference_service(const ServeSpec& s) {
+TFJOB_INLINE nlohmann::json build_inference_service(const ServeSpec& s) {
   validate_for_kserve(s);
   using nlohmann::json;
   // Not serve's app.kubernetes.io/name=tensorflow-serving: KServe copies these labels onto its
@@ -125,12 +219,9 @@ inline nlohmann::json build_inference_service(const ServeSpec& s) {
           {"spec", {{"predictor", predictor}}}};
 }
 
-/// Does the cluster serve serving.kserve.io/v1beta1 inferenceservices (discovery)?
-inline bool served(kube::Client& c) { return kube::serves(c, group, version, plural); }
+TFJOB_INLINE bool served(kube::Client& c) { return kube::serves(c, group, version, plural); }
 
-/// served(), but false where discovery itself is forbidden (403): for commands that only
-/// look for InferenceServices beside serve's own servers (list, delete, predict by name).
-inline bool served_or_hidden(kube::Client& c) {
+TFJOB_INLINE bool served_or_hidden(kube::Client& c) {
   try {
     return served(c);
   } catch (const api_error& e) {
@@ -139,57 +230,42 @@ inline bool served_or_hidden(kube::Client& c) {
   }
 }
 
-/// Throws tfjob::error saying what is missing and what to do when it is not served.
-inline void require_served(kube::Client& c) {
+TFJOB_INLINE void require_served(kube::Client& c) {
   if (served(c)) return;
   throw tfjob::error(std::string("this cluster does not serve ") + plural + "." + group + "/" + version +
                      " (KServe's InferenceService): install KServe (its CRDs and controller), or serve without KServe as a "
                      "Deployment and Service");
 }
 
-/// One condition of the InferenceService's status.
-struct Condition {
-  std::string type, status, reason, message;
-};
-
-/// What the InferenceService's status says (read totally: any shape a server answers).
-struct State {
-  bool found = false;
-  bool ready = false;            ///< condition Ready is True
-  std::optional<bool> predictor_ready;  ///< condition PredictorReady, when reported
-  std::string url, address_url;  ///< status.url, status.address.url
-  std::string model_state;       ///< status.modelStatus.states.activeModelState
-  std::string failure;           ///< status.modelStatus.lastFailureInfo: reason: message
-  std::vector<Condition> conditions;
-  /// For people: why it is not ready (the first False condition with its reason), or "ready".
-  std::string summary() const {
-    if (ready) return "InferenceService is Ready" + (url.empty() ? std::string() : " at " + url);
-    if (!failure.empty()) return "the model failed to load: " + failure;
-    for (const auto& c : conditions)
-      if (c.status == "False" && c.type != "Ready")
-        return c.type + " is False" + (c.reason.empty() ? "" : " (" + c.reason + ")") + (c.message.empty() ? "" : ": " + c.message);
-    for (const auto& c : conditions)
-      if (c.type == "Ready" && !c.reason.empty()) return "not Ready (" + c.reason + ")" + (c.message.empty() ? "" : ": " + c.message);
-    return conditions.empty() ? "waiting for the KServe controller to report a status" : "not Ready yet";
-  }
-};
+TFJOB_INLINE std::string State::summary() const {
+  if (ready) return "InferenceService is Ready" + (url.empty() ? std::string() : " at " + url);
+  if (!failure.empty()) return "the model failed to load: " + failure;
+  for (const auto& c : conditions)
+    if (c.status == "False" && c.type != "Ready")
+      return c.type + " is False" + (c.reason.empty() ? "" : " (" + c.reason + ")") + (c.message.empty() ? "" : ": " + c.message);
+  for (const auto& c : conditions)
+    if (c.type == "Ready" && !c.reason.empty()) return "not Ready (" + c.reason + ")" + (c.message.empty() ? "" : ": " + c.message);
+  return conditions.empty() ? "waiting for the KServe controller to report a status" : "not Ready yet";
+}
 
 namespace detail {
-inline std::string str_at(const nlohmann::json& j, const char* key) {
+
+TFJOB_INLINE std::string str_at(const nlohmann::json& j, const char* key) {
   if (!j.is_object()) return {};
   auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
-inline const nlohmann::json& obj_at(const nlohmann::json& j, const char* key) {
+
+TFJOB_INLINE const nlohmann::json& obj_at(const nlohmann::json& j, const char* key) {
   static const nlohmann::json empty = nlohmann::json::object();
   if (!j.is_object()) return empty;
   auto it = j.find(key);
   return it != j.end() && it->is_object() ? *it : empty;
 }
+
 }  // namespace detail
 
-/// Pure: the State of an InferenceService object (at most 64 conditions are read).
-inline State read_state(const nlohmann::json& isvc) {
+TFJOB_INLINE State read_state(const nlohmann::json& isvc) {
   State st;
   st.found = isvc.is_object();
   const auto& status = detail::obj_at(isvc, "status");
@@ -216,8 +292,7 @@ inline State read_state(const nlohmann::json& isvc) {
   return st;
 }
 
-/// The InferenceService, or nullopt.
-inline std::optional<nlohmann::json> get(kube::Client& c, const std::string& ns, const std::string& name) {
+TFJOB_INLINE std::optional<nlohmann::json> get(kube::Client& c, const std::string& ns, const std::string& name) {
   try {
     return c.request_json(kube::RequestBuilder(inference_services(), ns).get(name));
   } catch (const api_error& e) {
@@ -226,8 +301,7 @@ inline std::optional<nlohmann::json> get(kube::Client& c, const std::string& ns,
   }
 }
 
-/// Server-side apply of the InferenceService; returns what the server stored.
-inline nlohmann::json apply(kube::Client& c, const std::string& ns, nlohmann::json isvc, bool force = false, bool dry_run = false) {
+TFJOB_INLINE nlohmann::json apply(kube::Client& c, const std::string& ns, nlohmann::json isvc, bool force, bool dry_run) {
   isvc["metadata"]["namespace"] = ns;
   kube::ApplyParams ap;
   ap.force = force;
@@ -236,16 +310,9 @@ inline nlohmann::json apply(kube::Client& c, const std::string& ns, nlohmann::js
   return c.request_json(kube::RequestBuilder(inference_services(), ns).apply(name, isvc, ap));
 }
 
-/// The label selector of the predictor's pods (KServe's pod label).
-inline std::string predictor_pod_selector(const std::string& name) { return std::string(pod_label_key) + "=" + name; }
+TFJOB_INLINE std::string predictor_pod_selector(const std::string& name) { return std::string(pod_label_key) + "=" + name; }
 
-/// Waits until the InferenceService is Ready, through two long-lived watches (it, and its
-/// predictor pods) however long it takes: each change of its conditions is read as it comes
-/// (the first False condition with its reason is the progress line). Fails early when a
-/// predictor pod crash-loops or cannot pull its image (with serve's pod diagnosis: events and
-/// last log lines), or the model failed to load; on a timeout the diagnosis says which pods
-/// are not scheduled and why, and `blockers` what held each pod back.
-inline WaitReport wait_ready(kube::Client& c, const std::string& ns, const std::string& name, const WaitOptions& o) {
+TFJOB_INLINE WaitReport wait_ready(kube::Client& c, const std::string& ns, const std::string& name, const WaitOptions& o) {
   ObjectWaitWords words;
   words.what = "inferenceservice \"" + name + "\"";
   words.failing = words.what + " will not become Ready: its predictor pods are failing";
@@ -262,8 +329,7 @@ inline WaitReport wait_ready(kube::Client& c, const std::string& ns, const std::
                               words);
 }
 
-/// The predictor's Service as the service proxy names it: "SERVICE:PORT".
-inline std::string predictor_endpoint(kube::Client& c, const std::string& ns, const std::string& name) {
+TFJOB_INLINE std::string predictor_endpoint(kube::Client& c, const std::string& ns, const std::string& name) {
   for (const std::string& svc : {name + "-predictor", name + "-predictor-default"}) {  // KServe >= 0.9, older
     auto s = get_service(c, ns, svc);
     if (!s) continue;
@@ -285,9 +351,7 @@ inline std::string predictor_endpoint(kube::Client& c, const std::string& ns, co
                      "Ready (`kubectl get inferenceservice " + name + "`)");
 }
 
-/// The InferenceService's predictor as the one-replica-type Deployment view serve's GPU
-/// preflight reads (replicas, the pod's resources, node selector and tolerations).
-inline nlohmann::json preflight_view(const nlohmann::json& isvc) {
+TFJOB_INLINE nlohmann::json preflight_view(const nlohmann::json& isvc) {
   using nlohmann::json;
   const auto& p = detail::obj_at(detail::obj_at(isvc, "spec"), "predictor");
   const auto& m = detail::obj_at(p, "model");
@@ -306,8 +370,7 @@ inline nlohmann::json preflight_view(const nlohmann::json& isvc) {
           {"spec", {{"replicas", replicas}, {"template", {{"spec", pod}}}}}};
 }
 
-/// InferenceServices serve made in `ns` ("" = all namespaces), as serve list's rows.
-inline std::vector<std::pair<std::string, ServerInfo>> list(kube::Client& c, const std::string& ns) {
+TFJOB_INLINE std::vector<std::pair<std::string, ServerInfo>> list(kube::Client& c, const std::string& ns) {
   kube::ListParams lp;
   lp.label_selector = std::string(keys::managed_by) + "=kubectl-tfjob";
   auto items = c.request_json(kube::RequestBuilder(inference_services(), ns).list(lp));
@@ -339,9 +402,7 @@ inline std::vector<std::pair<std::string, ServerInfo>> list(kube::Client& c, con
   return out;
 }
 
-/// Deletes the InferenceService (background cascade: KServe's Deployment, Service and HPA
-/// are its children); false when there was none.
-inline bool remove(kube::Client& c, const std::string& ns, const std::string& name) {
+TFJOB_INLINE bool remove(kube::Client& c, const std::string& ns, const std::string& name) {
   kube::DeleteParams dp;
   dp.propagation_policy = "Background";
   try {
@@ -357,17 +418,7 @@ inline bool remove(kube::Client& c, const std::string& ns, const std::string& na
 
 namespace tfjob::serving {
 
-/// Where `predict`/`models` send for a served NAME: the Service serve made, or, on a cluster
-/// serving KServe, an InferenceService's predictor (its model is named after it).
-struct Endpoint {
-  std::string service;  ///< a Service name, or SERVICE:PORT for the service proxy
-  std::string model;    ///< "" = the Service's annotation (served_model)
-  bool kserve = false;
-};
-
-/// serve's own Service first; then an InferenceService of that name; else served_model's
-/// error (how to start a server).
-inline Endpoint endpoint(kube::Client& c, const std::string& ns, const std::string& name) {
+TFJOB_INLINE Endpoint endpoint(kube::Client& c, const std::string& ns, const std::string& name) {
   auto svc = get_service(c, ns, name);
   if (svc && kserve::detail::str_at(kserve::detail::obj_at(kserve::detail::obj_at(*svc, "metadata"), "labels"), keys::managed_by) ==
                  "kubectl-tfjob")
@@ -379,3 +430,4 @@ inline Endpoint endpoint(kube::Client& c, const std::string& ns, const std::stri
 }
 
 }  // namespace tfjob::serving
+#endif  // TFJOB_SDK_DEFINE_SERVING

@@ -6,6 +6,7 @@
 /// (/tensorflow/serving/request_count {model_name, status}; request_latency {model_name,
 /// API, entrypoint}, microseconds), exported by TF's Prometheus exporter with '/' as ':'.
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
 
 #include <algorithm>
@@ -34,10 +35,45 @@ struct PrometheusLimits {
   std::size_t max_labels = 64;
 };
 
+/// Parses the Prometheus text exposition format (version 0.0.4): comments and blank lines
+/// skipped, label values unescaped (\\, \", \n), an optional timestamp ignored. Throws
+/// tfjob::error naming the line for a malformed one, or when a limit is passed.
+std::vector<MetricSample> parse_prometheus_text(const std::string& text, const PrometheusLimits& lim = {});
+
+/// A latency histogram: cumulative bucket counts by upper bound (microseconds).
+struct LatencyHistogram {
+  std::vector<std::pair<double, double>> buckets;  ///< (le, cumulative count), sorted by le
+  double count = 0, sum = 0;
+  double mean() const { return count > 0 ? sum / count : 0; }
+  /// PromQL's histogram_quantile (promql/quantile.go bucketQuantile): linear interpolation
+  /// inside the bucket holding the rank; the +Inf bucket answers the largest finite bound.
+  std::optional<double> quantile(double q) const;
+};
+
+/// One model's requests and latency as TF Serving counts them.
+struct ModelRequestMetrics {
+  std::string model;
+  std::map<std::string, double> requests_by_status;  ///< "OK" → 12, "INVALID_ARGUMENT" → 1
+  LatencyHistogram latency;                          ///< all APIs and entrypoints summed
+  double requests() const;
+  double errors() const;
+};
+
+inline constexpr const char* request_count_metric = ":tensorflow:serving:request_count";
+inline constexpr const char* request_latency_metric = ":tensorflow:serving:request_latency";
+
+/// TF Serving's request count and latency per model, from parsed samples (sorted by model).
+std::vector<ModelRequestMetrics> request_metrics(const std::vector<MetricSample>& samples);
+
+}  // namespace tfjob::serving
+
+#if TFJOB_SDK_DEFINE_SERVING
+namespace tfjob::serving {
+
 namespace detail {
 
 /// A sample value: a float, "+Inf", "-Inf" or "NaN" (the exposition format's words).
-inline std::optional<double> parse_metric_value(const std::string& s) {
+TFJOB_INLINE std::optional<double> parse_metric_value(const std::string& s) {
   if (s == "+Inf" || s == "Inf") return std::numeric_limits<double>::infinity();
   if (s == "-Inf") return -std::numeric_limits<double>::infinity();
   if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
@@ -50,10 +86,7 @@ inline std::optional<double> parse_metric_value(const std::string& s) {
 
 }  // namespace detail
 
-/// Parses the Prometheus text exposition format (version 0.0.4): comments and blank lines
-/// skipped, label values unescaped (\\, \", \n), an optional timestamp ignored. Throws
-/// tfjob::error naming the line for a malformed one, or when a limit is passed.
-inline std::vector<MetricSample> parse_prometheus_text(const std::string& text, const PrometheusLimits& lim = {}) {
+TFJOB_INLINE std::vector<MetricSample> parse_prometheus_text(const std::string& text, const PrometheusLimits& lim) {
   if (text.size() > lim.max_bytes)
     throw tfjob::error("the metrics answer is larger than " + std::to_string(lim.max_bytes) + " bytes");
   std::vector<MetricSample> out;
@@ -118,54 +151,37 @@ inline std::vector<MetricSample> parse_prometheus_text(const std::string& text, 
   return out;
 }
 
-/// A latency histogram: cumulative bucket counts by upper bound (microseconds).
-struct LatencyHistogram {
-  std::vector<std::pair<double, double>> buckets;  ///< (le, cumulative count), sorted by le
-  double count = 0, sum = 0;
-  double mean() const { return count > 0 ? sum / count : 0; }
-  /// PromQL's histogram_quantile (promql/quantile.go bucketQuantile): linear interpolation
-  /// inside the bucket holding the rank; the +Inf bucket answers the largest finite bound.
-  std::optional<double> quantile(double q) const {
-    if (buckets.empty() || count <= 0 || q < 0 || q > 1) return std::nullopt;
-    const double total = buckets.back().second;
-    if (total <= 0) return std::nullopt;
-    const double rank = q * total;
-    double prev_le = 0, prev_count = 0;
-    for (std::size_t i = 0; i < buckets.size(); ++i) {
-      const auto& [le, c] = buckets[i];
-      if (c >= rank) {
-        if (std::isinf(le)) return i > 0 ? buckets[i - 1].first : std::optional<double>();
-        if (c == prev_count) return le;
-        return prev_le + (le - prev_le) * (rank - prev_count) / (c - prev_count);
-      }
-      prev_le = le;
-      prev_count = c;
+TFJOB_INLINE std::optional<double> LatencyHistogram::quantile(double q) const {
+  if (buckets.empty() || count <= 0 || q < 0 || q > 1) return std::nullopt;
+  const double total = buckets.back().second;
+  if (total <= 0) return std::nullopt;
+  const double rank = q * total;
+  double prev_le = 0, prev_count = 0;
+  for (std::size_t i = 0; i < buckets.size(); ++i) {
+    const auto& [le, c] = buckets[i];
+    if (c >= rank) {
+      if (std::isinf(le)) return i > 0 ? buckets[i - 1].first : std::optional<double>();
+      if (c == prev_count) return le;
+      return prev_le + (le - prev_le) * (rank - prev_count) / (c - prev_count);
     }
-    return buckets.back().first;
+    prev_le = le;
+    prev_count = c;
   }
-};
+  return buckets.back().first;
+}
 
-/// One model's requests and latency as TF Serving counts them.
-struct ModelRequestMetrics {
-  std::string model;
-  std::map<std::string, double> requests_by_status;  ///< "OK" → 12, "INVALID_ARGUMENT" → 1
-  LatencyHistogram latency;                          ///< all APIs and entrypoints summed
-  double requests() const {
-    double n = 0;
-    for (const auto& [k, v] : requests_by_status) n += v;
-    return n;
-  }
-  double errors() const {
-    auto it = requests_by_status.find("OK");
-    return requests() - (it == requests_by_status.end() ? 0 : it->second);
-  }
-};
+TFJOB_INLINE double ModelRequestMetrics::requests() const {
+  double n = 0;
+  for (const auto& [k, v] : requests_by_status) n += v;
+  return n;
+}
 
-inline constexpr const char* request_count_metric = ":tensorflow:serving:request_count";
-inline constexpr const char* request_latency_metric = ":tensorflow:serving:request_latency";
+TFJOB_INLINE double ModelRequestMetrics::errors() const {
+  auto it = requests_by_status.find("OK");
+  return requests() - (it == requests_by_status.end() ? 0 : it->second);
+}
 
-/// TF Serving's request count and latency per model, from parsed samples (sorted by model).
-inline std::vector<ModelRequestMetrics> request_metrics(const std::vector<MetricSample>& samples) {
+TFJOB_INLINE std::vector<ModelRequestMetrics> request_metrics(const std::vector<MetricSample>& samples) {
   std::map<std::string, ModelRequestMetrics> by;
   std::map<std::string, std::map<double, double>> buckets;  // model → le → count (summed over labels)
   const std::string lat = request_latency_metric;
@@ -199,3 +215,4 @@ inline std::vector<ModelRequestMetrics> request_metrics(const std::vector<Metric
 }
 
 }  // namespace tfjob::serving
+#endif  // TFJOB_SDK_DEFINE_SERVING

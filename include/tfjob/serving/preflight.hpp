@@ -4,6 +4,7 @@
 /// by nodeSelector, affinity and tolerations, GPUs held by running pods) run on the server's
 /// pod template, its findings worded for a model server (replicas and --gpus per replica).
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/kube/client.hpp>
 #include <tfjob/workflow/cluster.hpp>
@@ -20,7 +21,24 @@ namespace tfjob::serving {
 
 /// The Deployment's pods as the one replica type gpu_preflight reads (it looks only at
 /// tfReplicaSpecs.*.{replicas, template}); named "Server".
-inline nlohmann::json gpu_view(const nlohmann::json& deployment) {
+nlohmann::json gpu_view(const nlohmann::json& deployment);
+
+/// Pure: the GPU findings for a Deployment given every node and (when readable) every pod.
+/// Errors: no GPU node, no GPU node the pods may use, more GPUs per replica than any such
+/// node has; a warning when the replicas together need more than is free now.
+std::vector<Finding> gpu_findings(const nlohmann::json& deployment, const std::vector<nlohmann::json>& nodes,
+                                  const std::optional<std::vector<nlohmann::json>>& pods);
+
+/// gpu_findings with the cluster's nodes and pods; nullopt when the nodes cannot be listed
+/// (403: the check is skipped, as submit's is). Nothing is asked when no GPU is requested.
+std::optional<std::vector<Finding>> gpu_preflight(kube::Client& c, const nlohmann::json& deployment);
+
+}  // namespace tfjob::serving
+
+#if TFJOB_SDK_DEFINE_SERVING
+namespace tfjob::serving {
+
+TFJOB_INLINE nlohmann::json gpu_view(const nlohmann::json& deployment) {
   return {{"metadata", {{"name", ""}, {"namespace", tfjob::detail::value_at(deployment, "/metadata/namespace"_json_pointer, std::string())}}},
           {"spec",
            {{"tfReplicaSpecs",
@@ -29,11 +47,8 @@ inline nlohmann::json gpu_view(const nlohmann::json& deployment) {
                 {"template", tfjob::detail::value_at(deployment, "/spec/template"_json_pointer, nlohmann::json::object())}}}}}}}};
 }
 
-/// Pure: the GPU findings for a Deployment given every node and (when readable) every pod.
-/// Errors: no GPU node, no GPU node the pods may use, more GPUs per replica than any such
-/// node has; a warning when the replicas together need more than is free now.
-inline std::vector<Finding> gpu_findings(const nlohmann::json& deployment, const std::vector<nlohmann::json>& nodes,
-                                         const std::optional<std::vector<nlohmann::json>>& pods) {
+TFJOB_INLINE std::vector<Finding> gpu_findings(const nlohmann::json& deployment, const std::vector<nlohmann::json>& nodes,
+                                               const std::optional<std::vector<nlohmann::json>>& pods) {
   const auto g = workflow::gpu_preflight(gpu_view(deployment), nodes, pods);
   std::vector<Finding> out;
   const std::string per = std::to_string(g.job_max_per_pod);
@@ -65,9 +80,7 @@ inline std::vector<Finding> gpu_findings(const nlohmann::json& deployment, const
   return out;
 }
 
-/// gpu_findings with the cluster's nodes and pods; nullopt when the nodes cannot be listed
-/// (403: the check is skipped, as submit's is). Nothing is asked when no GPU is requested.
-inline std::optional<std::vector<Finding>> gpu_preflight(kube::Client& c, const nlohmann::json& deployment) {
+TFJOB_INLINE std::optional<std::vector<Finding>> gpu_preflight(kube::Client& c, const nlohmann::json& deployment) {
   if (workflow::gpu_preflight(gpu_view(deployment), {}, std::nullopt).job_total == 0) return std::vector<Finding>{};
   std::vector<nlohmann::json> nodes;
   try {
@@ -88,3 +101,4 @@ inline std::optional<std::vector<Finding>> gpu_preflight(kube::Client& c, const 
 }
 
 }  // namespace tfjob::serving
+#endif  // TFJOB_SDK_DEFINE_SERVING

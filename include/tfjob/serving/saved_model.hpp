@@ -10,6 +10,8 @@
 /// Protobuf writes fields in number order, so meta_info_def leads the first MetaGraphDef and
 /// a prefix of the file holding the op list is enough; the graph that follows is not needed.
 
+#include <tfjob/detail/compiled.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -25,6 +27,15 @@ struct SavedModelInfo {
   std::string tensorflow_git_version;
   bool truncated = false;         ///< the prefix ended before meta_info_def did
 };
+
+/// The TensorFlow version in the first bytes of a saved_model.pb (a prefix is enough: see
+/// the file comment). Bytes that are not a SavedModel give `parsed` false.
+SavedModelInfo saved_model_info(std::string_view bytes);
+
+}  // namespace tfjob::serving
+
+#if TFJOB_SDK_DEFINE_SERVING
+namespace tfjob::serving {
 
 namespace detail {
 
@@ -96,7 +107,7 @@ class WireReader {
 };
 
 /// A version string as read: printable ASCII only, at most 64 bytes ("" otherwise).
-inline std::string version_text(std::string_view s) {
+TFJOB_INLINE std::string version_text(std::string_view s) {
   if (s.size() > 64) return {};
   for (char c : s)
     if (c < 0x20 || c > 0x7e) return {};
@@ -105,9 +116,7 @@ inline std::string version_text(std::string_view s) {
 
 }  // namespace detail
 
-/// The TensorFlow version in the first bytes of a saved_model.pb (a prefix is enough: see
-/// the file comment). Bytes that are not a SavedModel give `parsed` false.
-inline SavedModelInfo saved_model_info(std::string_view bytes) {
+TFJOB_INLINE SavedModelInfo saved_model_info(std::string_view bytes) {
   SavedModelInfo info;
   detail::WireReader top(bytes);
   while (auto f = top.next()) {
@@ -133,3 +142,4 @@ inline SavedModelInfo saved_model_info(std::string_view bytes) {
 }
 
 }  // namespace tfjob::serving
+#endif  // TFJOB_SDK_DEFINE_SERVING

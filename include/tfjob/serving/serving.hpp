@@ -5,6 +5,7 @@
 /// predictions — all through the API server (the service proxy reaches TF Serving's REST
 /// port, so no port-forward is needed), checked first against the model's signatures.
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/api.hpp>
@@ -41,39 +42,302 @@ namespace tfjob::serving {
 /// The kinds serve reads and writes: the typed ones from their one description
 /// (resource_traits), the rest (no typed object) declared here once.
 namespace resources {
-inline kube::ResourceInfo deployments() { return kube::resource_info<kube::Deployment>(); }
-inline kube::ResourceInfo services() { return kube::resource_info<kube::Service>(); }
-inline kube::ResourceInfo pods() { return kube::resource_info<kube::Pod>(); }
-inline kube::ResourceInfo events() { return kube::resource_info<kube::Event>(); }
-inline kube::ResourceInfo config_maps() { return kube::resource_info<kube::ConfigMap>(); }
-inline kube::ResourceInfo pod_disruption_budgets() { return {"policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true}; }
-inline kube::ResourceInfo horizontal_pod_autoscalers() {
-  return {"autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", true};
-}
+kube::ResourceInfo deployments();
+kube::ResourceInfo services();
+kube::ResourceInfo pods();
+kube::ResourceInfo events();
+kube::ResourceInfo config_maps();
+kube::ResourceInfo pod_disruption_budgets();
+kube::ResourceInfo horizontal_pod_autoscalers();
 /// Everything serve creates for a server, all named like it (build_objects' kinds).
-inline std::vector<kube::ResourceInfo> server_kinds() {
-  return {config_maps(), deployments(), services(), pod_disruption_budgets(), horizontal_pod_autoscalers()};
-}
+std::vector<kube::ResourceInfo> server_kinds();
 /// The resource of one of build_objects' kinds; throws for any other kind.
-inline kube::ResourceInfo for_kind(const std::string& kind) {
-  for (const auto& r : server_kinds())
-    if (r.kind == kind) return r;
-  throw tfjob::error("serve does not apply objects of kind \"" + kind + "\"");
-}
+kube::ResourceInfo for_kind(const std::string& kind);
 }  // namespace resources
 
 /// The versions of the PodDisruptionBudget and HorizontalPodAutoscaler kinds, newest first:
 /// policy/v1 and autoscaling/v2 are GA from Kubernetes 1.21 and 1.23; older servers serve only
 /// policy/v1beta1 and autoscaling/v2beta2 (removed in 1.25 and 1.26), with the same fields serve uses.
-inline std::vector<std::string> kind_versions(const std::string& kind) {
+std::vector<std::string> kind_versions(const std::string& kind);
+
+/// Rewrites each PDB/HPA to the newest version the server serves (discovery); throws
+/// tfjob::error naming the kind when it serves none.
+void use_served_versions(kube::Client& c, std::vector<nlohmann::json>& objs);
+
+/// Server-side apply of every object (the client's field manager); returns what the server
+/// stored. `dry_run` = the server's dry run (nothing persisted).
+std::vector<nlohmann::json> apply_objects(kube::Client& c, const std::string& ns, const std::vector<nlohmann::json>& objs,
+                                          bool force = false, bool dry_run = false);
+
+/// The REST path of TF Serving behind the API server's service proxy. `service` is NAME (its
+/// REST port, 8501) or NAME:PORT, the proxy's own syntax (a KServe predictor's Service: 80).
+std::string proxy_path(const std::string& ns, const std::string& service, const std::string& rest_path);
+
+/// A raw answer from TF Serving (or from the proxy in front of it).
+struct ProxyAnswer {
+  int status = 0;
+  std::string body;
+  /// The API server's own Status (no endpoints, no such service) rather than TF Serving's.
+  bool from_apiserver() const;
+  std::string apiserver_message() const;
+};
+
+ProxyAnswer proxy_call(kube::Client& c, const std::string& ns, const std::string& service, const std::string& method,
+                       const std::string& rest_path, const std::string& body = {});
+
+/// The Service, or nullopt.
+std::optional<nlohmann::json> get_service(kube::Client& c, const std::string& ns, const std::string& name);
+
+/// The model name TF Serving serves behind `service` (its annotation, else the name).
+std::string model_name_of(const nlohmann::json& obj);
+
+/// Diagnosis text for pods that will not come up: each problem, the pod's events and the
+/// last lines of the failing container's previous (or current) log.
+std::string diagnose(kube::Client& c, const std::string& ns, const std::vector<nlohmann::json>& pods,
+                     const std::vector<PodProblem>& problems, int log_lines = 20);
+
+/// Pending pods' scheduling reasons (e.g. "0/2 nodes are available: 2 Insufficient nvidia.com/gpu").
+std::string scheduling_reasons(const std::vector<nlohmann::json>& pods);
+
+/// The scheduler's and kubelet's Warning events about these pods, one line each ("" when
+/// there are none or events cannot be read: they explain, they are not required).
+std::string warning_events(kube::Client& c, const std::string& ns, const std::vector<nlohmann::json>& pods);
+
+/// How a wait ended.
+enum class WaitResult { ready, failed, timeout, not_found, cancelled };  ///< cancelled: WaitOptions::cancel
+struct WaitReport {
+  WaitResult result = WaitResult::timeout;
+  std::string message;       ///< last status line, or the failure
+  std::string diagnosis;     ///< pods, events and logs when it failed or timed out
+  std::string version;       ///< model wait: the AVAILABLE version
+  /// A rollout's or InferenceService's timeout: what held each pod not ready back, from the
+  /// pods as their watch last delivered them (blocker_hints words them).
+  std::vector<PodBlocker> blockers;
+};
+
+struct WaitOptions {
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  std::chrono::milliseconds interval{500};  ///< between looks where TF Serving is asked (no watch exists)
+  int crashloop_restarts = 2;  ///< a CrashLoopBackOff with this many restarts fails the wait
+  std::function<void(const std::string&)> on_progress;
+  const std::atomic<bool>* cancel = nullptr;  ///< raise to end the wait (WaitResult::cancelled)
+};
+
+/// The label selector of serve's server pods.
+std::string server_pod_selector(const std::string& name);
+
+/// One look at the object a wait is about (a Deployment's rollout, an InferenceService's
+/// conditions): still waiting, ready, or failed for good; its message is the progress line.
+struct ObjectVerdict {
+  enum class Kind { waiting, ready, failed } kind = Kind::waiting;
+  std::string message;
+};
+
+/// What a wait on an object and its pods (wait_object_and_pods) says: what the object is
+/// called in messages, and what to say when its pods fail or none exists at a timeout.
+struct ObjectWaitWords {
+  std::string what;     ///< `deployment "x"`: "... not found in namespace", "... was deleted"
+  std::string failing;  ///< the message when its pods crash-loop or cannot pull their image
+  std::string no_pods;  ///< a timeout's diagnosis when it has no pod yet ("": the pods' own)
+};
+
+/// Waits on the object `name` of `res` and on its pods (`pod_selector`) through two
+/// long-lived watches however long it lasts, never a periodic request: `judge` reads each
+/// change of the object (ready or failed ends the wait); a pod that crash-loops or cannot
+/// pull its image (pod_problems) ends it at once, since the object does not change for that.
+/// Ends at `o.deadline`, or when `o.cancel` is raised (seen within 100 ms). `on_progress` gets
+/// each new verdict's message on this thread. After the end: one list of the namespace's
+/// events and, for failing pods, their logs (the diagnosis).
+WaitReport wait_object_and_pods(kube::Client& c, const std::string& ns, const kube::ResourceInfo& res,
+                                const std::string& name, const std::string& pod_selector, const WaitOptions& o,
+                                const std::function<ObjectVerdict(const nlohmann::json&)>& judge,
+                                const ObjectWaitWords& words);
+
+/// Waits for the Deployment's rollout as `kubectl rollout status` does: its status judged by
+/// kubectl's rules on every change the watch delivers (not polled), failed early on
+/// ProgressDeadlineExceeded, and on a pod that crash-loops or cannot pull its image (the
+/// server's pods watched beside it: pods do not change the Deployment when they do).
+WaitReport wait_rollout(kube::Client& c, const std::string& ns, const std::string& name, const WaitOptions& o);
+
+/// One look at the model's status through the proxy.
+struct ModelProbe {
+  enum class Kind { available, loading, failed, no_version, unreachable } kind = Kind::unreachable;
+  std::string message;  ///< for people
+  std::string version;  ///< when available
+  ModelStatus status;   ///< TF Serving's answer, when it gave one
+};
+
+ModelProbe probe_model(kube::Client& c, const std::string& ns, const std::string& service, const std::string& model);
+
+/// Waits until TF Serving reports a version of `model` AVAILABLE (HTTP 200 with LOADING is
+/// not ready); fails at once when a version ends with an error.
+WaitReport wait_model(kube::Client& c, const std::string& ns, const std::string& service, const std::string& model,
+                      const WaitOptions& o);
+
+/// A prediction request's outcome.
+struct PredictResult {
+  nlohmann::json response;  ///< TF Serving's JSON
+  std::string signature;    ///< the signature the request was checked against ("" when not checked)
+};
+
+/// Which version of a model a request is for: the latest (both empty), a version number or
+/// a version label (TF Serving's /versions/N and /labels/L paths).
+struct ModelRef {
+  std::string version, label;
+};
+
+/// The model TF Serving serves behind `service`; throws tfjob::error saying how to start one
+/// when the service does not exist.
+std::string served_model(kube::Client& c, const std::string& ns, const std::string& service);
+
+namespace detail {
+
+/// Why a request to TF Serving (answer `a` to `what`) did not succeed, as a tfjob::error:
+/// the proxy could not reach a pod, the model is still loading, it failed to load, or TF
+/// Serving's own message.
+[[noreturn]] void throw_for_answer(kube::Client& c, const std::string& ns, const std::string& service,
+                                   const std::string& model, const ProxyAnswer& a, const std::string& what);
+
+}  // namespace detail
+
+/// GET /v1/models/MODEL[/versions/V|/labels/L]/metadata through the proxy: the signatures
+/// of the version that answers (the latest AVAILABLE one when `ref` is empty).
+ModelMetadata get_model_metadata(kube::Client& c, const std::string& ns, const std::string& service,
+                                 const std::string& model, const ModelRef& ref = {});
+
+/// How predict picks and checks its signature.
+struct PredictTarget {
+  std::string model;      ///< "" = the server's (first) model; a server with a model config serves several
+  ModelRef ref;
+  std::string signature;  ///< "" = serving_default
+  bool check = true;      ///< check the body against the signature before sending
+};
+
+/// POST /v1/models/MODEL[/versions/V|/labels/L]:predict through the proxy, after checking
+/// the body against the signature from the model's metadata (a missing input, a wrong rank,
+/// size or dtype is an error naming what the signature takes, and nothing is sent).
+/// Throws tfjob::error with a clear message: service not found, model not loaded yet, TF
+/// Serving's own error message.
+PredictResult predict(kube::Client& c, const std::string& ns, const std::string& service, nlohmann::json body,
+                      const PredictTarget& t = {});
+
+/// One port of a server's Service.
+struct ServerPort {
+  std::string name;  ///< "http" (REST) or "grpc"
+  int port = 0;
+};
+
+/// One row of `serve list`.
+struct ServerInfo {
+  std::string name, model, age_timestamp;
+  int ready = 0, desired = 0;
+  std::string gpus;  ///< nvidia.com/gpu per replica ("0" for CPU)
+  std::string model_name;  ///< the name TF Serving serves it under
+  /// The Service's in-cluster DNS name, NAME.NS.svc.CLUSTER-DOMAIN ("" when the Service is gone).
+  std::string address;
+  std::vector<ServerPort> ports;  ///< the Service's ports
+  // with ListOptions::models: what TF Serving says (GET /v1/models/MODEL through the proxy)
+  std::vector<std::string> available_versions;
+  std::string model_state;  ///< probe_model's message ("" when not asked)
+  bool kserve = false;      ///< a KServe InferenceService (kserve.hpp), not serve's Deployment
+};
+
+/// What `list_servers` looks at beyond the Deployments.
+struct ListOptions {
+  bool models = false;  ///< ask each server's TF Serving for its AVAILABLE versions (one proxy call each)
+  std::string cluster_domain = "cluster.local";  ///< Kubernetes' default (kubelet --cluster-domain)
+};
+
+/// Deployments created by serve in `ns` ("" = all namespaces), with their Services' address
+/// and ports.
+std::vector<std::pair<std::string, ServerInfo>> list_servers(kube::Client& c, const std::string& ns,
+                                                             const ListOptions& lo = {});
+
+/// Deletes the Deployment, Service and what serve added (ConfigMap, PodDisruptionBudget,
+/// HorizontalPodAutoscaler), background cascade, and the model config ConfigMap serve made
+/// for them (only when its labels say so); returns which existed ("deployment.apps/NAME").
+/// Does this object carry the labels `serve NAME` puts on what it creates
+/// (app.kubernetes.io/managed-by=kubectl-tfjob, app.kubernetes.io/instance=NAME)? A server's
+/// answer is read totally: labels of any other shape are "no".
+bool created_by_serve(const nlohmann::json& obj, const std::string& name);
+
+/// What `serve delete NAME` did.
+struct DeleteReport {
+  std::vector<std::string> deleted;  ///< "deployment.apps/NAME", "configmap/NAME-models", ...
+  std::vector<std::string> kept;     ///< ConfigMaps of that name that serve did not create (no serve labels)
+};
+
+/// Deletes the server's Deployment (its pods follow), Service, PodDisruptionBudget and
+/// HorizontalPodAutoscaler, and the ConfigMaps NAME (batching, monitoring) and NAME-models
+/// (the model config) only when they carry serve's labels: a ConfigMap of the same name that
+/// a user made is theirs, kept and reported in `kept`.
+DeleteReport delete_server_report(kube::Client& c, const std::string& ns, const std::string& name);
+
+/// delete_server_report's deleted names.
+std::vector<std::string> delete_server(kube::Client& c, const std::string& ns, const std::string& name);
+
+/// What `serve status NAME` reports: the rollout, the model's state and, with
+/// `serve --monitoring`, TF Serving's request counts and latency.
+struct ServerStatus {
+  std::string name, model;
+  int ready = 0, desired = 0;
+  std::string model_state;  ///< probe_model's message
+  bool monitoring = false;  ///< the server runs with --monitoring_config_file
+  std::vector<ModelRequestMetrics> metrics;  ///< from the pod the service proxy reached
+  std::optional<AutoscalerStatus> autoscaler;  ///< serve --autoscale: the HPA and what its controller reports
+};
+
+/// Does the Deployment's serving container run with TF Serving's monitoring config?
+bool has_monitoring(const nlohmann::json& deployment);
+
+/// GET the Prometheus endpoint through the service proxy and sum TF Serving's request
+/// metrics per model. The proxy reaches one ready pod per request (the Service picks), so
+/// with several replicas these are that pod's counters. Throws tfjob::error saying what is
+/// wrong: no such server, its pods unreachable, an answer that is not the text format.
+ServerStatus server_status(kube::Client& c, const std::string& ns, const std::string& name);
+
+}  // namespace tfjob::serving
+
+#if TFJOB_SDK_DEFINE_SERVING
+namespace tfjob::serving {
+
+namespace resources {
+
+TFJOB_INLINE kube::ResourceInfo deployments() { return kube::resource_info<kube::Deployment>(); }
+
+TFJOB_INLINE kube::ResourceInfo services() { return kube::resource_info<kube::Service>(); }
+
+TFJOB_INLINE kube::ResourceInfo pods() { return kube::resource_info<kube::Pod>(); }
+
+TFJOB_INLINE kube::ResourceInfo events() { return kube::resource_info<kube::Event>(); }
+
+TFJOB_INLINE kube::ResourceInfo config_maps() { return kube::resource_info<kube::ConfigMap>(); }
+
+TFJOB_INLINE kube::ResourceInfo pod_disruption_budgets() { return {"policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true}; }
+
+TFJOB_INLINE kube::ResourceInfo horizontal_pod_autoscalers() {
+  return {"autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", true};
+}
+
+TFJOB_INLINE std::vector<kube::ResourceInfo> server_kinds() {
+  return {config_maps(), deployments(), services(), pod_disruption_budgets(), horizontal_pod_autoscalers()};
+}
+
+TFJOB_INLINE kube::ResourceInfo for_kind(const std::string& kind) {
+  for (const auto& r : server_kinds())
+    if (r.kind == kind) return r;
+  throw tfjob::error("serve does not apply objects of kind \"" + kind + "\"");
+}
+
+}  // namespace resources
+
+TFJOB_INLINE std::vector<std::string> kind_versions(const std::string& kind) {
   if (kind == "PodDisruptionBudget") return {"v1", "v1beta1"};
   if (kind == "HorizontalPodAutoscaler") return {"v2", "v2beta2"};
   return {};
 }
 
-/// Rewrites each PDB/HPA to the newest version the server serves (discovery); throws
-/// tfjob::error naming the kind when it serves none.
-inline void use_served_versions(kube::Client& c, std::vector<nlohmann::json>& objs) {
+TFJOB_INLINE void use_served_versions(kube::Client& c, std::vector<nlohmann::json>& objs) {
   for (auto& o : objs) {
     const std::string kind = tfjob::detail::value_at(o, "kind", "");
     auto versions = kind_versions(kind);
@@ -92,10 +356,8 @@ inline void use_served_versions(kube::Client& c, std::vector<nlohmann::json>& ob
   }
 }
 
-/// Server-side apply of every object (the client's field manager); returns what the server
-/// stored. `dry_run` = the server's dry run (nothing persisted).
-inline std::vector<nlohmann::json> apply_objects(kube::Client& c, const std::string& ns, const std::vector<nlohmann::json>& objs,
-                                                 bool force = false, bool dry_run = false) {
+TFJOB_INLINE std::vector<nlohmann::json> apply_objects(kube::Client& c, const std::string& ns, const std::vector<nlohmann::json>& objs,
+                                                       bool force, bool dry_run) {
   std::vector<nlohmann::json> out;
   for (auto o : objs) {
     const std::string kind = tfjob::detail::value_at(o, "kind", "");
@@ -111,30 +373,23 @@ inline std::vector<nlohmann::json> apply_objects(kube::Client& c, const std::str
   return out;
 }
 
-/// The REST path of TF Serving behind the API server's service proxy. `service` is NAME (its
-/// REST port, 8501) or NAME:PORT, the proxy's own syntax (a KServe predictor's Service: 80).
-inline std::string proxy_path(const std::string& ns, const std::string& service, const std::string& rest_path) {
+TFJOB_INLINE std::string proxy_path(const std::string& ns, const std::string& service, const std::string& rest_path) {
   const std::string target = service.find(':') == std::string::npos ? service + ":" + std::to_string(rest_port) : service;
   return "/api/v1/namespaces/" + ns + "/services/" + target + "/proxy" + rest_path;
 }
 
-/// A raw answer from TF Serving (or from the proxy in front of it).
-struct ProxyAnswer {
-  int status = 0;
-  std::string body;
-  /// The API server's own Status (no endpoints, no such service) rather than TF Serving's.
-  bool from_apiserver() const {
-    auto j = nlohmann::json::parse(body, nullptr, false);
-    return !j.is_discarded() && j.is_object() && tfjob::detail::value_at(j, "kind", "") == "Status";
-  }
-  std::string apiserver_message() const {
-    auto j = nlohmann::json::parse(body, nullptr, false);
-    return j.is_discarded() || !j.is_object() ? body : tfjob::detail::value_at(j, "message", body);
-  }
-};
+TFJOB_INLINE bool ProxyAnswer::from_apiserver() const {
+  auto j = nlohmann::json::parse(body, nullptr, false);
+  return !j.is_discarded() && j.is_object() && tfjob::detail::value_at(j, "kind", "") == "Status";
+}
 
-inline ProxyAnswer proxy_call(kube::Client& c, const std::string& ns, const std::string& service, const std::string& method,
-                              const std::string& rest_path, const std::string& body = {}) {
+TFJOB_INLINE std::string ProxyAnswer::apiserver_message() const {
+  auto j = nlohmann::json::parse(body, nullptr, false);
+  return j.is_discarded() || !j.is_object() ? body : tfjob::detail::value_at(j, "message", body);
+}
+
+TFJOB_INLINE ProxyAnswer proxy_call(kube::Client& c, const std::string& ns, const std::string& service, const std::string& method,
+                                    const std::string& rest_path, const std::string& body) {
   kube::Request r;
   r.method = method;
   r.path = proxy_path(ns, service, rest_path);
@@ -149,8 +404,7 @@ inline ProxyAnswer proxy_call(kube::Client& c, const std::string& ns, const std:
   return {resp.status, resp.body};
 }
 
-/// The Service, or nullopt.
-inline std::optional<nlohmann::json> get_service(kube::Client& c, const std::string& ns, const std::string& name) {
+TFJOB_INLINE std::optional<nlohmann::json> get_service(kube::Client& c, const std::string& ns, const std::string& name) {
   try {
     return c.request_json(kube::RequestBuilder(resources::services(), ns).get(name));
   } catch (const api_error& e) {
@@ -159,16 +413,13 @@ inline std::optional<nlohmann::json> get_service(kube::Client& c, const std::str
   }
 }
 
-/// The model name TF Serving serves behind `service` (its annotation, else the name).
-inline std::string model_name_of(const nlohmann::json& obj) {
+TFJOB_INLINE std::string model_name_of(const nlohmann::json& obj) {
   std::string n = tfjob::detail::value_at(obj, "/metadata/annotations"_json_pointer, nlohmann::json::object()).value(keys::model_name, "");
   return n.empty() ? tfjob::detail::value_at(obj, "/metadata/name"_json_pointer, std::string()) : n;
 }
 
-/// Diagnosis text for pods that will not come up: each problem, the pod's events and the
-/// last lines of the failing container's previous (or current) log.
-inline std::string diagnose(kube::Client& c, const std::string& ns, const std::vector<nlohmann::json>& pods,
-                            const std::vector<PodProblem>& problems, int log_lines = 20) {
+TFJOB_INLINE std::string diagnose(kube::Client& c, const std::string& ns, const std::vector<nlohmann::json>& pods,
+                                  const std::vector<PodProblem>& problems, int log_lines) {
   std::string s;
   std::vector<nlohmann::json> events;
   try {
@@ -227,8 +478,7 @@ inline std::string diagnose(kube::Client& c, const std::string& ns, const std::v
   return s;
 }
 
-/// Pending pods' scheduling reasons (e.g. "0/2 nodes are available: 2 Insufficient nvidia.com/gpu").
-inline std::string scheduling_reasons(const std::vector<nlohmann::json>& pods) {
+TFJOB_INLINE std::string scheduling_reasons(const std::vector<nlohmann::json>& pods) {
   std::string s;
   for (const auto& p : pods)
     for (const auto& c : tfjob::detail::value_at(p, "/status/conditions"_json_pointer, nlohmann::json::array()))
@@ -237,9 +487,7 @@ inline std::string scheduling_reasons(const std::vector<nlohmann::json>& pods) {
   return s;
 }
 
-/// The scheduler's and kubelet's Warning events about these pods, one line each ("" when
-/// there are none or events cannot be read: they explain, they are not required).
-inline std::string warning_events(kube::Client& c, const std::string& ns, const std::vector<nlohmann::json>& pods) {
+TFJOB_INLINE std::string warning_events(kube::Client& c, const std::string& ns, const std::vector<nlohmann::json>& pods) {
   std::string s;
   try {
     auto events = tfjob::detail::value_at(c.request_json(kube::RequestBuilder(resources::events(), ns).list({})), "items", nlohmann::json::array());
@@ -254,57 +502,14 @@ inline std::string warning_events(kube::Client& c, const std::string& ns, const 
   return s;
 }
 
-/// How a wait ended.
-enum class WaitResult { ready, failed, timeout, not_found, cancelled };  ///< cancelled: WaitOptions::cancel
-struct WaitReport {
-  WaitResult result = WaitResult::timeout;
-  std::string message;       ///< last status line, or the failure
-  std::string diagnosis;     ///< pods, events and logs when it failed or timed out
-  std::string version;       ///< model wait: the AVAILABLE version
-  /// A rollout's or InferenceService's timeout: what held each pod not ready back, from the
-  /// pods as their watch last delivered them (blocker_hints words them).
-  std::vector<PodBlocker> blockers;
-};
-
-struct WaitOptions {
-  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
-  std::chrono::milliseconds interval{500};  ///< between looks where TF Serving is asked (no watch exists)
-  int crashloop_restarts = 2;  ///< a CrashLoopBackOff with this many restarts fails the wait
-  std::function<void(const std::string&)> on_progress;
-  const std::atomic<bool>* cancel = nullptr;  ///< raise to end the wait (WaitResult::cancelled)
-};
-
-/// The label selector of serve's server pods.
-inline std::string server_pod_selector(const std::string& name) {
+TFJOB_INLINE std::string server_pod_selector(const std::string& name) {
   return std::string(keys::instance) + "=" + name + "," + keys::name + "=tensorflow-serving";
 }
 
-/// One look at the object a wait is about (a Deployment's rollout, an InferenceService's
-/// conditions): still waiting, ready, or failed for good; its message is the progress line.
-struct ObjectVerdict {
-  enum class Kind { waiting, ready, failed } kind = Kind::waiting;
-  std::string message;
-};
-
-/// What a wait on an object and its pods (wait_object_and_pods) says: what the object is
-/// called in messages, and what to say when its pods fail or none exists at a timeout.
-struct ObjectWaitWords {
-  std::string what;     ///< `deployment "x"`: "... not found in namespace", "... was deleted"
-  std::string failing;  ///< the message when its pods crash-loop or cannot pull their image
-  std::string no_pods;  ///< a timeout's diagnosis when it has no pod yet ("": the pods' own)
-};
-
-/// Waits on the object `name` of `res` and on its pods (`pod_selector`) through two
-/// long-lived watches however long it lasts, never a periodic request: `judge` reads each
-/// change of the object (ready or failed ends the wait); a pod that crash-loops or cannot
-/// pull its image (pod_problems) ends it at once, since the object does not change for that.
-/// Ends at `o.deadline`, or when `o.cancel` is raised (seen within 100 ms). `on_progress` gets
-/// each new verdict's message on this thread. After the end: one list of the namespace's
-/// events and, for failing pods, their logs (the diagnosis).
-inline WaitReport wait_object_and_pods(kube::Client& c, const std::string& ns, const kube::ResourceInfo& res,
-                                       const std::string& name, const std::string& pod_selector, const WaitOptions& o,
-                                       const std::function<ObjectVerdict(const nlohmann::json&)>& judge,
-                                       const ObjectWaitWords& words) {
+TFJOB_INLINE WaitReport wait_object_and_pods(kube::Client& c, const std::string& ns, const kube::ResourceInfo& res,
+                                             const std::string& name, const std::string& pod_selector, const WaitOptions& o,
+                                             const std::function<ObjectVerdict(const nlohmann::json&)>& judge,
+                                             const ObjectWaitWords& words) {
   struct Shared {  // what the watches delivered; guarded by mu
     std::mutex mu;
     std::condition_variable cv;
@@ -437,11 +642,7 @@ inline WaitReport wait_object_and_pods(kube::Client& c, const std::string& ns, c
   return rep;
 }
 
-/// Waits for the Deployment's rollout as `kubectl rollout status` does: its status judged by
-/// kubectl's rules on every change the watch delivers (not polled), failed early on
-/// ProgressDeadlineExceeded, and on a pod that crash-loops or cannot pull its image (the
-/// server's pods watched beside it: pods do not change the Deployment when they do).
-inline WaitReport wait_rollout(kube::Client& c, const std::string& ns, const std::string& name, const WaitOptions& o) {
+TFJOB_INLINE WaitReport wait_rollout(kube::Client& c, const std::string& ns, const std::string& name, const WaitOptions& o) {
   ObjectWaitWords words;
   words.what = "deployment \"" + name + "\"";
   words.failing = words.what + " will not become ready: its pods are failing";
@@ -452,15 +653,7 @@ inline WaitReport wait_rollout(kube::Client& c, const std::string& ns, const std
   }, words);
 }
 
-/// One look at the model's status through the proxy.
-struct ModelProbe {
-  enum class Kind { available, loading, failed, no_version, unreachable } kind = Kind::unreachable;
-  std::string message;  ///< for people
-  std::string version;  ///< when available
-  ModelStatus status;   ///< TF Serving's answer, when it gave one
-};
-
-inline ModelProbe probe_model(kube::Client& c, const std::string& ns, const std::string& service, const std::string& model) {
+TFJOB_INLINE ModelProbe probe_model(kube::Client& c, const std::string& ns, const std::string& service, const std::string& model) {
   ModelProbe p;
   auto a = proxy_call(c, ns, service, "GET", "/v1/models/" + model);
   if (a.from_apiserver()) {
@@ -494,10 +687,8 @@ inline ModelProbe probe_model(kube::Client& c, const std::string& ns, const std:
   return p;
 }
 
-/// Waits until TF Serving reports a version of `model` AVAILABLE (HTTP 200 with LOADING is
-/// not ready); fails at once when a version ends with an error.
-inline WaitReport wait_model(kube::Client& c, const std::string& ns, const std::string& service, const std::string& model,
-                             const WaitOptions& o) {
+TFJOB_INLINE WaitReport wait_model(kube::Client& c, const std::string& ns, const std::string& service, const std::string& model,
+                                   const WaitOptions& o) {
   WaitReport rep;
   for (;;) {
     ModelProbe p = probe_model(c, ns, service, model);
@@ -530,21 +721,7 @@ inline WaitReport wait_model(kube::Client& c, const std::string& ns, const std::
   }
 }
 
-/// A prediction request's outcome.
-struct PredictResult {
-  nlohmann::json response;  ///< TF Serving's JSON
-  std::string signature;    ///< the signature the request was checked against ("" when not checked)
-};
-
-/// Which version of a model a request is for: the latest (both empty), a version number or
-/// a version label (TF Serving's /versions/N and /labels/L paths).
-struct ModelRef {
-  std::string version, label;
-};
-
-/// The model TF Serving serves behind `service`; throws tfjob::error saying how to start one
-/// when the service does not exist.
-inline std::string served_model(kube::Client& c, const std::string& ns, const std::string& service) {
+TFJOB_INLINE std::string served_model(kube::Client& c, const std::string& ns, const std::string& service) {
   auto svc = get_service(c, ns, service);
   if (!svc)
     throw tfjob::error(reasons::service_not_found, "service \"" + service + "\" not found in namespace \"" + ns + "\"",
@@ -554,11 +731,8 @@ inline std::string served_model(kube::Client& c, const std::string& ns, const st
 
 namespace detail {
 
-/// Why a request to TF Serving (answer `a` to `what`) did not succeed, as a tfjob::error:
-/// the proxy could not reach a pod, the model is still loading, it failed to load, or TF
-/// Serving's own message.
-[[noreturn]] inline void throw_for_answer(kube::Client& c, const std::string& ns, const std::string& service,
-                                          const std::string& model, const ProxyAnswer& a, const std::string& what) {
+TFJOB_INLINE void throw_for_answer(kube::Client& c, const std::string& ns, const std::string& service,
+                                   const std::string& model, const ProxyAnswer& a, const std::string& what) {
   if (a.from_apiserver())
     throw tfjob::error("cannot reach TF Serving behind service \"" + service + "\" (" + std::to_string(a.status) + ": " +
                        a.apiserver_message() + "): its pods are not ready yet; wait with `kubectl tfjob serve " + service +
@@ -581,10 +755,8 @@ namespace detail {
 
 }  // namespace detail
 
-/// GET /v1/models/MODEL[/versions/V|/labels/L]/metadata through the proxy: the signatures
-/// of the version that answers (the latest AVAILABLE one when `ref` is empty).
-inline ModelMetadata get_model_metadata(kube::Client& c, const std::string& ns, const std::string& service,
-                                        const std::string& model, const ModelRef& ref = {}) {
+TFJOB_INLINE ModelMetadata get_model_metadata(kube::Client& c, const std::string& ns, const std::string& service,
+                                              const std::string& model, const ModelRef& ref) {
   validate_version(ref.version);
   auto a = proxy_call(c, ns, service, "GET", model_rest_path(model, ref.version, ref.label) + "/metadata");
   if (a.status != 200) detail::throw_for_answer(c, ns, service, model, a, "the metadata request");
@@ -593,21 +765,8 @@ inline ModelMetadata get_model_metadata(kube::Client& c, const std::string& ns, 
   return m;
 }
 
-/// How predict picks and checks its signature.
-struct PredictTarget {
-  std::string model;      ///< "" = the server's (first) model; a server with a model config serves several
-  ModelRef ref;
-  std::string signature;  ///< "" = serving_default
-  bool check = true;      ///< check the body against the signature before sending
-};
-
-/// POST /v1/models/MODEL[/versions/V|/labels/L]:predict through the proxy, after checking
-/// the body against the signature from the model's metadata (a missing input, a wrong rank,
-/// size or dtype is an error naming what the signature takes, and nothing is sent).
-/// Throws tfjob::error with a clear message: service not found, model not loaded yet, TF
-/// Serving's own error message.
-inline PredictResult predict(kube::Client& c, const std::string& ns, const std::string& service, nlohmann::json body,
-                             const PredictTarget& t = {}) {
+TFJOB_INLINE PredictResult predict(kube::Client& c, const std::string& ns, const std::string& service, nlohmann::json body,
+                                   const PredictTarget& t) {
   const std::string model = t.model.empty() ? served_model(c, ns, service) : t.model;
   validate_version(t.ref.version);
   PredictResult r;
@@ -628,37 +787,8 @@ inline PredictResult predict(kube::Client& c, const std::string& ns, const std::
   detail::throw_for_answer(c, ns, service, model, a, "the prediction");
 }
 
-/// One port of a server's Service.
-struct ServerPort {
-  std::string name;  ///< "http" (REST) or "grpc"
-  int port = 0;
-};
-
-/// One row of `serve list`.
-struct ServerInfo {
-  std::string name, model, age_timestamp;
-  int ready = 0, desired = 0;
-  std::string gpus;  ///< nvidia.com/gpu per replica ("0" for CPU)
-  std::string model_name;  ///< the name TF Serving serves it under
-  /// The Service's in-cluster DNS name, NAME.NS.svc.CLUSTER-DOMAIN ("" when the Service is gone).
-  std::string address;
-  std::vector<ServerPort> ports;  ///< the Service's ports
-  // with ListOptions::models: what TF Serving says (GET /v1/models/MODEL through the proxy)
-  std::vector<std::string> available_versions;
-  std::string model_state;  ///< probe_model's message ("" when not asked)
-  bool kserve = false;      ///< a KServe InferenceService (kserve.hpp), not serve's Deployment
-};
-
-/// What `list_servers` looks at beyond the Deployments.
-struct ListOptions {
-  bool models = false;  ///< ask each server's TF Serving for its AVAILABLE versions (one proxy call each)
-  std::string cluster_domain = "cluster.local";  ///< Kubernetes' default (kubelet --cluster-domain)
-};
-
-/// Deployments created by serve in `ns` ("" = all namespaces), with their Services' address
-/// and ports.
-inline std::vector<std::pair<std::string, ServerInfo>> list_servers(kube::Client& c, const std::string& ns,
-                                                                    const ListOptions& lo = {}) {
+TFJOB_INLINE std::vector<std::pair<std::string, ServerInfo>> list_servers(kube::Client& c, const std::string& ns,
+                                                                          const ListOptions& lo) {
   kube::ListParams lp;
   lp.label_selector = std::string(keys::managed_by) + "=kubectl-tfjob," + keys::name + "=tensorflow-serving";
   auto items = tfjob::detail::value_at(c.request_json(kube::RequestBuilder(resources::deployments(), ns).list(lp)), "items", nlohmann::json::array());
@@ -708,13 +838,7 @@ inline std::vector<std::pair<std::string, ServerInfo>> list_servers(kube::Client
   return out;
 }
 
-/// Deletes the Deployment, Service and what serve added (ConfigMap, PodDisruptionBudget,
-/// HorizontalPodAutoscaler), background cascade, and the model config ConfigMap serve made
-/// for them (only when its labels say so); returns which existed ("deployment.apps/NAME").
-/// Does this object carry the labels `serve NAME` puts on what it creates
-/// (app.kubernetes.io/managed-by=kubectl-tfjob, app.kubernetes.io/instance=NAME)? A server's
-/// answer is read totally: labels of any other shape are "no".
-inline bool created_by_serve(const nlohmann::json& obj, const std::string& name) {
+TFJOB_INLINE bool created_by_serve(const nlohmann::json& obj, const std::string& name) {
   if (!obj.is_object() || !obj.contains("metadata") || !obj["metadata"].is_object()) return false;
   const auto& meta = obj["metadata"];
   if (!meta.contains("labels") || !meta["labels"].is_object()) return false;
@@ -723,17 +847,7 @@ inline bool created_by_serve(const nlohmann::json& obj, const std::string& name)
   return is(keys::managed_by, "kubectl-tfjob") && is(keys::instance, name);
 }
 
-/// What `serve delete NAME` did.
-struct DeleteReport {
-  std::vector<std::string> deleted;  ///< "deployment.apps/NAME", "configmap/NAME-models", ...
-  std::vector<std::string> kept;     ///< ConfigMaps of that name that serve did not create (no serve labels)
-};
-
-/// Deletes the server's Deployment (its pods follow), Service, PodDisruptionBudget and
-/// HorizontalPodAutoscaler, and the ConfigMaps NAME (batching, monitoring) and NAME-models
-/// (the model config) only when they carry serve's labels: a ConfigMap of the same name that
-/// a user made is theirs, kept and reported in `kept`.
-inline DeleteReport delete_server_report(kube::Client& c, const std::string& ns, const std::string& name) {
+TFJOB_INLINE DeleteReport delete_server_report(kube::Client& c, const std::string& ns, const std::string& name) {
   DeleteReport rep;
   auto& gone = rep.deleted;
   kube::DeleteParams dp;
@@ -772,35 +886,18 @@ inline DeleteReport delete_server_report(kube::Client& c, const std::string& ns,
   return rep;
 }
 
-/// delete_server_report's deleted names.
-inline std::vector<std::string> delete_server(kube::Client& c, const std::string& ns, const std::string& name) {
+TFJOB_INLINE std::vector<std::string> delete_server(kube::Client& c, const std::string& ns, const std::string& name) {
   return delete_server_report(c, ns, name).deleted;
 }
 
-/// What `serve status NAME` reports: the rollout, the model's state and, with
-/// `serve --monitoring`, TF Serving's request counts and latency.
-struct ServerStatus {
-  std::string name, model;
-  int ready = 0, desired = 0;
-  std::string model_state;  ///< probe_model's message
-  bool monitoring = false;  ///< the server runs with --monitoring_config_file
-  std::vector<ModelRequestMetrics> metrics;  ///< from the pod the service proxy reached
-  std::optional<AutoscalerStatus> autoscaler;  ///< serve --autoscale: the HPA and what its controller reports
-};
-
-/// Does the Deployment's serving container run with TF Serving's monitoring config?
-inline bool has_monitoring(const nlohmann::json& deployment) {
+TFJOB_INLINE bool has_monitoring(const nlohmann::json& deployment) {
   for (const auto& c : tfjob::detail::value_at(deployment, "/spec/template/spec/containers"_json_pointer, nlohmann::json::array()))
     for (const auto& a : tfjob::detail::value_at(c, "args", nlohmann::json::array()))
       if (a.is_string() && a.get<std::string>().rfind("--monitoring_config_file=", 0) == 0) return true;
   return false;
 }
 
-/// GET the Prometheus endpoint through the service proxy and sum TF Serving's request
-/// metrics per model. The proxy reaches one ready pod per request (the Service picks), so
-/// with several replicas these are that pod's counters. Throws tfjob::error saying what is
-/// wrong: no such server, its pods unreachable, an answer that is not the text format.
-inline ServerStatus server_status(kube::Client& c, const std::string& ns, const std::string& name) {
+TFJOB_INLINE ServerStatus server_status(kube::Client& c, const std::string& ns, const std::string& name) {
   ServerStatus st;
   st.name = name;
   nlohmann::json dep;
@@ -843,3 +940,4 @@ inline ServerStatus server_status(kube::Client& c, const std::string& ns, const 
 }
 
 }  // namespace tfjob::serving
+#endif  // TFJOB_SDK_DEFINE_SERVING

@@ -8,6 +8,7 @@
 /// is sent (tensorflow_serving/util/json_tensor.cc: the row format's "instances" drop the
 /// batch dimension, the columnar "inputs" keep it; one input may be given bare, several by name).
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
 
 #include <nlohmann/json.hpp>
@@ -34,11 +35,7 @@ struct Signature {
   std::string key;     ///< "serving_default"
   std::string method;  ///< "tensorflow/serving/predict"
   std::vector<TensorSpec> inputs, outputs;
-  const TensorSpec* input(const std::string& k) const {
-    for (const auto& t : inputs)
-      if (t.key == k) return &t;
-    return nullptr;
-  }
+  const TensorSpec* input(const std::string& k) const;
 };
 
 /// TF Serving's default signature key (tensorflow/python/saved_model/signature_constants.py).
@@ -49,29 +46,76 @@ inline constexpr const char* default_signature = "serving_default";
 struct ModelMetadata {
   std::string model, version;
   std::vector<Signature> signatures;
-  const Signature* find(const std::string& key) const {
-    for (const auto& s : signatures)
-      if (s.key == key) return &s;
-    return nullptr;
-  }
+  const Signature* find(const std::string& key) const;
   /// "predict, serving_default".
-  std::string keys() const {
-    std::string s;
-    for (const auto& g : signatures) s += (s.empty() ? "" : ", ") + g.key;
-    return s.empty() ? "none" : s;
-  }
+  std::string keys() const;
 };
 
 /// "(-1, 28, 28)" as saved_model_cli prints a shape; "unknown rank" when it is not known.
-inline std::string shape_text(const TensorSpec& t) {
+std::string shape_text(const TensorSpec& t);
+
+/// "input \"x\" (DT_FLOAT, shape (-1, 28, 28)) of signature \"serving_default\"".
+std::string describe_input(const Signature& sig, const TensorSpec& t);
+
+/// Parses TF Serving's metadata answer; throws tfjob::error saying what is not as expected.
+ModelMetadata parse_model_metadata(const std::string& body);
+
+/// The signature a request uses: `key`, or serving_default when `key` is empty. Throws
+/// tfjob::error naming the signatures the model has.
+const Signature& pick_signature(const ModelMetadata& m, const std::string& key);
+
+/// Checks a predict body ({"instances": [...]} or {"inputs": ...}) against `sig` before it
+/// is sent. Throws tfjob::error naming the signature's expectation: a missing input, a
+/// value of the wrong rank, size or dtype, an input the signature does not have.
+void check_request(const Signature& sig, const nlohmann::json& body);
+
+/// `/v1/models/M`, `/v1/models/M/versions/V` or `/v1/models/M/labels/L` (api_rest.md).
+std::string model_rest_path(const std::string& model, const std::string& version = {}, const std::string& label = {});
+
+/// Checks a version given by a user: TF Serving's versions are int64 ("Servable version" in
+/// the REST path regex `/versions/(\d+)`, http_rest_api_handler.cc).
+void validate_version(const std::string& v);
+
+}  // namespace tfjob::serving
+
+namespace tfjob::serving {
+
+/// {"name", "dtype", "shape": [-1, 28, 28] | null (unknown rank), "tensorName"}.
+void to_json(nlohmann::json& j, const TensorSpec& t);
+void to_json(nlohmann::json& j, const Signature& s);
+void to_json(nlohmann::json& j, const ModelMetadata& m);
+
+}  // namespace tfjob::serving
+
+#if TFJOB_SDK_DEFINE_SERVING
+namespace tfjob::serving {
+
+TFJOB_INLINE const TensorSpec* Signature::input(const std::string& k) const {
+  for (const auto& t : inputs)
+    if (t.key == k) return &t;
+  return nullptr;
+}
+
+TFJOB_INLINE const Signature* ModelMetadata::find(const std::string& key) const {
+  for (const auto& s : signatures)
+    if (s.key == key) return &s;
+  return nullptr;
+}
+
+TFJOB_INLINE std::string ModelMetadata::keys() const {
+  std::string s;
+  for (const auto& g : signatures) s += (s.empty() ? "" : ", ") + g.key;
+  return s.empty() ? "none" : s;
+}
+
+TFJOB_INLINE std::string shape_text(const TensorSpec& t) {
   if (!t.shape) return "unknown rank";
   std::string s = "(";
   for (std::size_t i = 0; i < t.shape->size(); ++i) s += (i ? ", " : "") + std::to_string((*t.shape)[i]);
   return s + ")";
 }
 
-/// "input \"x\" (DT_FLOAT, shape (-1, 28, 28)) of signature \"serving_default\"".
-inline std::string describe_input(const Signature& sig, const TensorSpec& t) {
+TFJOB_INLINE std::string describe_input(const Signature& sig, const TensorSpec& t) {
   return "input \"" + t.key + "\" (" + t.dtype + ", shape " + shape_text(t) + ") of signature \"" + sig.key + "\"";
 }
 
@@ -79,7 +123,7 @@ namespace detail {
 
 /// The first of `keys` present in `obj` (TF Serving writes snake_case; proto3's JSON
 /// mapping, which OpenVINO's TF Serving-compatible server uses, writes lowerCamelCase).
-inline const nlohmann::json* member(const nlohmann::json& obj, std::initializer_list<const char*> keys) {
+TFJOB_INLINE const nlohmann::json* member(const nlohmann::json& obj, std::initializer_list<const char*> keys) {
   if (!obj.is_object()) return nullptr;
   for (const char* k : keys)
     if (auto it = obj.find(k); it != obj.end() && !it->is_null()) return &*it;
@@ -87,7 +131,7 @@ inline const nlohmann::json* member(const nlohmann::json& obj, std::initializer_
 }
 
 /// An int64 written as a JSON string ("-1", proto3's JSON mapping) or as a number.
-inline long long int64_of(const nlohmann::json& v, const std::string& what) {
+TFJOB_INLINE long long int64_of(const nlohmann::json& v, const std::string& what) {
   if (v.is_number_integer()) return v.get<long long>();
   if (v.is_string()) {
     const std::string s = v.get<std::string>();
@@ -103,7 +147,7 @@ inline long long int64_of(const nlohmann::json& v, const std::string& what) {
   throw tfjob::error(what + " is " + v.dump() + ", expected an integer");
 }
 
-inline std::vector<TensorSpec> tensors_of(const nlohmann::json& sig, const char* snake, const std::string& what) {
+TFJOB_INLINE std::vector<TensorSpec> tensors_of(const nlohmann::json& sig, const char* snake, const std::string& what) {
   std::vector<TensorSpec> out;
   const nlohmann::json* m = member(sig, {snake});
   if (!m) return out;
@@ -135,8 +179,7 @@ inline std::vector<TensorSpec> tensors_of(const nlohmann::json& sig, const char*
 
 }  // namespace detail
 
-/// Parses TF Serving's metadata answer; throws tfjob::error saying what is not as expected.
-inline ModelMetadata parse_model_metadata(const std::string& body) {
+TFJOB_INLINE ModelMetadata parse_model_metadata(const std::string& body) {
   const std::string what = "TF Serving's model metadata";
   auto j = nlohmann::json::parse(body, nullptr, false);
   if (j.is_discarded() || !j.is_object())
@@ -164,9 +207,7 @@ inline ModelMetadata parse_model_metadata(const std::string& body) {
   return m;
 }
 
-/// The signature a request uses: `key`, or serving_default when `key` is empty. Throws
-/// tfjob::error naming the signatures the model has.
-inline const Signature& pick_signature(const ModelMetadata& m, const std::string& key) {
+TFJOB_INLINE const Signature& pick_signature(const ModelMetadata& m, const std::string& key) {
   const std::string k = key.empty() ? default_signature : key;
   if (const Signature* s = m.find(k)) return *s;
   throw tfjob::error("model \"" + m.model + "\"" + (m.version.empty() ? "" : " version " + m.version) +
@@ -176,7 +217,7 @@ inline const Signature& pick_signature(const ModelMetadata& m, const std::string
 namespace detail {
 
 /// What a JSON value holds, for an error message.
-inline std::string value_kind(const nlohmann::json& v) {
+TFJOB_INLINE std::string value_kind(const nlohmann::json& v) {
   if (v.is_object()) return v.contains("b64") ? "a {\"b64\": ...} binary" : "an object";
   if (v.is_array()) return "a list";
   if (v.is_string()) return "a string";
@@ -189,7 +230,7 @@ inline std::string value_kind(const nlohmann::json& v) {
 /// Whether a scalar suits a dtype as TF Serving's JSON decoder takes it (json_tensor.cc:
 /// strings and {"b64"} for DT_STRING, numbers for floating types, integers for integer
 /// types, true/false for DT_BOOL).
-inline bool scalar_fits(const std::string& dtype, const nlohmann::json& v) {
+TFJOB_INLINE bool scalar_fits(const std::string& dtype, const nlohmann::json& v) {
   if (dtype == "DT_STRING") return v.is_string() || (v.is_object() && v.size() == 1 && v.contains("b64") && v["b64"].is_string());
   if (dtype == "DT_BOOL") return v.is_boolean();
   if (dtype == "DT_FLOAT" || dtype == "DT_DOUBLE" || dtype == "DT_HALF" || dtype == "DT_BFLOAT16") return v.is_number();
@@ -199,7 +240,7 @@ inline bool scalar_fits(const std::string& dtype, const nlohmann::json& v) {
 
 /// The rank of a JSON value as TF Serving's decoder sees it: nested lists, following the
 /// first element ({"b64": ...} and other non-lists are scalars).
-inline std::size_t rank_of(const nlohmann::json& v) {
+TFJOB_INLINE std::size_t rank_of(const nlohmann::json& v) {
   std::size_t r = 0;
   for (const nlohmann::json* cur = &v; cur->is_array(); cur = &(*cur)[0]) {
     ++r;
@@ -208,15 +249,15 @@ inline std::size_t rank_of(const nlohmann::json& v) {
   return r;
 }
 
-inline std::string plural(std::size_t n, const char* word) {
+TFJOB_INLINE std::string plural(std::size_t n, const char* word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
 /// Checks one value against `dims` (the dims it must have, outermost first): its rank first,
 /// then each fixed size and each scalar's dtype. Returns "" or what is wrong; `where` says
 /// which value ("instance 0").
-inline std::string check_value(const nlohmann::json& v, const std::string& dtype, const std::vector<long long>& dims,
-                               const std::string& where) {
+TFJOB_INLINE std::string check_value(const nlohmann::json& v, const std::string& dtype, const std::vector<long long>& dims,
+                                     const std::string& where) {
   if (std::size_t r = rank_of(v); r != dims.size()) {
     if (r == 0)  // a scalar where a tensor is expected: say what it holds (an image's {"b64"} for a float input)
       return where + " is " + value_kind(v) + " where " + plural(dims.size(), "dimension") + " of " + dtype + " are expected";
@@ -247,10 +288,7 @@ inline std::string check_value(const nlohmann::json& v, const std::string& dtype
 
 }  // namespace detail
 
-/// Checks a predict body ({"instances": [...]} or {"inputs": ...}) against `sig` before it
-/// is sent. Throws tfjob::error naming the signature's expectation: a missing input, a
-/// value of the wrong rank, size or dtype, an input the signature does not have.
-inline void check_request(const Signature& sig, const nlohmann::json& body) {
+TFJOB_INLINE void check_request(const Signature& sig, const nlohmann::json& body) {
   auto fail = [&](const TensorSpec* t, const std::string& what) {
     std::string expect = "signature \"" + sig.key + "\" takes ";
     for (std::size_t i = 0; i < sig.inputs.size(); ++i)
@@ -302,34 +340,29 @@ inline void check_request(const Signature& sig, const nlohmann::json& body) {
   }
 }
 
-/// `/v1/models/M`, `/v1/models/M/versions/V` or `/v1/models/M/labels/L` (api_rest.md).
-inline std::string model_rest_path(const std::string& model, const std::string& version = {}, const std::string& label = {}) {
+TFJOB_INLINE std::string model_rest_path(const std::string& model, const std::string& version, const std::string& label) {
   if (!version.empty() && !label.empty()) throw tfjob::error("give a model version or a version label, not both");
   return "/v1/models/" + model + (!version.empty() ? "/versions/" + version : !label.empty() ? "/labels/" + label : "");
 }
 
-/// Checks a version given by a user: TF Serving's versions are int64 ("Servable version" in
-/// the REST path regex `/versions/(\d+)`, http_rest_api_handler.cc).
-inline void validate_version(const std::string& v) {
+TFJOB_INLINE void validate_version(const std::string& v) {
   if (v.empty()) return;
   if (v.find_first_not_of("0123456789") != std::string::npos || v.size() > 18)
     throw tfjob::error("version \"" + v + "\" is not a number: TF Serving's model versions are the numeric directory names (1, 2, ...)");
 }
 
-}  // namespace tfjob::serving
-
-namespace tfjob::serving {
-
-/// {"name", "dtype", "shape": [-1, 28, 28] | null (unknown rank), "tensorName"}.
-inline void to_json(nlohmann::json& j, const TensorSpec& t) {
+TFJOB_INLINE void to_json(nlohmann::json& j, const TensorSpec& t) {
   j = {{"name", t.key}, {"dtype", t.dtype}, {"shape", t.shape ? nlohmann::json(*t.shape) : nlohmann::json()},
        {"tensorName", t.tensor_name}};
 }
-inline void to_json(nlohmann::json& j, const Signature& s) {
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const Signature& s) {
   j = {{"name", s.key}, {"method", s.method}, {"inputs", s.inputs}, {"outputs", s.outputs}};
 }
-inline void to_json(nlohmann::json& j, const ModelMetadata& m) {
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const ModelMetadata& m) {
   j = {{"model", m.model}, {"version", m.version}, {"signatures", m.signatures}};
 }
 
 }  // namespace tfjob::serving
+#endif  // TFJOB_SDK_DEFINE_SERVING

@@ -2,6 +2,7 @@
 /// \file The best classes of a prediction with their ImageNet names: kept apart from
 /// serving/status.hpp so that only code that prints labels includes the 1001-entry table.
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/serving/imagenet_labels.hpp>
 
 #include <algorithm>  // partial_sort
@@ -22,7 +23,14 @@ struct ClassScore {
 /// The `k` best classes, best first (ties: lower index first). Labels: 1001 outputs are
 /// ImageNet with 0 = background (index = label index); 1000 outputs are ImageNet without
 /// background (label index + 1); anything else is unnamed.
-inline std::vector<ClassScore> top_k(const std::vector<double>& scores, int k) {
+std::vector<ClassScore> top_k(const std::vector<double>& scores, int k);
+
+}  // namespace tfjob::serving
+
+#if TFJOB_SDK_DEFINE_SERVING
+namespace tfjob::serving {
+
+TFJOB_INLINE std::vector<ClassScore> top_k(const std::vector<double>& scores, int k) {
   std::vector<int> idx(scores.size());
   std::iota(idx.begin(), idx.end(), 0);
   k = std::max(0, std::min<int>(k, static_cast<int>(scores.size())));
@@ -42,3 +50,4 @@ inline std::vector<ClassScore> top_k(const std::vector<double>& scores, int k) {
 }
 
 }  // namespace tfjob::serving
+#endif  // TFJOB_SDK_DEFINE_SERVING
