@@ -10,6 +10,7 @@
 #include <tfjob/serving/model_config.hpp>
 #include <tfjob/serving/signature.hpp>
 #include <tfjob/serving/tensorboard.hpp>
+#include <tfjob/serving/imagenet_labels.hpp>
 #include <tfjob/serving/top_k.hpp>
 #include <tfjob/api/manifest.hpp>
 #include <tfjob/serving/status.hpp>

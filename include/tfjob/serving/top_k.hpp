@@ -1,9 +1,9 @@
 #pragma once
 /// \file The best classes of a prediction with their ImageNet names: kept apart from
-/// serving/status.hpp so that only code that prints labels includes the 1001-entry table.
+/// serving/status.hpp so that only code that prints labels includes the 1001-entry table (and
+/// with TFJOB_SDK_COMPILED, not even that: only src/ reads it).
 
 #include <tfjob/detail/compiled.hpp>
-#include <tfjob/serving/imagenet_labels.hpp>
 
 #include <algorithm>  // partial_sort
 #include <numeric>    // iota
@@ -28,6 +28,8 @@ std::vector<ClassScore> top_k(const std::vector<double>& scores, int k);
 }  // namespace tfjob::serving
 
 #if TFJOB_SDK_DEFINE_SERVING
+#include <tfjob/serving/imagenet_labels.hpp>  // only the bodies read the table
+
 namespace tfjob::serving {
 
 TFJOB_INLINE std::vector<ClassScore> top_k(const std::vector<double>& scores, int k) {
