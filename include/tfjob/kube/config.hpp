@@ -567,7 +567,7 @@ TFJOB_INLINE ContextInfo find_context(const Kubeconfig& kc, const std::string& n
 
 /// The selected cluster; one that is not there is an error unless --server replaces it.
 TFJOB_INLINE ClusterInfo find_cluster(const Kubeconfig& kc, const SelectedEntries& s, const ConfigOverrides& o,
-                                const std::string& files) {
+                                      const std::string& files) {
   if (s.cluster_name.empty()) return {};
   auto it = kc.clusters.find(s.cluster_name);
   if (it != kc.clusters.end()) return it->second;
@@ -578,7 +578,7 @@ TFJOB_INLINE ClusterInfo find_cluster(const Kubeconfig& kc, const SelectedEntrie
 /// The selected user; one that is not there is an error unless --token replaces it (a user
 /// named with --user must exist).
 TFJOB_INLINE AuthInfo find_user(const Kubeconfig& kc, const SelectedEntries& s, const ConfigOverrides& o,
-                          const std::string& files) {
+                                const std::string& files) {
   if (s.user_name.empty()) return {};
   auto it = kc.users.find(s.user_name);
   if (it != kc.users.end()) return it->second;
@@ -652,7 +652,7 @@ TFJOB_INLINE std::string entry_label(const std::string& kind, const std::string&
 /// The cluster's TLS: CA (data, else file; parsed in memory), insecure, server name. A
 /// kubeconfig that sets both a CA and insecure is refused, unless --insecure-skip-tls-verify.
 TFJOB_INLINE void resolve_cluster_tls(TlsConfig& tls, const ClusterInfo& cluster, const std::string& cl,
-                                const ConfigOverrides& o) {
+                                      const ConfigOverrides& o) {
   tls.insecure_skip_verify = cluster.insecure_skip_tls_verify;
   tls.server_name = cluster.tls_server_name;
   if (!cluster.certificate_authority_data.empty()) {
