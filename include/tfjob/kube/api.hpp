@@ -3,6 +3,7 @@
 /// builds requests with `RequestBuilder` and sends them with `Client`. T is any type with a
 /// `resource_traits<T>` specialisation and ADL `to_json`/`from_json` (TFJob, Pod, ...).
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/client.hpp>
@@ -29,6 +30,18 @@ struct ObjectList {
   std::string continue_token;    ///< "" on the last page
   std::optional<long long> remaining_item_count;
 };
+
+namespace detail {
+
+/// `name`, when `rb` has a namespace or its resource is cluster-scoped; else the error an
+/// Api spanning all namespaces gives for `verb` on one object.
+const std::string& api_need_namespace(const RequestBuilder& rb, const std::string& name, const char* verb);
+
+/// An object about to be sent through `rb`: a JSON object whose metadata.namespace, if
+/// any, is `rb`'s namespace.
+void api_check_sendable(const RequestBuilder& rb, const nlohmann::json& j);
+
+}  // namespace detail
 
 /// Typed API for one resource type in one namespace.
 template <class T>
@@ -172,22 +185,12 @@ class Api {
   static std::string rb_ns(bool namespaced, const std::string& ns) { return namespaced ? ns : std::string(); }
 
   const std::string& need_ns(const std::string& name, const char* verb) const {
-    if (rb_.resource().namespaced && rb_.namespace_().empty())
-      throw tfjob::error(std::string("cannot ") + verb + " " + rb_.resource().qualified() + "/" + name +
-                         ": a namespace is required (this Api spans all namespaces)");
-    return name;
+    return detail::api_need_namespace(rb_, name, verb);
   }
 
   nlohmann::json to_json_checked(const T& obj) const {
     nlohmann::json j = obj;
-    if (!j.is_object()) throw tfjob::error("cannot send " + rb_.resource().kind + ": it is not a JSON object");
-    if (rb_.resource().namespaced) {
-      std::string ons = tfjob::detail::value_at(j, "/metadata/namespace"_json_pointer, std::string());
-      if (!ons.empty() && !rb_.namespace_().empty() && ons != rb_.namespace_())
-        throw tfjob::error("the namespace of the provided object \"" + ons +
-                           "\" does not match the namespace \"" + rb_.namespace_() +
-                           "\"; pass -n " + ons + " or remove metadata.namespace");
-    }
+    detail::api_check_sendable(rb_, j);
     return j;
   }
 
@@ -206,3 +209,30 @@ class Api {
 };
 
 }  // namespace tfjob::kube
+
+#if TFJOB_SDK_DEFINE_KUBE
+namespace tfjob::kube {
+
+namespace detail {
+
+TFJOB_INLINE const std::string& api_need_namespace(const RequestBuilder& rb, const std::string& name, const char* verb) {
+  if (rb.resource().namespaced && rb.namespace_().empty())
+    throw tfjob::error(std::string("cannot ") + verb + " " + rb.resource().qualified() + "/" + name +
+                       ": a namespace is required (this Api spans all namespaces)");
+  return name;
+}
+
+TFJOB_INLINE void api_check_sendable(const RequestBuilder& rb, const nlohmann::json& j) {
+  if (!j.is_object()) throw tfjob::error("cannot send " + rb.resource().kind + ": it is not a JSON object");
+  if (rb.resource().namespaced) {
+    std::string ons = tfjob::detail::value_at(j, "/metadata/namespace"_json_pointer, std::string());
+    if (!ons.empty() && !rb.namespace_().empty() && ons != rb.namespace_())
+      throw tfjob::error("the namespace of the provided object \"" + ons +
+                         "\" does not match the namespace \"" + rb.namespace_() +
+                         "\"; pass -n " + ons + " or remove metadata.namespace");
+  }
+}
+
+}  // namespace detail
+}  // namespace tfjob::kube
+#endif  // TFJOB_SDK_DEFINE_KUBE

@@ -6,6 +6,7 @@
 /// repeat; a connection that could not even be opened is retried for any verb. `-v=6`+
 /// logs each request, credentials redacted, to the application's `RestConfig::log`.
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/input.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/config.hpp>
@@ -32,12 +33,7 @@ struct Response {
   std::string reason;
   std::vector<std::pair<std::string, std::string>> headers;  ///< names lower-cased
   std::string body;
-  std::string header(const std::string& name) const {
-    auto l = detail::lower(name);
-    for (const auto& [k, v] : headers)
-      if (k == l) return v;
-    return {};
-  }
+  std::string header(const std::string& name) const;
 };
 
 /// Options for a streamed response (watch, follow logs).
@@ -52,8 +48,140 @@ struct StreamOptions {
 
 /// Decode a failed response into a Kubernetes Status (client-go's newUnstructuredResponseError
 /// for bodies that are not a Status).
-inline status status_from_response(int code, const std::string& reason_phrase, const std::string& body,
-                                   const std::string& retry_after = {}) {
+status status_from_response(int code, const std::string& reason_phrase, const std::string& body,
+                            const std::string& retry_after = {});
+
+/// How retries are paced (client-go defaults: up to 10 Retry-After retries).
+struct RetryPolicy {
+  int max_retry_after = 10;  ///< 429 (any verb) / 5xx with Retry-After (safe verbs)
+  int max_failures = 4;      ///< 5xx or broken connection (safe verbs), unopened connection (any)
+  std::chrono::milliseconds base_backoff{200};
+  std::chrono::milliseconds max_backoff{5000};
+  std::chrono::seconds max_retry_after_wait{60};
+};
+
+/// A connection to one API server; cheap to copy (copies share connections and caches).
+class Client {
+ public:
+  explicit Client(RestConfig cfg);
+
+  /// Load the default configuration (KUBECONFIG, ~/.kube/config, in-cluster).
+  static Client from_default();
+
+  /// The namespace requests use when none is given (flag, context, then "default").
+  const std::string& namespace_() const { return s_->cfg.namespace_; }
+  const RestConfig& config() const { return s_->cfg; }
+  RetryPolicy& retry_policy() { return s_->retry; }
+  /// How many times the exec credential plugin ran (0 without one).
+  int exec_runs() const;
+
+  /// Send a request and return the final response whatever its status (after retries).
+  /// Throws transport_error when the server cannot be reached or the deadline passes, and
+  /// auth_error when credentials cannot be obtained.
+  Response send(const Request& req);
+
+  /// Send and return the body of a 2xx response; any other status throws api_error with the
+  /// server's Status (auth_error for 401).
+  std::string request_text(const Request& req);
+
+  /// Like request_text, decoded as JSON.
+  /// The answer's nesting is bounded (limits::max_depth); a 2xx answer whose body is not
+  /// JSON, or too deep, throws decode_error saying so, where, and how the body begins.
+  nlohmann::json request_json(const Request& req);
+
+  /// The JSON of a 2xx body (empty = `{}`); decode_error when it is not JSON.
+  static nlohmann::json decode_json(const Request& req, int http_status, const std::string& body);
+
+  /// Why this client sends no credentials ("" when it sends those it has): client-go's
+  /// clientcmd sends none to a server that is not https.
+  const std::string& credentials_withheld() const { return s_->withheld; }
+
+  /// Stream a 2xx response body to `on_data` as it arrives. Returns true when the body ended
+  /// normally, false when on_data returned false or `cancel` was raised. Failures before the
+  /// first byte are retried like send(); a non-2xx answer throws api_error; a stream that
+  /// breaks afterwards throws transport_error (watch and logs resume from there).
+  bool stream(const Request& req, const std::function<bool(std::string_view)>& on_data,
+              const StreamOptions& opts = {});
+
+  [[noreturn]] void throw_for(const Request& req, int code, const std::string& reason, const std::string& body,
+                              const std::string& retry_after = {}) const;
+
+ private:
+  struct Creds {
+    std::string bearer;
+    std::string cert_pem, key_pem;  ///< from an exec plugin
+    std::optional<ExecCredential> exec;
+  };
+
+  struct State {
+    explicit State(RestConfig c);
+    RestConfig cfg;
+    detail::Url server;
+    std::unique_ptr<detail::TlsContext> tls;
+    std::unique_ptr<ExecCredentialProvider> exec;
+    std::string proxy;
+    std::string withheld;  ///< why credentials are not sent, "" when they are
+    RetryPolicy retry;
+    std::mutex pool_mu;
+    struct Pooled {
+      std::unique_ptr<detail::Conn> conn;
+      std::string cert;  ///< exec client certificate it was opened with
+    };
+    std::vector<Pooled> pool;
+  };
+
+  Creds credentials();
+
+  std::string build_head(const Request& req, const Creds& cr, bool via_http_proxy, bool redact) const;
+
+  void log(const std::string& s) const;
+
+  std::unique_ptr<detail::Conn> take_pooled(const Creds& cr);
+  void give_back(std::unique_ptr<detail::Conn> c, const Creds& cr);
+
+  /// One attempt. Returns the response head (+ body in `out` when buffered). Throws
+  /// connect_failure before anything was sent, transport_error afterwards.
+  struct Attempt {
+    detail::ResponseHead head;
+    bool complete = true;  ///< stream: body ended normally
+    std::string error_body;
+  };
+
+  Attempt attempt(const Request& req, const Creds& cr, detail::Deadline dl, const std::function<bool(std::string_view)>* sink,
+                  const StreamOptions& opts, Response* out);
+
+  static std::chrono::milliseconds backoff(const RetryPolicy& p, int n);
+
+  /// The request as sent: a write that names no field manager gets the client's.
+  Request with_field_manager(const Request& req) const;
+
+  bool perform(const Request& req0, const std::function<bool(std::string_view)>* sink, const StreamOptions& opts,
+               Response* out);
+
+  /// The start of a body for a message: control bytes and invalid UTF-8 shown as '?'.
+  static std::string printable_prefix(const std::string& body, std::size_t n);
+
+  static bool is_tls_verification(const std::string& m);
+
+  static std::string ms_since(std::chrono::steady_clock::time_point t0);
+
+  std::shared_ptr<State> s_;
+};
+
+}  // namespace tfjob::kube
+
+#if TFJOB_SDK_DEFINE_KUBE
+namespace tfjob::kube {
+
+TFJOB_INLINE std::string Response::header(const std::string& name) const {
+  auto l = detail::lower(name);
+  for (const auto& [k, v] : headers)
+    if (k == l) return v;
+  return {};
+}
+
+TFJOB_INLINE status status_from_response(int code, const std::string& reason_phrase, const std::string& body,
+                                         const std::string& retry_after) {
   status st;
   st.code = code;
   st.status = "Failure";
@@ -109,443 +237,375 @@ inline status status_from_response(int code, const std::string& reason_phrase, c
   return st;
 }
 
-/// How retries are paced (client-go defaults: up to 10 Retry-After retries).
-struct RetryPolicy {
-  int max_retry_after = 10;  ///< 429 (any verb) / 5xx with Retry-After (safe verbs)
-  int max_failures = 4;      ///< 5xx or broken connection (safe verbs), unopened connection (any)
-  std::chrono::milliseconds base_backoff{200};
-  std::chrono::milliseconds max_backoff{5000};
-  std::chrono::seconds max_retry_after_wait{60};
-};
+TFJOB_INLINE Client::Client(RestConfig cfg) : s_(std::make_shared<State>(std::move(cfg))) {}
 
-/// A connection to one API server; cheap to copy (copies share connections and caches).
-class Client {
- public:
-  explicit Client(RestConfig cfg) : s_(std::make_shared<State>(std::move(cfg))) {}
+TFJOB_INLINE Client Client::from_default() { return Client(load_config()); }
 
-  /// Load the default configuration (KUBECONFIG, ~/.kube/config, in-cluster).
-  static Client from_default() { return Client(load_config()); }
+TFJOB_INLINE int Client::exec_runs() const { return s_->exec ? s_->exec->runs() : 0; }
 
-  /// The namespace requests use when none is given (flag, context, then "default").
-  const std::string& namespace_() const { return s_->cfg.namespace_; }
-  const RestConfig& config() const { return s_->cfg; }
-  RetryPolicy& retry_policy() { return s_->retry; }
-  /// How many times the exec credential plugin ran (0 without one).
-  int exec_runs() const { return s_->exec ? s_->exec->runs() : 0; }
+TFJOB_INLINE Response Client::send(const Request& req) {
+  Response resp;
+  bool done = perform(req, nullptr, StreamOptions{}, &resp);
+  (void)done;
+  return resp;
+}
 
-  /// Send a request and return the final response whatever its status (after retries).
-  /// Throws transport_error when the server cannot be reached or the deadline passes, and
-  /// auth_error when credentials cannot be obtained.
-  Response send(const Request& req) {
-    Response resp;
-    bool done = perform(req, nullptr, StreamOptions{}, &resp);
-    (void)done;
-    return resp;
+TFJOB_INLINE std::string Client::request_text(const Request& req) {
+  Response r = send(req);
+  if (r.status >= 200 && r.status < 300) return std::move(r.body);
+  throw_for(req, r.status, r.reason, r.body, r.header("retry-after"));
+}
+
+TFJOB_INLINE nlohmann::json Client::request_json(const Request& req) {
+  Response resp = send(req);
+  if (resp.status < 200 || resp.status >= 300)
+    throw_for(req, resp.status, resp.reason, resp.body, resp.header("retry-after"));
+  return decode_json(req, resp.status, resp.body);
+}
+
+TFJOB_INLINE nlohmann::json Client::decode_json(const Request& req, int http_status, const std::string& body) {
+  if (body.empty()) return nlohmann::json::object();
+  auto r = tfjob::detail::read_json(body);
+  if (!r.ok())
+    throw decode_error(req.what + ": the server answered " + std::to_string(http_status) +
+                           " but its body is not valid JSON (" + r.error + " " +
+                           tfjob::detail::json_fault_place(body, r) + "); the body begins: " + printable_prefix(body, 120),
+                       http_status);
+  return std::move(r.value);
+}
+
+TFJOB_INLINE bool Client::stream(const Request& req, const std::function<bool(std::string_view)>& on_data,
+                                 const StreamOptions& opts) {
+  return perform(req, &on_data, opts, nullptr);
+}
+
+TFJOB_INLINE void Client::throw_for(const Request& req, int code, const std::string& reason, const std::string& body,
+                                    const std::string& retry_after) const {
+  status st = status_from_response(code, reason, body, retry_after);
+  if (code == 401) {
+    std::string who = s_->cfg.auth.user_name.empty() ? std::string("these credentials")
+                                                     : "the credentials of user \"" + s_->cfg.auth.user_name + "\"";
+    std::string hint = "check the token, client certificate or credential plugin, or log in again";
+    if (s_->tls && s_->tls->client_not_after() != 0 && s_->tls->client_not_after() < std::time(nullptr))
+      hint = "the client certificate expired on " + detail::format_rfc3339(s_->tls->client_not_after()) + ": renew it";
+    throw auth_error(req.what + ": Unauthorized (401): the server rejected " + who + " (" + s_->cfg.source +
+                     "); " + hint);
   }
+  throw api_error(std::move(st), req.what);
+}
 
-  /// Send and return the body of a 2xx response; any other status throws api_error with the
-  /// server's Status (auth_error for 401).
-  std::string request_text(const Request& req) {
-    Response r = send(req);
-    if (r.status >= 200 && r.status < 300) return std::move(r.body);
-    throw_for(req, r.status, r.reason, r.body, r.header("retry-after"));
-  }
-
-  /// Like request_text, decoded as JSON.
-  /// The answer's nesting is bounded (limits::max_depth); a 2xx answer whose body is not
-  /// JSON, or too deep, throws decode_error saying so, where, and how the body begins.
-  nlohmann::json request_json(const Request& req) {
-    Response resp = send(req);
-    if (resp.status < 200 || resp.status >= 300)
-      throw_for(req, resp.status, resp.reason, resp.body, resp.header("retry-after"));
-    return decode_json(req, resp.status, resp.body);
-  }
-
-  /// The JSON of a 2xx body (empty = `{}`); decode_error when it is not JSON.
-  static nlohmann::json decode_json(const Request& req, int http_status, const std::string& body) {
-    if (body.empty()) return nlohmann::json::object();
-    auto r = tfjob::detail::read_json(body);
-    if (!r.ok())
-      throw decode_error(req.what + ": the server answered " + std::to_string(http_status) +
-                             " but its body is not valid JSON (" + r.error + " " +
-                             tfjob::detail::json_fault_place(body, r) + "); the body begins: " + printable_prefix(body, 120),
-                         http_status);
-    return std::move(r.value);
-  }
-
-  /// Why this client sends no credentials ("" when it sends those it has): client-go's
-  /// clientcmd sends none to a server that is not https.
-  const std::string& credentials_withheld() const { return s_->withheld; }
-
-  /// Stream a 2xx response body to `on_data` as it arrives. Returns true when the body ended
-  /// normally, false when on_data returned false or `cancel` was raised. Failures before the
-  /// first byte are retried like send(); a non-2xx answer throws api_error; a stream that
-  /// breaks afterwards throws transport_error (watch and logs resume from there).
-  bool stream(const Request& req, const std::function<bool(std::string_view)>& on_data,
-              const StreamOptions& opts = {}) {
-    return perform(req, &on_data, opts, nullptr);
-  }
-
-  [[noreturn]] void throw_for(const Request& req, int code, const std::string& reason, const std::string& body,
-                              const std::string& retry_after = {}) const {
-    status st = status_from_response(code, reason, body, retry_after);
-    if (code == 401) {
-      std::string who = s_->cfg.auth.user_name.empty() ? std::string("these credentials")
-                                                       : "the credentials of user \"" + s_->cfg.auth.user_name + "\"";
-      std::string hint = "check the token, client certificate or credential plugin, or log in again";
-      if (s_->tls && s_->tls->client_not_after() != 0 && s_->tls->client_not_after() < std::time(nullptr))
-        hint = "the client certificate expired on " + detail::format_rfc3339(s_->tls->client_not_after()) + ": renew it";
-      throw auth_error(req.what + ": Unauthorized (401): the server rejected " + who + " (" + s_->cfg.source +
-                       "); " + hint);
+TFJOB_INLINE Client::State::State(RestConfig c) : cfg(std::move(c)), server(detail::parse_url(cfg.server, "server")) {
+  if (server.scheme == "https")
+    tls = std::make_unique<detail::TlsContext>(cfg.tls.ca_pem, cfg.tls.ca_source, cfg.tls.insecure_skip_verify,
+                                               cfg.tls.client_cert_pem, cfg.tls.client_key_pem);
+  if (!cfg.warn) cfg.warn = [](const std::string&) {};  // unset: the application is not told
+  if (cfg.tls.insecure_skip_verify && server.scheme == "https")
+    cfg.warn("TLS certificate verification is disabled (insecure-skip-tls-verify) for " + server.origin() +
+             "; the connection is not protected against impersonation");
+  // clientcmd client_config.go: "only try to read the auth information if we are
+  // secure" - no bearer token, token file, exec credential or client certificate goes
+  // to a server that is not https.
+  if (server.scheme != "https") {
+    const auto& a = cfg.auth;
+    std::string what = !a.token.empty()        ? "bearer token"
+                       : !a.token_file.empty() ? "token file"
+                       : a.exec                ? "exec credential plugin"
+                       : !cfg.tls.client_cert_pem.empty() ? "client certificate"
+                                                          : "";
+    if (!what.empty()) {
+      withheld = "the server " + server.origin() + " is plain http://, so the " + what +
+                 " is not sent (credentials go only over TLS, as with kubectl); use an https:// server address";
+      cfg.auth.token.clear();
+      cfg.auth.token_file.clear();
+      cfg.auth.exec.reset();
+      cfg.tls.client_cert_pem.clear();
+      cfg.tls.client_key_pem.clear();
+      cfg.warn(withheld);
     }
-    throw api_error(std::move(st), req.what);
   }
+  if (cfg.auth.exec) exec = std::make_unique<ExecCredentialProvider>(*cfg.auth.exec, cfg.auth.exec_cluster_json, cfg.auth.user_name);
+  proxy = !cfg.proxy_url.empty() ? cfg.proxy_url : (cfg.use_env_proxy ? detail::proxy_from_env(server) : "");
+}
 
- private:
-  struct Creds {
-    std::string bearer;
-    std::string cert_pem, key_pem;  ///< from an exec plugin
-    std::optional<ExecCredential> exec;
-  };
-
-  struct State {
-    explicit State(RestConfig c) : cfg(std::move(c)), server(detail::parse_url(cfg.server, "server")) {
-      if (server.scheme == "https")
-        tls = std::make_unique<detail::TlsContext>(cfg.tls.ca_pem, cfg.tls.ca_source, cfg.tls.insecure_skip_verify,
-                                                   cfg.tls.client_cert_pem, cfg.tls.client_key_pem);
-      if (!cfg.warn) cfg.warn = [](const std::string&) {};  // unset: the application is not told
-      if (cfg.tls.insecure_skip_verify && server.scheme == "https")
-        cfg.warn("TLS certificate verification is disabled (insecure-skip-tls-verify) for " + server.origin() +
-                 "; the connection is not protected against impersonation");
-      // clientcmd client_config.go: "only try to read the auth information if we are
-      // secure" - no bearer token, token file, exec credential or client certificate goes
-      // to a server that is not https.
-      if (server.scheme != "https") {
-        const auto& a = cfg.auth;
-        std::string what = !a.token.empty()        ? "bearer token"
-                           : !a.token_file.empty() ? "token file"
-                           : a.exec                ? "exec credential plugin"
-                           : !cfg.tls.client_cert_pem.empty() ? "client certificate"
-                                                              : "";
-        if (!what.empty()) {
-          withheld = "the server " + server.origin() + " is plain http://, so the " + what +
-                     " is not sent (credentials go only over TLS, as with kubectl); use an https:// server address";
-          cfg.auth.token.clear();
-          cfg.auth.token_file.clear();
-          cfg.auth.exec.reset();
-          cfg.tls.client_cert_pem.clear();
-          cfg.tls.client_key_pem.clear();
-          cfg.warn(withheld);
-        }
-      }
-      if (cfg.auth.exec) exec = std::make_unique<ExecCredentialProvider>(*cfg.auth.exec, cfg.auth.exec_cluster_json, cfg.auth.user_name);
-      proxy = !cfg.proxy_url.empty() ? cfg.proxy_url : (cfg.use_env_proxy ? detail::proxy_from_env(server) : "");
+TFJOB_INLINE Client::Creds Client::credentials() {
+  Creds c;
+  const auto& a = s_->cfg.auth;
+  if (!a.token.empty()) {
+    c.bearer = a.token;
+  } else if (!a.token_file.empty()) {
+    std::string t;
+    try {
+      t = detail::trim(detail::read_file(a.token_file, "token file"));
+    } catch (const config_error& e) {
+      throw auth_error(e.what());
     }
-    RestConfig cfg;
-    detail::Url server;
-    std::unique_ptr<detail::TlsContext> tls;
-    std::unique_ptr<ExecCredentialProvider> exec;
-    std::string proxy;
-    std::string withheld;  ///< why credentials are not sent, "" when they are
-    RetryPolicy retry;
-    std::mutex pool_mu;
-    struct Pooled {
-      std::unique_ptr<detail::Conn> conn;
-      std::string cert;  ///< exec client certificate it was opened with
-    };
-    std::vector<Pooled> pool;
-  };
+    if (t.empty()) throw auth_error("token file \"" + a.token_file + "\" is empty");
+    c.bearer = t;
+  } else if (s_->exec) {
+    c.exec = s_->exec->get();
+    c.bearer = c.exec->token;
+    if (c.bearer.empty()) {
+      c.cert_pem = c.exec->client_certificate_pem;
+      c.key_pem = c.exec->client_key_pem;
+    }
+  }
+  return c;
+}
 
-  Creds credentials() {
-    Creds c;
-    const auto& a = s_->cfg.auth;
-    if (!a.token.empty()) {
-      c.bearer = a.token;
-    } else if (!a.token_file.empty()) {
-      std::string t;
+TFJOB_INLINE std::string Client::build_head(const Request& req, const Creds& cr, bool via_http_proxy, bool redact) const {
+  const auto& srv = s_->server;
+  std::string target = srv.path + req.target();
+  if (via_http_proxy) target = srv.origin() + target;
+  std::string h = req.method + " " + target + " HTTP/1.1\r\n";
+  h += "Host: " + (srv.port == (srv.scheme == "https" ? 443 : 80) ? (srv.ipv6 ? "[" + srv.host + "]" : srv.host)
+                                                                  : srv.host_port()) + "\r\n";
+  h += "User-Agent: " + s_->cfg.user_agent + "\r\n";
+  h += "Accept: " + req.accept + "\r\n";
+  if (!cr.bearer.empty()) h += std::string("Authorization: Bearer ") + (redact ? "<masked>" : cr.bearer) + "\r\n";
+  if (!req.body.empty() || req.method == "POST" || req.method == "PUT" || req.method == "PATCH") {
+    if (!req.content_type.empty()) h += "Content-Type: " + req.content_type + "\r\n";
+    h += "Content-Length: " + std::to_string(req.body.size()) + "\r\n";
+  }
+  h += "\r\n";
+  return h;
+}
+
+TFJOB_INLINE void Client::log(const std::string& s) const {
+  if (s_->cfg.log) s_->cfg.log(s);
+}
+
+TFJOB_INLINE std::unique_ptr<detail::Conn> Client::take_pooled(const Creds& cr) {
+  std::lock_guard<std::mutex> lk(s_->pool_mu);
+  for (auto it = s_->pool.begin(); it != s_->pool.end(); ++it) {
+    if (it->cert == cr.cert_pem) {
+      auto c = std::move(it->conn);
+      s_->pool.erase(it);
+      return c;
+    }
+  }
+  return nullptr;
+}
+
+TFJOB_INLINE void Client::give_back(std::unique_ptr<detail::Conn> c, const Creds& cr) {
+  std::lock_guard<std::mutex> lk(s_->pool_mu);
+  if (s_->pool.size() < 4) s_->pool.push_back({std::move(c), cr.cert_pem});
+}
+
+TFJOB_INLINE Client::Attempt Client::attempt(const Request& req, const Creds& cr, detail::Deadline dl, const std::function<bool(std::string_view)>* sink,
+                                             const StreamOptions& opts, Response* out) {
+  auto& st = *s_;
+  bool via_http_proxy = !st.proxy.empty() && st.server.scheme == "http";
+  std::unique_ptr<detail::Conn> conn;
+  bool pooled = false;
+  if (!sink && req.idempotent) {
+    conn = take_pooled(cr);
+    pooled = conn != nullptr;
+  }
+  for (;;) {
+    if (!conn) {
+      // A stream's connection phase still has a limit even when the request has none.
+      detail::Deadline cdl = dl == detail::no_deadline() ? detail::deadline_after(std::chrono::seconds(30)) : dl;
+      if (sink) cdl = std::min(cdl, opts.deadline);
+      conn = detail::open_connection(st.server, st.proxy, st.tls.get(), st.cfg.tls.server_name, cdl, opts.cancel,
+                                     cr.cert_pem, cr.key_pem);
+    }
+    conn->set_cancel(opts.cancel);
+    Attempt a;
+    try {
+      conn->write_all(build_head(req, cr, via_http_proxy, false) + req.body, dl);
+      detail::Reader rd(*conn);
       try {
-        t = detail::trim(detail::read_file(a.token_file, "token file"));
-      } catch (const config_error& e) {
-        throw auth_error(e.what());
+        a.head = detail::read_head(rd, dl);
+      } catch (const detail::timeout_failure&) {
+        throw;
+      } catch (const transport_error&) {
+        if (pooled && !rd.received_any()) throw detail::connect_failure("stale pooled connection");
+        throw;
       }
-      if (t.empty()) throw auth_error("token file \"" + a.token_file + "\" is empty");
-      c.bearer = t;
-    } else if (s_->exec) {
-      c.exec = s_->exec->get();
-      c.bearer = c.exec->token;
-      if (c.bearer.empty()) {
-        c.cert_pem = c.exec->client_certificate_pem;
-        c.key_pem = c.exec->client_key_pem;
-      }
-    }
-    return c;
-  }
-
-  std::string build_head(const Request& req, const Creds& cr, bool via_http_proxy, bool redact) const {
-    const auto& srv = s_->server;
-    std::string target = srv.path + req.target();
-    if (via_http_proxy) target = srv.origin() + target;
-    std::string h = req.method + " " + target + " HTTP/1.1\r\n";
-    h += "Host: " + (srv.port == (srv.scheme == "https" ? 443 : 80) ? (srv.ipv6 ? "[" + srv.host + "]" : srv.host)
-                                                                    : srv.host_port()) + "\r\n";
-    h += "User-Agent: " + s_->cfg.user_agent + "\r\n";
-    h += "Accept: " + req.accept + "\r\n";
-    if (!cr.bearer.empty()) h += std::string("Authorization: Bearer ") + (redact ? "<masked>" : cr.bearer) + "\r\n";
-    if (!req.body.empty() || req.method == "POST" || req.method == "PUT" || req.method == "PATCH") {
-      if (!req.content_type.empty()) h += "Content-Type: " + req.content_type + "\r\n";
-      h += "Content-Length: " + std::to_string(req.body.size()) + "\r\n";
-    }
-    h += "\r\n";
-    return h;
-  }
-
-  void log(const std::string& s) const {
-    if (s_->cfg.log) s_->cfg.log(s);
-  }
-
-  std::unique_ptr<detail::Conn> take_pooled(const Creds& cr) {
-    std::lock_guard<std::mutex> lk(s_->pool_mu);
-    for (auto it = s_->pool.begin(); it != s_->pool.end(); ++it) {
-      if (it->cert == cr.cert_pem) {
-        auto c = std::move(it->conn);
-        s_->pool.erase(it);
-        return c;
-      }
-    }
-    return nullptr;
-  }
-  void give_back(std::unique_ptr<detail::Conn> c, const Creds& cr) {
-    std::lock_guard<std::mutex> lk(s_->pool_mu);
-    if (s_->pool.size() < 4) s_->pool.push_back({std::move(c), cr.cert_pem});
-  }
-
-  /// One attempt. Returns the response head (+ body in `out` when buffered). Throws
-  /// connect_failure before anything was sent, transport_error afterwards.
-  struct Attempt {
-    detail::ResponseHead head;
-    bool complete = true;  ///< stream: body ended normally
-    std::string error_body;
-  };
-
-  Attempt attempt(const Request& req, const Creds& cr, detail::Deadline dl, const std::function<bool(std::string_view)>* sink,
-                  const StreamOptions& opts, Response* out) {
-    auto& st = *s_;
-    bool via_http_proxy = !st.proxy.empty() && st.server.scheme == "http";
-    std::unique_ptr<detail::Conn> conn;
-    bool pooled = false;
-    if (!sink && req.idempotent) {
-      conn = take_pooled(cr);
-      pooled = conn != nullptr;
-    }
-    for (;;) {
-      if (!conn) {
-        // A stream's connection phase still has a limit even when the request has none.
-        detail::Deadline cdl = dl == detail::no_deadline() ? detail::deadline_after(std::chrono::seconds(30)) : dl;
-        if (sink) cdl = std::min(cdl, opts.deadline);
-        conn = detail::open_connection(st.server, st.proxy, st.tls.get(), st.cfg.tls.server_name, cdl, opts.cancel,
-                                       cr.cert_pem, cr.key_pem);
-      }
-      conn->set_cancel(opts.cancel);
-      Attempt a;
-      try {
-        conn->write_all(build_head(req, cr, via_http_proxy, false) + req.body, dl);
-        detail::Reader rd(*conn);
+      bool reusable = false;
+      bool ok2xx = a.head.status >= 200 && a.head.status < 300;
+      if (sink && ok2xx) {
+        rd.set_idle(opts.idle_timeout);
         try {
-          a.head = detail::read_head(rd, dl);
-        } catch (const detail::timeout_failure&) {
+          a.complete = detail::read_body(rd, a.head, req.method == "HEAD", opts.deadline, *sink, reusable);
+        } catch (const detail::cancelled&) {
           throw;
-        } catch (const transport_error&) {
-          if (pooled && !rd.received_any()) throw detail::connect_failure("stale pooled connection");
-          throw;
+        } catch (const detail::timeout_failure& e) {
+          if (detail::Clock::now() >= opts.deadline) throw detail::cancelled();  // the caller's deadline: an end
+          throw detail::stream_broken(e.what());
+        } catch (const transport_error& e) {
+          throw detail::stream_broken(e.what());
         }
-        bool reusable = false;
-        bool ok2xx = a.head.status >= 200 && a.head.status < 300;
-        if (sink && ok2xx) {
-          rd.set_idle(opts.idle_timeout);
-          try {
-            a.complete = detail::read_body(rd, a.head, req.method == "HEAD", opts.deadline, *sink, reusable);
-          } catch (const detail::cancelled&) {
-            throw;
-          } catch (const detail::timeout_failure& e) {
-            if (detail::Clock::now() >= opts.deadline) throw detail::cancelled();  // the caller's deadline: an end
-            throw detail::stream_broken(e.what());
-          } catch (const transport_error& e) {
-            throw detail::stream_broken(e.what());
-          }
-          return a;
-        }
-        std::string body;
-        // An error answer to a stream is kept to 1 MiB (a Status is small); a buffered
-        // answer may be large (lists) but not without bound.
-        const size_t cap = sink ? (1u << 20) : s_->cfg.max_response_bytes;
-        detail::read_body(rd, a.head, req.method == "HEAD", dl,
-                          [&](std::string_view d) {
-                            if (!sink && body.size() + d.size() > cap)
-                              throw detail::answer_refused(
-                                  "the server's answer is larger than " + tfjob::detail::human_bytes(cap) +
-                                  " (the bound on one answer); narrow the request (a label selector, a namespace)");
-                            if (body.size() < cap) body.append(d.substr(0, std::min(d.size(), cap - body.size())));
-                            return true;
-                          },
-                          reusable);
-        if (out) {
-          out->status = a.head.status;
-          out->reason = a.head.reason;
-          out->headers = a.head.headers;
-          out->body = std::move(body);
-        } else {
-          a.error_body = std::move(body);
-        }
-        if (reusable && !sink) give_back(std::move(conn), cr);
         return a;
-      } catch (const detail::connect_failure&) {
-        if (pooled) {  // the server closed an idle connection: open a fresh one, once
-          conn.reset();
-          pooled = false;
-          continue;
-        }
-        throw;
       }
+      std::string body;
+      // An error answer to a stream is kept to 1 MiB (a Status is small); a buffered
+      // answer may be large (lists) but not without bound.
+      const size_t cap = sink ? (1u << 20) : s_->cfg.max_response_bytes;
+      detail::read_body(rd, a.head, req.method == "HEAD", dl,
+                        [&](std::string_view d) {
+                          if (!sink && body.size() + d.size() > cap)
+                            throw detail::answer_refused(
+                                "the server's answer is larger than " + tfjob::detail::human_bytes(cap) +
+                                " (the bound on one answer); narrow the request (a label selector, a namespace)");
+                          if (body.size() < cap) body.append(d.substr(0, std::min(d.size(), cap - body.size())));
+                          return true;
+                        },
+                        reusable);
+      if (out) {
+        out->status = a.head.status;
+        out->reason = a.head.reason;
+        out->headers = a.head.headers;
+        out->body = std::move(body);
+      } else {
+        a.error_body = std::move(body);
+      }
+      if (reusable && !sink) give_back(std::move(conn), cr);
+      return a;
+    } catch (const detail::connect_failure&) {
+      if (pooled) {  // the server closed an idle connection: open a fresh one, once
+        conn.reset();
+        pooled = false;
+        continue;
+      }
+      throw;
     }
   }
+}
 
-  static std::chrono::milliseconds backoff(const RetryPolicy& p, int n) {
-    auto ms = p.base_backoff * (1 << std::min(n, 10));
-    return std::min(ms, p.max_backoff);
-  }
+TFJOB_INLINE std::chrono::milliseconds Client::backoff(const RetryPolicy& p, int n) {
+  auto ms = p.base_backoff * (1 << std::min(n, 10));
+  return std::min(ms, p.max_backoff);
+}
 
-  /// The request as sent: a write that names no field manager gets the client's.
-  Request with_field_manager(const Request& req) const {
-    Request r = req;
-    if (r.takes_field_manager && r.param("fieldManager").empty() && !s_->cfg.field_manager.empty())
-      r.query.emplace_back("fieldManager", s_->cfg.field_manager);
-    return r;
-  }
+TFJOB_INLINE Request Client::with_field_manager(const Request& req) const {
+  Request r = req;
+  if (r.takes_field_manager && r.param("fieldManager").empty() && !s_->cfg.field_manager.empty())
+    r.query.emplace_back("fieldManager", s_->cfg.field_manager);
+  return r;
+}
 
-  bool perform(const Request& req0, const std::function<bool(std::string_view)>* sink, const StreamOptions& opts,
-               Response* out) {
-    const Request req = with_field_manager(req0);
-    const auto& cfg = s_->cfg;
-    const auto& pol = s_->retry;
-    detail::Deadline dl = detail::deadline_after(cfg.timeout);
-    int retry_after_count = 0, failure_count = 0;
-    bool refreshed_after_401 = false;
-    for (;;) {
-      Creds cr = credentials();
-      auto t0 = std::chrono::steady_clock::now();
-      std::string url = s_->server.origin() + s_->server.path + req.target();
-      if (cfg.verbosity >= 7) {
-        std::string head = build_head(req, cr, false, true);
-        log("Request Headers:\n" + head.substr(head.find("\r\n") + 2));
+TFJOB_INLINE bool Client::perform(const Request& req0, const std::function<bool(std::string_view)>* sink, const StreamOptions& opts,
+                                  Response* out) {
+  const Request req = with_field_manager(req0);
+  const auto& cfg = s_->cfg;
+  const auto& pol = s_->retry;
+  detail::Deadline dl = detail::deadline_after(cfg.timeout);
+  int retry_after_count = 0, failure_count = 0;
+  bool refreshed_after_401 = false;
+  for (;;) {
+    Creds cr = credentials();
+    auto t0 = std::chrono::steady_clock::now();
+    std::string url = s_->server.origin() + s_->server.path + req.target();
+    if (cfg.verbosity >= 7) {
+      std::string head = build_head(req, cr, false, true);
+      log("Request Headers:\n" + head.substr(head.find("\r\n") + 2));
+    }
+    if (cfg.verbosity >= 8 && !req.body.empty()) log("Request Body: " + req.body.substr(0, 10240));
+    Attempt a;
+    std::chrono::milliseconds wait{0};
+    std::string why;
+    bool retry = false;
+    try {
+      a = attempt(req, cr, dl, sink, opts, out);
+    } catch (const detail::cancelled&) {
+      return false;
+    } catch (const detail::answer_refused& e) {
+      throw transport_error(req.what + ": " + e.what());
+    } catch (const detail::stream_broken& e) {
+      throw transport_error(req.what + ": " + e.what());
+    } catch (const detail::timeout_failure& e) {
+      if (cfg.verbosity >= 6) log(req.method + " " + url + "  in " + ms_since(t0) + " milliseconds (timeout)");
+      std::string limit = cfg.timeout.count() > 0 ? " (request timeout " + std::to_string(cfg.timeout.count()) + "ms)" : "";
+      throw transport_error(req.what + ": " + e.what() + limit);
+    } catch (const detail::connect_failure& e) {
+      if (cfg.verbosity >= 6) log(req.method + " " + url + "  in " + ms_since(t0) + " milliseconds (" + e.what() + ")");
+      if (failure_count >= pol.max_failures || is_tls_verification(e.what())) {
+        std::string hint;
+        if (std::string(e.what()).find("connection refused") != std::string::npos)
+          hint = "; the connection to the server " + s_->server.origin() +
+                 " was refused - did you specify the right host or port? (" + cfg.source + ")";
+        throw transport_error(req.what + ": " + e.what() + hint);
       }
-      if (cfg.verbosity >= 8 && !req.body.empty()) log("Request Body: " + req.body.substr(0, 10240));
-      Attempt a;
-      std::chrono::milliseconds wait{0};
-      std::string why;
-      bool retry = false;
-      try {
-        a = attempt(req, cr, dl, sink, opts, out);
-      } catch (const detail::cancelled&) {
-        return false;
-      } catch (const detail::answer_refused& e) {
-        throw transport_error(req.what + ": " + e.what());
-      } catch (const detail::stream_broken& e) {
-        throw transport_error(req.what + ": " + e.what());
-      } catch (const detail::timeout_failure& e) {
-        if (cfg.verbosity >= 6) log(req.method + " " + url + "  in " + ms_since(t0) + " milliseconds (timeout)");
-        std::string limit = cfg.timeout.count() > 0 ? " (request timeout " + std::to_string(cfg.timeout.count()) + "ms)" : "";
-        throw transport_error(req.what + ": " + e.what() + limit);
-      } catch (const detail::connect_failure& e) {
-        if (cfg.verbosity >= 6) log(req.method + " " + url + "  in " + ms_since(t0) + " milliseconds (" + e.what() + ")");
-        if (failure_count >= pol.max_failures || is_tls_verification(e.what())) {
-          std::string hint;
-          if (std::string(e.what()).find("connection refused") != std::string::npos)
-            hint = "; the connection to the server " + s_->server.origin() +
-                   " was refused - did you specify the right host or port? (" + cfg.source + ")";
-          throw transport_error(req.what + ": " + e.what() + hint);
+      wait = backoff(pol, failure_count++);
+      why = e.what();
+      retry = true;
+    } catch (const auth_error&) {
+      throw;
+    } catch (const config_error&) {
+      throw;
+    } catch (const transport_error& e) {
+      if (cfg.verbosity >= 6) log(req.method + " " + url + "  in " + ms_since(t0) + " milliseconds (" + e.what() + ")");
+      if (!req.idempotent)
+        throw transport_error(req.what + ": " + e.what() +
+                              "; the request was not repeated because it may already have taken effect");
+      if (failure_count >= pol.max_failures) throw transport_error(req.what + ": " + e.what());
+      wait = backoff(pol, failure_count++);
+      why = e.what();
+      retry = true;
+    }
+    if (!retry) {
+      int code = a.head.status;
+      if (cfg.verbosity >= 6)
+        log(req.method + " " + url + " " + std::to_string(code) + " " + a.head.reason + " in " + ms_since(t0) + " milliseconds");
+      if (cfg.verbosity >= 8 && out && !out->body.empty()) log("Response Body: " + out->body.substr(0, 10240));
+      std::string ra = a.head.header("retry-after");
+      if (code == 401 && !refreshed_after_401 && (s_->exec || !cfg.auth.token_file.empty())) {
+        // client-go: a 401 invalidates exec credentials; refresh once and repeat (the
+        // server refused the request, so nothing took effect).
+        refreshed_after_401 = true;
+        if (s_->exec && cr.exec) s_->exec->invalidate(*cr.exec);
+        if (cfg.verbosity >= 6) log("401 Unauthorized: refreshing credentials and retrying once");
+        if (out) *out = Response{};
+        continue;
+      }
+      bool retryable_5xx = code == 500 || code == 502 || code == 503 || code == 504;
+      if (code == 429 || (retryable_5xx && req.idempotent)) {
+        int secs = std::atoi(ra.c_str());
+        bool use_ra = !ra.empty() && secs >= 0;
+        if (code == 429 ? retry_after_count < pol.max_retry_after : failure_count < pol.max_failures) {
+          wait = use_ra ? std::chrono::milliseconds(std::min<long long>(secs, pol.max_retry_after_wait.count()) * 1000)
+                        : backoff(pol, code == 429 ? retry_after_count : failure_count);
+          if (code == 429) ++retry_after_count; else ++failure_count;
+          why = std::to_string(code) + " " + a.head.reason;
+          retry = true;
         }
-        wait = backoff(pol, failure_count++);
-        why = e.what();
-        retry = true;
-      } catch (const auth_error&) {
-        throw;
-      } catch (const config_error&) {
-        throw;
-      } catch (const transport_error& e) {
-        if (cfg.verbosity >= 6) log(req.method + " " + url + "  in " + ms_since(t0) + " milliseconds (" + e.what() + ")");
-        if (!req.idempotent)
-          throw transport_error(req.what + ": " + e.what() +
-                                "; the request was not repeated because it may already have taken effect");
-        if (failure_count >= pol.max_failures) throw transport_error(req.what + ": " + e.what());
-        wait = backoff(pol, failure_count++);
-        why = e.what();
-        retry = true;
       }
       if (!retry) {
-        int code = a.head.status;
-        if (cfg.verbosity >= 6)
-          log(req.method + " " + url + " " + std::to_string(code) + " " + a.head.reason + " in " + ms_since(t0) + " milliseconds");
-        if (cfg.verbosity >= 8 && out && !out->body.empty()) log("Response Body: " + out->body.substr(0, 10240));
-        std::string ra = a.head.header("retry-after");
-        if (code == 401 && !refreshed_after_401 && (s_->exec || !cfg.auth.token_file.empty())) {
-          // client-go: a 401 invalidates exec credentials; refresh once and repeat (the
-          // server refused the request, so nothing took effect).
-          refreshed_after_401 = true;
-          if (s_->exec && cr.exec) s_->exec->invalidate(*cr.exec);
-          if (cfg.verbosity >= 6) log("401 Unauthorized: refreshing credentials and retrying once");
-          if (out) *out = Response{};
-          continue;
-        }
-        bool retryable_5xx = code == 500 || code == 502 || code == 503 || code == 504;
-        if (code == 429 || (retryable_5xx && req.idempotent)) {
-          int secs = std::atoi(ra.c_str());
-          bool use_ra = !ra.empty() && secs >= 0;
-          if (code == 429 ? retry_after_count < pol.max_retry_after : failure_count < pol.max_failures) {
-            wait = use_ra ? std::chrono::milliseconds(std::min<long long>(secs, pol.max_retry_after_wait.count()) * 1000)
-                          : backoff(pol, code == 429 ? retry_after_count : failure_count);
-            if (code == 429) ++retry_after_count; else ++failure_count;
-            why = std::to_string(code) + " " + a.head.reason;
-            retry = true;
-          }
-        }
-        if (!retry) {
-          if (sink && (code < 200 || code >= 300)) throw_for(req, code, a.head.reason, a.error_body, ra);
-          return sink ? a.complete : true;
-        }
+        if (sink && (code < 200 || code >= 300)) throw_for(req, code, a.head.reason, a.error_body, ra);
+        return sink ? a.complete : true;
       }
-      if (sink && detail::Clock::now() + wait >= opts.deadline) return false;  // the caller's end comes first
-      if (dl != detail::no_deadline() && detail::Clock::now() + wait >= dl) {
-        if (out && out->status != 0) return true;  // hand back the last answer
-        throw transport_error(req.what + ": gave up before the request timeout after: " + why);
-      }
-      if (cfg.verbosity >= 6) log("retrying " + req.method + " " + url + " in " + std::to_string(wait.count()) + "ms after: " + why);
-      kube::sleep_for(wait, opts.cancel, sink ? opts.deadline : std::chrono::steady_clock::time_point::max());
-      if (opts.cancel && opts.cancel->load()) return false;
-      if (out) *out = Response{};
     }
-  }
-
-  /// The start of a body for a message: control bytes and invalid UTF-8 shown as '?'.
-  static std::string printable_prefix(const std::string& body, std::size_t n) {
-    std::string out;
-    for (std::size_t i = 0; i < body.size() && i < n; ++i) {
-      auto c = static_cast<unsigned char>(body[i]);
-      out += c < 0x20 || c >= 0x7F ? '?' : static_cast<char>(c);
+    if (sink && detail::Clock::now() + wait >= opts.deadline) return false;  // the caller's end comes first
+    if (dl != detail::no_deadline() && detail::Clock::now() + wait >= dl) {
+      if (out && out->status != 0) return true;  // hand back the last answer
+      throw transport_error(req.what + ": gave up before the request timeout after: " + why);
     }
-    return body.size() > n ? out + "..." : out;
+    if (cfg.verbosity >= 6) log("retrying " + req.method + " " + url + " in " + std::to_string(wait.count()) + "ms after: " + why);
+    kube::sleep_for(wait, opts.cancel, sink ? opts.deadline : std::chrono::steady_clock::time_point::max());
+    if (opts.cancel && opts.cancel->load()) return false;
+    if (out) *out = Response{};
   }
+}
 
-  static bool is_tls_verification(const std::string& m) {
-    return m.find("x509:") != std::string::npos || m.find("rejected the TLS") != std::string::npos ||
-           m.find("client certificate") != std::string::npos;
+TFJOB_INLINE std::string Client::printable_prefix(const std::string& body, std::size_t n) {
+  std::string out;
+  for (std::size_t i = 0; i < body.size() && i < n; ++i) {
+    auto c = static_cast<unsigned char>(body[i]);
+    out += c < 0x20 || c >= 0x7F ? '?' : static_cast<char>(c);
   }
+  return body.size() > n ? out + "..." : out;
+}
 
-  static std::string ms_since(std::chrono::steady_clock::time_point t0) {
-    return std::to_string(
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
-  }
+TFJOB_INLINE bool Client::is_tls_verification(const std::string& m) {
+  return m.find("x509:") != std::string::npos || m.find("rejected the TLS") != std::string::npos ||
+         m.find("client certificate") != std::string::npos;
+}
 
-  std::shared_ptr<State> s_;
-};
+TFJOB_INLINE std::string Client::ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::to_string(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
+}
 
 }  // namespace tfjob::kube
+#endif  // TFJOB_SDK_DEFINE_KUBE

@@ -4,6 +4,7 @@
 /// (cli-runtime config_flags.go, clientcmd/client_config.go), and the in-cluster fallback
 /// (rest.InClusterConfig). Loading config is separate from using it (`Client`).
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/yaml_reader.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/detail/tls.hpp>
@@ -78,197 +79,14 @@ struct Kubeconfig {
   std::string current_context;
   std::vector<std::string> files;    ///< files that were read, in precedence order
   std::vector<std::string> missing;  ///< files named but absent (skipped)
-  bool empty() const { return clusters.empty() && users.empty() && contexts.empty() && current_context.empty(); }
+  bool empty() const;
   /// "file" or "files a, b" for messages.
-  std::string describe_files() const {
-    if (files.empty()) return "no kubeconfig file";
-    std::string s = files.size() == 1 ? "kubeconfig " : "kubeconfig files ";
-    for (size_t i = 0; i < files.size(); ++i) s += (i ? ", " : "") + ("\"" + files[i] + "\"");
-    return s;
-  }
+  std::string describe_files() const;
 };
-
-namespace detail {
-
-inline std::string yaml_str(const YAML::Node& n, const char* key) {
-  auto v = n[key];
-  if (!v || v.IsNull()) return {};
-  if (!v.IsScalar()) throw std::runtime_error(std::string("\"") + key + "\" must be a string");
-  return v.as<std::string>();
-}
-
-inline bool yaml_bool(const YAML::Node& n, const char* key) {
-  auto v = n[key];
-  if (!v || v.IsNull()) return false;
-  try {
-    return v.as<bool>();
-  } catch (const YAML::Exception&) {
-    throw std::runtime_error(std::string("\"") + key + "\" must be true or false");
-  }
-}
-
-/// `key` of `n` when it is a mapping; absent or null = none; anything else is an error
-/// (client-go's decoder refuses `exec: 5` or `user: [a]` the same way).
-inline YAML::Node yaml_map(const YAML::Node& n, const char* key) {
-  auto v = n[key];
-  if (!v || v.IsNull()) return YAML::Node(YAML::NodeType::Undefined);
-  if (!v.IsMap()) throw std::runtime_error(std::string("\"") + key + "\" must be a mapping, not " +
-                                           (v.IsScalar() ? "\"" + v.Scalar() + "\"" : std::string("a list")));
-  return v;
-}
-
-inline std::string decode_data(const std::string& b64, const std::string& what) {
-  auto d = base64_decode(b64);
-  if (!d) throw std::runtime_error(what + " is not valid base64");
-  return *d;
-}
-
-/// Resolve a relative path against the directory of the kubeconfig that named it
-/// (clientcmd ResolveLocalPaths).
-inline std::string resolve_against(const std::string& path, const std::string& origin) {
-  if (path.empty() || path[0] == '/' || origin.empty()) return path;
-  std::string dir = ".";
-  auto slash = origin.rfind('/');
-  if (slash != std::string::npos) dir = origin.substr(0, slash == 0 ? 1 : slash);
-  if (dir[0] != '/') {
-    char cwd[4096];
-    if (getcwd(cwd, sizeof cwd)) dir = dir == "." ? std::string(cwd) : std::string(cwd) + "/" + dir;
-  }
-  return dir == "/" ? "/" + path : dir + "/" + path;
-}
-
-/// The document's node tree, after the event-level bounds and strictness checks (size, depth,
-/// alias expansion, UTF-8, unterminated quotes, which yaml-cpp alone accepts).
-inline YAML::Node load_kubeconfig_yaml(const std::string& text, const std::string& where) {
-  try {
-    tfjob::detail::YamlLimits lim;
-    lim.max_bytes = limits::max_kubeconfig_bytes;
-    tfjob::detail::read_yaml_documents(text, "yaml", lim);
-    return YAML::Load(text);
-  } catch (const parse_error& e) {
-    std::string why = e.what();
-    if (why.rfind("yaml: ", 0) == 0) why = why.substr(6);
-    throw config_error("error loading " + where + ": yaml: " + why);
-  } catch (const YAML::Exception& e) {
-    throw config_error("error loading " + where + ": yaml: line " + std::to_string(e.mark.line + 1) +
-                       ": " + e.msg);
-  }
-}
-
-/// A `clusters[].cluster` entry (clientcmd api/v1 Cluster).
-inline ClusterInfo parse_cluster(const YAML::Node& n, const std::string& filename) {
-  ClusterInfo ci;
-  if (n) {
-    ci.server = yaml_str(n, "server");
-    ci.tls_server_name = yaml_str(n, "tls-server-name");
-    ci.certificate_authority = resolve_against(yaml_str(n, "certificate-authority"), filename);
-    auto data = yaml_str(n, "certificate-authority-data");
-    if (!data.empty()) ci.certificate_authority_data = decode_data(data, "certificate-authority-data");
-    ci.insecure_skip_tls_verify = yaml_bool(n, "insecure-skip-tls-verify");
-    ci.proxy_url = yaml_str(n, "proxy-url");
-  }
-  ci.location_of_origin = filename;
-  return ci;
-}
-
-/// A user's `exec` credential plugin (clientcmd api/v1 ExecConfig).
-inline ExecConfig parse_exec(const YAML::Node& ex, const std::string& filename) {
-  ExecConfig e;
-  e.command = yaml_str(ex, "command");
-  // Only a command with a path separator is resolved; PATH lookups stay as they are.
-  if (e.command.find('/') != std::string::npos) e.command = resolve_against(e.command, filename);
-  if (auto a = ex["args"]; a && a.IsSequence())
-    for (const auto& x : a) e.args.push_back(x.as<std::string>());
-  if (auto en = ex["env"]; en && en.IsSequence())
-    for (const auto& x : en) e.env.emplace_back(yaml_str(x, "name"), yaml_str(x, "value"));
-  e.api_version = yaml_str(ex, "apiVersion");
-  e.install_hint = yaml_str(ex, "installHint");
-  e.provide_cluster_info = yaml_bool(ex, "provideClusterInfo");
-  e.interactive_mode = yaml_str(ex, "interactiveMode");
-  return e;
-}
-
-/// A `users[].user` entry (clientcmd api/v1 AuthInfo).
-inline AuthInfo parse_user(const YAML::Node& n, const std::string& filename) {
-  AuthInfo ai;
-  if (n) {
-    ai.client_certificate = resolve_against(yaml_str(n, "client-certificate"), filename);
-    ai.client_key = resolve_against(yaml_str(n, "client-key"), filename);
-    auto cd = yaml_str(n, "client-certificate-data");
-    if (!cd.empty()) ai.client_certificate_data = decode_data(cd, "client-certificate-data");
-    auto kd = yaml_str(n, "client-key-data");
-    if (!kd.empty()) ai.client_key_data = decode_data(kd, "client-key-data");
-    ai.token = yaml_str(n, "token");
-    ai.token_file = resolve_against(yaml_str(n, "tokenFile"), filename);
-    ai.username = yaml_str(n, "username");
-    ai.password = yaml_str(n, "password");
-    if (auto ap = yaml_map(n, "auth-provider")) {
-      ai.auth_provider = yaml_str(ap, "name");
-      if (auto cfg = ap["config"]; cfg && cfg.IsMap())
-        for (const auto& kv : cfg) ai.auth_provider_config[kv.first.as<std::string>()] = kv.second.as<std::string>("");
-    }
-    if (auto ex = yaml_map(n, "exec")) ai.exec = parse_exec(ex, filename);
-  }
-  ai.location_of_origin = filename;
-  return ai;
-}
-
-/// A `contexts[].context` entry (clientcmd api/v1 Context).
-inline ContextInfo parse_context(const YAML::Node& n, const std::string& filename) {
-  ContextInfo ci;
-  if (n) {
-    ci.cluster = yaml_str(n, "cluster");
-    ci.user = yaml_str(n, "user");
-    ci.namespace_ = yaml_str(n, "namespace");
-  }
-  ci.location_of_origin = filename;
-  return ci;
-}
-
-/// A top-level list (`clusters`, `users`, `contexts`): absent and null are empty lists.
-inline YAML::Node yaml_list(const YAML::Node& root, const char* key) {
-  auto n = root[key];
-  if (n && !n.IsNull() && !n.IsSequence()) throw std::runtime_error(std::string("\"") + key + "\" must be a list");
-  return n;
-}
-
-}  // namespace detail
 
 /// Parse one kubeconfig document. `filename` is recorded as every entry's origin and named
 /// in errors; relative file references are resolved against it.
-inline Kubeconfig parse_kubeconfig(const std::string& text, const std::string& filename = "") {
-  using namespace detail;
-  const std::string where = filename.empty() ? std::string("kubeconfig") : "config file \"" + filename + "\"";
-  Kubeconfig kc;
-  if (!filename.empty()) kc.files.push_back(filename);
-  YAML::Node root = load_kubeconfig_yaml(text, where);
-  if (!root || root.IsNull()) return kc;  // an empty file is an empty config (as client-go)
-  if (!root.IsMap()) throw config_error("error loading " + where + ": not a kubeconfig (expected a mapping)");
-  std::string entry;  // named in an error: which entry it is in
-  try {
-    kc.current_context = yaml_str(root, "current-context");
-    for (const auto& c : yaml_list(root, "clusters")) {
-      std::string name = yaml_str(c, "name");
-      entry = "cluster \"" + name + "\": ";
-      kc.clusters.emplace(name, parse_cluster(yaml_map(c, "cluster"), filename));
-    }
-    for (const auto& u : yaml_list(root, "users")) {
-      std::string name = yaml_str(u, "name");
-      entry = "user \"" + name + "\": ";
-      kc.users.emplace(name, parse_user(yaml_map(u, "user"), filename));
-    }
-    for (const auto& c : yaml_list(root, "contexts")) {
-      std::string name = yaml_str(c, "name");
-      entry = "context \"" + name + "\": ";
-      kc.contexts.emplace(name, parse_context(yaml_map(c, "context"), filename));
-    }
-  } catch (const config_error&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw config_error("error loading " + where + ": " + entry + e.what());
-  }
-  return kc;
-}
+Kubeconfig parse_kubeconfig(const std::string& text, const std::string& filename = "");
 
 /// Which kubeconfig files to read (clientcmd ClientConfigLoadingRules).
 struct LoadingRules {
@@ -276,69 +94,12 @@ struct LoadingRules {
   std::vector<std::string> precedence;  ///< KUBECONFIG entries, or ~/.kube/config
 
   /// KUBECONFIG split on ':' (deduplicated), else `$HOME/.kube/config`.
-  static LoadingRules from_environment(const std::string& explicit_path = "") {
-    LoadingRules r;
-    r.explicit_path = explicit_path;
-    const char* env = std::getenv("KUBECONFIG");
-    if (env && *env) {
-      std::set<std::string> seen;
-      std::string s = env;
-      size_t start = 0;
-      while (start <= s.size()) {
-        auto end = s.find(':', start);
-        if (end == std::string::npos) end = s.size();
-        std::string p = s.substr(start, end - start);
-        if (!p.empty() && seen.insert(p).second) r.precedence.push_back(p);
-        start = end + 1;
-      }
-    } else if (const char* home = std::getenv("HOME"); home && *home) {
-      r.precedence.push_back(std::string(home) + "/.kube/config");
-    }
-    return r;
-  }
+  static LoadingRules from_environment(const std::string& explicit_path = "");
 
   /// Read and merge (clientcmd loader.go Load): missing files in the list are skipped; for
   /// clusters, users and contexts the first file to define a name wins and the whole entry
   /// is kept; the first file that sets current-context wins.
-  Kubeconfig load() const {
-    std::vector<std::string> files;
-    if (!explicit_path.empty()) {
-      struct stat st {};
-      if (::stat(explicit_path.c_str(), &st) != 0)
-        throw config_error(reasons::kubeconfig_missing, "the kubeconfig file \"" + explicit_path + "\" does not exist",
-                           " (LoadingRules::explicit_path)");
-      files.push_back(explicit_path);
-    } else {
-      files = precedence;
-    }
-    Kubeconfig merged;
-    std::vector<std::string> errors;
-    for (const auto& f : files) {
-      struct stat st {};
-      if (::stat(f.c_str(), &st) != 0 && errno == ENOENT) {
-        merged.missing.push_back(f);
-        continue;
-      }
-      Kubeconfig one;
-      try {
-        one = parse_kubeconfig(detail::read_file(f, "kubeconfig file"), f);
-      } catch (const config_error& e) {
-        errors.push_back(e.what());
-        continue;
-      }
-      merged.files.push_back(f);
-      for (auto& [k, v] : one.clusters) merged.clusters.emplace(k, v);
-      for (auto& [k, v] : one.users) merged.users.emplace(k, v);
-      for (auto& [k, v] : one.contexts) merged.contexts.emplace(k, v);
-      if (merged.current_context.empty()) merged.current_context = one.current_context;
-    }
-    if (!errors.empty()) {
-      std::string s;
-      for (const auto& e : errors) s += (s.empty() ? "" : "\n") + e;
-      throw config_error(s);
-    }
-    return merged;
-  }
+  Kubeconfig load() const;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -378,23 +139,7 @@ struct AuthConfig {
 
 /// `<name>/<version> (<os>/<arch>)`: client-go's DefaultKubernetesUserAgent shape
 /// (rest/config.go: adjustCommand(os.Args[0])/version (GOOS/GOARCH) ...).
-inline std::string default_user_agent(const std::string& name) {
-#if defined(__linux__)
-  const char* os = "linux";
-#elif defined(__APPLE__)
-  const char* os = "darwin";
-#else
-  const char* os = "unknown";
-#endif
-#if defined(__x86_64__)
-  const char* arch = "amd64";
-#elif defined(__aarch64__)
-  const char* arch = "arm64";
-#else
-  const char* arch = "unknown";
-#endif
-  return name + "/" + tfjob::version + " (" + os + "/" + arch + ")";
-}
+std::string default_user_agent(const std::string& name);
 
 /// Everything a Client needs to talk to one API server (client-go rest.Config).
 struct RestConfig {
@@ -425,24 +170,331 @@ struct RestConfig {
   bool in_cluster = false;
 };
 
+/// A server URL fit to print: a password in it is replaced by "xxxxx", as Go's
+/// url.URL.Redacted() does for kubectl (https://user:xxxxx@host).
+std::string redact_url(const std::string& url);
+
+/// Whether the process runs inside a pod (rest.InClusterConfig's preconditions).
+bool in_cluster_possible(const ConfigOverrides& o = {});
+
+/// rest.InClusterConfig: server from KUBERNETES_SERVICE_HOST/PORT, the service-account token
+/// (re-read on every request), CA and namespace files.
+RestConfig in_cluster_config(const ConfigOverrides& o = {});
+
 namespace detail {
 
-inline std::string pem_or_file(const std::string& data, const std::string& file, const std::string& what) {
+/// The kubeconfig entries that the context and the flags pick, with their names for
+/// messages (clientcmd DirectClientConfig getContext/getCluster/getAuthInfo).
+struct SelectedEntries {
+  std::string context_name, cluster_name, user_name;
+  ContextInfo context;
+  ClusterInfo cluster;
+  AuthInfo user;
+};
+
+/// ExecCredential spec.cluster for provideClusterInfo: the server and its TLS settings.
+std::string exec_cluster_json(const RestConfig& rc);
+
+}  // namespace detail
+
+/// Resolve a merged kubeconfig plus flag overrides into a RestConfig
+/// (clientcmd DirectClientConfig.ClientConfig / Namespace), in clientcmd's order: the
+/// entries, the flags over them, the server and its TLS, then each way to authenticate.
+RestConfig build_rest_config(const Kubeconfig& kc, const ConfigOverrides& o);
+
+/// kubectl's whole resolution: explicit --kubeconfig or KUBECONFIG/~/.kube/config merged,
+/// flags applied, and the in-cluster config when there is no kubeconfig at all.
+RestConfig load_config(const ConfigOverrides& o = {});
+
+}  // namespace tfjob::kube
+
+#if TFJOB_SDK_DEFINE_KUBE
+namespace tfjob::kube {
+
+TFJOB_INLINE bool Kubeconfig::empty() const { return clusters.empty() && users.empty() && contexts.empty() && current_context.empty(); }
+
+TFJOB_INLINE std::string Kubeconfig::describe_files() const {
+  if (files.empty()) return "no kubeconfig file";
+  std::string s = files.size() == 1 ? "kubeconfig " : "kubeconfig files ";
+  for (size_t i = 0; i < files.size(); ++i) s += (i ? ", " : "") + ("\"" + files[i] + "\"");
+  return s;
+}
+
+namespace detail {
+
+TFJOB_INLINE std::string yaml_str(const YAML::Node& n, const char* key) {
+  auto v = n[key];
+  if (!v || v.IsNull()) return {};
+  if (!v.IsScalar()) throw std::runtime_error(std::string("\"") + key + "\" must be a string");
+  return v.as<std::string>();
+}
+
+TFJOB_INLINE bool yaml_bool(const YAML::Node& n, const char* key) {
+  auto v = n[key];
+  if (!v || v.IsNull()) return false;
+  try {
+    return v.as<bool>();
+  } catch (const YAML::Exception&) {
+    throw std::runtime_error(std::string("\"") + key + "\" must be true or false");
+  }
+}
+
+/// `key` of `n` when it is a mapping; absent or null = none; anything else is an error
+/// (client-go's decoder refuses `exec: 5` or `user: [a]` the same way).
+TFJOB_INLINE YAML::Node yaml_map(const YAML::Node& n, const char* key) {
+  auto v = n[key];
+  if (!v || v.IsNull()) return YAML::Node(YAML::NodeType::Undefined);
+  if (!v.IsMap()) throw std::runtime_error(std::string("\"") + key + "\" must be a mapping, not " +
+                                           (v.IsScalar() ? "\"" + v.Scalar() + "\"" : std::string("a list")));
+  return v;
+}
+
+TFJOB_INLINE std::string decode_data(const std::string& b64, const std::string& what) {
+  auto d = base64_decode(b64);
+  if (!d) throw std::runtime_error(what + " is not valid base64");
+  return *d;
+}
+
+/// Resolve a relative path against the directory of the kubeconfig that named it
+/// (clientcmd ResolveLocalPaths).
+TFJOB_INLINE std::string resolve_against(const std::string& path, const std::string& origin) {
+  if (path.empty() || path[0] == '/' || origin.empty()) return path;
+  std::string dir = ".";
+  auto slash = origin.rfind('/');
+  if (slash != std::string::npos) dir = origin.substr(0, slash == 0 ? 1 : slash);
+  if (dir[0] != '/') {
+    char cwd[4096];
+    if (getcwd(cwd, sizeof cwd)) dir = dir == "." ? std::string(cwd) : std::string(cwd) + "/" + dir;
+  }
+  return dir == "/" ? "/" + path : dir + "/" + path;
+}
+
+/// The document's node tree, after the event-level bounds and strictness checks (size, depth,
+/// alias expansion, UTF-8, unterminated quotes, which yaml-cpp alone accepts).
+TFJOB_INLINE YAML::Node load_kubeconfig_yaml(const std::string& text, const std::string& where) {
+  try {
+    tfjob::detail::YamlLimits lim;
+    lim.max_bytes = limits::max_kubeconfig_bytes;
+    tfjob::detail::read_yaml_documents(text, "yaml", lim);
+    return YAML::Load(text);
+  } catch (const parse_error& e) {
+    std::string why = e.what();
+    if (why.rfind("yaml: ", 0) == 0) why = why.substr(6);
+    throw config_error("error loading " + where + ": yaml: " + why);
+  } catch (const YAML::Exception& e) {
+    throw config_error("error loading " + where + ": yaml: line " + std::to_string(e.mark.line + 1) +
+                       ": " + e.msg);
+  }
+}
+
+/// A `clusters[].cluster` entry (clientcmd api/v1 Cluster).
+TFJOB_INLINE ClusterInfo parse_cluster(const YAML::Node& n, const std::string& filename) {
+  ClusterInfo ci;
+  if (n) {
+    ci.server = yaml_str(n, "server");
+    ci.tls_server_name = yaml_str(n, "tls-server-name");
+    ci.certificate_authority = resolve_against(yaml_str(n, "certificate-authority"), filename);
+    auto data = yaml_str(n, "certificate-authority-data");
+    if (!data.empty()) ci.certificate_authority_data = decode_data(data, "certificate-authority-data");
+    ci.insecure_skip_tls_verify = yaml_bool(n, "insecure-skip-tls-verify");
+    ci.proxy_url = yaml_str(n, "proxy-url");
+  }
+  ci.location_of_origin = filename;
+  return ci;
+}
+
+/// A user's `exec` credential plugin (clientcmd api/v1 ExecConfig).
+TFJOB_INLINE ExecConfig parse_exec(const YAML::Node& ex, const std::string& filename) {
+  ExecConfig e;
+  e.command = yaml_str(ex, "command");
+  // Only a command with a path separator is resolved; PATH lookups stay as they are.
+  if (e.command.find('/') != std::string::npos) e.command = resolve_against(e.command, filename);
+  if (auto a = ex["args"]; a && a.IsSequence())
+    for (const auto& x : a) e.args.push_back(x.as<std::string>());
+  if (auto en = ex["env"]; en && en.IsSequence())
+    for (const auto& x : en) e.env.emplace_back(yaml_str(x, "name"), yaml_str(x, "value"));
+  e.api_version = yaml_str(ex, "apiVersion");
+  e.install_hint = yaml_str(ex, "installHint");
+  e.provide_cluster_info = yaml_bool(ex, "provideClusterInfo");
+  e.interactive_mode = yaml_str(ex, "interactiveMode");
+  return e;
+}
+
+/// A `users[].user` entry (clientcmd api/v1 AuthInfo).
+TFJOB_INLINE AuthInfo parse_user(const YAML::Node& n, const std::string& filename) {
+  AuthInfo ai;
+  if (n) {
+    ai.client_certificate = resolve_against(yaml_str(n, "client-certificate"), filename);
+    ai.client_key = resolve_against(yaml_str(n, "client-key"), filename);
+    auto cd = yaml_str(n, "client-certificate-data");
+    if (!cd.empty()) ai.client_certificate_data = decode_data(cd, "client-certificate-data");
+    auto kd = yaml_str(n, "client-key-data");
+    if (!kd.empty()) ai.client_key_data = decode_data(kd, "client-key-data");
+    ai.token = yaml_str(n, "token");
+    ai.token_file = resolve_against(yaml_str(n, "tokenFile"), filename);
+    ai.username = yaml_str(n, "username");
+    ai.password = yaml_str(n, "password");
+    if (auto ap = yaml_map(n, "auth-provider")) {
+      ai.auth_provider = yaml_str(ap, "name");
+      if (auto cfg = ap["config"]; cfg && cfg.IsMap())
+        for (const auto& kv : cfg) ai.auth_provider_config[kv.first.as<std::string>()] = kv.second.as<std::string>("");
+    }
+    if (auto ex = yaml_map(n, "exec")) ai.exec = parse_exec(ex, filename);
+  }
+  ai.location_of_origin = filename;
+  return ai;
+}
+
+/// A `contexts[].context` entry (clientcmd api/v1 Context).
+TFJOB_INLINE ContextInfo parse_context(const YAML::Node& n, const std::string& filename) {
+  ContextInfo ci;
+  if (n) {
+    ci.cluster = yaml_str(n, "cluster");
+    ci.user = yaml_str(n, "user");
+    ci.namespace_ = yaml_str(n, "namespace");
+  }
+  ci.location_of_origin = filename;
+  return ci;
+}
+
+/// A top-level list (`clusters`, `users`, `contexts`): absent and null are empty lists.
+TFJOB_INLINE YAML::Node yaml_list(const YAML::Node& root, const char* key) {
+  auto n = root[key];
+  if (n && !n.IsNull() && !n.IsSequence()) throw std::runtime_error(std::string("\"") + key + "\" must be a list");
+  return n;
+}
+
+}  // namespace detail
+
+TFJOB_INLINE Kubeconfig parse_kubeconfig(const std::string& text, const std::string& filename) {
+  using namespace detail;
+  const std::string where = filename.empty() ? std::string("kubeconfig") : "config file \"" + filename + "\"";
+  Kubeconfig kc;
+  if (!filename.empty()) kc.files.push_back(filename);
+  YAML::Node root = load_kubeconfig_yaml(text, where);
+  if (!root || root.IsNull()) return kc;  // an empty file is an empty config (as client-go)
+  if (!root.IsMap()) throw config_error("error loading " + where + ": not a kubeconfig (expected a mapping)");
+  std::string entry;  // named in an error: which entry it is in
+  try {
+    kc.current_context = yaml_str(root, "current-context");
+    for (const auto& c : yaml_list(root, "clusters")) {
+      std::string name = yaml_str(c, "name");
+      entry = "cluster \"" + name + "\": ";
+      kc.clusters.emplace(name, parse_cluster(yaml_map(c, "cluster"), filename));
+    }
+    for (const auto& u : yaml_list(root, "users")) {
+      std::string name = yaml_str(u, "name");
+      entry = "user \"" + name + "\": ";
+      kc.users.emplace(name, parse_user(yaml_map(u, "user"), filename));
+    }
+    for (const auto& c : yaml_list(root, "contexts")) {
+      std::string name = yaml_str(c, "name");
+      entry = "context \"" + name + "\": ";
+      kc.contexts.emplace(name, parse_context(yaml_map(c, "context"), filename));
+    }
+  } catch (const config_error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw config_error("error loading " + where + ": " + entry + e.what());
+  }
+  return kc;
+}
+
+TFJOB_INLINE LoadingRules LoadingRules::from_environment(const std::string& explicit_path) {
+  LoadingRules r;
+  r.explicit_path = explicit_path;
+  const char* env = std::getenv("KUBECONFIG");
+  if (env && *env) {
+    std::set<std::string> seen;
+    std::string s = env;
+    size_t start = 0;
+    while (start <= s.size()) {
+      auto end = s.find(':', start);
+      if (end == std::string::npos) end = s.size();
+      std::string p = s.substr(start, end - start);
+      if (!p.empty() && seen.insert(p).second) r.precedence.push_back(p);
+      start = end + 1;
+    }
+  } else if (const char* home = std::getenv("HOME"); home && *home) {
+    r.precedence.push_back(std::string(home) + "/.kube/config");
+  }
+  return r;
+}
+
+TFJOB_INLINE Kubeconfig LoadingRules::load() const {
+  std::vector<std::string> files;
+  if (!explicit_path.empty()) {
+    struct stat st {};
+    if (::stat(explicit_path.c_str(), &st) != 0)
+      throw config_error(reasons::kubeconfig_missing, "the kubeconfig file \"" + explicit_path + "\" does not exist",
+                         " (LoadingRules::explicit_path)");
+    files.push_back(explicit_path);
+  } else {
+    files = precedence;
+  }
+  Kubeconfig merged;
+  std::vector<std::string> errors;
+  for (const auto& f : files) {
+    struct stat st {};
+    if (::stat(f.c_str(), &st) != 0 && errno == ENOENT) {
+      merged.missing.push_back(f);
+      continue;
+    }
+    Kubeconfig one;
+    try {
+      one = parse_kubeconfig(detail::read_file(f, "kubeconfig file"), f);
+    } catch (const config_error& e) {
+      errors.push_back(e.what());
+      continue;
+    }
+    merged.files.push_back(f);
+    for (auto& [k, v] : one.clusters) merged.clusters.emplace(k, v);
+    for (auto& [k, v] : one.users) merged.users.emplace(k, v);
+    for (auto& [k, v] : one.contexts) merged.contexts.emplace(k, v);
+    if (merged.current_context.empty()) merged.current_context = one.current_context;
+  }
+  if (!errors.empty()) {
+    std::string s;
+    for (const auto& e : errors) s += (s.empty() ? "" : "\n") + e;
+    throw config_error(s);
+  }
+  return merged;
+}
+
+TFJOB_INLINE std::string default_user_agent(const std::string& name) {
+#if defined(__linux__)
+  const char* os = "linux";
+#elif defined(__APPLE__)
+  const char* os = "darwin";
+#else
+  const char* os = "unknown";
+#endif
+#if defined(__x86_64__)
+  const char* arch = "amd64";
+#elif defined(__aarch64__)
+  const char* arch = "arm64";
+#else
+  const char* arch = "unknown";
+#endif
+  return name + "/" + tfjob::version + " (" + os + "/" + arch + ")";
+}
+
+namespace detail {
+
+TFJOB_INLINE std::string pem_or_file(const std::string& data, const std::string& file, const std::string& what) {
   if (!data.empty()) return data;
   if (!file.empty()) return read_file(file, what + " file");
   return {};
 }
 
-inline bool file_exists(const std::string& p) {
+TFJOB_INLINE bool file_exists(const std::string& p) {
   struct stat st {};
   return ::stat(p.c_str(), &st) == 0;
 }
 
 }  // namespace detail
 
-/// A server URL fit to print: a password in it is replaced by "xxxxx", as Go's
-/// url.URL.Redacted() does for kubectl (https://user:xxxxx@host).
-inline std::string redact_url(const std::string& url) {
+TFJOB_INLINE std::string redact_url(const std::string& url) {
   auto scheme = url.find("://");
   std::size_t start = scheme == std::string::npos ? 0 : scheme + 3;
   auto end = url.find_first_of("/?#", start);
@@ -455,16 +507,13 @@ inline std::string redact_url(const std::string& url) {
   return url.substr(0, start) + userinfo.substr(0, colon) + ":xxxxx" + url.substr(start + at);
 }
 
-/// Whether the process runs inside a pod (rest.InClusterConfig's preconditions).
-inline bool in_cluster_possible(const ConfigOverrides& o = {}) {
+TFJOB_INLINE bool in_cluster_possible(const ConfigOverrides& o) {
   const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
   const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
   return host && *host && port && *port && detail::file_exists(o.service_account_dir + "/token");
 }
 
-/// rest.InClusterConfig: server from KUBERNETES_SERVICE_HOST/PORT, the service-account token
-/// (re-read on every request), CA and namespace files.
-inline RestConfig in_cluster_config(const ConfigOverrides& o = {}) {
+TFJOB_INLINE RestConfig in_cluster_config(const ConfigOverrides& o) {
   const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
   const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
   if (!host || !*host || !port || !*port)
@@ -497,22 +546,13 @@ inline RestConfig in_cluster_config(const ConfigOverrides& o = {}) {
 
 namespace detail {
 
-/// The kubeconfig entries that the context and the flags pick, with their names for
-/// messages (clientcmd DirectClientConfig getContext/getCluster/getAuthInfo).
-struct SelectedEntries {
-  std::string context_name, cluster_name, user_name;
-  ContextInfo context;
-  ClusterInfo cluster;
-  AuthInfo user;
-};
-
 /// ` (of context "NAME")`, or "" when no context is used.
-inline std::string of_context(const std::string& context_name) {
+TFJOB_INLINE std::string of_context(const std::string& context_name) {
   return context_name.empty() ? std::string() : " (of context \"" + context_name + "\")";
 }
 
 /// The context named by --context or current-context (none when neither names one).
-inline ContextInfo find_context(const Kubeconfig& kc, const std::string& name, const std::string& files) {
+TFJOB_INLINE ContextInfo find_context(const Kubeconfig& kc, const std::string& name, const std::string& files) {
   if (name.empty()) return {};
   auto it = kc.contexts.find(name);
   if (it != kc.contexts.end()) return it->second;
@@ -526,8 +566,8 @@ inline ContextInfo find_context(const Kubeconfig& kc, const std::string& name, c
 }
 
 /// The selected cluster; one that is not there is an error unless --server replaces it.
-inline ClusterInfo find_cluster(const Kubeconfig& kc, const SelectedEntries& s, const ConfigOverrides& o,
-                                const std::string& files) {
+TFJOB_INLINE ClusterInfo find_cluster(const Kubeconfig& kc, const SelectedEntries& s, const ConfigOverrides& o,
+                                      const std::string& files) {
   if (s.cluster_name.empty()) return {};
   auto it = kc.clusters.find(s.cluster_name);
   if (it != kc.clusters.end()) return it->second;
@@ -537,8 +577,8 @@ inline ClusterInfo find_cluster(const Kubeconfig& kc, const SelectedEntries& s, 
 
 /// The selected user; one that is not there is an error unless --token replaces it (a user
 /// named with --user must exist).
-inline AuthInfo find_user(const Kubeconfig& kc, const SelectedEntries& s, const ConfigOverrides& o,
-                          const std::string& files) {
+TFJOB_INLINE AuthInfo find_user(const Kubeconfig& kc, const SelectedEntries& s, const ConfigOverrides& o,
+                                const std::string& files) {
   if (s.user_name.empty()) return {};
   auto it = kc.users.find(s.user_name);
   if (it != kc.users.end()) return it->second;
@@ -550,7 +590,7 @@ inline AuthInfo find_user(const Kubeconfig& kc, const SelectedEntries& s, const 
 }
 
 /// Context, cluster and user: each flag first, then what the context names.
-inline SelectedEntries select_entries(const Kubeconfig& kc, const ConfigOverrides& o, const std::string& files) {
+TFJOB_INLINE SelectedEntries select_entries(const Kubeconfig& kc, const ConfigOverrides& o, const std::string& files) {
   SelectedEntries s;
   s.context_name = !o.context.empty() ? o.context : kc.current_context;
   s.context = find_context(kc, s.context_name, files);
@@ -563,7 +603,7 @@ inline SelectedEntries select_entries(const Kubeconfig& kc, const ConfigOverride
 
 /// clientcmd validation.go: "specifying a root certificates file with the insecure flag
 /// is not allowed" - the pair given as overrides is refused, as from a kubeconfig.
-inline void refuse_ca_with_insecure(const ConfigOverrides& o) {
+TFJOB_INLINE void refuse_ca_with_insecure(const ConfigOverrides& o) {
   if (o.insecure_skip_tls_verify.value_or(false) && !o.certificate_authority.empty())
     throw config_error("both a certificate authority (\"" + o.certificate_authority +
                        "\") and insecure-skip-tls-verify were given: specifying a root certificates file with the "
@@ -571,7 +611,7 @@ inline void refuse_ca_with_insecure(const ConfigOverrides& o) {
 }
 
 /// Cluster overrides (client_config.go getCluster): flags replace what the file says.
-inline void apply_cluster_flags(ClusterInfo& cluster, const ConfigOverrides& o) {
+TFJOB_INLINE void apply_cluster_flags(ClusterInfo& cluster, const ConfigOverrides& o) {
   if (!o.server.empty()) cluster.server = o.server;
   if ((o.insecure_skip_tls_verify && *o.insecure_skip_tls_verify) || !o.certificate_authority.empty()) {
     cluster.insecure_skip_tls_verify = o.insecure_skip_tls_verify.value_or(false);
@@ -583,7 +623,7 @@ inline void apply_cluster_flags(ClusterInfo& cluster, const ConfigOverrides& o) 
 
 /// The selected cluster's server, validated, without a trailing '/', https:// when it names
 /// no scheme; when there is none, the error says why.
-inline std::string server_url(const Kubeconfig& kc, const SelectedEntries& s, const std::string& files) {
+TFJOB_INLINE std::string server_url(const Kubeconfig& kc, const SelectedEntries& s, const std::string& files) {
   if (s.cluster.server.empty()) {
     if (kc.empty())
       throw config_error(reasons::no_configuration,
@@ -605,14 +645,14 @@ inline std::string server_url(const Kubeconfig& kc, const SelectedEntries& s, co
 }
 
 /// `cluster "NAME" in "FILE"` or `user "NAME" in "FILE"`, for messages.
-inline std::string entry_label(const std::string& kind, const std::string& name, const std::string& origin) {
+TFJOB_INLINE std::string entry_label(const std::string& kind, const std::string& name, const std::string& origin) {
   return kind + " \"" + name + "\"" + (origin.empty() ? "" : " in \"" + origin + "\"");
 }
 
 /// The cluster's TLS: CA (data, else file; parsed in memory), insecure, server name. A
 /// kubeconfig that sets both a CA and insecure is refused, unless --insecure-skip-tls-verify.
-inline void resolve_cluster_tls(TlsConfig& tls, const ClusterInfo& cluster, const std::string& cl,
-                                const ConfigOverrides& o) {
+TFJOB_INLINE void resolve_cluster_tls(TlsConfig& tls, const ClusterInfo& cluster, const std::string& cl,
+                                      const ConfigOverrides& o) {
   tls.insecure_skip_verify = cluster.insecure_skip_tls_verify;
   tls.server_name = cluster.tls_server_name;
   if (!cluster.certificate_authority_data.empty()) {
@@ -630,7 +670,7 @@ inline void resolve_cluster_tls(TlsConfig& tls, const ClusterInfo& cluster, cons
 
 /// User overrides (client_config.go getAuthInfo): flags replace what the file says; a
 /// --token replaces every other way the user had to get one.
-inline void apply_user_flags(AuthInfo& user, const ConfigOverrides& o) {
+TFJOB_INLINE void apply_user_flags(AuthInfo& user, const ConfigOverrides& o) {
   if (!o.client_certificate.empty()) {
     user.client_certificate = o.client_certificate;
     user.client_certificate_data.clear();
@@ -648,7 +688,7 @@ inline void apply_user_flags(AuthInfo& user, const ConfigOverrides& o) {
 }
 
 /// The client certificate and key (data, else file): both or neither, parsed in memory.
-inline void resolve_client_certificate(TlsConfig& tls, const AuthInfo& user, const std::string& us) {
+TFJOB_INLINE void resolve_client_certificate(TlsConfig& tls, const AuthInfo& user, const std::string& us) {
   tls.client_cert_pem =
       pem_or_file(user.client_certificate_data, user.client_certificate, "client-certificate of " + us);
   tls.client_key_pem = pem_or_file(user.client_key_data, user.client_key, "client-key of " + us);
@@ -660,7 +700,7 @@ inline void resolve_client_certificate(TlsConfig& tls, const AuthInfo& user, con
 }
 
 /// The static token, else the token file (it must exist now; re-read on every request).
-inline void resolve_token(AuthConfig& auth, const AuthInfo& user, const std::string& us) {
+TFJOB_INLINE void resolve_token(AuthConfig& auth, const AuthInfo& user, const std::string& us) {
   auth.token = user.token;
   if (!auth.token.empty() || user.token_file.empty()) return;
   if (!file_exists(user.token_file))
@@ -670,7 +710,7 @@ inline void resolve_token(AuthConfig& auth, const AuthInfo& user, const std::str
 
 /// Legacy auth-providers (removed from kubectl in 1.26): gcp and azure are refused with
 /// their exec replacement named, oidc's id-token serves as a bearer token, the rest refused.
-inline void resolve_auth_provider(AuthConfig& auth, const AuthInfo& user, const std::string& us) {
+TFJOB_INLINE void resolve_auth_provider(AuthConfig& auth, const AuthInfo& user, const std::string& us) {
   if (user.auth_provider.empty()) return;
   if (user.auth_provider == "gcp")
     throw config_error(us + " uses the legacy auth-provider \"gcp\", which kubectl removed in 1.26. "
@@ -690,7 +730,7 @@ inline void resolve_auth_provider(AuthConfig& auth, const AuthInfo& user, const 
 }
 
 /// An exec plugin's settings, checked as client-go's (clientcmd/validation.go validateExecConfig).
-inline void validate_exec(const ExecConfig& exec, const std::string& us) {
+TFJOB_INLINE void validate_exec(const ExecConfig& exec, const std::string& us) {
   if (exec.command.empty()) throw config_error(us + ": exec plugin has no command");
   const auto& av = exec.api_version;
   if (av != "client.authentication.k8s.io/v1" && av != "client.authentication.k8s.io/v1beta1")
@@ -704,8 +744,7 @@ inline void validate_exec(const ExecConfig& exec, const std::string& us) {
     throw config_error(us + ": exec plugin interactiveMode \"" + im + "\" is invalid (Never, IfAvailable or Always)");
 }
 
-/// ExecCredential spec.cluster for provideClusterInfo: the server and its TLS settings.
-inline std::string exec_cluster_json(const RestConfig& rc) {
+TFJOB_INLINE std::string exec_cluster_json(const RestConfig& rc) {
   std::string j = "{\"server\":\"" + rc.server + "\"";
   if (!rc.tls.server_name.empty()) j += ",\"tls-server-name\":\"" + rc.tls.server_name + "\"";
   if (rc.tls.insecure_skip_verify) j += ",\"insecure-skip-tls-verify\":true";
@@ -714,7 +753,7 @@ inline std::string exec_cluster_json(const RestConfig& rc) {
 }
 
 /// The exec credential plugin, used when no token came from elsewhere.
-inline void resolve_exec(RestConfig& rc, const AuthInfo& user, const std::string& us) {
+TFJOB_INLINE void resolve_exec(RestConfig& rc, const AuthInfo& user, const std::string& us) {
   if (!user.exec || !rc.auth.token.empty()) return;
   validate_exec(*user.exec, us);
   rc.auth.exec = user.exec;
@@ -723,7 +762,7 @@ inline void resolve_exec(RestConfig& rc, const AuthInfo& user, const std::string
 
 /// Basic authentication as the only way in is refused with advice (API servers dropped it
 /// in 1.19).
-inline void refuse_basic_auth(const RestConfig& rc, const AuthInfo& user, const std::string& us) {
+TFJOB_INLINE void refuse_basic_auth(const RestConfig& rc, const AuthInfo& user, const std::string& us) {
   bool has_auth = !rc.auth.token.empty() || !rc.auth.token_file.empty() || rc.auth.exec ||
                   !rc.tls.client_cert_pem.empty();
   if (!has_auth && (!user.username.empty() || !user.password.empty()))
@@ -733,17 +772,14 @@ inline void refuse_basic_auth(const RestConfig& rc, const AuthInfo& user, const 
 }
 
 /// --request-timeout and -v, however the rest of the RestConfig was found.
-inline void apply_request_flags(RestConfig& rc, const ConfigOverrides& o) {
+TFJOB_INLINE void apply_request_flags(RestConfig& rc, const ConfigOverrides& o) {
   rc.timeout = parse_duration(o.request_timeout.empty() ? "0" : o.request_timeout, "--request-timeout");
   rc.verbosity = o.verbosity;
 }
 
 }  // namespace detail
 
-/// Resolve a merged kubeconfig plus flag overrides into a RestConfig
-/// (clientcmd DirectClientConfig.ClientConfig / Namespace), in clientcmd's order: the
-/// entries, the flags over them, the server and its TLS, then each way to authenticate.
-inline RestConfig build_rest_config(const Kubeconfig& kc, const ConfigOverrides& o) {
+TFJOB_INLINE RestConfig build_rest_config(const Kubeconfig& kc, const ConfigOverrides& o) {
   const std::string files = kc.describe_files();
   detail::SelectedEntries s = detail::select_entries(kc, o, files);
   detail::refuse_ca_with_insecure(o);
@@ -772,9 +808,7 @@ inline RestConfig build_rest_config(const Kubeconfig& kc, const ConfigOverrides&
   return rc;
 }
 
-/// kubectl's whole resolution: explicit --kubeconfig or KUBECONFIG/~/.kube/config merged,
-/// flags applied, and the in-cluster config when there is no kubeconfig at all.
-inline RestConfig load_config(const ConfigOverrides& o = {}) {
+TFJOB_INLINE RestConfig load_config(const ConfigOverrides& o) {
   detail::refuse_ca_with_insecure(o);
   auto rules = LoadingRules::from_environment(o.kubeconfig);
   Kubeconfig kc = rules.load();
@@ -793,3 +827,4 @@ inline RestConfig load_config(const ConfigOverrides& o = {}) {
 }
 
 }  // namespace tfjob::kube
+#endif  // TFJOB_SDK_DEFINE_KUBE

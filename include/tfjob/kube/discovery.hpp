@@ -2,6 +2,7 @@
 /// \file Discovery: which API groups, versions and resources the server serves
 /// (GET /apis/GROUP/VERSION, as kubectl's discovery client).
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/client.hpp>
 
@@ -13,7 +14,20 @@ namespace tfjob::kube {
 
 /// The APIResourceList for group/version ("" group = core /api/v1); nullopt when the server
 /// does not serve that group/version at all (404).
-inline std::optional<nlohmann::json> api_resources(Client client, const std::string& group, const std::string& version) {
+std::optional<nlohmann::json> api_resources(Client client, const std::string& group, const std::string& version);
+
+/// Whether `plural` in group/version is served, e.g. serves(c, "kubeflow.org", "v1", "tfjobs").
+bool serves(Client client, const std::string& group, const std::string& version, const std::string& plural);
+
+/// The server's version (GET /version), e.g. "v1.30.2".
+std::string server_version(Client client);
+
+}  // namespace tfjob::kube
+
+#if TFJOB_SDK_DEFINE_KUBE
+namespace tfjob::kube {
+
+TFJOB_INLINE std::optional<nlohmann::json> api_resources(Client client, const std::string& group, const std::string& version) {
   Request r;
   r.path = group.empty() ? "/api/" + version : "/apis/" + group + "/" + version;
   r.what = "discover " + (group.empty() ? version : group + "/" + version);
@@ -25,8 +39,7 @@ inline std::optional<nlohmann::json> api_resources(Client client, const std::str
   }
 }
 
-/// Whether `plural` in group/version is served, e.g. serves(c, "kubeflow.org", "v1", "tfjobs").
-inline bool serves(Client client, const std::string& group, const std::string& version, const std::string& plural) {
+TFJOB_INLINE bool serves(Client client, const std::string& group, const std::string& version, const std::string& plural) {
   auto list = api_resources(std::move(client), group, version);
   if (!list || !list->contains("resources") || !(*list)["resources"].is_array()) return false;
   for (const auto& r : (*list)["resources"])
@@ -34,8 +47,7 @@ inline bool serves(Client client, const std::string& group, const std::string& v
   return false;
 }
 
-/// The server's version (GET /version), e.g. "v1.30.2".
-inline std::string server_version(Client client) {
+TFJOB_INLINE std::string server_version(Client client) {
   Request r;
   r.path = "/version";
   r.what = "get the server version";
@@ -45,3 +57,4 @@ inline std::string server_version(Client client) {
 }
 
 }  // namespace tfjob::kube
+#endif  // TFJOB_SDK_DEFINE_KUBE

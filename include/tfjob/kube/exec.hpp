@@ -4,6 +4,7 @@
 /// parse the ExecCredential it prints, cache it until shortly before expirationTimestamp,
 /// and refresh once when the server answers 401.
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/input.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/config.hpp>
@@ -43,53 +44,12 @@ inline constexpr std::chrono::seconds exec_expiry_margin{5};
 
 namespace detail {
 
-/// Credential plugins running now, as process groups (negative) or pids: a SIGTERM,
-/// SIGINT or SIGHUP to this process is passed on to them before it takes its default
-/// effect, so a hanging plugin and its children do not outlive us (client-go's plugin
-/// runs in the caller's process group, which a terminal's signal reaches as a whole; a
-/// signal sent to this process alone must reach the plugin too).
-inline std::atomic<pid_t>* exec_children() {
-  static std::atomic<pid_t> slots[16];
-  return slots;
-}
-
-extern "C" inline void tfjob_exec_on_signal(int sig) {
-  auto* c = exec_children();
-  for (int i = 0; i < 16; ++i)
-    if (pid_t p = c[i].load(); p != 0) ::kill(p, sig);
-  ::signal(sig, SIG_DFL);  // then the default effect, as if we had not been here
-  ::raise(sig);
-}
-
 /// Registers a running plugin for the signal pass-on while alive; installs the handler
 /// for signals whose disposition is still the default (an application's own wins).
 class ExecChildGuard {
  public:
-  explicit ExecChildGuard(pid_t target) {
-    static std::once_flag once;
-    std::call_once(once, [] {
-      for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
-        struct sigaction old {};
-        if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_DFL && !(old.sa_flags & SA_SIGINFO)) {
-          struct sigaction sa {};
-          sa.sa_handler = tfjob_exec_on_signal;
-          sigemptyset(&sa.sa_mask);
-          ::sigaction(sig, &sa, nullptr);
-        }
-      }
-    });
-    auto* c = exec_children();
-    for (int i = 0; i < 16; ++i) {
-      pid_t zero = 0;
-      if (c[i].compare_exchange_strong(zero, target)) {
-        slot_ = i;
-        break;
-      }
-    }
-  }
-  ~ExecChildGuard() {
-    if (slot_ >= 0) exec_children()[slot_].store(0);
-  }
+  explicit ExecChildGuard(pid_t target);
+  ~ExecChildGuard();
   ExecChildGuard(const ExecChildGuard&) = delete;
   ExecChildGuard& operator=(const ExecChildGuard&) = delete;
 
@@ -101,9 +61,94 @@ class ExecChildGuard {
 
 /// Run a credential plugin once and parse its ExecCredential (no caching).
 /// `interactive`: whether the plugin may talk to the user on the terminal.
-inline ExecCredential run_exec_plugin(const ExecConfig& cfg, const std::string& cluster_json = {},
-                                      std::optional<bool> interactive = std::nullopt,
-                                      const std::string& user = {}) {
+ExecCredential run_exec_plugin(const ExecConfig& cfg, const std::string& cluster_json = {},
+                               std::optional<bool> interactive = std::nullopt,
+                               const std::string& user = {});
+
+/// A cached credential source for one exec configuration; thread-safe.
+class ExecCredentialProvider {
+ public:
+  ExecCredentialProvider(ExecConfig cfg, std::string cluster_json = {}, std::string user = {});
+
+  /// The cached credential, or a fresh one when none is cached or it is about to expire.
+  ExecCredential get();
+
+  /// After a 401: drop the credential that was refused (unless another thread already
+  /// refreshed it) so the next get() runs the plugin again.
+  void invalidate(const ExecCredential& refused);
+
+  /// How many times the plugin has been run (for tests and -v logging).
+  int runs() const;
+  /// Force the interactive decision (tests); default: stdin is a terminal.
+  void set_interactive(std::optional<bool> v);
+  const ExecConfig& config() const { return cfg_; }
+
+ private:
+  ExecConfig cfg_;
+  std::string cluster_json_, user_;
+  mutable std::mutex mu_;
+  std::optional<ExecCredential> cached_;
+  std::optional<bool> interactive_;
+  int runs_ = 0;
+};
+
+}  // namespace tfjob::kube
+
+#if TFJOB_SDK_DEFINE_KUBE
+namespace tfjob::kube {
+
+namespace detail {
+
+/// Credential plugins running now, as process groups (negative) or pids: a SIGTERM,
+/// SIGINT or SIGHUP to this process is passed on to them before it takes its default
+/// effect, so a hanging plugin and its children do not outlive us (client-go's plugin
+/// runs in the caller's process group, which a terminal's signal reaches as a whole; a
+/// signal sent to this process alone must reach the plugin too).
+TFJOB_INLINE std::atomic<pid_t>* exec_children() {
+  static std::atomic<pid_t> slots[16];
+  return slots;
+}
+
+extern "C" TFJOB_INLINE void tfjob_exec_on_signal(int sig) {
+  auto* c = exec_children();
+  for (int i = 0; i < 16; ++i)
+    if (pid_t p = c[i].load(); p != 0) ::kill(p, sig);
+  ::signal(sig, SIG_DFL);  // then the default effect, as if we had not been here
+  ::raise(sig);
+}
+
+TFJOB_INLINE ExecChildGuard::ExecChildGuard(pid_t target) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
+      struct sigaction old {};
+      if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_DFL && !(old.sa_flags & SA_SIGINFO)) {
+        struct sigaction sa {};
+        sa.sa_handler = tfjob_exec_on_signal;
+        sigemptyset(&sa.sa_mask);
+        ::sigaction(sig, &sa, nullptr);
+      }
+    }
+  });
+  auto* c = exec_children();
+  for (int i = 0; i < 16; ++i) {
+    pid_t zero = 0;
+    if (c[i].compare_exchange_strong(zero, target)) {
+      slot_ = i;
+      break;
+    }
+  }
+}
+
+TFJOB_INLINE ExecChildGuard::~ExecChildGuard() {
+  if (slot_ >= 0) exec_children()[slot_].store(0);
+}
+
+}  // namespace detail
+
+TFJOB_INLINE ExecCredential run_exec_plugin(const ExecConfig& cfg, const std::string& cluster_json,
+                                            std::optional<bool> interactive,
+                                            const std::string& user) {
   const std::string who = "exec plugin \"" + cfg.command + "\"" + (user.empty() ? "" : " of user \"" + user + "\"");
   std::string mode = cfg.interactive_mode.empty() ? "IfAvailable" : cfg.interactive_mode;
   bool tty = interactive.value_or(::isatty(0) == 1);
@@ -202,46 +247,30 @@ inline ExecCredential run_exec_plugin(const ExecConfig& cfg, const std::string& 
   return c;
 }
 
-/// A cached credential source for one exec configuration; thread-safe.
-class ExecCredentialProvider {
- public:
-  ExecCredentialProvider(ExecConfig cfg, std::string cluster_json = {}, std::string user = {})
-      : cfg_(std::move(cfg)), cluster_json_(std::move(cluster_json)), user_(std::move(user)) {}
+TFJOB_INLINE ExecCredentialProvider::ExecCredentialProvider(ExecConfig cfg, std::string cluster_json, std::string user)
+    : cfg_(std::move(cfg)), cluster_json_(std::move(cluster_json)), user_(std::move(user)) {}
 
-  /// The cached credential, or a fresh one when none is cached or it is about to expire.
-  ExecCredential get() {
-    std::lock_guard<std::mutex> lk(mu_);
-    auto now = std::chrono::system_clock::now();
-    if (cached_ && (!cached_->expiry || now + exec_expiry_margin < *cached_->expiry)) return *cached_;
-    cached_ = run_exec_plugin(cfg_, cluster_json_, interactive_, user_);
-    ++runs_;
-    return *cached_;
-  }
+TFJOB_INLINE ExecCredential ExecCredentialProvider::get() {
+  std::lock_guard<std::mutex> lk(mu_);
+  auto now = std::chrono::system_clock::now();
+  if (cached_ && (!cached_->expiry || now + exec_expiry_margin < *cached_->expiry)) return *cached_;
+  cached_ = run_exec_plugin(cfg_, cluster_json_, interactive_, user_);
+  ++runs_;
+  return *cached_;
+}
 
-  /// After a 401: drop the credential that was refused (unless another thread already
-  /// refreshed it) so the next get() runs the plugin again.
-  void invalidate(const ExecCredential& refused) {
-    std::lock_guard<std::mutex> lk(mu_);
-    if (cached_ && cached_->token == refused.token && cached_->client_certificate_pem == refused.client_certificate_pem)
-      cached_.reset();
-  }
+TFJOB_INLINE void ExecCredentialProvider::invalidate(const ExecCredential& refused) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (cached_ && cached_->token == refused.token && cached_->client_certificate_pem == refused.client_certificate_pem)
+    cached_.reset();
+}
 
-  /// How many times the plugin has been run (for tests and -v logging).
-  int runs() const {
-    std::lock_guard<std::mutex> lk(mu_);
-    return runs_;
-  }
-  /// Force the interactive decision (tests); default: stdin is a terminal.
-  void set_interactive(std::optional<bool> v) { interactive_ = v; }
-  const ExecConfig& config() const { return cfg_; }
+TFJOB_INLINE int ExecCredentialProvider::runs() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return runs_;
+}
 
- private:
-  ExecConfig cfg_;
-  std::string cluster_json_, user_;
-  mutable std::mutex mu_;
-  std::optional<ExecCredential> cached_;
-  std::optional<bool> interactive_;
-  int runs_ = 0;
-};
+TFJOB_INLINE void ExecCredentialProvider::set_interactive(std::optional<bool> v) { interactive_ = v; }
 
 }  // namespace tfjob::kube
+#endif  // TFJOB_SDK_DEFINE_KUBE

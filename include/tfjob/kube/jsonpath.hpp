@@ -10,6 +10,7 @@
 /// missing field is an error naming it (kubectl: "... is not found"), unless
 /// `allow_missing` (custom-columns prints `<none>`).
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
 
 #include <nlohmann/json.hpp>
@@ -36,13 +37,53 @@ struct Step {
   nlohmann::json literal;
 };
 
-inline tfjob::error syntax(const std::string& expr, const std::string& why) {
+/// A value as kubectl prints it: strings bare, everything else as compact JSON.
+std::string text_of(const nlohmann::json& v);
+
+struct Node {
+  enum class Kind { text, expr, range } kind = Kind::text;
+  std::string text;          ///< text, or a string literal
+  std::vector<Step> path;    ///< expr / range
+  std::vector<Node> body;    ///< range
+};
+
+}  // namespace jsonpath_detail
+
+/// A parsed kubectl JSONPath template (`{.metadata.name}{"\n"}`, `{range .items[*]}...{end}`).
+class JsonPath {
+ public:
+  /// Throws `tfjob::error` ("error parsing jsonpath ...") for a malformed template.
+  explicit JsonPath(std::string tmpl, bool allow_missing = false);
+  /// The template executed against `data`; throws `tfjob::error` for a missing field
+  /// unless constructed with `allow_missing`.
+  std::string execute(const nlohmann::json& data) const;
+  /// The values the template's expressions select (for --sort-by and custom-columns).
+  std::vector<nlohmann::json> values(const nlohmann::json& data) const;
+
+ private:
+  std::string tmpl_;
+  bool allow_missing_;
+  std::vector<jsonpath_detail::Node> nodes_;
+};
+
+/// kubectl's relaxed form for custom-columns and --sort-by: `.a.b` or `{.a.b}` (client-go
+/// `RelaxedJSONPathExpression`): braces added when missing, a leading dot optional.
+std::string relaxed_jsonpath(std::string e);
+
+}  // namespace tfjob::kube
+
+#if TFJOB_SDK_DEFINE_KUBE
+namespace tfjob::kube {
+
+namespace jsonpath_detail {
+
+TFJOB_INLINE tfjob::error syntax(const std::string& expr, const std::string& why) {
   return tfjob::error("error parsing jsonpath " + expr + ", " + why);
 }
 
-inline std::vector<Step> parse_path(const std::string& expr, std::size_t& i, const std::string& whole, bool in_filter = false);
+TFJOB_INLINE std::vector<Step> parse_path(const std::string& expr, std::size_t& i, const std::string& whole, bool in_filter = false);
 
-inline nlohmann::json parse_literal(const std::string& s, std::size_t& i, const std::string& whole) {
+TFJOB_INLINE nlohmann::json parse_literal(const std::string& s, std::size_t& i, const std::string& whole) {
   if (i < s.size() && (s[i] == '"' || s[i] == '\'')) {
     char q = s[i++];
     std::string v;
@@ -60,82 +101,105 @@ inline nlohmann::json parse_literal(const std::string& s, std::size_t& i, const 
   return std::stod(s.substr(start, i - start));
 }
 
-inline std::vector<Step> parse_path(const std::string& s, std::size_t& i, const std::string& whole, bool in_filter) {
+/// A `.` step at `i`: `..name` (recursive descent), `.*`, or `.name` (`\.` escapes a dot),
+/// added to `steps` (an empty name adds none).
+TFJOB_INLINE void parse_dot(const std::string& s, std::size_t& i, bool in_filter, std::vector<Step>& steps) {
+  if (i + 1 < s.size() && s[i + 1] == '.') {
+    i += 2;
+    Step st;
+    st.kind = Step::Kind::recursive;
+    while (i < s.size() && s[i] != '.' && s[i] != '[' && s[i] != '}') st.name += s[i++];
+    steps.push_back(st);
+    return;
+  }
+  ++i;
+  Step st;
+  if (i < s.size() && s[i] == '*') {
+    ++i;
+    st.kind = Step::Kind::wildcard;
+    steps.push_back(st);
+    return;
+  }
+  while (i < s.size() && s[i] != '.' && s[i] != '[' && !(in_filter && (s[i] == ')' || s[i] == '=' || s[i] == '!' ||
+                                                                       s[i] == '<' || s[i] == '>' || s[i] == ' '))) {
+    if (s[i] == '\\' && i + 1 < s.size()) ++i;  // `nvidia\.com/gpu`
+    st.name += s[i++];
+  }
+  if (!st.name.empty()) steps.push_back(st);
+}
+
+/// A filter at `i` (its `?`): `?(@.path)` or `?(@.path OP literal)`, into `st`.
+TFJOB_INLINE void parse_filter(const std::string& s, std::size_t& i, const std::string& whole, Step& st) {
+  ++i;
+  if (i >= s.size() || s[i] != '(') throw syntax(whole, "expected ( after ?");
+  ++i;
+  while (i < s.size() && s[i] == ' ') ++i;
+  st.kind = Step::Kind::filter;
+  st.lhs = parse_path(s, i, whole, true);
+  while (i < s.size() && s[i] == ' ') ++i;
+  while (i < s.size() && (s[i] == '=' || s[i] == '!' || s[i] == '<' || s[i] == '>')) st.op += s[i++];
+  if (!st.op.empty()) {
+    while (i < s.size() && s[i] == ' ') ++i;
+    st.literal = parse_literal(s, i, whole);
+    while (i < s.size() && s[i] == ' ') ++i;
+  }
+  if (i >= s.size() || s[i] != ')') throw syntax(whole, "expected ) to end the filter");
+  ++i;
+}
+
+/// An index (`n`, `-n`) or a slice (`a:b`, either end optional) at `i`, into `st`.
+TFJOB_INLINE void parse_index(const std::string& s, std::size_t& i, const std::string& whole, Step& st) {
+  auto num = [&](long long& v) {
+    std::size_t st0 = i;
+    if (i < s.size() && s[i] == '-') ++i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    if (st0 == i) return false;
+    v = std::stoll(s.substr(st0, i - st0));
+    return true;
+  };
+  st.kind = Step::Kind::index;
+  st.has_a = num(st.a);
+  if (i < s.size() && s[i] == ':') {
+    ++i;
+    st.kind = Step::Kind::slice;
+    st.has_b = num(st.b);
+  } else if (!st.has_a) {
+    throw syntax(whole, "invalid array index at \"" + s.substr(i) + "\"");
+  }
+}
+
+/// A `[...]` step at `i` (its `[`): a quoted name, `*`, a filter, an index or a slice; `i`
+/// ends after the `]`.
+TFJOB_INLINE Step parse_bracket(const std::string& s, std::size_t& i, const std::string& whole) {
+  ++i;
+  Step st;
+  if (i < s.size() && (s[i] == '\'' || s[i] == '"')) {
+    st.name = parse_literal(s, i, whole).get<std::string>();
+  } else if (i < s.size() && s[i] == '*') {
+    ++i;
+    st.kind = Step::Kind::wildcard;
+  } else if (i < s.size() && s[i] == '?') {
+    parse_filter(s, i, whole, st);
+  } else {
+    parse_index(s, i, whole, st);
+  }
+  if (i >= s.size() || s[i] != ']') throw syntax(whole, "expected ]");
+  ++i;
+  return st;
+}
+
+TFJOB_INLINE std::vector<Step> parse_path(const std::string& s, std::size_t& i, const std::string& whole, bool in_filter) {
   std::vector<Step> steps;
   if (i < s.size() && (s[i] == '$' || s[i] == '@')) ++i;
   while (i < s.size()) {
     char c = s[i];
     if (in_filter && (c == ')' || c == '=' || c == '!' || c == '<' || c == '>' || c == ' ')) break;
     if (c == '.') {
-      if (i + 1 < s.size() && s[i + 1] == '.') {
-        i += 2;
-        Step st;
-        st.kind = Step::Kind::recursive;
-        while (i < s.size() && s[i] != '.' && s[i] != '[' && s[i] != '}') st.name += s[i++];
-        steps.push_back(st);
-        continue;
-      }
-      ++i;
-      if (i < s.size() && s[i] == '*') {
-        ++i;
-        steps.push_back({Step::Kind::wildcard});
-        continue;
-      }
-      Step st;
-      while (i < s.size() && s[i] != '.' && s[i] != '[' && !(in_filter && (s[i] == ')' || s[i] == '=' || s[i] == '!' ||
-                                                                           s[i] == '<' || s[i] == '>' || s[i] == ' '))) {
-        if (s[i] == '\\' && i + 1 < s.size()) ++i;  // `nvidia\.com/gpu`
-        st.name += s[i++];
-      }
-      if (!st.name.empty()) steps.push_back(st);
+      parse_dot(s, i, in_filter, steps);
       continue;
     }
     if (c == '[') {
-      ++i;
-      Step st;
-      if (i < s.size() && (s[i] == '\'' || s[i] == '"')) {
-        st.name = parse_literal(s, i, whole).get<std::string>();
-      } else if (i < s.size() && s[i] == '*') {
-        ++i;
-        st.kind = Step::Kind::wildcard;
-      } else if (i < s.size() && s[i] == '?') {
-        ++i;
-        if (i >= s.size() || s[i] != '(') throw syntax(whole, "expected ( after ?");
-        ++i;
-        while (i < s.size() && s[i] == ' ') ++i;
-        st.kind = Step::Kind::filter;
-        st.lhs = parse_path(s, i, whole, true);
-        while (i < s.size() && s[i] == ' ') ++i;
-        while (i < s.size() && (s[i] == '=' || s[i] == '!' || s[i] == '<' || s[i] == '>')) st.op += s[i++];
-        if (!st.op.empty()) {
-          while (i < s.size() && s[i] == ' ') ++i;
-          st.literal = parse_literal(s, i, whole);
-          while (i < s.size() && s[i] == ' ') ++i;
-        }
-        if (i >= s.size() || s[i] != ')') throw syntax(whole, "expected ) to end the filter");
-        ++i;
-      } else {
-        auto num = [&](long long& v) {
-          std::size_t st0 = i;
-          if (i < s.size() && s[i] == '-') ++i;
-          while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
-          if (st0 == i) return false;
-          v = std::stoll(s.substr(st0, i - st0));
-          return true;
-        };
-        st.kind = Step::Kind::index;
-        st.has_a = num(st.a);
-        if (i < s.size() && s[i] == ':') {
-          ++i;
-          st.kind = Step::Kind::slice;
-          st.has_b = num(st.b);
-        } else if (!st.has_a) {
-          throw syntax(whole, "invalid array index at \"" + s.substr(i) + "\"");
-        }
-      }
-      if (i >= s.size() || s[i] != ']') throw syntax(whole, "expected ]");
-      ++i;
-      steps.push_back(st);
+      steps.push_back(parse_bracket(s, i, whole));
       continue;
     }
     // a bare name at the start (custom-columns and --sort-by accept "metadata.name")
@@ -149,7 +213,7 @@ inline std::vector<Step> parse_path(const std::string& s, std::size_t& i, const 
   return steps;
 }
 
-inline void collect_recursive(const nlohmann::json& v, const std::string& name, std::vector<nlohmann::json>& out) {
+TFJOB_INLINE void collect_recursive(const nlohmann::json& v, const std::string& name, std::vector<nlohmann::json>& out) {
   if (name.empty()) out.push_back(v);
   if (v.is_object()) {
     for (auto it = v.begin(); it != v.end(); ++it) {
@@ -161,10 +225,10 @@ inline void collect_recursive(const nlohmann::json& v, const std::string& name, 
   }
 }
 
-inline std::vector<nlohmann::json> eval(const std::vector<Step>& steps, const nlohmann::json& root, bool allow_missing,
-                                        const std::string& whole);
+TFJOB_INLINE std::vector<nlohmann::json> eval(const std::vector<Step>& steps, const nlohmann::json& root, bool allow_missing,
+                                              const std::string& whole);
 
-inline bool compare(const nlohmann::json& a, const std::string& op, const nlohmann::json& b) {
+TFJOB_INLINE bool compare(const nlohmann::json& a, const std::string& op, const nlohmann::json& b) {
   if (a.is_number() && b.is_number()) {
     double x = a.get<double>(), y = b.get<double>();
     return op == "==" ? x == y : op == "!=" ? x != y : op == "<" ? x < y : op == ">" ? x > y : op == "<=" ? x <= y : x >= y;
@@ -174,8 +238,8 @@ inline bool compare(const nlohmann::json& a, const std::string& op, const nlohma
   return op == "==" ? x == y : op == "!=" ? x != y : op == "<" ? x < y : op == ">" ? x > y : op == "<=" ? x <= y : x >= y;
 }
 
-inline std::vector<nlohmann::json> eval(const std::vector<Step>& steps, const nlohmann::json& root, bool allow_missing,
-                                        const std::string& whole) {
+TFJOB_INLINE std::vector<nlohmann::json> eval(const std::vector<Step>& steps, const nlohmann::json& root, bool allow_missing,
+                                              const std::string& whole) {
   std::vector<nlohmann::json> cur{root};
   for (const auto& st : steps) {
     std::vector<nlohmann::json> next;
@@ -228,17 +292,9 @@ inline std::vector<nlohmann::json> eval(const std::vector<Step>& steps, const nl
   return cur;
 }
 
-/// A value as kubectl prints it: strings bare, everything else as compact JSON.
-inline std::string text_of(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+TFJOB_INLINE std::string text_of(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
-struct Node {
-  enum class Kind { text, expr, range } kind = Kind::text;
-  std::string text;          ///< text, or a string literal
-  std::vector<Step> path;    ///< expr / range
-  std::vector<Node> body;    ///< range
-};
-
-inline std::vector<Node> parse_template(const std::string& t, std::size_t& i, bool in_range) {
+TFJOB_INLINE std::vector<Node> parse_template(const std::string& t, std::size_t& i, bool in_range) {
   std::vector<Node> out;
   std::string text;
   auto flush = [&] {
@@ -296,8 +352,8 @@ inline std::vector<Node> parse_template(const std::string& t, std::size_t& i, bo
   return out;
 }
 
-inline void execute(const std::vector<Node>& nodes, const nlohmann::json& data, bool allow_missing,
-                    const std::string& whole, std::string& out) {
+TFJOB_INLINE void execute(const std::vector<Node>& nodes, const nlohmann::json& data, bool allow_missing,
+                          const std::string& whole, std::string& out) {
   for (const auto& n : nodes) {
     if (n.kind == Node::Kind::text) {
       out += n.text;
@@ -322,39 +378,26 @@ inline void execute(const std::vector<Node>& nodes, const nlohmann::json& data, 
 
 }  // namespace jsonpath_detail
 
-/// A parsed kubectl JSONPath template (`{.metadata.name}{"\n"}`, `{range .items[*]}...{end}`).
-class JsonPath {
- public:
-  /// Throws `tfjob::error` ("error parsing jsonpath ...") for a malformed template.
-  explicit JsonPath(std::string tmpl, bool allow_missing = false) : tmpl_(std::move(tmpl)), allow_missing_(allow_missing) {
-    std::size_t i = 0;
-    nodes_ = jsonpath_detail::parse_template(tmpl_, i, false);
-  }
-  /// The template executed against `data`; throws `tfjob::error` for a missing field
-  /// unless constructed with `allow_missing`.
-  std::string execute(const nlohmann::json& data) const {
-    std::string out;
-    jsonpath_detail::execute(nodes_, data, allow_missing_, tmpl_, out);
-    return out;
-  }
-  /// The values the template's expressions select (for --sort-by and custom-columns).
-  std::vector<nlohmann::json> values(const nlohmann::json& data) const {
-    std::vector<nlohmann::json> out;
-    for (const auto& n : nodes_)
-      if (n.kind == jsonpath_detail::Node::Kind::expr)
-        for (auto& v : jsonpath_detail::eval(n.path, data, allow_missing_, tmpl_)) out.push_back(std::move(v));
-    return out;
-  }
+TFJOB_INLINE JsonPath::JsonPath(std::string tmpl, bool allow_missing) : tmpl_(std::move(tmpl)), allow_missing_(allow_missing) {
+  std::size_t i = 0;
+  nodes_ = jsonpath_detail::parse_template(tmpl_, i, false);
+}
 
- private:
-  std::string tmpl_;
-  bool allow_missing_;
-  std::vector<jsonpath_detail::Node> nodes_;
-};
+TFJOB_INLINE std::string JsonPath::execute(const nlohmann::json& data) const {
+  std::string out;
+  jsonpath_detail::execute(nodes_, data, allow_missing_, tmpl_, out);
+  return out;
+}
 
-/// kubectl's relaxed form for custom-columns and --sort-by: `.a.b` or `{.a.b}` (client-go
-/// `RelaxedJSONPathExpression`): braces added when missing, a leading dot optional.
-inline std::string relaxed_jsonpath(std::string e) {
+TFJOB_INLINE std::vector<nlohmann::json> JsonPath::values(const nlohmann::json& data) const {
+  std::vector<nlohmann::json> out;
+  for (const auto& n : nodes_)
+    if (n.kind == jsonpath_detail::Node::Kind::expr)
+      for (auto& v : jsonpath_detail::eval(n.path, data, allow_missing_, tmpl_)) out.push_back(std::move(v));
+  return out;
+}
+
+TFJOB_INLINE std::string relaxed_jsonpath(std::string e) {
   if (e.size() >= 2 && e.front() == '{' && e.back() == '}') e = e.substr(1, e.size() - 2);
   if (e.empty()) throw tfjob::error("jsonpath expression cannot be empty");
   if (e.front() != '.' && e.front() != '$' && e.front() != '@') e = "." + e;
@@ -362,3 +405,4 @@ inline std::string relaxed_jsonpath(std::string e) {
 }
 
 }  // namespace tfjob::kube
+#endif  // TFJOB_SDK_DEFINE_KUBE

@@ -5,6 +5,7 @@
 /// browser reaches e.g. a service's proxy at http://127.0.0.1:PORT/. HTTP/1.1, one request
 /// per connection (Connection: close), bounded headers and bodies.
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/client.hpp>
 
@@ -33,146 +34,28 @@ class LocalProxy {
   /// Listens on 127.0.0.1:`port` (0 = a free port) and forwards to `prefix` (no trailing
   /// '/'), e.g. /api/v1/namespaces/NS/services/NAME:6006/proxy. Throws tfjob::error when
   /// the port cannot be bound.
-  LocalProxy(Client c, std::string prefix, int port = 0) : client_(std::move(c)), prefix_(std::move(prefix)) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd_ < 0) throw tfjob::error(std::string("local proxy: socket: ") + std::strerror(errno));
-    int one = 1;
-    ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in sa{};
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons(static_cast<std::uint16_t>(port));
-    ::inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);  // loopback only
-    if (::bind(fd_, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 || ::listen(fd_, 64) != 0) {
-      const int e = errno;
-      ::close(fd_);
-      throw tfjob::error("local proxy: cannot listen on 127.0.0.1:" + std::to_string(port) + ": " + std::strerror(e) +
-                         (e == EADDRINUSE ? " (pick another port)" : ""));
-    }
-    socklen_t len = sizeof sa;
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&sa), &len);
-    port_ = ntohs(sa.sin_port);
-    loop_ = std::thread([this] { accept_loop(); });
-  }
+  LocalProxy(Client c, std::string prefix, int port = 0);
   LocalProxy(const LocalProxy&) = delete;
   LocalProxy& operator=(const LocalProxy&) = delete;
-  ~LocalProxy() { stop(); }
+  ~LocalProxy();
 
   int port() const { return port_; }
   /// http://127.0.0.1:PORT/
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/"; }
+  std::string url() const;
   /// Requests answered so far.
-  int requests() const { return requests_.load(); }
+  int requests() const;
 
   /// Stops listening and waits for the connections in flight.
-  void stop() {
-    if (stopping_.exchange(true)) return;
-    if (loop_.joinable()) loop_.join();
-    std::vector<std::thread> ts;
-    {
-      std::lock_guard<std::mutex> lk(mu_);
-      ts.swap(conns_);
-    }
-    for (auto& t : ts)
-      if (t.joinable()) t.join();
-    ::close(fd_);
-  }
+  void stop();
 
  private:
-  void accept_loop() {
-    while (!stopping_.load()) {
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, 100) <= 0) continue;
-      int cfd = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (cfd < 0) continue;
-      std::lock_guard<std::mutex> lk(mu_);
-      conns_.emplace_back([this, cfd] {
-        try {
-          serve(cfd);
-        } catch (const std::exception&) {
-        }
-        ::close(cfd);
-      });
-    }
-  }
+  void accept_loop();
 
-  static bool write_all(int fd, const std::string& s) {
-    std::size_t off = 0;
-    while (off < s.size()) {
-      ssize_t n = ::send(fd, s.data() + off, s.size() - off, MSG_NOSIGNAL);
-      if (n <= 0) return false;
-      off += static_cast<std::size_t>(n);
-    }
-    return true;
-  }
+  static bool write_all(int fd, const std::string& s);
 
-  static void reply(int fd, int status, const std::string& reason, const std::string& type, const std::string& body) {
-    write_all(fd, "HTTP/1.1 " + std::to_string(status) + " " + reason + "\r\nContent-Type: " + type +
-                      "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
-  }
+  static void reply(int fd, int status, const std::string& reason, const std::string& type, const std::string& body);
 
-  void serve(int fd) {
-    std::string in;
-    char buf[8192];
-    std::size_t head_end = std::string::npos;
-    while ((head_end = in.find("\r\n\r\n")) == std::string::npos) {
-      if (in.size() > max_header_bytes) return reply(fd, 431, "Request Header Fields Too Large", "text/plain", "headers too large\n");
-      pollfd p{fd, POLLIN, 0};
-      if (::poll(&p, 1, 30000) <= 0 || stopping_.load()) return;
-      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-      if (n <= 0) return;
-      in.append(buf, static_cast<std::size_t>(n));
-    }
-    std::string head = in.substr(0, head_end), body = in.substr(head_end + 4);
-    auto eol = head.find("\r\n");
-    std::string line = head.substr(0, eol);
-    auto sp1 = line.find(' '), sp2 = line.rfind(' ');
-    if (sp1 == std::string::npos || sp2 == sp1) return reply(fd, 400, "Bad Request", "text/plain", "malformed request line\n");
-    Request r;
-    r.method = line.substr(0, sp1);
-    std::string target = line.substr(sp1 + 1, sp2 - sp1 - 1);
-    if (target.empty() || target[0] != '/') return reply(fd, 400, "Bad Request", "text/plain", "the target must be a path\n");
-    std::size_t content_length = 0;
-    r.accept = "*/*";
-    std::size_t pos = eol == std::string::npos ? head.size() : eol + 2;
-    while (pos < head.size()) {
-      auto e = head.find("\r\n", pos);
-      if (e == std::string::npos) e = head.size();
-      std::string h = head.substr(pos, e - pos);
-      pos = e + 2;
-      auto colon = h.find(':');
-      if (colon == std::string::npos) continue;
-      std::string k = detail::lower(h.substr(0, colon)), v = h.substr(colon + 1);
-      while (!v.empty() && v.front() == ' ') v.erase(0, 1);
-      if (k == "content-length") {
-        if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos)
-          return reply(fd, 400, "Bad Request", "text/plain", "bad Content-Length\n");
-        content_length = std::stoul(v);
-      } else if (k == "content-type") {
-        r.content_type = v;
-      } else if (k == "accept") {
-        r.accept = v;
-      }
-    }
-    if (content_length > max_body_bytes) return reply(fd, 413, "Payload Too Large", "text/plain", "body too large\n");
-    while (body.size() < content_length) {
-      pollfd p{fd, POLLIN, 0};
-      if (::poll(&p, 1, 30000) <= 0 || stopping_.load()) return;
-      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-      if (n <= 0) return;
-      body.append(buf, static_cast<std::size_t>(n));
-    }
-    body.resize(content_length);
-    r.path = prefix_ + target;  // the query string travels inside the path, as given
-    r.body = body;
-    if (r.body.empty()) r.content_type.clear();
-    r.idempotent = r.method == "GET" || r.method == "HEAD";
-    r.what = r.method + " " + target + " through the local proxy";
-    Client c = client_;  // each connection its own
-    Response resp = c.send(r);
-    ++requests_;
-    std::string type = resp.header("content-type");
-    reply(fd, resp.status, resp.reason.empty() ? "OK" : resp.reason, type.empty() ? "application/octet-stream" : type, resp.body);
-  }
+  void serve(int fd);
 
   Client client_;
   std::string prefix_;
@@ -185,3 +68,145 @@ class LocalProxy {
 };
 
 }  // namespace tfjob::kube
+
+#if TFJOB_SDK_DEFINE_KUBE
+namespace tfjob::kube {
+
+TFJOB_INLINE LocalProxy::LocalProxy(Client c, std::string prefix, int port) : client_(std::move(c)), prefix_(std::move(prefix)) {
+  fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd_ < 0) throw tfjob::error(std::string("local proxy: socket: ") + std::strerror(errno));
+  int one = 1;
+  ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(static_cast<std::uint16_t>(port));
+  ::inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);  // loopback only
+  if (::bind(fd_, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 || ::listen(fd_, 64) != 0) {
+    const int e = errno;
+    ::close(fd_);
+    throw tfjob::error("local proxy: cannot listen on 127.0.0.1:" + std::to_string(port) + ": " + std::strerror(e) +
+                       (e == EADDRINUSE ? " (pick another port)" : ""));
+  }
+  socklen_t len = sizeof sa;
+  ::getsockname(fd_, reinterpret_cast<sockaddr*>(&sa), &len);
+  port_ = ntohs(sa.sin_port);
+  loop_ = std::thread([this] { accept_loop(); });
+}
+
+TFJOB_INLINE LocalProxy::~LocalProxy() { stop(); }
+
+TFJOB_INLINE std::string LocalProxy::url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/"; }
+
+TFJOB_INLINE int LocalProxy::requests() const { return requests_.load(); }
+
+TFJOB_INLINE void LocalProxy::stop() {
+  if (stopping_.exchange(true)) return;
+  if (loop_.joinable()) loop_.join();
+  std::vector<std::thread> ts;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    ts.swap(conns_);
+  }
+  for (auto& t : ts)
+    if (t.joinable()) t.join();
+  ::close(fd_);
+}
+
+TFJOB_INLINE void LocalProxy::accept_loop() {
+  while (!stopping_.load()) {
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;
+    int cfd = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (cfd < 0) continue;
+    std::lock_guard<std::mutex> lk(mu_);
+    conns_.emplace_back([this, cfd] {
+      try {
+        serve(cfd);
+      } catch (const std::exception&) {
+      }
+      ::close(cfd);
+    });
+  }
+}
+
+TFJOB_INLINE bool LocalProxy::write_all(int fd, const std::string& s) {
+  std::size_t off = 0;
+  while (off < s.size()) {
+    ssize_t n = ::send(fd, s.data() + off, s.size() - off, MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    off += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+TFJOB_INLINE void LocalProxy::reply(int fd, int status, const std::string& reason, const std::string& type, const std::string& body) {
+  write_all(fd, "HTTP/1.1 " + std::to_string(status) + " " + reason + "\r\nContent-Type: " + type +
+                    "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
+}
+
+TFJOB_INLINE void LocalProxy::serve(int fd) {
+  std::string in;
+  char buf[8192];
+  std::size_t head_end = std::string::npos;
+  while ((head_end = in.find("\r\n\r\n")) == std::string::npos) {
+    if (in.size() > max_header_bytes) return reply(fd, 431, "Request Header Fields Too Large", "text/plain", "headers too large\n");
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 30000) <= 0 || stopping_.load()) return;
+    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) return;
+    in.append(buf, static_cast<std::size_t>(n));
+  }
+  std::string head = in.substr(0, head_end), body = in.substr(head_end + 4);
+  auto eol = head.find("\r\n");
+  std::string line = head.substr(0, eol);
+  auto sp1 = line.find(' '), sp2 = line.rfind(' ');
+  if (sp1 == std::string::npos || sp2 == sp1) return reply(fd, 400, "Bad Request", "text/plain", "malformed request line\n");
+  Request r;
+  r.method = line.substr(0, sp1);
+  std::string target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+  if (target.empty() || target[0] != '/') return reply(fd, 400, "Bad Request", "text/plain", "the target must be a path\n");
+  std::size_t content_length = 0;
+  r.accept = "*/*";
+  std::size_t pos = eol == std::string::npos ? head.size() : eol + 2;
+  while (pos < head.size()) {
+    auto e = head.find("\r\n", pos);
+    if (e == std::string::npos) e = head.size();
+    std::string h = head.substr(pos, e - pos);
+    pos = e + 2;
+    auto colon = h.find(':');
+    if (colon == std::string::npos) continue;
+    std::string k = detail::lower(h.substr(0, colon)), v = h.substr(colon + 1);
+    while (!v.empty() && v.front() == ' ') v.erase(0, 1);
+    if (k == "content-length") {
+      if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos)
+        return reply(fd, 400, "Bad Request", "text/plain", "bad Content-Length\n");
+      content_length = std::stoul(v);
+    } else if (k == "content-type") {
+      r.content_type = v;
+    } else if (k == "accept") {
+      r.accept = v;
+    }
+  }
+  if (content_length > max_body_bytes) return reply(fd, 413, "Payload Too Large", "text/plain", "body too large\n");
+  while (body.size() < content_length) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 30000) <= 0 || stopping_.load()) return;
+    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) return;
+    body.append(buf, static_cast<std::size_t>(n));
+  }
+  body.resize(content_length);
+  r.path = prefix_ + target;  // the query string travels inside the path, as given
+  r.body = body;
+  if (r.body.empty()) r.content_type.clear();
+  r.idempotent = r.method == "GET" || r.method == "HEAD";
+  r.what = r.method + " " + target + " through the local proxy";
+  Client c = client_;  // each connection its own
+  Response resp = c.send(r);
+  ++requests_;
+  std::string type = resp.header("content-type");
+  reply(fd, resp.status, resp.reason.empty() ? "OK" : resp.reason, type.empty() ? "application/octet-stream" : type, resp.body);
+}
+
+}  // namespace tfjob::kube
+#endif  // TFJOB_SDK_DEFINE_KUBE

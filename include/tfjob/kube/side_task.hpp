@@ -6,6 +6,8 @@
 /// handed back. kube-runtime composes such work onto its watcher stream instead of each
 /// feature writing "side thread + done flag + join" of its own.
 
+#include <tfjob/detail/compiled.hpp>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -19,19 +21,8 @@ namespace tfjob::kube {
 
 /// Sleep `d`, or less: until `cancel` is raised (seen within 20 ms) or `deadline` passes.
 /// Returns false when cut short by either.
-inline bool sleep_for(std::chrono::milliseconds d, const std::atomic<bool>* cancel = nullptr,
-                      std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max()) {
-  using clock = std::chrono::steady_clock;
-  const auto now = clock::now();
-  const bool by_deadline = deadline - now < d;
-  const auto end = by_deadline ? deadline : now + d;
-  for (;;) {
-    if (cancel && cancel->load()) return false;
-    const auto left = end - clock::now();
-    if (left <= clock::duration::zero()) return !by_deadline;
-    std::this_thread::sleep_for(std::min<clock::duration>(std::chrono::milliseconds(20), left));
-  }
-}
+bool sleep_for(std::chrono::milliseconds d, const std::atomic<bool>* cancel = nullptr,
+               std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
 
 /// Runs a task on a side thread for the length of a scope: once (`every` 0: a blocking watch
 /// or stream, given the token as its cancel) or every `every` until it returns false. It
@@ -45,54 +36,24 @@ class SideTask {
 
   /// Run `task` every `every` (first run at once, or after one period with `first_now`
   /// false); `every` 0 runs it once.
-  SideTask(std::chrono::milliseconds every, Task task, bool first_now = true)
-      : task_(std::move(task)), every_(every), first_now_(first_now), thread_([this] { loop(); }) {}
+  SideTask(std::chrono::milliseconds every, Task task, bool first_now = true);
   /// Run `task` once.
-  explicit SideTask(Task task) : SideTask(std::chrono::milliseconds(0), std::move(task)) {}
+  explicit SideTask(Task task);
   SideTask(const SideTask&) = delete;
   SideTask& operator=(const SideTask&) = delete;
   /// Stops and joins; an exception the task threw and nobody took is dropped here.
-  ~SideTask() { halt(); }
+  ~SideTask();
 
   /// Raise the token, wait for the task to return; rethrows what the task threw (once).
-  void stop() {
-    halt();
-    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
-  }
+  void stop();
   /// Whether the task ended by itself (returned false or threw).
-  bool ended() const { return ended_.load(); }
+  bool ended() const;
   /// The token the task sees (raised by stop() and the destructor).
   const std::atomic<bool>& token() const { return stop_; }
 
  private:
-  void loop() {
-    try {
-      std::unique_lock<std::mutex> lk(mu_);
-      bool run = first_now_ || every_.count() <= 0;
-      for (;;) {
-        if (!run) {
-          if (cv_.wait_for(lk, every_, [&] { return stop_.load(); })) break;
-        }
-        run = false;
-        if (stop_) break;
-        lk.unlock();
-        const bool again = task_(stop_);
-        lk.lock();
-        if (!again || every_.count() <= 0) break;
-      }
-    } catch (...) {
-      error_ = std::current_exception();
-    }
-    ended_ = error_ || !stop_.load();
-  }
-  void halt() {
-    {
-      std::lock_guard<std::mutex> lk(mu_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    if (thread_.joinable()) thread_.join();
-  }
+  void loop();
+  void halt();
 
   Task task_;
   std::chrono::milliseconds every_;
@@ -106,3 +67,67 @@ class SideTask {
 };
 
 }  // namespace tfjob::kube
+
+#if TFJOB_SDK_DEFINE_KUBE
+namespace tfjob::kube {
+
+TFJOB_INLINE bool sleep_for(std::chrono::milliseconds d, const std::atomic<bool>* cancel,
+                            std::chrono::steady_clock::time_point deadline) {
+  using clock = std::chrono::steady_clock;
+  const auto now = clock::now();
+  const bool by_deadline = deadline - now < d;
+  const auto end = by_deadline ? deadline : now + d;
+  for (;;) {
+    if (cancel && cancel->load()) return false;
+    const auto left = end - clock::now();
+    if (left <= clock::duration::zero()) return !by_deadline;
+    std::this_thread::sleep_for(std::min<clock::duration>(std::chrono::milliseconds(20), left));
+  }
+}
+
+TFJOB_INLINE SideTask::SideTask(std::chrono::milliseconds every, Task task, bool first_now)
+    : task_(std::move(task)), every_(every), first_now_(first_now), thread_([this] { loop(); }) {}
+
+TFJOB_INLINE SideTask::SideTask(Task task) : SideTask(std::chrono::milliseconds(0), std::move(task)) {}
+
+TFJOB_INLINE SideTask::~SideTask() { halt(); }
+
+TFJOB_INLINE void SideTask::stop() {
+  halt();
+  if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+}
+
+TFJOB_INLINE bool SideTask::ended() const { return ended_.load(); }
+
+TFJOB_INLINE void SideTask::loop() {
+  try {
+    std::unique_lock<std::mutex> lk(mu_);
+    bool run = first_now_ || every_.count() <= 0;
+    for (;;) {
+      if (!run) {
+        if (cv_.wait_for(lk, every_, [&] { return stop_.load(); })) break;
+      }
+      run = false;
+      if (stop_) break;
+      lk.unlock();
+      const bool again = task_(stop_);
+      lk.lock();
+      if (!again || every_.count() <= 0) break;
+    }
+  } catch (...) {
+    error_ = std::current_exception();
+  }
+  ended_ = error_ || !stop_.load();
+}
+
+TFJOB_INLINE void SideTask::halt() {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace tfjob::kube
+#endif  // TFJOB_SDK_DEFINE_KUBE

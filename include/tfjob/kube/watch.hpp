@@ -5,6 +5,7 @@
 /// of what the caller has been told (name -> uid/resourceVersion) guarantees no event is
 /// lost or delivered twice across reconnects and relists.
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/input.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/client.hpp>
@@ -28,23 +29,10 @@ namespace tfjob::kube {
 enum class EventType { added, modified, deleted, bookmark, error };
 
 /// The wire spelling: "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR".
-inline const char* to_string(EventType t) {
-  switch (t) {
-    case EventType::added: return "ADDED";
-    case EventType::modified: return "MODIFIED";
-    case EventType::deleted: return "DELETED";
-    case EventType::bookmark: return "BOOKMARK";
-    case EventType::error: return "ERROR";
-  }
-  return "UNKNOWN";
-}
+const char* to_string(EventType t);
 
 /// The event type a wire spelling names; nullopt for any other (the watcher ignores those).
-inline std::optional<EventType> parse_event_type(std::string_view s) {
-  for (EventType t : {EventType::added, EventType::modified, EventType::deleted, EventType::bookmark, EventType::error})
-    if (s == std::string_view(to_string(t))) return t;
-  return std::nullopt;
-}
+std::optional<EventType> parse_event_type(std::string_view s);
 
 /// One change.
 template <class T>
@@ -87,18 +75,11 @@ class LineSplitter {
   /// Longest line accepted (0 = no bound): a longer one throws parse_error naming the
   /// bound, before it is buffered further.
   std::size_t max_line = 0;
-  void reset() { partial_.clear(); }
+  void reset();
 
  private:
-  void check(std::size_t len) const {
-    if (max_line != 0 && len > max_line)
-      throw parse_error("a line of the stream is longer than " + tfjob::detail::human_bytes(max_line) +
-                        " (the bound on one line); the server sent something that is no event");
-  }
-  static std::string_view strip_cr(std::string_view s) {
-    if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
-    return s;
-  }
+  void check(std::size_t len) const;
+  static std::string_view strip_cr(std::string_view s);
   std::string partial_;
 };
 
@@ -121,6 +102,38 @@ struct WatchBackoff {
   double jitter = 1.0;  ///< each wait is d + U(0, jitter * d)
   std::chrono::milliseconds reset_after{120000};
 };
+
+namespace detail {
+
+/// What a watcher remembers of an object it has told the caller about.
+struct WatchKnown {
+  std::string uid, rv;
+  nlohmann::json object;
+};
+
+/// A string field of an object from the server; absent = "", another type is an error
+/// naming the field (the server's answer has the wrong shape). `res` is the watched collection.
+std::string watch_field(const ResourceInfo& res, const nlohmann::json& o, const char* parent, const char* key,
+                        const std::string& where);
+
+/// The metadata of an object from the server, checked to be an object.
+const nlohmann::json& watch_metadata_of(const ResourceInfo& res, const nlohmann::json& o, const std::string& where);
+
+/// What every object of a kind keeps to (Kubernetes API conventions): an object of the
+/// watched kind, `status` an object, `status.conditions` a list of objects. A server
+/// answering otherwise is named, not taken for an object without conditions.
+void watch_check_shape(const ResourceInfo& res, const nlohmann::json& o, const std::string& where);
+
+/// "namespace/name" of an object from the server.
+std::string watch_key_of(const ResourceInfo& res, const nlohmann::json& o, const std::string& where);
+
+/// A watcher's (re)list: every page of the collection (following `continue`, starting over
+/// when the token expired) into `fresh`, and the list's resourceVersion into `list_rv`.
+/// Returns false when cancelled.
+bool watch_list_all(Client& client, const RequestBuilder& rb, const WatchParams& params, int max_failures,
+                    const StreamOptions& opts, std::map<std::string, WatchKnown>& fresh, std::string& list_rv);
+
+}  // namespace detail
 
 /// Watches one collection. Usually reached through `Api<T>::watch`.
 template <class T>
@@ -214,10 +227,7 @@ class Watcher {
   int max_failures = 8;
 
  private:
-  struct Known {
-    std::string uid, rv;
-    nlohmann::json object;
-  };
+  using Known = detail::WatchKnown;
 
   static bool past(const StreamOptions& opts) {
     return opts.deadline != std::chrono::steady_clock::time_point::max() && std::chrono::steady_clock::now() >= opts.deadline;
@@ -240,55 +250,21 @@ class Watcher {
   /// A string field of an object from the server; absent = "", another type is an error
   /// naming the field (the server's answer has the wrong shape).
   std::string field(const nlohmann::json& o, const char* parent, const char* key, const std::string& where) const {
-    auto it = o.find(key);
-    if (it == o.end() || it->is_null()) return {};
-    if (!it->is_string())
-      throw parse_error(rb_.resource().qualified() + " " + where + ": " + parent + key + " is " +
-                        tfjob::detail::describe_json_type(*it) + ", not a string; the server's answer has the wrong shape");
-    return it->get<std::string>();
+    return detail::watch_field(rb_.resource(), o, parent, key, where);
   }
 
   /// The metadata of an object from the server, checked to be an object.
   const nlohmann::json& metadata_of(const nlohmann::json& o, const std::string& where) const {
-    static const nlohmann::json empty = nlohmann::json::object();
-    if (!o.is_object())
-      throw parse_error(rb_.resource().qualified() + " " + where + ": the object is " +
-                        tfjob::detail::describe_json_type(o) + ", not an object; the server's answer has the wrong shape");
-    auto it = o.find("metadata");
-    if (it == o.end() || it->is_null()) return empty;
-    if (!it->is_object())
-      throw parse_error(rb_.resource().qualified() + " " + where + ": metadata is " +
-                        tfjob::detail::describe_json_type(*it) + ", not an object; the server's answer has the wrong shape");
-    return *it;
+    return detail::watch_metadata_of(rb_.resource(), o, where);
   }
 
-  /// What every object of a kind keeps to (Kubernetes API conventions): an object of the
-  /// watched kind, `status` an object, `status.conditions` a list of objects. A server
-  /// answering otherwise is named, not taken for an object without conditions.
+  /// What every object of a kind keeps to (see detail::watch_check_shape).
   void check_shape(const nlohmann::json& o, const std::string& where) const {
-    const std::string prefix = rb_.resource().qualified() + " " + where + ": ";
-    const std::string tail = "; the server's answer has the wrong shape";
-    metadata_of(o, where);
-    if (auto k = o.find("kind"); k != o.end() && k->is_string() && !rb_.resource().kind.empty() &&
-                                 k->get_ref<const std::string&>() != rb_.resource().kind)
-      throw parse_error(prefix + "the object is of kind \"" + k->get<std::string>() + "\", not " + rb_.resource().kind + tail);
-    auto st = o.find("status");
-    if (st == o.end() || st->is_null()) return;
-    if (!st->is_object())
-      throw parse_error(prefix + "status is " + tfjob::detail::describe_json_type(*st) + ", not an object" + tail);
-    auto cs = st->find("conditions");
-    if (cs == st->end() || cs->is_null()) return;
-    if (!cs->is_array())
-      throw parse_error(prefix + "status.conditions is " + tfjob::detail::describe_json_type(*cs) + ", not a list" + tail);
-    for (std::size_t i = 0; i < cs->size(); ++i)
-      if (!(*cs)[i].is_object())
-        throw parse_error(prefix + "status.conditions[" + std::to_string(i) + "] is " +
-                          tfjob::detail::describe_json_type((*cs)[i]) + ", not an object" + tail);
+    detail::watch_check_shape(rb_.resource(), o, where);
   }
 
   std::string key_of(const nlohmann::json& o, const std::string& where) const {
-    const auto& md = metadata_of(o, where);
-    return field(md, "metadata.", "namespace", where) + "/" + field(md, "metadata.", "name", where);
+    return detail::watch_key_of(rb_.resource(), o, where);
   }
 
   bool deliver(const Callback& cb, EventType type, const nlohmann::json& obj) {
@@ -365,61 +341,18 @@ class Watcher {
   bool relist(const Callback& cb, const StreamOptions& opts) {
     ++stats_.lists;
     std::map<std::string, Known> fresh;
-    ListParams lp;
-    lp.label_selector = params_.label_selector;
-    lp.field_selector = params_.field_selector;
-    lp.limit = 500;
     std::string list_rv;
-    int failures = 0;
-    for (;;) {
-      nlohmann::json page;
-      try {
-        page = client_.request_json(rb_.list(lp));
-      } catch (const api_error& e) {
-        if (e.is_gone() && !lp.continue_token.empty()) {  // continue token expired: start over
-          fresh.clear();
-          lp.continue_token.clear();
-          continue;
-        }
-        throw;
-      } catch (const transport_error&) {
-        if (++failures > max_failures) throw;
-        sleep(std::chrono::milliseconds(200) * failures, opts);
-        if (opts.cancel && opts.cancel->load()) return false;
-        continue;
-      }
-      if (!page.is_object())
-        throw parse_error(rb_.resource().qualified() + " list: the server's answer is " +
-                          tfjob::detail::describe_json_type(page) + ", not a list object; the answer has the wrong shape");
-      auto items = page.find("items");
-      if (items != page.end() && !items->is_null() && !items->is_array())
-        throw parse_error(rb_.resource().qualified() + " list: items is " + tfjob::detail::describe_json_type(*items) +
-                          ", not a list; the server's answer has the wrong shape");
-      if (items != page.end() && items->is_array()) {
-        std::size_t index = 0;
-        for (auto& item : *items) {
-          std::string where = "list item " + std::to_string(index++);
-          check_shape(item, where);
-          const auto& imd = metadata_of(item, where);
-          std::string k = key_of(item, where);
-          std::string uid = field(imd, "metadata.", "uid", where), irv = field(imd, "metadata.", "resourceVersion", where);
-          if (!item.contains("apiVersion") || !item.contains("kind")) {
-            item["apiVersion"] = rb_.resource().api_version();
-            item["kind"] = rb_.resource().kind;
-          }
-          fresh[k] = Known{uid, irv, item};
-        }
-      }
-      if (fresh.size() > limits::max_list_objects)
-        throw parse_error(rb_.resource().qualified() + " list: more than " + std::to_string(limits::max_list_objects) +
-                          " objects (the bound on objects in one list); narrow it with a label selector or a namespace");
-      const auto& md = metadata_of(page, "list");
-      if (lp.continue_token.empty()) list_rv = field(md, "metadata.", "resourceVersion", "list");
-      std::string cont = field(md, "metadata.", "continue", "list");
-      if (cont.empty()) break;
-      lp.continue_token = cont;
-    }
+    if (!detail::watch_list_all(client_, rb_, params_, max_failures, opts, fresh, list_rv)) return false;
     rv_ = list_rv;
+    if (!replay(cb, fresh)) return false;
+    listed_ = true;
+    if (on_synced) on_synced();
+    return true;
+  }
+
+  /// Tell the caller how a fresh list differs from what it knows. Returns false when the
+  /// caller stopped.
+  bool replay(const Callback& cb, const std::map<std::string, Known>& fresh) {
     // Deletions first (objects the caller knows that are gone), then additions/changes.
     for (auto it = known_.begin(); it != known_.end();) {
       auto f = fresh.find(it->first);
@@ -431,7 +364,7 @@ class Watcher {
         ++it;
       }
     }
-    for (auto& [k, v] : fresh) {
+    for (const auto& [k, v] : fresh) {
       auto it = known_.find(k);
       if (it == known_.end()) {
         known_[k] = v;
@@ -441,8 +374,6 @@ class Watcher {
         if (!deliver(cb, EventType::modified, v.object)) return false;
       }
     }
-    listed_ = true;
-    if (on_synced) on_synced();
     return true;
   }
 
@@ -463,3 +394,155 @@ class Watcher {
 };
 
 }  // namespace tfjob::kube
+
+#if TFJOB_SDK_DEFINE_KUBE
+namespace tfjob::kube {
+
+TFJOB_INLINE const char* to_string(EventType t) {
+  switch (t) {
+    case EventType::added: return "ADDED";
+    case EventType::modified: return "MODIFIED";
+    case EventType::deleted: return "DELETED";
+    case EventType::bookmark: return "BOOKMARK";
+    case EventType::error: return "ERROR";
+  }
+  return "UNKNOWN";
+}
+
+TFJOB_INLINE std::optional<EventType> parse_event_type(std::string_view s) {
+  for (EventType t : {EventType::added, EventType::modified, EventType::deleted, EventType::bookmark, EventType::error})
+    if (s == std::string_view(to_string(t))) return t;
+  return std::nullopt;
+}
+
+TFJOB_INLINE void LineSplitter::reset() { partial_.clear(); }
+
+TFJOB_INLINE void LineSplitter::check(std::size_t len) const {
+  if (max_line != 0 && len > max_line)
+    throw parse_error("a line of the stream is longer than " + tfjob::detail::human_bytes(max_line) +
+                      " (the bound on one line); the server sent something that is no event");
+}
+
+TFJOB_INLINE std::string_view LineSplitter::strip_cr(std::string_view s) {
+  if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
+  return s;
+}
+
+namespace detail {
+
+TFJOB_INLINE std::string watch_field(const ResourceInfo& res, const nlohmann::json& o, const char* parent, const char* key,
+                                     const std::string& where) {
+  auto it = o.find(key);
+  if (it == o.end() || it->is_null()) return {};
+  if (!it->is_string())
+    throw parse_error(res.qualified() + " " + where + ": " + parent + key + " is " +
+                      tfjob::detail::describe_json_type(*it) + ", not a string; the server's answer has the wrong shape");
+  return it->get<std::string>();
+}
+
+TFJOB_INLINE const nlohmann::json& watch_metadata_of(const ResourceInfo& res, const nlohmann::json& o, const std::string& where) {
+  static const nlohmann::json empty = nlohmann::json::object();
+  if (!o.is_object())
+    throw parse_error(res.qualified() + " " + where + ": the object is " +
+                      tfjob::detail::describe_json_type(o) + ", not an object; the server's answer has the wrong shape");
+  auto it = o.find("metadata");
+  if (it == o.end() || it->is_null()) return empty;
+  if (!it->is_object())
+    throw parse_error(res.qualified() + " " + where + ": metadata is " +
+                      tfjob::detail::describe_json_type(*it) + ", not an object; the server's answer has the wrong shape");
+  return *it;
+}
+
+TFJOB_INLINE void watch_check_shape(const ResourceInfo& res, const nlohmann::json& o, const std::string& where) {
+  const std::string prefix = res.qualified() + " " + where + ": ";
+  const std::string tail = "; the server's answer has the wrong shape";
+  watch_metadata_of(res, o, where);
+  if (auto k = o.find("kind"); k != o.end() && k->is_string() && !res.kind.empty() &&
+                               k->get_ref<const std::string&>() != res.kind)
+    throw parse_error(prefix + "the object is of kind \"" + k->get<std::string>() + "\", not " + res.kind + tail);
+  auto st = o.find("status");
+  if (st == o.end() || st->is_null()) return;
+  if (!st->is_object())
+    throw parse_error(prefix + "status is " + tfjob::detail::describe_json_type(*st) + ", not an object" + tail);
+  auto cs = st->find("conditions");
+  if (cs == st->end() || cs->is_null()) return;
+  if (!cs->is_array())
+    throw parse_error(prefix + "status.conditions is " + tfjob::detail::describe_json_type(*cs) + ", not a list" + tail);
+  for (std::size_t i = 0; i < cs->size(); ++i)
+    if (!(*cs)[i].is_object())
+      throw parse_error(prefix + "status.conditions[" + std::to_string(i) + "] is " +
+                        tfjob::detail::describe_json_type((*cs)[i]) + ", not an object" + tail);
+}
+
+TFJOB_INLINE std::string watch_key_of(const ResourceInfo& res, const nlohmann::json& o, const std::string& where) {
+  const auto& md = watch_metadata_of(res, o, where);
+  return watch_field(res, md, "metadata.", "namespace", where) + "/" + watch_field(res, md, "metadata.", "name", where);
+}
+
+/// One page of a watcher's list: its items (given apiVersion and kind when they lack them)
+/// into `fresh` by "namespace/name", each checked as watch_check_shape does.
+TFJOB_INLINE void watch_take_page(const ResourceInfo& res, nlohmann::json& page, std::map<std::string, WatchKnown>& fresh) {
+  if (!page.is_object())
+    throw parse_error(res.qualified() + " list: the server's answer is " +
+                      tfjob::detail::describe_json_type(page) + ", not a list object; the answer has the wrong shape");
+  auto items = page.find("items");
+  if (items != page.end() && !items->is_null() && !items->is_array())
+    throw parse_error(res.qualified() + " list: items is " + tfjob::detail::describe_json_type(*items) +
+                      ", not a list; the server's answer has the wrong shape");
+  if (items != page.end() && items->is_array()) {
+    std::size_t index = 0;
+    for (auto& item : *items) {
+      std::string where = "list item " + std::to_string(index++);
+      watch_check_shape(res, item, where);
+      const auto& imd = watch_metadata_of(res, item, where);
+      std::string k = watch_key_of(res, item, where);
+      std::string uid = watch_field(res, imd, "metadata.", "uid", where),
+                  irv = watch_field(res, imd, "metadata.", "resourceVersion", where);
+      if (!item.contains("apiVersion") || !item.contains("kind")) {
+        item["apiVersion"] = res.api_version();
+        item["kind"] = res.kind;
+      }
+      fresh[k] = WatchKnown{uid, irv, item};
+    }
+  }
+  if (fresh.size() > limits::max_list_objects)
+    throw parse_error(res.qualified() + " list: more than " + std::to_string(limits::max_list_objects) +
+                      " objects (the bound on objects in one list); narrow it with a label selector or a namespace");
+}
+
+TFJOB_INLINE bool watch_list_all(Client& client, const RequestBuilder& rb, const WatchParams& params, int max_failures,
+                                 const StreamOptions& opts, std::map<std::string, WatchKnown>& fresh, std::string& list_rv) {
+  ListParams lp;
+  lp.label_selector = params.label_selector;
+  lp.field_selector = params.field_selector;
+  lp.limit = 500;
+  int failures = 0;
+  for (;;) {
+    nlohmann::json page;
+    try {
+      page = client.request_json(rb.list(lp));
+    } catch (const api_error& e) {
+      if (e.is_gone() && !lp.continue_token.empty()) {  // continue token expired: start over
+        fresh.clear();
+        lp.continue_token.clear();
+        continue;
+      }
+      throw;
+    } catch (const transport_error&) {
+      if (++failures > max_failures) throw;
+      kube::sleep_for(std::chrono::milliseconds(200) * failures, opts.cancel, opts.deadline);
+      if (opts.cancel && opts.cancel->load()) return false;
+      continue;
+    }
+    watch_take_page(rb.resource(), page, fresh);
+    const auto& md = watch_metadata_of(rb.resource(), page, "list");
+    if (lp.continue_token.empty()) list_rv = watch_field(rb.resource(), md, "metadata.", "resourceVersion", "list");
+    std::string cont = watch_field(rb.resource(), md, "metadata.", "continue", "list");
+    if (cont.empty()) return true;
+    lp.continue_token = cont;
+  }
+}
+
+}  // namespace detail
+}  // namespace tfjob::kube
+#endif  // TFJOB_SDK_DEFINE_KUBE
