@@ -428,7 +428,7 @@ TFJOB_INLINE void delete_pods_and_services(Plan& plan, const std::vector<const n
 }
 
 TFJOB_INLINE Reconciler::Reconciler(TFJob j, const Observed& observed, std::int64_t at, const OperatorOptions& o)
-                             : job(std::move(j)),
+    : job(std::move(j)),
       seen(observed),
       now(at),
       opts(o),
