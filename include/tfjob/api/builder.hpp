@@ -325,12 +325,26 @@ class TFJobBuilder {
     return *job_.spec.run_policy.scheduling_policy;
   }
 
+  /// The pod template of one replica type: the type's own template (or an empty one) with
+  /// the builder's settings applied to its `tensorflow` container and its pod spec.
   nlohmann::json make_template(const std::string& type) const {
     const ContainerSettings* p = nullptr;
     if (auto it = per_.find(type); it != per_.end()) p = &it->second;
     nlohmann::json t = p && !p->template_.is_null() ? p->template_ : nlohmann::json::object();
     auto& spec = t["spec"];
     if (!spec.is_object()) spec = nlohmann::json::object();
+    nlohmann::json* c = tensorflow_container_in(spec);
+    apply_container(c, p);
+    apply_resources(c, p, type);
+    apply_pvcs(spec, c);
+    apply_pod_spec(spec);
+    for (const auto& [k, v] : pod_annotations_) t["metadata"]["annotations"][k] = v;
+    apply_shm_size(spec, c);
+    return t;
+  }
+
+  /// The container named `tensorflow` in `spec.containers`, added (and the array made) when absent.
+  static nlohmann::json* tensorflow_container_in(nlohmann::json& spec) {
     auto& cs = spec["containers"];
     if (!cs.is_array()) cs = nlohmann::json::array();
     nlohmann::json* c = nullptr;
@@ -340,12 +354,19 @@ class TFJobBuilder {
       cs.push_back({{"name", default_container_name}});
       c = &cs.back();
     }
-    auto pick = [&](auto member) -> decltype(auto) {
-      return (p && !(p->*member).empty()) ? p->*member : common_.*member;
-    };
-    if (auto img = pick(&ContainerSettings::image); !img.empty()) (*c)["image"] = img;
-    if (auto ipp = pick(&ContainerSettings::image_pull_policy); !ipp.empty()) (*c)["imagePullPolicy"] = ipp;
-    if (auto wd = pick(&ContainerSettings::working_dir); !wd.empty()) (*c)["workingDir"] = wd;
+    return c;
+  }
+
+  /// A string setting of the type (`p`) when set there, else the builder's common one.
+  const std::string& pick(const ContainerSettings* p, std::string ContainerSettings::*member) const {
+    return (p && !(p->*member).empty()) ? p->*member : common_.*member;
+  }
+
+  /// The container's image, imagePullPolicy, workingDir, command, args and env.
+  void apply_container(nlohmann::json* c, const ContainerSettings* p) const {
+    if (auto img = pick(p, &ContainerSettings::image); !img.empty()) (*c)["image"] = img;
+    if (auto ipp = pick(p, &ContainerSettings::image_pull_policy); !ipp.empty()) (*c)["imagePullPolicy"] = ipp;
+    if (auto wd = pick(p, &ContainerSettings::working_dir); !wd.empty()) (*c)["workingDir"] = wd;
     const auto& command = p && p->command ? p->command : common_.command;
     if (command) (*c)["command"] = *command;
     const auto& args = p && p->args ? p->args : common_.args;
@@ -358,13 +379,16 @@ class TFJobBuilder {
       if (!e.is_array()) e = nlohmann::json::array();
       for (const auto& [k, v] : env) e.push_back({{"name", k}, {"value", v}});
     }
-    // resources: requests = limits for cpu/memory, GPUs as limits (extended resources
-    // default their request to the limit)
+  }
+
+  /// The container's resources: requests = limits for cpu/memory, GPUs as limits (extended
+  /// resources default their request to the limit).
+  void apply_resources(nlohmann::json* c, const ContainerSettings* p, const std::string& type) const {
     std::map<std::string, std::string> limits = common_.extra, requests;
     if (p)
       for (const auto& [k, v] : p->extra) limits[k] = v;
-    if (auto cpu = pick(&ContainerSettings::cpu); !cpu.empty()) limits["cpu"] = requests["cpu"] = cpu;
-    if (auto mem = pick(&ContainerSettings::memory); !mem.empty()) limits["memory"] = requests["memory"] = mem;
+    if (auto cpu = pick(p, &ContainerSettings::cpu); !cpu.empty()) limits["cpu"] = requests["cpu"] = cpu;
+    if (auto mem = pick(p, &ContainerSettings::memory); !mem.empty()) limits["memory"] = requests["memory"] = mem;
     int gpus = 0;
     if (p && p->gpus) gpus = *p->gpus;
     else if (gpus_ && type != replica_type::PS) gpus = *gpus_;
@@ -374,6 +398,10 @@ class TFJobBuilder {
       for (const auto& [k, v] : limits) res["limits"][k] = v;
       for (const auto& [k, v] : requests) res["requests"][k] = v;
     }
+  }
+
+  /// The PVCs: a volume in the pod spec (unless one of that name is there) and a mount in the container.
+  void apply_pvcs(nlohmann::json& spec, nlohmann::json* c) const {
     if (!pvcs_.empty()) {
       auto& vols = spec["volumes"];
       auto& mounts = (*c)["volumeMounts"];
@@ -390,6 +418,11 @@ class TFJobBuilder {
         mounts.push_back(mount);
       }
     }
+  }
+
+  /// The pod spec's nodeSelector, tolerations, serviceAccountName, priorityClassName,
+  /// schedulerName and imagePullSecrets.
+  void apply_pod_spec(nlohmann::json& spec) const {
     for (const auto& [k, v] : node_selector_) spec["nodeSelector"][k] = v;
     for (const auto& t : tolerations_) spec["tolerations"].push_back(t.to_json());
     if (!service_account_.empty()) spec["serviceAccountName"] = service_account_;
@@ -402,7 +435,10 @@ class TFJobBuilder {
         for (const auto& x : ps) have = have || (x.is_object() && tfjob::detail::value_at(x, "name", std::string()) == name);
       if (!have) ps.push_back({{"name", name}});
     }
-    for (const auto& [k, v] : pod_annotations_) t["metadata"]["annotations"][k] = v;
+  }
+
+  /// `/dev/shm` of `shm_size_`: an emptyDir volume in the pod spec, mounted in the container.
+  void apply_shm_size(nlohmann::json& spec, nlohmann::json* c) const {
     if (!shm_size_.empty()) {
       // the volume is named dshm, as in the Kubeflow and Arena examples; a template that
       // already mounts /dev/shm keeps its own
@@ -414,7 +450,6 @@ class TFJobBuilder {
         (*c)["volumeMounts"].push_back({{"name", "dshm"}, {"mountPath", "/dev/shm"}});
       }
     }
-    return t;
   }
 
   TFJob job_;
