@@ -68,14 +68,11 @@ bool literal_allowed(const std::string& s);
 std::string yaml_number(const nlohmann::json& v);
 bool is_scalar(const nlohmann::json& v);
 void emit_scalar(std::string& out, const nlohmann::json& v, int indent);
-
 void emit_node(std::string& out, const nlohmann::json& v, int indent);
-
 void emit_map(std::string& out, const nlohmann::json& m, int indent, bool first_inline);
 
 /// A block sequence; `first_inline`: the first "- " follows a "- " already written.
 void emit_seq(std::string& out, const nlohmann::json& v, int indent, bool first_inline);
-void emit_node(std::string& out, const nlohmann::json& v, int indent);
 
 }  // namespace detail
 
