@@ -9,6 +9,8 @@
 /// - an outcome a caller branches on (a wait that timed out, a node not ready, a job that
 ///   failed) is a report struct with an enum, never an exception.
 
+#include <tfjob/detail/compiled.hpp>
+
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -28,17 +30,15 @@ class error : public std::runtime_error {
   using std::runtime_error::runtime_error;
   /// `advice` begins with its separator ("; set ...", ".\nSet ..."), so what() reads as one message.
   /// `subject` is the object the advice is about (a service's name), "" when none.
-  error(std::string reason, const std::string& problem, const std::string& advice, std::string subject = {})
-      : std::runtime_error(problem + advice), reason_(std::move(reason)), subject_(std::move(subject)),
-        problem_size_(problem.size()) {}
+  error(std::string reason, const std::string& problem, const std::string& advice, std::string subject = {});
   /// The case, e.g. "SpecConflict" (an api_error's: the Status's, e.g. "NotFound"); "" when
   /// the error names none.
   const std::string& reason() const noexcept { return reason_; }
   const std::string& subject() const noexcept { return subject_; }
   /// The message without the advice (the whole message when there is no reason).
-  std::string problem() const { return std::string(what()).substr(0, reason_.empty() ? std::string::npos : problem_size_); }
+  std::string problem() const;
   /// The SDK's advice, with its leading separator ("" when there is no reason).
-  std::string advice() const { return reason_.empty() ? std::string() : std::string(what()).substr(problem_size_); }
+  std::string advice() const;
 
  private:
   std::string reason_, subject_;
@@ -76,8 +76,7 @@ class transport_error : public error {
 /// Bad YAML/JSON input: carries the position when known (1-based; 0 = unknown).
 class parse_error : public error {
  public:
-  parse_error(const std::string& what, int line = 0, int column = 0)
-      : error(what), line_(line), column_(column) {}
+  parse_error(const std::string& what, int line = 0, int column = 0);
   int line() const noexcept { return line_; }
   int column() const noexcept { return column_; }
 
@@ -90,7 +89,7 @@ class parse_error : public error {
 /// will not help (client-go's decode errors are not retried either).
 class decode_error : public parse_error {
  public:
-  decode_error(const std::string& what, int http_status) : parse_error(what), http_status_(http_status) {}
+  decode_error(const std::string& what, int http_status);
   int http_status() const noexcept { return http_status_; }
 
  private:
@@ -102,26 +101,17 @@ struct field_error {
   std::string field;   ///< e.g. `spec.tfReplicaSpecs[Worker].template.spec.containers[0].image`
   std::string type;    ///< e.g. `Required value`, `Invalid value`, `Unsupported value`
   std::string detail;  ///< human explanation
-  std::string to_string() const {
-    std::string s = field + ": " + type;
-    if (!detail.empty()) s += ": " + detail;
-    return s;
-  }
+  std::string to_string() const;
 };
 
 /// A spec that fails validation: every problem at once, each with its field path.
 class validation_error : public error {
  public:
-  explicit validation_error(std::vector<field_error> errors)
-      : error(join(errors)), errors_(std::move(errors)) {}
+  explicit validation_error(std::vector<field_error> errors);
   const std::vector<field_error>& errors() const noexcept { return errors_; }
 
  private:
-  static std::string join(const std::vector<field_error>& errs) {
-    std::string s = "invalid TFJob:";
-    for (const auto& e : errs) s += "\n  " + e.to_string();
-    return s;
-  }
+  static std::string join(const std::vector<field_error>& errs);
   std::vector<field_error> errors_;
 };
 
@@ -145,8 +135,7 @@ struct status {
 class api_error : public error {
  public:
   /// reason() is the Status's (NotFound, AlreadyExists, Conflict, ...).
-  explicit api_error(struct status st, const std::string& context = {})
-      : error(st.reason, make_message(st, context), ""), status_(std::move(st)) {}
+  explicit api_error(struct status st, const std::string& context = {});
   const struct status& status() const noexcept { return status_; }
   int code() const noexcept { return status_.code; }
   bool is_not_found() const noexcept { return status_.code == 404 || status_.reason == "NotFound"; }
@@ -159,19 +148,58 @@ class api_error : public error {
   bool is_too_many_requests() const noexcept { return status_.code == 429; }
 
  private:
-  static std::string make_message(const struct status& st, const std::string& context) {
-    std::string s;
-    if (!context.empty()) s = context + ": ";
-    s += st.message.empty() ? ("the server answered " + std::to_string(st.code)) : st.message;
-    if (!st.reason.empty()) s += " (" + st.reason + ", " + std::to_string(st.code) + ")";
-    for (const auto& c : st.causes) {
-      s += "\n  ";
-      if (!c.field.empty()) s += c.field + ": ";
-      s += c.message;
-    }
-    return s;
-  }
+  static std::string make_message(const struct status& st, const std::string& context);
   struct status status_;
 };
 
 }  // namespace tfjob
+
+#if TFJOB_SDK_DEFINE_CORE
+namespace tfjob {
+
+TFJOB_INLINE error::error(std::string reason, const std::string& problem, const std::string& advice, std::string subject)
+    : std::runtime_error(problem + advice), reason_(std::move(reason)), subject_(std::move(subject)),
+      problem_size_(problem.size()) {}
+
+TFJOB_INLINE std::string error::problem() const { return std::string(what()).substr(0, reason_.empty() ? std::string::npos : problem_size_); }
+
+TFJOB_INLINE std::string error::advice() const { return reason_.empty() ? std::string() : std::string(what()).substr(problem_size_); }
+
+TFJOB_INLINE parse_error::parse_error(const std::string& what, int line, int column)
+    : error(what), line_(line), column_(column) {}
+
+TFJOB_INLINE decode_error::decode_error(const std::string& what, int http_status) : parse_error(what), http_status_(http_status) {}
+
+TFJOB_INLINE std::string field_error::to_string() const {
+  std::string s = field + ": " + type;
+  if (!detail.empty()) s += ": " + detail;
+  return s;
+}
+
+TFJOB_INLINE validation_error::validation_error(std::vector<field_error> errors)
+    : error(join(errors)), errors_(std::move(errors)) {}
+
+TFJOB_INLINE std::string validation_error::join(const std::vector<field_error>& errs) {
+  std::string s = "invalid TFJob:";
+  for (const auto& e : errs) s += "\n  " + e.to_string();
+  return s;
+}
+
+TFJOB_INLINE api_error::api_error(struct status st, const std::string& context)
+    : error(st.reason, make_message(st, context), ""), status_(std::move(st)) {}
+
+TFJOB_INLINE std::string api_error::make_message(const struct status& st, const std::string& context) {
+  std::string s;
+  if (!context.empty()) s = context + ": ";
+  s += st.message.empty() ? ("the server answered " + std::to_string(st.code)) : st.message;
+  if (!st.reason.empty()) s += " (" + st.reason + ", " + std::to_string(st.code) + ")";
+  for (const auto& c : st.causes) {
+    s += "\n  ";
+    if (!c.field.empty()) s += c.field + ": ";
+    s += c.message;
+  }
+  return s;
+}
+
+}  // namespace tfjob
+#endif  // TFJOB_SDK_DEFINE_CORE

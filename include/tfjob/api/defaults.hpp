@@ -3,6 +3,7 @@
 /// `pkg/apis/kubeflow.org/v1/tensorflow_defaults.go` and `defaulting_utils.go`).
 
 #include <tfjob/api/types.hpp>
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 
 #include <string>
@@ -15,8 +16,30 @@ namespace detail {
 /// `setTypeNameToCamelCase`: move the first key equal to `typ` ignoring case (and not
 /// already `typ`) to `typ`. Like the operator, it replaces an existing exact key; the
 /// validator reports keys that differ only in case before that can happen silently.
-inline void set_type_name_to_camel_case(std::map<std::string, ReplicaSpec>& specs,
-                                        const std::string& typ) {
+void set_type_name_to_camel_case(std::map<std::string, ReplicaSpec>& specs,
+                                 const std::string& typ);
+
+/// `setTensorflowDefaultPort`: add `tfjob-port: 2222` to the container named
+/// `tensorflow` (or the first container) unless a port of that name exists.
+void set_default_port(ReplicaSpec& r);
+
+}  // namespace detail
+
+/// Applies the operator's defaults in place: cleanPodPolicy `None`, successPolicy `""`,
+/// replica-type keys in canonical case (`WORKER` -> `Worker`), replicas 1, restartPolicy
+/// `Never`, and a `tfjob-port` 2222 port on the `tensorflow` container (or the first one).
+void set_defaults(TFJob& job);
+
+/// A defaulted copy.
+TFJob with_defaults(TFJob job);
+
+}  // namespace tfjob
+
+#if TFJOB_SDK_DEFINE_API
+namespace tfjob::detail {
+
+TFJOB_INLINE void set_type_name_to_camel_case(std::map<std::string, ReplicaSpec>& specs,
+                                              const std::string& typ) {
   for (auto it = specs.begin(); it != specs.end(); ++it) {
     if (equal_fold(it->first, typ) && it->first != typ) {
       ReplicaSpec spec = std::move(it->second);
@@ -27,9 +50,7 @@ inline void set_type_name_to_camel_case(std::map<std::string, ReplicaSpec>& spec
   }
 }
 
-/// `setTensorflowDefaultPort`: add `tfjob-port: 2222` to the container named
-/// `tensorflow` (or the first container) unless a port of that name exists.
-inline void set_default_port(ReplicaSpec& r) {
+TFJOB_INLINE void set_default_port(ReplicaSpec& r) {
   auto* cs = containers(r);
   if (!cs || cs->empty()) return;  // the operator would index [0]; validation reports it
   std::size_t index = 0;  // getDefaultContainerIndex
@@ -52,12 +73,10 @@ inline void set_default_port(ReplicaSpec& r) {
   c["ports"].push_back({{"name", default_port_name}, {"containerPort", default_port}});
 }
 
-}  // namespace detail
+}  // namespace tfjob::detail
+namespace tfjob {
 
-/// Applies the operator's defaults in place: cleanPodPolicy `None`, successPolicy `""`,
-/// replica-type keys in canonical case (`WORKER` -> `Worker`), replicas 1, restartPolicy
-/// `Never`, and a `tfjob-port` 2222 port on the `tensorflow` container (or the first one).
-inline void set_defaults(TFJob& job) {
+TFJOB_INLINE void set_defaults(TFJob& job) {
   auto& spec = job.spec;
   if (!spec.run_policy.clean_pod_policy) spec.run_policy.clean_pod_policy = clean_pod_policy::None;
   if (!spec.success_policy) spec.success_policy = success_policy::Default;
@@ -70,10 +89,10 @@ inline void set_defaults(TFJob& job) {
   }
 }
 
-/// A defaulted copy.
-inline TFJob with_defaults(TFJob job) {
+TFJOB_INLINE TFJob with_defaults(TFJob job) {
   set_defaults(job);
   return job;
 }
 
 }  // namespace tfjob
+#endif  // TFJOB_SDK_DEFINE_API

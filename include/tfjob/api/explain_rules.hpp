@@ -7,6 +7,7 @@
 /// stand-in) already has a rule, this header uses it rather than restating it.
 
 #include <tfjob/api/operator.hpp>
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 
 #include <nlohmann/json.hpp>
@@ -18,24 +19,20 @@ namespace tfjob::rules {
 
 /// Whether restartPolicy `ExitCode` restarts a replica that exited with `code`: the
 /// operator's own rule (op::is_retryable_exit_code, train_util.go `IsRetryableExitCode`).
-inline bool exit_code_retryable(int code) { return op::is_retryable_exit_code(code); }
+bool exit_code_retryable(int code);
 
 /// Whether restarts under `restart_policy` count toward `runPolicy.backoffLimit`
 /// (pkg/controller.v1/common/job.go `PastBackoffLimit`: only OnFailure and Always; the
 /// container restarts of running pods are summed. Pods that ExitCode recreates are not
 /// counted, so a retryable exit code is retried without limit).
-inline bool counts_toward_backoff(const std::string& restart_policy) {
-  return restart_policy == "OnFailure" || restart_policy == "Always";
-}
+bool counts_toward_backoff(const std::string& restart_policy);
 
 /// Whether `restarts` restarts exhaust `backoff_limit` (PastBackoffLimit: a limit of 0
 /// fails on the first restart, else on reaching the limit).
-inline bool past_backoff_limit(int restarts, int backoff_limit) {
-  return backoff_limit == 0 ? restarts > 0 : restarts >= backoff_limit;
-}
+bool past_backoff_limit(int restarts, int backoff_limit);
 
 /// The replica types as the TFJob API spells them (pkg/apis/kubeflow.org/v1/tensorflow_types.go).
-inline bool is_chief_or_master(const std::string& type) { return type == "Chief" || type == "Master"; }
+bool is_chief_or_master(const std::string& type);
 
 /// How a TFJob's success is decided (pkg/controller.v1/tensorflow/tfjob_controller.go
 /// `UpdateJobStatus`): with a Chief or Master, when it succeeds; otherwise when Worker 0
@@ -47,18 +44,46 @@ struct SuccessRule {
   bool success_policy_ignored = false;  ///< AllWorkers set, but a Chief/Master decides
   std::vector<std::string> bystanders;  ///< types that do not decide (PS, Evaluator, Workers under a chief)
   /// "the Chief", "Worker 0", "every Worker".
-  std::string who() const {
-    switch (kind) {
-      case Kind::chief: return "the " + decider;
-      case Kind::worker0: return "Worker 0";
-      case Kind::all_workers: return "every Worker";
-      case Kind::none: return "no replica (the job has neither a Chief, a Master nor Workers)";
-    }
-    return "";
-  }
+  std::string who() const;
 };
 
-inline SuccessRule success_rule(const nlohmann::json& job) {
+SuccessRule success_rule(const nlohmann::json& job);
+
+/// Replica types whose pods run servers that never exit on their own: PS serve variables
+/// until killed, an Evaluator polls for new checkpoints (training-operator #774, #1658).
+bool never_exits_on_its_own(const std::string& type);
+
+/// The default restart policy of a replica (pkg/apis/kubeflow.org/v1/tensorflow_defaults.go: Never).
+std::string restart_policy_of(const nlohmann::json& replica_spec);
+
+}  // namespace tfjob::rules
+
+#if TFJOB_SDK_DEFINE_API
+namespace tfjob::rules {
+
+TFJOB_INLINE bool exit_code_retryable(int code) { return op::is_retryable_exit_code(code); }
+
+TFJOB_INLINE bool counts_toward_backoff(const std::string& restart_policy) {
+  return restart_policy == "OnFailure" || restart_policy == "Always";
+}
+
+TFJOB_INLINE bool past_backoff_limit(int restarts, int backoff_limit) {
+  return backoff_limit == 0 ? restarts > 0 : restarts >= backoff_limit;
+}
+
+TFJOB_INLINE bool is_chief_or_master(const std::string& type) { return type == "Chief" || type == "Master"; }
+
+TFJOB_INLINE std::string SuccessRule::who() const {
+  switch (kind) {
+    case Kind::chief: return "the " + decider;
+    case Kind::worker0: return "Worker 0";
+    case Kind::all_workers: return "every Worker";
+    case Kind::none: return "no replica (the job has neither a Chief, a Master nor Workers)";
+  }
+  return "";
+}
+
+TFJOB_INLINE SuccessRule success_rule(const nlohmann::json& job) {
   SuccessRule r;
   const auto specs = job.contains("/spec/tfReplicaSpecs"_json_pointer) && job["/spec/tfReplicaSpecs"_json_pointer].is_object()
                          ? job["/spec/tfReplicaSpecs"_json_pointer]
@@ -78,14 +103,12 @@ inline SuccessRule success_rule(const nlohmann::json& job) {
   return r;
 }
 
-/// Replica types whose pods run servers that never exit on their own: PS serve variables
-/// until killed, an Evaluator polls for new checkpoints (training-operator #774, #1658).
-inline bool never_exits_on_its_own(const std::string& type) { return type == "PS" || type == "Evaluator"; }
+TFJOB_INLINE bool never_exits_on_its_own(const std::string& type) { return type == "PS" || type == "Evaluator"; }
 
-/// The default restart policy of a replica (pkg/apis/kubeflow.org/v1/tensorflow_defaults.go: Never).
-inline std::string restart_policy_of(const nlohmann::json& replica_spec) {
+TFJOB_INLINE std::string restart_policy_of(const nlohmann::json& replica_spec) {
   auto it = replica_spec.find("restartPolicy");
   return it != replica_spec.end() && it->is_string() && !it->get<std::string>().empty() ? it->get<std::string>() : "Never";
 }
 
 }  // namespace tfjob::rules
+#endif  // TFJOB_SDK_DEFINE_API

@@ -3,6 +3,8 @@
 /// type with a stable machine-readable `code` (documented in docs/explain.md), the replica
 /// type it concerns, a sentence for people, the facts it was read from and a one-line fix.
 
+#include <tfjob/detail/compiled.hpp>
+
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -14,7 +16,7 @@ namespace tfjob {
 struct Finding {
   enum class Severity { warning, error, info };
   Finding() = default;
-  Finding(Severity s, std::string m) : severity(s), message(std::move(m)) {}
+  Finding(Severity s, std::string m);
   Severity severity = Severity::warning;
   std::string message;                ///< a plain sentence: what is true and why
   std::string code;                   ///< stable identifier, e.g. "GpuRequestWithoutLimit"
@@ -25,7 +27,22 @@ struct Finding {
 };
 
 /// "warning", "error", "info".
-inline const char* to_string(Finding::Severity s) {
+const char* to_string(Finding::Severity s);
+
+/// The stable JSON form: `{code, severity, replica, message, evidence[], fix}`.
+nlohmann::json to_json_value(const Finding& f);
+
+/// Drops a finding whose code, replica and message repeat an earlier one (order kept).
+std::vector<Finding> dedupe(std::vector<Finding> in);
+
+}  // namespace tfjob
+
+#if TFJOB_SDK_DEFINE_API
+namespace tfjob {
+
+TFJOB_INLINE Finding::Finding(Severity s, std::string m) : severity(s), message(std::move(m)) {}
+
+TFJOB_INLINE const char* to_string(Finding::Severity s) {
   switch (s) {
     case Finding::Severity::warning: return "warning";
     case Finding::Severity::error: return "error";
@@ -34,14 +51,12 @@ inline const char* to_string(Finding::Severity s) {
   return "";
 }
 
-/// The stable JSON form: `{code, severity, replica, message, evidence[], fix}`.
-inline nlohmann::json to_json_value(const Finding& f) {
+TFJOB_INLINE nlohmann::json to_json_value(const Finding& f) {
   return {{"code", f.code}, {"severity", to_string(f.severity)}, {"replica", f.replica},
           {"message", f.message}, {"evidence", f.evidence}, {"fix", f.fix}};
 }
 
-/// Drops a finding whose code, replica and message repeat an earlier one (order kept).
-inline std::vector<Finding> dedupe(std::vector<Finding> in) {
+TFJOB_INLINE std::vector<Finding> dedupe(std::vector<Finding> in) {
   std::vector<Finding> out;
   for (auto& f : in) {
     bool seen = false;
@@ -52,3 +67,4 @@ inline std::vector<Finding> dedupe(std::vector<Finding> in) {
 }
 
 }  // namespace tfjob
+#endif  // TFJOB_SDK_DEFINE_API

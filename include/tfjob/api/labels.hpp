@@ -4,6 +4,7 @@
 /// `JobController.GenLabels`, `core.GenGeneralName`, `TFJobReconciler.IsMasterRole`).
 
 #include <tfjob/api/types.hpp>
+#include <tfjob/detail/compiled.hpp>
 
 #include <map>
 #include <string>
@@ -38,36 +39,63 @@ inline constexpr const char* tf_replica_index = "tf-replica-index";
 
 /// `GenGeneralName`: `{job}-{lower type}-{index}` with `/` replaced by `-`; the name of a
 /// replica's pod and of its headless service.
-inline std::string replica_name(std::string_view job_name, std::string_view rtype, int index) {
+std::string replica_name(std::string_view job_name, std::string_view rtype, int index);
+/// Alias of replica_name() for readability at pod call sites.
+std::string pod_name(std::string_view job_name, std::string_view rtype, int index);
+
+/// `GenLabels`: the labels on every pod of the job.
+std::map<std::string, std::string> job_labels(std::string_view job_name);
+
+/// `IsMasterRole`: chief/master when the job has one, else worker 0.
+bool is_master_role(const TFJob& job, std::string_view rtype, int index);
+
+/// Every label the operator sets on one replica's pod.
+std::map<std::string, std::string> pod_labels(const TFJob& job, std::string_view rtype,
+                                              int index);
+
+/// Label selector (`k=v,k=v`) for every pod of a job.
+std::string job_selector(std::string_view job_name);
+/// Selector for the pods of one replica type.
+std::string replica_selector(std::string_view job_name, std::string_view rtype);
+/// Selector for one replica's pod.
+std::string replica_selector(std::string_view job_name, std::string_view rtype, int index);
+/// Selector for the pod that decides success (`job-role=master`).
+std::string master_selector(std::string_view job_name);
+/// Selector for pods of jobs created by pre-v1.3 operators (unprefixed keys).
+std::string legacy_job_selector(std::string_view job_name);
+
+}  // namespace tfjob
+
+#if TFJOB_SDK_DEFINE_API
+namespace tfjob {
+
+TFJOB_INLINE std::string replica_name(std::string_view job_name, std::string_view rtype, int index) {
   std::string n = std::string(job_name) + "-" + to_lower(rtype) + "-" + std::to_string(index);
   for (auto& c : n)
     if (c == '/') c = '-';
   return n;
 }
-/// Alias of replica_name() for readability at pod call sites.
-inline std::string pod_name(std::string_view job_name, std::string_view rtype, int index) {
+
+TFJOB_INLINE std::string pod_name(std::string_view job_name, std::string_view rtype, int index) {
   return replica_name(job_name, rtype, index);
 }
 
-/// `GenLabels`: the labels on every pod of the job.
-inline std::map<std::string, std::string> job_labels(std::string_view job_name) {
+TFJOB_INLINE std::map<std::string, std::string> job_labels(std::string_view job_name) {
   std::string n(job_name);
   for (auto& c : n)
     if (c == '/') c = '-';
   return {{labels::operator_name, labels::tfjob_controller}, {labels::job_name, n}};
 }
 
-/// `IsMasterRole`: chief/master when the job has one, else worker 0.
-inline bool is_master_role(const TFJob& job, std::string_view rtype, int index) {
+TFJOB_INLINE bool is_master_role(const TFJob& job, std::string_view rtype, int index) {
   bool has_chief = job.has_replica(replica_type::Chief) || job.has_replica(replica_type::Master);
   auto canon = canonical_replica_type(rtype).value_or(std::string(rtype));
   if (has_chief) return is_chief_or_master(canon);
   return canon == replica_type::Worker && index == 0;
 }
 
-/// Every label the operator sets on one replica's pod.
-inline std::map<std::string, std::string> pod_labels(const TFJob& job, std::string_view rtype,
-                                                     int index) {
+TFJOB_INLINE std::map<std::string, std::string> pod_labels(const TFJob& job, std::string_view rtype,
+                                                           int index) {
   auto l = job_labels(job.metadata.name);
   l[labels::replica_type] = to_lower(rtype);
   l[labels::replica_index] = std::to_string(index);
@@ -75,28 +103,28 @@ inline std::map<std::string, std::string> pod_labels(const TFJob& job, std::stri
   return l;
 }
 
-/// Label selector (`k=v,k=v`) for every pod of a job.
-inline std::string job_selector(std::string_view job_name) {
+TFJOB_INLINE std::string job_selector(std::string_view job_name) {
   std::string s;
   for (const auto& [k, v] : job_labels(job_name)) s += (s.empty() ? "" : ",") + k + "=" + v;
   return s;
 }
-/// Selector for the pods of one replica type.
-inline std::string replica_selector(std::string_view job_name, std::string_view rtype) {
+
+TFJOB_INLINE std::string replica_selector(std::string_view job_name, std::string_view rtype) {
   return job_selector(job_name) + "," + labels::replica_type + "=" + to_lower(rtype);
 }
-/// Selector for one replica's pod.
-inline std::string replica_selector(std::string_view job_name, std::string_view rtype, int index) {
+
+TFJOB_INLINE std::string replica_selector(std::string_view job_name, std::string_view rtype, int index) {
   return replica_selector(job_name, rtype) + "," + labels::replica_index + "=" +
          std::to_string(index);
 }
-/// Selector for the pod that decides success (`job-role=master`).
-inline std::string master_selector(std::string_view job_name) {
+
+TFJOB_INLINE std::string master_selector(std::string_view job_name) {
   return job_selector(job_name) + "," + labels::job_role + "=" + labels::master_role;
 }
-/// Selector for pods of jobs created by pre-v1.3 operators (unprefixed keys).
-inline std::string legacy_job_selector(std::string_view job_name) {
+
+TFJOB_INLINE std::string legacy_job_selector(std::string_view job_name) {
   return std::string(labels::legacy::job_name) + "=" + std::string(job_name);
 }
 
 }  // namespace tfjob
+#endif  // TFJOB_SDK_DEFINE_API

@@ -9,6 +9,7 @@
 #include <tfjob/api/findings.hpp>
 #include <tfjob/api/quantity.hpp>
 #include <tfjob/api/scheduling.hpp>
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 
 #include <nlohmann/json.hpp>
@@ -36,46 +37,141 @@ struct Context {
 };
 
 namespace detail {
-inline std::string lower(std::string s) {
+std::string lower(std::string s);
+nlohmann::json specs_of(const nlohmann::json& job);
+nlohmann::json pod_spec_of(const nlohmann::json& rs);
+int replicas_of(const nlohmann::json& rs);
+nlohmann::json containers_of(const nlohmann::json& rs);
+/// A quantity as a number (0 when absent or malformed).
+double amount(const nlohmann::json& m, const std::string& key);
+std::string num(double v);
+/// The replica's GPUs per pod as the scheduler counts them (limits, else requests).
+long long gpus_per_pod(const nlohmann::json& rs);
+/// Image repository (lower case, no registry for Docker Hub's library) and tag.
+std::pair<std::string, std::string> split_image(std::string img);
+Finding make(const char* code, const std::string& replica, std::string message, std::vector<std::string> evidence,
+             std::string fix);
+
+// The image-name rules below match by hand, not with <regex>: std::regex cost every
+// includer about a second of compile time, and several at -O2 where it is called.
+bool lower_alnum(char c);
+bool digit(char c);
+/// Whether `word` starts at `p` of `s` after a boundary: `(^|[^a-z0-9])word`.
+bool word_at(const std::string& s, std::size_t p, const char* word);
+/// Whether `s` is at its end or at a non-digit from `p`: `([^0-9]|$)`.
+bool digit_boundary(const std::string& s, std::size_t p);
+/// `(^|[^a-z0-9])tf-?2([^0-9]|$)` somewhere in `s`.
+bool has_tf2_word(const std::string& s);
+/// `^v?2\.[0-9]+`: a tag that starts with 2.x or v2.x.
+bool is_v2_tag(const std::string& tag);
+/// `(^|[^a-z0-9])(cuda-?13|cu13[0-9]?)([^0-9]|$)` somewhere in `s`.
+bool has_cuda13_word(const std::string& s);
+}  // namespace detail
+
+/// Whether an image is TensorFlow 2: a `tensorflow`/`tf` image tagged `2.x`, `latest` or
+/// `nightly` (TF2 since 2019), or any image whose name or tag says `tf2`.
+bool is_tf2_image(const std::string& image);
+
+/// Whether an image is built on CUDA 13 (`nvidia/cuda:13.*`, or a tag naming cuda13/cu13).
+bool is_cuda13_image(const std::string& image);
+
+/// Whether a node's GPUs are Volta or older (compute capability below 7.5, which CUDA 13
+/// no longer builds for), from NVIDIA GPU feature discovery's labels or a product name.
+bool node_gpu_is_volta_or_older(const nlohmann::json& node);
+
+/// Each rule, callable alone. All take the TFJob as JSON.
+
+/// GPUs in `requests` without `limits`, or with a different value: Kubernetes only
+/// overcommits nothing for extended resources (pkg/apis/core/validation: requests must
+/// equal limits), so the operator's pods are refused and no GPU is given (kubeflow #1042).
+std::vector<Finding> gpu_requests_limits(const nlohmann::json& job);
+
+/// GPUs on PS replicas: parameter servers hold and update variables on the CPU; a GPU there sits idle.
+std::vector<Finding> gpus_on_ps(const nlohmann::json& job);
+
+/// A Master replica with a TF2 image: TF2's MultiWorkerMirroredStrategy reads `chief` from
+/// TF_CONFIG and does not treat a `master` task as the chief.
+std::vector<Finding> master_with_tf2(const nlohmann::json& job);
+
+/// restartPolicy ExitCode: said once per job, since it retries only signals.
+std::vector<Finding> exit_code_policy(const nlohmann::json& job);
+
+/// successPolicy AllWorkers with an Evaluator: the job ends on the Workers alone (#1658).
+std::vector<Finding> all_workers_with_evaluator(const nlohmann::json& job);
+
+/// cleanPodPolicy All or a TTL: the pods (and their logs) go when the job ends.
+std::vector<Finding> logs_deleted(const nlohmann::json& job, const Context& ctx = {});
+
+/// A ReadWriteOnce claim mounted by several pods that may (or will) land on different nodes.
+std::vector<Finding> shared_rwo_claims(const nlohmann::json& job, const Context& ctx);
+
+/// A pod request larger than every node it may use (after nodeSelector, affinity and taints).
+std::vector<Finding> request_fits_no_node(const nlohmann::json& job, const Context& ctx);
+
+/// Istio sidecar injection on the namespace without an opt-out on the templates: the sidecar
+/// keeps the pod Running after the trainer exits, so the job never completes (kubeflow #3935).
+std::vector<Finding> istio_sidecar(const nlohmann::json& job, const Context& ctx);
+
+/// Adds `sidecar.istio.io/inject: "false"` to every replica template's annotations.
+void add_istio_opt_out(nlohmann::json& job);
+
+/// Images that cannot use the GPUs the job asks for: a `tensorflow/tensorflow` tag without
+/// `-gpu` on a GPU replica; a CUDA 13 image where every node the replica may use is Volta or older.
+std::vector<Finding> gpu_images(const nlohmann::json& job, const Context& ctx);
+
+/// Every rule. Findings in a stable order (rule, then replica type as the spec's map orders them).
+std::vector<Finding> lint(const nlohmann::json& job, const Context& ctx = {});
+
+}  // namespace tfjob::lint
+
+#if TFJOB_SDK_DEFINE_API
+namespace tfjob::lint::detail {
+
+TFJOB_INLINE std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
 }
-inline nlohmann::json specs_of(const nlohmann::json& job) {
+
+TFJOB_INLINE nlohmann::json specs_of(const nlohmann::json& job) {
   return job.contains("/spec/tfReplicaSpecs"_json_pointer) && job["/spec/tfReplicaSpecs"_json_pointer].is_object()
              ? job["/spec/tfReplicaSpecs"_json_pointer]
              : nlohmann::json::object();
 }
-inline nlohmann::json pod_spec_of(const nlohmann::json& rs) {
+
+TFJOB_INLINE nlohmann::json pod_spec_of(const nlohmann::json& rs) {
   return rs.contains("/template/spec"_json_pointer) && rs["/template/spec"_json_pointer].is_object()
              ? rs["/template/spec"_json_pointer]
              : nlohmann::json::object();
 }
-inline int replicas_of(const nlohmann::json& rs) {
+
+TFJOB_INLINE int replicas_of(const nlohmann::json& rs) {
   return rs.contains("replicas") && rs["replicas"].is_number_integer() ? rs["replicas"].get<int>() : 1;
 }
-inline nlohmann::json containers_of(const nlohmann::json& rs) {
+
+TFJOB_INLINE nlohmann::json containers_of(const nlohmann::json& rs) {
   auto ps = pod_spec_of(rs);
   return ps.contains("containers") && ps["containers"].is_array() ? ps["containers"] : nlohmann::json::array();
 }
-/// A quantity as a number (0 when absent or malformed).
-inline double amount(const nlohmann::json& m, const std::string& key) {
+
+TFJOB_INLINE double amount(const nlohmann::json& m, const std::string& key) {
   if (!m.is_object() || !m.contains(key)) return 0;
   const auto& v = m[key];
   auto q = v.is_string() ? Quantity::try_parse(v.get<std::string>()) : v.is_number() ? Quantity::try_parse(v.dump()) : std::nullopt;
   return q ? q->value() : 0;
 }
-inline std::string num(double v) {
+
+TFJOB_INLINE std::string num(double v) {
   if (v == static_cast<double>(static_cast<long long>(v))) return std::to_string(static_cast<long long>(v));
   return std::to_string(v);
 }
-/// The replica's GPUs per pod as the scheduler counts them (limits, else requests).
-inline long long gpus_per_pod(const nlohmann::json& rs) {
+
+TFJOB_INLINE long long gpus_per_pod(const nlohmann::json& rs) {
   auto r = scheduling::pod_requests(pod_spec_of(rs));
   auto it = r.find(gpu_resource);
   return it == r.end() ? 0 : static_cast<long long>(it->second + 0.5);
 }
-/// Image repository (lower case, no registry for Docker Hub's library) and tag.
-inline std::pair<std::string, std::string> split_image(std::string img) {
+
+TFJOB_INLINE std::pair<std::string, std::string> split_image(std::string img) {
   if (auto at = img.find('@'); at != std::string::npos) img = img.substr(0, at);
   std::string repo = img, tag = "latest";
   auto slash = img.rfind('/');
@@ -89,8 +185,9 @@ inline std::pair<std::string, std::string> split_image(std::string img) {
     if (repo.rfind(p, 0) == 0) repo = repo.substr(std::string(p).size());
   return {repo, lower(tag)};
 }
-inline Finding make(const char* code, const std::string& replica, std::string message, std::vector<std::string> evidence,
-                    std::string fix) {
+
+TFJOB_INLINE Finding make(const char* code, const std::string& replica, std::string message, std::vector<std::string> evidence,
+                          std::string fix) {
   Finding f;
   f.severity = Finding::Severity::warning;
   f.code = code;
@@ -101,30 +198,29 @@ inline Finding make(const char* code, const std::string& replica, std::string me
   return f;
 }
 
-// The image-name rules below match by hand, not with <regex>: std::regex cost every
-// includer about a second of compile time, and several at -O2 where it is called.
-inline bool lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-inline bool digit(char c) { return c >= '0' && c <= '9'; }
-/// Whether `word` starts at `p` of `s` after a boundary: `(^|[^a-z0-9])word`.
-inline bool word_at(const std::string& s, std::size_t p, const char* word) {
+TFJOB_INLINE bool lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+
+TFJOB_INLINE bool digit(char c) { return c >= '0' && c <= '9'; }
+
+TFJOB_INLINE bool word_at(const std::string& s, std::size_t p, const char* word) {
   return (p == 0 || !lower_alnum(s[p - 1])) && s.compare(p, std::char_traits<char>::length(word), word) == 0;
 }
-/// Whether `s` is at its end or at a non-digit from `p`: `([^0-9]|$)`.
-inline bool digit_boundary(const std::string& s, std::size_t p) { return p >= s.size() || !digit(s[p]); }
-/// `(^|[^a-z0-9])tf-?2([^0-9]|$)` somewhere in `s`.
-inline bool has_tf2_word(const std::string& s) {
+
+TFJOB_INLINE bool digit_boundary(const std::string& s, std::size_t p) { return p >= s.size() || !digit(s[p]); }
+
+TFJOB_INLINE bool has_tf2_word(const std::string& s) {
   for (std::size_t p = 0; p < s.size(); ++p)
     if ((word_at(s, p, "tf2") && digit_boundary(s, p + 3)) || (word_at(s, p, "tf-2") && digit_boundary(s, p + 4)))
       return true;
   return false;
 }
-/// `^v?2\.[0-9]+`: a tag that starts with 2.x or v2.x.
-inline bool is_v2_tag(const std::string& tag) {
+
+TFJOB_INLINE bool is_v2_tag(const std::string& tag) {
   std::size_t p = !tag.empty() && tag[0] == 'v' ? 1 : 0;
   return tag.compare(p, 2, "2.") == 0 && p + 2 < tag.size() && digit(tag[p + 2]);
 }
-/// `(^|[^a-z0-9])(cuda-?13|cu13[0-9]?)([^0-9]|$)` somewhere in `s`.
-inline bool has_cuda13_word(const std::string& s) {
+
+TFJOB_INLINE bool has_cuda13_word(const std::string& s) {
   for (std::size_t p = 0; p < s.size(); ++p) {
     if ((word_at(s, p, "cuda13") && digit_boundary(s, p + 6)) || (word_at(s, p, "cuda-13") && digit_boundary(s, p + 7)))
       return true;
@@ -132,11 +228,11 @@ inline bool has_cuda13_word(const std::string& s) {
   }
   return false;
 }
-}  // namespace detail
 
-/// Whether an image is TensorFlow 2: a `tensorflow`/`tf` image tagged `2.x`, `latest` or
-/// `nightly` (TF2 since 2019), or any image whose name or tag says `tf2`.
-inline bool is_tf2_image(const std::string& image) {
+}  // namespace tfjob::lint::detail
+namespace tfjob::lint {
+
+TFJOB_INLINE bool is_tf2_image(const std::string& image) {
   auto [repo, tag] = detail::split_image(image);
   std::string name = repo.substr(repo.rfind('/') == std::string::npos ? 0 : repo.rfind('/') + 1);
   if (detail::has_tf2_word(name) || detail::has_tf2_word(tag)) return true;
@@ -147,16 +243,13 @@ inline bool is_tf2_image(const std::string& image) {
   return false;
 }
 
-/// Whether an image is built on CUDA 13 (`nvidia/cuda:13.*`, or a tag naming cuda13/cu13).
-inline bool is_cuda13_image(const std::string& image) {
+TFJOB_INLINE bool is_cuda13_image(const std::string& image) {
   auto [repo, tag] = detail::split_image(image);
   if ((repo == "nvidia/cuda" || repo == "nvcr.io/nvidia/cuda") && tag.rfind("13.", 0) == 0) return true;
   return detail::has_cuda13_word(tag) || detail::has_cuda13_word(repo);
 }
 
-/// Whether a node's GPUs are Volta or older (compute capability below 7.5, which CUDA 13
-/// no longer builds for), from NVIDIA GPU feature discovery's labels or a product name.
-inline bool node_gpu_is_volta_or_older(const nlohmann::json& node) {
+TFJOB_INLINE bool node_gpu_is_volta_or_older(const nlohmann::json& node) {
   const auto labels = tfjob::detail::value_at(node, "/metadata/labels"_json_pointer, nlohmann::json::object());
   auto label = [&](const char* k) { return labels.contains(k) && labels[k].is_string() ? labels[k].get<std::string>() : std::string(); };
   const std::string major = label("nvidia.com/gpu.compute.major"), minor = label("nvidia.com/gpu.compute.minor");
@@ -173,12 +266,7 @@ inline bool node_gpu_is_volta_or_older(const nlohmann::json& node) {
   return false;
 }
 
-/// Each rule, callable alone. All take the TFJob as JSON.
-
-/// GPUs in `requests` without `limits`, or with a different value: Kubernetes only
-/// overcommits nothing for extended resources (pkg/apis/core/validation: requests must
-/// equal limits), so the operator's pods are refused and no GPU is given (kubeflow #1042).
-inline std::vector<Finding> gpu_requests_limits(const nlohmann::json& job) {
+TFJOB_INLINE std::vector<Finding> gpu_requests_limits(const nlohmann::json& job) {
   std::vector<Finding> out;
   const nlohmann::json owned1 = detail::specs_of(job);  // items() of a temporary would dangle
   for (const auto& [type, rs] : owned1.items())
@@ -205,8 +293,7 @@ inline std::vector<Finding> gpu_requests_limits(const nlohmann::json& job) {
   return out;
 }
 
-/// GPUs on PS replicas: parameter servers hold and update variables on the CPU; a GPU there sits idle.
-inline std::vector<Finding> gpus_on_ps(const nlohmann::json& job) {
+TFJOB_INLINE std::vector<Finding> gpus_on_ps(const nlohmann::json& job) {
   std::vector<Finding> out;
   const auto specs = detail::specs_of(job);
   if (!specs.contains("PS")) return out;
@@ -221,9 +308,7 @@ inline std::vector<Finding> gpus_on_ps(const nlohmann::json& job) {
   return out;
 }
 
-/// A Master replica with a TF2 image: TF2's MultiWorkerMirroredStrategy reads `chief` from
-/// TF_CONFIG and does not treat a `master` task as the chief.
-inline std::vector<Finding> master_with_tf2(const nlohmann::json& job) {
+TFJOB_INLINE std::vector<Finding> master_with_tf2(const nlohmann::json& job) {
   const auto specs = detail::specs_of(job);
   if (!specs.contains("Master")) return {};
   for (const auto& [type, rs] : specs.items())
@@ -239,8 +324,7 @@ inline std::vector<Finding> master_with_tf2(const nlohmann::json& job) {
   return {};
 }
 
-/// restartPolicy ExitCode: said once per job, since it retries only signals.
-inline std::vector<Finding> exit_code_policy(const nlohmann::json& job) {
+TFJOB_INLINE std::vector<Finding> exit_code_policy(const nlohmann::json& job) {
   std::vector<std::string> types;
   const nlohmann::json owned2 = detail::specs_of(job);  // items() of a temporary would dangle
   for (const auto& [type, rs] : owned2.items())
@@ -261,8 +345,7 @@ inline std::vector<Finding> exit_code_policy(const nlohmann::json& job) {
   return {f};
 }
 
-/// successPolicy AllWorkers with an Evaluator: the job ends on the Workers alone (#1658).
-inline std::vector<Finding> all_workers_with_evaluator(const nlohmann::json& job) {
+TFJOB_INLINE std::vector<Finding> all_workers_with_evaluator(const nlohmann::json& job) {
   const auto specs = detail::specs_of(job);
   const auto r = rules::success_rule(job);
   const auto sp = tfjob::detail::value_at(job, "/spec/successPolicy"_json_pointer, nlohmann::json());
@@ -277,8 +360,7 @@ inline std::vector<Finding> all_workers_with_evaluator(const nlohmann::json& job
                        "evaluate inside the chief/worker 0 after training, or keep the Evaluator with cleanPodPolicy None and stop it yourself")};
 }
 
-/// cleanPodPolicy All or a TTL: the pods (and their logs) go when the job ends.
-inline std::vector<Finding> logs_deleted(const nlohmann::json& job, const Context& ctx = {}) {
+TFJOB_INLINE std::vector<Finding> logs_deleted(const nlohmann::json& job, const Context& ctx) {
   if (ctx.logs_kept) return {};
   std::vector<Finding> out;
   const auto rp = tfjob::detail::value_at(job, "/spec/runPolicy"_json_pointer, nlohmann::json::object());
@@ -299,8 +381,7 @@ inline std::vector<Finding> logs_deleted(const nlohmann::json& job, const Contex
   return out;
 }
 
-/// A ReadWriteOnce claim mounted by several pods that may (or will) land on different nodes.
-inline std::vector<Finding> shared_rwo_claims(const nlohmann::json& job, const Context& ctx) {
+TFJOB_INLINE std::vector<Finding> shared_rwo_claims(const nlohmann::json& job, const Context& ctx) {
   std::vector<Finding> out;
   struct Use { int pods = 0; long long gpus = 0; std::vector<std::string> types; bool read_only = true; };
   std::map<std::string, Use> uses;
@@ -346,8 +427,7 @@ inline std::vector<Finding> shared_rwo_claims(const nlohmann::json& job, const C
   return out;
 }
 
-/// A pod request larger than every node it may use (after nodeSelector, affinity and taints).
-inline std::vector<Finding> request_fits_no_node(const nlohmann::json& job, const Context& ctx) {
+TFJOB_INLINE std::vector<Finding> request_fits_no_node(const nlohmann::json& job, const Context& ctx) {
   std::vector<Finding> out;
   if (!ctx.nodes) return out;
   const nlohmann::json owned4 = detail::specs_of(job);  // items() of a temporary would dangle
@@ -403,9 +483,7 @@ inline std::vector<Finding> request_fits_no_node(const nlohmann::json& job, cons
   return out;
 }
 
-/// Istio sidecar injection on the namespace without an opt-out on the templates: the sidecar
-/// keeps the pod Running after the trainer exits, so the job never completes (kubeflow #3935).
-inline std::vector<Finding> istio_sidecar(const nlohmann::json& job, const Context& ctx) {
+TFJOB_INLINE std::vector<Finding> istio_sidecar(const nlohmann::json& job, const Context& ctx) {
   if (!ctx.namespace_object) return {};
   const auto labels = tfjob::detail::value_at(*ctx.namespace_object, "/metadata/labels"_json_pointer, nlohmann::json::object());
   const std::string inj = tfjob::detail::value_at(labels, "istio-injection", "");
@@ -433,8 +511,7 @@ inline std::vector<Finding> istio_sidecar(const nlohmann::json& job, const Conte
                        "add the annotation sidecar.istio.io/inject: \"false\" to each replica's template (lint::add_istio_opt_out does)")};
 }
 
-/// Adds `sidecar.istio.io/inject: "false"` to every replica template's annotations.
-inline void add_istio_opt_out(nlohmann::json& job) {
+TFJOB_INLINE void add_istio_opt_out(nlohmann::json& job) {
   if (!job.contains("spec") || !job["spec"].contains("tfReplicaSpecs") || !job["spec"]["tfReplicaSpecs"].is_object()) return;
   for (auto& [type, rs] : job["spec"]["tfReplicaSpecs"].items()) {
     (void)type;
@@ -442,9 +519,7 @@ inline void add_istio_opt_out(nlohmann::json& job) {
   }
 }
 
-/// Images that cannot use the GPUs the job asks for: a `tensorflow/tensorflow` tag without
-/// `-gpu` on a GPU replica; a CUDA 13 image where every node the replica may use is Volta or older.
-inline std::vector<Finding> gpu_images(const nlohmann::json& job, const Context& ctx) {
+TFJOB_INLINE std::vector<Finding> gpu_images(const nlohmann::json& job, const Context& ctx) {
   std::vector<Finding> out;
   const nlohmann::json owned6 = detail::specs_of(job);  // items() of a temporary would dangle
   for (const auto& [type, rs] : owned6.items()) {
@@ -481,8 +556,7 @@ inline std::vector<Finding> gpu_images(const nlohmann::json& job, const Context&
   return out;
 }
 
-/// Every rule. Findings in a stable order (rule, then replica type as the spec's map orders them).
-inline std::vector<Finding> lint(const nlohmann::json& job, const Context& ctx = {}) {
+TFJOB_INLINE std::vector<Finding> lint(const nlohmann::json& job, const Context& ctx) {
   std::vector<Finding> out;
   auto add = [&](std::vector<Finding> v) { for (auto& f : v) out.push_back(std::move(f)); };
   add(gpu_requests_limits(job));
@@ -499,3 +573,4 @@ inline std::vector<Finding> lint(const nlohmann::json& job, const Context& ctx =
 }
 
 }  // namespace tfjob::lint
+#endif  // TFJOB_SDK_DEFINE_API

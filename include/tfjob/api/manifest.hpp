@@ -8,6 +8,7 @@
 /// booleans, `~` is null, `0x1F` an integer; quoted scalars are always strings.
 
 #include <tfjob/api/types.hpp>
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
 
 #include <tfjob/detail/input.hpp>
@@ -29,7 +30,66 @@ namespace detail {
 
 /// A stream of JSON values (`{..}{..}` or one `[..]`), as kubectl accepts, each value's
 /// nesting bounded by limits::max_depth.
-inline std::vector<nlohmann::json> parse_json_stream(std::string_view text, const std::string& source) {
+std::vector<nlohmann::json> parse_json_stream(std::string_view text, const std::string& source);
+
+}  // namespace detail
+
+/// Parses YAML (one or more `---` documents) or JSON text into JSON values; empty
+/// documents are skipped. `source` names the input in errors (a file name, "stdin").
+/// Throws `parse_error` carrying the 1-based line and column of a syntax error, or naming
+/// the bound an input exceeds (size, nesting depth, alias expansion; see tfjob::limits).
+std::vector<nlohmann::json> parse_manifests(std::string_view text,
+                                            const std::string& source = "input");
+
+/// Like parse_manifests(), and expands `kind: List` (and `*List`) into its items.
+std::vector<nlohmann::json> parse_objects(std::string_view text, const std::string& source = "input");
+
+/// Decodes every TFJob in `text`; a document of another kind or with fields of the wrong
+/// type is an error naming the document.
+std::vector<TFJob> parse_tfjobs(std::string_view text, const std::string& source = "input");
+
+// ---- YAML out ------------------------------------------------------------------------------
+
+namespace detail {
+
+/// Would a YAML 1.1 reader (go-yaml v2) resolve this plain scalar to a non-string?
+bool resolves_to_non_string(const std::string& s);
+
+/// Can `s` be written as a plain scalar in block context (libyaml's analyze_scalar)?
+bool plain_allowed(const std::string& s);
+std::string double_quoted(const std::string& s);
+std::string single_quoted(const std::string& s);
+
+/// A string scalar as go-yaml v2 writes it (without literal blocks, handled by the caller).
+std::string yaml_string(const std::string& s);
+
+/// Can a multi-line string be written as a literal block (`|`)?
+bool literal_allowed(const std::string& s);
+std::string yaml_number(const nlohmann::json& v);
+bool is_scalar(const nlohmann::json& v);
+void emit_scalar(std::string& out, const nlohmann::json& v, int indent);
+void emit_node(std::string& out, const nlohmann::json& v, int indent);
+void emit_map(std::string& out, const nlohmann::json& m, int indent, bool first_inline);
+
+/// A block sequence; `first_inline`: the first "- " follows a "- " already written.
+void emit_seq(std::string& out, const nlohmann::json& v, int indent, bool first_inline);
+
+}  // namespace detail
+
+/// YAML as kubectl prints it: keys sorted (apiVersion, kind, metadata, spec, status),
+/// block style, list items flush with their key, two-space indent, strings quoted only
+/// when needed. Ends with a newline. Reading it back gives a JSON-equal value.
+std::string to_yaml(const nlohmann::json& j);
+
+/// Several documents separated by `---`.
+std::string to_yaml_documents(const std::vector<nlohmann::json>& docs);
+
+}  // namespace tfjob
+
+#if TFJOB_SDK_DEFINE_API
+namespace tfjob::detail {
+
+TFJOB_INLINE std::vector<nlohmann::json> parse_json_stream(std::string_view text, const std::string& source) {
   std::vector<nlohmann::json> docs;
   std::size_t pos = 0;
   while (true) {
@@ -59,14 +119,11 @@ inline std::vector<nlohmann::json> parse_json_stream(std::string_view text, cons
   return docs;
 }
 
-}  // namespace detail
+}  // namespace tfjob::detail
+namespace tfjob {
 
-/// Parses YAML (one or more `---` documents) or JSON text into JSON values; empty
-/// documents are skipped. `source` names the input in errors (a file name, "stdin").
-/// Throws `parse_error` carrying the 1-based line and column of a syntax error, or naming
-/// the bound an input exceeds (size, nesting depth, alias expansion; see tfjob::limits).
-inline std::vector<nlohmann::json> parse_manifests(std::string_view text,
-                                                   const std::string& source = "input") {
+TFJOB_INLINE std::vector<nlohmann::json> parse_manifests(std::string_view text,
+                                                         const std::string& source) {
   if (text.size() > limits::max_manifest_bytes)
     throw parse_error(source + ": " + detail::human_bytes(text.size()) + " is more than the " +
                       detail::human_bytes(limits::max_manifest_bytes) +
@@ -78,8 +135,7 @@ inline std::vector<nlohmann::json> parse_manifests(std::string_view text,
   return detail::read_yaml_documents(text, source);
 }
 
-/// Like parse_manifests(), and expands `kind: List` (and `*List`) into its items.
-inline std::vector<nlohmann::json> parse_objects(std::string_view text, const std::string& source = "input") {
+TFJOB_INLINE std::vector<nlohmann::json> parse_objects(std::string_view text, const std::string& source) {
   std::vector<nlohmann::json> out;
   auto add = [&](nlohmann::json&& x) {
     if (out.size() >= limits::max_manifest_objects)
@@ -107,9 +163,7 @@ inline std::vector<nlohmann::json> parse_objects(std::string_view text, const st
   return out;
 }
 
-/// Decodes every TFJob in `text`; a document of another kind or with fields of the wrong
-/// type is an error naming the document.
-inline std::vector<TFJob> parse_tfjobs(std::string_view text, const std::string& source = "input") {
+TFJOB_INLINE std::vector<TFJob> parse_tfjobs(std::string_view text, const std::string& source) {
   std::vector<TFJob> jobs;
   auto objs = parse_objects(text, source);
   for (std::size_t i = 0; i < objs.size(); ++i) {
@@ -135,12 +189,10 @@ inline std::vector<TFJob> parse_tfjobs(std::string_view text, const std::string&
   return jobs;
 }
 
-// ---- YAML out ------------------------------------------------------------------------------
+}  // namespace tfjob
+namespace tfjob::detail {
 
-namespace detail {
-
-/// Would a YAML 1.1 reader (go-yaml v2) resolve this plain scalar to a non-string?
-inline bool resolves_to_non_string(const std::string& s) {
+TFJOB_INLINE bool resolves_to_non_string(const std::string& s) {
   if (yaml_is_null(s) || yaml_bool(s) >= 0) return true;
   nlohmann::json n;
   if (yaml_int(s, n) || yaml_float(s, n)) return true;
@@ -155,8 +207,7 @@ inline bool resolves_to_non_string(const std::string& s) {
   return sexagesimal;
 }
 
-/// Can `s` be written as a plain scalar in block context (libyaml's analyze_scalar)?
-inline bool plain_allowed(const std::string& s) {
+TFJOB_INLINE bool plain_allowed(const std::string& s) {
   if (s.empty()) return false;
   if (s.front() == ' ' || s.back() == ' ' || s.front() == '\t' || s.back() == '\t') return false;
   const std::string indicators = "-?:,[]{}#&*!|>'\"%@`";
@@ -176,7 +227,7 @@ inline bool plain_allowed(const std::string& s) {
   return true;
 }
 
-inline std::string double_quoted(const std::string& s) {
+TFJOB_INLINE std::string double_quoted(const std::string& s) {
   std::string out = "\"";
   static const char* hex = "0123456789ABCDEF";
   for (unsigned char c : s) {
@@ -199,7 +250,7 @@ inline std::string double_quoted(const std::string& s) {
   return out + "\"";
 }
 
-inline std::string single_quoted(const std::string& s) {
+TFJOB_INLINE std::string single_quoted(const std::string& s) {
   std::string out = "'";
   for (char c : s) {
     if (c == '\'') out += "''";
@@ -208,8 +259,7 @@ inline std::string single_quoted(const std::string& s) {
   return out + "'";
 }
 
-/// A string scalar as go-yaml v2 writes it (without literal blocks, handled by the caller).
-inline std::string yaml_string(const std::string& s) {
+TFJOB_INLINE std::string yaml_string(const std::string& s) {
   if (s.empty()) return "\"\"";
   if (resolves_to_non_string(s)) return double_quoted(s);
   if (plain_allowed(s)) return s;
@@ -218,8 +268,7 @@ inline std::string yaml_string(const std::string& s) {
   return single_quoted(s);
 }
 
-/// Can a multi-line string be written as a literal block (`|`)?
-inline bool literal_allowed(const std::string& s) {
+TFJOB_INLINE bool literal_allowed(const std::string& s) {
   for (unsigned char c : s)
     if ((c < 0x20 && c != '\n') || c == 0x7F) return false;
   // trailing spaces on a line or a leading space on the first line break the round trip
@@ -229,7 +278,7 @@ inline bool literal_allowed(const std::string& s) {
   return true;
 }
 
-inline std::string yaml_number(const nlohmann::json& v) {
+TFJOB_INLINE std::string yaml_number(const nlohmann::json& v) {
   if (v.is_number_float()) {
     double d = v.get<double>();
     if (std::isnan(d)) return ".nan";
@@ -244,11 +293,11 @@ inline std::string yaml_number(const nlohmann::json& v) {
   return v.dump();
 }
 
-inline bool is_scalar(const nlohmann::json& v) {
+TFJOB_INLINE bool is_scalar(const nlohmann::json& v) {
   return !(v.is_object() && !v.empty()) && !(v.is_array() && !v.empty());
 }
 
-inline void emit_scalar(std::string& out, const nlohmann::json& v, int indent) {
+TFJOB_INLINE void emit_scalar(std::string& out, const nlohmann::json& v, int indent) {
   if (v.is_null()) out += "null";
   else if (v.is_boolean()) out += v.get<bool>() ? "true" : "false";
   else if (v.is_number()) out += yaml_number(v);
@@ -280,9 +329,7 @@ inline void emit_scalar(std::string& out, const nlohmann::json& v, int indent) {
   }
 }
 
-inline void emit_node(std::string& out, const nlohmann::json& v, int indent);
-
-inline void emit_map(std::string& out, const nlohmann::json& m, int indent, bool first_inline) {
+TFJOB_INLINE void emit_map(std::string& out, const nlohmann::json& m, int indent, bool first_inline) {
   std::string pad(static_cast<std::size_t>(indent), ' ');
   bool first = true;
   for (const auto& [k, v] : m.items()) {
@@ -303,8 +350,7 @@ inline void emit_map(std::string& out, const nlohmann::json& m, int indent, bool
   }
 }
 
-/// A block sequence; `first_inline`: the first "- " follows a "- " already written.
-inline void emit_seq(std::string& out, const nlohmann::json& v, int indent, bool first_inline) {
+TFJOB_INLINE void emit_seq(std::string& out, const nlohmann::json& v, int indent, bool first_inline) {
   std::string pad(static_cast<std::size_t>(indent), ' ');
   bool first = true;
   for (const auto& x : v) {
@@ -322,7 +368,7 @@ inline void emit_seq(std::string& out, const nlohmann::json& v, int indent, bool
   }
 }
 
-inline void emit_node(std::string& out, const nlohmann::json& v, int indent) {
+TFJOB_INLINE void emit_node(std::string& out, const nlohmann::json& v, int indent) {
   std::string pad(static_cast<std::size_t>(indent), ' ');
   if (v.is_object() && !v.empty()) {
     emit_map(out, v, indent, false);
@@ -335,19 +381,16 @@ inline void emit_node(std::string& out, const nlohmann::json& v, int indent) {
   }
 }
 
-}  // namespace detail
+}  // namespace tfjob::detail
+namespace tfjob {
 
-/// YAML as kubectl prints it: keys sorted (apiVersion, kind, metadata, spec, status),
-/// block style, list items flush with their key, two-space indent, strings quoted only
-/// when needed. Ends with a newline. Reading it back gives a JSON-equal value.
-inline std::string to_yaml(const nlohmann::json& j) {
+TFJOB_INLINE std::string to_yaml(const nlohmann::json& j) {
   std::string out;
   detail::emit_node(out, j, 0);
   return out;
 }
 
-/// Several documents separated by `---`.
-inline std::string to_yaml_documents(const std::vector<nlohmann::json>& docs) {
+TFJOB_INLINE std::string to_yaml_documents(const std::vector<nlohmann::json>& docs) {
   std::string out;
   for (std::size_t i = 0; i < docs.size(); ++i) {
     if (i) out += "---\n";
@@ -357,3 +400,4 @@ inline std::string to_yaml_documents(const std::vector<nlohmann::json>& docs) {
 }
 
 }  // namespace tfjob
+#endif  // TFJOB_SDK_DEFINE_API

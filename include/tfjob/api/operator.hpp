@@ -19,6 +19,7 @@
 #include <tfjob/api/labels.hpp>
 #include <tfjob/api/tf_config.hpp>
 #include <tfjob/api/types.hpp>
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/detail/time.hpp>
 
@@ -47,7 +48,7 @@ inline constexpr const char* resumed = "TFJobResumed";
 
 /// `IsRetryableExitCode` (train_util.go, v1.9): 128 + a signal is retryable under
 /// `restartPolicy: ExitCode` (137 SIGKILL, 143 SIGTERM); 1-127 are permanent errors.
-inline bool is_retryable_exit_code(int code) { return code >= 128; }
+bool is_retryable_exit_code(int code);
 
 /// The operator's magic "no exit code seen" value (`var exitCode int32 = 0xbeef`).
 inline constexpr int no_exit_code = 0xbeef;
@@ -86,42 +87,177 @@ struct Plan {
   std::optional<std::int64_t> requeue_after;
   std::vector<JobEvent> events;
 
-  bool empty() const {
-    return create_pods.empty() && create_services.empty() && delete_pods.empty() &&
-           delete_services.empty() && !status && !delete_job;
-  }
+  bool empty() const;
 };
 
 // ---- core/v1 JSON accessors --------------------------------------------------------------
 
 namespace detail {
-inline const nlohmann::json& field(const nlohmann::json& o, const char* key) {
+const nlohmann::json& field(const nlohmann::json& o, const char* key);
+std::string str(const nlohmann::json& o, const char* key);
+std::string label(const nlohmann::json& obj, const char* key);
+}  // namespace detail
+
+/// `status.phase` of a pod ("" when unset).
+std::string pod_phase(const nlohmann::json& pod);
+/// True once the object has a deletionTimestamp (it is going away).
+bool is_deleting(const nlohmann::json& obj);
+/// `metadata.name`.
+std::string object_name(const nlohmann::json& obj);
+
+/// `ReplicaIndex(labels)`: the replica-index label as a number; nullopt when absent or
+/// not a non-negative integer (`GetPodSlices` skips such pods).
+std::optional<int> replica_index_of(const nlohmann::json& obj);
+
+/// The exit code of the `tensorflow` container once terminated, else `no_exit_code`
+/// (ReconcilePods' loop over ContainerStatuses, `getContainerExitCode`).
+int tensorflow_exit_code(const nlohmann::json& pod);
+
+/// `GenOwnerReference`: the TFJob as the controlling owner (controller and
+/// blockOwnerDeletion true), so the garbage collector deletes what the job made.
+nlohmann::json owner_reference(const TFJob& job);
+
+/// True when `obj` has a controller ownerReference to `job` (by uid): what
+/// `ClaimPods`/`ClaimServices` keep.
+bool is_controlled_by(const nlohmann::json& obj, const TFJob& job);
+
+// ---- conditions ----------------------------------------------------------------------------
+
+/// `UpdateJobConditions` (pkg/util/status.go): nothing changes once the job has Failed;
+/// the same type, status and reason is a no-op; lastTransitionTime is kept while the
+/// status stays; Running and Restarting replace each other; Succeeded and Failed turn a
+/// Running condition False. The new condition goes last.
+void update_condition(JobStatus& st, const std::string& type, const std::string& status,
+                      const std::string& why, const std::string& message, const std::string& now);
+
+// ---- desired objects -----------------------------------------------------------------------
+
+/// The Pod the operator creates for replica `index` of `rtype` (`createNewPod` +
+/// `GetPodFromTemplate`): the template's spec, labels, annotations and finalizers; name
+/// `{job}-{type}-{i}`; the operator's labels (job-role=master on the chief, master or
+/// worker 0); TF_CONFIG appended to the `tensorflow` container's env; restartPolicy from
+/// the replica spec (`ExitCode` becomes `Never`: the operator restarts, not the kubelet);
+/// the job as controlling owner. `job` must be defaulted (set_defaults) and namespaced.
+nlohmann::json desired_pod(const TFJob& job, const std::string& rtype, int index, const OperatorOptions& opts = {});
+
+/// The headless Service of one replica (`CreateNewService`): same name as the pod,
+/// clusterIP None, selected by job-name, operator-name, replica-type and replica-index,
+/// one port per named port of the `tensorflow` container; nullopt when the replica has no
+/// `tensorflow` container (`GetPortsFromJob`: "failed to find the port").
+std::optional<nlohmann::json> desired_service(const TFJob& job, const std::string& rtype, int index);
+
+// ---- the reconcile -------------------------------------------------------------------------
+
+namespace detail {
+
+/// `GetPodSlices` / `GetServiceSlices`: objects of one replica type by index, sized
+/// max(replicas, highest index + 1).
+std::vector<std::vector<const nlohmann::json*>> slices(const std::vector<const nlohmann::json*>& objs, int replicas);
+std::vector<const nlohmann::json*> of_type(const std::vector<const nlohmann::json*>& objs, const std::string& rtype);
+std::int64_t restart_counts(const nlohmann::json& pod);
+std::optional<std::int64_t> unix_time(const std::string& ts);
+
+/// DeletePodsAndServices: once finished, cleanPodPolicy None keeps everything and Running
+/// keeps pods that are neither Running nor Pending; before that (suspend, a limit
+/// reached) every pod goes. A pod's service has the pod's name and goes with it.
+void delete_pods_and_services(Plan& plan, const std::vector<const nlohmann::json*>& pods, const RunPolicy& rp,
+                              bool finished);
+
+}  // namespace detail
+
+namespace detail {
+
+/// One reconcile pass: the defaulted job, what was observed, the status being written and
+/// the plan; each step is one of the operator's (TFJobReconciler.Reconcile, ReconcileJobs).
+struct Reconciler {
+  using json = nlohmann::json;
+  const TFJob job;
+  const Observed& seen;
+  const std::int64_t now;
+  const OperatorOptions& opts;
+  const std::string ts, name, key;
+  const RunPolicy& rp;
+  JobStatus st;
+  const json before;
+  std::vector<const json*> pods, services;  ///< the job's (controlled by it)
+  Plan plan;
+
+  Reconciler(TFJob j, const Observed& observed, std::int64_t at, const OperatorOptions& o);
+
+  /// The plan, with the status when it changed.
+  Plan result();
+
+  /// ReconcileJobs: a finished job only cleans up (cleanPodPolicy) and expires (TTL); true
+  /// when the job is finished.
+  bool finished();
+
+  /// A suspended job loses its pods (true: nothing else happens); a resumed one starts its
+  /// clock again.
+  bool suspended();
+
+  /// backoffLimit and activeDeadlineSeconds: true when the job failed for one of them.
+  bool past_limits();
+
+  /// ReconcilePods for one replica type: the replica statuses, pods created, deleted and counted;
+  /// the pods by index, for the services.
+  std::vector<std::vector<const json*>> replica_pods(const std::string& rtype, const ReplicaSpec& spec);
+
+  /// ReconcileServices for one replica type: one headless service per index.
+  void replica_services(const std::string& rtype, int replicas, const std::vector<std::vector<const json*>>& pod_slices);
+
+  /// UpdateJobStatus: Running, Succeeded and Failed by the success rule and the replicas' counts.
+  void update_status();
+};
+
+}  // namespace detail
+
+/// One reconcile of `job` (as stored; defaulting is applied here like `Scheme.Default` in
+/// the operator's Reconcile) at Unix time `now`. Returns what to change.
+Plan reconcile(const TFJob& stored, const Observed& seen, std::int64_t now, const OperatorOptions& opts = {});
+
+}  // namespace tfjob::op
+
+#if TFJOB_SDK_DEFINE_API
+namespace tfjob::op {
+
+TFJOB_INLINE bool is_retryable_exit_code(int code) { return code >= 128; }
+
+TFJOB_INLINE bool Plan::empty() const {
+  return create_pods.empty() && create_services.empty() && delete_pods.empty() &&
+         delete_services.empty() && !status && !delete_job;
+}
+
+}  // namespace tfjob::op
+namespace tfjob::op::detail {
+
+TFJOB_INLINE const nlohmann::json& field(const nlohmann::json& o, const char* key) {
   static const nlohmann::json null;
   if (!o.is_object()) return null;
   auto it = o.find(key);
   return it == o.end() ? null : *it;
 }
-inline std::string str(const nlohmann::json& o, const char* key) {
+
+TFJOB_INLINE std::string str(const nlohmann::json& o, const char* key) {
   const auto& v = field(o, key);
   return v.is_string() ? v.get<std::string>() : std::string();
 }
-inline std::string label(const nlohmann::json& obj, const char* key) {
+
+TFJOB_INLINE std::string label(const nlohmann::json& obj, const char* key) {
   return str(field(field(obj, "metadata"), "labels"), key);
 }
-}  // namespace detail
 
-/// `status.phase` of a pod ("" when unset).
-inline std::string pod_phase(const nlohmann::json& pod) { return detail::str(detail::field(pod, "status"), "phase"); }
-/// True once the object has a deletionTimestamp (it is going away).
-inline bool is_deleting(const nlohmann::json& obj) {
+}  // namespace tfjob::op::detail
+namespace tfjob::op {
+
+TFJOB_INLINE std::string pod_phase(const nlohmann::json& pod) { return detail::str(detail::field(pod, "status"), "phase"); }
+
+TFJOB_INLINE bool is_deleting(const nlohmann::json& obj) {
   return !detail::str(detail::field(obj, "metadata"), "deletionTimestamp").empty();
 }
-/// `metadata.name`.
-inline std::string object_name(const nlohmann::json& obj) { return detail::str(detail::field(obj, "metadata"), "name"); }
 
-/// `ReplicaIndex(labels)`: the replica-index label as a number; nullopt when absent or
-/// not a non-negative integer (`GetPodSlices` skips such pods).
-inline std::optional<int> replica_index_of(const nlohmann::json& obj) {
+TFJOB_INLINE std::string object_name(const nlohmann::json& obj) { return detail::str(detail::field(obj, "metadata"), "name"); }
+
+TFJOB_INLINE std::optional<int> replica_index_of(const nlohmann::json& obj) {
   std::string v = detail::label(obj, labels::replica_index);
   if (v.empty() || v.size() > 9) return std::nullopt;
   int n = 0;
@@ -132,9 +268,7 @@ inline std::optional<int> replica_index_of(const nlohmann::json& obj) {
   return n;
 }
 
-/// The exit code of the `tensorflow` container once terminated, else `no_exit_code`
-/// (ReconcilePods' loop over ContainerStatuses, `getContainerExitCode`).
-inline int tensorflow_exit_code(const nlohmann::json& pod) {
+TFJOB_INLINE int tensorflow_exit_code(const nlohmann::json& pod) {
   int code = no_exit_code;
   const auto& css = detail::field(detail::field(pod, "status"), "containerStatuses");
   if (!css.is_array()) return code;
@@ -146,16 +280,12 @@ inline int tensorflow_exit_code(const nlohmann::json& pod) {
   return code;
 }
 
-/// `GenOwnerReference`: the TFJob as the controlling owner (controller and
-/// blockOwnerDeletion true), so the garbage collector deletes what the job made.
-inline nlohmann::json owner_reference(const TFJob& job) {
+TFJOB_INLINE nlohmann::json owner_reference(const TFJob& job) {
   return {{"apiVersion", api_version}, {"kind", kind}, {"name", job.metadata.name},
           {"uid", job.metadata.uid}, {"controller", true}, {"blockOwnerDeletion", true}};
 }
 
-/// True when `obj` has a controller ownerReference to `job` (by uid): what
-/// `ClaimPods`/`ClaimServices` keep.
-inline bool is_controlled_by(const nlohmann::json& obj, const TFJob& job) {
+TFJOB_INLINE bool is_controlled_by(const nlohmann::json& obj, const TFJob& job) {
   const auto& refs = detail::field(detail::field(obj, "metadata"), "ownerReferences");
   if (!refs.is_array()) return false;
   for (const auto& r : refs)
@@ -164,14 +294,8 @@ inline bool is_controlled_by(const nlohmann::json& obj, const TFJob& job) {
   return false;
 }
 
-// ---- conditions ----------------------------------------------------------------------------
-
-/// `UpdateJobConditions` (pkg/util/status.go): nothing changes once the job has Failed;
-/// the same type, status and reason is a no-op; lastTransitionTime is kept while the
-/// status stays; Running and Restarting replace each other; Succeeded and Failed turn a
-/// Running condition False. The new condition goes last.
-inline void update_condition(JobStatus& st, const std::string& type, const std::string& status,
-                             const std::string& why, const std::string& message, const std::string& now) {
+TFJOB_INLINE void update_condition(JobStatus& st, const std::string& type, const std::string& status,
+                                   const std::string& why, const std::string& message, const std::string& now) {
   if (st.failed()) return;
   const JobCondition* cur = st.condition(type);
   if (cur && cur->status == status && cur->reason == why) return;
@@ -195,15 +319,7 @@ inline void update_condition(JobStatus& st, const std::string& type, const std::
   st.conditions = std::move(out);
 }
 
-// ---- desired objects -----------------------------------------------------------------------
-
-/// The Pod the operator creates for replica `index` of `rtype` (`createNewPod` +
-/// `GetPodFromTemplate`): the template's spec, labels, annotations and finalizers; name
-/// `{job}-{type}-{i}`; the operator's labels (job-role=master on the chief, master or
-/// worker 0); TF_CONFIG appended to the `tensorflow` container's env; restartPolicy from
-/// the replica spec (`ExitCode` becomes `Never`: the operator restarts, not the kubelet);
-/// the job as controlling owner. `job` must be defaulted (set_defaults) and namespaced.
-inline nlohmann::json desired_pod(const TFJob& job, const std::string& rtype, int index, const OperatorOptions& opts = {}) {
+TFJOB_INLINE nlohmann::json desired_pod(const TFJob& job, const std::string& rtype, int index, const OperatorOptions& opts) {
   using nlohmann::json;
   const ReplicaSpec& spec = job.spec.tf_replica_specs.at(rtype);
   const json tmpl = spec.template_.is_object() ? spec.template_ : json::object();
@@ -231,11 +347,7 @@ inline nlohmann::json desired_pod(const TFJob& job, const std::string& rtype, in
   return pod;
 }
 
-/// The headless Service of one replica (`CreateNewService`): same name as the pod,
-/// clusterIP None, selected by job-name, operator-name, replica-type and replica-index,
-/// one port per named port of the `tensorflow` container; nullopt when the replica has no
-/// `tensorflow` container (`GetPortsFromJob`: "failed to find the port").
-inline std::optional<nlohmann::json> desired_service(const TFJob& job, const std::string& rtype, int index) {
+TFJOB_INLINE std::optional<nlohmann::json> desired_service(const TFJob& job, const std::string& rtype, int index) {
   using nlohmann::json;
   const ReplicaSpec& spec = job.spec.tf_replica_specs.at(rtype);
   const json* tf = tensorflow_container(spec);
@@ -262,13 +374,10 @@ inline std::optional<nlohmann::json> desired_service(const TFJob& job, const std
               {"spec", spec_j}};
 }
 
-// ---- the reconcile -------------------------------------------------------------------------
+}  // namespace tfjob::op
+namespace tfjob::op::detail {
 
-namespace detail {
-
-/// `GetPodSlices` / `GetServiceSlices`: objects of one replica type by index, sized
-/// max(replicas, highest index + 1).
-inline std::vector<std::vector<const nlohmann::json*>> slices(const std::vector<const nlohmann::json*>& objs, int replicas) {
+TFJOB_INLINE std::vector<std::vector<const nlohmann::json*>> slices(const std::vector<const nlohmann::json*>& objs, int replicas) {
   int size = replicas;
   for (const auto* o : objs)
     if (auto i = replica_index_of(*o)) size = std::max(size, *i + 1);
@@ -278,7 +387,7 @@ inline std::vector<std::vector<const nlohmann::json*>> slices(const std::vector<
   return out;
 }
 
-inline std::vector<const nlohmann::json*> of_type(const std::vector<const nlohmann::json*>& objs, const std::string& rtype) {
+TFJOB_INLINE std::vector<const nlohmann::json*> of_type(const std::vector<const nlohmann::json*>& objs, const std::string& rtype) {
   std::vector<const nlohmann::json*> out;
   const std::string rt = to_lower(rtype);
   for (const auto* o : objs)
@@ -286,7 +395,7 @@ inline std::vector<const nlohmann::json*> of_type(const std::vector<const nlohma
   return out;
 }
 
-inline std::int64_t restart_counts(const nlohmann::json& pod) {
+TFJOB_INLINE std::int64_t restart_counts(const nlohmann::json& pod) {
   std::int64_t n = 0;
   for (const char* key : {"initContainerStatuses", "containerStatuses"}) {
     const auto& css = field(field(pod, "status"), key);
@@ -298,17 +407,14 @@ inline std::int64_t restart_counts(const nlohmann::json& pod) {
   return n;
 }
 
-inline std::optional<std::int64_t> unix_time(const std::string& ts) {
+TFJOB_INLINE std::optional<std::int64_t> unix_time(const std::string& ts) {
   std::int64_t s = 0, ns = 0;
   if (ts.empty() || !tfjob::detail::parse_rfc3339(ts, s, ns)) return std::nullopt;
   return s;
 }
 
-/// DeletePodsAndServices: once finished, cleanPodPolicy None keeps everything and Running
-/// keeps pods that are neither Running nor Pending; before that (suspend, a limit
-/// reached) every pod goes. A pod's service has the pod's name and goes with it.
-inline void delete_pods_and_services(Plan& plan, const std::vector<const nlohmann::json*>& pods, const RunPolicy& rp,
-                                     bool finished) {
+TFJOB_INLINE void delete_pods_and_services(Plan& plan, const std::vector<const nlohmann::json*>& pods, const RunPolicy& rp,
+                                           bool finished) {
   const std::string policy = rp.clean_pod_policy.value_or(clean_pod_policy::None);
   if (finished && policy == clean_pod_policy::None) return;
   for (const auto* p : pods) {
@@ -321,288 +427,257 @@ inline void delete_pods_and_services(Plan& plan, const std::vector<const nlohman
   }
 }
 
-}  // namespace detail
+TFJOB_INLINE Reconciler::Reconciler(TFJob j, const Observed& observed, std::int64_t at, const OperatorOptions& o)
+    : job(std::move(j)),
+      seen(observed),
+      now(at),
+      opts(o),
+      ts(tfjob::detail::format_rfc3339(static_cast<std::time_t>(now))),
+      name(job.metadata.name),
+      key(job.metadata.namespace_ + "/" + name),
+      rp(job.spec.run_policy),
+      st(job.status.value_or(JobStatus{})),
+      before(job.status ? json(*job.status) : json()) {
+  for (const auto& p : seen.pods)
+    if (is_controlled_by(p, job)) pods.push_back(&p);
+  for (const auto& s : seen.services)
+    if (is_controlled_by(s, job)) services.push_back(&s);
+  // onOwnerCreateFunc: a new job gets its Created condition
+  if (st.conditions.empty())
+    update_condition(st, condition_type::Created, "True", reason::created, "TFJob " + name + " is created.", ts);
+}
 
-namespace detail {
+TFJOB_INLINE Plan Reconciler::result() {
+  if (json(st) != before) plan.status = st;
+  return plan;
+}
 
-/// One reconcile pass: the defaulted job, what was observed, the status being written and
-/// the plan; each step is one of the operator's (TFJobReconciler.Reconcile, ReconcileJobs).
-struct Reconciler {
-  using json = nlohmann::json;
-  const TFJob job;
-  const Observed& seen;
-  const std::int64_t now;
-  const OperatorOptions& opts;
-  const std::string ts, name, key;
-  const RunPolicy& rp;
-  JobStatus st;
-  const json before;
-  std::vector<const json*> pods, services;  ///< the job's (controlled by it)
-  Plan plan;
-
-  Reconciler(TFJob j, const Observed& observed, std::int64_t at, const OperatorOptions& o)
-      : job(std::move(j)),
-        seen(observed),
-        now(at),
-        opts(o),
-        ts(tfjob::detail::format_rfc3339(static_cast<std::time_t>(now))),
-        name(job.metadata.name),
-        key(job.metadata.namespace_ + "/" + name),
-        rp(job.spec.run_policy),
-        st(job.status.value_or(JobStatus{})),
-        before(job.status ? json(*job.status) : json()) {
-    for (const auto& p : seen.pods)
-      if (is_controlled_by(p, job)) pods.push_back(&p);
-    for (const auto& s : seen.services)
-      if (is_controlled_by(s, job)) services.push_back(&s);
-    // onOwnerCreateFunc: a new job gets its Created condition
-    if (st.conditions.empty())
-      update_condition(st, condition_type::Created, "True", reason::created, "TFJob " + name + " is created.", ts);
-  }
-
-  /// The plan, with the status when it changed.
-  Plan result() {
-    if (json(st) != before) plan.status = st;
-    return plan;
-  }
-
-  /// ReconcileJobs: a finished job only cleans up (cleanPodPolicy) and expires (TTL); true
-  /// when the job is finished.
-  bool finished() {
-    if (!st.finished()) return false;
-    detail::delete_pods_and_services(plan, pods, rp, true);
-    // CleanupJob: delete the job ttlSecondsAfterFinished after its completionTime
-    if (rp.ttl_seconds_after_finished) {
-      if (auto done = detail::unix_time(st.completion_time)) {
-        const std::int64_t expire = *done + *rp.ttl_seconds_after_finished;
-        if (now > expire) {
-          plan.delete_job = true;
-          plan.events.push_back({"Normal", "SuccessfulDeleteJob", "Deleted job: " + name});
-        } else {
-          plan.requeue_after = expire - now + 1;
-        }
+TFJOB_INLINE bool Reconciler::finished() {
+  if (!st.finished()) return false;
+  detail::delete_pods_and_services(plan, pods, rp, true);
+  // CleanupJob: delete the job ttlSecondsAfterFinished after its completionTime
+  if (rp.ttl_seconds_after_finished) {
+    if (auto done = detail::unix_time(st.completion_time)) {
+      const std::int64_t expire = *done + *rp.ttl_seconds_after_finished;
+      if (now > expire) {
+        plan.delete_job = true;
+        plan.events.push_back({"Normal", "SuccessfulDeleteJob", "Deleted job: " + name});
+      } else {
+        plan.requeue_after = expire - now + 1;
       }
     }
-    // a succeeded job's replicas that were still active count as succeeded
-    if (st.succeeded())
-      for (auto& [t, rs] : st.replica_statuses) {
-        rs.succeeded += rs.active;
-        rs.active = 0;
-      }
+  }
+  // a succeeded job's replicas that were still active count as succeeded
+  if (st.succeeded())
+    for (auto& [t, rs] : st.replica_statuses) {
+      rs.succeeded += rs.active;
+      rs.active = 0;
+    }
+  return true;
+}
+
+TFJOB_INLINE bool Reconciler::suspended() {
+  if (rp.suspend.value_or(false)) {
+    detail::delete_pods_and_services(plan, pods, rp, false);
+    for (auto& [t, rs] : st.replica_statuses) rs.active = 0;
+    const std::string msg = "TFJob " + name + " is suspended.";
+    if (st.has_condition(condition_type::Running))
+      update_condition(st, condition_type::Running, "False", reason::suspended, msg, ts);
+    if (!st.has_condition(condition_type::Suspended)) {
+      update_condition(st, condition_type::Suspended, "True", reason::suspended, msg, ts);
+      // the operator records this on every pass; the event recorder folds repeats into one
+      plan.events.push_back({"Normal", reason::suspended, msg});
+    }
     return true;
   }
-
-  /// A suspended job loses its pods (true: nothing else happens); a resumed one starts its
-  /// clock again.
-  bool suspended() {
-    if (rp.suspend.value_or(false)) {
-      detail::delete_pods_and_services(plan, pods, rp, false);
-      for (auto& [t, rs] : st.replica_statuses) rs.active = 0;
-      const std::string msg = "TFJob " + name + " is suspended.";
-      if (st.has_condition(condition_type::Running))
-        update_condition(st, condition_type::Running, "False", reason::suspended, msg, ts);
-      if (!st.has_condition(condition_type::Suspended)) {
-        update_condition(st, condition_type::Suspended, "True", reason::suspended, msg, ts);
-        // the operator records this on every pass; the event recorder folds repeats into one
-        plan.events.push_back({"Normal", reason::suspended, msg});
-      }
-      return true;
-    }
-    if (st.has_condition(condition_type::Suspended)) {  // resumed: the clock starts again
-      const std::string msg = "TFJob " + name + " is resumed.";
-      update_condition(st, condition_type::Suspended, "False", reason::resumed, msg, ts);
-      st.start_time = ts;
-      plan.events.push_back({"Normal", reason::resumed, msg});
-    }
-    return false;
+  if (st.has_condition(condition_type::Suspended)) {  // resumed: the clock starts again
+    const std::string msg = "TFJob " + name + " is resumed.";
+    update_condition(st, condition_type::Suspended, "False", reason::resumed, msg, ts);
+    st.start_time = ts;
+    plan.events.push_back({"Normal", reason::resumed, msg});
   }
+  return false;
+}
 
-  /// backoffLimit and activeDeadlineSeconds: true when the job failed for one of them.
-  bool past_limits() {
-    int active = 0, failed = 0;
-    for (const auto* p : pods) {
-      const std::string ph = pod_phase(*p);
-      if (ph != "Succeeded" && ph != "Failed" && !is_deleting(*p)) ++active;  // FilterActivePods
-      if (ph == "Failed") ++failed;
-    }
-    int prev_failed = 0;
-    for (const auto& [t, rs] : st.replica_statuses) prev_failed += rs.failed;
-    std::string failure;
-    if (rp.backoff_limit) {
-      // exceedsBackoffLimit: a new failure while not every replica is active, and
-      // previousRetry + 1 > backoffLimit; the v1.9 reconcilers' work queue is a
-      // FakeWorkQueue whose NumRequeues is always 0
-      const bool exceeds = failed > prev_failed && active != job.total_replicas() && 0 + 1 > *rp.backoff_limit;
-      // PastBackoffLimit: container restarts of running pods of OnFailure/Always replicas
-      std::int64_t restarts = 0;
-      for (const auto& [t, spec] : job.spec.tf_replica_specs) {
-        if (spec.restart_policy != restart_policy::OnFailure && spec.restart_policy != restart_policy::Always) continue;
-        for (const auto* p : detail::of_type(pods, t))
-          if (pod_phase(*p) == "Running") restarts += detail::restart_counts(*p);
-      }
-      const bool past = *rp.backoff_limit == 0 ? restarts > 0 : restarts >= *rp.backoff_limit;
-      if (exceeds || past) failure = "TFJob " + name + " has failed because it has reached the specified backoff limit";
-    }
-    if (failure.empty() && rp.active_deadline_seconds) {  // PastActiveDeadline
-      if (auto start = detail::unix_time(st.start_time)) {
-        if (now - *start >= *rp.active_deadline_seconds)
-          failure = "TFJob " + name + " has failed because it was active longer than specified deadline";
-        else
-          plan.requeue_after = *start + *rp.active_deadline_seconds - now;
-      }
-    }
-    if (!failure.empty()) {
-      if (st.completion_time.empty()) st.completion_time = ts;
-      detail::delete_pods_and_services(plan, pods, rp, false);
-      plan.events.push_back({"Normal", reason::failed, failure});
-      update_condition(st, condition_type::Failed, "True", reason::failed, failure, ts);
-      plan.requeue_after.reset();
-      return true;
-    }
-    return false;
+TFJOB_INLINE bool Reconciler::past_limits() {
+  int active = 0, failed = 0;
+  for (const auto* p : pods) {
+    const std::string ph = pod_phase(*p);
+    if (ph != "Succeeded" && ph != "Failed" && !is_deleting(*p)) ++active;  // FilterActivePods
+    if (ph == "Failed") ++failed;
   }
+  int prev_failed = 0;
+  for (const auto& [t, rs] : st.replica_statuses) prev_failed += rs.failed;
+  std::string failure;
+  if (rp.backoff_limit) {
+    // exceedsBackoffLimit: a new failure while not every replica is active, and
+    // previousRetry + 1 > backoffLimit; the v1.9 reconcilers' work queue is a
+    // FakeWorkQueue whose NumRequeues is always 0
+    const bool exceeds = failed > prev_failed && active != job.total_replicas() && 0 + 1 > *rp.backoff_limit;
+    // PastBackoffLimit: container restarts of running pods of OnFailure/Always replicas
+    std::int64_t restarts = 0;
+    for (const auto& [t, spec] : job.spec.tf_replica_specs) {
+      if (spec.restart_policy != restart_policy::OnFailure && spec.restart_policy != restart_policy::Always) continue;
+      for (const auto* p : detail::of_type(pods, t))
+        if (pod_phase(*p) == "Running") restarts += detail::restart_counts(*p);
+    }
+    const bool past = *rp.backoff_limit == 0 ? restarts > 0 : restarts >= *rp.backoff_limit;
+    if (exceeds || past) failure = "TFJob " + name + " has failed because it has reached the specified backoff limit";
+  }
+  if (failure.empty() && rp.active_deadline_seconds) {  // PastActiveDeadline
+    if (auto start = detail::unix_time(st.start_time)) {
+      if (now - *start >= *rp.active_deadline_seconds)
+        failure = "TFJob " + name + " has failed because it was active longer than specified deadline";
+      else
+        plan.requeue_after = *start + *rp.active_deadline_seconds - now;
+    }
+  }
+  if (!failure.empty()) {
+    if (st.completion_time.empty()) st.completion_time = ts;
+    detail::delete_pods_and_services(plan, pods, rp, false);
+    plan.events.push_back({"Normal", reason::failed, failure});
+    update_condition(st, condition_type::Failed, "True", reason::failed, failure, ts);
+    plan.requeue_after.reset();
+    return true;
+  }
+  return false;
+}
 
-  /// ReconcilePods for one replica type: the replica statuses, pods created, deleted and counted;
-  /// the pods by index, for the services.
-  std::vector<std::vector<const json*>> replica_pods(const std::string& rtype, const ReplicaSpec& spec) {
-    const std::string rt = to_lower(rtype);
-    const int replicas = spec.replicas_or_default();
-    // initializeReplicaStatuses, with the selector v1.9 publishes for the scale subresource
-    ReplicaStatus& rs = st.replica_statuses[rtype] = ReplicaStatus{};
-    auto sel = job_labels(name);
-    sel[labels::replica_type] = rt;
-    rs.label_selector = {{"matchLabels", sel}};
-    for (const auto& [k, v] : sel) rs.selector += (rs.selector.empty() ? "" : ",") + k + "=" + v;
+TFJOB_INLINE std::vector<std::vector<const Reconciler::json*>> Reconciler::replica_pods(const std::string& rtype, const ReplicaSpec& spec) {
+  const std::string rt = to_lower(rtype);
+  const int replicas = spec.replicas_or_default();
+  // initializeReplicaStatuses, with the selector v1.9 publishes for the scale subresource
+  ReplicaStatus& rs = st.replica_statuses[rtype] = ReplicaStatus{};
+  auto sel = job_labels(name);
+  sel[labels::replica_type] = rt;
+  rs.label_selector = {{"matchLabels", sel}};
+  for (const auto& [k, v] : sel) rs.selector += (rs.selector.empty() ? "" : ",") + k + "=" + v;
 
-    const auto pod_slices = detail::slices(detail::of_type(pods, rtype), replicas);
-    for (std::size_t i = 0; i < pod_slices.size(); ++i) {
-      const int index = static_cast<int>(i);
-      if (pod_slices[i].size() > 1) continue;  // "We have too many pods for ..."
-      if (pod_slices[i].empty()) {
-        json pod = desired_pod(job, rtype, index, opts);
-        if (spec.template_.is_object() && spec.template_.contains("spec") && spec.template_["spec"].is_object() &&
-            !tfjob::detail::value_at(spec.template_["spec"], "restartPolicy", std::string()).empty())
-          plan.events.push_back({"Warning", "SettedPodTemplateRestartPolicy",
-                                 "Restart policy in pod template will be overwritten by restart policy in replica spec"});
-        plan.events.push_back({"Normal", "SuccessfulCreatePod", "Created pod: " + object_name(pod)});
-        plan.create_pods.push_back(std::move(pod));
-        continue;
-      }
-      const json& pod = *pod_slices[i][0];
-      bool deleted = false;
-      if (index >= replicas && !is_deleting(pod)) {  // scaled down
+  const auto pod_slices = detail::slices(detail::of_type(pods, rtype), replicas);
+  for (std::size_t i = 0; i < pod_slices.size(); ++i) {
+    const int index = static_cast<int>(i);
+    if (pod_slices[i].size() > 1) continue;  // "We have too many pods for ..."
+    if (pod_slices[i].empty()) {
+      json pod = desired_pod(job, rtype, index, opts);
+      if (spec.template_.is_object() && spec.template_.contains("spec") && spec.template_["spec"].is_object() &&
+          !tfjob::detail::value_at(spec.template_["spec"], "restartPolicy", std::string()).empty())
+        plan.events.push_back({"Warning", "SettedPodTemplateRestartPolicy",
+                               "Restart policy in pod template will be overwritten by restart policy in replica spec"});
+      plan.events.push_back({"Normal", "SuccessfulCreatePod", "Created pod: " + object_name(pod)});
+      plan.create_pods.push_back(std::move(pod));
+      continue;
+    }
+    const json& pod = *pod_slices[i][0];
+    bool deleted = false;
+    if (index >= replicas && !is_deleting(pod)) {  // scaled down
+      plan.delete_pods.push_back(object_name(pod));
+      plan.events.push_back({"Normal", "SuccessfulDeletePod", "Deleted pod: " + object_name(pod)});
+      deleted = true;
+    }
+    const std::string ph = pod_phase(pod);
+    const int code = tensorflow_exit_code(pod);
+    // a failed pod is recreated under ExitCode with a retryable code, OnFailure, Always
+    if (ph == "Failed" && !is_deleting(pod) &&
+        ((spec.restart_policy == restart_policy::ExitCode && is_retryable_exit_code(code)) ||
+         spec.restart_policy == restart_policy::OnFailure || spec.restart_policy == restart_policy::Always)) {
+      if (!deleted) {
         plan.delete_pods.push_back(object_name(pod));
         plan.events.push_back({"Normal", "SuccessfulDeletePod", "Deleted pod: " + object_name(pod)});
-        deleted = true;
       }
-      const std::string ph = pod_phase(pod);
-      const int code = tensorflow_exit_code(pod);
-      // a failed pod is recreated under ExitCode with a retryable code, OnFailure, Always
-      if (ph == "Failed" && !is_deleting(pod) &&
-          ((spec.restart_policy == restart_policy::ExitCode && is_retryable_exit_code(code)) ||
-           spec.restart_policy == restart_policy::OnFailure || spec.restart_policy == restart_policy::Always)) {
-        if (!deleted) {
-          plan.delete_pods.push_back(object_name(pod));
-          plan.events.push_back({"Normal", "SuccessfulDeletePod", "Deleted pod: " + object_name(pod)});
-        }
-        const std::string msg = "TFJob " + name + " is restarting because " + rtype + " replica(s) failed.";
-        plan.events.push_back({"Warning", reason::restarting, msg});
-        update_condition(st, condition_type::Restarting, "True", reason::restarting, msg, ts);
-      }
-      // updateJobReplicaStatuses: a running pod being deleted counts as failed (it may
-      // never reach Failed: an orphan on a lost node)
-      if (ph == "Running") (is_deleting(pod) ? rs.failed : rs.active)++;
-      else if (ph == "Succeeded") ++rs.succeeded;
-      else if (ph == "Failed") ++rs.failed;
+      const std::string msg = "TFJob " + name + " is restarting because " + rtype + " replica(s) failed.";
+      plan.events.push_back({"Warning", reason::restarting, msg});
+      update_condition(st, condition_type::Restarting, "True", reason::restarting, msg, ts);
     }
-    return pod_slices;
+    // updateJobReplicaStatuses: a running pod being deleted counts as failed (it may
+    // never reach Failed: an orphan on a lost node)
+    if (ph == "Running") (is_deleting(pod) ? rs.failed : rs.active)++;
+    else if (ph == "Succeeded") ++rs.succeeded;
+    else if (ph == "Failed") ++rs.failed;
   }
+  return pod_slices;
+}
 
-  /// ReconcileServices for one replica type: one headless service per index.
-  void replica_services(const std::string& rtype, int replicas, const std::vector<std::vector<const json*>>& pod_slices) {
-    const auto svc_slices = detail::slices(detail::of_type(services, rtype), replicas);
-    for (std::size_t i = 0; i < svc_slices.size(); ++i) {
-      const int index = static_cast<int>(i);
-      if (svc_slices[i].size() > 1) continue;
-      if (svc_slices[i].empty()) {
-        if (auto svc = desired_service(job, rtype, index)) {
-          plan.events.push_back({"Normal", "SuccessfulCreateService", "Created service: " + object_name(*svc)});
-          plan.create_services.push_back(std::move(*svc));
-        } else if (i < pod_slices.size() && pod_slices[i].empty()) {  // said once, with the pod's creation
-          plan.events.push_back({"Warning", "FailedCreateService",
-                                 "replica " + rtype + " has no container named " + default_container_name +
-                                     ": no port for its service"});
-        }
-      } else if (index >= replicas && !is_deleting(*svc_slices[i][0])) {
-        plan.delete_services.push_back(object_name(*svc_slices[i][0]));
-        plan.events.push_back({"Normal", "SuccessfulDeleteService", "Deleted service: " + object_name(*svc_slices[i][0])});
+TFJOB_INLINE void Reconciler::replica_services(const std::string& rtype, int replicas, const std::vector<std::vector<const json*>>& pod_slices) {
+  const auto svc_slices = detail::slices(detail::of_type(services, rtype), replicas);
+  for (std::size_t i = 0; i < svc_slices.size(); ++i) {
+    const int index = static_cast<int>(i);
+    if (svc_slices[i].size() > 1) continue;
+    if (svc_slices[i].empty()) {
+      if (auto svc = desired_service(job, rtype, index)) {
+        plan.events.push_back({"Normal", "SuccessfulCreateService", "Created service: " + object_name(*svc)});
+        plan.create_services.push_back(std::move(*svc));
+      } else if (i < pod_slices.size() && pod_slices[i].empty()) {  // said once, with the pod's creation
+        plan.events.push_back({"Warning", "FailedCreateService",
+                               "replica " + rtype + " has no container named " + default_container_name +
+                                   ": no port for its service"});
       }
+    } else if (index >= replicas && !is_deleting(*svc_slices[i][0])) {
+      plan.delete_services.push_back(object_name(*svc_slices[i][0]));
+      plan.events.push_back({"Normal", "SuccessfulDeleteService", "Deleted service: " + object_name(*svc_slices[i][0])});
     }
   }
+}
 
-  /// UpdateJobStatus: Running, Succeeded and Failed by the success rule and the replicas' counts.
-  void update_status() {
-    bool worker0_completed = false;  // IsWorker0Completed
-    if (const auto* w = job.replica(replica_type::Worker)) {
-      const auto ws = detail::slices(detail::of_type(pods, replica_type::Worker), w->replicas_or_default());
-      worker0_completed = !ws.empty() && ws[0].size() == 1 && tensorflow_exit_code(*ws[0][0]) == 0 &&
-                          pod_phase(*ws[0][0]) == "Succeeded";
-    }
-    if (st.start_time.empty()) {
-      st.start_time = ts;
-      if (rp.active_deadline_seconds) plan.requeue_after = *rp.active_deadline_seconds;
-    }
-    // a Restarting condition set above must survive a Running condition set below
-    std::optional<JobCondition> restarting;
-    if (const auto* c = st.condition(condition_type::Restarting)) restarting = *c;
-    const bool has_chief = job.has_replica(replica_type::Chief) || job.has_replica(replica_type::Master);
-    const std::string ok_msg = "TFJob " + key + " successfully completed.";
-    const std::string run_msg = "TFJob " + key + " is running.";
-    auto succeed = [&]() {
-      if (!st.succeeded()) plan.events.push_back({"Normal", reason::succeeded, ok_msg});
-      if (st.completion_time.empty()) st.completion_time = ts;
-      update_condition(st, condition_type::Succeeded, "True", reason::succeeded, ok_msg, ts);
-    };
-    for (const char* rtype : {replica_type::Chief, replica_type::Evaluator, replica_type::Master, replica_type::PS,
-                              replica_type::Worker}) {
-      const ReplicaSpec* spec = job.replica(rtype);
-      if (!spec) continue;
-      const ReplicaStatus rs = st.replica_statuses[rtype];
-      const int expected = spec->replicas_or_default() - rs.succeeded;
-      if (has_chief) {
-        if (is_chief_or_master(rtype)) {
-          if (rs.active > 0) update_condition(st, condition_type::Running, "True", reason::running, run_msg, ts);
-          if (expected == 0) succeed();
-        }
-      } else if (std::string(rtype) == replica_type::Worker) {
-        if (expected == 0 || (worker0_completed && job.spec.success_policy.value_or("") != success_policy::AllWorkers))
-          succeed();
-        else if (rs.active > 0)
-          update_condition(st, condition_type::Running, "True", reason::running, run_msg, ts);
-      }
-      if (rs.failed > 0) {
-        if (restarting) {
-          update_condition(st, condition_type::Restarting, "True", restarting->reason, restarting->message, ts);
-        } else if (job.spec.enable_dynamic_worker && std::string(rtype) == replica_type::Worker) {
-          continue;  // "continues regardless ... as enableDynamicWorker is set true"
-        } else {
-          const std::string msg = "TFJob " + key + " has failed because " + std::to_string(rs.failed) + " " + rtype +
-                                  " replica(s) failed.";
-          if (!st.failed()) plan.events.push_back({"Normal", reason::failed, msg});
-          if (st.completion_time.empty()) st.completion_time = ts;
-          update_condition(st, condition_type::Failed, "True", reason::failed, msg, ts);
-        }
-      }
-    }
-    if (st.finished()) plan.requeue_after = rp.ttl_seconds_after_finished ? std::optional<std::int64_t>(*rp.ttl_seconds_after_finished + 1) : std::nullopt;
+TFJOB_INLINE void Reconciler::update_status() {
+  bool worker0_completed = false;  // IsWorker0Completed
+  if (const auto* w = job.replica(replica_type::Worker)) {
+    const auto ws = detail::slices(detail::of_type(pods, replica_type::Worker), w->replicas_or_default());
+    worker0_completed = !ws.empty() && ws[0].size() == 1 && tensorflow_exit_code(*ws[0][0]) == 0 &&
+                        pod_phase(*ws[0][0]) == "Succeeded";
   }
-};
+  if (st.start_time.empty()) {
+    st.start_time = ts;
+    if (rp.active_deadline_seconds) plan.requeue_after = *rp.active_deadline_seconds;
+  }
+  // a Restarting condition set above must survive a Running condition set below
+  std::optional<JobCondition> restarting;
+  if (const auto* c = st.condition(condition_type::Restarting)) restarting = *c;
+  const bool has_chief = job.has_replica(replica_type::Chief) || job.has_replica(replica_type::Master);
+  const std::string ok_msg = "TFJob " + key + " successfully completed.";
+  const std::string run_msg = "TFJob " + key + " is running.";
+  auto succeed = [&]() {
+    if (!st.succeeded()) plan.events.push_back({"Normal", reason::succeeded, ok_msg});
+    if (st.completion_time.empty()) st.completion_time = ts;
+    update_condition(st, condition_type::Succeeded, "True", reason::succeeded, ok_msg, ts);
+  };
+  for (const char* rtype : {replica_type::Chief, replica_type::Evaluator, replica_type::Master, replica_type::PS,
+                            replica_type::Worker}) {
+    const ReplicaSpec* spec = job.replica(rtype);
+    if (!spec) continue;
+    const ReplicaStatus rs = st.replica_statuses[rtype];
+    const int expected = spec->replicas_or_default() - rs.succeeded;
+    if (has_chief) {
+      if (is_chief_or_master(rtype)) {
+        if (rs.active > 0) update_condition(st, condition_type::Running, "True", reason::running, run_msg, ts);
+        if (expected == 0) succeed();
+      }
+    } else if (std::string(rtype) == replica_type::Worker) {
+      if (expected == 0 || (worker0_completed && job.spec.success_policy.value_or("") != success_policy::AllWorkers))
+        succeed();
+      else if (rs.active > 0)
+        update_condition(st, condition_type::Running, "True", reason::running, run_msg, ts);
+    }
+    if (rs.failed > 0) {
+      if (restarting) {
+        update_condition(st, condition_type::Restarting, "True", restarting->reason, restarting->message, ts);
+      } else if (job.spec.enable_dynamic_worker && std::string(rtype) == replica_type::Worker) {
+        continue;  // "continues regardless ... as enableDynamicWorker is set true"
+      } else {
+        const std::string msg = "TFJob " + key + " has failed because " + std::to_string(rs.failed) + " " + rtype +
+                                " replica(s) failed.";
+        if (!st.failed()) plan.events.push_back({"Normal", reason::failed, msg});
+        if (st.completion_time.empty()) st.completion_time = ts;
+        update_condition(st, condition_type::Failed, "True", reason::failed, msg, ts);
+      }
+    }
+  }
+  if (st.finished()) plan.requeue_after = rp.ttl_seconds_after_finished ? std::optional<std::int64_t>(*rp.ttl_seconds_after_finished + 1) : std::nullopt;
+}
 
-}  // namespace detail
+}  // namespace tfjob::op::detail
+namespace tfjob::op {
 
-/// One reconcile of `job` (as stored; defaulting is applied here like `Scheme.Default` in
-/// the operator's Reconcile) at Unix time `now`. Returns what to change.
-inline Plan reconcile(const TFJob& stored, const Observed& seen, std::int64_t now, const OperatorOptions& opts = {}) {
+TFJOB_INLINE Plan reconcile(const TFJob& stored, const Observed& seen, std::int64_t now, const OperatorOptions& opts) {
   TFJob job = with_defaults(stored);
   if (job.metadata.namespace_.empty()) job.metadata.namespace_ = "default";
   // Reconcile: a job being deleted is left to the garbage collector
@@ -619,3 +694,4 @@ inline Plan reconcile(const TFJob& stored, const Observed& seen, std::int64_t no
 }
 
 }  // namespace tfjob::op
+#endif  // TFJOB_SDK_DEFINE_API

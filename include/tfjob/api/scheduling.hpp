@@ -6,6 +6,7 @@
 /// `v1.PodSpec` and `v1.Node` as JSON: lint, the GPU preflight and `explain` share them.
 
 #include <tfjob/api/quantity.hpp>
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 
 #include <nlohmann/json.hpp>
@@ -24,9 +25,9 @@ struct NodeFit {
   bool schedulable = true;                      ///< not cordoned (or the pod tolerates it)
   std::vector<std::string> selector_misses;     ///< `key=value` of nodeSelector/affinity the node lacks
   std::vector<std::string> untolerated_taints;  ///< `key=value:Effect` the pod does not tolerate
-  bool ok() const { return schedulable && selector_misses.empty() && untolerated_taints.empty(); }
+  bool ok() const;
   /// How far from fitting: the number of reasons it does not.
-  std::size_t misses() const { return (schedulable ? 0 : 1) + selector_misses.size() + untolerated_taints.size(); }
+  std::size_t misses() const;
 };
 
 namespace detail {
@@ -35,7 +36,47 @@ using tfjob::detail::obj_at;
 using tfjob::detail::str_at;
 /// One NodeSelectorRequirement against the node's labels (k8s.io/component-helpers
 /// scheduling/corev1/nodeaffinity: In, NotIn, Exists, DoesNotExist, Gt, Lt).
-inline bool requirement_matches(const nlohmann::json& req, const nlohmann::json& labels) {
+bool requirement_matches(const nlohmann::json& req, const nlohmann::json& labels);
+std::string requirement_text(const nlohmann::json& req);
+}  // namespace detail
+
+/// Whether `toleration` tolerates `taint` (k8s.io/api core/v1 `Toleration.ToleratesTaint`):
+/// an empty effect matches every effect, an empty key with `Exists` every key, `Exists`
+/// ignores the value, `Equal` (the default operator) needs the same value.
+bool tolerates(const nlohmann::json& toleration, const nlohmann::json& taint);
+
+/// How `node` stands for a pod with `pod_spec`. Taints with effect NoSchedule or NoExecute
+/// filter (PreferNoSchedule only scores); a cordoned node (`spec.unschedulable`) is out
+/// unless the pod tolerates `node.kubernetes.io/unschedulable:NoSchedule`, as the
+/// NodeUnschedulable plugin rules. nodeSelector and required node affinity terms (ORed,
+/// expressions ANDed) must match the node's labels.
+NodeFit node_fit(const nlohmann::json& pod_spec, const nlohmann::json& node);
+
+/// What one pod requests, per resource, in base units (NodeResourcesFit's `computePodResourceRequest`:
+/// the sum over containers, or the largest init container when larger; a container with
+/// limits but no requests requests its limits, as the API server defaults it).
+std::map<std::string, double> pod_requests(const nlohmann::json& pod_spec);
+
+/// A node's allocatable, per resource, in base units.
+std::map<std::string, double> allocatable(const nlohmann::json& node);
+
+/// Resources of `requests` that exceed `alloc` (a resource the node lacks counts as 0).
+std::vector<std::string> exceeds(const std::map<std::string, double>& requests,
+                                 const std::map<std::string, double>& alloc);
+
+}  // namespace tfjob::scheduling
+
+#if TFJOB_SDK_DEFINE_API
+namespace tfjob::scheduling {
+
+TFJOB_INLINE bool NodeFit::ok() const { return schedulable && selector_misses.empty() && untolerated_taints.empty(); }
+
+TFJOB_INLINE std::size_t NodeFit::misses() const { return (schedulable ? 0 : 1) + selector_misses.size() + untolerated_taints.size(); }
+
+}  // namespace tfjob::scheduling
+namespace tfjob::scheduling::detail {
+
+TFJOB_INLINE bool requirement_matches(const nlohmann::json& req, const nlohmann::json& labels) {
   const std::string key = str_at(req, "key"), op = str_at(req, "operator");
   const auto values = tfjob::detail::value_at(req, "values", nlohmann::json::array());
   const bool has = labels.contains(key) && labels[key].is_string();
@@ -58,18 +99,18 @@ inline bool requirement_matches(const nlohmann::json& req, const nlohmann::json&
   }
   return false;
 }
-inline std::string requirement_text(const nlohmann::json& req) {
+
+TFJOB_INLINE std::string requirement_text(const nlohmann::json& req) {
   std::string vs;
   for (const auto& x : tfjob::detail::value_at(req, "values", nlohmann::json::array()))
     if (x.is_string()) vs += (vs.empty() ? "" : ",") + x.get<std::string>();
   return str_at(req, "key") + " " + str_at(req, "operator") + (vs.empty() ? "" : " (" + vs + ")");
 }
-}  // namespace detail
 
-/// Whether `toleration` tolerates `taint` (k8s.io/api core/v1 `Toleration.ToleratesTaint`):
-/// an empty effect matches every effect, an empty key with `Exists` every key, `Exists`
-/// ignores the value, `Equal` (the default operator) needs the same value.
-inline bool tolerates(const nlohmann::json& toleration, const nlohmann::json& taint) {
+}  // namespace tfjob::scheduling::detail
+namespace tfjob::scheduling {
+
+TFJOB_INLINE bool tolerates(const nlohmann::json& toleration, const nlohmann::json& taint) {
   const std::string te = detail::str_at(toleration, "effect"), e = detail::str_at(taint, "effect");
   if (!te.empty() && te != e) return false;
   const std::string tk = detail::str_at(toleration, "key"), k = detail::str_at(taint, "key");
@@ -81,12 +122,7 @@ inline bool tolerates(const nlohmann::json& toleration, const nlohmann::json& ta
   return detail::str_at(toleration, "value") == detail::str_at(taint, "value");
 }
 
-/// How `node` stands for a pod with `pod_spec`. Taints with effect NoSchedule or NoExecute
-/// filter (PreferNoSchedule only scores); a cordoned node (`spec.unschedulable`) is out
-/// unless the pod tolerates `node.kubernetes.io/unschedulable:NoSchedule`, as the
-/// NodeUnschedulable plugin rules. nodeSelector and required node affinity terms (ORed,
-/// expressions ANDed) must match the node's labels.
-inline NodeFit node_fit(const nlohmann::json& pod_spec, const nlohmann::json& node) {
+TFJOB_INLINE NodeFit node_fit(const nlohmann::json& pod_spec, const nlohmann::json& node) {
   using nlohmann::json;
   NodeFit f;
   f.node = tfjob::detail::value_at(node, "/metadata/name"_json_pointer, std::string());
@@ -126,10 +162,7 @@ inline NodeFit node_fit(const nlohmann::json& pod_spec, const nlohmann::json& no
   return f;
 }
 
-/// What one pod requests, per resource, in base units (NodeResourcesFit's `computePodResourceRequest`:
-/// the sum over containers, or the largest init container when larger; a container with
-/// limits but no requests requests its limits, as the API server defaults it).
-inline std::map<std::string, double> pod_requests(const nlohmann::json& pod_spec) {
+TFJOB_INLINE std::map<std::string, double> pod_requests(const nlohmann::json& pod_spec) {
   using nlohmann::json;
   auto container = [](const json& c) {
     std::map<std::string, double> m;
@@ -152,8 +185,7 @@ inline std::map<std::string, double> pod_requests(const nlohmann::json& pod_spec
   return sum;
 }
 
-/// A node's allocatable, per resource, in base units.
-inline std::map<std::string, double> allocatable(const nlohmann::json& node) {
+TFJOB_INLINE std::map<std::string, double> allocatable(const nlohmann::json& node) {
   std::map<std::string, double> m;
   const nlohmann::json owned2 = detail::obj_at(node, "/status/allocatable"_json_pointer);  // items() of a temporary would dangle
   for (const auto& [k, v] : owned2.items()) {
@@ -164,9 +196,8 @@ inline std::map<std::string, double> allocatable(const nlohmann::json& node) {
   return m;
 }
 
-/// Resources of `requests` that exceed `alloc` (a resource the node lacks counts as 0).
-inline std::vector<std::string> exceeds(const std::map<std::string, double>& requests,
-                                        const std::map<std::string, double>& alloc) {
+TFJOB_INLINE std::vector<std::string> exceeds(const std::map<std::string, double>& requests,
+                                              const std::map<std::string, double>& alloc) {
   std::vector<std::string> out;
   for (const auto& [k, v] : requests) {
     if (v <= 0) continue;
@@ -177,3 +208,4 @@ inline std::vector<std::string> exceeds(const std::map<std::string, double>& req
 }
 
 }  // namespace tfjob::scheduling
+#endif  // TFJOB_SDK_DEFINE_API

@@ -6,6 +6,7 @@
 
 #include <tfjob/api/labels.hpp>
 #include <tfjob/api/types.hpp>
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 
@@ -47,7 +48,93 @@ namespace detail {
 
 /// Go's encoding/json string encoding (HTML-safe: <, >, & escaped; U+2028/2029 escaped;
 /// invalid UTF-8 replaced by U+FFFD), so the output is byte-identical to json.Marshal.
-inline void go_json_string(std::string& out, std::string_view s) {
+void go_json_string(std::string& out, std::string_view s);
+void go_json_string_list(std::string& out, const std::vector<std::string>& v);
+
+}  // namespace detail
+
+/// `GetPortFromTFJob`: the `tfjob-port` of the container named `tensorflow`, else 2222.
+int tf_port(const TFJob& job, std::string_view rtype);
+
+/// `isDistributed`: more than one replica in total over the five known types (an unset
+/// `replicas` counts as 1). The operator injects no TF_CONFIG otherwise.
+bool is_distributed(const TFJob& job);
+
+/// `genClusterSpec`: every replica type of the job, lower-case, each with its hosts.
+ClusterSpec gen_cluster_spec(const TFJob& job, const TFConfigOptions& opts = {});
+
+/// The TF_CONFIG the operator injects into replica `index` of `rtype` (any case), exactly
+/// as `json.Marshal` writes it; std::nullopt when it injects none (one replica in total).
+/// With `spec.enableDynamicWorker` it is the sparse form: a worker sees itself and every
+/// PS (`{"cluster":{"worker":{"1":"..."},"ps":[...]},"task":{...}}`), a PS sees itself.
+/// Throws `tfjob::error` when the job has no such replica.
+std::optional<std::string> gen_tf_config(const TFJob& job, const std::string& rtype,
+                                         int index, const TFConfigOptions& opts = {});
+
+/// One replica of a job and its TF_CONFIG.
+struct ReplicaTFConfig {
+  std::string type;   ///< canonical key as in the spec, e.g. "Worker"
+  int index = 0;
+  std::string name;   ///< `{job}-{lower type}-{index}`
+  std::optional<std::string> tf_config;
+};
+
+/// TF_CONFIG of every replica, by type (sorted by lower-case type) then index.
+std::vector<ReplicaTFConfig> gen_all_tf_configs(const TFJob& job,
+                                                const TFConfigOptions& opts = {});
+
+// ---- the other direction: a trainer reading its TF_CONFIG --------------------------------
+
+/// A parsed TF_CONFIG.
+struct TFConfig {
+  /// Dense cluster: lower-case type -> addresses by index.
+  std::map<std::string, std::vector<std::string>> cluster;
+  /// Sparse cluster (enableDynamicWorker): type -> index -> address, for entries given
+  /// as objects (`"worker":{"1":"host:port"}`).
+  std::map<std::string, std::map<int, std::string>> sparse_cluster;
+  std::string task_type;  ///< lower-case: chief, master, worker, ps, evaluator
+  int task_index = 0;
+  std::string environment;  ///< "cloud" from the operator; "" in the sparse form
+
+  /// The chief decides success and writes checkpoints: task type chief or master, or
+  /// worker 0 when the cluster has neither (the operator's `IsMasterRole`).
+  bool is_chief() const;
+  bool is_worker() const { return task_type == "worker"; }
+  bool is_ps() const { return task_type == "ps"; }
+  bool is_evaluator() const { return task_type == "evaluator"; }
+
+  /// Whether the cluster lists this type (dense or sparse).
+  bool has_type(std::string_view type) const;
+  /// Number of replicas of a type known to this task (dense: all; sparse: those listed).
+  int count(std::string_view type) const;
+  /// Address of replica `index` of `type`, or std::nullopt.
+  std::optional<std::string> address(std::string_view type, int index) const;
+  /// This task's own address (from the cluster), or "" when not listed.
+  std::string self_address() const;
+  /// The port of this task's own address (the one to listen on), or 0.
+  int self_port() const;
+  /// Total replicas listed over all types.
+  int size() const;
+};
+
+namespace detail {
+std::pair<int, int> line_col(std::string_view text, std::size_t byte);
+}  // namespace detail
+
+/// Parses a TF_CONFIG value. Throws `parse_error` (with line/column for bad JSON) when it
+/// is not JSON or lacks `task.type`; addresses must be strings.
+TFConfig parse_tf_config(std::string_view text);
+
+/// The TF_CONFIG of this process (`$TF_CONFIG`), or std::nullopt when unset or empty
+/// (a single-replica job: the operator injects none). Throws `parse_error` when invalid.
+std::optional<TFConfig> tf_config_from_env();
+
+}  // namespace tfjob
+
+#if TFJOB_SDK_DEFINE_API
+namespace tfjob::detail {
+
+TFJOB_INLINE void go_json_string(std::string& out, std::string_view s) {
   static const char* hex = "0123456789abcdef";
   out += '"';
   std::size_t i = 0;
@@ -101,7 +188,7 @@ inline void go_json_string(std::string& out, std::string_view s) {
   out += '"';
 }
 
-inline void go_json_string_list(std::string& out, const std::vector<std::string>& v) {
+TFJOB_INLINE void go_json_string_list(std::string& out, const std::vector<std::string>& v) {
   out += '[';
   for (std::size_t i = 0; i < v.size(); ++i) {
     if (i) out += ',';
@@ -110,10 +197,10 @@ inline void go_json_string_list(std::string& out, const std::vector<std::string>
   out += ']';
 }
 
-}  // namespace detail
+}  // namespace tfjob::detail
+namespace tfjob {
 
-/// `GetPortFromTFJob`: the `tfjob-port` of the container named `tensorflow`, else 2222.
-inline int tf_port(const TFJob& job, std::string_view rtype) {
+TFJOB_INLINE int tf_port(const TFJob& job, std::string_view rtype) {
   const auto* r = job.replica(rtype);
   if (!r) return default_port;
   const auto* cs = containers(*r);
@@ -131,17 +218,14 @@ inline int tf_port(const TFJob& job, std::string_view rtype) {
   return default_port;
 }
 
-/// `isDistributed`: more than one replica in total over the five known types (an unset
-/// `replicas` counts as 1). The operator injects no TF_CONFIG otherwise.
-inline bool is_distributed(const TFJob& job) {
+TFJOB_INLINE bool is_distributed(const TFJob& job) {
   int n = 0;
   for (const auto& t : replica_type::all())
     if (const auto* r = job.replica(t)) n += r->replicas_or_default();
   return n != 1;
 }
 
-/// `genClusterSpec`: every replica type of the job, lower-case, each with its hosts.
-inline ClusterSpec gen_cluster_spec(const TFJob& job, const TFConfigOptions& opts = {}) {
+TFJOB_INLINE ClusterSpec gen_cluster_spec(const TFJob& job, const TFConfigOptions& opts) {
   ClusterSpec cluster;
   for (const auto& [type, spec] : job.spec.tf_replica_specs) {
     const std::string rt = to_lower(type);
@@ -160,13 +244,8 @@ inline ClusterSpec gen_cluster_spec(const TFJob& job, const TFConfigOptions& opt
   return cluster;
 }
 
-/// The TF_CONFIG the operator injects into replica `index` of `rtype` (any case), exactly
-/// as `json.Marshal` writes it; std::nullopt when it injects none (one replica in total).
-/// With `spec.enableDynamicWorker` it is the sparse form: a worker sees itself and every
-/// PS (`{"cluster":{"worker":{"1":"..."},"ps":[...]},"task":{...}}`), a PS sees itself.
-/// Throws `tfjob::error` when the job has no such replica.
-inline std::optional<std::string> gen_tf_config(const TFJob& job, const std::string& rtype,
-                                                int index, const TFConfigOptions& opts = {}) {
+TFJOB_INLINE std::optional<std::string> gen_tf_config(const TFJob& job, const std::string& rtype,
+                                                      int index, const TFConfigOptions& opts) {
   const std::string rt = to_lower(rtype);
   const ReplicaSpec* spec = nullptr;
   for (const auto& [t, s] : job.spec.tf_replica_specs)
@@ -231,17 +310,8 @@ inline std::optional<std::string> gen_tf_config(const TFJob& job, const std::str
   return out;
 }
 
-/// One replica of a job and its TF_CONFIG.
-struct ReplicaTFConfig {
-  std::string type;   ///< canonical key as in the spec, e.g. "Worker"
-  int index = 0;
-  std::string name;   ///< `{job}-{lower type}-{index}`
-  std::optional<std::string> tf_config;
-};
-
-/// TF_CONFIG of every replica, by type (sorted by lower-case type) then index.
-inline std::vector<ReplicaTFConfig> gen_all_tf_configs(const TFJob& job,
-                                                       const TFConfigOptions& opts = {}) {
+TFJOB_INLINE std::vector<ReplicaTFConfig> gen_all_tf_configs(const TFJob& job,
+                                                             const TFConfigOptions& opts) {
   std::map<std::string, std::string> by_lower;
   for (const auto& [t, s] : job.spec.tf_replica_specs) by_lower[to_lower(t)] = t;
   std::vector<ReplicaTFConfig> out;
@@ -253,81 +323,63 @@ inline std::vector<ReplicaTFConfig> gen_all_tf_configs(const TFJob& job,
   return out;
 }
 
-// ---- the other direction: a trainer reading its TF_CONFIG --------------------------------
+TFJOB_INLINE bool TFConfig::is_chief() const {
+  if (task_type == "chief" || task_type == "master") return true;
+  if (task_type != "worker" || task_index != 0) return false;
+  return !has_type("chief") && !has_type("master");
+}
 
-/// A parsed TF_CONFIG.
-struct TFConfig {
-  /// Dense cluster: lower-case type -> addresses by index.
-  std::map<std::string, std::vector<std::string>> cluster;
-  /// Sparse cluster (enableDynamicWorker): type -> index -> address, for entries given
-  /// as objects (`"worker":{"1":"host:port"}`).
-  std::map<std::string, std::map<int, std::string>> sparse_cluster;
-  std::string task_type;  ///< lower-case: chief, master, worker, ps, evaluator
-  int task_index = 0;
-  std::string environment;  ///< "cloud" from the operator; "" in the sparse form
+TFJOB_INLINE bool TFConfig::has_type(std::string_view type) const {
+  std::string t(type);
+  return cluster.count(t) || sparse_cluster.count(t);
+}
 
-  /// The chief decides success and writes checkpoints: task type chief or master, or
-  /// worker 0 when the cluster has neither (the operator's `IsMasterRole`).
-  bool is_chief() const {
-    if (task_type == "chief" || task_type == "master") return true;
-    if (task_type != "worker" || task_index != 0) return false;
-    return !has_type("chief") && !has_type("master");
-  }
-  bool is_worker() const { return task_type == "worker"; }
-  bool is_ps() const { return task_type == "ps"; }
-  bool is_evaluator() const { return task_type == "evaluator"; }
+TFJOB_INLINE int TFConfig::count(std::string_view type) const {
+  std::string t(type);
+  if (auto it = cluster.find(t); it != cluster.end()) return static_cast<int>(it->second.size());
+  if (auto it = sparse_cluster.find(t); it != sparse_cluster.end())
+    return static_cast<int>(it->second.size());
+  return 0;
+}
 
-  /// Whether the cluster lists this type (dense or sparse).
-  bool has_type(std::string_view type) const {
-    std::string t(type);
-    return cluster.count(t) || sparse_cluster.count(t);
-  }
-  /// Number of replicas of a type known to this task (dense: all; sparse: those listed).
-  int count(std::string_view type) const {
-    std::string t(type);
-    if (auto it = cluster.find(t); it != cluster.end()) return static_cast<int>(it->second.size());
-    if (auto it = sparse_cluster.find(t); it != sparse_cluster.end())
-      return static_cast<int>(it->second.size());
-    return 0;
-  }
-  /// Address of replica `index` of `type`, or std::nullopt.
-  std::optional<std::string> address(std::string_view type, int index) const {
-    std::string t(type);
-    if (auto it = cluster.find(t); it != cluster.end()) {
-      if (index >= 0 && static_cast<std::size_t>(index) < it->second.size())
-        return it->second[static_cast<std::size_t>(index)];
-      return std::nullopt;
-    }
-    if (auto it = sparse_cluster.find(t); it != sparse_cluster.end()) {
-      auto a = it->second.find(index);
-      if (a != it->second.end()) return a->second;
-    }
+TFJOB_INLINE std::optional<std::string> TFConfig::address(std::string_view type, int index) const {
+  std::string t(type);
+  if (auto it = cluster.find(t); it != cluster.end()) {
+    if (index >= 0 && static_cast<std::size_t>(index) < it->second.size())
+      return it->second[static_cast<std::size_t>(index)];
     return std::nullopt;
   }
-  /// This task's own address (from the cluster), or "" when not listed.
-  std::string self_address() const { return address(task_type, task_index).value_or(""); }
-  /// The port of this task's own address (the one to listen on), or 0.
-  int self_port() const {
-    auto a = self_address();
-    auto colon = a.rfind(':');
-    if (colon == std::string::npos) return 0;
-    try {
-      return std::stoi(a.substr(colon + 1));
-    } catch (...) {
-      return 0;
-    }
+  if (auto it = sparse_cluster.find(t); it != sparse_cluster.end()) {
+    auto a = it->second.find(index);
+    if (a != it->second.end()) return a->second;
   }
-  /// Total replicas listed over all types.
-  int size() const {
-    int n = 0;
-    for (const auto& [t, v] : cluster) n += static_cast<int>(v.size());
-    for (const auto& [t, v] : sparse_cluster) n += static_cast<int>(v.size());
-    return n;
-  }
-};
+  return std::nullopt;
+}
 
-namespace detail {
-inline std::pair<int, int> line_col(std::string_view text, std::size_t byte) {
+TFJOB_INLINE std::string TFConfig::self_address() const { return address(task_type, task_index).value_or(""); }
+
+TFJOB_INLINE int TFConfig::self_port() const {
+  auto a = self_address();
+  auto colon = a.rfind(':');
+  if (colon == std::string::npos) return 0;
+  try {
+    return std::stoi(a.substr(colon + 1));
+  } catch (...) {
+    return 0;
+  }
+}
+
+TFJOB_INLINE int TFConfig::size() const {
+  int n = 0;
+  for (const auto& [t, v] : cluster) n += static_cast<int>(v.size());
+  for (const auto& [t, v] : sparse_cluster) n += static_cast<int>(v.size());
+  return n;
+}
+
+}  // namespace tfjob
+namespace tfjob::detail {
+
+TFJOB_INLINE std::pair<int, int> line_col(std::string_view text, std::size_t byte) {
   int line = 1, col = 1;
   for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
     if (text[i] == '\n') {
@@ -339,11 +391,11 @@ inline std::pair<int, int> line_col(std::string_view text, std::size_t byte) {
   }
   return {line, col};
 }
-}  // namespace detail
 
-/// Parses a TF_CONFIG value. Throws `parse_error` (with line/column for bad JSON) when it
-/// is not JSON or lacks `task.type`; addresses must be strings.
-inline TFConfig parse_tf_config(std::string_view text) {
+}  // namespace tfjob::detail
+namespace tfjob {
+
+TFJOB_INLINE TFConfig parse_tf_config(std::string_view text) {
   auto r = tfjob::detail::read_json(text);  // nesting bounded (limits::max_depth)
   if (!r.ok()) {
     auto [line, col] = detail::line_col(text, r.byte);
@@ -404,12 +456,11 @@ inline TFConfig parse_tf_config(std::string_view text) {
   return c;
 }
 
-/// The TF_CONFIG of this process (`$TF_CONFIG`), or std::nullopt when unset or empty
-/// (a single-replica job: the operator injects none). Throws `parse_error` when invalid.
-inline std::optional<TFConfig> tf_config_from_env() {
+TFJOB_INLINE std::optional<TFConfig> tf_config_from_env() {
   const char* v = std::getenv(env_tf_config);
   if (!v || !*v) return std::nullopt;
   return parse_tf_config(v);
 }
 
 }  // namespace tfjob
+#endif  // TFJOB_SDK_DEFINE_API

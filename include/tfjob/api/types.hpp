@@ -6,6 +6,7 @@
 /// every struct keeps the fields it does not model in `other`, so a manifest that is
 /// parsed and emitted again is JSON-equal to the input (kube-rs keeps a flattened map).
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 
@@ -34,10 +35,7 @@ inline constexpr const char* PS = "PS";
 inline constexpr const char* Worker = "Worker";
 inline constexpr const char* Evaluator = "Evaluator";
 /// Every type the operator knows, in the order its defaulting walks them.
-inline const std::vector<std::string>& all() {
-  static const std::vector<std::string> v{PS, Worker, Chief, Master, Evaluator};
-  return v;
-}
+const std::vector<std::string>& all();
 }  // namespace replica_type
 
 /// `spec.runPolicy.cleanPodPolicy` values.
@@ -172,20 +170,13 @@ struct JobStatus {
   nlohmann::json other = nlohmann::json::object();
 
   /// The condition of this type, or nullptr.
-  const JobCondition* condition(std::string_view type) const {
-    for (const auto& c : conditions)
-      if (c.type == type) return &c;
-    return nullptr;
-  }
+  const JobCondition* condition(std::string_view type) const;
   /// True when a condition of this type has status "True".
-  bool has_condition(std::string_view type) const {
-    const auto* c = condition(type);
-    return c && c->status == "True";
-  }
-  bool succeeded() const { return has_condition(condition_type::Succeeded); }
-  bool failed() const { return has_condition(condition_type::Failed); }
+  bool has_condition(std::string_view type) const;
+  bool succeeded() const;
+  bool failed() const;
   /// Succeeded or Failed: the operator will not run it again.
-  bool finished() const { return succeeded() || failed(); }
+  bool finished() const;
 };
 
 /// A kubeflow.org/v1 TFJob.
@@ -198,82 +189,35 @@ struct TFJob {
   nlohmann::json other = nlohmann::json::object();
 
   /// The replica spec of a type (exact key), or nullptr.
-  const ReplicaSpec* replica(std::string_view type) const {
-    auto it = spec.tf_replica_specs.find(std::string(type));
-    return it == spec.tf_replica_specs.end() ? nullptr : &it->second;
-  }
-  ReplicaSpec* replica(std::string_view type) {
-    auto it = spec.tf_replica_specs.find(std::string(type));
-    return it == spec.tf_replica_specs.end() ? nullptr : &it->second;
-  }
-  bool has_replica(std::string_view type) const { return replica(type) != nullptr; }
+  const ReplicaSpec* replica(std::string_view type) const;
+  ReplicaSpec* replica(std::string_view type);
+  bool has_replica(std::string_view type) const;
   /// Sum of replicas over every replica type (unset counts as 1).
-  int total_replicas() const {
-    int n = 0;
-    for (const auto& [t, r] : spec.tf_replica_specs) n += r.replicas_or_default();
-    return n;
-  }
+  int total_replicas() const;
 };
 
 // ---- pod template helpers (JSON-level; the template stays untyped) ---------------------
 
 /// `template.spec.containers` of a replica, or nullptr when absent.
-inline const nlohmann::json* containers(const ReplicaSpec& r) {
-  if (!r.template_.is_object()) return nullptr;
-  auto s = r.template_.find("spec");
-  if (s == r.template_.end() || !s->is_object()) return nullptr;
-  auto c = s->find("containers");
-  if (c == s->end() || !c->is_array()) return nullptr;
-  return &*c;
-}
-inline nlohmann::json* containers(ReplicaSpec& r) {
-  return const_cast<nlohmann::json*>(containers(static_cast<const ReplicaSpec&>(r)));
-}
+const nlohmann::json* containers(const ReplicaSpec& r);
+nlohmann::json* containers(ReplicaSpec& r);
 
 /// The container named `tensorflow` of a replica, or nullptr.
-inline const nlohmann::json* tensorflow_container(const ReplicaSpec& r) {
-  const auto* cs = containers(r);
-  if (!cs) return nullptr;
-  for (const auto& c : *cs)
-    if (c.is_object() && tfjob::detail::value_at(c, "name", std::string()) == default_container_name) return &c;
-  return nullptr;
-}
-inline nlohmann::json* tensorflow_container(ReplicaSpec& r) {
-  return const_cast<nlohmann::json*>(tensorflow_container(static_cast<const ReplicaSpec&>(r)));
-}
+const nlohmann::json* tensorflow_container(const ReplicaSpec& r);
+nlohmann::json* tensorflow_container(ReplicaSpec& r);
 
 /// Lower-case ASCII copy (replica types appear lower-case in names, labels and TF_CONFIG).
-inline std::string to_lower(std::string_view s) {
-  std::string out(s);
-  for (auto& ch : out)
-    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
-  return out;
-}
+std::string to_lower(std::string_view s);
 
 /// ASCII case-insensitive equality (Go `strings.EqualFold` for ASCII input).
-inline bool equal_fold(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
+bool equal_fold(std::string_view a, std::string_view b);
 
 /// The canonical spelling of a replica type given in any case ("WORKER" -> "Worker"),
 /// or std::nullopt when it is not one of the five types.
-inline std::optional<std::string> canonical_replica_type(std::string_view t) {
-  for (const auto& c : replica_type::all())
-    if (equal_fold(c, t)) return c;
-  return std::nullopt;
-}
+std::optional<std::string> canonical_replica_type(std::string_view t);
 
 /// `IsChiefOrMaster`.
-inline bool is_chief_or_master(std::string_view t) {
-  return t == replica_type::Chief || t == replica_type::Master;
-}
+bool is_chief_or_master(std::string_view t);
 
 // ---- JSON converters (ADL) ---------------------------------------------------------------
 
@@ -283,46 +227,15 @@ namespace detail {
 struct decoder {
   std::vector<field_error> errors;
 
-  static std::string type_name(const nlohmann::json& v) {
-    switch (v.type()) {
-      case nlohmann::json::value_t::null: return "null";
-      case nlohmann::json::value_t::boolean: return "boolean";
-      case nlohmann::json::value_t::string: return "string";
-      case nlohmann::json::value_t::array: return "array";
-      case nlohmann::json::value_t::object: return "object";
-      case nlohmann::json::value_t::number_float: return "number";
-      default: return "integer";
-    }
-  }
-  void wrong(const std::string& path, const nlohmann::json& v, const char* want) {
-    std::string shown = v.dump();
-    if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
-    errors.push_back({path, "Invalid value",
-                      shown + ": must be " + want + ", not " + type_name(v)});
-  }
+  static std::string type_name(const nlohmann::json& v);
+  void wrong(const std::string& path, const nlohmann::json& v, const char* want);
   /// j[key] when present and not null, else nullptr.
-  static const nlohmann::json* get(const nlohmann::json& j, const char* key) {
-    auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return nullptr;
-    return &*it;
-  }
+  static const nlohmann::json* get(const nlohmann::json& j, const char* key);
   /// `path.key`, or `key` at the root.
-  static std::string child(const std::string& path, const char* key) {
-    return path.empty() ? std::string(key) : path + "." + key;
-  }
-  void str(const nlohmann::json& j, const char* key, const std::string& path, std::string& out) {
-    if (const auto* v = get(j, key)) {
-      if (v->is_string()) out = v->get<std::string>();
-      else wrong(child(path, key), *v, "a string");
-    }
-  }
+  static std::string child(const std::string& path, const char* key);
+  void str(const nlohmann::json& j, const char* key, const std::string& path, std::string& out);
   void str(const nlohmann::json& j, const char* key, const std::string& path,
-           std::optional<std::string>& out) {
-    if (const auto* v = get(j, key)) {
-      if (v->is_string()) out = v->get<std::string>();
-      else wrong(child(path, key), *v, "a string");
-    }
-  }
+           std::optional<std::string>& out);
   template <class Int>
   bool integer(const nlohmann::json& v, const std::string& path, Int& out) {
     if (v.is_number_integer()) {
@@ -363,28 +276,11 @@ struct decoder {
     if (const auto* v = get(j, key)) integer(*v, child(path, key), out);
   }
   void boolean(const nlohmann::json& j, const char* key, const std::string& path,
-               std::optional<bool>& out) {
-    if (const auto* v = get(j, key)) {
-      if (v->is_boolean()) out = v->get<bool>();
-      else wrong(child(path, key), *v, "a boolean");
-    }
-  }
+               std::optional<bool>& out);
   void string_map(const nlohmann::json& j, const char* key, const std::string& path,
-                  std::map<std::string, std::string>& out) {
-    const auto* v = get(j, key);
-    if (!v) return;
-    if (!v->is_object()) return wrong(child(path, key), *v, "an object");
-    for (const auto& [k, x] : v->items()) {
-      if (x.is_string()) out[k] = x.get<std::string>();
-      else wrong(child(path, key) + "." + k, x, "a string");
-    }
-  }
+                  std::map<std::string, std::string>& out);
   /// Checks that `v` is an object; reports it otherwise.
-  bool object(const nlohmann::json& v, const std::string& path) {
-    if (v.is_object()) return true;
-    wrong(path, v, "an object");
-    return false;
-  }
+  bool object(const nlohmann::json& v, const std::string& path);
 
   void decode(const nlohmann::json& j, const std::string& path, ObjectMeta& m);
   void decode(const nlohmann::json& j, const std::string& path, SchedulingPolicy& s);
@@ -396,16 +292,234 @@ struct decoder {
   void decode(const nlohmann::json& j, const std::string& path, JobStatus& s);
   void decode(const nlohmann::json& j, const std::string& path, TFJob& t);
 
-  void throw_if_errors() const {
-    if (!errors.empty()) throw validation_error(errors);
-  }
+  void throw_if_errors() const;
 };
 
 /// Keep in `other` only what the modeled fields do not reproduce exactly, so that
 /// `to_json(from_json(x)) == x` (an explicit `labels: {}` or `enableDynamicWorker: false`
 /// survives even though the model cannot tell it from "absent").
-inline void keep_unmodeled(const nlohmann::json& in, const nlohmann::json& modeled,
-                           nlohmann::json& other) {
+void keep_unmodeled(const nlohmann::json& in, const nlohmann::json& modeled,
+                    nlohmann::json& other);
+
+/// Start an object from `other` (unmodeled fields), then modeled fields overwrite.
+nlohmann::json with_other(const nlohmann::json& other);
+
+}  // namespace detail
+
+void to_json(nlohmann::json& j, const ObjectMeta& m);
+void to_json(nlohmann::json& j, const SchedulingPolicy& s);
+void to_json(nlohmann::json& j, const RunPolicy& r);
+void to_json(nlohmann::json& j, const ReplicaSpec& r);
+void to_json(nlohmann::json& j, const TFJobSpec& s);
+void to_json(nlohmann::json& j, const JobCondition& c);
+void to_json(nlohmann::json& j, const ReplicaStatus& r);
+void to_json(nlohmann::json& j, const JobStatus& s);
+void to_json(nlohmann::json& j, const TFJob& t);
+
+namespace detail {
+
+/// Decodes a whole value rooted at `root` in error paths, throwing every wrong field at once.
+template <class T>
+void decode_whole(const nlohmann::json& j, const char* root, T& out) {
+  decoder d;
+  out = {};
+  d.decode(j, root, out);
+  d.throw_if_errors();
+}
+
+}  // namespace detail
+
+/// Decoders: throw `validation_error` listing every field of the wrong JSON type.
+void from_json(const nlohmann::json& j, ObjectMeta& m);
+void from_json(const nlohmann::json& j, SchedulingPolicy& s);
+void from_json(const nlohmann::json& j, RunPolicy& r);
+void from_json(const nlohmann::json& j, ReplicaSpec& r);
+void from_json(const nlohmann::json& j, TFJobSpec& s);
+void from_json(const nlohmann::json& j, JobCondition& c);
+void from_json(const nlohmann::json& j, ReplicaStatus& r);
+void from_json(const nlohmann::json& j, JobStatus& s);
+/// Decodes a TFJob. Field paths in errors are rooted at the object (`spec.runPolicy...`).
+void from_json(const nlohmann::json& j, TFJob& t);
+
+}  // namespace tfjob
+
+#if TFJOB_SDK_DEFINE_API
+namespace tfjob::replica_type {
+
+TFJOB_INLINE const std::vector<std::string>& all() {
+  static const std::vector<std::string> v{PS, Worker, Chief, Master, Evaluator};
+  return v;
+}
+
+}  // namespace tfjob::replica_type
+namespace tfjob {
+
+TFJOB_INLINE const JobCondition* JobStatus::condition(std::string_view type) const {
+  for (const auto& c : conditions)
+    if (c.type == type) return &c;
+  return nullptr;
+}
+
+TFJOB_INLINE bool JobStatus::has_condition(std::string_view type) const {
+  const auto* c = condition(type);
+  return c && c->status == "True";
+}
+
+TFJOB_INLINE bool JobStatus::succeeded() const { return has_condition(condition_type::Succeeded); }
+
+TFJOB_INLINE bool JobStatus::failed() const { return has_condition(condition_type::Failed); }
+
+TFJOB_INLINE bool JobStatus::finished() const { return succeeded() || failed(); }
+
+TFJOB_INLINE const ReplicaSpec* TFJob::replica(std::string_view type) const {
+  auto it = spec.tf_replica_specs.find(std::string(type));
+  return it == spec.tf_replica_specs.end() ? nullptr : &it->second;
+}
+
+TFJOB_INLINE ReplicaSpec* TFJob::replica(std::string_view type) {
+  auto it = spec.tf_replica_specs.find(std::string(type));
+  return it == spec.tf_replica_specs.end() ? nullptr : &it->second;
+}
+
+TFJOB_INLINE bool TFJob::has_replica(std::string_view type) const { return replica(type) != nullptr; }
+
+TFJOB_INLINE int TFJob::total_replicas() const {
+  int n = 0;
+  for (const auto& [t, r] : spec.tf_replica_specs) n += r.replicas_or_default();
+  return n;
+}
+
+TFJOB_INLINE const nlohmann::json* containers(const ReplicaSpec& r) {
+  if (!r.template_.is_object()) return nullptr;
+  auto s = r.template_.find("spec");
+  if (s == r.template_.end() || !s->is_object()) return nullptr;
+  auto c = s->find("containers");
+  if (c == s->end() || !c->is_array()) return nullptr;
+  return &*c;
+}
+
+TFJOB_INLINE nlohmann::json* containers(ReplicaSpec& r) {
+  return const_cast<nlohmann::json*>(containers(static_cast<const ReplicaSpec&>(r)));
+}
+
+TFJOB_INLINE const nlohmann::json* tensorflow_container(const ReplicaSpec& r) {
+  const auto* cs = containers(r);
+  if (!cs) return nullptr;
+  for (const auto& c : *cs)
+    if (c.is_object() && tfjob::detail::value_at(c, "name", std::string()) == default_container_name) return &c;
+  return nullptr;
+}
+
+TFJOB_INLINE nlohmann::json* tensorflow_container(ReplicaSpec& r) {
+  return const_cast<nlohmann::json*>(tensorflow_container(static_cast<const ReplicaSpec&>(r)));
+}
+
+TFJOB_INLINE std::string to_lower(std::string_view s) {
+  std::string out(s);
+  for (auto& ch : out)
+    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+  return out;
+}
+
+TFJOB_INLINE bool equal_fold(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+TFJOB_INLINE std::optional<std::string> canonical_replica_type(std::string_view t) {
+  for (const auto& c : replica_type::all())
+    if (equal_fold(c, t)) return c;
+  return std::nullopt;
+}
+
+TFJOB_INLINE bool is_chief_or_master(std::string_view t) {
+  return t == replica_type::Chief || t == replica_type::Master;
+}
+
+}  // namespace tfjob
+namespace tfjob::detail {
+
+TFJOB_INLINE std::string decoder::type_name(const nlohmann::json& v) {
+  switch (v.type()) {
+    case nlohmann::json::value_t::null: return "null";
+    case nlohmann::json::value_t::boolean: return "boolean";
+    case nlohmann::json::value_t::string: return "string";
+    case nlohmann::json::value_t::array: return "array";
+    case nlohmann::json::value_t::object: return "object";
+    case nlohmann::json::value_t::number_float: return "number";
+    default: return "integer";
+  }
+}
+
+TFJOB_INLINE void decoder::wrong(const std::string& path, const nlohmann::json& v, const char* want) {
+  std::string shown = v.dump();
+  if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
+  errors.push_back({path, "Invalid value",
+                    shown + ": must be " + want + ", not " + type_name(v)});
+}
+
+TFJOB_INLINE const nlohmann::json* decoder::get(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+TFJOB_INLINE std::string decoder::child(const std::string& path, const char* key) {
+  return path.empty() ? std::string(key) : path + "." + key;
+}
+
+TFJOB_INLINE void decoder::str(const nlohmann::json& j, const char* key, const std::string& path, std::string& out) {
+  if (const auto* v = get(j, key)) {
+    if (v->is_string()) out = v->get<std::string>();
+    else wrong(child(path, key), *v, "a string");
+  }
+}
+
+TFJOB_INLINE void decoder::str(const nlohmann::json& j, const char* key, const std::string& path,
+                               std::optional<std::string>& out) {
+  if (const auto* v = get(j, key)) {
+    if (v->is_string()) out = v->get<std::string>();
+    else wrong(child(path, key), *v, "a string");
+  }
+}
+
+TFJOB_INLINE void decoder::boolean(const nlohmann::json& j, const char* key, const std::string& path,
+                                   std::optional<bool>& out) {
+  if (const auto* v = get(j, key)) {
+    if (v->is_boolean()) out = v->get<bool>();
+    else wrong(child(path, key), *v, "a boolean");
+  }
+}
+
+TFJOB_INLINE void decoder::string_map(const nlohmann::json& j, const char* key, const std::string& path,
+                                      std::map<std::string, std::string>& out) {
+  const auto* v = get(j, key);
+  if (!v) return;
+  if (!v->is_object()) return wrong(child(path, key), *v, "an object");
+  for (const auto& [k, x] : v->items()) {
+    if (x.is_string()) out[k] = x.get<std::string>();
+    else wrong(child(path, key) + "." + k, x, "a string");
+  }
+}
+
+TFJOB_INLINE bool decoder::object(const nlohmann::json& v, const std::string& path) {
+  if (v.is_object()) return true;
+  wrong(path, v, "an object");
+  return false;
+}
+
+TFJOB_INLINE void decoder::throw_if_errors() const {
+  if (!errors.empty()) throw validation_error(errors);
+}
+
+TFJOB_INLINE void keep_unmodeled(const nlohmann::json& in, const nlohmann::json& modeled,
+                                 nlohmann::json& other) {
   other = in;
   for (const auto& [k, v] : modeled.items()) {
     auto it = other.find(k);
@@ -413,14 +527,14 @@ inline void keep_unmodeled(const nlohmann::json& in, const nlohmann::json& model
   }
 }
 
-/// Start an object from `other` (unmodeled fields), then modeled fields overwrite.
-inline nlohmann::json with_other(const nlohmann::json& other) {
+TFJOB_INLINE nlohmann::json with_other(const nlohmann::json& other) {
   return other.is_object() ? other : nlohmann::json::object();
 }
 
-}  // namespace detail
+}  // namespace tfjob::detail
+namespace tfjob {
 
-inline void to_json(nlohmann::json& j, const ObjectMeta& m) {
+TFJOB_INLINE void to_json(nlohmann::json& j, const ObjectMeta& m) {
   j = detail::with_other(m.other);
   if (!m.name.empty()) j["name"] = m.name;
   if (!m.generate_name.empty()) j["generateName"] = m.generate_name;
@@ -434,7 +548,7 @@ inline void to_json(nlohmann::json& j, const ObjectMeta& m) {
   if (!m.deletion_timestamp.empty()) j["deletionTimestamp"] = m.deletion_timestamp;
 }
 
-inline void to_json(nlohmann::json& j, const SchedulingPolicy& s) {
+TFJOB_INLINE void to_json(nlohmann::json& j, const SchedulingPolicy& s) {
   j = detail::with_other(s.other);
   if (s.min_available) j["minAvailable"] = *s.min_available;
   if (!s.queue.empty()) j["queue"] = s.queue;
@@ -443,7 +557,7 @@ inline void to_json(nlohmann::json& j, const SchedulingPolicy& s) {
   if (s.schedule_timeout_seconds) j["scheduleTimeoutSeconds"] = *s.schedule_timeout_seconds;
 }
 
-inline void to_json(nlohmann::json& j, const RunPolicy& r) {
+TFJOB_INLINE void to_json(nlohmann::json& j, const RunPolicy& r) {
   j = detail::with_other(r.other);
   if (r.clean_pod_policy) j["cleanPodPolicy"] = *r.clean_pod_policy;
   if (r.ttl_seconds_after_finished) j["ttlSecondsAfterFinished"] = *r.ttl_seconds_after_finished;
@@ -454,14 +568,14 @@ inline void to_json(nlohmann::json& j, const RunPolicy& r) {
   if (r.managed_by) j["managedBy"] = *r.managed_by;
 }
 
-inline void to_json(nlohmann::json& j, const ReplicaSpec& r) {
+TFJOB_INLINE void to_json(nlohmann::json& j, const ReplicaSpec& r) {
   j = detail::with_other(r.other);
   if (r.replicas) j["replicas"] = *r.replicas;
   if (!r.template_.is_null()) j["template"] = r.template_;
   if (!r.restart_policy.empty()) j["restartPolicy"] = r.restart_policy;
 }
 
-inline void to_json(nlohmann::json& j, const TFJobSpec& s) {
+TFJOB_INLINE void to_json(nlohmann::json& j, const TFJobSpec& s) {
   j = detail::with_other(s.other);
   nlohmann::json rp = s.run_policy;
   if (!rp.empty()) j["runPolicy"] = rp;
@@ -473,7 +587,7 @@ inline void to_json(nlohmann::json& j, const TFJobSpec& s) {
   if (s.enable_dynamic_worker) j["enableDynamicWorker"] = true;
 }
 
-inline void to_json(nlohmann::json& j, const JobCondition& c) {
+TFJOB_INLINE void to_json(nlohmann::json& j, const JobCondition& c) {
   j = detail::with_other(c.other);
   if (!c.type.empty()) j["type"] = c.type;
   if (!c.status.empty()) j["status"] = c.status;
@@ -483,7 +597,7 @@ inline void to_json(nlohmann::json& j, const JobCondition& c) {
   if (!c.last_transition_time.empty()) j["lastTransitionTime"] = c.last_transition_time;
 }
 
-inline void to_json(nlohmann::json& j, const ReplicaStatus& r) {
+TFJOB_INLINE void to_json(nlohmann::json& j, const ReplicaStatus& r) {
   j = detail::with_other(r.other);
   if (r.active) j["active"] = r.active;
   if (r.succeeded) j["succeeded"] = r.succeeded;
@@ -492,7 +606,7 @@ inline void to_json(nlohmann::json& j, const ReplicaStatus& r) {
   if (!r.selector.empty()) j["selector"] = r.selector;
 }
 
-inline void to_json(nlohmann::json& j, const JobStatus& s) {
+TFJOB_INLINE void to_json(nlohmann::json& j, const JobStatus& s) {
   j = detail::with_other(s.other);
   if (!s.conditions.empty()) {
     auto& a = j["conditions"] = nlohmann::json::array();
@@ -507,7 +621,7 @@ inline void to_json(nlohmann::json& j, const JobStatus& s) {
   if (!s.last_reconcile_time.empty()) j["lastReconcileTime"] = s.last_reconcile_time;
 }
 
-inline void to_json(nlohmann::json& j, const TFJob& t) {
+TFJOB_INLINE void to_json(nlohmann::json& j, const TFJob& t) {
   j = detail::with_other(t.other);
   if (!t.api_version.empty()) j["apiVersion"] = t.api_version;
   if (!t.kind.empty()) j["kind"] = t.kind;
@@ -518,9 +632,10 @@ inline void to_json(nlohmann::json& j, const TFJob& t) {
   if (t.status) j["status"] = *t.status;
 }
 
-namespace detail {
+}  // namespace tfjob
+namespace tfjob::detail {
 
-inline void decoder::decode(const nlohmann::json& j, const std::string& path, ObjectMeta& m) {
+TFJOB_INLINE void decoder::decode(const nlohmann::json& j, const std::string& path, ObjectMeta& m) {
   if (!object(j, path)) return;
   str(j, "name", path, m.name);
   str(j, "generateName", path, m.generate_name);
@@ -536,7 +651,7 @@ inline void decoder::decode(const nlohmann::json& j, const std::string& path, Ob
   keep_unmodeled(j, nlohmann::json(m), m.other);
 }
 
-inline void decoder::decode(const nlohmann::json& j, const std::string& path, SchedulingPolicy& s) {
+TFJOB_INLINE void decoder::decode(const nlohmann::json& j, const std::string& path, SchedulingPolicy& s) {
   if (!object(j, path)) return;
   integer(j, "minAvailable", path, s.min_available);
   str(j, "queue", path, s.queue);
@@ -549,7 +664,7 @@ inline void decoder::decode(const nlohmann::json& j, const std::string& path, Sc
   keep_unmodeled(j, nlohmann::json(s), s.other);
 }
 
-inline void decoder::decode(const nlohmann::json& j, const std::string& path, RunPolicy& r) {
+TFJOB_INLINE void decoder::decode(const nlohmann::json& j, const std::string& path, RunPolicy& r) {
   if (!object(j, path)) return;
   str(j, "cleanPodPolicy", path, r.clean_pod_policy);
   integer(j, "ttlSecondsAfterFinished", path, r.ttl_seconds_after_finished);
@@ -566,7 +681,7 @@ inline void decoder::decode(const nlohmann::json& j, const std::string& path, Ru
   keep_unmodeled(j, nlohmann::json(r), r.other);
 }
 
-inline void decoder::decode(const nlohmann::json& j, const std::string& path, ReplicaSpec& r) {
+TFJOB_INLINE void decoder::decode(const nlohmann::json& j, const std::string& path, ReplicaSpec& r) {
   if (!object(j, path)) return;
   integer(j, "replicas", path, r.replicas);
   if (const auto* v = get(j, "template")) {
@@ -589,7 +704,7 @@ inline void decoder::decode(const nlohmann::json& j, const std::string& path, Re
   keep_unmodeled(j, nlohmann::json(r), r.other);
 }
 
-inline void decoder::decode(const nlohmann::json& j, const std::string& path, TFJobSpec& s) {
+TFJOB_INLINE void decoder::decode(const nlohmann::json& j, const std::string& path, TFJobSpec& s) {
   if (!object(j, path)) return;
   if (const auto* v = get(j, "runPolicy")) decode(*v, path + ".runPolicy", s.run_policy);
   str(j, "successPolicy", path, s.success_policy);
@@ -609,7 +724,7 @@ inline void decoder::decode(const nlohmann::json& j, const std::string& path, TF
   keep_unmodeled(j, nlohmann::json(s), s.other);
 }
 
-inline void decoder::decode(const nlohmann::json& j, const std::string& path, JobCondition& c) {
+TFJOB_INLINE void decoder::decode(const nlohmann::json& j, const std::string& path, JobCondition& c) {
   if (!object(j, path)) return;
   str(j, "type", path, c.type);
   str(j, "status", path, c.status);
@@ -621,7 +736,7 @@ inline void decoder::decode(const nlohmann::json& j, const std::string& path, Jo
   keep_unmodeled(j, nlohmann::json(c), c.other);
 }
 
-inline void decoder::decode(const nlohmann::json& j, const std::string& path, ReplicaStatus& r) {
+TFJOB_INLINE void decoder::decode(const nlohmann::json& j, const std::string& path, ReplicaStatus& r) {
   if (!object(j, path)) return;
   integer(j, "active", path, r.active);
   integer(j, "succeeded", path, r.succeeded);
@@ -632,7 +747,7 @@ inline void decoder::decode(const nlohmann::json& j, const std::string& path, Re
   keep_unmodeled(j, nlohmann::json(r), r.other);
 }
 
-inline void decoder::decode(const nlohmann::json& j, const std::string& path, JobStatus& s) {
+TFJOB_INLINE void decoder::decode(const nlohmann::json& j, const std::string& path, JobStatus& s) {
   if (!object(j, path)) return;
   if (const auto* v = get(j, "conditions")) {
     if (!v->is_array()) wrong(path + ".conditions", *v, "an array");
@@ -658,7 +773,7 @@ inline void decoder::decode(const nlohmann::json& j, const std::string& path, Jo
   keep_unmodeled(j, nlohmann::json(s), s.other);
 }
 
-inline void decoder::decode(const nlohmann::json& j, const std::string& path, TFJob& t) {
+TFJOB_INLINE void decoder::decode(const nlohmann::json& j, const std::string& path, TFJob& t) {
   if (!j.is_object()) {
     errors.push_back({"<root>", "Invalid value",
                       "a TFJob must be an object, not " + type_name(j)});
@@ -679,27 +794,26 @@ inline void decoder::decode(const nlohmann::json& j, const std::string& path, TF
   keep_unmodeled(j, nlohmann::json(t), t.other);
 }
 
-/// Decodes a whole value rooted at `root` in error paths, throwing every wrong field at once.
-template <class T>
-void decode_whole(const nlohmann::json& j, const char* root, T& out) {
-  decoder d;
-  out = {};
-  d.decode(j, root, out);
-  d.throw_if_errors();
-}
+}  // namespace tfjob::detail
+namespace tfjob {
 
-}  // namespace detail
+TFJOB_INLINE void from_json(const nlohmann::json& j, ObjectMeta& m) { detail::decode_whole(j, "metadata", m); }
 
-/// Decoders: throw `validation_error` listing every field of the wrong JSON type.
-inline void from_json(const nlohmann::json& j, ObjectMeta& m) { detail::decode_whole(j, "metadata", m); }
-inline void from_json(const nlohmann::json& j, SchedulingPolicy& s) { detail::decode_whole(j, "schedulingPolicy", s); }
-inline void from_json(const nlohmann::json& j, RunPolicy& r) { detail::decode_whole(j, "runPolicy", r); }
-inline void from_json(const nlohmann::json& j, ReplicaSpec& r) { detail::decode_whole(j, "replicaSpec", r); }
-inline void from_json(const nlohmann::json& j, TFJobSpec& s) { detail::decode_whole(j, "spec", s); }
-inline void from_json(const nlohmann::json& j, JobCondition& c) { detail::decode_whole(j, "condition", c); }
-inline void from_json(const nlohmann::json& j, ReplicaStatus& r) { detail::decode_whole(j, "replicaStatus", r); }
-inline void from_json(const nlohmann::json& j, JobStatus& s) { detail::decode_whole(j, "status", s); }
-/// Decodes a TFJob. Field paths in errors are rooted at the object (`spec.runPolicy...`).
-inline void from_json(const nlohmann::json& j, TFJob& t) { detail::decode_whole(j, "", t); }
+TFJOB_INLINE void from_json(const nlohmann::json& j, SchedulingPolicy& s) { detail::decode_whole(j, "schedulingPolicy", s); }
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, RunPolicy& r) { detail::decode_whole(j, "runPolicy", r); }
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, ReplicaSpec& r) { detail::decode_whole(j, "replicaSpec", r); }
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, TFJobSpec& s) { detail::decode_whole(j, "spec", s); }
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, JobCondition& c) { detail::decode_whole(j, "condition", c); }
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, ReplicaStatus& r) { detail::decode_whole(j, "replicaStatus", r); }
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, JobStatus& s) { detail::decode_whole(j, "status", s); }
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, TFJob& t) { detail::decode_whole(j, "", t); }
 
 }  // namespace tfjob
+#endif  // TFJOB_SDK_DEFINE_API

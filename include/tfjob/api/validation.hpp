@@ -7,6 +7,7 @@
 
 #include <tfjob/api/quantity.hpp>
 #include <tfjob/api/types.hpp>
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 
@@ -20,7 +21,75 @@ namespace tfjob {
 namespace detail {
 
 /// `validation.IsDNS1035Label`: the messages apimachinery returns.
-inline std::vector<std::string> dns1035_label_errors(const std::string& value) {
+std::vector<std::string> dns1035_label_errors(const std::string& value);
+
+// apimachinery's formats, matched by hand: std::regex cost every includer about a second
+// of compile time, and several at -O2 where it is called.
+bool is_alnum_ascii(char c);
+bool is_lower_alnum(char c);
+/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`, the whole string (apimachinery's qualifiedNameFmt).
+bool is_qualified_name_part(const std::string& s);
+/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*`, the whole string
+/// (apimachinery's dns1123SubdomainFmt): dot-separated labels, each starting and ending alphanumeric.
+bool is_dns1123_subdomain(const std::string& s);
+
+/// apimachinery's `IsQualifiedName`: `[prefix/]name`, the prefix a DNS-1123 subdomain
+/// (at most 253 characters), the name at most 63 of `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`.
+std::vector<std::string> qualified_name_errors(const std::string& value);
+
+/// apimachinery's `IsValidLabelValue`.
+std::vector<std::string> label_value_errors(const std::string& value);
+
+/// Go's `%q`-like quoting of a bad value for messages.
+std::string quoted(const std::string& s);
+std::string join(const std::vector<std::string>& v, const char* sep);
+field_error required(std::string field, std::string detail);
+field_error invalid(std::string field, const std::string& value, std::string detail);
+field_error not_supported(std::string field, const std::string& value,
+                          const std::vector<std::string>& supported);
+field_error forbidden(std::string field, std::string detail);
+field_error duplicate(std::string field, const std::string& value);
+
+/// Quantities under `resources.limits/requests` of every container of a pod spec.
+void validate_container_resources(const nlohmann::json& container, const std::string& path,
+                                  std::vector<field_error>& errs);
+
+/// metadata (name, labels, annotations), apiVersion and kind: the object's own fields.
+void validate_metadata(const TFJob& job, std::vector<field_error>& errs);
+
+/// spec.runPolicy (ValidateRunPolicy + enum/range checks), then spec.successPolicy.
+void validate_run_policy(const TFJob& job, std::vector<field_error>& errs);
+
+/// The containers of one replica spec (image, resources, ports); true when one is named `tensorflow`.
+bool validate_replica_containers(const ReplicaSpec& r, const std::string& containers_path,
+                                 std::vector<field_error>& errs);
+
+/// One entry of spec.tfReplicaSpecs: its type (known, not a duplicate; Chief/Master counted),
+/// replicas, restartPolicy and containers.
+void validate_replica_spec(const std::string& specs_path, const std::string& rtype, const ReplicaSpec& r,
+                           std::map<std::string, std::string>& seen, int& chief_or_master,
+                           std::vector<field_error>& errs);
+
+/// spec.tfReplicaSpecs (validateTFReplicaSpecs): present, each entry, at most one Chief or Master.
+void validate_replica_specs(const TFJob& job, std::vector<field_error>& errs);
+
+}  // namespace detail
+
+/// Every problem with `job`, each with its field path (empty when valid). Mirrors the
+/// operator's webhook (name, managedBy, containers, images, `tensorflow` container, one
+/// Chief/Master) and adds client-side checks for values the API server or the operator
+/// would refuse later.
+std::vector<field_error> validate(const TFJob& job);
+
+/// Throws `validation_error` listing every problem; returns normally when valid.
+void validate_or_throw(const TFJob& job);
+
+}  // namespace tfjob
+
+#if TFJOB_SDK_DEFINE_API
+namespace tfjob::detail {
+
+TFJOB_INLINE std::vector<std::string> dns1035_label_errors(const std::string& value) {
   std::vector<std::string> errs;
   if (value.size() > 63) errs.push_back("must be no more than 63 characters");
   bool ok = !value.empty() && value.front() >= 'a' && value.front() <= 'z';
@@ -35,20 +104,18 @@ inline std::vector<std::string> dns1035_label_errors(const std::string& value) {
   return errs;
 }
 
-// apimachinery's formats, matched by hand: std::regex cost every includer about a second
-// of compile time, and several at -O2 where it is called.
-inline bool is_alnum_ascii(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
-inline bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`, the whole string (apimachinery's qualifiedNameFmt).
-inline bool is_qualified_name_part(const std::string& s) {
+TFJOB_INLINE bool is_alnum_ascii(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+TFJOB_INLINE bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+
+TFJOB_INLINE bool is_qualified_name_part(const std::string& s) {
   if (s.empty() || !is_alnum_ascii(s.front()) || !is_alnum_ascii(s.back())) return false;
   for (char c : s)
     if (!is_alnum_ascii(c) && c != '-' && c != '_' && c != '.') return false;
   return true;
 }
-/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*`, the whole string
-/// (apimachinery's dns1123SubdomainFmt): dot-separated labels, each starting and ending alphanumeric.
-inline bool is_dns1123_subdomain(const std::string& s) {
+
+TFJOB_INLINE bool is_dns1123_subdomain(const std::string& s) {
   std::size_t start = 0;
   for (;;) {
     std::size_t dot = s.find('.', start);
@@ -61,9 +128,7 @@ inline bool is_dns1123_subdomain(const std::string& s) {
   }
 }
 
-/// apimachinery's `IsQualifiedName`: `[prefix/]name`, the prefix a DNS-1123 subdomain
-/// (at most 253 characters), the name at most 63 of `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`.
-inline std::vector<std::string> qualified_name_errors(const std::string& value) {
+TFJOB_INLINE std::vector<std::string> qualified_name_errors(const std::string& value) {
   std::vector<std::string> errs;
   std::string prefix, name = value;
   auto slash = value.find('/');
@@ -99,8 +164,7 @@ inline std::vector<std::string> qualified_name_errors(const std::string& value) 
   return errs;
 }
 
-/// apimachinery's `IsValidLabelValue`.
-inline std::vector<std::string> label_value_errors(const std::string& value) {
+TFJOB_INLINE std::vector<std::string> label_value_errors(const std::string& value) {
   std::vector<std::string> errs;
   if (value.size() > 63) errs.push_back("must be no more than 63 characters");
   if (!(value.empty() || is_qualified_name_part(value)))
@@ -110,38 +174,40 @@ inline std::vector<std::string> label_value_errors(const std::string& value) {
   return errs;
 }
 
-/// Go's `%q`-like quoting of a bad value for messages.
-inline std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
+TFJOB_INLINE std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
 
-inline std::string join(const std::vector<std::string>& v, const char* sep) {
+TFJOB_INLINE std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string s;
   for (std::size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
   return s;
 }
 
-inline field_error required(std::string field, std::string detail) {
+TFJOB_INLINE field_error required(std::string field, std::string detail) {
   return {std::move(field), "Required value", std::move(detail)};
 }
-inline field_error invalid(std::string field, const std::string& value, std::string detail) {
+
+TFJOB_INLINE field_error invalid(std::string field, const std::string& value, std::string detail) {
   return {std::move(field), "Invalid value", value + ": " + detail};
 }
-inline field_error not_supported(std::string field, const std::string& value,
-                                 const std::vector<std::string>& supported) {
+
+TFJOB_INLINE field_error not_supported(std::string field, const std::string& value,
+                                       const std::vector<std::string>& supported) {
   std::vector<std::string> q;
   for (const auto& s : supported) q.push_back(quoted(s));
   return {std::move(field), "Unsupported value",
           quoted(value) + ": supported values: " + join(q, ", ")};
 }
-inline field_error forbidden(std::string field, std::string detail) {
+
+TFJOB_INLINE field_error forbidden(std::string field, std::string detail) {
   return {std::move(field), "Forbidden", std::move(detail)};
 }
-inline field_error duplicate(std::string field, const std::string& value) {
+
+TFJOB_INLINE field_error duplicate(std::string field, const std::string& value) {
   return {std::move(field), "Duplicate value", quoted(value)};
 }
 
-/// Quantities under `resources.limits/requests` of every container of a pod spec.
-inline void validate_container_resources(const nlohmann::json& container, const std::string& path,
-                                         std::vector<field_error>& errs) {
+TFJOB_INLINE void validate_container_resources(const nlohmann::json& container, const std::string& path,
+                                               std::vector<field_error>& errs) {
   auto res = container.find("resources");
   if (res == container.end() || !res->is_object()) return;
   for (const char* kind : {"limits", "requests"}) {
@@ -166,8 +232,7 @@ inline void validate_container_resources(const nlohmann::json& container, const 
   }
 }
 
-/// metadata (name, labels, annotations), apiVersion and kind: the object's own fields.
-inline void validate_metadata(const TFJob& job, std::vector<field_error>& errs) {
+TFJOB_INLINE void validate_metadata(const TFJob& job, std::vector<field_error>& errs) {
   // metadata.name: NameIsDNS1035Label (a name to be generated by the server is not checked).
   if (job.metadata.name.empty()) {
     if (job.metadata.generate_name.empty())
@@ -193,8 +258,7 @@ inline void validate_metadata(const TFJob& job, std::vector<field_error>& errs) 
   if (!job.kind.empty() && job.kind != tfjob::kind) errs.push_back(not_supported("kind", job.kind, {tfjob::kind}));
 }
 
-/// spec.runPolicy (ValidateRunPolicy + enum/range checks), then spec.successPolicy.
-inline void validate_run_policy(const TFJob& job, std::vector<field_error>& errs) {
+TFJOB_INLINE void validate_run_policy(const TFJob& job, std::vector<field_error>& errs) {
   // runPolicy (ValidateRunPolicy + enum/range checks)
   const auto& rp = job.spec.run_policy;
   if (rp.managed_by && *rp.managed_by != managed_by_kubeflow && *rp.managed_by != managed_by_multikueue)
@@ -231,9 +295,8 @@ inline void validate_run_policy(const TFJob& job, std::vector<field_error>& errs
                                  {success_policy::Default, success_policy::AllWorkers}));
 }
 
-/// The containers of one replica spec (image, resources, ports); true when one is named `tensorflow`.
-inline bool validate_replica_containers(const ReplicaSpec& r, const std::string& containers_path,
-                                        std::vector<field_error>& errs) {
+TFJOB_INLINE bool validate_replica_containers(const ReplicaSpec& r, const std::string& containers_path,
+                                              std::vector<field_error>& errs) {
   const auto* cs = containers(r);
   if (!cs || cs->empty()) errs.push_back(required(containers_path, "must be specified"));
   bool default_container_present = false;
@@ -261,11 +324,9 @@ inline bool validate_replica_containers(const ReplicaSpec& r, const std::string&
   return default_container_present;
 }
 
-/// One entry of spec.tfReplicaSpecs: its type (known, not a duplicate; Chief/Master counted),
-/// replicas, restartPolicy and containers.
-inline void validate_replica_spec(const std::string& specs_path, const std::string& rtype, const ReplicaSpec& r,
-                                  std::map<std::string, std::string>& seen, int& chief_or_master,
-                                  std::vector<field_error>& errs) {
+TFJOB_INLINE void validate_replica_spec(const std::string& specs_path, const std::string& rtype, const ReplicaSpec& r,
+                                        std::map<std::string, std::string>& seen, int& chief_or_master,
+                                        std::vector<field_error>& errs) {
   const std::string role_path = specs_path + "[" + rtype + "]";
   const std::string containers_path = role_path + ".template.spec.containers";
   auto canon = canonical_replica_type(rtype);
@@ -293,8 +354,7 @@ inline void validate_replica_spec(const std::string& specs_path, const std::stri
                                                  default_container_name));
 }
 
-/// spec.tfReplicaSpecs (validateTFReplicaSpecs): present, each entry, at most one Chief or Master.
-inline void validate_replica_specs(const TFJob& job, std::vector<field_error>& errs) {
+TFJOB_INLINE void validate_replica_specs(const TFJob& job, std::vector<field_error>& errs) {
   // tfReplicaSpecs (validateTFReplicaSpecs)
   const std::string specs_path = "spec.tfReplicaSpecs";
   if (job.spec.tf_replica_specs.empty())
@@ -306,13 +366,10 @@ inline void validate_replica_specs(const TFJob& job, std::vector<field_error>& e
   if (chief_or_master > 1) errs.push_back(forbidden(specs_path, "must not have more than 1 Chief or Master role"));
 }
 
-}  // namespace detail
+}  // namespace tfjob::detail
+namespace tfjob {
 
-/// Every problem with `job`, each with its field path (empty when valid). Mirrors the
-/// operator's webhook (name, managedBy, containers, images, `tensorflow` container, one
-/// Chief/Master) and adds client-side checks for values the API server or the operator
-/// would refuse later.
-inline std::vector<field_error> validate(const TFJob& job) {
+TFJOB_INLINE std::vector<field_error> validate(const TFJob& job) {
   std::vector<field_error> errs;
   detail::validate_metadata(job, errs);
   detail::validate_run_policy(job, errs);
@@ -320,10 +377,10 @@ inline std::vector<field_error> validate(const TFJob& job) {
   return errs;
 }
 
-/// Throws `validation_error` listing every problem; returns normally when valid.
-inline void validate_or_throw(const TFJob& job) {
+TFJOB_INLINE void validate_or_throw(const TFJob& job) {
   auto errs = validate(job);
   if (!errs.empty()) throw validation_error(std::move(errs));
 }
 
 }  // namespace tfjob
+#endif  // TFJOB_SDK_DEFINE_API
