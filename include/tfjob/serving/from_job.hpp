@@ -6,6 +6,7 @@
 /// (--file_system_poll_wait_seconds, 1 s by default, main.cc), picks up the export of a
 /// later run as a new version.
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/serving/model_config.hpp>
@@ -32,7 +33,46 @@ struct JobExport {
 namespace detail {
 
 /// The value of `--export-dir=V`, `--export-dir V`, `--export_dir...` in an argv, or "".
-inline std::string export_dir_arg(const nlohmann::json& argv) {
+std::string export_dir_arg(const nlohmann::json& argv);
+
+/// PATH with "." and empty segments removed; "" when it climbs out with "..".
+std::string clean_path(const std::string& p, bool* escaped);
+
+}  // namespace detail
+
+/// The export of `job` (a TFJob as JSON): the directory given by `export_dir` when not
+/// empty, else by the trainer's --export-dir in the Chief's, Master's or Worker's container
+/// args or command (the operator's chief order), which must lie on a mounted claim. Throws
+/// tfjob::error saying what is missing and what to pass.
+JobExport job_export(const nlohmann::json& job, const std::string& export_dir = {});
+
+/// The model `serve --from-job` serves: MODEL from the export's claim and path.
+ModelEntry model_from_export(const std::string& model, const JobExport& e);
+
+
+/// "2.18.0" from an image reference whose tag starts with a TensorFlow release
+/// (tensorflow/tensorflow:2.18.0-gpu, tensorflow/serving:2.16.1); "" when it does not.
+std::string tf_release_of_image(const std::string& image);
+
+/// Major and minor of "2.18.0" (nullopt when not a release; bounded: at most 6 digits each).
+std::optional<std::pair<int, int>> tf_major_minor(const std::string& release);
+
+/// A warning when the model was exported by a newer TensorFlow than the TF Serving release
+/// that serves it (TF Serving's release tracks TensorFlow's: a SavedModel may use ops or
+/// attributes that an older runtime does not have, and fails to load with "Op type not
+/// registered" or "NodeDef mentions attr"); "" when the training release is not newer or
+/// either is unknown. `trained_from` says where the training release came from.
+std::string tf_version_warning(const std::string& trained_release, const std::string& trained_from,
+                               const std::string& serving_release, const std::string& serving_image);
+
+}  // namespace tfjob::serving
+
+#if TFJOB_SDK_DEFINE_SERVING
+namespace tfjob::serving {
+
+namespace detail {
+
+TFJOB_INLINE std::string export_dir_arg(const nlohmann::json& argv) {
   if (!argv.is_array()) return {};
   for (std::size_t i = 0; i < argv.size(); ++i) {
     if (!argv[i].is_string()) continue;
@@ -46,8 +86,7 @@ inline std::string export_dir_arg(const nlohmann::json& argv) {
   return {};
 }
 
-/// PATH with "." and empty segments removed; "" when it climbs out with "..".
-inline std::string clean_path(const std::string& p, bool* escaped) {
+TFJOB_INLINE std::string clean_path(const std::string& p, bool* escaped) {
   std::vector<std::string> parts;
   std::string cur;
   for (char ch : p + "/") {
@@ -70,11 +109,7 @@ inline std::string clean_path(const std::string& p, bool* escaped) {
 
 }  // namespace detail
 
-/// The export of `job` (a TFJob as JSON): the directory given by `export_dir` when not
-/// empty, else by the trainer's --export-dir in the Chief's, Master's or Worker's container
-/// args or command (the operator's chief order), which must lie on a mounted claim. Throws
-/// tfjob::error saying what is missing and what to pass.
-inline JobExport job_export(const nlohmann::json& job, const std::string& export_dir = {}) {
+TFJOB_INLINE JobExport job_export(const nlohmann::json& job, const std::string& export_dir) {
   const std::string name = tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string());
   const auto specs = tfjob::detail::value_at(job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
   if (!specs.is_object() || specs.empty()) throw tfjob::error("tfjob \"" + name + "\" has no spec.tfReplicaSpecs");
@@ -132,16 +167,12 @@ inline JobExport job_export(const nlohmann::json& job, const std::string& export
                      "trainer's container holding <version>/saved_model.pb)");
 }
 
-/// The model `serve --from-job` serves: MODEL from the export's claim and path.
-inline ModelEntry model_from_export(const std::string& model, const JobExport& e) {
+TFJOB_INLINE ModelEntry model_from_export(const std::string& model, const JobExport& e) {
   ModelEntry m = parse_model_flag(model + "=pvc:" + e.claim + ":" + e.path);
   return m;
 }
 
-
-/// "2.18.0" from an image reference whose tag starts with a TensorFlow release
-/// (tensorflow/tensorflow:2.18.0-gpu, tensorflow/serving:2.16.1); "" when it does not.
-inline std::string tf_release_of_image(const std::string& image) {
+TFJOB_INLINE std::string tf_release_of_image(const std::string& image) {
   const auto slash = image.rfind('/');
   const auto colon = image.rfind(':');
   if (colon == std::string::npos || (slash != std::string::npos && colon < slash)) return {};
@@ -157,8 +188,7 @@ inline std::string tf_release_of_image(const std::string& image) {
   return out;
 }
 
-/// Major and minor of "2.18.0" (nullopt when not a release; bounded: at most 6 digits each).
-inline std::optional<std::pair<int, int>> tf_major_minor(const std::string& release) {
+TFJOB_INLINE std::optional<std::pair<int, int>> tf_major_minor(const std::string& release) {
   auto dot = release.find('.');
   if (dot == std::string::npos || dot == 0 || dot > 6) return std::nullopt;
   auto rest = release.substr(dot + 1);
@@ -170,13 +200,8 @@ inline std::optional<std::pair<int, int>> tf_major_minor(const std::string& rele
   return std::make_pair(std::stoi(release.substr(0, dot)), std::stoi(minor));
 }
 
-/// A warning when the model was exported by a newer TensorFlow than the TF Serving release
-/// that serves it (TF Serving's release tracks TensorFlow's: a SavedModel may use ops or
-/// attributes that an older runtime does not have, and fails to load with "Op type not
-/// registered" or "NodeDef mentions attr"); "" when the training release is not newer or
-/// either is unknown. `trained_from` says where the training release came from.
-inline std::string tf_version_warning(const std::string& trained_release, const std::string& trained_from,
-                                      const std::string& serving_release, const std::string& serving_image) {
+TFJOB_INLINE std::string tf_version_warning(const std::string& trained_release, const std::string& trained_from,
+                                            const std::string& serving_release, const std::string& serving_image) {
   auto t = tf_major_minor(trained_release), s = tf_major_minor(serving_release);
   if (!t || !s || *t <= *s) return {};
   return "the model was exported by TensorFlow " + trained_release + " (" + trained_from + ") and is served by TF Serving " +
@@ -186,3 +211,4 @@ inline std::string tf_version_warning(const std::string& trained_release, const 
 }
 
 }  // namespace tfjob::serving
+#endif  // TFJOB_SDK_DEFINE_SERVING

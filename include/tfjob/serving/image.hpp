@@ -5,6 +5,7 @@
 /// [N, H, W, C] (C 1 or 3) or [N, H, W] (grayscale, MNIST's) gets the decoded pixels resized
 /// to H x W with bilinear interpolation and scaled to [0, 1].
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/serving/signature.hpp>
 
@@ -39,7 +40,23 @@ inline constexpr long long max_image_values = 4096LL * 4096LL * 3LL;
 /// Picks how an image is fed to `sig`: its only DT_STRING input (bytes), else its only
 /// DT_FLOAT input of rank 4 [N, H, W, C] or rank 3 [N, H, W] with known H and W. Throws
 /// tfjob::error naming what the signature takes when it takes neither.
-inline ImageInput plan_image_input(const Signature& sig) {
+ImageInput plan_image_input(const Signature& sig);
+
+/// Bilinear resize of `img` to h x w with `channels` (1: luma, 3: RGB; alpha dropped),
+/// values scaled to [0, 1]; half-pixel centres, as tf.image.resize(method="bilinear") does.
+/// Returns h * w * channels floats, row-major.
+std::vector<float> resize_bilinear(const DecodedImage& img, int h, int w, int channels);
+
+/// One instance of the predict request's row format for an image: {"b64": ...} for bytes,
+/// else the [H][W][C] (or [H][W]) float tensor; named when the signature has several inputs.
+nlohmann::json image_instance(const ImageInput& p, const std::string& base64_bytes, const DecodedImage* decoded);
+
+}  // namespace tfjob::serving
+
+#if TFJOB_SDK_DEFINE_SERVING
+namespace tfjob::serving {
+
+TFJOB_INLINE ImageInput plan_image_input(const Signature& sig) {
   auto takes = [&] {
     std::string s;
     for (const auto& t : sig.inputs) s += (s.empty() ? "" : ", ") + t.key + " " + t.dtype + " " + shape_text(t);
@@ -82,10 +99,7 @@ inline ImageInput plan_image_input(const Signature& sig) {
   return p;
 }
 
-/// Bilinear resize of `img` to h x w with `channels` (1: luma, 3: RGB; alpha dropped),
-/// values scaled to [0, 1]; half-pixel centres, as tf.image.resize(method="bilinear") does.
-/// Returns h * w * channels floats, row-major.
-inline std::vector<float> resize_bilinear(const DecodedImage& img, int h, int w, int channels) {
+TFJOB_INLINE std::vector<float> resize_bilinear(const DecodedImage& img, int h, int w, int channels) {
   if (img.width <= 0 || img.height <= 0 || img.channels < 1 || img.channels > 4 ||
       img.pixels.size() != static_cast<std::size_t>(img.width) * static_cast<std::size_t>(img.height) * static_cast<std::size_t>(img.channels))
     throw tfjob::error("the decoded image is inconsistent (" + std::to_string(img.width) + "x" + std::to_string(img.height) + ")");
@@ -117,9 +131,7 @@ inline std::vector<float> resize_bilinear(const DecodedImage& img, int h, int w,
   return out;
 }
 
-/// One instance of the predict request's row format for an image: {"b64": ...} for bytes,
-/// else the [H][W][C] (or [H][W]) float tensor; named when the signature has several inputs.
-inline nlohmann::json image_instance(const ImageInput& p, const std::string& base64_bytes, const DecodedImage* decoded) {
+TFJOB_INLINE nlohmann::json image_instance(const ImageInput& p, const std::string& base64_bytes, const DecodedImage* decoded) {
   nlohmann::json v;
   if (p.kind == ImageInput::Kind::bytes) {
     v = {{"b64", base64_bytes}};
@@ -148,3 +160,4 @@ inline nlohmann::json image_instance(const ImageInput& p, const std::string& bas
 }
 
 }  // namespace tfjob::serving
+#endif  // TFJOB_SDK_DEFINE_SERVING

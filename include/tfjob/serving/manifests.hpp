@@ -6,6 +6,7 @@
 /// model source below ends up as `/models/<model>/<version>/`.
 
 #include <tfjob/api/quantity.hpp>
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/serving/operations.hpp>
 
@@ -66,15 +67,56 @@ struct ServeSpec {
   ServeOperations ops;  ///< batching, monitoring, autoscaling (operations.hpp)
 
   std::string effective_model_name() const { return model_name.empty() ? name : model_name; }
-  std::string effective_image() const {
-    if (!image.empty()) return image;
-    return "tensorflow/serving:" + serving_version + (gpus > 0 ? "-gpu" : "");
-  }
+  std::string effective_image() const;
 };
 
 /// `--pvc CLAIM[:PATH]` → source. PATH is a directory inside the claim that holds
 /// `<model>/<version>/saved_model.pb`; a leading '/' is ignored.
-inline ModelSource parse_pvc(const std::string& text) {
+ModelSource parse_pvc(const std::string& text);
+
+/// `--toleration KEY[=VALUE]:EFFECT` or `KEY:EFFECT` (kubectl taint syntax) → toleration.
+nlohmann::json parse_toleration(const std::string& text);
+
+/// A DNS-1035 label (Service names): lower-case alphanumerics and '-', starting with a
+/// letter, at most 63 characters.
+bool is_dns1035_label(const std::string& s);
+
+/// Throws validation_error naming the flag when the spec cannot become valid objects.
+void validate(const ServeSpec& s);
+
+/// The labels selecting this server's pods.
+nlohmann::json selector_labels(const std::string& name);
+
+/// The MODEL column / annotation text for a source.
+std::string describe_source(const ModelSource& m);
+
+/// The init container's script: download a SavedModel tarball, find the directory holding
+/// saved_model.pb (tarballs differ: flat, one folder, or already versioned) and move it to
+/// /models/<model>/<version> so TF Serving finds a numeric version directory.
+std::string fetch_script();
+
+/// The Deployment (apps/v1).
+nlohmann::json build_deployment(const ServeSpec& s);
+
+/// The Service (core/v1, ClusterIP) with the named gRPC and REST ports.
+nlohmann::json build_service(const ServeSpec& s);
+
+/// Every object, in the order they are applied and `serve --dry-run=client` prints them:
+/// the config files' ConfigMap (when batching or monitoring is on), the Deployment, the
+/// Service, then the PodDisruptionBudget and HorizontalPodAutoscaler (operations.hpp).
+std::vector<nlohmann::json> build_objects(const ServeSpec& s);
+
+}  // namespace tfjob::serving
+
+#if TFJOB_SDK_DEFINE_SERVING
+namespace tfjob::serving {
+
+TFJOB_INLINE std::string ServeSpec::effective_image() const {
+  if (!image.empty()) return image;
+  return "tensorflow/serving:" + serving_version + (gpus > 0 ? "-gpu" : "");
+}
+
+TFJOB_INLINE ModelSource parse_pvc(const std::string& text) {
   ModelSource s;
   s.kind = ModelSource::Kind::pvc;
   auto colon = text.find(':');
@@ -89,8 +131,7 @@ inline ModelSource parse_pvc(const std::string& text) {
   return s;
 }
 
-/// `--toleration KEY[=VALUE]:EFFECT` or `KEY:EFFECT` (kubectl taint syntax) → toleration.
-inline nlohmann::json parse_toleration(const std::string& text) {
+TFJOB_INLINE nlohmann::json parse_toleration(const std::string& text) {
   auto colon = text.rfind(':');
   std::string kv = colon == std::string::npos ? text : text.substr(0, colon);
   std::string effect = colon == std::string::npos ? "" : text.substr(colon + 1);
@@ -112,17 +153,14 @@ inline nlohmann::json parse_toleration(const std::string& text) {
   return t;
 }
 
-/// A DNS-1035 label (Service names): lower-case alphanumerics and '-', starting with a
-/// letter, at most 63 characters.
-inline bool is_dns1035_label(const std::string& s) {
+TFJOB_INLINE bool is_dns1035_label(const std::string& s) {
   if (s.empty() || s.size() > 63 || !std::islower(static_cast<unsigned char>(s.front())) || s.back() == '-') return false;
   for (char c : s)
     if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-')) return false;
   return true;
 }
 
-/// Throws validation_error naming the flag when the spec cannot become valid objects.
-inline void validate(const ServeSpec& s) {
+TFJOB_INLINE void validate(const ServeSpec& s) {
   if (!is_dns1035_label(s.name))
     throw tfjob::error("serve name \"" + s.name +
                            "\" must be a DNS-1035 label (lower-case letters, digits and '-', starting with a letter, "
@@ -149,13 +187,11 @@ inline void validate(const ServeSpec& s) {
   validate_operations(s.ops, s.cpu);
 }
 
-/// The labels selecting this server's pods.
-inline nlohmann::json selector_labels(const std::string& name) {
+TFJOB_INLINE nlohmann::json selector_labels(const std::string& name) {
   return {{keys::name, "tensorflow-serving"}, {keys::instance, name}};
 }
 
-/// The MODEL column / annotation text for a source.
-inline std::string describe_source(const ModelSource& m) {
+TFJOB_INLINE std::string describe_source(const ModelSource& m) {
   switch (m.kind) {
     case ModelSource::Kind::resnet: return "resnet";
     case ModelSource::Kind::url: return m.url;
@@ -164,10 +200,7 @@ inline std::string describe_source(const ModelSource& m) {
   }
 }
 
-/// The init container's script: download a SavedModel tarball, find the directory holding
-/// saved_model.pb (tarballs differ: flat, one folder, or already versioned) and move it to
-/// /models/<model>/<version> so TF Serving finds a numeric version directory.
-inline std::string fetch_script() {
+TFJOB_INLINE std::string fetch_script() {
   return R"SH(set -eu
 dest="/models/$MODEL_NAME"
 tmp="$dest/.download"
@@ -188,8 +221,7 @@ ls -la "$dest/$MODEL_VERSION"
 )SH";
 }
 
-/// The Deployment (apps/v1).
-inline nlohmann::json build_deployment(const ServeSpec& s) {
+TFJOB_INLINE nlohmann::json build_deployment(const ServeSpec& s) {
   validate(s);
   using nlohmann::json;
   const std::string model = s.effective_model_name();
@@ -254,8 +286,7 @@ inline nlohmann::json build_deployment(const ServeSpec& s) {
                     {"template", {{"metadata", {{"labels", labels}}}, {"spec", pod_spec}}}}}};
 }
 
-/// The Service (core/v1, ClusterIP) with the named gRPC and REST ports.
-inline nlohmann::json build_service(const ServeSpec& s) {
+TFJOB_INLINE nlohmann::json build_service(const ServeSpec& s) {
   validate(s);
   using nlohmann::json;
   json labels = selector_labels(s.name);
@@ -271,10 +302,7 @@ inline nlohmann::json build_service(const ServeSpec& s) {
                                            {{"name", "http"}, {"port", rest_port}, {"targetPort", "http"}, {"protocol", "TCP"}}})}}}};
 }
 
-/// Every object, in the order they are applied and `serve --dry-run=client` prints them:
-/// the config files' ConfigMap (when batching or monitoring is on), the Deployment, the
-/// Service, then the PodDisruptionBudget and HorizontalPodAutoscaler (operations.hpp).
-inline std::vector<nlohmann::json> build_objects(const ServeSpec& s) {
+TFJOB_INLINE std::vector<nlohmann::json> build_objects(const ServeSpec& s) {
   nlohmann::json labels = selector_labels(s.name);
   labels[keys::managed_by] = "kubectl-tfjob";
   std::vector<nlohmann::json> out;
@@ -288,3 +316,4 @@ inline std::vector<nlohmann::json> build_objects(const ServeSpec& s) {
 }
 
 }  // namespace tfjob::serving
+#endif  // TFJOB_SDK_DEFINE_SERVING

@@ -13,6 +13,7 @@
 ///     }
 ///   }
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/serving/manifests.hpp>
@@ -33,33 +34,11 @@ struct VersionPolicy {
   std::int64_t num_versions = 1;        ///< latest: the N highest versions (the proto's default is 1)
   std::vector<std::int64_t> versions;   ///< specific: exactly these
 
-  bool operator==(const VersionPolicy& o) const {
-    return kind == o.kind && (kind != Kind::latest || num_versions == o.num_versions) &&
-           (kind != Kind::specific || versions == o.versions);
-  }
+  bool operator==(const VersionPolicy& o) const;
   /// `latest:2`, `all`, `specific:1,2` (the flag's own syntax).
-  std::string text() const {
-    if (kind == Kind::all) return "all";
-    if (kind == Kind::latest) return "latest:" + std::to_string(num_versions);
-    std::string t = "specific:";
-    for (std::size_t i = 0; i < versions.size(); ++i) t += (i ? "," : "") + std::to_string(versions[i]);
-    return t;
-  }
+  std::string text() const;
   /// Of the versions on disk (any order), those this policy serves, ascending.
-  std::vector<std::int64_t> select(std::vector<std::int64_t> on_disk) const {
-    std::sort(on_disk.begin(), on_disk.end());
-    on_disk.erase(std::unique(on_disk.begin(), on_disk.end()), on_disk.end());
-    if (kind == Kind::all) return on_disk;
-    if (kind == Kind::latest) {
-      const auto n = static_cast<std::size_t>(num_versions < 0 ? 0 : num_versions);
-      if (on_disk.size() > n) on_disk.erase(on_disk.begin(), on_disk.end() - static_cast<std::ptrdiff_t>(n));
-      return on_disk;
-    }
-    std::vector<std::int64_t> out;
-    for (auto v : on_disk)
-      if (std::find(versions.begin(), versions.end(), v) != versions.end()) out.push_back(v);
-    return out;
-  }
+  std::vector<std::int64_t> select(std::vector<std::int64_t> on_disk) const;
 };
 
 /// One model of the server (ModelConfig).
@@ -74,42 +53,153 @@ struct ModelEntry {
 /// ModelServerConfig with a model_config_list.
 struct ModelServerConfig {
   std::vector<ModelEntry> models;
-  const ModelEntry* find(const std::string& name) const {
-    for (const auto& m : models)
-      if (m.name == name) return &m;
-    return nullptr;
-  }
-  ModelEntry* find(const std::string& name) {
-    for (auto& m : models)
-      if (m.name == name) return &m;
-    return nullptr;
-  }
+  const ModelEntry* find(const std::string& name) const;
+  ModelEntry* find(const std::string& name);
 };
 
 /// Where the config file lives in the server's container, and the ConfigMap key holding it.
 inline constexpr const char* model_config_dir = "/etc/tfserving-models";  // apart from --batching/--monitoring's /etc/tfserving
 inline constexpr const char* model_config_key = "models.config";
 /// The ConfigMap of server NAME.
-inline std::string model_config_map_name(const std::string& server) { return server + "-models"; }
+std::string model_config_map_name(const std::string& server);
 
 namespace detail {
 
 /// A model name TF Serving can serve behind a URL segment and a directory.
-inline void check_model_name(const std::string& m, const std::string& what) {
+void check_model_name(const std::string& m, const std::string& what);
+
+/// A positive int64 from decimal text ("" or anything else: nullopt; no overflow).
+std::optional<std::int64_t> parse_version_number(const std::string& s);
+
+/// A string for the text format: double quotes, with \\ and \" escaped.
+std::string quote(const std::string& s);
+
+}  // namespace detail
+
+/// `--model NAME=SOURCE` → a model: SOURCE is `resnet`, an http(s):// or gs:// SavedModel
+/// tarball, or `pvc:CLAIM[:PATH]` with PATH (default NAME) the model's base path inside the
+/// claim, holding `<version>/saved_model.pb`.
+ModelEntry parse_model_flag(const std::string& text);
+
+/// `--version-policy [MODEL=]latest:N|all|specific:V[,V...]` → (model or "", policy).
+std::pair<std::string, VersionPolicy> parse_version_policy_flag(const std::string& text);
+
+/// `[MODEL:]LABEL=VERSION` (serve's --version-label, serve label's argument) → (model or "", label, version).
+struct LabelAssignment {
+  std::string model, label;
+  std::int64_t version = 0;
+};
+LabelAssignment parse_label_assignment(const std::string& text, const std::string& flag);
+
+/// The text-format ModelServerConfig (what the ConfigMap holds), models in order.
+std::string render_model_config(const ModelServerConfig& c);
+
+/// Parses a text-format ModelServerConfig (model_config_list only; custom_model_config is
+/// not served by this tool). Throws tfjob::error naming the line and what is wrong; unknown
+/// fields of a config (logging_config, model_type, ...) are skipped, as TF Serving's own
+/// text parser would not (it refuses them): this reader serves `serve label` and the tests,
+/// which must read what a user may have added by hand.
+ModelServerConfig parse_model_config(const std::string& text);
+
+/// What `serve label` changes: LABEL of MODEL now names VERSION. Throws tfjob::error when
+/// the model is not in the config.
+void set_version_label(ModelServerConfig& c, const std::string& model, const std::string& label, std::int64_t version);
+
+namespace keys {
+/// On the Deployment and Service of a server with a model config: the ConfigMap's name and the models it serves ("a,b").
+inline constexpr const char* model_config = "serving.kubectl-tfjob.io/model-config";
+inline constexpr const char* models = "serving.kubectl-tfjob.io/models";
+}  // namespace keys
+
+/// TF Serving's default poll of the model config file is 0 (never re-read: main.cc
+/// --model_config_file_poll_wait_seconds); serve sets this so `serve label` is picked up.
+inline constexpr int default_model_config_poll_seconds = 10;
+
+/// The models of a several-model server, checked: at least one, names unique, every label
+/// naming a version the policy can serve (a `specific` policy's versions).
+void validate(const ModelServerConfig& c);
+
+/// The ConfigMap (core/v1) holding the text-format model config.
+nlohmann::json build_model_config_map(const ServeSpec& s, const ModelServerConfig& c);
+
+/// The objects of one server serving every model of `c` through a model config file: the
+/// ConfigMap, then the Deployment and Service of build_objects(), the Deployment's
+/// tensorflow_model_server reading the file (re-read every `poll_seconds`) instead of
+/// --model_name/--model_base_path, each model on its own volume at its base_path (a claim's
+/// subPath, or an emptyDir its own init container downloads into). The probes ask for the
+/// first model.
+std::vector<nlohmann::json> build_model_config_objects(ServeSpec s, const ModelServerConfig& c,
+                                                       int poll_seconds = default_model_config_poll_seconds);
+
+/// The ConfigMap's model config of a server (the Deployment's or Service's annotation names
+/// it); nullopt for a server started with one --model_name (no config file).
+std::optional<std::string> model_config_map_of(const nlohmann::json& obj);
+
+/// The models a server's annotation says it serves ("" entries dropped).
+std::vector<std::string> served_models_of(const nlohmann::json& obj);
+
+}  // namespace tfjob::serving
+
+#if TFJOB_SDK_DEFINE_SERVING
+namespace tfjob::serving {
+
+TFJOB_INLINE bool VersionPolicy::operator==(const VersionPolicy& o) const {
+  return kind == o.kind && (kind != Kind::latest || num_versions == o.num_versions) &&
+         (kind != Kind::specific || versions == o.versions);
+}
+
+TFJOB_INLINE std::string VersionPolicy::text() const {
+  if (kind == Kind::all) return "all";
+  if (kind == Kind::latest) return "latest:" + std::to_string(num_versions);
+  std::string t = "specific:";
+  for (std::size_t i = 0; i < versions.size(); ++i) t += (i ? "," : "") + std::to_string(versions[i]);
+  return t;
+}
+
+TFJOB_INLINE std::vector<std::int64_t> VersionPolicy::select(std::vector<std::int64_t> on_disk) const {
+  std::sort(on_disk.begin(), on_disk.end());
+  on_disk.erase(std::unique(on_disk.begin(), on_disk.end()), on_disk.end());
+  if (kind == Kind::all) return on_disk;
+  if (kind == Kind::latest) {
+    const auto n = static_cast<std::size_t>(num_versions < 0 ? 0 : num_versions);
+    if (on_disk.size() > n) on_disk.erase(on_disk.begin(), on_disk.end() - static_cast<std::ptrdiff_t>(n));
+    return on_disk;
+  }
+  std::vector<std::int64_t> out;
+  for (auto v : on_disk)
+    if (std::find(versions.begin(), versions.end(), v) != versions.end()) out.push_back(v);
+  return out;
+}
+
+TFJOB_INLINE const ModelEntry* ModelServerConfig::find(const std::string& name) const {
+  for (const auto& m : models)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+TFJOB_INLINE ModelEntry* ModelServerConfig::find(const std::string& name) {
+  for (auto& m : models)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+TFJOB_INLINE std::string model_config_map_name(const std::string& server) { return server + "-models"; }
+
+namespace detail {
+
+TFJOB_INLINE void check_model_name(const std::string& m, const std::string& what) {
   if (m.empty() || m.size() > 253) throw tfjob::error(what + ": the model name must be 1 to 253 characters");
   for (char c : m)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
       throw tfjob::error(what + ": model name \"" + m + "\" may use letters, digits, '-', '_' or '.' (it is a directory name and a URL segment)");
 }
 
-/// A positive int64 from decimal text ("" or anything else: nullopt; no overflow).
-inline std::optional<std::int64_t> parse_version_number(const std::string& s) {
+TFJOB_INLINE std::optional<std::int64_t> parse_version_number(const std::string& s) {
   if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
   return static_cast<std::int64_t>(std::stoll(s));
 }
 
-/// A string for the text format: double quotes, with \\ and \" escaped.
-inline std::string quote(const std::string& s) {
+TFJOB_INLINE std::string quote(const std::string& s) {
   std::string q = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\') q += '\\';
@@ -124,10 +214,7 @@ inline std::string quote(const std::string& s) {
 
 }  // namespace detail
 
-/// `--model NAME=SOURCE` → a model: SOURCE is `resnet`, an http(s):// or gs:// SavedModel
-/// tarball, or `pvc:CLAIM[:PATH]` with PATH (default NAME) the model's base path inside the
-/// claim, holding `<version>/saved_model.pb`.
-inline ModelEntry parse_model_flag(const std::string& text) {
+TFJOB_INLINE ModelEntry parse_model_flag(const std::string& text) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
     throw tfjob::error("--model \"" + text + "\": give NAME=SOURCE, e.g. --model mnist=pvc:tfjob-mnist:export/mnist, "
@@ -153,8 +240,7 @@ inline ModelEntry parse_model_flag(const std::string& text) {
   return e;
 }
 
-/// `--version-policy [MODEL=]latest:N|all|specific:V[,V...]` → (model or "", policy).
-inline std::pair<std::string, VersionPolicy> parse_version_policy_flag(const std::string& text) {
+TFJOB_INLINE std::pair<std::string, VersionPolicy> parse_version_policy_flag(const std::string& text) {
   std::string model, p = text;
   if (auto eq = text.find('='); eq != std::string::npos) {
     model = text.substr(0, eq);
@@ -191,12 +277,7 @@ inline std::pair<std::string, VersionPolicy> parse_version_policy_flag(const std
   return {model, vp};
 }
 
-/// `[MODEL:]LABEL=VERSION` (serve's --version-label, serve label's argument) → (model or "", label, version).
-struct LabelAssignment {
-  std::string model, label;
-  std::int64_t version = 0;
-};
-inline LabelAssignment parse_label_assignment(const std::string& text, const std::string& flag) {
+TFJOB_INLINE LabelAssignment parse_label_assignment(const std::string& text, const std::string& flag) {
   LabelAssignment a;
   const std::string hint = flag + " \"" + text + "\": give LABEL=VERSION, e.g. stable=1 or canary=2";
   auto eq = text.find('=');
@@ -218,8 +299,7 @@ inline LabelAssignment parse_label_assignment(const std::string& text, const std
   return a;
 }
 
-/// The text-format ModelServerConfig (what the ConfigMap holds), models in order.
-inline std::string render_model_config(const ModelServerConfig& c) {
+TFJOB_INLINE std::string render_model_config(const ModelServerConfig& c) {
   std::string t = "model_config_list {\n";
   for (const auto& m : c.models) {
     t += "  config {\n";
@@ -506,19 +586,12 @@ class ModelConfigParser {
 
 }  // namespace detail
 
-/// Parses a text-format ModelServerConfig (model_config_list only; custom_model_config is
-/// not served by this tool). Throws tfjob::error naming the line and what is wrong; unknown
-/// fields of a config (logging_config, model_type, ...) are skipped, as TF Serving's own
-/// text parser would not (it refuses them): this reader serves `serve label` and the tests,
-/// which must read what a user may have added by hand.
-inline ModelServerConfig parse_model_config(const std::string& text) {
+TFJOB_INLINE ModelServerConfig parse_model_config(const std::string& text) {
   if (text.size() > (1u << 20)) throw tfjob::error("model config: larger than 1 MiB");
   return detail::ModelConfigParser(text).parse();
 }
 
-/// What `serve label` changes: LABEL of MODEL now names VERSION. Throws tfjob::error when
-/// the model is not in the config.
-inline void set_version_label(ModelServerConfig& c, const std::string& model, const std::string& label, std::int64_t version) {
+TFJOB_INLINE void set_version_label(ModelServerConfig& c, const std::string& model, const std::string& label, std::int64_t version) {
   ModelEntry* m = c.find(model);
   if (!m) {
     std::string names;
@@ -528,20 +601,7 @@ inline void set_version_label(ModelServerConfig& c, const std::string& model, co
   m->labels[label] = version;
 }
 
-
-namespace keys {
-/// On the Deployment and Service of a server with a model config: the ConfigMap's name and the models it serves ("a,b").
-inline constexpr const char* model_config = "serving.kubectl-tfjob.io/model-config";
-inline constexpr const char* models = "serving.kubectl-tfjob.io/models";
-}  // namespace keys
-
-/// TF Serving's default poll of the model config file is 0 (never re-read: main.cc
-/// --model_config_file_poll_wait_seconds); serve sets this so `serve label` is picked up.
-inline constexpr int default_model_config_poll_seconds = 10;
-
-/// The models of a several-model server, checked: at least one, names unique, every label
-/// naming a version the policy can serve (a `specific` policy's versions).
-inline void validate(const ModelServerConfig& c) {
+TFJOB_INLINE void validate(const ModelServerConfig& c) {
   if (c.models.empty()) throw tfjob::error("no model: give --model NAME=SOURCE (repeatable)");
   for (std::size_t i = 0; i < c.models.size(); ++i) {
     const auto& m = c.models[i];
@@ -560,8 +620,7 @@ inline void validate(const ModelServerConfig& c) {
   }
 }
 
-/// The ConfigMap (core/v1) holding the text-format model config.
-inline nlohmann::json build_model_config_map(const ServeSpec& s, const ModelServerConfig& c) {
+TFJOB_INLINE nlohmann::json build_model_config_map(const ServeSpec& s, const ModelServerConfig& c) {
   nlohmann::json labels = selector_labels(s.name);
   labels[keys::managed_by] = "kubectl-tfjob";
   nlohmann::json meta = {{"name", model_config_map_name(s.name)}, {"labels", labels}};
@@ -569,14 +628,8 @@ inline nlohmann::json build_model_config_map(const ServeSpec& s, const ModelServ
   return {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", meta}, {"data", {{model_config_key, render_model_config(c)}}}};
 }
 
-/// The objects of one server serving every model of `c` through a model config file: the
-/// ConfigMap, then the Deployment and Service of build_objects(), the Deployment's
-/// tensorflow_model_server reading the file (re-read every `poll_seconds`) instead of
-/// --model_name/--model_base_path, each model on its own volume at its base_path (a claim's
-/// subPath, or an emptyDir its own init container downloads into). The probes ask for the
-/// first model.
-inline std::vector<nlohmann::json> build_model_config_objects(ServeSpec s, const ModelServerConfig& c,
-                                                              int poll_seconds = default_model_config_poll_seconds) {
+TFJOB_INLINE std::vector<nlohmann::json> build_model_config_objects(ServeSpec s, const ModelServerConfig& c,
+                                                                    int poll_seconds) {
   using nlohmann::json;
   validate(c);
   if (poll_seconds < 0) throw tfjob::error("--model-config-poll must be 0 (never re-read) or more seconds");
@@ -650,16 +703,13 @@ inline std::vector<nlohmann::json> build_model_config_objects(ServeSpec s, const
   return out;
 }
 
-/// The ConfigMap's model config of a server (the Deployment's or Service's annotation names
-/// it); nullopt for a server started with one --model_name (no config file).
-inline std::optional<std::string> model_config_map_of(const nlohmann::json& obj) {
+TFJOB_INLINE std::optional<std::string> model_config_map_of(const nlohmann::json& obj) {
   auto ann = tfjob::detail::value_at(obj, "/metadata/annotations"_json_pointer, nlohmann::json::object());
   if (!ann.is_object() || !ann.contains(keys::model_config) || !ann[keys::model_config].is_string()) return std::nullopt;
   return ann[keys::model_config].get<std::string>();
 }
 
-/// The models a server's annotation says it serves ("" entries dropped).
-inline std::vector<std::string> served_models_of(const nlohmann::json& obj) {
+TFJOB_INLINE std::vector<std::string> served_models_of(const nlohmann::json& obj) {
   std::vector<std::string> out;
   auto ann = tfjob::detail::value_at(obj, "/metadata/annotations"_json_pointer, nlohmann::json::object());
   if (!ann.is_object() || !ann.contains(keys::models) || !ann[keys::models].is_string()) return out;
@@ -676,3 +726,4 @@ inline std::vector<std::string> served_models_of(const nlohmann::json& obj) {
 }
 
 }  // namespace tfjob::serving
+#endif  // TFJOB_SDK_DEFINE_SERVING

@@ -4,6 +4,8 @@
 /// ConfigMap (TF Serving re-reads the file every --model_config_file_poll_wait_seconds, so
 /// no pod restarts), and wait until TF Serving answers the label with the new version.
 
+#include <tfjob/api/resource.hpp>  // TFJob and its resource_traits
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/client.hpp>
@@ -32,7 +34,64 @@ struct StoredModelConfig {
 
 /// The model config of server `name`; nullopt when it serves one model by flags (no config
 /// file). Throws tfjob::error when the server or its ConfigMap is missing or unreadable.
-inline std::optional<StoredModelConfig> read_model_config(kube::Client& c, const std::string& ns, const std::string& name) {
+std::optional<StoredModelConfig> read_model_config(kube::Client& c, const std::string& ns, const std::string& name);
+
+/// Whether the server's tensorflow_model_server runs with
+/// --allow_version_labels_for_unavailable_models (main.cc).
+bool allows_labels_for_unavailable(const nlohmann::json& deployment);
+
+/// The AVAILABLE versions TF Serving reports for `model` (GET /v1/models/MODEL); throws
+/// tfjob::error when it cannot say.
+std::vector<std::string> available_versions(kube::Client& c, const std::string& ns, const std::string& service,
+                                            const std::string& model);
+
+/// How `move_version_label` ended.
+struct LabelReport {
+  std::optional<std::int64_t> previous;  ///< the version the label named before (none: a new label)
+  bool changed = false;                  ///< the ConfigMap was rewritten
+  WaitResult result = WaitResult::ready; ///< ready: TF Serving answers the label with the version (or no wait)
+  std::string message;
+};
+
+/// Points LABEL of MODEL on server `name` at VERSION. TF Serving only lets a label name a
+/// version that is AVAILABLE, unless the server runs with
+/// --allow_version_labels_for_unavailable_models (server_core.cc UpdateModelVersionLabelMap:
+/// "Request to assign label to version V of model M, which is not currently available for
+/// inference"), so that is checked first and refused with the versions it has. Then the
+/// ConfigMap is replaced under its resourceVersion (a conflict is read again, three times)
+/// and, with `wait`, the label is asked for until TF Serving answers it with VERSION.
+LabelReport move_version_label(kube::Client& c, const std::string& ns, const std::string& name, const std::string& model,
+                              const std::string& label, std::int64_t version, bool wait, const WaitOptions& o);
+
+/// One model of a server, as `serve list` shows it.
+struct ModelRow {
+  std::string name;
+  std::vector<std::string> available_versions;
+  std::map<std::string, std::int64_t> labels;  ///< from the model config
+  std::string state;                           ///< probe_model's message
+};
+
+/// Every model of server `name`: from its model config when it has one (labels included),
+/// else its one model; each asked for its AVAILABLE versions.
+std::vector<ModelRow> server_models(kube::Client& c, const std::string& ns, const std::string& name);
+
+
+/// Waits until TF Serving reports `version` of `model` AVAILABLE (a later export picked up
+/// by its file system poll); fails at once when that version ends with an error.
+WaitReport wait_model_version(kube::Client& c, const std::string& ns, const std::string& service, const std::string& model,
+                              const std::string& version, const WaitOptions& o);
+
+
+/// The export of TFJob `job` once it has succeeded (job_export's rules); throws tfjob::error
+/// when the job is missing, has not finished or failed.
+JobExport finished_job_export(kube::Client& c, const std::string& ns, const std::string& job, const std::string& export_dir);
+
+}  // namespace tfjob::serving
+
+#if TFJOB_SDK_DEFINE_SERVING
+namespace tfjob::serving {
+
+TFJOB_INLINE std::optional<StoredModelConfig> read_model_config(kube::Client& c, const std::string& ns, const std::string& name) {
   auto svc = get_service(c, ns, name);
   if (!svc) (void)served_model(c, ns, name);  // throws "service not found" with what to do
   auto cm_name = model_config_map_of(*svc);
@@ -56,9 +115,7 @@ inline std::optional<StoredModelConfig> read_model_config(kube::Client& c, const
   return s;
 }
 
-/// Whether the server's tensorflow_model_server runs with
-/// --allow_version_labels_for_unavailable_models (main.cc).
-inline bool allows_labels_for_unavailable(const nlohmann::json& deployment) {
+TFJOB_INLINE bool allows_labels_for_unavailable(const nlohmann::json& deployment) {
   for (const auto& ct : tfjob::detail::value_at(deployment, "/spec/template/spec/containers"_json_pointer, nlohmann::json::array()))
     for (const auto& a : tfjob::detail::value_at(ct, "args", nlohmann::json::array()))
       if (a.is_string() && (a == "--allow_version_labels_for_unavailable_models" ||
@@ -67,32 +124,15 @@ inline bool allows_labels_for_unavailable(const nlohmann::json& deployment) {
   return false;
 }
 
-/// The AVAILABLE versions TF Serving reports for `model` (GET /v1/models/MODEL); throws
-/// tfjob::error when it cannot say.
-inline std::vector<std::string> available_versions(kube::Client& c, const std::string& ns, const std::string& service,
-                                                   const std::string& model) {
+TFJOB_INLINE std::vector<std::string> available_versions(kube::Client& c, const std::string& ns, const std::string& service,
+                                                         const std::string& model) {
   ModelProbe p = probe_model(c, ns, service, model);
   if (p.kind == ModelProbe::Kind::unreachable) throw tfjob::error(p.message);
   return p.status.available_versions();
 }
 
-/// How `move_version_label` ended.
-struct LabelReport {
-  std::optional<std::int64_t> previous;  ///< the version the label named before (none: a new label)
-  bool changed = false;                  ///< the ConfigMap was rewritten
-  WaitResult result = WaitResult::ready; ///< ready: TF Serving answers the label with the version (or no wait)
-  std::string message;
-};
-
-/// Points LABEL of MODEL on server `name` at VERSION. TF Serving only lets a label name a
-/// version that is AVAILABLE, unless the server runs with
-/// --allow_version_labels_for_unavailable_models (server_core.cc UpdateModelVersionLabelMap:
-/// "Request to assign label to version V of model M, which is not currently available for
-/// inference"), so that is checked first and refused with the versions it has. Then the
-/// ConfigMap is replaced under its resourceVersion (a conflict is read again, three times)
-/// and, with `wait`, the label is asked for until TF Serving answers it with VERSION.
-inline LabelReport move_version_label(kube::Client& c, const std::string& ns, const std::string& name, const std::string& model,
-                                     const std::string& label, std::int64_t version, bool wait, const WaitOptions& o) {
+TFJOB_INLINE LabelReport move_version_label(kube::Client& c, const std::string& ns, const std::string& name, const std::string& model,
+                                           const std::string& label, std::int64_t version, bool wait, const WaitOptions& o) {
   LabelReport rep;
   const std::string v = std::to_string(version);
   auto no_config = [&] {
@@ -171,17 +211,7 @@ inline LabelReport move_version_label(kube::Client& c, const std::string& ns, co
   }
 }
 
-/// One model of a server, as `serve list` shows it.
-struct ModelRow {
-  std::string name;
-  std::vector<std::string> available_versions;
-  std::map<std::string, std::int64_t> labels;  ///< from the model config
-  std::string state;                           ///< probe_model's message
-};
-
-/// Every model of server `name`: from its model config when it has one (labels included),
-/// else its one model; each asked for its AVAILABLE versions.
-inline std::vector<ModelRow> server_models(kube::Client& c, const std::string& ns, const std::string& name) {
+TFJOB_INLINE std::vector<ModelRow> server_models(kube::Client& c, const std::string& ns, const std::string& name) {
   std::vector<ModelRow> rows;
   auto stored = read_model_config(c, ns, name);
   if (stored) {
@@ -201,11 +231,8 @@ inline std::vector<ModelRow> server_models(kube::Client& c, const std::string& n
   return rows;
 }
 
-
-/// Waits until TF Serving reports `version` of `model` AVAILABLE (a later export picked up
-/// by its file system poll); fails at once when that version ends with an error.
-inline WaitReport wait_model_version(kube::Client& c, const std::string& ns, const std::string& service, const std::string& model,
-                                     const std::string& version, const WaitOptions& o) {
+TFJOB_INLINE WaitReport wait_model_version(kube::Client& c, const std::string& ns, const std::string& service, const std::string& model,
+                                           const std::string& version, const WaitOptions& o) {
   validate_version(version);
   WaitReport rep;
   for (;;) {
@@ -242,10 +269,7 @@ inline WaitReport wait_model_version(kube::Client& c, const std::string& ns, con
   }
 }
 
-
-/// The export of TFJob `job` once it has succeeded (job_export's rules); throws tfjob::error
-/// when the job is missing, has not finished or failed.
-inline JobExport finished_job_export(kube::Client& c, const std::string& ns, const std::string& job, const std::string& export_dir) {
+TFJOB_INLINE JobExport finished_job_export(kube::Client& c, const std::string& ns, const std::string& job, const std::string& export_dir) {
   nlohmann::json tj;
   try {
     tj = c.request_json(kube::RequestBuilder(kube::resource_info<TFJob>(), ns).get(job));
@@ -269,3 +293,4 @@ inline JobExport finished_job_export(kube::Client& c, const std::string& ns, con
 }
 
 }  // namespace tfjob::serving
+#endif  // TFJOB_SDK_DEFINE_SERVING

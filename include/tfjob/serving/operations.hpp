@@ -5,6 +5,7 @@
 /// and a HorizontalPodAutoscaler (autoscaling/v2) on the Deployment. `serve`'s manifests
 /// add these to the Deployment and Service (manifests.hpp: build_objects).
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
 
 #include <nlohmann/json.hpp>
@@ -52,7 +53,87 @@ struct ServeOperations {
 namespace detail {
 
 /// A decimal int64 in [lo, hi], or nullopt (no sign other than a leading '-', no overflow).
-inline std::optional<std::int64_t> parse_int64(const std::string& s, std::int64_t lo, std::int64_t hi) {
+std::optional<std::int64_t> parse_int64(const std::string& s, std::int64_t lo, std::int64_t hi);
+
+std::vector<std::string> split(const std::string& s, char sep);
+
+}  // namespace detail
+
+/// Parses `--batching max_batch_size=32,batch_timeout_micros=5000,...` (allowed_batch_sizes
+/// as 8:16:32). Throws tfjob::error naming the key and what it takes; an unknown key lists
+/// the known ones.
+Batching parse_batching(const std::string& text);
+
+/// The batching parameters file in protobuf text format (Int64Value fields as `{ value: N }`).
+std::string batching_parameters_text(const Batching& b);
+
+/// The monitoring config file turning on the Prometheus endpoint
+/// (tensorflow_serving/config/monitoring_config.proto: MonitoringConfig.prometheus_config).
+std::string monitoring_config_text();
+
+/// `--autoscale MIN:MAX:CPU%` (the % optional), e.g. 2:10:70%.
+Autoscale parse_autoscale(const std::string& text);
+
+/// The server's ConfigMap: one key per config file (nullopt when no file is needed).
+std::optional<nlohmann::json> build_config_map(const std::string& name, const std::string& ns, const nlohmann::json& labels,
+                                               const ServeOperations& ops);
+
+/// Mounts the ConfigMap into the Deployment's serving container and adds the flags that
+/// read it (tensorflow_serving/model_servers/main.cc: --enable_batching,
+/// --batching_parameters_file, --monitoring_config_file). With autoscaling, spec.replicas is
+/// left to the HPA (Kubernetes' HPA docs: remove spec.replicas from the applied manifest, or
+/// every apply resets the scale).
+void add_operations_to_deployment(nlohmann::json& deployment, const std::string& config_map, const ServeOperations& ops);
+
+/// A PodDisruptionBudget (policy/v1) letting a drain take one server pod at a time, so a
+/// server with more than one replica keeps answering; nullopt for a single replica (a
+/// budget would only block the drain or allow everything).
+std::optional<nlohmann::json> build_pdb(const std::string& name, const std::string& ns, const nlohmann::json& labels,
+                                        const nlohmann::json& selector, int replicas, const ServeOperations& ops);
+
+/// The HorizontalPodAutoscaler (autoscaling/v2) scaling the Deployment on average CPU
+/// utilisation; nullopt without --autoscale. Utilisation is a percentage of the pods' CPU
+/// request, so the HPA needs the container's CPU request (validate() asks for --cpu).
+std::optional<nlohmann::json> build_hpa(const std::string& name, const std::string& ns, const nlohmann::json& labels,
+                                        const ServeOperations& ops);
+
+/// What a HorizontalPodAutoscaler (autoscaling/v2 or v2beta2: the same fields) says about
+/// itself: its bounds and target from the spec, and what the HPA controller wrote into its
+/// status (replicas, the CPU utilisation it measured, its conditions AbleToScale,
+/// ScalingActive, ScalingLimited).
+struct AutoscalerStatus {
+  int min = 1, max = 1;
+  std::optional<int> target_cpu_percent;
+  std::optional<int> current_replicas, desired_replicas;
+  std::optional<int> current_cpu_percent;  ///< absent while no metrics API answers
+  struct Condition {
+    std::string type, status, reason, message;
+  };
+  std::vector<Condition> conditions;
+  /// The HPA cannot read the pods' CPU (no metrics API, e.g. no metrics-server): it will not scale.
+  bool no_metrics() const;
+};
+
+namespace detail {
+const nlohmann::json* at(const nlohmann::json& j, std::initializer_list<const char*> path);
+std::optional<int> int_at(const nlohmann::json& j, std::initializer_list<const char*> path);
+std::string str_at(const nlohmann::json& j, std::initializer_list<const char*> path);
+}  // namespace detail
+
+/// Reads an HPA as a server answers it (total: fields of other types are left out).
+AutoscalerStatus autoscaler_status(const nlohmann::json& hpa);
+
+/// Checks the operations against the spec's CPU request and replicas; throws tfjob::error.
+void validate_operations(const ServeOperations& ops, const std::string& cpu_request);
+
+}  // namespace tfjob::serving
+
+#if TFJOB_SDK_DEFINE_SERVING
+namespace tfjob::serving {
+
+namespace detail {
+
+TFJOB_INLINE std::optional<std::int64_t> parse_int64(const std::string& s, std::int64_t lo, std::int64_t hi) {
   if (s.empty() || s.size() > 19) return std::nullopt;
   std::size_t i = 0;
   bool neg = false;
@@ -73,7 +154,7 @@ inline std::optional<std::int64_t> parse_int64(const std::string& s, std::int64_
   return v;
 }
 
-inline std::vector<std::string> split(const std::string& s, char sep) {
+TFJOB_INLINE std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
   std::string cur;
   for (char c : s) {
@@ -90,10 +171,7 @@ inline std::vector<std::string> split(const std::string& s, char sep) {
 
 }  // namespace detail
 
-/// Parses `--batching max_batch_size=32,batch_timeout_micros=5000,...` (allowed_batch_sizes
-/// as 8:16:32). Throws tfjob::error naming the key and what it takes; an unknown key lists
-/// the known ones.
-inline Batching parse_batching(const std::string& text) {
+TFJOB_INLINE Batching parse_batching(const std::string& text) {
   static const char* known =
       "max_batch_size, batch_timeout_micros, max_enqueued_batches, num_batch_threads, thread_pool_name, "
       "allowed_batch_sizes (A:B:C), pad_variable_length_inputs (true|false)";
@@ -152,8 +230,7 @@ inline Batching parse_batching(const std::string& text) {
   return b;
 }
 
-/// The batching parameters file in protobuf text format (Int64Value fields as `{ value: N }`).
-inline std::string batching_parameters_text(const Batching& b) {
+TFJOB_INLINE std::string batching_parameters_text(const Batching& b) {
   std::string t;
   auto wrapped = [&](const char* key, const std::optional<std::int64_t>& v) {
     if (v) t += std::string(key) + " { value: " + std::to_string(*v) + " }\n";
@@ -168,14 +245,11 @@ inline std::string batching_parameters_text(const Batching& b) {
   return t;
 }
 
-/// The monitoring config file turning on the Prometheus endpoint
-/// (tensorflow_serving/config/monitoring_config.proto: MonitoringConfig.prometheus_config).
-inline std::string monitoring_config_text() {
+TFJOB_INLINE std::string monitoring_config_text() {
   return std::string("prometheus_config {\n  enable: true\n  path: \"") + prometheus_path + "\"\n}\n";
 }
 
-/// `--autoscale MIN:MAX:CPU%` (the % optional), e.g. 2:10:70%.
-inline Autoscale parse_autoscale(const std::string& text) {
+TFJOB_INLINE Autoscale parse_autoscale(const std::string& text) {
   const std::string usage = "--autoscale \"" + text + "\": give MIN:MAX:CPU%, e.g. --autoscale 2:10:70%";
   auto parts = detail::split(text, ':');
   if (parts.size() != 3) throw tfjob::error(usage);
@@ -189,9 +263,8 @@ inline Autoscale parse_autoscale(const std::string& text) {
   return {static_cast<int>(*mn), static_cast<int>(*mx), static_cast<int>(*pc)};
 }
 
-/// The server's ConfigMap: one key per config file (nullopt when no file is needed).
-inline std::optional<nlohmann::json> build_config_map(const std::string& name, const std::string& ns, const nlohmann::json& labels,
-                                                      const ServeOperations& ops) {
+TFJOB_INLINE std::optional<nlohmann::json> build_config_map(const std::string& name, const std::string& ns, const nlohmann::json& labels,
+                                                            const ServeOperations& ops) {
   if (!ops.any_config_file()) return std::nullopt;
   nlohmann::json data = nlohmann::json::object();
   if (ops.batching) data[batching_file] = batching_parameters_text(*ops.batching);
@@ -201,12 +274,7 @@ inline std::optional<nlohmann::json> build_config_map(const std::string& name, c
   return nlohmann::json{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", meta}, {"data", data}};
 }
 
-/// Mounts the ConfigMap into the Deployment's serving container and adds the flags that
-/// read it (tensorflow_serving/model_servers/main.cc: --enable_batching,
-/// --batching_parameters_file, --monitoring_config_file). With autoscaling, spec.replicas is
-/// left to the HPA (Kubernetes' HPA docs: remove spec.replicas from the applied manifest, or
-/// every apply resets the scale).
-inline void add_operations_to_deployment(nlohmann::json& deployment, const std::string& config_map, const ServeOperations& ops) {
+TFJOB_INLINE void add_operations_to_deployment(nlohmann::json& deployment, const std::string& config_map, const ServeOperations& ops) {
   if (ops.autoscale) deployment["spec"].erase("replicas");
   if (!ops.any_config_file()) return;
   auto& pod = deployment["spec"]["template"]["spec"];
@@ -220,11 +288,8 @@ inline void add_operations_to_deployment(nlohmann::json& deployment, const std::
   if (ops.monitoring) c["args"].push_back(std::string("--monitoring_config_file=") + config_dir + "/" + monitoring_file);
 }
 
-/// A PodDisruptionBudget (policy/v1) letting a drain take one server pod at a time, so a
-/// server with more than one replica keeps answering; nullopt for a single replica (a
-/// budget would only block the drain or allow everything).
-inline std::optional<nlohmann::json> build_pdb(const std::string& name, const std::string& ns, const nlohmann::json& labels,
-                                               const nlohmann::json& selector, int replicas, const ServeOperations& ops) {
+TFJOB_INLINE std::optional<nlohmann::json> build_pdb(const std::string& name, const std::string& ns, const nlohmann::json& labels,
+                                                     const nlohmann::json& selector, int replicas, const ServeOperations& ops) {
   const int most = ops.autoscale ? ops.autoscale->max : replicas;
   if (most <= 1) return std::nullopt;
   nlohmann::json meta = {{"name", name}, {"labels", labels}};
@@ -235,11 +300,8 @@ inline std::optional<nlohmann::json> build_pdb(const std::string& name, const st
                         {"spec", {{"maxUnavailable", 1}, {"selector", {{"matchLabels", selector}}}}}};
 }
 
-/// The HorizontalPodAutoscaler (autoscaling/v2) scaling the Deployment on average CPU
-/// utilisation; nullopt without --autoscale. Utilisation is a percentage of the pods' CPU
-/// request, so the HPA needs the container's CPU request (validate() asks for --cpu).
-inline std::optional<nlohmann::json> build_hpa(const std::string& name, const std::string& ns, const nlohmann::json& labels,
-                                               const ServeOperations& ops) {
+TFJOB_INLINE std::optional<nlohmann::json> build_hpa(const std::string& name, const std::string& ns, const nlohmann::json& labels,
+                                                     const ServeOperations& ops) {
   if (!ops.autoscale) return std::nullopt;
   nlohmann::json meta = {{"name", name}, {"labels", labels}};
   if (!ns.empty()) meta["namespace"] = ns;
@@ -257,29 +319,15 @@ inline std::optional<nlohmann::json> build_hpa(const std::string& name, const st
                                                           {"target", {{"type", "Utilization"}, {"averageUtilization", a.cpu_percent}}}}}}})}}}};
 }
 
-/// What a HorizontalPodAutoscaler (autoscaling/v2 or v2beta2: the same fields) says about
-/// itself: its bounds and target from the spec, and what the HPA controller wrote into its
-/// status (replicas, the CPU utilisation it measured, its conditions AbleToScale,
-/// ScalingActive, ScalingLimited).
-struct AutoscalerStatus {
-  int min = 1, max = 1;
-  std::optional<int> target_cpu_percent;
-  std::optional<int> current_replicas, desired_replicas;
-  std::optional<int> current_cpu_percent;  ///< absent while no metrics API answers
-  struct Condition {
-    std::string type, status, reason, message;
-  };
-  std::vector<Condition> conditions;
-  /// The HPA cannot read the pods' CPU (no metrics API, e.g. no metrics-server): it will not scale.
-  bool no_metrics() const {
-    for (const auto& c : conditions)
-      if (c.type == "ScalingActive" && c.status == "False") return true;
-    return false;
-  }
-};
+TFJOB_INLINE bool AutoscalerStatus::no_metrics() const {
+  for (const auto& c : conditions)
+    if (c.type == "ScalingActive" && c.status == "False") return true;
+  return false;
+}
 
 namespace detail {
-inline const nlohmann::json* at(const nlohmann::json& j, std::initializer_list<const char*> path) {
+
+TFJOB_INLINE const nlohmann::json* at(const nlohmann::json& j, std::initializer_list<const char*> path) {
   const nlohmann::json* cur = &j;
   for (const char* k : path) {
     if (!cur->is_object()) return nullptr;
@@ -289,21 +337,23 @@ inline const nlohmann::json* at(const nlohmann::json& j, std::initializer_list<c
   }
   return cur;
 }
-inline std::optional<int> int_at(const nlohmann::json& j, std::initializer_list<const char*> path) {
+
+TFJOB_INLINE std::optional<int> int_at(const nlohmann::json& j, std::initializer_list<const char*> path) {
   const auto* v = at(j, path);
   if (!v || !v->is_number_integer()) return std::nullopt;
   const auto n = v->get<std::int64_t>();
   if (n < 0 || n > 1000000) return std::nullopt;  // replicas and percentages a server may send, bounded
   return static_cast<int>(n);
 }
-inline std::string str_at(const nlohmann::json& j, std::initializer_list<const char*> path) {
+
+TFJOB_INLINE std::string str_at(const nlohmann::json& j, std::initializer_list<const char*> path) {
   const auto* v = at(j, path);
   return v && v->is_string() ? v->get<std::string>() : std::string();
 }
+
 }  // namespace detail
 
-/// Reads an HPA as a server answers it (total: fields of other types are left out).
-inline AutoscalerStatus autoscaler_status(const nlohmann::json& hpa) {
+TFJOB_INLINE AutoscalerStatus autoscaler_status(const nlohmann::json& hpa) {
   AutoscalerStatus a;
   a.min = detail::int_at(hpa, {"spec", "minReplicas"}).value_or(1);
   a.max = detail::int_at(hpa, {"spec", "maxReplicas"}).value_or(a.min);
@@ -327,11 +377,11 @@ inline AutoscalerStatus autoscaler_status(const nlohmann::json& hpa) {
   return a;
 }
 
-/// Checks the operations against the spec's CPU request and replicas; throws tfjob::error.
-inline void validate_operations(const ServeOperations& ops, const std::string& cpu_request) {
+TFJOB_INLINE void validate_operations(const ServeOperations& ops, const std::string& cpu_request) {
   if (ops.autoscale && cpu_request.empty())
     throw tfjob::error("--autoscale scales on CPU utilisation, a percentage of each pod's CPU request, and the pods have "
                        "none: give --cpu too (e.g. --cpu 2)");
 }
 
 }  // namespace tfjob::serving
+#endif  // TFJOB_SDK_DEFINE_SERVING

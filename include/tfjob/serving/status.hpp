@@ -7,6 +7,7 @@
 /// UNLOADING/END and status.error_code/error_message) and predictions (their top-k classes
 /// with ImageNet names are in serving/top_k.hpp).
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
 
 #include <nlohmann/json.hpp>
@@ -26,7 +27,107 @@ namespace tfjob::serving {
 namespace detail {
 
 /// The JSON type's name as Kubernetes' decoder words it ("a string", "an object").
-inline std::string json_kind(const nlohmann::json& v) {
+std::string json_kind(const nlohmann::json& v);
+
+/// The list at `path`, or an empty one; an error like field() when it is not a list.
+nlohmann::json list_field(const nlohmann::json& obj, std::string_view path, const std::string& what);
+
+}  // namespace detail
+
+/// Where a rollout stands.
+struct RolloutStatus {
+  bool done = false;
+  bool failed = false;       ///< ProgressDeadlineExceeded
+  std::string message;       ///< kubectl's wording
+};
+
+/// kubectl's DeploymentStatusViewer.Status for one Deployment object.
+RolloutStatus rollout_status(const nlohmann::json& d);
+
+/// A container of a pod that will not become ready on its own.
+struct PodProblem {
+  std::string pod, container, reason, message;
+  bool init = false;
+  int restarts = 0;
+  std::optional<int> last_exit_code;
+};
+
+/// Containers (init containers included) waiting in CrashLoopBackOff with at least
+/// `min_restarts` restarts, or stuck on the image (ErrImagePull, ImagePullBackOff,
+/// InvalidImageName, CreateContainerConfigError).
+std::vector<PodProblem> pod_problems(const nlohmann::json& pod, int min_restarts = 2);
+
+/// One entry of TF Serving's model_version_status.
+struct ModelVersionStatus {
+  std::string version, state, error_code, error_message;
+};
+
+/// TF Serving's answer to `GET /v1/models/NAME`.
+struct ModelStatus {
+  std::vector<ModelVersionStatus> versions;
+  /// The highest AVAILABLE version, if any (HTTP 200 alone is not ready: TF Serving
+  /// answers 200 with state LOADING while a version loads).
+  std::optional<std::string> available_version() const;
+  /// Every AVAILABLE version, in the order TF Serving lists them (several are served at
+  /// once under a version policy of `all` or `specific`).
+  std::vector<std::string> available_versions() const;
+  /// A version that ended with an error (a model that failed to load).
+  std::optional<ModelVersionStatus> failed_version() const;
+  /// "version 1 LOADING, version 2 AVAILABLE".
+  std::string summary() const;
+};
+
+/// Parses TF Serving's model status JSON; throws tfjob::error when it is not one.
+ModelStatus parse_model_status(const std::string& body);
+
+/// TF Serving's `{"error": "..."}`; "" when the body is not one.
+std::string tf_serving_error(const std::string& body);
+
+/// What to check when TF Serving finds no version of a model.
+std::string layout_hint(const std::string& model);
+
+/// What holds one of the server's pods back from being ready, in the order a pod meets
+/// them: the scheduler, the image, an init container (the model download), the container
+/// itself crashing, or TF Serving up but its readiness probe (the model's status) failing.
+struct PodBlocker {
+  enum class Kind { scheduling, image, starting, crash_loop, model_load } kind = Kind::starting;
+  std::string pod;
+  std::string detail;  ///< the scheduler's or kubelet's words, or what is running
+};
+
+/// The blockers of pods that are not ready (ready pods give none). Pure: reads the pod's
+/// PodScheduled condition, its containers' waiting reasons (kubelet's image reasons:
+/// ErrImagePull, ImagePullBackOff, ErrImageNeverPull, InvalidImageName), init containers
+/// still running and containers running but not ready.
+std::vector<PodBlocker> pod_blockers(const std::vector<nlohmann::json>& pods);
+
+/// One hint per kind of blocker, naming the pods and what to do; `model` for the layout hint.
+std::string blocker_hints(const std::vector<PodBlocker>& blockers, const std::string& model);
+
+/// The class scores of one prediction: `{"probabilities": [...]}` (ResNet's signature,
+/// with `classes`), or a bare list of numbers (a single-output model).
+std::vector<double> prediction_scores(const nlohmann::json& prediction);
+
+/// The `predictions` list of TF Serving's answer to `:predict` (the REST API's row format:
+/// one entry per instance sent); with `expected` > 0 the count must match. Throws
+/// tfjob::error saying what came instead.
+const nlohmann::json& predictions_of(const nlohmann::json& response, std::size_t expected = 0);
+
+/// The request body for images: `{"instances":[{"b64":"..."}, ...]}` (TF Serving's REST
+/// API encodes binary inputs as {"b64": ...}).
+nlohmann::json image_instances(const std::vector<std::string>& base64_images);
+
+/// Whether bytes look like a JPEG or PNG (what decode_jpeg/decode_image accept).
+bool looks_like_image(const std::string& bytes);
+
+}  // namespace tfjob::serving
+
+#if TFJOB_SDK_DEFINE_SERVING
+namespace tfjob::serving {
+
+namespace detail {
+
+TFJOB_INLINE std::string json_kind(const nlohmann::json& v) {
   if (v.is_object()) return "an object";
   if (v.is_array()) return "a list";
   if (v.is_string()) return "a string";
@@ -77,8 +178,7 @@ inline T field(const nlohmann::json& obj, std::string_view path, T def, const st
   }
 }
 
-/// The list at `path`, or an empty one; an error like field() when it is not a list.
-inline nlohmann::json list_field(const nlohmann::json& obj, std::string_view path, const std::string& what) {
+TFJOB_INLINE nlohmann::json list_field(const nlohmann::json& obj, std::string_view path, const std::string& what) {
   nlohmann::json v = field(obj, path, nlohmann::json::array(), what);
   if (!v.is_array()) throw tfjob::error(what + ": " + std::string(path) + " is " + json_kind(v) + ", expected a list");
   return v;
@@ -86,15 +186,7 @@ inline nlohmann::json list_field(const nlohmann::json& obj, std::string_view pat
 
 }  // namespace detail
 
-/// Where a rollout stands.
-struct RolloutStatus {
-  bool done = false;
-  bool failed = false;       ///< ProgressDeadlineExceeded
-  std::string message;       ///< kubectl's wording
-};
-
-/// kubectl's DeploymentStatusViewer.Status for one Deployment object.
-inline RolloutStatus rollout_status(const nlohmann::json& d) {
+TFJOB_INLINE RolloutStatus rollout_status(const nlohmann::json& d) {
   using detail::field;
   RolloutStatus r;
   if (!d.is_object()) throw tfjob::error("the Deployment is " + detail::json_kind(d) + ", expected an object");
@@ -133,18 +225,7 @@ inline RolloutStatus rollout_status(const nlohmann::json& d) {
   return r;
 }
 
-/// A container of a pod that will not become ready on its own.
-struct PodProblem {
-  std::string pod, container, reason, message;
-  bool init = false;
-  int restarts = 0;
-  std::optional<int> last_exit_code;
-};
-
-/// Containers (init containers included) waiting in CrashLoopBackOff with at least
-/// `min_restarts` restarts, or stuck on the image (ErrImagePull, ImagePullBackOff,
-/// InvalidImageName, CreateContainerConfigError).
-inline std::vector<PodProblem> pod_problems(const nlohmann::json& pod, int min_restarts = 2) {
+TFJOB_INLINE std::vector<PodProblem> pod_problems(const nlohmann::json& pod, int min_restarts) {
   using detail::field;
   std::vector<PodProblem> out;
   if (!pod.is_object()) throw tfjob::error("the pod is " + detail::json_kind(pod) + ", expected an object");
@@ -177,52 +258,39 @@ inline std::vector<PodProblem> pod_problems(const nlohmann::json& pod, int min_r
   return out;
 }
 
-/// One entry of TF Serving's model_version_status.
-struct ModelVersionStatus {
-  std::string version, state, error_code, error_message;
-};
+TFJOB_INLINE std::optional<std::string> ModelStatus::available_version() const {
+  std::optional<std::string> best;
+  long long best_n = 0;
+  for (const auto& v : versions) {
+    // Versions are int64 (TF Serving's servable version); one that is not a number is never "the highest".
+    long long n = 0;
+    auto [end, ec] = std::from_chars(v.version.data(), v.version.data() + v.version.size(), n);
+    if (ec != std::errc() || end != v.version.data() + v.version.size()) continue;
+    if (v.state == "AVAILABLE" && (!best || n > best_n)) best = v.version, best_n = n;
+  }
+  return best;
+}
 
-/// TF Serving's answer to `GET /v1/models/NAME`.
-struct ModelStatus {
-  std::vector<ModelVersionStatus> versions;
-  /// The highest AVAILABLE version, if any (HTTP 200 alone is not ready: TF Serving
-  /// answers 200 with state LOADING while a version loads).
-  std::optional<std::string> available_version() const {
-    std::optional<std::string> best;
-    long long best_n = 0;
-    for (const auto& v : versions) {
-      // Versions are int64 (TF Serving's servable version); one that is not a number is never "the highest".
-      long long n = 0;
-      auto [end, ec] = std::from_chars(v.version.data(), v.version.data() + v.version.size(), n);
-      if (ec != std::errc() || end != v.version.data() + v.version.size()) continue;
-      if (v.state == "AVAILABLE" && (!best || n > best_n)) best = v.version, best_n = n;
-    }
-    return best;
-  }
-  /// Every AVAILABLE version, in the order TF Serving lists them (several are served at
-  /// once under a version policy of `all` or `specific`).
-  std::vector<std::string> available_versions() const {
-    std::vector<std::string> out;
-    for (const auto& v : versions)
-      if (v.state == "AVAILABLE") out.push_back(v.version);
-    return out;
-  }
-  /// A version that ended with an error (a model that failed to load).
-  std::optional<ModelVersionStatus> failed_version() const {
-    for (const auto& v : versions)
-      if (v.state == "END" && !v.error_code.empty() && v.error_code != "OK") return v;
-    return std::nullopt;
-  }
-  /// "version 1 LOADING, version 2 AVAILABLE".
-  std::string summary() const {
-    std::string s;
-    for (const auto& v : versions) s += (s.empty() ? "" : ", ") + ("version " + v.version + " " + v.state);
-    return s.empty() ? "no versions" : s;
-  }
-};
+TFJOB_INLINE std::vector<std::string> ModelStatus::available_versions() const {
+  std::vector<std::string> out;
+  for (const auto& v : versions)
+    if (v.state == "AVAILABLE") out.push_back(v.version);
+  return out;
+}
 
-/// Parses TF Serving's model status JSON; throws tfjob::error when it is not one.
-inline ModelStatus parse_model_status(const std::string& body) {
+TFJOB_INLINE std::optional<ModelVersionStatus> ModelStatus::failed_version() const {
+  for (const auto& v : versions)
+    if (v.state == "END" && !v.error_code.empty() && v.error_code != "OK") return v;
+  return std::nullopt;
+}
+
+TFJOB_INLINE std::string ModelStatus::summary() const {
+  std::string s;
+  for (const auto& v : versions) s += (s.empty() ? "" : ", ") + ("version " + v.version + " " + v.state);
+  return s.empty() ? "no versions" : s;
+}
+
+TFJOB_INLINE ModelStatus parse_model_status(const std::string& body) {
   auto j = nlohmann::json::parse(body, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("model_version_status") || !j["model_version_status"].is_array())
     throw tfjob::error("TF Serving's model status is not the expected JSON (model_version_status[]): " + body.substr(0, 200));
@@ -242,34 +310,19 @@ inline ModelStatus parse_model_status(const std::string& body) {
   return m;
 }
 
-/// TF Serving's `{"error": "..."}`; "" when the body is not one.
-inline std::string tf_serving_error(const std::string& body) {
+TFJOB_INLINE std::string tf_serving_error(const std::string& body) {
   auto j = nlohmann::json::parse(body, nullptr, false);
   if (!j.is_discarded() && j.is_object() && j.contains("error") && j["error"].is_string()) return j["error"].get<std::string>();
   return {};
 }
 
-/// What to check when TF Serving finds no version of a model.
-inline std::string layout_hint(const std::string& model) {
+TFJOB_INLINE std::string layout_hint(const std::string& model) {
   return "TF Serving loads <model_base_path>/<numeric version>/saved_model.pb: the volume must hold " + model +
          "/1/saved_model.pb (and " + model + "/1/variables/), with a numeric version directory such as 1/ — "
          "a SavedModel written straight into " + model + "/ is never found";
 }
 
-/// What holds one of the server's pods back from being ready, in the order a pod meets
-/// them: the scheduler, the image, an init container (the model download), the container
-/// itself crashing, or TF Serving up but its readiness probe (the model's status) failing.
-struct PodBlocker {
-  enum class Kind { scheduling, image, starting, crash_loop, model_load } kind = Kind::starting;
-  std::string pod;
-  std::string detail;  ///< the scheduler's or kubelet's words, or what is running
-};
-
-/// The blockers of pods that are not ready (ready pods give none). Pure: reads the pod's
-/// PodScheduled condition, its containers' waiting reasons (kubelet's image reasons:
-/// ErrImagePull, ImagePullBackOff, ErrImageNeverPull, InvalidImageName), init containers
-/// still running and containers running but not ready.
-inline std::vector<PodBlocker> pod_blockers(const std::vector<nlohmann::json>& pods) {
+TFJOB_INLINE std::vector<PodBlocker> pod_blockers(const std::vector<nlohmann::json>& pods) {
   using detail::field;
   std::vector<PodBlocker> out;
   for (const auto& pod : pods) {
@@ -312,8 +365,7 @@ inline std::vector<PodBlocker> pod_blockers(const std::vector<nlohmann::json>& p
   return out;
 }
 
-/// One hint per kind of blocker, naming the pods and what to do; `model` for the layout hint.
-inline std::string blocker_hints(const std::vector<PodBlocker>& blockers, const std::string& model) {
+TFJOB_INLINE std::string blocker_hints(const std::vector<PodBlocker>& blockers, const std::string& model) {
   std::string s;
   for (auto kind : {PodBlocker::Kind::scheduling, PodBlocker::Kind::image, PodBlocker::Kind::crash_loop,
                     PodBlocker::Kind::starting, PodBlocker::Kind::model_load}) {
@@ -347,9 +399,7 @@ inline std::string blocker_hints(const std::vector<PodBlocker>& blockers, const 
   return s;
 }
 
-/// The class scores of one prediction: `{"probabilities": [...]}` (ResNet's signature,
-/// with `classes`), or a bare list of numbers (a single-output model).
-inline std::vector<double> prediction_scores(const nlohmann::json& prediction) {
+TFJOB_INLINE std::vector<double> prediction_scores(const nlohmann::json& prediction) {
   const nlohmann::json* arr = nullptr;
   if (prediction.is_array()) arr = &prediction;
   else if (prediction.is_object()) {
@@ -369,10 +419,7 @@ inline std::vector<double> prediction_scores(const nlohmann::json& prediction) {
   return out;
 }
 
-/// The `predictions` list of TF Serving's answer to `:predict` (the REST API's row format:
-/// one entry per instance sent); with `expected` > 0 the count must match. Throws
-/// tfjob::error saying what came instead.
-inline const nlohmann::json& predictions_of(const nlohmann::json& response, std::size_t expected = 0) {
+TFJOB_INLINE const nlohmann::json& predictions_of(const nlohmann::json& response, std::size_t expected) {
   if (!response.is_object() || !response.contains("predictions") || !response["predictions"].is_array())
     throw tfjob::error("TF Serving's answer has no \"predictions\" list: " + response.dump().substr(0, 200));
   const auto& preds = response["predictions"];
@@ -382,16 +429,13 @@ inline const nlohmann::json& predictions_of(const nlohmann::json& response, std:
   return preds;
 }
 
-/// The request body for images: `{"instances":[{"b64":"..."}, ...]}` (TF Serving's REST
-/// API encodes binary inputs as {"b64": ...}).
-inline nlohmann::json image_instances(const std::vector<std::string>& base64_images) {
+TFJOB_INLINE nlohmann::json image_instances(const std::vector<std::string>& base64_images) {
   nlohmann::json inst = nlohmann::json::array();
   for (const auto& b : base64_images) inst.push_back({{"b64", b}});
   return {{"instances", inst}};
 }
 
-/// Whether bytes look like a JPEG or PNG (what decode_jpeg/decode_image accept).
-inline bool looks_like_image(const std::string& bytes) {
+TFJOB_INLINE bool looks_like_image(const std::string& bytes) {
   if (bytes.size() >= 3 && static_cast<unsigned char>(bytes[0]) == 0xFF && static_cast<unsigned char>(bytes[1]) == 0xD8 &&
       static_cast<unsigned char>(bytes[2]) == 0xFF)
     return true;
@@ -399,3 +443,4 @@ inline bool looks_like_image(const std::string& bytes) {
 }
 
 }  // namespace tfjob::serving
+#endif  // TFJOB_SDK_DEFINE_SERVING

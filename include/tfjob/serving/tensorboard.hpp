@@ -5,6 +5,7 @@
 /// claim (read-only). `kubectl tfjob tensorboard JOB` applies them and reaches the Service
 /// through a local proxy (kube/local_proxy.hpp) to the API server's service proxy.
 
+#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 
@@ -29,7 +30,36 @@ struct JobLogDir {
 namespace detail {
 
 /// The value of --log-dir/--log_dir/--logdir in ARGS ("" when none).
-inline std::string log_dir_flag(const std::vector<std::string>& args) {
+std::string log_dir_flag(const std::vector<std::string>& args);
+
+std::vector<std::string> strings_of(const nlohmann::json& a);
+
+}  // namespace detail
+
+/// The job's log directory on a claim: the first replica (Chief, Master, Worker, then the
+/// rest) whose container names one, and the claim volume mounted at or above it. Throws
+/// tfjob::error saying what is missing and what to give instead.
+JobLogDir find_job_log_dir(const nlohmann::json& tfjob, const std::string& override_dir = "");
+
+/// The labels of a job's TensorBoard.
+nlohmann::json tensorboard_labels(const std::string& name);
+
+/// TensorBoard's Deployment (apps/v1) and Service (v1, port 6006) named NAME, reading
+/// LOG's directory of its claim read-only.
+std::vector<nlohmann::json> build_tensorboard(const std::string& name, const std::string& ns, const JobLogDir& log,
+                                              const std::string& image = default_tensorboard_image);
+
+/// The API server path that reaches TensorBoard's Service (its service proxy).
+std::string tensorboard_proxy_prefix(const std::string& ns, const std::string& name);
+
+}  // namespace tfjob::serving
+
+#if TFJOB_SDK_DEFINE_SERVING
+namespace tfjob::serving {
+
+namespace detail {
+
+TFJOB_INLINE std::string log_dir_flag(const std::vector<std::string>& args) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     for (const char* f : {"--log-dir", "--log_dir", "--logdir"}) {
       const std::string flag = f;
@@ -40,7 +70,7 @@ inline std::string log_dir_flag(const std::vector<std::string>& args) {
   return "";
 }
 
-inline std::vector<std::string> strings_of(const nlohmann::json& a) {
+TFJOB_INLINE std::vector<std::string> strings_of(const nlohmann::json& a) {
   std::vector<std::string> out;
   if (a.is_array())
     for (const auto& x : a)
@@ -50,10 +80,7 @@ inline std::vector<std::string> strings_of(const nlohmann::json& a) {
 
 }  // namespace detail
 
-/// The job's log directory on a claim: the first replica (Chief, Master, Worker, then the
-/// rest) whose container names one, and the claim volume mounted at or above it. Throws
-/// tfjob::error saying what is missing and what to give instead.
-inline JobLogDir find_job_log_dir(const nlohmann::json& tfjob, const std::string& override_dir = "") {
+TFJOB_INLINE JobLogDir find_job_log_dir(const nlohmann::json& tfjob, const std::string& override_dir) {
   const std::string job = tfjob::detail::value_at(tfjob, "/metadata/name"_json_pointer, std::string());
   const auto specs = tfjob::detail::value_at(tfjob, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
   std::vector<std::string> order = {"Chief", "Master", "Worker"};
@@ -105,15 +132,12 @@ inline JobLogDir find_job_log_dir(const nlohmann::json& tfjob, const std::string
                      "mount a claim there (e.g. submit --pvc CLAIM:" + seen_dir + ")");
 }
 
-/// The labels of a job's TensorBoard.
-inline nlohmann::json tensorboard_labels(const std::string& name) {
+TFJOB_INLINE nlohmann::json tensorboard_labels(const std::string& name) {
   return {{"app.kubernetes.io/name", "tensorboard"}, {"app.kubernetes.io/instance", name}};
 }
 
-/// TensorBoard's Deployment (apps/v1) and Service (v1, port 6006) named NAME, reading
-/// LOG's directory of its claim read-only.
-inline std::vector<nlohmann::json> build_tensorboard(const std::string& name, const std::string& ns, const JobLogDir& log,
-                                                     const std::string& image = default_tensorboard_image) {
+TFJOB_INLINE std::vector<nlohmann::json> build_tensorboard(const std::string& name, const std::string& ns, const JobLogDir& log,
+                                                           const std::string& image) {
   using nlohmann::json;
   json labels = tensorboard_labels(name);
   json all = labels;
@@ -153,9 +177,9 @@ inline std::vector<nlohmann::json> build_tensorboard(const std::string& name, co
   return {deployment, service};
 }
 
-/// The API server path that reaches TensorBoard's Service (its service proxy).
-inline std::string tensorboard_proxy_prefix(const std::string& ns, const std::string& name) {
+TFJOB_INLINE std::string tensorboard_proxy_prefix(const std::string& ns, const std::string& name) {
   return "/api/v1/namespaces/" + ns + "/services/" + name + ":" + std::to_string(tensorboard_port) + "/proxy";
 }
 
 }  // namespace tfjob::serving
+#endif  // TFJOB_SDK_DEFINE_SERVING
