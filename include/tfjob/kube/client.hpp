@@ -150,6 +150,22 @@ class Client {
   Attempt attempt(const Request& req, const Creds& cr, detail::Deadline dl, const std::function<bool(std::string_view)>* sink,
                   const StreamOptions& opts, Response* out);
 
+  /// A fresh connection for an attempt (its connection phase bounded even without a deadline).
+  std::unique_ptr<detail::Conn> open_for(const Creds& cr, detail::Deadline dl, bool stream, const StreamOptions& opts);
+
+  /// Send the request on `conn` and read the answer (attempt() without the pooled retry); a
+  /// reusable buffered connection goes back to the pool.
+  Attempt exchange(const Request& req, const Creds& cr, detail::Deadline dl, const std::function<bool(std::string_view)>* sink,
+                   const StreamOptions& opts, Response* out, std::unique_ptr<detail::Conn>& conn, bool pooled);
+
+  /// Deliver a 2xx stream's body to `sink`; returns whether it ended normally.
+  static bool read_stream_body(detail::Reader& rd, const detail::ResponseHead& head, const Request& req,
+                               const std::function<bool(std::string_view)>& sink, const StreamOptions& opts);
+
+  /// Read a body whole, within the bound on one answer (1 MiB for an error answer to a stream).
+  std::string read_buffered_body(detail::Reader& rd, const detail::ResponseHead& head, const Request& req,
+                                 detail::Deadline dl, bool stream, bool& reusable) const;
+
   static std::chrono::milliseconds backoff(const RetryPolicy& p, int n);
 
   /// The request as sent: a write that names no field manager gets the client's.
@@ -393,8 +409,6 @@ TFJOB_INLINE void Client::give_back(std::unique_ptr<detail::Conn> c, const Creds
 
 TFJOB_INLINE Client::Attempt Client::attempt(const Request& req, const Creds& cr, detail::Deadline dl, const std::function<bool(std::string_view)>* sink,
                                              const StreamOptions& opts, Response* out) {
-  auto& st = *s_;
-  bool via_http_proxy = !st.proxy.empty() && st.server.scheme == "http";
   std::unique_ptr<detail::Conn> conn;
   bool pooled = false;
   if (!sink && req.idempotent) {
@@ -402,66 +416,10 @@ TFJOB_INLINE Client::Attempt Client::attempt(const Request& req, const Creds& cr
     pooled = conn != nullptr;
   }
   for (;;) {
-    if (!conn) {
-      // A stream's connection phase still has a limit even when the request has none.
-      detail::Deadline cdl = dl == detail::no_deadline() ? detail::deadline_after(std::chrono::seconds(30)) : dl;
-      if (sink) cdl = std::min(cdl, opts.deadline);
-      conn = detail::open_connection(st.server, st.proxy, st.tls.get(), st.cfg.tls.server_name, cdl, opts.cancel,
-                                     cr.cert_pem, cr.key_pem);
-    }
+    if (!conn) conn = open_for(cr, dl, sink != nullptr, opts);
     conn->set_cancel(opts.cancel);
-    Attempt a;
     try {
-      conn->write_all(build_head(req, cr, via_http_proxy, false) + req.body, dl);
-      detail::Reader rd(*conn);
-      try {
-        a.head = detail::read_head(rd, dl);
-      } catch (const detail::timeout_failure&) {
-        throw;
-      } catch (const transport_error&) {
-        if (pooled && !rd.received_any()) throw detail::connect_failure("stale pooled connection");
-        throw;
-      }
-      bool reusable = false;
-      bool ok2xx = a.head.status >= 200 && a.head.status < 300;
-      if (sink && ok2xx) {
-        rd.set_idle(opts.idle_timeout);
-        try {
-          a.complete = detail::read_body(rd, a.head, req.method == "HEAD", opts.deadline, *sink, reusable);
-        } catch (const detail::cancelled&) {
-          throw;
-        } catch (const detail::timeout_failure& e) {
-          if (detail::Clock::now() >= opts.deadline) throw detail::cancelled();  // the caller's deadline: an end
-          throw detail::stream_broken(e.what());
-        } catch (const transport_error& e) {
-          throw detail::stream_broken(e.what());
-        }
-        return a;
-      }
-      std::string body;
-      // An error answer to a stream is kept to 1 MiB (a Status is small); a buffered
-      // answer may be large (lists) but not without bound.
-      const size_t cap = sink ? (1u << 20) : s_->cfg.max_response_bytes;
-      detail::read_body(rd, a.head, req.method == "HEAD", dl,
-                        [&](std::string_view d) {
-                          if (!sink && body.size() + d.size() > cap)
-                            throw detail::answer_refused(
-                                "the server's answer is larger than " + tfjob::detail::human_bytes(cap) +
-                                " (the bound on one answer); narrow the request (a label selector, a namespace)");
-                          if (body.size() < cap) body.append(d.substr(0, std::min(d.size(), cap - body.size())));
-                          return true;
-                        },
-                        reusable);
-      if (out) {
-        out->status = a.head.status;
-        out->reason = a.head.reason;
-        out->headers = a.head.headers;
-        out->body = std::move(body);
-      } else {
-        a.error_body = std::move(body);
-      }
-      if (reusable && !sink) give_back(std::move(conn), cr);
-      return a;
+      return exchange(req, cr, dl, sink, opts, out, conn, pooled);
     } catch (const detail::connect_failure&) {
       if (pooled) {  // the server closed an idle connection: open a fresh one, once
         conn.reset();
@@ -471,6 +429,85 @@ TFJOB_INLINE Client::Attempt Client::attempt(const Request& req, const Creds& cr
       throw;
     }
   }
+}
+
+TFJOB_INLINE std::unique_ptr<detail::Conn> Client::open_for(const Creds& cr, detail::Deadline dl, bool stream,
+                                                           const StreamOptions& opts) {
+  auto& st = *s_;
+  // A stream's connection phase still has a limit even when the request has none.
+  detail::Deadline cdl = dl == detail::no_deadline() ? detail::deadline_after(std::chrono::seconds(30)) : dl;
+  if (stream) cdl = std::min(cdl, opts.deadline);
+  return detail::open_connection(st.server, st.proxy, st.tls.get(), st.cfg.tls.server_name, cdl, opts.cancel,
+                                 cr.cert_pem, cr.key_pem);
+}
+
+TFJOB_INLINE Client::Attempt Client::exchange(const Request& req, const Creds& cr, detail::Deadline dl,
+                                              const std::function<bool(std::string_view)>* sink, const StreamOptions& opts,
+                                              Response* out, std::unique_ptr<detail::Conn>& conn, bool pooled) {
+  bool via_http_proxy = !s_->proxy.empty() && s_->server.scheme == "http";
+  Attempt a;
+  conn->write_all(build_head(req, cr, via_http_proxy, false) + req.body, dl);
+  detail::Reader rd(*conn);
+  try {
+    a.head = detail::read_head(rd, dl);
+  } catch (const detail::timeout_failure&) {
+    throw;
+  } catch (const transport_error&) {
+    if (pooled && !rd.received_any()) throw detail::connect_failure("stale pooled connection");
+    throw;
+  }
+  bool reusable = false;
+  bool ok2xx = a.head.status >= 200 && a.head.status < 300;
+  if (sink && ok2xx) {
+    a.complete = read_stream_body(rd, a.head, req, *sink, opts);
+    return a;
+  }
+  std::string body = read_buffered_body(rd, a.head, req, dl, sink != nullptr, reusable);
+  if (out) {
+    out->status = a.head.status;
+    out->reason = a.head.reason;
+    out->headers = a.head.headers;
+    out->body = std::move(body);
+  } else {
+    a.error_body = std::move(body);
+  }
+  if (reusable && !sink) give_back(std::move(conn), cr);
+  return a;
+}
+
+TFJOB_INLINE bool Client::read_stream_body(detail::Reader& rd, const detail::ResponseHead& head, const Request& req,
+                                           const std::function<bool(std::string_view)>& sink, const StreamOptions& opts) {
+  bool reusable = false;
+  rd.set_idle(opts.idle_timeout);
+  try {
+    return detail::read_body(rd, head, req.method == "HEAD", opts.deadline, sink, reusable);
+  } catch (const detail::cancelled&) {
+    throw;
+  } catch (const detail::timeout_failure& e) {
+    if (detail::Clock::now() >= opts.deadline) throw detail::cancelled();  // the caller's deadline: an end
+    throw detail::stream_broken(e.what());
+  } catch (const transport_error& e) {
+    throw detail::stream_broken(e.what());
+  }
+}
+
+TFJOB_INLINE std::string Client::read_buffered_body(detail::Reader& rd, const detail::ResponseHead& head, const Request& req,
+                                                    detail::Deadline dl, bool stream, bool& reusable) const {
+  std::string body;
+  // An error answer to a stream is kept to 1 MiB (a Status is small); a buffered
+  // answer may be large (lists) but not without bound.
+  const size_t cap = stream ? (1u << 20) : s_->cfg.max_response_bytes;
+  detail::read_body(rd, head, req.method == "HEAD", dl,
+                    [&](std::string_view d) {
+                      if (!stream && body.size() + d.size() > cap)
+                        throw detail::answer_refused(
+                            "the server's answer is larger than " + tfjob::detail::human_bytes(cap) +
+                            " (the bound on one answer); narrow the request (a label selector, a namespace)");
+                      if (body.size() < cap) body.append(d.substr(0, std::min(d.size(), cap - body.size())));
+                      return true;
+                    },
+                    reusable);
+  return body;
 }
 
 TFJOB_INLINE std::chrono::milliseconds Client::backoff(const RetryPolicy& p, int n) {
