@@ -174,6 +174,37 @@ class Client {
   bool perform(const Request& req0, const std::function<bool(std::string_view)>* sink, const StreamOptions& opts,
                Response* out);
 
+  /// Where one perform() call stands: its deadline and the retries it used; for the current
+  /// attempt, when it began, its URL, and how long and why it waits before the next.
+  struct Tries {
+    detail::Deadline dl;
+    int retry_after_count = 0, failure_count = 0;
+    bool refreshed_after_401 = false;
+    std::chrono::steady_clock::time_point t0;
+    std::string url;
+    std::chrono::milliseconds wait{0};
+    std::string why;
+  };
+
+  /// What perform() does after one of its steps.
+  enum class Next {
+    answered,     ///< the attempt has an answer to judge
+    retry_now,    ///< repeat at once
+    retry_later,  ///< repeat after Tries::wait
+    stop_false,   ///< return false (cancelled, the caller's end, a stream stopped early)
+    stop_true,    ///< return true
+  };
+
+  /// One attempt into `a`; a failure is thrown as the caller sees it, or marked for a retry.
+  Next run_attempt(const Request& req, const Creds& cr, Tries& t, const std::function<bool(std::string_view)>* sink,
+                   const StreamOptions& opts, Response* out, Attempt& a);
+
+  /// An answer: refresh credentials once after a 401, retry a 429 or 5xx, or finish.
+  Next judge_answer(const Request& req, const Creds& cr, Tries& t, const Attempt& a, bool stream, Response* out);
+
+  /// Before a retry: stop when a deadline would pass during the wait, else log and wait.
+  Next pause_before_retry(const Request& req, const Tries& t, bool stream, const StreamOptions& opts, Response* out);
+
   /// The start of a body for a message: control bytes and invalid UTF-8 shown as '?'.
   static std::string printable_prefix(const std::string& body, std::size_t n);
 
@@ -526,103 +557,121 @@ TFJOB_INLINE bool Client::perform(const Request& req0, const std::function<bool(
                                   Response* out) {
   const Request req = with_field_manager(req0);
   const auto& cfg = s_->cfg;
-  const auto& pol = s_->retry;
-  detail::Deadline dl = detail::deadline_after(cfg.timeout);
-  int retry_after_count = 0, failure_count = 0;
-  bool refreshed_after_401 = false;
+  Tries t;
+  t.dl = detail::deadline_after(cfg.timeout);
   for (;;) {
     Creds cr = credentials();
-    auto t0 = std::chrono::steady_clock::now();
-    std::string url = s_->server.origin() + s_->server.path + req.target();
+    t.t0 = std::chrono::steady_clock::now();
+    t.url = s_->server.origin() + s_->server.path + req.target();
     if (cfg.verbosity >= 7) {
       std::string head = build_head(req, cr, false, true);
       log("Request Headers:\n" + head.substr(head.find("\r\n") + 2));
     }
     if (cfg.verbosity >= 8 && !req.body.empty()) log("Request Body: " + req.body.substr(0, 10240));
     Attempt a;
-    std::chrono::milliseconds wait{0};
-    std::string why;
-    bool retry = false;
-    try {
-      a = attempt(req, cr, dl, sink, opts, out);
-    } catch (const detail::cancelled&) {
-      return false;
-    } catch (const detail::answer_refused& e) {
-      throw transport_error(req.what + ": " + e.what());
-    } catch (const detail::stream_broken& e) {
-      throw transport_error(req.what + ": " + e.what());
-    } catch (const detail::timeout_failure& e) {
-      if (cfg.verbosity >= 6) log(req.method + " " + url + "  in " + ms_since(t0) + " milliseconds (timeout)");
-      std::string limit = cfg.timeout.count() > 0 ? " (request timeout " + std::to_string(cfg.timeout.count()) + "ms)" : "";
-      throw transport_error(req.what + ": " + e.what() + limit);
-    } catch (const detail::connect_failure& e) {
-      if (cfg.verbosity >= 6) log(req.method + " " + url + "  in " + ms_since(t0) + " milliseconds (" + e.what() + ")");
-      if (failure_count >= pol.max_failures || is_tls_verification(e.what())) {
-        std::string hint;
-        if (std::string(e.what()).find("connection refused") != std::string::npos)
-          hint = "; the connection to the server " + s_->server.origin() +
-                 " was refused - did you specify the right host or port? (" + cfg.source + ")";
-        throw transport_error(req.what + ": " + e.what() + hint);
-      }
-      wait = backoff(pol, failure_count++);
-      why = e.what();
-      retry = true;
-    } catch (const auth_error&) {
-      throw;
-    } catch (const config_error&) {
-      throw;
-    } catch (const transport_error& e) {
-      if (cfg.verbosity >= 6) log(req.method + " " + url + "  in " + ms_since(t0) + " milliseconds (" + e.what() + ")");
-      if (!req.idempotent)
-        throw transport_error(req.what + ": " + e.what() +
-                              "; the request was not repeated because it may already have taken effect");
-      if (failure_count >= pol.max_failures) throw transport_error(req.what + ": " + e.what());
-      wait = backoff(pol, failure_count++);
-      why = e.what();
-      retry = true;
-    }
-    if (!retry) {
-      int code = a.head.status;
-      if (cfg.verbosity >= 6)
-        log(req.method + " " + url + " " + std::to_string(code) + " " + a.head.reason + " in " + ms_since(t0) + " milliseconds");
-      if (cfg.verbosity >= 8 && out && !out->body.empty()) log("Response Body: " + out->body.substr(0, 10240));
-      std::string ra = a.head.header("retry-after");
-      if (code == 401 && !refreshed_after_401 && (s_->exec || !cfg.auth.token_file.empty())) {
-        // client-go: a 401 invalidates exec credentials; refresh once and repeat (the
-        // server refused the request, so nothing took effect).
-        refreshed_after_401 = true;
-        if (s_->exec && cr.exec) s_->exec->invalidate(*cr.exec);
-        if (cfg.verbosity >= 6) log("401 Unauthorized: refreshing credentials and retrying once");
-        if (out) *out = Response{};
-        continue;
-      }
-      bool retryable_5xx = code == 500 || code == 502 || code == 503 || code == 504;
-      if (code == 429 || (retryable_5xx && req.idempotent)) {
-        int secs = std::atoi(ra.c_str());
-        bool use_ra = !ra.empty() && secs >= 0;
-        if (code == 429 ? retry_after_count < pol.max_retry_after : failure_count < pol.max_failures) {
-          wait = use_ra ? std::chrono::milliseconds(std::min<long long>(secs, pol.max_retry_after_wait.count()) * 1000)
-                        : backoff(pol, code == 429 ? retry_after_count : failure_count);
-          if (code == 429) ++retry_after_count; else ++failure_count;
-          why = std::to_string(code) + " " + a.head.reason;
-          retry = true;
-        }
-      }
-      if (!retry) {
-        if (sink && (code < 200 || code >= 300)) throw_for(req, code, a.head.reason, a.error_body, ra);
-        return sink ? a.complete : true;
-      }
-    }
-    if (sink && detail::Clock::now() + wait >= opts.deadline) return false;  // the caller's end comes first
-    if (dl != detail::no_deadline() && detail::Clock::now() + wait >= dl) {
-      if (out && out->status != 0) return true;  // hand back the last answer
-      throw transport_error(req.what + ": gave up before the request timeout after: " + why);
-    }
-    if (cfg.verbosity >= 6) log("retrying " + req.method + " " + url + " in " + std::to_string(wait.count()) + "ms after: " + why);
-    kube::sleep_for(wait, opts.cancel, sink ? opts.deadline : std::chrono::steady_clock::time_point::max());
-    if (opts.cancel && opts.cancel->load()) return false;
-    if (out) *out = Response{};
+    t.wait = std::chrono::milliseconds{0};
+    t.why.clear();
+    Next n = run_attempt(req, cr, t, sink, opts, out, a);
+    if (n == Next::answered) n = judge_answer(req, cr, t, a, sink != nullptr, out);
+    if (n == Next::retry_later) n = pause_before_retry(req, t, sink != nullptr, opts, out);
+    if (n == Next::retry_now) continue;
+    return n == Next::stop_true;
   }
+}
+
+TFJOB_INLINE Client::Next Client::run_attempt(const Request& req, const Creds& cr, Tries& t,
+                                              const std::function<bool(std::string_view)>* sink, const StreamOptions& opts,
+                                              Response* out, Attempt& a) {
+  const auto& cfg = s_->cfg;
+  const auto& pol = s_->retry;
+  try {
+    a = attempt(req, cr, t.dl, sink, opts, out);
+    return Next::answered;
+  } catch (const detail::cancelled&) {
+    return Next::stop_false;
+  } catch (const detail::answer_refused& e) {
+    throw transport_error(req.what + ": " + e.what());
+  } catch (const detail::stream_broken& e) {
+    throw transport_error(req.what + ": " + e.what());
+  } catch (const detail::timeout_failure& e) {
+    if (cfg.verbosity >= 6) log(req.method + " " + t.url + "  in " + ms_since(t.t0) + " milliseconds (timeout)");
+    std::string limit = cfg.timeout.count() > 0 ? " (request timeout " + std::to_string(cfg.timeout.count()) + "ms)" : "";
+    throw transport_error(req.what + ": " + e.what() + limit);
+  } catch (const detail::connect_failure& e) {
+    if (cfg.verbosity >= 6) log(req.method + " " + t.url + "  in " + ms_since(t.t0) + " milliseconds (" + e.what() + ")");
+    if (t.failure_count >= pol.max_failures || is_tls_verification(e.what())) {
+      std::string hint;
+      if (std::string(e.what()).find("connection refused") != std::string::npos)
+        hint = "; the connection to the server " + s_->server.origin() +
+               " was refused - did you specify the right host or port? (" + cfg.source + ")";
+      throw transport_error(req.what + ": " + e.what() + hint);
+    }
+    t.wait = backoff(pol, t.failure_count++);
+    t.why = e.what();
+    return Next::retry_later;
+  } catch (const auth_error&) {
+    throw;
+  } catch (const config_error&) {
+    throw;
+  } catch (const transport_error& e) {
+    if (cfg.verbosity >= 6) log(req.method + " " + t.url + "  in " + ms_since(t.t0) + " milliseconds (" + e.what() + ")");
+    if (!req.idempotent)
+      throw transport_error(req.what + ": " + e.what() +
+                            "; the request was not repeated because it may already have taken effect");
+    if (t.failure_count >= pol.max_failures) throw transport_error(req.what + ": " + e.what());
+    t.wait = backoff(pol, t.failure_count++);
+    t.why = e.what();
+    return Next::retry_later;
+  }
+}
+
+TFJOB_INLINE Client::Next Client::judge_answer(const Request& req, const Creds& cr, Tries& t, const Attempt& a, bool stream,
+                                               Response* out) {
+  const auto& cfg = s_->cfg;
+  const auto& pol = s_->retry;
+  int code = a.head.status;
+  if (cfg.verbosity >= 6)
+    log(req.method + " " + t.url + " " + std::to_string(code) + " " + a.head.reason + " in " + ms_since(t.t0) + " milliseconds");
+  if (cfg.verbosity >= 8 && out && !out->body.empty()) log("Response Body: " + out->body.substr(0, 10240));
+  std::string ra = a.head.header("retry-after");
+  if (code == 401 && !t.refreshed_after_401 && (s_->exec || !cfg.auth.token_file.empty())) {
+    // client-go: a 401 invalidates exec credentials; refresh once and repeat (the
+    // server refused the request, so nothing took effect).
+    t.refreshed_after_401 = true;
+    if (s_->exec && cr.exec) s_->exec->invalidate(*cr.exec);
+    if (cfg.verbosity >= 6) log("401 Unauthorized: refreshing credentials and retrying once");
+    if (out) *out = Response{};
+    return Next::retry_now;
+  }
+  bool retryable_5xx = code == 500 || code == 502 || code == 503 || code == 504;
+  if (code == 429 || (retryable_5xx && req.idempotent)) {
+    int secs = std::atoi(ra.c_str());
+    bool use_ra = !ra.empty() && secs >= 0;
+    if (code == 429 ? t.retry_after_count < pol.max_retry_after : t.failure_count < pol.max_failures) {
+      t.wait = use_ra ? std::chrono::milliseconds(std::min<long long>(secs, pol.max_retry_after_wait.count()) * 1000)
+                      : backoff(pol, code == 429 ? t.retry_after_count : t.failure_count);
+      if (code == 429) ++t.retry_after_count; else ++t.failure_count;
+      t.why = std::to_string(code) + " " + a.head.reason;
+      return Next::retry_later;
+    }
+  }
+  if (stream && (code < 200 || code >= 300)) throw_for(req, code, a.head.reason, a.error_body, ra);
+  return (stream ? a.complete : true) ? Next::stop_true : Next::stop_false;
+}
+
+TFJOB_INLINE Client::Next Client::pause_before_retry(const Request& req, const Tries& t, bool stream, const StreamOptions& opts,
+                                                     Response* out) {
+  if (stream && detail::Clock::now() + t.wait >= opts.deadline) return Next::stop_false;  // the caller's end comes first
+  if (t.dl != detail::no_deadline() && detail::Clock::now() + t.wait >= t.dl) {
+    if (out && out->status != 0) return Next::stop_true;  // hand back the last answer
+    throw transport_error(req.what + ": gave up before the request timeout after: " + t.why);
+  }
+  if (s_->cfg.verbosity >= 6)
+    log("retrying " + req.method + " " + t.url + " in " + std::to_string(t.wait.count()) + "ms after: " + t.why);
+  kube::sleep_for(t.wait, opts.cancel, stream ? opts.deadline : std::chrono::steady_clock::time_point::max());
+  if (opts.cancel && opts.cancel->load()) return Next::stop_false;
+  if (out) *out = Response{};
+  return Next::retry_now;
 }
 
 TFJOB_INLINE std::string Client::printable_prefix(const std::string& body, std::size_t n) {
