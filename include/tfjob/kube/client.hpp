@@ -150,6 +150,22 @@ class Client {
   Attempt attempt(const Request& req, const Creds& cr, detail::Deadline dl, const std::function<bool(std::string_view)>* sink,
                   const StreamOptions& opts, Response* out);
 
+  /// A fresh connection for an attempt (its connection phase bounded even without a deadline).
+  std::unique_ptr<detail::Conn> open_for(const Creds& cr, detail::Deadline dl, bool stream, const StreamOptions& opts);
+
+  /// Send the request on `conn` and read the answer (attempt() without the pooled retry); a
+  /// reusable buffered connection goes back to the pool.
+  Attempt exchange(const Request& req, const Creds& cr, detail::Deadline dl, const std::function<bool(std::string_view)>* sink,
+                   const StreamOptions& opts, Response* out, std::unique_ptr<detail::Conn>& conn, bool pooled);
+
+  /// Deliver a 2xx stream's body to `sink`; returns whether it ended normally.
+  static bool read_stream_body(detail::Reader& rd, const detail::ResponseHead& head, const Request& req,
+                               const std::function<bool(std::string_view)>& sink, const StreamOptions& opts);
+
+  /// Read a body whole, within the bound on one answer (1 MiB for an error answer to a stream).
+  std::string read_buffered_body(detail::Reader& rd, const detail::ResponseHead& head, const Request& req,
+                                 detail::Deadline dl, bool stream, bool& reusable) const;
+
   static std::chrono::milliseconds backoff(const RetryPolicy& p, int n);
 
   /// The request as sent: a write that names no field manager gets the client's.
@@ -157,6 +173,37 @@ class Client {
 
   bool perform(const Request& req0, const std::function<bool(std::string_view)>* sink, const StreamOptions& opts,
                Response* out);
+
+  /// Where one perform() call stands: its deadline and the retries it used; for the current
+  /// attempt, when it began, its URL, and how long and why it waits before the next.
+  struct Tries {
+    detail::Deadline dl;
+    int retry_after_count = 0, failure_count = 0;
+    bool refreshed_after_401 = false;
+    std::chrono::steady_clock::time_point t0;
+    std::string url;
+    std::chrono::milliseconds wait{0};
+    std::string why;
+  };
+
+  /// What perform() does after one of its steps.
+  enum class Next {
+    answered,     ///< the attempt has an answer to judge
+    retry_now,    ///< repeat at once
+    retry_later,  ///< repeat after Tries::wait
+    stop_false,   ///< return false (cancelled, the caller's end, a stream stopped early)
+    stop_true,    ///< return true
+  };
+
+  /// One attempt into `a`; a failure is thrown as the caller sees it, or marked for a retry.
+  Next run_attempt(const Request& req, const Creds& cr, Tries& t, const std::function<bool(std::string_view)>* sink,
+                   const StreamOptions& opts, Response* out, Attempt& a);
+
+  /// An answer: refresh credentials once after a 401, retry a 429 or 5xx, or finish.
+  Next judge_answer(const Request& req, const Creds& cr, Tries& t, const Attempt& a, bool stream, Response* out);
+
+  /// Before a retry: stop when a deadline would pass during the wait, else log and wait.
+  Next pause_before_retry(const Request& req, const Tries& t, bool stream, const StreamOptions& opts, Response* out);
 
   /// The start of a body for a message: control bytes and invalid UTF-8 shown as '?'.
   static std::string printable_prefix(const std::string& body, std::size_t n);
@@ -393,8 +440,6 @@ TFJOB_INLINE void Client::give_back(std::unique_ptr<detail::Conn> c, const Creds
 
 TFJOB_INLINE Client::Attempt Client::attempt(const Request& req, const Creds& cr, detail::Deadline dl, const std::function<bool(std::string_view)>* sink,
                                              const StreamOptions& opts, Response* out) {
-  auto& st = *s_;
-  bool via_http_proxy = !st.proxy.empty() && st.server.scheme == "http";
   std::unique_ptr<detail::Conn> conn;
   bool pooled = false;
   if (!sink && req.idempotent) {
@@ -402,66 +447,10 @@ TFJOB_INLINE Client::Attempt Client::attempt(const Request& req, const Creds& cr
     pooled = conn != nullptr;
   }
   for (;;) {
-    if (!conn) {
-      // A stream's connection phase still has a limit even when the request has none.
-      detail::Deadline cdl = dl == detail::no_deadline() ? detail::deadline_after(std::chrono::seconds(30)) : dl;
-      if (sink) cdl = std::min(cdl, opts.deadline);
-      conn = detail::open_connection(st.server, st.proxy, st.tls.get(), st.cfg.tls.server_name, cdl, opts.cancel,
-                                     cr.cert_pem, cr.key_pem);
-    }
+    if (!conn) conn = open_for(cr, dl, sink != nullptr, opts);
     conn->set_cancel(opts.cancel);
-    Attempt a;
     try {
-      conn->write_all(build_head(req, cr, via_http_proxy, false) + req.body, dl);
-      detail::Reader rd(*conn);
-      try {
-        a.head = detail::read_head(rd, dl);
-      } catch (const detail::timeout_failure&) {
-        throw;
-      } catch (const transport_error&) {
-        if (pooled && !rd.received_any()) throw detail::connect_failure("stale pooled connection");
-        throw;
-      }
-      bool reusable = false;
-      bool ok2xx = a.head.status >= 200 && a.head.status < 300;
-      if (sink && ok2xx) {
-        rd.set_idle(opts.idle_timeout);
-        try {
-          a.complete = detail::read_body(rd, a.head, req.method == "HEAD", opts.deadline, *sink, reusable);
-        } catch (const detail::cancelled&) {
-          throw;
-        } catch (const detail::timeout_failure& e) {
-          if (detail::Clock::now() >= opts.deadline) throw detail::cancelled();  // the caller's deadline: an end
-          throw detail::stream_broken(e.what());
-        } catch (const transport_error& e) {
-          throw detail::stream_broken(e.what());
-        }
-        return a;
-      }
-      std::string body;
-      // An error answer to a stream is kept to 1 MiB (a Status is small); a buffered
-      // answer may be large (lists) but not without bound.
-      const size_t cap = sink ? (1u << 20) : s_->cfg.max_response_bytes;
-      detail::read_body(rd, a.head, req.method == "HEAD", dl,
-                        [&](std::string_view d) {
-                          if (!sink && body.size() + d.size() > cap)
-                            throw detail::answer_refused(
-                                "the server's answer is larger than " + tfjob::detail::human_bytes(cap) +
-                                " (the bound on one answer); narrow the request (a label selector, a namespace)");
-                          if (body.size() < cap) body.append(d.substr(0, std::min(d.size(), cap - body.size())));
-                          return true;
-                        },
-                        reusable);
-      if (out) {
-        out->status = a.head.status;
-        out->reason = a.head.reason;
-        out->headers = a.head.headers;
-        out->body = std::move(body);
-      } else {
-        a.error_body = std::move(body);
-      }
-      if (reusable && !sink) give_back(std::move(conn), cr);
-      return a;
+      return exchange(req, cr, dl, sink, opts, out, conn, pooled);
     } catch (const detail::connect_failure&) {
       if (pooled) {  // the server closed an idle connection: open a fresh one, once
         conn.reset();
@@ -471,6 +460,85 @@ TFJOB_INLINE Client::Attempt Client::attempt(const Request& req, const Creds& cr
       throw;
     }
   }
+}
+
+TFJOB_INLINE std::unique_ptr<detail::Conn> Client::open_for(const Creds& cr, detail::Deadline dl, bool stream,
+                                                           const StreamOptions& opts) {
+  auto& st = *s_;
+  // A stream's connection phase still has a limit even when the request has none.
+  detail::Deadline cdl = dl == detail::no_deadline() ? detail::deadline_after(std::chrono::seconds(30)) : dl;
+  if (stream) cdl = std::min(cdl, opts.deadline);
+  return detail::open_connection(st.server, st.proxy, st.tls.get(), st.cfg.tls.server_name, cdl, opts.cancel,
+                                 cr.cert_pem, cr.key_pem);
+}
+
+TFJOB_INLINE Client::Attempt Client::exchange(const Request& req, const Creds& cr, detail::Deadline dl,
+                                              const std::function<bool(std::string_view)>* sink, const StreamOptions& opts,
+                                              Response* out, std::unique_ptr<detail::Conn>& conn, bool pooled) {
+  bool via_http_proxy = !s_->proxy.empty() && s_->server.scheme == "http";
+  Attempt a;
+  conn->write_all(build_head(req, cr, via_http_proxy, false) + req.body, dl);
+  detail::Reader rd(*conn);
+  try {
+    a.head = detail::read_head(rd, dl);
+  } catch (const detail::timeout_failure&) {
+    throw;
+  } catch (const transport_error&) {
+    if (pooled && !rd.received_any()) throw detail::connect_failure("stale pooled connection");
+    throw;
+  }
+  bool reusable = false;
+  bool ok2xx = a.head.status >= 200 && a.head.status < 300;
+  if (sink && ok2xx) {
+    a.complete = read_stream_body(rd, a.head, req, *sink, opts);
+    return a;
+  }
+  std::string body = read_buffered_body(rd, a.head, req, dl, sink != nullptr, reusable);
+  if (out) {
+    out->status = a.head.status;
+    out->reason = a.head.reason;
+    out->headers = a.head.headers;
+    out->body = std::move(body);
+  } else {
+    a.error_body = std::move(body);
+  }
+  if (reusable && !sink) give_back(std::move(conn), cr);
+  return a;
+}
+
+TFJOB_INLINE bool Client::read_stream_body(detail::Reader& rd, const detail::ResponseHead& head, const Request& req,
+                                           const std::function<bool(std::string_view)>& sink, const StreamOptions& opts) {
+  bool reusable = false;
+  rd.set_idle(opts.idle_timeout);
+  try {
+    return detail::read_body(rd, head, req.method == "HEAD", opts.deadline, sink, reusable);
+  } catch (const detail::cancelled&) {
+    throw;
+  } catch (const detail::timeout_failure& e) {
+    if (detail::Clock::now() >= opts.deadline) throw detail::cancelled();  // the caller's deadline: an end
+    throw detail::stream_broken(e.what());
+  } catch (const transport_error& e) {
+    throw detail::stream_broken(e.what());
+  }
+}
+
+TFJOB_INLINE std::string Client::read_buffered_body(detail::Reader& rd, const detail::ResponseHead& head, const Request& req,
+                                                    detail::Deadline dl, bool stream, bool& reusable) const {
+  std::string body;
+  // An error answer to a stream is kept to 1 MiB (a Status is small); a buffered
+  // answer may be large (lists) but not without bound.
+  const size_t cap = stream ? (1u << 20) : s_->cfg.max_response_bytes;
+  detail::read_body(rd, head, req.method == "HEAD", dl,
+                    [&](std::string_view d) {
+                      if (!stream && body.size() + d.size() > cap)
+                        throw detail::answer_refused(
+                            "the server's answer is larger than " + tfjob::detail::human_bytes(cap) +
+                            " (the bound on one answer); narrow the request (a label selector, a namespace)");
+                      if (body.size() < cap) body.append(d.substr(0, std::min(d.size(), cap - body.size())));
+                      return true;
+                    },
+                    reusable);
+  return body;
 }
 
 TFJOB_INLINE std::chrono::milliseconds Client::backoff(const RetryPolicy& p, int n) {
@@ -489,103 +557,121 @@ TFJOB_INLINE bool Client::perform(const Request& req0, const std::function<bool(
                                   Response* out) {
   const Request req = with_field_manager(req0);
   const auto& cfg = s_->cfg;
-  const auto& pol = s_->retry;
-  detail::Deadline dl = detail::deadline_after(cfg.timeout);
-  int retry_after_count = 0, failure_count = 0;
-  bool refreshed_after_401 = false;
+  Tries t;
+  t.dl = detail::deadline_after(cfg.timeout);
   for (;;) {
     Creds cr = credentials();
-    auto t0 = std::chrono::steady_clock::now();
-    std::string url = s_->server.origin() + s_->server.path + req.target();
+    t.t0 = std::chrono::steady_clock::now();
+    t.url = s_->server.origin() + s_->server.path + req.target();
     if (cfg.verbosity >= 7) {
       std::string head = build_head(req, cr, false, true);
       log("Request Headers:\n" + head.substr(head.find("\r\n") + 2));
     }
     if (cfg.verbosity >= 8 && !req.body.empty()) log("Request Body: " + req.body.substr(0, 10240));
     Attempt a;
-    std::chrono::milliseconds wait{0};
-    std::string why;
-    bool retry = false;
-    try {
-      a = attempt(req, cr, dl, sink, opts, out);
-    } catch (const detail::cancelled&) {
-      return false;
-    } catch (const detail::answer_refused& e) {
-      throw transport_error(req.what + ": " + e.what());
-    } catch (const detail::stream_broken& e) {
-      throw transport_error(req.what + ": " + e.what());
-    } catch (const detail::timeout_failure& e) {
-      if (cfg.verbosity >= 6) log(req.method + " " + url + "  in " + ms_since(t0) + " milliseconds (timeout)");
-      std::string limit = cfg.timeout.count() > 0 ? " (request timeout " + std::to_string(cfg.timeout.count()) + "ms)" : "";
-      throw transport_error(req.what + ": " + e.what() + limit);
-    } catch (const detail::connect_failure& e) {
-      if (cfg.verbosity >= 6) log(req.method + " " + url + "  in " + ms_since(t0) + " milliseconds (" + e.what() + ")");
-      if (failure_count >= pol.max_failures || is_tls_verification(e.what())) {
-        std::string hint;
-        if (std::string(e.what()).find("connection refused") != std::string::npos)
-          hint = "; the connection to the server " + s_->server.origin() +
-                 " was refused - did you specify the right host or port? (" + cfg.source + ")";
-        throw transport_error(req.what + ": " + e.what() + hint);
-      }
-      wait = backoff(pol, failure_count++);
-      why = e.what();
-      retry = true;
-    } catch (const auth_error&) {
-      throw;
-    } catch (const config_error&) {
-      throw;
-    } catch (const transport_error& e) {
-      if (cfg.verbosity >= 6) log(req.method + " " + url + "  in " + ms_since(t0) + " milliseconds (" + e.what() + ")");
-      if (!req.idempotent)
-        throw transport_error(req.what + ": " + e.what() +
-                              "; the request was not repeated because it may already have taken effect");
-      if (failure_count >= pol.max_failures) throw transport_error(req.what + ": " + e.what());
-      wait = backoff(pol, failure_count++);
-      why = e.what();
-      retry = true;
-    }
-    if (!retry) {
-      int code = a.head.status;
-      if (cfg.verbosity >= 6)
-        log(req.method + " " + url + " " + std::to_string(code) + " " + a.head.reason + " in " + ms_since(t0) + " milliseconds");
-      if (cfg.verbosity >= 8 && out && !out->body.empty()) log("Response Body: " + out->body.substr(0, 10240));
-      std::string ra = a.head.header("retry-after");
-      if (code == 401 && !refreshed_after_401 && (s_->exec || !cfg.auth.token_file.empty())) {
-        // client-go: a 401 invalidates exec credentials; refresh once and repeat (the
-        // server refused the request, so nothing took effect).
-        refreshed_after_401 = true;
-        if (s_->exec && cr.exec) s_->exec->invalidate(*cr.exec);
-        if (cfg.verbosity >= 6) log("401 Unauthorized: refreshing credentials and retrying once");
-        if (out) *out = Response{};
-        continue;
-      }
-      bool retryable_5xx = code == 500 || code == 502 || code == 503 || code == 504;
-      if (code == 429 || (retryable_5xx && req.idempotent)) {
-        int secs = std::atoi(ra.c_str());
-        bool use_ra = !ra.empty() && secs >= 0;
-        if (code == 429 ? retry_after_count < pol.max_retry_after : failure_count < pol.max_failures) {
-          wait = use_ra ? std::chrono::milliseconds(std::min<long long>(secs, pol.max_retry_after_wait.count()) * 1000)
-                        : backoff(pol, code == 429 ? retry_after_count : failure_count);
-          if (code == 429) ++retry_after_count; else ++failure_count;
-          why = std::to_string(code) + " " + a.head.reason;
-          retry = true;
-        }
-      }
-      if (!retry) {
-        if (sink && (code < 200 || code >= 300)) throw_for(req, code, a.head.reason, a.error_body, ra);
-        return sink ? a.complete : true;
-      }
-    }
-    if (sink && detail::Clock::now() + wait >= opts.deadline) return false;  // the caller's end comes first
-    if (dl != detail::no_deadline() && detail::Clock::now() + wait >= dl) {
-      if (out && out->status != 0) return true;  // hand back the last answer
-      throw transport_error(req.what + ": gave up before the request timeout after: " + why);
-    }
-    if (cfg.verbosity >= 6) log("retrying " + req.method + " " + url + " in " + std::to_string(wait.count()) + "ms after: " + why);
-    kube::sleep_for(wait, opts.cancel, sink ? opts.deadline : std::chrono::steady_clock::time_point::max());
-    if (opts.cancel && opts.cancel->load()) return false;
-    if (out) *out = Response{};
+    t.wait = std::chrono::milliseconds{0};
+    t.why.clear();
+    Next n = run_attempt(req, cr, t, sink, opts, out, a);
+    if (n == Next::answered) n = judge_answer(req, cr, t, a, sink != nullptr, out);
+    if (n == Next::retry_later) n = pause_before_retry(req, t, sink != nullptr, opts, out);
+    if (n == Next::retry_now) continue;
+    return n == Next::stop_true;
   }
+}
+
+TFJOB_INLINE Client::Next Client::run_attempt(const Request& req, const Creds& cr, Tries& t,
+                                              const std::function<bool(std::string_view)>* sink, const StreamOptions& opts,
+                                              Response* out, Attempt& a) {
+  const auto& cfg = s_->cfg;
+  const auto& pol = s_->retry;
+  try {
+    a = attempt(req, cr, t.dl, sink, opts, out);
+    return Next::answered;
+  } catch (const detail::cancelled&) {
+    return Next::stop_false;
+  } catch (const detail::answer_refused& e) {
+    throw transport_error(req.what + ": " + e.what());
+  } catch (const detail::stream_broken& e) {
+    throw transport_error(req.what + ": " + e.what());
+  } catch (const detail::timeout_failure& e) {
+    if (cfg.verbosity >= 6) log(req.method + " " + t.url + "  in " + ms_since(t.t0) + " milliseconds (timeout)");
+    std::string limit = cfg.timeout.count() > 0 ? " (request timeout " + std::to_string(cfg.timeout.count()) + "ms)" : "";
+    throw transport_error(req.what + ": " + e.what() + limit);
+  } catch (const detail::connect_failure& e) {
+    if (cfg.verbosity >= 6) log(req.method + " " + t.url + "  in " + ms_since(t.t0) + " milliseconds (" + e.what() + ")");
+    if (t.failure_count >= pol.max_failures || is_tls_verification(e.what())) {
+      std::string hint;
+      if (std::string(e.what()).find("connection refused") != std::string::npos)
+        hint = "; the connection to the server " + s_->server.origin() +
+               " was refused - did you specify the right host or port? (" + cfg.source + ")";
+      throw transport_error(req.what + ": " + e.what() + hint);
+    }
+    t.wait = backoff(pol, t.failure_count++);
+    t.why = e.what();
+    return Next::retry_later;
+  } catch (const auth_error&) {
+    throw;
+  } catch (const config_error&) {
+    throw;
+  } catch (const transport_error& e) {
+    if (cfg.verbosity >= 6) log(req.method + " " + t.url + "  in " + ms_since(t.t0) + " milliseconds (" + e.what() + ")");
+    if (!req.idempotent)
+      throw transport_error(req.what + ": " + e.what() +
+                            "; the request was not repeated because it may already have taken effect");
+    if (t.failure_count >= pol.max_failures) throw transport_error(req.what + ": " + e.what());
+    t.wait = backoff(pol, t.failure_count++);
+    t.why = e.what();
+    return Next::retry_later;
+  }
+}
+
+TFJOB_INLINE Client::Next Client::judge_answer(const Request& req, const Creds& cr, Tries& t, const Attempt& a, bool stream,
+                                               Response* out) {
+  const auto& cfg = s_->cfg;
+  const auto& pol = s_->retry;
+  int code = a.head.status;
+  if (cfg.verbosity >= 6)
+    log(req.method + " " + t.url + " " + std::to_string(code) + " " + a.head.reason + " in " + ms_since(t.t0) + " milliseconds");
+  if (cfg.verbosity >= 8 && out && !out->body.empty()) log("Response Body: " + out->body.substr(0, 10240));
+  std::string ra = a.head.header("retry-after");
+  if (code == 401 && !t.refreshed_after_401 && (s_->exec || !cfg.auth.token_file.empty())) {
+    // client-go: a 401 invalidates exec credentials; refresh once and repeat (the
+    // server refused the request, so nothing took effect).
+    t.refreshed_after_401 = true;
+    if (s_->exec && cr.exec) s_->exec->invalidate(*cr.exec);
+    if (cfg.verbosity >= 6) log("401 Unauthorized: refreshing credentials and retrying once");
+    if (out) *out = Response{};
+    return Next::retry_now;
+  }
+  bool retryable_5xx = code == 500 || code == 502 || code == 503 || code == 504;
+  if (code == 429 || (retryable_5xx && req.idempotent)) {
+    int secs = std::atoi(ra.c_str());
+    bool use_ra = !ra.empty() && secs >= 0;
+    if (code == 429 ? t.retry_after_count < pol.max_retry_after : t.failure_count < pol.max_failures) {
+      t.wait = use_ra ? std::chrono::milliseconds(std::min<long long>(secs, pol.max_retry_after_wait.count()) * 1000)
+                      : backoff(pol, code == 429 ? t.retry_after_count : t.failure_count);
+      if (code == 429) ++t.retry_after_count; else ++t.failure_count;
+      t.why = std::to_string(code) + " " + a.head.reason;
+      return Next::retry_later;
+    }
+  }
+  if (stream && (code < 200 || code >= 300)) throw_for(req, code, a.head.reason, a.error_body, ra);
+  return (stream ? a.complete : true) ? Next::stop_true : Next::stop_false;
+}
+
+TFJOB_INLINE Client::Next Client::pause_before_retry(const Request& req, const Tries& t, bool stream, const StreamOptions& opts,
+                                                     Response* out) {
+  if (stream && detail::Clock::now() + t.wait >= opts.deadline) return Next::stop_false;  // the caller's end comes first
+  if (t.dl != detail::no_deadline() && detail::Clock::now() + t.wait >= t.dl) {
+    if (out && out->status != 0) return Next::stop_true;  // hand back the last answer
+    throw transport_error(req.what + ": gave up before the request timeout after: " + t.why);
+  }
+  if (s_->cfg.verbosity >= 6)
+    log("retrying " + req.method + " " + t.url + " in " + std::to_string(t.wait.count()) + "ms after: " + t.why);
+  kube::sleep_for(t.wait, opts.cancel, stream ? opts.deadline : std::chrono::steady_clock::time_point::max());
+  if (opts.cancel && opts.cancel->load()) return Next::stop_false;
+  if (out) *out = Response{};
+  return Next::retry_now;
 }
 
 TFJOB_INLINE std::string Client::printable_prefix(const std::string& body, std::size_t n) {

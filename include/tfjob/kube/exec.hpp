@@ -144,18 +144,8 @@ TFJOB_INLINE ExecChildGuard::~ExecChildGuard() {
   if (slot_ >= 0) exec_children()[slot_].store(0);
 }
 
-}  // namespace detail
-
-TFJOB_INLINE ExecCredential run_exec_plugin(const ExecConfig& cfg, const std::string& cluster_json,
-                                            std::optional<bool> interactive,
-                                            const std::string& user) {
-  const std::string who = "exec plugin \"" + cfg.command + "\"" + (user.empty() ? "" : " of user \"" + user + "\"");
-  std::string mode = cfg.interactive_mode.empty() ? "IfAvailable" : cfg.interactive_mode;
-  bool tty = interactive.value_or(::isatty(0) == 1);
-  bool is_interactive = mode != "Never" && tty;
-  if (mode == "Always" && !tty)
-    throw auth_error(who + " needs an interactive terminal (interactiveMode: Always) but standard input is not one");
-
+/// The plugin's command line and environment, with the KUBERNETES_EXEC_INFO it is given.
+TFJOB_INLINE detail::ChildSpec exec_child_spec(const ExecConfig& cfg, const std::string& cluster_json, bool is_interactive) {
   nlohmann::json info = {{"apiVersion", cfg.api_version}, {"kind", "ExecCredential"},
                          {"spec", {{"interactive", is_interactive}}}};
   if (cfg.provide_cluster_info && !cluster_json.empty())
@@ -174,6 +164,11 @@ TFJOB_INLINE ExecCredential run_exec_plugin(const ExecConfig& cfg, const std::st
   // interactive one stays in ours, where the terminal is.
   spec.stdin_null = !is_interactive;
   spec.own_process_group = !is_interactive;
+  return spec;
+}
+
+/// Start the plugin; auth_error (client-go's words for a plugin not installed) when it cannot be.
+TFJOB_INLINE detail::Child exec_start(const ExecConfig& cfg, const std::string& who, const detail::ChildSpec& spec) {
   const detail::Child child = detail::start_child(spec);
   const int rc = child.exec_errno;
   if (rc != 0) {
@@ -192,8 +187,13 @@ TFJOB_INLINE ExecCredential run_exec_plugin(const ExecConfig& cfg, const std::st
     }
     throw auth_error(who + ": cannot start: " + std::strerror(rc));
   }
+  return child;
+}
+
+/// What the started plugin prints on standard output, once it has exited with status 0 (the
+/// caller holds its ExecChildGuard).
+TFJOB_INLINE std::string exec_read_output(const detail::Child& child, const std::string& who, bool is_interactive) {
   const pid_t pid = child.pid;
-  detail::ExecChildGuard guard(is_interactive ? pid : -pid);
   std::string output;
   const bool too_much = !detail::read_to_end(child.out_fd, output, limits::max_exec_output_bytes);
   if (too_much) ::kill(is_interactive ? pid : -pid, SIGTERM);  // stop it: nothing it prints now can be a credential
@@ -206,7 +206,11 @@ TFJOB_INLINE ExecCredential run_exec_plugin(const ExecConfig& cfg, const std::st
   if (WEXITSTATUS(status) != 0)
     throw auth_error(who + " failed with exit code " + std::to_string(WEXITSTATUS(status)) +
                      " (its error output is above)");
+  return output;
+}
 
+/// The ExecCredential in a plugin's output, checked field by field.
+TFJOB_INLINE ExecCredential exec_parse_credential(const std::string& output, const ExecConfig& cfg, const std::string& who) {
   auto parsed = tfjob::detail::read_json(output);
   if (!parsed.ok() || !parsed.value.is_object())
     throw auth_error(who + " did not print an ExecCredential JSON object on standard output" +
@@ -245,6 +249,24 @@ TFJOB_INLINE ExecCredential run_exec_plugin(const ExecConfig& cfg, const std::st
     c.expiry = std::chrono::system_clock::time_point(std::chrono::seconds(s));
   }
   return c;
+}
+
+}  // namespace detail
+
+TFJOB_INLINE ExecCredential run_exec_plugin(const ExecConfig& cfg, const std::string& cluster_json,
+                                            std::optional<bool> interactive,
+                                            const std::string& user) {
+  const std::string who = "exec plugin \"" + cfg.command + "\"" + (user.empty() ? "" : " of user \"" + user + "\"");
+  std::string mode = cfg.interactive_mode.empty() ? "IfAvailable" : cfg.interactive_mode;
+  bool tty = interactive.value_or(::isatty(0) == 1);
+  bool is_interactive = mode != "Never" && tty;
+  if (mode == "Always" && !tty)
+    throw auth_error(who + " needs an interactive terminal (interactiveMode: Always) but standard input is not one");
+
+  const detail::ChildSpec spec = detail::exec_child_spec(cfg, cluster_json, is_interactive);
+  const detail::Child child = detail::exec_start(cfg, who, spec);
+  detail::ExecChildGuard guard(is_interactive ? child.pid : -child.pid);
+  return detail::exec_parse_credential(detail::exec_read_output(child, who, is_interactive), cfg, who);
 }
 
 TFJOB_INLINE ExecCredentialProvider::ExecCredentialProvider(ExecConfig cfg, std::string cluster_json, std::string user)
