@@ -17,11 +17,17 @@
 #endif
 
 #include <tfjob/api/lint.hpp>
+#include <tfjob/serving/from_job.hpp>
+#include <tfjob/serving/image.hpp>
+#include <tfjob/serving/model_config.hpp>
+#include <tfjob/serving/status.hpp>
+#include <tfjob/serving/tensorboard.hpp>
 #include <tfjob/version.hpp>
 #include <tfjob/workflow/preflight.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -191,7 +197,7 @@ TEST_CASE("in-process: invalid flags are refused before any request, with what i
       {{"serve", "x", "--model", "resnet", "--pvc", "c"}, 64, "give exactly one model source"},
       {{"serve", "x", "--model", "resnet", "--selector", "pool"}, 64, "\"pool\": give KEY=VALUE (a node label)"},
       {{"serve", "x", "--model", "resnet", "--batching", "max_batch_size=32,batch_timeout=5"}, 64, "unknown key \"batch_timeout\""},
-      {{"serve", "x", "--model", "resnet", "--autoscale", "1:4:70%"}, 64, "give --cpu too"},
+      {{"serve", "x", "--model", "resnet", "--autoscale", "1:4:70%"}, 64, "give them a CPU request too (--cpu 2)"},
       {{"serve", "X", "--model", "resnet"}, 1, "serve name \"X\" must be a DNS-1035 label"},
       {{"serve", "x", "--model", "a=pvc:c", "--model-config-poll", "-1"}, 64, "give 0 (never re-read) or more seconds"},
       {{"serve", "x", "--model", "a=pvc:c", "--version-label", "b:stable=1"}, 64, "no --model b=SOURCE was given"},
@@ -457,5 +463,94 @@ TEST_CASE("in-process: the SDK's fixes name its settings, the plugin's name its 
   CHECK(plugin["RequestFitsNoNode"] == "ask for fewer GPUs per pod (--gpus) and more workers (--workers) instead");
   CHECK(tfjob::cli::flag_fix("fix the node selector (ServeSpec::node_selector)") ==
         "fix the node selector (--selector)");
+#endif
+}
+
+TEST_CASE("in-process: the SDK's invalid settings name its settings, the plugin's words name its flags", "[cli][inprocess][serving]") {
+#ifndef TFJOB_HAVE_PLUGIN_CLI
+  TFJOB_SKIP("the plugin is not built (TFJOB_BUILD_PLUGIN=OFF)");
+#else
+  namespace sv = tfjob::serving;
+  sv::ServeSpec spec;
+  spec.name = "x";
+  spec.source.kind = sv::ModelSource::Kind::resnet;
+  spec.source.url = sv::resnet_model_url;
+  sv::ServeSpec cpuless = spec, four = spec, sourceless = spec;
+  cpuless.ops.autoscale = sv::Autoscale{1, 4, 70};
+  four.cpu = "four";
+  sourceless.source = {};
+  sv::ModelServerConfig twice;
+  twice.models = {sv::parse_model_flag("mnist=pvc:c"), sv::parse_model_flag("mnist=pvc:d")};
+  sv::Signature ints;
+  ints.key = "serving_default";
+  ints.inputs = {{"ids", "DT_INT64", std::vector<long long>{-1, 16}, "ids:0"}};
+  struct Case {
+    std::function<void()> call;
+    std::string setting, plugin;  // the SDK's setting (the error's subject), the plugin's whole message
+  };
+  const std::vector<Case> cases = {
+      {[] { sv::parse_batching("max_batch_size=0"); }, "ServeOperations::batching",
+       "--batching max_batch_size=0: give an integer >= 1 (e.g. max_batch_size=8)"},
+      {[] { sv::parse_autoscale("10:2:70%"); }, "ServeOperations::autoscale",
+       "--autoscale \"10:2:70%\": MAX (2) must be at least MIN (10)"},
+      {[&] { sv::validate(cpuless); }, "ServeOperations::autoscale",
+       "--autoscale scales on CPU utilisation, a percentage of each pod's CPU request, and the pods have none: give them a CPU "
+       "request too (--cpu 2)"},
+      {[&] { sv::validate(four); }, "ServeSpec::cpu", "--cpu \"four\" is not a Kubernetes quantity (e.g. 2, 500m, 4Gi)"},
+      {[&] { sv::validate(sourceless); }, "ServeSpec::source",
+       "no model: give one (--model resnet, --model-url URL of a SavedModel .tar.gz, or --pvc CLAIM[:PATH])"},
+      {[] { sv::parse_pvc(":x"); }, "ModelSource::claim", "--pvc \":x\": give CLAIM[:PATH], e.g. tfjob-mnist:export"},
+      {[] { sv::parse_toleration("k:Sometimes"); }, "ServeSpec::tolerations",
+       "--toleration \"k:Sometimes\": effect must be NoSchedule, PreferNoSchedule or NoExecute"},
+      {[] { sv::parse_model_flag("mnist"); }, "ModelServerConfig::models",
+       "--model \"mnist\": give NAME=SOURCE, e.g. mnist=pvc:tfjob-mnist:export/mnist, resnet=resnet or clf=https://host/model.tar.gz"},
+      {[] { sv::parse_version_policy_flag("newest"); }, "ModelEntry::policy",
+       "--version-policy \"newest\": give [MODEL=]latest:N, all or specific:V[,V...] (TF Serving's model_version_policy), e.g. "
+       "mnist=latest:2"},
+      {[&] { sv::validate(twice); }, "ModelServerConfig::models", "--model mnist is given twice: each model needs its own NAME"},
+      {[] { sv::validate(sv::ModelServerConfig{}); }, "ModelServerConfig::models", "no model: give one (--model NAME=SOURCE, repeatable)"},
+      {[&] { sv::build_model_config_objects(spec, twice, -1); }, "ModelServerConfig::models",
+       "--model mnist is given twice: each model needs its own NAME"},
+      {[&] { sv::build_model_config_objects(spec, sv::ModelServerConfig{{sv::parse_model_flag("mnist=pvc:c")}}, -1); },
+       "build_model_config_objects::poll_seconds", "--model-config-poll must be 0 (never re-read) or more seconds"},
+      {[&] { sv::plan_image_input(ints); }, "serving::plan_image_input",
+       "--image: signature \"serving_default\" takes ids DT_INT64 (-1, 16); an image goes to one DT_STRING input (its encoded "
+       "bytes) or one DT_FLOAT input of shape [N, H, W, C] or [N, H, W] (decoded and resized): send this model a request body "
+       "of your own (--json FILE)"},
+  };
+  for (const auto& k : cases) {
+    INFO(k.plugin);
+    try {
+      k.call();
+      FAIL("no error");
+    } catch (const tfjob::error& e) {
+      CHECK(e.reason() == tfjob::reasons::invalid_setting);
+      CHECK(e.subject() == k.setting);
+      CHECK(std::string(e.what()).find("--") == std::string::npos);  // the SDK names no flag
+      CHECK(tfjob::cli::error_message(e) == k.plugin);
+    }
+  }
+  // advice that names a setting in parentheses, in errors with no reason, a warning and a hint
+  json job = json::parse(R"({"metadata": {"name": "t"}, "spec": {"tfReplicaSpecs": {"Worker": {"template": {"spec":
+      {"containers": [{"name": "tensorflow", "image": "x", "args": ["train.py"]}]}}}}}})");
+  try {
+    sv::find_job_log_dir(job);
+    FAIL("no error");
+  } catch (const tfjob::error& e) {
+    CHECK_THAT(tfjob::cli::error_message(e), Catch::EndsWith("give it (--logdir DIR, the path inside the job's containers)"));
+  }
+  try {
+    sv::job_export(job);
+    FAIL("no error");
+  } catch (const tfjob::error& e) {
+    CHECK_THAT(tfjob::cli::error_message(e),
+               Catch::Contains("name it (--export-dir DIR, the directory in the trainer's container holding <version>/saved_model.pb)"));
+  }
+  CHECK_THAT(tfjob::cli::flag_fix(sv::tf_version_warning("2.18.0", "x", "2.16.1", "y")),
+             Catch::EndsWith("serve it with TF Serving 2.18.0 or newer (--serving-version 2.18.0)"));
+  sv::PodBlocker starting;
+  starting.pod = "x-1";
+  starting.detail = "init container fetch-model running";
+  CHECK_THAT(tfjob::cli::flag_fix(sv::blocker_hints({starting}, "m")), Catch::Contains("a later deadline (--timeout) waits for it"));
 #endif
 }

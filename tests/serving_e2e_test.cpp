@@ -518,7 +518,7 @@ TEST_CASE("serve --batching --monitoring --replicas 2 --autoscale: ConfigMap, PD
   CHECK(bad.err.find("unknown key \"batch_timeout\"") != std::string::npos);
   auto noc = c.run({"serve", "resnet", "--model", "resnet", "--autoscale", "1:4:70%"});
   CHECK(noc.exit_code == 64);
-  CHECK(noc.err.find("give --cpu too") != std::string::npos);
+  CHECK(noc.err.find("give them a CPU request too (--cpu 2)") != std::string::npos);
   CHECK_FALSE(c.server->get_object("deployments.apps", "default", "resnet"));
 
   auto r = c.run({"serve", "resnet", "--model", "resnet", "--gpus", "0", "--cpu", "1", "--autoscale", "1:4:70%",

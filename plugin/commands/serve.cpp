@@ -142,13 +142,13 @@ serving::ServeSpec spec_from(const ServeOptions& o, const std::string& ns) {
   try {
     if (!o.batching.empty()) s.ops.batching = serving::parse_batching(o.batching);
   } catch (const tfjob::error& e) {
-    throw CLI::ValidationError(std::string(e.what()));  // the message names --batching
+    throw CLI::ValidationError(error_message(e));  // the message names --batching
   }
   try {
     if (!o.autoscale.empty()) s.ops.autoscale = serving::parse_autoscale(o.autoscale);
     serving::validate_operations(s.ops, s.cpu);
   } catch (const tfjob::error& e) {
-    throw CLI::ValidationError(std::string(e.what()));  // the message names --autoscale
+    throw CLI::ValidationError(error_message(e));  // the message names --autoscale
   }
   s.ops.monitoring = o.monitoring;
   serving::validate(s);
@@ -204,7 +204,7 @@ nlohmann::json inference_service_of(const ServeOptions& o, const std::string& ns
   } catch (const CLI::Error&) {
     throw;
   } catch (const tfjob::error& e) {
-    throw CLI::ValidationError("--kserve", e.what());  // e.g. --image outside tensorflow/serving
+    throw CLI::ValidationError("--kserve", error_message(e));  // e.g. --image outside tensorflow/serving
   }
 }
 
@@ -282,7 +282,7 @@ int server_not_ready(Context& ctx, const serving::WaitReport& r, const ServeOpti
                      const std::string& model, const std::string& no_pod_hint = "") {
   if (!r.diagnosis.empty()) ctx.err << r.diagnosis;
   if (r.result != serving::WaitResult::timeout) throw tfjob::error(r.message);
-  const std::string hints = serving::blocker_hints(r.blockers, model);
+  const std::string hints = flag_fix(serving::blocker_hints(r.blockers, model));
   ctx.err << "error: timed out after " << o.timeout << " waiting for " << waiting_for << ": " << r.message << "\n"
           << (hints.empty() ? no_pod_hint : hints);
   return exit_code::timeout;
@@ -436,7 +436,7 @@ serving::ExportVerdict ServeCommand::check_exports(Context& ctx, kube::Client& c
             << (v.tensorflow_version.empty() ? "" : ", exported by TensorFlow " + v.tensorflow_version) << "\n";
     if (&m == &served.front()) first = v;  // warned by the caller, with the training image as the fallback
     else if (auto w = serving::export_tf_warning(v, "", serving_release, serving_image); !w.empty())
-      ctx.err << "warning: " << w << "\n";
+      ctx.err << "warning: " << flag_fix(w) << "\n";
   }
   return first;
 }
@@ -466,7 +466,7 @@ int ServeCommand::run_deployment(Context& ctx, const ServeOptions& o) const {
   const auto first = o.no_export_check || o.dry_run == "server" ? serving::ExportVerdict{} : check_exports(ctx, client, o, spec, served);
   {  // the first model's TF version: from its SavedModel when read, else from the training image's tag
     auto w = serving::export_tf_warning(first, o.job_image, serving_release_of(o), spec.effective_image());
-    if (!w.empty()) ctx.err << "warning: " << w << "\n";
+    if (!w.empty()) ctx.err << "warning: " << flag_fix(w) << "\n";
   }
   serving::use_served_versions(client, objs);  // policy/v1beta1, autoscaling/v2beta2 on older clusters
   const auto applied =

@@ -3,7 +3,11 @@
 /// says what to do; the user of `kubectl tfjob` reads the flag instead:
 /// - an error with a reason (error.hpp, `tfjob::reasons`) gets the plugin's sentence for it;
 /// - a finding's fix names each setting in parentheses, `(TFJobBuilder::gpus 0)`, and each
-///   becomes its flag, `(--gpus 0)`, wherever findings are printed.
+///   becomes its flag, `(--gpus 0)`, wherever findings are printed;
+/// - an error about a setting's value (`reasons::invalid_setting`) begins with the setting,
+///   `ServeOperations::batching max_batch_size=0: ...`, and any other setting its advice names
+///   is in parentheses, `(ServeSpec::cpu 2)`: the same table words the whole message,
+///   `--batching max_batch_size=0: ...`, `(--cpu 2)`, as it does every SDK error's message.
 
 #include <tfjob/api/findings.hpp>
 #include <tfjob/error.hpp>
@@ -31,16 +35,19 @@ inline std::string flag_advice(const tfjob::error& e) {
   return {};
 }
 
-/// What to print after "error: " for any exception: an SDK error's advice in flags.
+inline std::string flag_fix(std::string fix);
+
+/// What to print after "error: " for any exception: an SDK error's advice in flags, and the
+/// SDK settings its message names (an invalid setting's own name first) as their flags.
 inline std::string error_message(const std::exception& e) {
   const auto* te = dynamic_cast<const tfjob::error*>(&e);
-  if (!te || te->reason().empty()) return e.what();
-  std::string advice = flag_advice(*te);
-  return advice.empty() ? std::string(e.what()) : te->problem() + advice;
+  if (!te) return e.what();
+  std::string advice = te->reason().empty() ? std::string() : flag_advice(*te);
+  return advice.empty() ? flag_fix(e.what()) : te->problem() + advice;
 }
 
-/// The SDK settings that findings name, and the flags that set them (the names are distinct
-/// across the SDK's types, so one table serves submit and serve).
+/// The SDK settings that findings and errors name, and the flags that set them (the names are
+/// distinct across the SDK's types, so one table serves every command).
 inline const std::vector<std::pair<const char*, const char*>>& setting_flags() {
   static const std::vector<std::pair<const char*, const char*>> flags = {
       {"TFJobBuilder::chief", "submit --chief"},
@@ -54,6 +61,27 @@ inline const std::vector<std::pair<const char*, const char*>>& setting_flags() {
       {"ServeSpec::replicas", "--replicas"},
       {"ServeSpec::node_selector", "--selector"},
       {"ServeSpec::tolerations", "--toleration"},
+      {"ServeSpec::cpu", "--cpu"},
+      {"ServeSpec::memory", "--memory"},
+      {"ServeSpec::model_name", "--model-name"},
+      {"ServeSpec::model_version", "--model-version"},
+      {"ServeSpec::serving_version", "--serving-version"},
+      {"ServeOperations::batching", "--batching"},
+      {"ServeOperations::autoscale", "--autoscale"},
+      {"ModelSource::Kind::resnet", "--model resnet"},
+      {"ModelSource::url", "--model-url"},
+      {"ModelSource::claim", "--pvc"},
+      {"ModelServerConfig::models", "--model"},
+      {"ModelEntry::policy", "--version-policy"},
+      {"ModelEntry::labels", "--version-label"},
+      {"build_model_config_objects::poll_seconds", "--model-config-poll"},
+      {"serving::plan_image_input", "--image"},
+      {"serving::predict's body", "--json FILE"},
+      {"job_export::export_dir", "--export-dir"},
+      {"finished_job_export::job", "--from-job"},
+      {"find_job_log_dir::override_dir", "--logdir"},
+      {"WaitOptions::deadline", "--timeout"},
+      {"TFJobBuilder::pvc", "submit --pvc"},
       {"workflow::LogSaveTask", "submit --follow --save DIR, or kubectl tfjob wait JOB --save DIR"},
       {"workflow::archive_job", "kubectl tfjob archive JOB"},
       {"lint::add_istio_opt_out", "lint --fix"},

@@ -65,7 +65,8 @@ std::string model_config_map_name(const std::string& server);
 
 namespace detail {
 
-/// A model name TF Serving can serve behind a URL segment and a directory.
+/// A model name TF Serving can serve behind a URL segment and a directory; the error
+/// (reasons::invalid_setting) reads `ModelServerConfig::models` + `what` + what is wrong.
 void check_model_name(const std::string& m, const std::string& what);
 
 /// A positive int64 from decimal text ("" or anything else: nullopt; no overflow).
@@ -188,10 +189,11 @@ TFJOB_INLINE std::string model_config_map_name(const std::string& server) { retu
 namespace detail {
 
 TFJOB_INLINE void check_model_name(const std::string& m, const std::string& what) {
-  if (m.empty() || m.size() > 253) throw tfjob::error(what + ": the model name must be 1 to 253 characters");
+  if (m.empty() || m.size() > 253) throw invalid_setting("ModelServerConfig::models", what + ": the model name must be 1 to 253 characters");
   for (char c : m)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
-      throw tfjob::error(what + ": model name \"" + m + "\" may use letters, digits, '-', '_' or '.' (it is a directory name and a URL segment)");
+      throw invalid_setting("ModelServerConfig::models",
+                            what + ": model name \"" + m + "\" may use letters, digits, '-', '_' or '.' (it is a directory name and a URL segment)");
 }
 
 TFJOB_INLINE std::optional<std::int64_t> parse_version_number(const std::string& s) {
@@ -217,11 +219,11 @@ TFJOB_INLINE std::string quote(const std::string& s) {
 TFJOB_INLINE ModelEntry parse_model_flag(const std::string& text) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-    throw tfjob::error("--model \"" + text + "\": give NAME=SOURCE, e.g. --model mnist=pvc:tfjob-mnist:export/mnist, "
-                       "--model resnet=resnet or --model clf=https://host/model.tar.gz");
+    throw detail::invalid_setting("ModelServerConfig::models", " \"" + text + "\": give NAME=SOURCE, e.g. mnist=pvc:tfjob-mnist:export/mnist, "
+                                  "resnet=resnet or clf=https://host/model.tar.gz");
   ModelEntry e;
   e.name = text.substr(0, eq);
-  detail::check_model_name(e.name, "--model \"" + text + "\"");
+  detail::check_model_name(e.name, " \"" + text + "\"");
   e.base_path = "/models/" + e.name;
   const std::string src = text.substr(eq + 1);
   if (src == "resnet") {
@@ -234,8 +236,8 @@ TFJOB_INLINE ModelEntry parse_model_flag(const std::string& text) {
     e.source = parse_pvc(src.substr(4));
     if (e.source.path.empty() && src.find(':', 4) == std::string::npos) e.source.path = e.name;
   } else {
-    throw tfjob::error("--model \"" + text + "\": SOURCE \"" + src +
-                       "\" is none of resnet, an http(s):// or gs:// SavedModel tarball, or pvc:CLAIM[:PATH]");
+    throw detail::invalid_setting("ModelServerConfig::models", " \"" + text + "\": SOURCE \"" + src +
+                                  "\" is none of resnet, an http(s):// or gs:// SavedModel tarball, or pvc:CLAIM[:PATH]");
   }
   return e;
 }
@@ -246,7 +248,7 @@ TFJOB_INLINE std::pair<std::string, VersionPolicy> parse_version_policy_flag(con
     model = text.substr(0, eq);
     p = text.substr(eq + 1);
   }
-  const std::string hint = "--version-policy \"" + text + "\": give [MODEL=]latest:N, all or specific:V[,V...] "
+  const std::string hint = " \"" + text + "\": give [MODEL=]latest:N, all or specific:V[,V...] "
                            "(TF Serving's model_version_policy), e.g. mnist=latest:2";
   VersionPolicy vp;
   if (p == "all") {
@@ -255,7 +257,7 @@ TFJOB_INLINE std::pair<std::string, VersionPolicy> parse_version_policy_flag(con
     vp.kind = VersionPolicy::Kind::latest;
     if (p != "latest") {
       auto n = detail::parse_version_number(p.substr(7));
-      if (!n || *n < 1) throw tfjob::error(hint + " (N is a positive number)");
+      if (!n || *n < 1) throw detail::invalid_setting("ModelEntry::policy", hint + " (N is a positive number)");
       vp.num_versions = *n;
     }
   } else if (p.rfind("specific:", 0) == 0) {
@@ -266,13 +268,13 @@ TFJOB_INLINE std::pair<std::string, VersionPolicy> parse_version_policy_flag(con
       auto comma = rest.find(',', start);
       std::string v = rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       auto n = detail::parse_version_number(v);
-      if (!n) throw tfjob::error(hint + " (\"" + v + "\" is not a version number)");
+      if (!n) throw detail::invalid_setting("ModelEntry::policy", hint + " (\"" + v + "\" is not a version number)");
       vp.versions.push_back(*n);
       if (comma == std::string::npos) break;
       start = comma + 1;
     }
   } else {
-    throw tfjob::error(hint);
+    throw detail::invalid_setting("ModelEntry::policy", hint);
   }
   return {model, vp};
 }
@@ -602,21 +604,24 @@ TFJOB_INLINE void set_version_label(ModelServerConfig& c, const std::string& mod
 }
 
 TFJOB_INLINE void validate(const ModelServerConfig& c) {
-  if (c.models.empty()) throw tfjob::error("no model: give --model NAME=SOURCE (repeatable)");
+  if (c.models.empty())
+    throw tfjob::error(reasons::invalid_setting, "no model: give one (ModelServerConfig::models NAME=SOURCE, repeatable)", "",
+                       "ModelServerConfig::models");
   for (std::size_t i = 0; i < c.models.size(); ++i) {
     const auto& m = c.models[i];
-    detail::check_model_name(m.name, "--model " + m.name);
+    detail::check_model_name(m.name, " " + m.name);
     for (std::size_t j = 0; j < i; ++j)
-      if (c.models[j].name == m.name) throw tfjob::error("--model " + m.name + " is given twice: each model needs its own NAME");
-    if (m.source.kind == ModelSource::Kind::none) throw tfjob::error("--model " + m.name + " has no SOURCE");
+      if (c.models[j].name == m.name)
+        throw detail::invalid_setting("ModelServerConfig::models", " " + m.name + " is given twice: each model needs its own NAME");
+    if (m.source.kind == ModelSource::Kind::none) throw detail::invalid_setting("ModelServerConfig::models", " " + m.name + " has no SOURCE");
     if (m.policy.kind == VersionPolicy::Kind::specific && m.policy.versions.empty())
-      throw tfjob::error("--version-policy " + m.name + "=specific: name at least one version");
+      throw detail::invalid_setting("ModelEntry::policy", " " + m.name + "=specific: name at least one version");
     for (const auto& [label, v] : m.labels)
       if (m.policy.kind == VersionPolicy::Kind::specific &&
           std::find(m.policy.versions.begin(), m.policy.versions.end(), v) == m.policy.versions.end())
-        throw tfjob::error("--version-label " + m.name + ":" + label + "=" + std::to_string(v) + ": version " + std::to_string(v) +
-                           " is not among the versions its policy serves (" + m.policy.text() +
-                           "); TF Serving only lets a label name an AVAILABLE version");
+        throw detail::invalid_setting("ModelEntry::labels", " " + m.name + ":" + label + "=" + std::to_string(v) + ": version " +
+                                      std::to_string(v) + " is not among the versions its policy serves (" + m.policy.text() +
+                                      "); TF Serving only lets a label name an AVAILABLE version");
   }
 }
 
@@ -632,7 +637,8 @@ TFJOB_INLINE std::vector<nlohmann::json> build_model_config_objects(ServeSpec s,
                                                                     int poll_seconds) {
   using nlohmann::json;
   validate(c);
-  if (poll_seconds < 0) throw tfjob::error("--model-config-poll must be 0 (never re-read) or more seconds");
+  if (poll_seconds < 0)
+    throw detail::invalid_setting("build_model_config_objects::poll_seconds", " must be 0 (never re-read) or more seconds");
   s.model_name = c.models.front().name;
   s.source = c.models.front().source;
   const ServeOperations ops = s.ops;  // batching, monitoring, autoscaling: added once the pod has its model config

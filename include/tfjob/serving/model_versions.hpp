@@ -137,7 +137,7 @@ TFJOB_INLINE LabelReport move_version_label(kube::Client& c, const std::string& 
   const std::string v = std::to_string(version);
   auto no_config = [&] {
     return tfjob::error("server \"" + name + "\" serves one model by flags, without a model config file, so it has no version labels: "
-                        "serve it with --model NAME=SOURCE to get one");
+                        "serve it with a model config (ModelServerConfig::models NAME=SOURCE) to get one");
   };
   {
     auto first = read_model_config(c, ns, name);
@@ -275,7 +275,8 @@ TFJOB_INLINE JobExport finished_job_export(kube::Client& c, const std::string& n
     tj = c.request_json(kube::RequestBuilder(kube::resource_info<TFJob>(), ns).get(job));
   } catch (const api_error& e) {
     if (!e.is_not_found()) throw;
-    throw tfjob::error("tfjob \"" + job + "\" not found in namespace \"" + ns + "\": --from-job names the TFJob whose exported model to serve");
+    throw tfjob::error("tfjob \"" + job + "\" not found in namespace \"" + ns +
+                       "\" (finished_job_export::job names the TFJob whose exported model to serve)");
   }
   std::string last;
   bool succeeded = false, failed = false;

@@ -17,6 +17,16 @@
 #include <string>
 #include <vector>
 
+namespace tfjob::reasons {
+/// A value given for one of the SDK's settings cannot be used: subject() is the setting
+/// (e.g. "ServeOperations::batching") and the message begins with it, or, when nothing was
+/// given, says what to give in parentheses; any other setting its advice names is in
+/// parentheses too, `(ServeSpec::cpu 2)`. An application words the names with its own flags
+/// (the plugin: `--batching`, `(--cpu 2)`). One of error.hpp's `tfjob::reasons`, defined
+/// here while only the serving settings use it.
+inline constexpr const char* invalid_setting = "InvalidSetting";
+}  // namespace tfjob::reasons
+
 namespace tfjob::serving {
 
 /// Where the server's config files are mounted in its container (from the ConfigMap).
@@ -56,6 +66,10 @@ namespace detail {
 std::optional<std::int64_t> parse_int64(const std::string& s, std::int64_t lo, std::int64_t hi);
 
 std::vector<std::string> split(const std::string& s, char sep);
+
+/// The error for a bad value of `setting` (reasons::invalid_setting): the message is the
+/// setting's name followed by `rest`.
+tfjob::error invalid_setting(const char* setting, const std::string& rest);
 
 }  // namespace detail
 
@@ -169,28 +183,32 @@ TFJOB_INLINE std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
+TFJOB_INLINE tfjob::error invalid_setting(const char* setting, const std::string& rest) {
+  return tfjob::error(reasons::invalid_setting, setting + rest, "", setting);
+}
+
 }  // namespace detail
 
 TFJOB_INLINE Batching parse_batching(const std::string& text) {
   static const char* known =
       "max_batch_size, batch_timeout_micros, max_enqueued_batches, num_batch_threads, thread_pool_name, "
       "allowed_batch_sizes (A:B:C), pad_variable_length_inputs (true|false)";
-  if (text.size() > 4096) throw tfjob::error("--batching: the value is longer than 4096 characters");
+  if (text.size() > 4096) throw detail::invalid_setting("ServeOperations::batching", ": the value is longer than 4096 characters");
   Batching b;
   const std::int64_t big = std::numeric_limits<std::int64_t>::max();
   auto positive = [&](const std::string& key, const std::string& v, std::int64_t lo) {
     auto n = detail::parse_int64(v, lo, big);
     if (!n)
-      throw tfjob::error("--batching " + key + "=" + v + ": give an integer " + (lo > 0 ? ">= 1" : ">= 0") +
-                         " (e.g. " + key + "=" + (key == "batch_timeout_micros" ? "5000" : "8") + ")");
+      throw detail::invalid_setting("ServeOperations::batching", " " + key + "=" + v + ": give an integer " + (lo > 0 ? ">= 1" : ">= 0") +
+                                    " (e.g. " + key + "=" + (key == "batch_timeout_micros" ? "5000" : "8") + ")");
     return *n;
   };
   for (const auto& item : detail::split(text, ',')) {
     if (item.empty()) continue;  // "a=1,,b=2" and a trailing comma are harmless
     auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw tfjob::error("--batching \"" + item + "\": give KEY=VALUE pairs separated by ',', e.g. "
-                         "--batching max_batch_size=32,batch_timeout_micros=5000; keys: " + known);
+      throw detail::invalid_setting("ServeOperations::batching", " \"" + item + "\": give KEY=VALUE pairs separated by ',', e.g. "
+                                    "max_batch_size=32,batch_timeout_micros=5000; keys: " + known);
     const std::string key = item.substr(0, eq), v = item.substr(eq + 1);
     if (key == "max_batch_size") b.max_batch_size = positive(key, v, 1);
     else if (key == "batch_timeout_micros") b.batch_timeout_micros = positive(key, v, 0);
@@ -199,18 +217,19 @@ TFJOB_INLINE Batching parse_batching(const std::string& text) {
     else if (key == "thread_pool_name") {
       for (char c : v)
         if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'))
-          throw tfjob::error("--batching thread_pool_name=" + v + ": use letters, digits, '_' or '-'");
-      if (v.empty()) throw tfjob::error("--batching thread_pool_name=: give a name");
+          throw detail::invalid_setting("ServeOperations::batching", " thread_pool_name=" + v + ": use letters, digits, '_' or '-'");
+      if (v.empty()) throw detail::invalid_setting("ServeOperations::batching", " thread_pool_name=: give a name");
       b.thread_pool_name = v;
     } else if (key == "allowed_batch_sizes") {
       b.allowed_batch_sizes.clear();
       for (const auto& part : detail::split(v, ':')) b.allowed_batch_sizes.push_back(positive(key, part, 1));
     } else if (key == "pad_variable_length_inputs") {
       if (v != "true" && v != "false")
-        throw tfjob::error("--batching pad_variable_length_inputs=" + v + ": give true or false");
+        throw detail::invalid_setting("ServeOperations::batching", " pad_variable_length_inputs=" + v + ": give true or false");
       b.pad_variable_length_inputs = v == "true";
     } else {
-      throw tfjob::error("--batching: unknown key \"" + key + "\" (TF Serving's BatchingParameters has: " + known + ")");
+      throw detail::invalid_setting("ServeOperations::batching",
+                                    ": unknown key \"" + key + "\" (TF Serving's BatchingParameters has: " + known + ")");
     }
   }
   // session_bundle_config.proto: allowed_batch_sizes "must be in increasing order" and "the
@@ -218,14 +237,14 @@ TFJOB_INLINE Batching parse_batching(const std::string& text) {
   const auto& a = b.allowed_batch_sizes;
   for (std::size_t i = 1; i < a.size(); ++i)
     if (a[i] <= a[i - 1])
-      throw tfjob::error("--batching allowed_batch_sizes: the sizes must increase (" + std::to_string(a[i - 1]) + " then " +
-                         std::to_string(a[i]) + ")");
+      throw detail::invalid_setting("ServeOperations::batching", " allowed_batch_sizes: the sizes must increase (" +
+                                                                     std::to_string(a[i - 1]) + " then " + std::to_string(a[i]) + ")");
   if (!a.empty()) {
     if (!b.max_batch_size)
-      throw tfjob::error("--batching allowed_batch_sizes needs max_batch_size too (its last entry must equal it)");
+      throw detail::invalid_setting("ServeOperations::batching", " allowed_batch_sizes needs max_batch_size too (its last entry must equal it)");
     if (a.back() != *b.max_batch_size)
-      throw tfjob::error("--batching allowed_batch_sizes: the last size (" + std::to_string(a.back()) +
-                         ") must equal max_batch_size (" + std::to_string(*b.max_batch_size) + ")");
+      throw detail::invalid_setting("ServeOperations::batching", " allowed_batch_sizes: the last size (" + std::to_string(a.back()) +
+                                    ") must equal max_batch_size (" + std::to_string(*b.max_batch_size) + ")");
   }
   return b;
 }
@@ -250,16 +269,18 @@ TFJOB_INLINE std::string monitoring_config_text() {
 }
 
 TFJOB_INLINE Autoscale parse_autoscale(const std::string& text) {
-  const std::string usage = "--autoscale \"" + text + "\": give MIN:MAX:CPU%, e.g. --autoscale 2:10:70%";
+  const std::string usage = " \"" + text + "\": give MIN:MAX:CPU%, e.g. 2:10:70%";
   auto parts = detail::split(text, ':');
-  if (parts.size() != 3) throw tfjob::error(usage);
+  if (parts.size() != 3) throw detail::invalid_setting("ServeOperations::autoscale", usage);
   std::string cpu = parts[2];
   if (!cpu.empty() && cpu.back() == '%') cpu.pop_back();
   auto mn = detail::parse_int64(parts[0], 1, 100000), mx = detail::parse_int64(parts[1], 1, 100000);
   auto pc = detail::parse_int64(cpu, 1, 1000);
-  if (!mn || !mx || !pc) throw tfjob::error(usage + " (MIN and MAX replicas >= 1, CPU% from 1 to 1000)");
+  if (!mn || !mx || !pc) throw detail::invalid_setting("ServeOperations::autoscale", usage + " (MIN and MAX replicas >= 1, CPU% from 1 to 1000)");
   // HPA validation (pkg/apis/autoscaling/validation): maxReplicas must not be less than minReplicas.
-  if (*mx < *mn) throw tfjob::error("--autoscale \"" + text + "\": MAX (" + parts[1] + ") must be at least MIN (" + parts[0] + ")");
+  if (*mx < *mn)
+    throw detail::invalid_setting("ServeOperations::autoscale",
+                                  " \"" + text + "\": MAX (" + parts[1] + ") must be at least MIN (" + parts[0] + ")");
   return {static_cast<int>(*mn), static_cast<int>(*mx), static_cast<int>(*pc)};
 }
 
@@ -379,8 +400,9 @@ TFJOB_INLINE AutoscalerStatus autoscaler_status(const nlohmann::json& hpa) {
 
 TFJOB_INLINE void validate_operations(const ServeOperations& ops, const std::string& cpu_request) {
   if (ops.autoscale && cpu_request.empty())
-    throw tfjob::error("--autoscale scales on CPU utilisation, a percentage of each pod's CPU request, and the pods have "
-                       "none: give --cpu too (e.g. --cpu 2)");
+    throw detail::invalid_setting("ServeOperations::autoscale",
+                                  " scales on CPU utilisation, a percentage of each pod's CPU request, and the pods have "
+                                  "none: give them a CPU request too (ServeSpec::cpu 2)");
 }
 
 }  // namespace tfjob::serving

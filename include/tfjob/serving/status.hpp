@@ -389,7 +389,8 @@ TFJOB_INLINE std::string blocker_hints(const std::vector<PodBlocker>& blockers, 
         s += "hint: crash loop: pod " + pods + " keeps failing (" + detail + "); its logs say why\n";
         break;
       case PodBlocker::Kind::starting:
-        s += "hint: starting: pod " + pods + ": " + detail + "; a large model takes a while to download, a longer --timeout waits for it\n";
+        s += "hint: starting: pod " + pods + ": " + detail +
+             "; a large model takes a while to download, a later deadline (WaitOptions::deadline) waits for it\n";
         break;
       case PodBlocker::Kind::model_load:
         s += "hint: model load: pod " + pods + ": " + detail + " — a 404 means TF Serving found no version; " + layout_hint(model) + "\n";
