@@ -358,7 +358,7 @@ TEST_CASE("revision 2: NVML health rules on a constructed report, revision 1 sti
   CHECK(g1.status == "not-ready");
   CHECK(g1.strict);
   CHECK(has(g1.failures, "pcie", 0));
-  CHECK_THAT(g1.failures[0].message, Catch::EndsWith("(--strict)"));
+  CHECK_THAT(g1.failures[0].message, Catch::EndsWith("(VerdictOptions::strict)"));
 
   // a copy verified false, GEMM bits that differ: not ready
   auto bad = load("v100-healthy.json");

@@ -342,7 +342,7 @@ TEST_CASE("flag overrides behave like kubectl's", "[kube][config]") {
     CHECK(load_config(o).timeout.count() == ms);
   }
   o.request_timeout = "soon";
-  CHECK_THROWS_WITH(load_config(o), Catch::Contains("--request-timeout") && Catch::Contains("soon"));
+  CHECK_THROWS_WITH(load_config(o), Catch::Contains("ConfigOverrides::request_timeout") && Catch::Contains("soon"));
   o.request_timeout = "10x";
   CHECK_THROWS_AS(load_config(o), tfjob::config_error);
 }

@@ -1,6 +1,7 @@
 // plugin/common/kube.hpp: kubectl's connection flags (Globals::conn) → SDK overrides.
 #include <catch2/catch.hpp>
 
+#include "../plugin/common/error_words.hpp"
 #include "../plugin/common/kube.hpp"
 #include "support/fake_cluster.hpp"
 
@@ -67,7 +68,14 @@ TEST_CASE("make_rest_config: explicit --kubeconfig must exist, namespace and tim
   g.conn.namespace_ = "flag-ns";
   CHECK(make_client(g).namespace_() == "flag-ns");
   g.conn.request_timeout = "forever";
-  CHECK_THROWS_WITH(make_client(g), Catch::Contains("--request-timeout"));
+  // the SDK names its setting, the plugin's words name the flag
+  try {
+    make_client(g);
+    FAIL("a request timeout of \"forever\" was accepted");
+  } catch (const tfjob::error& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("ConfigOverrides::request_timeout"));
+    CHECK_THAT(tfjob::cli::error_message(e), Catch::Contains("--request-timeout") && !Catch::Contains("ConfigOverrides"));
+  }
   std::system(("rm -rf '" + dir + "'").c_str());
 }
 

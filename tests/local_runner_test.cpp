@@ -186,7 +186,7 @@ TEST_CASE("the plan refuses what a process cannot be", "[local][plan]") {
   nlohmann::json cm = {{"volumeMounts", {{{"name", "cfg"}, {"mountPath", "/cfg"}}}}};
   nlohmann::json cmv = {{"volumes", {{{"name", "cfg"}, {"configMap", {{"name", "x"}}}}}}};
   auto job = with_defaults(local_job("c", {{"Worker", tfjob::test::local_replica(1, "Never", {"run"}, cm, cmv)}}));
-  CHECK_THROWS_WITH(make_plan(job, in), Catch::Contains("--volume cfg=DIR"));
+  CHECK_THROWS_WITH(make_plan(job, in), Catch::Contains("RunOptions::volumes cfg=DIR"));
   in.volumes["cfg"] = "/here";
   CHECK(make_plan(job, in).replicas.at(0).mounts.at(0).local_dir == "/here");
 }

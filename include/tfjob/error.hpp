@@ -53,6 +53,12 @@ inline constexpr const char* kubeconfig_missing = "KubeconfigMissing";  ///< the
 inline constexpr const char* user_not_found = "UserNotFound";           ///< the explicitly named user
 inline constexpr const char* no_configuration = "NoConfiguration";      ///< no kubeconfig and no server
 inline constexpr const char* no_current_context = "NoCurrentContext";   ///< a kubeconfig that selects no context
+/// A value given for one of the SDK's settings cannot be used: subject() is the setting
+/// (e.g. "ServeOperations::batching") and the message begins with it, or, when nothing was
+/// given, says what to give in parentheses; any other setting its advice names is in
+/// parentheses too, `(ServeSpec::cpu 2)`. An application words the names with its own flags
+/// (the plugin: `--batching`, `(--cpu 2)`, plugin/common/error_words.hpp).
+inline constexpr const char* invalid_setting = "InvalidSetting";
 }  // namespace reasons
 
 /// A kubeconfig, in-cluster config or flag combination that cannot be used.

@@ -97,11 +97,11 @@ void print_table(const tfjob::gpu::CheckResult& res, bool color, std::ostream& o
       cuda = cuda_text(r.driver.cuda_driver_version);
       bw = figure(r, [](const auto& d) { return d.bandwidth.gbps; }, [](const auto& d) { return d.bandwidth.percent_of_peak; }, 0);
       fp16 = figure(r, [](const auto& d) { return d.gemm_fp16.tflops; }, [](const auto& d) { return d.gemm_fp16.percent_of_peak; }, 1);
-      for (const auto& f : r.failures) details.push_back(n.node.name + ": " + f.to_string());
-      for (const auto& w : r.warnings) details.push_back(n.node.name + ": warning: " + w.to_string());
+      for (const auto& f : r.failures) details.push_back(n.node.name + ": " + flag_fix(f.to_string()));
+      for (const auto& w : r.warnings) details.push_back(n.node.name + ": warning: " + flag_fix(w.to_string()));
     }
     if (!n.ready() && (!n.report || n.report->failures.empty()) && !n.message.empty())
-      details.push_back(n.node.name + ": " + n.message +
+      details.push_back(n.node.name + ": " + flag_fix(n.message) +
                         (n.reason == "ImagePull" ? " (gpu-check --image REGISTRY/tfjob-gpu-probe:TAG)" : ""));
     for (const auto& note : n.node.notes) details.push_back(n.node.name + ": note: " + note);
     std::string status = to_string(n.status);

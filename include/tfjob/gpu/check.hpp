@@ -719,7 +719,7 @@ TFJOB_INLINE std::vector<std::size_t> choose_targets(CheckResult& res, const Che
       tell(o, g.name + ": not probed: " + g.problem);
     } else if (o.gpus > 0 && o.gpus > g.allocatable) {
       r.status = NodeStatus::skipped;
-      r.message = "--gpus " + std::to_string(o.gpus) + " but the node allocates " + std::to_string(g.allocatable);
+      r.message = "CheckOptions::gpus " + std::to_string(o.gpus) + " but the node allocates " + std::to_string(g.allocatable);
       tell(o, g.name + ": skipped: " + r.message);
     } else {
       r.pod = probe_pod(g, o, res.run_id).name();

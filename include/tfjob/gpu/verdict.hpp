@@ -319,7 +319,7 @@ TFJOB_INLINE std::string normalize_expect(std::string_view value) {
   if (std::find(fams.begin(), fams.end(), v) != fams.end()) return v;
   std::string list;
   for (const auto& f : fams) list += (list.empty() ? "" : ", ") + f;
-  throw config_error("--expect " + std::string(value) + ": unknown GPU model; known models: " + list);
+  throw config_error("VerdictOptions::expect " + std::string(value) + ": unknown GPU model; known models: " + list);
 }
 
 TFJOB_INLINE double theoretical_bandwidth_gbps(int memory_clock_mhz, int bus_width_bits) {
@@ -632,7 +632,7 @@ TFJOB_INLINE void Judge::xids_and_peers() {
 TFJOB_INLINE void Judge::conclude() {
   if (opt.strict) {
     for (auto& w : r.warnings) {
-      w.message += " (--strict)";
+      w.message += " (VerdictOptions::strict)";
       r.failures.push_back(w);
     }
     r.warnings.clear();

@@ -773,7 +773,7 @@ TFJOB_INLINE void refuse_basic_auth(const RestConfig& rc, const AuthInfo& user, 
 
 /// --request-timeout and -v, however the rest of the RestConfig was found.
 TFJOB_INLINE void apply_request_flags(RestConfig& rc, const ConfigOverrides& o) {
-  rc.timeout = parse_duration(o.request_timeout.empty() ? "0" : o.request_timeout, "--request-timeout");
+  rc.timeout = parse_duration(o.request_timeout.empty() ? "0" : o.request_timeout, "ConfigOverrides::request_timeout");
   rc.verbosity = o.verbosity;
 }
 
@@ -817,7 +817,7 @@ TFJOB_INLINE RestConfig load_config(const ConfigOverrides& o) {
     detail::apply_request_flags(rc, o);
     if (!o.token.empty()) { rc.auth.token = o.token; rc.auth.token_file.clear(); }
     if (!o.certificate_authority.empty()) {
-      rc.tls.ca_pem = detail::read_file(o.certificate_authority, "--certificate-authority");
+      rc.tls.ca_pem = detail::read_file(o.certificate_authority, "ConfigOverrides::certificate_authority");
       rc.tls.ca_source = "\"" + o.certificate_authority + "\"";
     }
     if (o.insecure_skip_tls_verify.value_or(false)) { rc.tls.insecure_skip_verify = true; rc.tls.ca_pem.clear(); }

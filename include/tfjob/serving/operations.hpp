@@ -17,16 +17,6 @@
 #include <string>
 #include <vector>
 
-namespace tfjob::reasons {
-/// A value given for one of the SDK's settings cannot be used: subject() is the setting
-/// (e.g. "ServeOperations::batching") and the message begins with it, or, when nothing was
-/// given, says what to give in parentheses; any other setting its advice names is in
-/// parentheses too, `(ServeSpec::cpu 2)`. An application words the names with its own flags
-/// (the plugin: `--batching`, `(--cpu 2)`). One of error.hpp's `tfjob::reasons`, defined
-/// here while only the serving settings use it.
-inline constexpr const char* invalid_setting = "InvalidSetting";
-}  // namespace tfjob::reasons
-
 namespace tfjob::serving {
 
 /// Where the server's config files are mounted in its container (from the ConfigMap).
