@@ -79,8 +79,9 @@ class Faults {
   /// The next `count` watches end after `events` events (not counting BOOKMARKs):
   /// `abrupt` closes the connection without the final chunk, else the stream ends cleanly.
   void drop_watch_after(int events, int count = 1, bool abrupt = true);
-  /// The next `count` streamed responses (watch, logs) are cut (connection closed without
-  /// the terminating chunk) after `bytes` bytes of body.
+  /// The next `count` streamed responses (watch, logs) and proxied answers (services/pods
+  /// proxy) are cut (connection closed without the terminating chunk) after `bytes` bytes
+  /// of body.
   void cut_body_after(std::size_t bytes, int count = 1, const std::string& path = "");
   /// Sleep `delay` before answering the next `count` matching requests (stall past a timeout).
   void stall_next(std::chrono::milliseconds delay, int count = 1, const std::string& path = "");

@@ -2,6 +2,9 @@
 // pods/NAME[:PORT]/proxy/... answered by a handler that the test registered.
 #include "support/fake_handler.hpp"
 
+#include <algorithm>
+#include <memory>
+
 namespace tfjob::test::fake {
 
 // services/NAME:PORT/proxy and pods/NAME:PORT/proxy alike: a handler registered for the
@@ -43,6 +46,18 @@ void Handler::service_proxy(const Target& t, const std::string& plural) {
   ProxyResponse r = h(pr);
   res.status = r.status;
   rec.status = r.status;
+  fake::FaultRule cut;
+  if (s.faults_impl.take(fake::FaultRule::cut, req.method, req.path, cut)) {
+    // kube-apiserver's proxy when its connection to the pod breaks mid-answer ("ReverseProxy
+    // read error during body copy"): a chunked body that ends without its last chunk
+    auto stream = std::make_shared<Stream>();
+    stream->cut_at = std::max<std::size_t>(1, std::min(cut.bytes, r.body.size()));
+    auto body = std::make_shared<std::string>(std::move(r.body));
+    res.set_chunked_content_provider(r.content_type, [stream, body](std::size_t, httplib::DataSink& sink) {
+      return stream->write(sink, *body);
+    });
+    return;
+  }
   res.set_content(r.body, r.content_type);
 }
 

@@ -26,9 +26,10 @@ for prog in consumer consumer-compiled; do
 done
 # compiled mode: the SDK's bodies are in sdk.cpp's object, not in main.cpp's
 objdir="$work/consumer/CMakeFiles/consumer-compiled.dir"
-nm -C "$objdir/main.cpp.o" | grep -q ' T tfjob::gen_tf_config' && {
+main_syms=$(nm -C "$objdir/main.cpp.o") sdk_syms=$(nm -C "$objdir/sdk.cpp.o")  # whole: grep -q would cut nm's pipe
+grep -q ' [TW] tfjob::gen_tf_config' <<<"$main_syms" && {
   echo "consumer-compiled: main.cpp defines tfjob::gen_tf_config, TFJOB_SDK_COMPILED did not keep the bodies out" >&2; exit 1; }
-nm -C "$objdir/sdk.cpp.o" | grep -q ' T tfjob::gen_tf_config' || {
+grep -q ' T tfjob::gen_tf_config' <<<"$sdk_syms" || {
   echo "consumer-compiled: sdk.cpp (<tfjob/src.hpp>) does not define tfjob::gen_tf_config" >&2; exit 1; }
 # the consumer must have used the installed headers, not the source tree
 grep -q "$work/prefix/include" "$work/consumer/CMakeFiles/consumer.dir/flags.make" || {

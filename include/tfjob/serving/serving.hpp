@@ -82,6 +82,8 @@ struct ProxyAnswer {
   std::string apiserver_message() const;
 };
 
+/// One call to TF Serving's REST API through the API server's service proxy. None of its calls
+/// has an effect, so a broken connection or a 5xx is retried like any read.
 ProxyAnswer proxy_call(kube::Client& c, const std::string& ns, const std::string& service, const std::string& method,
                        const std::string& rest_path, const std::string& body = {});
 
@@ -394,7 +396,10 @@ TFJOB_INLINE ProxyAnswer proxy_call(kube::Client& c, const std::string& ns, cons
   r.method = method;
   r.path = proxy_path(ns, service, rest_path);
   r.what = method + " " + rest_path + " on service " + ns + "/" + service;
-  r.idempotent = method == "GET";
+  // TF Serving's REST API has no call with an effect (api_rest.md: status, metadata and the
+  // :predict/:classify/:regress inferences), so an answer cut short (kube-apiserver's proxy
+  // losing its connection to the pod mid-body, seen on the real node) is asked again
+  r.idempotent = true;
   if (!body.empty()) {
     r.body = body;
     r.content_type = "application/json";
