@@ -370,6 +370,9 @@ TEST_CASE("predict errors: service not found, not loaded yet, TF Serving's messa
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("model \"slow\" is not loaded yet") != std::string::npos);
   CHECK(r.err.find("LOADING") != std::string::npos);
+  // the SDK names its own wait; the plugin words it as the command that waits
+  CHECK(r.err.find("wait until it is AVAILABLE (kubectl tfjob serve slow), then retry") != std::string::npos);
+  CHECK(r.err.find("serving::") == std::string::npos);
   auto l = c.run({"serve", "list", "-o", "json"});
   REQUIRE(l.exit_code == 0);
   CHECK(json::parse(l.out)[0]["availableVersions"] == json::array());  // LOADING is not AVAILABLE

@@ -306,7 +306,7 @@ void say_available(Context& ctx, kube::Client& client, const std::string& ns, co
   try {
     print_signatures(ctx.out, serving::get_model_metadata(client, ns, service, model, {version, ""}));
   } catch (const std::exception& e) {
-    ctx.err << "warning: cannot read the signatures of model \"" << model << "\": " << e.what() << "\n";
+    ctx.err << "warning: cannot read the signatures of model \"" << model << "\": " << flag_fix(e.what()) << "\n";
   }
 }
 
@@ -561,7 +561,7 @@ ServerList list_servers(kube::Client& client, const std::string& ns, bool with_m
       }
       l.models[sns + "/" + s.name] = std::move(rows);
     } catch (const std::exception& e) {
-      s.model_state = e.what();  // a server that cannot answer is listed without versions
+      s.model_state = flag_fix(e.what());  // a server that cannot answer is listed without versions
     }
   }
   return l;

@@ -92,6 +92,10 @@ inline const std::vector<std::pair<const char*, const char*>>& setting_flags() {
       {"workflow::archive_job", "kubectl tfjob archive JOB"},
       {"lint::add_istio_opt_out", "lint --fix"},
       {"gpu::run_gpu_check", "kubectl tfjob gpu-check"},
+      {"workflow::explain", "kubectl tfjob explain"},
+      {"workflow::wait_for_job", "kubectl tfjob wait"},
+      {"workflow::delete_tfjob", "kubectl tfjob delete"},
+      {"serving::wait_rollout", "kubectl tfjob serve"},
   };
   return flags;
 }

@@ -286,10 +286,10 @@ TFJOB_INLINE JobExport finished_job_export(kube::Client& c, const std::string& n
     succeeded |= last == "Succeeded";
     failed |= last == "Failed";
   }
-  if (failed) throw tfjob::error("tfjob \"" + job + "\" failed, so its export may be missing or partial: `kubectl tfjob explain " + job + "` says why");
+  if (failed) throw tfjob::error("tfjob \"" + job + "\" failed, so its export may be missing or partial: its explanation says why (workflow::explain " + job + ")");
   if (!succeeded)
     throw tfjob::error("tfjob \"" + job + "\" has not succeeded yet (" + (last.empty() ? "no condition" : last) +
-                       "): its model is exported when the chief finishes; wait with `kubectl tfjob wait " + job + "`, then serve it");
+                       "): its model is exported when the chief finishes; wait for it (workflow::wait_for_job " + job + "), then serve it");
   return job_export(tj, export_dir);
 }
 

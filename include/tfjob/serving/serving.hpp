@@ -740,8 +740,8 @@ TFJOB_INLINE void throw_for_answer(kube::Client& c, const std::string& ns, const
                                    const std::string& model, const ProxyAnswer& a, const std::string& what) {
   if (a.from_apiserver())
     throw tfjob::error("cannot reach TF Serving behind service \"" + service + "\" (" + std::to_string(a.status) + ": " +
-                       a.apiserver_message() + "): its pods are not ready yet; wait with `kubectl tfjob serve " + service +
-                       " ...` or check `kubectl get pods -l " + keys::instance + "=" + service + "`");
+                       a.apiserver_message() + "): its pods are not ready yet; wait for its rollout (serving::wait_rollout " + service +
+                       ") or check `kubectl get pods -l " + keys::instance + "=" + service + "`");
   // Not loaded yet, or a model error: the model status tells which.
   std::string tf_err = tf_serving_error(a.body);
   ModelProbe p;
@@ -751,8 +751,8 @@ TFJOB_INLINE void throw_for_answer(kube::Client& c, const std::string& ns, const
     p.kind = ModelProbe::Kind::unreachable;
   }
   if (p.kind == ModelProbe::Kind::loading || p.kind == ModelProbe::Kind::no_version)
-    throw tfjob::error("model \"" + model + "\" is not loaded yet (" + p.message + "); wait until `kubectl tfjob serve " + service +
-                       "` reports it AVAILABLE, then retry");
+    throw tfjob::error("model \"" + model + "\" is not loaded yet (" + p.message + "); wait until it is AVAILABLE (serving::wait_rollout " +
+                       service + "), then retry");
   if (p.kind == ModelProbe::Kind::failed) throw tfjob::error(p.message);
   throw tfjob::error("TF Serving rejected " + what + " (HTTP " + std::to_string(a.status) + "): " +
                      (tf_err.empty() ? a.body.substr(0, 500) : tf_err));

@@ -508,7 +508,7 @@ struct Explainer {
               "on its own" + (dl ? std::string(" before activeDeadlineSeconds") : std::string()) +
               " (training operator v1.9 TFJob UpdateJobStatus)",
           {"condition Restarting: " + s.message, "pod " + f.pod + ": Failed, " + detail::exit_words(f.t.exit_code, f.t.reason)},
-          "delete the job (kubectl tfjob delete " + s.name + ") and fix the failure; set runPolicy.activeDeadlineSeconds so such a job ends"));
+          "delete the job (workflow::delete_tfjob " + s.name + ") and fix the failure; set runPolicy.activeDeadlineSeconds so such a job ends"));
     }
   }
 
@@ -630,7 +630,7 @@ struct Explainer {
               "they do not decide success; cleanPodPolicy " + clean +
               (clean == "None" ? " leaves them running, holding their resources (training-operator #774)"
                                : " deletes them now that the job is finished");
-        if (clean == "None") fix = "set runPolicy.cleanPodPolicy: Running, or delete the job (kubectl tfjob delete " + s.name + ")";
+        if (clean == "None") fix = "set runPolicy.cleanPodPolicy: Running, or delete the job (workflow::delete_tfjob " + s.name + ")";
       } else if (!s.finished()) {
         msg = types + " pods run until the job ends: they never exit on their own and do not decide success, so they do not keep the job "
               "Running; " + (clean == "None" ? std::string("with cleanPodPolicy None they are left running after it ends")
