@@ -5,22 +5,23 @@
 #  - the independent CRD schema judge over what the plugin emits, and over a broken
 #    fixture that it must reject
 
-add_executable(api_link_test ${CMAKE_CURRENT_SOURCE_DIR}/link/link_test_1.cpp
-                             ${CMAKE_CURRENT_SOURCE_DIR}/link/link_test_2.cpp)
-target_link_libraries(api_link_test PRIVATE tfjob::sdk)
-target_compile_options(api_link_test PRIVATE ${TFJOB_WARNINGS})
-add_test(NAME "api: two-TU link test" COMMAND api_link_test)
-set_tests_properties("api: two-TU link test" PROPERTIES LABELS unit)
-# The same two files in the compiled mode (TFJOB_SDK_COMPILED, src/): a body left outside
-# its area's section, or compiled in both a header and src/, breaks this link.
+# Header-only, and in the compiled mode (TFJOB_SDK_COMPILED, src/): there a body left outside
+# its area's section, or compiled in both a header and src/, breaks the link.
+set(TFJOB_LINK_TESTS "api_link_test|tfjob::sdk|api: two-TU link test")
 if(TARGET tfjob_sdk_compiled)
-  add_executable(api_link_test_compiled ${CMAKE_CURRENT_SOURCE_DIR}/link/link_test_1.cpp
-                                        ${CMAKE_CURRENT_SOURCE_DIR}/link/link_test_2.cpp)
-  target_link_libraries(api_link_test_compiled PRIVATE tfjob::sdk_compiled)
-  target_compile_options(api_link_test_compiled PRIVATE ${TFJOB_WARNINGS})
-  add_test(NAME "api: two-TU link test, SDK compiled" COMMAND api_link_test_compiled)
-  set_tests_properties("api: two-TU link test, SDK compiled" PROPERTIES LABELS unit)
+  list(APPEND TFJOB_LINK_TESTS "api_link_test_compiled|tfjob::sdk_compiled|api: two-TU link test, SDK compiled")
 endif()
+foreach(entry IN LISTS TFJOB_LINK_TESTS)
+  string(REPLACE "|" ";" entry "${entry}")
+  list(GET entry 0 target)
+  list(GET entry 1 sdk)
+  list(GET entry 2 name)
+  add_executable(${target} ${CMAKE_CURRENT_SOURCE_DIR}/link/link_test_1.cpp ${CMAKE_CURRENT_SOURCE_DIR}/link/link_test_2.cpp)
+  target_link_libraries(${target} PRIVATE ${sdk})
+  target_compile_options(${target} PRIVATE ${TFJOB_WARNINGS})
+  add_test(NAME "${name}" COMMAND ${target})
+  set_tests_properties("${name}" PROPERTIES LABELS unit)
+endforeach()
 # Every header follows the compiled mode's convention: <tfjob/src.hpp> names it (so its bodies
 # are compiled somewhere), and its bodies sit in its own area's section, none above it.
 add_test(NAME "api: every SDK header keeps its bodies in its area's section, and src.hpp names it"
