@@ -244,32 +244,61 @@ TFJOB_INLINE std::string PreflightReport::errors() const {
   return s;
 }
 
-TFJOB_INLINE PreflightReport preflight_submit(kube::Client& c, const std::string& ns, const nlohmann::json& job,
-                                              bool check_gpus, bool logs_kept) {
+namespace detail {
+
+/// One preflight_submit run: where the job goes, what the cluster has said so far (the
+/// namespace, the lint context) and the report; one method per check, called in the order
+/// preflight_submit lists them.
+struct Preflight {
+  kube::Client& c;
+  const std::string& ns;
+  const nlohmann::json& job;
   PreflightReport r;
-  if (!tfjobs_served(c)) {
-    r.findings.push_back({Finding::Severity::error, crd_missing_message(c.config().server)});
-    return r;
+  std::optional<nlohmann::json> ns_object;  ///< the namespace as read (nullopt: reading it is forbidden)
+  lint::Context lc;
+
+  Preflight(kube::Client& client, const std::string& n, const nlohmann::json& j) : c(client), ns(n), job(j) {}
+
+  /// Add a fatal finding; false, so that a check says `return fail(...)` and preflight stops.
+  bool fail(std::string message) {
+    r.findings.push_back({Finding::Severity::error, std::move(message)});
+    return false;
   }
-  std::optional<nlohmann::json> ns_object;
-  try {
-    ns_object = get_opt(c, resources::namespaces(), "", ns);
-    if (!ns_object) {
-      r.findings.push_back({Finding::Severity::error, "namespace \"" + ns + "\" does not exist. Create it with: kubectl create namespace " +
-                                                          ns + "  (or choose another with -n)"});
-      return r;
+
+  /// The finding for a namespace that does not exist (the read and the dry run say it alike).
+  std::string namespace_missing() const {
+    return "namespace \"" + ns + "\" does not exist. Create it with: kubectl create namespace " + ns + "  (or choose another with -n)";
+  }
+
+  /// The server serves TFJobs (the operator's CRD is installed).
+  bool crd_served() {
+    if (!tfjobs_served(c)) return fail(crd_missing_message(c.config().server));
+    return true;
+  }
+
+  /// The namespace exists, or may not be read; kept in ns_object for lint.
+  bool namespace_exists() {
+    try {
+      ns_object = get_opt(c, resources::namespaces(), "", ns);
+      if (!ns_object) return fail(namespace_missing());
+    } catch (const api_error& e) {
+      if (!e.is_forbidden()) throw;  // a namespaced user may not read namespaces: the access review decides
     }
-  } catch (const api_error& e) {
-    if (!e.is_forbidden()) throw;  // a namespaced user may not read namespaces: the access review decides
+    return true;
   }
-  if (auto allowed = can_i(c, "create", ns); allowed && !allowed->first) {
-    r.findings.push_back({Finding::Severity::error,
-                          forbidden_message("create", ns, allowed->second.empty() ? "denied by the access review" : allowed->second)});
-    return r;
+
+  /// The access review does not deny creating TFJobs in the namespace.
+  bool create_allowed() {
+    if (auto allowed = can_i(c, "create", ns); allowed && !allowed->first)
+      return fail(forbidden_message("create", ns, allowed->second.empty() ? "denied by the access review" : allowed->second));
+    return true;
   }
-  // A server-side dry run of the apply: the server's own answer on permission, namespace
-  // and validity (admission webhooks included), with nothing persisted.
-  if (job.contains("metadata") && job["metadata"].contains("name")) {
+
+  /// The server accepts the job in a dry run (a job without metadata.name is not sent).
+  bool dry_run_accepted() {
+    // A server-side dry run of the apply: the server's own answer on permission, namespace
+    // and validity (admission webhooks included), with nothing persisted.
+    if (!(job.contains("metadata") && job["metadata"].contains("name"))) return true;
     try {
       kube::ApplyParams ap;
       ap.dry_run = true;
@@ -277,57 +306,65 @@ TFJOB_INLINE PreflightReport preflight_submit(kube::Client& c, const std::string
       j["metadata"]["namespace"] = ns;
       c.request_json(kube::RequestBuilder(resources::tfjobs(), ns).apply(job["metadata"]["name"].get<std::string>(), j, ap));
     } catch (const api_error& e) {
-      if (e.is_forbidden()) {
-        r.findings.push_back({Finding::Severity::error, forbidden_message("create", ns, e.status().message)});
-        return r;
-      }
-      if (e.is_not_found() && e.status().details_kind == "namespaces") {
-        r.findings.push_back({Finding::Severity::error, "namespace \"" + ns + "\" does not exist. Create it with: kubectl create namespace " +
-                                                            ns + "  (or choose another with -n)"});
-        return r;
-      }
-      if (e.is_invalid()) {
-        r.findings.push_back({Finding::Severity::error, std::string("the server rejected the TFJob: ") + e.what()});
-        return r;
-      }
+      if (e.is_forbidden()) return fail(forbidden_message("create", ns, e.status().message));
+      if (e.is_not_found() && e.status().details_kind == "namespaces") return fail(namespace_missing());
+      if (e.is_invalid()) return fail(std::string("the server rejected the TFJob: ") + e.what());
       if (!e.is_conflict()) throw;  // a conflict with another field manager is submit_job's to explain
     }
+    return true;
   }
-  // what the cluster says, for lint and the GPU check; each part is optional (403)
-  lint::Context lc;
-  lc.namespace_object = ns_object;
-  lc.skip_gpu_fit = true;  // gpu_preflight below says it, with the GPU nodes' table
-  lc.logs_kept = logs_kept;
-  try {
-    lc.nodes = list_items(c, resources::nodes(), "");
-  } catch (const api_error& e) {
-    if (!e.is_forbidden()) throw;  // a namespaced user may not read nodes: those rules do not run
-  }
-  const nlohmann::json specs = tfjob::detail::value_at(job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
-  for (const auto& [t, rs] : specs.items())
-    for (const auto& v : tfjob::detail::value_at(rs, "/template/spec/volumes"_json_pointer, nlohmann::json::array())) {
-      if (!v.contains("persistentVolumeClaim")) continue;
-      const std::string claim = tfjob::detail::value_at(v["persistentVolumeClaim"], "claimName", "");
-      if (claim.empty() || lc.claims.count(claim)) continue;
-      try {
-        if (auto pvc = get_opt(c, resources::pvcs(), ns, claim)) lc.claims[claim] = *pvc;
-      } catch (const api_error& e) {
-        if (!e.is_forbidden()) throw;
-      }
+
+  /// What the cluster says, for lint and the GPU check: the namespace, the nodes, the claims
+  /// the job mounts.
+  void read_lint_context(bool logs_kept) {
+    // what the cluster says, for lint and the GPU check; each part is optional (403)
+    lc.namespace_object = ns_object;
+    lc.skip_gpu_fit = true;  // gpu_preflight (check_gpus) says it, with the GPU nodes' table
+    lc.logs_kept = logs_kept;
+    try {
+      lc.nodes = list_items(c, resources::nodes(), "");
+    } catch (const api_error& e) {
+      if (!e.is_forbidden()) throw;  // a namespaced user may not read nodes: those rules do not run
     }
-  for (auto& f : lint::lint(job, lc)) r.findings.push_back(std::move(f));
-  if (check_gpus && !replica_gpus(job).empty()) {
+    read_claims();
+  }
+
+  /// The PersistentVolumeClaims the job's replicas mount, each once, as far as they may be read.
+  void read_claims() {
+    const nlohmann::json specs = tfjob::detail::value_at(job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
+    for (const auto& [t, rs] : specs.items())
+      for (const auto& v : tfjob::detail::value_at(rs, "/template/spec/volumes"_json_pointer, nlohmann::json::array())) {
+        if (!v.contains("persistentVolumeClaim")) continue;
+        const std::string claim = tfjob::detail::value_at(v["persistentVolumeClaim"], "claimName", "");
+        if (claim.empty() || lc.claims.count(claim)) continue;
+        try {
+          if (auto pvc = get_opt(c, resources::pvcs(), ns, claim)) lc.claims[claim] = *pvc;
+        } catch (const api_error& e) {
+          if (!e.is_forbidden()) throw;
+        }
+      }
+  }
+
+  /// The cluster's pods that hold resources (not Succeeded or Failed); nullopt when forbidden.
+  std::optional<std::vector<nlohmann::json>> active_pods() {
+    std::optional<std::vector<nlohmann::json>> pods;
+    try {
+      kube::ListParams p;
+      p.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
+      pods = list_items(c, resources::pods(), "", p);
+    } catch (const api_error& e) {
+      if (!e.is_forbidden()) throw;
+    }
+    return pods;
+  }
+
+  /// The GPU check (gpu_preflight), when some replica asks for GPUs and the nodes were read:
+  /// its findings replace lint's of the same fact; GpuCheckSkipped when the nodes were not.
+  void check_gpus() {
     bool wants_gpus = false;
     for (const auto& g : replica_gpus(job)) wants_gpus |= g.gpus_per_pod > 0;
     if (wants_gpus && lc.nodes) {
-      std::optional<std::vector<nlohmann::json>> pods;
-      try {
-        kube::ListParams p;
-        p.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
-        pods = list_items(c, resources::pods(), "", p);
-      } catch (const api_error& e) {
-        if (!e.is_forbidden()) throw;
-      }
+      std::optional<std::vector<nlohmann::json>> pods = active_pods();
       nlohmann::json j = job;
       j["metadata"]["namespace"] = ns;
       auto g = gpu_preflight(j, *lc.nodes, pods);
@@ -345,8 +382,20 @@ TFJOB_INLINE PreflightReport preflight_submit(kube::Client& c, const std::string
       r.findings.push_back(f);
     }
   }
-  r.findings = dedupe(std::move(r.findings));
-  return r;
+};
+
+}  // namespace detail
+
+TFJOB_INLINE PreflightReport preflight_submit(kube::Client& c, const std::string& ns, const nlohmann::json& job,
+                                              bool check_gpus, bool logs_kept) {
+  detail::Preflight p(c, ns, job);
+  // each check stops preflight at a fatal finding that makes the later ones meaningless
+  if (!p.crd_served() || !p.namespace_exists() || !p.create_allowed() || !p.dry_run_accepted()) return std::move(p.r);
+  p.read_lint_context(logs_kept);
+  for (auto& f : lint::lint(job, p.lc)) p.r.findings.push_back(std::move(f));
+  if (check_gpus && !replica_gpus(job).empty()) p.check_gpus();
+  p.r.findings = dedupe(std::move(p.r.findings));
+  return std::move(p.r);
 }
 
 TFJOB_INLINE const char* to_string(SubmitOutcome o) {

@@ -557,32 +557,49 @@ TFJOB_INLINE QueueState gather_queue_state(kube::Client& c, const std::string& n
   return q;
 }
 
-TFJOB_INLINE std::vector<Finding> queue_wait_findings(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
-                                                      const std::vector<nlohmann::json>& events, const QueueState& q) {
+namespace detail {
+
+/// One queue_wait_findings pass over a job that has not finished: what the job says about
+/// where it waits (namespace, runPolicy.suspend, Kueue LocalQueue label), the queues' state,
+/// and one method per part (Kueue's Workloads, the PodGroup, pods partly Running), each adding
+/// its findings to `out` in the order queue_wait_findings calls them.
+struct QueueWait {
+  const nlohmann::json& job;
+  const JobSummary& s;
+  const QueueState& q;
   std::vector<Finding> out;
-  auto add = [&](Finding::Severity sev, const char* code, std::string msg, std::vector<std::string> evidence, std::string fix) {
+  std::string ns, lq_label;
+  bool suspended = false;
+
+  QueueWait(const nlohmann::json& j, const JobSummary& summary, const QueueState& state) : job(j), s(summary), q(state) {
+    ns = s.namespace_;
+    suspended = detail::bool_at(job, "/spec/runPolicy/suspend"_json_pointer);
+    lq_label = detail::str_at(job, nlohmann::json::json_pointer("/metadata/labels/kueue.x-k8s.io~1queue-name"));
+  }
+
+  void add(Finding::Severity sev, const char* code, std::string msg, std::vector<std::string> evidence, std::string fix) {
     Finding f{sev, std::move(msg)};
     f.code = code;
     f.evidence = std::move(evidence);
     f.fix = std::move(fix);
     out.push_back(std::move(f));
-  };
-  const JobSummary s = summarize(job);
-  if (s.finished()) return out;
-  const std::string ns = s.namespace_;
-  const bool suspended = detail::bool_at(job, "/spec/runPolicy/suspend"_json_pointer);
-  const std::string lq_label = detail::str_at(job, nlohmann::json::json_pointer("/metadata/labels/kueue.x-k8s.io~1queue-name"));
+  }
 
-  // --- Kueue: the Workload (workload_types.go: QuotaReserved, Admitted, Evicted, Finished)
-  if (q.workloads_read && q.workloads.empty() && !lq_label.empty() && suspended)
-    add(Finding::Severity::warning, "NoWorkload",
-        "Kueue has made no Workload for the job, so nothing will admit it: Kueue's TFJob integration may be off",
-        {"label kueue.x-k8s.io/queue-name=" + lq_label, "no Workload in namespace " + ns + " owned by the job"},
-        "ask the cluster's admins to enable kubeflow.org/tfjob in the Kueue Configuration's integrations.frameworks");
-  for (const auto& w : q.workloads) {
-    if (!detail::owned_by(w, job)) continue;  // another job's
+  /// NoWorkload: the job is suspended for Kueue, and Kueue has made no Workload for it.
+  void check_no_workload() {
+    if (q.workloads_read && q.workloads.empty() && !lq_label.empty() && suspended)
+      add(Finding::Severity::warning, "NoWorkload",
+          "Kueue has made no Workload for the job, so nothing will admit it: Kueue's TFJob integration may be off",
+          {"label kueue.x-k8s.io/queue-name=" + lq_label, "no Workload in namespace " + ns + " owned by the job"},
+          "ask the cluster's admins to enable kubeflow.org/tfjob in the Kueue Configuration's integrations.frameworks");
+  }
+
+  /// KueueAdmitted (still suspended), or KueueEvicted or QueuedInKueue: where Workload `w`
+  /// stands; another job's Workload, or a Finished one, says nothing.
+  void check_workload(const nlohmann::json& w) {
+    if (!detail::owned_by(w, job)) return;  // another job's
     const std::string wn = detail::str_at(w, "/metadata/name"_json_pointer);
-    if (detail::str_at(detail::condition(w, "Finished"), "status") == "True") continue;
+    if (detail::str_at(detail::condition(w, "Finished"), "status") == "True") return;
     const auto reserved = detail::condition(w, "QuotaReserved"), admitted = detail::condition(w, "Admitted"),
                evicted = detail::condition(w, "Evicted");
     const std::string lqn = detail::str_at(w, "/spec/queueName"_json_pointer);
@@ -597,8 +614,28 @@ TFJOB_INLINE std::vector<Finding> queue_wait_findings(const nlohmann::json& job,
             "Kueue admitted the job's Workload " + wn + (cqn.empty() ? "" : " in ClusterQueue \"" + cqn + "\"") +
                 ": Kueue unsuspends the job and the operator then creates its pods",
             ev, "");
-      continue;
+      return;
     }
+    const std::string position = queue_position(wn, lqn, cqn, ev);
+    const bool was_evicted = detail::str_at(evicted, "status") == "True";
+    const bool has_quota = detail::str_at(reserved, "status") == "True";
+    std::string why = has_quota ? "its quota is reserved, and it waits for the ClusterQueue's admission checks"
+                                : "no quota is reserved for it yet";
+    const std::string m = has_quota ? detail::str_at(admitted, "message") : detail::str_at(reserved, "message");
+    if (!m.empty()) why += " (Kueue: \"" + m + "\")";
+    add(Finding::Severity::warning, was_evicted ? "KueueEvicted" : "QueuedInKueue",
+        std::string(was_evicted ? "Kueue evicted the job (" + detail::value_at(evicted, "reason", "Evicted") + ") and it waits in its queue again"
+                                : "the job waits in Kueue's queue, not for a node") +
+            ": Workload " + wn + " in LocalQueue \"" + lqn + "\"" + (cqn.empty() ? "" : " (ClusterQueue \"" + cqn + "\")") + ": " + why +
+            (position.empty() ? "" : "; position " + position + " in the queue"),
+        ev,
+        "it starts when the ClusterQueue has quota for all its pods; see kubectl get clusterqueue " + (cqn.empty() ? std::string("CQ") : cqn) +
+            " -o yaml (quota and usage), or ask for fewer GPUs");
+  }
+
+  /// Workload `wn`'s position in its queue ("" when not listed), adding the queues' pending
+  /// counts to `ev`.
+  std::string queue_position(const std::string& wn, const std::string& lqn, const std::string& cqn, std::vector<std::string>& ev) const {
     // where it stands in the queue: the pending counts, and the position where the
     // ClusterQueue's status.pendingWorkloadsStatus.head lists it (Kueue's queue order)
     std::string position;
@@ -616,97 +653,110 @@ TFJOB_INLINE std::vector<Finding> queue_wait_findings(const nlohmann::json& job,
           if (head[k].is_object() && detail::str_at(head[k], "name") == wn && (detail::str_at(head[k], "namespace").empty() || detail::str_at(head[k], "namespace") == ns))
             position = std::to_string(k + 1) + (pend > 0 ? " of " + std::to_string(pend) : std::string());
     }
-    const bool was_evicted = detail::str_at(evicted, "status") == "True";
-    const bool has_quota = detail::str_at(reserved, "status") == "True";
-    std::string why = has_quota ? "its quota is reserved, and it waits for the ClusterQueue's admission checks"
-                                : "no quota is reserved for it yet";
-    const std::string m = has_quota ? detail::str_at(admitted, "message") : detail::str_at(reserved, "message");
-    if (!m.empty()) why += " (Kueue: \"" + m + "\")";
-    add(Finding::Severity::warning, was_evicted ? "KueueEvicted" : "QueuedInKueue",
-        std::string(was_evicted ? "Kueue evicted the job (" + detail::value_at(evicted, "reason", "Evicted") + ") and it waits in its queue again"
-                                : "the job waits in Kueue's queue, not for a node") +
-            ": Workload " + wn + " in LocalQueue \"" + lqn + "\"" + (cqn.empty() ? "" : " (ClusterQueue \"" + cqn + "\")") + ": " + why +
-            (position.empty() ? "" : "; position " + position + " in the queue"),
-        ev,
-        "it starts when the ClusterQueue has quota for all its pods; see kubectl get clusterqueue " + (cqn.empty() ? std::string("CQ") : cqn) +
-            " -o yaml (quota and usage), or ask for fewer GPUs");
+    return position;
   }
 
-  // --- the PodGroup: Volcano (Pending, Inqueue, Running) or scheduler-plugins (Pending,
-  // PreScheduling, Scheduling, Scheduled, Running...)
-  if (q.pod_group) {
+  /// PodGroupWaiting: the job's PodGroup (q.pod_group) still waits and the job is not suspended.
+  void check_pod_group(const std::vector<nlohmann::json>& events) {
+    // --- the PodGroup: Volcano (Pending, Inqueue, Running) or scheduler-plugins (Pending,
+    // PreScheduling, Scheduling, Scheduled, Running...)
     const auto& pg = *q.pod_group;
     const std::string pgn = detail::str_at(pg, "/metadata/name"_json_pointer);
     const std::string phase = detail::str_at(pg, "/status/phase"_json_pointer);
     const bool volcano = q.pod_group_system == "Volcano";
     const bool waiting = phase.empty() || phase == "Pending" || phase == "Inqueue" || phase == "PreScheduling" || phase == "Scheduling";
-    if (waiting && !suspended) {
-      const auto mm = tfjob::detail::value_at(pg, "/spec/minMember"_json_pointer, nlohmann::json());
-      const std::string min = mm.is_number_integer() ? mm.dump() : "?";
-      const std::string queue = detail::str_at(pg, "/spec/queue"_json_pointer);
-      std::vector<std::string> ev = {"podgroup/" + pgn + ": phase " + (phase.empty() ? std::string("<none>") : phase) + ", minMember " + min +
-                                     (queue.empty() ? "" : ", queue " + queue)};
-      const auto cs = tfjob::detail::value_at(pg, "/status/conditions"_json_pointer, nlohmann::json::array());
-      if (cs.is_array())
-        for (const auto& c : cs)
-          if (c.is_object() && detail::str_at(c, "status") == "True" && detail::str_at(c, "type") != "Scheduled")
-            ev.push_back("podgroup/" + pgn + ": " + detail::cond_text(c, detail::value_at(c, "type", "?")));
-      std::size_t n_ev = 0;
-      for (const auto& e : events_for(events, "PodGroup", pgn))
-        if (n_ev++ < 5) ev.push_back("event " + detail::str_at(e, "reason") + ": " + detail::str_at(e, "message"));
-      std::string msg = volcano
-          ? (phase == "Inqueue" ? "the job's Volcano PodGroup is Inqueue: queue \"" + (queue.empty() ? std::string("default") : queue) +
-                                      "\" admitted it, and Volcano starts its pods only when " + min + " fit at once"
-                                : "the job waits in Volcano queue \"" + (queue.empty() ? std::string("default") : queue) +
-                                      "\", not for a node: its PodGroup is " + (phase.empty() ? std::string("not yet placed") : phase) +
-                                      " until the queue has room for its minResources")
-          : "the job's scheduler-plugins PodGroup is " + (phase.empty() ? std::string("not yet placed") : phase) +
-                ": coscheduling starts its pods only when " + min + " fit at once";
-      add(Finding::Severity::warning, "PodGroupWaiting", msg, ev,
-          volcano ? "kubectl get queue " + (queue.empty() ? std::string("default") : queue) + " -o yaml (its capability and what it has allocated)"
-                  : "free room for " + min + " pods at once, or lower minAvailable in runPolicy.schedulingPolicy");
-    }
+    if (!waiting || suspended) return;
+    const auto mm = tfjob::detail::value_at(pg, "/spec/minMember"_json_pointer, nlohmann::json());
+    const std::string min = mm.is_number_integer() ? mm.dump() : "?";
+    const std::string queue = detail::str_at(pg, "/spec/queue"_json_pointer);
+    std::vector<std::string> ev = {"podgroup/" + pgn + ": phase " + (phase.empty() ? std::string("<none>") : phase) + ", minMember " + min +
+                                   (queue.empty() ? "" : ", queue " + queue)};
+    const auto cs = tfjob::detail::value_at(pg, "/status/conditions"_json_pointer, nlohmann::json::array());
+    if (cs.is_array())
+      for (const auto& c : cs)
+        if (c.is_object() && detail::str_at(c, "status") == "True" && detail::str_at(c, "type") != "Scheduled")
+          ev.push_back("podgroup/" + pgn + ": " + detail::cond_text(c, detail::value_at(c, "type", "?")));
+    std::size_t n_ev = 0;
+    for (const auto& e : events_for(events, "PodGroup", pgn))
+      if (n_ev++ < 5) ev.push_back("event " + detail::str_at(e, "reason") + ": " + detail::str_at(e, "message"));
+    std::string msg = volcano
+        ? (phase == "Inqueue" ? "the job's Volcano PodGroup is Inqueue: queue \"" + (queue.empty() ? std::string("default") : queue) +
+                                    "\" admitted it, and Volcano starts its pods only when " + min + " fit at once"
+                              : "the job waits in Volcano queue \"" + (queue.empty() ? std::string("default") : queue) +
+                                    "\", not for a node: its PodGroup is " + (phase.empty() ? std::string("not yet placed") : phase) +
+                                    " until the queue has room for its minResources")
+        : "the job's scheduler-plugins PodGroup is " + (phase.empty() ? std::string("not yet placed") : phase) +
+              ": coscheduling starts its pods only when " + min + " fit at once";
+    add(Finding::Severity::warning, "PodGroupWaiting", msg, ev,
+        volcano ? "kubectl get queue " + (queue.empty() ? std::string("default") : queue) + " -o yaml (its capability and what it has allocated)"
+                : "free room for " + min + " pods at once, or lower minAvailable in runPolicy.schedulingPolicy");
   }
 
-  // --- partly Running, the rest Pending: the running pods hold their GPUs for nothing
-  {
+  /// The job's pods that are not being deleted, by phase, and the GPUs the Running ones hold.
+  struct PodCounts {
     long long held = 0;
     int running = 0, pending = 0, total = 0;
+  };
+
+  static PodCounts count_pods(const std::vector<nlohmann::json>& pods) {
+    PodCounts n;
     for (const auto& p : pods) {
       const PodInfo i = pod_info(p);
       if (i.deleting) continue;
-      ++total;
+      ++n.total;
       if (i.phase == "Running") {
-        ++running;
+        ++n.running;
         const long long g = std::max(0LL, i.gpus);  // saturating: counts come from the server
-        held = held > std::numeric_limits<long long>::max() - g ? std::numeric_limits<long long>::max() : held + g;
+        n.held = n.held > std::numeric_limits<long long>::max() - g ? std::numeric_limits<long long>::max() : n.held + g;
       }
-      if (i.phase == "Pending") ++pending;
+      if (i.phase == "Pending") ++n.pending;
     }
+    return n;
+  }
+
+  /// PartlyRunningHoldsGpus: some pods Running with GPUs while others wait Pending, and no
+  /// minAvailable covering every replica.
+  void check_partly_running(const std::vector<nlohmann::json>& pods) {
+    const PodCounts counts = count_pods(pods);
     const auto mav = tfjob::detail::value_at(job, "/spec/runPolicy/schedulingPolicy/minAvailable"_json_pointer, nlohmann::json());
     long long replicas = 0;
     for (const auto& [t, n] : s.spec_replicas) replicas += std::max(0, n);  // a few types of int: no overflow
     const bool whole_gang = mav.is_number_integer() && mav.get<long long>() >= replicas;
-    if (held > 0 && pending > 0 && !whole_gang) {
-      std::vector<std::string> ev;
-      for (const auto& p : pods) {
-        const PodInfo i = pod_info(p);
-        if (!i.deleting && (i.phase == "Pending" || (i.phase == "Running" && i.gpus > 0)))
-          ev.push_back("pod " + i.name + ": " + i.phase + (i.gpus > 0 ? ", " + std::to_string(i.gpus) + " GPU(s)" : ""));
-      }
-      if (mav.is_number_integer()) ev.push_back("runPolicy.schedulingPolicy.minAvailable: " + mav.dump() + " of " + std::to_string(replicas));
-      add(Finding::Severity::warning, "PartlyRunningHoldsGpus",
-          std::to_string(running) + " of " + std::to_string(total) + " pods run and hold " + std::to_string(held) + " GPU(s) while " +
-              std::to_string(pending) + " wait(s) Pending: a distributed job does not train until every replica is there, so those GPUs " +
-              "are held for nothing, and two such jobs can block each other (training-operator #948, #1264)",
-          ev,
-          "set runPolicy.schedulingPolicy.minAvailable to " + std::to_string(replicas) +
-              " (every replica, TFJobBuilder::gang) or fewer (TFJobBuilder::min_available) with a gang scheduler "
-              "(TFJobBuilder::scheduler_name volcano, or scheduler-plugins' coscheduling), or queue it whole with Kueue "
-              "(TFJobBuilder::local_queue)");
+    if (counts.held <= 0 || counts.pending <= 0 || whole_gang) return;
+    std::vector<std::string> ev;
+    for (const auto& p : pods) {
+      const PodInfo i = pod_info(p);
+      if (!i.deleting && (i.phase == "Pending" || (i.phase == "Running" && i.gpus > 0)))
+        ev.push_back("pod " + i.name + ": " + i.phase + (i.gpus > 0 ? ", " + std::to_string(i.gpus) + " GPU(s)" : ""));
     }
+    if (mav.is_number_integer()) ev.push_back("runPolicy.schedulingPolicy.minAvailable: " + mav.dump() + " of " + std::to_string(replicas));
+    add(Finding::Severity::warning, "PartlyRunningHoldsGpus",
+        std::to_string(counts.running) + " of " + std::to_string(counts.total) + " pods run and hold " + std::to_string(counts.held) +
+            " GPU(s) while " + std::to_string(counts.pending) +
+            " wait(s) Pending: a distributed job does not train until every replica is there, so those GPUs " +
+            "are held for nothing, and two such jobs can block each other (training-operator #948, #1264)",
+        ev,
+        "set runPolicy.schedulingPolicy.minAvailable to " + std::to_string(replicas) +
+            " (every replica, TFJobBuilder::gang) or fewer (TFJobBuilder::min_available) with a gang scheduler "
+            "(TFJobBuilder::scheduler_name volcano, or scheduler-plugins' coscheduling), or queue it whole with Kueue "
+            "(TFJobBuilder::local_queue)");
   }
-  return out;
+};
+
+}  // namespace detail
+
+TFJOB_INLINE std::vector<Finding> queue_wait_findings(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
+                                                      const std::vector<nlohmann::json>& events, const QueueState& q) {
+  const JobSummary s = summarize(job);
+  if (s.finished()) return {};
+  detail::QueueWait w(job, s, q);
+  // --- Kueue: the Workload (workload_types.go: QuotaReserved, Admitted, Evicted, Finished)
+  w.check_no_workload();
+  for (const auto& wl : q.workloads) w.check_workload(wl);
+  if (q.pod_group) w.check_pod_group(events);
+  // --- partly Running, the rest Pending: the running pods hold their GPUs for nothing
+  w.check_partly_running(pods);
+  return std::move(w.out);
 }
 
 }  // namespace tfjob::workflow
