@@ -976,120 +976,172 @@ TFJOB_INLINE bool LogMerger::less(const Held& a, std::size_t ai, const Held& b, 
   return ai < bi;
 }
 
+namespace detail {
+
+/// What a job_logs call was given (`o` as its streams use it: with merge, times on).
+struct JobLogsCall {
+  kube::Client& c;
+  const std::string& ns;
+  const std::vector<LogTarget>& targets;
+  const JobLogOptions& o;
+  const std::function<bool(const LogRecord&)>& sink;
+};
+
+/// What the streams of a job_logs call share (destroyed in reverse: guards, watches, stops,
+/// merger, the lock).
+struct JobLogStreams {
+  std::mutex mu;                                            ///< sink's lock, without merge
+  std::unique_ptr<LogMerger> merger;                        ///< with merge
+  std::vector<std::unique_ptr<std::atomic<bool>>> stops;    ///< per target: stop its stream
+  const std::atomic<bool>* outer = nullptr;                 ///< the caller's cancel
+  // one JobWatch per job, shared by its streams and its guard
+  std::map<std::string, std::unique_ptr<JobWatch>> watches;
+  std::vector<std::unique_ptr<kube::SideTask>> guards;
+};
+
+/// `o` for target `t`: its container.
+TFJOB_INLINE JobLogOptions options_for(const JobLogOptions& o, const LogTarget& t) {
+  JobLogOptions x = o;
+  x.container = t.container;
+  return x;
+}
+
+/// Without follow and merge: each target's logs, one after the other.
+TFJOB_INLINE void job_logs_in_turn(const JobLogsCall& call, JobLogsResult& out) {
+  for (std::size_t k = 0; k < call.targets.size(); ++k) {
+    try {
+      out.results[k] = replica_log_records(call.c, call.ns, call.targets[k].job, call.targets[k].replica_type, call.targets[k].index,
+                                           options_for(call.o, call.targets[k]), call.sink);
+    } catch (const std::exception& e) {
+      out.errors[k] = e.what();
+    }
+  }
+}
+
+/// With merge: times on the wire, records (not bytes), and the merger that orders them.
+TFJOB_INLINE std::unique_ptr<LogMerger> make_merger(JobLogOptions& o, const JobLogsRun& how, std::size_t streams,
+                                                    const std::function<bool(const LogRecord&)>& sink) {
+  o.want_times = true;
+  o.on_bytes = nullptr;
+  return std::make_unique<LogMerger>(streams,
+                                     o.follow ? std::optional<std::chrono::milliseconds>(how.merge_window) : std::nullopt,
+                                     [&sink](const LogRecord& r) { sink(r); });
+}
+
+/// Job `j`'s guard, on a side thread (kube::SideTask) until `stop`; `w` is its watch.
+TFJOB_INLINE bool guard_job_end(const JobLogsCall& call, JobLogStreams& s, const std::string& j, JobWatch* w,
+                                const std::atomic<bool>& stop) {
+  // the job's end stops the streams that would run on; the caller's cancel, every stream
+  bool over = false;
+  for (std::uint64_t g = 0, looked = ~std::uint64_t{0}; !stop; g = w->wait(g, std::chrono::milliseconds(100))) {
+    if (s.outer && s.outer->load()) {
+      for (auto& st : s.stops) *st = true;
+      return false;
+    }
+    if (w->ended()) kube::sleep_for(std::chrono::milliseconds(100), &stop);  // its wait no longer blocks
+    if (over || g == looked) continue;
+    looked = g;
+    const auto v = w->view();
+    if (!v.deleted && (v.job.is_null() || !summarize(v.job).finished())) continue;
+    over = true;
+    try {
+      kube::Client pc = call.c;
+      auto pods = job_pods(pc, call.ns, j);  // one look: the pods' watch may lag the job's end
+      for (std::size_t k = 0; k < call.targets.size(); ++k) {
+        if (call.targets[k].job != j) continue;
+        auto p = pick(pods, call.targets[k].replica_type, call.targets[k].index);
+        if (v.deleted || !p || container_running(*p, call.targets[k].container)) *s.stops[k] = true;
+      }
+    } catch (const std::exception&) {
+      // best effort: the streams end with their containers anyway
+    }
+  }
+  return false;
+}
+
+/// Following: a watch on each job (`s.watches`), and a guard on each (`s.guards`, see guard_job_end).
+TFJOB_INLINE void watch_job_ends(const JobLogsCall& call, JobLogStreams& s) {
+  for (const auto& t : call.targets)
+    if (!s.watches.count(t.job)) {
+      JobWatchOptions jo;
+      jo.pod_selector = pods_selector(call.c, call.ns, t.job);
+      jo.deadline = call.o.deadline;
+      s.watches.emplace(t.job, std::make_unique<JobWatch>(call.c, call.ns, t.job, jo));
+    }
+  for (auto& [name, w] : s.watches)
+    s.guards.push_back(std::make_unique<kube::SideTask>([&call, &s, j = name, w = w.get()](const std::atomic<bool>& stop) {
+      return guard_job_end(call, s, j, w, stop);
+    }));
+}
+
+/// One thread per target, its records to the merger or (under `s.mu`) the sink; the merger
+/// runs on this thread; returns when every stream has ended.
+TFJOB_INLINE void run_log_streams(const JobLogsCall& call, JobLogStreams& s, JobLogsResult& out) {
+  std::vector<std::thread> threads;
+  for (std::size_t k = 0; k < call.targets.size(); ++k) {
+    threads.emplace_back([&, k] {
+      try {
+        JobLogOptions x = options_for(call.o, call.targets[k]);
+        if (call.o.follow) {
+          x.cancel = s.stops[k].get();
+          x.watch = s.watches.at(call.targets[k].job).get();
+        }
+        out.results[k] = replica_log_records(call.c, call.ns, call.targets[k].job, call.targets[k].replica_type, call.targets[k].index, x,
+                                             [&](const LogRecord& r) {
+                                               if (s.merger) {
+                                                 s.merger->push(k, r);
+                                                 return true;
+                                               }
+                                               std::lock_guard<std::mutex> lk(s.mu);
+                                               return call.sink(r);
+                                             });
+      } catch (const std::exception& e) {
+        out.errors[k] = e.what();
+      }
+      if (s.merger) s.merger->end(k);
+    });
+  }
+  if (s.merger) s.merger->run();
+  for (auto& t : threads) t.join();
+}
+
+/// Following: the job's state (as last watched) for each stream that ended without one.
+TFJOB_INLINE void report_job_states(const JobLogsCall& call, const JobLogStreams& s, JobLogsResult& out) {
+  // a stream stopped because the job ended still reports the job's state (as last watched)
+  for (std::size_t k = 0; k < call.targets.size(); ++k)
+    if (out.results[k].job_state.empty() && out.errors[k].empty() && !(s.outer && s.outer->load())) {
+      auto v = s.watches.at(call.targets[k].job)->view();
+      if (!v.deleted && !v.job.is_null()) {
+        auto st = summarize(v.job);
+        out.results[k].job_state = st.state;
+        out.results[k].job_message = st.message;
+      }
+    }
+}
+
+}  // namespace detail
+
 TFJOB_INLINE JobLogsResult job_logs(kube::Client c, const std::string& ns, const std::vector<LogTarget>& targets,
                                     JobLogOptions o, const JobLogsRun& how, const std::function<bool(const LogRecord&)>& sink) {
   JobLogsResult out;
   out.results.resize(targets.size());
   out.errors.resize(targets.size());
-  auto opts_for = [&](const LogTarget& t) {
-    JobLogOptions x = o;
-    x.container = t.container;
-    return x;
-  };
+  const detail::JobLogsCall call{c, ns, targets, o, sink};
   if (!o.follow && !how.merge) {
-    for (std::size_t k = 0; k < targets.size(); ++k) {
-      try {
-        out.results[k] = replica_log_records(c, ns, targets[k].job, targets[k].replica_type, targets[k].index, opts_for(targets[k]), sink);
-      } catch (const std::exception& e) {
-        out.errors[k] = e.what();
-      }
-    }
+    detail::job_logs_in_turn(call, out);
     return out;
   }
-  std::mutex mu;
-  std::unique_ptr<LogMerger> merger;
-  if (how.merge) {
-    o.want_times = true;
-    o.on_bytes = nullptr;
-    merger = std::make_unique<LogMerger>(targets.size(),
-                                         o.follow ? std::optional<std::chrono::milliseconds>(how.merge_window) : std::nullopt,
-                                         [&](const LogRecord& r) { sink(r); });
-  }
+  detail::JobLogStreams s;
+  if (how.merge) s.merger = detail::make_merger(o, how, targets.size(), sink);
   // Following: a replica may run on after its job has ended (a PS, workers under a chief's
   // success policy) and its stream would never end. A watch on each job says when it has
   // ended; the streams of containers still running then are stopped (what they wrote is out).
-  std::vector<std::unique_ptr<std::atomic<bool>>> stops;
-  for (std::size_t k = 0; k < targets.size(); ++k) stops.push_back(std::make_unique<std::atomic<bool>>(false));
-  const std::atomic<bool>* outer = o.cancel;
-  // one JobWatch per job, shared by its streams and its guard
-  std::map<std::string, std::unique_ptr<JobWatch>> watches;
-  std::vector<std::unique_ptr<kube::SideTask>> guards;
-  if (o.follow) {
-    for (const auto& t : targets)
-      if (!watches.count(t.job)) {
-        JobWatchOptions jo;
-        jo.pod_selector = detail::pods_selector(c, ns, t.job);
-        jo.deadline = o.deadline;
-        watches.emplace(t.job, std::make_unique<JobWatch>(c, ns, t.job, jo));
-      }
-    for (auto& [name, w] : watches)
-      guards.push_back(std::make_unique<kube::SideTask>([&, j = name, w = w.get()](const std::atomic<bool>& stop) {
-        // the job's end stops the streams that would run on; the caller's cancel, every stream
-        bool over = false;
-        for (std::uint64_t g = 0, looked = ~std::uint64_t{0}; !stop; g = w->wait(g, std::chrono::milliseconds(100))) {
-          if (outer && outer->load()) {
-            for (auto& st : stops) *st = true;
-            return false;
-          }
-          if (w->ended()) kube::sleep_for(std::chrono::milliseconds(100), &stop);  // its wait no longer blocks
-          if (over || g == looked) continue;
-          looked = g;
-          const auto v = w->view();
-          if (!v.deleted && (v.job.is_null() || !summarize(v.job).finished())) continue;
-          over = true;
-          try {
-            kube::Client pc = c;
-            auto pods = job_pods(pc, ns, j);  // one look: the pods' watch may lag the job's end
-            for (std::size_t k = 0; k < targets.size(); ++k) {
-              if (targets[k].job != j) continue;
-              auto p = detail::pick(pods, targets[k].replica_type, targets[k].index);
-              if (v.deleted || !p || detail::container_running(*p, targets[k].container)) *stops[k] = true;
-            }
-          } catch (const std::exception&) {
-            // best effort: the streams end with their containers anyway
-          }
-        }
-        return false;
-      }));
-  }
-  std::vector<std::thread> threads;
-  for (std::size_t k = 0; k < targets.size(); ++k) {
-    threads.emplace_back([&, k] {
-      try {
-        JobLogOptions x = opts_for(targets[k]);
-        if (o.follow) {
-          x.cancel = stops[k].get();
-          x.watch = watches.at(targets[k].job).get();
-        }
-        out.results[k] = replica_log_records(c, ns, targets[k].job, targets[k].replica_type, targets[k].index, x,
-                                             [&](const LogRecord& r) {
-                                               if (merger) {
-                                                 merger->push(k, r);
-                                                 return true;
-                                               }
-                                               std::lock_guard<std::mutex> lk(mu);
-                                               return sink(r);
-                                             });
-      } catch (const std::exception& e) {
-        out.errors[k] = e.what();
-      }
-      if (merger) merger->end(k);
-    });
-  }
-  if (merger) merger->run();
-  for (auto& t : threads) t.join();
-  guards.clear();
-  // a stream stopped because the job ended still reports the job's state (as last watched)
-  if (o.follow)
-    for (std::size_t k = 0; k < targets.size(); ++k)
-      if (out.results[k].job_state.empty() && out.errors[k].empty() && !(outer && outer->load())) {
-        auto v = watches.at(targets[k].job)->view();
-        if (!v.deleted && !v.job.is_null()) {
-          auto s = summarize(v.job);
-          out.results[k].job_state = s.state;
-          out.results[k].job_message = s.message;
-        }
-      }
+  for (std::size_t k = 0; k < targets.size(); ++k) s.stops.push_back(std::make_unique<std::atomic<bool>>(false));
+  s.outer = o.cancel;
+  if (o.follow) detail::watch_job_ends(call, s);
+  detail::run_log_streams(call, s, out);
+  s.guards.clear();
+  if (o.follow) detail::report_job_states(call, s, out);
   return out;
 }
 

@@ -100,16 +100,19 @@ TFJOB_INLINE std::string gpu_nodes_table(const std::vector<GpuNode>& nodes) {
   return tfjob::detail::render_table(rows, "  ");
 }
 
-TFJOB_INLINE GpuPreflight gpu_preflight(const nlohmann::json& job, const std::vector<nlohmann::json>& nodes,
-                                        const std::optional<std::vector<nlohmann::json>>& all_pods,
-                                        const std::string& resource) {
-  GpuPreflight r;
-  struct TypeNeed {
-    std::string type;
-    long long per_pod = 0;
-    nlohmann::json pod_spec;
-  };
-  std::vector<TypeNeed> per_type;
+namespace detail {
+
+/// What one replica type asks of a GPU node: GPUs per pod, and its pod template's spec
+/// (for scheduling::node_fit).
+struct GpuTypeNeed {
+  std::string type;
+  long long per_pod = 0;
+  nlohmann::json pod_spec;
+};
+
+/// The job's GPU totals (into `r`) and the replica types that ask for GPUs.
+TFJOB_INLINE std::vector<GpuTypeNeed> gpu_needs_by_type(const nlohmann::json& job, GpuPreflight& r) {
+  std::vector<GpuTypeNeed> per_type;
   const auto specs = tfjob::detail::value_at(job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
   for (const auto& rg : replica_gpus(job)) {
     r.job_total = bounded_count(static_cast<long double>(r.job_total) + static_cast<long double>(rg.gpus_per_pod) * rg.replicas);
@@ -117,6 +120,28 @@ TFJOB_INLINE GpuPreflight gpu_preflight(const nlohmann::json& job, const std::ve
     if (rg.gpus_per_pod > 0)
       per_type.push_back({rg.type, rg.gpus_per_pod, tfjob::detail::value_at(specs[rg.type], "/template/spec"_json_pointer, nlohmann::json::object())});
   }
+  return per_type;
+}
+
+/// Orders `nodes` by name, and their objects `objs` (same positions) with them.
+TFJOB_INLINE void sort_gpu_nodes(std::vector<GpuNode>& nodes, std::vector<const nlohmann::json*>& objs) {
+  std::vector<size_t> order(nodes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return nodes[a].name < nodes[b].name; });
+  {
+    std::vector<GpuNode> sorted;
+    std::vector<const nlohmann::json*> node_objs;
+    for (size_t i : order) { sorted.push_back(nodes[i]); node_objs.push_back(objs[i]); }
+    nodes = std::move(sorted);
+    objs = std::move(node_objs);
+  }
+}
+
+/// The nodes exposing `resource`, by name, into `r.nodes` (what the pods on each ask for,
+/// but the job's own pods); returns their objects, in the same order.
+TFJOB_INLINE std::vector<const nlohmann::json*> collect_gpu_nodes(const nlohmann::json& job, const std::vector<nlohmann::json>& nodes,
+                                                                   const std::optional<std::vector<nlohmann::json>>& all_pods,
+                                                                   const std::string& resource, GpuPreflight& r) {
   const std::string job_name = tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string());
   const std::string job_ns = tfjob::detail::value_at(job, "/metadata/namespace"_json_pointer, std::string());
   auto own_pod = [&](const nlohmann::json& p) {
@@ -146,36 +171,57 @@ TFJOB_INLINE GpuPreflight gpu_preflight(const nlohmann::json& job, const std::ve
     r.nodes.push_back(g);
     gpu_node_objs.push_back(&n);
   }
-  std::vector<size_t> order(r.nodes.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return r.nodes[a].name < r.nodes[b].name; });
-  {
-    std::vector<GpuNode> sorted;
-    std::vector<const nlohmann::json*> objs;
-    for (size_t i : order) { sorted.push_back(r.nodes[i]); objs.push_back(gpu_node_objs[i]); }
-    r.nodes = std::move(sorted);
-    gpu_node_objs = std::move(objs);
-  }
-  if (r.job_total == 0) {
-    for (const auto& g : r.nodes) if (g.schedulable) r.cluster_free += g.free();
-    return r;
-  }
+  sort_gpu_nodes(r.nodes, gpu_node_objs);
+  return gpu_node_objs;
+}
 
-  if (r.nodes.empty()) {
-    Finding f{Finding::Severity::error,
-              "the job asks for " + std::to_string(r.job_total) + " " + resource +
-                  " but no node in the cluster exposes " + resource +
-                  ": the NVIDIA device plugin is missing or not running (install the NVIDIA GPU "
-                  "operator or device plugin)"};
-    f.code = "NoGpuNodes";
-    f.fix = "diagnose the GPU nodes (gpu::run_gpu_check), or ask for no GPU (TFJobBuilder::gpus 0) to train on CPUs";
-    r.findings.push_back(f);
-    return r;
+/// The NoGpuNodes error: no node exposes `resource`.
+TFJOB_INLINE Finding no_gpu_nodes_finding(long long job_total, const std::string& resource) {
+  Finding f{Finding::Severity::error,
+            "the job asks for " + std::to_string(job_total) + " " + resource +
+                " but no node in the cluster exposes " + resource +
+                ": the NVIDIA device plugin is missing or not running (install the NVIDIA GPU "
+                "operator or device plugin)"};
+  f.code = "NoGpuNodes";
+  f.fix = "diagnose the GPU nodes (gpu::run_gpu_check), or ask for no GPU (TFJobBuilder::gpus 0) to train on CPUs";
+  return f;
+}
+
+/// The NoNodeMatches error for replica `type`, naming the (at most 3) GPU nodes it misses least.
+TFJOB_INLINE Finding no_node_matches_finding(const std::string& type, std::vector<scheduling::NodeFit> fits) {
+  std::stable_sort(fits.begin(), fits.end(), [](const auto& a, const auto& b) { return a.misses() < b.misses(); });
+  std::string closest;
+  for (size_t i = 0; i < fits.size() && i < 3; ++i) {
+    std::string why;
+    for (const auto& m : fits[i].selector_misses) why += (why.empty() ? "" : ", ") + std::string("lacks ") + m;
+    for (const auto& x : fits[i].untolerated_taints) why += (why.empty() ? "" : ", ") + std::string("taint ") + x + " not tolerated";
+    if (!fits[i].schedulable) why += (why.empty() ? "" : ", ") + std::string("cordoned");
+    closest += "  " + fits[i].node + ": " + why + "\n";
   }
-  // the GPU nodes each type may use; the free GPUs on the nodes any type may use
-  std::vector<bool> usable(r.nodes.size(), false);
+  Finding f{Finding::Severity::error,
+            "no GPU node can take a " + type + " pod: none matches its nodeSelector, node affinity and tolerations, "
+            "so its pods would stay Pending forever. The closest GPU nodes:\n" + closest +
+            "Fix the nodeSelector or add the toleration those nodes need."};
+  f.code = "NoNodeMatches";
+  f.replica = type;
+  return f;
+}
+
+/// Which GPU nodes the replica types may use, and the types whose pods ask for more than
+/// any of them can allocate.
+struct GpuFitScan {
+  std::vector<bool> usable;                               ///< per node (r.nodes): some type may use it
   std::map<long long, std::vector<std::string>> too_big;  // max allocatable -> types (one finding each)
   std::map<long long, long long> too_big_need;
+};
+
+/// Each type against each GPU node (scheduling::node_fit); a type no node fits gets its
+/// NoNodeMatches error in `r.findings`.
+TFJOB_INLINE GpuFitScan scan_gpu_fits(const std::vector<GpuTypeNeed>& per_type, const std::vector<const nlohmann::json*>& gpu_node_objs,
+                                      GpuPreflight& r) {
+  // the GPU nodes each type may use; the free GPUs on the nodes any type may use
+  GpuFitScan s;
+  s.usable.assign(r.nodes.size(), false);
   for (const auto& t : per_type) {
     long long max_alloc = 0;
     bool any = false;
@@ -185,34 +231,25 @@ TFJOB_INLINE GpuPreflight gpu_preflight(const nlohmann::json& job, const std::ve
       fits.push_back(fit);
       if (!fit.ok()) continue;
       any = true;
-      usable[i] = true;
+      s.usable[i] = true;
       max_alloc = std::max(max_alloc, r.nodes[i].allocatable);
     }
     if (!any) {
-      std::stable_sort(fits.begin(), fits.end(), [](const auto& a, const auto& b) { return a.misses() < b.misses(); });
-      std::string closest;
-      for (size_t i = 0; i < fits.size() && i < 3; ++i) {
-        std::string why;
-        for (const auto& m : fits[i].selector_misses) why += (why.empty() ? "" : ", ") + std::string("lacks ") + m;
-        for (const auto& x : fits[i].untolerated_taints) why += (why.empty() ? "" : ", ") + std::string("taint ") + x + " not tolerated";
-        if (!fits[i].schedulable) why += (why.empty() ? "" : ", ") + std::string("cordoned");
-        closest += "  " + fits[i].node + ": " + why + "\n";
-      }
-      Finding f{Finding::Severity::error,
-                "no GPU node can take a " + t.type + " pod: none matches its nodeSelector, node affinity and tolerations, "
-                "so its pods would stay Pending forever. The closest GPU nodes:\n" + closest +
-                "Fix the nodeSelector or add the toleration those nodes need."};
-      f.code = "NoNodeMatches";
-      f.replica = t.type;
-      r.findings.push_back(f);
+      r.findings.push_back(no_node_matches_finding(t.type, std::move(fits)));
       continue;
     }
     if (t.per_pod > max_alloc) {
-      too_big[max_alloc].push_back(t.type);
-      too_big_need[max_alloc] = std::max(too_big_need[max_alloc], t.per_pod);
+      s.too_big[max_alloc].push_back(t.type);
+      s.too_big_need[max_alloc] = std::max(s.too_big_need[max_alloc], t.per_pod);
     }
   }
-  for (const auto& [max_alloc, types] : too_big) {
+  return s;
+}
+
+/// The RequestFitsNoNode errors: one per largest allocatable, naming the types that ask for more.
+TFJOB_INLINE void add_request_fits_no_node(const GpuFitScan& s, const std::vector<GpuTypeNeed>& per_type, const std::string& resource,
+                                           GpuPreflight& r) {
+  for (const auto& [max_alloc, types] : s.too_big) {
     std::string who;
     for (size_t i = 0; i < types.size(); ++i) who += (i == 0 ? "" : i + 1 == types.size() ? " and " : ", ") + types[i];
     std::string asks;
@@ -228,6 +265,11 @@ TFJOB_INLINE GpuPreflight gpu_preflight(const nlohmann::json& job, const std::ve
     f.replica = types.size() == 1 ? types[0] : "";
     r.findings.push_back(f);
   }
+}
+
+/// The free GPUs on the usable nodes (`r.cluster_free`), and the GpusBusy warning when the
+/// job asks for more and nothing fatal was found.
+TFJOB_INLINE void add_gpus_busy_warning(const std::vector<bool>& usable, bool pods_listed, const std::string& resource, GpuPreflight& r) {
   for (size_t i = 0; i < r.nodes.size(); ++i)
     if (usable[i] && r.nodes[i].schedulable) r.cluster_free += r.nodes[i].free();
   bool fatal = std::any_of(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.is_error(); });
@@ -235,12 +277,34 @@ TFJOB_INLINE GpuPreflight gpu_preflight(const nlohmann::json& job, const std::ve
     Finding f{Finding::Severity::warning,
               "the job asks for " + std::to_string(r.job_total) + " " + resource + " in total but only " +
                   std::to_string(r.cluster_free) + " are free" +
-                  (all_pods ? std::string() : std::string(" (allocatable; pods could not be listed)")) +
+                  (pods_listed ? std::string() : std::string(" (allocatable; pods could not be listed)")) +
                   " on the nodes it may use right now; some pods will wait in Pending until GPUs free up.\n" +
                   gpu_nodes_table(r.nodes)};
     f.code = "GpusBusy";
     r.findings.push_back(f);
   }
+}
+
+}  // namespace detail
+
+TFJOB_INLINE GpuPreflight gpu_preflight(const nlohmann::json& job, const std::vector<nlohmann::json>& nodes,
+                                        const std::optional<std::vector<nlohmann::json>>& all_pods,
+                                        const std::string& resource) {
+  GpuPreflight r;
+  const auto per_type = detail::gpu_needs_by_type(job, r);
+  const auto gpu_node_objs = detail::collect_gpu_nodes(job, nodes, all_pods, resource, r);
+  if (r.job_total == 0) {
+    for (const auto& g : r.nodes) if (g.schedulable) r.cluster_free += g.free();
+    return r;
+  }
+
+  if (r.nodes.empty()) {
+    r.findings.push_back(detail::no_gpu_nodes_finding(r.job_total, resource));
+    return r;
+  }
+  const auto fits = detail::scan_gpu_fits(per_type, gpu_node_objs, r);
+  detail::add_request_fits_no_node(fits, per_type, resource, r);
+  detail::add_gpus_busy_warning(fits.usable, all_pods.has_value(), resource, r);
   return r;
 }
 
