@@ -262,27 +262,31 @@ inline std::vector<std::pair<std::string, std::string>> read_sources(const std::
 
 namespace detail {
 inline bool given(const CLI::Option* o) { return o && o->count() > 0; }
-}  // namespace detail
 
-/// A builder from the flags (and the sample, when one is named). Problems with flag
-/// values are appended to `errs` (field = the flag) so they are reported with the rest.
-inline TFJobBuilder builder_from_flags(const JobFlags& f, const std::string& sample,
-                                       const std::vector<std::string>& words, const std::string& ns,
-                                       std::vector<field_error>& errs) {
-  TFJobBuilder b;
-  if (!sample.empty()) {
-    const Sample* s = find_sample(sample);
-    if (!s) throw error(unknown_sample_message(sample));
-    b = s->make();
-  }
-  auto attempt = [&](const std::string& flag, const std::string& value, auto&& fn) {
+/// A builder being filled from the flags, and the problems found with flag values so far
+/// (builder_from_flags' steps share it).
+struct FlagsBuild {
+  const JobFlags& f;
+  TFJobBuilder& b;
+  std::vector<field_error>& errs;
+  /// Runs `fn`, a builder call with `value` of `flag`: the tfjob::error it throws becomes
+  /// a problem of that flag in `errs` (field = the flag).
+  template <class Fn>
+  void attempt(const std::string& flag, const std::string& value, Fn&& fn) {
     try {
       fn();
     } catch (const tfjob::error& e) {
       (void)value;
       errs.push_back({flag, "Invalid value", e.what()});
     }
-  };
+  }
+};
+
+/// The job's shape: name, namespace, image, args or command, replicas, resources, env,
+/// volumes, placement, labels.
+inline void shape_from_flags(FlagsBuild& x, const std::vector<std::string>& words, const std::string& ns) {
+  const JobFlags& f = x.f;
+  TFJobBuilder& b = x.b;
   if (!f.name.empty()) b.name(f.name);
   if (!ns.empty()) b.namespace_(ns);
   if (!f.image.empty()) b.image(f.image);
@@ -296,20 +300,26 @@ inline TFJobBuilder builder_from_flags(const JobFlags& f, const std::string& sam
   if (f.workers >= 0) b.workers(f.workers);
   if (f.ps >= 0) b.ps(f.ps);
   if (f.gpus >= 0) b.gpus(f.gpus);
-  if (!f.cpu.empty()) attempt("--cpu", f.cpu, [&] { b.cpu(f.cpu); });
-  if (!f.memory.empty()) attempt("--memory", f.memory, [&] { b.memory(f.memory); });
-  for (const auto& e : f.env) attempt("--env", e, [&] { b.env(e); });
-  for (const auto& p : f.pvc) attempt("--pvc", p, [&] { b.pvc(p); });
-  for (const auto& s : f.selector) attempt("--selector", s, [&] { b.node_selector(s); });
-  for (const auto& t : f.toleration) attempt("--toleration", t, [&] { b.toleration(t); });
+  if (!f.cpu.empty()) x.attempt("--cpu", f.cpu, [&] { b.cpu(f.cpu); });
+  if (!f.memory.empty()) x.attempt("--memory", f.memory, [&] { b.memory(f.memory); });
+  for (const auto& e : f.env) x.attempt("--env", e, [&] { b.env(e); });
+  for (const auto& p : f.pvc) x.attempt("--pvc", p, [&] { b.pvc(p); });
+  for (const auto& s : f.selector) x.attempt("--selector", s, [&] { b.node_selector(s); });
+  for (const auto& t : f.toleration) x.attempt("--toleration", t, [&] { b.toleration(t); });
   for (const auto& l : f.labels) {
     if (auto kv = split_key_value(l)) b.label(kv->first, kv->second);
-    else errs.push_back({"--label", "Invalid value", nlohmann::json(l).dump() + ": expected KEY=VALUE"});
+    else x.errs.push_back({"--label", "Invalid value", nlohmann::json(l).dump() + ": expected KEY=VALUE"});
   }
+}
+
+/// The operator's policies: restarts, cleanup, TTL, deadline, backoff, success, dynamic workers.
+inline void policies_from_flags(FlagsBuild& x) {
+  const JobFlags& f = x.f;
+  TFJobBuilder& b = x.b;
   if (!f.restart_policy.empty()) b.restart_policy(f.restart_policy);
   if (!f.clean_pod_policy.empty()) b.clean_pod_policy(f.clean_pod_policy);
   if (f.ttl >= 0) {
-    if (f.ttl > INT32_MAX) errs.push_back({"--ttl", "Invalid value", std::to_string(f.ttl) + ": must fit in int32"});
+    if (f.ttl > INT32_MAX) x.errs.push_back({"--ttl", "Invalid value", std::to_string(f.ttl) + ": must fit in int32"});
     else b.ttl_seconds_after_finished(static_cast<std::int32_t>(f.ttl));
   }
   if (f.active_deadline >= 0) b.active_deadline_seconds(f.active_deadline);
@@ -319,22 +329,33 @@ inline TFJobBuilder builder_from_flags(const JobFlags& f, const std::string& sam
     if (o->get_name() == "--success-policy" && o->count() > 0) success_given = true;
   if (success_given) b.success_policy(f.success_policy);
   if (f.dynamic_worker) b.enable_dynamic_worker();
-  // pods
+}
+
+/// Every replica's pod: annotations, image pulls, service account, /dev/shm.
+inline void pods_from_flags(FlagsBuild& x) {
+  const JobFlags& f = x.f;
+  TFJobBuilder& b = x.b;
   for (const auto& a : f.annotations) {
     auto kv = split_key_value(a);
     if (!kv) {
-      errs.push_back({"--annotation", "Invalid value", nlohmann::json(a).dump() + ": expected KEY=VALUE"});
+      x.errs.push_back({"--annotation", "Invalid value", nlohmann::json(a).dump() + ": expected KEY=VALUE"});
       continue;
     }
     // the API server would refuse the pods the operator creates (ValidateAnnotations)
     auto bad = tfjob::detail::qualified_name_errors(kv->first);
-    for (const auto& e : bad) errs.push_back({"--annotation", "Invalid value", nlohmann::json(kv->first).dump() + ": " + e});
+    for (const auto& e : bad) x.errs.push_back({"--annotation", "Invalid value", nlohmann::json(kv->first).dump() + ": " + e});
     if (bad.empty()) b.pod_annotation(kv->first, kv->second);
   }
-  if (!f.image_pull_policy.empty()) attempt("--image-pull-policy", f.image_pull_policy, [&] { b.image_pull_policy(f.image_pull_policy); });
+  if (!f.image_pull_policy.empty()) x.attempt("--image-pull-policy", f.image_pull_policy, [&] { b.image_pull_policy(f.image_pull_policy); });
   for (const auto& s : f.image_pull_secrets) b.image_pull_secret(s);
   if (!f.service_account.empty()) b.service_account(f.service_account);
-  if (!f.shm_size.empty()) attempt("--shm-size", f.shm_size, [&] { b.shm_size(f.shm_size); });
+  if (!f.shm_size.empty()) x.attempt("--shm-size", f.shm_size, [&] { b.shm_size(f.shm_size); });
+}
+
+/// The per replica type overrides (--worker-image, --ps-memory, ...) of the types the job has.
+inline void roles_from_flags(FlagsBuild& x) {
+  const JobFlags& f = x.f;
+  TFJobBuilder& b = x.b;
   // per replica type: only for a type the job has (a flag for a missing one is a mistake);
   // a job given no replica type is one Worker (build_unchecked)
   bool defaults_to_one_worker = true;
@@ -352,16 +373,21 @@ inline TFJobBuilder builder_from_flags(const JobFlags& f, const std::string& sam
     if (given.empty()) continue;
     if (b.replicas_of(type) == 0 && !(type == replica_type::Worker && defaults_to_one_worker)) {
       const std::string add = type == replica_type::PS ? "--ps N" : type == replica_type::Worker ? "--workers N" : "--" + prefix;
-      errs.push_back({given, "Invalid value", "the job has no " + (type == replica_type::PS ? std::string("PS") : type) +
-                                                  " replica: add " + add + " or drop " + given});
+      x.errs.push_back({given, "Invalid value", "the job has no " + (type == replica_type::PS ? std::string("PS") : type) +
+                                                    " replica: add " + add + " or drop " + given});
       continue;
     }
     if (!r.image.empty()) b.image(type, r.image);
-    if (!r.cpu.empty()) attempt(flag + "cpu", r.cpu, [&] { b.cpu(type, r.cpu); });
-    if (!r.memory.empty()) attempt(flag + "memory", r.memory, [&] { b.memory(type, r.memory); });
+    if (!r.cpu.empty()) x.attempt(flag + "cpu", r.cpu, [&] { b.cpu(type, r.cpu); });
+    if (!r.memory.empty()) x.attempt(flag + "memory", r.memory, [&] { b.memory(type, r.memory); });
     if (r.gpus >= 0) b.gpus(type, r.gpus);
   }
-  // scheduling
+}
+
+/// Gang scheduling and queues: the PodGroup's policy, the scheduler, Kueue, suspend.
+inline void scheduling_from_flags(FlagsBuild& x) {
+  const JobFlags& f = x.f;
+  TFJobBuilder& b = x.b;
   if (!f.queue.empty()) b.queue(f.queue);
   if (f.min_available > 0) b.min_available(f.min_available);
   if (f.gang) b.gang();
@@ -371,20 +397,41 @@ inline TFJobBuilder builder_from_flags(const JobFlags& f, const std::string& sam
     for (std::string item; std::getline(ss, item, ',');) {
       auto kv = split_key_value(item);
       if (!kv) {
-        errs.push_back({"--min-resources", "Invalid value", nlohmann::json(item).dump() + ": expected NAME=QUANTITY, e.g. nvidia.com/gpu=4"});
+        x.errs.push_back({"--min-resources", "Invalid value", nlohmann::json(item).dump() + ": expected NAME=QUANTITY, e.g. nvidia.com/gpu=4"});
         continue;
       }
-      attempt("--min-resources", item, [&] { b.min_resource(kv->first, kv->second); });
+      x.attempt("--min-resources", item, [&] { b.min_resource(kv->first, kv->second); });
     }
   }
   if (f.schedule_timeout > 0) {
-    if (f.schedule_timeout > INT32_MAX) errs.push_back({"--schedule-timeout", "Invalid value", std::to_string(f.schedule_timeout) + ": must fit in int32"});
+    if (f.schedule_timeout > INT32_MAX) x.errs.push_back({"--schedule-timeout", "Invalid value", std::to_string(f.schedule_timeout) + ": must fit in int32"});
     else b.schedule_timeout_seconds(static_cast<std::int32_t>(f.schedule_timeout));
   }
   if (!f.scheduler_name.empty()) b.scheduler_name(f.scheduler_name);
   if (!f.local_queue.empty()) b.local_queue(f.local_queue);
   if (!f.managed_by.empty()) b.managed_by(f.managed_by);
   if (f.suspend) b.suspend();
+}
+
+}  // namespace detail
+
+/// A builder from the flags (and the sample, when one is named). Problems with flag
+/// values are appended to `errs` (field = the flag) so they are reported with the rest.
+inline TFJobBuilder builder_from_flags(const JobFlags& f, const std::string& sample,
+                                       const std::vector<std::string>& words, const std::string& ns,
+                                       std::vector<field_error>& errs) {
+  TFJobBuilder b;
+  if (!sample.empty()) {
+    const Sample* s = find_sample(sample);
+    if (!s) throw error(unknown_sample_message(sample));
+    b = s->make();
+  }
+  detail::FlagsBuild x{f, b, errs};
+  detail::shape_from_flags(x, words, ns);
+  detail::policies_from_flags(x);
+  detail::pods_from_flags(x);
+  detail::roles_from_flags(x);
+  detail::scheduling_from_flags(x);
   return b;
 }
 

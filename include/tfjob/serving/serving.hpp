@@ -511,90 +511,108 @@ TFJOB_INLINE std::string server_pod_selector(const std::string& name) {
   return std::string(keys::instance) + "=" + name + "," + keys::name + "=tensorflow-serving";
 }
 
-TFJOB_INLINE WaitReport wait_object_and_pods(kube::Client& c, const std::string& ns, const kube::ResourceInfo& res,
-                                             const std::string& name, const std::string& pod_selector, const WaitOptions& o,
-                                             const std::function<ObjectVerdict(const nlohmann::json&)>& judge,
-                                             const ObjectWaitWords& words) {
-  struct Shared {  // what the watches delivered; guarded by mu
-    std::mutex mu;
-    std::condition_variable cv;
-    std::uint64_t generation = 0;
-    bool listed = false, found = false, decided = false, deleted = false, ended = false;
-    ObjectVerdict verdict;
-    std::exception_ptr error;
-    std::map<std::string, nlohmann::json> pods;  ///< by name
-    std::vector<PodProblem> problems;
-    void changed() {
-      ++generation;
-      cv.notify_all();
-    }
-  } s;
-  kube::Client oc = c, pc = c;  // each watch its own connection
-  kube::SideTask object_watch([&](const std::atomic<bool>& stop) {
-    try {
-      kube::WatchParams wp;
-      wp.field_selector = "metadata.name=" + name;
-      auto w = kube::Api<kube::DynamicObject>(oc, res, ns).watcher(wp);
-      w.on_synced = [&] {  // the first list tells "not there" from "not listed yet"
-        std::lock_guard<std::mutex> lk(s.mu);
-        s.listed = true;
-        s.changed();
-      };
-      kube::StreamOptions so;
-      so.cancel = &stop;
-      so.deadline = o.deadline;  // the watch ends there: a timeout
-      w.run([&](const kube::WatchEvent<kube::DynamicObject>& ev) {
-        std::lock_guard<std::mutex> lk(s.mu);
-        s.found = true;
-        s.changed();
-        if (ev.type == kube::EventType::deleted) {
-          s.deleted = true;
-          return false;
-        }
-        s.verdict = judge(ev.object.json);
-        s.decided = s.verdict.kind != ObjectVerdict::Kind::waiting;
-        return !s.decided;
-      }, so);
-    } catch (...) {
-      std::lock_guard<std::mutex> lk(s.mu);
-      s.error = std::current_exception();
-    }
-    std::lock_guard<std::mutex> lk(s.mu);
-    s.ended = true;
-    s.changed();
-    return false;
-  });
-  kube::SideTask pods_watch([&](const std::atomic<bool>& stop) {
-    try {
-      kube::WatchParams wp;
-      wp.label_selector = pod_selector;
-      kube::StreamOptions so;
-      so.cancel = &stop;
-      so.deadline = o.deadline;
-      kube::Api<kube::DynamicObject>(pc, resources::pods(), ns).watch(wp, [&](const kube::WatchEvent<kube::DynamicObject>& ev) {
-        std::lock_guard<std::mutex> lk(s.mu);
-        const std::string pod = tfjob::detail::value_at(ev.object.json, "/metadata/name"_json_pointer, std::string());
-        if (ev.type == kube::EventType::deleted) s.pods.erase(pod);
-        else s.pods[pod] = ev.object.json;
-        std::vector<PodProblem> found;
-        for (const auto& [n, p] : s.pods) {
-          try {
-            for (auto& pr : pod_problems(p, o.crashloop_restarts)) found.push_back(std::move(pr));
-          } catch (const std::exception&) {
-            // a pod of another shape explains nothing
-          }
-        }
-        s.changed();
-        if (found.empty()) return true;
-        s.problems = std::move(found);
-        return false;
-      }, so);
-    } catch (const std::exception&) {
-      // the pods explain; the object decides (a pods watch refused leaves the diagnosis poorer)
-    }
-    return false;
-  });
+namespace detail {
 
+/// What wait_object_and_pods waits on, and how: its arguments, as its steps read them.
+struct ObjectWaitArgs {
+  const std::string& ns;
+  const kube::ResourceInfo& res;
+  const std::string& name;
+  const std::string& pod_selector;
+  const WaitOptions& o;
+  const std::function<ObjectVerdict(const nlohmann::json&)>& judge;
+};
+
+/// What the watches of wait_object_and_pods delivered; guarded by mu.
+struct ObjectWaitState {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::uint64_t generation = 0;
+  bool listed = false, found = false, decided = false, deleted = false, ended = false;
+  ObjectVerdict verdict;
+  std::exception_ptr error;
+  std::map<std::string, nlohmann::json> pods;  ///< by name
+  std::vector<PodProblem> problems;
+  void changed() {
+    ++generation;
+    cv.notify_all();
+  }
+};
+
+/// The object's watch (a SideTask's task, on its own connection `oc`): each change judged
+/// until one decides, the object is deleted, the deadline passes or `stop` is raised; a
+/// failure of the watch is kept in s.error.
+TFJOB_INLINE void watch_waited_object(kube::Client& oc, const ObjectWaitArgs& a, ObjectWaitState& s,
+                                      const std::atomic<bool>& stop) {
+  try {
+    kube::WatchParams wp;
+    wp.field_selector = "metadata.name=" + a.name;
+    auto w = kube::Api<kube::DynamicObject>(oc, a.res, a.ns).watcher(wp);
+    w.on_synced = [&] {  // the first list tells "not there" from "not listed yet"
+      std::lock_guard<std::mutex> lk(s.mu);
+      s.listed = true;
+      s.changed();
+    };
+    kube::StreamOptions so;
+    so.cancel = &stop;
+    so.deadline = a.o.deadline;  // the watch ends there: a timeout
+    w.run([&](const kube::WatchEvent<kube::DynamicObject>& ev) {
+      std::lock_guard<std::mutex> lk(s.mu);
+      s.found = true;
+      s.changed();
+      if (ev.type == kube::EventType::deleted) {
+        s.deleted = true;
+        return false;
+      }
+      s.verdict = a.judge(ev.object.json);
+      s.decided = s.verdict.kind != ObjectVerdict::Kind::waiting;
+      return !s.decided;
+    }, so);
+  } catch (...) {
+    std::lock_guard<std::mutex> lk(s.mu);
+    s.error = std::current_exception();
+  }
+  std::lock_guard<std::mutex> lk(s.mu);
+  s.ended = true;
+  s.changed();
+}
+
+/// The pods' watch (a SideTask's task, on its own connection `pc`): the pods by name, until
+/// one crash-loops or cannot pull its image (s.problems), the deadline passes or `stop` is raised.
+TFJOB_INLINE void watch_waited_pods(kube::Client& pc, const ObjectWaitArgs& a, ObjectWaitState& s,
+                                    const std::atomic<bool>& stop) {
+  try {
+    kube::WatchParams wp;
+    wp.label_selector = a.pod_selector;
+    kube::StreamOptions so;
+    so.cancel = &stop;
+    so.deadline = a.o.deadline;
+    kube::Api<kube::DynamicObject>(pc, resources::pods(), a.ns).watch(wp, [&](const kube::WatchEvent<kube::DynamicObject>& ev) {
+      std::lock_guard<std::mutex> lk(s.mu);
+      const std::string pod = tfjob::detail::value_at(ev.object.json, "/metadata/name"_json_pointer, std::string());
+      if (ev.type == kube::EventType::deleted) s.pods.erase(pod);
+      else s.pods[pod] = ev.object.json;
+      std::vector<PodProblem> found;
+      for (const auto& [n, p] : s.pods) {
+        try {
+          for (auto& pr : pod_problems(p, a.o.crashloop_restarts)) found.push_back(std::move(pr));
+        } catch (const std::exception&) {
+          // a pod of another shape explains nothing
+        }
+      }
+      s.changed();
+      if (found.empty()) return true;
+      s.problems = std::move(found);
+      return false;
+    }, so);
+  } catch (const std::exception&) {
+    // the pods explain; the object decides (a pods watch refused leaves the diagnosis poorer)
+  }
+}
+
+/// Waits (looking at least every 100 ms) until what the watches delivered ends the wait, the
+/// caller cancels or the deadline passes; each new verdict's message goes to on_progress.
+TFJOB_INLINE void await_object_wait_end(const WaitOptions& o, ObjectWaitState& s) {
   std::uint64_t seen = 0;
   std::string shown;
   for (;;) {
@@ -607,10 +625,14 @@ TFJOB_INLINE WaitReport wait_object_and_pods(kube::Client& c, const std::string&
     if (o.on_progress && !line.empty() && line != shown) o.on_progress(shown = line);
     if (over || (o.cancel && o.cancel->load()) || std::chrono::steady_clock::now() >= o.deadline) break;
   }
-  object_watch.stop();
-  pods_watch.stop();  // both joined: `s` is ours alone from here
+}
 
-  if (s.error) std::rethrow_exception(s.error);  // the object's watch failed: nothing was decided
+/// The wait's report from what the watches delivered (both stopped, `s` the caller's alone):
+/// not found, ready, failed (with the pods' problems and logs) or timed out/cancelled.
+TFJOB_INLINE WaitReport object_wait_report(kube::Client& c, const ObjectWaitArgs& a, const ObjectWaitWords& words,
+                                           ObjectWaitState& s) {
+  const std::string& ns = a.ns;
+  const WaitOptions& o = a.o;
   WaitReport rep;
   rep.message = s.verdict.message;
   std::vector<nlohmann::json> pods;
@@ -645,6 +667,31 @@ TFJOB_INLINE WaitReport wait_object_and_pods(kube::Client& c, const std::string&
     }
   }
   return rep;
+}
+
+}  // namespace detail
+
+TFJOB_INLINE WaitReport wait_object_and_pods(kube::Client& c, const std::string& ns, const kube::ResourceInfo& res,
+                                             const std::string& name, const std::string& pod_selector, const WaitOptions& o,
+                                             const std::function<ObjectVerdict(const nlohmann::json&)>& judge,
+                                             const ObjectWaitWords& words) {
+  const detail::ObjectWaitArgs a{ns, res, name, pod_selector, o, judge};
+  detail::ObjectWaitState s;
+  kube::Client oc = c, pc = c;  // each watch its own connection
+  kube::SideTask object_watch([&](const std::atomic<bool>& stop) {
+    detail::watch_waited_object(oc, a, s, stop);
+    return false;
+  });
+  kube::SideTask pods_watch([&](const std::atomic<bool>& stop) {
+    detail::watch_waited_pods(pc, a, s, stop);
+    return false;
+  });
+  detail::await_object_wait_end(o, s);
+  object_watch.stop();
+  pods_watch.stop();  // both joined: `s` is ours alone from here
+
+  if (s.error) std::rethrow_exception(s.error);  // the object's watch failed: nothing was decided
+  return detail::object_wait_report(c, a, words, s);
 }
 
 TFJOB_INLINE WaitReport wait_rollout(kube::Client& c, const std::string& ns, const std::string& name, const WaitOptions& o) {
