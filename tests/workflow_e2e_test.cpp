@@ -299,10 +299,13 @@ TEST_CASE("namespace missing, forbidden namespace", "[workflow][e2e]") {
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("namespace \"nowhere\" does not exist") != std::string::npos);
   CHECK(r.err.find("kubectl create namespace nowhere") != std::string::npos);
+  CHECK(r.err.find("(or choose another with -n)") != std::string::npos);  // the SDK's ConfigOverrides::namespace_, worded
   r = c.run({"submit", "mnist", "--gpus", "0", "--context", "fake-limited", "-n", "default"});
   INFO(r.out << r.err);
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("you may not create TFJobs in namespace \"default\"") != std::string::npos);
+  CHECK(r.err.find("pick a namespace you may use with -n") != std::string::npos);
+  CHECK(r.err.find("ConfigOverrides") == std::string::npos);
   CHECK_FALSE(c.server->get_object("tfjobs", "default", "mnist"));
   r = c.run({"submit", "mnist", "--gpus", "0", "--context", "fake-limited"});
   INFO(r.out << r.err);

@@ -85,6 +85,7 @@ inline const std::vector<std::pair<const char*, const char*>>& setting_flags() {
       {"VerdictOptions::strict", "--strict"},
       {"CheckOptions::gpus", "--gpus"},
       {"RunOptions::volumes", "--volume"},
+      {"ConfigOverrides::namespace_", "-n"},
       {"ConfigOverrides::request_timeout", "--request-timeout"},
       {"ConfigOverrides::certificate_authority", "--certificate-authority"},
       {"TFJobBuilder::pvc", "submit --pvc"},
@@ -110,9 +111,12 @@ inline std::string flag_fix(std::string fix) {
   return fix;
 }
 
-/// Every finding's fix worded with the plugin's flags.
+/// Every finding's fix, and any setting its message names, worded with the plugin's flags.
 inline void word_fixes(std::vector<tfjob::Finding>& findings) {
-  for (auto& f : findings) f.fix = flag_fix(std::move(f.fix));
+  for (auto& f : findings) {
+    f.message = flag_fix(std::move(f.message));
+    f.fix = flag_fix(std::move(f.fix));
+  }
 }
 
 }  // namespace tfjob::cli

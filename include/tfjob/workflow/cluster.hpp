@@ -210,7 +210,7 @@ TFJOB_INLINE std::string forbidden_message(const std::string& verb, const std::s
   return "you may not " + verb + " TFJobs in namespace \"" + ns + "\" (403 Forbidden: " + server_message +
          ").\nAsk a cluster admin for a Role granting '" + verb +
          "' on tfjobs.kubeflow.org there (for example the \"kubeflow-edit\" ClusterRole bound in that namespace), "
-         "or pick a namespace you may use with -n. Check with: kubectl auth can-i " + verb +
+         "or pick a namespace you may use with ConfigOverrides::namespace_. Check with: kubectl auth can-i " + verb +
          " tfjobs.kubeflow.org -n " + ns;
 }
 
@@ -267,7 +267,7 @@ struct Preflight {
 
   /// The finding for a namespace that does not exist (the read and the dry run say it alike).
   std::string namespace_missing() const {
-    return "namespace \"" + ns + "\" does not exist. Create it with: kubectl create namespace " + ns + "  (or choose another with -n)";
+    return "namespace \"" + ns + "\" does not exist. Create it with: kubectl create namespace " + ns + "  (or choose another with ConfigOverrides::namespace_)";
   }
 
   /// The server serves TFJobs (the operator's CRD is installed).
