@@ -19,6 +19,7 @@
 #include <ostream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace tfjob_probe {
@@ -311,6 +312,14 @@ inline tfjob::gpu::ProbeReport run_probe_with_watchdog(const ProbeConfig& cfg, s
   return r;
 }
 
+/// The verdict's settings (the SDK names its own) as this program's flags.
+inline std::string flag_words(std::string s) {
+  for (const auto& [setting, flag] : {std::pair<std::string, std::string>{"VerdictOptions::expect", "--expect"},
+                                      std::pair<std::string, std::string>{"VerdictOptions::strict", "--strict"}})
+    for (auto p = s.find(setting); p != std::string::npos; p = s.find(setting, p + flag.size())) s.replace(p, setting.size(), flag);
+  return s;
+}
+
 namespace detail {
 inline std::string gib(std::uint64_t b) {
   char buf[32];
@@ -429,8 +438,8 @@ inline void print_human(const tfjob::gpu::ProbeReport& r, std::ostream& out) {
   for (const auto& x : r.xid_events)
     out << "xid   gpu" << x.device << " Xid " << x.xid << " (" << xid_meaning(x.xid) << ") at "
         << std::to_string(x.at_seconds).substr(0, 4) << " s\n";
-  for (const auto& w : r.warnings) out << "warning: " << w.to_string() << "\n";
-  for (const auto& f : r.failures) out << "FAILED: " << f.to_string() << "\n";
+  for (const auto& w : r.warnings) out << "warning: " << flag_words(w.to_string()) << "\n";
+  for (const auto& f : r.failures) out << "FAILED: " << flag_words(f.to_string()) << "\n";
   const char* word = r.status == "ready" ? "READY" : r.status == "no-gpu" ? "NO GPU"
                    : r.status == "no-result" ? "NO RESULT" : "NOT READY";
   out << word << ": " << r.message;

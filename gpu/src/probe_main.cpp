@@ -157,7 +157,7 @@ int main(int argc, char** argv) {
         throw tfjob::config_error("unknown argument \"" + a + "\"; see --help");
       }
     } catch (const tfjob::error& e) {
-      std::fprintf(stderr, "tfjob-gpu-probe: %s\n", e.what());
+      std::fprintf(stderr, "tfjob-gpu-probe: %s\n", tfjob_probe::flag_words(e.what()).c_str());
       return probe_usage;
     }
   }

@@ -457,7 +457,7 @@ TFJOB_INLINE const GpuSpec* Judge::expected_gpu() {
   if (!opt.expect.empty()) {
     for (const auto& s : known_gpus())
       if (opt.expect == s.family) { expected = &s; break; }
-    if (!expected) fail("model", -1, "unknown --expect model \"" + opt.expect + "\"");
+    if (!expected) fail("model", -1, "unknown VerdictOptions::expect model \"" + opt.expect + "\"");
     if (r.driver.version.empty())
       fail("driver", -1, "the driver version could not be read (neither NVML nor /proc/driver/nvidia/version)");
   }

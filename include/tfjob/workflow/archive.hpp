@@ -134,7 +134,7 @@ struct Archiver {
       std::string policy = tfjob::detail::value_at(obj, "/spec/runPolicy/cleanPodPolicy"_json_pointer, std::string());
       rep.missing.push_back({"pods", s.finished() ? "none left: the job is " + s.state +
                                                         (policy.empty() ? std::string("") : " and its cleanPodPolicy is " + policy) +
-                                                        " (keep logs while it runs with logs -f --save DIR)"
+                                                        " (keep logs while it runs: workflow::LogSaveTask)"
                                                   : "none yet"});
     }
     for (const auto& p : pods) {

@@ -396,7 +396,7 @@ TFJOB_INLINE std::string Conn::describe_tls_failure(const std::string& prefix, i
       case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
       case X509_V_ERR_CERT_SIGNATURE_FAILURE:
         return msg + "x509: certificate signed by unknown authority: the server's certificate is not trusted by " +
-               tls_->ca_source() + ". Set the cluster's certificate-authority-data (or --certificate-authority) "
+               tls_->ca_source() + ". Set the cluster's certificate-authority-data (or ConfigOverrides::certificate_authority) "
                "to the CA that signed the API server's certificate";
       case X509_V_ERR_HOSTNAME_MISMATCH:
       case X509_V_ERR_IP_ADDRESS_MISMATCH: {
