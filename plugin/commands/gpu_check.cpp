@@ -97,11 +97,11 @@ void print_table(const tfjob::gpu::CheckResult& res, bool color, std::ostream& o
       cuda = cuda_text(r.driver.cuda_driver_version);
       bw = figure(r, [](const auto& d) { return d.bandwidth.gbps; }, [](const auto& d) { return d.bandwidth.percent_of_peak; }, 0);
       fp16 = figure(r, [](const auto& d) { return d.gemm_fp16.tflops; }, [](const auto& d) { return d.gemm_fp16.percent_of_peak; }, 1);
-      for (const auto& f : r.failures) details.push_back(n.node.name + ": " + flag_fix(f.to_string()));
-      for (const auto& w : r.warnings) details.push_back(n.node.name + ": warning: " + flag_fix(w.to_string()));
+      for (const auto& f : r.failures) details.push_back(n.node.name + ": " + f.to_string());
+      for (const auto& w : r.warnings) details.push_back(n.node.name + ": warning: " + w.to_string());
     }
     if (!n.ready() && (!n.report || n.report->failures.empty()) && !n.message.empty())
-      details.push_back(n.node.name + ": " + flag_fix(n.message) +
+      details.push_back(n.node.name + ": " + n.message +
                         (n.reason == "ImagePull" ? " (gpu-check --image REGISTRY/tfjob-gpu-probe:TAG)" : ""));
     for (const auto& note : n.node.notes) details.push_back(n.node.name + ": note: " + note);
     std::string status = to_string(n.status);
@@ -155,7 +155,20 @@ std::string run_local_probe(const std::string& path, const std::string& expect, 
   return out;
 }
 
-void print_result(const tfjob::gpu::CheckResult& res, const GpuCheckOptions& o, Context& ctx) {
+/// The result with the SDK's settings its messages name (VerdictOptions::strict, ...) worded
+/// as this command's flags, for every output.
+tfjob::gpu::CheckResult worded(tfjob::gpu::CheckResult res) {
+  for (auto& n : res.nodes) {
+    n.message = flag_fix(std::move(n.message));
+    if (!n.report) continue;
+    for (auto* findings : {&n.report->warnings, &n.report->failures})
+      for (auto& f : *findings) f.message = flag_fix(std::move(f.message));
+  }
+  return res;
+}
+
+void print_result(const tfjob::gpu::CheckResult& result, const GpuCheckOptions& o, Context& ctx) {
+  const tfjob::gpu::CheckResult res = worded(result);
   if (o.output == "json") {
     ctx.out << tfjob::gpu::check_result_json(res).dump(2) << "\n";
   } else if (o.output == "yaml") {
