@@ -8,13 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${1:-build}
 RUNS=${2:-20}
-PLUGIN="$BUILD_DIR/plugin/kubectl-tfjob"
-FAKE=$(find "$BUILD_DIR" -type f -name fake-apiserver -perm -u+x | head -1)
-KUBECTL=$(command -v kubectl || true)
-[ -x /usr/bin/time ] || { echo "GNU time is missing: apt-get install -y time" >&2; exit 1; }
-[ -x "$PLUGIN" ] || { echo "build the plugin first: $PLUGIN" >&2; exit 1; }
-[ -n "$FAKE" ] || { echo "build fake-apiserver first (under $BUILD_DIR)" >&2; exit 1; }
-[ -n "$KUBECTL" ] || { echo "kubectl is not on PATH" >&2; exit 1; }
+. bench/lib.sh
+bench_tools "$BUILD_DIR"
 
 TMP=$(mktemp -d)
 FAKE_PID=""

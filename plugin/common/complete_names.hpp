@@ -18,16 +18,22 @@
 
 namespace tfjob::cli {
 
+/// A client for completion: the flags' connection, in `ns` ("" = the context's namespace), and
+/// a short request timeout (a shell waits for the answer).
+inline tfjob::kube::Client completion_client(const Globals& g, const std::string& ns, std::ostream& err) {
+  Globals quick = g;
+  quick.conn.request_timeout = "5s";
+  if (!ns.empty()) quick.conn.namespace_ = ns;
+  return tfjob::kube::Client(make_rest_config(quick, err));
+}
+
 /// Names of `resource` ("tfjobs" or "namespaces") in `ns` ("" = the context's namespace);
 /// the client's warnings (credentials withheld over http://) go to `err`.
 inline std::vector<std::string> complete_names(const Globals& g, const std::string& resource, const std::string& ns,
                                                std::ostream& err) {
   std::vector<std::string> out;
   try {
-    Globals quick = g;
-    quick.conn.request_timeout = "5s";
-    if (!ns.empty()) quick.conn.namespace_ = ns;
-    tfjob::kube::Client client(make_rest_config(quick, err));
+    tfjob::kube::Client client = completion_client(g, ns, err);
     auto res = resource == "namespaces" ? workflow::resources::namespaces() : workflow::resources::tfjobs();
     for (const auto& o : workflow::list_items(client, res, resource == "namespaces" ? "" : client.namespace_()))
       out.push_back(tfjob::detail::value_at(o, "/metadata/name"_json_pointer, std::string()));
@@ -40,10 +46,7 @@ inline std::vector<std::string> complete_names(const Globals& g, const std::stri
 inline std::vector<std::string> complete_servers(const Globals& g, const std::string& ns, std::ostream& err) {
   std::vector<std::string> out;
   try {
-    Globals quick = g;
-    quick.conn.request_timeout = "5s";
-    if (!ns.empty()) quick.conn.namespace_ = ns;
-    tfjob::kube::Client client(make_rest_config(quick, err));
+    tfjob::kube::Client client = completion_client(g, ns, err);
     for (const auto& [sns, s] : serving::list_servers(client, client.namespace_())) out.push_back(s.name);
     if (serving::kserve::served_or_hidden(client))  // serve --kserve's InferenceServices
       for (const auto& [sns, s] : serving::kserve::list(client, client.namespace_())) out.push_back(s.name);
