@@ -1,3 +1,3 @@
-// The SDK's serving bodies, compiled once for the plugin, tests and samples (TFJOB_SDK_COMPILED).
+// The SDK's serving bodies, compiled once for the plugin, tests and benchmarks (TFJOB_SDK_COMPILED).
 #define TFJOB_SDK_IMPL_SERVING
 #include <tfjob/src.hpp>
