@@ -81,6 +81,7 @@
 #include <tfjob/serving/model_versions.hpp>
 #include <tfjob/serving/operations.hpp>
 #include <tfjob/serving/preflight.hpp>
+#include <tfjob/serving/profile.hpp>
 #include <tfjob/serving/saved_model.hpp>
 #include <tfjob/serving/serving.hpp>
 #include <tfjob/serving/signature.hpp>

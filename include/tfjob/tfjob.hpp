@@ -34,6 +34,7 @@
 #include <tfjob/local/runner.hpp>
 #include <tfjob/serving/serving.hpp>
 #include <tfjob/serving/preflight.hpp>
+#include <tfjob/serving/profile.hpp>
 #include <tfjob/serving/image.hpp>
 #include <tfjob/serving/tensorboard.hpp>
 #include <tfjob/serving/model_config.hpp>

@@ -6,6 +6,8 @@
 #include "../common/context.hpp"
 #include "../common/complete_names.hpp"
 
+#include <tfjob/serving/profile.hpp>  // serve --profile's values
+
 #include <ostream>
 #include <memory>
 #include <set>
@@ -64,6 +66,11 @@ std::vector<Candidate> values_for(const CLI::Option* o, const Globals& g, std::o
             {"condition=Created", ""}, {"condition=Restarting", ""}, {"condition=Suspended", ""}, {"delete", ""}};
   if (name == "wait") return {{"true", ""}, {"false", ""}};
   if (name == "dry-run") return {{"client", ""}, {"server", ""}, {"none", ""}};
+  if (name == "profile") {  // serve --profile: the SDK's serving profiles
+    std::vector<Candidate> out;
+    for (const auto& p : serving::profile_names()) out.push_back({p, ""});
+    return out;
+  }
   if (name == "namespace") {
     std::vector<Candidate> out;
     for (auto& n : complete_names(g, "namespaces", "", err)) out.push_back({n, ""});

@@ -13,6 +13,7 @@
 #include <tfjob/serving/model_config.hpp>
 #include <tfjob/serving/model_versions.hpp>
 #include <tfjob/serving/preflight.hpp>
+#include <tfjob/serving/profile.hpp>
 #include <tfjob/serving/serving.hpp>
 #include <tfjob/workflow/status.hpp>
 
@@ -52,7 +53,21 @@ struct ServeOptions {
   std::string batching, autoscale;
   bool monitoring = false;
   bool kserve = false;  ///< --kserve: an InferenceService (KServe's TensorFlow predictor)
+  std::string profile;  ///< --profile: a serving profile (serving/profile.hpp), e.g. edge
+  /// --gpus and --replicas as parsed (their defaults are not choices a profile must keep)
+  const CLI::Option* gpus_flag = nullptr;
+  const CLI::Option* replicas_flag = nullptr;
 };
+
+/// The serving profile --profile names, or nullopt.
+std::optional<serving::ServingProfile> profile_of(const ServeOptions& o) {
+  if (o.profile.empty()) return std::nullopt;
+  try {
+    return serving::find_profile(o.profile);
+  } catch (const tfjob::error& e) {
+    throw CLI::ValidationError(error_message(e));  // the message names --profile
+  }
+}
 
 /// --model NAME=SOURCE (any of them with '='): several models through a model config file.
 bool uses_model_config(const ServeOptions& o) {
@@ -146,9 +161,18 @@ serving::ServeSpec spec_from(const ServeOptions& o, const std::string& ns) {
   }
   try {
     if (!o.autoscale.empty()) s.ops.autoscale = serving::parse_autoscale(o.autoscale);
+    if (auto p = profile_of(o)) {  // what the user gave on purpose is kept, the rest is the profile's
+      serving::ProfileKeep keep;
+      keep.gpus = o.gpus_flag && o.gpus_flag->count() > 0;
+      keep.replicas = o.replicas_flag && o.replicas_flag->count() > 0;
+      keep.cpu = !o.cpu.empty();
+      keep.memory = !o.memory.empty();
+      keep.batching = !o.batching.empty();
+      serving::apply_profile(s, *p, keep);
+    }
     serving::validate_operations(s.ops, s.cpu);
   } catch (const tfjob::error& e) {
-    throw CLI::ValidationError(error_message(e));  // the message names --autoscale
+    throw CLI::ValidationError(error_message(e));  // the message names --autoscale, --gpus
   }
   s.ops.monitoring = o.monitoring;
   serving::validate(s);
@@ -195,6 +219,8 @@ void check_kserve_flags(const ServeOptions& o) {
     throw CLI::ValidationError("--kserve", "--batching, --monitoring and --arg set TF Serving's flags, which KServe's TensorFlow "
                                            "runtime owns: leave them out with --kserve");
   if (!o.wait_version.empty()) throw CLI::ValidationError("--wait-version", "not available with --kserve");
+  if (!o.profile.empty())
+    throw CLI::ValidationError("--profile", "a serving profile shapes serve's own Deployment: leave --kserve out to use it");
 }
 
 /// serve --kserve: the InferenceService for these options in namespace `ns`.
@@ -233,22 +259,81 @@ void require_claim(kube::Client& client, const std::string& ns, const std::strin
     throw tfjob::error("persistentvolumeclaim \"" + claim + "\" not found in namespace \"" + ns + "\": " + hint);
 }
 
-/// submit's GPU check on the server's pods (a Deployment, or an InferenceService's
-/// preflight_view), before anything is applied: warnings on ctx.err, refusal thrown.
-void require_gpus(Context& ctx, kube::Client& client, const nlohmann::json& deployment, const std::string& server) {
-  auto findings = serving::gpu_preflight(client, deployment);
+/// A preflight's findings, before anything is applied: warnings on ctx.err, errors refused;
+/// `skipped` is said when the check could not look (nodes not listable, 403).
+void refuse_on(Context& ctx, std::optional<std::vector<Finding>> findings, const std::string& server, const std::string& skipped) {
   if (!findings) {
-    ctx.err << "warning: cannot list nodes (403), so the GPU check was skipped: make sure nodes expose nvidia.com/gpu\n";
+    ctx.err << "warning: " << skipped << "\n";
     return;
   }
   word_fixes(*findings);
   std::string errors;
   for (const auto& f : *findings) {
     const std::string fix = f.fix.empty() ? "" : "\nfix: " + f.fix;
-    if (f.is_error()) errors += (errors.empty() ? "" : "\n") + f.message + fix;
+    std::string evidence;  // the figures it was judged by (a node's allocatable and requests)
+    for (const auto& e : f.evidence) evidence += "\n  " + e;
+    if (f.is_error()) errors += (errors.empty() ? "" : "\n") + f.message + evidence + fix;
     else ctx.err << "warning: " << f.message << (f.message.empty() || f.message.back() == '\n' ? "" : "\n") << (fix.empty() ? "" : fix.substr(1) + "\n");
   }
   if (!errors.empty()) throw tfjob::error("refusing to serve \"" + server + "\": " + errors);
+}
+
+/// submit's GPU check on the server's pods (a Deployment, or an InferenceService's
+/// preflight_view), before anything is applied: warnings on ctx.err, refusal thrown.
+void require_gpus(Context& ctx, kube::Client& client, const nlohmann::json& deployment, const std::string& server) {
+  refuse_on(ctx, serving::gpu_preflight(client, deployment), server,
+            "cannot list nodes (403), so the GPU check was skipped: make sure nodes expose nvidia.com/gpu");
+}
+
+/// The refusal of a server a profile's node cannot hold: the reasons, then the budget they
+/// were judged against.
+[[noreturn]] void refuse_for_profile(const serving::ServingProfile& p, const std::string& server, const std::vector<std::string>& why) {
+  std::string all;
+  for (const auto& w : why) all += "\n  " + w;
+  throw tfjob::error("refusing to serve \"" + server + "\" with the " + p.name + " profile:" + all + "\nthe " + p.name +
+                     " profile's node (" + p.summary + "):\n" + serving::budget_text(p.node));
+}
+
+/// serve --profile, from the flags alone (no request): the objects against the profile's node
+/// (every pod's requests, init containers included, replicas and a rollout's surge pod), and
+/// the model against the server's memory where its size is known before anything runs.
+void check_profile(Context& ctx, const ServeOptions& o, const serving::ServeSpec& spec, const std::vector<nlohmann::json>& objs,
+                   const std::vector<serving::ModelEntry>& served) {
+  const auto p = profile_of(o);
+  if (!p) return;
+  std::vector<std::string> why;
+  if (served.size() > 1)
+    why.push_back("it serves " + std::to_string(served.size()) + " models, and the profile sizes a server for one");
+  for (auto& w : serving::fit_to_node(objs, p->node).problems) why.push_back(std::move(w));
+  if (served.size() == 1 && served.front().source.kind == serving::ModelSource::Kind::resnet)
+    if (auto w = serving::model_fit(spec, *p, serving::resnet_model_size())) why.push_back(*w);
+  if (!why.empty()) refuse_for_profile(*p, spec.name, why);
+  if (served.size() == 1 && served.front().source.kind == serving::ModelSource::Kind::url)
+    ctx.err << "warning: the size of a downloaded model is not known before its download, so the " << p->name
+            << " profile cannot check it against the server's memory (" << spec.memory
+            << "): a model too large for it ends in OOMKilled\n";
+}
+
+/// serve --profile on the cluster: the server's requests against what each node has free now.
+void require_room(Context& ctx, kube::Client& client, const nlohmann::json& deployment, const std::string& server) {
+  refuse_on(ctx, serving::capacity_preflight(client, deployment), server,
+            "cannot list nodes (403), so whether the server's requests fit a node was not checked");
+}
+
+/// serve --profile after the export check: the model on the claim against the server's memory.
+void check_model_size(Context& ctx, const ServeOptions& o, const serving::ServeSpec& spec, const serving::ExportVerdict& v) {
+  const auto p = profile_of(o);
+  if (!p || o.no_export_check || o.dry_run == "server") return;
+  if (!v.model_bytes) {
+    ctx.err << "warning: the export check found no variables/ beside saved_model.pb, so the model's size was not checked "
+               "against the server's memory (" << spec.memory << ")\n";
+    return;
+  }
+  if (auto w = serving::model_fit(spec, *p, {*v.model_bytes, v.model_from})) refuse_for_profile(*p, spec.name, {*w});
+  ctx.err << "model: " << serving::mib_text(*v.model_bytes) << " (" << v.model_from << "), about "
+          << serving::mib_text(serving::estimated_server_memory(
+                 *p, *v.model_bytes, spec.ops.batching && spec.ops.batching->max_batch_size ? *spec.ops.batching->max_batch_size : 1))
+          << " in TF Serving (an estimate) of the server's " << spec.memory << "\n";
 }
 
 /// Server-side apply with serve's word for a conflict; says each object applied on ctx.err.
@@ -443,7 +528,9 @@ serving::ExportVerdict ServeCommand::check_exports(Context& ctx, kube::Client& c
 
 int ServeCommand::run_deployment(Context& ctx, const ServeOptions& o) const {
   if (o.dry_run == "client") {
-    auto objs = objects_of(o, spec_from(o, ctx.globals().conn.namespace_));
+    const auto spec = spec_from(o, ctx.globals().conn.namespace_);
+    auto objs = objects_of(o, spec);
+    check_profile(ctx, o, spec, objs, served_models(o, spec));
     print_objects(ctx.out, objs, fmt == OutputFormat::table ? OutputFormat::yaml : fmt);
     return exit_code::ok;
   }
@@ -452,6 +539,7 @@ int ServeCommand::run_deployment(Context& ctx, const ServeOptions& o) const {
   const auto spec = spec_from(o, ns);
   auto objs = objects_of(o, spec);
   const auto served = served_models(o, spec);  // what to wait for, in order
+  check_profile(ctx, o, spec, objs, served);
   for (const auto& m : served)
     if (m.source.kind == serving::ModelSource::Kind::pvc)
       require_claim(client, ns, m.source.claim,
@@ -461,9 +549,11 @@ int ServeCommand::run_deployment(Context& ctx, const ServeOptions& o) const {
     if (tfjob::detail::value_at(d, "kind", "") != "Deployment") continue;
     d["metadata"]["namespace"] = ns;
     require_gpus(ctx, client, d, spec.name);
+    if (!o.profile.empty()) require_room(ctx, client, d, spec.name);
   }
   // the export check after the GPU check: that one needs no pod
   const auto first = o.no_export_check || o.dry_run == "server" ? serving::ExportVerdict{} : check_exports(ctx, client, o, spec, served);
+  if (served.size() == 1 && served.front().source.kind == serving::ModelSource::Kind::pvc) check_model_size(ctx, o, spec, first);
   {  // the first model's TF version: from its SavedModel when read, else from the training image's tag
     auto w = serving::export_tf_warning(first, o.job_image, serving_release_of(o), spec.effective_image());
     if (!w.empty()) ctx.err << "warning: " << flag_fix(w) << "\n";
@@ -850,8 +940,13 @@ void add_serve_flags(CLI::App* sub, ServeOptions* o) {
                   "CLAIM[:PATH]: serve the model on a volume; PATH (inside the claim) must hold <model>/<version>/saved_model.pb");
   sub->add_option("--model-name", o->model_name, "TF Serving model name (default: NAME)");
   sub->add_option("--model-version", o->model_version, "Version directory a downloaded model is put in")->capture_default_str();
-  sub->add_option("--gpus", o->gpus, "nvidia.com/gpu per replica; 0 uses the CPU image")->capture_default_str();
-  sub->add_option("--replicas", o->replicas, "Number of replicas")->capture_default_str();
+  o->gpus_flag = sub->add_option("--gpus", o->gpus, "nvidia.com/gpu per replica; 0 uses the CPU image")->capture_default_str();
+  o->replicas_flag = sub->add_option("--replicas", o->replicas, "Number of replicas")->capture_default_str();
+  sub->add_option("--profile", o->profile,
+                  "Shape the server for a kind of node: edge (GDC bare metal's edge profile, one node of 2 vCPUs and 4 GiB): "
+                  "TF Serving's CPU image, 1 replica, 500m CPU (limit 2) and 1536Mi, thread and batching settings for 2 vCPUs, "
+                  "no surge pod; refused before anything is applied when it does not fit what the node has left "
+                  "(flags given with it are kept and judged)");
   sub->add_option("--cpu", o->cpu, "CPU request and limit per replica (e.g. 4, 500m)");
   sub->add_option("--memory", o->memory, "Memory request and limit per replica (e.g. 8Gi)");
   sub->add_option("--selector", o->selectors, "Node selector KEY=VALUE (repeatable)");
@@ -896,6 +991,7 @@ void setup_serve(CLI::App& app, Globals& g) {
   kubectl tfjob serve list
   kubectl tfjob serve delete resnet
   kubectl tfjob serve mnist --pvc tfjob-mnist:export --kserve    # an InferenceService (KServe)
+  kubectl tfjob serve resnet --model resnet --profile edge     # one small node (docs/edge.md)
 
 TF Serving loads <base>/<model>/<numeric version>/saved_model.pb: with --pvc CLAIM:PATH the
 claim must hold PATH/<model>/1/saved_model.pb (and variables/).

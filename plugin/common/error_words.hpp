@@ -63,6 +63,8 @@ inline const std::vector<std::pair<const char*, const char*>>& setting_flags() {
       {"ServeSpec::tolerations", "--toleration"},
       {"ServeSpec::cpu", "--cpu"},
       {"ServeSpec::memory", "--memory"},
+      {"ServeSpec::cpu_limit", "--cpu"},
+      {"ServingProfile::name", "--profile"},
       {"ServeSpec::model_name", "--model-name"},
       {"ServeSpec::model_version", "--model-version"},
       {"ServeSpec::serving_version", "--serving-version"},

@@ -95,6 +95,12 @@ if(TARGET kubectl-tfjob)
   # log (the last attempt, while the container waits in CrashLoopBackOff) still has it.
   tfjob_add_realnode_test(NAME realnode.serve-crash-log TIMEOUT 300
     COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh serve-crash-log $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
+  # GDC bare metal's edge profile (issue 30): the kubelet restarted with reservations that leave
+  # an edge node's allocatable, serve --profile edge scheduled and served beside a pod holding the
+  # cluster's own requests, predict through the service proxy; a too-large model, two replicas
+  # and a second server refused before anything is applied; the kubelet restored after
+  tfjob_add_realnode_test(NAME realnode.serve-edge TIMEOUT 420
+    COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh serve-edge $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
   # logs of every replica through the real kubelet (issue 15): order, merge, filters, JSON,
   # init containers and sidecars, exact bytes, --save and archive after cleanPodPolicy All;
   # state lines (OOMKilled, restarts, a deleted and recreated pod), --previous

@@ -4,7 +4,8 @@
 #  - Everything else: the Kubernetes OpenAPI schemas (npm kubernetes-models, installed by
 #    tests/tools/node_tool.sh into the build tree from the committed package-lock.json).
 #  - Python under samples/ compiles; samples/mnist matches the built-in sample's contract.
-#  - Terraform under samples/ is `terraform fmt` clean (when terraform is installed).
+#  - Terraform under samples/ is `terraform fmt` clean (when terraform is installed); the edge
+#    sample's cluster config and variables' checks as Terraform itself evaluates them.
 # A judge that cannot run here (no python with jsonschema+yaml, no node/npm, no terraform)
 # makes its tests report SKIP with the reason instead of passing silently.
 set(TFJOB_SAMPLES_DIR "${PROJECT_SOURCE_DIR}/samples")
@@ -97,6 +98,16 @@ if(TFJOB_TERRAFORM)
   set_tests_properties("samples:terraform-fmt"
                        "samples:terraform-fmt-rejects-unformatted"
                        PROPERTIES LABELS samples)
+  # the edge sample as Terraform reads it: its cluster config rendered by templatefile()
+  # (standalone, profile edge, one node), its variables' checks by `terraform plan`
+  if(TFJOB_PYTHON)
+    add_test(NAME "samples:terraform-edge"
+             COMMAND ${TFJOB_PYTHON} ${TFJOB_SAMPLES_TOOLS}/check_terraform_edge.py ${TFJOB_TERRAFORM} ${PROJECT_SOURCE_DIR})
+    set_tests_properties("samples:terraform-edge" PROPERTIES LABELS samples)
+  else()
+    tfjob_samples_skip("samples:terraform-edge" "no python3 with yaml (apt-get install python3-yaml)")
+  endif()
 else()
   tfjob_samples_skip("samples:terraform-fmt" "terraform is not installed")
+  tfjob_samples_skip("samples:terraform-edge" "terraform is not installed")
 endif()

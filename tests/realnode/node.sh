@@ -13,6 +13,12 @@
 #   node.sh with DIR -- CMD..   run CMD inside the node's network namespace with DIR/env
 #                               exported (exit 77 when `up` was skipped)
 #   node.sh shell DIR           an interactive shell there (poke at it by hand)
+#   node.sh reserve DIR [SYSTEM KUBE EVICTION]
+#                               restart the kubelet with these reservations, as its config's
+#                               systemReserved, kubeReserved and evictionHard (each KEY=VALUE,...
+#                               or "" for none: e.g. cpu=100m,memory=20Gi and
+#                               memory.available=100Mi), and wait until the node reports the
+#                               allocatable they leave; no arguments: none, as `up` starts it
 #
 # Exit codes: 0 ok; 77 skipped (reason on stderr and in DIR/skip-reason); 1 error.
 # Required (skips become failures) when CI=true or TFJOB_REALNODE=require;
@@ -27,7 +33,7 @@ KUBECTL=${TFJOB_KUBECTL:-kubectl}
 
 log() { echo "realnode: $*" >&2; }
 die() { echo "realnode: ERROR: $*" >&2; exit 1; }
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 cmd=${1:-}; [ -n "$cmd" ] || usage; shift
 DIR=${1:-}; [ -n "$DIR" ] || usage; shift
@@ -360,7 +366,7 @@ T
 
   # ---- the kubelet --------------------------------------------------------------------------
   printf 'nameserver %s\nsearch cluster.local\n' "$NODE_IP" >"$RUN/resolv.conf"
-  cat >"$RUN/kubelet.yaml" <<Y
+  cat >"$RUN/kubelet.base.yaml" <<Y
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 address: $NODE_IP
@@ -381,7 +387,6 @@ cgroupDriver: cgroupfs
 cgroupsPerQOS: false
 enforceNodeAllocatable: []
 failSwapOn: false
-evictionHard: {}
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 clusterDNS: [$NODE_IP]
@@ -393,10 +398,9 @@ serializeImagePulls: false
 oomScoreAdj: 0
 maxPods: 50
 Y
-  start_node_daemon kubelet "$BIN/kubelet" --config="$RUN/kubelet.yaml" --kubeconfig="$RUN/kubelet.kubeconfig" \
-    --root-dir="$RUN/kubelet" --cert-dir="$RUN/kubelet/pki" --hostname-override="$NODE" --node-ip="$NODE_IP" \
-    --container-runtime=remote --container-runtime-endpoint="unix://$CTR_SOCK" --runtime-request-timeout=5m \
-    --pod-infra-container-image="tfjob.local/pause:$PAUSE_TAG" -v=1
+  echo "$BIN/kubelet" >"$RUN/kubelet.bin"
+  kubelet_config "" "" ""
+  start_kubelet
   wait_for kubelet 120 node_ready || die "node $NODE did not become Ready (see $LOGDIR/kubelet.log)"
   # the node lifecycle controller lifts the kubelet's node.kubernetes.io/not-ready taint
   untainted() { [ -z "$(k get node "$NODE" -o jsonpath='{.spec.taints}')" ]; }
@@ -447,6 +451,49 @@ X
   trap - EXIT
   log "up in $(( $(date +%s) - t0 ))s: node $NODE ($NODE_IP) Ready in netns $NETNS, API $SERVER; env in $DIR/env"
 }
+# kubelet.yaml: the base `up` wrote, with the reservations (SYSTEM KUBE EVICTION, each
+# KEY=VALUE,... or ""): what --system-reserved, --kube-reserved and --eviction-hard set
+kubelet_config() {
+  yaml_map() { local out="" kv; for kv in ${1//,/ }; do out="$out${out:+, }\"${kv%%=*}\": \"${kv#*=}\""; done; echo "{$out}"; }
+  { cat "$RUN/kubelet.base.yaml"
+    echo "systemReserved: $(yaml_map "$1")"
+    echo "kubeReserved: $(yaml_map "$2")"
+    echo "evictionHard: $(yaml_map "$3")"
+  } >"$RUN/kubelet.yaml"
+}
+start_kubelet() {
+  start_node_daemon kubelet "$(cat "$RUN/kubelet.bin")" --config="$RUN/kubelet.yaml" --kubeconfig="$RUN/kubelet.kubeconfig" \
+    --root-dir="$RUN/kubelet" --cert-dir="$RUN/kubelet/pki" --hostname-override="$NODE" --node-ip="$NODE_IP" \
+    --container-runtime=remote --container-runtime-endpoint="unix://$CTR_SOCK" --runtime-request-timeout=5m \
+    --pod-infra-container-image="tfjob.local/pause:$PAUSE_TAG" -v=1
+}
+# node.sh reserve: the kubelet restarted with other reservations (its pods keep running in
+# containerd); the node's allocatable is then capacity - systemReserved - kubeReserved -
+# evictionHard's memory.available (the kubelet's node allocatable rule)
+node_reserve() {
+  [ -f "$DIR/env" ] || die "no real node is up in $DIR (run: $0 up $DIR)"
+  set -a; . "$API/env"; set +a
+  local before old
+  before=$(k get node "$NODE" -o jsonpath='{.status.allocatable.memory}')
+  old=$(cat "$RUN/kubelet.yaml")
+  kubelet_config "${1:-}" "${2:-}" "${3:-}"
+  if [ "$old" = "$(cat "$RUN/kubelet.yaml")" ]; then log "kubelet reservations unchanged"; return 0; fi
+  [ -f "$LOGDIR/kubelet.log" ] && cat "$LOGDIR/kubelet.log" >>"$LOGDIR/kubelet.before-restart.log"
+  stop_pid kubelet
+  start_kubelet
+  wait_for kubelet 120 node_ready || die "node $NODE did not become Ready after the kubelet's restart (see $LOGDIR/kubelet.log)"
+  # the restarted kubelet posts its new allocatable with its next status update
+  changed() { [ "$(k get node "$NODE" -o jsonpath='{.status.allocatable.memory}')" != "$before" ]; }
+  wait_for kubelet 60 changed || die "the node's allocatable did not change after the kubelet's restart"
+  # the played GPUs (a patch of the node's status) survive a restart; put them back if not
+  if ! k get node "$NODE" -o jsonpath='{.status.allocatable.nvidia\.com/gpu}' | grep -qx "$GPUS"; then
+    in_netns curl -sS --fail --cacert "$TFJOB_REALAPI_CA" --cert "$TFJOB_REALAPI_ADMIN_CERT" --key "$TFJOB_REALAPI_ADMIN_KEY" \
+      -X PATCH -H 'Content-Type: application/json-patch+json' \
+      --data '[{"op": "add", "path": "/status/capacity/nvidia.com~1gpu", "value": "'"$GPUS"'"}]' \
+      "$TFJOB_REALAPI_SERVER/api/v1/nodes/$NODE/status" >/dev/null || die "could not put nvidia.com/gpu back"
+  fi
+  log "kubelet restarted: allocatable $(k get node "$NODE" -o jsonpath='{.status.allocatable.cpu} CPU, {.status.allocatable.memory} memory')"
+}
 k() { in_netns "$KUBECTL" --kubeconfig "$API/kubeconfig" --context realapi-cert "$@"; }
 node_ready() { k get node "$NODE" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' | grep -qx True; }
 
@@ -454,6 +501,7 @@ PAUSE_TAG=3.4.1
 
 case "$cmd" in
   up) node_up ;;
+  reserve) node_reserve "$@" ;;
   down)
     if [ -f "$DIR/env" ] || [ -e "$NETNS_PATH" ] || [ -d "$PIDS" ]; then
       if node_down; then log "down: nothing left running or mounted ($DIR)"; else die "down: something survived in $DIR"; fi

@@ -61,6 +61,11 @@ struct ServeSpec {
   std::string image;           ///< "" = tensorflow/serving:<version>[-gpu]
   std::string fetch_image = default_fetch_image;
   std::string cpu, memory;     ///< requests = limits when set
+  std::string cpu_limit;       ///< the CPU limit when it differs from the request ("" = cpu)
+  std::string fetch_cpu, fetch_memory;  ///< the model download's init container (requests = limits; "" = none)
+  /// Rollouts replace each pod without starting a surge pod first (maxSurge 0, maxUnavailable
+  /// 1): a node with room for one server (profile.hpp) would leave the new pod Pending.
+  bool no_surge = false;
   std::map<std::string, std::string> node_selector;
   std::vector<nlohmann::json> tolerations;
   std::vector<std::string> extra_args;  ///< appended to tensorflow_model_server's flags
@@ -183,11 +188,18 @@ TFJOB_INLINE void validate(const ServeSpec& s) {
   if (s.model_version < 1) throw detail::invalid_setting("ServeSpec::model_version", " must be a positive integer (TF Serving's version directory)");
   if (s.gpus < 0) throw detail::invalid_setting("ServeSpec::gpus", " must be 0 (CPU image) or more");
   if (s.replicas < 0) throw detail::invalid_setting("ServeSpec::replicas", " must be 0 or more");
-  for (const auto& [setting, q] : {std::pair<const char*, std::string>{"ServeSpec::cpu", s.cpu}, {"ServeSpec::memory", s.memory}})
+  for (const auto& [setting, q] : {std::pair<const char*, std::string>{"ServeSpec::cpu", s.cpu}, {"ServeSpec::memory", s.memory},
+                                    {"ServeSpec::cpu_limit", s.cpu_limit}, {"ServeSpec::fetch_cpu", s.fetch_cpu},
+                                    {"ServeSpec::fetch_memory", s.fetch_memory}})
     if (!q.empty()) {
       if (!tfjob::is_quantity(q))
         throw detail::invalid_setting(setting, " \"" + q + "\" is not a Kubernetes quantity (e.g. 2, 500m, 4Gi)");
     }
+  // The API server's rule (core validation, ValidateResourceRequirements): a request may not
+  // exceed its limit.
+  if (!s.cpu.empty() && !s.cpu_limit.empty() && Quantity::parse(s.cpu).value() > Quantity::parse(s.cpu_limit).value())
+    throw detail::invalid_setting("ServeSpec::cpu_limit", " " + s.cpu_limit + " is less than the CPU request (ServeSpec::cpu " + s.cpu +
+                                                              "): a request may not exceed its limit");
   validate_operations(s.ops, s.cpu);
 }
 
@@ -240,6 +252,7 @@ TFJOB_INLINE nlohmann::json build_deployment(const ServeSpec& s) {
   for (const auto& a : s.extra_args) args.push_back(a);
   json resources = json::object();
   if (!s.cpu.empty()) resources["requests"]["cpu"] = resources["limits"]["cpu"] = s.cpu;
+  if (!s.cpu_limit.empty()) resources["limits"]["cpu"] = s.cpu_limit;
   if (!s.memory.empty()) resources["requests"]["memory"] = resources["limits"]["memory"] = s.memory;
   if (s.gpus > 0) resources["limits"]["nvidia.com/gpu"] = std::to_string(s.gpus);
 
@@ -274,6 +287,10 @@ TFJOB_INLINE nlohmann::json build_deployment(const ServeSpec& s) {
                                        {{"name", "MODEL_NAME"}, {"value", model}},
                                        {{"name", "MODEL_VERSION"}, {"value", std::to_string(s.model_version)}}})},
                   {"volumeMounts", json::array({{{"name", "models"}, {"mountPath", "/models"}}})}};
+    json fetch_res = json::object();
+    if (!s.fetch_cpu.empty()) fetch_res["requests"]["cpu"] = fetch_res["limits"]["cpu"] = s.fetch_cpu;
+    if (!s.fetch_memory.empty()) fetch_res["requests"]["memory"] = fetch_res["limits"]["memory"] = s.fetch_memory;
+    if (!fetch_res.empty()) fetch["resources"] = fetch_res;
     pod_spec["initContainers"] = json::array({fetch});
   }
   serving["volumeMounts"] = json::array({mount});
@@ -282,12 +299,16 @@ TFJOB_INLINE nlohmann::json build_deployment(const ServeSpec& s) {
   if (!s.node_selector.empty()) pod_spec["nodeSelector"] = s.node_selector;
   if (!s.tolerations.empty()) pod_spec["tolerations"] = s.tolerations;
 
-  return {{"apiVersion", "apps/v1"},
-          {"kind", "Deployment"},
-          {"metadata", meta},
-          {"spec", {{"replicas", s.replicas},
-                    {"selector", {{"matchLabels", selector_labels(s.name)}}},
-                    {"template", {{"metadata", {{"labels", labels}}}, {"spec", pod_spec}}}}}};
+  json d = {{"apiVersion", "apps/v1"},
+            {"kind", "Deployment"},
+            {"metadata", meta},
+            {"spec", {{"replicas", s.replicas},
+                      {"selector", {{"matchLabels", selector_labels(s.name)}}},
+                      {"template", {{"metadata", {{"labels", labels}}}, {"spec", pod_spec}}}}}};
+  // The old pod goes first, then the new one starts (apps/v1 RollingUpdateDeployment: maxSurge
+  // 0 needs maxUnavailable > 0): the server is down during a rollout, never Pending for room.
+  if (s.no_surge) d["spec"]["strategy"] = {{"type", "RollingUpdate"}, {"rollingUpdate", {{"maxSurge", 0}, {"maxUnavailable", 1}}}};
+  return d;
 }
 
 TFJOB_INLINE nlohmann::json build_service(const ServeSpec& s) {
