@@ -435,7 +435,7 @@ void put_tb_service(FakeApiServer& s) {
 }
 }  // namespace
 
-TEST_CASE("security: the local proxy answers 403 to a Host other than localhost, 127.0.0.1 or [::1]", "[security][proxy]") {
+TEST_CASE("security: the local proxy answers 403 to a Host other than localhost, 127.0.0.1 or ::1 in brackets", "[security][proxy]") {
   FakeApiServer s;
   put_tb_service(s);
   s.set_proxy_handler("tb", [](const tfjob::test::ProxyRequest& r) {
@@ -468,7 +468,7 @@ TEST_CASE("security: the local proxy answers 403 to a Host other than localhost,
   CHECK(proxy.requests() == 6);
 }
 
-TEST_CASE("security: the local proxy serves a bounded number of connections; the rest wait or get 503", "[security][proxy]") {
+TEST_CASE("security: the local proxy serves a bounded number of connections, the rest wait or get 503", "[security][proxy]") {
   FakeApiServer s;
   put_tb_service(s);
   s.set_proxy_handler("tb", [](const tfjob::test::ProxyRequest&) { return tfjob::test::ProxyResponse{200, "text/plain", "ok"}; });
@@ -563,7 +563,7 @@ TEST_CASE("security: a server certificate that names the host only in its CN is 
   }
 }
 
-TEST_CASE("security: an exec plugin found through \".\" or an empty PATH entry is not run (Go's ErrDot)", "[security][exec]") {
+TEST_CASE("security: an exec plugin found through a dot or an empty PATH entry is not run (Go's ErrDot)", "[security][exec]") {
   const std::string dir = tfjob::test::temp_dir("security-errdot");
   write_exec(dir + "/cred-plugin", "#!/bin/sh\ntouch \"$0.ran\"\necho '{\"kind\":\"ExecCredential\",\"apiVersion\":"
                                    "\"client.authentication.k8s.io/v1\",\"status\":{\"token\":\"t\"}}'\n");
@@ -688,7 +688,7 @@ current-context: x
 
 // ---- 6. serve --model-url with credentials --------------------------------------------------
 
-TEST_CASE("security: a --model-url with credentials is refused with advice; from a Secret it is never written down",
+TEST_CASE("security: a --model-url with credentials is refused with advice, and from a Secret it is never written down",
           "[security][serving]") {
   for (const std::string u : {"https://user:pw-SECRET@host/m.tar.gz", "https://b.s3.amazonaws.com/m.tar.gz?X-Amz-Signature=SECRET",
                               "https://storage.googleapis.com/b/m.tar.gz?X-Goog-Signature=SECRET&X-Goog-Date=1",

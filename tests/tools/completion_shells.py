@@ -112,12 +112,13 @@ def main():
                 f.write("".join(c + "\n" for c in case.get("candidates", [])))
             if os.path.exists(dump):
                 os.unlink(dump)
+            # the TAB's completion runs before the shell reads the Ctrl-X after it
             sh.send(case["typed"] + "\t")
-            sh.drain(0.3)
+            sh.drain(0.1)
             sh.send("\x18")  # Ctrl-X: write the command line to the dump file
             line = wait_file(dump, 15)
             sh.send("\x15")  # Ctrl-U: clear the line for the next case
-            sh.drain(0.2)
+            sh.drain(0.05)
             words = None
             if line is None:
                 ok = False
