@@ -239,8 +239,8 @@ TFJOB_INLINE ModelEntry parse_model_flag(const std::string& text) {
     if (e.source.path.empty() && src.find(':', 4) == std::string::npos) e.source.path = e.name;
   } else {
     throw detail::invalid_setting("ModelServerConfig::models", " \"" + text + "\": SOURCE \"" + src +
-                                  "\" is none of resnet, an http(s):// or gs:// SavedModel tarball, secret:SECRET[:KEY] (a Secret holding "
-                                  "its URL) or pvc:CLAIM[:PATH]");
+                                  "\" is none of resnet, an http(s):// or gs:// SavedModel tarball, or pvc:CLAIM[:PATH] (or "
+                                  "secret:SECRET[:KEY], a Secret holding the URL)");
   }
   return e;
 }
