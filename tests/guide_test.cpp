@@ -302,7 +302,7 @@ TEST_CASE("exec, attach and port-forward find the replica's pod and hand over to
   auto r = c.run({"exec", "mnist", "--", "nvidia-smi", "-L"}, env);
   INFO(r.err);
   CHECK(r.exit_code == 7);  // kubectl's own exit code
-  CHECK(handed() == std::vector<std::string>{"exec", "--kubeconfig=" + c.kubeconfig, "--namespace=default", "mnist-chief-0",
+  CHECK(handed() == std::vector<std::string>{"exec", "--kubeconfig=" + c.kubeconfig, "--namespace=default", "pod/mnist-chief-0",
                                              "--container=tensorflow", "--", "nvidia-smi", "-L"});
   r = c.run({"exec", "mnist", "--replica", "Worker", "--index", "1", "-it", "--", "bash"}, env);
   auto a = handed();
@@ -310,12 +310,12 @@ TEST_CASE("exec, attach and port-forward find the replica's pod and hand over to
   CHECK(a[0] == "exec");
   CHECK(std::count(a.begin(), a.end(), "--stdin") == 1);
   CHECK(std::count(a.begin(), a.end(), "--tty") == 1);
-  CHECK(std::count(a.begin(), a.end(), "mnist-worker-1") == 1);
+  CHECK(std::count(a.begin(), a.end(), "pod/mnist-worker-1") == 1);
   r = c.run({"attach", "mnist", "--replica", "worker"}, env);
   a = handed();
   REQUIRE_FALSE(a.empty());
   CHECK(a.front() == "attach");
-  CHECK(std::count(a.begin(), a.end(), "mnist-worker-0") == 1);
+  CHECK(std::count(a.begin(), a.end(), "pod/mnist-worker-0") == 1);
   r = c.run({"port-forward", "mnist", "6006", "8080:2222"}, env);
   a = handed();
   REQUIRE(a.size() >= 3);

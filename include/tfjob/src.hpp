@@ -38,6 +38,7 @@
 #include <tfjob/api/tf_config.hpp>
 #include <tfjob/api/types.hpp>
 #include <tfjob/api/validation.hpp>
+#include <tfjob/detail/files.hpp>
 #include <tfjob/detail/input.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/detail/table.hpp>

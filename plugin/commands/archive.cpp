@@ -4,9 +4,8 @@
 // (workflow/archive.hpp); this file picks the destination and reports.
 #include "../common/context.hpp"
 
+#include <tfjob/detail/files.hpp>
 #include <tfjob/workflow/archive.hpp>
-
-#include <unistd.h>
 
 #include <filesystem>
 #include <iostream>
@@ -46,19 +45,17 @@ int ArchiveCommand::run(Context& ctx) const {
   namespace fs = std::filesystem;
   auto& client = ctx.tfjobs();
   const std::string ns = client.namespace_();
-  std::string dir = out;
-  std::error_code ec;
-  if (targz) {
-    dir = (fs::temp_directory_path() / ("kubectl-tfjob-archive-" + std::to_string(::getpid()) + "-" + o.name)).string();
-    fs::remove_all(dir, ec);
-  }
+  // A .tar.gz is staged in a private folder of an unpredictable name (mkdtemp, mode 0700):
+  // another user can neither read the pods and logs nor swap a link in.
+  const std::string staging = targz ? tfjob::detail::make_temp_dir("kubectl-tfjob-archive-") : std::string();
   struct Cleanup {
     std::string d;
     ~Cleanup() {
       std::error_code e;
       if (!d.empty()) fs::remove_all(d, e);
     }
-  } cleanup{targz ? dir : std::string()};
+  } cleanup{staging};
+  const std::string dir = targz ? staging + "/" + tfjob::detail::path_part(o.name) : out;
   auto rep = workflow::archive_job(client, ns, o.name, dir);
   if (targz) workflow::write_tar_gz(rep, out, o.name + "-archive");
   for (const auto& m : rep.missing) ctx.err << "not archived: " << m.what << ": " << flag_fix(m.why) << "\n";
@@ -82,6 +79,9 @@ CONTAINER.previous.log (init containers and sidecars too), events.yaml (the job'
 pods'), describe.txt, tf_config/TYPE-INDEX.json, nodes/NODE.yaml (labels, capacity,
 allocatable, node info) and manifest.json, which lists every file and what could not be
 read and why (pods cleaned up by cleanPodPolicy, a log not kept, events forbidden).
+Each name from the cluster is one path part (a '/' written %2F, ".." as %2E%2E): nothing
+is written outside the archive. Files are made 0600 in a 0700 directory, never overwriting
+one that exists.
 To keep logs that cleanup would delete, run `kubectl tfjob logs JOB -f --all --save DIR`
 (or `wait --save DIR`, `submit --follow --save DIR`) while the job runs.
 

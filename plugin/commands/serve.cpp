@@ -35,6 +35,7 @@ struct ServeOptions {
   std::string name;
   std::vector<std::string> models;  ///< --model: resnet, or NAME=SOURCE (repeatable: a model config)
   std::string model_url, pvc, model_name;
+  std::string model_url_secret;  ///< --model-url-secret SECRET[:KEY]: a URL with credentials, from a Secret
   std::vector<std::string> version_policies, version_labels;
   int model_config_poll = serving::default_model_config_poll_seconds;
   std::string from_job, export_dir, wait_version;
@@ -78,9 +79,10 @@ bool uses_model_config(const ServeOptions& o) {
 
 /// The model config from --model NAME=SOURCE, --version-policy and --version-label.
 serving::ModelServerConfig model_config_from(const ServeOptions& o) {
-  if (!o.model_url.empty() || !o.pvc.empty() || !o.model_name.empty())
-    throw CLI::ValidationError("--model", "--model NAME=SOURCE names each model and its source: leave out --model-url, --pvc and "
-                                          "--model-name (SOURCE is resnet, a URL or pvc:CLAIM[:PATH])");
+  if (!o.model_url.empty() || !o.model_url_secret.empty() || !o.pvc.empty() || !o.model_name.empty())
+    throw CLI::ValidationError("--model", "--model NAME=SOURCE names each model and its source: leave out --model-url, "
+                                          "--model-url-secret, --pvc and --model-name (SOURCE is resnet, a URL, "
+                                          "secret:SECRET[:KEY] or pvc:CLAIM[:PATH])");
   serving::ModelServerConfig cfg;
   for (const auto& m : o.models) {
     if (m.find('=') == std::string::npos)
@@ -128,8 +130,8 @@ serving::ServeSpec spec_from(const ServeOptions& o, const std::string& ns) {
   if (!config && o.models.size() > 1)
     throw CLI::ValidationError("--model", "several models are given as --model NAME=SOURCE, one per model");
   const std::string model_flag = o.models.empty() ? "" : o.models.front();
-  int sources = !o.models.empty() + !o.model_url.empty() + !o.pvc.empty();
-  if (sources != 1 && !(config && o.model_url.empty() && o.pvc.empty()))
+  int sources = !o.models.empty() + !o.model_url.empty() + !o.model_url_secret.empty() + !o.pvc.empty();
+  if (sources != 1 && !(config && o.model_url.empty() && o.model_url_secret.empty() && o.pvc.empty()))
     throw CLI::ValidationError("--model", "give exactly one model source: --model resnet, --model-url URL or --pvc CLAIM[:PATH] "
                                           "(or --model NAME=SOURCE, repeatable, for several models)");
   if (config) {  // the objects come from build_model_config_objects; the first model passes validate()
@@ -144,6 +146,8 @@ serving::ServeSpec spec_from(const ServeOptions& o, const std::string& ns) {
   } else if (!o.model_url.empty()) {
     s.source.kind = serving::ModelSource::Kind::url;
     s.source.url = o.model_url;
+  } else if (!o.model_url_secret.empty()) {
+    s.source = serving::parse_url_secret(o.model_url_secret);
   } else {
     s.source = serving::parse_pvc(o.pvc);
   }
@@ -209,7 +213,8 @@ ServeOptions with_job_model(Context& ctx, const ServeOptions& in) {
 
 /// serve --kserve: what an InferenceService cannot carry (pure, before any request).
 void check_kserve_flags(const ServeOptions& o) {
-  if (uses_model_config(o) || !o.from_job.empty() || !o.models.empty() || !o.model_url.empty() || o.pvc.empty())
+  if (uses_model_config(o) || !o.from_job.empty() || !o.models.empty() || !o.model_url.empty() || !o.model_url_secret.empty() ||
+      o.pvc.empty())
     throw CLI::ValidationError("--kserve", "an InferenceService reads one model from a claim: give --pvc CLAIM[:PATH] "
                                            "(PATH holds NAME/<version>/saved_model.pb), not --model, --model-url or --from-job");
   if (!o.model_name.empty() && o.model_name != o.name)
@@ -403,7 +408,7 @@ struct ServeCommand {
   void validate() {
     const ServeOptions& o = flags;
     if (o.name.empty()) throw CLI::ValidationError("name", "give the server's NAME (or use `serve list` / `serve delete NAME`)");
-    if (!o.from_job.empty() && (!o.models.empty() || !o.model_url.empty() || !o.pvc.empty()))
+    if (!o.from_job.empty() && (!o.models.empty() || !o.model_url.empty() || !o.model_url_secret.empty() || !o.pvc.empty()))
       throw CLI::ValidationError("--from-job", "the job's export is the model: leave out --model, --model-url and --pvc");
     fmt = parse_output_format(o.output, {"json", "yaml", "name"});
     if (o.kserve) check_kserve_flags(o);
@@ -935,7 +940,12 @@ void add_serve_flags(CLI::App* sub, ServeOptions* o) {
   sub->add_option("--model-config-poll", o->model_config_poll,
                   "With --model NAME=SOURCE: seconds between TF Serving's re-reads of its model config (0 = never)")
       ->capture_default_str();
-  sub->add_option("--model-url", o->model_url, "A SavedModel tarball (.tar.gz) to download into a numbered version directory");
+  sub->add_option("--model-url", o->model_url,
+                  "A SavedModel tarball (.tar.gz) to download into a numbered version directory (one with a password or "
+                  "a signed query is refused: use --model-url-secret)");
+  sub->add_option("--model-url-secret", o->model_url_secret,
+                  "SECRET[:KEY]: the tarball's URL is in this Secret's KEY (default url), for a URL with credentials or a "
+                  "signed query: it is never written into the Deployment, an annotation or a log");
   sub->add_option("--pvc", o->pvc,
                   "CLAIM[:PATH]: serve the model on a volume; PATH (inside the claim) must hold <model>/<version>/saved_model.pb");
   sub->add_option("--model-name", o->model_name, "TF Serving model name (default: NAME)");
@@ -992,6 +1002,9 @@ void setup_serve(CLI::App& app, Globals& g) {
   kubectl tfjob serve delete resnet
   kubectl tfjob serve mnist --pvc tfjob-mnist:export --kserve    # an InferenceService (KServe)
   kubectl tfjob serve resnet --model resnet --profile edge     # one small node (docs/edge.md)
+  # a signed or password-protected URL: kept in a Secret, never in the Deployment or a log
+  kubectl create secret generic mnist-url --from-literal=url='https://bucket.s3.amazonaws.com/m.tar.gz?X-Amz-Signature=...'
+  kubectl tfjob serve mnist --model-url-secret mnist-url
 
 TF Serving loads <base>/<model>/<numeric version>/saved_model.pb: with --pvc CLAIM:PATH the
 claim must hold PATH/<model>/1/saved_model.pb (and variables/).

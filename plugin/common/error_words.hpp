@@ -71,6 +71,7 @@ inline const std::vector<std::pair<const char*, const char*>>& setting_flags() {
       {"ServeOperations::batching", "--batching"},
       {"ServeOperations::autoscale", "--autoscale"},
       {"ModelSource::Kind::resnet", "--model resnet"},
+      {"ModelSource::url_secret", "--model-url-secret"},  // before ModelSource::url, its prefix
       {"ModelSource::url", "--model-url"},
       {"ModelSource::claim", "--pvc"},
       {"ModelServerConfig::models", "--model"},

@@ -11,6 +11,7 @@
 #include <tfjob/kube/detail/util.hpp>
 #include <tfjob/version.hpp>
 
+#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include <sys/stat.h>
@@ -170,9 +171,6 @@ struct RestConfig {
   bool in_cluster = false;
 };
 
-/// A server URL fit to print: a password in it is replaced by "xxxxx", as Go's
-/// url.URL.Redacted() does for kubectl (https://user:xxxxx@host).
-std::string redact_url(const std::string& url);
 
 /// Whether the process runs inside a pod (rest.InClusterConfig's preconditions).
 bool in_cluster_possible(const ConfigOverrides& o = {});
@@ -494,19 +492,6 @@ TFJOB_INLINE bool file_exists(const std::string& p) {
 
 }  // namespace detail
 
-TFJOB_INLINE std::string redact_url(const std::string& url) {
-  auto scheme = url.find("://");
-  std::size_t start = scheme == std::string::npos ? 0 : scheme + 3;
-  auto end = url.find_first_of("/?#", start);
-  std::string authority = url.substr(start, end == std::string::npos ? std::string::npos : end - start);
-  auto at = authority.rfind('@');
-  if (at == std::string::npos) return url;
-  std::string userinfo = authority.substr(0, at);
-  auto colon = userinfo.find(':');
-  if (colon == std::string::npos) return url;
-  return url.substr(0, start) + userinfo.substr(0, colon) + ":xxxxx" + url.substr(start + at);
-}
-
 TFJOB_INLINE bool in_cluster_possible(const ConfigOverrides& o) {
   const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
   const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
@@ -745,11 +730,13 @@ TFJOB_INLINE void validate_exec(const ExecConfig& exec, const std::string& us) {
 }
 
 TFJOB_INLINE std::string exec_cluster_json(const RestConfig& rc) {
-  std::string j = "{\"server\":\"" + rc.server + "\"";
-  if (!rc.tls.server_name.empty()) j += ",\"tls-server-name\":\"" + rc.tls.server_name + "\"";
-  if (rc.tls.insecure_skip_verify) j += ",\"insecure-skip-tls-verify\":true";
-  if (!rc.tls.ca_pem.empty()) j += ",\"certificate-authority-data\":\"" + base64_encode(rc.tls.ca_pem) + "\"";
-  return j + "}";
+  // client-go's clientauthentication Cluster, built by the JSON library: a '"' or '\\' in a
+  // kubeconfig's server URL or name stays inside its string
+  nlohmann::json j = {{"server", rc.server}};
+  if (!rc.tls.server_name.empty()) j["tls-server-name"] = rc.tls.server_name;
+  if (rc.tls.insecure_skip_verify) j["insecure-skip-tls-verify"] = true;
+  if (!rc.tls.ca_pem.empty()) j["certificate-authority-data"] = base64_encode(rc.tls.ca_pem);
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);  // invalid UTF-8 replaced, not thrown
 }
 
 /// The exec credential plugin, used when no token came from elsewhere.

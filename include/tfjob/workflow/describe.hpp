@@ -216,7 +216,7 @@ TFJOB_INLINE std::string render(const Description& d, std::time_t now) {
       es.push_back({e.type, e.reason, e.count > 1 ? e.age + " (x" + std::to_string(e.count) + ")" : e.age, e.object, e.message});
     o << render_table(es, "  ");
   }
-  return o.str();
+  return tfjob::detail::escape_terminal(o.str(), true);  // names and messages from the cluster: no raw ESC, CR...
 }
 
 }  // namespace tfjob::workflow

@@ -9,6 +9,7 @@
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/detail/table.hpp>
+#include <tfjob/kube/detail/util.hpp>  // redact_url
 #include <tfjob/workflow/status.hpp>
 
 #include <nlohmann/json.hpp>
@@ -84,7 +85,7 @@ namespace tfjob::workflow {
 
 TFJOB_INLINE std::string crd_missing_message(const std::string& server) {
   std::string s = "the cluster";
-  if (!server.empty()) s += " at " + server;
+  if (!server.empty()) s += " at " + kube::redact_url(server);
   s += " does not serve TFJobs (kubeflow.org/v1, resource tfjobs): the Kubeflow training operator "
        "is not installed.\nInstall training operator v1.9 with:\n  ";
   s += operator_install_command;

@@ -69,7 +69,29 @@ using tfjob::detail::parse_rfc3339;
 
 }  // namespace tfjob::kube::detail
 
+namespace tfjob::kube {
+/// A server URL fit to print: a password in it is replaced by "xxxxx", as Go's
+/// url.URL.Redacted() does for kubectl (https://user:xxxxx@host): every message
+/// that shows a server or proxy URL shows it through this function.
+std::string redact_url(const std::string& url);
+}  // namespace tfjob::kube
+
 #if TFJOB_SDK_DEFINE_KUBE
+namespace tfjob::kube {
+TFJOB_INLINE std::string redact_url(const std::string& url) {
+  auto scheme = url.find("://");
+  std::size_t start = scheme == std::string::npos ? 0 : scheme + 3;
+  auto end = url.find_first_of("/?#", start);
+  std::string authority = url.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  auto at = authority.rfind('@');
+  if (at == std::string::npos) return url;
+  std::string userinfo = authority.substr(0, at);
+  auto colon = userinfo.find(':');
+  if (colon == std::string::npos) return url;
+  return url.substr(0, start) + userinfo.substr(0, colon) + ":xxxxx" + url.substr(start + at);
+}
+}  // namespace tfjob::kube
+
 namespace tfjob::kube::detail {
 
 TFJOB_INLINE std::optional<std::string> base64_decode(std::string_view in) {
@@ -161,6 +183,7 @@ TFJOB_INLINE std::string Url::origin() const { return scheme + "://" + host_port
 TFJOB_INLINE Url parse_url(const std::string& in, const std::string& what) {
   Url u;
   std::string s = in;
+  const std::string shown = redact_url(in);  // a password in it is never printed
   auto p = s.find("://");
   if (p == std::string::npos) {
     u.scheme = "https";
@@ -181,11 +204,11 @@ TFJOB_INLINE Url parse_url(const std::string& in, const std::string& what) {
   std::string port;
   if (!authority.empty() && authority[0] == '[') {
     auto close = authority.find(']');
-    if (close == std::string::npos) throw config_error(what + " \"" + in + "\": unterminated IPv6 address");
+    if (close == std::string::npos) throw config_error(what + " \"" + shown + "\": unterminated IPv6 address");
     u.host = authority.substr(1, close - 1);
     u.ipv6 = true;
     if (close + 1 < authority.size()) {
-      if (authority[close + 1] != ':') throw config_error(what + " \"" + in + "\": bad host");
+      if (authority[close + 1] != ':') throw config_error(what + " \"" + shown + "\": bad host");
       port = authority.substr(close + 2);
     }
   } else {
@@ -197,9 +220,9 @@ TFJOB_INLINE Url parse_url(const std::string& in, const std::string& what) {
       u.host = authority;
     }
   }
-  if (u.host.empty()) throw config_error(what + " \"" + in + "\" has no host");
+  if (u.host.empty()) throw config_error(what + " \"" + shown + "\" has no host");
   if (u.scheme != "https" && u.scheme != "http")
-    throw config_error(what + " \"" + in + "\": unsupported scheme \"" + u.scheme +
+    throw config_error(what + " \"" + shown + "\": unsupported scheme \"" + u.scheme +
                        "\" (use https:// or http://)");
   if (port.empty()) {
     u.port = u.scheme == "https" ? 443 : 80;
@@ -209,7 +232,7 @@ TFJOB_INLINE Url parse_url(const std::string& in, const std::string& what) {
       u.port = std::stoi(port, &used);
       if (used != port.size() || u.port <= 0 || u.port > 65535) throw std::out_of_range("port");
     } catch (const std::exception&) {
-      throw config_error(what + " \"" + in + "\": bad port \"" + port + "\"");
+      throw config_error(what + " \"" + shown + "\": bad port \"" + port + "\"");
     }
   }
   return u;
