@@ -985,7 +985,7 @@ TEST_CASE("kubectl tfjob tensorboard JOB: applies TensorBoard, prints the local 
   CHECK(served.load() == 2);
 }
 
-TEST_CASE("serve --profile edge: a CPU-only ResNet-50 server sized for an edge node, served and predicted; refused when it does not fit",
+TEST_CASE("serve --profile edge: a CPU-only ResNet-50 server sized for an edge node, served and predicted, and refused when it does not fit",
           "[serving][e2e][profile]") {
   REQUIRE_FALSE(tfjob::test::plugin_path().empty());
   FakeApiServerOptions o;  // one CPU node, then sized as GDC's edge profile's minimum node reports itself

@@ -1114,7 +1114,7 @@ TEST_CASE("the edge profile's budget: the documented node less the kubelet's res
   }
 }
 
-TEST_CASE("serve --profile edge: the rendered objects' requests, init containers included, fit the edge node; too many do not",
+TEST_CASE("serve --profile edge: the rendered objects' requests, init containers included, fit the edge node, and too many do not",
           "[serving][profile]") {
   const auto p = edge_profile();
   const auto objs = edge_objects();
