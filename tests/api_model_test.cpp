@@ -230,13 +230,28 @@ TEST_CASE("syntax errors carry line and column", "[api][errors]") {
   }
   SECTION("not a TFJob") {
     CHECK_THROWS_WITH(tfjob::parse_tfjobs("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n", "pod.yaml"),
-                      Catch::Contains("pod.yaml: expected kind TFJob") && Catch::Contains("kind Pod"));
+                      Catch::Contains("pod.yaml: Pod p: expected kind TFJob") && Catch::Contains("got kind \"Pod\""));
+    // whatever --validate says: no server has such a kind to create
+    CHECK_THROWS_AS(tfjob::parse_tfjobs("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n", "pod.yaml",
+                                        tfjob::FieldValidation::ignore),
+                    tfjob::validation_error);
   }
 }
 
 TEST_CASE("fields of the wrong type are all reported with their paths", "[api][errors]") {
+  // the schema (strict, the default) names each first, as kube-apiserver would
   try {
     tfjob::parse_tfjobs(read("wrong-types.yaml"), "wrong-types.yaml");
+    FAIL("no error");
+  } catch (const tfjob::validation_error& e) {
+    CHECK(e.errors().size() == 5);
+    CHECK_THAT(e.what(), Catch::Contains("wrong-types.yaml: TFJob wrong-types: spec.runPolicy.backoffLimit: Invalid value: "
+                                         "\"three\": must be of type integer, not string"));
+    CHECK_THAT(e.what(), Catch::Contains("spec.tfReplicaSpecs.Worker.replicas: Invalid value: 2.5: must be of type integer, not number"));
+  }
+  // without the schema, the decoder still refuses what it cannot read
+  try {
+    tfjob::parse_tfjobs(read("wrong-types.yaml"), "wrong-types.yaml", tfjob::FieldValidation::ignore);
     FAIL("no error");
   } catch (const tfjob::validation_error& e) {
     const auto& errs = e.errors();
@@ -406,7 +421,9 @@ TEST_CASE("validation mirrors the operator's webhook and lists every problem", "
     CHECK(errs[0].to_string() == "spec.tfReplicaSpecs: Required value: must be required");
   }
   SECTION("everything at once from a manifest") {
-    auto job = tfjob::with_defaults(tfjob::parse_tfjobs(read("invalid.yaml"), "invalid.yaml").at(0));
+    // the schema would refuse `memory: lots` first: the webhook's rules are what this tests
+    auto job = tfjob::with_defaults(
+        tfjob::parse_tfjobs(read("invalid.yaml"), "invalid.yaml", tfjob::FieldValidation::ignore).at(0));
     auto errs = tfjob::validate(job);
     INFO(tfjob::validation_error(errs).what());
     CHECK(has_error(errs, "metadata.name", "Invalid value"));

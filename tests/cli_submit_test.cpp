@@ -284,10 +284,16 @@ TEST_CASE("submit -f FILE and -f - (stdin), YAML and JSON, several documents", "
   CHECK(json::parse(list.out)["kind"] == "List");
   CHECK(json::parse(list.out)["items"].size() == 2);
 
-  // a full manifest round-trips through the plugin (unknown fields and status kept)
-  auto full = run({"submit", "-f", data("api/full.yaml"), "--dry-run=client", "-o", "json"});
+  // a full manifest round-trips through the plugin (unknown fields and status kept) when the
+  // schema is told to warn; strict (the default, as kubectl's) refuses its unknown field
+  auto strict = run({"submit", "-f", data("api/full.yaml"), "--dry-run=client", "-o", "json"});
+  CHECK(strict.rc == 1);
+  CHECK(strict.out.empty());
+  CHECK_THAT(strict.err, Catch::Contains("full.yaml: TFJob dist-mnist: unknown field \"spec.x-extra-spec-field\""));
+  auto full = run({"submit", "-f", data("api/full.yaml"), "--dry-run=client", "-o", "json", "--validate=warn"});
   INFO(full.err);
   REQUIRE(full.rc == 0);
+  CHECK_THAT(full.err, Catch::StartsWith("warning: ") && Catch::Contains("unknown field \"spec.x-extra-spec-field\""));
   auto in = tfjob::parse_manifests(slurp(data("api/full.yaml"))).at(0);
   auto out = json::parse(full.out);
   CHECK(out["spec"]["x-extra-spec-field"] == in["spec"]["x-extra-spec-field"]);
@@ -297,7 +303,14 @@ TEST_CASE("submit -f FILE and -f - (stdin), YAML and JSON, several documents", "
 
 TEST_CASE("invalid input: non-zero exit, every problem on stderr, nothing on stdout", "[cli][submit][errors]") {
   SECTION("an invalid manifest") {
-    auto r = run({"submit", "-f", data("api/invalid.yaml"), "--dry-run=client", "-o", "yaml"});
+    // the schema first, as kube-apiserver judges it before the operator's webhook sees it
+    auto s = run({"submit", "-f", data("api/invalid.yaml"), "--dry-run=client", "-o", "yaml"});
+    CHECK(s.rc == 1);
+    CHECK(s.out.empty());
+    CHECK_THAT(s.err, Catch::Contains("spec.tfReplicaSpecs.Master.template.spec.containers[0].resources.limits.memory: "
+                                      "Invalid value: \"lots\": must be a quantity"));
+    // without it, every problem the webhook and the client-side checks find, at once
+    auto r = run({"submit", "-f", data("api/invalid.yaml"), "--dry-run=client", "-o", "yaml", "--validate=ignore"});
     CHECK(r.rc == 1);
     CHECK(r.out.empty());
     CHECK_THAT(r.err, Catch::Contains("metadata.name: Invalid value: \"00Bad_Name\"") &&
@@ -333,7 +346,11 @@ TEST_CASE("invalid input: non-zero exit, every problem on stderr, nothing on std
     CHECK(r.rc == 1);
     CHECK(r.out.empty());
     CHECK_THAT(r.err, Catch::Contains("spec.runPolicy.backoffLimit: Invalid value") &&
-                          Catch::Contains("spec.tfReplicaSpecs[Worker].replicas: Invalid value"));
+                          Catch::Contains("spec.tfReplicaSpecs.Worker.replicas: Invalid value"));
+    // what the schema is told to ignore, the decoder still refuses
+    auto d = run({"submit", "-f", data("api/wrong-types.yaml"), "--dry-run=client", "--validate=ignore"});
+    CHECK(d.rc == 1);
+    CHECK_THAT(d.err, Catch::Contains("spec.tfReplicaSpecs[Worker].replicas: Invalid value"));
   }
   SECTION("missing file, -f with job flags, namespace mismatch, bad -o, bad enum flag") {
     auto missing = run({"submit", "-f", "/nonexistent/job.yaml", "--dry-run=client"});
@@ -342,7 +359,7 @@ TEST_CASE("invalid input: non-zero exit, every problem on stderr, nothing on std
     auto mix = run({"submit", "-f", data("api/multi.yaml"), "--workers", "3", "--dry-run=client"});
     CHECK(mix.rc == 1);
     CHECK_THAT(mix.err, Catch::Contains("-f cannot be combined with job flags (--workers)"));
-    auto ns = run({"submit", "-f", data("api/full.yaml"), "-n", "other", "--dry-run=client"});
+    auto ns = run({"submit", "-f", data("api/full.yaml"), "-n", "other", "--dry-run=client", "--validate=ignore"});
     CHECK(ns.rc == 1);
     CHECK_THAT(ns.err, Catch::Contains("does not match the namespace \"other\""));
     auto o = run({"submit", "mnist", "--dry-run=client", "-o", "table"});
@@ -535,8 +552,13 @@ TEST_CASE("tf-config shows the exact TF_CONFIG of every replica", "[cli][tf_conf
   REQUIRE(wide.rc == 0);
   CHECK(wide.out.find("worker-1   mnist-worker-1   mnist-worker-1.default.svc:2222   {") != std::string::npos);
 
-  // from a file, with the port of each type; invalid input fails as for submit
-  auto f = run({"tf-config", "-f", data("api/full.yaml"), "-o", "json"});
+  // from a file, with the port of each type; invalid input fails as for submit (full.yaml's
+  // unknown field too, unless the schema is told to warn)
+  auto strict = run({"tf-config", "-f", data("api/full.yaml"), "-o", "json"});
+  CHECK(strict.rc == 1);
+  CHECK_THAT(strict.err, Catch::Contains("unknown field \"spec.x-extra-spec-field\""));
+  auto f = run({"tf-config", "-f", data("api/full.yaml"), "-o", "json", "--validate=warn"});
+  INFO(f.err);
   REQUIRE(f.rc == 0);
   auto cfg = tfjob::parse_tf_config(json::parse(f.out)["chief-0"].get<std::string>());
   CHECK(cfg.address("worker", 1) == std::optional<std::string>("dist-mnist-worker-1.team-a.svc:3333"));

@@ -142,7 +142,7 @@ TEST_CASE("#774: PS still running after the Chief succeeded is normal, and clean
   auto* s = find(x, "SuccessDecidedBy");
   REQUIRE(s);
   CHECK(s->message.find("success is decided by the Chief") != std::string::npos);
-  CHECK(s->message.find("PS, Worker do not decide it") != std::string::npos);
+  CHECK(s->message.find("PS, Worker replicas do not decide it") != std::string::npos);
   auto* n = find(x, "NeverExitsOnItsOwn");
   REQUIRE(n);
   CHECK(n->message.find("PS pods still run after the job Succeeded: normal") != std::string::npos);
@@ -159,7 +159,7 @@ TEST_CASE("#1658: the Workers decide, never the Evaluator, cleanPodPolicy Runnin
   auto* s = find(x, "SuccessDecidedBy");
   REQUIRE(s);
   CHECK(s->message.find("every Worker (successPolicy AllWorkers)") != std::string::npos);
-  CHECK(s->message.find("Evaluator do not decide it") != std::string::npos);
+  CHECK(s->message.find("Evaluator replicas do not decide it") != std::string::npos);
   auto* n = find(x, "NeverExitsOnItsOwn");
   REQUIRE(n);
   CHECK(n->message.find("cleanPodPolicy Running deletes them now") != std::string::npos);

@@ -317,7 +317,7 @@ TEST_CASE("describe: conditions in order, pods, events, TF_CONFIG", "[workflow][
   CHECK(r.out.find("GPUs:         2") != std::string::npos);
   CHECK(r.out.find("mnist-chief-0    chief    0       Running   fake-node-0") != std::string::npos);
   CHECK(r.out.find("0/3 nodes are available: 3 Insufficient nvidia.com/gpu.") != std::string::npos);
-  CHECK(r.out.find("Chief-0: {\"cluster\":{\"chief\":[\"mnist-chief-0.default.svc:2222\"],\"worker\":[\"mnist-worker-0.default.svc:2222\"]},\"task\":{\"type\":\"chief\",\"index\":0},\"environment\":\"cloud\"}") != std::string::npos);
+  CHECK(r.out.find("chief-0: {\"cluster\":{\"chief\":[\"mnist-chief-0.default.svc:2222\"],\"worker\":[\"mnist-worker-0.default.svc:2222\"]},\"task\":{\"type\":\"chief\",\"index\":0},\"environment\":\"cloud\"}") != std::string::npos);
   CHECK(r.out.find("Created   True") < r.out.find("Running   True"));
   CHECK(r.out.find("Running   True") != std::string::npos);
 

@@ -104,9 +104,16 @@ class decode_error : public parse_error {
 
 /// One invalid field, as the API server reports it (`field: Type value: detail`).
 struct field_error {
+  field_error() = default;
+  field_error(std::string field_, std::string type_, std::string detail_ = {}, std::string where_ = {})
+      : field(std::move(field_)), type(std::move(type_)), detail(std::move(detail_)), where(std::move(where_)) {}
   std::string field;   ///< e.g. `spec.tfReplicaSpecs[Worker].template.spec.containers[0].image`
-  std::string type;    ///< e.g. `Required value`, `Invalid value`, `Unsupported value`
+  std::string type;    ///< e.g. `Required value`, `Invalid value`, `Unsupported value`; "" when
+                       ///< `detail` is a whole sentence that names the field (the schema's
+                       ///< `unknown field "spec.runPolcy"; did you mean "runPolicy"?`)
   std::string detail;  ///< human explanation
+  std::string where;   ///< what the field belongs to, for people: `tfjob.yaml: TFJob mnist` ("" = the job at hand)
+  /// `[where: ]field: type: detail`, or `[where: ]detail` when type is "".
   std::string to_string() const;
 };
 
@@ -177,7 +184,9 @@ TFJOB_INLINE parse_error::parse_error(const std::string& what, int line, int col
 TFJOB_INLINE decode_error::decode_error(const std::string& what, int http_status) : parse_error(what), http_status_(http_status) {}
 
 TFJOB_INLINE std::string field_error::to_string() const {
-  std::string s = field + ": " + type;
+  std::string s = where.empty() ? "" : where + ": ";
+  if (type.empty()) return s + detail;
+  s += field + ": " + type;
   if (!detail.empty()) s += ": " + detail;
   return s;
 }

@@ -26,6 +26,7 @@
 // Every header of the SDK (a unit test holds this list equal to include/tfjob/).
 #include <tfjob/api/builder.hpp>
 #include <tfjob/api/defaults.hpp>
+#include <tfjob/api/detail/tfjob_crd_schema.hpp>
 #include <tfjob/api/explain_rules.hpp>
 #include <tfjob/api/findings.hpp>
 #include <tfjob/api/labels.hpp>
@@ -35,12 +36,14 @@
 #include <tfjob/api/quantity.hpp>
 #include <tfjob/api/resource.hpp>
 #include <tfjob/api/scheduling.hpp>
+#include <tfjob/api/schema.hpp>
 #include <tfjob/api/tf_config.hpp>
 #include <tfjob/api/types.hpp>
 #include <tfjob/api/validation.hpp>
 #include <tfjob/detail/files.hpp>
 #include <tfjob/detail/input.hpp>
 #include <tfjob/detail/json.hpp>
+#include <tfjob/detail/suggest.hpp>
 #include <tfjob/detail/table.hpp>
 #include <tfjob/detail/time.hpp>
 #include <tfjob/detail/yaml_reader.hpp>

@@ -8,6 +8,7 @@
 #include <tfjob/api/types.hpp>
 #include <tfjob/api/resource.hpp>
 #include <tfjob/api/manifest.hpp>
+#include <tfjob/api/schema.hpp>
 #include <tfjob/api/defaults.hpp>
 #include <tfjob/api/validation.hpp>
 #include <tfjob/api/quantity.hpp>

@@ -40,7 +40,7 @@ int DescribeCommand::run(Context& ctx) const {
     try {
       tfjob::TFJob typed = job->get<tfjob::TFJob>();
       for (const auto& r : tfjob::gen_all_tf_configs(typed))
-        tf_configs.emplace_back(r.type + "-" + std::to_string(r.index), r.tf_config.value_or(""));
+        tf_configs.emplace_back(r.id(), r.tf_config.value_or(""));  // worker-0, as tf-config keys them
     } catch (const std::exception& e) {
       tf_configs.emplace_back("<error>", std::string("cannot compute TF_CONFIG: ") + e.what());
     }

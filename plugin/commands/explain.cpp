@@ -4,6 +4,7 @@
 // -f explains a saved state instead (an archive directory, or objects saved as YAML/JSON).
 #include "../common/context.hpp"
 #include "../common/job_flags.hpp"
+#include "../common/manifests.hpp"
 #include "../common/output.hpp"
 
 #include <tfjob/api/manifest.hpp>
@@ -24,6 +25,7 @@ struct ExplainCommand {
   std::string name;
   std::string output;
   std::string file;  ///< -f: a saved state instead of the cluster
+  std::string validation = "strict";  ///< --validate: how the saved TFJob is judged by the schema
   int tail = 10;
 
   void validate() {
@@ -37,22 +39,27 @@ struct ExplainCommand {
  private:
   /// The saved state -f names: an archive directory (manifest.json and tfjob.yaml), else
   /// objects as YAML/JSON (a file, a directory of them, or - for stdin).
-  std::optional<workflow::ExplainInput> saved() const;
+  std::optional<workflow::ExplainInput> saved(Context& ctx) const;
   OutputFormat fmt = OutputFormat::table;
 };
 
-std::optional<workflow::ExplainInput> ExplainCommand::saved() const {
+std::optional<workflow::ExplainInput> ExplainCommand::saved(Context& ctx) const {
   std::error_code ec;
+  const auto mode = validation_mode(validation);
   if (std::filesystem::is_regular_file(file + "/manifest.json", ec)) {
     auto in = workflow::read_archive(file, tail);
+    judge_tfjobs(ctx, {in.job}, file + "/tfjob.yaml", mode);
     if (!name.empty() && tfjob::detail::str_at(in.job, "/metadata/name"_json_pointer) != name)
       throw error("the archive \"" + file + "\" is of TFJob \"" + tfjob::detail::str_at(in.job, "/metadata/name"_json_pointer) +
                   "\", not \"" + name + "\"");
     return in;
   }
   std::vector<nlohmann::json> objects;
-  for (const auto& [source, text] : read_sources(file))
-    for (auto& o : parse_objects(text, source)) objects.push_back(std::move(o));
+  for (const auto& [source, text] : read_sources(file)) {
+    auto objs = parse_objects(text, source);
+    judge_tfjobs(ctx, objs, source, mode);
+    for (auto& o : objs) objects.push_back(std::move(o));
+  }
   auto in = workflow::explain_input(objects, name);
   if (!in) throw error(name.empty() ? "\"" + file + "\" holds no TFJob to explain"
                                     : "\"" + file + "\" holds no TFJob named \"" + name + "\"");
@@ -61,7 +68,7 @@ std::optional<workflow::ExplainInput> ExplainCommand::saved() const {
 
 int ExplainCommand::run(Context& ctx) const {
   std::optional<workflow::ExplainInput> in;
-  if (!file.empty()) in = saved();
+  if (!file.empty()) in = saved(ctx);
   else {
     auto& client = ctx.tfjobs();
     in = workflow::gather(client, client.namespace_(), name, tail);
@@ -82,6 +89,7 @@ void setup_explain(CLI::App& app, Globals& g) {
   sub->add_option("-f,--filename", o->file,
                   "Explain a saved state, not the cluster's: a directory that archive wrote, or the job's objects "
                   "as YAML/JSON (a file, a directory, - for stdin)");
+  add_validate_flag(*sub, o->validation);
   sub->add_option("-o,--output", o->output, "Output format: json or yaml (default: sentences)");
   sub->add_option("--tail", o->tail, "Log lines of each failed pod to quote (0: none)")->capture_default_str();
   sub->footer(R"(Examples:

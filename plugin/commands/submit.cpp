@@ -8,6 +8,7 @@
 // Each path is one function; the dispatch in run_submit stays a few lines.
 #include "../common/context.hpp"
 #include "../common/job_flags.hpp"
+#include "../common/manifests.hpp"
 #include "../common/output.hpp"
 #include "../common/local_flags.hpp"
 #include "../common/samples.hpp"
@@ -17,6 +18,7 @@
 #include <tfjob/api/types.hpp>
 #include <tfjob/error.hpp>
 
+#include <exception>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -47,6 +49,8 @@ struct SubmitCommand : SubmitOptions {
  private:
   OutputFormat fmt = OutputFormat::table;
   std::vector<TFJob> jobs;
+  std::vector<field_error> schema_warnings;  ///< --validate=warn: what the schema found, said in run
+  std::exception_ptr failed;                 ///< building the jobs failed after schema warnings: run says both
   std::chrono::milliseconds timeout_ms{0};
 };
 
@@ -92,7 +96,16 @@ void SubmitCommand::validate() {
   if (list_samples) return;
   fmt = parse_output_format(output, {"json", "yaml", "name"});
   sample_claim = take_sample_claim(job.pvc);
-  jobs = build_jobs(job, namespace_from_flags(*globals));
+  try {
+    jobs = build_jobs(job, namespace_from_flags(*globals), &schema_warnings);
+  } catch (const tfjob::error&) {
+    // --validate=warn: what the schema found is said before the error (run says both)
+    if (schema_warnings.empty()) throw;
+    failed = std::current_exception();
+    return;
+  }
+  // the server judges too, as --validate says (kubectl sends fieldValidation to match)
+  cluster.field_validation = to_query_value(validation_mode(job.validate));
   if (!sample_claim.empty())
     for (auto& j : jobs) rename_claims(j, sample_claim);
   if (dry_run != "client" && !local.enabled) timeout_ms = check_submit_cluster_flags(cluster, jobs.size(), dry_run == "server");
@@ -101,14 +114,19 @@ void SubmitCommand::validate() {
 int SubmitCommand::run(Context& ctx) {
   auto& o = *this;
   if (o.list_samples) return cli::list_samples(ctx.out);
+  say_schema_warnings(ctx, schema_warnings);
+  if (failed) std::rethrow_exception(failed);
   if (o.dry_run == "client" || o.local.enabled) {
     // no cluster to ask: the rules that need one run in the cluster path's preflight
     std::vector<tfjob::Finding> findings;
-    for (const auto& j : to_objects(jobs))
-      for (auto& f : lint::lint(j)) findings.push_back(std::move(f));
-    word_fixes(findings);
     std::set<std::string> noted;
-    print_warnings(findings, noted, ctx.err);
+    for (const auto& j : to_objects(jobs)) {
+      auto fs = lint::lint(j);
+      word_fixes(fs);
+      // several jobs: each warning names its job
+      print_warnings(fs, noted, ctx.err, jobs.size() > 1 ? "TFJob " + tfjob::detail::value_at(j, "/metadata/name"_json_pointer, std::string()) : std::string());
+      for (auto& f : fs) findings.push_back(std::move(f));
+    }
     if (o.cluster.strict) refuse_on_warnings(findings);
   }
   if (o.dry_run == "client") return print_jobs(ctx.out, jobs, fmt);

@@ -2,6 +2,8 @@
 // directory on its claim, reached through a local HTTP proxy (127.0.0.1 only) to the API
 // server's service proxy, as `kubectl proxy` does; removed on Ctrl-C unless --keep.
 #include "../common/context.hpp"
+#include "../common/job_flags.hpp"  // read_sources
+#include "../common/manifests.hpp"
 #include "../common/output.hpp"
 #include "../common/signals.hpp"
 #include "../common/workflow_cli.hpp"
@@ -27,6 +29,7 @@ namespace {
 
 struct TensorboardCommand {
   std::string job, file, logdir, image = serving::default_tensorboard_image, dry_run = "none", output, timeout = "5m";
+  std::string validation = "strict";  ///< --validate: how -f's TFJob is judged by the schema
   int port = 0;
   bool keep = false;
 
@@ -50,21 +53,25 @@ struct TensorboardCommand {
 std::atomic<bool> g_tb_stop{false};
 extern "C" void on_tensorboard_signal(int) { g_tb_stop.store(true); }
 
-/// The TFJob in `file` (the last one when it holds several).
-nlohmann::json job_from_file(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw tfjob::error("cannot read \"" + file + "\"");
-  std::stringstream ss;
-  ss << in.rdbuf();
+/// The TFJob in `file` (- for stdin) judged as --validate says: the one named `name` when
+/// given, else the last one when it holds several.
+nlohmann::json job_from_file(Context& ctx, const std::string& file, const std::string& name, FieldValidation mode) {
   nlohmann::json job;
-  for (auto& d : parse_objects(ss.str(), file))
-    if (tfjob::detail::value_at(d, "kind", "") == tfjob::kind) job = d;
-  if (job.is_null()) throw tfjob::error("\"" + file + "\" holds no TFJob");
+  for (const auto& [source, text] : read_sources(file)) {
+    auto objs = parse_objects(text, source);
+    judge_tfjobs(ctx, objs, source, mode);
+    for (auto& d : objs)
+      if (tfjob::detail::value_at(d, "kind", "") == tfjob::kind &&
+          (name.empty() || tfjob::detail::value_at(d, "/metadata/name"_json_pointer, std::string()) == name))
+        job = d;
+  }
+  if (job.is_null())
+    throw tfjob::error("\"" + file + "\" holds no TFJob" + (name.empty() ? std::string() : " named \"" + name + "\""));
   return job;
 }
 
 int TensorboardCommand::run(Context& ctx) const {
-  nlohmann::json j = file.empty() ? nlohmann::json() : job_from_file(file);
+  nlohmann::json j = file.empty() ? nlohmann::json() : job_from_file(ctx, file, job, validation_mode(validation));
   std::string ns = ctx.globals().conn.namespace_;
   if (dry_run != "client") {
     ns = ctx.namespace_();
@@ -134,6 +141,7 @@ void setup_tensorboard(CLI::App& app, Globals& g) {
   auto* sub = app.add_subcommand("tensorboard", "TensorBoard on a TFJob's log directory, reached through a local proxy");
   sub->add_option("job", o->job, "The TFJob");
   sub->add_option("-f,--filename", o->file, "Read the TFJob from this file instead of the cluster (with --dry-run=client)");
+  add_validate_flag(*sub, o->validation);
   sub->add_option("--logdir", o->logdir, "The log directory inside the job's containers (default: its --log-dir/--logdir flag)");
   sub->add_option("--image", o->image, "TensorBoard's image (it runs `tensorboard`)")->capture_default_str();
   sub->add_option("--port", o->port, "Local port of the proxy (0: a free one)")->capture_default_str();

@@ -3,6 +3,7 @@
 // none (a job with one replica in total).
 #include "../common/context.hpp"
 #include "../common/job_flags.hpp"
+#include "../common/manifests.hpp"
 #include "../common/output.hpp"
 
 #include <tfjob/api/tf_config.hpp>
@@ -26,12 +27,42 @@ struct TFConfigCommand {
   OutputFormat fmt = OutputFormat::table;
 };
 
+/// The job tf-config shows: the only one, or with `tf-config NAME -f FILE` the one named
+/// NAME (as `explain NAME -f FILE` picks one).
+TFJob pick_job(std::vector<TFJob> jobs, const std::string& name, const std::vector<std::string>& files) {
+  std::string names;
+  for (const auto& j : jobs) names += (names.empty() ? "" : ", ") + j.metadata.name;
+  std::string input;
+  for (const auto& f : files) input += (input.empty() ? "" : ", ") + ("\"" + f + "\"");
+  if (!name.empty()) {
+    for (auto& j : jobs)
+      if (j.metadata.name == name) return std::move(j);
+    throw error(input + " holds no TFJob named \"" + name + "\" (it holds " + names + ")");
+  }
+  if (jobs.size() != 1)
+    throw error("tf-config shows one TFJob at a time; the input holds " + std::to_string(jobs.size()) + " (" + names +
+                "): name one, e.g. kubectl tfjob tf-config " + jobs.front().metadata.name + " -f FILE");
+  return std::move(jobs.front());
+}
+
 int TFConfigCommand::run(Context& ctx) {
   // a pure command: no request, so no client (-n is the namespace, as a dry run reads it)
-  auto jobs = build_jobs(job, namespace_from_flags(ctx.globals()));
-  if (jobs.size() != 1)
-    throw error("tf-config shows one TFJob at a time; the input holds " + std::to_string(jobs.size()));
-  auto& j = jobs.front();
+  JobFlags flags = job;
+  std::string name;  // with -f, one word names the job to show
+  if (!flags.files.empty() && !flags.first_word.empty() && flags.rest_words.empty() && flags.sample.empty()) {
+    name = flags.first_word;
+    flags.first_word.clear();
+  }
+  std::vector<field_error> warnings;
+  std::vector<TFJob> jobs;
+  try {
+    jobs = build_jobs(flags, namespace_from_flags(ctx.globals()), &warnings);
+  } catch (const tfjob::error&) {
+    say_schema_warnings(ctx, warnings);  // --validate=warn: said before the error
+    throw;
+  }
+  say_schema_warnings(ctx, warnings);
+  TFJob j = pick_job(std::move(jobs), name, flags.files);
   // Hosts need a namespace: the operator uses the job's; a job without one lands in
   // "default" (or the context's namespace, which a dry run does not read).
   if (j.metadata.namespace_.empty()) j.metadata.namespace_ = "default";
@@ -42,8 +73,7 @@ int TFConfigCommand::run(Context& ctx) {
   if (fmt == OutputFormat::json) {
     nlohmann::json m = nlohmann::json::object();
     for (const auto& r : all) {
-      const std::string key = to_lower(r.type) + "-" + std::to_string(r.index);
-      m[key] = r.tf_config ? nlohmann::json(*r.tf_config) : nlohmann::json(nullptr);
+      m[r.id()] = r.tf_config ? nlohmann::json(*r.tf_config) : nlohmann::json(nullptr);
     }
     ctx.out << m.dump(2) << "\n";
     return exit_code::ok;
@@ -52,7 +82,7 @@ int TFConfigCommand::run(Context& ctx) {
                                     : std::vector<std::string>{"REPLICA", "TF_CONFIG"});
   const auto cluster = gen_cluster_spec(j, opts);
   for (const auto& r : all) {
-    const std::string key = to_lower(r.type) + "-" + std::to_string(r.index);
+    const std::string key = r.id();
     std::string cfg = r.tf_config.value_or("<none: single-replica job>");
     if (fmt == OutputFormat::wide) {
       std::string addr = cluster.at(to_lower(r.type)).at(static_cast<std::size_t>(r.index));
@@ -80,6 +110,9 @@ void setup_tf_config(CLI::App& app, Globals& g) {
 
   # Exact strings as JSON: {"chief-0": "{\"cluster\":...}", "worker-0": ..., ...}
   kubectl tfjob tf-config -f tfjob.yaml -n team-a -o json
+
+  # One job of a file that holds several (as explain NAME -f FILE picks one)
+  kubectl tfjob tf-config mnist -f jobs.yaml
 
   # As an operator started with CUSTOM_CLUSTER_DOMAIN=cluster.local writes them
   kubectl tfjob tf-config --name demo --image tensorflow/tensorflow --workers 2 --ps 1 \

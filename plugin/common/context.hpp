@@ -17,6 +17,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace tfjob::cli {
 
@@ -30,8 +31,27 @@ class Context {
   std::ostream& out;  ///< data (stdout)
   std::ostream& err;  ///< progress, warnings, errors (stderr)
 
-  /// The resolved connection settings (loads kubeconfig; makes no request).
-  kube::RestConfig rest_config() const { return make_rest_config(g_, err); }
+  /// The resolved connection settings (loads kubeconfig; makes no request). The server's
+  /// warnings are said as kubectl says them (`Warning: TEXT`, each once: rest.WarningWriter
+  /// with Deduplicate), but not one that repeats what warn_once said already.
+  kube::RestConfig rest_config() const {
+    auto rc = make_rest_config(g_, err);
+    rc.on_warning = [said = said_, &e = err](const std::string& text) {
+      for (const auto& s : *said)
+        if (s.find(text) != std::string::npos) return;
+      said->push_back(text);
+      e << "Warning: " << text << "\n";
+    };
+    return rc;
+  }
+  /// Says `warning: TEXT` on err unless said already in this run (the schema's findings
+  /// under --validate=warn; the server's Warning header for the same field then stays quiet).
+  void warn_once(const std::string& text) {
+    for (const auto& s : *said_)
+      if (s == text) return;
+    said_->push_back(text);
+    err << "warning: " << text << "\n";
+  }
   /// The client for these flags, one per run.
   kube::Client& client() {
     if (!client_) client_.emplace(rest_config());
@@ -53,6 +73,7 @@ class Context {
 
  private:
   const Globals& g_;
+  std::shared_ptr<std::vector<std::string>> said_ = std::make_shared<std::vector<std::string>>();  ///< warnings said
   std::optional<kube::Client> client_;
   bool served_ = false;
 };

@@ -8,6 +8,7 @@
 /// listing every problem (flags and fields) at once.
 
 #include "command.hpp"
+#include "manifests.hpp"  // --validate
 #include "samples.hpp"
 
 #include <tfjob/api/builder.hpp>
@@ -34,6 +35,7 @@ namespace tfjob::cli {
 /// Everything that describes the job to build.
 struct JobFlags {
   std::vector<std::string> files;  ///< -f/--filename (repeatable; "-" = stdin; a directory)
+  std::string validate = "strict";  ///< --validate: how -f's manifests are judged by the schema (manifests.hpp)
   std::string sample;              ///< --sample NAME (or the first word when it names one)
   std::vector<std::string> words;  ///< positionals: [SAMPLE] or, after `--`, args/command
   std::string first_word;               ///< parsed: the first positional
@@ -96,6 +98,7 @@ inline void add_source_flags(CLI::App& sub, JobFlags& f) {
   const char* g_in = "Job source";
   sub.add_option("-f,--filename", f.files, "TFJob manifest(s): a YAML/JSON file, a directory, or - for stdin")
       ->group(g_in)->type_name("FILE");
+  add_validate_flag(sub, f.validate)->group(g_in);
   sub.add_option("--sample", f.sample, "Start from a built-in sample (" + sample_names() + ")")
       ->group(g_in)->type_name("NAME");
   // Two positionals: CLI11 hands words after `--` to the parent once every positional
@@ -453,10 +456,12 @@ inline std::string sample_name(const JobFlags& f) {
 }
 
 /// The TFJobs the flags describe, defaulted as the operator does and validated. `ns` is
-/// the namespace to use (the -n flag, or the context's; "" leaves it unset). Throws
-/// `validation_error` listing every problem of every job, or `tfjob::error`/`parse_error`
-/// for unreadable input.
-inline std::vector<TFJob> build_jobs(const JobFlags& flags, const std::string& ns) {
+/// the namespace to use (the -n flag, or the context's; "" leaves it unset). Manifests (-f)
+/// are judged by the CRD's schema as --validate says; under warn, what it finds is appended
+/// to `warnings` for the caller to say. Throws `validation_error` listing every problem of
+/// every job, or `tfjob::error`/`parse_error` for unreadable input.
+inline std::vector<TFJob> build_jobs(const JobFlags& flags, const std::string& ns,
+                                     std::vector<field_error>* warnings = nullptr) {
   JobFlags f = flags;
   f.words = positional_words(flags);
   std::vector<TFJob> jobs;
@@ -475,12 +480,10 @@ inline std::vector<TFJob> build_jobs(const JobFlags& flags, const std::string& n
       for (const auto& [source, text] : read_sources(path)) {
         std::vector<TFJob> parsed;
         try {
-          parsed = parse_tfjobs(text, source);
+          // each field_error's `where` names the source, the document and the job
+          parsed = parse_tfjobs(text, source, validation_mode(f.validate), warnings);
         } catch (const validation_error& e) {
-          for (auto fe : e.errors()) {
-            fe.field = source + ": " + fe.field;
-            errs.push_back(std::move(fe));
-          }
+          for (const auto& fe : e.errors()) errs.push_back(fe);
           continue;
         }
         if (parsed.empty()) throw error(source + ": no TFJob found (the input is empty)");

@@ -43,6 +43,7 @@ struct SubmitClusterFlags {
   bool create_pvcs = false;     ///< create missing claims (samples, or --pvc-size/--storage-class given)
   bool skip_gpu_check = false;
   bool strict = false;          ///< --strict: a lint or preflight warning refuses the submit
+  std::string field_validation; ///< fieldValidation of the apply and its dry run (from --validate)
 };
 
 /// Adds the cluster-path flags to `submit`.
@@ -98,11 +99,14 @@ inline void rename_claims(TFJob& job, const std::string& claim) {
 /// Lint and preflight warnings on stderr, each with its fix; info findings (ExitCode's retry
 /// rule) as a `note:`, each code once per command (`noted` keeps the codes said; a note never
 /// counts for --strict).
-inline void print_warnings(const std::vector<tfjob::Finding>& findings, std::set<std::string>& noted, std::ostream& err) {
+/// `subject` ("TFJob NAME", when a command submits several) begins each warning.
+inline void print_warnings(const std::vector<tfjob::Finding>& findings, std::set<std::string>& noted, std::ostream& err,
+                           const std::string& subject = {}) {
   for (const auto& fd : findings) {
     const bool note = fd.severity == tfjob::Finding::Severity::info;
     if (note ? !noted.insert(fd.code).second : fd.severity != tfjob::Finding::Severity::warning) continue;
-    err << (note ? "note: " : "warning: ") << fd.message << (fd.code.empty() ? "" : " [" + fd.code + "]") << "\n";
+    err << (note ? "note: " : "warning: ") << (subject.empty() || note ? "" : subject + ": ") << fd.message
+        << (fd.code.empty() ? "" : " [" + fd.code + "]") << "\n";
     if (!fd.fix.empty()) err << "  fix: " << fd.fix << "\n";
   }
 }
@@ -194,7 +198,7 @@ inline void warn_unbound_claims(Context& ctx, const std::string& ns, const nlohm
 /// Steps 1-4 for one job: preflight (nothing is created when it fails), the claims,
 /// server-side apply with what it owns, unbound claims. Returns what the server answered.
 inline nlohmann::json submit_one(Context& ctx, nlohmann::json job, const SubmitClusterFlags& f, bool dry_run_server,
-                                 OutputFormat fmt, std::set<std::string>& noted) {
+                                 OutputFormat fmt, std::set<std::string>& noted, const std::string& subject = {}) {
   auto& client = ctx.client();
   std::string ns = tfjob::detail::value_at(job, "/metadata/namespace"_json_pointer, std::string());
   if (ns.empty()) ns = client.namespace_();
@@ -202,12 +206,12 @@ inline nlohmann::json submit_one(Context& ctx, nlohmann::json job, const SubmitC
   const std::string name = tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string());
 
   // --follow --save keeps every replica's log: cleanPodPolicy All or a TTL then loses nothing
-  auto report = workflow::preflight_submit(client, ns, job, !f.skip_gpu_check, f.follow && !f.save.empty());
+  auto report = workflow::preflight_submit(client, ns, job, !f.skip_gpu_check, f.follow && !f.save.empty(), f.field_validation);
   // where it would wait: Kueue's LocalQueue, Volcano's Queue, a gang scheduler not asked for
   if (report.ok())
     for (auto& q : workflow::check_queues(client, ns, job)) report.findings.push_back(std::move(q));
   word_fixes(report.findings);
-  print_warnings(report.findings, noted, ctx.err);
+  print_warnings(report.findings, noted, ctx.err, subject);
   if (!report.ok()) throw tfjob::error(report.errors());
   if (f.strict) refuse_on_warnings(report.findings);
 
@@ -217,6 +221,7 @@ inline nlohmann::json submit_one(Context& ctx, nlohmann::json job, const SubmitC
   so.replace = f.replace;
   so.rerun = f.rerun;
   so.dry_run = dry_run_server;
+  so.field_validation = f.field_validation;
   so.progress = [&ctx](const std::string& m) { ctx.err << m << "\n"; };
   auto res = workflow::submit_job(client, ns, job, so);
   if (fmt == OutputFormat::table)
@@ -324,7 +329,9 @@ inline int submit_to_cluster_path(Context& ctx, const std::vector<nlohmann::json
   std::vector<nlohmann::json> printed;
   std::set<std::string> noted;  // info findings said once for all the jobs
   for (const auto& job : jobs) {
-    auto applied = submit_one(ctx, job, f, dry_run_server, fmt, noted);
+    const std::string subject =
+        jobs.size() > 1 ? "TFJob " + tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string()) : std::string();
+    auto applied = submit_one(ctx, job, f, dry_run_server, fmt, noted, subject);
     if (fmt != OutputFormat::table) printed.push_back(std::move(applied));
   }
   if (fmt != OutputFormat::table) print_objects(ctx.out, printed, fmt);

@@ -1,6 +1,7 @@
 # samples/sdk: C++ programs built against the INSTALLED SDK through find_package, as a user
 # builds them (samples/CMakeLists.txt does not add them). The install step is the api
 # area's tests/tools/api_install_consumer.sh; then:
+#  - validate_manifest judges the samples' TFJobs (valid) and a misspelt one (refused);
 #  - read_tf_config is run with TF_CONFIGs from `kubectl-tfjob tf-config -o json` and with
 #    malformed ones;
 #  - submit_and_follow is run against the standalone fake API server (simulated training
@@ -16,6 +17,12 @@ set_tests_properties("sdk-samples: build samples/sdk against the installed SDK" 
                      LABELS packaging TIMEOUT 900 FIXTURES_SETUP tfjob_sdk_samples
                      PASS_REGULAR_EXPRESSION "ok: samples/sdk built"
                      ENVIRONMENT "CMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER};CCACHE_BASEDIR=${PROJECT_SOURCE_DIR};CCACHE_NOHASHDIR=1")
+
+add_test(NAME "sdk-samples: validate_manifest judges manifests by the CRD's schema"
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/sdk_samples.sh validate ${TFJOB_SDK_SAMPLES_WORK} ${PROJECT_SOURCE_DIR})
+set_tests_properties("sdk-samples: validate_manifest judges manifests by the CRD's schema" PROPERTIES
+                     LABELS e2e TIMEOUT 120 FIXTURES_REQUIRED tfjob_sdk_samples
+                     PASS_REGULAR_EXPRESSION "ok: validate_manifest")
 
 if(TARGET kubectl-tfjob)
   add_test(NAME "sdk-samples: read_tf_config reads kubectl-tfjob tf-config output"

@@ -8,6 +8,7 @@
 
 #include <tfjob/api/manifest.hpp>
 #include <tfjob/api/resource.hpp>
+#include <tfjob/api/schema.hpp>
 #include <tfjob/api/types.hpp>
 #include <tfjob/kube/kube.hpp>
 
@@ -290,6 +291,53 @@ TEST_CASE("realapi: Status errors are typed: 403 from RBAC, 422 from the CRD sch
     }
     CHECK_FALSE(raw.get_opt("realapi-invalid").has_value());
   }
+}
+
+// fieldValidation (metav1.CreateOptions/PatchOptions.FieldValidation) arrived in 1.23 behind
+// the ServerSideFieldValidation gate (KEP-2885), on by default from 1.25, GA in 1.27. Older
+// servers drop query parameters they do not know, which is why kubectl asks the OpenAPI
+// whether a server supports it (cli-runtime resource/query_param_verifier.go) before it
+// leaves validation to the server. 1.20 must therefore prune an unknown field silently even
+// under Strict: the client has to judge first (tfjob::schema, --validate).
+TEST_CASE("realapi: 1.20 ignores fieldValidation: an unknown field is pruned silently even under Strict",
+          "[realapi][api]") {
+  const std::string ns = env("TFJOB_TEST_LIMITED_NAMESPACE");
+  ConfigOverrides o;
+  o.kubeconfig = env("TFJOB_TEST_KUBECONFIG");
+  o.context = env("TFJOB_TEST_CONTEXT_LIMITED");
+  auto cfg = load_config(o);
+  std::vector<std::string> warnings;
+  cfg.on_warning = [&](const std::string& w) { warnings.push_back(w); };
+  Client c(cfg);
+  Api<DynamicObject> raw(c, resource_info<tfjob::TFJob>(), ns);
+  DeleteParams now;
+  for (const char* n : {"realapi-fv-create", "realapi-fv-apply"}) raw.remove_opt(n, now);
+  for (int i = 0; i < 100 && (raw.get_opt("realapi-fv-create") || raw.get_opt("realapi-fv-apply")); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+
+  auto docs = tfjob::parse_manifests(slurp(data_file("tfjob-valid.yaml")), "tfjob-valid.yaml");
+  REQUIRE(docs.size() == 1);
+  nlohmann::json j = docs[0];
+  j["metadata"]["namespace"] = ns;
+  j["spec"]["runPolcy"] = {{"backoffLimit", 3}};  // what the client-side schema refuses
+  REQUIRE_FALSE(tfjob::schema::check_tfjob(j).empty());
+
+  j["metadata"]["name"] = "realapi-fv-create";
+  PostParams pp;
+  pp.field_validation = "Strict";
+  auto created = raw.create(DynamicObject(j), pp);  // a 1.25+ server answers 400 "strict decoding error"
+  CHECK_FALSE(created.spec().contains("runPolcy"));
+  CHECK(created.spec().contains("tfReplicaSpecs"));
+
+  j["metadata"]["name"] = "realapi-fv-apply";
+  ApplyParams ap;
+  ap.field_validation = "Strict";
+  auto applied = raw.apply(DynamicObject(j), ap);
+  CHECK_FALSE(applied.spec().contains("runPolcy"));
+  ap.field_validation = "Warn";  // a 1.25+ server answers with `Warning: unknown field "spec.runPolcy"`
+  raw.apply(DynamicObject(j), ap);
+  CHECK(warnings.empty());
+  for (const char* n : {"realapi-fv-create", "realapi-fv-apply"}) raw.remove_opt(n, now);
 }
 
 TEST_CASE("realapi: list pages with limit and continue", "[realapi][api]") {

@@ -6,6 +6,9 @@
 #   sdk_samples.sh tf-config WORK_DIR KUBECTL_TFJOB
 #       read_tf_config with TF_CONFIGs from `kubectl-tfjob tf-config -o json`, and with
 #       malformed ones (clear error, exit 1)
+#   sdk_samples.sh validate  WORK_DIR SOURCE_DIR
+#       validate_manifest on the samples' TFJobs (valid) and on a misspelt one (exit 1, the
+#       unknown field named with its path and the nearest known name)
 #   sdk_samples.sh follow    WORK_DIR FAKE_APISERVER
 #       submit_and_follow against a fake API server (simulated operator + kubelet)
 #   sdk_samples.sh fail      WORK_DIR SDK_SAMPLES_FAKE_APISERVER
@@ -21,12 +24,28 @@ build)
   cmake -S "$src/samples/sdk" -B "$work/samples" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null ||
     fail "configuring samples/sdk against $work/prefix"
   cmake --build "$work/samples" -j 2 || fail "building samples/sdk"
-  for t in submit_and_follow read_tf_config; do
+  for t in submit_and_follow read_tf_config validate_manifest; do
     test -x "$work/samples/$t" || fail "$t was not built"
     grep -q "$work/prefix/include" "$work/samples/CMakeFiles/$t.dir/flags.make" ||
       fail "$t did not compile against the installed headers"
   done
   echo "ok: samples/sdk built with find_package(tfjob) from $work/prefix"
+  ;;
+
+validate)
+  work=$2 src=$3
+  bin="$work/samples/validate_manifest"
+  test -x "$bin" || fail "$bin missing (the build test must run first)"
+  out=$("$bin" "$src/samples/mnist/tfjob.yaml" "$src/samples/hello-tfjob/tfjob.yaml" 2>&1) || fail "the samples are refused: $out"
+  grep -q "TFJob mnist is valid" <<<"$out" || fail "no verdict for mnist: $out"
+  sed 's/^  runPolicy:/  runPolcy:/' "$src/samples/mnist/tfjob.yaml" > "$work/typo.yaml"
+  grep -q runPolcy "$work/typo.yaml" || fail "the fixture has no runPolicy to misspell"
+  err=$("$bin" "$work/typo.yaml" 2>&1); rc=$?
+  echo "$err"
+  [ "$rc" = 1 ] || fail "a misspelt field exited $rc"
+  grep -qF "$work/typo.yaml: TFJob mnist: unknown field \"spec.runPolcy\"; did you mean \"runPolicy\"?" <<<"$err" ||
+    fail "the unknown field is not named as expected"
+  echo "ok: validate_manifest"
   ;;
 
 tf-config)

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -35,6 +36,18 @@ struct Response {
   std::string body;
   std::string header(const std::string& name) const;
 };
+
+/// One warning of a `Warning` response header (RFC 7234 5.5: `299 - "text"`).
+struct WarningHeader {
+  int code = 0;
+  std::string agent;  ///< "-" from kube-apiserver
+  std::string text;   ///< unquoted
+};
+
+/// Every warning in the values of a response's `Warning` headers (one value may hold several,
+/// comma-separated); a malformed one ends the parse of its value, as apimachinery's
+/// util/net ParseWarningHeaders does.
+std::vector<WarningHeader> parse_warning_headers(const std::vector<std::string>& values);
 
 /// Options for a streamed response (watch, follow logs).
 struct StreamOptions {
@@ -284,6 +297,60 @@ TFJOB_INLINE status status_from_response(int code, const std::string& reason_phr
   return st;
 }
 
+TFJOB_INLINE std::vector<WarningHeader> parse_warning_headers(const std::vector<std::string>& values) {
+  std::vector<WarningHeader> out;
+  for (const auto& v : values) {
+    std::size_t i = 0;
+    auto spaces = [&] {
+      while (i < v.size() && (v[i] == ' ' || v[i] == '\t')) ++i;
+    };
+    while (true) {
+      spaces();
+      if (i + 3 > v.size()) break;
+      WarningHeader w;
+      if (!std::isdigit(static_cast<unsigned char>(v[i])) || !std::isdigit(static_cast<unsigned char>(v[i + 1])) ||
+          !std::isdigit(static_cast<unsigned char>(v[i + 2])))
+        break;
+      w.code = std::stoi(v.substr(i, 3));
+      i += 3;
+      if (i >= v.size() || v[i] != ' ') break;
+      ++i;
+      std::size_t a = i;
+      while (i < v.size() && v[i] != ' ') ++i;
+      w.agent = v.substr(a, i - a);
+      if (w.agent.empty() || i >= v.size()) break;
+      ++i;
+      if (i >= v.size() || v[i] != '"') break;
+      ++i;
+      bool closed = false;
+      while (i < v.size()) {
+        char c = v[i++];
+        if (c == '\\' && i < v.size()) w.text += v[i++];
+        else if (c == '"') {
+          closed = true;
+          break;
+        } else w.text += c;
+      }
+      if (!closed) break;
+      // an optional quoted date, then a comma before the next warning
+      spaces();
+      if (i < v.size() && v[i] == '"') {
+        auto e = v.find('"', i + 1);
+        if (e == std::string::npos) break;
+        i = e + 1;
+        spaces();
+      }
+      out.push_back(std::move(w));
+      if (i < v.size() && v[i] == ',') {
+        ++i;
+        continue;
+      }
+      break;
+    }
+  }
+  return out;
+}
+
 TFJOB_INLINE Client::Client(RestConfig cfg) : s_(std::make_shared<State>(std::move(cfg))) {}
 
 TFJOB_INLINE Client Client::from_default() { return Client(load_config()); }
@@ -486,6 +553,14 @@ TFJOB_INLINE Client::Attempt Client::exchange(const Request& req, const Creds& c
   } catch (const transport_error&) {
     if (pooled && !rd.received_any()) throw detail::connect_failure("stale pooled connection");
     throw;
+  }
+  if (s_->cfg.on_warning) {
+    // client-go rest/warnings.go: every 299 warning goes to the handler
+    std::vector<std::string> values;
+    for (const auto& [k, v] : a.head.headers)
+      if (k == "warning") values.push_back(v);
+    for (const auto& w : parse_warning_headers(values))
+      if (w.code == 299 && !w.text.empty()) s_->cfg.on_warning(w.text);
   }
   bool reusable = false;
   bool ok2xx = a.head.status >= 200 && a.head.status < 300;

@@ -166,6 +166,11 @@ struct RestConfig {
   /// over plain http://, TLS verification off); the application words it. Unset: not told
   /// (Client::credentials_withheld() still says why).
   std::function<void(const std::string&)> warn;
+  /// Told the text of each warning the server sends (`Warning: 299 - "text"` headers, e.g.
+  /// an unknown field under fieldValidation=Warn, a deprecated API), as client-go's
+  /// rest.Config.WarningHandler is (rest/warnings.go: code 299 only). kubectl prints each
+  /// once as `Warning: text`; the application words it. Unset: not told.
+  std::function<void(const std::string&)> on_warning;
   std::string context;           ///< kubeconfig context used ("" for in-cluster/flags)
   std::string source;            ///< e.g. `context "x" in kubeconfig "/path"`, for messages
   bool in_cluster = false;

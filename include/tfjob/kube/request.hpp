@@ -72,6 +72,11 @@ struct ListParams {
 struct PostParams {
   bool dry_run = false;
   std::string field_manager;  ///< "" = the client's (RestConfig::field_manager)
+  /// metav1 fieldValidation: "Strict" refuses unknown or duplicate fields, "Warn" names each
+  /// in a Warning header, "Ignore" drops them; "" = the server's default (Warn). Known to
+  /// kube-apiserver 1.23+ (on by default from 1.25); older servers ignore the parameter, as
+  /// kubectl's QueryParamVerifier (cli-runtime resource/query_param_verifier.go) allows for.
+  std::string field_validation;
 };
 
 /// Server-side apply (PATCH application/apply-patch+yaml).
@@ -79,12 +84,22 @@ struct ApplyParams {
   std::string field_manager;  ///< "" = the client's (RestConfig::field_manager)
   bool force = false;  ///< take over fields owned by other managers
   bool dry_run = false;
+  /// metav1 fieldValidation: "Strict" refuses unknown or duplicate fields, "Warn" names each
+  /// in a Warning header, "Ignore" drops them; "" = the server's default (Warn). Known to
+  /// kube-apiserver 1.23+ (on by default from 1.25); older servers ignore the parameter, as
+  /// kubectl's QueryParamVerifier (cli-runtime resource/query_param_verifier.go) allows for.
+  std::string field_validation;
 };
 
 /// Merge patch (PATCH application/merge-patch+json).
 struct PatchParams {
   std::string field_manager;  ///< "" = the client's (RestConfig::field_manager)
   bool dry_run = false;
+  /// metav1 fieldValidation: "Strict" refuses unknown or duplicate fields, "Warn" names each
+  /// in a Warning header, "Ignore" drops them; "" = the server's default (Warn). Known to
+  /// kube-apiserver 1.23+ (on by default from 1.25); older servers ignore the parameter, as
+  /// kubectl's QueryParamVerifier (cli-runtime resource/query_param_verifier.go) allows for.
+  std::string field_validation;
 };
 
 /// metav1.DeleteOptions.
@@ -231,6 +246,7 @@ TFJOB_INLINE Request RequestBuilder::create(const nlohmann::json& obj, const Pos
   r.takes_field_manager = true;
   if (p.dry_run) r.query.emplace_back("dryRun", "All");
   if (!p.field_manager.empty()) r.query.emplace_back("fieldManager", p.field_manager);
+  if (!p.field_validation.empty()) r.query.emplace_back("fieldValidation", p.field_validation);
   r.what = "create " + describe(tfjob::detail::value_at(obj, "/metadata/name"_json_pointer, std::string(
                                     tfjob::detail::value_at(obj, "/metadata/generateName"_json_pointer, std::string()))));
   return r;
@@ -247,6 +263,7 @@ TFJOB_INLINE Request RequestBuilder::replace(const std::string& name, const nloh
   r.takes_field_manager = true;
   if (p.dry_run) r.query.emplace_back("dryRun", "All");
   if (!p.field_manager.empty()) r.query.emplace_back("fieldManager", p.field_manager);
+  if (!p.field_validation.empty()) r.query.emplace_back("fieldValidation", p.field_validation);
   r.what = "replace " + describe(name);
   return r;
 }
@@ -272,6 +289,7 @@ TFJOB_INLINE Request RequestBuilder::apply(const std::string& name, const nlohma
   if (!p.field_manager.empty()) r.query.emplace_back("fieldManager", p.field_manager);
   if (p.force) r.query.emplace_back("force", "true");
   if (p.dry_run) r.query.emplace_back("dryRun", "All");
+  if (!p.field_validation.empty()) r.query.emplace_back("fieldValidation", p.field_validation);
   r.what = "apply " + describe(name);
   return r;
 }
@@ -288,6 +306,7 @@ TFJOB_INLINE Request RequestBuilder::merge_patch(const std::string& name, const 
   r.takes_field_manager = true;
   if (!p.field_manager.empty()) r.query.emplace_back("fieldManager", p.field_manager);
   if (p.dry_run) r.query.emplace_back("dryRun", "All");
+  if (!p.field_validation.empty()) r.query.emplace_back("fieldValidation", p.field_validation);
   r.what = "patch " + describe(name) + (subresource.empty() ? "" : " (" + subresource + ")");
   return r;
 }

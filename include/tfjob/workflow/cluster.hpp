@@ -81,7 +81,8 @@ struct PreflightReport {
 /// that makes later checks meaningless (no CRD, no namespace, no permission). `logs_kept`:
 /// the caller saves every replica's log while the job runs (lint::Context::logs_kept).
 PreflightReport preflight_submit(kube::Client& c, const std::string& ns, const nlohmann::json& job,
-                                 bool check_gpus = true, bool logs_kept = false);
+                                 bool check_gpus = true, bool logs_kept = false,
+                                 const std::string& field_validation = {});
 
 /// What submitting did.
 enum class SubmitOutcome { created, unchanged, replaced };
@@ -92,6 +93,9 @@ struct SubmitOptions {
   bool rerun = false;           ///< delete an existing job even with the same spec, then submit (run it again)
   bool dry_run = false;         ///< server-side dry run: validate and default, persist nothing
   std::string field_manager;  ///< "" = the client's (RestConfig::field_manager)
+  /// The apply's fieldValidation (kube::ApplyParams::field_validation): "Strict", "Warn",
+  /// "Ignore" (to_query_value(FieldValidation)), "" = the server's default.
+  std::string field_validation;
   std::function<void(const std::string&)> progress;  ///< stderr lines ("deleting ...")
   std::chrono::seconds delete_timeout{120};
 };
@@ -256,6 +260,7 @@ struct Preflight {
   PreflightReport r;
   std::optional<nlohmann::json> ns_object;  ///< the namespace as read (nullopt: reading it is forbidden)
   lint::Context lc;
+  std::string field_validation;  ///< the dry run's fieldValidation ("" = the server's default)
 
   Preflight(kube::Client& client, const std::string& n, const nlohmann::json& j) : c(client), ns(n), job(j) {}
 
@@ -302,6 +307,7 @@ struct Preflight {
     try {
       kube::ApplyParams ap;
       ap.dry_run = true;
+      ap.field_validation = field_validation;
       nlohmann::json j = job;
       j["metadata"]["namespace"] = ns;
       c.request_json(kube::RequestBuilder(resources::tfjobs(), ns).apply(job["metadata"]["name"].get<std::string>(), j, ap));
@@ -387,8 +393,9 @@ struct Preflight {
 }  // namespace detail
 
 TFJOB_INLINE PreflightReport preflight_submit(kube::Client& c, const std::string& ns, const nlohmann::json& job,
-                                              bool check_gpus, bool logs_kept) {
+                                              bool check_gpus, bool logs_kept, const std::string& field_validation) {
   detail::Preflight p(c, ns, job);
+  p.field_validation = field_validation;
   // each check stops preflight at a fatal finding that makes the later ones meaningless
   if (!p.crd_served() || !p.namespace_exists() || !p.create_allowed() || !p.dry_run_accepted()) return std::move(p.r);
   p.read_lint_context(logs_kept);
@@ -437,6 +444,7 @@ TFJOB_INLINE SubmitResult submit_job(kube::Client& c, const std::string& ns, nlo
   kube::RequestBuilder b(resources::tfjobs(), ns);
   kube::ApplyParams ap;
   ap.field_manager = o.field_manager;
+  ap.field_validation = o.field_validation;
   auto apply = [&](bool dry) {
     ap.dry_run = dry;
     try {

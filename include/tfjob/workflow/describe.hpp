@@ -49,7 +49,7 @@ struct Description {
   std::string clean_pod_policy, ttl, backoff_limit, active_deadline, scheduling;
   std::vector<PodRow> pods;
   std::vector<EventRow> events;
-  /// TF_CONFIG each replica receives: key `Worker-1` (type as in spec, index); value the
+  /// TF_CONFIG each replica receives: key `worker-1` (ReplicaTFConfig::id); value the
   /// JSON text, or "" when the operator sets none.
   std::vector<std::pair<std::string, std::string>> tf_configs;
   /// The "Why" section: the explanation's most pressing sentences (workflow/explain.hpp).

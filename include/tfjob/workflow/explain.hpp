@@ -586,7 +586,7 @@ struct Explainer {
       if (rule.kind == rules::SuccessRule::Kind::chief) msg += ": the job Succeeds when it exits 0";
       if (rule.kind == rules::SuccessRule::Kind::worker0) msg += ": the job Succeeds when it exits 0 (successPolicy default)";
       if (rule.kind == rules::SuccessRule::Kind::all_workers) msg += " (successPolicy AllWorkers): the job Succeeds when the last Worker exits 0";
-      if (!rule.bystanders.empty()) msg += "; " + detail::join(rule.bystanders) + " do not decide it";
+      if (!rule.bystanders.empty()) msg += "; " + detail::join(rule.bystanders) + " replicas do not decide it";
       if (rule.success_policy_ignored) msg += "; successPolicy AllWorkers is ignored because the job has a " + rule.decider;
       msg += " (training operator v1.9 TFJob UpdateJobStatus)";
       info.push_back(finding(S::info, "SuccessDecidedBy", rule.decider, msg));
@@ -713,7 +713,13 @@ TFJOB_INLINE nlohmann::json to_json_value(const Explanation& x) {
 
 TFJOB_INLINE std::string render(const Explanation& x) {
   std::ostringstream o;
-  o << "TFJob " << x.namespace_ << "/" << x.name << ": " << (x.state.empty() ? "<no condition yet>" : x.state) << "\n";
+  // a saved manifest may name no namespace: say where such a job goes, not "TFJob /name"
+  if (x.namespace_.empty())
+    o << "TFJob " << x.name << " (no namespace in the manifest: it goes to the namespace it is submitted to, the context's, "
+      << "\"default\" unless the context names another)";
+  else
+    o << "TFJob " << x.namespace_ << "/" << x.name;
+  o << ": " << (x.state.empty() ? "<no condition yet>" : x.state) << "\n";
   for (const auto& f : x.findings) {
     o << "\n" << (f.severity == Finding::Severity::error ? "✗ " : f.severity == Finding::Severity::warning ? "! " : "- ")
       << f.message << "  [" << f.code << "]\n";
