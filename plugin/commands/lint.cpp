@@ -3,7 +3,9 @@
 // code and a one-line fix, -o json for machines, --strict to fail (exit 1) on any finding,
 // --cluster to add the rules that need the cluster (nodes, the namespace, the claims),
 // --fix to print the manifests with the fixes lint can make (the Istio opt-out).
+#include "commands.hpp"
 #include "../common/context.hpp"
+#include "../common/flag_values.hpp"
 #include "../common/job_flags.hpp"
 #include "../common/output.hpp"
 
@@ -29,7 +31,7 @@ struct LintCommand {
 
   void validate() {
     fmt = parse_output_format(output, {"json", "yaml"});
-    if (files.empty()) throw CLI::ValidationError("-f", "give at least one manifest: lint -f FILE (- for stdin)");
+    if (files.empty()) throw flag::usage("--filename", "no manifest given", "give at least one: lint -f FILE (- for stdin)");
   }
   int run(Context& ctx) const;
 
@@ -114,14 +116,19 @@ int LintCommand::run(Context& ctx) const {
   return o.strict && count > 0 ? exit_code::failure : exit_code::ok;
 }
 
+}  // namespace
+
 void setup_lint(CLI::App& app, Globals& g) {
   auto o = std::make_shared<LintCommand>();
   auto* sub = app.add_subcommand("lint", "Check TFJob manifests for the known mistakes before they are submitted");
-  sub->add_option("-f,--filename", o->files, "TFJob manifest(s): a YAML/JSON file, a directory, or - for stdin")->required();
-  sub->add_flag("--strict", o->strict, "Exit 1 when there is any finding (for CI)");
-  sub->add_flag("--cluster", o->cluster, "Also apply the rules that read the cluster (nodes, the namespace, the claims)");
-  sub->add_flag("--fix", o->fix, "Print the manifests with the fixes lint can make (the Istio sidecar opt-out)");
-  sub->add_option("-o,--output", o->output, "Output format: json or yaml (default: one line per finding)");
+  // the manifests' content is lint's to judge (its findings): the flag layer only sees that they exist
+  flag::file(*sub, "-f,--filename", o->files, "TFJob manifest(s): a YAML/JSON file, a directory, or - for stdin", flag::Content::any,
+             true, true)
+      ->required();
+  flag::boolean(*sub, "--strict", o->strict, "Exit 1 when there is any finding (for CI)");
+  flag::boolean(*sub, "--cluster", o->cluster, "Also apply the rules that read the cluster (nodes, the namespace, the claims)");
+  flag::boolean(*sub, "--fix", o->fix, "Print the manifests with the fixes lint can make (the Istio sidecar opt-out)");
+  flag::choice(*sub, "-o,--output", o->output, "Output format: json or yaml (default: one line per finding)", {"json", "yaml"});
   sub->footer(R"(Examples:
   kubectl tfjob lint -f tfjob.yaml
   kubectl tfjob lint -f jobs/ --strict              # in CI: exit 1 on any finding
@@ -139,6 +146,4 @@ unreadable input; 64 usage error.)");
   set_action(*sub, g, o);
 }
 
-}  // namespace
-TFJOB_REGISTER_COMMAND("lint", 105, setup_lint);
 }  // namespace tfjob::cli

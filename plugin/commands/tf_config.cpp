@@ -1,7 +1,9 @@
 // kubectl tfjob tf-config: the TF_CONFIG the training operator injects into each replica of
 // a job (same inputs as submit), byte-identical to the operator's; null where it injects
 // none (a job with one replica in total).
+#include "commands.hpp"
 #include "../common/context.hpp"
+#include "../common/flag_values.hpp"
 #include "../common/job_flags.hpp"
 #include "../common/output.hpp"
 
@@ -19,16 +21,23 @@ struct TFConfigCommand {
   std::string output;          ///< "" (table) | json | wide
   std::string cluster_domain;  ///< the operator's CUSTOM_CLUSTER_DOMAIN
 
-  void validate() { fmt = parse_output_format(output, {"json", "wide"}); }
+  void validate() {
+    fmt = parse_output_format(output, {"json", "wide"});
+    // a pure command: no request, so no client (-n is the namespace, as a dry run reads it);
+    // the job is built here, so what cannot be built is refused as a usage error
+    jobs = build_jobs(job, namespace_from_flags(*globals));
+  }
   int run(Context& ctx);
 
  private:
   OutputFormat fmt = OutputFormat::table;
+  std::vector<TFJob> jobs;
+
+ public:
+  const Globals* globals = nullptr;
 };
 
 int TFConfigCommand::run(Context& ctx) {
-  // a pure command: no request, so no client (-n is the namespace, as a dry run reads it)
-  auto jobs = build_jobs(job, namespace_from_flags(ctx.globals()));
   if (jobs.size() != 1)
     throw error("tf-config shows one TFJob at a time; the input holds " + std::to_string(jobs.size()));
   auto& j = jobs.front();
@@ -65,14 +74,17 @@ int TFConfigCommand::run(Context& ctx) {
   return exit_code::ok;
 }
 
+}  // namespace
+
 void setup_tf_config(CLI::App& app, Globals& g) {
   auto o = std::make_shared<TFConfigCommand>();
+  o->globals = &g;
   auto* sub = app.add_subcommand("tf-config", "Show the TF_CONFIG the operator injects into each replica");
   add_job_flags(*sub, o->job);
-  sub->add_option("-o,--output", o->output, "Output format: json (replica -> exact TF_CONFIG or null) or wide")
+  flag::choice(*sub, "-o,--output", o->output, "Output format: json (replica -> exact TF_CONFIG or null) or wide", {"json", "wide"})
       ->group("Output");
-  sub->add_option("--cluster-domain", o->cluster_domain,
-                  "The operator's CUSTOM_CLUSTER_DOMAIN, e.g. cluster.local (hosts become <pod>.<ns>.svc.<domain>)")
+  flag::text(*sub, "--cluster-domain", o->cluster_domain,
+             "The operator's CUSTOM_CLUSTER_DOMAIN, e.g. cluster.local (hosts become <pod>.<ns>.svc.<domain>)", "DOMAIN")
       ->group("Output");
   sub->footer(R"(Examples:
   # TF_CONFIG of every replica of the MNIST sample
@@ -89,6 +101,4 @@ Exit codes: 0 ok; 1 invalid job or input (every problem on stderr); 64 bad usage
   set_action(*sub, g, o);
 }
 
-}  // namespace
-TFJOB_REGISTER_COMMAND("tf-config", 110, setup_tf_config);
 }  // namespace tfjob::cli
