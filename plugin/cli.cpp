@@ -212,9 +212,8 @@ struct HelpCommand {
   void validate() const {}
   int run(Context& ctx) const {
     CLI::App* a = root;
-    std::string prev;  // the words before the command, as CLI11's own --help says its usage line
+    std::string path = root->get_name();  // "kubectl tfjob serve list", as its own --help says it
     for (const auto& w : words) {
-      prev += (prev.empty() ? "" : " ") + a->get_name();
       CLI::App* sub = nullptr;
       try {
         sub = a->get_subcommand(w);
@@ -225,8 +224,10 @@ struct HelpCommand {
         return exit_code::usage;
       }
       a = sub;
+      path += " " + a->get_name();
     }
-    ctx.out << a->help(prev);
+    // the formatter itself: App::help would hand over to the command parsed, this one
+    ctx.out << a->get_formatter()->make_help(a, path, CLI::AppFormatMode::Normal);
     return exit_code::ok;
   }
 };
@@ -296,8 +297,21 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     out << app.help();
     return exit_code::ok;
   }
+  // pflag reads `-v=8` and `-n=team-a` as the short flag and its value; CLI11 would keep the
+  // "=": split them, up to `--` (after it every word is an argument)
+  std::vector<std::string> words;
+  bool after_dashes = false;
+  for (const auto& a : args) {
+    after_dashes = after_dashes || a == "--";
+    if (!after_dashes && a.size() > 2 && a[0] == '-' && a[1] != '-' && a[2] == '=') {
+      words.push_back(a.substr(0, 2));
+      words.push_back(a.substr(3));
+    } else {
+      words.push_back(a);
+    }
+  }
   std::vector<const char*> argv{"kubectl-tfjob"};
-  for (const auto& a : args) argv.push_back(a.c_str());
+  for (const auto& a : words) argv.push_back(a.c_str());
   try {
     app.parse(static_cast<int>(argv.size()), argv.data());
   } catch (const CLI::ParseError& e) {
