@@ -175,6 +175,13 @@ void say_extras(CLI::App& app, std::ostream& err) {
 /// Says a mistake on the command line in the one form; returns the exit code.
 int say_parse_error(CLI::App& app, const CLI::ParseError& e, std::ostream& out, std::ostream& err) {
   if (e.get_exit_code() == 0) return app.exit(e, out, err) == 0 ? exit_code::ok : exit_code::usage;  // --help, --version
+  // no command matched the first word: cobra's "unknown command", whatever CLI11 saw first
+  if (parsed_path(app).empty())
+    for (const auto& w : app.remaining())
+      if (!w.empty() && w[0] != '-') {
+        say_unknown_command(app, w, err);
+        return exit_code::usage;
+      }
   const std::string what = e.what();
   const auto colon = what.find(": ");
   const std::string head = colon == std::string::npos ? "" : what.substr(0, colon);
@@ -250,6 +257,12 @@ kubectl tfjob --help.)");
 /// the columns (each flag's description says what it cannot be combined with instead).
 class Formatter : public CLI::Formatter {
  public:
+  /// The names without a flag's value given bare (`--dry-run{unchanged}`: its option text says it).
+  std::string make_option_name(const CLI::Option* opt, bool positional) const override {
+    std::string n = CLI::Formatter::make_option_name(opt, positional);
+    for (auto b = n.find('{'); b != std::string::npos; b = n.find('{')) n.erase(b, n.find('}', b) - b + 1);
+    return n;
+  }
   std::string make_option_opts(const CLI::Option* opt) const override {
     if (!opt->get_option_text().empty()) return " " + opt->get_option_text();
     std::string out;
@@ -302,7 +315,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   std::vector<std::string> words;
   bool after_dashes = false;
   for (const auto& a : args) {
-    after_dashes = after_dashes || a == "--";
+    after_dashes = after_dashes || a == "--" || a == "__complete";  // the completion back end reads words as typed
     if (!after_dashes && a.size() > 2 && a[0] == '-' && a[1] != '-' && a[2] == '=') {
       words.push_back(a.substr(0, 2));
       words.push_back(a.substr(3));

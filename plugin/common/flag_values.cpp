@@ -81,7 +81,8 @@ std::string check_count(const Spec& s, const std::string& v) {
     return v + " is too large" + right;
   }
   if (n < s.min) return v + " is less than " + std::to_string(s.min) + right;
-  if (n > s.max) return v + " is more than " + std::to_string(s.max) + right;
+  if (n > s.max) return v + " is more than " + std::to_string(s.max) + "; give a whole number from " + std::to_string(s.min) + " to " +
+                        std::to_string(s.max);
   return {};
 }
 
