@@ -84,7 +84,9 @@ inline void add_source_flags(CLI::App& sub, JobFlags& f) {
   const char* g_in = "Job source";
   flag::file(sub, "-f,--filename", f.files, "TFJob manifest(s): a YAML/JSON file, a directory, or - for stdin",
              flag::Content::text, true, true)->group(g_in);
-  flag::text(sub, "--sample", f.sample, "Start from a built-in sample (" + sample_names() + ")", "NAME")->group(g_in);
+  std::vector<std::string> samples;
+  for (const auto& x : samples_sorted()) samples.emplace_back(x.name);
+  flag::choice(sub, "--sample", f.sample, "Start from a built-in sample (" + sample_names() + ")", samples)->group(g_in);
   // Two positionals: CLI11 hands words after `--` to the parent once every positional
   // has its minimum, so a sample name and then `-- ARGS` need a second one.
   flag::text(sub, "first", f.first_word,
