@@ -328,9 +328,10 @@ TEST_CASE("kubectl tfjob gpu-check: table, -o json, exit codes", "[gpu][check][e
   CHECK_THAT(r.out, Catch::Contains("PENDING"));
   CHECK_THAT(r.out, Catch::Contains("Insufficient nvidia.com/gpu"));
 
+  // a model the check does not know: refused as the command line is read (exit 64)
   r = tfjob::test::run_plugin({"gpu-check", "--expect", "p100"}, c.kubeconfig);
-  CHECK(r.exit_code != 0);
-  CHECK_THAT(r.err, Catch::Contains("known models: v100"));
+  CHECK(r.exit_code == 64);
+  CHECK_THAT(r.err, Catch::StartsWith("error: --expect: \"p100\" is not a GPU model this check knows; give a GPU model: v100"));
 }
 
 TEST_CASE("kubectl tfjob gpu-check: SIGINT and SIGTERM delete the probe pods", "[gpu][check][e2e][cli]") {
@@ -396,24 +397,31 @@ TEST_CASE("kubectl tfjob gpu-check --local runs the probe on this machine", "[gp
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("NVIDIA H200") && Catch::Contains("9.0") && Catch::Contains("READY"));
 
-  // A stand-in that prints the no-driver report: exit 2 (a script can tell "no GPU here").
+  // A stand-in that prints the no-driver report (the probe exits 2): gpu-check says no GPU
+  // with the tool's code for it, 4 (a script can tell "no GPU here"; 2 is "timed out").
   std::string nodrv = dir + "/nodrv.sh";
   std::ofstream(nodrv) << "#!/bin/sh\ncat '" << tfjob::test::source_dir() << "/tests/data/gpu/no-driver.json'\nexit 2\n";
   ::chmod(nodrv.c_str(), 0755);
   r = tfjob::test::run_plugin({"gpu-check", "--local", "--probe-path", nodrv});
-  CHECK(r.exit_code == 2);
+  CHECK(r.exit_code == 4);
   CHECK_THAT(r.out, Catch::Contains("NO-GPU"));
 
+  // no probe to run: no result (3, as the help says), one error, no table of a node that failed
+  r = tfjob::test::run_plugin({"gpu-check", "--local"}, "", 60, {"TFJOB_GPU_PROBE=" + dir + "/missing-probe"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 3);
+  CHECK_THAT(r.err, Catch::Contains("error: cannot run the GPU probe"));
+  CHECK(r.out.empty());
+  // a --probe-path that is not there is a mistake on the command line
   r = tfjob::test::run_plugin({"gpu-check", "--local", "--probe-path", dir + "/missing-probe"});
-  CHECK(r.exit_code == 1);
-  CHECK_THAT(r.err, Catch::Contains("cannot run the GPU probe"));
-  CHECK_THAT(r.out, Catch::Contains("FAILED") || Catch::Contains("probe output unreadable"));
+  CHECK(r.exit_code == 64);
+  CHECK_THAT(r.err, Catch::StartsWith("error: --probe-path: \"" + dir + "/missing-probe\" does not exist"));
 
   // The real probe, when built: no GPU here, so not ready with its clear message.
   std::string real = tfjob::test::binary_dir() + "/gpu/tfjob-gpu-probe";
   if (::access(real.c_str(), X_OK) == 0 && ::access("/dev/nvidia0", F_OK) != 0) {
     r = tfjob::test::run_plugin({"gpu-check", "--local", "--probe-path", real});
-    CHECK(r.exit_code == 2);  // no NVIDIA driver: exit 2, not "not ready"
+    CHECK(r.exit_code == 4);  // no NVIDIA driver: no GPU (4), not "not ready"
     CHECK_THAT(r.out, Catch::Contains("NO-GPU") && Catch::Contains("no NVIDIA driver"));
   }
 }

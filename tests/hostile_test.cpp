@@ -478,7 +478,7 @@ TEST_CASE("hostile: a flag's range error is short and says the bound", "[hostile
   auto r = tfjob::test::run_plugin({"submit", "--name", "a", "--image", "b", "--workers=-1", "--dry-run=client", "--", "x"}, "", 30);
   INFO(r.err);
   CHECK(r.exit_code == 64);
-  CHECK(r.err.find("-1 is less than 0 (it must be 0 or more)") != std::string::npos);
+  CHECK(r.err.find("error: --workers: -1 is less than 0; give a whole number of 0 or more") != std::string::npos);
   CHECK(r.err.find("179769313486") == std::string::npos);
   CHECK(r.err.size() < 400);
 }

@@ -459,13 +459,24 @@ TEST_CASE("retries: 429 honours Retry-After, 503 is retried only when safe, time
     CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(2000));
     server().faults().clear();
   }
-  SECTION("a server that is not there: connection refused, retried, then a clear error") {
+  SECTION("a server that is not there: connection refused, said at once (client-go retries no failed dial)") {
     RestConfig rc = cert_config();
     rc.server = "https://127.0.0.1:1";
-    Client gone(rc);
-    gone.retry_policy().base_backoff = std::chrono::milliseconds(10);
-    CHECK_THROWS_WITH(Api<Node>(gone).list(), Catch::Contains("connection refused") &&
-                                                  Catch::Contains("did you specify the right host or port?"));
+    for (auto timeout : {std::chrono::milliseconds(0), std::chrono::milliseconds(30000)}) {
+      rc.timeout = timeout;  // with or without --request-timeout, the same answer
+      Client gone(rc);
+      const auto t0 = std::chrono::steady_clock::now();
+      try {
+        Api<Node>(gone).list();
+        FAIL("a list from a closed port succeeded");
+      } catch (const tfjob::transport_error& e) {
+        CHECK(e.reason() == tfjob::reasons::connection_refused);
+        CHECK(e.subject() == "127.0.0.1:1");
+        CHECK_THAT(e.problem(), Catch::Contains("connection refused"));
+      }
+      // the default backoff (200ms, 400ms, ...) would take seconds: not one retry was made
+      CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(150));
+    }
   }
 }
 

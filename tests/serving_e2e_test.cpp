@@ -397,12 +397,13 @@ TEST_CASE("predict errors: service not found, not loaded yet, TF Serving's messa
   CHECK(r.err.find("Invalid JPEG data") != std::string::npos);
   CHECK(c.tfs->predict_requests() == sent_before + 1);
 
+  // an image that is not there, or not an image: refused before anything is sent (64)
   r = c.run({"predict", "fast", "--image", c.dir + "/missing.jpg"});
-  CHECK(r.exit_code == 1);
-  CHECK(r.err.find("cannot read image") != std::string::npos);
+  CHECK(r.exit_code == 64);
+  CHECK(r.err.find("error: --image: \"" + c.dir + "/missing.jpg\" does not exist") != std::string::npos);
   r = c.run({"predict", "fast", "--image", c.write("notes.txt", "hello")});
-  CHECK(r.exit_code == 1);
-  CHECK(r.err.find("not a JPEG or PNG") != std::string::npos);
+  CHECK(r.exit_code == 64);
+  CHECK(r.err.find("is not a JPEG or PNG file; give a PNG or JPEG image") != std::string::npos);
 
   // the MNIST sample's digit is a float tensor: the ResNet signature refuses it by dtype
   auto digit = tfjob::test::source_dir() + "/samples/mnist/digit-1.json";
@@ -447,8 +448,8 @@ TEST_CASE("models NAME and serve print the signatures from TF Serving's metadata
   CHECK(nover.exit_code == 1);
   CHECK(nover.err.find("Servable not found for request: Specific(mnist, 7)") != std::string::npos);
   auto badver = c.run({"models", "mnist", "--version", "latest"});
-  CHECK(badver.exit_code == 1);
-  CHECK(badver.err.find("version \"latest\" is not a number") != std::string::npos);
+  CHECK(badver.exit_code == 64);
+  CHECK(badver.err.find("error: --version: \"latest\" is not a whole number") != std::string::npos);
 }
 
 TEST_CASE("predict checks the signature: missing input, rank, dtype, --signature, --version, --label", "[serving][e2e]") {
@@ -741,7 +742,8 @@ TEST_CASE("several models in one server: a model config ConfigMap, version polic
                         {"spec", {{"accessModes", {"ReadWriteOnce"}}, {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}});
   auto bad = c.run({"serve", "zoo", "--model", "mnist=pvc:models", "--model", "resnet=resnet", "--version-label", "stable=1"});
   CHECK(bad.exit_code == 64);
-  CHECK(bad.err.find("name the model (MODEL=... or MODEL:...): this server serves 2 models") != std::string::npos);
+  CHECK(bad.err.find("\"stable=1\" names no model, and this server serves 2 models; name the model (MODEL=... or MODEL:...)") !=
+        std::string::npos);
 
   auto r = c.run({"serve", "zoo", "--model", "mnist=pvc:models:export/mnist", "--model", "resnet=resnet", "--gpus", "0",
                   "--version-policy", "mnist=specific:1,2", "--version-label", "mnist:stable=1", "--version-label", "mnist:canary=1",

@@ -53,6 +53,12 @@ inline constexpr const char* kubeconfig_missing = "KubeconfigMissing";  ///< the
 inline constexpr const char* user_not_found = "UserNotFound";           ///< the explicitly named user
 inline constexpr const char* no_configuration = "NoConfiguration";      ///< no kubeconfig and no server
 inline constexpr const char* no_current_context = "NoCurrentContext";   ///< a kubeconfig that selects no context
+/// The server refused the connection (nothing listens there): subject() is the server's
+/// host[:port] as configured. The connection was never opened, so nothing was sent.
+inline constexpr const char* connection_refused = "ConnectionRefused";
+/// The server could not be reached (its name does not resolve, the dial timed out, TLS
+/// could not be set up): subject() is the server's host[:port]; problem() says why.
+inline constexpr const char* server_unreachable = "ServerUnreachable";
 /// A value given for one of the SDK's settings cannot be used: subject() is the setting
 /// (e.g. "ServeOperations::batching") and the message begins with it, or, when nothing was
 /// given, says what to give in parentheses; any other setting its advice names is in

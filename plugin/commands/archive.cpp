@@ -2,7 +2,9 @@
 // TFJob, pods, every container's current and previous log, events, describe, TF_CONFIG,
 // nodes, and a manifest of what could not be read). The gathering is the SDK's
 // (workflow/archive.hpp); this file picks the destination and reports.
+#include "commands.hpp"
 #include "../common/context.hpp"
+#include "../common/flag_values.hpp"
 
 #include <tfjob/detail/files.hpp>
 #include <tfjob/workflow/archive.hpp>
@@ -36,8 +38,8 @@ void ArchiveCommand::validate() {
   targz = ends_with(out, ".tar.gz") || ends_with(out, ".tgz");
   namespace fs = std::filesystem;
   if (!targz && fs::exists(out) && (!fs::is_directory(out) || !fs::is_empty(out)))
-    throw CLI::ValidationError("-o", "\"" + out + "\" exists and is not an empty directory: give a new directory or a FILE.tar.gz");
-  if (targz && fs::exists(out)) throw CLI::ValidationError("-o", "\"" + out + "\" exists: give a new file name (or remove it)");
+    throw flag::usage("--output", "\"" + out + "\" exists and is not an empty directory", "give a new directory or a FILE.tar.gz");
+  if (targz && fs::exists(out)) throw flag::usage("--output", "\"" + out + "\" exists", "give a new file name (or remove it)");
 }
 
 int ArchiveCommand::run(Context& ctx) const {
@@ -65,11 +67,13 @@ int ArchiveCommand::run(Context& ctx) const {
   return exit_code::ok;
 }
 
+}  // namespace
+
 void setup_archive(CLI::App& app, Globals& g) {
   auto o = std::make_shared<ArchiveCommand>();
   auto* sub = app.add_subcommand("archive", "Save a TFJob's objects, logs, events and nodes for a bug report");
-  sub->add_option("name", o->name, "TFJob name")->required();
-  sub->add_option("-o,--output", o->output, "A new directory, or FILE.tar.gz (default: JOB-archive.tar.gz)");
+  flag::text(*sub, "name", o->name, "TFJob name", "NAME")->required();
+  flag::text(*sub, "-o,--output", o->output, "A new directory, or FILE.tar.gz (default: JOB-archive.tar.gz)", "PATH");
   sub->footer(R"(Examples:
   kubectl tfjob archive mnist                    # mnist-archive.tar.gz
   kubectl tfjob archive mnist -o /tmp/mnist      # a directory
@@ -90,6 +94,4 @@ found or nothing could be written, 64 usage error.)");
   set_action(*sub, g, o);
 }
 
-}  // namespace
-TFJOB_REGISTER_COMMAND("archive", 135, setup_archive);
 }  // namespace tfjob::cli

@@ -2,6 +2,8 @@
 // plugin itself (`kubectl-tfjob __complete ...`, see complete.cpp) for candidates, the same
 // protocol kubectl's plugin completion (`kubectl_complete-tfjob`, kubectl >= 1.26) uses,
 // so `kubectl-tfjob <TAB>` and `kubectl tfjob <TAB>` complete the same way.
+#include "commands.hpp"
+#include "../common/flag_values.hpp"
 #include "../common/context.hpp"
 
 #include <memory>
@@ -90,10 +92,12 @@ struct CompletionCommand {
   }
 };
 
+}  // namespace
+
 void setup_completion(CLI::App& app, Globals& g) {
   auto opts = std::make_shared<CompletionCommand>();
   auto* sub = app.add_subcommand("completion", "Print a shell completion script (bash, zsh or fish)");
-  sub->add_option("shell", opts->shell, "bash, zsh or fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
+  flag::choice(*sub, "shell", opts->shell, "bash, zsh or fish", {"bash", "zsh", "fish"})->required();
   sub->footer(R"(Examples:
   # bash, for this shell; add the line to ~/.bashrc to keep it
   source <(kubectl tfjob completion bash)
@@ -109,6 +113,4 @@ Exit codes: 0 printed, 64 usage error.)");
   set_action(*sub, g, opts);
 }
 
-}  // namespace
-TFJOB_REGISTER_COMMAND("completion", 800, setup_completion);
 }  // namespace tfjob::cli

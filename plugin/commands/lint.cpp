@@ -6,7 +6,9 @@
 // and an error exits 1; --strict also fails on any other finding. --cluster adds the rules
 // that need the cluster (nodes, the namespace, the claims), --fix prints the manifests with
 // the fixes lint can make (the Istio opt-out).
+#include "commands.hpp"
 #include "../common/context.hpp"
+#include "../common/flag_values.hpp"
 #include "../common/job_flags.hpp"
 #include "../common/manifests.hpp"
 #include "../common/output.hpp"
@@ -34,7 +36,7 @@ struct LintCommand {
 
   void validate() {
     fmt = parse_output_format(output, {"json", "yaml"});
-    if (files.empty()) throw CLI::ValidationError("-f", "give at least one manifest: lint -f FILE (- for stdin)");
+    if (files.empty()) throw flag::usage("--filename", "no manifest given", "give at least one: lint -f FILE (- for stdin)");
   }
   int run(Context& ctx) const;
 
@@ -163,15 +165,20 @@ int LintCommand::run(Context& ctx) const {
   return errors > 0 || (o.strict && count > 0) ? exit_code::failure : exit_code::ok;
 }
 
+}  // namespace
+
 void setup_lint(CLI::App& app, Globals& g) {
   auto o = std::make_shared<LintCommand>();
   auto* sub = app.add_subcommand("lint", "Check TFJob manifests for the known mistakes before they are submitted");
-  sub->add_option("-f,--filename", o->files, "TFJob manifest(s): a YAML/JSON file, a directory, or - for stdin")->required();
-  sub->add_flag("--strict", o->strict, "Exit 1 on any finding, warnings and notes too (errors always exit 1)");
+  // the manifests' content is lint's to judge (its findings): the flag layer only sees that they exist
+  flag::file(*sub, "-f,--filename", o->files, "TFJob manifest(s): a YAML/JSON file, a directory, or - for stdin", flag::Content::any,
+             true, true)
+      ->required();
+  flag::boolean(*sub, "--strict", o->strict, "Exit 1 on any finding, warnings and notes too (errors always exit 1)");
   add_validate_flag(*sub, o->validation);
-  sub->add_flag("--cluster", o->cluster, "Also apply the rules that read the cluster (nodes, the namespace, the claims)");
-  sub->add_flag("--fix", o->fix, "Print the manifests with the fixes lint can make (the Istio sidecar opt-out)");
-  sub->add_option("-o,--output", o->output, "Output format: json or yaml (default: one line per finding)");
+  flag::boolean(*sub, "--cluster", o->cluster, "Also apply the rules that read the cluster (nodes, the namespace, the claims)");
+  flag::boolean(*sub, "--fix", o->fix, "Print the manifests with the fixes lint can make (the Istio sidecar opt-out)");
+  flag::choice(*sub, "-o,--output", o->output, "Output format: json or yaml (default: one line per finding)", {"json", "yaml"});
   sub->footer(R"(Examples:
   kubectl tfjob lint -f tfjob.yaml
   kubectl tfjob lint -f jobs/ --strict              # in CI: exit 1 on any finding
@@ -198,6 +205,4 @@ Exit codes: 0 no finding, or only warnings and notes without --strict; 1 an erro
   set_action(*sub, g, o);
 }
 
-}  // namespace
-TFJOB_REGISTER_COMMAND("lint", 105, setup_lint);
 }  // namespace tfjob::cli

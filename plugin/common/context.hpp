@@ -78,6 +78,18 @@ class Context {
   bool served_ = false;
 };
 
+/// The line a failure is said with: kubectl's own words for a server that refused the
+/// connection or cannot be reached (kubectl/pkg/cmd/util/helpers.go standardErrorMessage),
+/// else `error: MESSAGE` with the SDK's advice in the plugin's flags.
+inline std::string failure_line(const std::exception& e) {
+  if (const auto* t = dynamic_cast<const tfjob::error*>(&e)) {
+    if (t->reason() == reasons::connection_refused)
+      return "The connection to the server " + t->subject() + " was refused - did you specify the right host or port?";
+    if (t->reason() == reasons::server_unreachable) return "Unable to connect to the server: " + t->problem();
+  }
+  return "error: " + error_message(e);
+}
+
 /// kubectl's line for a TFJob that is not there (cmd/get: `Error from server (NotFound):
 /// <resource>.<group> "<name>" not found`, with the namespace as kube-apiserver words it).
 inline std::string not_found_line(const std::string& ns, const std::string& name) {
@@ -91,17 +103,16 @@ inline int say_not_found(Context& ctx, const std::string& name) {
 }
 
 /// Makes `cmd` the subcommand's action: the parse callback hands main (or a test's
-/// `run_cli`) a step that validates the options (no request) and then runs them.
+/// `run_cli`) its two steps, validate (no request: what it refuses is a usage error, exit
+/// 64) and run.
 /// `Cmd` has `void validate()` and `int run(Context&)`. Where a subcommand of this one was
 /// chosen (`serve list`), its action stands: CLI11 runs its callback first.
 template <class Cmd>
 void set_action(CLI::App& sub, Globals& g, std::shared_ptr<Cmd> cmd) {
   sub.callback([cmd, &g, s = &sub] {
     if (!s->get_subcommands().empty()) return;
-    g.command = [cmd](Context& ctx) {
-      cmd->validate();
-      return cmd->run(ctx);
-    };
+    g.validate = [cmd] { cmd->validate(); };
+    g.command = [cmd](Context& ctx) { return cmd->run(ctx); };
   });
 }
 

@@ -6,6 +6,7 @@
 /// `warning: FILE: TFJob NAME: ...` and the command goes on, under ignore none is looked for.
 
 #include "context.hpp"
+#include "flag_values.hpp"
 
 #include <tfjob/api/manifest.hpp>
 #include <tfjob/api/schema.hpp>
@@ -13,6 +14,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <exception>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -22,15 +24,14 @@ namespace tfjob::cli {
 /// `--validate[=strict|warn|ignore]` on a command that reads a manifest; kubectl's values,
 /// its default (strict) and its bare form (strict: NoOptDefVal).
 inline CLI::Option* add_validate_flag(CLI::App& sub, std::string& value) {
-  return sub
-      .add_option("--validate", value,
-                  "How the manifest is judged by the TFJob CRD's schema: strict (the default: an unknown field, a wrong "
-                  "type or a value the schema refuses is an error), warn (each is said and the command goes on), ignore "
-                  "(not judged; the API server drops unknown fields). true = strict, false = ignore, as kubectl's")
-      // strconv.ParseBool's forms, as kubectl accepts them
-      ->check(CLI::IsMember({"strict", "warn", "ignore", "true", "false", "1", "0", "t", "f", "T", "F", "TRUE", "FALSE",
-                             "True", "False"}))
-      ->expected(0, 1)
+  // strconv.ParseBool's forms too, as kubectl accepts them; bare: strict, never the next word
+  return flag::choice(sub, "--validate", value,
+                      "How the manifest is judged by the TFJob CRD's schema: strict (the default: an unknown field, a wrong "
+                      "type or a value the schema refuses is an error), warn (each is said and the command goes on), ignore "
+                      "(not judged; the API server drops unknown fields). true = strict, false = ignore, as kubectl's",
+                      {"strict", "warn", "ignore", "true", "false", "1", "0", "t", "f", "T", "F", "TRUE", "FALSE", "True",
+                       "False"},
+                      {}, "strict")
       ->default_str("strict")
       ->option_text("[=strict|warn|ignore]");
 }
@@ -47,6 +48,19 @@ inline FieldValidation validation_mode(const std::string& v) {
 /// Warning header for the same field is not said again: Context::warn_once).
 inline void say_schema_warnings(Context& ctx, const std::vector<field_error>& warnings) {
   for (const auto& w : warnings) ctx.warn_once(w.to_string());
+}
+
+/// An input that could not be used after --validate=warn said what the schema found: the
+/// warnings, then the error, and the usage exit code, as validate() refuses an input
+/// (docs/cli.md's table).
+inline int refuse_after_warnings(Context& ctx, const std::vector<field_error>& warnings, const std::exception_ptr& failed) {
+  say_schema_warnings(ctx, warnings);
+  try {
+    std::rethrow_exception(failed);
+  } catch (const std::exception& e) {
+    ctx.err << failure_line(e) << "\n";
+  }
+  return exit_code::usage;
 }
 
 /// The TFJobs among `objects` (read from `source`) judged as --validate says: strict throws

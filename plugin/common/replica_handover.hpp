@@ -7,6 +7,7 @@
 
 #include "command.hpp"
 #include "context.hpp"
+#include "flag_values.hpp"
 #include "kube.hpp"
 
 #include <tfjob/detail/json.hpp>
@@ -35,11 +36,15 @@ struct ReplicaTarget {
   std::string container = "tensorflow";
 };
 
-inline void add_replica_target_flags(CLI::App& sub, ReplicaTarget& t) {
-  sub.add_option("job", t.job, "TFJob name")->required();
-  sub.add_option("--replica", t.replica, "Replica type: Chief, Master, Worker, PS, Evaluator (default: the chief)");
-  sub.add_option("--index", t.index, "Replica index, with --replica")->capture_default_str();
-  sub.add_option("-c,--container", t.container, "Container of the pod")->capture_default_str();
+/// The job positional, --replica, --index and (`container`) -c.
+inline void add_replica_target_flags(CLI::App& sub, ReplicaTarget& t, bool container = true) {
+  flag::text(sub, "job", t.job, "TFJob name", "JOB")->required();
+  flag::composite(sub, "--replica", t.replica, "Replica type: Chief, Master, Worker, PS, Evaluator (default: the chief)",
+                  "a replica type: Chief, Master, PS, Worker or Evaluator", "Worker", {"Boss"}, [](const std::string& v) {
+                    if (!canonical_replica_type(v)) throw tfjob::error("unknown replica type \"" + v + "\"");
+                  });
+  flag::count(sub, "--index", t.index, "Replica index, with --replica", 0)->capture_default_str();
+  if (container) flag::text(sub, "-c,--container", t.container, "Container of the pod", "NAME")->capture_default_str();
 }
 
 /// The pod `t` names in `ns`; a clear error when the job has no such replica.

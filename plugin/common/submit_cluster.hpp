@@ -5,6 +5,7 @@
 /// include/tfjob/workflow/; this file turns it into output and exit codes.
 
 #include "context.hpp"
+#include "flag_values.hpp"
 #include "output.hpp"
 #include "workflow_cli.hpp"
 
@@ -49,51 +50,25 @@ struct SubmitClusterFlags {
 /// Adds the cluster-path flags to `submit`.
 inline void add_submit_cluster_flags(CLI::App& sub, SubmitClusterFlags& f) {
   const char* grp = "Cluster";
-  sub.add_flag("--replace", f.replace, "If the job exists with a different spec, delete it (and its pods) and submit this one")->group(grp);
-  sub.add_flag("--rerun", f.rerun,
-               "If the job exists, even with the same spec (a finished run), delete it and its pods and submit it "
-               "again; claims are kept (MNIST resumes from its checkpoints)")->group(grp);
-  sub.add_flag("--wait", f.wait, "Wait until the job Succeeds or Fails, with a progress line on stderr")->group(grp);
-  sub.add_flag("--follow", f.follow, "Wait as --wait and stream the chief's log to stdout")->group(grp);
-  sub.add_option("--save", f.save, "With --follow: also write every replica's log to this directory as it streams")->group(grp);
-  sub.add_option("--timeout", f.timeout, "With --wait/--follow: give up after this long (e.g. 30m; 0 = no limit)")->group(grp);
-  sub.add_option("--pvc-size", f.pvc_size, "Create missing PersistentVolumeClaims with this size (samples: always)")
+  flag::boolean(sub, "--replace", f.replace, "If the job exists with a different spec, delete it (and its pods) and submit this one")
+      ->group(grp);
+  flag::boolean(sub, "--rerun", f.rerun,
+                "If the job exists, even with the same spec (a finished run), delete it and its pods and submit it "
+                "again; claims are kept (MNIST resumes from its checkpoints)")->group(grp);
+  flag::boolean(sub, "--wait", f.wait, "Wait until the job Succeeds or Fails, with a progress line on stderr")->group(grp);
+  flag::boolean(sub, "--follow", f.follow, "Wait as --wait and stream the chief's log to stdout")->group(grp);
+  flag::text(sub, "--save", f.save, "With --follow: also write every replica's log to this directory as it streams", "DIR")->group(grp);
+  flag::duration(sub, "--timeout", f.timeout, "With --wait/--follow: give up after this long (e.g. 30m; 0 = no limit)")->group(grp);
+  flag::quantity(sub, "--pvc-size", f.pvc_size, "Create missing PersistentVolumeClaims with this size (samples: always)")
       ->capture_default_str()->group(grp)->each([&f](const std::string&) { f.create_pvcs = true; });
-  sub.add_option("--storage-class", f.storage_class, "StorageClass of a created claim (default: the cluster's default)")
+  flag::text(sub, "--storage-class", f.storage_class, "StorageClass of a created claim (default: the cluster's default)", "NAME")
       ->group(grp)->each([&f](const std::string&) { f.create_pvcs = true; });
-  sub.add_option("--pvc-access-mode", f.pvc_access_mode,
-                 "Access mode of a created claim (replicas on different nodes share it: ReadWriteMany)")
-      ->check(CLI::IsMember({"ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"}))
+  flag::choice(sub, "--pvc-access-mode", f.pvc_access_mode,
+               "Access mode of a created claim (replicas on different nodes share it: ReadWriteMany)",
+               {"ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"})
       ->capture_default_str()->group(grp);
-  sub.add_flag("--skip-gpu-check", f.skip_gpu_check, "Do not check the cluster's nvidia.com/gpu capacity before submitting")->group(grp);
-}
-
-/// `submit mnist --pvc NAME`: a bare claim name (no `:/path`) renames the sample's own
-/// claim instead of adding a mount. Removes such names from `pvc` and returns the last one
-/// ("" when none). Only meaningful with a sample.
-inline std::string take_sample_claim(std::vector<std::string>& pvc) {
-  std::string name;
-  std::vector<std::string> rest;
-  for (auto& p : pvc) {
-    if (p.find(':') == std::string::npos) name = p;
-    else rest.push_back(p);
-  }
-  pvc = rest;
-  return name;
-}
-
-/// Point every volume of `job` that mounts a claim at `claim`.
-inline void rename_claims(TFJob& job, const std::string& claim) {
-  for (auto& [t, rs] : job.spec.tf_replica_specs) {
-    // look, never create: operator[] would add `volumes: null` to a template without volumes
-    if (!rs.template_.is_object()) continue;
-    auto spec = rs.template_.find("spec");
-    if (spec == rs.template_.end() || !spec->is_object()) continue;
-    auto vols = spec->find("volumes");
-    if (vols == spec->end() || !vols->is_array()) continue;
-    for (auto& v : *vols)
-      if (v.contains("persistentVolumeClaim")) v["persistentVolumeClaim"]["claimName"] = claim;
-  }
+  flag::boolean(sub, "--skip-gpu-check", f.skip_gpu_check, "Do not check the cluster's nvidia.com/gpu capacity before submitting")
+      ->group(grp);
 }
 
 /// Lint and preflight warnings on stderr, each with its fix; info findings (ExitCode's retry
@@ -134,9 +109,10 @@ inline std::set<std::string> claims_of(const nlohmann::json& job) {
 /// The cluster path's flags that no request is needed to refuse.
 inline std::chrono::milliseconds check_submit_cluster_flags(const SubmitClusterFlags& f, std::size_t jobs, bool dry_run_server) {
   if ((f.wait || f.follow) && dry_run_server)
-    throw CLI::ValidationError("--wait", "--wait/--follow cannot be combined with --dry-run=server");
+    throw flag::usage("--wait", "--wait/--follow cannot be combined with --dry-run=server", "leave out one of them");
   if ((f.wait || f.follow) && jobs != 1)
-    throw CLI::ValidationError("--wait", "--wait/--follow need exactly one job (got " + std::to_string(jobs) + ")");
+    throw flag::usage("--wait", "--wait/--follow need exactly one job (got " + std::to_string(jobs) + ")",
+                      "submit one job at a time to wait for it");
   return wf::parse_duration(f.timeout, "--timeout");
 }
 

@@ -133,7 +133,7 @@ if ka get tfjob pe-dry -n "$NS" >/dev/null 2>&1; then fail "--dry-run=server per
 step submit-invalid
 sed 's/replicas: 1$/replicas: -3/' "$TMP/dry.yaml" >"$TMP/bad.yaml"
 refused P submit -f "$TMP/bad.yaml" -n "$NS"
-[ "$RC" = 1 ] || fail "exit $RC, want 1: $ERR"
+[ "$RC" = 64 ] || fail "exit $RC, want 64 (an invalid job: refused before anything is sent, docs/cli.md): $ERR"
 if ka get tfjob pe-dry -n "$NS" >/dev/null 2>&1; then fail "an invalid job was created"; fi
 
 step submit-missing-namespace

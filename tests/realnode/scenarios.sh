@@ -646,7 +646,7 @@ scenario_logs_replicas() {
   contains "$ERR" "TFJob \"rep\" has no evaluator replicas; it has Chief, PS, Worker"
   run P logs rep -n "$NS" --since 5
   [ "$RC" = 64 ] || fail "--since 5: exit $RC, want 64"
-  contains "$ERR" "missing unit in duration \"5\""
+  contains "$ERR" "error: --since: \"5\" has no unit"
   run P logs rep -n "$NS" --include '('
   [ "$RC" = 64 ] || fail "--include '(': exit $RC, want 64"
   contains "$ERR" "invalid regular expression \"(\""

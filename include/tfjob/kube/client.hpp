@@ -197,6 +197,7 @@ class Client {
     std::string url;
     std::chrono::milliseconds wait{0};
     std::string why;
+    std::string why_reason;  ///< the reason of the last failure to connect ("" for another)
   };
 
   /// What perform() does after one of its steps.
@@ -222,6 +223,9 @@ class Client {
   static std::string printable_prefix(const std::string& body, std::size_t n);
 
   static bool is_tls_verification(const std::string& m);
+  /// The error of a connection that could not be opened: ConnectionRefused or
+  /// ServerUnreachable, with the server's host[:port] as its subject.
+  transport_error unreachable(const Request& req, const std::string& what, bool refused) const;
 
   static std::string ms_since(std::chrono::steady_clock::time_point t0);
 
@@ -674,15 +678,18 @@ TFJOB_INLINE Client::Next Client::run_attempt(const Request& req, const Creds& c
     throw transport_error(req.what + ": " + e.what() + limit);
   } catch (const detail::connect_failure& e) {
     if (cfg.verbosity >= 6) log(req.method + " " + t.url + "  in " + ms_since(t.t0) + " milliseconds (" + e.what() + ")");
-    if (t.failure_count >= pol.max_failures || is_tls_verification(e.what())) {
-      std::string hint;
-      if (std::string(e.what()).find("connection refused") != std::string::npos)
-        hint = "; the connection to the server " + s_->server.origin() +
-               " was refused - did you specify the right host or port? (" + cfg.source + ")";
-      throw transport_error(req.what + ": " + e.what() + hint);
-    }
+    const std::string what = e.what();
+    // client-go repeats no failed dial (rest/request.go, isErrRetryableFunc: only a GET's
+    // connection reset or EOF): a refused connection or a name that does not resolve is
+    // said at once. A dial that timed out or a TLS handshake cut short is tried again within
+    // the deadline, for any verb: nothing was sent.
+    const bool refused = what.find("connection refused") != std::string::npos;
+    const bool unknown_host = what.find(": lookup ") != std::string::npos && what.find("Temporary failure") == std::string::npos;
+    if (refused || unknown_host || t.failure_count >= pol.max_failures || is_tls_verification(what))
+      throw unreachable(req, what, refused);
     t.wait = backoff(pol, t.failure_count++);
-    t.why = e.what();
+    t.why = what;
+    t.why_reason = reasons::server_unreachable;
     return Next::retry_later;
   } catch (const auth_error&) {
     throw;
@@ -739,6 +746,7 @@ TFJOB_INLINE Client::Next Client::pause_before_retry(const Request& req, const T
   if (stream && detail::Clock::now() + t.wait >= opts.deadline) return Next::stop_false;  // the caller's end comes first
   if (t.dl != detail::no_deadline() && detail::Clock::now() + t.wait >= t.dl) {
     if (out && out->status != 0) return Next::stop_true;  // hand back the last answer
+    if (t.why_reason == reasons::server_unreachable) throw unreachable(req, t.why, false);
     throw transport_error(req.what + ": gave up before the request timeout after: " + t.why);
   }
   if (s_->cfg.verbosity >= 6)
@@ -756,6 +764,20 @@ TFJOB_INLINE std::string Client::printable_prefix(const std::string& body, std::
     out += c < 0x20 || c >= 0x7F ? '?' : static_cast<char>(c);
   }
   return body.size() > n ? out + "..." : out;
+}
+
+TFJOB_INLINE transport_error Client::unreachable(const Request& req, const std::string& what, bool refused) const {
+  // the server as configured, host[:port] (kubectl says url.Parse(server).Host)
+  std::string host = s_->cfg.server;
+  if (auto p = host.find("://"); p != std::string::npos) host = host.substr(p + 3);
+  host = host.substr(0, host.find('/'));
+  if (refused)
+    return transport_error(reasons::connection_refused, what + " (" + req.what + ")",
+                           "; is the API server running there, and is that its host and port? (the server comes from " +
+                               s_->cfg.source + ")",
+                           host);
+  return transport_error(reasons::server_unreachable, what + " (" + req.what + ")",
+                         "; check the server's address (from " + s_->cfg.source + ") and the network to it", host);
 }
 
 TFJOB_INLINE bool Client::is_tls_verification(const std::string& m) {

@@ -5,6 +5,7 @@
 /// (tensorflow_serving/sources/storage_path/file_system_storage_path_source.cc), so every
 /// model source below ends up as `/models/<model>/<version>/`.
 
+#include <tfjob/api/builder.hpp>  // Toleration: the one toleration parser
 #include <tfjob/api/quantity.hpp>
 #include <tfjob/api/validation.hpp>  // is_dns1123_subdomain: a Secret's name
 #include <tfjob/detail/compiled.hpp>
@@ -161,25 +162,10 @@ TFJOB_INLINE ModelSource parse_pvc(const std::string& text) {
 }
 
 TFJOB_INLINE nlohmann::json parse_toleration(const std::string& text) {
-  auto colon = text.rfind(':');
-  std::string kv = colon == std::string::npos ? text : text.substr(0, colon);
-  std::string effect = colon == std::string::npos ? "" : text.substr(colon + 1);
-  if (kv.empty())
-    throw detail::invalid_setting("ServeSpec::tolerations", " \"" + text + "\": give KEY[=VALUE][:EFFECT], e.g. nvidia.com/gpu:NoSchedule");
-  if (!effect.empty() && effect != "NoSchedule" && effect != "PreferNoSchedule" && effect != "NoExecute")
-    throw detail::invalid_setting("ServeSpec::tolerations", " \"" + text + "\": effect must be NoSchedule, PreferNoSchedule or NoExecute");
-  nlohmann::json t = nlohmann::json::object();
-  auto eq = kv.find('=');
-  if (eq == std::string::npos) {
-    t["key"] = kv;
-    t["operator"] = "Exists";
-  } else {
-    t["key"] = kv.substr(0, eq);
-    t["operator"] = "Equal";
-    t["value"] = kv.substr(eq + 1);
-  }
-  if (!effect.empty()) t["effect"] = effect;
-  return t;
+  std::string problem;
+  auto t = Toleration::try_parse(text, &problem);
+  if (!t) throw detail::invalid_setting("ServeSpec::tolerations", " " + problem);
+  return t->to_json();
 }
 
 TFJOB_INLINE bool is_dns1035_label(const std::string& s) {

@@ -278,15 +278,20 @@ TFJOB_INLINE std::unique_ptr<Conn> Conn::dial(const std::string& host, int port,
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     int r = ::connect(fd, ai->ai_addr, ai->ai_addrlen);
     if (r != 0 && errno != EINPROGRESS) { last = std::strerror(errno); ::close(fd); continue; }
+    // an answer already there (a local port refused at once) is read whatever the deadline
+    // left, as Go's dialer reports a refusal even under a tiny timeout
+    pollfd settled{fd, POLLOUT, 0};
     if (r != 0) {
-      try {
-        wait_fd(fd, POLLOUT, dl, cancel, "dial tcp " + c->peer_ + ": i/o timeout");
-      } catch (const timeout_failure& e) {
-        ::close(fd);
-        throw connect_failure(e.what());
-      } catch (...) {
-        ::close(fd);
-        throw;
+      if (::poll(&settled, 1, 0) <= 0) {
+        try {
+          wait_fd(fd, POLLOUT, dl, cancel, "dial tcp " + c->peer_ + ": i/o timeout");
+        } catch (const timeout_failure& e) {
+          ::close(fd);
+          throw connect_failure(e.what());
+        } catch (...) {
+          ::close(fd);
+          throw;
+        }
       }
       int err = 0;
       socklen_t len = sizeof err;

@@ -6,6 +6,7 @@
 #include <tfjob/detail/time.hpp>
 #include <tfjob/error.hpp>
 
+#include <cmath>  // ceil: durations rounded up to a millisecond
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -52,8 +53,13 @@ Url parse_url(const std::string& in, const std::string& what = "URL");
 /// "0", "30" (a bare integer is seconds, as kubectl's --request-timeout), or Go's
 /// time.ParseDuration form without a sign: "30s", "1m", "2h", "1h30m", "1.5h", "500ms",
 /// "10us"/"10µs", "100ns". Like Go, a value beyond int64 nanoseconds (about 292 years) is
-/// refused, not wrapped. Throws config_error naming `what` on bad input.
+/// refused, not wrapped. A positive value is rounded up to a whole millisecond, so it never
+/// becomes 0 ("no limit"): 500us is 1ms. Throws config_error naming `what` on bad input.
 std::chrono::milliseconds parse_duration(const std::string& s, const std::string& what = "duration");
+
+/// parse_duration without the exception: nullopt on bad input, with `why` (when given) set
+/// to what is wrong ("unknown unit \"x\" (use ns, us, ms, s, m or h)").
+std::optional<std::chrono::milliseconds> try_parse_duration(const std::string& s, std::string* why = nullptr);
 
 /// Read a whole file; throws config_error naming `what` and the path.
 std::string read_file(const std::string& path, const std::string& what);
@@ -238,20 +244,22 @@ TFJOB_INLINE Url parse_url(const std::string& in, const std::string& what) {
   return u;
 }
 
-TFJOB_INLINE std::chrono::milliseconds parse_duration(const std::string& s, const std::string& what) {
-  auto bad = [&](const std::string& why = "must be a number of seconds or a duration with a unit (e.g. 0, 30s, 1m, 2h)") {
-    return config_error("invalid " + what + " \"" + s.substr(0, 64) + (s.size() > 64 ? "..." : "") + "\": " + why);
+TFJOB_INLINE std::optional<std::chrono::milliseconds> try_parse_duration(const std::string& s, std::string* why) {
+  auto bad = [&](const std::string& w = "must be a number of seconds or a duration with a unit (e.g. 0, 30s, 1m, 2h)")
+      -> std::optional<std::chrono::milliseconds> {
+    if (why) *why = w;
+    return std::nullopt;
   };
   constexpr long double max_ns = 9223372036854775807.0L;  // Go's time.Duration is int64 ns
   const char* too_large = "out of range (at most 2562047h)";
-  if (s.empty()) throw bad();
+  if (s.empty()) return bad();
   bool all_digits = true;
   for (char c : s) all_digits = all_digits && c >= '0' && c <= '9';
   if (all_digits) {
     long double secs = 0;
     for (char c : s) {
       secs = secs * 10 + (c - '0');
-      if (secs * 1e9L > max_ns) throw bad(too_large);
+      if (secs * 1e9L > max_ns) return bad(too_large);
     }
     return std::chrono::milliseconds(static_cast<long long>(secs) * 1000);
   }
@@ -266,7 +274,7 @@ TFJOB_INLINE std::chrono::milliseconds parse_duration(const std::string& s, cons
     if (i < s.size() && s[i] == '.')
       for (++i; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i, ++digits)
         if (scale > 1e-30L) v += (s[i] - '0') * (scale /= 10);
-    if (digits == 0) throw bad();
+    if (digits == 0) return bad();
     size_t ustart = i;
     while (i < s.size() && !(s[i] >= '0' && s[i] <= '9') && s[i] != '.') ++i;
     const std::string unit = s.substr(ustart, i - ustart);
@@ -277,12 +285,20 @@ TFJOB_INLINE std::chrono::milliseconds parse_duration(const std::string& s, cons
     else if (unit == "s") unit_ns = 1e9L;
     else if (unit == "m") unit_ns = 60e9L;
     else if (unit == "h") unit_ns = 3600e9L;
-    else if (unit.empty()) throw bad("missing unit after a number (use ns, us, ms, s, m or h)");
-    else throw bad("unknown unit \"" + unit.substr(0, 16) + "\" (use ns, us, ms, s, m or h)");
+    else if (unit.empty()) return bad("missing unit after a number (use ns, us, ms, s, m or h)");
+    else return bad("unknown unit \"" + unit.substr(0, 16) + "\" (use ns, us, ms, s, m or h)");
     total_ns += v * unit_ns;
-    if (total_ns > max_ns) throw bad(too_large);
+    if (total_ns > max_ns) return bad(too_large);
   }
-  return std::chrono::milliseconds(static_cast<long long>(total_ns / 1e6L));
+  // rounded up: a positive duration below a millisecond is a limit of 1ms, never none
+  return std::chrono::milliseconds(static_cast<long long>(std::ceil(total_ns / 1e6L)));
+}
+
+TFJOB_INLINE std::chrono::milliseconds parse_duration(const std::string& s, const std::string& what) {
+  std::string why;
+  auto d = try_parse_duration(s, &why);
+  if (!d) throw config_error("invalid " + what + " \"" + s.substr(0, 64) + (s.size() > 64 ? "..." : "") + "\": " + why);
+  return *d;
 }
 
 TFJOB_INLINE std::string read_file(const std::string& path, const std::string& what) {
