@@ -64,11 +64,13 @@ BG="$BUILD_DIR/test-background"
 rm -rf "$BG"; mkdir -p "$BG"
 
 # ---- once per machine, in the background ---------------------------------------------------
-# each runs under GNU time (its own wall and CPU), with its log in $BG/NAME.log
+# each runs under GNU time (its own wall and CPU), with its log in $BG/NAME.log and its exit
+# status in $BG/NAME.rc once done; detached (not this shell's child), so that its CPU is never
+# counted again in the phase during which it would have been reaped
 background() {  # background NAME CMD...
   local name=$1; shift
-  ( rc=0; /usr/bin/time -f "%e %U %S" -o "$BG/$name.time" "$@" >"$BG/$name.log" 2>&1 || rc=$?; echo "$rc" >"$BG/$name.rc" ) &
-  echo $! >"$BG/$name.pid"
+  ( ( rc=0; /usr/bin/time -f "%e %U %S" -o "$BG/$name.time" "$@" >"$BG/$name.log" 2>&1 </dev/null || rc=$?
+      echo "$rc" >"$BG/$name.rc.tmp" && mv "$BG/$name.rc.tmp" "$BG/$name.rc" ) & )
 }
 BGS=()
 if [ "${TFJOB_REALAPI:-}" != skip ] || [ "${TFJOB_REALNODE:-}" != skip ]; then
@@ -89,10 +91,10 @@ phase ctest ctest --test-dir "$BUILD_DIR" --output-on-failure --output-junit "$(
 
 bg_rc=0
 for name in "${BGS[@]}"; do
-  wait "$(cat "$BG/$name.pid")" 2>/dev/null || true
+  until [ -f "$BG/$name.rc" ]; do sleep 2; done
   # (GNU time puts "Command exited with non-zero status N" first when it did)
   read -r w u s < <(tail -1 "$BG/$name.time" 2>/dev/null) || { w=0 u=0 s=0; }
-  rc=$(cat "$BG/$name.rc" 2>/dev/null || echo 1)
+  rc=$(cat "$BG/$name.rc")
   PHASES+=("$(phase_line "$name (background)" "$w" "$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')" "$rc")")
   # a failure here shows in the tests that need it too; its log says why
   case "$rc" in 0) ;; 77) echo "test.sh: $name skipped: $(grep -m1 '^SKIP: ' "$BG/$name.log" || true)" >&2 ;;
