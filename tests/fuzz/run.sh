@@ -17,9 +17,7 @@
 # leaves its reproducer in BUILD_DIR/crashes/TARGET/ and this script names it and exits 1.
 # Without clang or libFuzzer the skip rule decides (tests/support/skip.sh: 77, or a failure
 # in a strict run: CI=true or TFJOB_STRICT=1).
-# Extra libFuzzer flags: $TFJOB_FUZZ_ARGS (e.g. "-jobs=4 -workers=4"); extra CMake arguments
-# for the build dir's first configure: $TFJOB_FUZZ_CMAKE_ARGS (e.g. -DTFJOB_FUZZ_HEADER_ONLY=ON).
-# See docs/fuzzing.md.
+# Extra libFuzzer flags: $TFJOB_FUZZ_ARGS (e.g. "-jobs=4 -workers=4"). See docs/fuzzing.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build_only=0
@@ -73,7 +71,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   fi
   cmake -S "$root" -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Debug "${launcher[@]}" \
     -DTFJOB_BUILD_FUZZ=ON -DTFJOB_BUILD_TESTS=OFF -DTFJOB_BUILD_PLUGIN=OFF -DTFJOB_BUILD_SAMPLES=OFF \
-    -DTFJOB_BUILD_GPU_PROBE=OFF -DTFJOB_BUILD_BENCH=OFF -DTFJOB_INSTALL=OFF ${TFJOB_FUZZ_CMAKE_ARGS:-} >"$build/configure.log" 2>&1 ||
+    -DTFJOB_BUILD_GPU_PROBE=OFF -DTFJOB_BUILD_BENCH=OFF -DTFJOB_INSTALL=OFF >"$build/configure.log" 2>&1 ||
     { cat "$build/configure.log" >&2; exit 1; }
 fi
 build_targets=()
