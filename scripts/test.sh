@@ -14,14 +14,17 @@
 # What only needs building once per machine (the real cluster's binaries, tests/realapi/setup.sh,
 # and the release's chroots and static dependencies, scripts/release-chroot.sh prepare) is
 # built in the background while the project compiles; the tests that need it wait for it (its
-# cache's lock). The caches and where each lives (all can be moved by their variable, as
+# cache's lock). The real-node tier, the longest chain, starts as soon as its programs are
+# built (target realnode-programs), beside the rest of the build and the main ctest.
+# The caches and where each lives (all can be moved by their variable, as
 # bench/test_time.sh does for a run without caches): ccache (CCACHE_DIR), the cluster's
 # binaries (TFJOB_REALAPI_CACHE) and Go's build cache (GOCACHE), the release's chroots
 # (TFJOB_RELEASE_CACHE), npm's cache (npm_config_cache).
 #
 # Also: BUILD_DIR (build), JOBS (nproc: the build's -j), CTEST_JOBS (ctest -j: nproc + 2, as the
 # cluster and release tiers wait more than they compute; their heavy tests claim PROCESSORS).
-# The phase times land in $BUILD_DIR/test-phases.tsv too (bench/test_time.sh reads them).
+# The phase times land in $BUILD_DIR/test-phases.tsv too (bench/test_time.sh reads them); the
+# main ctest's logs in $BUILD_DIR/Testing, the real-node tier's in $BUILD_DIR/tests/Testing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
@@ -67,9 +70,12 @@ rm -rf "$BG"; mkdir -p "$BG"
 # each runs under GNU time (its own wall and CPU), with its log in $BG/NAME.log and its exit
 # status in $BG/NAME.rc once done; detached (not this shell's child), so that its CPU is never
 # counted again in the phase during which it would have been reaped
+# (in a session of its own, whose id is in $BG/NAME.pid: the real-node tier is stopped with it
+# when this script ends first)
 background() {  # background NAME CMD...
   local name=$1; shift
-  ( ( rc=0; /usr/bin/time -f "%e %U %S" -o "$BG/$name.time" "$@" >"$BG/$name.log" 2>&1 </dev/null || rc=$?
+  ( ( rc=0; setsid /usr/bin/time -f "%e %U %S" -o "$BG/$name.time" "$@" >"$BG/$name.log" 2>&1 </dev/null &
+      echo $! >"$BG/$name.pid"; wait $! || rc=$?
       echo "$rc" >"$BG/$name.rc.tmp" && mv "$BG/$name.rc.tmp" "$BG/$name.rc" ) & )
 }
 BGS=()
@@ -80,11 +86,29 @@ if [ "$(id -u)" = 0 ] && command -v mmdebstrap >/dev/null; then
   background release-chroots bash scripts/release-chroot.sh prepare; BGS+=(release-chroots)
 fi
 
-phase build bash scripts/build.sh
-
 # ---- the suite ---------------------------------------------------------------------------
 JUNIT="$BUILD_DIR/Testing/junit.xml"
+JUNITS=("$JUNIT")
 rm -f "$JUNIT"
+if [ $# = 0 ]; then
+  # The real-node tier is the longest chain (a node, then its scenarios one at a time, mostly
+  # waiting on pods): its programs are built first and the tier runs while the rest compiles
+  # and tests. It is a ctest of its own, run in $BUILD_DIR/tests (so its Testing/ logs are
+  # apart from the main run's); the main run leaves it out.
+  phase build-realnode-programs env TARGETS=realnode-programs bash scripts/build.sh
+  RN_JUNIT="$(realpath -m "$BUILD_DIR/tests/Testing/junit.xml")"
+  JUNITS+=("$RN_JUNIT")
+  rm -f "$RN_JUNIT"
+  background realnode-tier ctest --test-dir "$BUILD_DIR/tests" -L realnode --output-on-failure \
+    --output-junit "$RN_JUNIT" -j 2
+  BGS+=(realnode-tier)
+  # a build that fails, or an interrupted run, stops the tier (its node's watchdog cleans up)
+  trap '[ -f "$BG/realnode-tier.rc" ] || kill -TERM -- "-$(cat "$BG/realnode-tier.pid" 2>/dev/null)" 2>/dev/null || true' EXIT
+  set -- -LE realnode
+fi
+
+phase build bash scripts/build.sh
+
 ctest_rc=0
 phase ctest ctest --test-dir "$BUILD_DIR" --output-on-failure --output-junit "$(realpath -m "$JUNIT")" \
   -j "${CTEST_JOBS:-$(( $(nproc) + 2 ))}" "$@" || ctest_rc=$?
@@ -97,6 +121,11 @@ for name in "${BGS[@]}"; do
   rc=$(cat "$BG/$name.rc")
   PHASES+=("$(phase_line "$name (background)" "$w" "$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')" "$rc")")
   # a failure here shows in the tests that need it too; its log says why
+  if [ "$name" = realnode-tier ]; then
+    echo "==> ctest -L realnode (ran beside the build and the main ctest):"; cat "$BG/$name.log"
+    [ "$rc" = 0 ] || ctest_rc=$rc
+    continue
+  fi
   case "$rc" in 0) ;; 77) echo "test.sh: $name skipped: $(grep -m1 '^SKIP: ' "$BG/$name.log" || true)" >&2 ;;
     *) echo "test.sh: $name failed (exit $rc); the end of $BG/$name.log:" >&2; tail -20 "$BG/$name.log" >&2; bg_rc=1 ;; esac
 done
@@ -106,9 +135,7 @@ printf '%s\n' "${PHASES[@]}" >"$BUILD_DIR/test-phases.tsv"
 echo
 echo "phases (wall s, CPU s of its processes, exit status):"
 awk -F'\t' '{ printf "  %-30s %6s s  %6s CPU s  exit %s\n", $1, $2, ($3 == "" ? "-" : $3), $4 }' "$BUILD_DIR/test-phases.tsv"
-if [ -f "$JUNIT" ]; then
-  strict=(); [ "$TFJOB_STRICT" = 1 ] && strict=(--strict)
-  python3 tests/tools/test_summary.py "$BUILD_DIR" "$JUNIT" "${strict[@]}" || true
-fi
+strict=(); [ "$TFJOB_STRICT" = 1 ] && strict=(--strict)
+python3 tests/tools/test_summary.py "$BUILD_DIR" "${JUNITS[@]}" "${strict[@]}" || true
 [ "$ctest_rc" = 0 ] || exit "$ctest_rc"
 exit "$bg_rc"

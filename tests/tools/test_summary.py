@@ -2,9 +2,10 @@
 """One line per tier (ctest label) of a finished ctest run: tests run, passed, failed,
 skipped with each reason, and the tier's time; then the run's verdict on skips.
 
-    test_summary.py BUILD_DIR JUNIT_XML [--strict]
+    test_summary.py BUILD_DIR JUNIT_XML... [--strict]
 
-JUNIT_XML is ctest's --output-junit; the labels come from `ctest --show-only=json-v1` of
+JUNIT_XML is ctest's --output-junit (several: runs of parts of BUILD_DIR's tests; a file
+that is missing, a run that did not happen, is said so); the labels come from `ctest --show-only=json-v1` of
 BUILD_DIR's tests (run on a copy: BUILD_DIR's logs stay as the run left them). A skip's reason is its "SKIP: ..." line (tests/support/skip.sh, skip.hpp); a test
 that ctest did not run because a fixture it needs failed counts as failed. The time of a tier
 is the sum of its tests' times (a test with two labels counts in both). Exit status: 0, or 2
@@ -54,19 +55,24 @@ def skip_reason(text):
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     strict = "--strict" in sys.argv
-    if len(args) != 2:
+    if len(args) < 2:
         print(__doc__, file=sys.stderr)
         return 2
-    build_dir, junit = args
+    build_dir, junits = args[0], args[1:]
     try:
         labels = labels_by_test(build_dir)
-        root = ET.parse(junit).getroot()
-    except (OSError, ET.ParseError, subprocess.CalledProcessError, ValueError) as e:
-        print(f"test summary: cannot read the run: {e}", file=sys.stderr)
+    except (OSError, subprocess.CalledProcessError, ValueError) as e:
+        print(f"test summary: cannot list the tests of {build_dir}: {e}", file=sys.stderr)
         return 2
+    cases = []
+    for junit in junits:
+        try:
+            cases += list(ET.parse(junit).getroot().iter("testcase"))
+        except (OSError, ET.ParseError) as e:
+            print(f"test summary: no results from {junit}: {e}")
     tiers = collections.OrderedDict()
     totals = collections.Counter()
-    for case in root.iter("testcase"):
+    for case in cases:
         name, status = case.get("name"), case.get("status")
         secs = float(case.get("time") or 0)
         skipped = case.find("skipped")
