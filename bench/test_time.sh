@@ -2,8 +2,8 @@
 # How long the README's test command takes (issue 33): `CI=true bash scripts/test.sh` (= .ci/run)
 # from a clean clone, first with no caches, then with the caches that first run left (warm),
 # without wiping the machine: every cache the suite keeps is pointed at a folder of WORK_DIR
-# (ccache, Go's build cache, npm's cache, the real cluster's binaries, the release's chroots;
-# scripts/test.sh lists them). The installed Debian packages are the one thing kept; with
+# (ccache, npm's cache, the real cluster's binaries, the release's chroots; scripts/test.sh
+# lists them; Go's build cache is in the cluster build's own work tree, always cold). The installed Debian packages are the one thing kept; with
 # --apt, their download and installation is measured too, into an empty Debian 12 root
 # (mmdebstrap --variant=apt with scripts/install-deps.sh's packages).
 #
@@ -38,7 +38,7 @@ COMMIT=$(git rev-parse --short HEAD)
 [ -z "$(git status --porcelain --untracked-files=no)" ] || echo "note: uncommitted changes are not measured (the clone is of $COMMIT)" >&2
 
 # every cache of the suite, under WORK_DIR (scripts/test.sh names them)
-cache_env=(CCACHE_DIR="$CACHES/ccache" GOCACHE="$CACHES/go-build" npm_config_cache="$CACHES/npm"
+cache_env=(CCACHE_DIR="$CACHES/ccache" npm_config_cache="$CACHES/npm"
            TFJOB_REALAPI_CACHE="$CACHES/kubectl-tfjob" TFJOB_RELEASE_CACHE="$CACHES/release"
            XDG_CACHE_HOME="$CACHES/xdg")
 
@@ -78,7 +78,7 @@ col() {  # col NAME PHASE: "wall s | CPU s" of PHASE in NAME's record, or "-"
   echo
   echo "\`CI=true bash scripts/test.sh\` (= \`.ci/run\`) from a clean clone of $COMMIT, measured by"
   echo "\`sudo bash bench/test_time.sh${APT:+ }$([ "$APT" = 1 ] && echo --apt) WORK_DIR\`: *fresh* with every cache of the suite pointed at an empty"
-  echo "folder (ccache, Go's build cache, npm's cache, the cluster's binaries, the release's chroots),"
+  echo "folder (ccache, npm's cache, the cluster's binaries, the release's chroots),"
   echo "*warm* from a second clean clone with the caches the fresh run left. $(nproc) cores,"
   echo "$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(date -u '+%Y-%m-%d %H:%M UTC'), load average at the end $(cut -d' ' -f1-3 /proc/loadavg)."
   echo "Wall seconds, and the CPU seconds of each phase's own processes (background phases overlap the"

@@ -18,8 +18,8 @@
 # built (target realnode-programs), beside the rest of the build and the main ctest.
 # The caches and where each lives (all can be moved by their variable, as
 # bench/test_time.sh does for a run without caches): ccache (CCACHE_DIR), the cluster's
-# binaries (TFJOB_REALAPI_CACHE) and Go's build cache (GOCACHE), the release's chroots
-# (TFJOB_RELEASE_CACHE), npm's cache (npm_config_cache).
+# binaries (TFJOB_REALAPI_CACHE; Go's own cache lives and goes with their build's work tree),
+# the release's chroots (TFJOB_RELEASE_CACHE), npm's cache (npm_config_cache).
 #
 # Also: BUILD_DIR (build), JOBS (nproc: the build's -j), CTEST_JOBS (ctest -j: nproc + 2, as the
 # cluster and release tiers wait more than they compute; their heavy tests claim PROCESSORS).

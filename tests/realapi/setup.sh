@@ -18,7 +18,8 @@
 # Cache: ${TFJOB_REALAPI_CACHE:-/var/cache/kubectl-tfjob}/kube-apiserver-<source version>-<fixes>/
 # holding bin/ (kube-apiserver, kubelet, kube-scheduler, kube-controller-manager, pause),
 # build.log and source-version, written last: a cache without it (an interrupted build) is
-# built again, never used. Go's build cache is GOCACHE (default ~/.cache/go-build).
+# built again, never used. Go's build cache is in the work tree (Kubernetes' build sets GOCACHE
+# to _output/local/go/cache whatever the environment says) and goes with it.
 # Nothing is written in the repo.
 set -euo pipefail
 
