@@ -18,6 +18,8 @@ pkgs=(
   clang libclang-rt-14-dev
   # peak-memory benchmarks (bench/*.sh): GNU time -v
   time
+  # the release workflow's run blocks (ctest release:workflow-lint)
+  shellcheck
   # the real-node tier (tests/realnode/): container runtime, pod network, cluster DNS,
   # network namespaces (ip, nsenter, findmnt), portmap's iptables, a static pause (libc6-dev)
   containerd runc containernetworking-plugins dnsmasq-base iproute2 util-linux iptables libc6-dev

@@ -40,9 +40,11 @@ set(TFJOB_REALNODE_ENV
 
 add_test(NAME realnode.up
          COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/node.sh up ${TFJOB_REALNODE_DIR})
-# the first run on a machine may wait for tests/realapi/setup.sh's build (shared with realapi)
+# the first run on a machine may wait for tests/realapi/setup.sh's build (shared with realapi).
+# COST: the tier is the suite's longest chain (the node, then its scenarios one at a time,
+# mostly waiting on pods), so ctest starts it first; other tests fill the cores meanwhile.
 set_tests_properties(realnode.up PROPERTIES
-  FIXTURES_SETUP realnode SKIP_RETURN_CODE 77 TIMEOUT 3600 LABELS realnode
+  FIXTURES_SETUP realnode SKIP_RETURN_CODE 77 TIMEOUT 3600 LABELS realnode COST 1000
   ENVIRONMENT "${TFJOB_REALNODE_ENV}")
 
 add_test(NAME realnode.down
@@ -66,7 +68,7 @@ function(tfjob_add_realnode_test)
            COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/node.sh with ${TFJOB_REALNODE_DIR} -- ${RN_COMMAND})
   set_tests_properties(${RN_NAME} PROPERTIES
     FIXTURES_REQUIRED realnode RESOURCE_LOCK realnode SKIP_RETURN_CODE 77 TIMEOUT ${RN_TIMEOUT} LABELS realnode
-    ENVIRONMENT "${TFJOB_REALNODE_ENV}")
+    COST 200 ENVIRONMENT "${TFJOB_REALNODE_ENV}")
 endfunction()
 
 if(TARGET kubectl-tfjob)

@@ -28,6 +28,7 @@
 # TFJOB_REALAPI_TTL seconds (default 7200), whichever comes first.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$HERE/../support/skip.sh"  # the suite's skip rule
 REPO=$(cd "$HERE/../.." && pwd)
 KUBECTL=${TFJOB_KUBECTL:-kubectl}
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
@@ -417,7 +418,7 @@ case "$cmd" in
     [ "${1:-}" = -- ] && shift
     [ $# -gt 0 ] || usage
     if [ ! -f "$DIR/env" ]; then
-      if [ -s "$DIR/skip-reason" ]; then echo "SKIPPED: no realapi cluster: $(cat "$DIR/skip-reason")" >&2; exit 77; fi
+      tfjob_skip_recorded "$DIR/skip-reason" "no realapi cluster"
       die "no realapi cluster is up in $DIR (run: $0 up $DIR)"
     fi
     [ -f "$DIR/stopped" ] && die "the realapi cluster is gone: $(cat "$DIR/stopped")"

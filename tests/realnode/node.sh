@@ -21,8 +21,11 @@
 #                               allocatable they leave; no arguments: none, as `up` starts it
 #
 # Exit codes: 0 ok; 77 skipped (reason on stderr and in DIR/skip-reason); 1 error.
-# Required (skips become failures) when CI=true or TFJOB_REALNODE=require;
-# TFJOB_REALNODE=skip skips. A watchdog runs `down` when the caller of `up` (ctest) exits
+# A skip goes through the suite's rule (tests/support/skip.sh): a strict run (CI=true,
+# TFJOB_STRICT=1, or TFJOB_REALNODE=require for this tier) fails instead; TFJOB_REALNODE=skip
+# skips on purpose (refused when CI=true). What this suite starts (the control plane, the
+# images it builds, containerd, the kubelet, the TFJob controller stand-in) not coming up is
+# a failure with its log, never a skip. A watchdog runs `down` when the caller of `up` (ctest) exits
 # (TFJOB_REALNODE_OWNER_PID overrides) or after TFJOB_REALNODE_TTL seconds (default 7200).
 # All traffic stays inside namespaces made here: the node's and its pods'.
 set -euo pipefail
@@ -48,17 +51,9 @@ POD_CIDR=10.200.128.0/24
 GPUS=8
 CTR_SOCK="$RUN/containerd/containerd.sock"
 
-required() {
-  [ "${TFJOB_REALNODE:-}" = require ] && return 0
-  [ "${TFJOB_REALNODE:-}" = skip ] && return 1
-  [ "${CI:-}" = true ]
-}
-skip() {
-  echo "realnode: SKIPPED: $*" >&2
-  echo "$*" >"$DIR/skip-reason"
-  if required; then echo "realnode: the real-node tier is required here (CI=true or TFJOB_REALNODE=require); failing." >&2; exit 1; fi
-  exit 77
-}
+. "$REPO/tests/support/skip.sh"  # the suite's skip rule
+[ "${TFJOB_REALNODE:-}" = require ] && export TFJOB_STRICT=1
+skip() { tfjob_skip_record "$DIR/skip-reason" "$@"; }  # skip ID REASON [FIX], kept for `with`
 
 # ---- process bookkeeping (as cluster.sh: only pids whose command line names DIR) ---------
 ours() { [ -r "/proc/$1/cmdline" ] && tr '\0' ' ' <"/proc/$1/cmdline" | grep -qF -- "$DIR"; }
@@ -198,19 +193,21 @@ node_down() {
 
 # ---- preflight: what this tier needs, or a skip that says what is missing -------------------
 preflight() {
-  [ "${TFJOB_REALNODE:-}" = skip ] && skip "TFJOB_REALNODE=skip"
-  [ "$(id -u)" = 0 ] || skip "not root: the kubelet, containerd and the network namespace need root"
+  [ "${TFJOB_REALNODE:-}" = skip ] && skip asked "TFJOB_REALNODE=skip"
+  [ "$(id -u)" = 0 ] || skip no-root "not root: the kubelet, containerd and the network namespace need root" "run the suite as root"
   local t
   for t in ip nsenter findmnt containerd containerd-shim-runc-v2 runc ctr dnsmasq iptables jq curl openssl "$KUBECTL"; do
-    command -v "$t" >/dev/null || skip "$t not found (bash scripts/install-deps.sh installs containerd, runc, containernetworking-plugins, dnsmasq-base, iproute2, util-linux)"
+    command -v "$t" >/dev/null || skip missing-tool "$t not found" "bash scripts/install-deps.sh installs containerd, runc, containernetworking-plugins, dnsmasq-base, iproute2, util-linux"
   done
   for t in bridge host-local portmap loopback; do
-    [ -x "/usr/lib/cni/$t" ] || skip "/usr/lib/cni/$t missing (apt-get install containernetworking-plugins)"
+    [ -x "/usr/lib/cni/$t" ] || skip missing-tool "/usr/lib/cni/$t missing" "apt-get install containernetworking-plugins"
   done
   [ -d /sys/fs/cgroup/cpu ] && [ -d /sys/fs/cgroup/memory ] \
-    || skip "no cgroup v1 cpu/memory hierarchies under /sys/fs/cgroup (this tier's kubelet runs with cgroupfs on cgroup v1)"
+    || skip no-cgroup-v1 "no cgroup v1 cpu/memory hierarchies under /sys/fs/cgroup (this tier's kubelet runs with cgroupfs on cgroup v1)" \
+         "boot with systemd.unified_cgroup_hierarchy=0"
   local probe=tfjob-rn-probe-$$
-  ip netns add "$probe" 2>/dev/null || skip "cannot create a network namespace (ip netns add failed: no CAP_SYS_ADMIN?)"
+  ip netns add "$probe" 2>/dev/null || skip no-netns "cannot create a network namespace (ip netns add failed: no CAP_SYS_ADMIN?)" \
+    "run the suite as root outside a container, or in one with CAP_SYS_ADMIN"
   ip netns delete "$probe"
 }
 
@@ -236,12 +233,12 @@ node_up() {
   rm -f "$DIR/env" "$DIR/skip-reason" "$DIR/stopped"
   preflight
   local bin rc=0
+  # (setup.sh applies the rule itself and keeps its skip in DIR/skip-reason for `with`)
   bin=$(TFJOB_REALAPI_SKIP_FILE="$DIR/skip-reason" bash "$REALAPI/setup.sh") || rc=$?
-  if [ "$rc" = 77 ]; then skip "$(cat "$DIR/skip-reason" 2>/dev/null || echo "the realapi setup was skipped")"; fi
   [ "$rc" = 0 ] || exit "$rc"
   local BIN; BIN=$(dirname "$bin")
   for b in kubelet kube-scheduler kube-controller-manager pause; do
-    [ -x "$BIN/$b" ] || skip "$BIN/$b is not built (tests/realapi/setup.sh builds it with kube-apiserver)"
+    [ -x "$BIN/$b" ] || die "$BIN/$b is not built (tests/realapi/setup.sh builds it with kube-apiserver; see $(dirname "$BIN")/build.log)"
   done
   if [ -e "$NETNS_PATH" ] || [ -d "$PIDS" ]; then
     log "stopping a previous node in $DIR"; node_down || die "could not stop the previous node in $DIR"
@@ -355,7 +352,8 @@ T
 
   # ---- images, built here (images.sh) and imported: pause, the trainer, serving, the probe --
   rc=0; TFJOB_REALNODE_PAUSE="$BIN/pause" PAUSE_TAG=$PAUSE_TAG bash "$HERE/images.sh" "$DIR/images" || rc=$?
-  [ "$rc" = 0 ] || skip "$(cat "$DIR/images/skip-reason" 2>/dev/null || echo "the images could not be built")"
+  if [ "$rc" = 77 ]; then cp "$DIR/images/skip-reason" "$DIR/skip-reason"; tfjob_skip_recorded "$DIR/skip-reason" "the node's images"; fi
+  [ "$rc" = 0 ] || die "the node's images could not be built (tests/realnode/images.sh exited $rc)"
   local tar
   for tar in "$DIR"/images/*.tar; do
     # the probe image (~600 MB of CUDA libraries) is imported by the gpu-check scenario only
@@ -429,11 +427,14 @@ Y
 
   # ---- the TFJob controller stand-in (the training operator's part; tests/realnode/controller/) --
   local ctrl_pid=
-  if [ -n "${TFJOB_REALNODE_CONTROLLER:-}" ] && [ -x "$TFJOB_REALNODE_CONTROLLER" ]; then
+  if [ -n "${TFJOB_REALNODE_CONTROLLER:-}" ]; then
+    [ -x "$TFJOB_REALNODE_CONTROLLER" ] || die "TFJOB_REALNODE_CONTROLLER=$TFJOB_REALNODE_CONTROLLER is not an executable (build tfjob-controller-standin)"
     start tfjob-controller "$TFJOB_REALNODE_CONTROLLER" --kubeconfig "$API/kubeconfig"
     ctrl_pid=$(cat "$PIDS/tfjob-controller.pid")
+    sleep 1
+    alive tfjob-controller || { tail -25 "$LOGDIR/tfjob-controller.log" >&2; die "the TFJob controller stand-in exited at once (log: $LOGDIR/tfjob-controller.log)"; }
   else
-    log "no TFJob controller stand-in (TFJOB_REALNODE_CONTROLLER unset): the scenarios that need the operator skip"
+    log "no TFJob controller stand-in (TFJOB_REALNODE_CONTROLLER unset, by hand): the scenarios that need the operator fail"
   fi
 
   cp "$API/env" "$DIR/env"
@@ -512,7 +513,7 @@ case "$cmd" in
     [ "${1:-}" = -- ] && shift
     [ $# -gt 0 ] || usage
     if [ ! -f "$DIR/env" ]; then
-      if [ -s "$DIR/skip-reason" ]; then echo "SKIPPED: no real node: $(cat "$DIR/skip-reason")" >&2; exit 77; fi
+      tfjob_skip_recorded "$DIR/skip-reason" "no real node"
       die "no real node is up in $DIR (run: $0 up $DIR)"
     fi
     [ -f "$DIR/stopped" ] && die "the real node is gone: $(cat "$DIR/stopped")"

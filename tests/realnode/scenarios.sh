@@ -8,8 +8,10 @@
 # queue-waits scale.
 # Where the TFJob controller stand-in (tfjob-controller-standin) is not running, the cases
 # that need only one pod play its part for that pod (the operator's name, labels and owner);
-# the cases that need the operator's behaviour (hello, logs-restarts, interrupt, explain-exitcode, explain-ps) skip.
-# Exit codes: 0 pass, 1 fail, 77 skipped (with the reason).
+# the cases that need the operator's behaviour (hello, logs-restarts, interrupt, explain-exitcode,
+# explain-ps, ...) fail, as do the steps that need it (logs' -f, queue-waits' partly running):
+# the stand-in is part of what the suite starts (node.sh up), never a skip.
+# Exit codes: 0 pass, 1 fail, 77 skipped (the skip rule, tests/support/skip.sh: no GPU probe image).
 set -euo pipefail
 CASE=${1:?case}; PLUGIN=${2:?path to kubectl-tfjob}; DIR=${3:?node dir}
 NAME=rn-$CASE
@@ -33,10 +35,13 @@ finish() {
 trap finish EXIT
 
 controller_running() { [ -n "${TFJOB_REALNODE_CONTROLLER_PID:-}" ] && kill -0 "$TFJOB_REALNODE_CONTROLLER_PID" 2>/dev/null; }
-need_controller() {
+need_controller() {  # the stand-in node.sh started: not running is a failure, with its log
   controller_running && return 0
-  echo "SKIPPED: $CASE needs the TFJob controller stand-in (tfjob-controller-standin, branch wip-ctrl), not running on this node" >&2
-  exit 77
+  if [ -z "${TFJOB_REALNODE_CONTROLLER_PID:-}" ]; then
+    fail "$CASE needs the TFJob controller stand-in, and node.sh up started none (TFJOB_REALNODE_CONTROLLER was empty: tfjob-controller-standin not built?)"
+  fi
+  tail -30 "$TFJOB_REALNODE_DIR/logs/tfjob-controller.log" >&2 2>/dev/null || true
+  fail "$CASE needs the TFJob controller stand-in (pid $TFJOB_REALNODE_CONTROLLER_PID), which is no longer running (log: $TFJOB_REALNODE_DIR/logs/tfjob-controller.log)"
 }
 # The operator's pod for replica 0 of a one-replica TFJob, as the training operator v1.9 makes
 # it (pkg/controller.v1/tensorflow: name {job}-{type}-{index}, the replica labels, a
@@ -493,7 +498,7 @@ scenario_queue_waits() {
   contains "$ERR" "the job waits in Volcano queue \"research\", not for a node: its PodGroup is Pending until the queue has room for its minResources [PodGroupWaiting]"
   ok P delete vq -n "$NS"
   step partly-running
-  if ! controller_running; then echo "note: no controller stand-in: the partly-running step needs it, left out" >&2; return 0; fi
+  need_controller  # the suite starts it: not running is a failure, never a step left out
   # 3 Workers x 4 GPUs on the node's 8: the real scheduler places two, the third waits
   ok P submit --name part -n "$NS" --image "$TOOLS" --image-pull-policy Never --workers 3 --gpus 4 --skip-gpu-check \
     --command -- /bin/sh -c 'trap "exit 0" TERM; while :; do sleep 0.2; done'
@@ -825,7 +830,7 @@ logs|logs-exact)
   P logs logs-bytes -n "$NS" >"$TMP/plugin.out" 2>"$TMP/plugin.err" || fail "kubectl tfjob logs: $(cat "$TMP/plugin.err")"
   cmp "$TMP/expected" "$TMP/plugin.out" || fail "kubectl tfjob logs differs: $(cmp "$TMP/expected" "$TMP/plugin.out" 2>&1; tail -c 40 "$TMP/plugin.out" | od -c | tail -3)"
   # -f ends when the job ends: the operator's Succeeded condition, so only with the controller
-  controller_running || { echo "PASS $CASE (logs -f not checked: no controller to end the job)" >&2; exit 0; }
+  need_controller  # the suite starts it: not running is a failure, never a check left out
   step plugin-logs-follow
   P logs logs-bytes -n "$NS" -f >"$TMP/follow.out" 2>"$TMP/follow.err" || fail "kubectl tfjob logs -f: $(cat "$TMP/follow.err")"
   cmp "$TMP/expected" "$TMP/follow.out" || fail "kubectl tfjob logs -f differs: $(cmp "$TMP/expected" "$TMP/follow.out" 2>&1; tail -c 40 "$TMP/follow.out" | od -c | tail -3)"
@@ -1219,7 +1224,8 @@ serve-from-job)
   ;;
 
 gpu-check)
-  [ -f "$IMAGES/gpu-probe.tar" ] || { echo "SKIPPED: no GPU probe image (tfjob-gpu-probe not built: no nvcc?)" >&2; exit 77; }
+  [ -f "$IMAGES/gpu-probe.tar" ] || tfjob_skip no-nvcc "no GPU probe image: tfjob-gpu-probe was not built (no nvcc when CMake configured)" \
+    "install the CUDA toolkit (NVIDIA's, or Debian non-free's nvidia-cuda-toolkit), then reconfigure"
   step import
   ctr --address "$TFJOB_REALNODE_CONTAINERD" -n k8s.io images import "$IMAGES/gpu-probe.tar" >/dev/null \
     || fail "could not import the probe image"
@@ -1242,7 +1248,7 @@ top)
   # `top node` and `top job` on the real node: the scheduler's GPU accounting (a worker
   # holding 2 of the node's 8 played GPUs) and a dcgm-exporter stand-in's metrics page read
   # through the real API server's pod proxy (the page's figures are this test's: no GPU here)
-  [ -f "$IMAGES/dcgm.tar" ] || { echo "SKIPPED: no dcgm-exporter stand-in image (the dcgm-exporter-standin target is not built)" >&2; exit 77; }
+  [ -f "$IMAGES/dcgm.tar" ] || fail "no dcgm-exporter stand-in image (the dcgm-exporter-standin target was not built)"
   node=$TFJOB_REALNODE_NODE
   step exporter
   {
