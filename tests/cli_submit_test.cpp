@@ -152,7 +152,7 @@ TEST_CASE("submit mnist --dry-run=client -o yaml renders the built-in sample", "
   CHECK(job.spec.tf_replica_specs.at("Worker").replicas == 2);
   for (const char* t : {"Chief", "Worker"}) {
     const auto& c = *tfjob::tensorflow_container(job.spec.tf_replica_specs.at(t));
-    CHECK(c["image"] == "tensorflow/tensorflow:2.18.0-gpu");  // TensorFlow's own; the trainer from a ConfigMap
+    CHECK(c["image"] == "tensorflow/tensorflow:2.20.0-gpu");  // TensorFlow's own; the trainer from a ConfigMap
     CHECK(c["volumeMounts"][1] == json({{"name", "trainer"}, {"mountPath", "/opt/mnist"}, {"readOnly", true}}));
     CHECK(job.spec.tf_replica_specs.at(t).template_["spec"]["volumes"][1] ==
           json({{"name", "trainer"}, {"configMap", {{"name", "mnist-trainer"}}}}));

@@ -111,7 +111,7 @@ TEST_CASE("submit mnist: TensorFlow's image, the trainer in a ConfigMap the job 
   REQUIRE(c.server->wait_for([&] { return c.server->get_object("pods", "default", "mnist-chief-0").has_value(); }));
   auto chief = *c.server->get_object("pods", "default", "mnist-chief-0");
   const auto& ct = chief["spec"]["containers"][0];
-  CHECK(ct["image"] == "tensorflow/tensorflow:2.18.0-gpu");
+  CHECK(ct["image"] == "tensorflow/tensorflow:2.20.0-gpu");
   CHECK(ct["command"] == json({"python", "/opt/mnist/mnist.py"}));
   bool mounted = false;
   for (const auto& m : ct["volumeMounts"]) mounted |= m.value("mountPath", "") == "/opt/mnist" && m.value("name", "") == "trainer";

@@ -7,6 +7,7 @@
 #include <tfjob/kube/detail/process.hpp>
 #include <tfjob/kube/detail/util.hpp>
 #include <tfjob/kube/local_proxy.hpp>
+#include <tfjob/serving/from_job.hpp>
 #include <tfjob/serving/serving.hpp>
 #include <tfjob/serving/tensorboard.hpp>
 #include <httplib.h>
@@ -828,7 +829,7 @@ TEST_CASE("serve --from-job: the export of a succeeded TFJob on its claim, a lat
                         {"spec", {{"accessModes", {"ReadWriteOnce"}}, {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}});
   json job = json::parse(R"({"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "metadata": {"name": "train", "namespace": "default"},
     "spec": {"tfReplicaSpecs": {"Chief": {"replicas": 1, "restartPolicy": "Never", "template": {"spec": {
-      "containers": [{"name": "tensorflow", "image": "tensorflow/tensorflow:2.18.0",
+      "containers": [{"name": "tensorflow", "image": "tensorflow/tensorflow:2.21.0",
                       "args": ["python", "mnist.py", "--export-dir=/train/export/mnist"],
                       "volumeMounts": [{"name": "train", "mountPath": "/train"}]}],
       "volumes": [{"name": "train", "persistentVolumeClaim": {"claimName": "tfjob-mnist"}}]}}}}},
@@ -846,8 +847,8 @@ TEST_CASE("serve --from-job: the export of a succeeded TFJob on its claim, a lat
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.find("tfjob/train: the Chief exported to /train/export/mnist, on claim tfjob-mnist at export/mnist") != std::string::npos);
   // the training image's TensorFlow is newer than the served TF Serving release: said, with both
-  CHECK(r.err.find("warning: the model was exported by TensorFlow 2.18.0 (training image tensorflow/tensorflow:2.18.0) and is served "
-                   "by TF Serving 2.16.1 (tensorflow/serving:2.16.1)") != std::string::npos);
+  CHECK(r.err.find("warning: the model was exported by TensorFlow 2.21.0 (training image tensorflow/tensorflow:2.21.0) and is served "
+                   "by TF Serving 2.20.0 (tensorflow/serving:2.20.0)") != std::string::npos);
   CHECK(r.out.find("model \"mnist\" version 1 is AVAILABLE") != std::string::npos);
   auto dep = c.server->get_object("deployments.apps", "default", "mnist");
   REQUIRE(dep);
@@ -863,6 +864,45 @@ TEST_CASE("serve --from-job: the export of a succeeded TFJob on its claim, a lat
   auto never = c.run({"serve", "mnist", "--from-job", "train", "--gpus", "0", "--wait-version", "5", "--timeout", "3s"});
   CHECK(never.exit_code == 2);
   CHECK(never.err.find("waiting for version 5 of model \"mnist\" (TF Serving has: version 2 AVAILABLE)") != std::string::npos);
+}
+
+TEST_CASE("the guide's TensorFlow line: submit mnist's model, served by serve's default and read by tensorboard's, gives no version warning",
+          "[serving][e2e][from-job][guide]") {
+  REQUIRE_FALSE(tfjob::test::plugin_path().empty());
+  Cluster c;
+  FakeModel m;
+  m.load_time = std::chrono::milliseconds(0);
+  m.signature_def = tfjob::test::mnist_signatures();
+  c.tfs->set_model("mnist", m);
+  // the guide's step 5 as the plugin renders it, then finished as the operator would
+  auto dry = c.run({"submit", "mnist", "--gpus", "0", "--dry-run=client", "-o", "json"});
+  INFO(dry.err);
+  REQUIRE(dry.exit_code == 0);
+  json job;
+  for (const auto& item : json::parse(dry.out).value("items", json::array({json::parse(dry.out)})))
+    if (item.value("kind", "") == "TFJob") job = item;
+  REQUIRE(job.is_object());
+  const std::string image = job["spec"]["tfReplicaSpecs"]["Chief"]["template"]["spec"]["containers"][0]["image"];
+  CHECK(image == "tensorflow/tensorflow:" + std::string(tfjob::serving::default_serving_version) + "-gpu");
+  CHECK(std::string(tfjob::serving::default_tensorboard_image) == "tensorflow/tensorflow:" + std::string(tfjob::serving::default_serving_version));
+  c.server->put_object({{"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"},
+                        {"metadata", {{"name", "tfjob-mnist"}, {"namespace", "default"}}},
+                        {"spec", {{"accessModes", {"ReadWriteMany"}}, {"resources", {{"requests", {{"storage", "10Gi"}}}}}}}});
+  job["metadata"]["namespace"] = "default";
+  job["status"] = {{"conditions", {{{"type", "Created"}, {"status", "True"}}, {{"type", "Succeeded"}, {"status", "True"}}}}};
+  c.server->put_object(job);
+  // the SavedModel as that release writes it, read by the export check pod
+  c.export_listing({"dir 1", "pb 4096 1", "warmup 1", "head 1",
+                    tfjob::kube::detail::base64_encode(tfjob::test::saved_model_pb(tfjob::serving::default_serving_version)), "endhead"});
+  auto r = c.run({"serve", "mnist", "--from-job", "mnist", "--gpus", "0", "--timeout", "60s"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("exported by TensorFlow " + std::string(tfjob::serving::default_serving_version)) != std::string::npos);
+  CHECK(r.err.find("warning: the model was exported by") == std::string::npos);
+  CHECK(r.out.find("model \"mnist\" version 1 is AVAILABLE") != std::string::npos);
+  // and what decides the warning agrees: the training image's release is not newer than the server's
+  CHECK(tfjob::serving::tf_version_warning(tfjob::serving::tf_release_of_image(image), "training image " + image,
+                                           tfjob::serving::default_serving_version, "tensorflow/serving").empty());
 }
 
 TEST_CASE("serve's export check: a version without saved_model.pb refused before anything is applied, no warmup warned, the SavedModel's TF version",
@@ -886,18 +926,18 @@ TEST_CASE("serve's export check: a version without saved_model.pb refused before
   auto pods = c.server->list_objects("pods", "default");
   CHECK(pods.empty());
 
-  // a good export without warmup requests, written by TensorFlow 2.18.0: both said, then served
-  const std::string head = tfjob::kube::detail::base64_encode(tfjob::test::saved_model_pb("2.18.0"));
+  // a good export without warmup requests, written by a TensorFlow newer than the default server: both said, then served
+  const std::string head = tfjob::kube::detail::base64_encode(tfjob::test::saved_model_pb("2.21.0"));
   c.export_listing({"dir 1", "pb 4096 1", "head 1", head, "endhead"});
   r = c.run({"serve", "mnist", "--pvc", "models:export", "--gpus", "0", "--timeout", "60s"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.find("warning: model \"mnist\" (export/mnist on claim models): version 1 has no warmup file "
                    "(export/mnist/1/assets.extra/tf_serving_warmup_requests): the first requests will be slow") != std::string::npos);
-  CHECK(r.err.find("model \"mnist\" (export/mnist on claim models): version 1 hold a SavedModel, exported by TensorFlow 2.18.0") !=
+  CHECK(r.err.find("model \"mnist\" (export/mnist on claim models): version 1 hold a SavedModel, exported by TensorFlow 2.21.0") !=
         std::string::npos);
-  CHECK(r.err.find("warning: the model was exported by TensorFlow 2.18.0 (saved_model.pb of version 1 (export/mnist/1)) and is served "
-                   "by TF Serving 2.16.1 (tensorflow/serving:2.16.1)") != std::string::npos);
+  CHECK(r.err.find("warning: the model was exported by TensorFlow 2.21.0 (saved_model.pb of version 1 (export/mnist/1)) and is served "
+                   "by TF Serving 2.20.0 (tensorflow/serving:2.20.0)") != std::string::npos);
   CHECK(r.out.find("model \"mnist\" version 1 is AVAILABLE") != std::string::npos);
 
   // --no-export-check: no pod, TF Serving judges

@@ -25,6 +25,7 @@
 
 // Every header of the SDK (a unit test holds this list equal to include/tfjob/).
 #include <tfjob/api/builder.hpp>
+#include <tfjob/api/cluster_words.hpp>
 #include <tfjob/api/defaults.hpp>
 #include <tfjob/api/detail/tfjob_crd_schema.hpp>
 #include <tfjob/api/explain_rules.hpp>

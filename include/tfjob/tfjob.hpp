@@ -19,6 +19,7 @@
 #include <tfjob/api/findings.hpp>
 #include <tfjob/api/explain_rules.hpp>
 #include <tfjob/api/scheduling.hpp>
+#include <tfjob/api/cluster_words.hpp>
 #include <tfjob/api/lint.hpp>
 
 // kube/: generic Kubernetes client

@@ -159,7 +159,7 @@ void setup_submit(CLI::App& app, Globals& g) {
   kubectl tfjob submit mnist --gpus 0 --workers 4 --dry-run=client -o yaml
 
   # A job from flags: the words after -- are the container's args (--command: its command)
-  kubectl tfjob submit --name resnet --image tensorflow/tensorflow:2.15.0-gpu \
+  kubectl tfjob submit --name resnet --image tensorflow/tensorflow:2.20.0-gpu \
       --chief --workers 2 --gpus 1 --pvc data:/data --env EPOCHS=10 \
       --command --dry-run=client -o yaml -- python /data/train.py
 

@@ -34,10 +34,10 @@ KUBECTL=${TFJOB_KUBECTL:-kubectl}
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 CRD=${TFJOB_CRD_FILE:-}
 if [ -z "$CRD" ]; then
-  if [ -f "$REPO/../shared/crds/kubeflow.org_tfjobs.v1.9.0.yaml" ]; then
-    CRD="$REPO/../shared/crds/kubeflow.org_tfjobs.v1.9.0.yaml"
+  if [ -f "$REPO/../shared/crds/kubeflow.org_tfjobs.v1.9.4.yaml" ]; then
+    CRD="$REPO/../shared/crds/kubeflow.org_tfjobs.v1.9.4.yaml"
   else
-    CRD="$REPO/tests/data/crds/kubeflow.org_tfjobs.v1.9.0.yaml"
+    CRD="$REPO/tests/data/crds/kubeflow.org_tfjobs.v1.9.4.yaml"
   fi
 fi
 

@@ -6,6 +6,7 @@
 /// the verdict rules (verdict.hpp), and the pods deleted at the end or on cancel.
 /// The inventory and the pod are pure functions; `run_gpu_check` does the I/O.
 
+#include <tfjob/api/cluster_words.hpp>
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
@@ -609,7 +610,7 @@ TFJOB_INLINE std::string explain_pending(const kube::Pod& pod, const std::vector
     else if (e.reason() == "Pulled" || e.reason() == "Scheduled") last.clear();
   }
   if (!last.empty()) {
-    if (last.find("Insufficient nvidia.com/gpu") != std::string::npos)
+    if (words::says_insufficient(last, "nvidia.com/gpu"))
       last += " (all of the node's GPUs are in use, or fewer than requested are healthy)";
     return last;
   }
@@ -627,15 +628,14 @@ TFJOB_INLINE std::string image_pull_failure(const kube::Pod& pod, const std::vec
   for (const auto& c : cs) {
     const auto& w = tfjob::detail::obj_at(c, "/state/waiting"_json_pointer);
     std::string reason = tfjob::detail::value_at(w, "reason", "");
-    if (reason != "ErrImagePull" && reason != "ImagePullBackOff" && reason != "InvalidImageName" &&
-        reason != "ErrImageNeverPull")
-      continue;
+    if (!words::image_pull_problem(reason)) continue;
     std::string msg = tfjob::detail::value_at(w, "message", "");
-    // The back-off message only says "Back-off pulling image"; the registry's words are in
-    // the kubelet's Failed event.
-    for (const auto& e : events)
-      if (e.involved_name() == pod.name() && e.reason() == "Failed" && e.message().find("ull") != std::string::npos)
-        msg = e.message();
+    // Up to 1.31 the back-off message only says `Back-off pulling image "IMG"`: the registry's
+    // words are in the kubelet's Failed event (1.32 and later put them in the message too).
+    if (reason != "ImagePullBackOff" || !words::pull_backoff_names_error(msg))
+      for (const auto& e : events)
+        if (e.involved_name() == pod.name() && e.reason() == "Failed" && e.message().find("ull") != std::string::npos)
+          msg = e.message();
     return reason + (msg.empty() ? "" : ": " + msg);
   }
   return {};

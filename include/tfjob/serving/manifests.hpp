@@ -28,7 +28,16 @@ namespace tfjob::serving {
 inline constexpr const char* resnet_model_url =
     "http://download.tensorflow.org/models/official/20181001_resnet/savedmodels/"
     "resnet_v2_fp32_savedmodel_NHWC_jpg.tar.gz";
-inline constexpr const char* default_serving_version = "2.16.1";
+/// The TF Serving release `serve` runs by default: the guide's TensorFlow line, the same
+/// release as the MNIST sample's training image (tensorflow/tensorflow:2.20.0-gpu) and
+/// TensorBoard's (default_tensorboard_image), so the guide's own path never warns that a
+/// model is newer than its server (tf_version_warning). 2.20.0 is TF Serving's newest
+/// release (tensorflow/serving tag 2.20.0, "Update version for 2.20.0 release", #4135), and
+/// its -gpu image still runs on a V100: tensorflow/serving 2.20.0's .bazelrc builds it with
+/// HERMETIC_CUDA_VERSION 12.5.1 for sm_60,sm_70,sm_80,sm_89,compute_90 (build:cuda_clang),
+/// on nvidia/cuda:12.5.1-base-ubuntu22.04 (tools/docker/Dockerfile.gpu), and an R580 driver
+/// (CUDA 13.0's) runs CUDA 12.x user space. A CUDA 13 build would not: CUDA 13 dropped sm_70.
+inline constexpr const char* default_serving_version = "2.20.0";
 inline constexpr const char* default_fetch_image = "curlimages/curl:8.11.1";
 inline constexpr int grpc_port = 8500;
 inline constexpr int rest_port = 8501;
