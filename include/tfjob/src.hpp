@@ -26,12 +26,11 @@
 // Every header of the SDK (a unit test holds this list equal to include/tfjob/).
 #include <tfjob/api/builder.hpp>
 #include <tfjob/api/defaults.hpp>
-#include <tfjob/api/explain_rules.hpp>
 #include <tfjob/api/findings.hpp>
 #include <tfjob/api/labels.hpp>
 #include <tfjob/api/lint.hpp>
 #include <tfjob/api/manifest.hpp>
-#include <tfjob/api/operator.hpp>
+#include <tfjob/api/operator_rules.hpp>
 #include <tfjob/api/quantity.hpp>
 #include <tfjob/api/resource.hpp>
 #include <tfjob/api/scheduling.hpp>

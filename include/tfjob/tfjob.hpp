@@ -13,10 +13,9 @@
 #include <tfjob/api/quantity.hpp>
 #include <tfjob/api/labels.hpp>
 #include <tfjob/api/tf_config.hpp>
-#include <tfjob/api/operator.hpp>
 #include <tfjob/api/builder.hpp>
 #include <tfjob/api/findings.hpp>
-#include <tfjob/api/explain_rules.hpp>
+#include <tfjob/api/operator_rules.hpp>
 #include <tfjob/api/scheduling.hpp>
 #include <tfjob/api/lint.hpp>
 

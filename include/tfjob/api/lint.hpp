@@ -5,7 +5,7 @@
 /// concerns, the facts it was read from and a one-line fix. Runs on `submit` (flags, `-f`,
 /// `--dry-run`), in the preflight and as `kubectl tfjob lint -f FILE...`.
 
-#include <tfjob/api/explain_rules.hpp>
+#include <tfjob/api/operator_rules.hpp>
 #include <tfjob/api/findings.hpp>
 #include <tfjob/api/quantity.hpp>
 #include <tfjob/api/scheduling.hpp>
