@@ -32,7 +32,6 @@
 #include <tfjob/api/manifest.hpp>
 #include <tfjob/api/operator_rules.hpp>
 #include <tfjob/api/quantity.hpp>
-#include <tfjob/api/resource.hpp>
 #include <tfjob/api/scheduling.hpp>
 #include <tfjob/api/tf_config.hpp>
 #include <tfjob/api/types.hpp>
@@ -64,6 +63,7 @@
 #include <tfjob/kube/request.hpp>
 #include <tfjob/kube/resource.hpp>
 #include <tfjob/kube/side_task.hpp>
+#include <tfjob/kube/tfjob_resource.hpp>
 #include <tfjob/kube/watch.hpp>
 #include <tfjob/local/detail/process.hpp>
 #include <tfjob/local/plan.hpp>

@@ -6,7 +6,6 @@
 
 // api/: pure TFJob model (no I/O)
 #include <tfjob/api/types.hpp>
-#include <tfjob/api/resource.hpp>
 #include <tfjob/api/manifest.hpp>
 #include <tfjob/api/defaults.hpp>
 #include <tfjob/api/validation.hpp>
@@ -21,6 +20,7 @@
 
 // kube/: generic Kubernetes client
 #include <tfjob/kube/resource.hpp>
+#include <tfjob/kube/tfjob_resource.hpp>
 #include <tfjob/kube/kube.hpp>
 
 // gpu/: probe report, verdict rules, gpu-check and top workflows

@@ -3,7 +3,7 @@
 // TF_CONFIG each replica receives (computed with the operator's rules).
 #include "../common/context.hpp"
 
-#include <tfjob/api/resource.hpp>
+#include <tfjob/kube/tfjob_resource.hpp>
 #include <tfjob/api/tf_config.hpp>
 #include <tfjob/api/types.hpp>
 #include <tfjob/workflow/cluster.hpp>

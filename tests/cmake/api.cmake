@@ -1,6 +1,7 @@
 # api: ctests that are not Catch2 programs.
 #  - the two-translation-unit link test (every header definition is inline), header-only
-#    and with the SDK compiled; <tfjob/src.hpp> names every header
+#    and with the SDK compiled; <tfjob/src.hpp> names every header; the include graph keeps
+#    README.md's layers
 #  - install the SDK to a temporary prefix and build a find_package(tfjob) consumer
 #  - the independent CRD schema judge over what the plugin emits, and over a broken
 #    fixture that it must reject
@@ -27,6 +28,17 @@ endforeach()
 add_test(NAME "api: every SDK header keeps its bodies in its area's section, and src.hpp names it"
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/sdk_src_headers.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties("api: every SDK header keeps its bodies in its area's section, and src.hpp names it" PROPERTIES LABELS unit
+                     PASS_REGULAR_EXPRESSION "^ok: ")
+
+# The include graph keeps the layers README.md documents (its "Layers depend downwards only"
+# paragraph is the rule), and the check itself catches violations planted in a copy.
+add_test(NAME "api: the SDK's includes keep README.md's layers"
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_layers.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties("api: the SDK's includes keep README.md's layers" PROPERTIES LABELS unit
+                     PASS_REGULAR_EXPRESSION "^ok: ")
+add_test(NAME "api: the layer check reports planted violations"
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_layers.sh --plant ${PROJECT_SOURCE_DIR})
+set_tests_properties("api: the layer check reports planted violations" PROPERTIES LABELS unit
                      PASS_REGULAR_EXPRESSION "^ok: ")
 
 add_test(NAME "api: find_package consumer of the installed SDK"

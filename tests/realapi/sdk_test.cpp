@@ -7,7 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <tfjob/api/manifest.hpp>
-#include <tfjob/api/resource.hpp>
+#include <tfjob/kube/tfjob_resource.hpp>
 #include <tfjob/api/types.hpp>
 #include <tfjob/kube/kube.hpp>
 
