@@ -17,7 +17,7 @@
 #define TFJOB_HAVE_PLUGIN_CLI 1
 #endif
 
-#include <tfjob/api/resource.hpp>
+#include <tfjob/kube/tfjob_resource.hpp>
 #include <tfjob/api/schema.hpp>
 #include <tfjob/kube/client.hpp>
 #include <tfjob/kube/request.hpp>

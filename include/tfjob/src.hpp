@@ -28,14 +28,12 @@
 #include <tfjob/api/cluster_words.hpp>
 #include <tfjob/api/defaults.hpp>
 #include <tfjob/api/detail/tfjob_crd_schema.hpp>
-#include <tfjob/api/explain_rules.hpp>
 #include <tfjob/api/findings.hpp>
 #include <tfjob/api/labels.hpp>
 #include <tfjob/api/lint.hpp>
 #include <tfjob/api/manifest.hpp>
-#include <tfjob/api/operator.hpp>
+#include <tfjob/api/operator_rules.hpp>
 #include <tfjob/api/quantity.hpp>
-#include <tfjob/api/resource.hpp>
 #include <tfjob/api/scheduling.hpp>
 #include <tfjob/api/schema.hpp>
 #include <tfjob/api/tf_config.hpp>
@@ -70,6 +68,7 @@
 #include <tfjob/kube/request.hpp>
 #include <tfjob/kube/resource.hpp>
 #include <tfjob/kube/side_task.hpp>
+#include <tfjob/kube/tfjob_resource.hpp>
 #include <tfjob/kube/watch.hpp>
 #include <tfjob/local/detail/process.hpp>
 #include <tfjob/local/plan.hpp>

@@ -6,7 +6,6 @@
 
 // api/: pure TFJob model (no I/O)
 #include <tfjob/api/types.hpp>
-#include <tfjob/api/resource.hpp>
 #include <tfjob/api/manifest.hpp>
 #include <tfjob/api/schema.hpp>
 #include <tfjob/api/defaults.hpp>
@@ -14,16 +13,16 @@
 #include <tfjob/api/quantity.hpp>
 #include <tfjob/api/labels.hpp>
 #include <tfjob/api/tf_config.hpp>
-#include <tfjob/api/operator.hpp>
 #include <tfjob/api/builder.hpp>
 #include <tfjob/api/findings.hpp>
-#include <tfjob/api/explain_rules.hpp>
+#include <tfjob/api/operator_rules.hpp>
 #include <tfjob/api/scheduling.hpp>
 #include <tfjob/api/cluster_words.hpp>
 #include <tfjob/api/lint.hpp>
 
 // kube/: generic Kubernetes client
 #include <tfjob/kube/resource.hpp>
+#include <tfjob/kube/tfjob_resource.hpp>
 #include <tfjob/kube/kube.hpp>
 
 // gpu/: probe report, verdict rules, gpu-check and top workflows

@@ -5,7 +5,7 @@
 #include "../common/context.hpp"
 #include "../common/flag_values.hpp"
 
-#include <tfjob/api/resource.hpp>
+#include <tfjob/kube/tfjob_resource.hpp>
 #include <tfjob/api/tf_config.hpp>
 #include <tfjob/api/types.hpp>
 #include <tfjob/detail/json.hpp>

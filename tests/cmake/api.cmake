@@ -1,6 +1,7 @@
 # api: ctests that are not Catch2 programs.
 #  - the two-translation-unit link test (every header definition is inline), header-only
-#    and with the SDK compiled; <tfjob/src.hpp> names every header
+#    and with the SDK compiled; <tfjob/src.hpp> names every header; the include graph keeps
+#    README.md's layers
 #  - install the SDK to a temporary prefix and build a find_package(tfjob) consumer
 #  - the independent CRD schema judge over what the plugin emits, and over a broken
 #    fixture that it must reject
@@ -30,6 +31,17 @@ set_tests_properties("api: every SDK header keeps its bodies in its area's secti
 
 # (the SDK it installs serves samples/sdk's build too: sdk_samples.cmake)
 set(TFJOB_SDK_INSTALL_PREFIX ${CMAKE_CURRENT_BINARY_DIR}/api_install_consumer/prefix)
+# The include graph keeps the layers README.md documents (its "Layers depend downwards only"
+# paragraph is the rule), and the check itself catches violations planted in a copy.
+add_test(NAME "api: the SDK's includes keep README.md's layers"
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_layers.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties("api: the SDK's includes keep README.md's layers" PROPERTIES LABELS unit
+                     PASS_REGULAR_EXPRESSION "^ok: ")
+add_test(NAME "api: the layer check reports planted violations"
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_layers.sh --plant ${PROJECT_SOURCE_DIR})
+set_tests_properties("api: the layer check reports planted violations" PROPERTIES LABELS unit
+                     PASS_REGULAR_EXPRESSION "^ok: ")
+
 add_test(NAME "api: find_package consumer of the installed SDK"
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/api_install_consumer.sh
                  ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/api_install_consumer)

@@ -1,10 +1,11 @@
-# The TFJob controller stand-in (tests/realnode/controller/): the training operator's rules
-# (tfjob/api/operator.hpp, shared with the fake API server's operator) driven by the SDK's
+# The TFJob controller stand-in (tests/realnode/controller/): the training operator's reconcile
+# (tfjob_test_operator, tests/support/operator/, shared with the fake API server's operator,
+# on the SDK's tfjob/api/operator_rules.hpp) driven by the SDK's
 # client against a real cluster. The real-node tier (tests/realnode/) runs it beside a real
 # kubelet; here it is judged by the real kube-apiserver (label realapi), with this test
 # playing the kubelet by patching pod status (docs/realnode-controller.md).
 add_executable(tfjob-controller-standin ${CMAKE_CURRENT_SOURCE_DIR}/realnode/controller/main.cpp)
-target_link_libraries(tfjob-controller-standin PRIVATE ${TFJOB_SDK_LIB})
+target_link_libraries(tfjob-controller-standin PRIVATE tfjob_test_operator)
 target_compile_options(tfjob-controller-standin PRIVATE ${TFJOB_WARNINGS})
 
 if(TARGET kubectl-tfjob AND COMMAND tfjob_add_realapi_test)

@@ -7,8 +7,8 @@
 #include <catch2/catch.hpp>
 
 #include <tfjob/api/manifest.hpp>
-#include <tfjob/api/resource.hpp>
 #include <tfjob/api/schema.hpp>
+#include <tfjob/kube/tfjob_resource.hpp>
 #include <tfjob/api/types.hpp>
 #include <tfjob/kube/kube.hpp>
 

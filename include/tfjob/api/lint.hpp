@@ -6,7 +6,7 @@
 /// `--dry-run`), in the preflight and as `kubectl tfjob lint -f FILE...`.
 
 #include <tfjob/api/defaults.hpp>
-#include <tfjob/api/explain_rules.hpp>
+#include <tfjob/api/operator_rules.hpp>
 #include <tfjob/api/findings.hpp>
 #include <tfjob/api/quantity.hpp>
 #include <tfjob/api/scheduling.hpp>

@@ -858,7 +858,8 @@ TFJOB_INLINE void ProbeFollower::look(std::size_t i, const kube::Pod& p, const F
 TFJOB_INLINE void ProbeFollower::look_ended(std::size_t i, const kube::Pod& p, const Fetched& f) {
   auto& r = res_.nodes[i];
   pending_.erase(i);
-  r.exit_code = tfjob::detail::value_at(p.container_status("probe"), "/state/terminated/exitCode"_json_pointer, -1);
+  const nlohmann::json* probe = kube::container_status(p.json, "probe");
+  r.exit_code = probe ? tfjob::detail::value_at(*probe, "/state/terminated/exitCode"_json_pointer, -1) : -1;
   if (!f.log_error.empty()) r.message = f.log_error;
   if (r.phase == "Failed" && f.logs.find('{') == std::string::npos) {
     r.status = NodeStatus::failed;

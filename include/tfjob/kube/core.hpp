@@ -67,12 +67,15 @@ struct Pod : Object {
   std::string node_name() const;
   std::string pod_ip() const;
   std::vector<std::string> container_names() const;
-  /// status.containerStatuses[] entry for a container (null when absent).
-  nlohmann::json container_status(const std::string& container) const;
   int restart_count() const;
   /// The Ready condition is True.
   bool ready() const;
 };
+
+/// The status of `container` in a pod's JSON (`status.containerStatuses`,
+/// `initContainerStatuses` or `ephemeralContainerStatuses`: a name is unique across the
+/// three, ValidatePodSpec), or nullptr when it is not reported.
+const nlohmann::json* container_status(const nlohmann::json& pod, const std::string& container);
 
 /// core/v1 Node.
 struct Node : Object {
@@ -238,11 +241,15 @@ TFJOB_INLINE std::vector<std::string> Pod::container_names() const {
   return out;
 }
 
-TFJOB_INLINE nlohmann::json Pod::container_status(const std::string& container) const {
-  const auto& cs = at_or_null("/status/containerStatuses");
-  if (cs.is_array())
-    for (const auto& c : cs)
-      if (tfjob::detail::value_at(c, "name", "") == container) return c;
+TFJOB_INLINE const nlohmann::json* container_status(const nlohmann::json& pod, const std::string& container) {
+  const auto st = pod.find("status");
+  if (st == pod.end() || !st->is_object()) return nullptr;
+  for (const char* k : {"containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"}) {
+    auto l = st->find(k);
+    if (l == st->end() || !l->is_array()) continue;
+    for (const auto& c : *l)
+      if (tfjob::detail::value_at(c, "name", "") == container) return &c;
+  }
   return nullptr;
 }
 

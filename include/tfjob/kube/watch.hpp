@@ -1,9 +1,11 @@
 #pragma once
-/// \file Watch as a state machine (kube-runtime watcher.rs, client-go Reflector):
-/// list -> watch from the list's resourceVersion with bookmarks -> on a dropped stream resume
-/// from the last version seen -> on 410 Gone relist and replay only the difference. A cache
-/// of what the caller has been told (name -> uid/resourceVersion) guarantees no event is
-/// lost or delivered twice across reconnects and relists.
+/// \file Watch as a state machine (kube-runtime watcher.rs, client-go Reflector): states
+/// list -> watch from the list's resourceVersion with bookmarks -> on a dropped stream watch
+/// again from the last version seen -> on 410 Gone relist and replay only the difference,
+/// with back_off between a watch that brought nothing or failed and the next one
+/// (WatchState, watch_transition: the table; Watcher::step: one step). A cache of what the
+/// caller has been told (name -> uid/resourceVersion) guarantees no event is lost or
+/// delivered twice across reconnects and relists.
 
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/input.hpp>
@@ -103,6 +105,52 @@ struct WatchBackoff {
   std::chrono::milliseconds reset_after{120000};
 };
 
+/// Where a watcher is (kube-runtime watcher.rs `State`; client-go's Reflector ListAndWatch).
+enum class WatchState {
+  list,      ///< the first list: every object (as ADDED), then the caller's picture is whole
+  watch,     ///< a watch open from the last resourceVersion seen
+  relist,    ///< after 410 Gone: list again and deliver only what changed meanwhile
+  back_off,  ///< a pause before the next watch or relist
+  done,      ///< the callback said stop, `cancel` was raised, or the deadline passed
+};
+
+/// How one step of a watcher ended.
+enum class WatchEnd {
+  listed,   ///< a list (first or again) was delivered
+  stopped,  ///< the callback returned false, `cancel` was raised, or the deadline passed
+  closed,   ///< the server ended the watch without an error
+  gone,     ///< 410 Gone (the answer, or an ERROR event in the stream): the version is too old
+  failed,   ///< the connection broke, or the server answered 5xx or 429
+  paused,   ///< a back-off pause is over
+};
+
+/// Which pause leads into WatchState::back_off.
+enum class WatchPause {
+  none,
+  quiet,    ///< the watch brought no event: client-go's reflector backoff (WatchBackoff)
+  failure,  ///< the watch failed: 200 ms doubling per failure in a row, up to 6.4 s
+};
+
+/// One row of the watcher's transition table.
+struct WatchTransition {
+  WatchState next = WatchState::done;
+  WatchPause pause = WatchPause::none;   ///< when `next` is back_off: which pause
+  WatchState after = WatchState::watch;  ///< when `next` is back_off: where the pause leads
+};
+
+/// The watcher's transitions (pure; `had_events`: the watch that ended brought an ADDED,
+/// MODIFIED or DELETED event; `after`: where the current pause leads):
+/// - list, relist --listed--> watch
+/// - watch --closed--> watch when it brought events, else back_off (quiet), then watch
+/// - watch --gone--> relist when it brought events, else back_off (quiet), then relist
+/// - watch --failed--> back_off (failure), then watch
+/// - back_off --paused--> `after`
+/// - any --stopped--> done (and any pair a state cannot end with)
+WatchTransition watch_transition(WatchState from, WatchEnd how, bool had_events, WatchState after = WatchState::watch);
+
+/// "list", "watch", "relist", "back_off", "done" (for -v logs and test names).
+const char* to_string(WatchState s);
+
 namespace detail {
 
 /// What a watcher remembers of an object it has told the caller about.
@@ -136,6 +184,10 @@ bool watch_list_all(Client& client, const RequestBuilder& rb, const WatchParams&
 }  // namespace detail
 
 /// Watches one collection. Usually reached through `Api<T>::watch`.
+///
+/// An explicit state machine (kube-runtime watcher.rs: one state enum, one step function):
+/// `run` steps from state to state (WatchState) until done; each step runs what its state
+/// does once (list, open one watch, pause) and `watch_transition` says where it leads.
 template <class T>
 class Watcher {
  public:
@@ -151,66 +203,9 @@ class Watcher {
   /// --request-timeout).
   void run(const Callback& cb, const StreamOptions& opts = {}) {
     stopped_ = false;
-    if (rv_.empty()) {
-      if (!relist(cb, opts)) return;
-    }
-    int failures = 0;
-    while (!stopped_ && !(opts.cancel && opts.cancel->load()) && !past(opts)) {
-      bool progress = false;
-      bool gone = false;
-      LineSplitter lines;
-      lines.max_line = limits::max_watch_line_bytes;
-      ++stats_.connections;
-      std::string error_text;
-      events_ = 0;
-      try {
-        Request req = rb_.watch(params_, rv_);
-        client_.stream(
-            req,
-            [&](std::string_view data) {
-              return lines.feed(data, [&](std::string_view line) {
-                if (line.empty()) return true;
-                progress = true;
-                return handle_line(line, cb, gone);
-              });
-            },
-            opts);
-      } catch (const api_error& e) {
-        if (e.is_gone()) {
-          gone = true;
-        } else if (e.code() >= 500 || e.code() == 429) {
-          error_text = e.what();
-        } else {
-          throw;
-        }
-      } catch (const auth_error&) {
-        throw;
-      } catch (const transport_error& e) {
-        error_text = e.what();
-      }
-      if (stopped_ || (opts.cancel && opts.cancel->load()) || past(opts)) return;
-      if (events_ > 0) quiet_ = 0;
-      if (gone) {
-        // The version we hold is too old: relist and replay only the difference (after a
-        // pause when this watch brought nothing: a server answering 410 at once each time).
-        if (events_ == 0) back_off(opts);
-        if (stopped_ || (opts.cancel && opts.cancel->load()) || past(opts)) return;
-        if (!relist(cb, opts)) return;
-        failures = 0;
-        continue;
-      }
-      if (!error_text.empty()) {
-        failures = progress ? 1 : failures + 1;
-        if (failures > max_failures)
-          throw transport_error(rb_.resource().qualified() + " watch failed " + std::to_string(failures) +
-                                " times in a row; last error: " + error_text);
-        sleep(std::chrono::milliseconds(100) * (1 << std::min(failures, 6)), opts);
-      } else {
-        failures = 0;
-        if (events_ == 0) back_off(opts);  // an end that brought no event
-      }
-      ++stats_.resumes;
-    }
+    failures_ = 0;
+    state_ = rv_.empty() ? WatchState::list : WatchState::watch;
+    while (state_ != WatchState::done) step(cb, opts);
   }
 
   /// Pacing of re-opened watches that brought no event (client-go's reflector defaults).
@@ -220,20 +215,128 @@ class Watcher {
   /// Called once each (re)list has been delivered: the caller's picture is whole now
   /// (client-go's HasSynced), e.g. to tell "no pods yet" from "not listed yet".
   std::function<void()> on_synced;
+  /// Called after each step with the state it ran in, how it ended and the next state
+  /// (tests, -v logs).
+  std::function<void(WatchState, WatchEnd, WatchState)> on_step;
 
   /// The last resourceVersion seen (from an event, a bookmark or a list).
   const std::string& resource_version() const { return rv_; }
   const WatchStats& stats() const { return stats_; }
+  /// Where the watcher is (done once `run` has returned).
+  WatchState state() const { return state_; }
   int max_failures = 8;
 
  private:
   using Known = detail::WatchKnown;
 
+  /// Runs the current state once and moves on (watcher.rs `step`).
+  void step(const Callback& cb, const StreamOptions& opts) {
+    const WatchState from = state_;
+    WatchEnd how = WatchEnd::stopped;
+    switch (from) {
+      case WatchState::list:
+      case WatchState::relist: how = list_step(cb, opts); break;
+      case WatchState::watch: how = watch_step(cb, opts); break;
+      case WatchState::back_off: how = pause_step(opts); break;
+      case WatchState::done: return;
+    }
+    account(from, how);
+    const WatchTransition t = watch_transition(from, how, events_ > 0, after_);
+    if (t.next == WatchState::back_off) {
+      after_ = t.after;
+      pause_ = t.pause == WatchPause::quiet ? quiet_pause() : failure_pause();
+    }
+    state_ = t.next;
+    if (on_step) on_step(from, how, state_);
+  }
+
+  /// list, relist: everything, then tell the caller what changed since what it knows.
+  WatchEnd list_step(const Callback& cb, const StreamOptions& opts) {
+    return relist(cb, opts) ? WatchEnd::listed : WatchEnd::stopped;
+  }
+
+  /// watch: one watch from the last version seen, its events delivered, until it ends.
+  WatchEnd watch_step(const Callback& cb, const StreamOptions& opts) {
+    if (should_stop(opts)) return WatchEnd::stopped;
+    bool gone = false;
+    progress_ = false;
+    LineSplitter lines;
+    lines.max_line = limits::max_watch_line_bytes;
+    ++stats_.connections;
+    std::string error_text;
+    events_ = 0;
+    try {
+      Request req = rb_.watch(params_, rv_);
+      client_.stream(
+          req,
+          [&](std::string_view data) {
+            return lines.feed(data, [&](std::string_view line) {
+              if (line.empty()) return true;
+              progress_ = true;
+              return handle_line(line, cb, gone);
+            });
+          },
+          opts);
+    } catch (const api_error& e) {
+      if (e.is_gone()) {
+        gone = true;
+      } else if (e.code() >= 500 || e.code() == 429) {
+        error_text = e.what();
+      } else {
+        throw;
+      }
+    } catch (const auth_error&) {
+      throw;
+    } catch (const transport_error& e) {
+      error_text = e.what();
+    }
+    if (should_stop(opts)) return WatchEnd::stopped;
+    if (gone) return WatchEnd::gone;
+    if (!error_text.empty()) {
+      last_error_ = std::move(error_text);
+      return WatchEnd::failed;
+    }
+    return WatchEnd::closed;
+  }
+
+  /// back_off: sleep the pause the transition chose.
+  WatchEnd pause_step(const StreamOptions& opts) {
+    sleep(pause_, opts);
+    return should_stop(opts) ? WatchEnd::stopped : WatchEnd::paused;
+  }
+
+  /// What a step's end changes in the counts: failures in a row (too many throws), quiet
+  /// watches in a row (the quiet pause grows), resumes.
+  void account(WatchState from, WatchEnd how) {
+    if (how == WatchEnd::listed) failures_ = 0;
+    if (from != WatchState::watch || how == WatchEnd::stopped) return;
+    if (events_ > 0) quiet_ = 0;
+    if (how == WatchEnd::failed) {
+      failures_ = progress_ ? 1 : failures_ + 1;
+      if (failures_ > max_failures)
+        throw transport_error(rb_.resource().qualified() + " watch failed " + std::to_string(failures_) +
+                              " times in a row; last error: " + last_error_);
+    } else if (how == WatchEnd::closed) {
+      failures_ = 0;
+    }
+    if (how != WatchEnd::gone) ++stats_.resumes;
+  }
+
+  bool should_stop(const StreamOptions& opts) const {
+    return stopped_ || (opts.cancel && opts.cancel->load()) || past(opts);
+  }
+
   static bool past(const StreamOptions& opts) {
     return opts.deadline != std::chrono::steady_clock::time_point::max() && std::chrono::steady_clock::now() >= opts.deadline;
   }
 
-  void back_off(const StreamOptions& opts) {
+  /// The pause after a watch that failed: 200 ms doubling per failure in a row, up to 6.4 s.
+  std::chrono::milliseconds failure_pause() const {
+    return std::chrono::milliseconds(100) * (1 << std::min(failures_, 6));
+  }
+
+  /// The pause after a watch that brought no event (client-go's reflector backoff).
+  std::chrono::milliseconds quiet_pause() {
     auto now = std::chrono::steady_clock::now();
     if (quiet_ > 0 && now - last_backoff_ > backoff.reset_after) quiet_ = 0;
     auto d = backoff.initial * (1LL << std::min(quiet_, 20));
@@ -244,7 +347,7 @@ class Watcher {
     ++stats_.empty_ends;
     last_backoff_ = now;
     if (on_backoff) on_backoff(wait);
-    sleep(wait, opts);
+    return wait;
   }
 
   /// A string field of an object from the server; absent = "", another type is an error
@@ -387,7 +490,13 @@ class Watcher {
   bool listed_ = false;
   bool stopped_ = false;
   WatchStats stats_;
+  WatchState state_ = WatchState::list;
+  WatchState after_ = WatchState::watch;  ///< where the pause of back_off leads
+  std::chrono::milliseconds pause_{0};    ///< the pause back_off sleeps
   int events_ = 0;  ///< ADDED/MODIFIED/DELETED events of the current watch (not bookmarks)
+  bool progress_ = false;  ///< the current watch brought a line
+  int failures_ = 0;  ///< watches in a row that failed without progress
+  std::string last_error_;
   int quiet_ = 0;   ///< watches in a row that ended without an event
   std::chrono::steady_clock::time_point last_backoff_{};
   std::minstd_rand rng_{std::random_device{}()};
@@ -413,6 +522,41 @@ TFJOB_INLINE std::optional<EventType> parse_event_type(std::string_view s) {
   for (EventType t : {EventType::added, EventType::modified, EventType::deleted, EventType::bookmark, EventType::error})
     if (s == std::string_view(to_string(t))) return t;
   return std::nullopt;
+}
+
+TFJOB_INLINE WatchTransition watch_transition(WatchState from, WatchEnd how, bool had_events, WatchState after) {
+  using S = WatchState;
+  using E = WatchEnd;
+  if (how == E::stopped) return {S::done};
+  switch (from) {
+    case S::list:
+    case S::relist:
+      if (how == E::listed) return {S::watch};
+      break;
+    case S::watch:
+      // a watch that brought nothing is re-opened (or relisted) only after a pause, so a
+      // server that ends every watch at once is not hammered (client-go reflector.go)
+      if (how == E::closed) return had_events ? WatchTransition{S::watch} : WatchTransition{S::back_off, WatchPause::quiet, S::watch};
+      if (how == E::gone) return had_events ? WatchTransition{S::relist} : WatchTransition{S::back_off, WatchPause::quiet, S::relist};
+      if (how == E::failed) return {S::back_off, WatchPause::failure, S::watch};
+      break;
+    case S::back_off:
+      if (how == E::paused) return {after};
+      break;
+    case S::done: break;
+  }
+  return {S::done};
+}
+
+TFJOB_INLINE const char* to_string(WatchState s) {
+  switch (s) {
+    case WatchState::list: return "list";
+    case WatchState::watch: return "watch";
+    case WatchState::relist: return "relist";
+    case WatchState::back_off: return "back_off";
+    case WatchState::done: return "done";
+  }
+  return "unknown";
 }
 
 TFJOB_INLINE void LineSplitter::reset() { partial_.clear(); }

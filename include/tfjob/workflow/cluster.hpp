@@ -11,7 +11,7 @@
 #include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/client.hpp>
-#include <tfjob/api/resource.hpp>
+#include <tfjob/kube/tfjob_resource.hpp>
 #include <tfjob/kube/core.hpp>
 #include <tfjob/kube/discovery.hpp>
 #include <tfjob/kube/request.hpp>

@@ -1,6 +1,6 @@
 #pragma once
 /// \file "Why is my job not done?" — a TFJob explained by the training operator v1.9's own
-/// rules (tfjob/api/explain_rules.hpp) from its spec, status, pods and events: what decides
+/// rules (tfjob/api/operator_rules.hpp) from its spec, status, pods and events: what decides
 /// success and who it still waits for, each restart and failure (exit code, whether the
 /// restart policy retries it, backoffLimit used, activeDeadlineSeconds left), why each
 /// Pending pod waits (scheduler, claim, image, quota, gang scheduler, Kueue), and for a
@@ -10,7 +10,7 @@
 /// from a cluster. Findings are `tfjob::Finding`s with stable codes (docs/explain.md).
 
 #include <tfjob/api/cluster_words.hpp>
-#include <tfjob/api/explain_rules.hpp>
+#include <tfjob/api/operator_rules.hpp>
 #include <tfjob/api/findings.hpp>
 #include <tfjob/api/labels.hpp>
 #include <tfjob/api/lint.hpp>

@@ -6,6 +6,7 @@
 
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/files.hpp>
+#include <tfjob/kube/core.hpp>  // container_status
 #include <tfjob/kube/logs.hpp>
 #include <tfjob/kube/side_task.hpp>
 #include <tfjob/workflow/cluster.hpp>
@@ -391,30 +392,15 @@ TFJOB_INLINE std::string describe_target(const std::string& type, int index) {
   return type.empty() ? std::string("the chief") : type + " " + std::to_string(index);
 }
 
-/// The status of `container` (a container, an init container or an ephemeral one), or null.
-TFJOB_INLINE const nlohmann::json* container_status(const nlohmann::json& pod, const std::string& container) {
-  static const nlohmann::json none;
-  const auto st = pod.find("status");
-  if (st == pod.end() || !st->is_object()) return nullptr;
-  for (const char* k : {"containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"}) {
-    auto l = st->find(k);
-    if (l == st->end() || !l->is_array()) continue;
-    for (const auto& c : *l)
-      if (tfjob::detail::value_at(c, "name", "") == container) return &c;
-  }
-  (void)none;
-  return nullptr;
-}
-
 TFJOB_INLINE int restart_count(const nlohmann::json& pod, const std::string& container) {
-  const auto* c = container_status(pod, container);
+  const auto* c = kube::container_status(pod, container);
   return c ? tfjob::detail::value_at(*c, "restartCount", 0) : 0;
 }
 
 /// Whether the container has started at least once (running or terminated). A pod whose
 /// phase says Running before its container statuses are reported counts as started.
 TFJOB_INLINE bool container_started(const nlohmann::json& pod, const std::string& container) {
-  if (const auto* c = container_status(pod, container)) {
+  if (const auto* c = kube::container_status(pod, container)) {
     const auto st = tfjob::detail::value_at(*c, "state", nlohmann::json::object());
     if (st.contains("running") || st.contains("terminated")) return true;
     return tfjob::detail::value_at(*c, "restartCount", 0) > 0;  // waiting after a crash: previous logs exist
@@ -426,7 +412,7 @@ TFJOB_INLINE bool container_started(const nlohmann::json& pod, const std::string
 /// Whether the container may still write: running, or not reported yet in a Running pod
 /// (a status update can lag the start; such a log must be followed, not read once).
 TFJOB_INLINE bool container_running(const nlohmann::json& pod, const std::string& container) {
-  if (const auto* c = container_status(pod, container))
+  if (const auto* c = kube::container_status(pod, container))
     return tfjob::detail::value_at(*c, "state", nlohmann::json::object()).contains("running");
   return tfjob::detail::value_at(pod, "/status/phase"_json_pointer, std::string()) == "Running";
 }
@@ -452,7 +438,7 @@ TFJOB_INLINE void check_container(const nlohmann::json& pod, const std::string& 
 /// The terminated state of attempt `attempt` of a container: its current state when that
 /// is the attempt shown, else lastState (the kubelet keeps one).
 TFJOB_INLINE std::optional<nlohmann::json> terminated_state(const nlohmann::json& pod, const std::string& container, int attempt) {
-  const auto* c = container_status(pod, container);
+  const auto* c = kube::container_status(pod, container);
   if (!c) return std::nullopt;
   int rc = tfjob::detail::value_at(*c, "restartCount", 0);
   const char* where = rc == attempt ? "/state/terminated" : (rc == attempt + 1 ? "/lastState/terminated" : nullptr);

@@ -1,6 +1,6 @@
 // tfjob-controller-standin: plays the Kubeflow training operator on a test cluster, with
-// the operator's rules from the SDK (tfjob/api/operator.hpp, the same rules the fake API
-// server's operator applies). It watches TFJobs and the pods and services the operator
+// the test operator's reconcile (tests/support/operator/, the same one the fake API server's
+// operator applies, on the SDK's tfjob/api/operator_rules.hpp). It watches TFJobs and the pods and services the operator
 // labels, reconciles each job that changed (or whose deadline or TTL is due), creates and
 // deletes pods and headless services, writes status through the status subresource and
 // records events. Cluster DNS for TF_CONFIG's host names is the node's (tests/realnode/
@@ -10,9 +10,10 @@
 //                            [--cluster-domain D]
 //
 // Ends cleanly (exit 0) on SIGTERM or SIGINT. See docs/realnode-controller.md.
-#include <tfjob/api/operator.hpp>
-#include <tfjob/api/resource.hpp>
+#include <tfjob/kube/tfjob_resource.hpp>
 #include <tfjob/kube/kube.hpp>
+
+#include "support/operator/reconcile.hpp"
 
 #include <pthread.h>
 #include <signal.h>  // sigwait, kill
