@@ -35,7 +35,11 @@ void add_global_flags(CLI::App& app, Globals& g) {
                "Do not verify the server's certificate (insecure)")->group(conn_group);
   app.add_option("--request-timeout", g.conn.request_timeout,
                  "Time to wait for one request, e.g. 30s, 1m (0 = no limit)")->group(conn_group);
-  app.add_option("-v,--v", g.verbosity, "Log level; 6 and above print each request to stderr")->group(conn_group);
+  app.add_option("-v,--v", g.verbosity, "Log level; 6 and above print each request to stderr, and at the end how many")
+      ->group(conn_group);
+  app.add_option("--chunk-size", g.chunk_size,
+                 "Read lists in pages of this many items, as kubectl does (0 = each list at once)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str()->group(conn_group);
   app.add_option("--color", g.color, "Colour output: auto, always, never (NO_COLOR is honoured)")
       ->check(CLI::IsMember({"auto", "always", "never"}))->group("Output");
 }
@@ -54,6 +58,31 @@ bool say_unknown_command(CLI::App& app, std::ostream& err) {
     return true;
   }
   return false;
+}
+
+/// The chosen command, run: its exit code, or an error from the SDK said as one line.
+int run_command(CLI::App& app, Globals& g, Context& ctx) {
+  std::ostream& out = ctx.out;
+  std::ostream& err = ctx.err;
+  try {
+    return g.command(ctx);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e, out, err) == 0 ? 0 : exit_code::usage;
+  } catch (const tfjob::error& e) {
+    err << "error: " << error_message(e) << "\n";
+    return exit_code::failure;
+  } catch (const nlohmann::json::exception& e) {
+    // A last net: the SDK names the field of a wrong-shaped value itself; should a case
+    // slip through, the user still reads words, not "[json.exception.type_error.302]".
+    std::string why = e.what();
+    if (auto p = why.find("] "); p != std::string::npos) why = why.substr(p + 2);
+    err << "error: a value read from the input or the server has an unexpected type or encoding (" << why
+        << "); run with -v=8 to see the server's answers\n";
+    return exit_code::failure;
+  } catch (const std::exception& e) {
+    err << "error: " << e.what() << "\n";
+    return exit_code::failure;
+  }
 }
 
 }  // namespace
@@ -88,26 +117,10 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     return app.exit(e, out, err) == 0 ? 0 : exit_code::usage;
   }
   if (!g.command) return exit_code::ok;
-  try {
-    Context ctx(g, out, err);
-    return g.command(ctx);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e, out, err) == 0 ? 0 : exit_code::usage;
-  } catch (const tfjob::error& e) {
-    err << "error: " << error_message(e) << "\n";
-    return exit_code::failure;
-  } catch (const nlohmann::json::exception& e) {
-    // A last net: the SDK names the field of a wrong-shaped value itself; should a case
-    // slip through, the user still reads words, not "[json.exception.type_error.302]".
-    std::string why = e.what();
-    if (auto p = why.find("] "); p != std::string::npos) why = why.substr(p + 2);
-    err << "error: a value read from the input or the server has an unexpected type or encoding (" << why
-        << "); run with -v=8 to see the server's answers\n";
-    return exit_code::failure;
-  } catch (const std::exception& e) {
-    err << "error: " << e.what() << "\n";
-    return exit_code::failure;
-  }
+  Context ctx(g, out, err);
+  const int rc = run_command(app, g, ctx);
+  ctx.log_request_count();
+  return rc;
 }
 
 }  // namespace tfjob::cli

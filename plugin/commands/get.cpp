@@ -58,18 +58,43 @@ std::vector<std::string> row(const nlohmann::json& job, bool wide, bool all_ns,
 }
 
 /// The node of each job's chief pod (the pod the operator marks job-role=master), keyed
-/// "ns/job": one list of pods for the whole table.
+/// "ns/job": one list of pods for the whole table, read page by page into the map.
 std::map<std::string, std::string> chief_nodes(kube::Client& client, const std::string& ns) {
   std::map<std::string, std::string> out;
   kube::ListParams lp;
   lp.label_selector = std::string(labels::job_role) + "=master";
-  for (const auto& p : workflow::list_items(client, workflow::resources::pods(), ns, lp)) {
-    auto job = tfjob::detail::value_at(p, "/metadata/labels"_json_pointer, nlohmann::json::object()).value(labels::job_name, "");
-    auto node = tfjob::detail::value_at(p, "/spec/nodeName"_json_pointer, std::string());
-    auto& slot = out[tfjob::detail::value_at(p, "/metadata/namespace"_json_pointer, std::string()) + "/" + job];
-    if (slot.empty() || !node.empty()) slot = node;
-  }
+  kube::list_pages(client, kube::RequestBuilder(workflow::resources::pods(), ns), lp, [&](kube::ListPage& page) {
+    for (const auto& p : page.items) {
+      auto job = tfjob::detail::value_at(p, "/metadata/labels"_json_pointer, nlohmann::json::object()).value(labels::job_name, "");
+      auto node = tfjob::detail::value_at(p, "/spec/nodeName"_json_pointer, std::string());
+      auto& slot = out[tfjob::detail::value_at(p, "/metadata/namespace"_json_pointer, std::string()) + "/" + job];
+      if (slot.empty() || !node.empty()) slot = node;
+    }
+    return true;
+  });
   return out;
+}
+
+/// What a watch keeps of each job to print its deletion after a relist (kube::Watcher::keep).
+/// A plain table row needs the metadata and status only, not the pod templates that make
+/// most of a job's bytes; other outputs print the object, kept whole but for its managed
+/// fields and annotations (last-applied-configuration repeats the spec).
+nlohmann::json watch_kept(const nlohmann::json& job, bool row_only) {
+  if (!row_only) {
+    nlohmann::json k = job;
+    if (auto md = k.find("metadata"); md != k.end() && md->is_object()) {
+      md->erase("managedFields");
+      md->erase("annotations");
+    }
+    return k;
+  }
+  nlohmann::json k = nlohmann::json::object();
+  for (const char* f : {"apiVersion", "kind", "status"})
+    if (auto it = job.find(f); it != job.end()) k[f] = *it;
+  if (auto md = job.find("metadata"); md != job.end() && md->is_object())
+    for (const char* f : {"name", "namespace", "uid", "resourceVersion", "creationTimestamp"})
+      if (auto it = md->find(f); it != md->end()) k["metadata"][f] = *it;
+  return k;
 }
 
 /// `-o custom-columns=NAME:.metadata.name,STATE:.status...` (kubectl's custom_column_printer:
@@ -133,11 +158,13 @@ OutputFormat data_format(const std::string& output) {
   return output == "json" ? OutputFormat::json : output == "yaml" ? OutputFormat::yaml : OutputFormat::name;
 }
 
-/// Items of a list answer with their kind and apiVersion, as kubectl prints them.
-std::vector<nlohmann::json> typed(std::vector<nlohmann::json> items) {
+/// Items of a list answer with their kind and apiVersion, as kubectl prints them, without
+/// their managed fields unless asked for (kubectl --show-managed-fields).
+std::vector<nlohmann::json> typed(std::vector<nlohmann::json> items, bool managed_fields = false) {
   for (auto& j : items) {
     if (!j.contains("apiVersion")) j["apiVersion"] = tfjob::api_version;
     if (!j.contains("kind")) j["kind"] = tfjob::kind;
+    if (!managed_fields) omit_managed_fields(j);
   }
   return items;
 }
@@ -149,6 +176,7 @@ struct GetCommand {
   std::string selector;
   bool watch = false;
   bool no_headers = false;
+  bool show_managed_fields = false;
   std::string sort_by;
 
   /// -o as kubectl parses it: FORMAT or FORMAT=ARG (jsonpath, custom-columns); the
@@ -172,112 +200,246 @@ struct GetCommand {
  private:
   std::optional<kube::JsonPath> jsonpath;
   std::vector<Column> columns;
-  /// --watch: one line per change after the initial listing, as kubectl get -w does.
-  int watch_changes(Context& ctx, const std::string& ns, const std::vector<nlohmann::json>& jobs, bool header_printed, int rc);
+
+  bool wide() const { return output == "wide"; }
+  bool table() const { return output.empty() || wide(); }
+
+  /// What one listing prints, fed one job at a time (add) and closed once (finish): rows of
+  /// a table (aligned over all rows, so printed at the end: the output is what is held), or
+  /// the items of a List written as they come. One per listing; `ns` is the namespace listed.
+  class Listing {
+   public:
+    Listing(const GetCommand& o, Context& ctx, kube::Client& client, std::string ns)
+        : o_(o), ctx_(ctx), client_(client), ns_(std::move(ns)) {
+      if (!o.table() && o.columns.empty() && !o.jsonpath)
+        writer_.emplace(ctx.out, data_format(o.output));
+    }
+    /// One job of the list (apiVersion and kind present).
+    void add(nlohmann::json& job) {
+      if (writer_) {
+        if (!o_.show_managed_fields) omit_managed_fields(job);
+        writer_->add(job);
+      } else if (o_.jsonpath) {  // a watch prints each object with the template, as kubectl get -w
+        if (!o_.show_managed_fields) omit_managed_fields(job);
+        ctx_.out << o_.jsonpath->execute(job) << std::flush;
+      } else if (!o_.columns.empty()) {
+        rows_.push_back(custom_row(o_.columns, job));
+      } else {
+        if (o_.wide() && !nodes_) nodes_ = chief_nodes(client_, ns_);  // one list of chief pods, when there is a job
+        rows_.push_back(row(job, o_.wide(), o_.all_namespaces, nodes_ ? *nodes_ : std::map<std::string, std::string>{}));
+      }
+      ++n_;
+    }
+    /// The end of the list: the table, or the List closed; "No resources found" for an
+    /// empty table (unless `quiet_when_empty`).
+    void finish(bool quiet_when_empty = false) {
+      if (writer_) return writer_->finish();
+      if (o_.jsonpath) return;
+      if (!o_.columns.empty()) {
+        if (!o_.no_headers) {
+          std::vector<std::string> h;
+          for (const auto& c : o_.columns) h.push_back(c.header);
+          rows_.insert(rows_.begin(), h);
+        }
+        if (n_ > 0) ctx_.out << workflow::render_table(rows_) << std::flush;
+        return;
+      }
+      if (n_ == 0) {
+        if (!quiet_when_empty)
+          ctx_.err << (o_.all_namespaces ? std::string("No resources found") : "No resources found in " + ns_ + " namespace.") << "\n";
+        return;
+      }
+      if (!o_.no_headers) rows_.insert(rows_.begin(), header(o_.wide(), o_.all_namespaces));
+      ctx_.out << workflow::render_table(rows_) << std::flush;
+      printed_header_ = !o_.no_headers;
+    }
+    std::size_t size() const { return n_; }
+    /// Whether finish() printed a table header (a watch's later rows need none).
+    bool printed_header() const { return printed_header_; }
+
+   private:
+    const GetCommand& o_;
+    Context& ctx_;
+    kube::Client& client_;
+    std::string ns_;
+    std::optional<ListWriter> writer_;
+    std::optional<std::map<std::string, std::string>> nodes_;
+    std::vector<std::vector<std::string>> rows_;
+    std::size_t n_ = 0;
+    bool printed_header_ = false;
+  };
+
+  /// Jobs by name (each a request; a missing one said as kubectl does).
+  int get_named(Context& ctx, const std::string& ns, std::vector<nlohmann::json>& jobs) const;
+  /// Every job at once, for the outputs that need the whole list first (--sort-by, jsonpath),
+  /// as kubectl holds it for them.
+  std::vector<nlohmann::json> list_whole(kube::Client& client, const std::string& ns) const;
+  /// Prints jobs already held (by name, or the whole list): the table, a JSONPath, columns, objects.
+  void print_held(Context& ctx, kube::Client& client, const std::string& ns, std::vector<nlohmann::json>& jobs) const;
+  /// --watch of the whole namespace (no names): the watcher lists (page by page, into the
+  /// listing) and then watches from that list's resourceVersion, so the first listing and
+  /// the changes come from one list; a list or watch cut by an API server restart is
+  /// taken up again (kube::Watcher), never ended.
+  int watch_all(Context& ctx, const std::string& ns);
+  /// --watch of named jobs, after their first print.
+  int watch_named(Context& ctx, const std::string& ns, const std::vector<nlohmann::json>& jobs, bool header_printed, int rc);
+  /// One change as a watch prints it: a table row (Deleted for a deletion), or the object.
+  void print_change(Context& ctx, const kube::WatchEvent<kube::DynamicObject>& ev, bool& header_printed) const;
+  /// A watcher's StreamOptions: --request-timeout bounds the watch, which then ends with exit 0 (kubectl get --watch).
+  static kube::StreamOptions watch_options(const kube::Client& client);
 };
 
 int GetCommand::run(Context& ctx) {
-  const auto& o = *this;
   auto& client = ctx.tfjobs();
-  const std::string ns = o.all_namespaces ? "" : client.namespace_();
-  const bool wide = o.output == "wide";
-  const bool table = o.output.empty() || wide;
-
+  const std::string ns = all_namespaces ? "" : client.namespace_();
+  if (names.empty() && watch) return watch_all(ctx, ns);
   std::vector<nlohmann::json> jobs;
   int rc = exit_code::ok;
-  if (!o.names.empty()) {
-    for (const auto& n : o.names) {
-      auto j = workflow::get_opt(client, workflow::resources::tfjobs(), ns, n);
-      if (!j) {
-        rc = say_not_found(ctx, n);
-        continue;
-      }
-      jobs.push_back(*j);
-    }
+  if (!names.empty()) {
+    rc = get_named(ctx, ns, jobs);
+  } else if (!sort_by.empty() || jsonpath) {
+    jobs = list_whole(client, ns);
   } else {
+    // the list page by page, each job printed (or made a row) as its page arrives
+    Listing l(*this, ctx, client, ns);
     kube::ListParams lp;
-    lp.label_selector = o.selector;
-    jobs = workflow::list_items(client, workflow::resources::tfjobs(), ns, lp);
-  }
-  if (!o.sort_by.empty()) sort_jobs(jobs, o.sort_by);
-  const auto nodes = wide && !jobs.empty() ? chief_nodes(client, ns) : std::map<std::string, std::string>{};
-
-  if (jsonpath) {
-    // kubectl applies the template to the object (one name) or to the List
-    const nlohmann::json data = o.names.size() == 1 && jobs.size() == 1
-                                    ? typed(jobs).front()
-                                    : nlohmann::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", typed(jobs)}};
-    ctx.out << jsonpath->execute(data) << std::flush;
+    lp.label_selector = selector;
+    kube::list_pages(client, kube::RequestBuilder(workflow::resources::tfjobs(), ns), lp, [&](kube::ListPage& page) {
+      for (auto& j : page.items) l.add(j);
+      return true;
+    });
+    l.finish();
     return rc;
   }
-  if (!columns.empty()) {
-    std::vector<std::vector<std::string>> rows;
-    if (!o.no_headers) {
-      std::vector<std::string> h;
-      for (const auto& c : columns) h.push_back(c.header);
-      rows.push_back(h);
-    }
-    for (const auto& j : jobs) rows.push_back(custom_row(columns, j));
-    if (!jobs.empty()) ctx.out << workflow::render_table(rows) << std::flush;
-    return rc;
-  }
-
-  std::vector<std::vector<std::string>> rows;
-  if (table) {
-    if (jobs.empty() && o.names.empty() && !o.watch) {
-      ctx.err << (o.all_namespaces ? std::string("No resources found") : "No resources found in " + ns + " namespace.")
-                << "\n";
-    } else if (!jobs.empty()) {
-      if (!o.no_headers) rows.push_back(header(wide, o.all_namespaces));
-      for (const auto& j : jobs) rows.push_back(row(j, wide, o.all_namespaces, nodes));
-      ctx.out << workflow::render_table(rows) << std::flush;
-    }
-  } else if (!jobs.empty() || o.names.empty()) {
-    print_objects(ctx.out, typed(jobs), data_format(o.output), o.names.size() == 1 ? Many::documents : Many::list);
-  }
-  if (!o.watch) return rc;
-  return watch_changes(ctx, ns, jobs, !rows.empty() || o.no_headers, rc);
+  print_held(ctx, client, ns, jobs);
+  if (!watch) return rc;
+  return watch_named(ctx, ns, jobs, table() && (!jobs.empty() || no_headers), rc);
 }
 
-int GetCommand::watch_changes(Context& ctx, const std::string& ns, const std::vector<nlohmann::json>& jobs,
-                              bool header_printed, int rc) {
-  const auto& o = *this;
+int GetCommand::get_named(Context& ctx, const std::string& ns, std::vector<nlohmann::json>& jobs) const {
+  int rc = exit_code::ok;
+  for (const auto& n : names) {
+    auto j = workflow::get_opt(ctx.tfjobs(), workflow::resources::tfjobs(), ns, n);
+    if (!j) {
+      rc = say_not_found(ctx, n);
+      continue;
+    }
+    jobs.push_back(*j);
+  }
+  return rc;
+}
+
+std::vector<nlohmann::json> GetCommand::list_whole(kube::Client& client, const std::string& ns) const {
+  std::vector<nlohmann::json> jobs;
+  kube::ListParams lp;
+  lp.label_selector = selector;
+  kube::list_pages(client, kube::RequestBuilder(workflow::resources::tfjobs(), ns), lp, [&](kube::ListPage& page) {
+    for (auto& j : page.items) jobs.push_back(std::move(j));
+    return true;
+  });
+  return jobs;
+}
+
+void GetCommand::print_held(Context& ctx, kube::Client& client, const std::string& ns, std::vector<nlohmann::json>& jobs) const {
+  if (!sort_by.empty()) sort_jobs(jobs, sort_by);
+  if (jsonpath) {
+    // kubectl applies the template to the object (one name) or to the List
+    const nlohmann::json data = names.size() == 1 && jobs.size() == 1
+                                    ? typed(jobs, show_managed_fields).front()
+                                    : nlohmann::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", typed(jobs, show_managed_fields)}};
+    ctx.out << jsonpath->execute(data) << std::flush;
+    return;
+  }
+  if (table() || !columns.empty()) {
+    Listing l(*this, ctx, client, ns);
+    for (auto& j : jobs) l.add(j);
+    l.finish(!names.empty() || watch);
+    return;
+  }
+  if (!jobs.empty() || names.empty())
+    print_objects(ctx.out, typed(jobs, show_managed_fields), data_format(output), names.size() == 1 ? Many::documents : Many::list);
+}
+
+kube::StreamOptions GetCommand::watch_options(const kube::Client& client) {
+  kube::StreamOptions so;
+  if (client.config().timeout.count() > 0) so.deadline = std::chrono::steady_clock::now() + client.config().timeout;
+  return so;
+}
+
+void GetCommand::print_change(Context& ctx, const kube::WatchEvent<kube::DynamicObject>& ev, bool& header_printed) const {
+  const auto& j = ev.object.json;
+  if (table()) {
+    std::vector<std::vector<std::string>> r;
+    if (!header_printed) r.push_back(header(wide(), all_namespaces));
+    header_printed = true;
+    auto cells = row(j, wide(), all_namespaces);
+    if (ev.type == kube::EventType::deleted) cells[all_namespaces ? 2 : 1] = "Deleted";
+    r.push_back(cells);
+    ctx.out << workflow::render_table(r);
+  } else if (!columns.empty()) {
+    ctx.out << workflow::render_table({custom_row(columns, j)});
+  } else if (jsonpath) {
+    ctx.out << jsonpath->execute(typed({j}, show_managed_fields).front());
+  } else {
+    print_objects(ctx.out, typed({j}, show_managed_fields), data_format(output));
+    if (output == "yaml") ctx.out << "---\n";
+  }
+  ctx.out << std::flush;
+}
+
+int GetCommand::watch_all(Context& ctx, const std::string& ns) {
   auto& client = ctx.tfjobs();
-  const bool wide = o.output == "wide";
-  const bool table = o.output.empty() || wide;
   kube::Api<kube::DynamicObject> api(client, workflow::resources::tfjobs(), ns);
   kube::WatchParams wp;
-  wp.label_selector = o.selector;
-  if (o.names.size() == 1) wp.field_selector = "metadata.name=" + o.names[0];
-  std::set<std::string> wanted(o.names.begin(), o.names.end());
+  wp.label_selector = selector;
+  auto w = api.watcher(wp);
+  const bool row_only = table() && !wide();
+  w.keep = [row_only](const nlohmann::json& j) { return watch_kept(j, row_only); };
+  std::optional<Listing> first;  // the first list, until the watcher has delivered it whole
+  first.emplace(*this, ctx, client, ns);
+  bool header_printed = no_headers;
+  w.on_synced = [&] {
+    if (!first) return;  // a relist after a 410: its changes were printed as changes
+    first->finish(true);
+    header_printed = header_printed || first->printed_header();
+    first.reset();
+  };
+  w.run([&](const kube::WatchEvent<kube::DynamicObject>& ev) {
+    if (first) {
+      nlohmann::json j = ev.object.json;
+      first->add(j);
+    } else {
+      print_change(ctx, ev, header_printed);
+    }
+    return true;
+  }, watch_options(client));
+  if (first) first->finish(true);  // the deadline came during the first list
+  return exit_code::ok;
+}
+
+int GetCommand::watch_named(Context& ctx, const std::string& ns, const std::vector<nlohmann::json>& jobs,
+                            bool header_printed, int rc) {
+  auto& client = ctx.tfjobs();
+  kube::Api<kube::DynamicObject> api(client, workflow::resources::tfjobs(), ns);
+  kube::WatchParams wp;
+  wp.label_selector = selector;
+  if (names.size() == 1) wp.field_selector = "metadata.name=" + names[0];
+  std::set<std::string> wanted(names.begin(), names.end());
   std::map<std::string, std::string> seen;  // ns/name -> resourceVersion printed
   for (const auto& j : jobs)
     seen[tfjob::detail::value_at(j, "/metadata/namespace"_json_pointer, std::string()) + "/" + tfjob::detail::value_at(j, "/metadata/name"_json_pointer, std::string())] =
         tfjob::detail::value_at(j, "/metadata/resourceVersion"_json_pointer, std::string());
-  // As kubectl get --watch: --request-timeout bounds the watch, which then ends with exit 0.
-  kube::StreamOptions so;
-  if (client.config().timeout.count() > 0) so.deadline = std::chrono::steady_clock::now() + client.config().timeout;
-  api.watch(wp, [&](const kube::WatchEvent<kube::DynamicObject>& ev) {
-    const auto& j = ev.object.json;
+  auto w = api.watcher(wp);
+  const bool row_only = table() && !wide();
+  w.keep = [row_only](const nlohmann::json& j) { return watch_kept(j, row_only); };
+  w.run([&](const kube::WatchEvent<kube::DynamicObject>& ev) {
     std::string key = ev.object.namespace_() + "/" + ev.object.name();
-    if (!wanted.empty() && !wanted.count(ev.object.name())) return true;
+    if (!wanted.count(ev.object.name())) return true;
     if (ev.type != kube::EventType::deleted && seen.count(key) && seen[key] == ev.object.resource_version()) return true;
     seen[key] = ev.object.resource_version();
-    if (table) {
-      std::vector<std::vector<std::string>> r;
-      if (!header_printed) r.push_back(header(wide, o.all_namespaces));
-      header_printed = true;
-      auto cells = row(j, wide, o.all_namespaces);
-      if (ev.type == kube::EventType::deleted) cells[o.all_namespaces ? 2 : 1] = "Deleted";
-      r.push_back(cells);
-      ctx.out << workflow::render_table(r);
-    } else {
-      print_objects(ctx.out, typed({j}), data_format(o.output));
-      if (o.output == "yaml") ctx.out << "---\n";
-    }
-    ctx.out << std::flush;
+    print_change(ctx, ev, header_printed);
     return true;
-  }, so);
+  }, watch_options(client));
   return rc;
 }
 
@@ -293,6 +455,8 @@ void setup_get(CLI::App& app, Globals& g) {
   sub->add_option("-l,--selector", o->selector, "Label selector, e.g. team=vision,env!=prod");
   sub->add_flag("-w,--watch", o->watch, "After listing, print each change as it happens (Ctrl-C to stop)");
   sub->add_flag("--no-headers", o->no_headers, "Omit the table header");
+  sub->add_flag("--show-managed-fields", o->show_managed_fields,
+                "Keep metadata.managedFields in -o json|yaml (kubectl leaves them out by default)");
   sub->footer(R"(Examples:
   kubectl tfjob get                      # TFJobs in the current namespace
   kubectl tfjob list -A -o wide          # every namespace, with replicas and GPUs

@@ -18,6 +18,7 @@ namespace {
 
 struct TopCommand {
   std::string what;  ///< node | job
+  std::string job;   ///< top job NAME: that job alone
   std::string output;
   bool all_namespaces = false;
   std::string selector;
@@ -29,6 +30,8 @@ struct TopCommand {
       throw CLI::ValidationError("top", "say what to show: node or job (e.g. kubectl tfjob top node)");
     nodes = what.rfind("node", 0) == 0;
     if (nodes && all_namespaces) throw CLI::ValidationError("-A", "nodes have no namespace; -A goes with top job");
+    if (nodes && !job.empty()) throw CLI::ValidationError("top", "a name goes with top job (top job NAME)");
+    if (!job.empty() && all_namespaces) throw CLI::ValidationError("-A", "a job name cannot be combined with --all-namespaces (use -n NAMESPACE)");
   }
   int run(Context& ctx) const;
 
@@ -61,6 +64,7 @@ int TopCommand::run(Context& ctx) const {
   to.namespace_ = client.namespace_();
   to.all_namespaces = o.all_namespaces;
   to.label_selector = o.selector;
+  to.job = o.job;
   to.metrics = !o.no_metrics;
   auto res = tfjob::gpu::run_top(client, to);
   if (o.output == "json") {
@@ -118,6 +122,7 @@ void setup_top(CLI::App& app, Globals& g) {
   auto o = std::make_shared<TopCommand>();
   auto* sub = app.add_subcommand("top", "GPUs per node (allocatable, requested, free) or per TFJob, with DCGM utilisation");
   sub->add_option("what", o->what, "node or job")->required();
+  sub->add_option("name", o->job, "top job: this TFJob alone (its pods by the operator's job-name label)");
   sub->add_option("-o,--output", o->output, "Output format: json (default: a table)");
   sub->add_flag("-A,--all-namespaces", o->all_namespaces, "top job: TFJobs in every namespace");
   sub->add_option("-l,--selector", o->selector, "Label selector: nodes for top node, the jobs' pods for top job");
@@ -135,6 +140,7 @@ Examples:
   kubectl tfjob top node
   kubectl tfjob top node -l nvidia.com/gpu.family=volta -o json
   kubectl tfjob top job -A
+  kubectl tfjob top job mnist -n team-a
 
 Exit codes: 0 shown, 1 error (e.g. no access to nodes or pods), 64 usage error.)");
   set_action(*sub, g, o);

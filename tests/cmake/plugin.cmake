@@ -26,3 +26,7 @@ endif()
 if(TARGET cli_inprocess_test AND TARGET tfjob_plugin_cli)
   target_link_libraries(cli_inprocess_test PRIVATE tfjob_plugin_cli)
 endif()
+# So does the scale test (issue 32): each command's requests beside 1,000 other jobs.
+if(TARGET scale_test AND TARGET tfjob_plugin_cli)
+  target_link_libraries(scale_test PRIVATE tfjob_plugin_cli)
+endif()

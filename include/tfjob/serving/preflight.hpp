@@ -84,16 +84,14 @@ TFJOB_INLINE std::optional<std::vector<Finding>> gpu_preflight(kube::Client& c, 
   if (workflow::gpu_preflight(gpu_view(deployment), {}, std::nullopt).job_total == 0) return std::vector<Finding>{};
   std::vector<nlohmann::json> nodes;
   try {
-    nodes = workflow::list_items(c, workflow::resources::nodes(), "");
+    nodes = workflow::list_nodes(c);
   } catch (const api_error& e) {
     if (e.is_forbidden()) return std::nullopt;
     throw;
   }
   std::optional<std::vector<nlohmann::json>> pods;
   try {
-    kube::ListParams p;
-    p.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
-    pods = workflow::list_items(c, workflow::resources::pods(), "", p);
+    pods = workflow::list_active_pods(c);
   } catch (const api_error& e) {
     if (!e.is_forbidden()) throw;
   }
