@@ -134,7 +134,7 @@ measure() {
   for _ in $(seq "$RUNS"); do
     local start end
     start=$(date +%s%N)
-    if ! /usr/bin/time -v -o "$TMP/t" "$@" >"$TMP/out" 2>"$TMP/err"; then
+    if ! /usr/bin/time -v -o "$TMP/t" "$@" >"$TMP/out" 2>"$TMP/err" && [ -z "${ANY_EXIT:-}" ]; then
       echo "command failed: $*" >&2; tail -n 20 "$TMP/err" >&2; exit 1
     fi
     end=$(date +%s%N)
@@ -169,6 +169,9 @@ for n in ${SCALE_JOBS:-100 1000 5000}; do
   measure "tfjob-describe-$n" "${P[@]}" describe job-00042 -n "$NS"
   measure "kubectl-describe-$n" "${K[@]}" describe tfjob job-00042 -n "$NS"
   measure "tfjob-explain-$n" "${P[@]}" explain job-00042 -n "$NS"
+  # a watch's first list and 5 s of watching (kubectl's --request-timeout ends its watch with an error: any exit)
+  ANY_EXIT=1 measure "tfjob-watch-$n" "${P[@]}" get -A --watch --request-timeout 5s
+  ANY_EXIT=1 measure "kubectl-watch-$n" "${K[@]}" get tfjobs -A --watch --request-timeout 5s
   [ "$("${P[@]}" get -A -o name | grep -c '/job-')" = "$n" ] || { echo "get -A did not list the $n jobs" >&2; exit 1; }
 done
 for ns in $(seq -f 'bench-gpu-%02g' 0 19); do "${K[@]}" create namespace "$ns" >/dev/null; done
@@ -232,7 +235,9 @@ table("TFJobs in one namespace", [
     ("`tfjob get -A` vs `kubectl get tfjobs -A`", "tfjob-get", "kubectl-get"),
     ("`tfjob get -A -o json` vs `kubectl get tfjobs -A -o json`", "tfjob-json", "kubectl-json"),
     ("`tfjob describe JOB` vs `kubectl describe tfjob JOB`", "tfjob-describe", "kubectl-describe"),
-    ("`tfjob explain JOB` vs `kubectl describe tfjob JOB`", "tfjob-explain", "kubectl-describe")], jobs, "TFJobs")
+    ("`tfjob explain JOB` vs `kubectl describe tfjob JOB`", "tfjob-explain", "kubectl-describe"),
+    ("`tfjob get -A --watch` vs `kubectl get tfjobs -A --watch`, 5 s (`--request-timeout`)", "tfjob-watch", "kubectl-watch")],
+      jobs, "TFJobs")
 table("GPU nodes, 10 pods each", [
     ("`tfjob top node` vs `kubectl describe nodes` (stand-in)", "tfjob-topnode", "kubectl-describenodes"),
     ("`tfjob gpu-check --inventory` vs `kubectl get nodes -o custom-columns=...gpu`", "tfjob-inventory", "kubectl-getnodes")], nodes, "GPU nodes")
@@ -241,6 +246,7 @@ out.append("| what | kubectl-tfjob | kubectl |")
 out.append("|---|---|---|")
 for label, ours, theirs, sizes in [("`get -A` peak RSS", "tfjob-get", "kubectl-get", jobs), ("`get -A` wall", "tfjob-get", "kubectl-get", jobs),
                                    ("`get -A -o json` peak RSS", "tfjob-json", "kubectl-json", jobs),
+                                   ("`get -A --watch` peak RSS", "tfjob-watch", "kubectl-watch", jobs),
                                    ("`describe` wall", "tfjob-describe", "kubectl-describe", jobs),
                                    ("`top node` peak RSS", "tfjob-topnode", "kubectl-describenodes", nodes),
                                    ("`top node` wall", "tfjob-topnode", "kubectl-describenodes", nodes)]:

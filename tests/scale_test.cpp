@@ -326,6 +326,24 @@ TEST_CASE("get -A pages the list, writes -o json without managedFields, and logs
     }
   CHECK(lists == 3);  // 12 jobs in pages of 5
   CHECK(logged_requests(t.err) == static_cast<int>(c.server->requests().size()));
+  for (const auto& q : c.server->requests())  // the plain table is the server's, as kubectl get asks
+    if (q.path == "/apis/kubeflow.org/v1/tfjobs") CHECK(q.accept.find("as=Table;v=v1;g=meta.k8s.io") != std::string::npos);
+  CHECK(std::regex_search(t.out, std::regex("\nteam-a +j1 +Running +[0-9]+s\n")));
+
+  // a Table without the State column (a CRD without printer columns): the jobs themselves
+  c.server->clear_requests();
+  c.server->faults().answer_next(200, R"({"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{},)"
+                                      R"("columnDefinitions":[{"name":"Name","type":"string"},{"name":"Age","type":"date"}],)"
+                                      R"("rows":[{"cells":["j1","5m"],"object":{"metadata":{"name":"j1","namespace":"team-a"}}}]})",
+                                 1, "/apis/kubeflow.org/v1/tfjobs", "limit=");
+  Ran f = call(c, {"get", "-A"});
+  REQUIRE(f.rc == 0);
+  CHECK(std::regex_search(f.out, std::regex("\nteam-a +j1 +Running +[0-9]+s\n")));
+  CHECK(std::count(f.out.begin(), f.out.end(), '\n') == 13);
+  int plain = 0;
+  for (const auto& q : c.server->requests())
+    if (q.path == "/apis/kubeflow.org/v1/tfjobs" && q.accept.find("as=Table") == std::string::npos) ++plain;
+  CHECK(plain == 1);
 
   Ran j = call(c, {"get", "-A", "-o", "json", "--chunk-size", "5"});
   REQUIRE(j.rc == 0);

@@ -15,6 +15,7 @@
 #include <tfjob/workflow/status.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <ctime>
 #include <iostream>
 #include <map>
@@ -55,6 +56,36 @@ std::vector<std::string> row(const nlohmann::json& job, bool wide, bool all_ns,
     r.push_back(n == chief_nodes.end() || n->second.empty() ? "<none>" : n->second);
   }
   return r;
+}
+
+/// One row of the server's Table (kubectl get's request): NAMESPACE from the row's object
+/// metadata, NAME and STATE from the cells of the columns so named (the TFJob CRD's
+/// printer column State: `.status.conditions[-1:].type`, as kubectl get tfjobs shows it),
+/// AGE from the creation timestamp, as row() words it. Empty when the Table has no State
+/// column (a CRD without it): the caller then lists the objects.
+std::vector<std::string> table_row(const nlohmann::json& r, const nlohmann::json& columns, bool all_ns) {
+  int name_at = -1, state_at = -1;
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    std::string n = tfjob::detail::value_at(columns[i], "name", std::string());
+    for (auto& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (n == "name") name_at = static_cast<int>(i);
+    if (n == "state") state_at = static_cast<int>(i);
+  }
+  if (state_at < 0) return {};
+  const auto cells = tfjob::detail::value_at(r, "cells", nlohmann::json::array());
+  auto cell = [&](int i) {
+    if (i < 0 || static_cast<std::size_t>(i) >= cells.size() || !cells[i].is_string()) return std::string();
+    return cells[i].get<std::string>();
+  };
+  const auto md = tfjob::detail::value_at(r, "/object/metadata"_json_pointer, nlohmann::json::object());
+  std::vector<std::string> row;
+  if (all_ns) row.push_back(tfjob::detail::value_at(md, "namespace", std::string()));
+  std::string name = cell(name_at);
+  row.push_back(name.empty() ? tfjob::detail::value_at(md, "name", std::string()) : name);
+  const std::string state = cell(state_at);
+  row.push_back(state.empty() ? "<none>" : state);
+  row.push_back(workflow::age(tfjob::detail::value_at(md, "creationTimestamp", std::string())));
+  return row;
 }
 
 /// The node of each job's chief pod (the pod the operator marks job-role=master), keyed
@@ -214,6 +245,25 @@ struct GetCommand {
       if (!o.table() && o.columns.empty() && !o.jsonpath)
         writer_.emplace(ctx.out, data_format(o.output));
     }
+    /// Whether this listing can use the server's Table (kubectl get's request): the plain
+    /// table shows NAME, STATE and AGE, all of which the Table's rows give, so the server
+    /// need not encode and send whole jobs (most of their bytes are pod templates).
+    bool wants_table() const { return o_.table() && !o_.wide() && o_.columns.empty() && !o_.jsonpath; }
+    /// One page as the server sent it: its objects, or its Table rows. False when a Table
+    /// lacks the State column: the caller lists the objects instead.
+    bool add_page(kube::ListPage& page) {
+      if (page.columns.is_array()) {
+        for (const auto& r : page.items) {
+          auto cells = table_row(r, page.columns, o_.all_namespaces);
+          if (cells.empty()) return false;
+          rows_.push_back(std::move(cells));
+          ++n_;
+        }
+        return true;
+      }
+      for (auto& j : page.items) add(j);
+      return true;
+    }
     /// One job of the list (apiVersion and kind present).
     void add(nlohmann::json& job) {
       if (writer_) {
@@ -300,15 +350,20 @@ int GetCommand::run(Context& ctx) {
   } else if (!sort_by.empty() || jsonpath) {
     jobs = list_whole(client, ns);
   } else {
-    // the list page by page, each job printed (or made a row) as its page arrives
-    Listing l(*this, ctx, client, ns);
+    // the list page by page, each job printed (or made a row) as its page arrives; the plain
+    // table asks for the server's Table, as kubectl get does
     kube::ListParams lp;
     lp.label_selector = selector;
-    kube::list_pages(client, kube::RequestBuilder(workflow::resources::tfjobs(), ns), lp, [&](kube::ListPage& page) {
-      for (auto& j : page.items) l.add(j);
-      return true;
-    });
-    l.finish();
+    std::optional<Listing> l;
+    l.emplace(*this, ctx, client, ns);
+    lp.as_table = l->wants_table();
+    const kube::RequestBuilder rb(workflow::resources::tfjobs(), ns);
+    if (!kube::list_pages(client, rb, lp, [&](kube::ListPage& page) { return l->add_page(page); })) {
+      l.emplace(*this, ctx, client, ns);  // a Table without State: the jobs themselves
+      lp.as_table = false;
+      kube::list_pages(client, rb, lp, [&](kube::ListPage& page) { return l->add_page(page); });
+    }
+    l->finish();
     return rc;
   }
   print_held(ctx, client, ns, jobs);
@@ -466,10 +521,17 @@ void setup_get(CLI::App& app, Globals& g) {
   kubectl tfjob get -o custom-columns=NAME:.metadata.name,WORKERS:.spec.tfReplicaSpecs.Worker.replicas
   kubectl tfjob get --sort-by=.metadata.creationTimestamp
 
-Columns: STATE is the job's newest true condition (Created, Running, Restarting,
-Succeeded, Failed, Suspended); -o wide adds REPLICAS as TYPE:active/succeeded/failed, the
-GPUs the job asks for, DURATION (start to completion, or to now while it runs) and the
-NODE of the chief's pod.
+Columns: STATE is the job's newest condition (Created, Running, Restarting, Succeeded,
+Failed, Suspended): the plain table is the API server's Table, as kubectl get asks for it,
+with the TFJob CRD's State column (the last condition the operator set); read from whole
+jobs (-o wide, --watch, --sort-by) it is the newest condition that is true, the same but
+for the moment the operator sets one false. -o wide adds REPLICAS as
+TYPE:active/succeeded/failed, the GPUs the job asks for, DURATION (start to completion, or
+to now while it runs) and the NODE of the chief's pod.
+
+Lists are read page by page (--chunk-size, 500), each page made into rows, or written out
+for -o json|yaml|name, before the next is asked for. -o json|yaml leave out
+metadata.managedFields unless --show-managed-fields, as kubectl does.
 
 Exit codes: 0 listed, 1 a named job was not found or the request failed, 64 usage error.)");
   set_action(*sub, g, o);

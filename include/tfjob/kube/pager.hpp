@@ -28,6 +28,10 @@ struct ListPage {
   std::string continue_token;  ///< "" on the last page
   std::optional<long long> remaining_item_count;
   int index = 0;  ///< 0 for the first page
+  /// When the list was asked for as a Table (ListParams::as_table) and the server answered
+  /// one: its columnDefinitions, and `items` holds its rows ({cells, object: the object's
+  /// metadata}). Null for a plain list.
+  nlohmann::json columns;
 };
 
 /// The page size a list asks for: `p.limit` when set, else the client's
@@ -74,6 +78,7 @@ TFJOB_INLINE int page_size(const Client& client, const ListParams& p) {
 namespace detail {
 
 TFJOB_INLINE std::string list_item_key(const nlohmann::json& item) {
+  if (auto o = item.find("object"); o != item.end() && o->is_object() && item.contains("cells")) return list_item_key(*o);  // a Table row
   auto md = item.find("metadata");
   if (md == item.end() || !md->is_object()) return {};
   auto str = [&](const char* k) {
@@ -98,15 +103,23 @@ TFJOB_INLINE void read_list_page(const ResourceInfo& res, nlohmann::json&& answe
     if (auto r = md->find("remainingItemCount"); r != md->end() && r->is_number_integer())
       page.remaining_item_count = r->get<long long>();
   }
-  auto items = answer.find("items");
+  const auto kind = answer.find("kind");
+  const bool table = kind != answer.end() && kind->is_string() && kind->get_ref<const std::string&>() == "Table";
+  if (table) {
+    auto cols = answer.find("columnDefinitions");
+    page.columns = cols != answer.end() && cols->is_array() ? *cols : nlohmann::json::array();
+  }
+  const char* what = table ? "rows" : "items";
+  auto items = answer.find(what);
   if (items == answer.end() || items->is_null()) {
     page.items = nlohmann::json::array();
     return;
   }
   if (!items->is_array())
-    throw parse_error(res.qualified() + " list: items is " + tfjob::detail::describe_json_type(*items) +
+    throw parse_error(res.qualified() + " list: " + what + " is " + tfjob::detail::describe_json_type(*items) +
                       ", not a list; the server's answer has the wrong shape");
   page.items = std::move(*items);
+  if (table) return;
   const std::string av = res.api_version();
   for (auto& item : page.items) {
     // items of a typed list carry no apiVersion/kind; restore them so objects are whole

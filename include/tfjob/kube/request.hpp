@@ -66,6 +66,11 @@ struct ListParams {
   /// whole list at once. A single request (RequestBuilder::list) sends it only when above 0.
   std::optional<int> limit;
   std::string continue_token;  ///< start from this page (list_page)
+  /// Ask for the server's Table (meta.k8s.io/v1), as kubectl get does for its tables: each
+  /// row's cells (the resource's printer columns) and the object's metadata, not the whole
+  /// objects, so the server encodes and sends a fraction of the bytes. A server that does not
+  /// serve Tables answers the list as usual (kube::ListPage::columns says which came).
+  bool as_table = false;
   std::string resource_version;
   std::optional<int> timeout_seconds;
 };
@@ -222,6 +227,8 @@ TFJOB_INLINE Request RequestBuilder::list(const ListParams& p) const {
   if (!p.continue_token.empty()) r.query.emplace_back("continue", p.continue_token);
   if (!p.resource_version.empty()) r.query.emplace_back("resourceVersion", p.resource_version);
   if (p.timeout_seconds) r.query.emplace_back("timeoutSeconds", std::to_string(*p.timeout_seconds));
+  // kubectl get's Accept (cli-runtime resource/builder.go: the Table, else the plain list)
+  if (p.as_table) r.accept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
   r.what = "list " + res_.qualified() + where();
   return r;
 }

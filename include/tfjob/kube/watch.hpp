@@ -141,10 +141,11 @@ struct WatchListed {
 /// `on_item` as its page arrives (the list's resourceVersion into `list_rv` first). A list
 /// that fails (the connection, a 5xx or 429: an API server restarting) starts over after a
 /// pause, up to `max_failures` times in a row; `on_pass` is told each time a pass begins.
-/// Returns false when cancelled or `on_item` returned false.
+/// Returns false when cancelled or `on_item` returned false; `whole` says whether every
+/// item of the list was handed over (so when `on_item` stopped at the very last one).
 bool watch_list_all(Client& client, const RequestBuilder& rb, const WatchParams& params, int max_failures,
                     const StreamOptions& opts, const std::function<void()>& on_pass,
-                    const std::function<bool(WatchListed&)>& on_item, std::string& list_rv);
+                    const std::function<bool(WatchListed&)>& on_item, std::string& list_rv, bool& whole);
 
 }  // namespace detail
 
@@ -367,9 +368,19 @@ class Watcher {
                           " objects (the bound on objects in one list); narrow it with a label selector or a namespace");
       return replay_one(cb, l);
     };
-    if (!detail::watch_list_all(client_, rb_, params_, max_failures, opts, [&] { listed.clear(); }, on_item, list_rv))
+    bool whole = false;
+    // Stopped by the caller: resume from this list only when nothing of it is left to tell
+    // (every item handed over, nothing gone untold); else the next run lists again, and what
+    // the caller already has is not told twice (known_).
+    auto stopped = [&] {
+      if (whole && std::all_of(known_.begin(), known_.end(), [&](const auto& k) { return listed.count(k.first) > 0; })) {
+        rv_ = list_rv;
+        listed_ = true;
+      }
       return false;
-    rv_ = list_rv;
+    };
+    if (!detail::watch_list_all(client_, rb_, params_, max_failures, opts, [&] { listed.clear(); }, on_item, list_rv, whole))
+      return stopped();
     // deletions: objects the caller knows that the list no longer has
     for (auto it = known_.begin(); it != known_.end();) {
       if (listed.count(it->first)) {
@@ -378,8 +389,9 @@ class Watcher {
       }
       nlohmann::json last = std::move(it->second.object);
       it = known_.erase(it);
-      if (!deliver(cb, EventType::deleted, last)) return false;
+      if (!deliver(cb, EventType::deleted, last)) return stopped();
     }
+    rv_ = list_rv;
     listed_ = true;
     if (on_synced) on_synced();
     return true;
@@ -509,8 +521,9 @@ TFJOB_INLINE std::string watch_key_of(const ResourceInfo& res, const nlohmann::j
 
 TFJOB_INLINE bool watch_list_all(Client& client, const RequestBuilder& rb, const WatchParams& params, int max_failures,
                                  const StreamOptions& opts, const std::function<void()>& on_pass,
-                                 const std::function<bool(WatchListed&)>& on_item, std::string& list_rv) {
+                                 const std::function<bool(WatchListed&)>& on_item, std::string& list_rv, bool& whole) {
   const ResourceInfo& res = rb.resource();
+  whole = false;
   ListParams lp;
   lp.label_selector = params.label_selector;
   lp.field_selector = params.field_selector;
@@ -522,7 +535,8 @@ TFJOB_INLINE bool watch_list_all(Client& client, const RequestBuilder& rb, const
       std::size_t index = 0;
       kube::list_pages(client, rb, lp, [&](ListPage& page) {
         if (page.index == 0) list_rv = page.resource_version;
-        for (auto& item : page.items) {
+        for (std::size_t i = 0; i < page.items.size(); ++i) {
+          auto& item = page.items[i];
           const std::string where = "list item " + std::to_string(index++);
           watch_check_shape(res, item, where);
           const auto& imd = watch_metadata_of(res, item, where);
@@ -530,11 +544,13 @@ TFJOB_INLINE bool watch_list_all(Client& client, const RequestBuilder& rb, const
                         watch_field(res, imd, "metadata.", "resourceVersion", where), item};
           if (!on_item(l)) {
             stopped = true;
+            whole = page.continue_token.empty() && i + 1 == page.items.size();
             return false;
           }
         }
         return true;
       });
+      if (!stopped) whole = true;
       return !stopped;
     } catch (const api_error& e) {
       // an API server restarting answers 5xx (or 429) for a while: list again after a pause

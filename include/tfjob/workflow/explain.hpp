@@ -40,7 +40,7 @@ namespace tfjob::workflow {
 struct ExplainInput {
   nlohmann::json job;                                 ///< the TFJob as served (spec + status)
   std::vector<nlohmann::json> pods;                   ///< its pods (v1.Pod)
-  std::vector<nlohmann::json> events;                 ///< the namespace's events (v1.Event)
+  std::vector<nlohmann::json> events;                 ///< the job's, its pods', claims' and PodGroup's events (v1.Event)
   std::optional<std::vector<nlohmann::json>> nodes;   ///< every node, when readable
   std::map<std::string, nlohmann::json> claims;       ///< claims the job mounts, by name
   std::optional<nlohmann::json> namespace_object;     ///< the job's namespace, when readable
