@@ -75,7 +75,11 @@ void add_global_flags(CLI::App& app, Globals& g) {
   // client-go's clientcmd ParseTimeout: a bare number is seconds, 0 no limit
   flag::duration(app, "--request-timeout", c.request_timeout,
                  "Time to wait for one request: 30s, 1m, 500ms or a number of seconds (0 = no limit)")->group(conn_group);
-  flag::count(app, "-v,--v", g.verbosity, "Log level; 6 and above print each request to stderr", 0, 10)->group(conn_group);
+  flag::count(app, "-v,--v", g.verbosity, "Log level; 6 and above print each request to stderr, and at the end how many", 0, 10)
+      ->group(conn_group);
+  flag::count(app, "--chunk-size", g.chunk_size, "Read lists in pages of this many items, as kubectl does (0 = each list at once)", 0)
+      ->capture_default_str()
+      ->group(conn_group);
   flag::choice(app, "--color", g.color, "Colour output: auto, always, never (NO_COLOR is honoured)", {"auto", "always", "never"})
       ->group("Output");
 }
@@ -290,6 +294,28 @@ void build(CLI::App& app, Globals& g) {
   for (Setup s : commands()) s(app, g);
 }
 
+/// The chosen command, run: its exit code, or what stopped it said as one line.
+int run_command(CLI::App& app, Globals& g, Context& ctx) {
+  std::ostream& out = ctx.out;
+  std::ostream& err = ctx.err;
+  try {
+    return g.command(ctx);
+  } catch (const CLI::ParseError& e) {
+    return say_parse_error(app, e, out, err);
+  } catch (const nlohmann::json::exception& e) {
+    // A last net: the SDK names the field of a wrong-shaped value itself; should a case
+    // slip through, the user still reads words, not "[json.exception.type_error.302]".
+    std::string why = e.what();
+    if (auto p = why.find("] "); p != std::string::npos) why = why.substr(p + 2);
+    err << "error: a value read from the input or the server has an unexpected type or encoding (" << why
+        << "); run with -v=8 to see the server's answers\n";
+    return exit_code::failure;
+  } catch (const std::exception& e) {
+    err << failure_line(e) << "\n";
+    return exit_code::failure;
+  }
+}
+
 }  // namespace
 
 void with_cli(const std::function<void(CLI::App&)>& visit) {
@@ -341,22 +367,9 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     err << failure_line(e) << "\n";
     return exit_code::usage;
   }
-  try {
-    return g.command(ctx);
-  } catch (const CLI::ParseError& e) {
-    return say_parse_error(app, e, out, err);
-  } catch (const nlohmann::json::exception& e) {
-    // A last net: the SDK names the field of a wrong-shaped value itself; should a case
-    // slip through, the user still reads words, not "[json.exception.type_error.302]".
-    std::string why = e.what();
-    if (auto p = why.find("] "); p != std::string::npos) why = why.substr(p + 2);
-    err << "error: a value read from the input or the server has an unexpected type or encoding (" << why
-        << "); run with -v=8 to see the server's answers\n";
-    return exit_code::failure;
-  } catch (const std::exception& e) {
-    err << failure_line(e) << "\n";
-    return exit_code::failure;
-  }
+  const int rc = run_command(app, g, ctx);
+  ctx.log_request_count();  // -v 6: how many requests the command made
+  return rc;
 }
 
 }  // namespace tfjob::cli

@@ -554,7 +554,8 @@ TEST_CASE("a probe image that cannot be pulled fails its node at once with the r
                                                    {"state", {{"waiting", {{"reason", "ErrImagePull"}, {"message", "failed to pull and unpack image"}}}}}}});
   server.put_object({{"apiVersion", "v1"}, {"kind", "Event"},
                      {"metadata", {{"name", pod_name + ".pull"}, {"namespace", "default"}}},
-                     {"involvedObject", {{"kind", "Pod"}, {"name", pod_name}, {"namespace", "default"}}},
+                     // as the kubelet records it: the pod's uid too (read by its field selector)
+                     {"involvedObject", {{"kind", "Pod"}, {"name", pod_name}, {"namespace", "default"}, {"uid", p["metadata"]["uid"]}}},
                      {"type", "Warning"}, {"reason", "Failed"},
                      {"message", "Failed to pull image \"" + o.image + "\": dial tcp: lookup registry.invalid: no such host"}});
   server.put_object(p);

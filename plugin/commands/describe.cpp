@@ -62,8 +62,10 @@ int DescribeCommand::run(Context& ctx) const {
       rc = exit_code::failure;
       continue;
     }
+    // the job's own pods and events, each by its selector: what describe costs follows the
+    // job, never the namespace
     auto pods = workflow::job_pods(client, ns, name);
-    auto events = workflow::namespace_events(client, ns);
+    auto events = workflow::job_events(client, ns, *job, pods);
     std::vector<std::pair<std::string, std::string>> tf_configs;
     try {
       tfjob::TFJob typed = job->get<tfjob::TFJob>();
@@ -75,7 +77,9 @@ int DescribeCommand::run(Context& ctx) const {
     if (!first) ctx.out << "\n\n";
     first = false;
     const std::time_t now = std::time(nullptr);
-    ctx.out << workflow::render(workflow::describe(*job, pods, events, tf_configs, now, workflow::gather_queue_state(client, ns, *job)), now);
+    auto queue = workflow::gather_queue_state(client, ns, *job);
+    for (auto& e : workflow::queue_events(client, ns, queue)) events.push_back(std::move(e));
+    ctx.out << workflow::render(workflow::describe(*job, pods, events, tf_configs, now, std::move(queue)), now);
   }
   return rc;
 }

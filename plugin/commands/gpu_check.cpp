@@ -39,6 +39,7 @@ struct GpuCheckOptions {
   std::string output;
   bool keep = false;
   bool local = false;
+  bool inventory = false;  ///< --inventory: the nodes' GPUs, no probe
   std::string probe;  ///< --probe-path for --local
 };
 
@@ -174,14 +175,38 @@ tfjob::gpu::CheckResult worded(tfjob::gpu::CheckResult res) {
   return res;
 }
 
+/// --inventory as a table: each GPU node's GPUs (allocatable of capacity), those the pods
+/// bound to it hold, what is free, model, driver, architecture, and whether it is Ready;
+/// then the notes.
+void print_inventory(const tfjob::gpu::CheckResult& res, std::ostream& out) {
+  Table t({"NODE", "GPU", "ALLOCATABLE", "HELD", "FREE", "DRIVER", "ARCH", "READY"}, Table::KeepCase{});
+  std::vector<std::string> details;
+  for (const auto& g : res.inventory) {
+    std::string alloc = std::to_string(g.allocatable);
+    if (g.capacity != g.allocatable) alloc += "/" + std::to_string(g.capacity);
+    t.add_row({g.name, g.product().empty() ? "-" : g.product(), alloc, std::to_string(g.requested), std::to_string(g.free()),
+               g.driver_version.empty() ? "-" : g.driver_version, g.architecture.empty() ? "-" : g.architecture,
+               !g.ready ? "NotReady" : g.unschedulable ? "Cordoned" : "Ready"});
+    for (const auto& note : g.notes) details.push_back(g.name + ": note: " + note);
+  }
+  t.print(out);
+  for (const auto& c : res.cluster_notes) details.push_back("cluster: " + c);
+  if (!details.empty()) {
+    out << "\n";
+    for (const auto& d : details) out << d << "\n";
+  }
+}
+
 void print_result(const tfjob::gpu::CheckResult& result, const GpuCheckOptions& o, Context& ctx) {
   const tfjob::gpu::CheckResult res = worded(result);
   if (o.output == "json") {
     ctx.out << tfjob::gpu::check_result_json(res).dump(2) << "\n";
   } else if (o.output == "yaml") {
     ctx.out << tfjob::to_yaml(tfjob::gpu::check_result_json(res));
-  } else if (res.nodes.empty()) {
+  } else if (o.inventory ? res.inventory.empty() : res.nodes.empty()) {
     ctx.err << "No GPU nodes found: no node has nvidia.com/gpu capacity or GPU labels.\n";
+  } else if (o.inventory) {
+    print_inventory(res, ctx.out);
   } else {
     print_table(res, use_color(ctx.globals().color, 1), ctx.out);
   }
@@ -202,6 +227,7 @@ int exit_for(const tfjob::gpu::CheckResult& res) {
 struct GpuCheckCommand : GpuCheckOptions {
   void validate() {
     expect_norm = expect.empty() ? "" : tfjob::gpu::normalize_expect(expect);
+    if (inventory && local) throw flag::usage("--inventory", "reads the cluster's nodes", "leave out --local, which probes this machine");
     if (local) return;  // --timeout bounds the probe pods only
     timeout_ms = wf::parse_duration(timeout, "--timeout");
   }
@@ -261,6 +287,12 @@ int GpuCheckCommand::run_on_cluster(Context& ctx) const {
   co.deadline_seconds = static_cast<int>(timeout.count() / 1000);
   co.cancel = &g_interrupted;
   co.progress = [&ctx](const std::string& line) { ctx.err << line << "\n"; };
+  if (o.inventory) {  // the nodes' GPUs as the cluster states them, nothing created
+    co.progress = nullptr;  // the table says it
+    auto res = tfjob::gpu::read_inventory(client, co);
+    print_result(res, o, ctx);
+    return res.inventory.empty() ? gpu_no_gpu : gpu_ready;
+  }
   if (const char* p = std::getenv("TFJOB_GPU_CHECK_POLL_MS"); p && *p) {
     co.poll = std::chrono::milliseconds(std::atoi(p));
     co.running_every = std::max(co.poll, std::chrono::milliseconds(500));
@@ -305,6 +337,8 @@ void setup_gpu_check(CLI::App& app, Globals& g) {
   flag::boolean(*sub, "--local", o->local, "Run the probe on this machine instead of the cluster");
   flag::file(*sub, "--probe-path", o->probe, "With --local: the tfjob-gpu-probe binary (default: beside this plugin, then PATH)",
              flag::Content::any);
+  flag::boolean(*sub, "--inventory", o->inventory,
+                "Only the GPU inventory: each GPU node's GPUs, those its pods hold, what is free; no probe pod");
   sub->footer(R"(Lists every node's nvidia.com/gpu capacity and allocatable (the difference is unhealthy
 devices), its GPU Feature Discovery labels (model, driver, architecture: a Volta node under
 a driver newer than R580 is not ready before any probe) and taints, the NVIDIA device
@@ -322,13 +356,14 @@ Examples:
   kubectl tfjob gpu-check --node gpu-node-1 --gpus 1 --keep
   kubectl tfjob gpu-check -o json
   kubectl tfjob gpu-check --local --expect v100
+  kubectl tfjob gpu-check --inventory          # what the nodes offer and hold; nothing created
 
 Exit codes: 0 every probed node is ready, 1 a node is not ready (failed checks listed, or
 its probe failed, e.g. the image cannot be pulled), 3 no result: a probe gave none within
 --timeout (a Pending pod is explained from its events), its watchdog fired, or (--local)
 the probe could not be started, 4 no NVIDIA driver or no GPU (no GPU node found, or a probe
 found no GPU), 64 usage error, 130/143 interrupted by SIGINT/SIGTERM (the probe pods are
-still deleted unless --keep). The table for every command: kubectl tfjob --help.)");
+still deleted unless --keep). With --inventory: 0 GPU nodes listed, 4 none found. The table for every command: kubectl tfjob --help.)");
   set_action(*sub, g, o);
 }
 

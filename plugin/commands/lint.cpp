@@ -57,7 +57,7 @@ lint::Context cluster_context(kube::Client& c, const nlohmann::json& job) {
       if (!e.is_forbidden()) throw;
     }
   };
-  optional_read([&] { lc.nodes = workflow::list_items(c, workflow::resources::nodes(), ""); });
+  optional_read([&] { lc.nodes = workflow::list_nodes(c); });
   optional_read([&] { lc.namespace_object = workflow::get_opt(c, workflow::resources::namespaces(), "", ns); });
   const nlohmann::json owned1 = tfjob::detail::value_at(job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());  // items() of a temporary would dangle
   for (const auto& [t, rs] : owned1.items())

@@ -20,6 +20,7 @@ namespace {
 
 struct TopCommand {
   std::string what;  ///< node | job
+  std::string job;   ///< top job NAME: that job alone
   std::string output;
   bool all_namespaces = false;
   std::string selector;
@@ -28,6 +29,9 @@ struct TopCommand {
   void validate() {
     nodes = what.rfind("node", 0) == 0;
     if (nodes && all_namespaces) throw flag::usage("--all-namespaces", "nodes have no namespace", "-A goes with top job");
+    if (nodes && !job.empty()) throw flag::usage("NAME", "a name goes with top job", "top job NAME, or top node without one");
+    if (!job.empty() && all_namespaces)
+      throw flag::usage("--all-namespaces", "a job name cannot be combined with --all-namespaces", "use -n NAMESPACE");
   }
   int run(Context& ctx) const;
 
@@ -60,6 +64,7 @@ int TopCommand::run(Context& ctx) const {
   to.namespace_ = client.namespace_();
   to.all_namespaces = o.all_namespaces;
   to.label_selector = o.selector;
+  to.job = o.job;
   to.metrics = !o.no_metrics;
   auto res = tfjob::gpu::run_top(client, to);
   if (o.output == "json") {
@@ -119,6 +124,7 @@ void setup_top(CLI::App& app, Globals& g) {
   auto o = std::make_shared<TopCommand>();
   auto* sub = app.add_subcommand("top", "GPUs per node (allocatable, requested, free) or per TFJob, with DCGM utilisation");
   flag::choice(*sub, "what", o->what, "node or job", {"node", "nodes", "job", "jobs"})->required();
+  flag::text(*sub, "name", o->job, "top job: this TFJob alone (its pods by the operator's job-name label)", "NAME");
   flag::choice(*sub, "-o,--output", o->output, "Output format: json (default: a table)", {"json"});
   flag::boolean(*sub, "-A,--all-namespaces", o->all_namespaces, "top job: TFJobs in every namespace");
   flag::text(*sub, "-l,--selector", o->selector, "Label selector: nodes for top node, the jobs' pods for top job", "SELECTOR");
@@ -136,6 +142,7 @@ Examples:
   kubectl tfjob top node
   kubectl tfjob top node -l nvidia.com/gpu.family=volta -o json
   kubectl tfjob top job -A
+  kubectl tfjob top job mnist -n team-a
 
 Exit codes: 0 shown, 1 error (e.g. no access to nodes or pods), 64 usage error.)");
   set_action(*sub, g, o);

@@ -39,6 +39,7 @@ struct ConnectionFlags {
 struct Globals {
   ConnectionFlags conn;
   int verbosity = 0;               ///< -v/--v: 6+ logs each request (credentials redacted)
+  int chunk_size = 500;            ///< --chunk-size: items per page of a list (kubectl's; 0 = all at once)
   std::string color = "auto";      ///< --color auto|always|never (NO_COLOR honoured)
   std::function<void()> validate;        ///< the chosen command's checks: no request; what it throws is a usage error
   std::function<int(Context&)> command;  ///< the chosen command's run, set by its parse callback

@@ -47,8 +47,13 @@ inline std::vector<std::string> complete_names(const Globals& g, const std::stri
   try {
     tfjob::kube::Client client = completion_client(g, ns, err);
     auto res = resource == "namespaces" ? workflow::resources::namespaces() : workflow::resources::tfjobs();
-    for (const auto& o : workflow::list_items(client, res, resource == "namespaces" ? "" : client.namespace_()))
-      if (auto n = tfjob::detail::value_at(o, "/metadata/name"_json_pointer, std::string()); offerable(n)) out.push_back(n);
+    kube::list_pages(client, kube::RequestBuilder(res, resource == "namespaces" ? "" : client.namespace_()), {},
+                     [&](kube::ListPage& page) {
+                       for (const auto& o : page.items)
+                         if (auto n = tfjob::detail::value_at(o, "/metadata/name"_json_pointer, std::string()); offerable(n))
+                           out.push_back(n);
+                       return true;
+                     });
   } catch (const std::exception&) {
   }
   return out;

@@ -57,6 +57,11 @@ class Context {
     if (!client_) client_.emplace(rest_config());
     return *client_;
   }
+  /// At -v=6 and above, one line for the run: how many requests its client sent
+  /// (Client::requests_sent), so a user or a test sees what a command costs the server.
+  void log_request_count() const {
+    if (g_.verbosity >= 6 && client_) err << "requests: " << client_->requests_sent() << "\n";
+  }
   /// The namespace the flags resolve to (-n, else the context's, else "default").
   const std::string& namespace_() { return client().namespace_(); }
 

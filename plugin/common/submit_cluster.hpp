@@ -160,7 +160,9 @@ inline void warn_unbound_claims(Context& ctx, const std::string& ns, const nlohm
       auto pvc = workflow::get_opt(client, workflow::resources::pvcs(), ns, claim);
       if (!pvc || tfjob::detail::value_at(*pvc, "/status/phase"_json_pointer, std::string()) == "Bound") break;
       if (std::chrono::steady_clock::now() > deadline) {
-        auto why = workflow::pvc_pending_reason(*pvc, workflow::namespace_events(client, ns));
+        auto why = workflow::pvc_pending_reason(
+            *pvc, workflow::object_events(client, ns, "PersistentVolumeClaim", claim,
+                                          tfjob::detail::value_at(*pvc, "/metadata/uid"_json_pointer, std::string())));
         if (!why.empty())
           ctx.err << "warning: persistentvolumeclaim/" << claim << " is Pending: " << why
                   << "; the job's pods will wait for it (kubectl describe pvc " << claim << " -n " << ns << ")\n";

@@ -31,6 +31,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace tfjob::gpu {
@@ -63,6 +64,10 @@ struct NodeGpuInfo {
   std::string driver_version;               ///< nvidia.com/cuda.driver-version.full or major.minor.rev
   std::string architecture;                 ///< nvidia.com/gpu.family (volta, ampere, ...), "" unknown
   std::vector<std::string> notes;           ///< what the cluster says before any probe (warnings)
+  std::int64_t requested = 0;               ///< nvidia.com/gpu held by the pods bound to it (read_gpu_use)
+  int gpu_pods = 0;                         ///< how many pods hold them
+  /// allocatable - requested: what a new pod may still ask for.
+  std::int64_t free() const { return allocatable > requested ? allocatable - requested : 0; }
   /// capacity - allocatable: devices the device plugin reports unhealthy.
   std::int64_t unhealthy() const { return capacity > allocatable ? capacity - allocatable : 0; }
   /// nvidia.com/gpu.product (GFD), or the GKE/GCE accelerator label, or "".
@@ -107,6 +112,38 @@ std::vector<std::string> note_gpu_components(std::vector<NodeGpuInfo>& inv, cons
 
 /// The GPU inventory: every node that has GPUs or looks like a GPU node, by name (pure).
 std::vector<NodeGpuInfo> gpu_inventory(const std::vector<kube::Node>& nodes);
+
+/// GPUs a pod asks for as the scheduler counts them: the larger of the sum over its
+/// containers and the largest init container (k8s.io/component-helpers resource.PodRequests);
+/// a limit without a request counts as the request (extended resources: request = limit).
+std::int64_t pod_gpus(const kube::Pod& p);
+
+/// A pod holds its GPUs once bound to a node and until it ends.
+bool holds_gpus(const kube::Pod& p);
+
+/// The GPUs the pods bound to one node hold.
+struct NodeGpuUse {
+  std::int64_t requested = 0;  ///< nvidia.com/gpu they ask for (pod_gpus)
+  int pods = 0;                ///< pods holding GPUs there
+};
+
+/// GPUs held per node, summed in one pass over `pods` (pure; those that hold none are skipped).
+void add_gpu_use(std::unordered_map<std::string, NodeGpuUse>& use, const kube::Pod& p);
+
+/// The GPUs held on each node: the pods in every namespace that have not ended, selected by
+/// the server as kubectl describe node selects them (field selector
+/// status.phase!=Succeeded,status.phase!=Failed: kubectl describe.go, describeNode), read page
+/// by page and summed per node as each page arrives: linear in pods, memory in nodes.
+std::unordered_map<std::string, NodeGpuUse> read_gpu_use(kube::Client& client);
+
+/// The GPU inventory of the cluster: the nodes (selected by `label_selector`) read page by
+/// page, each inspected (inspect_node) and kept only when it is a GPU node; `names`, when
+/// given, receives every node's name (to check the ones a caller named).
+std::vector<NodeGpuInfo> read_gpu_inventory(kube::Client& client, const std::string& label_selector = {},
+                                            std::set<std::string>* names = nullptr);
+
+/// Records what `use` says of each inventory node (`requested`, `gpu_pods`).
+void note_gpu_use(std::vector<NodeGpuInfo>& inv, const std::unordered_map<std::string, NodeGpuUse>& use);
 
 /// Options for the probe pods and the run.
 struct CheckOptions {
@@ -179,6 +216,12 @@ struct CheckResult {
   CheckOutcome outcome() const;
 };
 
+/// The inventory alone, no probe: the GPU nodes (one paged pass over the nodes), the GPUs
+/// the pods bound to each hold (one paged pass over the pods that have not ended), what the
+/// device plugin's and validator's pods say; `o.progress` hears each node, `o.nodes` must
+/// exist. What run_gpu_check does before its probes.
+CheckResult read_inventory(kube::Client client, const CheckOptions& o);
+
 /// Explains why a pod has not started from its status and events (pure): the scheduler's
 /// FailedScheduling message, an image pull error, or the last Warning event.
 std::string explain_pending(const kube::Pod& pod, const std::vector<kube::Event>& events);
@@ -210,8 +253,8 @@ void note_cluster_components(kube::Client& client, CheckResult& res);
 /// The progress lines of the cluster notes and of each GPU node's inventory and notes.
 void tell_inventory(const CheckResult& res, const CheckOptions& o);
 
-/// Throws when a node the caller named is not in the cluster.
-void require_nodes(const std::vector<kube::Node>& nodes, const std::vector<std::string>& wanted);
+/// Throws when a node the caller named is not in the cluster (`known`: every node's name).
+void require_nodes(const std::set<std::string>& known, const std::vector<std::string>& wanted);
 
 /// One result per inventory node the run covers: not-ready (a known problem) and skipped
 /// (fewer GPUs than asked for) at once, the rest with a probe pod's name; returns the
@@ -262,8 +305,9 @@ class ProbeFollower {
   /// Records why node `i`'s pod is Pending, told when it changes (`mu_` held).
   void note_pending(std::size_t i, const kube::Pod& p, const std::vector<kube::Event>& events);
 
-  /// The namespace's events, or none when they cannot be listed (an explanation, not a requirement).
-  std::vector<kube::Event> namespace_events(kube::Client& cl) const;
+  /// The events about probe pod `p` (kubectl describe's field selector), or none when they
+  /// cannot be listed (an explanation, not a requirement).
+  std::vector<kube::Event> pod_events(kube::Client& cl, const kube::Pod& p) const;
 
   /// Reads what a change needs: the probe's log once the pod ended, the events while it is Pending.
   Fetched fetch(const kube::Pod& p);
@@ -278,8 +322,11 @@ class ProbeFollower {
   /// explained (`mu_` held).
   void look_pending(std::size_t i, const kube::Pod& p, const Fetched& f);
 
-  /// Explains the pods still Pending again from the namespace's events (listed without `mu_`).
+  /// Explains pods still Pending again from their events (read without `mu_`): each pod's
+  /// by its own field selector, at most `refresh_batch` pods a call, taking turns, so a run
+  /// over many nodes asks a bounded number of requests per `poll`.
   void refresh_pending(kube::Client& ec);
+  static constexpr std::size_t refresh_batch = 8;
 
   /// Tells each running probe's time so far and last log line (read without `mu_`).
   void tell_running(kube::Client& ec);
@@ -301,6 +348,7 @@ class ProbeFollower {
   std::map<std::size_t, std::string> last_note_;
   std::map<std::string, std::size_t> index_of_;  // pod name -> its node's result
   std::map<std::size_t, kube::Pod> pending_;     // the last state of pods still Pending
+  std::size_t refresh_next_ = 0;                 // refresh_pending's turn: the first index it looks at
   std::map<std::size_t, Clock::time_point> running_since_;
   std::vector<std::string> told_;  // lines to say once `mu_` is released
   std::mutex say_mu_;              // one line at a time, from either thread
@@ -492,6 +540,77 @@ TFJOB_INLINE std::vector<NodeGpuInfo> gpu_inventory(const std::vector<kube::Node
   }
   std::sort(out.begin(), out.end(), [](const NodeGpuInfo& a, const NodeGpuInfo& b) { return a.name < b.name; });
   return out;
+}
+
+TFJOB_INLINE std::int64_t pod_gpus(const kube::Pod& p) {
+  auto of = [](const nlohmann::json& c) -> std::int64_t {
+    const auto& r = tfjob::detail::value_at(c, "resources", nlohmann::json::object());
+    for (const char* k : {"requests", "limits"}) {
+      const auto& m = r.value(k, nlohmann::json::object());
+      if (m.contains(gpu_resource) && m[gpu_resource].is_string()) return detail::count_of(m[gpu_resource].get<std::string>());
+      if (m.contains(gpu_resource) && m[gpu_resource].is_number_integer()) return m[gpu_resource].get<std::int64_t>();
+    }
+    return 0;
+  };
+  std::int64_t sum = 0, init = 0;
+  const auto& cs = p.at_or_null("/spec/containers");
+  if (cs.is_array())
+    for (const auto& c : cs) sum += of(c);
+  const auto& ics = p.at_or_null("/spec/initContainers");
+  if (ics.is_array())
+    for (const auto& c : ics) init = std::max(init, of(c));
+  return std::max(sum, init);
+}
+
+TFJOB_INLINE bool holds_gpus(const kube::Pod& p) {
+  const std::string ph = p.phase();
+  return !p.node_name().empty() && ph != "Succeeded" && ph != "Failed";
+}
+
+TFJOB_INLINE void add_gpu_use(std::unordered_map<std::string, NodeGpuUse>& use, const kube::Pod& p) {
+  if (!holds_gpus(p)) return;
+  const std::int64_t n = pod_gpus(p);
+  if (n <= 0) return;
+  auto& u = use[p.node_name()];
+  u.requested += n;
+  ++u.pods;
+}
+
+TFJOB_INLINE std::unordered_map<std::string, NodeGpuUse> read_gpu_use(kube::Client& client) {
+  std::unordered_map<std::string, NodeGpuUse> use;
+  kube::ListParams lp;
+  lp.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
+  kube::Api<kube::Pod>::all(client).list_pages(lp, [&](kube::ObjectList<kube::Pod>& page) {
+    for (const auto& p : page.items) add_gpu_use(use, p);
+    return true;
+  });
+  return use;
+}
+
+TFJOB_INLINE std::vector<NodeGpuInfo> read_gpu_inventory(kube::Client& client, const std::string& label_selector,
+                                                         std::set<std::string>* names) {
+  std::vector<NodeGpuInfo> out;
+  kube::ListParams lp;
+  lp.label_selector = label_selector;
+  kube::Api<kube::Node>::all(client).list_pages(lp, [&](kube::ObjectList<kube::Node>& page) {
+    for (const auto& n : page.items) {
+      if (names) names->insert(n.name());
+      auto g = inspect_node(n);
+      if (g.looks_like_gpu) out.push_back(std::move(g));
+    }
+    return true;
+  });
+  std::sort(out.begin(), out.end(), [](const NodeGpuInfo& a, const NodeGpuInfo& b) { return a.name < b.name; });
+  return out;
+}
+
+TFJOB_INLINE void note_gpu_use(std::vector<NodeGpuInfo>& inv, const std::unordered_map<std::string, NodeGpuUse>& use) {
+  for (auto& g : inv) {
+    auto it = use.find(g.name);
+    if (it == use.end()) continue;
+    g.requested = it->second.requested;
+    g.gpu_pods = it->second.pods;
+  }
 }
 
 namespace detail {
@@ -694,15 +813,16 @@ TFJOB_INLINE void tell_inventory(const CheckResult& res, const CheckOptions& o) 
   for (const auto& g : res.inventory) {
     std::string drv = g.driver_version.empty() ? "driver unknown" : "driver " + g.driver_version;
     tell(o, g.name + ": " + std::to_string(g.allocatable) + "/" + std::to_string(g.capacity) + " GPUs allocatable, " +
+                (g.requested > 0 ? std::to_string(g.requested) + " held by " + std::to_string(g.gpu_pods) + " pod" +
+                                       (g.gpu_pods == 1 ? "" : "s") + ", "
+                                 : std::string()) +
                 (g.product().empty() ? "model unknown" : g.product()) + ", " + drv +
                 (g.architecture.empty() ? "" : " (" + g.architecture + ")"));
     for (const auto& n : g.notes) tell(o, g.name + ": " + n);
   }
 }
 
-TFJOB_INLINE void require_nodes(const std::vector<kube::Node>& nodes, const std::vector<std::string>& wanted) {
-  std::set<std::string> known;
-  for (const auto& n : nodes) known.insert(n.name());
+TFJOB_INLINE void require_nodes(const std::set<std::string>& known, const std::vector<std::string>& wanted) {
   for (const auto& want : wanted)
     if (!known.count(want)) throw tfjob::error("node \"" + want + "\" not found");
 }
@@ -724,6 +844,10 @@ TFJOB_INLINE std::vector<std::size_t> choose_targets(CheckResult& res, const Che
     } else {
       r.pod = probe_pod(g, o, res.run_id).name();
       probing.push_back(res.nodes.size());
+      const std::int64_t asks = o.gpus > 0 ? o.gpus : g.allocatable;
+      if (g.requested > 0 && asks > g.free())
+        tell(o, g.name + ": the probe asks for " + std::to_string(asks) + " GPUs and " + std::to_string(g.free()) +
+                    " are free: it waits until pods holding GPUs there end (or probe fewer: CheckOptions::gpus)");
     }
     res.nodes.push_back(std::move(r));
   }
@@ -816,9 +940,9 @@ TFJOB_INLINE void ProbeFollower::note_pending(std::size_t i, const kube::Pod& p,
   }
 }
 
-TFJOB_INLINE std::vector<kube::Event> ProbeFollower::namespace_events(kube::Client& cl) const {
+TFJOB_INLINE std::vector<kube::Event> ProbeFollower::pod_events(kube::Client& cl, const kube::Pod& p) const {
   try {
-    return kube::Api<kube::Event>(cl, ns_).list().items;
+    return kube::Api<kube::Event>(cl, ns_).list(kube::events_about("Pod", p.name(), ns_, p.uid())).items;
   } catch (const tfjob::error&) {
     return {};
   }
@@ -836,7 +960,7 @@ TFJOB_INLINE ProbeFollower::Fetched ProbeFollower::fetch(const kube::Pod& p) {
       f.log_error = std::string("cannot read the probe's log: ") + e.what();
     }
   } else if (phase == "Pending") {
-    f.events = namespace_events(client_);
+    f.events = pod_events(client_, p);
   }
   return f;
 }
@@ -893,14 +1017,19 @@ TFJOB_INLINE void ProbeFollower::look_pending(std::size_t i, const kube::Pod& p,
 }
 
 TFJOB_INLINE void ProbeFollower::refresh_pending(kube::Client& ec) {
+  std::map<std::size_t, kube::Pod> pending;
   {
     std::lock_guard<std::mutex> lk(mu_);
-    if (pending_.empty()) return;
+    for (auto it = pending_.lower_bound(refresh_next_); it != pending_.end() && pending.size() < refresh_batch; ++it)
+      pending.insert(*it);
+    for (auto it = pending_.begin(); it != pending_.end() && pending.size() < refresh_batch; ++it) pending.insert(*it);
+    refresh_next_ = pending.empty() ? 0 : pending.rbegin()->first + 1;
   }
-  auto events = namespace_events(ec);
+  std::map<std::size_t, std::vector<kube::Event>> events;  // each pending pod's own, read without mu_
+  for (const auto& [i, p] : pending) events[i] = pod_events(ec, p);
   std::lock_guard<std::mutex> lk(mu_);
   for (const auto& [i, p] : pending_)
-    if (open_.count(i)) note_pending(i, p, events);
+    if (open_.count(i) && events.count(i)) note_pending(i, p, events[i]);
 }
 
 TFJOB_INLINE void ProbeFollower::tell_running(kube::Client& ec) {
@@ -975,8 +1104,28 @@ TFJOB_INLINE void ProbeFollower::finish() {
 }
 }  // namespace detail
 
-TFJOB_INLINE CheckResult run_gpu_check(kube::Client client, const CheckOptions& o) {
+TFJOB_INLINE CheckResult read_inventory(kube::Client client, const CheckOptions& o) {
   CheckResult res;
+  // the nodes in one paged pass, then the pods holding GPUs in another (each page summed per
+  // node as it arrives): what the inventory costs is linear in the cluster, its memory in nodes
+  std::set<std::string> names;
+  res.inventory = read_gpu_inventory(client, {}, o.nodes.empty() ? nullptr : &names);
+  if (!res.inventory.empty()) {
+    try {
+      note_gpu_use(res.inventory, read_gpu_use(client));
+    } catch (const api_error& e) {
+      if (!e.is_forbidden()) throw;
+      res.cluster_notes.push_back("cannot list pods in all namespaces (403): GPUs already held by pods are not known");
+    }
+    detail::note_cluster_components(client, res);
+    detail::tell_inventory(res, o);
+  }
+  if (!o.nodes.empty()) detail::require_nodes(names, o.nodes);
+  return res;
+}
+
+TFJOB_INLINE CheckResult run_gpu_check(kube::Client client, const CheckOptions& o) {
+  CheckResult res = read_inventory(client, o);
   res.run_id = o.run_id.empty() ? detail::random_run_id() : o.run_id;
   const std::string ns = o.namespace_.empty() ? client.namespace_() : o.namespace_;
   VerdictOptions vopt;
@@ -985,13 +1134,6 @@ TFJOB_INLINE CheckResult run_gpu_check(kube::Client client, const CheckOptions& 
   CheckOptions po = o;  // the probe pods' options: the expected family normalised
   po.expect = vopt.expect;
 
-  auto nodes = kube::Api<kube::Node>::all(client).list().items;
-  res.inventory = gpu_inventory(nodes);
-  if (!res.inventory.empty()) {
-    detail::note_cluster_components(client, res);
-    detail::tell_inventory(res, o);
-  }
-  if (!o.nodes.empty()) detail::require_nodes(nodes, o.nodes);
   const std::vector<std::size_t> probing = detail::choose_targets(res, po);
   if (res.inventory.empty()) detail::tell(o, "no node offers nvidia.com/gpu or looks like a GPU node");
 
@@ -1035,6 +1177,8 @@ TFJOB_INLINE nlohmann::json check_result_json(const CheckResult& r) {
     inv.push_back({{"node", g.name},
                    {"capacity", g.capacity},
                    {"allocatable", g.allocatable},
+                   {"requested", g.requested},
+                   {"gpuPods", g.gpu_pods},
                    {"unhealthy", g.unhealthy()},
                    {"ready", g.ready},
                    {"unschedulable", g.unschedulable},

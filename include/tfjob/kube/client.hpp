@@ -20,6 +20,7 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -87,6 +88,9 @@ class Client {
   RetryPolicy& retry_policy() { return s_->retry; }
   /// How many times the exec credential plugin ran (0 without one).
   int exec_runs() const;
+  /// HTTP requests this client and its copies have sent so far (each attempt of a retried
+  /// request, each watch or log stream opened): what the server saw, for -v logs and tests.
+  std::uint64_t requests_sent() const { return s_->sent.load(); }
 
   /// Send a request and return the final response whatever its status (after retries).
   /// Throws transport_error when the server cannot be reached or the deadline passes, and
@@ -135,6 +139,7 @@ class Client {
     std::string proxy;
     std::string withheld;  ///< why credentials are not sent, "" when they are
     RetryPolicy retry;
+    std::atomic<std::uint64_t> sent{0};
     std::mutex pool_mu;
     struct Pooled {
       std::unique_ptr<detail::Conn> conn;
@@ -548,6 +553,7 @@ TFJOB_INLINE Client::Attempt Client::exchange(const Request& req, const Creds& c
                                               Response* out, std::unique_ptr<detail::Conn>& conn, bool pooled) {
   bool via_http_proxy = !s_->proxy.empty() && s_->server.scheme == "http";
   Attempt a;
+  ++s_->sent;
   conn->write_all(build_head(req, cr, via_http_proxy, false) + req.body, dl);
   detail::Reader rd(*conn);
   try {

@@ -159,6 +159,9 @@ struct RestConfig {
   std::string proxy_url;         ///< explicit proxy (cluster proxy-url); else HTTPS_PROXY/NO_PROXY
   bool use_env_proxy = true;     ///< honour HTTPS_PROXY/HTTP_PROXY/NO_PROXY when proxy_url is empty
   int verbosity = 0;             ///< 6+: one line per request on the log
+  /// Items per page of a list whose ListParams name no limit (kubectl --chunk-size, client-go's
+  /// pager: 500); 0 = whole lists at once.
+  int chunk_size = 500;
   /// Where the -v lines go, one line per call without '\n'; the application supplies it
   /// (the SDK writes to no stream of its own). Unset: nothing is logged.
   std::function<void(const std::string&)> log;

@@ -107,16 +107,14 @@ TFJOB_INLINE std::optional<std::pair<std::vector<nlohmann::json>, std::optional<
     kube::Client& c) {
   std::vector<nlohmann::json> nodes;
   try {
-    nodes = workflow::list_items(c, workflow::resources::nodes(), "");
+    nodes = workflow::list_nodes(c);
   } catch (const api_error& e) {
     if (e.is_forbidden()) return std::nullopt;
     throw;
   }
   std::optional<std::vector<nlohmann::json>> pods;
   try {
-    kube::ListParams p;
-    p.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
-    pods = workflow::list_items(c, workflow::resources::pods(), "", p);
+    pods = workflow::list_active_pods(c);
   } catch (const api_error& e) {
     if (!e.is_forbidden()) throw;
   }

@@ -113,6 +113,7 @@ struct Archiver {
   JobSummary s;                      ///< its summary (state)
   std::vector<nlohmann::json> pods;  ///< its pods, sorted
   std::set<std::string> nodes;       ///< the nodes they ran on
+  std::vector<nlohmann::json> events;  ///< the job's and its pods' (write_events)
 
   /// Write `data` to the new file `rel` (relative to dir; names in it made by path_part) and
   /// list it in the report.
@@ -195,15 +196,8 @@ struct Archiver {
   /// Write the events of the job and its pods.
   void write_events() {
     try {
-      std::set<std::string> names = {job};
-      for (const auto& p : pods) names.insert(tfjob::detail::value_at(p, "/metadata/name"_json_pointer, std::string()));
-      std::vector<nlohmann::json> mine;
-      for (const auto& e : list_items(c, resources::events(), ns)) {
-        std::string kind = tfjob::detail::value_at(e, "/involvedObject/kind"_json_pointer, std::string());
-        std::string name = tfjob::detail::value_at(e, "/involvedObject/name"_json_pointer, std::string());
-        if ((kind == tfjob::kind || kind == "Pod") && names.count(name)) mine.push_back(e);
-      }
-      put("events.yaml", to_yaml(nlohmann::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", mine}}));
+      events = job_events(c, ns, obj, pods);  // the job's and its pods', each by its field selector
+      put("events.yaml", to_yaml(nlohmann::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", events}}));
     } catch (const std::exception& e) {
       rep.missing.push_back({"events.yaml", e.what()});
     }
@@ -222,7 +216,7 @@ struct Archiver {
     } catch (const std::exception& e) {
       rep.missing.push_back({"tf_config", std::string("cannot compute TF_CONFIG: ") + e.what()});
     }
-    put("describe.txt", render(describe(obj, pods, namespace_events(c, ns), tf_configs)));
+    put("describe.txt", render(describe(obj, pods, events, tf_configs)));
   }
 
   /// Write an excerpt of each node the pods ran on; one gone or unreadable is listed as missing.

@@ -79,11 +79,14 @@ TFJOB_INLINE const char* propagation_policy(Cascade c) {
 TFJOB_INLINE std::vector<std::string> tfjob_names(kube::Client& c, const std::string& ns, const std::string& selector) {
   kube::ListParams lp;
   lp.label_selector = selector;
-  std::vector<std::string> names;
-  for (const auto& j : list_items(c, resources::tfjobs(), ns, lp)) {
-    const auto* md = j.is_object() && j.contains("metadata") && j["metadata"].is_object() ? &j["metadata"] : nullptr;
-    if (md && md->contains("name") && (*md)["name"].is_string()) names.push_back((*md)["name"].get<std::string>());
-  }
+  std::vector<std::string> names;  // each page decoded into the names it holds
+  kube::list_pages(c, kube::RequestBuilder(resources::tfjobs(), ns), lp, [&](kube::ListPage& page) {
+    for (const auto& j : page.items) {
+      const auto* md = j.is_object() && j.contains("metadata") && j["metadata"].is_object() ? &j["metadata"] : nullptr;
+      if (md && md->contains("name") && (*md)["name"].is_string()) names.push_back((*md)["name"].get<std::string>());
+    }
+    return true;
+  });
   return names;
 }
 

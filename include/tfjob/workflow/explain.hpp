@@ -41,7 +41,7 @@ namespace tfjob::workflow {
 struct ExplainInput {
   nlohmann::json job;                                 ///< the TFJob as served (spec + status)
   std::vector<nlohmann::json> pods;                   ///< its pods (v1.Pod)
-  std::vector<nlohmann::json> events;                 ///< the namespace's events (v1.Event)
+  std::vector<nlohmann::json> events;                 ///< the job's, its pods', claims' and PodGroup's events (v1.Event)
   std::optional<std::vector<nlohmann::json>> nodes;   ///< every node, when readable
   std::map<std::string, nlohmann::json> claims;       ///< claims the job mounts, by name
   std::optional<nlohmann::json> namespace_object;     ///< the job's namespace, when readable
@@ -93,7 +93,8 @@ std::vector<std::string> quoted_lines(const std::string& text, int n);
 std::optional<ExplainInput> explain_input(const std::vector<nlohmann::json>& objects, const std::string& name = {});
 
 /// Read what `explain` needs from the cluster: the job (std::nullopt when absent), its pods,
-/// the namespace's events, nodes and the namespace (when readable), the claims it mounts, and
+/// their events and the job's (each object's by its field selector, never the namespace's),
+/// nodes (node_facts) and the namespace (when readable), the claims it mounts, and
 /// the last `log_lines` lines of each failed pod's `tensorflow` container.
 std::optional<ExplainInput> gather(kube::Client& c, const std::string& ns, const std::string& name, int log_lines = 10);
 
@@ -837,7 +838,7 @@ TFJOB_INLINE std::optional<ExplainInput> gather(kube::Client& c, const std::stri
   if (!job) return std::nullopt;
   in.job = *job;
   in.pods = job_pods(c, ns, name);
-  in.events = namespace_events(c, ns);
+  in.events = job_events(c, ns, in.job, in.pods);  // the job's and its pods', each by its selector
   auto optional_read = [](auto fn) {
     try {
       fn();
@@ -845,9 +846,10 @@ TFJOB_INLINE std::optional<ExplainInput> gather(kube::Client& c, const std::stri
       if (!e.is_forbidden()) throw;  // what a user may not read makes the explanation less precise, not wrong
     }
   };
-  optional_read([&] { in.nodes = list_items(c, resources::nodes(), ""); });
+  optional_read([&] { in.nodes = list_nodes(c); });
   optional_read([&] { in.namespace_object = get_opt(c, resources::namespaces(), "", ns); });
   in.queue = gather_queue_state(c, ns, in.job);
+  for (auto& e : queue_events(c, ns, in.queue)) in.events.push_back(std::move(e));
   const nlohmann::json specs = tfjob::detail::value_at(in.job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
   for (const auto& [t, rs] : specs.items())
     for (const auto& v : tfjob::detail::value_at(rs, "/template/spec/volumes"_json_pointer, nlohmann::json::array())) {
@@ -855,7 +857,13 @@ TFJOB_INLINE std::optional<ExplainInput> gather(kube::Client& c, const std::stri
       const std::string cn = tfjob::detail::value_at(v["persistentVolumeClaim"], "claimName", "");
       if (cn.empty() || in.claims.count(cn)) continue;
       optional_read([&] {
-        if (auto pvc = get_opt(c, resources::pvcs(), ns, cn)) in.claims[cn] = *pvc;
+        if (auto pvc = get_opt(c, resources::pvcs(), ns, cn)) {
+          // a claim not bound is explained by its own events
+          if (tfjob::detail::value_at(*pvc, "/status/phase"_json_pointer, std::string()) != "Bound")
+            for (auto& e : object_events(c, ns, "PersistentVolumeClaim", cn, tfjob::detail::str_at(*pvc, "/metadata/uid"_json_pointer)))
+              in.events.push_back(std::move(e));
+          in.claims[cn] = *pvc;
+        }
       });
     }
   if (log_lines > 0)

@@ -663,7 +663,7 @@ class ReplicaFollower {
                                              "): follow the logs to wait for it"));
     check_container(*target, o_.container);
     if (container_started(*target, o_.container)) return;
-    auto p = progress(*job_obj_, pods, namespace_events(c_, ns_));
+    auto p = progress(*job_obj_, pods, job_events(c_, ns_, *job_obj_, pods, PodEvents::pending));
     const std::string name = tfjob::detail::value_at(*target, "/metadata/name"_json_pointer, std::string());
     std::string why;
     for (const auto& w : p.waiting)

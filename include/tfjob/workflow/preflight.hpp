@@ -18,6 +18,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace tfjob::workflow {
@@ -150,6 +151,17 @@ TFJOB_INLINE std::vector<const nlohmann::json*> collect_gpu_nodes(const nlohmann
     const auto l = tfjob::detail::value_at(p, "/metadata/labels"_json_pointer, nlohmann::json::object());
     return l.value(labels::job_name, "") == job_name;
   };
+  // what the other pods hold on each node, in one pass over them (not one per node)
+  std::unordered_map<std::string, long long> held;
+  if (all_pods)
+    for (const auto& p : *all_pods) {
+      const std::string node = tfjob::detail::value_at(p, "/spec/nodeName"_json_pointer, std::string());
+      if (node.empty()) continue;
+      std::string phase = tfjob::detail::value_at(p, "/status/phase"_json_pointer, std::string());
+      if (phase == "Succeeded" || phase == "Failed") continue;
+      if (own_pod(p)) continue;
+      if (p.contains("spec")) held[node] += pod_spec_gpus(p["spec"], resource);
+    }
   std::vector<const nlohmann::json*> gpu_node_objs;
   for (const auto& n : nodes) {
     GpuNode g;
@@ -160,15 +172,7 @@ TFJOB_INLINE std::vector<const nlohmann::json*> collect_gpu_nodes(const nlohmann
     if (alloc.contains(resource)) g.allocatable = integer_quantity(alloc[resource]);
     if (g.capacity <= 0 && g.allocatable <= 0) continue;
     g.schedulable = !tfjob::detail::value_at(n, "/spec/unschedulable"_json_pointer, false);
-    if (all_pods) {
-      for (const auto& p : *all_pods) {
-        if (tfjob::detail::value_at(p, "/spec/nodeName"_json_pointer, std::string()) != g.name) continue;
-        std::string phase = tfjob::detail::value_at(p, "/status/phase"_json_pointer, std::string());
-        if (phase == "Succeeded" || phase == "Failed") continue;
-        if (own_pod(p)) continue;
-        if (p.contains("spec")) g.requested += pod_spec_gpus(p["spec"], resource);
-      }
-    }
+    if (auto h = held.find(g.name); h != held.end()) g.requested = h->second;
     r.nodes.push_back(g);
     gpu_node_objs.push_back(&n);
   }
