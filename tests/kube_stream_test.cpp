@@ -16,6 +16,7 @@
 #include <vector>
 
 using namespace tfjob::kube;
+using tfjob::k8s::Service;
 using tfjob::test::FakeApiServer;
 using tfjob::test::FakeApiServerOptions;
 
@@ -60,8 +61,8 @@ nlohmann::json service(const std::string& name, const std::string& ns, const std
 using Events = std::vector<std::string>;  // "TYPE name[:note]"
 
 std::string describe(const WatchEvent<Service>& e) {
-  auto notes = e.object.annotations();
-  std::string s = std::string(to_string(e.type)) + " " + e.object.name();
+  auto notes = e.object.metadata.annotations;
+  std::string s = std::string(to_string(e.type)) + " " + e.object.metadata.name;
   if (notes.count("note")) s += ":" + notes["note"];
   return s;
 }

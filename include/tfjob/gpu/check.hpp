@@ -86,7 +86,7 @@ inline constexpr const char* volta_last_branch_end_of_life = "about August 2028"
 void read_gfd(NodeGpuInfo& g);
 
 /// The GPU view of one node (pure).
-NodeGpuInfo inspect_node(const kube::Node& n);
+NodeGpuInfo inspect_node(const k8s::Node& n);
 
 /// Labels of the NVIDIA device plugin's and the GPU Operator validator's pods.
 const std::vector<std::string>& device_plugin_selectors();
@@ -94,18 +94,18 @@ inline constexpr const char* validator_selector = "app=nvidia-operator-validator
 
 namespace detail {
 /// "Running", or the phase and the first waiting/terminated reason of a pod that is not.
-std::string pod_state(const kube::Pod& p, bool& ok);
+std::string pod_state(const k8s::Pod& p, bool& ok);
 }  // namespace detail
 
 /// What the NVIDIA device plugin's and GPU Operator validator's pods say about each GPU
 /// node (pure): a node whose plugin pod is not Running and Ready, or whose validator is not
 /// Running (it stays in an init container while a component fails), gets a note. Returns
 /// cluster-wide notes (e.g. no device plugin pods found).
-std::vector<std::string> note_gpu_components(std::vector<NodeGpuInfo>& inv, const std::vector<kube::Pod>& plugin_pods,
-                                             const std::vector<kube::Pod>& validator_pods);
+std::vector<std::string> note_gpu_components(std::vector<NodeGpuInfo>& inv, const std::vector<k8s::Pod>& plugin_pods,
+                                             const std::vector<k8s::Pod>& validator_pods);
 
 /// The GPU inventory: every node that has GPUs or looks like a GPU node, by name (pure).
-std::vector<NodeGpuInfo> gpu_inventory(const std::vector<kube::Node>& nodes);
+std::vector<NodeGpuInfo> gpu_inventory(const std::vector<k8s::Node>& nodes);
 
 /// Options for the probe pods and the run.
 struct CheckOptions {
@@ -132,7 +132,7 @@ int wait_slack_seconds(int deadline_seconds);
 }  // namespace detail
 
 /// The probe pod for one node (pure).
-kube::Pod probe_pod(const NodeGpuInfo& node, const CheckOptions& o, const std::string& run_id);
+k8s::Pod probe_pod(const NodeGpuInfo& node, const CheckOptions& o, const std::string& run_id);
 
 /// What gpu-check found on one node. The first four are the probe's own verdicts
 /// (ProbeReport::status; no_result: its watchdog fired); pending/timeout: no result within
@@ -180,12 +180,12 @@ struct CheckResult {
 
 /// Explains why a pod has not started from its status and events (pure): the scheduler's
 /// FailedScheduling message, an image pull error, or the last Warning event.
-std::string explain_pending(const kube::Pod& pod, const std::vector<kube::Event>& events);
+std::string explain_pending(const k8s::Pod& pod, const std::vector<k8s::Event>& events);
 
 /// The pull failure of a Pending pod's container (ErrImagePull, ImagePullBackOff,
 /// InvalidImageName, ErrImageNeverPull) with the registry's message, or "" (pure). The
 /// kubelet's reasons: kubelet/images/types.go.
-std::string image_pull_failure(const kube::Pod& pod, const std::vector<kube::Event>& events);
+std::string image_pull_failure(const k8s::Pod& pod, const std::vector<k8s::Event>& events);
 
 /// Judges a finished probe pod from its exit code and log text (pure).
 void judge_probe_output(NodeResult& r, const std::string& logs, const VerdictOptions& v);
@@ -201,7 +201,7 @@ bool cancel_raised(const CheckOptions& o);
 std::string random_run_id();
 
 /// The pods in all namespaces that match `sel`; a list that fails is a cluster note, and no pods.
-std::vector<kube::Pod> pods_with(kube::Client& client, const std::string& sel, std::vector<std::string>& notes);
+std::vector<k8s::Pod> pods_with(kube::Client& client, const std::string& sel, std::vector<std::string>& notes);
 
 /// Cluster-wide, before any probe: what the device plugin's and validator's pods say per node.
 void note_cluster_components(kube::Client& client, CheckResult& res);
@@ -210,7 +210,7 @@ void note_cluster_components(kube::Client& client, CheckResult& res);
 void tell_inventory(const CheckResult& res, const CheckOptions& o);
 
 /// Throws when a node the caller named is not in the cluster.
-void require_nodes(const std::vector<kube::Node>& nodes, const std::vector<std::string>& wanted);
+void require_nodes(const std::vector<k8s::Node>& nodes, const std::vector<std::string>& wanted);
 
 /// One result per inventory node the run covers: not-ready (a known problem) and skipped
 /// (fewer GPUs than asked for) at once, the rest with a probe pod's name; returns the
@@ -219,7 +219,7 @@ std::vector<std::size_t> choose_targets(CheckResult& res, const CheckOptions& o)
 
 /// Deletes the probe pods a run created when it leaves scope, whatever ended it (unless `keep`).
 struct ProbeCleanup {
-  kube::Api<kube::Pod>& pods;
+  kube::Api<k8s::Pod>& pods;
   std::vector<std::string>& created;
   bool keep;
   const std::function<void(const std::string&)>& say;
@@ -228,7 +228,7 @@ struct ProbeCleanup {
 
 /// Creates the chosen nodes' probe pods until all exist or the caller cancels; each name
 /// goes to `created` as soon as its pod exists (for the cleanup).
-void create_probe_pods(kube::Api<kube::Pod>& pods, CheckResult& res, const std::vector<std::size_t>& probing,
+void create_probe_pods(kube::Api<k8s::Pod>& pods, CheckResult& res, const std::vector<std::size_t>& probing,
                        const CheckOptions& o, const std::string& ns, std::vector<std::string>& created);
 
 /// Follows a run's probe pods with a watch (each change judged when it arrives) until every
@@ -245,37 +245,37 @@ class ProbeFollower {
                 const std::vector<std::size_t>& probing);
 
   /// Follows the pods until done, then ends those still open as cancelled or timed out.
-  void run(kube::Api<kube::Pod>& pods);
+  void run(kube::Api<k8s::Pod>& pods);
 
  private:
   using Clock = std::chrono::steady_clock;
   /// What judging one change of a pod needs from the server (read without `mu_`).
   struct Fetched {
     std::string logs, log_error;
-    std::vector<kube::Event> events;
+    std::vector<k8s::Event> events;
   };
 
   /// Says the lines told so far (takes `mu_` only to take them).
   void speak();
 
   /// Records why node `i`'s pod is Pending, told when it changes (`mu_` held).
-  void note_pending(std::size_t i, const kube::Pod& p, const std::vector<kube::Event>& events);
+  void note_pending(std::size_t i, const k8s::Pod& p, const std::vector<k8s::Event>& events);
 
   /// The namespace's events, or none when they cannot be listed (an explanation, not a requirement).
-  std::vector<kube::Event> namespace_events(kube::Client& cl) const;
+  std::vector<k8s::Event> namespace_events(kube::Client& cl) const;
 
   /// Reads what a change needs: the probe's log once the pod ended, the events while it is Pending.
-  Fetched fetch(const kube::Pod& p);
+  Fetched fetch(const k8s::Pod& p);
 
   /// Judges one change of node `i`'s pod (`mu_` held).
-  void look(std::size_t i, const kube::Pod& p, const Fetched& f);
+  void look(std::size_t i, const k8s::Pod& p, const Fetched& f);
 
   /// Node `i`'s probe pod ended: its result from the exit code and log (`mu_` held).
-  void look_ended(std::size_t i, const kube::Pod& p, const Fetched& f);
+  void look_ended(std::size_t i, const k8s::Pod& p, const Fetched& f);
 
   /// Node `i`'s probe pod is Pending: failed at once when its image cannot be pulled, else
   /// explained (`mu_` held).
-  void look_pending(std::size_t i, const kube::Pod& p, const Fetched& f);
+  void look_pending(std::size_t i, const k8s::Pod& p, const Fetched& f);
 
   /// Explains the pods still Pending again from the namespace's events (listed without `mu_`).
   void refresh_pending(kube::Client& ec);
@@ -285,7 +285,7 @@ class ProbeFollower {
 
   /// One watch event: a deleted pod fails its node, any other change is fetched (without
   /// `mu_`) and judged. Returns whether any pod is still open.
-  bool on_event(const kube::WatchEvent<kube::Pod>& ev);
+  bool on_event(const kube::WatchEvent<k8s::Pod>& ev);
 
   /// Ends the nodes still open once the watch is over: cancelled, or Pending/timeout at the deadline.
   void finish();
@@ -299,7 +299,7 @@ class ProbeFollower {
   std::set<std::size_t> open_;
   std::map<std::size_t, std::string> last_note_;
   std::map<std::string, std::size_t> index_of_;  // pod name -> its node's result
-  std::map<std::size_t, kube::Pod> pending_;     // the last state of pods still Pending
+  std::map<std::size_t, k8s::Pod> pending_;     // the last state of pods still Pending
   std::map<std::size_t, Clock::time_point> running_since_;
   std::vector<std::string> told_;  // lines to say once `mu_` is released
   std::mutex say_mu_;              // one line at a time, from either thread
@@ -377,20 +377,18 @@ TFJOB_INLINE void read_gfd(NodeGpuInfo& g) {
     g.architecture = "volta";
 }
 
-TFJOB_INLINE NodeGpuInfo inspect_node(const kube::Node& n) {
+TFJOB_INLINE NodeGpuInfo inspect_node(const k8s::Node& n) {
   NodeGpuInfo g;
-  g.name = n.name();
-  g.hostname = n.label("kubernetes.io/hostname");
+  g.name = n.metadata.name;
+  g.hostname = n.metadata.label("kubernetes.io/hostname");
   if (g.hostname.empty()) g.hostname = g.name;
   g.capacity = detail::count_of(n.capacity(gpu_resource));
   g.allocatable = detail::count_of(n.allocatable(gpu_resource));
-  for (const auto& [k, v] : n.labels())
+  for (const auto& [k, v] : n.metadata.labels)
     if (detail::gpu_label(k)) g.gfd[k] = v;
-  const auto& taints = n.at_or_null("/spec/taints");
-  if (taints.is_array())
-    for (const auto& t : taints) g.taints.push_back(t);
+  for (const auto& t : n.spec.taints) g.taints.push_back(t);
   g.ready = n.ready();
-  g.unschedulable = n.unschedulable();
+  g.unschedulable = n.spec.unschedulable;
   g.looks_like_gpu = g.capacity > 0 || !g.gfd.empty();
   if (g.looks_like_gpu && g.allocatable == 0) {
     if (g.capacity > 0)
@@ -435,45 +433,41 @@ TFJOB_INLINE const std::vector<std::string>& device_plugin_selectors() {
 }
 
 namespace detail {
-TFJOB_INLINE std::string pod_state(const kube::Pod& p, bool& ok) {
-  std::string phase = p.phase();
+TFJOB_INLINE std::string pod_state(const k8s::Pod& p, bool& ok) {
+  const std::string& phase = p.status.phase;
   ok = phase == "Running";
-  const auto& conds = p.at_or_null("/status/conditions");
-  if (ok && conds.is_array())
-    for (const auto& c : conds)
-      if (tfjob::detail::value_at(c, "type", "") == "Ready" && tfjob::detail::value_at(c, "status", "") != "True") ok = false;
+  if (const auto* c = p.status.condition("Ready"); ok && c && c->status != "True") ok = false;
   if (ok) return "Running";
-  for (const char* key : {"/status/initContainerStatuses", "/status/containerStatuses"}) {
-    const auto& cs = p.at_or_null(key);
-    if (!cs.is_array()) continue;
-    for (const auto& c : cs) {
-      const auto& st = tfjob::detail::value_at(c, "state", nlohmann::json::object());
-      for (const char* s : {"waiting", "terminated"})
-        if (st.contains(s) && !tfjob::detail::value_at(st[s], "reason", "").empty() && tfjob::detail::value_at(st[s], "reason", "") != "Completed")
-          return phase + " (" + tfjob::detail::value_at(c, "name", "") + ": " + tfjob::detail::value_at(st[s], "reason", "") +
-                 (tfjob::detail::value_at(st[s], "message", "").empty() ? "" : ": " + tfjob::detail::value_at(st[s], "message", "")) + ")";
+  for (const auto* cs : {&p.status.init_container_statuses, &p.status.container_statuses})
+    for (const auto& c : *cs) {
+      auto said = [&](const std::string& reason, const std::string& message) {
+        return phase + " (" + c.name + ": " + reason + (message.empty() ? "" : ": " + message) + ")";
+      };
+      if (c.state.waiting && !c.state.waiting->reason.empty())
+        return said(c.state.waiting->reason, c.state.waiting->message);
+      if (c.state.terminated && !c.state.terminated->reason.empty() && c.state.terminated->reason != "Completed")
+        return said(c.state.terminated->reason, c.state.terminated->message);
     }
-  }
   return phase.empty() ? "unknown" : phase + (ok ? "" : " (not Ready)");
 }
 }  // namespace detail
 
-TFJOB_INLINE std::vector<std::string> note_gpu_components(std::vector<NodeGpuInfo>& inv, const std::vector<kube::Pod>& plugin_pods,
-                                                          const std::vector<kube::Pod>& validator_pods) {
+TFJOB_INLINE std::vector<std::string> note_gpu_components(std::vector<NodeGpuInfo>& inv, const std::vector<k8s::Pod>& plugin_pods,
+                                                          const std::vector<k8s::Pod>& validator_pods) {
   std::vector<std::string> cluster;
   if (plugin_pods.empty() && !inv.empty())
     cluster.push_back("no NVIDIA device plugin pods found (labels " + device_plugin_selectors()[0] + " or " +
                       device_plugin_selectors()[1] + "): installed another way, or missing");
   for (auto& g : inv) {
-    auto judge = [&](const std::vector<kube::Pod>& pods, const char* what) {
+    auto judge = [&](const std::vector<k8s::Pod>& pods, const char* what) {
       if (pods.empty()) return;
       bool found = false;
       for (const auto& p : pods) {
-        if (p.node_name() != g.name) continue;
+        if (p.spec.node_name != g.name) continue;
         found = true;
         bool ok = false;
         std::string st = detail::pod_state(p, ok);
-        if (!ok) g.notes.push_back(std::string(what) + " " + p.namespace_() + "/" + p.name() + " is " + st);
+        if (!ok) g.notes.push_back(std::string(what) + " " + p.metadata.namespace_ + "/" + p.metadata.name + " is " + st);
       }
       if (!found && g.capacity > 0) g.notes.push_back(std::string(what) + ": no pod on this node");
     };
@@ -483,7 +477,7 @@ TFJOB_INLINE std::vector<std::string> note_gpu_components(std::vector<NodeGpuInf
   return cluster;
 }
 
-TFJOB_INLINE std::vector<NodeGpuInfo> gpu_inventory(const std::vector<kube::Node>& nodes) {
+TFJOB_INLINE std::vector<NodeGpuInfo> gpu_inventory(const std::vector<k8s::Node>& nodes) {
   std::vector<NodeGpuInfo> out;
   for (const auto& n : nodes) {
     auto g = inspect_node(n);
@@ -497,7 +491,7 @@ namespace detail {
 TFJOB_INLINE int wait_slack_seconds(int deadline_seconds) { return std::min(15, 2 + deadline_seconds / 10); }
 }  // namespace detail
 
-TFJOB_INLINE kube::Pod probe_pod(const NodeGpuInfo& node, const CheckOptions& o, const std::string& run_id) {
+TFJOB_INLINE k8s::Pod probe_pod(const NodeGpuInfo& node, const CheckOptions& o, const std::string& run_id) {
   std::int64_t gpus = o.gpus > 0 ? o.gpus : node.allocatable;
   // Pod names: DNS-1123 label-ish, at most 63 characters; keep the node recognisable.
   std::string n;
@@ -539,7 +533,7 @@ TFJOB_INLINE kube::Pod probe_pod(const NodeGpuInfo& node, const CheckOptions& o,
                                  {"resources",
                                   {{"limits", {{gpu_resource, std::to_string(gpus)}}},
                                    {"requests", {{gpu_resource, std::to_string(gpus)}}}}}}})}}}};
-  return kube::Pod(std::move(pod));
+  return pod.get<k8s::Pod>();
 }
 
 TFJOB_INLINE const char* to_string(NodeStatus s) {
@@ -591,51 +585,40 @@ TFJOB_INLINE CheckOutcome CheckResult::outcome() const {
   return no_result ? CheckOutcome::no_result : CheckOutcome::not_ready;
 }
 
-TFJOB_INLINE std::string explain_pending(const kube::Pod& pod, const std::vector<kube::Event>& events) {
-  const auto& cs = pod.at_or_null("/status/containerStatuses");
-  if (cs.is_array())
-    for (const auto& c : cs) {
-      const auto& w = tfjob::detail::obj_at(c, "/state/waiting"_json_pointer);
-      std::string reason = tfjob::detail::value_at(w, "reason", "");
-      if (!reason.empty() && reason != "ContainerCreating" && reason != "PodInitializing")
-        return reason + (tfjob::detail::value_at(w, "message", "").empty() ? "" : ": " + tfjob::detail::value_at(w, "message", ""));
-    }
+TFJOB_INLINE std::string explain_pending(const k8s::Pod& pod, const std::vector<k8s::Event>& events) {
+  for (const auto& c : pod.status.container_statuses)
+    if (const auto& w = c.state.waiting; w && !w->reason.empty() && w->reason != "ContainerCreating" && w->reason != "PodInitializing")
+      return w->reason + (w->message.empty() ? "" : ": " + w->message);
   std::string last;
   for (const auto& e : events) {
-    if (e.involved_name() != pod.name()) continue;
-    if (e.reason() == "FailedScheduling") last = "FailedScheduling: " + e.message();
-    else if (e.type() == "Warning") last = e.reason() + ": " + e.message();
-    else if (e.reason() == "Pulling") last = "pulling the probe image: " + e.message();
-    else if (e.reason() == "Pulled" || e.reason() == "Scheduled") last.clear();
+    if (e.involved_object.name != pod.metadata.name) continue;
+    if (e.reason == "FailedScheduling") last = "FailedScheduling: " + e.message;
+    else if (e.type == "Warning") last = e.reason + ": " + e.message;
+    else if (e.reason == "Pulling") last = "pulling the probe image: " + e.message;
+    else if (e.reason == "Pulled" || e.reason == "Scheduled") last.clear();
   }
   if (!last.empty()) {
     if (last.find("Insufficient nvidia.com/gpu") != std::string::npos)
       last += " (all of the node's GPUs are in use, or fewer than requested are healthy)";
     return last;
   }
-  const auto& conds = pod.at_or_null("/status/conditions");
-  if (conds.is_array())
-    for (const auto& c : conds)
-      if (tfjob::detail::value_at(c, "type", "") == "PodScheduled" && tfjob::detail::value_at(c, "status", "") == "False")
-        return tfjob::detail::value_at(c, "reason", "") + ": " + tfjob::detail::value_at(c, "message", "");
+  if (const auto* c = pod.status.condition("PodScheduled"); c && c->status == "False") return c->reason + ": " + c->message;
   return "waiting to be scheduled";
 }
 
-TFJOB_INLINE std::string image_pull_failure(const kube::Pod& pod, const std::vector<kube::Event>& events) {
-  const auto& cs = pod.at_or_null("/status/containerStatuses");
-  if (!cs.is_array()) return {};
-  for (const auto& c : cs) {
-    const auto& w = tfjob::detail::obj_at(c, "/state/waiting"_json_pointer);
-    std::string reason = tfjob::detail::value_at(w, "reason", "");
+TFJOB_INLINE std::string image_pull_failure(const k8s::Pod& pod, const std::vector<k8s::Event>& events) {
+  for (const auto& c : pod.status.container_statuses) {
+    if (!c.state.waiting) continue;
+    const std::string& reason = c.state.waiting->reason;
     if (reason != "ErrImagePull" && reason != "ImagePullBackOff" && reason != "InvalidImageName" &&
         reason != "ErrImageNeverPull")
       continue;
-    std::string msg = tfjob::detail::value_at(w, "message", "");
+    std::string msg = c.state.waiting->message;
     // The back-off message only says "Back-off pulling image"; the registry's words are in
     // the kubelet's Failed event.
     for (const auto& e : events)
-      if (e.involved_name() == pod.name() && e.reason() == "Failed" && e.message().find("ull") != std::string::npos)
-        msg = e.message();
+      if (e.involved_object.name == pod.metadata.name && e.reason == "Failed" && e.message.find("ull") != std::string::npos)
+        msg = e.message;
     return reason + (msg.empty() ? "" : ": " + msg);
   }
   return {};
@@ -670,11 +653,11 @@ TFJOB_INLINE std::string random_run_id() {
   return id;
 }
 
-TFJOB_INLINE std::vector<kube::Pod> pods_with(kube::Client& client, const std::string& sel, std::vector<std::string>& notes) {
+TFJOB_INLINE std::vector<k8s::Pod> pods_with(kube::Client& client, const std::string& sel, std::vector<std::string>& notes) {
   try {
     kube::ListParams lp;
     lp.label_selector = sel;
-    return kube::Api<kube::Pod>::all(client).list(lp).items;
+    return kube::Api<k8s::Pod>::all(client).list(lp).items;
   } catch (const tfjob::error& e) {
     notes.push_back("cannot list pods " + sel + " in all namespaces: " + e.what());
     return {};
@@ -682,7 +665,7 @@ TFJOB_INLINE std::vector<kube::Pod> pods_with(kube::Client& client, const std::s
 }
 
 TFJOB_INLINE void note_cluster_components(kube::Client& client, CheckResult& res) {
-  std::vector<kube::Pod> plugin;
+  std::vector<k8s::Pod> plugin;
   for (const auto& sel : device_plugin_selectors())
     for (auto& p : pods_with(client, sel, res.cluster_notes)) plugin.push_back(std::move(p));
   auto validators = pods_with(client, validator_selector, res.cluster_notes);
@@ -700,9 +683,9 @@ TFJOB_INLINE void tell_inventory(const CheckResult& res, const CheckOptions& o) 
   }
 }
 
-TFJOB_INLINE void require_nodes(const std::vector<kube::Node>& nodes, const std::vector<std::string>& wanted) {
+TFJOB_INLINE void require_nodes(const std::vector<k8s::Node>& nodes, const std::vector<std::string>& wanted) {
   std::set<std::string> known;
-  for (const auto& n : nodes) known.insert(n.name());
+  for (const auto& n : nodes) known.insert(n.metadata.name);
   for (const auto& want : wanted)
     if (!known.count(want)) throw tfjob::error("node \"" + want + "\" not found");
 }
@@ -722,7 +705,7 @@ TFJOB_INLINE std::vector<std::size_t> choose_targets(CheckResult& res, const Che
       r.message = "CheckOptions::gpus " + std::to_string(o.gpus) + " but the node allocates " + std::to_string(g.allocatable);
       tell(o, g.name + ": skipped: " + r.message);
     } else {
-      r.pod = probe_pod(g, o, res.run_id).name();
+      r.pod = probe_pod(g, o, res.run_id).metadata.name;
       probing.push_back(res.nodes.size());
     }
     res.nodes.push_back(std::move(r));
@@ -745,7 +728,7 @@ TFJOB_INLINE ProbeCleanup::~ProbeCleanup() {
   if (say) say("deleted " + std::to_string(created.size()) + " probe pod" + (created.size() == 1 ? "" : "s"));
 }
 
-TFJOB_INLINE void create_probe_pods(kube::Api<kube::Pod>& pods, CheckResult& res, const std::vector<std::size_t>& probing,
+TFJOB_INLINE void create_probe_pods(kube::Api<k8s::Pod>& pods, CheckResult& res, const std::vector<std::size_t>& probing,
                                     const CheckOptions& o, const std::string& ns, std::vector<std::string>& created) {
   for (std::size_t i : probing) {
     if (cancel_raised(o)) break;
@@ -765,7 +748,7 @@ TFJOB_INLINE ProbeFollower::ProbeFollower(kube::Client& client, std::string ns, 
   for (std::size_t i : probing) index_of_[res.nodes[i].pod] = i;
 }
 
-TFJOB_INLINE void ProbeFollower::run(kube::Api<kube::Pod>& pods) {
+TFJOB_INLINE void ProbeFollower::run(kube::Api<k8s::Pod>& pods) {
   kube::Client ec = client_;  // the side task's own connection
   auto next_refresh = Clock::now() + o_.poll;
   auto next_running = Clock::now() + o_.running_every;
@@ -789,7 +772,7 @@ TFJOB_INLINE void ProbeFollower::run(kube::Api<kube::Pod>& pods) {
     kube::StreamOptions so;  // the watch itself ends at the deadline or on cancel
     so.cancel = o_.cancel;
     so.deadline = deadline_;
-    pods.watch(wp, [&](const kube::WatchEvent<kube::Pod>& ev) { return on_event(ev); }, so);
+    pods.watch(wp, [&](const kube::WatchEvent<k8s::Pod>& ev) { return on_event(ev); }, so);
   }
   side.stop();
   speak();
@@ -806,7 +789,7 @@ TFJOB_INLINE void ProbeFollower::speak() {
   for (const auto& l : lines) tell(o_, l);
 }
 
-TFJOB_INLINE void ProbeFollower::note_pending(std::size_t i, const kube::Pod& p, const std::vector<kube::Event>& events) {
+TFJOB_INLINE void ProbeFollower::note_pending(std::size_t i, const k8s::Pod& p, const std::vector<k8s::Event>& events) {
   auto& r = res_.nodes[i];
   std::string note = "Pending: " + explain_pending(p, events);
   r.message = note;
@@ -816,22 +799,22 @@ TFJOB_INLINE void ProbeFollower::note_pending(std::size_t i, const kube::Pod& p,
   }
 }
 
-TFJOB_INLINE std::vector<kube::Event> ProbeFollower::namespace_events(kube::Client& cl) const {
+TFJOB_INLINE std::vector<k8s::Event> ProbeFollower::namespace_events(kube::Client& cl) const {
   try {
-    return kube::Api<kube::Event>(cl, ns_).list().items;
+    return kube::Api<k8s::Event>(cl, ns_).list().items;
   } catch (const tfjob::error&) {
     return {};
   }
 }
 
-TFJOB_INLINE ProbeFollower::Fetched ProbeFollower::fetch(const kube::Pod& p) {
+TFJOB_INLINE ProbeFollower::Fetched ProbeFollower::fetch(const k8s::Pod& p) {
   Fetched f;
-  const std::string phase = p.phase();
+  const std::string& phase = p.status.phase;
   if (phase == "Succeeded" || phase == "Failed") {
     try {
       kube::LogParams lp;
       lp.container = "probe";
-      f.logs = kube::get_logs(client_, ns_, p.name(), lp);
+      f.logs = kube::get_logs(client_, ns_, p.metadata.name, lp);
     } catch (const tfjob::error& e) {
       f.log_error = std::string("cannot read the probe's log: ") + e.what();
     }
@@ -841,9 +824,9 @@ TFJOB_INLINE ProbeFollower::Fetched ProbeFollower::fetch(const kube::Pod& p) {
   return f;
 }
 
-TFJOB_INLINE void ProbeFollower::look(std::size_t i, const kube::Pod& p, const Fetched& f) {
+TFJOB_INLINE void ProbeFollower::look(std::size_t i, const k8s::Pod& p, const Fetched& f) {
   auto& r = res_.nodes[i];
-  r.phase = p.phase();
+  r.phase = p.status.phase;
   if (r.phase == "Succeeded" || r.phase == "Failed") return look_ended(i, p, f);
   if (r.phase == "Pending") return look_pending(i, p, f);
   pending_.erase(i);
@@ -855,15 +838,16 @@ TFJOB_INLINE void ProbeFollower::look(std::size_t i, const kube::Pod& p, const F
   }
 }
 
-TFJOB_INLINE void ProbeFollower::look_ended(std::size_t i, const kube::Pod& p, const Fetched& f) {
+TFJOB_INLINE void ProbeFollower::look_ended(std::size_t i, const k8s::Pod& p, const Fetched& f) {
   auto& r = res_.nodes[i];
   pending_.erase(i);
-  r.exit_code = tfjob::detail::value_at(p.container_status("probe"), "/state/terminated/exitCode"_json_pointer, -1);
+  const auto* probe = p.container_status("probe");
+  r.exit_code = probe && probe->state.terminated ? probe->state.terminated->exit_code : -1;
   if (!f.log_error.empty()) r.message = f.log_error;
   if (r.phase == "Failed" && f.logs.find('{') == std::string::npos) {
     r.status = NodeStatus::failed;
-    std::string why = p.str("/status/reason");
-    std::string msg = p.str("/status/message");
+    const std::string& why = p.status.reason;
+    const std::string& msg = p.status.message;
     r.message = "probe pod failed" + (why.empty() ? std::string() : ": " + why) + (msg.empty() ? "" : ": " + msg) +
                 (r.exit_code >= 0 ? " (exit code " + std::to_string(r.exit_code) + ")" : "") +
                 (r.message.empty() ? "" : "; " + r.message);
@@ -874,7 +858,7 @@ TFJOB_INLINE void ProbeFollower::look_ended(std::size_t i, const kube::Pod& p, c
   open_.erase(i);
 }
 
-TFJOB_INLINE void ProbeFollower::look_pending(std::size_t i, const kube::Pod& p, const Fetched& f) {
+TFJOB_INLINE void ProbeFollower::look_pending(std::size_t i, const k8s::Pod& p, const Fetched& f) {
   auto& r = res_.nodes[i];
   std::string pull = image_pull_failure(p, f.events);
   if (pull.empty()) {
@@ -928,11 +912,11 @@ TFJOB_INLINE void ProbeFollower::tell_running(kube::Client& ec) {
   told_.insert(told_.end(), lines.begin(), lines.end());
 }
 
-TFJOB_INLINE bool ProbeFollower::on_event(const kube::WatchEvent<kube::Pod>& ev) {
+TFJOB_INLINE bool ProbeFollower::on_event(const kube::WatchEvent<k8s::Pod>& ev) {
   std::size_t i = 0;
   {
     std::lock_guard<std::mutex> lk(mu_);
-    auto it = index_of_.find(ev.object.name());
+    auto it = index_of_.find(ev.object.metadata.name);
     if (it == index_of_.end() || !open_.count(it->second)) return !open_.empty();
     i = it->second;
     if (ev.type == kube::EventType::deleted) {
@@ -984,7 +968,7 @@ TFJOB_INLINE CheckResult run_gpu_check(kube::Client client, const CheckOptions& 
   CheckOptions po = o;  // the probe pods' options: the expected family normalised
   po.expect = vopt.expect;
 
-  auto nodes = kube::Api<kube::Node>::all(client).list().items;
+  auto nodes = kube::Api<k8s::Node>::all(client).list().items;
   res.inventory = gpu_inventory(nodes);
   if (!res.inventory.empty()) {
     detail::note_cluster_components(client, res);
@@ -994,7 +978,7 @@ TFJOB_INLINE CheckResult run_gpu_check(kube::Client client, const CheckOptions& 
   const std::vector<std::size_t> probing = detail::choose_targets(res, po);
   if (res.inventory.empty()) detail::tell(o, "no node offers nvidia.com/gpu or looks like a GPU node");
 
-  kube::Api<kube::Pod> pods(client, ns);
+  kube::Api<k8s::Pod> pods(client, ns);
   std::vector<std::string> created;
   detail::ProbeCleanup cleanup{pods, created, o.keep, o.progress};  // whatever happens next
   detail::create_probe_pods(pods, res, probing, po, ns, created);

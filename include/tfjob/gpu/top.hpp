@@ -52,10 +52,10 @@ std::vector<GpuMetric> parse_dcgm_metrics(std::string_view text, const std::stri
 /// GPUs a pod asks for as the scheduler counts them: the larger of the sum over its
 /// containers and the largest init container (k8s.io/component-helpers resource.PodRequests);
 /// a limit without a request counts as the request (extended resources: request = limit).
-std::int64_t pod_gpus(const kube::Pod& p);
+std::int64_t pod_gpus(const k8s::Pod& p);
 
 /// A pod holds its GPUs once bound to a node and until it ends.
-bool holds_gpus(const kube::Pod& p);
+bool holds_gpus(const k8s::Pod& p);
 
 /// Utilisation and memory of a set of GPUs (mean utilisation, summed memory).
 struct GpuLoad {
@@ -92,12 +92,12 @@ struct JobTop {
 
 /// Per GPU node (pure): the inventory's GPU nodes, GPUs requested by the pods bound there,
 /// and the metrics of their GPUs.
-std::vector<NodeTop> top_nodes(const std::vector<kube::Node>& nodes, const std::vector<kube::Pod>& pods,
+std::vector<NodeTop> top_nodes(const std::vector<k8s::Node>& nodes, const std::vector<k8s::Pod>& pods,
                                const std::vector<GpuMetric>& metrics);
 
 /// Per TFJob (pure): its pods (training operator labels: job-name, replica-type) that ask
 /// for GPUs, grouped by replica type, with the nodes they are bound to.
-std::vector<JobTop> top_jobs(const std::vector<kube::Pod>& pods, const std::vector<GpuMetric>& metrics);
+std::vector<JobTop> top_jobs(const std::vector<k8s::Pod>& pods, const std::vector<GpuMetric>& metrics);
 
 /// Labels of DCGM exporter pods: the GPU Operator's and dcgm-exporter's own Helm chart.
 const std::vector<std::string>& dcgm_exporter_selectors();
@@ -232,29 +232,23 @@ TFJOB_INLINE std::vector<GpuMetric> parse_dcgm_metrics(std::string_view text, co
   return out;
 }
 
-TFJOB_INLINE std::int64_t pod_gpus(const kube::Pod& p) {
-  auto of = [](const nlohmann::json& c) -> std::int64_t {
-    const auto& r = tfjob::detail::value_at(c, "resources", nlohmann::json::object());
-    for (const char* k : {"requests", "limits"}) {
-      const auto& m = r.value(k, nlohmann::json::object());
-      if (m.contains(gpu_resource) && m[gpu_resource].is_string()) return detail::count_of(m[gpu_resource].get<std::string>());
-      if (m.contains(gpu_resource) && m[gpu_resource].is_number_integer()) return m[gpu_resource].get<std::int64_t>();
-    }
+TFJOB_INLINE std::int64_t pod_gpus(const k8s::Pod& p) {
+  auto of = [](const k8s::Container& c) -> std::int64_t {
+    for (const auto* m : {&c.resources.requests, &c.resources.limits})
+      if (auto it = m->find(gpu_resource); it != m->end()) return detail::count_of(it->second);
     return 0;
   };
+  // the scheduler's rule (resource.PodRequests): the sum of the containers, or the largest
+  // init container when that is more
   std::int64_t sum = 0, init = 0;
-  const auto& cs = p.at_or_null("/spec/containers");
-  if (cs.is_array())
-    for (const auto& c : cs) sum += of(c);
-  const auto& ics = p.at_or_null("/spec/initContainers");
-  if (ics.is_array())
-    for (const auto& c : ics) init = std::max(init, of(c));
+  for (const auto& c : p.spec.containers) sum += of(c);
+  for (const auto& c : p.spec.init_containers) init = std::max(init, of(c));
   return std::max(sum, init);
 }
 
-TFJOB_INLINE bool holds_gpus(const kube::Pod& p) {
-  const std::string ph = p.phase();
-  return !p.node_name().empty() && ph != "Succeeded" && ph != "Failed";
+TFJOB_INLINE bool holds_gpus(const k8s::Pod& p) {
+  const std::string& ph = p.status.phase;
+  return !p.spec.node_name.empty() && ph != "Succeeded" && ph != "Failed";
 }
 
 TFJOB_INLINE void GpuLoad::add(const GpuMetric& m) {
@@ -270,7 +264,7 @@ TFJOB_INLINE std::int64_t JobTop::gpus() const {
   return n;
 }
 
-TFJOB_INLINE std::vector<NodeTop> top_nodes(const std::vector<kube::Node>& nodes, const std::vector<kube::Pod>& pods,
+TFJOB_INLINE std::vector<NodeTop> top_nodes(const std::vector<k8s::Node>& nodes, const std::vector<k8s::Pod>& pods,
                                             const std::vector<GpuMetric>& metrics) {
   std::vector<NodeTop> out;
   for (const auto& g : gpu_inventory(nodes)) {
@@ -281,7 +275,7 @@ TFJOB_INLINE std::vector<NodeTop> top_nodes(const std::vector<kube::Node>& nodes
     t.capacity = g.capacity;
     t.allocatable = g.allocatable;
     for (const auto& p : pods)
-      if (p.node_name() == g.name && holds_gpus(p)) {
+      if (p.spec.node_name == g.name && holds_gpus(p)) {
         auto n = pod_gpus(p);
         if (n > 0) {
           t.requested += n;
@@ -298,19 +292,19 @@ TFJOB_INLINE std::vector<NodeTop> top_nodes(const std::vector<kube::Node>& nodes
   return out;
 }
 
-TFJOB_INLINE std::vector<JobTop> top_jobs(const std::vector<kube::Pod>& pods, const std::vector<GpuMetric>& metrics) {
+TFJOB_INLINE std::vector<JobTop> top_jobs(const std::vector<k8s::Pod>& pods, const std::vector<GpuMetric>& metrics) {
   std::map<std::pair<std::string, std::string>, JobTop> jobs;
   for (const auto& p : pods) {
-    std::string job = p.label("training.kubeflow.org/job-name");
-    if (job.empty()) job = p.label("job-name");  // operators before v1.3
+    std::string job = p.metadata.label("training.kubeflow.org/job-name");
+    if (job.empty()) job = p.metadata.label("job-name");  // operators before v1.3
     if (job.empty()) continue;
-    const std::string ph = p.phase();
+    const std::string& ph = p.status.phase;
     if (ph == "Succeeded" || ph == "Failed") continue;
     const auto n = pod_gpus(p);
-    std::string type = p.label("training.kubeflow.org/replica-type");
-    if (type.empty()) type = p.label("tf-replica-type");
-    JobTop& j = jobs[{p.namespace_(), job}];
-    j.namespace_ = p.namespace_();
+    std::string type = p.metadata.label("training.kubeflow.org/replica-type");
+    if (type.empty()) type = p.metadata.label("tf-replica-type");
+    JobTop& j = jobs[{p.metadata.namespace_, job}];
+    j.namespace_ = p.metadata.namespace_;
     j.name = job;
     auto it = std::find_if(j.replicas.begin(), j.replicas.end(), [&](const ReplicaTop& r) { return r.type == type; });
     if (it == j.replicas.end()) {
@@ -320,13 +314,13 @@ TFJOB_INLINE std::vector<JobTop> top_jobs(const std::vector<kube::Pod>& pods, co
     ++it->pods;
     if (holds_gpus(p)) {
       it->gpus += n;
-      if (n > 0 && std::find(it->nodes.begin(), it->nodes.end(), p.node_name()) == it->nodes.end())
-        it->nodes.push_back(p.node_name());
+      if (n > 0 && std::find(it->nodes.begin(), it->nodes.end(), p.spec.node_name) == it->nodes.end())
+        it->nodes.push_back(p.spec.node_name);
     } else if (n > 0) {
       ++it->pending;
     }
     for (const auto& m : metrics)
-      if (m.pod == p.name() && m.pod_namespace == p.namespace_()) j.load.add(m);
+      if (m.pod == p.metadata.name && m.pod_namespace == p.metadata.namespace_) j.load.add(m);
   }
   std::vector<JobTop> out;
   for (auto& [k, j] : jobs) {
@@ -343,14 +337,14 @@ TFJOB_INLINE const std::vector<std::string>& dcgm_exporter_selectors() {
 }
 
 TFJOB_INLINE std::vector<GpuMetric> read_dcgm(kube::Client& client, std::vector<std::string>& sources, std::string& note) {
-  std::vector<kube::Pod> exporters;
+  std::vector<k8s::Pod> exporters;
   std::set<std::string> seen;
   for (const auto& sel : dcgm_exporter_selectors()) {
     try {
       kube::ListParams lp;
       lp.label_selector = sel;
-      for (auto& p : kube::Api<kube::Pod>::all(client).list(lp).items)
-        if (seen.insert(p.namespace_() + "/" + p.name()).second) exporters.push_back(std::move(p));
+      for (auto& p : kube::Api<k8s::Pod>::all(client).list(lp).items)
+        if (seen.insert(p.metadata.namespace_ + "/" + p.metadata.name).second) exporters.push_back(std::move(p));
     } catch (const tfjob::error& e) {
       note = std::string("cannot list DCGM exporter pods: ") + e.what();
       return {};
@@ -364,25 +358,24 @@ TFJOB_INLINE std::vector<GpuMetric> read_dcgm(kube::Client& client, std::vector<
   std::vector<GpuMetric> out;
   std::vector<std::string> failed;
   for (const auto& p : exporters) {
-    if (p.phase() != "Running") {
-      failed.push_back(p.namespace_() + "/" + p.name() + " is " + (p.phase().empty() ? "not running" : p.phase()));
+    const std::string who = p.metadata.namespace_ + "/" + p.metadata.name;
+    if (p.status.phase != "Running") {
+      failed.push_back(who + " is " + (p.status.phase.empty() ? "not running" : p.status.phase));
       continue;
     }
     int port = dcgm_exporter_port;
-    const auto& cs = p.at_or_null("/spec/containers");
-    if (cs.is_array())
-      for (const auto& c : cs)
-        for (const auto& cp : tfjob::detail::value_at(c, "ports", nlohmann::json::array()))
-          if (tfjob::detail::value_at(cp, "name", "") == "metrics" || tfjob::detail::value_at(cp, "name", "") == "gpu-metrics") port = tfjob::detail::value_at(cp, "containerPort", port);
+    for (const auto& c : p.spec.containers)
+      for (const auto& cp : c.ports)
+        if (cp.name == "metrics" || cp.name == "gpu-metrics") port = cp.container_port;
     kube::Request r;
-    r.path = "/api/v1/namespaces/" + p.namespace_() + "/pods/" + p.name() + ":" + std::to_string(port) + "/proxy/metrics";
+    r.path = "/api/v1/namespaces/" + p.metadata.namespace_ + "/pods/" + p.metadata.name + ":" + std::to_string(port) + "/proxy/metrics";
     r.accept = "text/plain";
-    r.what = "get the DCGM exporter's metrics from pod " + p.namespace_() + "/" + p.name();
+    r.what = "get the DCGM exporter's metrics from pod " + who;
     try {
       std::string body = client.request_text(r);
       if (body.size() > (std::size_t(16) << 20)) body.resize(std::size_t(16) << 20);  // bounded
-      auto ms = parse_dcgm_metrics(body, p.node_name());
-      sources.push_back(p.namespace_() + "/" + p.name());
+      auto ms = parse_dcgm_metrics(body, p.spec.node_name);
+      sources.push_back(who);
       for (auto& m : ms) out.push_back(std::move(m));
     } catch (const tfjob::error& e) {
       failed.push_back(e.what());
@@ -402,8 +395,8 @@ TFJOB_INLINE TopResult run_top(kube::Client client, const TopOptions& o) {
   if (o.nodes) {
     kube::ListParams lp;
     lp.label_selector = o.label_selector;
-    auto nodes = kube::Api<kube::Node>::all(client).list(lp).items;
-    auto pods = kube::Api<kube::Pod>::all(client).list().items;  // GPUs on a node come from every namespace
+    auto nodes = kube::Api<k8s::Node>::all(client).list(lp).items;
+    auto pods = kube::Api<k8s::Pod>::all(client).list().items;  // GPUs on a node come from every namespace
     res.nodes = top_nodes(nodes, pods, metrics);
   }
   if (o.jobs) {
@@ -411,7 +404,7 @@ TFJOB_INLINE TopResult run_top(kube::Client client, const TopOptions& o) {
     lp.label_selector = "training.kubeflow.org/job-name";
     if (!o.label_selector.empty()) lp.label_selector += "," + o.label_selector;
     const std::string ns = o.all_namespaces ? "" : (o.namespace_.empty() ? client.namespace_() : o.namespace_);
-    auto pods = ns.empty() ? kube::Api<kube::Pod>::all(client).list(lp).items : kube::Api<kube::Pod>(client, ns).list(lp).items;
+    auto pods = ns.empty() ? kube::Api<k8s::Pod>::all(client).list(lp).items : kube::Api<k8s::Pod>(client, ns).list(lp).items;
     res.jobs = top_jobs(pods, metrics);
   }
   return res;
