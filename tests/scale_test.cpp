@@ -258,17 +258,17 @@ TEST_CASE("Api::list_pages decodes each page into typed objects before asking fo
   Quiet c;
   for (int i = 0; i < 7; ++i) c.server->put_object(pod_obj("typed", "j" + std::to_string(i), "chief", "fake-node-0"));
   tfjob::kube::Client client(tfjob::test::admin_config(*c.server));
-  tfjob::kube::Api<tfjob::kube::Pod> pods(client, "typed");
+  tfjob::kube::Api<tfjob::k8s::Pod> pods(client, "typed");
   tfjob::kube::ListParams lp;
   lp.limit = 3;
   std::vector<std::size_t> requests_before_page;
   int n = 0;
   c.server->clear_requests();
-  pods.list_pages(lp, [&](tfjob::kube::ObjectList<tfjob::kube::Pod>& page) {
+  pods.list_pages(lp, [&](tfjob::kube::ObjectList<tfjob::k8s::Pod>& page) {
     requests_before_page.push_back(c.server->requests().size());
     for (const auto& p : page.items) {
-      CHECK(p.kind() == "Pod");
-      CHECK(p.node_name() == "fake-node-0");
+      CHECK(p.metadata.namespace_ == "typed");
+      CHECK(p.spec.node_name == "fake-node-0");
       ++n;
     }
     return true;

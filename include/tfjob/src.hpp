@@ -29,9 +29,15 @@
 #include <tfjob/api/defaults.hpp>
 #include <tfjob/api/detail/tfjob_crd_schema.hpp>
 #include <tfjob/api/findings.hpp>
+#include <tfjob/api/k8s/event.hpp>
+#include <tfjob/api/k8s/node.hpp>
+#include <tfjob/api/k8s/objects.hpp>
+#include <tfjob/api/k8s/pod.hpp>
+#include <tfjob/api/k8s/workloads.hpp>
 #include <tfjob/api/labels.hpp>
 #include <tfjob/api/lint.hpp>
 #include <tfjob/api/manifest.hpp>
+#include <tfjob/api/meta.hpp>
 #include <tfjob/api/operator_rules.hpp>
 #include <tfjob/api/quantity.hpp>
 #include <tfjob/api/scheduling.hpp>

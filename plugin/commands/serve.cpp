@@ -250,7 +250,7 @@ std::string pvc_hint(const serving::ModelSource& source, const std::string& mode
 
 /// A model's claim must exist before anything is applied; `hint` says what it is for.
 void require_claim(kube::Client& client, const std::string& ns, const std::string& claim, const std::string& hint) {
-  if (!kube::Api<kube::PersistentVolumeClaim>(client, ns).get_opt(claim))
+  if (!kube::Api<k8s::PersistentVolumeClaim>(client, ns).get_opt(claim))
     throw tfjob::error("persistentvolumeclaim \"" + claim + "\" not found in namespace \"" + ns + "\": " + hint);
 }
 

@@ -25,6 +25,7 @@
 #include <vector>
 
 using namespace tfjob::kube;
+using namespace tfjob::k8s;
 
 namespace {
 
@@ -92,13 +93,13 @@ Pod running_pod(Client c, const std::string& ns, const std::string& name) {
   now.grace_period_seconds = 0;
   pods.remove_opt(name, now);
   for (int i = 0; i < 100 && pods.get_opt(name); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  Pod p(nlohmann::json{{"apiVersion", "v1"},
+  auto p = nlohmann::json{{"apiVersion", "v1"},
                        {"kind", "Pod"},
                        {"metadata", {{"name", name}, {"namespace", ns}}},
                        {"spec",
                         {{"nodeName", "gpu-node-0"},
                          {"restartPolicy", "Never"},
-                         {"containers", {{{"name", "tensorflow"}, {"image", "ghcr.io/kubectl-tfjob/mnist:v0.1.0"}}}}}}});
+                         {"containers", {{{"name", "tensorflow"}, {"image", "ghcr.io/kubectl-tfjob/mnist:v0.1.0"}}}}}}}.get<Pod>();
   pods.create(p);
   return Api<Pod>(admin(), ns).patch_status(
       name, {{"status",
@@ -121,8 +122,8 @@ TEST_CASE("realapi: every kubeconfig context reaches the 1.20 server", "[realapi
   REQUIRE(nodes.items.size() == 2);
   for (const auto& n : nodes.items) {
     CHECK(n.ready());
-    CHECK(n.label("nvidia.com/gpu.present") == "true");
-    CHECK(n.status()["allocatable"].contains("nvidia.com/gpu"));
+    CHECK(n.metadata.label("nvidia.com/gpu.present") == "true");
+    CHECK_FALSE(n.allocatable("nvidia.com/gpu").empty());
   }
 }
 
@@ -345,10 +346,10 @@ TEST_CASE("realapi: list pages with limit and continue", "[realapi][api]") {
   const int n = 7;
   for (int i = 0; i < n; ++i) {
     cms.remove_opt("page-" + std::to_string(i));
-    cms.create(ConfigMap(nlohmann::json{{"apiVersion", "v1"},
+    cms.create(nlohmann::json{{"apiVersion", "v1"},
                                         {"kind", "ConfigMap"},
                                         {"metadata", {{"name", "page-" + std::to_string(i)}, {"labels", {{"sdk-page", "1"}}}}},
-                                        {"data", {{"i", std::to_string(i)}}}}));
+                                        {"data", {{"i", std::to_string(i)}}}}.get<ConfigMap>());
   }
   ListParams p;
   p.label_selector = "sdk-page=1";
@@ -426,8 +427,8 @@ TEST_CASE("realapi: pod logs through the apiserver to the kubelet, with follow",
   std::remove((env("TFJOB_REALAPI_KUBELET_LOGS") + "/" + ns + "_" + pod + "_tensorflow.exited").c_str());
   Client c = limited();
   Pod p = running_pod(c, ns, pod);
-  CHECK(p.phase() == "Running");
-  CHECK(p.node_name() == "gpu-node-0");
+  CHECK(p.status.phase == "Running");
+  CHECK(p.spec.node_name == "gpu-node-0");
 
   kubelet_log(ns, pod, "tensorflow", {"epoch 1", "epoch 2", "epoch 3"});
   LogParams tail;

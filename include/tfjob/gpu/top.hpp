@@ -89,7 +89,7 @@ std::vector<NodeTop> top_nodes(const std::vector<NodeGpuInfo>& inventory, const 
                                const std::vector<GpuMetric>& metrics);
 
 /// The same from whole lists of nodes and pods (pure).
-std::vector<NodeTop> top_nodes(const std::vector<kube::Node>& nodes, const std::vector<kube::Pod>& pods,
+std::vector<NodeTop> top_nodes(const std::vector<k8s::Node>& nodes, const std::vector<k8s::Pod>& pods,
                                const std::vector<GpuMetric>& metrics);
 
 /// Per TFJob, built one pod at a time (a page of a list as it arrives): each pod of a job
@@ -97,7 +97,7 @@ std::vector<NodeTop> top_nodes(const std::vector<kube::Node>& nodes, const std::
 /// so only the jobs are held, not their pods.
 class JobTopCounter {
  public:
-  void add(const kube::Pod& p);
+  void add(const k8s::Pod& p);
   /// The jobs by namespace and name, with the metrics of their pods (matched by pod, in
   /// one pass over the metrics).
   std::vector<JobTop> finish(const std::vector<GpuMetric>& metrics);
@@ -109,7 +109,7 @@ class JobTopCounter {
 
 /// Per TFJob (pure): its pods (training operator labels: job-name, replica-type) that ask
 /// for GPUs, grouped by replica type, with the nodes they are bound to.
-std::vector<JobTop> top_jobs(const std::vector<kube::Pod>& pods, const std::vector<GpuMetric>& metrics);
+std::vector<JobTop> top_jobs(const std::vector<k8s::Pod>& pods, const std::vector<GpuMetric>& metrics);
 
 /// Labels of DCGM exporter pods: the GPU Operator's and dcgm-exporter's own Helm chart.
 const std::vector<std::string>& dcgm_exporter_selectors();
@@ -286,27 +286,27 @@ TFJOB_INLINE std::vector<NodeTop> top_nodes(const std::vector<NodeGpuInfo>& inve
   return out;
 }
 
-TFJOB_INLINE std::vector<NodeTop> top_nodes(const std::vector<kube::Node>& nodes, const std::vector<kube::Pod>& pods,
+TFJOB_INLINE std::vector<NodeTop> top_nodes(const std::vector<k8s::Node>& nodes, const std::vector<k8s::Pod>& pods,
                                             const std::vector<GpuMetric>& metrics) {
   std::unordered_map<std::string, NodeGpuUse> use;
   for (const auto& p : pods) add_gpu_use(use, p);
   return top_nodes(gpu_inventory(nodes), use, metrics);
 }
 
-TFJOB_INLINE void JobTopCounter::add(const kube::Pod& p) {
-  std::string job = p.label("training.kubeflow.org/job-name");
-  if (job.empty()) job = p.label("job-name");  // operators before v1.3
+TFJOB_INLINE void JobTopCounter::add(const k8s::Pod& p) {
+  std::string job = p.metadata.label("training.kubeflow.org/job-name");
+  if (job.empty()) job = p.metadata.label("job-name");  // operators before v1.3
   if (job.empty()) return;
-  const std::string ph = p.phase();
+  const std::string& ph = p.status.phase;
   if (ph == "Succeeded" || ph == "Failed") return;
   const auto n = pod_gpus(p);
-  std::string type = p.label("training.kubeflow.org/replica-type");
-  if (type.empty()) type = p.label("tf-replica-type");
-  const auto key = std::make_pair(p.namespace_(), job);
+  std::string type = p.metadata.label("training.kubeflow.org/replica-type");
+  if (type.empty()) type = p.metadata.label("tf-replica-type");
+  const auto key = std::make_pair(p.metadata.namespace_, job);
   JobTop& j = jobs_[key];
-  j.namespace_ = p.namespace_();
+  j.namespace_ = p.metadata.namespace_;
   j.name = job;
-  job_of_pod_[p.namespace_() + "/" + p.name()] = key;
+  job_of_pod_[p.metadata.namespace_ + "/" + p.metadata.name] = key;
   auto it = std::find_if(j.replicas.begin(), j.replicas.end(), [&](const ReplicaTop& r) { return r.type == type; });
   if (it == j.replicas.end()) {
     j.replicas.push_back({type, 0, 0, 0, {}});
@@ -315,8 +315,8 @@ TFJOB_INLINE void JobTopCounter::add(const kube::Pod& p) {
   ++it->pods;
   if (holds_gpus(p)) {
     it->gpus += n;
-    if (n > 0 && std::find(it->nodes.begin(), it->nodes.end(), p.node_name()) == it->nodes.end())
-      it->nodes.push_back(p.node_name());
+    if (n > 0 && std::find(it->nodes.begin(), it->nodes.end(), p.spec.node_name) == it->nodes.end())
+      it->nodes.push_back(p.spec.node_name);
   } else if (n > 0) {
     ++it->pending;
   }
@@ -339,7 +339,7 @@ TFJOB_INLINE std::vector<JobTop> JobTopCounter::finish(const std::vector<GpuMetr
   return out;
 }
 
-TFJOB_INLINE std::vector<JobTop> top_jobs(const std::vector<kube::Pod>& pods, const std::vector<GpuMetric>& metrics) {
+TFJOB_INLINE std::vector<JobTop> top_jobs(const std::vector<k8s::Pod>& pods, const std::vector<GpuMetric>& metrics) {
   JobTopCounter c;
   for (const auto& p : pods) c.add(p);
   return c.finish(metrics);
@@ -351,14 +351,14 @@ TFJOB_INLINE const std::vector<std::string>& dcgm_exporter_selectors() {
 }
 
 TFJOB_INLINE std::vector<GpuMetric> read_dcgm(kube::Client& client, std::vector<std::string>& sources, std::string& note) {
-  std::vector<kube::Pod> exporters;
+  std::vector<k8s::Pod> exporters;
   std::set<std::string> seen;
   for (const auto& sel : dcgm_exporter_selectors()) {
     try {
       kube::ListParams lp;
       lp.label_selector = sel;
-      for (auto& p : kube::Api<kube::Pod>::all(client).list(lp).items)
-        if (seen.insert(p.namespace_() + "/" + p.name()).second) exporters.push_back(std::move(p));
+      for (auto& p : kube::Api<k8s::Pod>::all(client).list(lp).items)
+        if (seen.insert(p.metadata.namespace_ + "/" + p.metadata.name).second) exporters.push_back(std::move(p));
     } catch (const tfjob::error& e) {
       note = std::string("cannot list DCGM exporter pods: ") + e.what();
       return {};
@@ -372,25 +372,24 @@ TFJOB_INLINE std::vector<GpuMetric> read_dcgm(kube::Client& client, std::vector<
   std::vector<GpuMetric> out;
   std::vector<std::string> failed;
   for (const auto& p : exporters) {
-    if (p.phase() != "Running") {
-      failed.push_back(p.namespace_() + "/" + p.name() + " is " + (p.phase().empty() ? "not running" : p.phase()));
+    const std::string who = p.metadata.namespace_ + "/" + p.metadata.name;
+    if (p.status.phase != "Running") {
+      failed.push_back(who + " is " + (p.status.phase.empty() ? "not running" : p.status.phase));
       continue;
     }
     int port = dcgm_exporter_port;
-    const auto& cs = p.at_or_null("/spec/containers");
-    if (cs.is_array())
-      for (const auto& c : cs)
-        for (const auto& cp : tfjob::detail::value_at(c, "ports", nlohmann::json::array()))
-          if (tfjob::detail::value_at(cp, "name", "") == "metrics" || tfjob::detail::value_at(cp, "name", "") == "gpu-metrics") port = tfjob::detail::value_at(cp, "containerPort", port);
+    for (const auto& c : p.spec.containers)
+      for (const auto& cp : c.ports)
+        if (cp.name == "metrics" || cp.name == "gpu-metrics") port = cp.container_port;
     kube::Request r;
-    r.path = "/api/v1/namespaces/" + p.namespace_() + "/pods/" + p.name() + ":" + std::to_string(port) + "/proxy/metrics";
+    r.path = "/api/v1/namespaces/" + p.metadata.namespace_ + "/pods/" + p.metadata.name + ":" + std::to_string(port) + "/proxy/metrics";
     r.accept = "text/plain";
-    r.what = "get the DCGM exporter's metrics from pod " + p.namespace_() + "/" + p.name();
+    r.what = "get the DCGM exporter's metrics from pod " + who;
     try {
       std::string body = client.request_text(r);
       if (body.size() > (std::size_t(16) << 20)) body.resize(std::size_t(16) << 20);  // bounded
-      auto ms = parse_dcgm_metrics(body, p.node_name());
-      sources.push_back(p.namespace_() + "/" + p.name());
+      auto ms = parse_dcgm_metrics(body, p.spec.node_name);
+      sources.push_back(who);
       for (auto& m : ms) out.push_back(std::move(m));
     } catch (const tfjob::error& e) {
       failed.push_back(e.what());
@@ -426,7 +425,7 @@ TFJOB_INLINE TopResult run_top(kube::Client client, const TopOptions& o) {
       kube::ListParams lp;
       lp.label_selector = sel + (o.label_selector.empty() ? "" : "," + o.label_selector);
       std::size_t seen = 0;
-      kube::Api<kube::Pod>(client, ns).list_pages(lp, [&](kube::ObjectList<kube::Pod>& page) {
+      kube::Api<k8s::Pod>(client, ns).list_pages(lp, [&](kube::ObjectList<k8s::Pod>& page) {
         for (const auto& p : page.items) counter.add(p);
         seen += page.items.size();
         return true;

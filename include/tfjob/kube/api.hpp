@@ -173,6 +173,9 @@ class Api {
   nlohmann::json to_json_checked(const T& obj) const {
     nlohmann::json j = obj;
     detail::api_check_sendable(rb_, j);
+    // a value type built in code may leave apiVersion and kind to its resource's description
+    if (!j.contains("apiVersion")) j["apiVersion"] = rb_.resource().api_version();
+    if (!j.contains("kind")) j["kind"] = rb_.resource().kind;
     return j;
   }
 

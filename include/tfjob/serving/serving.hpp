@@ -307,15 +307,15 @@ namespace tfjob::serving {
 
 namespace resources {
 
-TFJOB_INLINE kube::ResourceInfo deployments() { return kube::resource_info<kube::Deployment>(); }
+TFJOB_INLINE kube::ResourceInfo deployments() { return kube::resource_info<k8s::Deployment>(); }
 
-TFJOB_INLINE kube::ResourceInfo services() { return kube::resource_info<kube::Service>(); }
+TFJOB_INLINE kube::ResourceInfo services() { return kube::resource_info<k8s::Service>(); }
 
-TFJOB_INLINE kube::ResourceInfo pods() { return kube::resource_info<kube::Pod>(); }
+TFJOB_INLINE kube::ResourceInfo pods() { return kube::resource_info<k8s::Pod>(); }
 
-TFJOB_INLINE kube::ResourceInfo events() { return kube::resource_info<kube::Event>(); }
+TFJOB_INLINE kube::ResourceInfo events() { return kube::resource_info<k8s::Event>(); }
 
-TFJOB_INLINE kube::ResourceInfo config_maps() { return kube::resource_info<kube::ConfigMap>(); }
+TFJOB_INLINE kube::ResourceInfo config_maps() { return kube::resource_info<k8s::ConfigMap>(); }
 
 TFJOB_INLINE kube::ResourceInfo pod_disruption_budgets() { return {"policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true}; }
 

@@ -186,12 +186,12 @@ namespace tfjob::workflow {
 namespace resources {
 
 TFJOB_INLINE kube::ResourceInfo tfjobs() { return kube::resource_info<TFJob>(); }
-TFJOB_INLINE kube::ResourceInfo pods() { return kube::resource_info<kube::Pod>(); }
-TFJOB_INLINE kube::ResourceInfo events() { return kube::resource_info<kube::Event>(); }
-TFJOB_INLINE kube::ResourceInfo nodes() { return kube::resource_info<kube::Node>(); }
-TFJOB_INLINE kube::ResourceInfo namespaces() { return kube::resource_info<kube::Namespace>(); }
-TFJOB_INLINE kube::ResourceInfo pvcs() { return kube::resource_info<kube::PersistentVolumeClaim>(); }
-TFJOB_INLINE kube::ResourceInfo configmaps() { return kube::resource_info<kube::ConfigMap>(); }
+TFJOB_INLINE kube::ResourceInfo pods() { return kube::resource_info<k8s::Pod>(); }
+TFJOB_INLINE kube::ResourceInfo events() { return kube::resource_info<k8s::Event>(); }
+TFJOB_INLINE kube::ResourceInfo nodes() { return kube::resource_info<k8s::Node>(); }
+TFJOB_INLINE kube::ResourceInfo namespaces() { return kube::resource_info<k8s::Namespace>(); }
+TFJOB_INLINE kube::ResourceInfo pvcs() { return kube::resource_info<k8s::PersistentVolumeClaim>(); }
+TFJOB_INLINE kube::ResourceInfo configmaps() { return kube::resource_info<k8s::ConfigMap>(); }
 
 }  // namespace resources
 
