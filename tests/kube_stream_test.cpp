@@ -143,6 +143,7 @@ TEST_CASE("watch: a dropped stream resumes from the last version, nothing lost o
     CHECK(w.stats().connections >= 2);  // the dropped one and the resumed one
     CHECK(w.stats().lists == 1);        // resumed, not relisted
     CHECK(w.resource_version() != rv0);
+    INFO([&] { std::string all; for (auto& x : steps) all += x + " "; return all; }());
     // the states it went through: listed once; a cut stream is a failure (a pause, then a
     // watch from the same version), a clean end with events a watch at once; never a relist
     CHECK(steps.front() == "list->watch");
@@ -177,6 +178,7 @@ TEST_CASE("watch: 410 Gone relists and replays only the difference", "[kube][wat
   CHECK(got == std::multiset<std::string>{"MODIFIED change:new", "DELETED drop", "ADDED fresh"});
   CHECK(w.stats().lists == 2);
   // 410 at once (no event): a pause, then the relist, then a watch again
+  INFO([&] { std::string all; for (auto& x : steps) all += x + " "; return all; }());
   CHECK(std::search(steps.begin(), steps.end(), std::begin(kGoneAtOnce), std::end(kGoneAtOnce)) != steps.end());
 
   // A 410 sent as an ERROR event inside an open watch relists too; nothing changed, so
