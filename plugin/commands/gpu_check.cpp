@@ -291,7 +291,7 @@ int GpuCheckCommand::run_on_cluster(Context& ctx) const {
     co.progress = nullptr;  // the table says it
     auto res = tfjob::gpu::read_inventory(client, co);
     print_result(res, o, ctx);
-    return res.inventory.empty() ? gpu_no_gpu : gpu_ready;
+    return res.inventory.empty() ? exit_code::no_gpu : exit_code::ok;
   }
   if (const char* p = std::getenv("TFJOB_GPU_CHECK_POLL_MS"); p && *p) {
     co.poll = std::chrono::milliseconds(std::atoi(p));
