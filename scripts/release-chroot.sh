@@ -3,8 +3,10 @@
 # Debian's archive and cached per machine under $TFJOB_RELEASE_CACHE
 # (default /var/cache/kubectl-tfjob/release), each keyed by what it is built from.
 #
-#   scripts/release-chroot.sh build ARCH OUTDIR   build kubectl-tfjob for linux/ARCH
-#                                                 (amd64, arm64) into OUTDIR/kubectl-tfjob
+#   scripts/release-chroot.sh build ARCH OUTDIR   build kubectl-tfjob and the hello-tfjob
+#                                                 trainer it carries for linux/ARCH (amd64,
+#                                                 arm64) into OUTDIR/kubectl-tfjob and
+#                                                 OUTDIR/hello-tfjob
 #   scripts/release-chroot.sh root SUITE ARCH     print the path of a minimal chroot
 #                                                 (mmdebstrap's essential variant: nothing
 #                                                 but Debian's Essential packages) of SUITE
@@ -39,7 +41,7 @@ JOBS=${JOBS:-2}
 die() { echo "release-chroot.sh: error: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
 log() { echo "release-chroot.sh: $*" >&2; }
-usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 key() { printf '%s\n' "$@" | sha256sum | cut -c1-12; }
 
 need_root() {
@@ -64,6 +66,19 @@ replace_cached() {
     [ "$old" = "$dir.tmp" ] || [ ! -e "$old" ] || rm -rf "$old"
   done
   mv "$dir.tmp" "$dir"
+}
+
+# few_fds CMD...: CMD with only 0-2 and the cache lock (9) open. mmdebstrap hands apt a
+# hook `cat >&$fd` (DPkg::Pre-Install-Pkgs) on a descriptor of its own, which /bin/sh (dash)
+# runs, and dash reads one digit only: with descriptors inherited from ctest and flock that
+# one is 10 or more, and apt fails ("/bin/sh: 1: Syntax error: Bad fd number").
+few_fds() {
+  local fd fds=()
+  for fd in /proc/$BASHPID/fd/*; do fds+=("${fd##*/}"); done
+  for fd in "${fds[@]}"; do  # (the listing's own descriptor is closed by now: skipped)
+    [ "$fd" -le 2 ] || [ "$fd" = 9 ] || [ ! -e "/proc/$BASHPID/fd/$fd" ] || eval "exec $fd>&-"
+  done
+  "$@"
 }
 
 # run ROOT [-b SRC:DST]... -- CMD...: CMD inside ROOT, in a private mount namespace so that
@@ -110,12 +125,12 @@ build_chroot() {
     if [ ! -f "$dir/.complete" ]; then
       log "making the $BUILD_SUITE build chroot in $dir (once per machine)"
       rm -rf "$dir.tmp"
-      mmdebstrap --mode=root --variant=minbase \
+      (few_fds mmdebstrap --mode=root --variant=minbase \
         --include="$BUILD_PACKAGES" --skip=cleanup/apt/lists \
         "$BUILD_SUITE" "$dir.tmp" \
         "deb $MIRROR $BUILD_SUITE main" \
         "deb $SECURITY $BUILD_SUITE-security main" \
-        "deb-src $MIRROR $SOURCE_SUITE main" >&2 || die "mmdebstrap $BUILD_SUITE failed"
+        "deb-src $MIRROR $SOURCE_SUITE main" >&2) || die "mmdebstrap $BUILD_SUITE failed"
       touch "$dir.tmp/.complete"
       replace_cached "$dir"
     fi
@@ -221,15 +236,16 @@ build() {  # build ARCH OUTDIR
     -DCMAKE_PREFIX_PATH=/deps -DOPENSSL_ROOT_DIR=/deps
     -DZLIB_LIBRARY=/deps/lib/libz.a -DZLIB_INCLUDE_DIR=/deps/include)
   [ "$arch" = amd64 ] || cmake_args+=(-DCMAKE_TOOLCHAIN_FILE=/deps/toolchain.cmake)
-  log "building kubectl-tfjob for linux/$arch in the $BUILD_SUITE chroot"
+  log "building kubectl-tfjob and hello-tfjob for linux/$arch in the $BUILD_SUITE chroot"
   # The checkout is always /src inside the chroot, so the kept build dir and ccache serve
   # every clone (CI's included).
   chroot_run "$chroot" -b "$ROOT:/src" -b "$deps:/deps" -b "$CACHE/build-$arch:/build" \
     -b "$CACHE/ccache:/ccache" -b "$out:/out" -- \
     env CCACHE_DIR=/ccache CCACHE_BASEDIR=/src CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=2G \
     bash -c 'set -e; cmake -S /src -B /build "${@:2}" >/dev/null
-             cmake --build /build --target kubectl-tfjob -j "$1"
-             install -m 0755 /build/plugin/kubectl-tfjob /out/kubectl-tfjob' _ "$JOBS" "${cmake_args[@]}" >&2 ||
+             cmake --build /build --target kubectl-tfjob hello-tfjob -j "$1"
+             install -m 0755 /build/plugin/kubectl-tfjob /out/kubectl-tfjob
+             install -m 0755 /build/samples/hello-tfjob/hello-tfjob /out/hello-tfjob' _ "$JOBS" "${cmake_args[@]}" >&2 ||
     die "building kubectl-tfjob for $arch failed"
   echo "$out/kubectl-tfjob"
 }
@@ -253,9 +269,9 @@ run_root() {  # run_root SUITE ARCH
       log "making a minimal $suite/$arch chroot in $dir (once per machine)"
       rm -rf "$dir.tmp"
       # extract installs what --include names: the Essential set, as the essential variant
-      mmdebstrap --mode=root --variant="$variant" --architectures="$arch" \
+      (few_fds mmdebstrap --mode=root --variant="$variant" --architectures="$arch" \
         ${qemu:+--include='?essential'} "$suite" "$dir.tmp" \
-        "deb $MIRROR $suite main" >&2 || die "mmdebstrap $suite/$arch failed"
+        "deb $MIRROR $suite main" >&2) || die "mmdebstrap $suite/$arch failed"
       mkdir -p "$dir.tmp/dev" "$dir.tmp/proc" "$dir.tmp/tmp"
       [ -z "$qemu" ] || install -m 0755 "$qemu" "$dir.tmp/qemu-static"
       touch "$dir.tmp/.complete"

@@ -12,18 +12,19 @@ if(NOT TFJOB_PYTHON)
   return()
 endif()
 
-if(TARGET kubectl-tfjob)
-  # Package the binary this build made, for the host's os/arch, into the build tree.
+if(TARGET kubectl-tfjob AND TARGET hello-tfjob)
+  # Package the binaries this build made (the plugin and the hello-tfjob trainer its archive
+  # carries), for the host's os/arch, into the build tree.
   add_test(NAME "krew:release-archives"
            COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/release.sh
-                   --host-binary $<TARGET_FILE:kubectl-tfjob> --allow-shared
+                   --host-binary $<TARGET_FILE:kubectl-tfjob> --host-trainer $<TARGET_FILE:hello-tfjob> --allow-shared
                    --out ${TFJOB_KREW_OUT} --manifest ${TFJOB_KREW_OUT}/krew/tfjob.yaml)
   set_tests_properties("krew:release-archives" PROPERTIES
     LABELS krew FIXTURES_SETUP tfjob_krew_release RESOURCE_LOCK tfjob_krew_release)
 
   add_test(NAME "krew:manifest-valid-and-installs"
            COMMAND ${TFJOB_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_krew.py
-                   ${TFJOB_KREW_OUT}/krew/tfjob.yaml --archives ${TFJOB_KREW_OUT})
+                   ${TFJOB_KREW_OUT}/krew/tfjob.yaml --archives ${TFJOB_KREW_OUT} --companion hello-tfjob)
   set_tests_properties("krew:manifest-valid-and-installs"
     PROPERTIES LABELS krew FIXTURES_REQUIRED tfjob_krew_release RESOURCE_LOCK tfjob_krew_release)
 
@@ -39,12 +40,20 @@ if(TARGET kubectl-tfjob)
 endif()
 
 # The manifest in the repository (krew/tfjob.yaml; the release workflow regenerates it with
-# the published archives' sha256) passes krew's rules and names both platforms the release
-# builds (release.sh --chroot), as the regenerated one will.
+# the published archives' sha256) passes krew's rules, names both platforms the release
+# builds (release.sh --chroot), as the regenerated one will, and installs hello-tfjob next
+# to the plugin; one that does not is caught.
 add_test(NAME "krew:repo-manifest-valid"
          COMMAND ${TFJOB_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_krew.py ${PROJECT_SOURCE_DIR}/krew/tfjob.yaml
-                 --platforms linux/amd64,linux/arm64)
+                 --platforms linux/amd64,linux/arm64 --companion hello-tfjob)
 set_tests_properties("krew:repo-manifest-valid" PROPERTIES LABELS krew)
+add_test(NAME "krew:rejects-no-trainer"
+         COMMAND bash -c [=[set -e; d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+                  sed '/- from: hello-tfjob/,+1d' "$0" > "$d/tfjob.yaml"
+                  "$1" "$2" "$d/tfjob.yaml" --companion hello-tfjob --expect-invalid]=]
+                 ${PROJECT_SOURCE_DIR}/krew/tfjob.yaml ${TFJOB_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_krew.py)
+set_tests_properties("krew:rejects-no-trainer" PROPERTIES LABELS krew
+                     PASS_REGULAR_EXPRESSION "hello-tfjob is not installed next to bin")
 # and a platform it does not list is caught
 add_test(NAME "krew:rejects-missing-platform"
          COMMAND ${TFJOB_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_krew.py ${PROJECT_SOURCE_DIR}/krew/tfjob.yaml
