@@ -6,7 +6,7 @@
 #include "support/paths.hpp"
 
 #include <tfjob/api/cluster_words.hpp>
-#include <tfjob/api/explain_rules.hpp>
+#include <tfjob/api/operator_rules.hpp>
 #include <tfjob/api/manifest.hpp>
 #include <tfjob/api/scheduling.hpp>
 #include <tfjob/workflow/describe.hpp>
@@ -80,6 +80,23 @@ TEST_CASE("operator rules: ExitCode retries 128 and above, backoffLimit counts O
   CHECK_FALSE(past_backoff_limit(2, 3));
   CHECK(past_backoff_limit(3, 3));
   CHECK(restart_policy_of(json::object()) == "Never");
+  // which failed replicas come back (ReconcilePods): the one rule the runner, explain and the stand-ins share
+  CHECK(restarts_after_failure("ExitCode", 137));
+  CHECK_FALSE(restarts_after_failure("ExitCode", 1));
+  CHECK(restarts_after_failure("OnFailure", 1));
+  CHECK(restarts_after_failure("Always", 1));
+  CHECK_FALSE(restarts_after_failure("Never", 137));
+}
+
+TEST_CASE("operator rules: the conditions' words are v1.9's", "[explain][rules]") {
+  using namespace tfjob::rules;
+  CHECK(succeeded_message("ns", "j") == "TFJob ns/j successfully completed.");
+  CHECK(replicas_failed_message("ns", "j", 2, "Worker") == "TFJob ns/j has failed because 2 Worker replica(s) failed.");
+  CHECK(backoff_limit_message("j") == "Job j has failed because it has reached the specified backoff limit");
+  CHECK(deadline_message("j") == "Job j has failed because it was active longer than specified deadline");
+  CHECK(restarting_message("j", "Worker") == "job j is restarting because Worker replica(s) failed.");
+  CHECK(std::string(reason::succeeded) == "TFJobSucceeded");
+  CHECK(std::string(reason::restarting) == "TFJobRestarting");
 }
 
 TEST_CASE("operator rules: who decides success", "[explain][rules]") {
@@ -102,6 +119,41 @@ TEST_CASE("operator rules: who decides success", "[explain][rules]") {
   r = tfjob::rules::success_rule(job({{"Worker", json::object()}}, "AllWorkers"));
   CHECK(r.kind == SuccessRule::Kind::all_workers);
   CHECK(r.who() == "every Worker");
+}
+
+TEST_CASE("operator rules: when the deciding replicas have succeeded", "[explain][rules]") {
+  using tfjob::rules::success_rule;
+  // with a chief: the Chief (or Master) decides, every one of its replicas; Workers do not
+  auto chief = success_rule({"Chief", "Worker"}, "");
+  CHECK(chief.decides("Chief"));
+  CHECK(chief.decides("Master"));
+  CHECK_FALSE(chief.decides("Worker"));
+  CHECK(chief.met(1, 1, false));
+  CHECK_FALSE(chief.met(1, 0, true));  // worker 0 done does not end a job with a chief
+  // default policy: all workers, or worker 0 completed
+  auto w0 = success_rule({"PS", "Worker"}, "");
+  CHECK(w0.decides("Worker"));
+  CHECK_FALSE(w0.decides("PS"));
+  CHECK(w0.met(3, 1, true));
+  CHECK_FALSE(w0.met(3, 2, false));
+  CHECK(w0.met(3, 3, false));
+  // AllWorkers: worker 0 alone is not enough
+  auto all = success_rule({"Worker"}, "AllWorkers");
+  CHECK_FALSE(all.met(3, 1, true));
+  CHECK(all.met(3, 3, true));
+  // nothing decides a job of PS alone
+  auto none = success_rule({"PS"}, "");
+  CHECK_FALSE(none.decides("PS"));
+  CHECK_FALSE(none.met(0, 0, true));
+  // the typed job reads the same rule as its JSON
+  tfjob::TFJob typed;
+  typed.spec.tf_replica_specs["Master"] = {};
+  typed.spec.tf_replica_specs["Worker"] = {};
+  typed.spec.success_policy = "AllWorkers";
+  auto t = success_rule(typed);
+  CHECK(t.kind == tfjob::rules::SuccessRule::Kind::chief);
+  CHECK(t.decider == "Master");
+  CHECK(t.success_policy_ignored);
 }
 
 TEST_CASE("scheduling: tolerations, selectors and affinity as the scheduler filters", "[explain][rules]") {
@@ -143,7 +195,7 @@ TEST_CASE("#774: PS still running after the Chief succeeded is normal, and clean
   auto* s = find(x, "SuccessDecidedBy");
   REQUIRE(s);
   CHECK(s->message.find("success is decided by the Chief") != std::string::npos);
-  CHECK(s->message.find("PS, Worker do not decide it") != std::string::npos);
+  CHECK(s->message.find("PS, Worker replicas do not decide it") != std::string::npos);
   auto* n = find(x, "NeverExitsOnItsOwn");
   REQUIRE(n);
   CHECK(n->message.find("PS pods still run after the job Succeeded: normal") != std::string::npos);
@@ -160,7 +212,7 @@ TEST_CASE("#1658: the Workers decide, never the Evaluator, cleanPodPolicy Runnin
   auto* s = find(x, "SuccessDecidedBy");
   REQUIRE(s);
   CHECK(s->message.find("every Worker (successPolicy AllWorkers)") != std::string::npos);
-  CHECK(s->message.find("Evaluator do not decide it") != std::string::npos);
+  CHECK(s->message.find("Evaluator replicas do not decide it") != std::string::npos);
   auto* n = find(x, "NeverExitsOnItsOwn");
   REQUIRE(n);
   CHECK(n->message.find("cleanPodPolicy Running deletes them now") != std::string::npos);

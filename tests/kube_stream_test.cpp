@@ -8,6 +8,7 @@
 #include "support/fake_apiserver.hpp"
 #include "support/fake_cluster.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <set>
@@ -16,6 +17,7 @@
 #include <vector>
 
 using namespace tfjob::kube;
+using tfjob::k8s::Service;
 using tfjob::test::FakeApiServer;
 using tfjob::test::FakeApiServerOptions;
 
@@ -59,9 +61,12 @@ nlohmann::json service(const std::string& name, const std::string& ns, const std
 
 using Events = std::vector<std::string>;  // "TYPE name[:note]"
 
+/// The steps of a watch answered 410 before any event.
+const std::string kGoneAtOnce[] = {"watch->back_off", "back_off->relist", "relist->watch"};
+
 std::string describe(const WatchEvent<Service>& e) {
-  auto notes = e.object.annotations();
-  std::string s = std::string(to_string(e.type)) + " " + e.object.name();
+  auto notes = e.object.metadata.annotations;
+  std::string s = std::string(to_string(e.type)) + " " + e.object.metadata.name;
   if (notes.count("note")) s += ":" + notes["note"];
   return s;
 }
@@ -124,6 +129,10 @@ TEST_CASE("watch: a dropped stream resumes from the last version, nothing lost o
     server().put_object(service("x", ns));
     Api<Service> svc(c, ns);
     auto w = svc.watcher({});
+    std::vector<std::string> steps;
+    w.on_step = [&](WatchState from, WatchEnd how, WatchState to) {
+      if (how != WatchEnd::stopped) steps.push_back(std::string(to_string(from)) + "->" + to_string(to));
+    };
     CHECK(collect(w, 1) == Events{"ADDED x"});
     std::string rv0 = w.resource_version();
 
@@ -134,6 +143,12 @@ TEST_CASE("watch: a dropped stream resumes from the last version, nothing lost o
     CHECK(w.stats().connections >= 2);  // the dropped one and the resumed one
     CHECK(w.stats().lists == 1);        // resumed, not relisted
     CHECK(w.resource_version() != rv0);
+    // the states it went through: listed once; a cut stream is a failure (a pause, then a
+    // watch from the same version), a clean end with events a watch at once; never a relist
+    CHECK(steps.front() == "list->watch");
+    CHECK(std::count(steps.begin(), steps.end(), "list->watch") == 1);
+    CHECK(std::count(steps.begin(), steps.end(), "watch->relist") == 0);
+    CHECK(std::count(steps.begin(), steps.end(), abrupt ? "watch->back_off" : "watch->watch") >= 1);
   }
 }
 
@@ -145,6 +160,10 @@ TEST_CASE("watch: 410 Gone relists and replays only the difference", "[kube][wat
   server().put_object(service("drop", ns));
   Api<Service> svc(c, ns);
   auto w = svc.watcher({});
+  std::vector<std::string> steps;
+  w.on_step = [&](WatchState from, WatchEnd how, WatchState to) {
+    if (how != WatchEnd::stopped) steps.push_back(std::string(to_string(from)) + "->" + to_string(to));
+  };
   CHECK(collect(w, 3).size() == 3);
 
   // While nobody watches: one change, one delete, one add; then history is compacted.
@@ -157,6 +176,8 @@ TEST_CASE("watch: 410 Gone relists and replays only the difference", "[kube][wat
   std::multiset<std::string> got(ev.begin(), ev.end());
   CHECK(got == std::multiset<std::string>{"MODIFIED change:new", "DELETED drop", "ADDED fresh"});
   CHECK(w.stats().lists == 2);
+  // 410 at once (no event): a pause, then the relist, then a watch again
+  CHECK(std::search(steps.begin(), steps.end(), std::begin(kGoneAtOnce), std::end(kGoneAtOnce)) != steps.end());
 
   // A 410 sent as an ERROR event inside an open watch relists too; nothing changed, so
   // nothing is replayed, and the next real change arrives once.

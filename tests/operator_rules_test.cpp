@@ -1,6 +1,10 @@
-// The operator's rules (tfjob/api/operator.hpp) on stored states: a job and the pods and
-// services it controls in, the plan out. Each case is one rule of training-operator v1.9.
-#include <tfjob/api/operator.hpp>
+// The operator's reconcile (tests/support/operator/: the fake API server's operator and the
+// real node's stand-in) on stored states: a job and the pods and services it controls in,
+// the plan out. Each case is one rule of training-operator v1.9; the rules the product shares
+// with it are the SDK's (tfjob/api/operator_rules.hpp).
+#include "support/operator/reconcile.hpp"
+
+#include <tfjob/api/operator_rules.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -210,11 +214,11 @@ TEST_CASE("Never: a failed replica fails the job with the operator's message", "
 }
 
 TEST_CASE("ExitCode: 128+signal is retried (pod recreated - Restarting) - 1-127 is permanent", "[operator]") {
-  CHECK(op::is_retryable_exit_code(137));
-  CHECK(op::is_retryable_exit_code(143));
-  CHECK(op::is_retryable_exit_code(128));
-  CHECK_FALSE(op::is_retryable_exit_code(1));
-  CHECK_FALSE(op::is_retryable_exit_code(127));
+  CHECK(rules::exit_code_retryable(137));
+  CHECK(rules::exit_code_retryable(143));
+  CHECK(rules::exit_code_retryable(128));
+  CHECK_FALSE(rules::exit_code_retryable(1));
+  CHECK_FALSE(rules::exit_code_retryable(127));
   World w{job_of("e", {{"Worker", {2, "ExitCode"}}})};
   w.step();
   CHECK(w.pod("e-worker-0")["spec"]["restartPolicy"] == "Never");  // the operator restarts, not the kubelet
@@ -226,7 +230,7 @@ TEST_CASE("ExitCode: 128+signal is retried (pod recreated - Restarting) - 1-127 
   CHECK(p.delete_pods == std::vector<std::string>{"e-worker-1"});
   CHECK(w.last() == "Restarting");
   CHECK(w.cond("Restarting")->reason == "TFJobRestarting");
-  CHECK(w.cond("Restarting")->message == "TFJob e is restarting because Worker replica(s) failed.");
+  CHECK(w.cond("Restarting")->message == "job e is restarting because Worker replica(s) failed.");
   CHECK_FALSE(w.cond("Running"));  // Restarting replaced Running
   CHECK_FALSE(w.job.status->failed());
   bool warned = false;
@@ -256,7 +260,7 @@ TEST_CASE("OnFailure: the kubelet restarts - backoffLimit counts restarts of run
   w.running("b-worker-0", 2);  // PastBackoffLimit: restarts >= backoffLimit
   op::Plan p = w.step();
   REQUIRE(w.job.status->failed());
-  CHECK(w.cond("Failed")->message == "TFJob b has failed because it has reached the specified backoff limit");
+  CHECK(w.cond("Failed")->message == "Job b has failed because it has reached the specified backoff limit");
   CHECK(p.delete_pods == std::vector<std::string>{"b-worker-0"});  // every pod goes, whatever cleanPodPolicy says
   CHECK_FALSE(w.job.status->completion_time.empty());
 
@@ -279,7 +283,7 @@ TEST_CASE("backoffLimit 0 and a new failure fails by the limit before the replic
   w.exited("n-worker-1", 1);
   w.step();
   REQUIRE(w.job.status->failed());
-  CHECK(w.cond("Failed")->message == "TFJob n has failed because it has reached the specified backoff limit");
+  CHECK(w.cond("Failed")->message == "Job n has failed because it has reached the specified backoff limit");
 }
 
 TEST_CASE("activeDeadlineSeconds: requeued for the deadline - then failed with every pod deleted", "[operator]") {
@@ -296,7 +300,7 @@ TEST_CASE("activeDeadlineSeconds: requeued for the deadline - then failed with e
   w.now += 1;
   p = w.step();
   REQUIRE(w.job.status->failed());
-  CHECK(w.cond("Failed")->message == "TFJob d has failed because it was active longer than specified deadline");
+  CHECK(w.cond("Failed")->message == "Job d has failed because it was active longer than specified deadline");
   CHECK(p.delete_pods == std::vector<std::string>{"d-worker-0"});
   CHECK(p.delete_services == std::vector<std::string>{"d-worker-0"});
 }

@@ -1,5 +1,5 @@
 // Changing a job that exists, as a user does it, against the fake API server's operator
-// (the same rules, api/operator.hpp, as the real node's controller stand-in): suspend
+// (the same reconcile, tests/support/operator/, as the real node's controller stand-in): suspend
 // (pods deleted, the job kept, Suspended), resume (pods recreated, Suspended False,
 // Running again), submit --suspend, scale --workers where enableDynamicWorker allows it,
 // and each refusal with its reason.

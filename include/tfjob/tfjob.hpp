@@ -6,23 +6,23 @@
 
 // api/: pure TFJob model (no I/O)
 #include <tfjob/api/types.hpp>
-#include <tfjob/api/resource.hpp>
 #include <tfjob/api/manifest.hpp>
+#include <tfjob/api/schema.hpp>
 #include <tfjob/api/defaults.hpp>
 #include <tfjob/api/validation.hpp>
 #include <tfjob/api/quantity.hpp>
 #include <tfjob/api/labels.hpp>
 #include <tfjob/api/tf_config.hpp>
-#include <tfjob/api/operator.hpp>
 #include <tfjob/api/builder.hpp>
 #include <tfjob/api/findings.hpp>
-#include <tfjob/api/explain_rules.hpp>
+#include <tfjob/api/operator_rules.hpp>
 #include <tfjob/api/scheduling.hpp>
 #include <tfjob/api/cluster_words.hpp>
 #include <tfjob/api/lint.hpp>
 
 // kube/: generic Kubernetes client
 #include <tfjob/kube/resource.hpp>
+#include <tfjob/kube/tfjob_resource.hpp>
 #include <tfjob/kube/kube.hpp>
 
 // gpu/: probe report, verdict rules, gpu-check and top workflows
@@ -35,6 +35,7 @@
 #include <tfjob/local/runner.hpp>
 #include <tfjob/serving/serving.hpp>
 #include <tfjob/serving/preflight.hpp>
+#include <tfjob/serving/profile.hpp>
 #include <tfjob/serving/image.hpp>
 #include <tfjob/serving/tensorboard.hpp>
 #include <tfjob/serving/model_config.hpp>

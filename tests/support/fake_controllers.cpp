@@ -5,9 +5,8 @@
 // lock held; the kubelet's lock is taken inside it (never the other way round).
 #include <sstream>
 
-#include <tfjob/api/operator.hpp>
-
 #include "support/fake_server_impl.hpp"
+#include "support/operator/reconcile.hpp"
 
 namespace tfjob::test {
 
@@ -469,8 +468,9 @@ void FakeApiServer::Impl::reconcile_pods_locked() {
 }
 
 // ---- the training operator ------------------------------------------------------------
-// The rules are the SDK's (tfjob/api/operator.hpp), shared with the real-node controller
-// stand-in; this applies their plan to the store, playing the API server's defaulting of
+// The reconcile is the test operator's (support/operator/reconcile.hpp, on the SDK's
+// tfjob/api/operator_rules.hpp), shared with the real-node controller stand-in; this applies
+// its plan to the store, playing the API server's defaulting of
 // what the operator creates.
 
 namespace {

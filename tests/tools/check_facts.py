@@ -15,6 +15,9 @@
   state is that sum.
 - abm_version: variables.tf gives no default, terraform.tfvars.sample pre-fills one, and
   the Terraform README and the guide name that same version.
+- The edge sample (samples/terraform/abm-edge-gce): the same for its abm_version (its README
+  and docs/edge.md), and its cost from its README's prices (two VMs and their disks), as its
+  README and docs/edge.md state it.
 - The Terraform module: the anthos-samples commit main.tf pins is the one whose variables
   tests/data/terraform/anthos-bm-gcp-terraform.<commit>.variables records; every argument
   main.tf passes is one of them, and every required one is passed.
@@ -147,6 +150,28 @@ def main():
             check(f"`{v}`" in text or f"({v})" in text, f"{rel} names the pre-filled abm_version {v}")
             check("abm_version` has no default:" not in text, f"{rel} does not say the sample has no abm_version")
 
+    # ---- the edge sample (samples/terraform/abm-edge-gce, docs/edge.md) -------------------
+    edir = "samples/terraform/abm-edge-gce"
+    ereadme = read(src, f"{edir}/README.md")
+    evars = read(src, f"{edir}/variables.tf")
+    eguide = read(src, "docs/edge.md")
+    check(tf_default(evars, "abm_version") is None, "the edge sample's variables.tf gives abm_version no default")
+    esample = re.search(r'^abm_version\s*=\s*"([^"]+)"', read(src, f"{edir}/terraform.tfvars.sample"), re.M)
+    check(esample is not None, "the edge sample's terraform.tfvars.sample pre-fills abm_version")
+    if esample:
+        for rel, text in ((f"{edir}/README.md", ereadme), ("docs/edge.md", eguide)):
+            check(f"`{esample.group(1)}`" in text or f"**{esample.group(1)}**" in text, f"{rel} names the pre-filled abm_version {esample.group(1)}")
+    m = re.search(r"each (n1-standard-2) about \$([\d.]+)/hour", ereadme)
+    d = re.search(r"128 GB pd-ssd about \$([\d.]+)/month per VM", ereadme)
+    h = re.search(r"([\d]+) hours a month", ereadme)
+    check(m is not None and d is not None and h is not None, f"{edir}/README.md states its VM, disk and hours")
+    if m and d and h:
+        check(tf_default(evars, "machine_type") == m.group(1), "the edge sample's priced machine type is its default")
+        hourly = 2 * float(m.group(2)) + 2 * float(d.group(1)) / int(h.group(1))  # the admin workstation and the node
+        figure = f"{hourly:.2f}"
+        check(re.findall(r"about \*\*\$([\d.]+) an hour", ereadme) == [figure], f"{edir}/README.md states ${figure} an hour")
+        check(re.findall(r"~\$([\d]+) a day", ereadme) == [str(round(hourly * 24))], f"{edir}/README.md: ~${round(hourly * 24)} a day")
+        check(re.findall(r"costs\s+about\s+\*\*\$([\d.]+) an hour", eguide) == [figure], f"docs/edge.md states ${figure} an hour")
     # ---- the pinned Terraform module's variables ------------------------------------------
     main = read(src, f"{tfdir}/main.tf")
     pin = re.search(r'anthos-samples//anthos-bm-gcp-terraform\?ref=([0-9a-f]{40})"', main)

@@ -8,10 +8,9 @@
 set -euo pipefail
 plugin=$1 python=$2 crd=$3 out=$4
 here=$(cd "$(dirname "$0")" && pwd)
-if [ -z "$python" ]; then
-  echo "SKIP: no python3 with jsonschema and yaml (apt-get install python3-jsonschema python3-yaml)"
-  exit 77
-fi
+. "$here/../support/skip.sh"
+[ -n "$python" ] || tfjob_skip python-judge "no python3 with jsonschema and yaml when CMake configured" \
+  "apt-get install python3-jsonschema python3-yaml (scripts/install-deps.sh), then reconfigure"
 rm -rf "$out" && mkdir -p "$out/broken"
 emit() {  # emit FILE ARGS...
   local f=$1; shift

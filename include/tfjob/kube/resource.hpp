@@ -2,7 +2,7 @@
 /// \file The one thing the generic client knows about a resource type: where it lives.
 ///
 /// Specialise `resource_traits<T>` for each type `Api<T>` serves (kube-rs `Resource`,
-/// client-go's GroupVersionResource). Example: `tfjob/api/resource.hpp` for `TFJob`.
+/// client-go's GroupVersionResource). Example: `tfjob/kube/tfjob_resource.hpp` for `TFJob`.
 
 namespace tfjob::kube {
 

@@ -1,23 +1,28 @@
 #pragma once
-/// \file Watch as a state machine (kube-runtime watcher.rs, client-go Reflector):
-/// list -> watch from the list's resourceVersion with bookmarks -> on a dropped stream resume
-/// from the last version seen -> on 410 Gone relist and replay only the difference. A cache
-/// of what the caller has been told (name -> uid/resourceVersion) guarantees no event is
-/// lost or delivered twice across reconnects and relists.
+/// \file Watch as a state machine (kube-runtime watcher.rs, client-go Reflector): states
+/// list -> watch from the list's resourceVersion with bookmarks -> on a dropped stream watch
+/// again from the last version seen -> on 410 Gone relist and replay only the difference,
+/// with back_off between a watch that brought nothing or failed and the next one
+/// (WatchState, watch_transition: the table; Watcher::step: one step). A cache of what the
+/// caller has been told (name -> uid/resourceVersion) guarantees no event is lost or
+/// delivered twice across reconnects and relists.
 
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/input.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/client.hpp>
+#include <tfjob/kube/pager.hpp>
 #include <tfjob/kube/request.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <map>
 #include <optional>
 #include <random>  // jitter of the backoff
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -103,6 +108,52 @@ struct WatchBackoff {
   std::chrono::milliseconds reset_after{120000};
 };
 
+/// Where a watcher is (kube-runtime watcher.rs `State`; client-go's Reflector ListAndWatch).
+enum class WatchState {
+  list,      ///< the first list: every object (as ADDED), then the caller's picture is whole
+  watch,     ///< a watch open from the last resourceVersion seen
+  relist,    ///< after 410 Gone: list again and deliver only what changed meanwhile
+  back_off,  ///< a pause before the next watch or relist
+  done,      ///< the callback said stop, `cancel` was raised, or the deadline passed
+};
+
+/// How one step of a watcher ended.
+enum class WatchEnd {
+  listed,   ///< a list (first or again) was delivered
+  stopped,  ///< the callback returned false, `cancel` was raised, or the deadline passed
+  closed,   ///< the server ended the watch without an error
+  gone,     ///< 410 Gone (the answer, or an ERROR event in the stream): the version is too old
+  failed,   ///< the connection broke, or the server answered 5xx or 429
+  paused,   ///< a back-off pause is over
+};
+
+/// Which pause leads into WatchState::back_off.
+enum class WatchPause {
+  none,
+  quiet,    ///< the watch brought no event: client-go's reflector backoff (WatchBackoff)
+  failure,  ///< the watch failed: 200 ms doubling per failure in a row, up to 6.4 s
+};
+
+/// One row of the watcher's transition table.
+struct WatchTransition {
+  WatchState next = WatchState::done;
+  WatchPause pause = WatchPause::none;   ///< when `next` is back_off: which pause
+  WatchState after = WatchState::watch;  ///< when `next` is back_off: where the pause leads
+};
+
+/// The watcher's transitions (pure; `had_events`: the watch that ended brought an ADDED,
+/// MODIFIED or DELETED event; `after`: where the current pause leads):
+/// - list, relist --listed--> watch
+/// - watch --closed--> watch when it brought events, else back_off (quiet), then watch
+/// - watch --gone--> relist when it brought events, else back_off (quiet), then relist
+/// - watch --failed--> back_off (failure), then watch
+/// - back_off --paused--> `after`
+/// - any --stopped--> done (and any pair a state cannot end with)
+WatchTransition watch_transition(WatchState from, WatchEnd how, bool had_events, WatchState after = WatchState::watch);
+
+/// "list", "watch", "relist", "back_off", "done" (for -v logs and test names).
+const char* to_string(WatchState s);
+
 namespace detail {
 
 /// What a watcher remembers of an object it has told the caller about.
@@ -127,15 +178,30 @@ void watch_check_shape(const ResourceInfo& res, const nlohmann::json& o, const s
 /// "namespace/name" of an object from the server.
 std::string watch_key_of(const ResourceInfo& res, const nlohmann::json& o, const std::string& where);
 
-/// A watcher's (re)list: every page of the collection (following `continue`, starting over
-/// when the token expired) into `fresh`, and the list's resourceVersion into `list_rv`.
-/// Returns false when cancelled.
+/// One item of a watcher's list, checked as watch_check_shape does, with its key, uid and
+/// resourceVersion.
+struct WatchListed {
+  std::string key, uid, rv;
+  nlohmann::json& object;
+};
+
+/// A watcher's (re)list: the collection page by page (kube::list_pages), each item handed to
+/// `on_item` as its page arrives (the list's resourceVersion into `list_rv` first). A list
+/// that fails (the connection, a 5xx or 429: an API server restarting) starts over after a
+/// pause, up to `max_failures` times in a row; `on_pass` is told each time a pass begins.
+/// Returns false when cancelled or `on_item` returned false; `whole` says whether every
+/// item of the list was handed over (so when `on_item` stopped at the very last one).
 bool watch_list_all(Client& client, const RequestBuilder& rb, const WatchParams& params, int max_failures,
-                    const StreamOptions& opts, std::map<std::string, WatchKnown>& fresh, std::string& list_rv);
+                    const StreamOptions& opts, const std::function<void()>& on_pass,
+                    const std::function<bool(WatchListed&)>& on_item, std::string& list_rv, bool& whole);
 
 }  // namespace detail
 
 /// Watches one collection. Usually reached through `Api<T>::watch`.
+///
+/// An explicit state machine (kube-runtime watcher.rs: one state enum, one step function):
+/// `run` steps from state to state (WatchState) until done; each step runs what its state
+/// does once (list, open one watch, pause) and `watch_transition` says where it leads.
 template <class T>
 class Watcher {
  public:
@@ -151,89 +217,144 @@ class Watcher {
   /// --request-timeout).
   void run(const Callback& cb, const StreamOptions& opts = {}) {
     stopped_ = false;
-    if (rv_.empty()) {
-      if (!relist(cb, opts)) return;
-    }
-    int failures = 0;
-    while (!stopped_ && !(opts.cancel && opts.cancel->load()) && !past(opts)) {
-      bool progress = false;
-      bool gone = false;
-      LineSplitter lines;
-      lines.max_line = limits::max_watch_line_bytes;
-      ++stats_.connections;
-      std::string error_text;
-      events_ = 0;
-      try {
-        Request req = rb_.watch(params_, rv_);
-        client_.stream(
-            req,
-            [&](std::string_view data) {
-              return lines.feed(data, [&](std::string_view line) {
-                if (line.empty()) return true;
-                progress = true;
-                return handle_line(line, cb, gone);
-              });
-            },
-            opts);
-      } catch (const api_error& e) {
-        if (e.is_gone()) {
-          gone = true;
-        } else if (e.code() >= 500 || e.code() == 429) {
-          error_text = e.what();
-        } else {
-          throw;
-        }
-      } catch (const auth_error&) {
-        throw;
-      } catch (const transport_error& e) {
-        error_text = e.what();
-      }
-      if (stopped_ || (opts.cancel && opts.cancel->load()) || past(opts)) return;
-      if (events_ > 0) quiet_ = 0;
-      if (gone) {
-        // The version we hold is too old: relist and replay only the difference (after a
-        // pause when this watch brought nothing: a server answering 410 at once each time).
-        if (events_ == 0) back_off(opts);
-        if (stopped_ || (opts.cancel && opts.cancel->load()) || past(opts)) return;
-        if (!relist(cb, opts)) return;
-        failures = 0;
-        continue;
-      }
-      if (!error_text.empty()) {
-        failures = progress ? 1 : failures + 1;
-        if (failures > max_failures)
-          throw transport_error(rb_.resource().qualified() + " watch failed " + std::to_string(failures) +
-                                " times in a row; last error: " + error_text);
-        sleep(std::chrono::milliseconds(100) * (1 << std::min(failures, 6)), opts);
-      } else {
-        failures = 0;
-        if (events_ == 0) back_off(opts);  // an end that brought no event
-      }
-      ++stats_.resumes;
-    }
+    failures_ = 0;
+    state_ = rv_.empty() ? WatchState::list : WatchState::watch;
+    while (state_ != WatchState::done) step(cb, opts);
   }
 
   /// Pacing of re-opened watches that brought no event (client-go's reflector defaults).
   WatchBackoff backoff;
   /// Called with each such wait before it is slept (tests, -v logs).
   std::function<void(std::chrono::milliseconds)> on_backoff;
+  /// What the watcher remembers of each object it told the caller about, to tell its
+  /// DELETED should a relist find it gone (unset: the whole object). A caller that needs
+  /// less (the metadata and status of a table row) keeps memory small over many objects.
+  std::function<nlohmann::json(const nlohmann::json&)> keep;
   /// Called once each (re)list has been delivered: the caller's picture is whole now
   /// (client-go's HasSynced), e.g. to tell "no pods yet" from "not listed yet".
   std::function<void()> on_synced;
+  /// Called after each step with the state it ran in, how it ended and the next state
+  /// (tests, -v logs).
+  std::function<void(WatchState, WatchEnd, WatchState)> on_step;
 
   /// The last resourceVersion seen (from an event, a bookmark or a list).
   const std::string& resource_version() const { return rv_; }
   const WatchStats& stats() const { return stats_; }
+  /// Where the watcher is (done once `run` has returned).
+  WatchState state() const { return state_; }
   int max_failures = 8;
 
  private:
   using Known = detail::WatchKnown;
 
+  /// Runs the current state once and moves on (watcher.rs `step`).
+  void step(const Callback& cb, const StreamOptions& opts) {
+    const WatchState from = state_;
+    WatchEnd how = WatchEnd::stopped;
+    switch (from) {
+      case WatchState::list:
+      case WatchState::relist: how = list_step(cb, opts); break;
+      case WatchState::watch: how = watch_step(cb, opts); break;
+      case WatchState::back_off: how = pause_step(opts); break;
+      case WatchState::done: return;
+    }
+    account(from, how);
+    const WatchTransition t = watch_transition(from, how, events_ > 0, after_);
+    if (t.next == WatchState::back_off) {
+      after_ = t.after;
+      pause_ = t.pause == WatchPause::quiet ? quiet_pause() : failure_pause();
+    }
+    state_ = t.next;
+    if (on_step) on_step(from, how, state_);
+  }
+
+  /// list, relist: everything, then tell the caller what changed since what it knows.
+  WatchEnd list_step(const Callback& cb, const StreamOptions& opts) {
+    return relist(cb, opts) ? WatchEnd::listed : WatchEnd::stopped;
+  }
+
+  /// watch: one watch from the last version seen, its events delivered, until it ends.
+  WatchEnd watch_step(const Callback& cb, const StreamOptions& opts) {
+    if (should_stop(opts)) return WatchEnd::stopped;
+    bool gone = false;
+    progress_ = false;
+    LineSplitter lines;
+    lines.max_line = limits::max_watch_line_bytes;
+    ++stats_.connections;
+    std::string error_text;
+    events_ = 0;
+    try {
+      Request req = rb_.watch(params_, rv_);
+      client_.stream(
+          req,
+          [&](std::string_view data) {
+            return lines.feed(data, [&](std::string_view line) {
+              if (line.empty()) return true;
+              progress_ = true;
+              return handle_line(line, cb, gone);
+            });
+          },
+          opts);
+    } catch (const api_error& e) {
+      if (e.is_gone()) {
+        gone = true;
+      } else if (e.code() >= 500 || e.code() == 429) {
+        error_text = e.what();
+      } else {
+        throw;
+      }
+    } catch (const auth_error&) {
+      throw;
+    } catch (const transport_error& e) {
+      error_text = e.what();
+    }
+    if (should_stop(opts)) return WatchEnd::stopped;
+    if (gone) return WatchEnd::gone;
+    if (!error_text.empty()) {
+      last_error_ = std::move(error_text);
+      return WatchEnd::failed;
+    }
+    return WatchEnd::closed;
+  }
+
+  /// back_off: sleep the pause the transition chose.
+  WatchEnd pause_step(const StreamOptions& opts) {
+    sleep(pause_, opts);
+    return should_stop(opts) ? WatchEnd::stopped : WatchEnd::paused;
+  }
+
+  /// What a step's end changes in the counts: failures in a row (too many throws), quiet
+  /// watches in a row (the quiet pause grows), resumes.
+  void account(WatchState from, WatchEnd how) {
+    if (how == WatchEnd::listed) failures_ = 0;
+    if (from != WatchState::watch || how == WatchEnd::stopped) return;
+    if (events_ > 0) quiet_ = 0;
+    if (how == WatchEnd::failed) {
+      failures_ = progress_ ? 1 : failures_ + 1;
+      if (failures_ > max_failures)
+        throw transport_error(rb_.resource().qualified() + " watch failed " + std::to_string(failures_) +
+                              " times in a row; last error: " + last_error_);
+    } else if (how == WatchEnd::closed) {
+      failures_ = 0;
+    }
+    if (how != WatchEnd::gone) ++stats_.resumes;
+  }
+
+  bool should_stop(const StreamOptions& opts) const {
+    return stopped_ || (opts.cancel && opts.cancel->load()) || past(opts);
+  }
+
   static bool past(const StreamOptions& opts) {
     return opts.deadline != std::chrono::steady_clock::time_point::max() && std::chrono::steady_clock::now() >= opts.deadline;
   }
 
-  void back_off(const StreamOptions& opts) {
+  /// The pause after a watch that failed: 200 ms doubling per failure in a row, up to 6.4 s.
+  std::chrono::milliseconds failure_pause() const {
+    return std::chrono::milliseconds(100) * (1 << std::min(failures_, 6));
+  }
+
+  /// The pause after a watch that brought no event (client-go's reflector backoff).
+  std::chrono::milliseconds quiet_pause() {
     auto now = std::chrono::steady_clock::now();
     if (quiet_ > 0 && now - last_backoff_ > backoff.reset_after) quiet_ = 0;
     auto d = backoff.initial * (1LL << std::min(quiet_, 20));
@@ -244,7 +365,7 @@ class Watcher {
     ++stats_.empty_ends;
     last_backoff_ = now;
     if (on_backoff) on_backoff(wait);
-    sleep(wait, opts);
+    return wait;
   }
 
   /// A string field of an object from the server; absent = "", another type is an error
@@ -332,50 +453,72 @@ class Watcher {
     EventType t = *type;
     // A MODIFIED for something we have not announced is an ADDED to the caller, and vice versa.
     if (listed_) t = (it == known_.end() || it->second.uid != uid) ? EventType::added : EventType::modified;
-    known_[key] = Known{uid, rv, obj};
+    known_[key] = Known{uid, rv, kept(obj)};
     return deliver(cb, t, obj);
   }
 
-  /// List everything (following `continue`) and tell the caller what changed since the
-  /// last state it knows: ADDED, MODIFIED, DELETED. Returns false when the caller stopped.
+  /// List everything, page by page, and tell the caller what changed since the last state
+  /// it knows: ADDED and MODIFIED as each page arrives, then DELETED for what the list no
+  /// longer has. Returns false when the caller stopped.
   bool relist(const Callback& cb, const StreamOptions& opts) {
     ++stats_.lists;
-    std::map<std::string, Known> fresh;
+    std::set<std::string> listed;  // keys only: the objects go to the caller page by page
     std::string list_rv;
-    if (!detail::watch_list_all(client_, rb_, params_, max_failures, opts, fresh, list_rv)) return false;
+    auto on_item = [&](detail::WatchListed& l) {
+      listed.insert(l.key);
+      if (listed.size() > limits::max_list_objects)
+        throw parse_error(rb_.resource().qualified() + " list: more than " + std::to_string(limits::max_list_objects) +
+                          " objects (the bound on objects in one list); narrow it with a label selector or a namespace");
+      return replay_one(cb, l);
+    };
+    bool whole = false;
+    // Stopped by the caller: resume from this list only when nothing of it is left to tell
+    // (every item handed over, nothing gone untold); else the next run lists again, and what
+    // the caller already has is not told twice (known_).
+    auto stopped = [&] {
+      if (whole && std::all_of(known_.begin(), known_.end(), [&](const auto& k) { return listed.count(k.first) > 0; })) {
+        rv_ = list_rv;
+        listed_ = true;
+      }
+      return false;
+    };
+    if (!detail::watch_list_all(client_, rb_, params_, max_failures, opts, [&] { listed.clear(); }, on_item, list_rv, whole))
+      return stopped();
+    // deletions: objects the caller knows that the list no longer has
+    for (auto it = known_.begin(); it != known_.end();) {
+      if (listed.count(it->first)) {
+        ++it;
+        continue;
+      }
+      nlohmann::json last = std::move(it->second.object);
+      it = known_.erase(it);
+      if (!deliver(cb, EventType::deleted, last)) return stopped();
+    }
     rv_ = list_rv;
-    if (!replay(cb, fresh)) return false;
     listed_ = true;
     if (on_synced) on_synced();
     return true;
   }
 
-  /// Tell the caller how a fresh list differs from what it knows. Returns false when the
-  /// caller stopped.
-  bool replay(const Callback& cb, const std::map<std::string, Known>& fresh) {
-    // Deletions first (objects the caller knows that are gone), then additions/changes.
-    for (auto it = known_.begin(); it != known_.end();) {
-      auto f = fresh.find(it->first);
-      if (f == fresh.end() || f->second.uid != it->second.uid) {
-        nlohmann::json last = it->second.object;
-        it = known_.erase(it);
-        if (!deliver(cb, EventType::deleted, last)) return false;
-      } else {
-        ++it;
-      }
+  /// Tell the caller how one listed object differs from what it knows: ADDED when new (a
+  /// DELETED first for an object of that name with another uid), MODIFIED when its version
+  /// moved, nothing when the caller has it. Returns false when the caller stopped.
+  bool replay_one(const Callback& cb, detail::WatchListed& l) {
+    auto it = known_.find(l.key);
+    if (it != known_.end() && it->second.uid != l.uid) {  // deleted and made again meanwhile
+      nlohmann::json last = std::move(it->second.object);
+      known_.erase(it);
+      if (!deliver(cb, EventType::deleted, last)) return false;
+      it = known_.end();
     }
-    for (const auto& [k, v] : fresh) {
-      auto it = known_.find(k);
-      if (it == known_.end()) {
-        known_[k] = v;
-        if (!deliver(cb, EventType::added, v.object)) return false;
-      } else if (it->second.rv != v.rv) {
-        it->second = v;
-        if (!deliver(cb, EventType::modified, v.object)) return false;
-      }
-    }
-    return true;
+    if (it != known_.end() && it->second.rv == l.rv) return true;
+    const EventType t = it == known_.end() ? EventType::added : EventType::modified;
+    known_[l.key] = Known{l.uid, l.rv, kept(l.object)};
+    return deliver(cb, t, l.object);
   }
+
+  /// What the watcher keeps of an object to tell its deletion later (`keep`, else all of it).
+  nlohmann::json kept(const nlohmann::json& obj) const { return keep ? keep(obj) : obj; }
 
   static void sleep(std::chrono::milliseconds d, const StreamOptions& opts) { kube::sleep_for(d, opts.cancel, opts.deadline); }
 
@@ -387,7 +530,13 @@ class Watcher {
   bool listed_ = false;
   bool stopped_ = false;
   WatchStats stats_;
+  WatchState state_ = WatchState::list;
+  WatchState after_ = WatchState::watch;  ///< where the pause of back_off leads
+  std::chrono::milliseconds pause_{0};    ///< the pause back_off sleeps
   int events_ = 0;  ///< ADDED/MODIFIED/DELETED events of the current watch (not bookmarks)
+  bool progress_ = false;  ///< the current watch brought a line
+  int failures_ = 0;  ///< watches in a row that failed without progress
+  std::string last_error_;
   int quiet_ = 0;   ///< watches in a row that ended without an event
   std::chrono::steady_clock::time_point last_backoff_{};
   std::minstd_rand rng_{std::random_device{}()};
@@ -413,6 +562,41 @@ TFJOB_INLINE std::optional<EventType> parse_event_type(std::string_view s) {
   for (EventType t : {EventType::added, EventType::modified, EventType::deleted, EventType::bookmark, EventType::error})
     if (s == std::string_view(to_string(t))) return t;
   return std::nullopt;
+}
+
+TFJOB_INLINE WatchTransition watch_transition(WatchState from, WatchEnd how, bool had_events, WatchState after) {
+  using S = WatchState;
+  using E = WatchEnd;
+  if (how == E::stopped) return {S::done};
+  switch (from) {
+    case S::list:
+    case S::relist:
+      if (how == E::listed) return {S::watch};
+      break;
+    case S::watch:
+      // a watch that brought nothing is re-opened (or relisted) only after a pause, so a
+      // server that ends every watch at once is not hammered (client-go reflector.go)
+      if (how == E::closed) return had_events ? WatchTransition{S::watch} : WatchTransition{S::back_off, WatchPause::quiet, S::watch};
+      if (how == E::gone) return had_events ? WatchTransition{S::relist} : WatchTransition{S::back_off, WatchPause::quiet, S::relist};
+      if (how == E::failed) return {S::back_off, WatchPause::failure, S::watch};
+      break;
+    case S::back_off:
+      if (how == E::paused) return {after};
+      break;
+    case S::done: break;
+  }
+  return {S::done};
+}
+
+TFJOB_INLINE const char* to_string(WatchState s) {
+  switch (s) {
+    case WatchState::list: return "list";
+    case WatchState::watch: return "watch";
+    case WatchState::relist: return "relist";
+    case WatchState::back_off: return "back_off";
+    case WatchState::done: return "done";
+  }
+  return "unknown";
 }
 
 TFJOB_INLINE void LineSplitter::reset() { partial_.clear(); }
@@ -479,67 +663,53 @@ TFJOB_INLINE std::string watch_key_of(const ResourceInfo& res, const nlohmann::j
   return watch_field(res, md, "metadata.", "namespace", where) + "/" + watch_field(res, md, "metadata.", "name", where);
 }
 
-/// One page of a watcher's list: its items (given apiVersion and kind when they lack them)
-/// into `fresh` by "namespace/name", each checked as watch_check_shape does.
-TFJOB_INLINE void watch_take_page(const ResourceInfo& res, nlohmann::json& page, std::map<std::string, WatchKnown>& fresh) {
-  if (!page.is_object())
-    throw parse_error(res.qualified() + " list: the server's answer is " +
-                      tfjob::detail::describe_json_type(page) + ", not a list object; the answer has the wrong shape");
-  auto items = page.find("items");
-  if (items != page.end() && !items->is_null() && !items->is_array())
-    throw parse_error(res.qualified() + " list: items is " + tfjob::detail::describe_json_type(*items) +
-                      ", not a list; the server's answer has the wrong shape");
-  if (items != page.end() && items->is_array()) {
-    std::size_t index = 0;
-    for (auto& item : *items) {
-      std::string where = "list item " + std::to_string(index++);
-      watch_check_shape(res, item, where);
-      const auto& imd = watch_metadata_of(res, item, where);
-      std::string k = watch_key_of(res, item, where);
-      std::string uid = watch_field(res, imd, "metadata.", "uid", where),
-                  irv = watch_field(res, imd, "metadata.", "resourceVersion", where);
-      if (!item.contains("apiVersion") || !item.contains("kind")) {
-        item["apiVersion"] = res.api_version();
-        item["kind"] = res.kind;
-      }
-      fresh[k] = WatchKnown{uid, irv, item};
-    }
-  }
-  if (fresh.size() > limits::max_list_objects)
-    throw parse_error(res.qualified() + " list: more than " + std::to_string(limits::max_list_objects) +
-                      " objects (the bound on objects in one list); narrow it with a label selector or a namespace");
-}
-
 TFJOB_INLINE bool watch_list_all(Client& client, const RequestBuilder& rb, const WatchParams& params, int max_failures,
-                                 const StreamOptions& opts, std::map<std::string, WatchKnown>& fresh, std::string& list_rv) {
+                                 const StreamOptions& opts, const std::function<void()>& on_pass,
+                                 const std::function<bool(WatchListed&)>& on_item, std::string& list_rv, bool& whole) {
+  const ResourceInfo& res = rb.resource();
+  whole = false;
   ListParams lp;
   lp.label_selector = params.label_selector;
   lp.field_selector = params.field_selector;
-  lp.limit = 500;
   int failures = 0;
   for (;;) {
-    nlohmann::json page;
+    bool stopped = false;
+    on_pass();
     try {
-      page = client.request_json(rb.list(lp));
+      std::size_t index = 0;
+      kube::list_pages(client, rb, lp, [&](ListPage& page) {
+        if (page.index == 0) list_rv = page.resource_version;
+        for (std::size_t i = 0; i < page.items.size(); ++i) {
+          auto& item = page.items[i];
+          const std::string where = "list item " + std::to_string(index++);
+          watch_check_shape(res, item, where);
+          const auto& imd = watch_metadata_of(res, item, where);
+          WatchListed l{watch_key_of(res, item, where), watch_field(res, imd, "metadata.", "uid", where),
+                        watch_field(res, imd, "metadata.", "resourceVersion", where), item};
+          if (!on_item(l)) {
+            stopped = true;
+            whole = page.continue_token.empty() && i + 1 == page.items.size();
+            return false;
+          }
+        }
+        return true;
+      });
+      if (!stopped) whole = true;
+      return !stopped;
     } catch (const api_error& e) {
-      if (e.is_gone() && !lp.continue_token.empty()) {  // continue token expired: start over
-        fresh.clear();
-        lp.continue_token.clear();
-        continue;
-      }
+      // an API server restarting answers 5xx (or 429) for a while: list again after a pause
+      if (e.code() < 500 && e.code() != 429) throw;
+      if (++failures > max_failures) throw;
+    } catch (const auth_error&) {
       throw;
     } catch (const transport_error&) {
       if (++failures > max_failures) throw;
-      kube::sleep_for(std::chrono::milliseconds(200) * failures, opts.cancel, opts.deadline);
-      if (opts.cancel && opts.cancel->load()) return false;
-      continue;
     }
-    watch_take_page(rb.resource(), page, fresh);
-    const auto& md = watch_metadata_of(rb.resource(), page, "list");
-    if (lp.continue_token.empty()) list_rv = watch_field(rb.resource(), md, "metadata.", "resourceVersion", "list");
-    std::string cont = watch_field(rb.resource(), md, "metadata.", "continue", "list");
-    if (cont.empty()) return true;
-    lp.continue_token = cont;
+    // the watch's own pacing of failures (Watcher::run): 200 ms doubling to 6.4 s
+    kube::sleep_for(std::chrono::milliseconds(100) * (1 << std::min(failures, 6)), opts.cancel, opts.deadline);
+    if (opts.cancel && opts.cancel->load()) return false;
+    if (opts.deadline != std::chrono::steady_clock::time_point::max() && std::chrono::steady_clock::now() >= opts.deadline)
+      return false;
   }
 }
 

@@ -3,12 +3,12 @@
 /// restart policies, backoffLimit, activeDeadlineSeconds, success and failure. Pure: the
 /// runner feeds it exits and asks what to do.
 ///
-/// Mirrors kubeflow/training-operator v1.9: `pkg/controller.v1/tensorflow/tfjob_controller.go`
-/// (UpdateJobStatus: success by chief/master, else worker 0 or AllWorkers; any failed
-/// replica fails the job), `pkg/controller.v1/common/job.go` (backoff limit, deadline;
-/// messages and reasons), `pkg/util/train/train_util.go` (IsRetryableExitCode: >= 128).
+/// The operator's rules are the SDK's, each written once (tfjob/api/operator_rules.hpp, with
+/// their kubeflow/training-operator v1.9 sources): which exits come back (ReconcilePods,
+/// IsRetryableExitCode), backoffLimit (PastBackoffLimit), who decides success
+/// (UpdateJobStatus), and the conditions' words.
 
-#include <tfjob/api/operator.hpp>
+#include <tfjob/api/operator_rules.hpp>
 #include <tfjob/api/types.hpp>
 #include <tfjob/detail/compiled.hpp>
 
@@ -25,10 +25,6 @@ enum class exit_action {
   restart,    ///< start it again (same TF_CONFIG, same port)
   failed,     ///< failed for good
 };
-
-/// The operator's rule (api/operator.hpp): exit codes >= 128 are retryable under
-/// `restartPolicy: ExitCode`; 1-127 are permanent errors.
-using op::is_retryable_exit_code;
 
 /// The decision for one exit under one restart policy.
 ///
@@ -89,10 +85,10 @@ class JobTracker {
 
   void finish(const std::string& state, const std::string& reason, const std::string& message);
 
-  std::string namespace_, name_, success_policy_;
+  std::string namespace_, name_;
+  rules::SuccessRule success_;
   std::optional<std::int32_t> backoff_limit_;
   std::optional<std::int64_t> active_deadline_;
-  bool has_chief_ = false;
   std::vector<ReplicaState> replicas_;
   int total_restarts_ = 0;
   std::string state_, reason_, message_, restarting_message_;
@@ -105,11 +101,7 @@ namespace tfjob::local {
 
 TFJOB_INLINE exit_action action_for_exit(const std::string& restart_policy, int exit_code) {
   if (exit_code == 0) return exit_action::succeeded;
-  if (restart_policy == restart_policy::OnFailure || restart_policy == restart_policy::Always)
-    return exit_action::restart;
-  if (restart_policy == restart_policy::ExitCode)
-    return is_retryable_exit_code(exit_code) ? exit_action::restart : exit_action::failed;
-  return exit_action::failed;  // Never (the default)
+  return rules::restarts_after_failure(restart_policy, exit_code) ? exit_action::restart : exit_action::failed;
 }
 
 TFJOB_INLINE std::string short_name(const std::string& type, int index) {
@@ -121,7 +113,7 @@ TFJOB_INLINE std::string ReplicaState::name() const { return short_name(type, in
 TFJOB_INLINE JobTracker::JobTracker(const TFJob& job)
     : namespace_(job.metadata.namespace_.empty() ? "default" : job.metadata.namespace_),
       name_(job.metadata.name),
-      success_policy_(job.spec.success_policy.value_or("")),
+      success_(rules::success_rule(job)),
       backoff_limit_(job.spec.run_policy.backoff_limit),
       active_deadline_(job.spec.run_policy.active_deadline_seconds) {
   for (const auto& [type, spec] : job.spec.tf_replica_specs) {
@@ -132,7 +124,6 @@ TFJOB_INLINE JobTracker::JobTracker(const TFJob& job)
       r.restart_policy = spec.restart_policy.empty() ? restart_policy::Never : spec.restart_policy;
       replicas_.push_back(r);
     }
-    if (is_chief_or_master(type)) has_chief_ = true;
   }
 }
 
@@ -160,17 +151,15 @@ TFJOB_INLINE exit_action JobTracker::on_exit(const std::string& type, int index,
     // restart when it is 0). The operator counts only OnFailure/Always restarts (the
     // kubelet's restartCount); the runner counts ExitCode restarts too, so a replica
     // that keeps being killed cannot loop forever.
-    if (backoff_limit_ && total_restarts_ + 1 >= std::max<std::int32_t>(*backoff_limit_, 1)) {
+    if (backoff_limit_ && rules::past_backoff_limit(total_restarts_ + 1, *backoff_limit_)) {
       r->phase = "Failed";
-      finish("Failed", "BackoffLimitExceeded",
-             "Job " + name_ + " has failed because it has reached the specified backoff limit");
+      finish("Failed", "BackoffLimitExceeded", rules::backoff_limit_message(name_));
       return exit_action::failed;
     }
     ++r->restarts;
     ++total_restarts_;
     r->phase = "Restarting";
-    restarting_message_ = "TFJob " + namespace_ + "/" + name_ + " is restarting because 1 " + type +
-                          " replica(s) failed.";
+    restarting_message_ = rules::restarting_message(name_, type);
     return a;
   }
   r->phase = a == exit_action::succeeded ? "Succeeded" : "Failed";
@@ -181,7 +170,7 @@ TFJOB_INLINE exit_action JobTracker::on_exit(const std::string& type, int index,
 TFJOB_INLINE bool JobTracker::check_deadline(std::chrono::steady_clock::duration active) {
   if (finished() || !active_deadline_) return false;
   if (active < std::chrono::seconds(*active_deadline_)) return false;
-  finish("Failed", "DeadlineExceeded", "Job " + name_ + " has failed because it was active longer than specified deadline");
+  finish("Failed", "DeadlineExceeded", rules::deadline_message(name_));
   return true;
 }
 
@@ -200,33 +189,34 @@ TFJOB_INLINE std::map<std::string, ReplicaStatus> JobTracker::replica_statuses()
   return out;
 }
 
-// tfjob_controller.go UpdateJobStatus, for the replica types that decide the outcome.
+// tfjob_controller.go UpdateJobStatus: any replica failed for good fails the job; the
+// deciding replicas (rules::SuccessRule) succeed it.
 TFJOB_INLINE void JobTracker::evaluate() {
-  int chief_expected = 0, workers = 0, workers_succeeded = 0;
-  bool worker0_succeeded = false;
-  std::map<std::string, int> failed;
+  struct Counts {
+    int replicas = 0, succeeded = 0, failed = 0;
+  };
+  std::map<std::string, Counts> by_type;
+  bool worker0_succeeded = false;  // IsWorker0Completed: exited 0 (a local replica's Succeeded)
   for (const auto& r : replicas_) {
-    if (r.phase == "Failed") ++failed[r.type];
-    if (is_chief_or_master(r.type) && r.phase != "Succeeded") ++chief_expected;
-    if (r.type == replica_type::Worker) {
-      ++workers;
-      if (r.phase == "Succeeded") {
-        ++workers_succeeded;
-        if (r.index == 0) worker0_succeeded = true;
-      }
+    auto& c = by_type[r.type];
+    ++c.replicas;
+    if (r.phase == "Failed") ++c.failed;
+    if (r.phase == "Succeeded") {
+      ++c.succeeded;
+      if (r.type == replica_type::Worker && r.index == 0) worker0_succeeded = true;
     }
   }
-  for (const auto& [type, n] : failed) {
-    if (n > 0) {
-      finish("Failed", "TFJobFailed", "TFJob " + namespace_ + "/" + name_ + " has failed because " +
-                                          std::to_string(n) + " " + type + " replica(s) failed.");
+  for (const auto& [type, c] : by_type) {
+    if (c.failed > 0) {
+      finish("Failed", rules::reason::failed, rules::replicas_failed_message(namespace_, name_, c.failed, type));
       return;
     }
   }
-  bool done = has_chief_ ? chief_expected == 0
-                         : (workers > 0 && (workers_succeeded == workers ||
-                                            (worker0_succeeded && success_policy_ != success_policy::AllWorkers)));
-  if (done) finish("Succeeded", "TFJobSucceeded", "TFJob " + namespace_ + "/" + name_ + " successfully completed.");
+  for (const auto& [type, c] : by_type)
+    if (success_.decides(type) && success_.met(c.replicas, c.succeeded, worker0_succeeded)) {
+      finish("Succeeded", rules::reason::succeeded, rules::succeeded_message(namespace_, name_));
+      return;
+    }
 }
 
 TFJOB_INLINE void JobTracker::finish(const std::string& state, const std::string& reason, const std::string& message) {

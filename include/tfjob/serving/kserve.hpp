@@ -373,11 +373,13 @@ TFJOB_INLINE nlohmann::json preflight_view(const nlohmann::json& isvc) {
 TFJOB_INLINE std::vector<std::pair<std::string, ServerInfo>> list(kube::Client& c, const std::string& ns) {
   kube::ListParams lp;
   lp.label_selector = std::string(keys::managed_by) + "=kubectl-tfjob";
-  auto items = c.request_json(kube::RequestBuilder(inference_services(), ns).list(lp));
+  nlohmann::json items = nlohmann::json::array();
+  kube::list_pages(c, kube::RequestBuilder(inference_services(), ns), lp, [&](kube::ListPage& page) {
+    for (auto& i : page.items) items.push_back(std::move(i));
+    return true;
+  });
   std::vector<std::pair<std::string, ServerInfo>> out;
-  auto it = items.is_object() ? items.find("items") : items.end();
-  if (it == items.end() || !it->is_array()) return out;
-  for (const auto& o : *it) {
+  for (const auto& o : items) {
     if (!o.is_object() || out.size() >= 10000) continue;
     const auto& meta = detail::obj_at(o, "metadata");
     const auto& pred = detail::obj_at(detail::obj_at(o, "spec"), "predictor");

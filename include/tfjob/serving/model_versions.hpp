@@ -4,7 +4,7 @@
 /// ConfigMap (TF Serving re-reads the file every --model_config_file_poll_wait_seconds, so
 /// no pod restarts), and wait until TF Serving answers the label with the new version.
 
-#include <tfjob/api/resource.hpp>  // TFJob and its resource_traits
+#include <tfjob/kube/tfjob_resource.hpp>  // TFJob and its resource_traits
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>

@@ -1,6 +1,6 @@
 #pragma once
 /// \file "Why is my job not done?" — a TFJob explained by the training operator v1.9's own
-/// rules (tfjob/api/explain_rules.hpp) from its spec, status, pods and events: what decides
+/// rules (tfjob/api/operator_rules.hpp) from its spec, status, pods and events: what decides
 /// success and who it still waits for, each restart and failure (exit code, whether the
 /// restart policy retries it, backoffLimit used, activeDeadlineSeconds left), why each
 /// Pending pod waits (scheduler, claim, image, quota, gang scheduler, Kueue), and for a
@@ -10,7 +10,7 @@
 /// from a cluster. Findings are `tfjob::Finding`s with stable codes (docs/explain.md).
 
 #include <tfjob/api/cluster_words.hpp>
-#include <tfjob/api/explain_rules.hpp>
+#include <tfjob/api/operator_rules.hpp>
 #include <tfjob/api/findings.hpp>
 #include <tfjob/api/labels.hpp>
 #include <tfjob/api/lint.hpp>
@@ -41,7 +41,7 @@ namespace tfjob::workflow {
 struct ExplainInput {
   nlohmann::json job;                                 ///< the TFJob as served (spec + status)
   std::vector<nlohmann::json> pods;                   ///< its pods (v1.Pod)
-  std::vector<nlohmann::json> events;                 ///< the namespace's events (v1.Event)
+  std::vector<nlohmann::json> events;                 ///< the job's, its pods', claims' and PodGroup's events (v1.Event)
   std::optional<std::vector<nlohmann::json>> nodes;   ///< every node, when readable
   std::map<std::string, nlohmann::json> claims;       ///< claims the job mounts, by name
   std::optional<nlohmann::json> namespace_object;     ///< the job's namespace, when readable
@@ -93,7 +93,8 @@ std::vector<std::string> quoted_lines(const std::string& text, int n);
 std::optional<ExplainInput> explain_input(const std::vector<nlohmann::json>& objects, const std::string& name = {});
 
 /// Read what `explain` needs from the cluster: the job (std::nullopt when absent), its pods,
-/// the namespace's events, nodes and the namespace (when readable), the claims it mounts, and
+/// their events and the job's (each object's by its field selector, never the namespace's),
+/// nodes (node_facts) and the namespace (when readable), the claims it mounts, and
 /// the last `log_lines` lines of each failed pod's `tensorflow` container.
 std::optional<ExplainInput> gather(kube::Client& c, const std::string& ns, const std::string& name, int log_lines = 10);
 
@@ -600,7 +601,7 @@ struct Explainer {
       if (rule.kind == rules::SuccessRule::Kind::chief) msg += ": the job Succeeds when it exits 0";
       if (rule.kind == rules::SuccessRule::Kind::worker0) msg += ": the job Succeeds when it exits 0 (successPolicy default)";
       if (rule.kind == rules::SuccessRule::Kind::all_workers) msg += " (successPolicy AllWorkers): the job Succeeds when the last Worker exits 0";
-      if (!rule.bystanders.empty()) msg += "; " + detail::join(rule.bystanders) + " do not decide it";
+      if (!rule.bystanders.empty()) msg += "; " + detail::join(rule.bystanders) + " replicas do not decide it";
       if (rule.success_policy_ignored) msg += "; successPolicy AllWorkers is ignored because the job has a " + rule.decider;
       msg += " (training operator v1.9 TFJob UpdateJobStatus)";
       info.push_back(finding(S::info, "SuccessDecidedBy", rule.decider, msg));
@@ -727,7 +728,13 @@ TFJOB_INLINE nlohmann::json to_json_value(const Explanation& x) {
 
 TFJOB_INLINE std::string render(const Explanation& x) {
   std::ostringstream o;
-  o << "TFJob " << x.namespace_ << "/" << x.name << ": " << (x.state.empty() ? "<no condition yet>" : x.state) << "\n";
+  // a saved manifest may name no namespace: say where such a job goes, not "TFJob /name"
+  if (x.namespace_.empty())
+    o << "TFJob " << x.name << " (no namespace in the manifest: it goes to the namespace it is submitted to, the context's, "
+      << "\"default\" unless the context names another)";
+  else
+    o << "TFJob " << x.namespace_ << "/" << x.name;
+  o << ": " << (x.state.empty() ? "<no condition yet>" : x.state) << "\n";
   for (const auto& f : x.findings) {
     o << "\n" << (f.severity == Finding::Severity::error ? "✗ " : f.severity == Finding::Severity::warning ? "! " : "- ")
       << f.message << "  [" << f.code << "]\n";
@@ -831,7 +838,7 @@ TFJOB_INLINE std::optional<ExplainInput> gather(kube::Client& c, const std::stri
   if (!job) return std::nullopt;
   in.job = *job;
   in.pods = job_pods(c, ns, name);
-  in.events = namespace_events(c, ns);
+  in.events = job_events(c, ns, in.job, in.pods);  // the job's and its pods', each by its selector
   auto optional_read = [](auto fn) {
     try {
       fn();
@@ -839,9 +846,10 @@ TFJOB_INLINE std::optional<ExplainInput> gather(kube::Client& c, const std::stri
       if (!e.is_forbidden()) throw;  // what a user may not read makes the explanation less precise, not wrong
     }
   };
-  optional_read([&] { in.nodes = list_items(c, resources::nodes(), ""); });
+  optional_read([&] { in.nodes = list_nodes(c); });
   optional_read([&] { in.namespace_object = get_opt(c, resources::namespaces(), "", ns); });
   in.queue = gather_queue_state(c, ns, in.job);
+  for (auto& e : queue_events(c, ns, in.queue)) in.events.push_back(std::move(e));
   const nlohmann::json specs = tfjob::detail::value_at(in.job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
   for (const auto& [t, rs] : specs.items())
     for (const auto& v : tfjob::detail::value_at(rs, "/template/spec/volumes"_json_pointer, nlohmann::json::array())) {
@@ -849,7 +857,13 @@ TFJOB_INLINE std::optional<ExplainInput> gather(kube::Client& c, const std::stri
       const std::string cn = tfjob::detail::value_at(v["persistentVolumeClaim"], "claimName", "");
       if (cn.empty() || in.claims.count(cn)) continue;
       optional_read([&] {
-        if (auto pvc = get_opt(c, resources::pvcs(), ns, cn)) in.claims[cn] = *pvc;
+        if (auto pvc = get_opt(c, resources::pvcs(), ns, cn)) {
+          // a claim not bound is explained by its own events
+          if (tfjob::detail::value_at(*pvc, "/status/phase"_json_pointer, std::string()) != "Bound")
+            for (auto& e : object_events(c, ns, "PersistentVolumeClaim", cn, tfjob::detail::str_at(*pvc, "/metadata/uid"_json_pointer)))
+              in.events.push_back(std::move(e));
+          in.claims[cn] = *pvc;
+        }
       });
     }
   if (log_lines > 0)

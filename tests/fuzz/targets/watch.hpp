@@ -5,7 +5,7 @@
 #include "common.hpp"
 #include "loopback.hpp"
 
-#include <tfjob/api/resource.hpp>
+#include <tfjob/kube/tfjob_resource.hpp>
 #include <tfjob/api/types.hpp>
 #include <tfjob/kube/api.hpp>
 

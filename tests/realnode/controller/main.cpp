@@ -1,6 +1,6 @@
 // tfjob-controller-standin: plays the Kubeflow training operator on a test cluster, with
-// the operator's rules from the SDK (tfjob/api/operator.hpp, the same rules the fake API
-// server's operator applies). It watches TFJobs and the pods and services the operator
+// the test operator's reconcile (tests/support/operator/, the same one the fake API server's
+// operator applies, on the SDK's tfjob/api/operator_rules.hpp). It watches TFJobs and the pods and services the operator
 // labels, reconciles each job that changed (or whose deadline or TTL is due), creates and
 // deletes pods and headless services, writes status through the status subresource and
 // records events. Cluster DNS for TF_CONFIG's host names is the node's (tests/realnode/
@@ -10,9 +10,10 @@
 //                            [--cluster-domain D]
 //
 // Ends cleanly (exit 0) on SIGTERM or SIGINT. See docs/realnode-controller.md.
-#include <tfjob/api/operator.hpp>
-#include <tfjob/api/resource.hpp>
+#include <tfjob/kube/tfjob_resource.hpp>
 #include <tfjob/kube/kube.hpp>
+
+#include "support/operator/reconcile.hpp"
 
 #include <pthread.h>
 #include <signal.h>  // sigwait, kill
@@ -136,8 +137,8 @@ class Controller {
     const auto jobs_ri = kube::resource_info<tfjob::TFJob>();
     std::vector<std::thread> watches;
     watches.emplace_back([&] { watch_into(kube::Api<kube::DynamicObject>(client_, jobs_ri, o_.namespace_), "", &Cache::jobs, cache_, "tfjobs"); });
-    watches.emplace_back([&] { watch_into(kube::Api<kube::Pod>(client_, o_.namespace_), sel, &Cache::pods, cache_, "pods"); });
-    watches.emplace_back([&] { watch_into(kube::Api<kube::Service>(client_, o_.namespace_), sel, &Cache::services, cache_, "services"); });
+    watches.emplace_back([&] { watch_into(kube::Api<tfjob::k8s::Pod>(client_, o_.namespace_), sel, &Cache::pods, cache_, "pods"); });
+    watches.emplace_back([&] { watch_into(kube::Api<tfjob::k8s::Service>(client_, o_.namespace_), sel, &Cache::services, cache_, "services"); });
     log("watching TFJobs in " + (o_.namespace_.empty() ? std::string("all namespaces") : "namespace " + o_.namespace_));
     while (!cache_.stop) {
       std::set<std::string> todo;
@@ -205,8 +206,8 @@ class Controller {
       return;
     }
     const op::Plan plan = op::reconcile(job, seen, unix_now(), opts_);
-    kube::Api<kube::Pod> pods(client_, ns);
-    kube::Api<kube::Service> services(client_, ns);
+    kube::Api<tfjob::k8s::Pod> pods(client_, ns);
+    kube::Api<tfjob::k8s::Service> services(client_, ns);
     for (const auto& name : plan.delete_pods) {
       if (pods.remove_opt(name)) log("deleted pod " + ns + "/" + name);
       std::lock_guard<std::mutex> lk(cache_.mu);
@@ -218,20 +219,20 @@ class Controller {
       if (services.remove_opt(name)) log("deleted service " + ns + "/" + name);
     for (const auto& p : plan.create_pods) {
       try {
-        kube::Pod made = pods.create(kube::Pod(p));
-        log("created pod " + ns + "/" + made.name());
+        const json made = pods.create(p.get<tfjob::k8s::Pod>());
+        log("created pod " + ns + "/" + key_of(made).substr(ns.size() + 1));
         std::lock_guard<std::mutex> lk(cache_.mu);
-        cache_.pods[key_of(made.json)] = made.json;
+        cache_.pods[key_of(made)] = made;
       } catch (const tfjob::api_error& e) {
         if (!e.is_already_exists()) throw;
       }
     }
     for (const auto& s : plan.create_services) {
       try {
-        kube::Service made = services.create(kube::Service(s));
-        log("created service " + ns + "/" + made.name());
+        const json made = services.create(s.get<tfjob::k8s::Service>());
+        log("created service " + ns + "/" + key_of(made).substr(ns.size() + 1));
         std::lock_guard<std::mutex> lk(cache_.mu);
-        cache_.services[key_of(made.json)] = made.json;
+        cache_.services[key_of(made)] = made;
       } catch (const tfjob::api_error& e) {
         if (!e.is_already_exists()) throw;
       }
@@ -283,7 +284,7 @@ class Controller {
                {"type", e.type}, {"reason", e.reason}, {"message", e.message},
                {"source", {{"component", "tfjob-controller"}}}, {"firstTimestamp", ts}, {"lastTimestamp", ts}, {"count", 1}};
     try {
-      kube::Api<kube::Event>(client_, job.metadata.namespace_).create(kube::Event(ev));
+      kube::Api<tfjob::k8s::Event>(client_, job.metadata.namespace_).create(ev.get<tfjob::k8s::Event>());
     } catch (const std::exception& ex) {
       log("cannot record event " + e.reason + " on TFJob " + job.metadata.name + ": " + ex.what());
     }

@@ -120,7 +120,7 @@ exited cj-worker-1 137
 # Running replaces that condition at once, so its event is what stays to be checked
 restart_event() {
   ka get events -n "$NS" --field-selector involvedObject.name=cj -o json |
-    jq -e --arg m "TFJob cj is restarting because Worker replica(s) failed." \
+    jq -e --arg m "job cj is restarting because Worker replica(s) failed." \
       '[.items[] | select(.reason == "TFJobRestarting" and .type == "Warning" and .message == $m)] | length > 0' >/dev/null
 }
 waitfor "the TFJobRestarting event" restart_event
@@ -191,7 +191,7 @@ spec:
 EOF
 ok P submit -f "$TMP/dj.yaml" -n "$NS"
 waitfor "Failed by the deadline" has_cond dj Failed
-[ "$(cond dj Failed)" = "True|TFJobFailed|TFJob dj has failed because it was active longer than specified deadline" ] || fail "deadline: $(cond dj Failed)"
+[ "$(cond dj Failed)" = "True|TFJobFailed|Job dj has failed because it was active longer than specified deadline" ] || fail "deadline: $(cond dj Failed)"
 waitfor "the pod deleted" pod_count dj 0
 job_gone() { ! ka get tfjob dj -n "$NS" >/dev/null 2>&1; }
 waitfor "the TFJob deleted after its TTL" job_gone

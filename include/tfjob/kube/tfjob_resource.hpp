@@ -1,5 +1,7 @@
 #pragma once
-/// \file Where TFJobs live in the API: `/apis/kubeflow.org/v1/namespaces/{ns}/tfjobs`.
+/// \file Where TFJobs live in the API: `/apis/kubeflow.org/v1/namespaces/{ns}/tfjobs`. The
+/// one place kube/ names a TFJob (the resource description `Api<TFJob>` needs, as kube/core.hpp
+/// holds those of the core kinds); the type itself is api/'s.
 
 #include <tfjob/api/types.hpp>
 #include <tfjob/kube/resource.hpp>

@@ -1,96 +1,26 @@
-#pragma once
-/// \file The training operator's rules for one TFJob, as one pure function: given the job
-/// and the pods and services it controls, what to create, what to delete, and the status
-/// to write. Shared by the fake API server's operator (tests/support/) and the real-node
-/// controller stand-in (tests/realnode/controller/); no I/O, the caller applies the plan.
-///
-/// Mirrors kubeflow/training-operator v1.9:
-/// - `pkg/controller.v1/common/job.go` ReconcileJobs (finished, suspend/resume,
-///   backoffLimit, activeDeadlineSeconds, ttlSecondsAfterFinished, cleanPodPolicy),
-/// - `pkg/controller.v1/tensorflow/tfjob_controller.go` (ReconcilePods, createNewPod,
-///   UpdateJobStatus, IsWorker0Completed, onOwnerCreateFunc),
-/// - `pkg/controller.v1/common/service.go` (ReconcileServices, CreateNewService),
-/// - `pkg/controller.v1/common/pod.go` (GetPodSlices, updateJobReplicaStatuses),
-/// - `pkg/util/status.go` (UpdateJobConditions, filterOutCondition),
-/// - `pkg/util/train/train_util.go` (IsRetryableExitCode).
-/// Pods and services are core/v1 objects kept as JSON, as in the rest of the SDK.
+// The training operator's reconcile (reconcile.hpp): the steps of v1.9's ReconcileJobs,
+// ReconcilePods, ReconcileServices and UpdateJobStatus over JSON pods and services. The
+// rules it shares with the SDK's product code come from tfjob/api/operator_rules.hpp.
+#include "support/operator/reconcile.hpp"
 
 #include <tfjob/api/defaults.hpp>
 #include <tfjob/api/labels.hpp>
+#include <tfjob/api/operator_rules.hpp>
 #include <tfjob/api/tf_config.hpp>
-#include <tfjob/api/types.hpp>
-#include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/detail/time.hpp>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
-#include <cstdint>
+#include <ctime>
 #include <limits>
 #include <map>
-#include <optional>
-#include <string>
-#include <vector>
 
 namespace tfjob::op {
 
-/// The operator's condition reasons: `commonutil.NewReason(TFJobKind, Job*Reason)`.
-namespace reason {
-inline constexpr const char* created = "TFJobCreated";
-inline constexpr const char* running = "TFJobRunning";
-inline constexpr const char* restarting = "TFJobRestarting";
-inline constexpr const char* succeeded = "TFJobSucceeded";
-inline constexpr const char* failed = "TFJobFailed";
-inline constexpr const char* suspended = "TFJobSuspended";
-inline constexpr const char* resumed = "TFJobResumed";
-}  // namespace reason
-
-/// `IsRetryableExitCode` (train_util.go, v1.9): 128 + a signal is retryable under
-/// `restartPolicy: ExitCode` (137 SIGKILL, 143 SIGTERM); 1-127 are permanent errors.
-bool is_retryable_exit_code(int code);
+namespace reason = tfjob::rules::reason;
 
 /// The operator's magic "no exit code seen" value (`var exitCode int32 = 0xbeef`).
-inline constexpr int no_exit_code = 0xbeef;
-
-/// How the operator was started.
-struct OperatorOptions {
-  /// The operator's `CUSTOM_CLUSTER_DOMAIN`: TF_CONFIG hosts end in `.svc.{domain}`.
-  std::string cluster_domain;
-};
-
-/// What the controller observed: the pods and services of the job's namespace that the
-/// job controls (others are ignored, so passing every object of the namespace is fine).
-struct Observed {
-  std::vector<nlohmann::json> pods;
-  std::vector<nlohmann::json> services;
-};
-
-/// An event the operator records on the TFJob.
-struct JobEvent {
-  std::string type;  ///< Normal or Warning
-  std::string reason;
-  std::string message;
-};
-
-/// What to do. Apply in order: delete, create, write status, delete the job.
-struct Plan {
-  std::vector<nlohmann::json> create_pods;      ///< complete Pod objects
-  std::vector<nlohmann::json> create_services;  ///< complete Service objects
-  std::vector<std::string> delete_pods;         ///< names, in the job's namespace
-  std::vector<std::string> delete_services;
-  /// The status to write through the status subresource; unset when it did not change.
-  std::optional<JobStatus> status;
-  /// ttlSecondsAfterFinished has passed: delete the TFJob (its pods go by GC).
-  bool delete_job = false;
-  /// Look again after this many seconds even if nothing changes (deadline, TTL).
-  std::optional<std::int64_t> requeue_after;
-  std::vector<JobEvent> events;
-
-  bool empty() const;
-};
-
-// ---- core/v1 JSON accessors --------------------------------------------------------------
+constexpr int no_exit_code = 0xbeef;
 
 namespace detail {
 const nlohmann::json& field(const nlohmann::json& o, const char* key);
@@ -102,8 +32,6 @@ std::string label(const nlohmann::json& obj, const char* key);
 std::string pod_phase(const nlohmann::json& pod);
 /// True once the object has a deletionTimestamp (it is going away).
 bool is_deleting(const nlohmann::json& obj);
-/// `metadata.name`.
-std::string object_name(const nlohmann::json& obj);
 
 /// `ReplicaIndex(labels)`: the replica-index label as a number; nullopt when absent or
 /// not a non-negative integer (`GetPodSlices` skips such pods).
@@ -121,33 +49,6 @@ nlohmann::json owner_reference(const TFJob& job);
 /// `ClaimPods`/`ClaimServices` keep.
 bool is_controlled_by(const nlohmann::json& obj, const TFJob& job);
 
-// ---- conditions ----------------------------------------------------------------------------
-
-/// `UpdateJobConditions` (pkg/util/status.go): nothing changes once the job has Failed;
-/// the same type, status and reason is a no-op; lastTransitionTime is kept while the
-/// status stays; Running and Restarting replace each other; Succeeded and Failed turn a
-/// Running condition False. The new condition goes last.
-void update_condition(JobStatus& st, const std::string& type, const std::string& status,
-                      const std::string& why, const std::string& message, const std::string& now);
-
-// ---- desired objects -----------------------------------------------------------------------
-
-/// The Pod the operator creates for replica `index` of `rtype` (`createNewPod` +
-/// `GetPodFromTemplate`): the template's spec, labels, annotations and finalizers; name
-/// `{job}-{type}-{i}`; the operator's labels (job-role=master on the chief, master or
-/// worker 0); TF_CONFIG appended to the `tensorflow` container's env; restartPolicy from
-/// the replica spec (`ExitCode` becomes `Never`: the operator restarts, not the kubelet);
-/// the job as controlling owner. `job` must be defaulted (set_defaults) and namespaced.
-nlohmann::json desired_pod(const TFJob& job, const std::string& rtype, int index, const OperatorOptions& opts = {});
-
-/// The headless Service of one replica (`CreateNewService`): same name as the pod,
-/// clusterIP None, selected by job-name, operator-name, replica-type and replica-index,
-/// one port per named port of the `tensorflow` container; nullopt when the replica has no
-/// `tensorflow` container (`GetPortsFromJob`: "failed to find the port").
-std::optional<nlohmann::json> desired_service(const TFJob& job, const std::string& rtype, int index);
-
-// ---- the reconcile -------------------------------------------------------------------------
-
 namespace detail {
 
 /// `GetPodSlices` / `GetServiceSlices`: objects of one replica type by index, sized
@@ -162,10 +63,6 @@ std::optional<std::int64_t> unix_time(const std::string& ts);
 /// reached) every pod goes. A pod's service has the pod's name and goes with it.
 void delete_pods_and_services(Plan& plan, const std::vector<const nlohmann::json*>& pods, const RunPolicy& rp,
                               bool finished);
-
-}  // namespace detail
-
-namespace detail {
 
 /// One reconcile pass: the defaulted job, what was observed, the status being written and
 /// the plan; each step is one of the operator's (TFJobReconciler.Reconcile, ReconcileJobs).
@@ -211,18 +108,7 @@ struct Reconciler {
 
 }  // namespace detail
 
-/// One reconcile of `job` (as stored; defaulting is applied here like `Scheme.Default` in
-/// the operator's Reconcile) at Unix time `now`. Returns what to change.
-Plan reconcile(const TFJob& stored, const Observed& seen, std::int64_t now, const OperatorOptions& opts = {});
-
-}  // namespace tfjob::op
-
-#if TFJOB_SDK_DEFINE_API
-namespace tfjob::op {
-
-TFJOB_INLINE bool is_retryable_exit_code(int code) { return code >= 128; }
-
-TFJOB_INLINE bool Plan::empty() const {
+bool Plan::empty() const {
   return create_pods.empty() && create_services.empty() && delete_pods.empty() &&
          delete_services.empty() && !status && !delete_job;
 }
@@ -230,34 +116,34 @@ TFJOB_INLINE bool Plan::empty() const {
 }  // namespace tfjob::op
 namespace tfjob::op::detail {
 
-TFJOB_INLINE const nlohmann::json& field(const nlohmann::json& o, const char* key) {
+const nlohmann::json& field(const nlohmann::json& o, const char* key) {
   static const nlohmann::json null;
   if (!o.is_object()) return null;
   auto it = o.find(key);
   return it == o.end() ? null : *it;
 }
 
-TFJOB_INLINE std::string str(const nlohmann::json& o, const char* key) {
+std::string str(const nlohmann::json& o, const char* key) {
   const auto& v = field(o, key);
   return v.is_string() ? v.get<std::string>() : std::string();
 }
 
-TFJOB_INLINE std::string label(const nlohmann::json& obj, const char* key) {
+std::string label(const nlohmann::json& obj, const char* key) {
   return str(field(field(obj, "metadata"), "labels"), key);
 }
 
 }  // namespace tfjob::op::detail
 namespace tfjob::op {
 
-TFJOB_INLINE std::string pod_phase(const nlohmann::json& pod) { return detail::str(detail::field(pod, "status"), "phase"); }
+std::string pod_phase(const nlohmann::json& pod) { return detail::str(detail::field(pod, "status"), "phase"); }
 
-TFJOB_INLINE bool is_deleting(const nlohmann::json& obj) {
+bool is_deleting(const nlohmann::json& obj) {
   return !detail::str(detail::field(obj, "metadata"), "deletionTimestamp").empty();
 }
 
-TFJOB_INLINE std::string object_name(const nlohmann::json& obj) { return detail::str(detail::field(obj, "metadata"), "name"); }
+std::string object_name(const nlohmann::json& obj) { return detail::str(detail::field(obj, "metadata"), "name"); }
 
-TFJOB_INLINE std::optional<int> replica_index_of(const nlohmann::json& obj) {
+std::optional<int> replica_index_of(const nlohmann::json& obj) {
   std::string v = detail::label(obj, labels::replica_index);
   if (v.empty() || v.size() > 9) return std::nullopt;
   int n = 0;
@@ -268,7 +154,7 @@ TFJOB_INLINE std::optional<int> replica_index_of(const nlohmann::json& obj) {
   return n;
 }
 
-TFJOB_INLINE int tensorflow_exit_code(const nlohmann::json& pod) {
+int tensorflow_exit_code(const nlohmann::json& pod) {
   int code = no_exit_code;
   const auto& css = detail::field(detail::field(pod, "status"), "containerStatuses");
   if (!css.is_array()) return code;
@@ -280,12 +166,12 @@ TFJOB_INLINE int tensorflow_exit_code(const nlohmann::json& pod) {
   return code;
 }
 
-TFJOB_INLINE nlohmann::json owner_reference(const TFJob& job) {
+nlohmann::json owner_reference(const TFJob& job) {
   return {{"apiVersion", api_version}, {"kind", kind}, {"name", job.metadata.name},
           {"uid", job.metadata.uid}, {"controller", true}, {"blockOwnerDeletion", true}};
 }
 
-TFJOB_INLINE bool is_controlled_by(const nlohmann::json& obj, const TFJob& job) {
+bool is_controlled_by(const nlohmann::json& obj, const TFJob& job) {
   const auto& refs = detail::field(detail::field(obj, "metadata"), "ownerReferences");
   if (!refs.is_array()) return false;
   for (const auto& r : refs)
@@ -294,7 +180,7 @@ TFJOB_INLINE bool is_controlled_by(const nlohmann::json& obj, const TFJob& job) 
   return false;
 }
 
-TFJOB_INLINE void update_condition(JobStatus& st, const std::string& type, const std::string& status,
+void update_condition(JobStatus& st, const std::string& type, const std::string& status,
                                    const std::string& why, const std::string& message, const std::string& now) {
   if (st.failed()) return;
   const JobCondition* cur = st.condition(type);
@@ -319,7 +205,7 @@ TFJOB_INLINE void update_condition(JobStatus& st, const std::string& type, const
   st.conditions = std::move(out);
 }
 
-TFJOB_INLINE nlohmann::json desired_pod(const TFJob& job, const std::string& rtype, int index, const OperatorOptions& opts) {
+nlohmann::json desired_pod(const TFJob& job, const std::string& rtype, int index, const OperatorOptions& opts) {
   using nlohmann::json;
   const ReplicaSpec& spec = job.spec.tf_replica_specs.at(rtype);
   const json tmpl = spec.template_.is_object() ? spec.template_ : json::object();
@@ -347,7 +233,7 @@ TFJOB_INLINE nlohmann::json desired_pod(const TFJob& job, const std::string& rty
   return pod;
 }
 
-TFJOB_INLINE std::optional<nlohmann::json> desired_service(const TFJob& job, const std::string& rtype, int index) {
+std::optional<nlohmann::json> desired_service(const TFJob& job, const std::string& rtype, int index) {
   using nlohmann::json;
   const ReplicaSpec& spec = job.spec.tf_replica_specs.at(rtype);
   const json* tf = tensorflow_container(spec);
@@ -377,7 +263,7 @@ TFJOB_INLINE std::optional<nlohmann::json> desired_service(const TFJob& job, con
 }  // namespace tfjob::op
 namespace tfjob::op::detail {
 
-TFJOB_INLINE std::vector<std::vector<const nlohmann::json*>> slices(const std::vector<const nlohmann::json*>& objs, int replicas) {
+std::vector<std::vector<const nlohmann::json*>> slices(const std::vector<const nlohmann::json*>& objs, int replicas) {
   int size = replicas;
   for (const auto* o : objs)
     if (auto i = replica_index_of(*o)) size = std::max(size, *i + 1);
@@ -387,7 +273,7 @@ TFJOB_INLINE std::vector<std::vector<const nlohmann::json*>> slices(const std::v
   return out;
 }
 
-TFJOB_INLINE std::vector<const nlohmann::json*> of_type(const std::vector<const nlohmann::json*>& objs, const std::string& rtype) {
+std::vector<const nlohmann::json*> of_type(const std::vector<const nlohmann::json*>& objs, const std::string& rtype) {
   std::vector<const nlohmann::json*> out;
   const std::string rt = to_lower(rtype);
   for (const auto* o : objs)
@@ -395,7 +281,7 @@ TFJOB_INLINE std::vector<const nlohmann::json*> of_type(const std::vector<const 
   return out;
 }
 
-TFJOB_INLINE std::int64_t restart_counts(const nlohmann::json& pod) {
+std::int64_t restart_counts(const nlohmann::json& pod) {
   std::int64_t n = 0;
   for (const char* key : {"initContainerStatuses", "containerStatuses"}) {
     const auto& css = field(field(pod, "status"), key);
@@ -407,13 +293,13 @@ TFJOB_INLINE std::int64_t restart_counts(const nlohmann::json& pod) {
   return n;
 }
 
-TFJOB_INLINE std::optional<std::int64_t> unix_time(const std::string& ts) {
+std::optional<std::int64_t> unix_time(const std::string& ts) {
   std::int64_t s = 0, ns = 0;
   if (ts.empty() || !tfjob::detail::parse_rfc3339(ts, s, ns)) return std::nullopt;
   return s;
 }
 
-TFJOB_INLINE void delete_pods_and_services(Plan& plan, const std::vector<const nlohmann::json*>& pods, const RunPolicy& rp,
+void delete_pods_and_services(Plan& plan, const std::vector<const nlohmann::json*>& pods, const RunPolicy& rp,
                                            bool finished) {
   const std::string policy = rp.clean_pod_policy.value_or(clean_pod_policy::None);
   if (finished && policy == clean_pod_policy::None) return;
@@ -427,7 +313,7 @@ TFJOB_INLINE void delete_pods_and_services(Plan& plan, const std::vector<const n
   }
 }
 
-TFJOB_INLINE Reconciler::Reconciler(TFJob j, const Observed& observed, std::int64_t at, const OperatorOptions& o)
+Reconciler::Reconciler(TFJob j, const Observed& observed, std::int64_t at, const OperatorOptions& o)
     : job(std::move(j)),
       seen(observed),
       now(at),
@@ -447,12 +333,12 @@ TFJOB_INLINE Reconciler::Reconciler(TFJob j, const Observed& observed, std::int6
     update_condition(st, condition_type::Created, "True", reason::created, "TFJob " + name + " is created.", ts);
 }
 
-TFJOB_INLINE Plan Reconciler::result() {
+Plan Reconciler::result() {
   if (json(st) != before) plan.status = st;
   return plan;
 }
 
-TFJOB_INLINE bool Reconciler::finished() {
+bool Reconciler::finished() {
   if (!st.finished()) return false;
   detail::delete_pods_and_services(plan, pods, rp, true);
   // CleanupJob: delete the job ttlSecondsAfterFinished after its completionTime
@@ -476,7 +362,7 @@ TFJOB_INLINE bool Reconciler::finished() {
   return true;
 }
 
-TFJOB_INLINE bool Reconciler::suspended() {
+bool Reconciler::suspended() {
   if (rp.suspend.value_or(false)) {
     detail::delete_pods_and_services(plan, pods, rp, false);
     for (auto& [t, rs] : st.replica_statuses) rs.active = 0;
@@ -499,7 +385,7 @@ TFJOB_INLINE bool Reconciler::suspended() {
   return false;
 }
 
-TFJOB_INLINE bool Reconciler::past_limits() {
+bool Reconciler::past_limits() {
   int active = 0, failed = 0;
   for (const auto* p : pods) {
     const std::string ph = pod_phase(*p);
@@ -514,20 +400,19 @@ TFJOB_INLINE bool Reconciler::past_limits() {
     // previousRetry + 1 > backoffLimit; the v1.9 reconcilers' work queue is a
     // FakeWorkQueue whose NumRequeues is always 0
     const bool exceeds = failed > prev_failed && active != job.total_replicas() && 0 + 1 > *rp.backoff_limit;
-    // PastBackoffLimit: container restarts of running pods of OnFailure/Always replicas
+    // PastBackoffLimit: container restarts of running pods of the replicas whose restarts count
     std::int64_t restarts = 0;
     for (const auto& [t, spec] : job.spec.tf_replica_specs) {
-      if (spec.restart_policy != restart_policy::OnFailure && spec.restart_policy != restart_policy::Always) continue;
+      if (!rules::counts_toward_backoff(spec.restart_policy)) continue;
       for (const auto* p : detail::of_type(pods, t))
         if (pod_phase(*p) == "Running") restarts += detail::restart_counts(*p);
     }
-    const bool past = *rp.backoff_limit == 0 ? restarts > 0 : restarts >= *rp.backoff_limit;
-    if (exceeds || past) failure = "TFJob " + name + " has failed because it has reached the specified backoff limit";
+    if (exceeds || rules::past_backoff_limit(restarts, *rp.backoff_limit)) failure = rules::backoff_limit_message(name);
   }
   if (failure.empty() && rp.active_deadline_seconds) {  // PastActiveDeadline
     if (auto start = detail::unix_time(st.start_time)) {
       if (now - *start >= *rp.active_deadline_seconds)
-        failure = "TFJob " + name + " has failed because it was active longer than specified deadline";
+        failure = rules::deadline_message(name);
       else
         plan.requeue_after = *start + *rp.active_deadline_seconds - now;
     }
@@ -543,7 +428,7 @@ TFJOB_INLINE bool Reconciler::past_limits() {
   return false;
 }
 
-TFJOB_INLINE std::vector<std::vector<const Reconciler::json*>> Reconciler::replica_pods(const std::string& rtype, const ReplicaSpec& spec) {
+std::vector<std::vector<const Reconciler::json*>> Reconciler::replica_pods(const std::string& rtype, const ReplicaSpec& spec) {
   const std::string rt = to_lower(rtype);
   const int replicas = spec.replicas_or_default();
   // initializeReplicaStatuses, with the selector v1.9 publishes for the scale subresource
@@ -577,14 +462,12 @@ TFJOB_INLINE std::vector<std::vector<const Reconciler::json*>> Reconciler::repli
     const std::string ph = pod_phase(pod);
     const int code = tensorflow_exit_code(pod);
     // a failed pod is recreated under ExitCode with a retryable code, OnFailure, Always
-    if (ph == "Failed" && !is_deleting(pod) &&
-        ((spec.restart_policy == restart_policy::ExitCode && is_retryable_exit_code(code)) ||
-         spec.restart_policy == restart_policy::OnFailure || spec.restart_policy == restart_policy::Always)) {
+    if (ph == "Failed" && !is_deleting(pod) && rules::restarts_after_failure(spec.restart_policy, code)) {
       if (!deleted) {
         plan.delete_pods.push_back(object_name(pod));
         plan.events.push_back({"Normal", "SuccessfulDeletePod", "Deleted pod: " + object_name(pod)});
       }
-      const std::string msg = "TFJob " + name + " is restarting because " + rtype + " replica(s) failed.";
+      const std::string msg = rules::restarting_message(name, rtype);
       plan.events.push_back({"Warning", reason::restarting, msg});
       update_condition(st, condition_type::Restarting, "True", reason::restarting, msg, ts);
     }
@@ -597,7 +480,7 @@ TFJOB_INLINE std::vector<std::vector<const Reconciler::json*>> Reconciler::repli
   return pod_slices;
 }
 
-TFJOB_INLINE void Reconciler::replica_services(const std::string& rtype, int replicas, const std::vector<std::vector<const json*>>& pod_slices) {
+void Reconciler::replica_services(const std::string& rtype, int replicas, const std::vector<std::vector<const json*>>& pod_slices) {
   const auto svc_slices = detail::slices(detail::of_type(services, rtype), replicas);
   for (std::size_t i = 0; i < svc_slices.size(); ++i) {
     const int index = static_cast<int>(i);
@@ -618,7 +501,7 @@ TFJOB_INLINE void Reconciler::replica_services(const std::string& rtype, int rep
   }
 }
 
-TFJOB_INLINE void Reconciler::update_status() {
+void Reconciler::update_status() {
   bool worker0_completed = false;  // IsWorker0Completed
   if (const auto* w = job.replica(replica_type::Worker)) {
     const auto ws = detail::slices(detail::of_type(pods, replica_type::Worker), w->replicas_or_default());
@@ -632,8 +515,8 @@ TFJOB_INLINE void Reconciler::update_status() {
   // a Restarting condition set above must survive a Running condition set below
   std::optional<JobCondition> restarting;
   if (const auto* c = st.condition(condition_type::Restarting)) restarting = *c;
-  const bool has_chief = job.has_replica(replica_type::Chief) || job.has_replica(replica_type::Master);
-  const std::string ok_msg = "TFJob " + key + " successfully completed.";
+  const rules::SuccessRule rule = rules::success_rule(job);
+  const std::string ok_msg = rules::succeeded_message(job.metadata.namespace_, name);
   const std::string run_msg = "TFJob " + key + " is running.";
   auto succeed = [&]() {
     if (!st.succeeded()) plan.events.push_back({"Normal", reason::succeeded, ok_msg});
@@ -645,17 +528,16 @@ TFJOB_INLINE void Reconciler::update_status() {
     const ReplicaSpec* spec = job.replica(rtype);
     if (!spec) continue;
     const ReplicaStatus rs = st.replica_statuses[rtype];
-    const int expected = spec->replicas_or_default() - rs.succeeded;
-    if (has_chief) {
-      if (is_chief_or_master(rtype)) {
+    if (rule.decides(rtype)) {
+      const bool done = rule.met(spec->replicas_or_default(), rs.succeeded, worker0_completed);
+      if (rule.kind == rules::SuccessRule::Kind::chief) {  // Running while active, then Succeeded
         if (rs.active > 0) update_condition(st, condition_type::Running, "True", reason::running, run_msg, ts);
-        if (expected == 0) succeed();
-      }
-    } else if (std::string(rtype) == replica_type::Worker) {
-      if (expected == 0 || (worker0_completed && job.spec.success_policy.value_or("") != success_policy::AllWorkers))
+        if (done) succeed();
+      } else if (done) {  // Workers: Succeeded, else Running while some are active
         succeed();
-      else if (rs.active > 0)
+      } else if (rs.active > 0) {
         update_condition(st, condition_type::Running, "True", reason::running, run_msg, ts);
+      }
     }
     if (rs.failed > 0) {
       if (restarting) {
@@ -663,8 +545,7 @@ TFJOB_INLINE void Reconciler::update_status() {
       } else if (job.spec.enable_dynamic_worker && std::string(rtype) == replica_type::Worker) {
         continue;  // "continues regardless ... as enableDynamicWorker is set true"
       } else {
-        const std::string msg = "TFJob " + key + " has failed because " + std::to_string(rs.failed) + " " + rtype +
-                                " replica(s) failed.";
+        const std::string msg = rules::replicas_failed_message(job.metadata.namespace_, name, rs.failed, rtype);
         if (!st.failed()) plan.events.push_back({"Normal", reason::failed, msg});
         if (st.completion_time.empty()) st.completion_time = ts;
         update_condition(st, condition_type::Failed, "True", reason::failed, msg, ts);
@@ -677,7 +558,7 @@ TFJOB_INLINE void Reconciler::update_status() {
 }  // namespace tfjob::op::detail
 namespace tfjob::op {
 
-TFJOB_INLINE Plan reconcile(const TFJob& stored, const Observed& seen, std::int64_t now, const OperatorOptions& opts) {
+Plan reconcile(const TFJob& stored, const Observed& seen, std::int64_t now, const OperatorOptions& opts) {
   TFJob job = with_defaults(stored);
   if (job.metadata.namespace_.empty()) job.metadata.namespace_ = "default";
   // Reconcile: a job being deleted is left to the garbage collector
@@ -694,4 +575,3 @@ TFJOB_INLINE Plan reconcile(const TFJob& stored, const Observed& seen, std::int6
 }
 
 }  // namespace tfjob::op
-#endif  // TFJOB_SDK_DEFINE_API
