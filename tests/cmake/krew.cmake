@@ -9,7 +9,8 @@ file(GLOB TFJOB_KREW_BROKEN CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/data/k
 if(NOT TFJOB_PYTHON)
   set(_names "krew:repo-manifest-valid" "krew:rejects-no-trainer" "krew:rejects-missing-platform")
   if(TARGET kubectl-tfjob AND TARGET hello-tfjob)
-    list(APPEND _names "krew:release-archives" "krew:manifest-valid-and-installs" "krew:rejects-sha256-mismatch")
+    list(APPEND _names "krew:release-archives" "krew:manifest-valid-and-installs" "krew:archive-runs-hello-local"
+                       "krew:rejects-sha256-mismatch")
   endif()
   foreach(m ${TFJOB_KREW_BROKEN})
     get_filename_component(dir ${m} DIRECTORY)
@@ -39,6 +40,25 @@ if(TARGET kubectl-tfjob AND TARGET hello-tfjob)
                    ${TFJOB_KREW_OUT}/krew/tfjob.yaml --archives ${TFJOB_KREW_OUT} --companion hello-tfjob)
   set_tests_properties("krew:manifest-valid-and-installs"
     PROPERTIES LABELS krew FIXTURES_REQUIRED tfjob_krew_release RESOURCE_LOCK tfjob_krew_release)
+
+  # README step 0: an unpacked archive alone runs `submit hello --local` (no image, no build
+  # tree, nothing on PATH but /usr/bin:/bin): the plugin finds the hello-tfjob beside it
+  # (plugin/common/local_run.cpp's trainer_search_path). Without that file it says so and
+  # starts nothing.
+  add_test(NAME "krew:archive-runs-hello-local"
+           COMMAND bash -c [=[set -uo pipefail; d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+                    a="$0/$(awk 'NR == 1 { print $2 }' "$0/SHA256SUMS")"; mkdir "$d/x"; tar -C "$d/x" -xzf "$a" || exit 1
+                    run() { env -i PATH=/usr/bin:/bin HOME="$d" "$d/x/kubectl-tfjob" submit hello --local --state-dir "$d/$1" > "$d/$1.out" 2>&1; }
+                    run ok; rc=$?; [ "$rc" = 0 ] || { cat "$d/ok.out"; echo "FAIL: submit hello --local from $(basename "$a") exited $rc"; exit 1; }
+                    cat "$d/ok.out"
+                    grep -qE "^hello +Succeeded +.* chief:1/1,worker:2/2" "$d/ok.out" || { echo "FAIL: the job did not end Succeeded with 3 replicas"; exit 1; }
+                    grep -q "^test accuracy: " "$d/ok.out" || { echo "FAIL: the chief printed no test accuracy"; exit 1; }
+                    rm "$d/x/hello-tfjob"; run gone && { echo "FAIL: it ran without the archive's hello-tfjob"; exit 1; }
+                    cat "$d/gone.out"; grep -q "hello-tfjob" "$d/gone.out" || { echo "FAIL: the refusal does not name hello-tfjob"; exit 1; }
+                    echo "PASS: $(basename "$a") unpacked: submit hello --local found hello-tfjob next to kubectl-tfjob; without it, refused"]=]
+                   ${TFJOB_KREW_OUT})
+  set_tests_properties("krew:archive-runs-hello-local"
+    PROPERTIES LABELS krew FIXTURES_REQUIRED tfjob_krew_release RESOURCE_LOCK tfjob_krew_release TIMEOUT 300)
 
   # The same manifest with one archive's sha256 changed must fail the install check.
   add_test(NAME "krew:rejects-sha256-mismatch"
