@@ -246,6 +246,8 @@ spec:
   caveats: |
     kubectl tfjob needs the Kubeflow training operator in the cluster:
       kubectl apply --server-side -k "github.com/kubeflow/trainer.git/manifests/overlays/standalone?ref=v1.9.4"
+    Without a cluster, "kubectl tfjob submit hello --local" trains on this machine with the
+    hello-tfjob trainer installed beside the plugin.
     For "kubectl tfjob <TAB>" completion (kubectl >= 1.26), put the helper on PATH:
       ln -s "\$(dirname "\$(readlink -f "\$(command -v kubectl-tfjob)")")/kubectl_complete-tfjob" ~/.krew/bin/
   platforms:

@@ -83,7 +83,7 @@ set_tests_properties("krew:repo-manifest-valid" PROPERTIES LABELS krew)
 add_test(NAME "krew:rejects-no-trainer"
          COMMAND bash -c [=[set -eo pipefail; d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
                   sed '/- from: hello-tfjob/,+1d' "$0" > "$d/tfjob.yaml"
-                  ! grep -q hello-tfjob "$d/tfjob.yaml" || { echo "FAIL: could not drop hello-tfjob from $0"; exit 1; }
+                  ! grep -q "from: hello-tfjob" "$d/tfjob.yaml" || { echo "FAIL: could not drop hello-tfjob from $0"; exit 1; }
                   "$1" "$2" "$d/tfjob.yaml" --companion hello-tfjob --expect-invalid 2>&1 | tee "$d/out"
                   grep -q "hello-tfjob is not installed next to bin" "$d/out" || { echo "FAIL: rejected, but not for the trainer"; exit 1; }]=]
                  ${PROJECT_SOURCE_DIR}/krew/tfjob.yaml ${TFJOB_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_krew.py)
