@@ -25,8 +25,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <exception>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -148,6 +152,18 @@ std::vector<std::string> spec_differences(const nlohmann::json& a, const nlohman
 /// Wait until `name` no longer exists (after a delete); false on timeout.
 bool wait_gone(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns, const std::string& name,
                std::chrono::milliseconds timeout, const std::string& uid = {});
+
+/// How many TFJobs a submit of several (`submit -f` of many documents) applies at once.
+// 8: under client-go's default Burst of 10 (rest.DefaultBurst), so the submit never sends more at once than a default client-go client may; kubectl apply sends one object at a time
+inline constexpr std::size_t apply_concurrency = 8;
+
+/// Runs `work(i)` for each i in [0, n), at most `limit` at once on threads of their own;
+/// `done(i)` runs on the caller's thread in the order of i, as soon as work(0..i) have
+/// ended (results said in input order as they come, as kubectl says each object's).
+/// `work` should catch what one item throws; an exception that escapes it is rethrown
+/// here after every started item has ended.
+void for_each_bounded(std::size_t n, std::size_t limit, const std::function<void(std::size_t)>& work,
+                      const std::function<void(std::size_t)>& done);
 
 /// Submit `job` (TFJob JSON with metadata.name) to `ns` with server-side apply.
 /// - absent → created;
@@ -560,6 +576,46 @@ TFJOB_INLINE bool wait_gone(kube::Client& c, const kube::ResourceInfo& res, cons
   }
 }
 
+TFJOB_INLINE void for_each_bounded(std::size_t n, std::size_t limit, const std::function<void(std::size_t)>& work,
+                                   const std::function<void(std::size_t)>& done) {
+  if (limit <= 1 || n <= 1) {
+    for (std::size_t i = 0; i < n; ++i) {
+      work(i);
+      done(i);
+    }
+    return;
+  }
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<char> finished(n, 0);
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr escaped;
+  auto worker = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < n;) {
+      try {
+        work(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lk(mu);
+        if (!escaped) escaped = std::current_exception();
+      }
+      std::lock_guard<std::mutex> lk(mu);
+      finished[i] = 1;
+      cv.notify_one();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < std::min(limit, n); ++t) threads.emplace_back(worker);
+  for (std::size_t i = 0; i < n; ++i) {
+    {
+      std::unique_lock<std::mutex> lk(mu);
+      cv.wait(lk, [&] { return finished[i] != 0; });
+    }
+    done(i);
+  }
+  for (auto& t : threads) t.join();
+  if (escaped) std::rethrow_exception(escaped);
+}
+
 TFJOB_INLINE SubmitResult submit_job(kube::Client& c, const std::string& ns, nlohmann::json job, const SubmitOptions& o) {
   const std::string name = tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string());
   if (name.empty()) throw tfjob::error("cannot submit a TFJob without metadata.name");
@@ -647,7 +703,14 @@ TFJOB_INLINE std::pair<nlohmann::json, bool> ensure_pvc(kube::Client& c, const s
   if (!storage_class.empty()) pvc["spec"]["storageClassName"] = storage_class;
   kube::PostParams pp;
   pp.dry_run = dry_run;
-  return {c.request_json(kube::RequestBuilder(resources::pvcs(), ns).create(pvc, pp)), true};
+  try {
+    return {c.request_json(kube::RequestBuilder(resources::pvcs(), ns).create(pvc, pp)), true};
+  } catch (const api_error& e) {
+    // another job of the same submit (applied at the same time) created it first
+    if (!e.is_already_exists()) throw;
+    if (auto got = get_opt(c, resources::pvcs(), ns, name)) return {*got, false};
+    throw;
+  }
 }
 
 TFJOB_INLINE nlohmann::json apply_owned(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns,
