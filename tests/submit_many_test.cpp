@@ -91,6 +91,15 @@ TEST_CASE("submit -f of 50 documents: all created, at most apply_concurrency req
   std::size_t applies = 0;
   for (const auto& q : reqs) applies += q.method == "PATCH" && q.query.find("dryRun") == std::string::npos;
   CHECK(applies == 50);
+  // what is the same for every job is asked once, not 50 times: discovery, the namespace, the nodes
+  auto count = [&](const std::string& method, const std::string& path) {
+    return std::count_if(reqs.begin(), reqs.end(), [&](const auto& q) { return q.method == method && q.path == path; });
+  };
+  CHECK(count("GET", "/apis/kubeflow.org/v1") == 1);
+  CHECK(count("GET", "/api/v1/namespaces/default") == 1);
+  CHECK(count("GET", "/api/v1/nodes") == 1);
+  // and per job: its GET and its apply (no dry run of it first: the apply is the server's answer)
+  CHECK(reqs.size() < 50 * 2 + 20);
   // the bound holds over every request the submit made, and it is reached
   const auto most = max_in_flight(reqs);
   CHECK(most <= tfjob::workflow::apply_concurrency);

@@ -184,8 +184,10 @@ struct NotedCodes {
   std::set<std::string> codes;
 };
 
+/// `shared`: what the other jobs of a submit of several read of the cluster already.
 inline nlohmann::json submit_one(Context& ctx, nlohmann::json job, const SubmitClusterFlags& f, bool dry_run_server,
-                                 OutputFormat fmt, NotedCodes& noted, const std::string& subject = {}) {
+                                 OutputFormat fmt, NotedCodes& noted, const std::string& subject = {},
+                                 workflow::PreflightShared* shared = nullptr) {
   auto& client = ctx.client();
   std::string ns = tfjob::detail::value_at(job, "/metadata/namespace"_json_pointer, std::string());
   if (ns.empty()) ns = client.namespace_();
@@ -193,7 +195,11 @@ inline nlohmann::json submit_one(Context& ctx, nlohmann::json job, const SubmitC
   const std::string name = tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string());
 
   // --follow --save keeps every replica's log: cleanPodPolicy All or a TTL then loses nothing
-  auto report = workflow::preflight_submit(client, ns, job, !f.skip_gpu_check, f.follow && !f.save.empty(), f.field_validation);
+  // one of several with nothing to create before it (no claim, no ConfigMap): its apply is
+  // the server's answer, so the dry run of it is not sent first (kubectl apply sends none)
+  const bool creates_first = !detail::claims_of(job).empty() || f.owned.count(name) > 0;
+  auto report = workflow::preflight_submit(client, ns, job, !f.skip_gpu_check, f.follow && !f.save.empty(), f.field_validation,
+                                           shared, shared == nullptr || creates_first);
   // where it would wait: Kueue's LocalQueue, Volcano's Queue, a gang scheduler not asked for
   if (report.ok())
     for (auto& q : workflow::check_queues(client, ns, job)) report.findings.push_back(std::move(q));
@@ -360,7 +366,11 @@ inline int submit_to_cluster_path(Context& ctx, const std::vector<nlohmann::json
     auto applied = submit_one(ctx, jobs[0], f, dry_run_server, fmt, noted);
     if (fmt != OutputFormat::table) printed.push_back(std::move(applied));
   } else {
+    // what is the same for every job is asked once: discovery (as kubectl's cached discovery
+    // client does for a run), the namespace, the access review, the nodes
+    ctx.client().cache_discovery();
     ctx.tfjobs();  // no operator: said once, not once per job
+    workflow::PreflightShared shared;
     struct Done {
       detail::HeldLines lines;
       std::optional<nlohmann::json> applied;
@@ -375,7 +385,7 @@ inline int submit_to_cluster_path(Context& ctx, const std::vector<nlohmann::json
           Context mine = ctx.redirected(out, err);
           const std::string subject = "TFJob " + tfjob::detail::value_at(jobs[i], "/metadata/name"_json_pointer, std::string());
           try {
-            done[i].applied = submit_one(mine, jobs[i], f, dry_run_server, fmt, noted, subject);
+            done[i].applied = submit_one(mine, jobs[i], f, dry_run_server, fmt, noted, subject, &shared);
           } catch (const std::exception& e) {
             err << failure_line(e) << "\n";
           }
