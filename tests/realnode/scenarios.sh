@@ -705,6 +705,10 @@ scenario_logs_replicas() {
   [ "$(tail -1 "$TMP/saved/rep-chief-0.tensorflow.log")" = "chief done" ] || fail "--save: the chief's last line"
   [ "$(count "tick " "$(cat "$TMP/saved/rep-chief-0.tensorflow.log")")" = 15 ] || fail "--save: the chief's ticks"
   step archive
+  # the operator records its cleanup events after it has deleted the pods: wait for them, so
+  # the archive is asked for what is there to read
+  cleanup_told() { [ -n "$(ka get events -n "$NS" --field-selector reason=SuccessfulDeletePod -o name)" ]; }
+  until_ok 30 cleanup_told || fail "the operator recorded no SuccessfulDeletePod event"
   ok P archive rep -n "$NS" -o "$TMP/ar"
   contains "$ERR" "not archived: pods: none left: the job is Succeeded and its cleanPodPolicy is All"
   jq -e '.state == "Succeeded" and (.missing | length) == 1 and .missing[0].what == "pods"' "$TMP/ar/manifest.json" >/dev/null \
