@@ -11,22 +11,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${1:-build}
 RUNS=${2:-3}
-PLUGIN=$(cd "$BUILD_DIR" && pwd)/plugin/kubectl-tfjob
-KUBECTL=$(command -v kubectl || true)
-[ -x /usr/bin/time ] || { echo "GNU time is missing: apt-get install -y time" >&2; exit 1; }
-[ -x "$PLUGIN" ] || { echo "build the plugin first: $PLUGIN" >&2; exit 1; }
-[ -n "$KUBECTL" ] || { echo "kubectl is not on PATH" >&2; exit 1; }
-
-if [ "${SUBMIT_MANY_INNER:-}" != 1 ]; then
-  bash tests/realapi/setup.sh --check >/dev/null 2>&1 ||
-    { echo "the real kube-apiserver tier is not built here (tests/realapi/setup.sh): this benchmark measures against it only" >&2; exit 77; }
-  export SUBMIT_MANY_INNER=1 PLUGIN KUBECTL RUNS
-  DIR=$(mktemp -d)
-  trap 'rm -rf "$DIR"' EXIT
-  rc=0
-  bash tests/realapi/cluster.sh run "$DIR" -- bash "$0" "$BUILD_DIR" "$RUNS" || rc=$?
-  exit "$rc"
-fi
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+bench_on_real_apiserver "$0" "$BUILD_DIR" "$RUNS"
 
 # ---- inside: KUBECONFIG points at the real kube-apiserver with the TFJob CRD ----------------
 TMP=$(mktemp -d)
