@@ -229,12 +229,12 @@ TEST_CASE("gpu-check workflow: probes every GPU node in parallel, explains Pendi
   auto* n2 = result_for(res, "fake-gpu-node-2");
   REQUIRE(n2);
   CHECK(n2->status == tfjob::gpu::NodeStatus::pending);
-  CHECK_THAT(n2->message, Catch::Contains("Insufficient nvidia.com/gpu") && Catch::Contains("no result within 4s"));
+  CHECK_THAT(n2->message.str(), Catch::Contains("Insufficient nvidia.com/gpu") && Catch::Contains("no result within 4s"));
   auto* np = result_for(res, "gpu-node-noplugin");
   REQUIRE(np);
   CHECK(np->status == tfjob::gpu::NodeStatus::not_ready);
   CHECK(np->pod.empty());
-  CHECK_THAT(np->message, Catch::Contains("device plugin is missing"));
+  CHECK_THAT(np->message.str(), Catch::Contains("device plugin is missing"));
   CHECK(res.timed_out);
   CHECK_FALSE(res.all_ready());
   CHECK_THAT(all, Catch::Contains("fake-gpu-node-2: Pending: FailedScheduling"));
@@ -559,7 +559,7 @@ TEST_CASE("a probe image that cannot be pulled fails its node at once with the r
   const auto& n = res->nodes[0];
   CHECK(n.status == tfjob::gpu::NodeStatus::failed);
   CHECK(n.reason == "ImagePull");
-  CHECK_THAT(n.message, Catch::Contains("no such host") && Catch::Contains("gpu/Dockerfile"));
+  CHECK_THAT(n.message.str(), Catch::Contains("no such host") && Catch::Contains("gpu/Dockerfile"));
   CHECK_FALSE(res->timed_out);
   CHECK(res->outcome() == tfjob::gpu::CheckOutcome::not_ready);
   CHECK_THAT(all, Catch::Contains("fake-gpu-node-0: 1/1 GPUs allocatable"));

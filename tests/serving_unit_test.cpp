@@ -381,14 +381,14 @@ TEST_CASE("a rollout's timeout names what blocked each pod: scheduling, image, c
   CHECK(b[2].kind == PodBlocker::Kind::crash_loop);
   CHECK(b[3].kind == PodBlocker::Kind::starting);
   CHECK(b[4].kind == PodBlocker::Kind::model_load);
-  const std::string h = blocker_hints(b, "resnet");
+  const std::string h = blocker_hints(b, "resnet").str();
   CHECK_THAT(h, Catch::Contains("hint: scheduling: pod a is not scheduled (0/1 nodes are available: 1 Insufficient nvidia.com/gpu.)"));
   CHECK_THAT(h, Catch::Contains("hint: image pull: pod b cannot get its image (container tensorflow-serving (tensorflow/serving:9): ImagePullBackOff"));
   CHECK_THAT(h, Catch::Contains("hint: crash loop: pod c"));
   CHECK_THAT(h, Catch::Contains("hint: starting: pod d: init container download-model is still running"));
   CHECK_THAT(h, Catch::Contains("hint: model load: pod e"));
   // only what blocked is named: a Pending pod is not told about readiness probes
-  const std::string only = blocker_hints(pod_blockers({pods[0]}), "resnet");
+  const std::string only = blocker_hints(pod_blockers({pods[0]}), "resnet").str();
   CHECK_THAT(only, Catch::Contains("scheduling"));
   CHECK_THAT(only, !Catch::Contains("readiness"));
 }
@@ -980,12 +980,13 @@ TEST_CASE("the export check's log: versions, sizes, heads, and the verdict", "[s
   CHECK(v.tensorflow_version == "2.18.0");
   CHECK(v.tensorflow_from == "saved_model.pb of version 2 (export/mnist/2)");
   CHECK(v.versions == std::vector<std::int64_t>{1, 2});
-  CHECK(export_tf_warning(v, "tensorflow/tensorflow:2.15.0", "2.16.1", "tensorflow/serving:2.16.1") ==
+  CHECK(export_tf_warning(v, "tensorflow/tensorflow:2.15.0", "2.16.1", "tensorflow/serving:2.16.1").str() ==
         "the model was exported by TensorFlow 2.18.0 (saved_model.pb of version 2 (export/mnist/2)) and is served by TF Serving 2.16.1 "
         "(tensorflow/serving:2.16.1): a SavedModel from a newer TensorFlow may use ops this server does not know (\"Op type not "
         "registered\"); serve it with TF Serving 2.18.0 or newer (ServeSpec::serving_version 2.18.0)");
   ExportVerdict none;  // the SavedModel's version unknown: the training image's tag decides
   CHECK(export_tf_warning(none, "tensorflow/tensorflow:2.18.0", "2.16.1", "tensorflow/serving:2.16.1")
+            .str()
             .find("(training image tensorflow/tensorflow:2.18.0)") != std::string::npos);
 
   // a SavedModel straight in the directory, no version directory

@@ -58,7 +58,7 @@ int DeleteCommand::run(Context& ctx) const {
         deleted.push_back(d);
         continue;
       case R::not_found: say_not_found(ctx, n); break;
-      case R::forbidden: ctx.err << "error: " << flag_fix(workflow::forbidden_message("delete", ns, d.message)) << "\n"; break;
+      case R::forbidden: ctx.err << "error: " << worded(workflow::forbidden_message("delete", ns, d.message)) << "\n"; break;
       case R::failed: ctx.err << "error: " << d.message << "\n"; break;
     }
     rc = exit_code::failure;

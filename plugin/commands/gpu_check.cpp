@@ -101,7 +101,7 @@ void print_table(const tfjob::gpu::CheckResult& res, bool color, std::ostream& o
       for (const auto& w : r.warnings) details.push_back(n.node.name + ": warning: " + w.to_string());
     }
     if (!n.ready() && (!n.report || n.report->failures.empty()) && !n.message.empty())
-      details.push_back(n.node.name + ": " + n.message +
+      details.push_back(n.node.name + ": " + n.message.str() +
                         (n.reason == "ImagePull" ? " (gpu-check --image REGISTRY/tfjob-gpu-probe:TAG)" : ""));
     for (const auto& note : n.node.notes) details.push_back(n.node.name + ": note: " + note);
     std::string status = to_string(n.status);
@@ -157,18 +157,18 @@ std::string run_local_probe(const std::string& path, const std::string& expect, 
 
 /// The result with the SDK's settings its messages name (VerdictOptions::strict, ...) worded
 /// as this command's flags, for every output.
-tfjob::gpu::CheckResult worded(tfjob::gpu::CheckResult res) {
+tfjob::gpu::CheckResult worded_result(tfjob::gpu::CheckResult res) {
   for (auto& n : res.nodes) {
-    n.message = flag_fix(std::move(n.message));
+    n.message = worded(n.message);
     if (!n.report) continue;
     for (auto* findings : {&n.report->warnings, &n.report->failures})
-      for (auto& f : *findings) f.message = flag_fix(std::move(f.message));
+      for (auto& f : *findings) f.message = worded(f.message);
   }
   return res;
 }
 
 void print_result(const tfjob::gpu::CheckResult& result, const GpuCheckOptions& o, Context& ctx) {
-  const tfjob::gpu::CheckResult res = worded(result);
+  const tfjob::gpu::CheckResult res = worded_result(result);
   if (o.output == "json") {
     ctx.out << tfjob::gpu::check_result_json(res).dump(2) << "\n";
   } else if (o.output == "yaml") {

@@ -244,9 +244,10 @@ void require_gpus(Context& ctx, kube::Client& client, const nlohmann::json& depl
   word_fixes(*findings);
   std::string errors;
   for (const auto& f : *findings) {
-    const std::string fix = f.fix.empty() ? "" : "\nfix: " + f.fix;
-    if (f.is_error()) errors += (errors.empty() ? "" : "\n") + f.message + fix;
-    else ctx.err << "warning: " << f.message << (f.message.empty() || f.message.back() == '\n' ? "" : "\n") << (fix.empty() ? "" : fix.substr(1) + "\n");
+    const std::string fix = f.fix.empty() ? "" : "\nfix: " + f.fix.str();
+    const std::string message = f.message.str();
+    if (f.is_error()) errors += (errors.empty() ? "" : "\n") + message + fix;
+    else ctx.err << "warning: " << message << (message.empty() || message.back() == '\n' ? "" : "\n") << (fix.empty() ? "" : fix.substr(1) + "\n");
   }
   if (!errors.empty()) throw tfjob::error("refusing to serve \"" + server + "\": " + errors);
 }
@@ -282,7 +283,7 @@ int server_not_ready(Context& ctx, const serving::WaitReport& r, const ServeOpti
                      const std::string& model, const std::string& no_pod_hint = "") {
   if (!r.diagnosis.empty()) ctx.err << r.diagnosis;
   if (r.result != serving::WaitResult::timeout) throw tfjob::error(r.message);
-  const std::string hints = flag_fix(serving::blocker_hints(r.blockers, model));
+  const std::string hints = worded(serving::blocker_hints(r.blockers, model));
   ctx.err << "error: timed out after " << o.timeout << " waiting for " << waiting_for << ": " << r.message << "\n"
           << (hints.empty() ? no_pod_hint : hints);
   return exit_code::timeout;
@@ -306,7 +307,7 @@ void say_available(Context& ctx, kube::Client& client, const std::string& ns, co
   try {
     print_signatures(ctx.out, serving::get_model_metadata(client, ns, service, model, {version, ""}));
   } catch (const std::exception& e) {
-    ctx.err << "warning: cannot read the signatures of model \"" << model << "\": " << flag_fix(e.what()) << "\n";
+    ctx.err << "warning: cannot read the signatures of model \"" << model << "\": " << error_message(e) << "\n";
   }
 }
 
@@ -436,7 +437,7 @@ serving::ExportVerdict ServeCommand::check_exports(Context& ctx, kube::Client& c
             << (v.tensorflow_version.empty() ? "" : ", exported by TensorFlow " + v.tensorflow_version) << "\n";
     if (&m == &served.front()) first = v;  // warned by the caller, with the training image as the fallback
     else if (auto w = serving::export_tf_warning(v, "", serving_release, serving_image); !w.empty())
-      ctx.err << "warning: " << flag_fix(w) << "\n";
+      ctx.err << "warning: " << worded(w) << "\n";
   }
   return first;
 }
@@ -466,7 +467,7 @@ int ServeCommand::run_deployment(Context& ctx, const ServeOptions& o) const {
   const auto first = o.no_export_check || o.dry_run == "server" ? serving::ExportVerdict{} : check_exports(ctx, client, o, spec, served);
   {  // the first model's TF version: from its SavedModel when read, else from the training image's tag
     auto w = serving::export_tf_warning(first, o.job_image, serving_release_of(o), spec.effective_image());
-    if (!w.empty()) ctx.err << "warning: " << flag_fix(w) << "\n";
+    if (!w.empty()) ctx.err << "warning: " << worded(w) << "\n";
   }
   serving::use_served_versions(client, objs);  // policy/v1beta1, autoscaling/v2beta2 on older clusters
   const auto applied =
@@ -561,7 +562,7 @@ ServerList list_servers(kube::Client& client, const std::string& ns, bool with_m
       }
       l.models[sns + "/" + s.name] = std::move(rows);
     } catch (const std::exception& e) {
-      s.model_state = flag_fix(e.what());  // a server that cannot answer is listed without versions
+      s.model_state = error_message(e);  // a server that cannot answer is listed without versions
     }
   }
   return l;

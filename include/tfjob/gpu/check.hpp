@@ -154,7 +154,7 @@ struct NodeResult {
   std::string phase;                  ///< last pod phase seen
   NodeStatus status = NodeStatus::pending;
   std::string reason;                 ///< for failed: ImagePull when the probe image cannot be pulled
-  std::string message;                ///< one line for people
+  Text message;                       ///< one line for people (it may name a setting by key)
   std::optional<ProbeReport> report;  ///< the probe's report, judged again here
   int exit_code = -1;                 ///< the probe container's exit code (-1 unknown)
   bool ready() const { return status == NodeStatus::ready; }
@@ -719,8 +719,8 @@ TFJOB_INLINE std::vector<std::size_t> choose_targets(CheckResult& res, const Che
       tell(o, g.name + ": not probed: " + g.problem);
     } else if (o.gpus > 0 && o.gpus > g.allocatable) {
       r.status = NodeStatus::skipped;
-      r.message = "CheckOptions::gpus " + std::to_string(o.gpus) + " but the node allocates " + std::to_string(g.allocatable);
-      tell(o, g.name + ": skipped: " + r.message);
+      r.message = setting::check_gpus + " " + std::to_string(o.gpus) + " but the node allocates " + std::to_string(g.allocatable);
+      tell(o, g.name + ": skipped: " + r.message.str());
     } else {
       r.pod = probe_pod(g, o, res.run_id).name();
       probing.push_back(res.nodes.size());
@@ -847,7 +847,7 @@ TFJOB_INLINE void ProbeFollower::look(std::size_t i, const kube::Pod& p, const F
   if (r.phase == "Succeeded" || r.phase == "Failed") return look_ended(i, p, f);
   if (r.phase == "Pending") return look_pending(i, p, f);
   pending_.erase(i);
-  r.message.clear();
+  r.message = Text();
   if (r.phase == "Running" && !running_since_.count(i)) running_since_[i] = Clock::now();
   if (last_note_[i] != r.phase) {
     last_note_[i] = r.phase;
@@ -871,7 +871,7 @@ TFJOB_INLINE void ProbeFollower::look_ended(std::size_t i, const kube::Pod& p, c
   } else {
     judge_probe_output(r, f.logs, v_);
   }
-  told_.push_back(r.node.name + ": " + to_string(r.status) + (r.message.empty() ? "" : ": " + r.message));
+  told_.push_back(r.node.name + ": " + to_string(r.status) + (r.message.empty() ? "" : ": " + r.message.str()));
   open_.erase(i);
 }
 
@@ -888,7 +888,7 @@ TFJOB_INLINE void ProbeFollower::look_pending(std::size_t i, const kube::Pod& p,
   r.reason = "ImagePull";
   r.message = "cannot pull the probe image " + o_.image + ": " + pull +
               "; build the image from gpu/Dockerfile, push it to a registry the nodes can pull from, and use that image";
-  told_.push_back(r.node.name + ": failed: " + r.message);
+  told_.push_back(r.node.name + ": failed: " + r.message.str());
   open_.erase(i);
 }
 
@@ -940,7 +940,7 @@ TFJOB_INLINE bool ProbeFollower::on_event(const kube::WatchEvent<kube::Pod>& ev)
       auto& r = res_.nodes[i];
       r.status = NodeStatus::failed;
       r.message = "the probe pod disappeared (deleted by someone else?)";
-      told_.push_back(r.node.name + ": " + r.message);
+      told_.push_back(r.node.name + ": " + r.message.str());
       open_.erase(i);
       pending_.erase(i);
     }
@@ -1017,7 +1017,7 @@ TFJOB_INLINE nlohmann::json check_result_json(const CheckResult& r) {
     nlohmann::json j = {{"node", n.node.name},
                         {"status", to_string(n.status)},
                         {"ready", n.ready()},
-                        {"message", n.message},
+                        {"message", n.message.str()},
                         {"pod", n.pod},
                         {"phase", n.phase},
                         {"exitCode", n.exit_code},

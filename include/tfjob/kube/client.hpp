@@ -604,7 +604,7 @@ TFJOB_INLINE Client::Next Client::run_attempt(const Request& req, const Creds& c
       if (std::string(e.what()).find("connection refused") != std::string::npos)
         hint = "; the connection to the server " + s_->server.origin() +
                " was refused - did you specify the right host or port? (" + cfg.source + ")";
-      throw transport_error(req.what + ": " + e.what() + hint);
+      throw transport_error(req.what + ": " + e.text() + hint);
     }
     t.wait = backoff(pol, t.failure_count++);
     t.why = e.what();
@@ -616,9 +616,9 @@ TFJOB_INLINE Client::Next Client::run_attempt(const Request& req, const Creds& c
   } catch (const transport_error& e) {
     if (cfg.verbosity >= 6) log(req.method + " " + t.url + "  in " + ms_since(t.t0) + " milliseconds (" + e.what() + ")");
     if (!req.idempotent)
-      throw transport_error(req.what + ": " + e.what() +
+      throw transport_error(req.what + ": " + e.text() +
                             "; the request was not repeated because it may already have taken effect");
-    if (t.failure_count >= pol.max_failures) throw transport_error(req.what + ": " + e.what());
+    if (t.failure_count >= pol.max_failures) throw transport_error(req.what + ": " + e.text());
     t.wait = backoff(pol, t.failure_count++);
     t.why = e.what();
     return Next::retry_later;

@@ -125,9 +125,9 @@ TFJOB_INLINE ModelSource parse_pvc(const std::string& text) {
   while (!s.path.empty() && s.path.front() == '/') s.path.erase(0, 1);
   while (!s.path.empty() && s.path.back() == '/') s.path.pop_back();
   if (s.claim.empty())
-    throw detail::invalid_setting("ModelSource::claim", " \"" + text + "\": give CLAIM[:PATH], e.g. tfjob-mnist:export");
+    throw detail::invalid_setting(setting::model_claim, " \"" + text + "\": give CLAIM[:PATH], e.g. tfjob-mnist:export");
   if (s.path.find("..") != std::string::npos)
-    throw detail::invalid_setting("ModelSource::claim", " \"" + text + "\": PATH must stay inside the claim (no \"..\")");
+    throw detail::invalid_setting(setting::model_claim, " \"" + text + "\": PATH must stay inside the claim (no \"..\")");
   return s;
 }
 
@@ -136,9 +136,9 @@ TFJOB_INLINE nlohmann::json parse_toleration(const std::string& text) {
   std::string kv = colon == std::string::npos ? text : text.substr(0, colon);
   std::string effect = colon == std::string::npos ? "" : text.substr(colon + 1);
   if (kv.empty())
-    throw detail::invalid_setting("ServeSpec::tolerations", " \"" + text + "\": give KEY[=VALUE][:EFFECT], e.g. nvidia.com/gpu:NoSchedule");
+    throw detail::invalid_setting(setting::serve_tolerations, " \"" + text + "\": give KEY[=VALUE][:EFFECT], e.g. nvidia.com/gpu:NoSchedule");
   if (!effect.empty() && effect != "NoSchedule" && effect != "PreferNoSchedule" && effect != "NoExecute")
-    throw detail::invalid_setting("ServeSpec::tolerations", " \"" + text + "\": effect must be NoSchedule, PreferNoSchedule or NoExecute");
+    throw detail::invalid_setting(setting::serve_tolerations, " \"" + text + "\": effect must be NoSchedule, PreferNoSchedule or NoExecute");
   nlohmann::json t = nlohmann::json::object();
   auto eq = kv.find('=');
   if (eq == std::string::npos) {
@@ -168,25 +168,25 @@ TFJOB_INLINE void validate(const ServeSpec& s) {
   const std::string m = s.effective_model_name();
   for (char c : m)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
-      throw detail::invalid_setting("ServeSpec::model_name",
+      throw detail::invalid_setting(setting::serve_model_name,
                                     " \"" + m + "\": use letters, digits, '-', '_' or '.' (it is a directory name and a URL segment)");
   if (s.source.kind == ModelSource::Kind::none)
     throw tfjob::error(reasons::invalid_setting,
-                       "no model: give one (ModelSource::Kind::resnet, ModelSource::url URL of a SavedModel .tar.gz, or "
-                       "ModelSource::claim CLAIM[:PATH])",
-                       "", "ServeSpec::source");
+                       "no model: give one (" + setting::model_resnet + ", " + setting::model_url + " URL of a SavedModel .tar.gz, or " +
+                           setting::model_claim + " CLAIM[:PATH])",
+                       "", setting::serve_source);
   if (s.source.kind == ModelSource::Kind::url) {
     const auto& u = s.source.url;
     if (u.rfind("http://", 0) != 0 && u.rfind("https://", 0) != 0 && u.rfind("gs://", 0) != 0)
-      throw detail::invalid_setting("ModelSource::url", " \"" + u + "\": give an http(s):// URL of a SavedModel tarball (.tar.gz)");
+      throw detail::invalid_setting(setting::model_url, " \"" + u + "\": give an http(s):// URL of a SavedModel tarball (.tar.gz)");
   }
-  if (s.model_version < 1) throw detail::invalid_setting("ServeSpec::model_version", " must be a positive integer (TF Serving's version directory)");
-  if (s.gpus < 0) throw detail::invalid_setting("ServeSpec::gpus", " must be 0 (CPU image) or more");
-  if (s.replicas < 0) throw detail::invalid_setting("ServeSpec::replicas", " must be 0 or more");
-  for (const auto& [setting, q] : {std::pair<const char*, std::string>{"ServeSpec::cpu", s.cpu}, {"ServeSpec::memory", s.memory}})
+  if (s.model_version < 1) throw detail::invalid_setting(setting::serve_model_version, " must be a positive integer (TF Serving's version directory)");
+  if (s.gpus < 0) throw detail::invalid_setting(setting::serve_gpus, " must be 0 (CPU image) or more");
+  if (s.replicas < 0) throw detail::invalid_setting(setting::serve_replicas, " must be 0 or more");
+  for (const auto& [key, q] : {std::pair<tfjob::setting, std::string>{setting::serve_cpu, s.cpu}, {setting::serve_memory, s.memory}})
     if (!q.empty()) {
       if (!tfjob::is_quantity(q))
-        throw detail::invalid_setting(setting, " \"" + q + "\" is not a Kubernetes quantity (e.g. 2, 500m, 4Gi)");
+        throw detail::invalid_setting(key, " \"" + q + "\" is not a Kubernetes quantity (e.g. 2, 500m, 4Gi)");
     }
   validate_operations(s.ops, s.cpu);
 }

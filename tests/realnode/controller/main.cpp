@@ -10,6 +10,7 @@
 //                            [--cluster-domain D]
 //
 // Ends cleanly (exit 0) on SIGTERM or SIGINT. See docs/realnode-controller.md.
+#include <tfjob/api/labels.hpp>
 #include <tfjob/kube/tfjob_resource.hpp>
 #include <tfjob/kube/kube.hpp>
 

@@ -118,7 +118,7 @@ class Conn {
   int fd() const { return fd_; }
 
  private:
-  std::string describe_tls_failure(const std::string& prefix, int ret);
+  Text describe_tls_failure(const std::string& prefix, int ret);
 
   int fd_ = -1;
   SSL_ptr ssl_;
@@ -383,7 +383,7 @@ TFJOB_INLINE void Conn::write_all(std::string_view data, Deadline dl) {
   }
 }
 
-TFJOB_INLINE std::string Conn::describe_tls_failure(const std::string& prefix, int ret) {
+TFJOB_INLINE Text Conn::describe_tls_failure(const std::string& prefix, int ret) {
   std::string errs = openssl_errors();
   long vr = ssl_ ? SSL_get_verify_result(ssl_.get()) : X509_V_OK;
   std::string msg = prefix + ": ";
@@ -396,7 +396,7 @@ TFJOB_INLINE std::string Conn::describe_tls_failure(const std::string& prefix, i
       case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
       case X509_V_ERR_CERT_SIGNATURE_FAILURE:
         return msg + "x509: certificate signed by unknown authority: the server's certificate is not trusted by " +
-               tls_->ca_source() + ". Set the cluster's certificate-authority-data (or ConfigOverrides::certificate_authority) "
+               tls_->ca_source() + ". Set the cluster's certificate-authority-data (or " + setting::config_certificate_authority + ") "
                "to the CA that signed the API server's certificate";
       case X509_V_ERR_HOSTNAME_MISMATCH:
       case X509_V_ERR_IP_ADDRESS_MISMATCH: {
@@ -405,7 +405,7 @@ TFJOB_INLINE std::string Conn::describe_tls_failure(const std::string& prefix, i
           for (const auto& n : subject_alt_names(peer)) valid += (valid.empty() ? "" : ", ") + n;
         return msg + "x509: certificate is valid for " + (valid.empty() ? std::string("other names") : valid) +
                ", not " + verify_name_ + ". Use a server address the certificate names, or set "
-               "tls-server-name (--tls-server-name) to one of them";
+               "tls-server-name (" + setting::config_tls_server_name + ") to one of them";
       }
       case X509_V_ERR_CERT_HAS_EXPIRED:
         return msg + "x509: the server's certificate has expired or is not yet valid (check the clocks "

@@ -53,10 +53,10 @@ Url parse_url(const std::string& in, const std::string& what = "URL");
 /// time.ParseDuration form without a sign: "30s", "1m", "2h", "1h30m", "1.5h", "500ms",
 /// "10us"/"10µs", "100ns". Like Go, a value beyond int64 nanoseconds (about 292 years) is
 /// refused, not wrapped. Throws config_error naming `what` on bad input.
-std::chrono::milliseconds parse_duration(const std::string& s, const std::string& what = "duration");
+std::chrono::milliseconds parse_duration(const std::string& s, const Text& what = "duration");
 
 /// Read a whole file; throws config_error naming `what` and the path.
-std::string read_file(const std::string& path, const std::string& what);
+std::string read_file(const std::string& path, const Text& what);
 
 /// Lower-case ASCII copy.
 std::string lower(std::string s);
@@ -215,7 +215,7 @@ TFJOB_INLINE Url parse_url(const std::string& in, const std::string& what) {
   return u;
 }
 
-TFJOB_INLINE std::chrono::milliseconds parse_duration(const std::string& s, const std::string& what) {
+TFJOB_INLINE std::chrono::milliseconds parse_duration(const std::string& s, const Text& what) {
   auto bad = [&](const std::string& why = "must be a number of seconds or a duration with a unit (e.g. 0, 30s, 1m, 2h)") {
     return config_error("invalid " + what + " \"" + s.substr(0, 64) + (s.size() > 64 ? "..." : "") + "\": " + why);
   };
@@ -262,7 +262,7 @@ TFJOB_INLINE std::chrono::milliseconds parse_duration(const std::string& s, cons
   return std::chrono::milliseconds(static_cast<long long>(total_ns / 1e6L));
 }
 
-TFJOB_INLINE std::string read_file(const std::string& path, const std::string& what) {
+TFJOB_INLINE std::string read_file(const std::string& path, const Text& what) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw config_error("cannot read " + what + " \"" + path + "\": " + std::strerror(errno));
   std::string out;
