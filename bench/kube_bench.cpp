@@ -11,6 +11,7 @@
 #include <string>
 
 using namespace tfjob::kube;
+using tfjob::k8s::Pod;
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -53,7 +54,7 @@ int main(int argc, char** argv) {
       for (const auto& p : list.items) containers += p.container_names().size();
       if (print) {
         nlohmann::json out = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", nlohmann::json::array()}};
-        for (const auto& p : list.items) out["items"].push_back(p.json);
+        for (const auto& p : list.items) out["items"].push_back(p);
         std::string s = out.dump(4);
         bytes = s.size();
         std::fwrite(s.data(), 1, s.size(), stdout);

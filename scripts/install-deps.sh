@@ -10,6 +10,7 @@ pkgs=(
   libstb-dev  # stb_image.h: predict --image decodes PNG/JPEG for float inputs (plugin/common/image_decode.cpp)
   python3 python3-jsonschema python3-yaml
   time  # GNU time: the plugin's peak memory in tests/logs_cli_test, and the benchmarks
+  zsh fish  # the completion scripts are sourced and TABbed in each real shell (tests/security_test, issue 37)
   dataset-fashion-mnist
   # the real-apiserver test tier (tests/realapi/): kube-apiserver built from Debian's source
   golang-go golang-github-modern-go-reflect2-dev rsync jq curl procps etcd-server dpkg-dev make openssl
@@ -17,6 +18,8 @@ pkgs=(
   clang libclang-rt-14-dev
   # peak-memory benchmarks (bench/*.sh): GNU time -v
   time
+  # the release workflow's run blocks (ctest release:workflow-lint)
+  shellcheck
   # the real-node tier (tests/realnode/): container runtime, pod network, cluster DNS,
   # network namespaces (ip, nsenter, findmnt), portmap's iptables, a static pause (libc6-dev)
   containerd runc containernetworking-plugins dnsmasq-base iproute2 util-linux iptables libc6-dev

@@ -10,6 +10,11 @@
 #                                                 but Debian's Essential packages) of SUITE
 #   scripts/release-chroot.sh cached ARCH         exit 0 when the build chroot and ARCH's
 #                                                 static dependencies are already cached
+#   scripts/release-chroot.sh prepare             build what the release tier needs into the
+#                                                 cache (the build chroot, both architectures'
+#                                                 static dependencies, the four run roots),
+#                                                 one step at a time, each under the lock
+#                                                 (scripts/test.sh runs it in the background)
 #   scripts/release-chroot.sh run ROOT [-b HOSTDIR:DIR]... -- CMD...
 #                                                 run CMD inside ROOT (its own mount
 #                                                 namespace: /dev, /proc and the binds
@@ -21,8 +26,8 @@
 # >= 2.28 (RHEL 8; the newest symbol version it uses is what `objdump -T` shows;
 # tests/tools/release_chroot_test.sh checks it), with bullseye's gcc 10 (arm64: Debian's
 # cross toolchain g++-aarch64-linux-gnu) and the libraries the test suite runs against,
-# built static from Debian 12's source packages: OpenSSL, zlib and yaml-cpp, nlohmann-json and
-# CLI11 (headers), zlib. libstdc++ and libgcc are linked in.
+# Debian 12's: OpenSSL's and zlib's static archives from its packages, yaml-cpp built static from
+# its source package, nlohmann-json, CLI11 and stb headers. libstdc++ and libgcc are linked in.
 # The compile goes through ccache ($CACHE/ccache); the build dirs are kept ($CACHE/build-ARCH).
 #
 # Needs root (chroot, mount namespaces), mmdebstrap, and for arm64 roots qemu-user-static
@@ -39,13 +44,26 @@ JOBS=${JOBS:-2}
 die() { echo "release-chroot.sh: error: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
 log() { echo "release-chroot.sh: $*" >&2; }
-usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 key() { printf '%s\n' "$@" | sha256sum | cut -c1-12; }
 
 need_root() {
   [ "$(id -u)" = 0 ] || skip "release chroots need root (chroot, mount namespaces)"
   command -v mmdebstrap >/dev/null || skip "mmdebstrap is not installed (apt-get install mmdebstrap; scripts/install-deps.sh does)"
   command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"
+}
+
+# mmdebstrap with no inherited descriptor above 2: it hands apt a pipe as `cat >&N`, which
+# /bin/sh (dash) refuses for N above 9, and a caller's open files (this script's lock on 9, a
+# flock or a time wrapper around it) push N there. The lock stays held by this shell.
+mmdebstrap_() {
+  (
+    for fd in /proc/$BASHPID/fd/*; do
+      fd=${fd##*/}
+      [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-"
+    done
+    exec mmdebstrap "$@"
+  )
 }
 
 # One creator at a time per cache; a reader waits for the creator to finish.
@@ -110,7 +128,7 @@ build_chroot() {
     if [ ! -f "$dir/.complete" ]; then
       log "making the $BUILD_SUITE build chroot in $dir (once per machine)"
       rm -rf "$dir.tmp"
-      mmdebstrap --mode=root --variant=minbase \
+      mmdebstrap_ --mode=root --variant=minbase \
         --include="$BUILD_PACKAGES" --skip=cleanup/apt/lists \
         "$BUILD_SUITE" "$dir.tmp" \
         "deb $MIRROR $BUILD_SUITE main" \
@@ -123,45 +141,52 @@ build_chroot() {
   echo "$dir"
 }
 
-# ---- static dependencies, from Debian 12's source packages ------------------------------
-DEP_SOURCES="openssl zlib yaml-cpp nlohmann-json3 cli11 libstb"
+# ---- static dependencies, Debian 12's -------------------------------------------------------
+# The libraries the test suite builds against, Debian 12's (bookworm): OpenSSL's and zlib's
+# static archives as Debian ships them (libssl-dev: libssl.a, libcrypto.a; zlib1g-dev: libz.a;
+# C, so the Debian 11 toolchain links them, for arm64 too: the arm64 packages' archives),
+# nlohmann-json, CLI11 and stb as their header packages; yaml-cpp from its source package,
+# compiled here with Debian 11's gcc 10 (Debian 12's libyaml-cpp.a is C++ built by gcc 12 and
+# calls libstdc++ symbols gcc 10's does not have). The binary packages are downloaded with an
+# apt state of their own under /work (never installed: the chroot stays Debian 11).
+DEP_SOURCES="openssl zlib yaml-cpp nlohmann-json3 cli11 libstb"  # the cache key: their source versions
+DEP_DEBS="libssl-dev zlib1g-dev nlohmann-json3-dev libcli11-dev libstb-dev"
 # Runs inside the build chroot: /deps is the prefix, /work a scratch dir.
 # shellcheck disable=SC2016
 DEPS_RECIPE='
 set -euo pipefail
 arch=$1 jobs=$2
 cd /work
-export DEB_BUILD_OPTIONS=nocheck
-for p in '"$DEP_SOURCES"'; do
-  apt-get source -q --download-only "$p" >/dev/null
+case "$arch" in amd64) triplet=x86_64-linux-gnu ;; arm64) triplet=aarch64-linux-gnu ;; esac
+mkdir -p apt/lists/partial apt/archives/partial debs root
+echo "deb '"$MIRROR $SOURCE_SUITE"' main" >apt/sources.list
+aptb=(-o Dir::Etc::SourceList=/work/apt/sources.list -o Dir::Etc::SourceParts=/dev/null
+      -o Dir::State::Lists=/work/apt/lists -o Dir::Cache=/work/apt -o APT::Architectures::=amd64
+      -o APT::Architectures::="$arch" -o Debug::NoLocking=1)
+apt-get "${aptb[@]}" -q update >/dev/null
+debs=()
+for p in '"$DEP_DEBS"'; do
+  case "$p" in nlohmann-json3-dev|libcli11-dev) debs+=("$p") ;; *) debs+=("$p:$arch") ;; esac
 done
-for dsc in *.dsc; do dpkg-source --no-check -x "$dsc" >/dev/null; done
+(cd debs && apt-get "${aptb[@]}" -q download "${debs[@]}" >/dev/null)
+for d in debs/*.deb; do dpkg-deb -x "$d" root; done
+mkdir -p /deps/include /deps/lib /deps/share
+cp -a root/usr/include/. /deps/include/
+cp -a root/usr/include/"$triplet"/openssl/. /deps/include/openssl/  # configuration.h, opensslconf.h
+rm -rf /deps/include/"$triplet"
+for l in libssl.a libcrypto.a libz.a; do cp root/usr/lib/"$triplet"/$l /deps/lib/; done
+cp -a root/usr/share/cmake /deps/share/  # nlohmann_json and CLI11 package configs
+[ ! -d root/usr/lib/cmake ] || cp -a root/usr/lib/cmake /deps/lib/
+# yaml-cpp from its source package, with this chroot'"'"'s compiler
+apt-get source -q --download-only yaml-cpp >/dev/null
+dpkg-source --no-check -x yaml-cpp_*.dsc >/dev/null
 cmake_args=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/deps -DCMAKE_INSTALL_LIBDIR=lib
             -DCMAKE_POSITION_INDEPENDENT_CODE=ON)
-if [ "$arch" = arm64 ]; then
-  cmake_args+=(-DCMAKE_TOOLCHAIN_FILE=/deps/toolchain.cmake)
-  ossl_target=(linux-aarch64 --cross-compile-prefix=aarch64-linux-gnu-)
-  export CHOST=aarch64-linux-gnu  # for the configure of zlib
-else
-  ossl_target=(linux-x86_64)
-fi
-(cd zlib-*/ && CFLAGS="-O2 -fPIC" ./configure --static --prefix=/deps --libdir=/deps/lib >/dev/null &&
- make -s -j"$jobs" libz.a >/dev/null && make -s install >/dev/null)
-unset CHOST
-# OpenSSL: static libraries only; certificates where Debian keeps them (/usr/lib/ssl).
-(cd openssl-*/ && ./Configure "${ossl_target[@]}" no-shared no-module no-tests \
-   --prefix=/deps --libdir=lib --openssldir=/usr/lib/ssl >/dev/null &&
- make -s -j"$jobs" build_libs >/dev/null && make -s install_dev >/dev/null)
+[ "$arch" = amd64 ] || cmake_args+=(-DCMAKE_TOOLCHAIN_FILE=/deps/toolchain.cmake)
 (cd yaml-cpp-*/ && cmake -S . -B b "${cmake_args[@]}" -DYAML_BUILD_SHARED_LIBS=OFF \
    -DYAML_CPP_BUILD_TESTS=OFF -DYAML_CPP_BUILD_TOOLS=OFF -DYAML_CPP_BUILD_CONTRIB=OFF >/dev/null &&
  cmake --build b -j"$jobs" >/dev/null && cmake --install b >/dev/null)
-(cd nlohmann-json3-*/ && cmake -S . -B b "${cmake_args[@]}" -DJSON_BuildTests=OFF >/dev/null &&
- cmake --install b >/dev/null)
-(cd cli11-*/ && cmake -S . -B b "${cmake_args[@]}" -DCLI11_BUILD_TESTS=OFF -DCLI11_BUILD_EXAMPLES=OFF \
-   -DCLI11_BUILD_DOCS=OFF >/dev/null && cmake --install b >/dev/null)
-# stb: header-only; the plugin compiles stb_image.h itself (plugin/common/image_decode.cpp)
-(cd libstb-*/ && mkdir -p /deps/include/stb && cp stb_image.h /deps/include/stb/)
-ls *.dsc > /deps/SOURCES
+(ls debs; ls *.dsc) > /deps/SOURCES
 '
 toolchain_file() {  # the cross build's CMake toolchain (arm64)
   cat <<'EOF'
@@ -188,7 +213,7 @@ deps_dir() {  # deps_dir CHROOT ARCH
   if [ ! -f "$dir/.complete" ]; then
     lock
     if [ ! -f "$dir/.complete" ]; then
-      log "building $DEP_SOURCES from Debian's $SOURCE_SUITE sources for $arch into $dir (once per machine)"
+      log "the static dependencies for $arch from Debian's $SOURCE_SUITE ($DEP_DEBS; yaml-cpp built) into $dir (once per machine)"
       rm -rf "$dir.tmp" "$CACHE/work-$arch"
       mkdir -p "$dir.tmp" "$CACHE/work-$arch"
       toolchain_file > "$dir.tmp/toolchain.cmake"
@@ -213,6 +238,10 @@ build() {  # build ARCH OUTDIR
   chroot=$(build_chroot)
   deps=$(deps_dir "$chroot" "$arch")
   lock  # one build in the kept build dirs at a time
+  # a kept build dir whose last build did not finish (no .complete) may hold half-written
+  # objects: start it afresh (ccache keeps that cheap)
+  [ -f "$CACHE/build-$arch/.complete" ] || rm -rf "$CACHE/build-$arch"
+  rm -f "$CACHE/build-$arch/.complete"
   mkdir -p "$out" "$CACHE/ccache" "$CACHE/build-$arch"
   out=$(cd "$out" && pwd)
   local cmake_args=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
@@ -231,6 +260,7 @@ build() {  # build ARCH OUTDIR
              cmake --build /build --target kubectl-tfjob -j "$1"
              install -m 0755 /build/plugin/kubectl-tfjob /out/kubectl-tfjob' _ "$JOBS" "${cmake_args[@]}" >&2 ||
     die "building kubectl-tfjob for $arch failed"
+  touch "$CACHE/build-$arch/.complete"
   echo "$out/kubectl-tfjob"
 }
 
@@ -253,7 +283,7 @@ run_root() {  # run_root SUITE ARCH
       log "making a minimal $suite/$arch chroot in $dir (once per machine)"
       rm -rf "$dir.tmp"
       # extract installs what --include names: the Essential set, as the essential variant
-      mmdebstrap --mode=root --variant="$variant" --architectures="$arch" \
+      mmdebstrap_ --mode=root --variant="$variant" --architectures="$arch" \
         ${qemu:+--include='?essential'} "$suite" "$dir.tmp" \
         "deb $MIRROR $suite main" >&2 || die "mmdebstrap $suite/$arch failed"
       mkdir -p "$dir.tmp/dev" "$dir.tmp/proc" "$dir.tmp/tmp"
@@ -270,6 +300,16 @@ cmd=$1; shift
 case "$cmd" in
   build) [ $# -eq 2 ] || usage; build "$1" "$2" ;;
   root) [ $# -eq 2 ] || usage; run_root "$1" "$2" ;;
+  deps)  # deps ARCH: the build chroot and ARCH's static dependencies, built when missing
+    [ $# -eq 1 ] || usage; need_root; c=$(build_chroot); deps_dir "$c" "$1" ;;
+  prepare)  # each step its own process: the cache's lock is held for one step only
+    [ $# -eq 0 ] || usage; need_root
+    for a in amd64 arm64; do bash "$0" deps "$a" >/dev/null; done
+    for r in "bullseye amd64" "trixie amd64" "bullseye arm64" "trixie arm64"; do
+      # shellcheck disable=SC2086
+      bash "$0" root $r >/dev/null
+    done
+    log "prepared: the build chroot, amd64 and arm64 static dependencies, the run roots" ;;
   cached)  # cached ARCH: exit 0 when the build chroot and ARCH's static deps are built
     [ $# -eq 1 ] || usage; need_root
     c=$(build_chroot_dir); [ -f "$c/.complete" ] || exit 1

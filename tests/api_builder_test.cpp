@@ -137,10 +137,17 @@ TEST_CASE("builder: defaults and per-type settings", "[api][builder]") {
 
 TEST_CASE("builder: bad input is refused clearly", "[api][builder]") {
   CHECK_THROWS_WITH(tfjob::TFJobBuilder().cpu("four"), Catch::Contains("\"four\" is not a Kubernetes quantity"));
-  CHECK_THROWS_WITH(tfjob::TFJobBuilder().pvc("data"), Catch::Contains("expected CLAIM:/mount/path"));
-  CHECK_THROWS_WITH(tfjob::TFJobBuilder().pvc("data:relative"), Catch::Contains("must be absolute"));
+  CHECK_THROWS_WITH(tfjob::TFJobBuilder().pvc("data"), Catch::Contains("\"data\": it has no mount path; give CLAIM:/mount/path"));
+  CHECK_THROWS_WITH(tfjob::TFJobBuilder().pvc("data:relative"), Catch::Contains("the mount path \"relative\" is not absolute"));
+  // nothing truncated or dropped: a mode other than :ro, two mounts in one, a bad claim name
+  CHECK_THROWS_WITH(tfjob::TFJobBuilder().pvc("data:/data:rw"), Catch::Contains("\":rw\" is not a mode (only :ro is)"));
+  CHECK_THROWS_WITH(tfjob::TFJobBuilder().pvc("a:/a,b:/b"), Catch::Contains("it holds more than one mount"));
+  CHECK_THROWS_WITH(tfjob::TFJobBuilder().pvc("Data:/data"), Catch::Contains("the claim name \"Data\" is not a valid name"));
+  auto ro = tfjob::PvcMount::parse("ckpt:/ckpt:ro");
+  CHECK((ro.claim == "ckpt" && ro.mount_path == "/ckpt" && ro.read_only));
   CHECK_THROWS_WITH(tfjob::TFJobBuilder().env("NOVALUE"), Catch::Contains("expected NAME=VALUE"));
-  CHECK_THROWS_WITH(tfjob::TFJobBuilder().toleration("k:Sometimes"), Catch::Contains("effect must be"));
+  CHECK_THROWS_WITH(tfjob::TFJobBuilder().toleration("k:Sometimes"), Catch::Contains("the effect \"Sometimes\" is none of"));
+  CHECK_THROWS_WITH(tfjob::TFJobBuilder().toleration("bad key!"), Catch::Contains("the key \"bad key!\""));
   CHECK_THROWS_WITH(tfjob::TFJobBuilder().replicas("Driver", 1), Catch::Contains("unknown replica type \"Driver\""));
   try {
     tfjob::TFJobBuilder("Bad_Name").chief().master().build();

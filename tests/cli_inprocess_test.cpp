@@ -161,49 +161,54 @@ TEST_CASE("in-process: invalid flags are refused before any request, with what i
     int rc;
     std::string says;
   };
+  // one exit code for every mistake on the command line (docs/cli.md): 64, nothing sent
   const std::vector<Case> cases = {
-      {{"get", "-o", "bogus"}, 64, "unable to match a printer suitable for the output format \"bogus\""},
+      {{"get", "-o", "bogus"}, 64, "error: --output: \"bogus\" is not one of them; give wide, json, yaml, name"},
       {{"get", "x", "-A"}, 64, "a job name cannot be combined with --all-namespaces"},
-      {{"describe"}, 64, "name is required"},
-      {{"delete"}, 64, "give TFJob names, -l SELECTOR or --all"},
-      {{"delete", "x", "--all"}, 64, "names cannot be combined with --all or -l"},
-      {{"delete", "x", "--timeout", "soon"}, 64, "--timeout"},
+      {{"describe"}, 64, "error: NAME: nothing to describe; give TFJob names, -l SELECTOR or -A"},
+      {{"delete"}, 64, "give TFJob names, -f FILE, -l SELECTOR or --all"},
+      {{"delete", "x", "--all"}, 64, "names, -f and --all/-l cannot be combined"},
+      {{"delete", "x", "--timeout", "soon"}, 64, "error: --timeout: \"soon\" is not a duration"},
+      {{"delete", "x", "--now", "--grace-period", "3"}, 64, "error: --now: --now and --grace-period cannot be specified together"},
       {{"wait", "x", "--for=condition=Bogus"}, 64, "unknown condition \"Bogus\""},
-      {{"wait", "x", "--timeout", "ten"}, 64, "--timeout"},
-      {{"logs", "x", "--since", "5"}, 64, "missing unit in duration \"5\""},
+      {{"wait", "x", "--timeout", "ten"}, 64, "error: --timeout: \"ten\" is not a duration"},
+      {{"logs", "x", "--since", "5"}, 64, "error: --since: \"5\" has no unit"},
       {{"logs", "x", "-f", "--previous"}, 64, "--previous cannot be combined with -f"},
       {{"logs", "x", "--index", "a"}, 64, "\"a\" is not an index"},
       {{"logs", "x", "--replica", "Boss"}, 64, "unknown replica type \"Boss\""},
       {{"logs", "x", "--include", "("}, 64, "invalid regular expression \"(\""},
-      {{"explain", "x", "-o", "wide"}, 1, "allowed formats are: json, yaml"},
-      {{"explain", "x", "--tail", "-1"}, 64, "must be 0 or more lines"},
-      {{"models", "x", "--version", "1", "--label", "stable"}, 64, "give --version or --label, not both"},
-      {{"models", "x", "--version", "latest"}, 1, "version \"latest\" is not a number"},
-      {{"models", "x", "-o", "wide"}, 1, "allowed formats are: json, yaml"},
+      {{"explain", "x", "-o", "wide"}, 64, "error: --output: \"wide\" is not one of them; give json or yaml"},
+      {{"explain", "x", "--tail", "-1"}, 64, "error: --tail: -1 is less than 0"},
+      {{"models", "x", "--version", "1", "--label", "stable"}, 64, "--version and --label were both given; give one of them"},
+      {{"models", "x", "--version", "latest"}, 64, "error: --version: \"latest\" is not a whole number"},
+      {{"models", "x", "-o", "wide"}, 64, "give json or yaml"},
       {{"predict", "x"}, 64, "give --image FILE (repeatable) or --json FILE, not both"},
-      {{"predict", "x", "--image", "a.jpg", "--json", "b.json"}, 64, "give --image FILE (repeatable) or --json FILE, not both"},
-      {{"predict", "x", "--json", "b.json", "--top", "0"}, 64, "must be 1 or more"},
+      {{"predict", "x", "--image", sample("README.md"), "--json", sample("README.md")}, 64,
+       "give --image FILE (repeatable) or --json FILE, not both"},
+      {{"predict", "x", "--json", sample("README.md"), "--top", "0"}, 64, "error: --top: 0 is less than 1"},
+      {{"predict", "x", "--json", sample("README.md")}, 64, "is not JSON; give TF Serving's REST request body"},
+      {{"predict", "x", "--image", sample("README.md")}, 64, "is not a JPEG or PNG file; give a PNG or JPEG image"},
       {{"tensorboard"}, 64, "give the TFJob's name (or -f FILE with --dry-run=client)"},
-      {{"tensorboard", "x", "--port", "70000"}, 64, "give a port from 0 (any free one) to 65535"},
+      {{"tensorboard", "x", "--port", "70000"}, 64, "error: --port: 70000 is more than 65535"},
       {{"tensorboard", "x", "--timeout", "soon"}, 64, "--timeout"},
-      {{"tf-config", "-f", sample("samples/mnist/tfjob.yaml"), "-o", "yaml"}, 1, "allowed formats are: json, wide"},
-      {{"completion", "tcsh"}, 64, "tcsh not in {bash,zsh,fish}"},
+      {{"tf-config", "-f", sample("samples/mnist/tfjob.yaml"), "-o", "yaml"}, 64, "give json or wide"},
+      {{"completion", "tcsh"}, 64, "error: SHELL: \"tcsh\" is not one of them; give bash, zsh or fish"},
       {{"exec", "nope"}, 64, "give the command after --, e.g. -- nvidia-smi"},
       {{"port-forward", "nope"}, 64, "give at least one port: [LOCAL:]REMOTE"},
       {{"serve"}, 64, "give the server's NAME (or use `serve list` / `serve delete NAME`)"},
-      {{"serve", "x", "--model", "resnet", "-o", "wide"}, 1, "allowed formats are: json, yaml, name"},
+      {{"serve", "x", "--model", "resnet", "-o", "wide"}, 64, "give yaml, json or name"},
       {{"serve", "x", "--model", "resnet", "--timeout", "soon"}, 64, "--timeout"},
       {{"serve", "x", "--model", "bogus"}, 64, "\"bogus\" is not a built-in model"},
       {{"serve", "x", "--model", "resnet", "--pvc", "c"}, 64, "give exactly one model source"},
-      {{"serve", "x", "--model", "resnet", "--selector", "pool"}, 64, "\"pool\": give KEY=VALUE (a node label)"},
+      {{"serve", "x", "--model", "resnet", "--selector", "pool"}, 64, "error: --selector: \"pool\" has no \"=\"; give KEY=VALUE"},
       {{"serve", "x", "--model", "resnet", "--batching", "max_batch_size=32,batch_timeout=5"}, 64, "unknown key \"batch_timeout\""},
       {{"serve", "x", "--model", "resnet", "--autoscale", "1:4:70%"}, 64, "give them a CPU request too (--cpu 2)"},
-      {{"serve", "X", "--model", "resnet"}, 1, "serve name \"X\" must be a DNS-1035 label"},
-      {{"serve", "x", "--model", "a=pvc:c", "--model-config-poll", "-1"}, 64, "give 0 (never re-read) or more seconds"},
+      {{"serve", "X", "--model", "resnet"}, 64, "serve name \"X\" must be a DNS-1035 label"},
+      {{"serve", "x", "--model", "a=pvc:c", "--model-config-poll", "-1"}, 64, "error: --model-config-poll: -1 is less than 0"},
       {{"serve", "x", "--model", "a=pvc:c", "--version-label", "b:stable=1"}, 64, "no --model b=SOURCE was given"},
       // --from-job: the flags are checked before the job is read
-      {{"serve", "x", "--from-job", "train", "--model", "resnet"}, 64, "the job's export is the model: leave out --model"},
-      {{"serve", "x", "--from-job", "train", "--selector", "pool"}, 64, "\"pool\": give KEY=VALUE (a node label)"},
+      {{"serve", "x", "--from-job", "train", "--model", "resnet"}, 64, "the job's export is the model; leave out --model"},
+      {{"serve", "x", "--from-job", "train", "--selector", "pool"}, 64, "\"pool\" has no \"=\""},
       {{"serve", "x", "--from-job", "train", "--version-label", "b:stable=1"}, 64, "no --model b=SOURCE was given"},
       {{"serve", "x", "--from-job", "train", "--kserve"}, 64, "an InferenceService reads one model from a claim"},
       {{"serve", "x", "--model", "resnet", "--kserve"}, 64, "give --pvc CLAIM[:PATH]"},
@@ -211,10 +216,10 @@ TEST_CASE("in-process: invalid flags are refused before any request, with what i
       {{"serve", "x", "--pvc", "c", "--kserve", "--model-name", "y"}, 64, "KServe names the model after the InferenceService"},
       {{"serve", "x", "--pvc", "c", "--kserve", "--wait-version", "2"}, 64, "not available with --kserve"},
       {{"serve", "status"}, 64, "give the NAME of the model server"},
-      {{"serve", "status", "x", "-o", "wide"}, 1, "allowed formats are: json, yaml"},
-      {{"serve", "list", "-o", "bogus"}, 1, "allowed formats are: json, yaml, name, wide"},
+      {{"serve", "status", "x", "-o", "wide"}, 64, "give json or yaml"},
+      {{"serve", "list", "-o", "bogus"}, 64, "give wide, json, yaml or name"},
       {{"serve", "delete"}, 64, "give the NAME of the model server to delete"},
-      {{"serve", "label", "x", "m", "stable"}, 1, "give LABEL=VERSION, e.g. stable=1"},
+      {{"serve", "label", "x", "m", "stable"}, 64, "give LABEL=VERSION, e.g. stable=1"},
       {{"serve", "label", "x", "m", "m:stable=1"}, 64, "give LABEL=VERSION; the model is the argument before it"},
       {{"serve", "label", "x", "m", "stable=1", "--timeout", "soon"}, 64, "--timeout"},
   };
@@ -310,8 +315,9 @@ TEST_CASE("in-process: version, tf-config, completion and __complete write to th
   CHECK(r.out == client_line);
   CHECK(r.err.rfind("error: ", 0) == 0);
 
-  // tf-config: pure, from a manifest; -n does not override the file's namespace
-  r = c.call({"tf-config", "-f", sample("tests/data/api/full.yaml"), "-o", "json"});
+  // tf-config: pure, from a manifest; -n does not override the file's namespace (full.yaml's
+  // one unknown field is the schema's to refuse: cli_validate_test)
+  r = c.call({"tf-config", "-f", sample("tests/data/api/full.yaml"), "-o", "json", "--validate=ignore"});
   INFO(r.err);
   CHECK(r.rc == 0);
   CHECK(r.err.empty());
@@ -371,10 +377,13 @@ TEST_CASE("in-process: models, predict, tensorboard, exec, attach and port-forwa
   CHECK(has(r.err, "user \"nobody\" does not exist in "));
   CHECK(has(r.err, " (given with --user)\n"));
   CHECK_FALSE(has(r.err, "ConfigOverrides"));
+  // an image that is not one is refused before anything is asked (a usage error, 64)
+  c.server->clear_requests();
   r = c.call({"predict", "nosuch", "--image", sample("samples/mnist/digit-1.json")});
-  CHECK(r.rc == 1);
+  CHECK(r.rc == 64);
   CHECK(r.out.empty());
-  CHECK(has(r.err, "not a JPEG or PNG file"));
+  CHECK(has(r.err, "error: --image: \"" + sample("samples/mnist/digit-1.json") + "\" is not a JPEG or PNG file; give a PNG or JPEG image"));
+  CHECK(c.server->requests().empty());
 
   // tensorboard: a job that is not there; the objects of one read from a file (no cluster)
   r = c.call({"tensorboard", "nosuch"});
@@ -525,7 +534,8 @@ TEST_CASE("in-process: the SDK's invalid settings name its settings, the plugin'
        "no model: give one (--model resnet, --model-url URL of a SavedModel .tar.gz, or --pvc CLAIM[:PATH])"},
       {[] { sv::parse_pvc(":x"); }, "ModelSource::claim", "--pvc \":x\": give CLAIM[:PATH], e.g. tfjob-mnist:export"},
       {[] { sv::parse_toleration("k:Sometimes"); }, "ServeSpec::tolerations",
-       "--toleration \"k:Sometimes\": effect must be NoSchedule, PreferNoSchedule or NoExecute"},
+       "--toleration \"k:Sometimes\": the effect \"Sometimes\" is none of NoSchedule, PreferNoSchedule, NoExecute; give "
+       "KEY[=VALUE][:EFFECT], e.g. nvidia.com/gpu:NoSchedule or dedicated=gpu:NoExecute"},
       {[] { sv::parse_model_flag("mnist"); }, "ModelServerConfig::models",
        "--model \"mnist\": give NAME=SOURCE, e.g. mnist=pvc:tfjob-mnist:export/mnist, resnet=resnet or clf=https://host/model.tar.gz"},
       {[] { sv::parse_version_policy_flag("newest"); }, "ModelEntry::policy",

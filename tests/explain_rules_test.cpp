@@ -5,6 +5,7 @@
 
 #include "support/paths.hpp"
 
+#include <tfjob/api/cluster_words.hpp>
 #include <tfjob/api/operator_rules.hpp>
 #include <tfjob/api/manifest.hpp>
 #include <tfjob/api/scheduling.hpp>
@@ -194,7 +195,7 @@ TEST_CASE("#774: PS still running after the Chief succeeded is normal, and clean
   auto* s = find(x, "SuccessDecidedBy");
   REQUIRE(s);
   CHECK(s->message.str().find("success is decided by the Chief") != std::string::npos);
-  CHECK(s->message.str().find("PS, Worker do not decide it") != std::string::npos);
+  CHECK(s->message.str().find("PS, Worker replicas do not decide it") != std::string::npos);
   auto* n = find(x, "NeverExitsOnItsOwn");
   REQUIRE(n);
   CHECK(n->message.str().find("PS pods still run after the job Succeeded: normal") != std::string::npos);
@@ -211,7 +212,7 @@ TEST_CASE("#1658: the Workers decide, never the Evaluator, cleanPodPolicy Runnin
   auto* s = find(x, "SuccessDecidedBy");
   REQUIRE(s);
   CHECK(s->message.str().find("every Worker (successPolicy AllWorkers)") != std::string::npos);
-  CHECK(s->message.str().find("Evaluator do not decide it") != std::string::npos);
+  CHECK(s->message.str().find("Evaluator replicas do not decide it") != std::string::npos);
   auto* n = find(x, "NeverExitsOnItsOwn");
   REQUIRE(n);
   CHECK(n->message.str().find("cleanPodPolicy Running deletes them now") != std::string::npos);
@@ -393,26 +394,138 @@ TEST_CASE("Pending on a node selector: the closest node and the label it lacks",
   CHECK(s->evidence[1] == "node v100-1: lacks pool=training");
 }
 
-TEST_CASE("Pending by selector or taint in older kube-schedulers' words (1.20: the real node's)", "[explain]") {
-  // the stored state has today's words ("didn't match Pod's node affinity/selector", "had
-  // untolerated taint"); 1.20 and 1.19 and before word the same filters so
-  auto in = load("pending-selector");
-  for (const char* words : {"0/2 nodes are available: 2 node(s) didn't match Pod's node affinity.",
-                            "0/2 nodes are available: 2 node(s) didn't match node selector."}) {
+TEST_CASE("the scheduler's and the kubelet's words, 1.20 to 1.36: each minor's wording read alike", "[explain][words]") {
+  // One stored state (a Chief Pending by its nodeSelector), its FailedScheduling message in
+  // each minor's words (api/cluster_words.hpp names the source of each): the same finding.
+  struct Case {
+    const char* minors;
+    const char* message;
+    const char* code;
+  };
+  const Case cases[] = {
+      // NodeAffinity, plugins/nodeaffinity/node_affinity.go ErrReasonPod
+      {"1.19 and before (predicates)", "0/2 nodes are available: 2 node(s) didn't match node selector.", "NodeSelectorMismatch"},
+      {"1.20 (the real node's)", "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity.", "NodeSelectorMismatch"},
+      {"1.21-1.23", "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.", "NodeSelectorMismatch"},
+      {"1.24-1.36 (with DefaultPreemption's words)",
+       "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/2 nodes are available: 2 "
+       "Preemption is not helpful for scheduling.",
+       "NodeSelectorMismatch"},
+      // TaintToleration, plugins/tainttoleration/taint_toleration.go Filter
+      {"1.20-1.23", "0/2 nodes are available: 2 node(s) had taint {dedicated: gpu}, that the pod didn't tolerate.", "TaintNotTolerated"},
+      {"1.24", "0/2 nodes are available: 2 node(s) had taint {dedicated: gpu}, that the pod didn't tolerate. preemption: 0/2 nodes are "
+               "available: 2 Preemption is not helpful for scheduling.", "TaintNotTolerated"},
+      {"1.25-1.34", "0/2 nodes are available: 2 node(s) had untolerated taint {dedicated: gpu}. preemption: 0/2 nodes are available: 2 "
+                    "Preemption is not helpful for scheduling.", "TaintNotTolerated"},
+      {"1.35-1.36 (and 1.34 patches)", "0/2 nodes are available: 2 node(s) had untolerated taint(s). preemption: 0/2 nodes are "
+                                       "available: 2 Preemption is not helpful for scheduling.", "TaintNotTolerated"},
+      {"ErrReasonNotMatch (the kubelet's; 1.17-1.19's filter)", "0/2 nodes are available: 2 node(s) had taints that the pod didn't tolerate.",
+       "TaintNotTolerated"},
+      // NodeResourcesFit with a taint beside it: the resource decides; the preemption half repeats words that are not the filters'
+      {"1.35-1.36, GPUs short and a tainted control plane",
+       "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are "
+       "available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.",
+       "InsufficientGpu"},
+      // NodeAffinity's addedAffinity (1.20-1.36): not the pod's selector
+      {"1.20-1.36, the profile's addedAffinity", "0/2 nodes are available: 2 node(s) didn't match scheduler-enforced node affinity.",
+       "Unschedulable"},
+      // NodeUnschedulable (1.20-1.36)
+      {"1.20-1.36, cordoned", "0/2 nodes are available: 2 node(s) were unschedulable.", "Unschedulable"},
+  };
+  for (const auto& c : cases) {
+    auto in = load("pending-selector");
     for (auto& e : in.events)
-      if (e.value("reason", "") == "FailedScheduling") e["message"] = words;
+      if (e.value("reason", "") == "FailedScheduling") e["message"] = c.message;
     auto x = wf::explain(in);
-    INFO(words << "\n" << dump(x));
-    REQUIRE(find(x, "NodeSelectorMismatch"));
-    CHECK_FALSE(find(x, "Unschedulable"));
+    INFO(c.minors << ": " << c.message << "\n" << dump(x));
+    const auto* f = find(x, c.code);
+    REQUIRE(f);
+    CHECK(f->replica == "Chief");
+    for (const char* other : {"NodeSelectorMismatch", "TaintNotTolerated", "InsufficientGpu", "Unschedulable"})
+      if (std::string(other) != c.code) CHECK_FALSE(find(x, other));
+    if (std::string(c.code) == "InsufficientGpu") CHECK(f->message.find("free nvidia.com/gpu") != std::string::npos);
+    if (std::string(c.message).find("scheduler-enforced") != std::string::npos) CHECK(f->fix.find("addedAffinity") != std::string::npos);
+    if (std::string(c.message).find("were unschedulable") != std::string::npos) CHECK(f->fix.find("cordoned") != std::string::npos);
   }
-  for (auto& e : in.events)
-    if (e.value("reason", "") == "FailedScheduling")
-      e["message"] = "0/2 nodes are available: 2 node(s) had taint {dedicated: gpu}, that the pod didn't tolerate.";
+}
+
+TEST_CASE("the cluster's words: each rule on each minor's wording, and what it must not read", "[explain][words]") {
+  namespace w = tfjob::words;
+  // the preemption half (1.24+) is not the filters' verdict
+  auto r = w::read_scheduler_message("0/1 nodes are available: 1 node(s) had untolerated taint(s). preemption: 0/1 nodes are available: "
+                                     "1 Insufficient cpu.");
+  CHECK(r.taint);
+  CHECK(r.insufficient.empty());
+  // 1.37's placement words (kubernetes #140180) neither
+  r = w::read_scheduler_message("0/1 nodes are available: 1 Insufficient cpu. preemption: found a potential placement for pod on node n1");
+  CHECK(r.insufficient == std::vector<std::string>{"cpu"});
+  r = w::read_scheduler_message("0/4 nodes are available: 1 Insufficient cpu, 2 Insufficient nvidia.com/gpu, 1 node(s) were unschedulable.");
+  CHECK(r.insufficient == std::vector<std::string>{"cpu", "nvidia.com/gpu"});
+  CHECK(r.cordoned);
+  CHECK_FALSE(r.selector);
+  CHECK(w::says_insufficient("0/2 nodes are available: 2 Insufficient nvidia.com/gpu.", "nvidia.com/gpu"));
+  CHECK_FALSE(w::says_insufficient("0/2 nodes are available: 2 Insufficient nvidia.com/gpu.", "cpu"));
+  // VolumeBinding, 1.20-1.36
+  CHECK(w::read_scheduler_message("0/1 nodes are available: 1 pod has unbound immediate PersistentVolumeClaims.").claim);
+  r = w::read_scheduler_message("0/1 nodes are available: persistentvolumeclaim \"data\" not found.");
+  CHECK(r.claim);
+  CHECK(r.claim_not_found);
+  CHECK(w::read_scheduler_message("0/2 nodes are available: 2 node(s) didn't find available persistent volumes to bind.").claim);
+  // enforced affinity is not the pod's selector
+  r = w::read_scheduler_message("0/1 nodes are available: 1 node(s) didn't match scheduler-enforced node affinity.");
+  CHECK(r.enforced_affinity);
+  CHECK_FALSE(r.selector);
+  // the kubelet: ImagePullBackOff's message, 1.20-1.31 vs 1.32+ (kubernetes #127918)
+  CHECK_FALSE(w::pull_backoff_names_error("Back-off pulling image \"registry:5000/tf:2.20.0\""));
+  CHECK(w::pull_backoff_names_error("Back-off pulling image \"registry:5000/tf:2.20.0\": ErrImagePull: failed to pull and unpack image"));
+  // the BackOff event, 1.20-1.25 vs 1.26+ (kubernetes #113216)
+  CHECK(w::restart_backoff_event("BackOff", "Back-off restarting failed container", "tensorflow"));
+  CHECK(w::restart_backoff_event("BackOff", "Back-off restarting failed container tensorflow in pod mnist-worker-0_default(1a2b)", "tensorflow"));
+  CHECK_FALSE(w::restart_backoff_event("BackOff", "Back-off restarting failed container istio-proxy in pod mnist-worker-0_default(1a2b)",
+                                       "tensorflow"));
+  CHECK_FALSE(w::restart_backoff_event("BackOff", "Back-off pulling image \"x\"", ""));
+  CHECK(w::crash_loop("CrashLoopBackOff"));
+  CHECK(w::oom_killed("OOMKilled"));
+  for (const char* reason : {"ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "InvalidImageName"}) CHECK(w::image_pull_problem(reason));
+  CHECK_FALSE(w::image_pull_problem("ContainerCreating"));
+  // native sidecars: init containers with restartPolicy Always (1.28+)
+  const json spec = json::parse(R"({"initContainers": [{"name": "setup"}, {"name": "proxy", "restartPolicy": "Always"}],
+                                    "containers": [{"name": "tensorflow"}]})");
+  CHECK(w::restartable_init_container(spec, "proxy"));
+  CHECK_FALSE(w::restartable_init_container(spec, "setup"));
+  CHECK_FALSE(w::restartable_init_container(spec, "tensorflow"));
+}
+
+TEST_CASE("native sidecars: a finished trainer beside a sidecar the kubelet stopped is not stuck, its restarts are said and counted",
+          "[explain][sidecar]") {
+  auto in = load("native-sidecar");
   auto x = wf::explain(in);
   INFO(dump(x));
-  REQUIRE(find(x, "TaintNotTolerated"));
-  CHECK_FALSE(find(x, "NodeSelectorMismatch"));
+  // the Worker's pod ran with a native sidecar that restarted twice; nothing keeps it running
+  CHECK_FALSE(find(x, "SidecarKeepsPodRunning"));
+  CHECK_FALSE(find(x, "FirstFailure"));  // the sidecar's 143 when the kubelet stopped it is no failure
+  auto* s = find(x, "SidecarRestarted");
+  REQUIRE(s);
+  CHECK(s->replica == "Worker");
+  CHECK(s->message.find("pod side-worker-0: sidecar proxy (an init container with restartPolicy: Always) restarted 2 time(s)") !=
+        std::string::npos);
+  CHECK(s->message.find("count toward backoffLimit") != std::string::npos);  // OnFailure: the operator sums them
+  // describe: the sidecar's restarts in RESTARTS, as kubectl counts them
+  auto d = wf::describe(in.job, in.pods, in.events, {}, in.now);
+  REQUIRE(d.pods.size() == 2);
+  CHECK(d.pods[1].name == "side-worker-0");
+  CHECK(d.pods[1].restarts == 2);
+  CHECK(d.pods[1].detail.empty());
+  // a Pending pod held by its sidecar's image: the init container's reason, as kubectl's Init:ErrImagePull
+  auto held = in;
+  held.pods[0]["status"] = json::parse(R"({"phase": "Pending",
+    "initContainerStatuses": [{"name": "proxy", "restartCount": 0, "ready": false, "started": false, "image": "proxy:1",
+                               "state": {"waiting": {"reason": "ErrImageNeverPull", "message": "Container image \"proxy:1\" is not present with pull policy of Never"}}}],
+    "containerStatuses": [{"name": "tensorflow", "restartCount": 0, "ready": false, "image": "tf", "state": {"waiting": {"reason": "PodInitializing"}}}]})");
+  held.pods[0]["spec"]["nodeName"] = "n1";
+  auto i = wf::pod_info(held.pods[0]);
+  CHECK(i.waiting_reason == "ErrImageNeverPull");
+  CHECK(wf::cannot_start(i.waiting_reason));
 }
 
 TEST_CASE("Pending on a claim: why it is not bound, not an older claim's event", "[explain]") {

@@ -134,7 +134,7 @@ spec:
 #define REQUIRE_KUBECTL(k)                                                   \
   std::string k = find_kubectl();                                           \
   if (k.empty()) {                                                           \
-    TFJOB_SKIP("kubectl not found (/usr/bin/kubectl, PATH or $KUBECTL)");  \
+    TFJOB_SKIP("kubectl not found in /usr/bin, PATH or $KUBECTL (fix: bash scripts/install-deps.sh)");  \
   }
 
 }  // namespace

@@ -122,11 +122,11 @@ const tfjob::gpu::NodeResult* result_for(const tfjob::gpu::CheckResult& r, const
 }  // namespace
 
 TEST_CASE("inventory: capacity, allocatable, unhealthy, GFD labels, taints, missing device plugin", "[gpu][check]") {
-  using tfjob::kube::Node;
-  Node healthy(json{{"metadata", {{"name", "n1"}, {"labels", {{"kubernetes.io/hostname", "n1-host"}, {"nvidia.com/gpu.product", "Tesla-V100-SXM2-16GB"}, {"nvidia.com/cuda.driver-version.major", "570"}, {"kubernetes.io/os", "linux"}}}}},
+  using tfjob::k8s::Node;
+  auto healthy = json{{"metadata", {{"name", "n1"}, {"labels", {{"kubernetes.io/hostname", "n1-host"}, {"nvidia.com/gpu.product", "Tesla-V100-SXM2-16GB"}, {"nvidia.com/cuda.driver-version.major", "570"}, {"kubernetes.io/os", "linux"}}}}},
                     {"spec", {{"taints", json::array({{{"key", "nvidia.com/gpu"}, {"effect", "NoSchedule"}}})}}},
                     {"status", {{"capacity", {{"nvidia.com/gpu", "8"}}}, {"allocatable", {{"nvidia.com/gpu", "7"}}},
-                                {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}});
+                                {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}}.get<Node>();
   auto g = tfjob::gpu::inspect_node(healthy);
   CHECK(g.capacity == 8);
   CHECK(g.allocatable == 7);
@@ -138,16 +138,16 @@ TEST_CASE("inventory: capacity, allocatable, unhealthy, GFD labels, taints, miss
   CHECK(g.taints.size() == 1);
   CHECK(g.problem.empty());
 
-  Node gke(json{{"metadata", {{"name", "gke-1"}, {"labels", {{"cloud.google.com/gke-accelerator", "nvidia-tesla-v100"}}}}},
-                {"status", {{"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}});
+  auto gke = json{{"metadata", {{"name", "gke-1"}, {"labels", {{"cloud.google.com/gke-accelerator", "nvidia-tesla-v100"}}}}},
+                {"status", {{"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}}.get<Node>();
   auto k = tfjob::gpu::inspect_node(gke);
   CHECK(k.looks_like_gpu);
   CHECK_THAT(k.problem, Catch::Contains("device plugin is missing or broken"));
 
-  Node dead(json{{"metadata", {{"name", "d"}}}, {"status", {{"capacity", {{"nvidia.com/gpu", "4"}}}, {"allocatable", {{"nvidia.com/gpu", "0"}}}}}});
+  auto dead = json{{"metadata", {{"name", "d"}}}, {"status", {{"capacity", {{"nvidia.com/gpu", "4"}}}, {"allocatable", {{"nvidia.com/gpu", "0"}}}}}}.get<Node>();
   CHECK_THAT(tfjob::gpu::inspect_node(dead).problem, Catch::Contains("all 4 GPUs are unhealthy"));
 
-  Node cpu(json{{"metadata", {{"name", "cpu"}}}, {"status", {{"capacity", {{"cpu", "4"}}}}}});
+  auto cpu = json{{"metadata", {{"name", "cpu"}}}, {"status", {{"capacity", {{"cpu", "4"}}}}}}.get<Node>();
   auto inv = tfjob::gpu::gpu_inventory({cpu, healthy, gke});
   REQUIRE(inv.size() == 2);
   CHECK(inv[0].name == "gke-1");
@@ -164,10 +164,10 @@ TEST_CASE("the probe pod: pinned, requests the GPUs, tolerates nvidia.com/gpu, d
   o.deadline_seconds = 120;
   o.image = "registry.example/probe:1";
   auto pod = tfjob::gpu::probe_pod(n, o, "ab12c");
-  const auto& j = pod.json;
-  CHECK(pod.name().size() <= 63);
-  CHECK(pod.name().rfind("tfjob-gpu-probe-ab12c-", 0) == 0);
-  CHECK(pod.name().back() != '-');
+  const json j = pod;
+  CHECK(pod.metadata.name.size() <= 63);
+  CHECK(pod.metadata.name.rfind("tfjob-gpu-probe-ab12c-", 0) == 0);
+  CHECK(pod.metadata.name.back() != '-');
   CHECK(j["metadata"]["labels"][tfjob::gpu::run_label] == "ab12c");
   CHECK(j["metadata"]["annotations"][tfjob::gpu::node_annotation] == n.name);
   CHECK(j["spec"]["nodeSelector"] == json{{"kubernetes.io/hostname", "gke-host-1"}});
@@ -180,21 +180,20 @@ TEST_CASE("the probe pod: pinned, requests the GPUs, tolerates nvidia.com/gpu, d
   CHECK(c["resources"]["limits"]["nvidia.com/gpu"] == "4");
   CHECK(c["env"][0]["valueFrom"]["fieldRef"]["fieldPath"] == "spec.nodeName");
   o.strict = true;
-  CHECK(tfjob::gpu::probe_pod(n, o, "x").json["spec"]["containers"][0]["args"][2] == "--strict");
+  CHECK(tfjob::gpu::probe_pod(n, o, "x").spec.containers[0].args[2] == "--strict");
   o.gpus = 1;
-  CHECK(tfjob::gpu::probe_pod(n, o, "x")
-            .json["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "1");
+  CHECK(tfjob::gpu::probe_pod(n, o, "x").spec.containers[0].resource("nvidia.com/gpu") == "1");
 }
 
 TEST_CASE("explaining a Pending probe pod", "[gpu][check]") {
-  tfjob::kube::Pod pod(json{{"metadata", {{"name", "p"}}}, {"status", {{"phase", "Pending"}}}});
-  tfjob::kube::Event ev(json{{"type", "Warning"}, {"reason", "FailedScheduling"}, {"involvedObject", {{"kind", "Pod"}, {"name", "p"}}},
-                             {"message", "0/3 nodes are available: 1 Insufficient nvidia.com/gpu."}});
-  tfjob::kube::Event other(json{{"type", "Warning"}, {"reason", "BackOff"}, {"involvedObject", {{"kind", "Pod"}, {"name", "q"}}}, {"message", "x"}});
+  auto pod = json{{"metadata", {{"name", "p"}}}, {"status", {{"phase", "Pending"}}}}.get<tfjob::k8s::Pod>();
+  auto ev = json{{"type", "Warning"}, {"reason", "FailedScheduling"}, {"involvedObject", {{"kind", "Pod"}, {"name", "p"}}},
+                             {"message", "0/3 nodes are available: 1 Insufficient nvidia.com/gpu."}}.get<tfjob::k8s::Event>();
+  auto other = json{{"type", "Warning"}, {"reason", "BackOff"}, {"involvedObject", {{"kind", "Pod"}, {"name", "q"}}}, {"message", "x"}}.get<tfjob::k8s::Event>();
   auto why = tfjob::gpu::explain_pending(pod, {ev, other});
   CHECK_THAT(why, Catch::StartsWith("FailedScheduling: 0/3 nodes") && Catch::Contains("GPUs are in use"));
-  tfjob::kube::Pod pulling(json{{"metadata", {{"name", "p"}}},
-                                {"status", {{"phase", "Pending"}, {"containerStatuses", json::array({{{"name", "probe"}, {"state", {{"waiting", {{"reason", "ImagePullBackOff"}, {"message", "Back-off pulling image \"bad\""}}}}}}})}}}});
+  auto pulling = json{{"metadata", {{"name", "p"}}},
+                                {"status", {{"phase", "Pending"}, {"containerStatuses", json::array({{{"name", "probe"}, {"state", {{"waiting", {{"reason", "ImagePullBackOff"}, {"message", "Back-off pulling image \"bad\""}}}}}}})}}}}.get<tfjob::k8s::Pod>();
   CHECK(tfjob::gpu::explain_pending(pulling, {ev}) == "ImagePullBackOff: Back-off pulling image \"bad\"");
   CHECK(tfjob::gpu::explain_pending(pod, {other}) == "waiting to be scheduled");
 }
@@ -328,9 +327,10 @@ TEST_CASE("kubectl tfjob gpu-check: table, -o json, exit codes", "[gpu][check][e
   CHECK_THAT(r.out, Catch::Contains("PENDING"));
   CHECK_THAT(r.out, Catch::Contains("Insufficient nvidia.com/gpu"));
 
+  // a model the check does not know: refused as the command line is read (exit 64)
   r = tfjob::test::run_plugin({"gpu-check", "--expect", "p100"}, c.kubeconfig);
-  CHECK(r.exit_code != 0);
-  CHECK_THAT(r.err, Catch::Contains("known models: v100"));
+  CHECK(r.exit_code == 64);
+  CHECK_THAT(r.err, Catch::StartsWith("error: --expect: \"p100\" is not a GPU model this check knows; give a GPU model: v100"));
 }
 
 TEST_CASE("kubectl tfjob gpu-check: SIGINT and SIGTERM delete the probe pods", "[gpu][check][e2e][cli]") {
@@ -396,36 +396,43 @@ TEST_CASE("kubectl tfjob gpu-check --local runs the probe on this machine", "[gp
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("NVIDIA H200") && Catch::Contains("9.0") && Catch::Contains("READY"));
 
-  // A stand-in that prints the no-driver report: exit 2 (a script can tell "no GPU here").
+  // A stand-in that prints the no-driver report (the probe exits 2): gpu-check says no GPU
+  // with the tool's code for it, 4 (a script can tell "no GPU here"; 2 is "timed out").
   std::string nodrv = dir + "/nodrv.sh";
   std::ofstream(nodrv) << "#!/bin/sh\ncat '" << tfjob::test::source_dir() << "/tests/data/gpu/no-driver.json'\nexit 2\n";
   ::chmod(nodrv.c_str(), 0755);
   r = tfjob::test::run_plugin({"gpu-check", "--local", "--probe-path", nodrv});
-  CHECK(r.exit_code == 2);
+  CHECK(r.exit_code == 4);
   CHECK_THAT(r.out, Catch::Contains("NO-GPU"));
 
+  // no probe to run: no result (3, as the help says), one error, no table of a node that failed
+  r = tfjob::test::run_plugin({"gpu-check", "--local"}, "", 60, {"TFJOB_GPU_PROBE=" + dir + "/missing-probe"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 3);
+  CHECK_THAT(r.err, Catch::Contains("error: cannot run the GPU probe"));
+  CHECK(r.out.empty());
+  // a --probe-path that is not there is a mistake on the command line
   r = tfjob::test::run_plugin({"gpu-check", "--local", "--probe-path", dir + "/missing-probe"});
-  CHECK(r.exit_code == 1);
-  CHECK_THAT(r.err, Catch::Contains("cannot run the GPU probe"));
-  CHECK_THAT(r.out, Catch::Contains("FAILED") || Catch::Contains("probe output unreadable"));
+  CHECK(r.exit_code == 64);
+  CHECK_THAT(r.err, Catch::StartsWith("error: --probe-path: \"" + dir + "/missing-probe\" does not exist"));
 
   // The real probe, when built: no GPU here, so not ready with its clear message.
   std::string real = tfjob::test::binary_dir() + "/gpu/tfjob-gpu-probe";
   if (::access(real.c_str(), X_OK) == 0 && ::access("/dev/nvidia0", F_OK) != 0) {
     r = tfjob::test::run_plugin({"gpu-check", "--local", "--probe-path", real});
-    CHECK(r.exit_code == 2);  // no NVIDIA driver: exit 2, not "not ready"
+    CHECK(r.exit_code == 4);  // no NVIDIA driver: no GPU (4), not "not ready"
     CHECK_THAT(r.out, Catch::Contains("NO-GPU") && Catch::Contains("no NVIDIA driver"));
   }
 }
 
 TEST_CASE("cluster-wide before any probe: GFD driver vs architecture, unhealthy GPUs, no GFD, device plugin and validator", "[gpu][check]") {
-  using tfjob::kube::Node;
-  using tfjob::kube::Pod;
+  using tfjob::k8s::Node;
+  using tfjob::k8s::Pod;
   auto node = [](const std::string& name, json labels, int cap, int alloc) {
     labels["kubernetes.io/hostname"] = name;
-    return Node(json{{"metadata", {{"name", name}, {"labels", labels}}},
+    return json{{"metadata", {{"name", name}, {"labels", labels}}},
                      {"status", {{"capacity", {{"nvidia.com/gpu", std::to_string(cap)}}}, {"allocatable", {{"nvidia.com/gpu", std::to_string(alloc)}}},
-                                 {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}});
+                                 {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}}.get<Node>();
   };
   // GFD >= 0.15 labels: a V100 node whose GPU Operator upgrade brought R590
   auto v590 = tfjob::gpu::inspect_node(node("v-590", {{"nvidia.com/gpu.product", "Tesla-V100-SXM2-16GB"}, {"nvidia.com/gpu.family", "volta"},
@@ -466,7 +473,7 @@ TEST_CASE("cluster-wide before any probe: GFD driver vs architecture, unhealthy 
 
   std::vector<tfjob::gpu::NodeGpuInfo> inv{v580, bare};
   auto pod = [](const std::string& ns, const std::string& name, const std::string& node, json status) {
-    return Pod(json{{"metadata", {{"name", name}, {"namespace", ns}}}, {"spec", {{"nodeName", node}}}, {"status", status}});
+    return json{{"metadata", {{"name", name}, {"namespace", ns}}}, {"spec", {{"nodeName", node}}}, {"status", status}}.get<Pod>();
   };
   std::vector<Pod> plugins{
       pod("gpu-operator", "nvidia-device-plugin-daemonset-a", "v-580",
@@ -494,15 +501,15 @@ TEST_CASE("cluster-wide before any probe: GFD driver vs architecture, unhealthy 
 }
 
 TEST_CASE("a probe image that cannot be pulled fails its node at once with the registry's message", "[gpu][check][e2e]") {
-  tfjob::kube::Pod pulling(json{{"metadata", {{"name", "p"}}},
-                                {"status", {{"phase", "Pending"}, {"containerStatuses", json::array({{{"name", "probe"}, {"state", {{"waiting", {{"reason", "ImagePullBackOff"}, {"message", "Back-off pulling image \"r/x:1\""}}}}}}})}}}});
-  tfjob::kube::Event failed(json{{"type", "Warning"}, {"reason", "Failed"}, {"involvedObject", {{"kind", "Pod"}, {"name", "p"}}},
-                                 {"message", "Failed to pull image \"r/x:1\": rpc error: code = NotFound desc = r/x:1: not found"}});
+  auto pulling = json{{"metadata", {{"name", "p"}}},
+                                {"status", {{"phase", "Pending"}, {"containerStatuses", json::array({{{"name", "probe"}, {"state", {{"waiting", {{"reason", "ImagePullBackOff"}, {"message", "Back-off pulling image \"r/x:1\""}}}}}}})}}}}.get<tfjob::k8s::Pod>();
+  auto failed = json{{"type", "Warning"}, {"reason", "Failed"}, {"involvedObject", {{"kind", "Pod"}, {"name", "p"}}},
+                                 {"message", "Failed to pull image \"r/x:1\": rpc error: code = NotFound desc = r/x:1: not found"}}.get<tfjob::k8s::Event>();
   CHECK(tfjob::gpu::image_pull_failure(pulling, {failed}) ==
         "ImagePullBackOff: Failed to pull image \"r/x:1\": rpc error: code = NotFound desc = r/x:1: not found");
-  tfjob::kube::Pod creating(json{{"metadata", {{"name", "p"}}}, {"status", {{"phase", "Pending"}}}});
+  auto creating = json{{"metadata", {{"name", "p"}}}, {"status", {{"phase", "Pending"}}}}.get<tfjob::k8s::Pod>();
   CHECK(tfjob::gpu::image_pull_failure(creating, {failed}).empty());
-  tfjob::kube::Event pull(json{{"type", "Normal"}, {"reason", "Pulling"}, {"involvedObject", {{"kind", "Pod"}, {"name", "p"}}}, {"message", "Pulling image \"r/x:1\""}});
+  auto pull = json{{"type", "Normal"}, {"reason", "Pulling"}, {"involvedObject", {{"kind", "Pod"}, {"name", "p"}}}, {"message", "Pulling image \"r/x:1\""}}.get<tfjob::k8s::Event>();
   CHECK(tfjob::gpu::explain_pending(creating, {pull}) == "pulling the probe image: Pulling image \"r/x:1\"");
 
   // End to end: the fake kubelet never starts the pod (a long start delay) and the test plays
@@ -546,7 +553,8 @@ TEST_CASE("a probe image that cannot be pulled fails its node at once with the r
                                                    {"state", {{"waiting", {{"reason", "ErrImagePull"}, {"message", "failed to pull and unpack image"}}}}}}});
   server.put_object({{"apiVersion", "v1"}, {"kind", "Event"},
                      {"metadata", {{"name", pod_name + ".pull"}, {"namespace", "default"}}},
-                     {"involvedObject", {{"kind", "Pod"}, {"name", pod_name}, {"namespace", "default"}}},
+                     // as the kubelet records it: the pod's uid too (read by its field selector)
+                     {"involvedObject", {{"kind", "Pod"}, {"name", pod_name}, {"namespace", "default"}, {"uid", p["metadata"]["uid"]}}},
                      {"type", "Warning"}, {"reason", "Failed"},
                      {"message", "Failed to pull image \"" + o.image + "\": dial tcp: lookup registry.invalid: no such host"}});
   server.put_object(p);

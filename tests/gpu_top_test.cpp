@@ -138,9 +138,9 @@ TEST_CASE("top: the DCGM exporter's page and the scheduler's GPU count (pure)", 
   CHECK(tfjob::gpu::parse_dcgm_metrics(page, "node-from-pod")[0].node == "node-from-pod");
   CHECK(tfjob::gpu::parse_dcgm_metrics(page, "", 1).size() == 1);  // bounded
 
-  tfjob::kube::Pod p(pod("default", "x", "n", 2, "", "", 3));
+  tfjob::k8s::Pod p(pod("default", "x", "n", 2, "", "", 3));
   CHECK(tfjob::gpu::pod_gpus(p) == 3);  // the init container's 3 outweigh the containers' 2
-  tfjob::kube::Pod q(pod("default", "y", "n", 2, "", "", 1));
+  tfjob::k8s::Pod q(pod("default", "y", "n", 2, "", "", 1));
   CHECK(tfjob::gpu::pod_gpus(q) == 2);
 }
 
@@ -267,5 +267,5 @@ TEST_CASE("kubectl tfjob top: tables, -o json, -A, -l, and no DCGM exporter", "[
   CHECK(r.exit_code == 64);
   r = tfjob::test::run_plugin({"top", "gpus"}, c.kubeconfig);
   CHECK(r.exit_code == 64);
-  CHECK_THAT(r.err, Catch::Contains("node or job"));
+  CHECK_THAT(r.err, Catch::StartsWith("error: WHAT: \"gpus\" is not one of them; give node, nodes, job or jobs"));
 }

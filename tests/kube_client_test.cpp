@@ -15,6 +15,8 @@
 #include <string>
 
 using namespace tfjob::kube;
+using tfjob::k8s::Node;
+using tfjob::k8s::Service;
 using tfjob::test::FakeApiServer;
 using tfjob::test::FakeApiServerOptions;
 using namespace tfjob::test::kube;
@@ -259,12 +261,12 @@ TEST_CASE("typed CRUD with server-side apply, merge patch and delete", "[kube][a
   Api<Service> svc(c, "default");
   svc.remove_opt("crud-a");
 
-  Service s(service("crud-a"));
+  Service s = service("crud-a").get<Service>();
   Service created = svc.create(s);
-  CHECK(created.name() == "crud-a");
-  CHECK_FALSE(created.uid().empty());
-  CHECK_FALSE(created.resource_version().empty());
-  CHECK(svc.get("crud-a").uid() == created.uid());
+  CHECK(created.metadata.name == "crud-a");
+  CHECK_FALSE(created.metadata.uid.empty());
+  CHECK_FALSE(created.metadata.resource_version.empty());
+  CHECK(svc.get("crud-a").metadata.uid == created.metadata.uid);
   CHECK_FALSE(svc.get_opt("crud-missing").has_value());
 
   try {
@@ -284,14 +286,14 @@ TEST_CASE("typed CRUD with server-side apply, merge patch and delete", "[kube][a
   }
 
   Service patched = svc.patch("crud-a", {{"metadata", {{"labels", {{"tier", "web"}}}}}});
-  CHECK(patched.label("tier") == "web");
+  CHECK(patched.metadata.label("tier") == "web");
 
   nlohmann::json applied = service("crud-a");
   applied["metadata"]["annotations"]["owner"] = "kubectl-tfjob";
   ApplyParams ap;
   ap.force = true;
-  Service a = svc.apply(Service(applied), ap);
-  CHECK(a.annotations().at("owner") == "kubectl-tfjob");
+  Service a = svc.apply(applied.get<Service>(), ap);
+  CHECK(a.metadata.annotation("owner") == "kubectl-tfjob");
   bool saw_apply = false;
   for (const auto& r : server().requests())
     if (r.method == "PATCH" && r.content_type.find("apply-patch") != std::string::npos &&
@@ -301,7 +303,7 @@ TEST_CASE("typed CRUD with server-side apply, merge patch and delete", "[kube][a
 
   // Apply also creates.
   svc.remove_opt("crud-b");
-  CHECK(svc.apply(Service(service("crud-b"))).name() == "crud-b");
+  CHECK(svc.apply(service("crud-b").get<Service>()).metadata.name == "crud-b");
 
   DeleteParams dp;
   dp.propagation_policy = "Foreground";
@@ -312,7 +314,7 @@ TEST_CASE("typed CRUD with server-side apply, merge patch and delete", "[kube][a
   svc.remove("crud-b");
 
   // The object's namespace must match the Api's.
-  CHECK_THROWS_WITH(svc.create(Service(service("x", "elsewhere"))), Catch::Contains("does not match"));
+  CHECK_THROWS_WITH(svc.create(service("x", "elsewhere").get<Service>()), Catch::Contains("does not match"));
   // An all-namespaces Api cannot create.
   CHECK_THROWS_WITH(Api<Service>::all(c).get("x"), Catch::Contains("namespace is required"));
 }
@@ -405,13 +407,13 @@ TEST_CASE("list follows continue tokens, restarts on 410, and honours selectors"
   lp.label_selector = "batch=odd";
   auto odd = svc.list(lp);
   CHECK(odd.items.size() == 12);
-  for (const auto& s : odd.items) CHECK(s.label("batch") == "odd");
+  for (const auto& s : odd.items) CHECK(s.metadata.label("batch") == "odd");
   ListParams fs;
   fs.field_selector = "metadata.name=page-7";
   auto one = svc.list(fs);
   REQUIRE(one.items.size() == 1);
-  CHECK(one.items[0].name() == "page-7");
-  CHECK(one.items[0].kind() == "Service");
+  CHECK(one.items[0].metadata.name == "page-7");
+  CHECK(one.items[0].kind == "Service");
 }
 
 TEST_CASE("retries: 429 honours Retry-After, 503 is retried only when safe, timeouts are enforced", "[kube][retry]") {
@@ -428,7 +430,7 @@ TEST_CASE("retries: 429 honours Retry-After, 503 is retried only when safe, time
     CHECK(count_requests("GET", "/namespaces/default/services") == 2);
     server().clear_requests();
     server().faults().throttle_next(1, 1, "/services");
-    svc.create(Service(service("retry-a")));  // the server did not process a 429: safe to repeat
+    svc.create(service("retry-a").get<Service>());  // the server did not process a 429: safe to repeat
     CHECK(count_requests("POST", "/services") == 2);
     svc.remove("retry-a");
   }
@@ -442,7 +444,7 @@ TEST_CASE("retries: 429 honours Retry-After, 503 is retried only when safe, time
     server().clear_requests();
     server().faults().unavailable_next(1, "/namespaces/default/services");
     try {
-      svc.create(Service(service("retry-a")));
+      svc.create(service("retry-a").get<Service>());
       FAIL("create succeeded through a 503");
     } catch (const tfjob::api_error& e) {
       CHECK(e.code() == 503);
@@ -459,13 +461,24 @@ TEST_CASE("retries: 429 honours Retry-After, 503 is retried only when safe, time
     CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(2000));
     server().faults().clear();
   }
-  SECTION("a server that is not there: connection refused, retried, then a clear error") {
+  SECTION("a server that is not there: connection refused, said at once (client-go retries no failed dial)") {
     RestConfig rc = cert_config();
     rc.server = "https://127.0.0.1:1";
-    Client gone(rc);
-    gone.retry_policy().base_backoff = std::chrono::milliseconds(10);
-    CHECK_THROWS_WITH(Api<Node>(gone).list(), Catch::Contains("connection refused") &&
-                                                  Catch::Contains("did you specify the right host or port?"));
+    for (auto timeout : {std::chrono::milliseconds(0), std::chrono::milliseconds(30000)}) {
+      rc.timeout = timeout;  // with or without --request-timeout, the same answer
+      Client gone(rc);
+      const auto t0 = std::chrono::steady_clock::now();
+      try {
+        Api<Node>(gone).list();
+        FAIL("a list from a closed port succeeded");
+      } catch (const tfjob::transport_error& e) {
+        CHECK(e.reason() == tfjob::reasons::connection_refused);
+        CHECK(e.subject() == "127.0.0.1:1");
+        CHECK_THAT(e.problem(), Catch::Contains("connection refused"));
+      }
+      // the default backoff (200ms, 400ms, ...) would take seconds: not one retry was made
+      CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(150));
+    }
   }
 }
 

@@ -337,7 +337,8 @@ TEST_CASE("flag overrides behave like kubectl's", "[kube][config]") {
   o.certificate_authority.clear();
 
   for (auto [in, ms] : std::vector<std::pair<std::string, long long>>{
-           {"0", 0}, {"30", 30000}, {"30s", 30000}, {"1m", 60000}, {"2h", 7200000}, {"1h30m", 5400000}, {"500ms", 500}}) {
+           {"0", 0}, {"30", 30000}, {"30s", 30000}, {"1m", 60000}, {"2h", 7200000}, {"1h30m", 5400000}, {"500ms", 500},
+           {"500us", 1}, {"1ns", 1}}) {  // a positive limit is never rounded down to none
     o.request_timeout = in;
     CHECK(load_config(o).timeout.count() == ms);
   }

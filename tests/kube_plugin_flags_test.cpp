@@ -87,14 +87,14 @@ TEST_CASE("make_rest_config: -v=6 and above log each request to the error stream
   g.verbosity = 7;
   std::ostringstream err;
   tfjob::kube::Client client(tfjob::cli::make_rest_config(g, err));
-  CHECK_FALSE(tfjob::kube::Api<tfjob::kube::Service>(client, "default").get_opt("nothing-here"));
+  CHECK_FALSE(tfjob::kube::Api<tfjob::k8s::Service>(client, "default").get_opt("nothing-here"));
   CHECK_THAT(err.str(), Catch::Contains("GET " + c.server->url() + "/api/v1/namespaces/default/services/nothing-here 404"));
   CHECK_THAT(err.str(), Catch::Contains("Authorization: Bearer <masked>"));
   CHECK_THAT(err.str(), !Catch::Contains(c.server->admin_token()));
   // below 6: nothing
   g.verbosity = 5;
   std::ostringstream quiet;
-  tfjob::kube::Api<tfjob::kube::Service>(tfjob::kube::Client(tfjob::cli::make_rest_config(g, quiet)), "default")
+  tfjob::kube::Api<tfjob::k8s::Service>(tfjob::kube::Client(tfjob::cli::make_rest_config(g, quiet)), "default")
       .get_opt("nothing-here");
   CHECK(quiet.str().empty());
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 using namespace tfjob::kube;
+using tfjob::k8s::Service;
 using tfjob::test::FakeApiServer;
 using tfjob::test::FakeApiServerOptions;
 
@@ -67,8 +68,8 @@ const std::string kGoneAtOnce[] = {"watch->back_off", "back_off->relist"};
 const std::string kFailed[] = {"watch->back_off", "back_off->watch"};
 
 std::string describe(const WatchEvent<Service>& e) {
-  auto notes = e.object.annotations();
-  std::string s = std::string(to_string(e.type)) + " " + e.object.name();
+  auto notes = e.object.metadata.annotations;
+  std::string s = std::string(to_string(e.type)) + " " + e.object.metadata.name;
   if (notes.count("note")) s += ":" + notes["note"];
   return s;
 }

@@ -164,7 +164,9 @@ TEST_CASE("kubectl tfjob lint -f: one line per finding, --strict exits 1, -o jso
   CHECK(r.out.find("    fix: set resources.limits.nvidia.com/gpu") != std::string::npos);
   r = tfjob::test::run_plugin({"lint", "-f", lint_dir() + "GpuRequestWithoutLimit.yaml", "--strict"});
   CHECK(r.exit_code == 1);
-  CHECK(r.out.find("error [GpuRequestWithoutLimit]") != std::string::npos);
+  // --strict fails on the warning, and the line still says what -o json says: a warning
+  CHECK(r.out.find("warning [GpuRequestWithoutLimit]") != std::string::npos);
+  CHECK(r.out.find("error [") == std::string::npos);
   r = tfjob::test::run_plugin({"lint", "-f", lint_dir() + "clean.yaml", "--strict"});
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
@@ -178,9 +180,11 @@ TEST_CASE("kubectl tfjob lint -f: one line per finding, --strict exits 1, -o jso
   CHECK(j[0]["code"] == "MasterWithTF2");
   CHECK(j[1]["code"] == "GpuOnParameterServer");
   for (const char* k : {"code", "severity", "replica", "message", "evidence", "fix", "source", "job"}) CHECK(j[1].contains(k));
-  r = tfjob::test::run_plugin({"lint", "-f", "/nonexistent.yaml"});
+  // an input that cannot be read is an error finding like the rest (the other files are still linted)
+  r = tfjob::test::run_plugin({"lint", "-f", "/nonexistent.yaml", "-f", lint_dir() + "GpuRequestWithoutLimit.yaml"});
   CHECK(r.exit_code == 1);
-  CHECK(r.err.find("does not exist") != std::string::npos);
+  CHECK(r.out.find("/nonexistent.yaml: error [ManifestUnreadable]: the path \"/nonexistent.yaml\" does not exist") != std::string::npos);
+  CHECK(r.out.find("warning [GpuRequestWithoutLimit]") != std::string::npos);
 }
 
 TEST_CASE("submit runs the same rules: warnings on stderr, --strict refuses", "[lint][cli]") {

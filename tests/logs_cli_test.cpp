@@ -167,7 +167,7 @@ TEST_CASE("bad input says what is wrong and what exists", "[logs][e2e][errors]")
   CHECK(r.err.find("has no ps replicas; it has Worker") != std::string::npos);
   r = c.run({"logs", "two", "--since", "5"});
   CHECK(r.exit_code == 64);
-  CHECK(r.err.find("missing unit in duration \"5\"") != std::string::npos);
+  CHECK(r.err.find("error: --since: \"5\" has no unit; give a duration with a unit") != std::string::npos);  // Go: missing unit
   r = c.run({"logs", "two", "--since", "5m", "--since-time", "2026-01-01T00:00:00Z"});
   CHECK(r.exit_code == 64);
   r = c.run({"logs", "two", "--since-time", "yesterday"});
@@ -490,6 +490,60 @@ TEST_CASE("logs --all-containers reads sidecars too and -l reads several jobs", 
   r = c.run({"logs", "-l", "team=nobody"});
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("no TFJobs in namespace \"default\" match the selector \"team=nobody\"") != std::string::npos);
+}
+
+TEST_CASE("logs --all-containers -f follows a native sidecar beside the trainer and ends with the job", "[logs][e2e][filters][sidecar]") {
+  Cluster c;
+  // an init container with restartPolicy: Always (Kubernetes 1.28+): it runs beside the
+  // trainer, never exits on its own, and the kubelet stops it once the trainer has ended
+  json job = {{"apiVersion", "kubeflow.org/v1"},
+              {"kind", "TFJob"},
+              {"metadata", {{"name", "native"}, {"namespace", "default"}}},
+              {"spec",
+               {{"tfReplicaSpecs",
+                 {{"Worker",
+                   {{"replicas", 1},
+                    {"restartPolicy", "OnFailure"},
+                    {"template",
+                     {{"spec", {{"initContainers", {{{"name", "proxy"}, {"image", "proxy"}, {"restartPolicy", "Always"}}}},
+                                {"containers", {{{"name", "tensorflow"}, {"image", "tf"}}}}}}}}}}}}}}};
+  ContainerScript proxy = says({"proxy up", "proxy still up"});
+  proxy.line_interval = std::chrono::milliseconds(300);
+  proxy.exit_code = std::nullopt;  // a sidecar: runs until stopped
+  c.server->kubelet().script("native-worker-0", proxy, "proxy");
+  ContainerScript trainer = says({"step 1", "step 2", "done"});
+  trainer.line_interval = std::chrono::milliseconds(400);
+  c.server->kubelet().script("native-worker-0", trainer, "tensorflow");
+  c.server->put_object(job);
+  auto r = c.run({"logs", "native", "--all-containers", "-f", "--color", "never"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  // both followed while they ran, each line once; the sidecar's stream ended with the job
+  CHECK(r.out.find("[worker-0/proxy] proxy up\n") != std::string::npos);
+  CHECK(r.out.find("[worker-0/proxy] proxy still up\n") != std::string::npos);
+  const auto s1 = r.out.find("[worker-0/tensorflow] step 1\n"), s2 = r.out.find("[worker-0/tensorflow] step 2\n"),
+             s3 = r.out.find("[worker-0/tensorflow] done\n");
+  CHECK(s1 != std::string::npos);
+  CHECK(s2 != std::string::npos);
+  CHECK(s3 != std::string::npos);
+  CHECK((s1 < s2 && s2 < s3));
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 5);
+  // the pod succeeded although its sidecar was stopped, not finished; the sidecar is no container of the pod's status
+  auto pod = c.server->get_object("pods", "default", "native-worker-0");
+  REQUIRE(pod);
+  CHECK((*pod)["status"]["phase"] == "Succeeded");
+  REQUIRE((*pod)["status"].contains("initContainerStatuses"));
+  CHECK((*pod)["status"]["initContainerStatuses"][0]["name"] == "proxy");
+  CHECK((*pod)["status"]["initContainerStatuses"][0]["state"].contains("terminated"));
+  CHECK((*pod)["status"]["containerStatuses"].size() == 1);
+  // explain: nothing keeps it running, nothing failed
+  auto x = c.run({"explain", "native", "-o", "json"});
+  INFO(x.out << x.err);
+  CHECK(x.out.find("SidecarKeepsPodRunning") == std::string::npos);
+  CHECK(x.out.find("FirstFailure") == std::string::npos);
+  // -c names it as any container
+  r = c.run({"logs", "native", "-c", "proxy"});
+  CHECK(r.out == "proxy up\nproxy still up\n");
 }
 
 TEST_CASE("logs --previous reads the attempt before the restart, and says so when there is none", "[logs][e2e][previous]") {

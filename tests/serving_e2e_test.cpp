@@ -7,6 +7,7 @@
 #include <tfjob/kube/detail/process.hpp>
 #include <tfjob/kube/detail/util.hpp>
 #include <tfjob/kube/local_proxy.hpp>
+#include <tfjob/serving/from_job.hpp>
 #include <tfjob/serving/serving.hpp>
 #include <tfjob/serving/tensorboard.hpp>
 #include <httplib.h>
@@ -397,12 +398,13 @@ TEST_CASE("predict errors: service not found, not loaded yet, TF Serving's messa
   CHECK(r.err.find("Invalid JPEG data") != std::string::npos);
   CHECK(c.tfs->predict_requests() == sent_before + 1);
 
+  // an image that is not there, or not an image: refused before anything is sent (64)
   r = c.run({"predict", "fast", "--image", c.dir + "/missing.jpg"});
-  CHECK(r.exit_code == 1);
-  CHECK(r.err.find("cannot read image") != std::string::npos);
+  CHECK(r.exit_code == 64);
+  CHECK(r.err.find("error: --image: \"" + c.dir + "/missing.jpg\" does not exist") != std::string::npos);
   r = c.run({"predict", "fast", "--image", c.write("notes.txt", "hello")});
-  CHECK(r.exit_code == 1);
-  CHECK(r.err.find("not a JPEG or PNG") != std::string::npos);
+  CHECK(r.exit_code == 64);
+  CHECK(r.err.find("is not a JPEG or PNG file; give a PNG or JPEG image") != std::string::npos);
 
   // the MNIST sample's digit is a float tensor: the ResNet signature refuses it by dtype
   auto digit = tfjob::test::source_dir() + "/samples/mnist/digit-1.json";
@@ -447,8 +449,8 @@ TEST_CASE("models NAME and serve print the signatures from TF Serving's metadata
   CHECK(nover.exit_code == 1);
   CHECK(nover.err.find("Servable not found for request: Specific(mnist, 7)") != std::string::npos);
   auto badver = c.run({"models", "mnist", "--version", "latest"});
-  CHECK(badver.exit_code == 1);
-  CHECK(badver.err.find("version \"latest\" is not a number") != std::string::npos);
+  CHECK(badver.exit_code == 64);
+  CHECK(badver.err.find("error: --version: \"latest\" is not a whole number") != std::string::npos);
 }
 
 TEST_CASE("predict checks the signature: missing input, rank, dtype, --signature, --version, --label", "[serving][e2e]") {
@@ -741,7 +743,8 @@ TEST_CASE("several models in one server: a model config ConfigMap, version polic
                         {"spec", {{"accessModes", {"ReadWriteOnce"}}, {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}});
   auto bad = c.run({"serve", "zoo", "--model", "mnist=pvc:models", "--model", "resnet=resnet", "--version-label", "stable=1"});
   CHECK(bad.exit_code == 64);
-  CHECK(bad.err.find("name the model (MODEL=... or MODEL:...): this server serves 2 models") != std::string::npos);
+  CHECK(bad.err.find("\"stable=1\" names no model, and this server serves 2 models; name the model (MODEL=... or MODEL:...)") !=
+        std::string::npos);
 
   auto r = c.run({"serve", "zoo", "--model", "mnist=pvc:models:export/mnist", "--model", "resnet=resnet", "--gpus", "0",
                   "--version-policy", "mnist=specific:1,2", "--version-label", "mnist:stable=1", "--version-label", "mnist:canary=1",
@@ -826,7 +829,7 @@ TEST_CASE("serve --from-job: the export of a succeeded TFJob on its claim, a lat
                         {"spec", {{"accessModes", {"ReadWriteOnce"}}, {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}});
   json job = json::parse(R"({"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "metadata": {"name": "train", "namespace": "default"},
     "spec": {"tfReplicaSpecs": {"Chief": {"replicas": 1, "restartPolicy": "Never", "template": {"spec": {
-      "containers": [{"name": "tensorflow", "image": "tensorflow/tensorflow:2.18.0",
+      "containers": [{"name": "tensorflow", "image": "tensorflow/tensorflow:2.21.0",
                       "args": ["python", "mnist.py", "--export-dir=/train/export/mnist"],
                       "volumeMounts": [{"name": "train", "mountPath": "/train"}]}],
       "volumes": [{"name": "train", "persistentVolumeClaim": {"claimName": "tfjob-mnist"}}]}}}}},
@@ -844,8 +847,8 @@ TEST_CASE("serve --from-job: the export of a succeeded TFJob on its claim, a lat
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.find("tfjob/train: the Chief exported to /train/export/mnist, on claim tfjob-mnist at export/mnist") != std::string::npos);
   // the training image's TensorFlow is newer than the served TF Serving release: said, with both
-  CHECK(r.err.find("warning: the model was exported by TensorFlow 2.18.0 (training image tensorflow/tensorflow:2.18.0) and is served "
-                   "by TF Serving 2.16.1 (tensorflow/serving:2.16.1)") != std::string::npos);
+  CHECK(r.err.find("warning: the model was exported by TensorFlow 2.21.0 (training image tensorflow/tensorflow:2.21.0) and is served "
+                   "by TF Serving 2.20.0 (tensorflow/serving:2.20.0)") != std::string::npos);
   CHECK(r.out.find("model \"mnist\" version 1 is AVAILABLE") != std::string::npos);
   auto dep = c.server->get_object("deployments.apps", "default", "mnist");
   REQUIRE(dep);
@@ -861,6 +864,45 @@ TEST_CASE("serve --from-job: the export of a succeeded TFJob on its claim, a lat
   auto never = c.run({"serve", "mnist", "--from-job", "train", "--gpus", "0", "--wait-version", "5", "--timeout", "3s"});
   CHECK(never.exit_code == 2);
   CHECK(never.err.find("waiting for version 5 of model \"mnist\" (TF Serving has: version 2 AVAILABLE)") != std::string::npos);
+}
+
+TEST_CASE("the guide's TensorFlow line: submit mnist's model, served by serve's default and read by tensorboard's, gives no version warning",
+          "[serving][e2e][from-job][guide]") {
+  REQUIRE_FALSE(tfjob::test::plugin_path().empty());
+  Cluster c;
+  FakeModel m;
+  m.load_time = std::chrono::milliseconds(0);
+  m.signature_def = tfjob::test::mnist_signatures();
+  c.tfs->set_model("mnist", m);
+  // the guide's step 5 as the plugin renders it, then finished as the operator would
+  auto dry = c.run({"submit", "mnist", "--gpus", "0", "--dry-run=client", "-o", "json"});
+  INFO(dry.err);
+  REQUIRE(dry.exit_code == 0);
+  json job;
+  for (const auto& item : json::parse(dry.out).value("items", json::array({json::parse(dry.out)})))
+    if (item.value("kind", "") == "TFJob") job = item;
+  REQUIRE(job.is_object());
+  const std::string image = job["spec"]["tfReplicaSpecs"]["Chief"]["template"]["spec"]["containers"][0]["image"];
+  CHECK(image == "tensorflow/tensorflow:" + std::string(tfjob::serving::default_serving_version) + "-gpu");
+  CHECK(std::string(tfjob::serving::default_tensorboard_image) == "tensorflow/tensorflow:" + std::string(tfjob::serving::default_serving_version));
+  c.server->put_object({{"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"},
+                        {"metadata", {{"name", "tfjob-mnist"}, {"namespace", "default"}}},
+                        {"spec", {{"accessModes", {"ReadWriteMany"}}, {"resources", {{"requests", {{"storage", "10Gi"}}}}}}}});
+  job["metadata"]["namespace"] = "default";
+  job["status"] = {{"conditions", {{{"type", "Created"}, {"status", "True"}}, {{"type", "Succeeded"}, {"status", "True"}}}}};
+  c.server->put_object(job);
+  // the SavedModel as that release writes it, read by the export check pod
+  c.export_listing({"dir 1", "pb 4096 1", "warmup 1", "head 1",
+                    tfjob::kube::detail::base64_encode(tfjob::test::saved_model_pb(tfjob::serving::default_serving_version)), "endhead"});
+  auto r = c.run({"serve", "mnist", "--from-job", "mnist", "--gpus", "0", "--timeout", "60s"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("exported by TensorFlow " + std::string(tfjob::serving::default_serving_version)) != std::string::npos);
+  CHECK(r.err.find("warning: the model was exported by") == std::string::npos);
+  CHECK(r.out.find("model \"mnist\" version 1 is AVAILABLE") != std::string::npos);
+  // and what decides the warning agrees: the training image's release is not newer than the server's
+  CHECK(tfjob::serving::tf_version_warning(tfjob::serving::tf_release_of_image(image), "training image " + image,
+                                           tfjob::serving::default_serving_version, "tensorflow/serving").empty());
 }
 
 TEST_CASE("serve's export check: a version without saved_model.pb refused before anything is applied, no warmup warned, the SavedModel's TF version",
@@ -884,18 +926,18 @@ TEST_CASE("serve's export check: a version without saved_model.pb refused before
   auto pods = c.server->list_objects("pods", "default");
   CHECK(pods.empty());
 
-  // a good export without warmup requests, written by TensorFlow 2.18.0: both said, then served
-  const std::string head = tfjob::kube::detail::base64_encode(tfjob::test::saved_model_pb("2.18.0"));
+  // a good export without warmup requests, written by a TensorFlow newer than the default server: both said, then served
+  const std::string head = tfjob::kube::detail::base64_encode(tfjob::test::saved_model_pb("2.21.0"));
   c.export_listing({"dir 1", "pb 4096 1", "head 1", head, "endhead"});
   r = c.run({"serve", "mnist", "--pvc", "models:export", "--gpus", "0", "--timeout", "60s"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.find("warning: model \"mnist\" (export/mnist on claim models): version 1 has no warmup file "
                    "(export/mnist/1/assets.extra/tf_serving_warmup_requests): the first requests will be slow") != std::string::npos);
-  CHECK(r.err.find("model \"mnist\" (export/mnist on claim models): version 1 hold a SavedModel, exported by TensorFlow 2.18.0") !=
+  CHECK(r.err.find("model \"mnist\" (export/mnist on claim models): version 1 hold a SavedModel, exported by TensorFlow 2.21.0") !=
         std::string::npos);
-  CHECK(r.err.find("warning: the model was exported by TensorFlow 2.18.0 (saved_model.pb of version 1 (export/mnist/1)) and is served "
-                   "by TF Serving 2.16.1 (tensorflow/serving:2.16.1)") != std::string::npos);
+  CHECK(r.err.find("warning: the model was exported by TensorFlow 2.21.0 (saved_model.pb of version 1 (export/mnist/1)) and is served "
+                   "by TF Serving 2.20.0 (tensorflow/serving:2.20.0)") != std::string::npos);
   CHECK(r.out.find("model \"mnist\" version 1 is AVAILABLE") != std::string::npos);
 
   // --no-export-check: no pod, TF Serving judges
@@ -983,4 +1025,106 @@ TEST_CASE("kubectl tfjob tensorboard JOB: applies TensorBoard, prints the local 
     CHECK_FALSE(httplib::Client("127.0.0.1", port).Get("/"));  // the proxy stopped with the command
   }
   CHECK(served.load() == 2);
+}
+
+TEST_CASE("serve --profile edge: a CPU-only ResNet-50 server sized for an edge node, served and predicted, and refused when it does not fit",
+          "[serving][e2e][profile]") {
+  REQUIRE_FALSE(tfjob::test::plugin_path().empty());
+  FakeApiServerOptions o;  // one CPU node, then sized as GDC's edge profile's minimum node reports itself
+  o.gpu_nodes = 0;
+  o.pod_start_delay = std::chrono::milliseconds(50);
+  FakeApiServer server(o);
+  FakeTfServing tfs(server);
+  const std::string dir = tfjob::test::temp_dir("serving-edge");
+  server.write_kubeconfig(dir + "/kubeconfig");
+  auto run = [&](std::vector<std::string> args) { return tfjob::test::run_plugin(args, dir + "/kubeconfig", 60); };
+  json node = *server.get_object("nodes", "", "fake-node-0");
+  node["status"]["capacity"]["cpu"] = "2";
+  node["status"]["capacity"]["memory"] = "4Gi";
+  node["status"]["allocatable"]["cpu"] = "1900m";       // the kubelet's reservations taken off
+  node["status"]["allocatable"]["memory"] = "3629331252";
+  server.put_object(node);
+  auto system_pod = [&](const std::string& name, const std::string& cpu, const std::string& mem) {
+    server.put_object({{"apiVersion", "v1"}, {"kind", "Pod"},
+                       {"metadata", {{"name", name}, {"namespace", "kube-system"}}},
+                       {"spec", {{"nodeName", "fake-node-0"},
+                                 {"containers", {{{"name", "c"}, {"image", "k8s.gcr.io/pause:3.9"},
+                                                  {"resources", {{"requests", {{"cpu", cpu}, {"memory", mem}}}}}}}}}}});
+  };
+  system_pod("control-plane-and-add-ons", "1250m", "1194Mi");  // the profile's estimate of what the cluster keeps
+
+  FakeModel m;
+  m.load_time = std::chrono::milliseconds(0);
+  tfs.set_model("edge", m);
+  auto r = run({"serve", "edge", "--model", "resnet", "--profile", "edge", "--timeout", "60s"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("model \"edge\" version 1 is AVAILABLE") != std::string::npos);
+  auto d = server.get_object("deployments.apps", "default", "edge");
+  REQUIRE(d);
+  const json c = (*d)["spec"]["template"]["spec"]["containers"][0];
+  CHECK(c["image"] == std::string("tensorflow/serving:") + tfjob::serving::default_serving_version);  // the CPU image
+  CHECK(c["resources"]["limits"] == json({{"cpu", "2"}, {"memory", "1536Mi"}}));
+  CHECK((*d)["spec"]["strategy"]["rollingUpdate"]["maxSurge"] == 0);
+  // predict --image against it, through the API server's service proxy
+  const std::string img = dir + "/cat.jpg";
+  std::ofstream(img, std::ios::binary) << jpeg;
+  auto p = run({"predict", "edge", "--image", img, "--top", "3"});
+  INFO(p.err);
+  CHECK(p.exit_code == 0);
+
+  // two replicas: more than the node has left, refused before anything is applied, with the budget
+  r = run({"serve", "edge2", "--model", "resnet", "--profile", "edge", "--replicas", "2", "--timeout", "60s"});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("refusing to serve \"edge2\" with the edge profile:\n  the server's pods request 1 CPU (2 replicas x 500m) but only "
+                   "650m is left") != std::string::npos);
+  CHECK(r.err.find("= 650m CPU, 2267Mi: left for the model server") != std::string::npos);
+  CHECK_FALSE(server.get_object("deployments.apps", "default", "edge2"));
+  // a GPU asked for with the edge profile: a usage error naming the flag
+  r = run({"serve", "edge3", "--model", "resnet", "--profile", "edge", "--gpus", "1"});
+  CHECK(r.exit_code == 64);
+  CHECK(r.err.find("--gpus 1: the edge profile serves on CPUs") != std::string::npos);
+  r = run({"serve", "edge3", "--model", "resnet", "--profile", "tiny"});
+  CHECK(r.exit_code == 64);
+  CHECK(r.err.find("--profile \"tiny\" is not a serving profile (known: edge)") != std::string::npos);
+
+  // a second server on the node, beside the first: the cluster's own figures (the first one's pod
+  // holds 500m of the 650m) refuse it, though the profile alone would pass it
+  r = run({"serve", "edge4", "--model", "resnet", "--profile", "edge", "--timeout", "60s"});
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("refusing to serve \"edge4\": each server pod requests 500m CPU and 1536Mi of memory but no node it may use has "
+                   "that much free") != std::string::npos);
+  CHECK(r.err.find("node fake-node-0: allocatable 1900m CPU, 3461Mi; its pods request 1750m, 2730Mi; free 150m, 731Mi") !=
+        std::string::npos);
+  CHECK(r.err.find("fix: request less (--cpu, --memory), fewer replicas (--replicas), or free the node") != std::string::npos);
+  CHECK_FALSE(server.get_object("deployments.apps", "default", "edge4"));
+}
+
+TEST_CASE("serve --profile edge --pvc: the export check weighs the model, one too large for the server's memory is refused",
+          "[serving][e2e][profile]") {
+  REQUIRE_FALSE(tfjob::test::plugin_path().empty());
+  Cluster c;
+  FakeModel m;
+  m.load_time = std::chrono::milliseconds(0);
+  c.tfs->set_model("clf", m);
+  c.server->put_object({{"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"},
+                        {"metadata", {{"name", "models"}, {"namespace", "default"}}},
+                        {"spec", {{"accessModes", {"ReadWriteOnce"}}, {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}});
+  // a 700 MB model (VGG-sized): about 1.7 GiB in TF Serving, more than the 1536Mi limit
+  c.export_listing({"dir 1", "pb 400000 1", "vars 700000000 1", "warmup 1"});
+  auto r = c.run({"serve", "clf", "--pvc", "models:export", "--profile", "edge", "--timeout", "60s"});
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("refusing to serve \"clf\" with the edge profile:\n  the model is 667Mi (the export check: saved_model.pb and "
+                   "variables/ of version 1 (export/clf/1)); TF Serving would need about 1791Mi") != std::string::npos);
+  CHECK(r.err.find("(--batching max_batch_size=N), or give the server more memory (--memory) on a node that has it") != std::string::npos);
+  CHECK_FALSE(c.server->get_object("deployments.apps", "default", "clf"));
+  // a MobileNet-sized one (14 MB) is served
+  c.export_listing({"dir 1", "pb 300000 1", "vars 14000000 1", "warmup 1"});
+  r = c.run({"serve", "clf", "--pvc", "models:export", "--profile", "edge", "--timeout", "60s"});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("model: 13Mi (the export check: saved_model.pb and variables/ of version 1 (export/clf/1)), about 483Mi in TF "
+                   "Serving (an estimate) of the server's 1536Mi") != std::string::npos);
 }

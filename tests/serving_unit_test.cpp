@@ -6,6 +6,9 @@
 #include <tfjob/serving/manifests.hpp>
 #include <tfjob/serving/metrics.hpp>
 #include <tfjob/serving/operations.hpp>
+#include <tfjob/serving/preflight.hpp>
+#include <tfjob/serving/profile.hpp>
+#include <tfjob/serving/export_check.hpp>
 #include <tfjob/serving/from_job.hpp>
 #include <tfjob/serving/model_config.hpp>
 #include <tfjob/serving/signature.hpp>
@@ -17,8 +20,11 @@
 
 #include "support/paths.hpp"
 #include "support/tfserving_rest.hpp"
+#include "support/workflow_run.hpp"  // temp_dir
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <set>
 #include <fstream>
 #include <sstream>
@@ -1040,4 +1046,271 @@ TEST_CASE("autoscaler_status reads an HPA as the HPA controller reports it, tota
   CHECK(odd.min == 1);
   CHECK(odd.conditions.empty());
   CHECK_FALSE(odd.current_replicas);
+}
+
+namespace {
+/// What one pod asks of a node counted the way a cautious reader would: every container's
+/// request and every init container's, added up (more than the scheduler's rule, which takes
+/// the largest init container only when it is larger than the containers' sum).
+std::pair<std::int64_t, std::int64_t> all_requests(const json& pod_spec) {
+  std::int64_t cpu = 0, mem = 0;
+  for (const char* list : {"containers", "initContainers"})
+    for (const auto& c : pod_spec.value(list, json::array())) {
+      const json r = c.value("resources", json::object()).value("requests", json::object());
+      if (r.contains("cpu")) cpu += tfjob::Quantity::parse(r["cpu"].get<std::string>()).milli_value();
+      if (r.contains("memory")) mem += tfjob::Quantity::parse(r["memory"].get<std::string>()).int_value();
+    }
+  return {cpu, mem};
+}
+
+/// serve NAME --model resnet --profile edge, as objects.
+std::vector<json> edge_objects(int replicas = 1, bool keep_replicas = false) {
+  ServeSpec s = resnet();
+  s.name = "edge";
+  s.replicas = replicas;
+  ProfileKeep keep;
+  keep.replicas = keep_replicas;
+  apply_profile(s, edge_profile(), keep);
+  return build_objects(s);
+}
+
+const json& deployment_of(const std::vector<json>& objs) {
+  for (const auto& o : objs)
+    if (o.value("kind", "") == "Deployment") return o;
+  FAIL("no Deployment");
+  return objs.front();
+}
+}  // namespace
+
+TEST_CASE("the edge profile's budget: the documented node less the kubelet's reservations and the system pods, each sourced",
+          "[serving][profile]") {
+  const auto p = edge_profile();
+  const auto& n = p.node;
+  CHECK(n.capacity.cpu_milli == 2000);
+  CHECK(n.capacity.memory_bytes == 4096LL * 1024 * 1024);
+  CHECK_FALSE(n.capacity.estimate);  // GDC's documented minimum
+  CHECK(n.capacity.source.find("node-machine-prerequisites") != std::string::npos);
+  // 80m + 1% of 2 CPUs; 330 MiB + 5% of 4 GiB; the 100 MiB eviction threshold
+  CHECK(n.allocatable_cpu_milli() == 1900);
+  CHECK(mib_text(n.allocatable_memory_bytes()) == "3461Mi");
+  // kubeadm's control plane requests, CoreDNS's, and the estimate for GDC's add-ons
+  CHECK(n.free_cpu_milli() == 650);
+  CHECK(mib_text(n.free_memory_bytes()) == "2267Mi");
+  for (const auto& l : n.reserved) CHECK(l.estimate);  // bare metal publishes none: said so
+  for (const auto& l : n.system_pods) {
+    INFO(l.what);
+    CHECK_FALSE(l.source.empty());
+  }
+  const std::string text = budget_text(n);
+  CHECK(text.find("= 1900m CPU, 3461Mi: the node's allocatable") != std::string::npos);
+  CHECK(text.find("= 650m CPU, 2267Mi: left for the model server") != std::string::npos);
+  CHECK(text.find("[estimate]") != std::string::npos);
+  CHECK(profile_names() == std::vector<std::string>{"edge"});
+  try {
+    find_profile("tiny");
+    FAIL("an unknown profile was accepted");
+  } catch (const tfjob::error& e) {
+    CHECK(std::string(e.what()) == "ServingProfile::name \"tiny\" is not a serving profile (known: edge)");
+    CHECK(e.reason() == tfjob::reasons::invalid_setting);
+  }
+}
+
+TEST_CASE("serve --profile edge: the rendered objects' requests, init containers included, fit the edge node, and too many do not",
+          "[serving][profile]") {
+  const auto p = edge_profile();
+  const auto objs = edge_objects();
+  const json& d = deployment_of(objs);
+  const json pod = d["spec"]["template"]["spec"];
+  // the download's init container carries requests too, so nothing on the pod is unaccounted
+  REQUIRE(pod["initContainers"].size() == 1);
+  CHECK(pod["initContainers"][0]["resources"]["requests"] == json({{"cpu", "100m"}, {"memory", "128Mi"}}));
+  // one replica, and no surge pod during a rollout: one pod at a time on the node
+  CHECK(d["spec"]["replicas"] == 1);
+  CHECK(d["spec"]["strategy"] == json({{"type", "RollingUpdate"}, {"rollingUpdate", {{"maxSurge", 0}, {"maxUnavailable", 1}}}}));
+  const auto [cpu, mem] = all_requests(pod);
+  CHECK(cpu == 600);                                  // 500m TF Serving + 100m the download
+  CHECK(mem == (1536LL + 128) * 1024 * 1024);
+  CHECK(cpu <= p.node.free_cpu_milli());              // 650m left
+  CHECK(mem <= p.node.free_memory_bytes());           // 2267Mi left
+  CHECK(cpu <= p.node.allocatable_cpu_milli());
+  auto f = fit_to_node(objs, p.node);
+  INFO(f.problems.size());
+  CHECK(f.ok());
+  CHECK(f.pods == 1);
+  CHECK(f.pod_cpu_milli == 500);  // the scheduler's rule: the init container (100m) is not larger than the containers' sum
+  CHECK(f.limit_memory_bytes == 1536LL * 1024 * 1024);
+
+  // two replicas: 1000m does not fit in 650m
+  auto two = fit_to_node(edge_objects(2, true), p.node);
+  REQUIRE_FALSE(two.ok());
+  CHECK(two.problems.at(0) ==
+        "the server's pods request 1 CPU (2 replicas x 500m) but only 650m is left on the node after what the cluster keeps for itself "
+        "(allocatable 1900m CPU, 3461Mi memory, less its own pods' requests)");
+  CHECK(two.problems.at(1).find("the server's pods request 3072Mi of memory (2 replicas x 1536Mi) but only 2267Mi is left") == 0);
+  // the same server with Kubernetes' default rollout: a surge pod beside the old one
+  auto surging = edge_objects();
+  for (auto& o : surging)
+    if (o.value("kind", "") == "Deployment") o["spec"].erase("strategy");
+  auto sf = fit_to_node(surging, p.node);
+  REQUIRE_FALSE(sf.ok());
+  CHECK(sf.problems.at(0).find("(1 replica + 1 surge pod during a rollout x 500m)") != std::string::npos);
+  // an init container larger than the rest counts by itself (the scheduler's rule)
+  auto big_init = edge_objects();
+  for (auto& o : big_init)
+    if (o.value("kind", "") == "Deployment")
+      o["spec"]["template"]["spec"]["initContainers"][0]["resources"]["requests"]["memory"] = "3Gi";
+  auto bf = fit_to_node(big_init, p.node);
+  REQUIRE_FALSE(bf.ok());
+  CHECK(bf.problems.at(0).find("request 3072Mi of memory (1 replica x 3072Mi)") != std::string::npos);
+  // an autoscaler may scale it to its maximum: that is what must fit
+  ServeSpec a = resnet();
+  apply_profile(a, p);
+  a.ops.autoscale = Autoscale{1, 3, 80};
+  auto af = fit_to_node(build_objects(a), p.node);
+  REQUIRE_FALSE(af.ok());
+  CHECK(af.problems.at(0).find("3 replicas (the autoscaler's maximum)") != std::string::npos);
+}
+
+TEST_CASE("apply_profile: the CPU image, TF Serving's thread and batching settings for 2 vCPUs, what was given kept",
+          "[serving][profile]") {
+  const auto p = edge_profile();
+  ServeSpec s = resnet();
+  apply_profile(s, p);
+  CHECK(s.gpus == 0);
+  CHECK(s.effective_image() == std::string("tensorflow/serving:") + default_serving_version);  // TF Serving's CPU image
+  const auto objs = build_objects(s);
+  const json& d = deployment_of(objs);
+  const json c = d["spec"]["template"]["spec"]["containers"][0];
+  CHECK(c["resources"] == json({{"requests", {{"cpu", "500m"}, {"memory", "1536Mi"}}}, {"limits", {{"cpu", "2"}, {"memory", "1536Mi"}}}}));
+  const auto args = c["args"].get<std::vector<std::string>>();
+  for (const char* a : {"--tensorflow_intra_op_parallelism=2", "--tensorflow_inter_op_parallelism=1", "--rest_api_num_threads=16",
+                        "--enable_batching=true"})
+    CHECK(std::find(args.begin(), args.end(), a) != args.end());
+  // TF Serving refuses session parallelism together with both intra- and inter-op (server.cc)
+  CHECK(std::none_of(args.begin(), args.end(), [](const std::string& a) { return a.rfind("--tensorflow_session_parallelism", 0) == 0; }));
+  std::string batching;
+  for (const auto& o : objs)
+    if (o.value("kind", "") == "ConfigMap") batching = o["data"][batching_file].get<std::string>();
+  CHECK(batching == "max_batch_size { value: 8 }\nbatch_timeout_micros { value: 0 }\nmax_enqueued_batches { value: 2 }\n"
+                    "num_batch_threads { value: 2 }\n");
+  // given on purpose: kept (and judged by the fit), the thread flag the user set not added twice
+  ServeSpec k = resnet();
+  k.cpu = "1";
+  k.memory = "2Gi";
+  k.replicas = 1;
+  k.extra_args = {"--rest_api_num_threads=4"};
+  ProfileKeep keep;
+  keep.cpu = keep.memory = true;
+  apply_profile(k, p, keep);
+  CHECK(k.cpu == "1");
+  CHECK(k.cpu_limit.empty());
+  CHECK(k.memory == "2Gi");
+  CHECK(std::count_if(k.extra_args.begin(), k.extra_args.end(), [](const std::string& a) { return a.rfind("--rest_api_num_threads", 0) == 0; }) == 1);
+  CHECK_FALSE(fit_to_node(build_objects(k), p.node).ok());  // 1 CPU is more than the 650m left
+  // GPUs asked for on purpose: refused, naming the setting
+  ServeSpec g = resnet();
+  g.gpus = 1;
+  ProfileKeep gk;
+  gk.gpus = true;
+  try {
+    apply_profile(g, p, gk);
+    FAIL("a GPU server was shaped by the edge profile");
+  } catch (const tfjob::error& e) {
+    CHECK(std::string(e.what()) == "ServeSpec::gpus 1: the edge profile serves on CPUs (its nodes have no GPU); leave it out or give 0");
+  }
+  // a CPU limit below the request is what the API server refuses
+  ServeSpec bad = resnet();
+  bad.gpus = 0;
+  bad.cpu = "2";
+  bad.cpu_limit = "1";
+  CHECK_THROWS_WITH(validate(bad), Catch::Contains("ServeSpec::cpu_limit 1 is less than the CPU request (ServeSpec::cpu 2)"));
+}
+
+TEST_CASE("the model's size against the server's memory: ResNet-50 fits the edge profile, a 700 MB model does not",
+          "[serving][profile]") {
+  const auto p = edge_profile();
+  ServeSpec s = resnet();
+  apply_profile(s, p);
+  const auto r = resnet_model_size();
+  CHECK(r.bytes == 98000000);
+  // 200 MiB runtime + 2 x 98 MB + 8 images x 32 MiB = about 642 MiB, within 1536Mi
+  CHECK(mib_text(estimated_server_memory(p, r.bytes, 8)) == "642Mi");
+  CHECK_FALSE(model_fit(s, p, r));
+  const auto w = model_fit(s, p, {700LL * 1000 * 1000, "the export check: version 1"});
+  REQUIRE(w);
+  CHECK(w->find("the model is 667Mi (the export check: version 1); TF Serving would need about 1791Mi to serve it in batches of up "
+                "to 8") == 0);
+  CHECK(w->find("but the server's memory limit is 1536Mi") != std::string::npos);
+  // fewer images a batch lowers the estimate
+  s.ops.batching->max_batch_size = 1;
+  CHECK(mib_text(estimated_server_memory(p, 700LL * 1000 * 1000, 1)) == "1567Mi");
+}
+
+TEST_CASE("the export check weighs the model: its variables/ read by the script, the highest version's size in the verdict",
+          "[serving][unit][export-check]") {
+  auto l = parse_export_check_log("tfjob-export-check v1\ndir 1\npb 4096 1\nvars 1000 1\ndir 2\npb 5000 2\nvars   98000000 2\nend\n");
+  REQUIRE(l.versions.size() == 2);
+  CHECK(l.versions[1].variables_size == 98000000);
+  auto v = judge_export(l, "export/m", "m");
+  REQUIRE(v.model_bytes);
+  CHECK(*v.model_bytes == 98005000);
+  CHECK(v.model_from == "the export check: saved_model.pb and variables/ of version 2 (export/m/2)");
+  // a SavedModel without variables/: its size is not known
+  CHECK_FALSE(judge_export(parse_export_check_log("tfjob-export-check v1\ndir 1\npb 10 1\nend\n"), "", "m").model_bytes);
+
+  // the script itself, on a real directory (its /export mount stood in for by a temp dir)
+  const std::string root = tfjob::test::temp_dir("export-check-script");
+  std::filesystem::create_directories(root + "/m/3/variables");
+  std::ofstream(root + "/m/3/saved_model.pb", std::ios::binary) << std::string(300, 'p');
+  std::ofstream(root + "/m/3/variables/variables.index", std::ios::binary) << std::string(123, 'i');
+  std::ofstream(root + "/m/3/variables/variables.data-00000-of-00001", std::ios::binary) << std::string(4000, 'd');
+  std::string script = export_check_script();
+  const std::string mount = "d=\"/export/${EXPORT_DIR}\"";
+  REQUIRE(script.find(mount) == 0);
+  script.replace(0, mount.size(), "d=\"" + root + "/${EXPORT_DIR}\"");
+  std::ofstream(root + "/check.sh") << script;
+  const std::string out = root + "/out.log";
+  REQUIRE(std::system(("EXPORT_DIR=m sh " + root + "/check.sh > " + out).c_str()) == 0);
+  std::ifstream in(out);
+  std::stringstream log;
+  log << in.rdbuf();
+  INFO(log.str());
+  auto got = judge_export(parse_export_check_log(log.str()), "m", "m");
+  REQUIRE(got.model_bytes);
+  CHECK(*got.model_bytes == 300 + 123 + 4000);
+}
+
+TEST_CASE("capacity_findings: the server's requests against what each node has left, its own old pods not counted",
+          "[serving][profile]") {
+  ServeSpec s = resnet();
+  s.namespace_ = "default";
+  apply_profile(s, edge_profile());
+  json d = build_deployment(s);
+  auto node = [](const std::string& cpu, const std::string& mem) {
+    return json{{"metadata", {{"name", "edge-node"}, {"labels", json::object()}}},
+                {"status", {{"allocatable", {{"cpu", cpu}, {"memory", mem}}}}}};
+  };
+  auto pod = [](const std::string& name, const std::string& cpu, const std::string& mem, json labels = json::object()) {
+    return json{{"metadata", {{"name", name}, {"namespace", "default"}, {"labels", labels}}},
+                {"spec", {{"nodeName", "edge-node"}, {"containers", {{{"name", "c"}, {"resources", {{"requests", {{"cpu", cpu}, {"memory", mem}}}}}}}}}},
+                {"status", {{"phase", "Running"}}}};
+  };
+  const std::vector<json> nodes = {node("1900m", "3461Mi")};
+  // the cluster's own pods leave 650m: the server (500m, 1536Mi) fits
+  std::vector<json> pods = {pod("system", "1250m", "1194Mi")};
+  CHECK(capacity_findings(d, nodes, pods).empty());
+  // another workload takes 200m: no room
+  pods.push_back(pod("other", "200m", "64Mi"));
+  auto f = capacity_findings(d, nodes, pods);
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].is_error());
+  CHECK(f[0].code == "ServerFitsNoNode");
+  CHECK(f[0].message == "each server pod requests 500m CPU and 1536Mi of memory but no node it may use has that much free, so its pods "
+                        "would stay Pending");
+  CHECK(f[0].evidence.at(0) == "node edge-node: allocatable 1900m CPU, 3461Mi; its pods request 1450m, 1258Mi; free 450m, 2203Mi");
+  // the same server's earlier pod is replaced, not counted
+  pods.back() = pod("resnet-abc", "500m", "1536Mi", selector_labels("resnet"));
+  CHECK(capacity_findings(d, nodes, pods).empty());
+  // a server that requests nothing is not judged
+  CHECK(capacity_findings(build_deployment(resnet()), nodes, pods).empty());
 }

@@ -81,7 +81,7 @@ TEST_CASE("logs -f of a Pending chief: three watches, no request while it waits,
   const auto during = c.server->requests().size() - before;
   for (const auto& q : c.server->requests()) UNSCOPED_INFO(q.method << " " << q.path << "?" << q.query);
   CHECK(during == 0);
-  CHECK(c.watches() == 3);  // the job, its pods, the namespace's events
+  CHECK(c.watches() == 3);  // the job, its pods, the job's events
   // Ctrl-C: the caller's cancel ends the wait for the pod, and its watches, at once
   cancel = true;
   REQUIRE(follow.wait_for(30s) == std::future_status::ready);

@@ -224,7 +224,7 @@ TEST_CASE("describe gathers spec, conditions, pods, events and TF_CONFIG", "[wor
       {{"involvedObject", {{"kind", "TFJob"}, {"name", "j"}}}, {"reason", "SuccessfulCreatePod"}, {"message", "Created pod: j-chief-0"},
        {"lastTimestamp", "2024-01-01T00:00:01Z"}},
       {{"involvedObject", {{"kind", "Pod"}, {"name", "unrelated"}}}, {"reason", "X"}, {"message", "no"}}};
-  auto d = describe(job, pods, events, {{"Chief-0", "{\"cluster\":{}}"}}, *parse_time("2024-01-01T00:01:00Z"));
+  auto d = describe(job, pods, events, {{"chief-0", "{\"cluster\":{}}"}}, *parse_time("2024-01-01T00:01:00Z"));
   REQUIRE(d.pods.size() == 2);
   CHECK(d.pods[0].name == "j-chief-0");  // chief sorts first
   CHECK(d.events.size() == 1);
@@ -236,7 +236,7 @@ TEST_CASE("describe gathers spec, conditions, pods, events and TF_CONFIG", "[wor
   INFO(text);
   CHECK(text.find("  Chief    1          <default>        1          tensorflow/tensorflow:2.15.0\n") != std::string::npos);
   CHECK(text.find("Created pod: j-chief-0") != std::string::npos);
-  CHECK(text.find("Chief-0: {\"cluster\":{}}") != std::string::npos);
+  CHECK(text.find("chief-0: {\"cluster\":{}}") != std::string::npos);
   CHECK(text.find("unrelated") == std::string::npos);
   // conditions in the operator's order
   CHECK(text.find("Created   True") < text.find("Running   True"));

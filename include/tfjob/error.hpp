@@ -70,6 +70,12 @@ inline constexpr const char* kubeconfig_missing = "KubeconfigMissing";  ///< the
 inline constexpr const char* user_not_found = "UserNotFound";           ///< the explicitly named user
 inline constexpr const char* no_configuration = "NoConfiguration";      ///< no kubeconfig and no server
 inline constexpr const char* no_current_context = "NoCurrentContext";   ///< a kubeconfig that selects no context
+/// The server refused the connection (nothing listens there): subject() is the server's
+/// host[:port] as configured. The connection was never opened, so nothing was sent.
+inline constexpr const char* connection_refused = "ConnectionRefused";
+/// The server could not be reached (its name does not resolve, the dial timed out, TLS
+/// could not be set up): subject() is the server's host[:port]; problem() says why.
+inline constexpr const char* server_unreachable = "ServerUnreachable";
 /// A value given for one of the SDK's settings cannot be used: setting() is the key and
 /// subject() its SDK name (e.g. "ServeOperations::batching"); the message begins with it, or,
 /// when nothing was given, says what to give in parentheses; any other setting its advice
@@ -122,9 +128,16 @@ class decode_error : public parse_error {
 
 /// One invalid field, as the API server reports it (`field: Type value: detail`).
 struct field_error {
+  field_error() = default;
+  field_error(std::string field_, std::string type_, std::string detail_ = {}, std::string where_ = {})
+      : field(std::move(field_)), type(std::move(type_)), detail(std::move(detail_)), where(std::move(where_)) {}
   std::string field;   ///< e.g. `spec.tfReplicaSpecs[Worker].template.spec.containers[0].image`
-  std::string type;    ///< e.g. `Required value`, `Invalid value`, `Unsupported value`
+  std::string type;    ///< e.g. `Required value`, `Invalid value`, `Unsupported value`; "" when
+                       ///< `detail` is a whole sentence that names the field (the schema's
+                       ///< `unknown field "spec.runPolcy"; did you mean "runPolicy"?`)
   std::string detail;  ///< human explanation
+  std::string where;   ///< what the field belongs to, for people: `tfjob.yaml: TFJob mnist` ("" = the job at hand)
+  /// `[where: ]field: type: detail`, or `[where: ]detail` when type is "".
   std::string to_string() const;
 };
 
@@ -208,7 +221,9 @@ TFJOB_INLINE parse_error::parse_error(const std::string& what, int line, int col
 TFJOB_INLINE decode_error::decode_error(const std::string& what, int http_status) : parse_error(what), http_status_(http_status) {}
 
 TFJOB_INLINE std::string field_error::to_string() const {
-  std::string s = field + ": " + type;
+  std::string s = where.empty() ? "" : where + ": ";
+  if (type.empty()) return s + detail;
+  s += field + ": " + type;
   if (!detail.empty()) s += ": " + detail;
   return s;
 }

@@ -35,6 +35,10 @@
   X(serve_tolerations, "ServeSpec::tolerations")                                  \
   X(serve_cpu, "ServeSpec::cpu")                                                  \
   X(serve_memory, "ServeSpec::memory")                                            \
+  X(serve_cpu_limit, "ServeSpec::cpu_limit")                                      \
+  X(serve_fetch_cpu, "ServeSpec::fetch_cpu")                                      \
+  X(serve_fetch_memory, "ServeSpec::fetch_memory")                                \
+  X(serving_profile, "ServingProfile::name")                                      \
   X(serve_model_name, "ServeSpec::model_name")                                    \
   X(serve_model_version, "ServeSpec::model_version")                              \
   X(serve_serving_version, "ServeSpec::serving_version")                          \
@@ -43,6 +47,7 @@
   X(serve_autoscale, "ServeOperations::autoscale")                                \
   X(model_resnet, "ModelSource::Kind::resnet")                                    \
   X(model_url, "ModelSource::url")                                                \
+  X(model_url_secret, "ModelSource::url_secret")                                  \
   X(model_claim, "ModelSource::claim")                                            \
   X(model_config_models, "ModelServerConfig::models")                             \
   X(model_entry_policy, "ModelEntry::policy")                                     \

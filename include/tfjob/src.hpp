@@ -25,19 +25,30 @@
 
 // Every header of the SDK (a unit test holds this list equal to include/tfjob/).
 #include <tfjob/api/builder.hpp>
+#include <tfjob/api/cluster_words.hpp>
 #include <tfjob/api/defaults.hpp>
+#include <tfjob/api/detail/tfjob_crd_schema.hpp>
 #include <tfjob/api/findings.hpp>
+#include <tfjob/api/k8s/event.hpp>
+#include <tfjob/api/k8s/node.hpp>
+#include <tfjob/api/k8s/objects.hpp>
+#include <tfjob/api/k8s/pod.hpp>
+#include <tfjob/api/k8s/workloads.hpp>
 #include <tfjob/api/labels.hpp>
 #include <tfjob/api/lint.hpp>
 #include <tfjob/api/manifest.hpp>
+#include <tfjob/api/meta.hpp>
 #include <tfjob/api/operator_rules.hpp>
 #include <tfjob/api/quantity.hpp>
 #include <tfjob/api/scheduling.hpp>
+#include <tfjob/api/schema.hpp>
 #include <tfjob/api/tf_config.hpp>
 #include <tfjob/api/types.hpp>
 #include <tfjob/api/validation.hpp>
+#include <tfjob/detail/files.hpp>
 #include <tfjob/detail/input.hpp>
 #include <tfjob/detail/json.hpp>
+#include <tfjob/detail/suggest.hpp>
 #include <tfjob/detail/table.hpp>
 #include <tfjob/detail/time.hpp>
 #include <tfjob/detail/yaml_reader.hpp>
@@ -80,6 +91,7 @@
 #include <tfjob/serving/model_versions.hpp>
 #include <tfjob/serving/operations.hpp>
 #include <tfjob/serving/preflight.hpp>
+#include <tfjob/serving/profile.hpp>
 #include <tfjob/serving/saved_model.hpp>
 #include <tfjob/serving/serving.hpp>
 #include <tfjob/serving/signature.hpp>

@@ -8,6 +8,7 @@
 // api/: pure TFJob model (no I/O)
 #include <tfjob/api/types.hpp>
 #include <tfjob/api/manifest.hpp>
+#include <tfjob/api/schema.hpp>
 #include <tfjob/api/defaults.hpp>
 #include <tfjob/api/validation.hpp>
 #include <tfjob/api/quantity.hpp>
@@ -17,6 +18,7 @@
 #include <tfjob/api/findings.hpp>
 #include <tfjob/api/operator_rules.hpp>
 #include <tfjob/api/scheduling.hpp>
+#include <tfjob/api/cluster_words.hpp>
 #include <tfjob/api/lint.hpp>
 
 // kube/: generic Kubernetes client
@@ -34,6 +36,7 @@
 #include <tfjob/local/runner.hpp>
 #include <tfjob/serving/serving.hpp>
 #include <tfjob/serving/preflight.hpp>
+#include <tfjob/serving/profile.hpp>
 #include <tfjob/serving/image.hpp>
 #include <tfjob/serving/tensorboard.hpp>
 #include <tfjob/serving/model_config.hpp>

@@ -1,5 +1,7 @@
 // kubectl tfjob attach JOB [--replica TYPE --index N] [-i] [-t]: attach to a replica's running
 // container, by role: the plugin finds the pod and hands over to `kubectl attach`.
+#include "commands.hpp"
+#include "../common/flag_values.hpp"
 #include "../common/context.hpp"
 #include "../common/replica_handover.hpp"
 
@@ -20,12 +22,14 @@ struct AttachCommand {
   }
 };
 
+}  // namespace
+
 void setup_attach(CLI::App& app, Globals& g) {
   auto o = std::make_shared<AttachCommand>();
   auto* sub = app.add_subcommand("attach", "Attach to a replica's running container (the chief, or --replica/--index) through kubectl attach");
   add_replica_target_flags(*sub, o->target);
-  sub->add_flag("-i,--stdin", o->stdin_, "Pass stdin to the container");
-  sub->add_flag("-t,--tty", o->tty, "Stdin is a TTY");
+  flag::boolean(*sub, "-i,--stdin", o->stdin_, "Pass stdin to the container");
+  flag::boolean(*sub, "-t,--tty", o->tty, "Stdin is a TTY");
   sub->footer(R"(Examples:
   kubectl tfjob attach mnist                       # the chief's output, live
   kubectl tfjob attach mnist --replica worker --index 0
@@ -35,6 +39,4 @@ run; 64 usage error.)");
   set_action(*sub, g, o);
 }
 
-}  // namespace
-TFJOB_REGISTER_COMMAND("attach", 166, setup_attach);
 }  // namespace tfjob::cli

@@ -3,8 +3,10 @@
 // "value<TAB>description", then ":<directive>" (1 error, 2 no space, 4 no file completion).
 // It walks the registered subcommands and their flags, and asks the cluster for job and
 // namespace names where a command takes them.
+#include "commands.hpp"
 #include "../common/context.hpp"
 #include "../common/complete_names.hpp"
+#include "../common/flag_values.hpp"
 
 #include <ostream>
 #include <memory>
@@ -55,15 +57,21 @@ bool takes_value(const CLI::Option* o) { return o && o->get_type_size_max() > 0 
 std::vector<Candidate> values_for(const CLI::Option* o, const Globals& g, std::ostream& err, int& directive) {
   std::string name = o->get_lnames().empty() ? "" : o->get_lnames().front();
   directive = directive_no_file;
-  if (name == "output") return {{"json", ""}, {"yaml", ""}, {"name", ""}, {"wide", ""}};
-  if (name == "color") return {{"auto", ""}, {"always", ""}, {"never", ""}};
-  if (name == "cascade") return {{"background", ""}, {"foreground", ""}, {"orphan", ""}};
+  // a flag's values, as the flag layer declares them (each command's own: -o differs)
+  if (auto spec = flag::spec_of(*o)) {
+    if (spec->kind == flag::Kind::choice) {
+      std::vector<Candidate> out;
+      for (const auto& c : spec->choices)
+        if (!c.empty()) out.push_back({c, ""});
+      for (const auto& p : spec->prefixes) out.push_back({p, ""});
+      return out;
+    }
+    if (spec->kind == flag::Kind::boolean) return {{"true", ""}, {"false", ""}};
+  }
   if (name == "replica") return {{"Chief", ""}, {"Master", ""}, {"PS", ""}, {"Worker", ""}, {"Evaluator", ""}};
   if (name == "for")
     return {{"condition=Succeeded", ""}, {"condition=Failed", ""}, {"condition=Running", ""},
             {"condition=Created", ""}, {"condition=Restarting", ""}, {"condition=Suspended", ""}, {"delete", ""}};
-  if (name == "wait") return {{"true", ""}, {"false", ""}};
-  if (name == "dry-run") return {{"client", ""}, {"server", ""}, {"none", ""}};
   if (name == "namespace") {
     std::vector<Candidate> out;
     for (auto& n : complete_names(g, "namespaces", "", err)) out.push_back({n, ""});
@@ -225,6 +233,8 @@ int CompleteCommand::run(Context& ctx) const {
   return exit_code::ok;
 }
 
+}  // namespace
+
 void setup_complete(CLI::App& app, Globals& g) {
   auto* sub = app.add_subcommand("__complete", "Shell completion back end");
   sub->group("");  // hidden from --help
@@ -237,6 +247,4 @@ void setup_complete(CLI::App& app, Globals& g) {
   set_action(*sub, g, o);
 }
 
-}  // namespace
-TFJOB_REGISTER_COMMAND("__complete", 1000, setup_complete);
 }  // namespace tfjob::cli

@@ -2,6 +2,8 @@
 // plugin itself (`kubectl-tfjob __complete ...`, see complete.cpp) for candidates, the same
 // protocol kubectl's plugin completion (`kubectl_complete-tfjob`, kubectl >= 1.26) uses,
 // so `kubectl-tfjob <TAB>` and `kubectl tfjob <TAB>` complete the same way.
+#include "commands.hpp"
+#include "../common/flag_values.hpp"
 #include "../common/context.hpp"
 
 #include <memory>
@@ -18,16 +20,21 @@ _kubectl_tfjob_complete() {
   local -a args=("${COMP_WORDS[@]:1:COMP_CWORD-1}")
   local out
   out=$(kubectl-tfjob __complete "${args[@]}" "$cur" 2>/dev/null) || return 0
-  local directive=0 line
-  local -a cands=()
+  local directive=0 line cand
+  COMPREPLY=()
   while IFS= read -r line; do
-    if [[ $line == :* ]]; then directive=${line#:}; continue; fi
-    [[ -n $line ]] && cands+=("${line%%$'\t'*}")
+    if [[ $line =~ ^:[0-9]+$ ]]; then directive=${line#:}; continue; fi
+    cand=${line%%$'\t'*}
+    # A candidate is text, never code: matched against the word as typed and quoted for the
+    # command line (compgen -W would expand it, $(...) included).
+    [[ -n $cand && $cand == "$cur"* ]] || continue
+    printf -v cand '%q' "$cand"
+    COMPREPLY+=("$cand")
   done <<< "$out"
-  (( directive & 1 )) && return 0
+  (( directive & 1 )) && { COMPREPLY=(); return 0; }
   if (( directive & 4 )); then compopt +o default 2>/dev/null; fi
   if (( directive & 2 )); then compopt -o nospace 2>/dev/null; fi
-  COMPREPLY=($(compgen -W "${cands[*]}" -- "$cur"))
+  return 0
 }
 complete -o default -F _kubectl_tfjob_complete kubectl-tfjob
 )";
@@ -37,12 +44,20 @@ constexpr const char* zsh_script = R"(#compdef kubectl-tfjob
 # Load it:  source <(kubectl tfjob completion zsh)
 _kubectl_tfjob() {
   local -a args cands
-  local out line directive=0
+  local out line value desc directive=0
   args=("${words[@]:1:$((CURRENT-2))}")
   out=$(kubectl-tfjob __complete "${args[@]}" "${words[CURRENT]}" 2>/dev/null) || return 1
   for line in "${(@f)out}"; do
-    if [[ $line == :* ]]; then directive=${line#:}; continue; fi
-    [[ -n $line ]] && cands+=("${line/$'\t'/:}")
+    if [[ $line =~ '^:[0-9]+$' ]]; then directive=${line#:}; continue; fi
+    [[ -n $line ]] || continue
+    value=${line%%$'\t'*}
+    desc=${line#"$value"}
+    desc=${desc#$'\t'}
+    # _describe reads VALUE:DESCRIPTION, so a ':' or '\' of the value is escaped; compadd
+    # quotes what it inserts: a candidate is offered as text, never run
+    value=${value//\\/\\\\}
+    value=${value//:/\\:}
+    cands+=("$value${desc:+:$desc}")
   done
   (( directive & 1 )) && return 1
   if (( ${#cands} == 0 )) && (( ! (directive & 4) )); then _files; return; fi
@@ -57,8 +72,11 @@ function __kubectl_tfjob_complete
     set -l args (commandline -opc)
     set -e args[1]
     for line in (kubectl-tfjob __complete $args (commandline -ct) 2>/dev/null)
-        string match -q -- ':*' $line; and continue
-        test -n "$line"; and echo $line
+        # a candidate is printed as data (echo would take -n or -e as its own option); fish
+        # quotes what it inserts, except a leading '~' (it expands it): such a name is not offered
+        string match -q -r -- '^:[0-9]+$' $line; and continue
+        string match -q -- '~*' $line; and continue
+        test -n "$line"; and printf '%s\n' $line
     end
 end
 complete -c kubectl-tfjob -f -a '(__kubectl_tfjob_complete)'
@@ -74,10 +92,12 @@ struct CompletionCommand {
   }
 };
 
+}  // namespace
+
 void setup_completion(CLI::App& app, Globals& g) {
   auto opts = std::make_shared<CompletionCommand>();
   auto* sub = app.add_subcommand("completion", "Print a shell completion script (bash, zsh or fish)");
-  sub->add_option("shell", opts->shell, "bash, zsh or fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
+  flag::choice(*sub, "shell", opts->shell, "bash, zsh or fish", {"bash", "zsh", "fish"})->required();
   sub->footer(R"(Examples:
   # bash, for this shell; add the line to ~/.bashrc to keep it
   source <(kubectl tfjob completion bash)
@@ -93,6 +113,4 @@ Exit codes: 0 printed, 64 usage error.)");
   set_action(*sub, g, opts);
 }
 
-}  // namespace
-TFJOB_REGISTER_COMMAND("completion", 800, setup_completion);
 }  // namespace tfjob::cli

@@ -1,8 +1,14 @@
 // kubectl tfjob delete JOB... | --all: delete TFJobs with a propagation policy and, as
 // kubectl delete does (--wait defaults to true there too), wait until they (and, with
 // --cascade=foreground, their pods) are gone; --wait=false returns at once.
+#include "commands.hpp"
 #include "../common/context.hpp"
+#include "../common/flag_values.hpp"
+#include "../common/job_flags.hpp"  // read_sources: -f as submit reads it
 #include "../common/workflow_cli.hpp"
+
+#include <tfjob/api/manifest.hpp>
+#include <tfjob/detail/json.hpp>
 
 #include <tfjob/workflow/delete.hpp>
 
@@ -15,60 +21,108 @@ namespace {
 
 struct DeleteCommand {
   std::vector<std::string> names;
+  std::vector<std::string> files;  ///< -f: the TFJobs a manifest names (kubectl delete -f)
   bool all = false;
   std::string cascade = "background";
   bool wait = true;  ///< kubectl delete's default (cmd/delete/delete.go: --wait=true)
   std::string timeout = "5m";
   std::string selector;
+  bool ignore_not_found = false;
+  int grace_period = -1;  ///< kubectl's default: the server's (a negative value is ignored)
+  bool now = false;
 
   void validate() {
-    if (names.empty() && !all && selector.empty()) throw CLI::ValidationError("name", "give TFJob names, -l SELECTOR or --all");
-    if (!names.empty() && (all || !selector.empty()))
-      throw CLI::ValidationError("--all", "names cannot be combined with --all or -l");
+    const int ways = !names.empty() + !files.empty() + (all || !selector.empty());
+    if (ways == 0) throw flag::usage("NAME", "nothing to delete", "give TFJob names, -f FILE, -l SELECTOR or --all");
+    if (ways > 1) throw flag::usage("--all", "names, -f and --all/-l cannot be combined", "give one of them");
+    if (all && !selector.empty()) throw flag::usage("--all", "--all cannot be combined with -l", "give one of them");
+    // kubectl delete's Complete (cmd/delete/delete.go): --now is --grace-period=1, and
+    // --grace-period=0 without --force becomes 1
+    if (now && grace_period != -1)
+      throw flag::usage("--now", "--now and --grace-period cannot be specified together", "give one of them");
+    if (now) grace_period = 1;
+    if (grace_period == 0) grace_period = 1;
     timeout_ms = wf::parse_duration(timeout, "--timeout");
     how = cascade == "foreground" ? workflow::Cascade::foreground
           : cascade == "orphan"   ? workflow::Cascade::orphan
                                   : workflow::Cascade::background;
+    targets = jobs_in_files(files);
   }
   int run(Context& ctx) const;
 
  private:
   std::chrono::milliseconds timeout_ms{0};
   workflow::Cascade how = workflow::Cascade::background;
+  /// -f: the namespace (as written, "" for the one the flags select) and name of each TFJob.
+  std::vector<std::pair<std::string, std::string>> targets;
   /// The timeout's line and what still holds the job.
   void say_not_gone(Context& ctx, const std::string& name, const workflow::GoneReport& r) const;
+  /// The TFJobs the manifests name; another kind is a usage error (this deletes TFJobs only).
+  static std::vector<std::pair<std::string, std::string>> jobs_in_files(const std::vector<std::string>& files);
 };
+
+std::vector<std::pair<std::string, std::string>> DeleteCommand::jobs_in_files(const std::vector<std::string>& files) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& path : files)
+    for (const auto& [source, text] : read_sources(path))
+      for (const auto& obj : parse_objects(text, source)) {
+        const std::string kind = tfjob::detail::value_at(obj, "kind", std::string());
+        const std::string name = tfjob::detail::value_at(obj, "/metadata/name"_json_pointer, std::string());
+        if (kind != tfjob::kind)
+          throw flag::usage("--filename", source + " holds a " + (kind.empty() ? std::string("document without a kind") : kind) +
+                                              (name.empty() ? "" : " (" + name + ")"),
+                            "give TFJob manifests (kubectl delete -f deletes other kinds)");
+        if (name.empty()) throw flag::usage("--filename", source + " holds a TFJob without metadata.name", "name the TFJob");
+        out.emplace_back(tfjob::detail::value_at(obj, "/metadata/namespace"_json_pointer, std::string()), name);
+      }
+  if (!files.empty() && out.empty()) throw flag::usage("--filename", "no TFJob found in the input", "give TFJob manifests");
+  return out;
+}
 
 int DeleteCommand::run(Context& ctx) const {
   auto& client = ctx.tfjobs();
   const std::string ns = client.namespace_();
-  std::vector<std::string> targets = names.empty() ? workflow::tfjob_names(client, ns, selector) : names;
-  if (targets.empty()) {
+  std::vector<std::pair<std::string, std::string>> jobs = targets;  // (namespace, name)
+  if (files.empty())
+    for (const auto& n : names.empty() ? workflow::tfjob_names(client, ns, selector) : names) jobs.emplace_back(ns, n);
+  for (auto& [jns, n] : jobs) {
+    if (jns.empty()) jns = ns;
+    // kubectl: an object's namespace must match an explicit -n
+    else if (!ctx.globals().conn.namespace_.empty() && jns != ns)
+      throw tfjob::error("the namespace from the provided object \"" + jns + "\" does not match the namespace \"" + ns +
+                         "\". You must pass '--namespace=" + jns + "' to perform this operation.");
+  }
+  if (jobs.empty()) {
     ctx.err << "No resources found in " << ns << " namespace.\n";
     return exit_code::ok;
   }
+  // kubectl delete: --ignore-not-found is the default with --all and -l
+  const bool quiet_missing = ignore_not_found || all || !selector.empty();
   int rc = exit_code::ok;
-  std::vector<workflow::DeleteOutcome> deleted;
-  for (const auto& n : targets) {
-    auto d = workflow::delete_tfjob(client, ns, n, how);
+  std::vector<std::pair<std::string, workflow::DeleteOutcome>> deleted;
+  for (const auto& [jns, n] : jobs) {
+    auto d = workflow::delete_tfjob(client, jns, n, how, grace_period >= 0 ? std::optional<int>(grace_period) : std::nullopt);
     using R = workflow::DeleteOutcome::Result;
     switch (d.result) {
       case R::deleted:
         ctx.out << "tfjob.kubeflow.org \"" << n << "\" deleted\n" << std::flush;
-        deleted.push_back(d);
+        deleted.emplace_back(jns, d);
         continue;
-      case R::not_found: say_not_found(ctx, n); break;
-      case R::forbidden: ctx.err << "error: " << worded(workflow::forbidden_message("delete", ns, d.message)) << "\n"; break;
+      case R::not_found:
+        if (quiet_missing) continue;
+        ctx.err << not_found_line(jns, n) << "\n";
+        break;
+      case R::forbidden: ctx.err << "error: " << worded(workflow::forbidden_message("delete", jns, d.message)) << "\n"; break;
       case R::failed: ctx.err << "error: " << d.message << "\n"; break;
     }
     rc = exit_code::failure;
   }
   if (!wait) return rc;
   const auto deadline = std::chrono::steady_clock::now() + timeout_ms;
-  for (const auto& d : deleted) {
+  for (const auto& [jns, d] : deleted) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     ctx.err << "waiting for tfjob.kubeflow.org/" << d.name << " to be gone...\n";
-    auto r = workflow::wait_tfjob_gone(client, ns, d, how, left);
+    auto r = workflow::wait_tfjob_gone(client, jns, d, how, left);
     if (!r.gone) {
       say_not_gone(ctx, d.name, r);
       return exit_code::timeout;
@@ -91,28 +145,42 @@ void DeleteCommand::say_not_gone(Context& ctx, const std::string& name, const wo
           << " shows what is left\n";
 }
 
+}  // namespace
+
 void setup_delete(CLI::App& app, Globals& g) {
   auto o = std::make_shared<DeleteCommand>();
   auto* sub = app.add_subcommand("delete", "Delete TFJobs (and their pods)");
-  sub->add_option("name", o->names, "TFJob names");
-  sub->add_flag("--all", o->all, "Delete every TFJob in the namespace");
-  sub->add_option("-l,--selector", o->selector, "Delete the TFJobs matching this label selector");
-  sub->add_option("--cascade", o->cascade,
-                  "background: delete the job now, its pods after; foreground: the job goes after its pods; "
-                  "orphan: leave the pods")
-      ->check(CLI::IsMember({"background", "foreground", "orphan"}))->capture_default_str();
-  sub->add_flag("--wait", o->wait, "Wait until the jobs are gone (default true, as kubectl delete; --wait=false returns at once)");
-  sub->add_option("--timeout", o->timeout, "How long to wait for the jobs to be gone")->capture_default_str();
+  flag::text(*sub, "name", o->names, "TFJob names", "NAME");
+  flag::file(*sub, "-f,--filename", o->files, "Delete the TFJobs these manifests name: a YAML/JSON file, a directory, or - for stdin",
+             flag::Content::text, true, true);
+  flag::boolean(*sub, "--all", o->all, "Delete every TFJob in the namespace");
+  flag::text(*sub, "-l,--selector", o->selector, "Delete the TFJobs matching this label selector", "SELECTOR");
+  flag::choice(*sub, "--cascade", o->cascade,
+               "background: delete the job now, its pods after; foreground: the job goes after its pods; orphan: leave the pods",
+               {"background", "foreground", "orphan"})
+      ->capture_default_str();
+  flag::boolean(*sub, "--ignore-not-found", o->ignore_not_found,
+                "A job that is not there is no error (the default with --all and -l, as kubectl delete)");
+  flag::count(*sub, "--grace-period", o->grace_period,
+              "Seconds given to the job to terminate gracefully (-1: the server's default; 0 is taken as 1, as kubectl does "
+              "without --force)",
+              -1, std::numeric_limits<std::int32_t>::max(), "SECONDS")
+      ->capture_default_str();
+  flag::boolean(*sub, "--now", o->now, "Signal immediate shutdown (--grace-period=1)");
+  flag::boolean(*sub, "--wait", o->wait, "Wait until the jobs are gone (default true, as kubectl delete; --wait=false returns at once)");
+  flag::duration(*sub, "--timeout", o->timeout, "How long to wait for the jobs to be gone")->capture_default_str();
   sub->footer(R"(Examples:
   kubectl tfjob delete mnist
   kubectl tfjob delete mnist resnet --cascade=foreground
   kubectl tfjob delete --all -n team-a --wait=false
+  kubectl tfjob delete -f tfjob.yaml --ignore-not-found
+  kubectl tfjob submit -f tfjob.yaml --dry-run=client -o yaml | kubectl tfjob delete -f -
 
-Exit codes: 0 deleted (and gone, unless --wait=false), 1 a job was not found, forbidden or
-the request failed, 2 timed out waiting for a job to be gone, 64 usage error.)");
+Exit codes: 0 deleted (and gone, unless --wait=false; a job not there with
+--ignore-not-found), 1 a job was not found, forbidden or the request failed, 2 timed out
+waiting for a job to be gone, 64 usage error (nothing was deleted). The table for every
+command: kubectl tfjob --help.)");
   set_action(*sub, g, o);
 }
 
-}  // namespace
-TFJOB_REGISTER_COMMAND("delete", 150, setup_delete);
 }  // namespace tfjob::cli

@@ -1,5 +1,7 @@
 // kubectl tfjob exec JOB [--replica TYPE --index N] [-i] [-t] -- COMMAND...: run a command in
 // a replica's container, by role: the plugin finds the pod and hands over to `kubectl exec`.
+#include "commands.hpp"
+#include "../common/flag_values.hpp"
 #include "../common/context.hpp"
 #include "../common/replica_handover.hpp"
 
@@ -16,7 +18,7 @@ struct ExecCommand {
   std::vector<std::string> command;
 
   void validate() const {
-    if (command.empty()) throw CLI::ValidationError("command", "give the command after --, e.g. -- nvidia-smi");
+    if (command.empty()) throw flag::usage("COMMAND", "no command given", "give the command after --, e.g. -- nvidia-smi");
   }
   int run(Context& ctx) const {
     auto args = stream_args("exec", stdin_, tty, find_replica(ctx, target), target);
@@ -26,13 +28,15 @@ struct ExecCommand {
   }
 };
 
+}  // namespace
+
 void setup_exec(CLI::App& app, Globals& g) {
   auto o = std::make_shared<ExecCommand>();
   auto* sub = app.add_subcommand("exec", "Run a command in a replica's container (the chief, or --replica/--index) through kubectl exec");
   add_replica_target_flags(*sub, o->target);
-  sub->add_flag("-i,--stdin", o->stdin_, "Pass stdin to the container");
-  sub->add_flag("-t,--tty", o->tty, "Stdin is a TTY");
-  sub->add_option("command", o->command, "The command, after --");
+  flag::boolean(*sub, "-i,--stdin", o->stdin_, "Pass stdin to the container");
+  flag::boolean(*sub, "-t,--tty", o->tty, "Stdin is a TTY");
+  flag::text(*sub, "command", o->command, "The command, after --", "COMMAND");
   sub->footer(R"(Examples:
   kubectl tfjob exec mnist -- nvidia-smi                         # in the chief
   kubectl tfjob exec mnist --replica worker --index 1 -it -- bash
@@ -45,6 +49,4 @@ found, or kubectl could not be run; 64 usage error.)");
   set_action(*sub, g, o);
 }
 
-}  // namespace
-TFJOB_REGISTER_COMMAND("exec", 165, setup_exec);
 }  // namespace tfjob::cli

@@ -2,8 +2,11 @@
 // rules, from its spec, status, pods and events (include/tfjob/workflow/explain.hpp);
 // -o json gives the same findings as data (code, severity, replica, message, evidence, fix);
 // -f explains a saved state instead (an archive directory, or objects saved as YAML/JSON).
+#include "commands.hpp"
 #include "../common/context.hpp"
+#include "../common/flag_values.hpp"
 #include "../common/job_flags.hpp"
+#include "../common/manifests.hpp"
 #include "../common/output.hpp"
 
 #include <tfjob/api/manifest.hpp>
@@ -24,35 +27,39 @@ struct ExplainCommand {
   std::string name;
   std::string output;
   std::string file;  ///< -f: a saved state instead of the cluster
+  std::string validation = "strict";  ///< --validate: how the saved TFJob is judged by the schema
   int tail = 10;
 
   void validate() {
     fmt = parse_output_format(output, {"json", "yaml"});
-    if (tail < 0) throw CLI::ValidationError("--tail", "must be 0 or more lines");
-    if (name.empty() && file.empty())
-      throw CLI::ValidationError("name", "name the TFJob to explain, or give -f with a saved state");
+    if (name.empty() && file.empty()) throw flag::usage("NAME", "no TFJob named", "name the TFJob to explain, or give -f with a saved state");
   }
   int run(Context& ctx) const;
 
  private:
   /// The saved state -f names: an archive directory (manifest.json and tfjob.yaml), else
   /// objects as YAML/JSON (a file, a directory of them, or - for stdin).
-  std::optional<workflow::ExplainInput> saved() const;
+  std::optional<workflow::ExplainInput> saved(Context& ctx) const;
   OutputFormat fmt = OutputFormat::table;
 };
 
-std::optional<workflow::ExplainInput> ExplainCommand::saved() const {
+std::optional<workflow::ExplainInput> ExplainCommand::saved(Context& ctx) const {
   std::error_code ec;
+  const auto mode = validation_mode(validation);
   if (std::filesystem::is_regular_file(file + "/manifest.json", ec)) {
     auto in = workflow::read_archive(file, tail);
+    judge_tfjobs(ctx, {in.job}, file + "/tfjob.yaml", mode);
     if (!name.empty() && tfjob::detail::str_at(in.job, "/metadata/name"_json_pointer) != name)
       throw error("the archive \"" + file + "\" is of TFJob \"" + tfjob::detail::str_at(in.job, "/metadata/name"_json_pointer) +
                   "\", not \"" + name + "\"");
     return in;
   }
   std::vector<nlohmann::json> objects;
-  for (const auto& [source, text] : read_sources(file))
-    for (auto& o : parse_objects(text, source)) objects.push_back(std::move(o));
+  for (const auto& [source, text] : read_sources(file)) {
+    auto objs = parse_objects(text, source);
+    judge_tfjobs(ctx, objs, source, mode);
+    for (auto& o : objs) objects.push_back(std::move(o));
+  }
   auto in = workflow::explain_input(objects, name);
   if (!in) throw error(name.empty() ? "\"" + file + "\" holds no TFJob to explain"
                                     : "\"" + file + "\" holds no TFJob named \"" + name + "\"");
@@ -61,7 +68,7 @@ std::optional<workflow::ExplainInput> ExplainCommand::saved() const {
 
 int ExplainCommand::run(Context& ctx) const {
   std::optional<workflow::ExplainInput> in;
-  if (!file.empty()) in = saved();
+  if (!file.empty()) in = saved(ctx);
   else {
     auto& client = ctx.tfjobs();
     in = workflow::gather(client, client.namespace_(), name, tail);
@@ -75,15 +82,20 @@ int ExplainCommand::run(Context& ctx) const {
   return exit_code::ok;
 }
 
+}  // namespace
+
 void setup_explain(CLI::App& app, Globals& g) {
   auto o = std::make_shared<ExplainCommand>();
   auto* sub = app.add_subcommand("explain", "Explain why a TFJob is where it is, by the training operator's own rules");
-  sub->add_option("name", o->name, "TFJob name (optional with -f when one job is saved)");
-  sub->add_option("-f,--filename", o->file,
-                  "Explain a saved state, not the cluster's: a directory that archive wrote, or the job's objects "
-                  "as YAML/JSON (a file, a directory, - for stdin)");
-  sub->add_option("-o,--output", o->output, "Output format: json or yaml (default: sentences)");
-  sub->add_option("--tail", o->tail, "Log lines of each failed pod to quote (0: none)")->capture_default_str();
+  flag::text(*sub, "name", o->name, "TFJob name (optional with -f when one job is saved)", "NAME");
+  flag::file(*sub, "-f,--filename", o->file,
+             "Explain a saved state, not the cluster's: a directory that archive wrote, or the job's objects "
+             "as YAML/JSON (a file, a directory, - for stdin)",
+             flag::Content::text, true, true);
+  add_validate_flag(*sub, o->validation);
+  flag::choice(*sub, "-o,--output", o->output, "Output format: json or yaml (default: sentences)", {"json", "yaml"});
+  flag::count(*sub, "--tail", o->tail, "Log lines of each failed pod to quote (0: none)", 0, std::numeric_limits<std::int32_t>::max(), "LINES")
+      ->capture_default_str();
   sub->footer(R"(Examples:
   kubectl tfjob explain mnist
   kubectl tfjob explain mnist -o json | jq '.findings[] | select(.severity != "info")'
@@ -108,6 +120,4 @@ Exit codes: 0 explained, 1 the job was not found or a request failed, 64 usage e
   set_action(*sub, g, o);
 }
 
-}  // namespace
-TFJOB_REGISTER_COMMAND("explain", 125, setup_explain);
 }  // namespace tfjob::cli

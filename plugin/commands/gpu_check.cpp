@@ -2,8 +2,10 @@
 // GPU node (in parallel) running tfjob-gpu-probe, and a table of what each node can do.
 // The workflow is the SDK's (include/tfjob/gpu/check.hpp); this file parses flags, handles
 // Ctrl-C/SIGTERM (the pods are still deleted) and prints.
+#include "commands.hpp"
 #include "../common/signals.hpp"
 #include "../common/context.hpp"
+#include "../common/flag_values.hpp"
 #include "../common/output.hpp"
 #include "../common/workflow_cli.hpp"
 
@@ -17,6 +19,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <unistd.h>
@@ -36,6 +39,7 @@ struct GpuCheckOptions {
   std::string output;
   bool keep = false;
   bool local = false;
+  bool inventory = false;  ///< --inventory: the nodes' GPUs, no probe
   std::string probe;  ///< --probe-path for --local
 };
 
@@ -135,8 +139,10 @@ std::string find_local_probe(const std::string& flag) {
 }
 
 /// Runs the local probe; returns its stdout and sets `code` to its exit status (the SDK's
-/// child-process helper; its stderr is ours).
-std::string run_local_probe(const std::string& path, const std::string& expect, bool strict, int& code, std::ostream& err) {
+/// child-process helper; its stderr is ours), or nullopt when it could not be started (said
+/// on `err`).
+std::optional<std::string> run_local_probe(const std::string& path, const std::string& expect, bool strict, int& code,
+                                           std::ostream& err) {
   tfjob::kube::detail::ChildSpec spec;
   spec.program = path;
   spec.argv = {path};
@@ -149,9 +155,11 @@ std::string run_local_probe(const std::string& path, const std::string& expect, 
   tfjob::kube::detail::read_to_end(child.out_fd, out);
   ::close(child.out_fd);
   code = tfjob::kube::detail::exit_code_of(tfjob::kube::detail::wait_child(child.pid));
-  if (child.exec_errno != 0)
+  if (child.exec_errno != 0) {
     err << "error: cannot run the GPU probe \"" << path << "\": " << std::strerror(child.exec_errno)
-              << " (build it with the gpu/ CMake target, or pass --probe-path / set TFJOB_GPU_PROBE)\n";
+        << " (build it with the gpu/ CMake target, or pass --probe-path / set TFJOB_GPU_PROBE)\n";
+    return std::nullopt;
+  }
   return out;
 }
 
@@ -167,40 +175,61 @@ tfjob::gpu::CheckResult worded_result(tfjob::gpu::CheckResult res) {
   return res;
 }
 
+/// --inventory as a table: each GPU node's GPUs (allocatable of capacity), those the pods
+/// bound to it hold, what is free, model, driver, architecture, and whether it is Ready;
+/// then the notes.
+void print_inventory(const tfjob::gpu::CheckResult& res, std::ostream& out) {
+  Table t({"NODE", "GPU", "ALLOCATABLE", "HELD", "FREE", "DRIVER", "ARCH", "READY"}, Table::KeepCase{});
+  std::vector<std::string> details;
+  for (const auto& g : res.inventory) {
+    std::string alloc = std::to_string(g.allocatable);
+    if (g.capacity != g.allocatable) alloc += "/" + std::to_string(g.capacity);
+    t.add_row({g.name, g.product().empty() ? "-" : g.product(), alloc, std::to_string(g.requested), std::to_string(g.free()),
+               g.driver_version.empty() ? "-" : g.driver_version, g.architecture.empty() ? "-" : g.architecture,
+               !g.ready ? "NotReady" : g.unschedulable ? "Cordoned" : "Ready"});
+    for (const auto& note : g.notes) details.push_back(g.name + ": note: " + note);
+  }
+  t.print(out);
+  for (const auto& c : res.cluster_notes) details.push_back("cluster: " + c);
+  if (!details.empty()) {
+    out << "\n";
+    for (const auto& d : details) out << d << "\n";
+  }
+}
+
 void print_result(const tfjob::gpu::CheckResult& result, const GpuCheckOptions& o, Context& ctx) {
   const tfjob::gpu::CheckResult res = worded_result(result);
   if (o.output == "json") {
     ctx.out << tfjob::gpu::check_result_json(res).dump(2) << "\n";
   } else if (o.output == "yaml") {
     ctx.out << tfjob::to_yaml(tfjob::gpu::check_result_json(res));
-  } else if (res.nodes.empty()) {
+  } else if (o.inventory ? res.inventory.empty() : res.nodes.empty()) {
     ctx.err << "No GPU nodes found: no node has nvidia.com/gpu capacity or GPU labels.\n";
+  } else if (o.inventory) {
+    print_inventory(res, ctx.out);
   } else {
     print_table(res, use_color(ctx.globals().color, 1), ctx.out);
   }
 }
 
-/// gpu-check's exit codes (issue 6's contract for scripts).
-enum gpu_exit : int { gpu_ready = 0, gpu_not_ready = 1, gpu_no_gpu = 2, gpu_no_result = 3 };
-
+/// gpu-check's outcomes in the tool's one exit-code table (command.hpp): ready 0, not ready
+/// 1, no result 3, no GPU 4 (the probe binary's own table says 2 for no GPU, gpu/README.md).
 int exit_for(const tfjob::gpu::CheckResult& res) {
   if (res.cancelled) return g_signal.load() == SIGTERM ? 143 : 130;
   switch (res.outcome()) {
-    case tfjob::gpu::CheckOutcome::ready: return gpu_ready;
-    case tfjob::gpu::CheckOutcome::no_gpu: return gpu_no_gpu;
-    case tfjob::gpu::CheckOutcome::no_result: return gpu_no_result;
-    default: return gpu_not_ready;
+    case tfjob::gpu::CheckOutcome::ready: return exit_code::ok;
+    case tfjob::gpu::CheckOutcome::no_gpu: return exit_code::no_gpu;
+    case tfjob::gpu::CheckOutcome::no_result: return exit_code::no_result;
+    default: return exit_code::failure;
   }
 }
 
 struct GpuCheckCommand : GpuCheckOptions {
   void validate() {
-    (void)parse_output_format(output, {"json", "yaml"});
     expect_norm = expect.empty() ? "" : tfjob::gpu::normalize_expect(expect);
-    if (gpus < 0) throw CLI::ValidationError("--gpus", "must be 0 (all the node allocates) or more");
+    if (inventory && local) throw flag::usage("--inventory", "reads the cluster's nodes", "leave out --local, which probes this machine");
     if (local) return;  // --timeout bounds the probe pods only
     timeout_ms = wf::parse_duration(timeout, "--timeout");
-    if (timeout_ms.count() < 1000) throw CLI::ValidationError("--timeout", "must be at least 1s");
   }
   int run(Context& ctx) const { return local ? run_here(ctx) : run_on_cluster(ctx); }
 
@@ -220,7 +249,8 @@ int GpuCheckCommand::run_here(Context& ctx) const {
     int code = -1;
     std::string path = find_local_probe(o.probe);
     ctx.err << "running " << path << (expect.empty() ? "" : " --expect " + expect) << " on this machine\n";
-    std::string text = run_local_probe(path, expect, o.strict, code, ctx.err);
+    auto text = run_local_probe(path, expect, o.strict, code, ctx.err);
+    if (!text) return exit_code::no_result;  // no probe ran: no result, not a node that failed
     tfjob::gpu::CheckResult res;
     res.run_id = "local";
     tfjob::gpu::NodeResult n;
@@ -231,7 +261,7 @@ int GpuCheckCommand::run_here(Context& ctx) const {
     tfjob::gpu::VerdictOptions v;
     v.expect = expect;
     v.strict = o.strict;
-    tfjob::gpu::judge_probe_output(n, text, v);
+    tfjob::gpu::judge_probe_output(n, *text, v);
     if (n.report) {
       n.node.allocatable = n.node.capacity = static_cast<std::int64_t>(n.report->devices.size());
     }
@@ -257,6 +287,12 @@ int GpuCheckCommand::run_on_cluster(Context& ctx) const {
   co.deadline_seconds = static_cast<int>(timeout.count() / 1000);
   co.cancel = &g_interrupted;
   co.progress = [&ctx](const std::string& line) { ctx.err << line << "\n"; };
+  if (o.inventory) {  // the nodes' GPUs as the cluster states them, nothing created
+    co.progress = nullptr;  // the table says it
+    auto res = tfjob::gpu::read_inventory(client, co);
+    print_result(res, o, ctx);
+    return res.inventory.empty() ? gpu_no_gpu : gpu_ready;
+  }
   if (const char* p = std::getenv("TFJOB_GPU_CHECK_POLL_MS"); p && *p) {
     co.poll = std::chrono::milliseconds(std::atoi(p));
     co.running_every = std::max(co.poll, std::chrono::milliseconds(500));
@@ -274,21 +310,35 @@ int GpuCheckCommand::run_on_cluster(Context& ctx) const {
   return exit_for(res);
 }
 
+}  // namespace
+
 void setup_gpu_check(CLI::App& app, Globals& g) {
   auto o = std::make_shared<GpuCheckCommand>();
   auto* sub = app.add_subcommand("gpu-check", "Check every GPU node with an on-node CUDA probe (driver, GPUs, speed)");
-  sub->add_option("--image", o->image, "Probe image (built from gpu/Dockerfile, CUDA 12.x: runs on V100 and newer)")
+  flag::text(*sub, "--image", o->image, "Probe image (built from gpu/Dockerfile, CUDA 12.x: runs on V100 and newer)", "IMAGE")
       ->capture_default_str();
-  sub->add_option("--expect", o->expect, "Every GPU must be this model (v100, t4, a100, a10, a30, l4, l40s, h100, h200)");
-  sub->add_flag("--strict", o->strict, "Warnings fail: PCIe link below its maximum under load, HW/thermal throttling, NVLink down, ...");
-  sub->add_option("--gpus", o->gpus, "GPUs each probe pod requests (0 = all the node allocates)")->capture_default_str();
-  sub->add_option("--node", o->nodes, "Only check this node (repeatable)");
-  sub->add_option("--timeout", o->timeout, "Deadline for each probe pod and for the whole check (e.g. 90s, 5m)")
+  flag::composite(*sub, "--expect", o->expect, "Every GPU must be this model (v100, t4, a100, a10, a30, l4, l40s, h100, h200)",
+                  "a GPU model: v100, t4, a100, a10, a30, l4, l40s, h100 or h200", "v100", {"v1000", "gtx"},
+                  [](const std::string& v) {
+                    try {
+                      tfjob::gpu::normalize_expect(v);
+                    } catch (const tfjob::error&) {
+                      throw tfjob::error("\"" + v + "\" is not a GPU model this check knows");
+                    }
+                  });
+  flag::boolean(*sub, "--strict", o->strict, "Warnings fail: PCIe link below its maximum under load, HW/thermal throttling, NVLink down, ...");
+  flag::count(*sub, "--gpus", o->gpus, "GPUs each probe pod requests (0 = all the node allocates)", 0)->capture_default_str();
+  flag::text(*sub, "--node", o->nodes, "Only check this node (repeatable)", "NODE");
+  flag::duration(*sub, "--timeout", o->timeout, "Deadline for each probe pod and for the whole check (e.g. 90s, 5m; at least 1s)", true,
+                 1000)
       ->capture_default_str();
-  sub->add_option("-o,--output", o->output, "Output format: json or yaml (default: a table)");
-  sub->add_flag("--keep", o->keep, "Keep the probe pods afterwards (for kubectl logs/describe)");
-  sub->add_flag("--local", o->local, "Run the probe on this machine instead of the cluster");
-  sub->add_option("--probe-path", o->probe, "With --local: the tfjob-gpu-probe binary (default: beside this plugin, then PATH)");
+  flag::choice(*sub, "-o,--output", o->output, "Output format: json or yaml (default: a table)", {"json", "yaml"});
+  flag::boolean(*sub, "--keep", o->keep, "Keep the probe pods afterwards (for kubectl logs/describe)");
+  flag::boolean(*sub, "--local", o->local, "Run the probe on this machine instead of the cluster");
+  flag::file(*sub, "--probe-path", o->probe, "With --local: the tfjob-gpu-probe binary (default: beside this plugin, then PATH)",
+             flag::Content::any);
+  flag::boolean(*sub, "--inventory", o->inventory,
+                "Only the GPU inventory: each GPU node's GPUs, those its pods hold, what is free; no probe pod");
   sub->footer(R"(Lists every node's nvidia.com/gpu capacity and allocatable (the difference is unhealthy
 devices), its GPU Feature Discovery labels (model, driver, architecture: a Volta node under
 a driver newer than R580 is not ready before any probe) and taints, the NVIDIA device
@@ -306,15 +356,15 @@ Examples:
   kubectl tfjob gpu-check --node gpu-node-1 --gpus 1 --keep
   kubectl tfjob gpu-check -o json
   kubectl tfjob gpu-check --local --expect v100
+  kubectl tfjob gpu-check --inventory          # what the nodes offer and hold; nothing created
 
 Exit codes: 0 every probed node is ready, 1 a node is not ready (failed checks listed, or
-its probe failed, e.g. the image cannot be pulled), 2 no NVIDIA driver or no GPU (no GPU
-node found, or a probe found no GPU), 3 a probe gave no result within --timeout (a Pending
-pod is explained from its events) or its watchdog fired, 64 usage error, 130/143
-interrupted by SIGINT/SIGTERM (the probe pods are still deleted unless --keep).)");
+its probe failed, e.g. the image cannot be pulled), 3 no result: a probe gave none within
+--timeout (a Pending pod is explained from its events), its watchdog fired, or (--local)
+the probe could not be started, 4 no NVIDIA driver or no GPU (no GPU node found, or a probe
+found no GPU), 64 usage error, 130/143 interrupted by SIGINT/SIGTERM (the probe pods are
+still deleted unless --keep). With --inventory: 0 GPU nodes listed, 4 none found. The table for every command: kubectl tfjob --help.)");
   set_action(*sub, g, o);
 }
 
-}  // namespace
-TFJOB_REGISTER_COMMAND("gpu-check", 300, setup_gpu_check);
 }  // namespace tfjob::cli

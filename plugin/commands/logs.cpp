@@ -6,7 +6,9 @@
 // one object per line. -f waits through Pending, follows restarts and recreated pods, says
 // each state change once, and ends when the job finishes. A failed job shows the failed
 // pod's log and names the pod and its exit code. --save DIR keeps every replica's log.
+#include "commands.hpp"
 #include "../common/context.hpp"
+#include "../common/flag_values.hpp"
 #include "../common/output.hpp"
 #include "../common/workflow_cli.hpp"
 
@@ -51,7 +53,7 @@ std::vector<int> parse_indices(const std::vector<std::string>& specs) {
   std::vector<int> out;
   auto num = [](const std::string& s) {
     if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
-      throw CLI::ValidationError("--index", "\"" + s + "\" is not an index: use N, N,M or A-B (e.g. --index 0,2-3)");
+      throw flag::usage("--index", "\"" + s + "\" is not an index", "give N, N,M or A-B, e.g. --index 0,2-3");
     return std::stoi(s);
   };
   for (const auto& spec : specs) {
@@ -64,7 +66,7 @@ std::vector<int> parse_indices(const std::vector<std::string>& specs) {
         out.push_back(num(part));
       } else {
         int a = num(part.substr(0, dash)), b = num(part.substr(dash + 1));
-        if (b < a) throw CLI::ValidationError("--index", "range \"" + part + "\" ends before it starts");
+        if (b < a) throw flag::usage("--index", "the range \"" + part + "\" ends before it starts", "give A-B with A <= B");
         for (int i = a; i <= b; ++i) out.push_back(i);
       }
       if (comma == std::string::npos) break;
@@ -80,7 +82,7 @@ std::vector<std::regex> compile(const std::vector<std::string>& res, const char*
     try {
       out.emplace_back(r, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {
-      throw CLI::ValidationError(flag, "invalid regular expression \"" + r + "\": " + e.what());
+      throw flag::usage(flag, "invalid regular expression \"" + r + "\" (" + e.what() + ")", "give an ECMAScript regular expression");
     }
   }
   return out;
@@ -235,42 +237,21 @@ struct LogsCommand : LogsOptions {
   /// Every flag, before any request.
   void validate() {
     auto& o = *this;
-    if (o.name.empty() && o.selector.empty()) throw CLI::ValidationError("name", "give a TFJob name or -l SELECTOR");
-    if (!o.name.empty() && !o.selector.empty()) throw CLI::ValidationError("-l", "give a TFJob name or -l SELECTOR, not both");
-    if (o.previous && o.follow) throw CLI::ValidationError("--previous", "--previous cannot be combined with -f");
-    if (o.all_containers && !o.containers.empty()) throw CLI::ValidationError("--all-containers", "--all-containers cannot be combined with -c");
-    if (!o.since.empty() && !o.since_time.empty())
-      throw CLI::ValidationError("--since", "at most one of --since and --since-time may be given");  // kubectl logs' rule
+    if (o.name.empty() && o.selector.empty()) throw flag::usage("NAME", "no TFJob named", "give a TFJob name or -l SELECTOR");
+    if (!o.name.empty() && !o.selector.empty()) throw flag::usage("--selector", "a TFJob name and -l were both given", "give one of them");
+    if (o.previous && o.follow) throw flag::usage("--previous", "--previous cannot be combined with -f", "give one of them");
+    if (o.all_containers && !o.containers.empty())
+      throw flag::usage("--all-containers", "--all-containers cannot be combined with -c", "give one of them");
+    if (!o.since.empty() && !o.since_time.empty())  // kubectl logs' rule
+      throw flag::usage("--since", "at most one of --since and --since-time may be given", "give one of them");
     if (!o.since.empty()) {
-      // Go's time.ParseDuration, as kubectl logs --since: a number needs a unit
-      if (o.since.find_first_not_of("0123456789.") == std::string::npos)
-        throw CLI::ValidationError("--since", "invalid argument \"" + o.since + "\" for \"--since\" flag: time: missing unit in duration \"" +
-                                                  o.since + "\" (use e.g. " + o.since + "s, " + o.since + "m or " + o.since + "h)");
+      // Go's time.ParseDuration, as kubectl logs --since (a number needs a unit: the flag layer)
       auto d = wf::parse_duration(o.since, "--since");
       since_secs = std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(d + std::chrono::milliseconds(999)).count());
     }
-    if (!o.since_time.empty()) {
-      std::int64_t s = 0, n = 0;
-      if (!tfjob::kube::detail::parse_rfc3339(o.since_time, s, n))
-        throw CLI::ValidationError("--since-time", "\"" + o.since_time + "\" is not an RFC 3339 time (e.g. 2026-01-02T15:04:05Z)");
-    }
-    if (o.max_log_requests < 1) throw CLI::ValidationError("--max-log-requests", "must be at least 1");
     parsed_types.clear();
-    for (const auto& r : o.replicas) {
-      std::size_t pos = 0;
-      while (pos <= r.size()) {
-        auto comma = r.find(',', pos);
-        std::string t = r.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-        auto canon = tfjob::canonical_replica_type(t);
-        if (!canon) throw CLI::ValidationError("--replica", "unknown replica type \"" + t + "\": use Chief, Master, PS, Worker or Evaluator");
-        parsed_types.push_back(workflow::detail::lower(*canon));
-        if (comma == std::string::npos) break;
-        pos = comma + 1;
-      }
-    }
+    for (const auto& t : o.replicas) parsed_types.push_back(workflow::detail::lower(*tfjob::canonical_replica_type(t)));
     parsed_indices = parse_indices(o.indices);
-    if (o.output != "" && o.output != "json" && o.output != "wide")
-      throw CLI::ValidationError("-o", "unknown output format \"" + o.output + "\": use json or wide");
     include_re = compile(o.include, "--include");
     exclude_re = compile(o.exclude, "--exclude");
     highlight_re = compile(o.highlight, "--highlight");
@@ -422,10 +403,10 @@ int LogsCommand::say_outcome(Context& ctx, const workflow::LogsOutcome& oc) cons
     case R::too_many_streams:
       // kubectl logs (pkg/cmd/logs/logs.go): "you are attempting to follow %d log streams,
       // but maximum allowed concurrency is %d, use --max-log-requests to increase the limit"
-      throw CLI::ValidationError("--max-log-requests", "you are attempting to follow " + std::to_string(oc.streams) +
-                                                          " log streams, but maximum allowed concurrency is " +
-                                                          std::to_string(max_log_requests) +
-                                                          ", use --max-log-requests to increase the limit");
+      throw flag::usage("--max-log-requests", "you are attempting to follow " + std::to_string(oc.streams) +
+                                                  " log streams, but maximum allowed concurrency is " +
+                                                  std::to_string(max_log_requests),
+                        "use --max-log-requests to increase the limit");
     case R::done: break;
   }
   for (const auto& e : oc.errors) ctx.err << "error: " << e << "\n";
@@ -447,32 +428,51 @@ int LogsCommand::say_outcome(Context& ctx, const workflow::LogsOutcome& oc) cons
   return exit_code::ok;
 }
 
+}  // namespace
+
 void setup_logs(CLI::App& app, Globals& g) {
   auto o = std::make_shared<LogsCommand>();
   auto* sub = app.add_subcommand("logs", "Print or follow a TFJob's logs (the chief's by default, or any replicas)");
-  sub->add_option("name", o->name, "TFJob name (or -l)");
-  sub->add_option("-l,--selector", o->selector, "Label selector: the logs of every TFJob it matches (prefixed job/replica)");
-  sub->add_option("-c,--container", o->containers, "Container(s) (default: tensorflow); repeat or list for several");
-  sub->add_flag("--all-containers", o->all_containers, "Every container of each replica, init containers and sidecars included");
-  sub->add_option("--replica", o->replicas, "Replica type(s): Chief, Master, PS, Worker, Evaluator (TYPE[,TYPE])")->delimiter(',');
-  sub->add_option("--index", o->indices, "Replica index(es): N, N,M or A-B (with --replica, or of every type)");
-  sub->add_flag("--all", o->all, "Every replica, in order (chief, master, workers, PS, evaluator), prefixed [chief-0]");
-  sub->add_flag("-f,--follow", o->follow,
+  flag::text(*sub, "name", o->name, "TFJob name (or -l)", "NAME");
+  flag::text(*sub, "-l,--selector", o->selector, "Label selector: the logs of every TFJob it matches (prefixed job/replica)", "SELECTOR");
+  flag::text(*sub, "-c,--container", o->containers, "Container(s) (default: tensorflow); repeat or list for several", "NAME");
+  flag::boolean(*sub, "--all-containers", o->all_containers, "Every container of each replica, init containers and sidecars included");
+  flag::composite(*sub, "--replica", o->replicas, "Replica type(s): Chief, Master, PS, Worker, Evaluator (TYPE[,TYPE])",
+                  "a replica type: Chief, Master, PS, Worker or Evaluator", "Worker", {"Boss", "Workers2"},
+                  [](const std::string& t) {
+                    if (!tfjob::canonical_replica_type(t)) throw tfjob::error("unknown replica type \"" + t + "\"");
+                  })
+      ->delimiter(',');
+  flag::composite(*sub, "--index", o->indices, "Replica index(es): N, N,M or A-B (with --replica, or of every type)", "N, N,M or A-B",
+                  "0,2-3", {"a", "3-1", "-1"}, [](const std::string& v) { parse_indices({v}); });
+  flag::boolean(*sub, "--all", o->all, "Every replica, in order (chief, master, workers, PS, evaluator), prefixed [chief-0]");
+  flag::boolean(*sub, "-f,--follow", o->follow,
                 "Follow: wait while pods are Pending (progress on stderr), follow restarts, end when the job finishes");
-  sub->add_flag("--merge", o->merge, "One timeline of the replicas, ordered by the kubelet's timestamps (also with -f)");
-  sub->add_option("--tail", o->tail, "Lines of recent log to show (-1 = all)")->capture_default_str();
-  sub->add_option("--since", o->since, "Only lines newer than this, e.g. 10s, 5m, 1h (a unit is required)");
-  sub->add_option("--since-time", o->since_time, "Only lines at or after this RFC 3339 time");
-  sub->add_flag("--timestamps", o->timestamps, "Prefix each line with its RFC 3339 timestamp");
-  sub->add_flag("-p,--previous", o->previous, "The previous (crashed) instance of the container");
-  sub->add_flag("--prefix", o->prefix, "Prefix each line with its replica even when there is one");
-  sub->add_option("--include", o->include, "Only lines matching this regular expression (repeatable)");
-  sub->add_option("--exclude", o->exclude, "No lines matching this regular expression (repeatable)");
-  sub->add_option("--highlight", o->highlight, "Colour what matches this regular expression (repeatable)");
-  sub->add_option("--max-log-requests", o->max_log_requests, "Most streams followed at once (as kubectl logs)")->capture_default_str();
-  sub->add_option("-o,--output", o->output, "json: one object per line (see docs/logs.md); wide: the pod in the prefix");
-  sub->add_option("--save", o->save, "Also write every stream's log to this directory as it comes (<pod>.<container>.log, events.log)");
-  sub->add_flag("-q,--quiet", o->quiet, "No progress or notes on stderr");
+  flag::boolean(*sub, "--merge", o->merge, "One timeline of the replicas, ordered by the kubelet's timestamps (also with -f)");
+  flag::count(*sub, "--tail", o->tail, "Lines of recent log to show (-1 = all)", -1, std::numeric_limits<std::int64_t>::max())
+      ->capture_default_str();
+  flag::duration(*sub, "--since", o->since, "Only lines newer than this, e.g. 10s, 5m, 1h (a unit is required)", false);
+  flag::composite(*sub, "--since-time", o->since_time, "Only lines at or after this RFC 3339 time", "an RFC 3339 time, e.g. 2026-01-02T15:04:05Z",
+                  "2026-01-02T15:04:05Z", {"yesterday", "2026-13-45"}, [](const std::string& v) {
+                    std::int64_t s = 0, n = 0;
+                    if (!tfjob::kube::detail::parse_rfc3339(v, s, n)) throw tfjob::error("\"" + v + "\" is not an RFC 3339 time");
+                  });
+  flag::boolean(*sub, "--timestamps", o->timestamps, "Prefix each line with its RFC 3339 timestamp");
+  flag::boolean(*sub, "-p,--previous", o->previous, "The previous (crashed) instance of the container");
+  flag::boolean(*sub, "--prefix", o->prefix, "Prefix each line with its replica even when there is one");
+  auto regex = [](const char* which) {
+    return [which](const std::string& v) { compile({v}, which); };
+  };
+  flag::composite(*sub, "--include", o->include, "Only lines matching this regular expression (repeatable)", "a regular expression",
+                  "error", {"("}, regex("--include"));
+  flag::composite(*sub, "--exclude", o->exclude, "No lines matching this regular expression (repeatable)", "a regular expression",
+                  "debug", {"[a-"}, regex("--exclude"));
+  flag::composite(*sub, "--highlight", o->highlight, "Colour what matches this regular expression (repeatable)", "a regular expression",
+                  "loss", {"*x"}, regex("--highlight"));
+  flag::count(*sub, "--max-log-requests", o->max_log_requests, "Most streams followed at once (as kubectl logs)", 1)->capture_default_str();
+  flag::choice(*sub, "-o,--output", o->output, "json: one object per line (see docs/logs.md); wide: the pod in the prefix", {"json", "wide"});
+  flag::text(*sub, "--save", o->save, "Also write every stream's log to this directory as it comes (<pod>.<container>.log, events.log)", "DIR");
+  flag::boolean(*sub, "-q,--quiet", o->quiet, "No progress or notes on stderr");
   sub->footer(R"(Examples:
   kubectl tfjob logs mnist                       # the chief's log, byte for byte
   kubectl tfjob logs mnist -f                    # wait for it, follow it to the end of the job
@@ -488,10 +488,9 @@ Chief or Master, else Worker 0, else the same through older operators' labels. F
 that Failed, logs shows the failed pod's output and names the pod and its exit code.
 
 Exit codes: 0 done (the job Succeeded or is still running), 1 the job Failed (its failed
-pod and exit code are printed on stderr) or the logs could not be read, 64 usage error.)");
+pod and exit code are printed on stderr) or the logs could not be read, 64 usage error.
+The table for every command: kubectl tfjob --help.)");
   set_action(*sub, g, o);
 }
 
-}  // namespace
-TFJOB_REGISTER_COMMAND("logs", 130, setup_logs);
 }  // namespace tfjob::cli

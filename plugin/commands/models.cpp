@@ -1,7 +1,9 @@
 // kubectl tfjob models NAME [--version V | --label L] [-o json|yaml]: the signatures (inputs
 // and outputs with dtypes and shapes) of the model TF Serving serves behind `serve NAME`,
 // from its metadata API through the API server's service proxy.
+#include "commands.hpp"
 #include "../common/context.hpp"
+#include "../common/flag_values.hpp"
 #include "../common/output.hpp"
 #include "../common/signatures.hpp"
 
@@ -19,8 +21,7 @@ struct ModelsCommand {
   std::string model;  ///< --model-name: one of a several-model server's models
 
   void validate() {
-    if (name.empty()) throw CLI::ValidationError("name", "give the NAME given to `kubectl tfjob serve`");
-    if (!version.empty() && !label.empty()) throw CLI::ValidationError("--version", "give --version or --label, not both");
+    if (!version.empty() && !label.empty()) throw flag::usage("--version", "--version and --label were both given", "give one of them");
     serving::validate_version(version);
     fmt = parse_output_format(output, {"json", "yaml"});
   }
@@ -47,14 +48,18 @@ int ModelsCommand::run(Context& ctx) const {
   return exit_code::ok;
 }
 
+}  // namespace
+
 void setup_models(CLI::App& app, Globals& g) {
   auto o = std::make_shared<ModelsCommand>();
   auto* sub = app.add_subcommand("models", "Show the signatures (inputs, outputs, dtypes, shapes) of a model served with `serve`");
-  sub->add_option("name", o->name, "NAME given to serve")->required();
-  sub->add_option("--version", o->version, "This model version (default: the latest AVAILABLE one)");
-  sub->add_option("--label", o->label, "The version with this label (TF Serving's version labels, e.g. stable)");
-  sub->add_option("--model-name", o->model, "Which model of a server serving several (serve --model NAME=SOURCE); default: its first");
-  sub->add_option("-o,--output", o->output, "json or yaml instead of the table");
+  flag::text(*sub, "name", o->name, "NAME given to serve", "NAME")->required();
+  flag::count(*sub, "--version", o->version, "This model version (default: the latest AVAILABLE one)", 1,
+              std::numeric_limits<std::int64_t>::max(), "VERSION");
+  flag::text(*sub, "--label", o->label, "The version with this label (TF Serving's version labels, e.g. stable)", "LABEL");
+  flag::text(*sub, "--model-name", o->model, "Which model of a server serving several (serve --model NAME=SOURCE); default: its first",
+             "NAME");
+  flag::choice(*sub, "-o,--output", o->output, "json or yaml instead of the table", {"json", "yaml"});
   sub->footer(R"(Examples:
   kubectl tfjob models resnet
   kubectl tfjob models mnist --version 2 -o json
@@ -68,6 +73,4 @@ no such version or label, 64 usage error.)");
   set_action(*sub, g, o);
 }
 
-}  // namespace
-TFJOB_REGISTER_COMMAND("models", 305, setup_models);
 }  // namespace tfjob::cli

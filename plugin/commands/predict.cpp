@@ -1,6 +1,8 @@
 // kubectl tfjob predict NAME --image cat.jpg [--top 5] | --json FILE: a prediction from the
 // TF Serving that `serve NAME` started, through the API server's service proxy.
+#include "commands.hpp"
 #include "../common/context.hpp"
+#include "../common/flag_values.hpp"
 #include "../common/image_decode.hpp"
 #include "../common/output.hpp"
 
@@ -32,13 +34,15 @@ struct PredictCommand {
   std::string model;  ///< --model-name: one of a several-model server's models
 
   void validate() {
-    if (name.empty()) throw CLI::ValidationError("name", "give the NAME given to `kubectl tfjob serve`");
     if (images.empty() == json_file.empty())
-      throw CLI::ValidationError("--image", "give --image FILE (repeatable) or --json FILE, not both");
-    if (top < 1) throw CLI::ValidationError("--top", "must be 1 or more");
-    if (!version.empty() && !label.empty()) throw CLI::ValidationError("--version", "give --version or --label, not both");
+      throw flag::usage("--image", images.empty() ? "nothing to send" : "--image and --json were both given",
+                        "give --image FILE (repeatable) or --json FILE, not both");
+    if (!version.empty() && !label.empty()) throw flag::usage("--version", "--version and --label were both given", "give one of them");
     serving::validate_version(version);
     fmt = parse_output_format(output, {"json"});
+    // what is sent is read now: a file that cannot be used is refused before any request
+    body = json_file.empty() ? nlohmann::json() : request_body();
+    image_bytes = image_files();
   }
   int run(Context& ctx) const;
 
@@ -52,6 +56,8 @@ struct PredictCommand {
                             const std::vector<std::string>& image_bytes) const;
   void print(Context& ctx, const nlohmann::json& response) const;
   OutputFormat fmt = OutputFormat::table;
+  nlohmann::json body;                  ///< --json FILE's request body
+  std::vector<std::string> image_bytes;  ///< --image FILEs
 };
 
 std::string read_file(const std::string& path, const char* what) {
@@ -67,11 +73,11 @@ nlohmann::json PredictCommand::request_body() const {
   std::string text = read_file(json_file, "request file");
   auto body = nlohmann::json::parse(text, nullptr, false);
   if (body.is_discarded())
-    throw tfjob::error("\"" + json_file + "\" is not JSON: give TF Serving's REST request body, e.g. {\"instances\": [...]}");
+    throw flag::usage("--json", "\"" + json_file + "\" is not JSON", "give TF Serving's REST request body, e.g. {\"instances\": [...]}");
   if (body.is_array()) body = {{"instances", body}};
   if (!body.is_object() || !(body.contains("instances") || body.contains("inputs")))
-    throw tfjob::error("\"" + json_file + "\" has no \"instances\" (row format) or \"inputs\" (columnar format): "
-                       "TF Serving's predict API needs one of them");
+    throw flag::usage("--json", "\"" + json_file + "\" has no \"instances\" (row format) or \"inputs\" (columnar format)",
+                      "give one of them: TF Serving's predict API needs it");
   return body;
 }
 
@@ -79,9 +85,8 @@ std::vector<std::string> PredictCommand::image_files() const {
   std::vector<std::string> image_bytes;
   for (const auto& path : images) {
     std::string bytes = read_file(path, "image");
-    if (bytes.empty()) throw tfjob::error("cannot use image \"" + path + "\": the file is empty");
-    if (!serving::looks_like_image(bytes))
-      throw tfjob::error("cannot use image \"" + path + "\": it is not a JPEG or PNG file");
+    if (bytes.empty()) throw flag::usage("--image", "\"" + path + "\" is empty", "give a PNG or JPEG image");
+    if (!serving::looks_like_image(bytes)) throw flag::usage("--image", "\"" + path + "\" is not a JPEG or PNG file", "give a PNG or JPEG image");
     image_bytes.push_back(std::move(bytes));
   }
   return image_bytes;
@@ -107,8 +112,7 @@ nlohmann::json PredictCommand::image_body(kube::Client& client, const serving::E
 }
 
 int PredictCommand::run(Context& ctx) const {
-  nlohmann::json body = json_file.empty() ? nlohmann::json() : request_body();
-  const std::vector<std::string> image_bytes = image_files();
+  nlohmann::json body = this->body;
   auto& client = ctx.client();
   const std::string& ns = client.namespace_();
   const auto ep = serving::endpoint(client, ns, name);  // serve's Service, or a KServe predictor's
@@ -153,20 +157,27 @@ void PredictCommand::print(Context& ctx, const nlohmann::json& response) const {
   }
 }
 
+}  // namespace
+
 void setup_predict(CLI::App& app, Globals& g) {
   auto o = std::make_shared<PredictCommand>();
   auto* sub = app.add_subcommand("predict", "Send a prediction to a model served with `serve` (through the API server's service proxy)");
-  sub->add_option("name", o->name, "NAME given to serve")->required();
-  sub->add_option("--image", o->images,
-                  "PNG or JPEG image (repeatable), converted to what the signature takes: its bytes as {\"b64\": ...} for a "
-                  "DT_STRING input, decoded and resized to H x W, scaled to [0,1], for a DT_FLOAT [N,H,W,C] or [N,H,W] input");
-  sub->add_option("--top", o->top, "How many classes to print per image")->capture_default_str();
-  sub->add_option("--json", o->json_file, "Send this TF Serving request body ({\"instances\": [...]}) and print the raw response");
-  sub->add_option("-o,--output", o->output, "json: print JSON instead of the table");
-  sub->add_option("--signature", o->signature, "The signature to call (default: serving_default); `kubectl tfjob models NAME` lists them");
-  sub->add_option("--version", o->version, "Send to this model version (TF Serving's /versions/N; default: the latest)");
-  sub->add_option("--label", o->label, "Send to the version with this label (TF Serving's /labels/L, e.g. stable)");
-  sub->add_option("--model-name", o->model, "Which model of a server serving several (serve --model NAME=SOURCE); default: its first");
+  flag::text(*sub, "name", o->name, "NAME given to serve", "NAME")->required();
+  flag::file(*sub, "--image", o->images,
+             "PNG or JPEG image (repeatable), converted to what the signature takes: its bytes as {\"b64\": ...} for a "
+             "DT_STRING input, decoded and resized to H x W, scaled to [0,1], for a DT_FLOAT [N,H,W,C] or [N,H,W] input",
+             flag::Content::binary);
+  flag::count(*sub, "--top", o->top, "How many classes to print per image", 1)->capture_default_str();
+  flag::file(*sub, "--json", o->json_file, "Send this TF Serving request body ({\"instances\": [...]}) and print the raw response",
+             flag::Content::text);
+  flag::choice(*sub, "-o,--output", o->output, "json: print JSON instead of the table", {"json"});
+  flag::text(*sub, "--signature", o->signature, "The signature to call (default: serving_default); `kubectl tfjob models NAME` lists them",
+             "NAME");
+  flag::count(*sub, "--version", o->version, "Send to this model version (TF Serving's /versions/N; default: the latest)", 1,
+              std::numeric_limits<std::int64_t>::max(), "VERSION");
+  flag::text(*sub, "--label", o->label, "Send to the version with this label (TF Serving's /labels/L, e.g. stable)", "LABEL");
+  flag::text(*sub, "--model-name", o->model, "Which model of a server serving several (serve --model NAME=SOURCE); default: its first",
+             "NAME");
   sub->footer(R"(Examples:
   kubectl tfjob predict resnet --image cat.jpg --top 5
   kubectl tfjob predict resnet --image cat.jpg --image dog.jpg -o json
@@ -182,11 +193,10 @@ The ResNet model answers 1001 probabilities with class 0 = background; labels ar
 ImageNet class names at the same index.
 
 Exit codes: 0 a prediction was printed, 1 the service is missing, the model is not loaded
-yet, the request does not fit the signature, TF Serving refused the request or the image
-cannot be read, 64 usage error.)");
+yet, the request does not fit the signature or TF Serving refused the request, 64 usage
+error (an image or request file that cannot be used included: nothing was sent). The table
+for every command: kubectl tfjob --help.)");
   set_action(*sub, g, o);
 }
 
-}  // namespace
-TFJOB_REGISTER_COMMAND("predict", 310, setup_predict);
 }  // namespace tfjob::cli

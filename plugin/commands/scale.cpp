@@ -1,7 +1,8 @@
 // kubectl tfjob scale JOB --workers N: set the Worker count of a job that allows it
 // (enableDynamicWorker); refused with the reason otherwise (workflow/control.hpp).
+#include "commands.hpp"
 #include "../common/context.hpp"
-#include "../common/job_flags.hpp"  // at_least
+#include "../common/flag_values.hpp"
 
 #include <tfjob/workflow/control.hpp>
 
@@ -15,7 +16,7 @@ namespace {
 struct ScaleCommand {
   std::string name;
   int workers = -1;
-  void validate() const {}  // CLI11 checks the name and --workers >= 0
+  void validate() const {}  // the flag layer checks the name and --workers >= 0
   int run(Context& ctx) const;
 };
 
@@ -31,11 +32,13 @@ int ScaleCommand::run(Context& ctx) const {
   }
 }
 
+}  // namespace
+
 void setup_scale(CLI::App& app, Globals& g) {
   auto o = std::make_shared<ScaleCommand>();
   auto* sub = app.add_subcommand("scale", "Set the number of Workers of a TFJob with enableDynamicWorker");
-  sub->add_option("name", o->name, "TFJob name")->required();
-  sub->add_option("--workers", o->workers, "The Worker count to set")->required()->check(at_least(0))->type_name("N");
+  flag::text(*sub, "name", o->name, "TFJob name", "NAME")->required();
+  flag::count(*sub, "--workers", o->workers, "The Worker count to set", 0)->required();
   sub->footer(R"(Patches spec.tfReplicaSpecs.Worker.replicas; the training operator (v1.9) creates the
 missing Workers and deletes those at an index >= N. Only a job with enableDynamicWorker
 (submit --dynamic-worker: a sparse TF_CONFIG, for TF's elastic training) is scaled: in
@@ -50,6 +53,4 @@ enableDynamicWorker, finished, no Worker replicas) or not found, 64 usage.)");
   set_action(*sub, g, o);
 }
 
-}  // namespace
-TFJOB_REGISTER_COMMAND("scale", 157, setup_scale);
 }  // namespace tfjob::cli

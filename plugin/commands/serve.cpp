@@ -1,7 +1,9 @@
 // kubectl tfjob serve NAME | serve list | serve delete NAME: TensorFlow Serving as a
 // Deployment + Service (server-side apply), the rollout waited for like `kubectl rollout
 // status`, then the model waited for until TF Serving reports a version AVAILABLE.
+#include "commands.hpp"
 #include "../common/context.hpp"
+#include "../common/flag_values.hpp"
 #include "../common/output.hpp"
 #include "../common/signatures.hpp"
 #include "../common/workflow_cli.hpp"
@@ -13,6 +15,7 @@
 #include <tfjob/serving/model_config.hpp>
 #include <tfjob/serving/model_versions.hpp>
 #include <tfjob/serving/preflight.hpp>
+#include <tfjob/serving/profile.hpp>
 #include <tfjob/serving/serving.hpp>
 #include <tfjob/workflow/status.hpp>
 
@@ -34,6 +37,7 @@ struct ServeOptions {
   std::string name;
   std::vector<std::string> models;  ///< --model: resnet, or NAME=SOURCE (repeatable: a model config)
   std::string model_url, pvc, model_name;
+  std::string model_url_secret;  ///< --model-url-secret SECRET[:KEY]: a URL with credentials, from a Secret
   std::vector<std::string> version_policies, version_labels;
   int model_config_poll = serving::default_model_config_poll_seconds;
   std::string from_job, export_dir, wait_version;
@@ -52,7 +56,17 @@ struct ServeOptions {
   std::string batching, autoscale;
   bool monitoring = false;
   bool kserve = false;  ///< --kserve: an InferenceService (KServe's TensorFlow predictor)
+  std::string profile;  ///< --profile: a serving profile (serving/profile.hpp), e.g. edge
+  /// --gpus and --replicas as parsed (their defaults are not choices a profile must keep)
+  const CLI::Option* gpus_flag = nullptr;
+  const CLI::Option* replicas_flag = nullptr;
 };
+
+/// The serving profile --profile names, or nullopt.
+std::optional<serving::ServingProfile> profile_of(const ServeOptions& o) {
+  if (o.profile.empty()) return std::nullopt;
+  return serving::find_profile(o.profile);  // one of profile_names(): the flag layer took no other
+}
 
 /// --model NAME=SOURCE (any of them with '='): several models through a model config file.
 bool uses_model_config(const ServeOptions& o) {
@@ -63,25 +77,26 @@ bool uses_model_config(const ServeOptions& o) {
 
 /// The model config from --model NAME=SOURCE, --version-policy and --version-label.
 serving::ModelServerConfig model_config_from(const ServeOptions& o) {
-  if (!o.model_url.empty() || !o.pvc.empty() || !o.model_name.empty())
-    throw CLI::ValidationError("--model", "--model NAME=SOURCE names each model and its source: leave out --model-url, --pvc and "
-                                          "--model-name (SOURCE is resnet, a URL or pvc:CLAIM[:PATH])");
+  if (!o.model_url.empty() || !o.model_url_secret.empty() || !o.pvc.empty() || !o.model_name.empty())
+    throw flag::usage("--model", "--model NAME=SOURCE names each model and its source",
+                      "leave out --model-url, --model-url-secret, --pvc and --model-name (SOURCE is resnet, a URL, "
+                      "secret:SECRET[:KEY] or pvc:CLAIM[:PATH])");
   serving::ModelServerConfig cfg;
   for (const auto& m : o.models) {
     if (m.find('=') == std::string::npos)
-      throw CLI::ValidationError("--model", "\"" + m + "\": with several models or version policies give each as NAME=SOURCE, e.g. " +
-                                                m + "=" + (m == "resnet" ? "resnet" : "pvc:CLAIM"));
+      throw flag::usage("--model", "\"" + m + "\" has no NAME= while there are several models or version policies",
+                        "give each as NAME=SOURCE, e.g. " + m + "=" + (m == "resnet" ? "resnet" : "pvc:CLAIM"));
     cfg.models.push_back(serving::parse_model_flag(m));
   }
   auto which = [&](const std::string& model, const std::string& flag, const std::string& text) -> serving::ModelEntry& {
     if (model.empty()) {
       if (cfg.models.size() != 1)
-        throw CLI::ValidationError(flag, "\"" + text + "\": name the model (MODEL=... or MODEL:...): this server serves " +
-                                             std::to_string(cfg.models.size()) + " models");
+        throw flag::usage(flag, "\"" + text + "\" names no model, and this server serves " + std::to_string(cfg.models.size()) + " models",
+                          "name the model (MODEL=... or MODEL:...)");
       return cfg.models.front();
     }
     auto* e = cfg.find(model);
-    if (!e) throw CLI::ValidationError(flag, "\"" + text + "\": no --model " + model + "=SOURCE was given");
+    if (!e) throw flag::usage(flag, "\"" + text + "\": no --model " + model + "=SOURCE was given", "give --model " + model + "=SOURCE too");
     return *e;
   };
   for (const auto& p : o.version_policies) {
@@ -111,45 +126,48 @@ serving::ServeSpec spec_from(const ServeOptions& o, const std::string& ns) {
   s.extra_args = o.extra_args;
   const bool config = uses_model_config(o);
   if (!config && o.models.size() > 1)
-    throw CLI::ValidationError("--model", "several models are given as --model NAME=SOURCE, one per model");
+    throw flag::usage("--model", "several --model flags without NAME=", "give several models as --model NAME=SOURCE, one per model");
   const std::string model_flag = o.models.empty() ? "" : o.models.front();
-  int sources = !o.models.empty() + !o.model_url.empty() + !o.pvc.empty();
-  if (sources != 1 && !(config && o.model_url.empty() && o.pvc.empty()))
-    throw CLI::ValidationError("--model", "give exactly one model source: --model resnet, --model-url URL or --pvc CLAIM[:PATH] "
-                                          "(or --model NAME=SOURCE, repeatable, for several models)");
+  int sources = !o.models.empty() + !o.model_url.empty() + !o.model_url_secret.empty() + !o.pvc.empty();
+  if (sources != 1 && !(config && o.model_url.empty() && o.model_url_secret.empty() && o.pvc.empty()))
+    throw flag::usage("--model", std::to_string(sources) + " model sources given",
+                      "give exactly one model source: --model resnet, --model-url URL, --model-url-secret SECRET[:KEY] or "
+                      "--pvc CLAIM[:PATH] (or --model NAME=SOURCE, repeatable, for several models)");
   if (config) {  // the objects come from build_model_config_objects; the first model passes validate()
     auto cfg = model_config_from(o);
     s.model_name = cfg.models.front().name;
     s.source = cfg.models.front().source;
   } else if (!o.models.empty()) {
     if (model_flag != "resnet")
-      throw CLI::ValidationError("--model", "\"" + model_flag + "\" is not a built-in model (built in: resnet); use --model-url URL, --pvc CLAIM[:PATH] or --model NAME=SOURCE");
+      throw flag::usage("--model", "\"" + model_flag + "\" is not a built-in model (built in: resnet)",
+                        "use --model-url URL, --pvc CLAIM[:PATH] or --model NAME=SOURCE");
     s.source.kind = serving::ModelSource::Kind::resnet;
     s.source.url = serving::resnet_model_url;
   } else if (!o.model_url.empty()) {
     s.source.kind = serving::ModelSource::Kind::url;
     s.source.url = o.model_url;
+  } else if (!o.model_url_secret.empty()) {
+    s.source = serving::parse_url_secret(o.model_url_secret);
   } else {
     s.source = serving::parse_pvc(o.pvc);
   }
-  for (const auto& kv : o.selectors) {
-    auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw CLI::ValidationError("--selector", "\"" + kv + "\": give KEY=VALUE (a node label), e.g. nvidia.com/gpu.present=true");
-    s.node_selector[kv.substr(0, eq)] = kv.substr(eq + 1);
+  for (const auto& kv : o.selectors) {  // KEY=VALUE, read by the flag layer
+    const auto eq = kv.find('=');
+    s.node_selector[kv.substr(0, eq)] = eq == std::string::npos ? "" : kv.substr(eq + 1);
   }
   for (const auto& t : o.tolerations) s.tolerations.push_back(serving::parse_toleration(t));
-  try {
-    if (!o.batching.empty()) s.ops.batching = serving::parse_batching(o.batching);
-  } catch (const tfjob::error& e) {
-    throw CLI::ValidationError(error_message(e));  // the message names --batching
+  if (!o.batching.empty()) s.ops.batching = serving::parse_batching(o.batching);  // read by the flag layer
+  if (!o.autoscale.empty()) s.ops.autoscale = serving::parse_autoscale(o.autoscale);
+  if (auto p = profile_of(o)) {  // what the user gave on purpose is kept, the rest is the profile's
+    serving::ProfileKeep keep;
+    keep.gpus = o.gpus_flag && o.gpus_flag->count() > 0;
+    keep.replicas = o.replicas_flag && o.replicas_flag->count() > 0;
+    keep.cpu = !o.cpu.empty();
+    keep.memory = !o.memory.empty();
+    keep.batching = !o.batching.empty();
+    serving::apply_profile(s, *p, keep);
   }
-  try {
-    if (!o.autoscale.empty()) s.ops.autoscale = serving::parse_autoscale(o.autoscale);
-    serving::validate_operations(s.ops, s.cpu);
-  } catch (const tfjob::error& e) {
-    throw CLI::ValidationError(error_message(e));  // the message names --autoscale
-  }
+  serving::validate_operations(s.ops, s.cpu);  // the message names --autoscale, --gpus
   s.ops.monitoring = o.monitoring;
   serving::validate(s);
   return s;
@@ -158,7 +176,6 @@ serving::ServeSpec spec_from(const ServeOptions& o, const std::string& ns) {
 /// The objects to apply: one model by flags, or several through a model config ConfigMap.
 std::vector<nlohmann::json> objects_of(const ServeOptions& o, const serving::ServeSpec& spec) {
   if (!uses_model_config(o)) return serving::build_objects(spec);
-  if (o.model_config_poll < 0) throw CLI::ValidationError("--model-config-poll", "give 0 (never re-read) or more seconds");
   return serving::build_model_config_objects(spec, model_config_from(o), o.model_config_poll);
 }
 
@@ -185,16 +202,20 @@ ServeOptions with_job_model(Context& ctx, const ServeOptions& in) {
 
 /// serve --kserve: what an InferenceService cannot carry (pure, before any request).
 void check_kserve_flags(const ServeOptions& o) {
-  if (uses_model_config(o) || !o.from_job.empty() || !o.models.empty() || !o.model_url.empty() || o.pvc.empty())
-    throw CLI::ValidationError("--kserve", "an InferenceService reads one model from a claim: give --pvc CLAIM[:PATH] "
-                                           "(PATH holds NAME/<version>/saved_model.pb), not --model, --model-url or --from-job");
+  if (uses_model_config(o) || !o.from_job.empty() || !o.models.empty() || !o.model_url.empty() || !o.model_url_secret.empty() ||
+      o.pvc.empty())
+    throw flag::usage("--kserve", "an InferenceService reads one model from a claim",
+                      "give --pvc CLAIM[:PATH] (PATH holds NAME/<version>/saved_model.pb), not --model, --model-url, "
+                      "--model-url-secret or --from-job");
   if (!o.model_name.empty() && o.model_name != o.name)
-    throw CLI::ValidationError("--model-name", "KServe names the model after the InferenceService: leave --model-name out, or "
-                                               "name the server \"" + o.model_name + "\"");
+    throw flag::usage("--model-name", "KServe names the model after the InferenceService",
+                      "leave --model-name out, or name the server \"" + o.model_name + "\"");
   if (!o.batching.empty() || o.monitoring || !o.extra_args.empty())
-    throw CLI::ValidationError("--kserve", "--batching, --monitoring and --arg set TF Serving's flags, which KServe's TensorFlow "
-                                           "runtime owns: leave them out with --kserve");
-  if (!o.wait_version.empty()) throw CLI::ValidationError("--wait-version", "not available with --kserve");
+    throw flag::usage("--kserve", "--batching, --monitoring and --arg set TF Serving's flags, which KServe's TensorFlow runtime owns",
+                      "leave them out with --kserve");
+  if (!o.wait_version.empty()) throw flag::usage("--wait-version", "not available with --kserve", "leave it out with --kserve");
+  if (!o.profile.empty())
+    throw flag::usage("--profile", "a serving profile shapes serve's own Deployment", "leave --kserve out to use it");
 }
 
 /// serve --kserve: the InferenceService for these options in namespace `ns`.
@@ -204,7 +225,7 @@ nlohmann::json inference_service_of(const ServeOptions& o, const std::string& ns
   } catch (const CLI::Error&) {
     throw;
   } catch (const tfjob::error& e) {
-    throw CLI::ValidationError("--kserve", error_message(e));  // e.g. --image outside tensorflow/serving
+    throw flag::usage("--kserve", error_message(e), "see kubectl tfjob serve --help");  // e.g. --image outside tensorflow/serving
   }
 }
 
@@ -229,16 +250,15 @@ std::string pvc_hint(const serving::ModelSource& source, const std::string& mode
 
 /// A model's claim must exist before anything is applied; `hint` says what it is for.
 void require_claim(kube::Client& client, const std::string& ns, const std::string& claim, const std::string& hint) {
-  if (!kube::Api<kube::PersistentVolumeClaim>(client, ns).get_opt(claim))
+  if (!kube::Api<k8s::PersistentVolumeClaim>(client, ns).get_opt(claim))
     throw tfjob::error("persistentvolumeclaim \"" + claim + "\" not found in namespace \"" + ns + "\": " + hint);
 }
 
-/// submit's GPU check on the server's pods (a Deployment, or an InferenceService's
-/// preflight_view), before anything is applied: warnings on ctx.err, refusal thrown.
-void require_gpus(Context& ctx, kube::Client& client, const nlohmann::json& deployment, const std::string& server) {
-  auto findings = serving::gpu_preflight(client, deployment);
+/// A preflight's findings, before anything is applied: warnings on ctx.err, errors refused;
+/// `skipped` is said when the check could not look (nodes not listable, 403).
+void refuse_on(Context& ctx, std::optional<std::vector<Finding>> findings, const std::string& server, const std::string& skipped) {
   if (!findings) {
-    ctx.err << "warning: cannot list nodes (403), so the GPU check was skipped: make sure nodes expose nvidia.com/gpu\n";
+    ctx.err << "warning: " << skipped << "\n";
     return;
   }
   word_fixes(*findings);
@@ -246,10 +266,70 @@ void require_gpus(Context& ctx, kube::Client& client, const nlohmann::json& depl
   for (const auto& f : *findings) {
     const std::string fix = f.fix.empty() ? "" : "\nfix: " + f.fix.str();
     const std::string message = f.message.str();
-    if (f.is_error()) errors += (errors.empty() ? "" : "\n") + message + fix;
+    std::string evidence;  // the figures it was judged by (a node's allocatable and requests)
+    for (const auto& e : f.evidence) evidence += "\n  " + e;
+    if (f.is_error()) errors += (errors.empty() ? "" : "\n") + message + evidence + fix;
     else ctx.err << "warning: " << message << (message.empty() || message.back() == '\n' ? "" : "\n") << (fix.empty() ? "" : fix.substr(1) + "\n");
   }
   if (!errors.empty()) throw tfjob::error("refusing to serve \"" + server + "\": " + errors);
+}
+
+/// submit's GPU check on the server's pods (a Deployment, or an InferenceService's
+/// preflight_view), before anything is applied: warnings on ctx.err, refusal thrown.
+void require_gpus(Context& ctx, kube::Client& client, const nlohmann::json& deployment, const std::string& server) {
+  refuse_on(ctx, serving::gpu_preflight(client, deployment), server,
+            "cannot list nodes (403), so the GPU check was skipped: make sure nodes expose nvidia.com/gpu");
+}
+
+/// The refusal of a server a profile's node cannot hold: the reasons, then the budget they
+/// were judged against.
+[[noreturn]] void refuse_for_profile(const serving::ServingProfile& p, const std::string& server, const std::vector<Text>& why) {
+  Text all;
+  for (const auto& w : why) all += "\n  " + w;
+  throw tfjob::error("refusing to serve \"" + server + "\" with the " + p.name + " profile:" + all + "\nthe " + p.name +
+                     " profile's node (" + p.summary + "):\n" + serving::budget_text(p.node));
+}
+
+/// serve --profile, from the flags alone (no request): the objects against the profile's node
+/// (every pod's requests, init containers included, replicas and a rollout's surge pod), and
+/// the model against the server's memory where its size is known before anything runs.
+void check_profile(Context& ctx, const ServeOptions& o, const serving::ServeSpec& spec, const std::vector<nlohmann::json>& objs,
+                   const std::vector<serving::ModelEntry>& served) {
+  const auto p = profile_of(o);
+  if (!p) return;
+  std::vector<Text> why;
+  if (served.size() > 1)
+    why.push_back("it serves " + std::to_string(served.size()) + " models, and the profile sizes a server for one");
+  for (auto& w : serving::fit_to_node(objs, p->node).problems) why.push_back(std::move(w));
+  if (served.size() == 1 && served.front().source.kind == serving::ModelSource::Kind::resnet)
+    if (auto w = serving::model_fit(spec, *p, serving::resnet_model_size())) why.push_back(*w);
+  if (!why.empty()) refuse_for_profile(*p, spec.name, why);
+  if (served.size() == 1 && served.front().source.kind == serving::ModelSource::Kind::url)
+    ctx.err << "warning: the size of a downloaded model is not known before its download, so the " << p->name
+            << " profile cannot check it against the server's memory (" << spec.memory
+            << "): a model too large for it ends in OOMKilled\n";
+}
+
+/// serve --profile on the cluster: the server's requests against what each node has free now.
+void require_room(Context& ctx, kube::Client& client, const nlohmann::json& deployment, const std::string& server) {
+  refuse_on(ctx, serving::capacity_preflight(client, deployment), server,
+            "cannot list nodes (403), so whether the server's requests fit a node was not checked");
+}
+
+/// serve --profile after the export check: the model on the claim against the server's memory.
+void check_model_size(Context& ctx, const ServeOptions& o, const serving::ServeSpec& spec, const serving::ExportVerdict& v) {
+  const auto p = profile_of(o);
+  if (!p || o.no_export_check || o.dry_run == "server") return;
+  if (!v.model_bytes) {
+    ctx.err << "warning: the export check found no variables/ beside saved_model.pb, so the model's size was not checked "
+               "against the server's memory (" << spec.memory << ")\n";
+    return;
+  }
+  if (auto w = serving::model_fit(spec, *p, {*v.model_bytes, v.model_from})) refuse_for_profile(*p, spec.name, {*w});
+  ctx.err << "model: " << serving::mib_text(*v.model_bytes) << " (" << v.model_from << "), about "
+          << serving::mib_text(serving::estimated_server_memory(
+                 *p, *v.model_bytes, spec.ops.batching && spec.ops.batching->max_batch_size ? *spec.ops.batching->max_batch_size : 1))
+          << " in TF Serving (an estimate) of the server's " << spec.memory << "\n";
 }
 
 /// Server-side apply with serve's word for a conflict; says each object applied on ctx.err.
@@ -318,10 +398,11 @@ struct ServeCommand {
 
   void validate() {
     const ServeOptions& o = flags;
-    if (o.name.empty()) throw CLI::ValidationError("name", "give the server's NAME (or use `serve list` / `serve delete NAME`)");
-    if (!o.from_job.empty() && (!o.models.empty() || !o.model_url.empty() || !o.pvc.empty()))
-      throw CLI::ValidationError("--from-job", "the job's export is the model: leave out --model, --model-url and --pvc");
+    if (o.name.empty()) throw flag::usage("NAME", "no server named", "give the server's NAME (or use `serve list` / `serve delete NAME`)");
+    if (!o.from_job.empty() && (!o.models.empty() || !o.model_url.empty() || !o.model_url_secret.empty() || !o.pvc.empty()))
+      throw flag::usage("--from-job", "the job's export is the model", "leave out --model, --model-url, --model-url-secret and --pvc");
     fmt = parse_output_format(o.output, {"json", "yaml", "name"});
+    flags.dry_run = flag::dry_run_strategy(flags.dry_run, &dry_run_warning);
     if (o.kserve) check_kserve_flags(o);
     if (o.dry_run != "client") timeout_ms = wf::parse_duration(o.timeout, "--timeout");
     // every model flag, with a claim standing in for the export --from-job reads at run time
@@ -330,6 +411,7 @@ struct ServeCommand {
     else objects_of(checked, spec_from(checked, ""));
   }
   int run(Context& ctx) const {
+    if (!dry_run_warning.empty()) ctx.err << "warning: " << dry_run_warning << "\n";
     const ServeOptions o = flags.from_job.empty() ? flags : with_job_model(ctx, flags);
     return o.kserve ? run_kserve(ctx, o) : run_deployment(ctx, o);
   }
@@ -353,6 +435,7 @@ struct ServeCommand {
   }
   OutputFormat fmt = OutputFormat::table;
   std::chrono::milliseconds timeout_ms{0};
+  std::string dry_run_warning;  ///< kubectl's words for a deprecated --dry-run form
 };
 
 int ServeCommand::run_kserve(Context& ctx, const ServeOptions& o) const {
@@ -444,7 +527,9 @@ serving::ExportVerdict ServeCommand::check_exports(Context& ctx, kube::Client& c
 
 int ServeCommand::run_deployment(Context& ctx, const ServeOptions& o) const {
   if (o.dry_run == "client") {
-    auto objs = objects_of(o, spec_from(o, ctx.globals().conn.namespace_));
+    const auto spec = spec_from(o, ctx.globals().conn.namespace_);
+    auto objs = objects_of(o, spec);
+    check_profile(ctx, o, spec, objs, served_models(o, spec));
     print_objects(ctx.out, objs, fmt == OutputFormat::table ? OutputFormat::yaml : fmt);
     return exit_code::ok;
   }
@@ -453,6 +538,7 @@ int ServeCommand::run_deployment(Context& ctx, const ServeOptions& o) const {
   const auto spec = spec_from(o, ns);
   auto objs = objects_of(o, spec);
   const auto served = served_models(o, spec);  // what to wait for, in order
+  check_profile(ctx, o, spec, objs, served);
   for (const auto& m : served)
     if (m.source.kind == serving::ModelSource::Kind::pvc)
       require_claim(client, ns, m.source.claim,
@@ -462,9 +548,11 @@ int ServeCommand::run_deployment(Context& ctx, const ServeOptions& o) const {
     if (tfjob::detail::value_at(d, "kind", "") != "Deployment") continue;
     d["metadata"]["namespace"] = ns;
     require_gpus(ctx, client, d, spec.name);
+    if (!o.profile.empty()) require_room(ctx, client, d, spec.name);
   }
   // the export check after the GPU check: that one needs no pod
   const auto first = o.no_export_check || o.dry_run == "server" ? serving::ExportVerdict{} : check_exports(ctx, client, o, spec, served);
+  if (served.size() == 1 && served.front().source.kind == serving::ModelSource::Kind::pvc) check_model_size(ctx, o, spec, first);
   {  // the first model's TF version: from its SavedModel when read, else from the training image's tag
     auto w = serving::export_tf_warning(first, o.job_image, serving_release_of(o), spec.effective_image());
     if (!w.empty()) ctx.err << "warning: " << worded(w) << "\n";
@@ -665,7 +753,7 @@ struct ServeLabelCommand {
 
   void validate() {
     a = serving::parse_label_assignment(assignment, "LABEL=VERSION");
-    if (!a.model.empty()) throw CLI::ValidationError("assignment", "give LABEL=VERSION; the model is the argument before it");
+    if (!a.model.empty()) throw flag::usage("ASSIGNMENT", "\"" + assignment + "\" names a model", "give LABEL=VERSION; the model is the argument before it");
     timeout_ms = wf::parse_duration(timeout, "--timeout");
   }
   int run(Context& ctx) const;
@@ -702,7 +790,7 @@ struct ServeDeleteCommand {
   std::string name;
 
   void validate() const {
-    if (name.empty()) throw CLI::ValidationError("name", "give the NAME of the model server to delete");
+    if (name.empty()) throw flag::usage("NAME", "no server named", "give the NAME of the model server to delete");
   }
   int run(Context& ctx) const;
 };
@@ -741,7 +829,7 @@ struct ServeStatusCommand {
   std::string name, output;
 
   void validate() {
-    if (name.empty()) throw CLI::ValidationError("name", "give the NAME of the model server");
+    if (name.empty()) throw flag::usage("NAME", "no server named", "give the NAME of the model server");
     fmt = parse_output_format(output, {"json", "yaml"});
   }
   int run(Context& ctx) const;
@@ -823,64 +911,98 @@ int ServeStatusCommand::run(Context& ctx) const {
 /// serve NAME's flags: the model and its versions, the server's pods, TF Serving's options,
 /// how it is applied and waited for.
 void add_serve_flags(CLI::App* sub, ServeOptions* o) {
-  sub->add_option("name", o->name, "Name of the Deployment and Service (and, by default, of the model)");
-  sub->add_option("--model", o->models,
+  flag::text(*sub, "name", o->name, "Name of the Deployment and Service (and, by default, of the model)", "NAME");
+  flag::composite(*sub, "--model", o->models,
                   "Built-in model: resnet (ResNet-50 SavedModel taking JPEG bytes, downloaded by an init container); or NAME=SOURCE, "
                   "repeatable, several models in one server through TF Serving's model config file (SOURCE: resnet, a SavedModel "
-                  "tarball URL, or pvc:CLAIM[:PATH] with PATH (default NAME) holding <version>/saved_model.pb)")
+                  "tarball URL, or pvc:CLAIM[:PATH] with PATH (default NAME) holding <version>/saved_model.pb)",
+                  "resnet or NAME=SOURCE", "resnet", {"bogus", "a=", "=pvc:c", "a=ftp://x"},
+                  [](const std::string& m) {
+                    if (m.find('=') != std::string::npos) serving::parse_model_flag(m);
+                    else if (m != "resnet")
+                      throw flag::usage("--model", "\"" + m + "\" is not a built-in model (built in: resnet)",
+                                        "use --model-url URL, --pvc CLAIM[:PATH] or --model NAME=SOURCE");
+                  })
       ->allow_extra_args(false);
-  sub->add_option("--version-policy", o->version_policies,
-                  "[MODEL=]latest:N, all or specific:V[,V...]: which versions TF Serving serves (repeatable; default latest:1)")
+  flag::composite(*sub, "--version-policy", o->version_policies,
+                  "[MODEL=]latest:N, all or specific:V[,V...]: which versions TF Serving serves (repeatable; default latest:1)",
+                  "[MODEL=]latest:N, all or specific:V[,V...]", "latest:2", {"newest", "latest:0", "specific:x"},
+                  [](const std::string& v) { serving::parse_version_policy_flag(v); })
       ->allow_extra_args(false);
-  sub->add_option("--version-label", o->version_labels,
-                  "[MODEL:]LABEL=VERSION, e.g. stable=1 (repeatable); move it later with `serve label`")
+  flag::composite(*sub, "--version-label", o->version_labels, "[MODEL:]LABEL=VERSION, e.g. stable=1 (repeatable); move it later with `serve label`",
+                  "[MODEL:]LABEL=VERSION", "stable=1", {"stable", "stable=x", "=1"},
+                  [](const std::string& v) { serving::parse_label_assignment(v, "--version-label"); })
       ->allow_extra_args(false);
-  sub->add_option("--from-job", o->from_job,
-                  "Serve the model a succeeded TFJob exported: its trainer's --export-dir on its claim (a model config, so new "
-                  "exports are picked up as new versions)");
-  sub->add_option("--export-dir", o->export_dir, "With --from-job: the export directory in the trainer's container, when its args do not say");
-  sub->add_option("--wait-version", o->wait_version, "Also wait until this version of the (first) model is AVAILABLE");
-  sub->add_flag("--no-export-check", o->no_export_check,
+  flag::text(*sub, "--from-job", o->from_job,
+             "Serve the model a succeeded TFJob exported: its trainer's --export-dir on its claim (a model config, so new "
+             "exports are picked up as new versions)", "JOB");
+  flag::text(*sub, "--export-dir", o->export_dir, "With --from-job: the export directory in the trainer's container, when its args do not say",
+             "DIR");
+  flag::count(*sub, "--wait-version", o->wait_version, "Also wait until this version of the (first) model is AVAILABLE", 1,
+              std::numeric_limits<std::int64_t>::max(), "VERSION");
+  flag::boolean(*sub, "--no-export-check", o->no_export_check,
                 "Do not run the short-lived pod that checks a claim's version directories (saved_model.pb, warmup file, "
                 "the exporting TensorFlow's version) before the rollout");
-  sub->add_option("--model-config-poll", o->model_config_poll,
-                  "With --model NAME=SOURCE: seconds between TF Serving's re-reads of its model config (0 = never)")
+  flag::count(*sub, "--model-config-poll", o->model_config_poll,
+              "With --model NAME=SOURCE: seconds between TF Serving's re-reads of its model config (0 = never)", 0,
+              std::numeric_limits<std::int32_t>::max(), "SECONDS")
       ->capture_default_str();
-  sub->add_option("--model-url", o->model_url, "A SavedModel tarball (.tar.gz) to download into a numbered version directory");
-  sub->add_option("--pvc", o->pvc,
-                  "CLAIM[:PATH]: serve the model on a volume; PATH (inside the claim) must hold <model>/<version>/saved_model.pb");
-  sub->add_option("--model-name", o->model_name, "TF Serving model name (default: NAME)");
-  sub->add_option("--model-version", o->model_version, "Version directory a downloaded model is put in")->capture_default_str();
-  sub->add_option("--gpus", o->gpus, "nvidia.com/gpu per replica; 0 uses the CPU image")->capture_default_str();
-  sub->add_option("--replicas", o->replicas, "Number of replicas")->capture_default_str();
-  sub->add_option("--cpu", o->cpu, "CPU request and limit per replica (e.g. 4, 500m)");
-  sub->add_option("--memory", o->memory, "Memory request and limit per replica (e.g. 8Gi)");
-  sub->add_option("--selector", o->selectors, "Node selector KEY=VALUE (repeatable)");
-  sub->add_option("--toleration", o->tolerations, "Toleration KEY[=VALUE][:EFFECT] (repeatable), e.g. nvidia.com/gpu:NoSchedule");
-  sub->add_option("--image", o->image, "TF Serving image (default: tensorflow/serving:<version>[-gpu])");
-  sub->add_option("--serving-version", o->serving_version, "TF Serving release for the default image")->capture_default_str();
-  sub->add_option("--batching", o->batching,
+  flag::text(*sub, "--model-url", o->model_url,
+             "A SavedModel tarball (.tar.gz) to download into a numbered version directory (one with a password or "
+             "a signed query is refused: use --model-url-secret)",
+             "URL");
+  flag::composite(*sub, "--model-url-secret", o->model_url_secret,
+                  "SECRET[:KEY]: the tarball's URL is in this Secret's KEY (default url), for a URL with credentials or a "
+                  "signed query: it is never written into the Deployment, an annotation or a log",
+                  "SECRET[:KEY]", "model-url:url", {"Bad_Name", "model-url:bad key"}, [](const std::string& v) { serving::parse_url_secret(v); });
+  flag::composite(*sub, "--pvc", o->pvc,
+                  "CLAIM[:PATH]: serve the model on a volume; PATH (inside the claim) must hold <model>/<version>/saved_model.pb",
+                  "CLAIM[:PATH]", "tfjob-mnist:export", {":export", "c:../x"}, [](const std::string& v) { serving::parse_pvc(v); });
+  flag::text(*sub, "--model-name", o->model_name, "TF Serving model name (default: NAME)", "NAME");
+  flag::count(*sub, "--model-version", o->model_version, "Version directory a downloaded model is put in", 1)->capture_default_str();
+  o->gpus_flag = flag::count(*sub, "--gpus", o->gpus, "nvidia.com/gpu per replica; 0 uses the CPU image", 0)->capture_default_str();
+  o->replicas_flag = flag::count(*sub, "--replicas", o->replicas, "Number of replicas", 0)->capture_default_str();
+  flag::choice(*sub, "--profile", o->profile,
+               "Shape the server for a kind of node: edge (GDC bare metal's edge profile, one node of 2 vCPUs and 4 GiB): "
+               "TF Serving's CPU image, 1 replica, 500m CPU (limit 2) and 1536Mi, thread and batching settings for 2 vCPUs, "
+               "no surge pod; refused before anything is applied when it does not fit what the node has left "
+               "(flags given with it are kept and judged)",
+               serving::profile_names());
+  flag::quantity(*sub, "--cpu", o->cpu, "CPU request and limit per replica (e.g. 4, 500m)");
+  flag::quantity(*sub, "--memory", o->memory, "Memory request and limit per replica (e.g. 8Gi)");
+  flag::key_values(*sub, "--selector", o->selectors, "Node selector KEY=VALUE, a node label (repeatable)", flag::Key::label,
+                   flag::Value::label);
+  flag::tolerations(*sub, "--toleration", o->tolerations, "Toleration KEY[=VALUE][:EFFECT] (repeatable), e.g. nvidia.com/gpu:NoSchedule");
+  flag::text(*sub, "--image", o->image, "TF Serving image (default: tensorflow/serving:<version>[-gpu])", "IMAGE");
+  flag::text(*sub, "--serving-version", o->serving_version, "TF Serving release for the default image", "VERSION")->capture_default_str();
+  flag::composite(*sub, "--batching", o->batching,
                   "Request batching: KEY=VALUE,... of TF Serving's BatchingParameters (max_batch_size, batch_timeout_micros, "
                   "max_enqueued_batches, num_batch_threads, thread_pool_name, allowed_batch_sizes=A:B:C, "
-                  "pad_variable_length_inputs=true|false), written to the server's ConfigMap");
-  sub->add_flag("--monitoring", o->monitoring,
+                  "pad_variable_length_inputs=true|false), written to the server's ConfigMap",
+                  "KEY=VALUE[,KEY=VALUE...] of BatchingParameters", "max_batch_size=32", {"max_batch_size=0", "batch_timeout=5"},
+                  [](const std::string& v) { serving::parse_batching(v); });
+  flag::boolean(*sub, "--monitoring", o->monitoring,
                 "Turn on TF Serving's Prometheus endpoint (/monitoring/prometheus/metrics); `serve status NAME` reads it");
-  sub->add_option("--autoscale", o->autoscale,
-                  "MIN:MAX:CPU%: a HorizontalPodAutoscaler on the Deployment (needs --cpu: utilisation is a share of the request)");
-  sub->add_option("--arg", o->extra_args, "Extra tensorflow_model_server flag (repeatable), e.g. --arg=--enable_batching");
-  sub->add_option("--dry-run", o->dry_run, "none, client (print the objects, touch nothing) or server (the server's dry run)")
-      ->check(CLI::IsMember({"none", "client", "server"}))->capture_default_str();
-  sub->add_option("-o,--output", o->output, "Print the objects as yaml, json or name (with --dry-run=client: yaml by default)");
-  sub->add_option("--timeout", o->timeout, "Give up waiting after this long (rollout and model together)")->capture_default_str();
-  sub->add_flag("--no-wait", o->no_wait, "Apply and return without waiting for the rollout and the model");
-  sub->add_flag("--kserve", o->kserve,
+  flag::composite(*sub, "--autoscale", o->autoscale,
+                  "MIN:MAX:CPU%: a HorizontalPodAutoscaler on the Deployment (needs --cpu: utilisation is a share of the request)",
+                  "MIN:MAX:CPU%", "2:10:70%", {"10:2:70%", "2:10"}, [](const std::string& v) { serving::parse_autoscale(v); });
+  flag::text(*sub, "--arg", o->extra_args, "Extra tensorflow_model_server flag (repeatable), e.g. --arg=--enable_batching", "FLAG");
+  flag::dry_run(*sub, o->dry_run, "none, client (print the objects, touch nothing) or server (the server's dry run)")
+      ->capture_default_str();
+  flag::choice(*sub, "-o,--output", o->output, "Print the objects as yaml, json or name (with --dry-run=client: yaml by default)",
+               {"yaml", "json", "name"});
+  flag::duration(*sub, "--timeout", o->timeout, "Give up waiting after this long (rollout and model together)")->capture_default_str();
+  flag::boolean(*sub, "--no-wait", o->no_wait, "Apply and return without waiting for the rollout and the model");
+  flag::boolean(*sub, "--kserve", o->kserve,
                 "Serve as a KServe InferenceService (TensorFlow predictor, RawDeployment, storage pvc://CLAIM/PATH/NAME from "
                 "--pvc) on a cluster that serves KServe; predict, models, serve list and delete find it by NAME");
-  sub->add_flag("--force-conflicts", o->force_conflicts, "Take over fields another field manager owns (server-side apply force)");
+  flag::boolean(*sub, "--force-conflicts", o->force_conflicts, "Take over fields another field manager owns (server-side apply force)");
 }
 
 /// serve list, status, label and delete, each with its own options and action.
 void add_serve_subcommands(CLI::App* sub, Globals& g);
+
+}  // namespace
 
 void setup_serve(CLI::App& app, Globals& g) {
   auto cmd = std::make_shared<ServeCommand>();
@@ -897,38 +1019,49 @@ void setup_serve(CLI::App& app, Globals& g) {
   kubectl tfjob serve list
   kubectl tfjob serve delete resnet
   kubectl tfjob serve mnist --pvc tfjob-mnist:export --kserve    # an InferenceService (KServe)
+  kubectl tfjob serve resnet --model resnet --profile edge     # one small node (docs/edge.md)
+  # a signed or password-protected URL: kept in a Secret, never in the Deployment or a log
+  kubectl create secret generic mnist-url --from-literal=url='https://bucket.s3.amazonaws.com/m.tar.gz?X-Amz-Signature=...'
+  kubectl tfjob serve mnist --model-url-secret mnist-url
 
 TF Serving loads <base>/<model>/<numeric version>/saved_model.pb: with --pvc CLAIM:PATH the
 claim must hold PATH/<model>/1/saved_model.pb (and variables/).
 
 Exit codes: 0 the model is AVAILABLE (or printed/applied with --dry-run/--no-wait), 1 the
 rollout or the model failed (pods crash-looping, ProgressDeadlineExceeded, a load error) or
-a request failed, 2 timed out, 64 usage error.)");
+a request failed, 2 timed out, 64 usage error (a flag, or a server spec that cannot be
+served: nothing was applied). The table for every command: kubectl tfjob --help.)");
   set_action(*sub, g, cmd);  // serve NAME; a subcommand chosen below (serve list) keeps its own
   add_serve_subcommands(sub, g);
 }
 
+namespace {
+
 void add_serve_subcommands(CLI::App* sub, Globals& g) {
   auto* list = sub->add_subcommand("list", "List the model servers serve created (name, model, ready/desired, AVAILABLE versions, GPUs, age)");
   auto ls = std::make_shared<ServeListCommand>();
-  list->add_flag("-A,--all-namespaces", ls->all_namespaces, "List across all namespaces");
-  list->add_option("-o,--output", ls->output, "wide (adds the address, ports and TF Serving model name), json, yaml or name");
+  flag::boolean(*list, "-A,--all-namespaces", ls->all_namespaces, "List across all namespaces");
+  flag::choice(*list, "-o,--output", ls->output, "wide (adds the address, ports and TF Serving model name), json, yaml or name",
+               {"wide", "json", "yaml", "name"});
   set_action(*list, g, ls);
 
   auto* status = sub->add_subcommand("status", "A model server's replicas, model state and, with serve --monitoring, "
                                                 "TF Serving's request counts and latency (p50/p90/p99)");
   auto st = std::make_shared<ServeStatusCommand>();
-  status->add_option("name", st->name, "Name given to serve");
-  status->add_option("-o,--output", st->output, "json or yaml");
+  flag::text(*status, "name", st->name, "Name given to serve", "NAME");
+  flag::choice(*status, "-o,--output", st->output, "json or yaml", {"json", "yaml"});
   set_action(*status, g, st);
 
   auto* lab = sub->add_subcommand("label", "Set or move a version label (stable, canary) of a model, without restarting the server");
   auto lc = std::make_shared<ServeLabelCommand>();
-  lab->add_option("name", lc->name, "Name given to serve")->required();
-  lab->add_option("model", lc->model, "The model (one of the server's --model NAME=SOURCE)")->required();
-  lab->add_option("assignment", lc->assignment, "LABEL=VERSION, e.g. canary=2")->required();
-  lab->add_option("--timeout", lc->timeout, "Give up waiting for TF Serving to answer the label with the version")->capture_default_str();
-  lab->add_flag("--no-wait", lc->no_wait, "Update the model config and return without waiting for TF Serving to re-read it");
+  flag::text(*lab, "name", lc->name, "Name given to serve", "NAME")->required();
+  flag::text(*lab, "model", lc->model, "The model (one of the server's --model NAME=SOURCE)", "MODEL")->required();
+  flag::composite(*lab, "assignment", lc->assignment, "LABEL=VERSION, e.g. canary=2", "LABEL=VERSION", "canary=2", {"stable", "stable=x"},
+                  [](const std::string& v) { serving::parse_label_assignment(v, "LABEL=VERSION"); })
+      ->required();
+  flag::duration(*lab, "--timeout", lc->timeout, "Give up waiting for TF Serving to answer the label with the version")
+      ->capture_default_str();
+  flag::boolean(*lab, "--no-wait", lc->no_wait, "Update the model config and return without waiting for TF Serving to re-read it");
   lab->footer(R"(Examples:
   kubectl tfjob serve label mnist mnist canary=2
   kubectl tfjob predict mnist --label canary --json req.json
@@ -946,10 +1079,9 @@ out waiting, 64 usage error.)");
   auto* del = sub->add_subcommand("delete", "Delete a model server's Deployment and Service (and its ConfigMap, "
                                             "PodDisruptionBudget and HorizontalPodAutoscaler)");
   auto dc = std::make_shared<ServeDeleteCommand>();
-  del->add_option("name", dc->name, "Name given to serve");
+  flag::text(*del, "name", dc->name, "Name given to serve", "NAME");
   set_action(*del, g, dc);
 }
 
 }  // namespace
-TFJOB_REGISTER_COMMAND("serve", 300, setup_serve);
 }  // namespace tfjob::cli

@@ -6,8 +6,11 @@
 //   (cluster path)    submit_to_cluster()  server-side apply, --wait/--follow, --dry-run=server
 //   (local path)      --local              runs the replicas as local processes
 // Each path is one function; the dispatch in run_submit stays a few lines.
+#include "commands.hpp"
 #include "../common/context.hpp"
+#include "../common/flag_values.hpp"
 #include "../common/job_flags.hpp"
+#include "../common/manifests.hpp"
 #include "../common/output.hpp"
 #include "../common/local_flags.hpp"
 #include "../common/samples.hpp"
@@ -17,6 +20,7 @@
 #include <tfjob/api/types.hpp>
 #include <tfjob/error.hpp>
 
+#include <exception>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -32,7 +36,6 @@ struct SubmitOptions {
   std::string output;            ///< -o json|yaml|name ("" = a one-line summary)
   bool list_samples = false;
   SubmitClusterFlags cluster;  ///< the cluster path's flags (submit_cluster.hpp)
-  std::string sample_claim;    ///< `submit SAMPLE --pvc NAME`: the sample's claim renamed
   LocalFlags local;            ///< --local and its flags (local_flags.hpp)
 };
 
@@ -47,7 +50,10 @@ struct SubmitCommand : SubmitOptions {
  private:
   OutputFormat fmt = OutputFormat::table;
   std::vector<TFJob> jobs;
+  std::vector<field_error> schema_warnings;  ///< --validate=warn: what the schema found, said in run
+  std::exception_ptr failed;                 ///< building the jobs failed after schema warnings: run says both
   std::chrono::milliseconds timeout_ms{0};
+  std::string dry_run_warning;  ///< kubectl's words for a deprecated --dry-run form
 };
 
 /// The TFJobs as JSON objects, as they would be sent.
@@ -91,24 +97,37 @@ int list_samples(std::ostream& out) {
 void SubmitCommand::validate() {
   if (list_samples) return;
   fmt = parse_output_format(output, {"json", "yaml", "name"});
-  sample_claim = take_sample_claim(job.pvc);
-  jobs = build_jobs(job, namespace_from_flags(*globals));
-  if (!sample_claim.empty())
-    for (auto& j : jobs) rename_claims(j, sample_claim);
+  dry_run = flag::dry_run_strategy(dry_run, &dry_run_warning);
+  try {
+    jobs = build_jobs(job, namespace_from_flags(*globals), &schema_warnings);
+  } catch (const tfjob::error&) {
+    // --validate=warn: what the schema found is said before the error (run says both)
+    if (schema_warnings.empty()) throw;
+    failed = std::current_exception();
+    return;
+  }
+  // the server judges too, as --validate says (kubectl sends fieldValidation to match)
+  cluster.field_validation = to_query_value(validation_mode(job.validate));
   if (dry_run != "client" && !local.enabled) timeout_ms = check_submit_cluster_flags(cluster, jobs.size(), dry_run == "server");
 }
 
 int SubmitCommand::run(Context& ctx) {
   auto& o = *this;
   if (o.list_samples) return cli::list_samples(ctx.out);
+  if (!dry_run_warning.empty()) ctx.err << "warning: " << dry_run_warning << "\n";
+  if (failed) return refuse_after_warnings(ctx, schema_warnings, failed);
+  say_schema_warnings(ctx, schema_warnings);
   if (o.dry_run == "client" || o.local.enabled) {
     // no cluster to ask: the rules that need one run in the cluster path's preflight
     std::vector<tfjob::Finding> findings;
-    for (const auto& j : to_objects(jobs))
-      for (auto& f : lint::lint(j)) findings.push_back(std::move(f));
-    word_fixes(findings);
     std::set<std::string> noted;
-    print_warnings(findings, noted, ctx.err);
+    for (const auto& j : to_objects(jobs)) {
+      auto fs = lint::lint(j);
+      word_fixes(fs);
+      // several jobs: each warning names its job
+      print_warnings(fs, noted, ctx.err, jobs.size() > 1 ? "TFJob " + tfjob::detail::value_at(j, "/metadata/name"_json_pointer, std::string()) : std::string());
+      for (auto& f : fs) findings.push_back(std::move(f));
+    }
     if (o.cluster.strict) refuse_on_warnings(findings);
   }
   if (o.dry_run == "client") return print_jobs(ctx.out, jobs, fmt);
@@ -116,26 +135,21 @@ int SubmitCommand::run(Context& ctx) {
   return submit_to_cluster(ctx, jobs, o, fmt, timeout_ms);
 }
 
+}  // namespace
+
 void setup_submit(CLI::App& app, Globals& g) {
   auto o = std::make_shared<SubmitCommand>();
   o->globals = &g;
   auto* sub = app.add_subcommand("submit", "Submit a TFJob built from flags, a manifest, or a built-in sample");
   add_job_flags(*sub, o->job);
   add_local_flags(*sub, o->local);
-  // kubectl's --dry-run: unset = none; given bare, it means client (default_str is the
-  // value CLI11 takes for a bare flag, so the help text says it instead of "[client]")
-  sub->add_option("--dry-run", o->dry_run,
-                  "Default none: send the job. client: only print it (a bare --dry-run means client); "
-                  "server: the server validates and defaults it, nothing is persisted")
-      ->check(CLI::IsMember({"none", "client", "server"}))
-      ->expected(0, 1)
-      ->default_str("client")
-      ->option_text("[=none|client|server]")
-      ->group("Output");
-  sub->add_option("-o,--output", o->output, "Output format: yaml, json or name")->group("Output");
-  sub->add_flag("--list-samples", o->list_samples, "List the built-in samples and exit")->group("Output");
+  flag::dry_run(*sub, o->dry_run,
+                   "Default none: send the job. client: only print it; server: the server validates and defaults it, "
+                   "nothing is persisted")->group("Output");
+  flag::choice(*sub, "-o,--output", o->output, "Output format: yaml, json or name", {"yaml", "json", "name"})->group("Output");
+  flag::boolean(*sub, "--list-samples", o->list_samples, "List the built-in samples and exit")->group("Output");
   add_submit_cluster_flags(*sub, o->cluster);
-  sub->add_flag("--strict", o->cluster.strict, "Refuse to submit when lint or the preflight warns (kubectl tfjob lint --help)")
+  flag::boolean(*sub, "--strict", o->cluster.strict, "Refuse to submit when lint or the preflight warns (kubectl tfjob lint --help)")
       ->group("Output");
   sub->footer(R"(Examples:
   # Render the built-in MNIST job (1 Chief + 2 Workers, 1 GPU each) without a cluster
@@ -145,7 +159,7 @@ void setup_submit(CLI::App& app, Globals& g) {
   kubectl tfjob submit mnist --gpus 0 --workers 4 --dry-run=client -o yaml
 
   # A job from flags: the words after -- are the container's args (--command: its command)
-  kubectl tfjob submit --name resnet --image tensorflow/tensorflow:2.15.0-gpu \
+  kubectl tfjob submit --name resnet --image tensorflow/tensorflow:2.20.0-gpu \
       --chief --workers 2 --gpus 1 --pvc data:/data --env EPOCHS=10 \
       --command --dry-run=client -o yaml -- python /data/train.py
 
@@ -171,15 +185,14 @@ void setup_submit(CLI::App& app, Globals& g) {
   kubectl tfjob submit hello --local --workers 2
   kubectl tfjob submit -f tfjob.yaml --local --all --volume tfjob-mnist=./mnist-data
 
-Exit codes: 0 ok (with --wait/--follow: the job Succeeded); 1 invalid job or input (every
-problem is listed on stderr, nothing on stdout), a failed preflight (no training operator,
-no namespace, 403, not enough GPUs: nothing is created), a warning with --strict (lint's
-rules: kubectl tfjob lint --help), an existing job with another spec without --replace, or
-(with --wait/--follow) the job Failed; 2 --timeout passed; 64 bad usage; with --local,
-130/143/129 when SIGINT/SIGTERM/SIGHUP stopped the run.)");
+Exit codes: 0 ok (with --wait/--follow: the job Succeeded); 1 a failed preflight (no
+training operator, no namespace, 403, not enough GPUs: nothing is created), a warning with
+--strict (lint's rules: kubectl tfjob lint --help), an existing job with another spec
+without --replace, or (with --wait/--follow) the job Failed; 2 --timeout passed; 64 an
+invalid job, flag or input (every problem is listed on stderr; nothing was sent); with
+--local, 130/143/129 when SIGINT/SIGTERM/SIGHUP stopped the run. The table for every
+command: kubectl tfjob --help.)");
   set_action(*sub, g, o);
 }
 
-}  // namespace
-TFJOB_REGISTER_COMMAND("submit", 100, setup_submit);
 }  // namespace tfjob::cli

@@ -1,7 +1,9 @@
 // kubectl tfjob suspend JOB... / resume JOB...: set runPolicy.suspend (the operator deletes
 // the pods and keeps the job, Suspended; resumed, it recreates them). A verb and its
 // inverse, one file: the same options and the same run with the wanted state.
+#include "commands.hpp"
 #include "../common/context.hpp"
+#include "../common/flag_values.hpp"
 
 #include <tfjob/workflow/control.hpp>
 
@@ -53,7 +55,7 @@ void setup_verb(CLI::App& app, Globals& g, bool suspend) {
   auto* sub = app.add_subcommand(suspend ? "suspend" : "resume",
                                  suspend ? "Suspend TFJobs: the operator deletes their pods and keeps the jobs"
                                          : "Resume suspended TFJobs: the operator creates their pods again");
-  sub->add_option("name", o->names, "TFJob names")->required();
+  flag::text(*sub, "name", o->names, "TFJob names", "NAME")->required();
   if (suspend)
     sub->footer(R"(Sets runPolicy.suspend: true. The training operator (v1.9) deletes the job's pods and
 services, sets the Suspended condition and keeps the job; `kubectl tfjob resume` starts it
@@ -80,10 +82,8 @@ found, has finished or the server refused, 64 usage.)");
   set_action(*sub, g, o);
 }
 
+}  // namespace
+
 void setup_suspend(CLI::App& app, Globals& g) { setup_verb(app, g, true); }
 void setup_resume(CLI::App& app, Globals& g) { setup_verb(app, g, false); }
-
-}  // namespace
-TFJOB_REGISTER_COMMAND("suspend", 155, setup_suspend);
-TFJOB_REGISTER_COMMAND("resume", 156, setup_resume);
 }  // namespace tfjob::cli

@@ -1,7 +1,11 @@
 // kubectl tfjob tensorboard JOB: a TensorBoard Deployment + Service reading the job's log
 // directory on its claim, reached through a local HTTP proxy (127.0.0.1 only) to the API
 // server's service proxy, as `kubectl proxy` does; removed on Ctrl-C unless --keep.
+#include "commands.hpp"
 #include "../common/context.hpp"
+#include "../common/flag_values.hpp"
+#include "../common/job_flags.hpp"  // read_sources
+#include "../common/manifests.hpp"
 #include "../common/output.hpp"
 #include "../common/signals.hpp"
 #include "../common/workflow_cli.hpp"
@@ -27,12 +31,13 @@ namespace {
 
 struct TensorboardCommand {
   std::string job, file, logdir, image = serving::default_tensorboard_image, dry_run = "none", output, timeout = "5m";
+  std::string validation = "strict";  ///< --validate: how -f's TFJob is judged by the schema
   int port = 0;
   bool keep = false;
 
   void validate() {
-    if (job.empty() && file.empty()) throw CLI::ValidationError("job", "give the TFJob's name (or -f FILE with --dry-run=client)");
-    if (port < 0 || port > 65535) throw CLI::ValidationError("--port", "give a port from 0 (any free one) to 65535");
+    if (job.empty() && file.empty()) throw flag::usage("JOB", "no TFJob named", "give the TFJob's name (or -f FILE with --dry-run=client)");
+    dry_run = flag::dry_run_strategy(dry_run, &dry_run_warning);
     if (dry_run == "client") fmt = parse_output_format(output, {"json", "yaml", "name"});
     else timeout_ms = wf::parse_duration(timeout, "--timeout");
   }
@@ -45,26 +50,32 @@ struct TensorboardCommand {
   void remove(Context& ctx, const std::string& ns, const std::string& name) const;
   OutputFormat fmt = OutputFormat::table;
   std::chrono::milliseconds timeout_ms{0};
+  std::string dry_run_warning;  ///< kubectl's words for a deprecated --dry-run form
 };
 
 std::atomic<bool> g_tb_stop{false};
 extern "C" void on_tensorboard_signal(int) { g_tb_stop.store(true); }
 
-/// The TFJob in `file` (the last one when it holds several).
-nlohmann::json job_from_file(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw tfjob::error("cannot read \"" + file + "\"");
-  std::stringstream ss;
-  ss << in.rdbuf();
+/// The TFJob in `file` (- for stdin) judged as --validate says: the one named `name` when
+/// given, else the last one when it holds several.
+nlohmann::json job_from_file(Context& ctx, const std::string& file, const std::string& name, FieldValidation mode) {
   nlohmann::json job;
-  for (auto& d : parse_objects(ss.str(), file))
-    if (tfjob::detail::value_at(d, "kind", "") == tfjob::kind) job = d;
-  if (job.is_null()) throw tfjob::error("\"" + file + "\" holds no TFJob");
+  for (const auto& [source, text] : read_sources(file)) {
+    auto objs = parse_objects(text, source);
+    judge_tfjobs(ctx, objs, source, mode);
+    for (auto& d : objs)
+      if (tfjob::detail::value_at(d, "kind", "") == tfjob::kind &&
+          (name.empty() || tfjob::detail::value_at(d, "/metadata/name"_json_pointer, std::string()) == name))
+        job = d;
+  }
+  if (job.is_null())
+    throw tfjob::error("\"" + file + "\" holds no TFJob" + (name.empty() ? std::string() : " named \"" + name + "\""));
   return job;
 }
 
 int TensorboardCommand::run(Context& ctx) const {
-  nlohmann::json j = file.empty() ? nlohmann::json() : job_from_file(file);
+  if (!dry_run_warning.empty()) ctx.err << "warning: " << dry_run_warning << "\n";
+  nlohmann::json j = file.empty() ? nlohmann::json() : job_from_file(ctx, file, job, validation_mode(validation));
   std::string ns = ctx.globals().conn.namespace_;
   if (dry_run != "client") {
     ns = ctx.namespace_();
@@ -129,18 +140,22 @@ int TensorboardCommand::serve(Context& ctx, const std::string& ns, const std::st
   return exit_code::ok;
 }
 
+}  // namespace
+
 void setup_tensorboard(CLI::App& app, Globals& g) {
   auto o = std::make_shared<TensorboardCommand>();
   auto* sub = app.add_subcommand("tensorboard", "TensorBoard on a TFJob's log directory, reached through a local proxy");
-  sub->add_option("job", o->job, "The TFJob");
-  sub->add_option("-f,--filename", o->file, "Read the TFJob from this file instead of the cluster (with --dry-run=client)");
-  sub->add_option("--logdir", o->logdir, "The log directory inside the job's containers (default: its --log-dir/--logdir flag)");
-  sub->add_option("--image", o->image, "TensorBoard's image (it runs `tensorboard`)")->capture_default_str();
-  sub->add_option("--port", o->port, "Local port of the proxy (0: a free one)")->capture_default_str();
-  sub->add_flag("--keep", o->keep, "Leave the Deployment and Service when the proxy stops");
-  sub->add_option("--dry-run", o->dry_run, "none or client (print the objects)")->check(CLI::IsMember({"none", "client"}))->capture_default_str();
-  sub->add_option("-o,--output", o->output, "With --dry-run=client: yaml (default), json or name");
-  sub->add_option("--timeout", o->timeout, "Give up waiting for TensorBoard's pod after this long")->capture_default_str();
+  flag::text(*sub, "job", o->job, "The TFJob", "JOB");
+  flag::file(*sub, "-f,--filename", o->file, "Read the TFJob from this file instead of the cluster (with --dry-run=client)",
+             flag::Content::text);
+  add_validate_flag(*sub, o->validation);
+  flag::text(*sub, "--logdir", o->logdir, "The log directory inside the job's containers (default: its --log-dir/--logdir flag)", "DIR");
+  flag::text(*sub, "--image", o->image, "TensorBoard's image (it runs `tensorboard`)", "IMAGE")->capture_default_str();
+  flag::count(*sub, "--port", o->port, "Local port of the proxy (0: a free one)", 0, 65535, "PORT")->capture_default_str();
+  flag::boolean(*sub, "--keep", o->keep, "Leave the Deployment and Service when the proxy stops");
+  flag::dry_run(*sub, o->dry_run, "none or client (print the objects)", {"none", "client"})->capture_default_str();
+  flag::choice(*sub, "-o,--output", o->output, "With --dry-run=client: yaml (default), json or name", {"yaml", "json", "name"});
+  flag::duration(*sub, "--timeout", o->timeout, "Give up waiting for TensorBoard's pod after this long")->capture_default_str();
   sub->footer(R"(Examples:
   kubectl tfjob tensorboard mnist                 # prints http://127.0.0.1:PORT/; Ctrl-C removes TensorBoard
   kubectl tfjob tensorboard mnist --port 6006 --keep
@@ -156,6 +171,4 @@ failed, 2 TensorBoard's pod did not become ready in --timeout, 64 usage error.)"
   set_action(*sub, g, o);
 }
 
-}  // namespace
-TFJOB_REGISTER_COMMAND("tensorboard", 320, setup_tensorboard);
 }  // namespace tfjob::cli

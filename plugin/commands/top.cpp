@@ -3,7 +3,9 @@
 // GPUs held per replica type and on which nodes; both with utilisation and memory from
 // NVIDIA's DCGM exporter when it runs. The workflow is the SDK's (include/tfjob/gpu/top.hpp);
 // this file parses flags and prints.
+#include "commands.hpp"
 #include "../common/context.hpp"
+#include "../common/flag_values.hpp"
 #include "../common/output.hpp"
 
 #include <tfjob/gpu/top.hpp>
@@ -18,17 +20,18 @@ namespace {
 
 struct TopCommand {
   std::string what;  ///< node | job
+  std::string job;   ///< top job NAME: that job alone
   std::string output;
   bool all_namespaces = false;
   std::string selector;
   bool no_metrics = false;
 
   void validate() {
-    (void)parse_output_format(output, {"json"});
-    if (what != "node" && what != "nodes" && what != "job" && what != "jobs")
-      throw CLI::ValidationError("top", "say what to show: node or job (e.g. kubectl tfjob top node)");
     nodes = what.rfind("node", 0) == 0;
-    if (nodes && all_namespaces) throw CLI::ValidationError("-A", "nodes have no namespace; -A goes with top job");
+    if (nodes && all_namespaces) throw flag::usage("--all-namespaces", "nodes have no namespace", "-A goes with top job");
+    if (nodes && !job.empty()) throw flag::usage("NAME", "a name goes with top job", "top job NAME, or top node without one");
+    if (!job.empty() && all_namespaces)
+      throw flag::usage("--all-namespaces", "a job name cannot be combined with --all-namespaces", "use -n NAMESPACE");
   }
   int run(Context& ctx) const;
 
@@ -61,6 +64,7 @@ int TopCommand::run(Context& ctx) const {
   to.namespace_ = client.namespace_();
   to.all_namespaces = o.all_namespaces;
   to.label_selector = o.selector;
+  to.job = o.job;
   to.metrics = !o.no_metrics;
   auto res = tfjob::gpu::run_top(client, to);
   if (o.output == "json") {
@@ -114,14 +118,17 @@ int TopCommand::run(Context& ctx) const {
   return exit_code::ok;
 }
 
+}  // namespace
+
 void setup_top(CLI::App& app, Globals& g) {
   auto o = std::make_shared<TopCommand>();
   auto* sub = app.add_subcommand("top", "GPUs per node (allocatable, requested, free) or per TFJob, with DCGM utilisation");
-  sub->add_option("what", o->what, "node or job")->required();
-  sub->add_option("-o,--output", o->output, "Output format: json (default: a table)");
-  sub->add_flag("-A,--all-namespaces", o->all_namespaces, "top job: TFJobs in every namespace");
-  sub->add_option("-l,--selector", o->selector, "Label selector: nodes for top node, the jobs' pods for top job");
-  sub->add_flag("--no-metrics", o->no_metrics, "Do not read NVIDIA's DCGM exporter");
+  flag::choice(*sub, "what", o->what, "node or job", {"node", "nodes", "job", "jobs"})->required();
+  flag::text(*sub, "name", o->job, "top job: this TFJob alone (its pods by the operator's job-name label)", "NAME");
+  flag::choice(*sub, "-o,--output", o->output, "Output format: json (default: a table)", {"json"});
+  flag::boolean(*sub, "-A,--all-namespaces", o->all_namespaces, "top job: TFJobs in every namespace");
+  flag::text(*sub, "-l,--selector", o->selector, "Label selector: nodes for top node, the jobs' pods for top job", "SELECTOR");
+  flag::boolean(*sub, "--no-metrics", o->no_metrics, "Do not read NVIDIA's DCGM exporter");
   sub->footer(R"(top node: every GPU node's nvidia.com/gpu allocatable, the GPUs requested by the pods bound
 to it that have not ended (the scheduler's count: containers summed, or the largest init
 container), what is free, the model and driver (GPU feature discovery labels). top job: per
@@ -135,11 +142,10 @@ Examples:
   kubectl tfjob top node
   kubectl tfjob top node -l nvidia.com/gpu.family=volta -o json
   kubectl tfjob top job -A
+  kubectl tfjob top job mnist -n team-a
 
 Exit codes: 0 shown, 1 error (e.g. no access to nodes or pods), 64 usage error.)");
   set_action(*sub, g, o);
 }
 
-}  // namespace
-TFJOB_REGISTER_COMMAND("top", 310, setup_top);
 }  // namespace tfjob::cli

@@ -1,7 +1,9 @@
 // kubectl tfjob version: the plugin's version and the operator release it mirrors, and (as
 // `kubectl version` does, unless --client) the cluster's: its Kubernetes version and whether
 // it serves TFJobs (the Kubeflow training operator's CRD).
+#include "commands.hpp"
 #include "../common/context.hpp"
+#include "../common/flag_values.hpp"
 
 #include <tfjob/detail/json.hpp>
 #include <tfjob/kube/discovery.hpp>
@@ -66,7 +68,7 @@ int VersionCommand::run(Context& ctx) const {
       server_version(ctx, j);
     } catch (const std::exception& e) {
       ctx.out << std::flush;
-      ctx.err << "error: " << error_message(e) << "\n";
+      ctx.err << failure_line(e) << "\n";
       rc = exit_code::failure;
     }
   }
@@ -74,11 +76,13 @@ int VersionCommand::run(Context& ctx) const {
   return rc;
 }
 
+}  // namespace
+
 void setup_version(CLI::App& app, Globals& g) {
   auto o = std::make_shared<VersionCommand>();
   auto* sub = app.add_subcommand("version", "Print the plugin's version, and the cluster's (Kubernetes, TFJobs served)");
-  sub->add_option("-o,--output", o->output, "Output format: json")->check(CLI::IsMember({"json"}));
-  sub->add_flag("--client", o->client_only, "Only the plugin's version; do not contact the cluster");
+  flag::choice(*sub, "-o,--output", o->output, "Output format: json", {"json"});
+  flag::boolean(*sub, "--client", o->client_only, "Only the plugin's version; do not contact the cluster");
   sub->footer(R"(Examples:
   kubectl tfjob version
   kubectl tfjob version --client -o json
@@ -88,6 +92,4 @@ the plugin's version is still printed first, as kubectl version does.)");
   set_action(*sub, g, o);
 }
 
-}  // namespace
-TFJOB_REGISTER_COMMAND("version", 900, setup_version);
 }  // namespace tfjob::cli

@@ -1,7 +1,9 @@
 // kubectl tfjob wait JOB... --for=condition=X|delete --timeout=D: block on a watch until each job has
 // the condition (exit 0), ends in a way that makes it impossible or has a pod that cannot
 // start (exit 1, with the operator's or the kubelet's message), or the timeout passes (exit 2).
+#include "commands.hpp"
 #include "../common/context.hpp"
+#include "../common/flag_values.hpp"
 #include "../common/workflow_cli.hpp"
 
 #include <tfjob/workflow/logs.hpp>
@@ -45,8 +47,8 @@ struct WaitCommand : WaitOptions {
 std::string parse_for(const std::string& value) {
   if (value == "delete") return "";
   if (value.rfind("condition=", 0) != 0)
-    throw CLI::ValidationError("--for", "expected delete or condition=Succeeded|Failed|Running|Created|Restarting|Suspended, got \"" +
-                                            value + "\"");
+    throw flag::usage("--for", "\"" + value + "\" is neither delete nor condition=...",
+                      "give delete or condition=Succeeded|Failed|Running|Created|Restarting|Suspended");
   std::string cond = value.substr(10);
   static const char* known[] = {"Created", "Running", "Restarting", "Succeeded", "Failed", "Suspended"};
   for (const char* k : known) {
@@ -55,7 +57,7 @@ std::string parse_for(const std::string& value) {
     for (auto& c : b) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (a == b) return k;
   }
-  throw CLI::ValidationError("--for", "unknown condition \"" + cond + "\": use Created, Running, Restarting, Succeeded, Failed or Suspended");
+  throw flag::usage("--for", "unknown condition \"" + cond + "\"", "give Created, Running, Restarting, Succeeded, Failed or Suspended");
 }
 
 /// Waits for one job; the deadline is shared by every name, as kubectl's --timeout is.
@@ -136,14 +138,19 @@ int WaitCommand::run(Context& ctx) const {
   return rc;
 }
 
+}  // namespace
+
 void setup_wait(CLI::App& app, Globals& g) {
   auto o = std::make_shared<WaitCommand>();
   auto* sub = app.add_subcommand("wait", "Wait until a TFJob has a condition (watch-driven)");
-  sub->add_option("name", o->names, "TFJob names (each is waited for; --timeout covers them all)")->required();
-  sub->add_option("--for", o->for_, "condition=Succeeded|Failed|Running|Created|Restarting|Suspended, or delete")->capture_default_str();
-  sub->add_option("--timeout", o->timeout, "Give up after this long (e.g. 30s, 10m, 1h; 0 = wait forever)")->capture_default_str();
-  sub->add_flag("--progress", o->progress, "Show a progress line (pods, scheduler reasons) on stderr");
-  sub->add_option("--save", o->save, "Meanwhile write every replica's log to this directory (<pod>.<container>.log, events.log)");
+  flag::text(*sub, "name", o->names, "TFJob names (each is waited for; --timeout covers them all)", "NAME")->required();
+  flag::composite(*sub, "--for", o->for_, "condition=Succeeded|Failed|Running|Created|Restarting|Suspended, or delete",
+                  "condition=CONDITION or delete", "condition=Succeeded", {"condition=Bogus", "Succeeded", "deleted"},
+                  [](const std::string& v) { parse_for(v); })
+      ->capture_default_str();
+  flag::duration(*sub, "--timeout", o->timeout, "Give up after this long (e.g. 30s, 10m, 1h; 0 = wait forever)")->capture_default_str();
+  flag::boolean(*sub, "--progress", o->progress, "Show a progress line (pods, scheduler reasons) on stderr");
+  flag::text(*sub, "--save", o->save, "Meanwhile write every replica's log to this directory (<pod>.<container>.log, events.log)", "DIR");
   sub->footer(R"(Examples:
   kubectl tfjob wait mnist --for=condition=Succeeded --timeout=1h
   kubectl tfjob wait mnist --for=condition=Running --timeout=5m --progress
@@ -152,10 +159,8 @@ void setup_wait(CLI::App& app, Globals& g) {
 Exit codes: 0 the condition holds for every job (--for=delete: each is gone, or was never
 there), 1 a job ended so that it never will (for example it Failed while waiting for
 Succeeded; the operator's message is printed) or was deleted or not found, 2 timed out,
-64 usage error.)");
+64 usage error. The table for every command: kubectl tfjob --help.)");
   set_action(*sub, g, o);
 }
 
-}  // namespace
-TFJOB_REGISTER_COMMAND("wait", 140, setup_wait);
 }  // namespace tfjob::cli

@@ -1,11 +1,11 @@
 #pragma once
-/// \file How subcommands plug into `kubectl-tfjob` without editing main.cpp.
+/// \file What every subcommand shares: the global flags and the exit-code table.
 ///
 /// Each `plugin/commands/<name>.cpp` defines a command (options, `validate()`, `run(Context&)`,
-/// context.hpp) and a `setup_<name>(CLI::App&, Globals&)` that adds its subcommand; it
-/// registers the setup with `TFJOB_REGISTER_COMMAND`. The subcommand's parse callback stores
-/// the step in `Globals::command` (`set_action`), and `run_cli` (cli.hpp) calls it after
-/// parsing with the streams it was given (Complete -> Validate -> Run).
+/// context.hpp) and a `setup_<name>(CLI::App&, Globals&)` that adds its subcommand; cli.cpp
+/// lists every setup in one place (commands.hpp). The subcommand's parse callback stores the
+/// steps in `Globals::validate` and `Globals::command` (`set_action`), and `run_cli` (cli.hpp)
+/// calls them after parsing with the streams it was given (Complete -> Validate -> Run).
 
 #include <CLI/CLI.hpp>
 
@@ -39,38 +39,22 @@ struct ConnectionFlags {
 struct Globals {
   ConnectionFlags conn;
   int verbosity = 0;               ///< -v/--v: 6+ logs each request (credentials redacted)
+  int chunk_size = 500;            ///< --chunk-size: items per page of a list (kubectl's; 0 = all at once)
   std::string color = "auto";      ///< --color auto|always|never (NO_COLOR honoured)
-  std::function<int(Context&)> command;  ///< set by the chosen subcommand's parse callback
+  std::function<void()> validate;        ///< the chosen command's checks: no request; what it throws is a usage error
+  std::function<int(Context&)> command;  ///< the chosen command's run, set by its parse callback
 };
 
-using SetupFn = void (*)(CLI::App&, Globals&);
-
-struct CommandEntry {
-  const char* name;
-  int order;  ///< position in `--help`
-  SetupFn setup;
+/// The one exit-code table of kubectl-tfjob, the same for every command and every class of
+/// mistake (docs/cli.md; the footer of `kubectl tfjob --help`). 128+N: stopped by signal N
+/// (130 SIGINT, 143 SIGTERM, 129 SIGHUP), as a shell reports it.
+enum exit_code : int {
+  ok = 0,         ///< done; a wait's condition holds
+  failure = 1,    ///< the operation failed, or its answer is no (a job Failed, not found, a node not ready)
+  timeout = 2,    ///< --timeout passed before the condition
+  no_result = 3,  ///< a check gave no answer (gpu-check: no probe result within --timeout)
+  no_gpu = 4,     ///< gpu-check: no NVIDIA driver or no GPU
+  usage = 64,     ///< the command line, or an input it names, cannot be used: nothing was sent (sysexits EX_USAGE)
 };
-
-inline std::vector<CommandEntry>& command_registry() {
-  static std::vector<CommandEntry> r;
-  return r;
-}
-
-struct CommandRegistrar {
-  CommandRegistrar(const char* name, int order, SetupFn fn) {
-    command_registry().push_back({name, order, fn});
-  }
-};
-
-/// Exit codes shared by every command (documented in each `--help`).
-enum exit_code : int { ok = 0, failure = 1, timeout = 2, usage = 64 };
 
 }  // namespace tfjob::cli
-
-#define TFJOB_CLI_CONCAT2(a, b) a##b
-#define TFJOB_CLI_CONCAT(a, b) TFJOB_CLI_CONCAT2(a, b)
-/// Register a subcommand's setup function; `order` sorts `--help`.
-#define TFJOB_REGISTER_COMMAND(name, order, fn)                                            \
-  static ::tfjob::cli::CommandRegistrar TFJOB_CLI_CONCAT(tfjob_cmd_registrar_, __LINE__) { \
-    name, order, fn                                                                        \
-  }

@@ -18,6 +18,18 @@
 
 namespace tfjob::cli {
 
+/// Whether a name from the cluster or the kubeconfig may be offered: the shells quote what
+/// they insert (completion.cpp), but a candidate is one line of cobra's protocol, so a control
+/// character (a newline would make two) or a leading ':' (a directive line) cannot be carried,
+/// and a leading '-' would be read back as a flag. Such names are not offered (a real API
+/// server refuses them; a hostile one may send them).
+inline bool offerable(const std::string& name) {
+  if (name.empty() || name[0] == '-' || name[0] == ':') return false;
+  for (unsigned char c : name)
+    if (c < 0x20 || c == 0x7f) return false;
+  return true;
+}
+
 /// A client for completion: the flags' connection, in `ns` ("" = the context's namespace), and
 /// a short request timeout (a shell waits for the answer).
 inline tfjob::kube::Client completion_client(const Globals& g, const std::string& ns, std::ostream& err) {
@@ -35,8 +47,13 @@ inline std::vector<std::string> complete_names(const Globals& g, const std::stri
   try {
     tfjob::kube::Client client = completion_client(g, ns, err);
     auto res = resource == "namespaces" ? workflow::resources::namespaces() : workflow::resources::tfjobs();
-    for (const auto& o : workflow::list_items(client, res, resource == "namespaces" ? "" : client.namespace_()))
-      out.push_back(tfjob::detail::value_at(o, "/metadata/name"_json_pointer, std::string()));
+    kube::list_pages(client, kube::RequestBuilder(res, resource == "namespaces" ? "" : client.namespace_()), {},
+                     [&](kube::ListPage& page) {
+                       for (const auto& o : page.items)
+                         if (auto n = tfjob::detail::value_at(o, "/metadata/name"_json_pointer, std::string()); offerable(n))
+                           out.push_back(n);
+                       return true;
+                     });
   } catch (const std::exception&) {
   }
   return out;
@@ -47,9 +64,11 @@ inline std::vector<std::string> complete_servers(const Globals& g, const std::st
   std::vector<std::string> out;
   try {
     tfjob::kube::Client client = completion_client(g, ns, err);
-    for (const auto& [sns, s] : serving::list_servers(client, client.namespace_())) out.push_back(s.name);
+    for (const auto& [sns, s] : serving::list_servers(client, client.namespace_()))
+      if (offerable(s.name)) out.push_back(s.name);
     if (serving::kserve::served_or_hidden(client))  // serve --kserve's InferenceServices
-      for (const auto& [sns, s] : serving::kserve::list(client, client.namespace_())) out.push_back(s.name);
+      for (const auto& [sns, s] : serving::kserve::list(client, client.namespace_()))
+        if (offerable(s.name)) out.push_back(s.name);
   } catch (const std::exception&) {
   }
   return out;
@@ -60,7 +79,8 @@ inline std::vector<std::string> complete_contexts(const Globals& g) {
   std::vector<std::string> out;
   try {
     auto kc = tfjob::kube::LoadingRules::from_environment(g.conn.kubeconfig).load();
-    for (const auto& [name, ctx] : kc.contexts) out.push_back(name);
+    for (const auto& [name, ctx] : kc.contexts)
+      if (offerable(name)) out.push_back(name);
   } catch (const std::exception&) {
   }
   return out;

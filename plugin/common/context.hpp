@@ -17,6 +17,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace tfjob::cli {
 
@@ -30,12 +31,36 @@ class Context {
   std::ostream& out;  ///< data (stdout)
   std::ostream& err;  ///< progress, warnings, errors (stderr)
 
-  /// The resolved connection settings (loads kubeconfig; makes no request).
-  kube::RestConfig rest_config() const { return make_rest_config(g_, err); }
+  /// The resolved connection settings (loads kubeconfig; makes no request). The server's
+  /// warnings are said as kubectl says them (`Warning: TEXT`, each once: rest.WarningWriter
+  /// with Deduplicate), but not one that repeats what warn_once said already.
+  kube::RestConfig rest_config() const {
+    auto rc = make_rest_config(g_, err);
+    rc.on_warning = [said = said_, &e = err](const std::string& text) {
+      for (const auto& s : *said)
+        if (s.find(text) != std::string::npos) return;
+      said->push_back(text);
+      e << "Warning: " << text << "\n";
+    };
+    return rc;
+  }
+  /// Says `warning: TEXT` on err unless said already in this run (the schema's findings
+  /// under --validate=warn; the server's Warning header for the same field then stays quiet).
+  void warn_once(const std::string& text) {
+    for (const auto& s : *said_)
+      if (s == text) return;
+    said_->push_back(text);
+    err << "warning: " << text << "\n";
+  }
   /// The client for these flags, one per run.
   kube::Client& client() {
     if (!client_) client_.emplace(rest_config());
     return *client_;
+  }
+  /// At -v=6 and above, one line for the run: how many requests its client sent
+  /// (Client::requests_sent), so a user or a test sees what a command costs the server.
+  void log_request_count() const {
+    if (g_.verbosity >= 6 && client_) err << "requests: " << client_->requests_sent() << "\n";
   }
   /// The namespace the flags resolve to (-n, else the context's, else "default").
   const std::string& namespace_() { return client().namespace_(); }
@@ -53,9 +78,22 @@ class Context {
 
  private:
   const Globals& g_;
+  std::shared_ptr<std::vector<std::string>> said_ = std::make_shared<std::vector<std::string>>();  ///< warnings said
   std::optional<kube::Client> client_;
   bool served_ = false;
 };
+
+/// The line a failure is said with: kubectl's own words for a server that refused the
+/// connection or cannot be reached (kubectl/pkg/cmd/util/helpers.go standardErrorMessage),
+/// else `error: MESSAGE` with the SDK's advice in the plugin's flags.
+inline std::string failure_line(const std::exception& e) {
+  if (const auto* t = dynamic_cast<const tfjob::error*>(&e)) {
+    if (t->reason() == reasons::connection_refused)
+      return "The connection to the server " + t->subject() + " was refused - did you specify the right host or port?";
+    if (t->reason() == reasons::server_unreachable) return "Unable to connect to the server: " + t->problem();
+  }
+  return "error: " + error_message(e);
+}
 
 /// kubectl's line for a TFJob that is not there (cmd/get: `Error from server (NotFound):
 /// <resource>.<group> "<name>" not found`, with the namespace as kube-apiserver words it).
@@ -70,17 +108,16 @@ inline int say_not_found(Context& ctx, const std::string& name) {
 }
 
 /// Makes `cmd` the subcommand's action: the parse callback hands main (or a test's
-/// `run_cli`) a step that validates the options (no request) and then runs them.
+/// `run_cli`) its two steps, validate (no request: what it refuses is a usage error, exit
+/// 64) and run.
 /// `Cmd` has `void validate()` and `int run(Context&)`. Where a subcommand of this one was
 /// chosen (`serve list`), its action stands: CLI11 runs its callback first.
 template <class Cmd>
 void set_action(CLI::App& sub, Globals& g, std::shared_ptr<Cmd> cmd) {
   sub.callback([cmd, &g, s = &sub] {
     if (!s->get_subcommands().empty()) return;
-    g.command = [cmd](Context& ctx) {
-      cmd->validate();
-      return cmd->run(ctx);
-    };
+    g.validate = [cmd] { cmd->validate(); };
+    g.command = [cmd](Context& ctx) { return cmd->run(ctx); };
   });
 }
 

@@ -8,6 +8,8 @@
 /// listing every problem (flags and fields) at once.
 
 #include "command.hpp"
+#include "flag_values.hpp"
+#include "manifests.hpp"  // --validate
 #include "samples.hpp"
 
 #include <tfjob/api/builder.hpp>
@@ -34,6 +36,7 @@ namespace tfjob::cli {
 /// Everything that describes the job to build.
 struct JobFlags {
   std::vector<std::string> files;  ///< -f/--filename (repeatable; "-" = stdin; a directory)
+  std::string validate = "strict";  ///< --validate: how -f's manifests are judged by the schema (manifests.hpp)
   std::string sample;              ///< --sample NAME (or the first word when it names one)
   std::vector<std::string> words;  ///< positionals: [SAMPLE] or, after `--`, args/command
   std::string first_word;               ///< parsed: the first positional
@@ -76,80 +79,76 @@ inline const std::vector<std::pair<std::string, std::string>>& role_flag_prefixe
   return r;
 }
 
-/// A whole number of at least `min`. CLI11's NonNegativeNumber/PositiveNumber would say
-/// "not in range 0.000000 to 179769313486...", DBL_MAX in 309 digits (std::to_string).
-inline CLI::Validator at_least(long long min) {
-  return CLI::Validator(
-      [min](std::string& in) -> std::string {
-        long long v = 0;
-        if (!CLI::detail::lexical_cast(in, v)) return "\"" + in + "\" is not a whole number";
-        if (v < min) return in + " is less than " + std::to_string(min) + " (it must be " + std::to_string(min) + " or more)";
-        return std::string();
-      },
-      min == 0 ? "NONNEGATIVE" : "POSITIVE");  // the names CLI11's validators show in --help
-}
-
 namespace detail {
 
 /// Where the job comes from: files, a built-in sample, the words after `--`.
 inline void add_source_flags(CLI::App& sub, JobFlags& f) {
   const char* g_in = "Job source";
-  sub.add_option("-f,--filename", f.files, "TFJob manifest(s): a YAML/JSON file, a directory, or - for stdin")
-      ->group(g_in)->type_name("FILE");
-  sub.add_option("--sample", f.sample, "Start from a built-in sample (" + sample_names() + ")")
-      ->group(g_in)->type_name("NAME");
+  flag::file(sub, "-f,--filename", f.files, "TFJob manifest(s): a YAML/JSON file, a directory, or - for stdin",
+             flag::Content::text, true, true)->group(g_in);
+  add_validate_flag(sub, f.validate)->group(g_in);
+  std::vector<std::string> samples;
+  for (const auto& x : samples_sorted()) samples.emplace_back(x.name);
+  flag::choice(sub, "--sample", f.sample, "Start from a built-in sample (" + sample_names() + ")", samples)->group(g_in);
   // Two positionals: CLI11 hands words after `--` to the parent once every positional
   // has its minimum, so a sample name and then `-- ARGS` need a second one.
-  sub.add_option("first", f.first_word,
-                 "A built-in sample name, and/or (after --) the container's args (or its command with --command)")
-      ->group(g_in)->type_name("[SAMPLE] [-- ARGS...]");
-  sub.add_option("rest", f.rest_words, "")->group("");
+  flag::text(sub, "first", f.first_word,
+             "A built-in sample name, and/or (after --) the container's args (or its command with --command)",
+             "[SAMPLE] [-- ARGS...]")->group(g_in);
+  flag::text(sub, "rest", f.rest_words, "")->group("");
 }
 
 /// The job's shape from flags: name, image, replicas, resources, volumes, placement, labels.
 inline void add_shape_flags(CLI::App& sub, JobFlags& f) {
   const char* g_job = "Job (from flags)";
   auto& b = f.builder_options;
-  b.push_back(sub.add_option("--name", f.name, "Job name (a DNS-1035 label)")->group(g_job));
-  b.push_back(sub.add_option("--image", f.image, "Container image of every replica")->group(g_job));
-  b.push_back(sub.add_flag("--command", f.command, "Treat the words after -- as the command instead of args")->group(g_job));
-  b.push_back(sub.add_flag("--chief", f.chief, "Add one Chief replica")->group(g_job));
-  b.push_back(sub.add_flag("--master", f.master, "Add one Master replica (TF1-era; prefer --chief)")->group(g_job));
-  b.push_back(sub.add_option("--workers", f.workers, "Number of Worker replicas (default 1 when no other replica is given)")
-                  ->check(at_least(0))->group(g_job)->type_name("N"));
-  b.push_back(sub.add_option("--ps", f.ps, "Number of parameter-server (PS) replicas")
-                  ->check(at_least(0))->group(g_job)->type_name("N"));
-  b.push_back(sub.add_flag("--evaluator", f.evaluator, "Add one Evaluator replica")->group(g_job));
-  b.push_back(sub.add_option("--gpus", f.gpus, "nvidia.com/gpu per Chief/Master/Worker/Evaluator replica (0 = CPU only)")
-                  ->check(at_least(0))->group(g_job)->type_name("N"));
-  b.push_back(sub.add_option("--cpu", f.cpu, "CPU request and limit per replica, e.g. 4 or 500m")->group(g_job)->type_name("QTY"));
-  b.push_back(sub.add_option("--memory", f.memory, "Memory request and limit per replica, e.g. 8Gi")->group(g_job)->type_name("QTY"));
-  b.push_back(sub.add_option("--env", f.env, "Environment variable K=V (repeatable)")->group(g_job)->type_name("K=V"));
-  b.push_back(sub.add_option("--pvc", f.pvc, "Mount a PersistentVolumeClaim: CLAIM:/mount/path[:ro] (repeatable)")
-                  ->group(g_job)->type_name("CLAIM:PATH"));
-  b.push_back(sub.add_option("--selector", f.selector, "Node selector K=V (repeatable)")->group(g_job)->type_name("K=V"));
-  b.push_back(sub.add_option("--toleration", f.toleration, "Toleration KEY[=VALUE][:EFFECT] (repeatable)")
-                  ->group(g_job)->type_name("TOL"));
-  b.push_back(sub.add_option("--label", f.labels, "Label on the TFJob K=V (repeatable)")->group(g_job)->type_name("K=V"));
+  b.push_back(flag::text(sub, "--name", f.name, "Job name (a DNS-1035 label)", "NAME")->group(g_job));
+  b.push_back(flag::text(sub, "--image", f.image, "Container image of every replica", "IMAGE")->group(g_job));
+  b.push_back(flag::boolean(sub, "--command", f.command, "Treat the words after -- as the command instead of args")->group(g_job));
+  b.push_back(flag::boolean(sub, "--chief", f.chief, "Add one Chief replica")->group(g_job));
+  b.push_back(flag::boolean(sub, "--master", f.master, "Add one Master replica (TF1-era; prefer --chief)")->group(g_job));
+  b.push_back(flag::count(sub, "--workers", f.workers, "Number of Worker replicas (default 1 when no other replica is given)", 0)
+                  ->group(g_job));
+  b.push_back(flag::count(sub, "--ps", f.ps, "Number of parameter-server (PS) replicas", 0)->group(g_job));
+  b.push_back(flag::boolean(sub, "--evaluator", f.evaluator, "Add one Evaluator replica")->group(g_job));
+  b.push_back(flag::count(sub, "--gpus", f.gpus, "nvidia.com/gpu per Chief/Master/Worker/Evaluator replica (0 = CPU only)", 0)
+                  ->group(g_job));
+  b.push_back(flag::quantity(sub, "--cpu", f.cpu, "CPU request and limit per replica, e.g. 4 or 500m")->group(g_job));
+  b.push_back(flag::quantity(sub, "--memory", f.memory, "Memory request and limit per replica, e.g. 8Gi")->group(g_job));
+  b.push_back(flag::key_values(sub, "--env", f.env, "Environment variable NAME=VALUE (repeatable)", flag::Key::env)->group(g_job));
+  b.push_back(flag::volumes(sub, "--pvc", f.pvc,
+                            "Mount a PersistentVolumeClaim: CLAIM:/mount/path[:ro] (repeatable); with a sample, a bare CLAIM "
+                            "replaces the sample's claim at its mount path")
+                  ->group(g_job));
+  b.push_back(flag::key_values(sub, "--selector", f.selector, "Node selector KEY=VALUE, a node label (repeatable)", flag::Key::label,
+                               flag::Value::label)
+                  ->group(g_job));
+  b.push_back(flag::tolerations(sub, "--toleration", f.toleration, "Toleration KEY[=VALUE][:EFFECT] (repeatable)")->group(g_job));
+  b.push_back(flag::key_values(sub, "--label", f.labels, "Label on the TFJob KEY=VALUE (repeatable)", flag::Key::label,
+                               flag::Value::label)
+                  ->group(g_job));
 }
 
 /// The operator's policies: restarts, cleanup, TTL, deadline, backoff, success.
 inline void add_policy_flags(CLI::App& sub, JobFlags& f) {
   const char* g_pol = "Policies";
   auto& b = f.builder_options;
-  b.push_back(sub.add_option("--restart-policy", f.restart_policy, "Always, OnFailure, Never (default) or ExitCode")
-                  ->group(g_pol)->type_name("POLICY"));
-  b.push_back(sub.add_option("--clean-pod-policy", f.clean_pod_policy, "Pods to delete when the job ends: All, Running, None (default)")
-                  ->group(g_pol)->type_name("POLICY"));
-  b.push_back(sub.add_option("--ttl", f.ttl, "Seconds after the job finishes before it is deleted")
-                  ->check(at_least(0))->group(g_pol)->type_name("SECONDS"));
-  b.push_back(sub.add_option("--active-deadline", f.active_deadline, "Seconds the job may run before it is failed")
-                  ->check(at_least(1))->group(g_pol)->type_name("SECONDS"));
-  b.push_back(sub.add_option("--backoff-limit", f.backoff_limit, "Retries before the job is marked failed")
-                  ->check(at_least(0))->group(g_pol)->type_name("N"));
-  b.push_back(sub.add_option("--success-policy", f.success_policy,
-                             "\"\" (chief or worker 0 decides, default) or AllWorkers")->group(g_pol)->type_name("POLICY"));
-  b.push_back(sub.add_flag("--dynamic-worker", f.dynamic_worker, "Set enableDynamicWorker (sparse TF_CONFIG)")->group(g_pol));
+  b.push_back(flag::choice(sub, "--restart-policy", f.restart_policy, "Always, OnFailure, Never (default) or ExitCode",
+                           {"Always", "OnFailure", "Never", "ExitCode"})
+                  ->group(g_pol));
+  b.push_back(flag::choice(sub, "--clean-pod-policy", f.clean_pod_policy, "Pods to delete when the job ends: All, Running, None (default)",
+                           {"All", "Running", "None"})
+                  ->group(g_pol));
+  b.push_back(flag::count(sub, "--ttl", f.ttl, "Seconds after the job finishes before it is deleted", 0, INT32_MAX, "SECONDS")
+                  ->group(g_pol));
+  b.push_back(flag::count(sub, "--active-deadline", f.active_deadline, "Seconds the job may run before it is failed", 1,
+                          std::numeric_limits<std::int64_t>::max(), "SECONDS")
+                  ->group(g_pol));
+  b.push_back(flag::count(sub, "--backoff-limit", f.backoff_limit, "Retries before the job is marked failed", 0)->group(g_pol));
+  b.push_back(flag::choice(sub, "--success-policy", f.success_policy,
+                           "\"\" (chief or worker 0 decides, default) or AllWorkers", {"", "AllWorkers"})
+                  ->group(g_pol));
+  b.push_back(flag::boolean(sub, "--dynamic-worker", f.dynamic_worker, "Set enableDynamicWorker (sparse TF_CONFIG)")->group(g_pol));
 }
 
 /// Every replica's pod: annotations, image pulls, service account, /dev/shm; and the
@@ -157,27 +156,26 @@ inline void add_policy_flags(CLI::App& sub, JobFlags& f) {
 inline void add_pod_flags(CLI::App& sub, JobFlags& f) {
   auto& b = f.builder_options;
   const char* g_pod = "Pods (every replica)";
-  b.push_back(sub.add_option("--annotation", f.annotations, "Annotation on every replica's pod K=V (repeatable)")
-                  ->group(g_pod)->type_name("K=V"));
-  b.push_back(sub.add_option("--image-pull-policy", f.image_pull_policy, "Always, IfNotPresent or Never")
-                  ->group(g_pod)->type_name("POLICY"));
-  b.push_back(sub.add_option("--image-pull-secret", f.image_pull_secrets, "Secret to pull images with (repeatable)")
-                  ->group(g_pod)->type_name("NAME"));
-  b.push_back(sub.add_option("--service-account", f.service_account, "Service account the pods run as")
-                  ->group(g_pod)->type_name("NAME"));
-  b.push_back(sub.add_option("--shm-size", f.shm_size, "Size of /dev/shm (an in-memory emptyDir), e.g. 2Gi")
-                  ->group(g_pod)->type_name("QTY"));
+  b.push_back(flag::key_values(sub, "--annotation", f.annotations, "Annotation on every replica's pod KEY=VALUE (repeatable)",
+                               flag::Key::label)
+                  ->group(g_pod));
+  b.push_back(flag::choice(sub, "--image-pull-policy", f.image_pull_policy, "Always, IfNotPresent or Never",
+                           {"Always", "IfNotPresent", "Never"})
+                  ->group(g_pod));
+  b.push_back(flag::text(sub, "--image-pull-secret", f.image_pull_secrets, "Secret to pull images with (repeatable)", "NAME")
+                  ->group(g_pod));
+  b.push_back(flag::text(sub, "--service-account", f.service_account, "Service account the pods run as", "NAME")->group(g_pod));
+  b.push_back(flag::quantity(sub, "--shm-size", f.shm_size, "Size of /dev/shm (an in-memory emptyDir), e.g. 2Gi")->group(g_pod));
   const char* g_role = "Per replica type (override --image/--cpu/--memory/--gpus)";
   f.roles.clear();
   for (const auto& [type, prefix] : role_flag_prefixes()) {
     auto& r = f.roles[type];
     const std::string who = type == replica_type::PS ? "PS" : type;
-    b.push_back(sub.add_option("--" + prefix + "-image", r.image, "Image of the " + who + " replicas")->group(g_role)->type_name("IMAGE"));
-    b.push_back(sub.add_option("--" + prefix + "-cpu", r.cpu, "CPU request and limit of each " + who + " replica")->group(g_role)->type_name("QTY"));
-    b.push_back(sub.add_option("--" + prefix + "-memory", r.memory, "Memory request and limit of each " + who + " replica")
-                    ->group(g_role)->type_name("QTY"));
-    b.push_back(sub.add_option("--" + prefix + "-gpus", r.gpus, "nvidia.com/gpu of each " + who + " replica")
-                    ->check(at_least(0))->group(g_role)->type_name("N"));
+    b.push_back(flag::text(sub, "--" + prefix + "-image", r.image, "Image of the " + who + " replicas", "IMAGE")->group(g_role));
+    b.push_back(flag::quantity(sub, "--" + prefix + "-cpu", r.cpu, "CPU request and limit of each " + who + " replica")->group(g_role));
+    b.push_back(flag::quantity(sub, "--" + prefix + "-memory", r.memory, "Memory request and limit of each " + who + " replica")
+                    ->group(g_role));
+    b.push_back(flag::count(sub, "--" + prefix + "-gpus", r.gpus, "nvidia.com/gpu of each " + who + " replica", 0)->group(g_role));
   }
 }
 
@@ -185,31 +183,34 @@ inline void add_pod_flags(CLI::App& sub, JobFlags& f) {
 inline void add_scheduling_flags(CLI::App& sub, JobFlags& f) {
   auto& b = f.builder_options;
   const char* g_sch = "Scheduling (gang scheduling, queues)";
-  b.push_back(sub.add_option("--queue", f.queue, "Volcano queue of the job's PodGroup (runPolicy.schedulingPolicy.queue)")
-                  ->group(g_sch)->type_name("NAME"));
-  auto* min_available = sub.add_option("--min-available", f.min_available,
-                                       "Pods the gang scheduler starts together (schedulingPolicy.minAvailable)")
-                            ->check(at_least(1))->group(g_sch)->type_name("N");
+  b.push_back(flag::text(sub, "--queue", f.queue, "Volcano queue of the job's PodGroup (runPolicy.schedulingPolicy.queue)", "NAME")
+                  ->group(g_sch));
+  auto* min_available = flag::count(sub, "--min-available", f.min_available,
+                                    "Pods the gang scheduler starts together (schedulingPolicy.minAvailable; not with --gang)", 1)
+                            ->group(g_sch);
   b.push_back(min_available);
-  b.push_back(sub.add_flag("--gang", f.gang, "Start the whole job or nothing: minAvailable = every replica")
+  b.push_back(flag::boolean(sub, "--gang", f.gang, "Start the whole job or nothing: minAvailable = every replica (not with --min-available)")
                   ->excludes(min_available)->group(g_sch));
-  b.push_back(sub.add_option("--priority-class", f.priority_class, "PriorityClass of the job's PodGroup (schedulingPolicy.priorityClass)")
-                  ->group(g_sch)->type_name("NAME"));
-  b.push_back(sub.add_option("--min-resources", f.min_resources,
-                             "The PodGroup's minimum resources NAME=QTY[,NAME=QTY] (repeatable), e.g. nvidia.com/gpu=4")
-                  ->group(g_sch)->type_name("NAME=QTY"));
-  b.push_back(sub.add_option("--schedule-timeout", f.schedule_timeout,
-                             "Seconds the PodGroup may wait to be scheduled whole (schedulingPolicy.scheduleTimeoutSeconds)")
-                  ->check(at_least(1))->group(g_sch)->type_name("SECONDS"));
-  b.push_back(sub.add_option("--scheduler-name", f.scheduler_name, "schedulerName of every replica's pod, e.g. volcano")
-                  ->group(g_sch)->type_name("NAME"));
-  b.push_back(sub.add_option("--local-queue", f.local_queue,
-                             "Kueue LocalQueue: label kueue.x-k8s.io/queue-name and create the job suspended for Kueue to admit")
-                  ->group(g_sch)->type_name("NAME"));
-  b.push_back(sub.add_option("--managed-by", f.managed_by,
-                             std::string("runPolicy.managedBy: ") + managed_by_kubeflow + " (default) or " + managed_by_multikueue)
-                  ->group(g_sch)->type_name("CONTROLLER"));
-  b.push_back(sub.add_flag("--suspend", f.suspend, "Create the job suspended (runPolicy.suspend; kubectl tfjob resume starts it)")
+  b.push_back(flag::text(sub, "--priority-class", f.priority_class, "PriorityClass of the job's PodGroup (schedulingPolicy.priorityClass)",
+                         "NAME")
+                  ->group(g_sch));
+  b.push_back(flag::key_values(sub, "--min-resources", f.min_resources,
+                               "The PodGroup's minimum resources NAME=QTY[,NAME=QTY] (repeatable), e.g. nvidia.com/gpu=4",
+                               flag::Key::label, flag::Value::quantity, true, "NAME=QTY[,...]")
+                  ->group(g_sch));
+  b.push_back(flag::count(sub, "--schedule-timeout", f.schedule_timeout,
+                          "Seconds the PodGroup may wait to be scheduled whole (schedulingPolicy.scheduleTimeoutSeconds)", 1,
+                          INT32_MAX, "SECONDS")
+                  ->group(g_sch));
+  b.push_back(flag::text(sub, "--scheduler-name", f.scheduler_name, "schedulerName of every replica's pod, e.g. volcano", "NAME")
+                  ->group(g_sch));
+  b.push_back(flag::text(sub, "--local-queue", f.local_queue,
+                         "Kueue LocalQueue: label kueue.x-k8s.io/queue-name and create the job suspended for Kueue to admit", "NAME")
+                  ->group(g_sch));
+  b.push_back(flag::choice(sub, "--managed-by", f.managed_by, "runPolicy.managedBy (default: the training operator)",
+                           {managed_by_kubeflow, managed_by_multikueue})
+                  ->group(g_sch));
+  b.push_back(flag::boolean(sub, "--suspend", f.suspend, "Create the job suspended (runPolicy.suspend; kubectl tfjob resume starts it)")
                   ->group(g_sch));
 }
 
@@ -306,10 +307,8 @@ inline void shape_from_flags(FlagsBuild& x, const std::vector<std::string>& word
   for (const auto& p : f.pvc) x.attempt("--pvc", p, [&] { b.pvc(p); });
   for (const auto& s : f.selector) x.attempt("--selector", s, [&] { b.node_selector(s); });
   for (const auto& t : f.toleration) x.attempt("--toleration", t, [&] { b.toleration(t); });
-  for (const auto& l : f.labels) {
+  for (const auto& l : f.labels)  // KEY=VALUE, read by the flag layer
     if (auto kv = split_key_value(l)) b.label(kv->first, kv->second);
-    else x.errs.push_back({"--label", "Invalid value", nlohmann::json(l).dump() + ": expected KEY=VALUE"});
-  }
 }
 
 /// The operator's policies: restarts, cleanup, TTL, deadline, backoff, success, dynamic workers.
@@ -335,17 +334,8 @@ inline void policies_from_flags(FlagsBuild& x) {
 inline void pods_from_flags(FlagsBuild& x) {
   const JobFlags& f = x.f;
   TFJobBuilder& b = x.b;
-  for (const auto& a : f.annotations) {
-    auto kv = split_key_value(a);
-    if (!kv) {
-      x.errs.push_back({"--annotation", "Invalid value", nlohmann::json(a).dump() + ": expected KEY=VALUE"});
-      continue;
-    }
-    // the API server would refuse the pods the operator creates (ValidateAnnotations)
-    auto bad = tfjob::detail::qualified_name_errors(kv->first);
-    for (const auto& e : bad) x.errs.push_back({"--annotation", "Invalid value", nlohmann::json(kv->first).dump() + ": " + e});
-    if (bad.empty()) b.pod_annotation(kv->first, kv->second);
-  }
+  for (const auto& a : f.annotations)  // KEY=VALUE with a qualified name, read by the flag layer
+    if (auto kv = split_key_value(a)) b.pod_annotation(kv->first, kv->second);
   if (!f.image_pull_policy.empty()) x.attempt("--image-pull-policy", f.image_pull_policy, [&] { b.image_pull_policy(f.image_pull_policy); });
   for (const auto& s : f.image_pull_secrets) b.image_pull_secret(s);
   if (!f.service_account.empty()) b.service_account(f.service_account);
@@ -392,16 +382,10 @@ inline void scheduling_from_flags(FlagsBuild& x) {
   if (f.min_available > 0) b.min_available(f.min_available);
   if (f.gang) b.gang();
   if (!f.priority_class.empty()) b.priority_class(f.priority_class);
-  for (const auto& list : f.min_resources) {
+  for (const auto& list : f.min_resources) {  // NAME=QTY[,NAME=QTY], read by the flag layer
     std::stringstream ss(list);
-    for (std::string item; std::getline(ss, item, ',');) {
-      auto kv = split_key_value(item);
-      if (!kv) {
-        x.errs.push_back({"--min-resources", "Invalid value", nlohmann::json(item).dump() + ": expected NAME=QUANTITY, e.g. nvidia.com/gpu=4"});
-        continue;
-      }
-      x.attempt("--min-resources", item, [&] { b.min_resource(kv->first, kv->second); });
-    }
+    for (std::string item; std::getline(ss, item, ',');)
+      if (auto kv = split_key_value(item)) x.attempt("--min-resources", item, [&] { b.min_resource(kv->first, kv->second); });
   }
   if (f.schedule_timeout > 0) {
     if (f.schedule_timeout > INT32_MAX) x.errs.push_back({"--schedule-timeout", "Invalid value", std::to_string(f.schedule_timeout) + ": must fit in int32"});
@@ -452,13 +436,55 @@ inline std::string sample_name(const JobFlags& f) {
   return "";
 }
 
+/// `submit mnist --pvc NAME`: a bare claim name (no `:/path`) replaces the sample's own
+/// claim at its mount path instead of adding a mount. Removes such names from `pvc` and
+/// returns the one given ("" when none); more than one is a usage error.
+inline std::string take_sample_claim(std::vector<std::string>& pvc) {
+  std::string name;
+  std::vector<std::string> rest;
+  for (auto& p : pvc) {
+    if (p.find(':') != std::string::npos) {
+      rest.push_back(p);
+      continue;
+    }
+    if (!name.empty())
+      throw flag::usage("--pvc", "\"" + name + "\" and \"" + p + "\" both name the sample's claim",
+                        "give one bare CLAIM, and CLAIM:/mount/path[:ro] for any other");
+    name = p;
+  }
+  pvc = rest;
+  return name;
+}
+
+/// Point every volume of `job` that mounts a claim at `claim`; returns how many it changed.
+inline int rename_claims(TFJob& job, const std::string& claim) {
+  int n = 0;
+  for (auto& [t, rs] : job.spec.tf_replica_specs) {
+    // look, never create: operator[] would add `volumes: null` to a template without volumes
+    if (!rs.template_.is_object()) continue;
+    auto spec = rs.template_.find("spec");
+    if (spec == rs.template_.end() || !spec->is_object()) continue;
+    auto vols = spec->find("volumes");
+    if (vols == spec->end() || !vols->is_array()) continue;
+    for (auto& v : *vols)
+      if (v.contains("persistentVolumeClaim")) {
+        v["persistentVolumeClaim"]["claimName"] = claim;
+        ++n;
+      }
+  }
+  return n;
+}
+
 /// The TFJobs the flags describe, defaulted as the operator does and validated. `ns` is
-/// the namespace to use (the -n flag, or the context's; "" leaves it unset). Throws
-/// `validation_error` listing every problem of every job, or `tfjob::error`/`parse_error`
-/// for unreadable input.
-inline std::vector<TFJob> build_jobs(const JobFlags& flags, const std::string& ns) {
+/// the namespace to use (the -n flag, or the context's; "" leaves it unset). Manifests (-f)
+/// are judged by the CRD's schema as --validate says; under warn, what it finds is appended
+/// to `warnings` for the caller to say. Throws `validation_error` listing every problem of
+/// every job, or `tfjob::error`/`parse_error` for unreadable input.
+inline std::vector<TFJob> build_jobs(const JobFlags& flags, const std::string& ns,
+                                     std::vector<field_error>* warnings = nullptr) {
   JobFlags f = flags;
   f.words = positional_words(flags);
+  const std::string sample_claim = take_sample_claim(f.pvc);
   std::vector<TFJob> jobs;
   std::vector<field_error> errs;
   if (!f.files.empty()) {
@@ -475,12 +501,10 @@ inline std::vector<TFJob> build_jobs(const JobFlags& flags, const std::string& n
       for (const auto& [source, text] : read_sources(path)) {
         std::vector<TFJob> parsed;
         try {
-          parsed = parse_tfjobs(text, source);
+          // each field_error's `where` names the source, the document and the job
+          parsed = parse_tfjobs(text, source, validation_mode(f.validate), warnings);
         } catch (const validation_error& e) {
-          for (auto fe : e.errors()) {
-            fe.field = source + ": " + fe.field;
-            errs.push_back(std::move(fe));
-          }
+          for (const auto& fe : e.errors()) errs.push_back(fe);
           continue;
         }
         if (parsed.empty()) throw error(source + ": no TFJob found (the input is empty)");
@@ -518,6 +542,13 @@ inline std::vector<TFJob> build_jobs(const JobFlags& flags, const std::string& n
     // the sample's trainer files ride in a ConfigMap unless --image brings its own
     if (const Sample* s = sample.empty() ? nullptr : find_sample(sample); s && f.image.empty())
       mount_sample_files(jobs.back(), *s);
+    // a bare --pvc CLAIM is mounted where the sample mounts its claim; a job from flags has
+    // no such place, so it needs a mount path
+    if (!sample_claim.empty() && (sample.empty() || rename_claims(jobs.back(), sample_claim) == 0))
+      throw flag::usage("--pvc", "\"" + sample_claim + "\" has no mount path" +
+                                     (sample.empty() ? std::string() : " and the sample " + sample + " mounts no claim"),
+                        "give CLAIM:/mount/path[:ro], e.g. " + sample_claim + ":/data (a bare CLAIM replaces the claim of a "
+                        "built-in sample: submit mnist --pvc " + sample_claim + ")");
   }
   const bool many = jobs.size() > 1;
   for (auto& j : jobs) {

@@ -41,6 +41,7 @@ inline tfjob::kube::RestConfig make_rest_config(const Globals& g, std::ostream& 
   // the plugin's name to the server: its user agent and the manager of what it writes
   rc.user_agent = tfjob::kube::default_user_agent("kubectl-tfjob");
   rc.field_manager = "kubectl-tfjob";
+  rc.chunk_size = g.chunk_size;  // --chunk-size: the page size of every list the command reads
   // The SDK says why it withheld credentials or weakened TLS; the plugin words it.
   rc.warn = [&err](const std::string& why) { err << "warning: " << why << "\n"; };
   rc.log = [&err](const std::string& line) { err << line << "\n"; };  // -v=6 and above

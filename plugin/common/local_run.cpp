@@ -3,6 +3,7 @@
 #include "local_flags.hpp"
 
 #include "context.hpp"
+#include "flag_values.hpp"
 #include "output.hpp"
 
 #include <tfjob/detail/table.hpp>
@@ -20,19 +21,20 @@ namespace tfjob::cli {
 
 void add_local_flags(CLI::App& sub, LocalFlags& f) {
   const char* grp = "Local run (no cluster)";
-  sub.add_flag("--local", f.enabled,
+  flag::boolean(sub, "--local", f.enabled,
                "Run every replica as a process on this machine (the tensorflow container's command and args, "
                "TF_CONFIG with 127.0.0.1 and free ports, the operator's restart rules)")
       ->group(grp);
-  sub.add_flag("--all", f.all, "With --local: print every replica's output, prefixed [worker-1] (default: the chief's)")
+  flag::boolean(sub, "--all", f.all, "With --local: print every replica's output, prefixed [worker-1] (default: the chief's)")
       ->group(grp);
-  sub.add_option("--volume", f.volumes,
-                 "With --local: a claim (or volume) name and the local directory it becomes, CLAIM=DIR; repeatable "
-                 "(default: <state-dir>/volumes/<claim>)")
-      ->group(grp)->type_name("CLAIM=DIR");
-  sub.add_option("--state-dir", f.state_dir,
-                 "With --local: where volumes and logs go (default: ~/.local/state/kubectl-tfjob/local/<ns>/<name>)")
-      ->group(grp)->type_name("DIR");
+  flag::key_values(sub, "--volume", f.volumes,
+                   "With --local: a claim (or volume) name and the local directory it becomes, CLAIM=DIR; repeatable "
+                   "(default: <state-dir>/volumes/<claim>)",
+                   flag::Key::any, flag::Value::any, false, "CLAIM=DIR")
+      ->group(grp);
+  flag::text(sub, "--state-dir", f.state_dir,
+             "With --local: where volumes and logs go (default: ~/.local/state/kubectl-tfjob/local/<ns>/<name>)", "DIR")
+      ->group(grp);
 }
 
 namespace {

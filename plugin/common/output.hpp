@@ -15,6 +15,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
+#include <exception>  // uncaught_exceptions
 #include <iostream>
 #include <ostream>
 #include <string>
@@ -60,6 +61,30 @@ inline std::string object_name(const nlohmann::json& obj) {
   return kind + (group.empty() ? "" : "." + group) + "/" + name;
 }
 
+/// An object as kubectl's -o json writes it: Go's json.MarshalIndent(obj, "", "    ")
+/// (cli-runtime printers/json.go): keys sorted, 4 spaces, and Go's HTML-safe escaping of
+/// `<`, `>`, `&`, U+2028 and U+2029 inside strings (encoding/json's default), so the bytes
+/// are kubectl's. Those characters occur only inside JSON strings, so the escaping is a
+/// plain substitution over the text.
+inline std::string kubectl_json(const nlohmann::json& obj) {
+  const std::string text = obj.dump(4);
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '<') out += "\\u003c";
+    else if (c == '>') out += "\\u003e";
+    else if (c == '&') out += "\\u0026";
+    else if (c == '\xE2' && i + 2 < text.size() && text[i + 1] == '\x80' && (text[i + 2] == '\xA8' || text[i + 2] == '\xA9')) {
+      out += text[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 /// How several objects print. `documents`: as `kubectl create -f` prints what it made (one
 /// object alone, several as a `List` in json and `---`-separated documents in yaml). `list`:
 /// as `kubectl get` prints a list request's answer (a `List`, even of one object).
@@ -71,7 +96,7 @@ inline void print_objects(std::ostream& out, const std::vector<nlohmann::json>& 
   const nlohmann::json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", objs}, {"metadata", {{"resourceVersion", ""}}}};
   switch (f) {
     case OutputFormat::json:
-      out << (objs.size() == 1 && many == Many::documents ? objs[0] : list).dump(4) << "\n";
+      out << kubectl_json(objs.size() == 1 && many == Many::documents ? objs[0] : list) << "\n";
       break;
     case OutputFormat::yaml:
       out << (many == Many::list ? to_yaml(list) : to_yaml_documents(objs));
@@ -83,6 +108,86 @@ inline void print_objects(std::ostream& out, const std::vector<nlohmann::json>& 
       throw error("print_objects: table output needs a Table");
   }
 }
+
+/// kubectl's `--show-managed-fields=false` (its default since 1.21): metadata.managedFields
+/// is left out of -o json|yaml (cli-runtime printers.OmitManagedFieldsPrinter).
+inline void omit_managed_fields(nlohmann::json& obj) {
+  if (auto md = obj.find("metadata"); md != obj.end() && md->is_object()) md->erase("managedFields");
+}
+
+/// A list answer printed one item at a time, as `kubectl get -o json|yaml|name` prints a
+/// list (a `kind: List` whose items are the objects), byte for byte what print_objects
+/// writes for the whole list (Many::list) but without holding it: each item is written
+/// when it is added. json: Go's json.MarshalIndent(list, "", "    ") layout (keys sorted,
+/// 4 spaces); yaml: kubectl's block style; name: one line per item.
+class ListWriter {
+ public:
+  ListWriter(std::ostream& out, OutputFormat f) : out_(out), f_(f) {}
+  ListWriter(const ListWriter&) = delete;
+  ListWriter& operator=(const ListWriter&) = delete;
+  /// Closes the list unless an exception is on its way out: a list that failed half-way
+  /// stays unclosed, so that no reader takes it for the whole list.
+  ~ListWriter() {
+    if (std::uncaught_exceptions() == uncaught_) finish();
+  }
+
+  void add(const nlohmann::json& item) {
+    switch (f_) {
+      case OutputFormat::json: {
+        out_ << (n_ == 0 ? "{\n    \"apiVersion\": \"v1\",\n    \"items\": [\n" : ",\n");
+        // the item at the depth of the list's items: 8 spaces before each of its lines
+        // (a newline inside a JSON string is escaped, so each '\n' starts a line)
+        const std::string text = kubectl_json(item);
+        std::string indented = "        ";
+        indented.reserve(text.size() + text.size() / 8);
+        for (char c : text) {
+          indented += c;
+          if (c == '\n') indented += "        ";
+        }
+        out_ << indented;
+        break;
+      }
+      case OutputFormat::yaml: {
+        std::string text = n_ == 0 ? "apiVersion: v1\nitems:\n" : "";
+        if (item.is_object() && !item.empty()) {
+          text += "- ";
+          tfjob::detail::emit_map(text, item, 2, true);  // as emit_seq lays out "items:"
+        } else {
+          text += "- " + to_yaml(item);
+        }
+        out_ << text;
+        break;
+      }
+      case OutputFormat::name:
+        out_ << object_name(item) << "\n";
+        break;
+      default:
+        throw error("ListWriter: table output needs a Table");
+    }
+    ++n_;
+  }
+
+  /// Closes the list (once; the destructor calls it too).
+  void finish() {
+    if (done_) return;
+    done_ = true;
+    if (f_ == OutputFormat::json)
+      out_ << (n_ == 0 ? "{\n    \"apiVersion\": \"v1\",\n    \"items\": [],\n" : "\n    ],\n")
+           << "    \"kind\": \"List\",\n    \"metadata\": {\n        \"resourceVersion\": \"\"\n    }\n}\n";
+    else if (f_ == OutputFormat::yaml)
+      out_ << (n_ == 0 ? "apiVersion: v1\nitems: []\n" : "") << "kind: List\nmetadata:\n  resourceVersion: \"\"\n";
+    out_ << std::flush;
+  }
+
+  std::size_t size() const { return n_; }
+
+ private:
+  std::ostream& out_;
+  OutputFormat f_;
+  std::size_t n_ = 0;
+  bool done_ = false;
+  int uncaught_ = std::uncaught_exceptions();
+};
 
 /// An aligned table: upper-case headers, columns padded with 3 spaces, no trailing spaces.
 class Table {

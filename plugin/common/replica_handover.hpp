@@ -7,10 +7,12 @@
 
 #include "command.hpp"
 #include "context.hpp"
+#include "flag_values.hpp"
 #include "kube.hpp"
 
 #include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
+#include <tfjob/kube/detail/process.hpp>  // resolve_program: kubectl found as Go finds it
 #include <tfjob/workflow/cluster.hpp>
 #include <tfjob/workflow/pods.hpp>
 
@@ -34,11 +36,15 @@ struct ReplicaTarget {
   std::string container = "tensorflow";
 };
 
-inline void add_replica_target_flags(CLI::App& sub, ReplicaTarget& t) {
-  sub.add_option("job", t.job, "TFJob name")->required();
-  sub.add_option("--replica", t.replica, "Replica type: Chief, Master, Worker, PS, Evaluator (default: the chief)");
-  sub.add_option("--index", t.index, "Replica index, with --replica")->capture_default_str();
-  sub.add_option("-c,--container", t.container, "Container of the pod")->capture_default_str();
+/// The job positional, --replica, --index and (`container`) -c.
+inline void add_replica_target_flags(CLI::App& sub, ReplicaTarget& t, bool container = true) {
+  flag::text(sub, "job", t.job, "TFJob name", "JOB")->required();
+  flag::composite(sub, "--replica", t.replica, "Replica type: Chief, Master, Worker, PS, Evaluator (default: the chief)",
+                  "a replica type: Chief, Master, PS, Worker or Evaluator", "Worker", {"Boss"}, [](const std::string& v) {
+                    if (!canonical_replica_type(v)) throw tfjob::error("unknown replica type \"" + v + "\"");
+                  });
+  flag::count(sub, "--index", t.index, "Replica index, with --replica", 0)->capture_default_str();
+  if (container) flag::text(sub, "-c,--container", t.container, "Container of the pod", "NAME")->capture_default_str();
 }
 
 /// The pod `t` names in `ns`; a clear error when the job has no such replica.
@@ -94,20 +100,22 @@ inline Handover find_replica(Context& ctx, const ReplicaTarget& t) {
   return {resolve_replica_pod(client, ns, t), connection_args(ctx.globals(), ns)};
 }
 
-/// `kubectl VERB [--stdin] [--tty] <connection flags> POD --container=C`: how exec and
-/// attach start.
+/// `kubectl VERB [--stdin] [--tty] <connection flags> pod/POD --container=C`: how exec and
+/// attach start. The pod is named by TYPE/NAME, as port-forward names it: a name from the
+/// cluster is never read as a flag.
 inline std::vector<std::string> stream_args(const char* verb, bool stdin_, bool tty, const Handover& to,
                                             const ReplicaTarget& t) {
   std::vector<std::string> args = {verb};
   if (stdin_) args.push_back("--stdin");
   if (tty) args.push_back("--tty");
   args.insert(args.end(), to.connection.begin(), to.connection.end());
-  args.insert(args.end(), {to.pod, "--container=" + t.container});
+  args.insert(args.end(), {"pod/" + to.pod, "--container=" + t.container});
   return args;
 }
 
-/// Replace this process with `kubectl args...` (found on PATH); returns only on failure.
-/// What was written to `ctx`'s streams is flushed first.
+/// Replace this process with `kubectl args...` (found on PATH, never through a "." or empty
+/// PATH entry: the SDK's lookup, Go's exec.LookPath rule); returns only on failure. What was
+/// written to `ctx`'s streams is flushed first.
 inline int hand_over_to_kubectl(Context& ctx, const std::vector<std::string>& args) {
   std::vector<char*> argv;
   static std::string kubectl = "kubectl";
@@ -116,8 +124,15 @@ inline int hand_over_to_kubectl(Context& ctx, const std::vector<std::string>& ar
   argv.push_back(nullptr);
   ctx.out << std::flush;
   ctx.err << std::flush;
-  ::execvp("kubectl", argv.data());
-  int err = errno;
+  const auto where = kube::detail::resolve_program(kubectl);
+  if (where.relative)
+    throw tfjob::error("cannot run kubectl: it is found on PATH only through \".\", an empty or a relative entry, and is "
+                       "not run from the current folder (as Go's exec.LookPath refuses it); install kubectl in a folder on PATH");
+  int err = where.lookup_errno;
+  if (err == 0) {
+    ::execv(where.exe.c_str(), argv.data());
+    err = errno;
+  }
   throw tfjob::error(std::string("cannot run kubectl: ") + std::strerror(err) +
                      (err == ENOENT ? " (kubectl is not on PATH; install it: https://kubernetes.io/docs/tasks/tools/)" : ""));
 }

@@ -17,8 +17,9 @@ TFJobBuilder make_mnist() {
   TFJobBuilder b("mnist");
   b.label("app.kubernetes.io/name", "mnist")
       .label("app.kubernetes.io/part-of", "kubectl-tfjob")
-      // the TensorFlow release samples/mnist/Dockerfile builds on (CUDA 12.5, sm_70 kernels)
-      .image("tensorflow/tensorflow:2.18.0-gpu")
+      // the guide's TensorFlow release (serving::default_serving_version serves what it exports),
+      // which samples/mnist/Dockerfile builds on (CUDA 12.5, sm_70 kernels)
+      .image("tensorflow/tensorflow:2.20.0-gpu")
       .command({"python", "/opt/mnist/mnist.py"})
       .args({"--data-dir=/train/data", "--model-dir=/train/checkpoints", "--log-dir=/train/logs",
              "--export-dir=/train/export/mnist", "--epochs=5"})

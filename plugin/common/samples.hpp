@@ -12,6 +12,7 @@
 #include <tfjob/api/builder.hpp>
 #include <tfjob/api/types.hpp>
 #include <tfjob/detail/json.hpp>
+#include <tfjob/detail/suggest.hpp>  // closest
 
 #include <nlohmann/json.hpp>
 
@@ -64,30 +65,8 @@ inline std::string sample_names() {
   return s.empty() ? "(none)" : s;
 }
 
-/// Levenshtein distance, for "did you mean" (kubectl's SuggestFor uses the same measure).
-inline std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
-/// The closest of `candidates` to `word` within distance 2 ("" when none), as cobra's
-/// SuggestionsMinimumDistance (2) does for unknown commands.
-inline std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
-  std::string best;
-  std::size_t best_d = std::numeric_limits<std::size_t>::max();
-  for (const auto& c : candidates) {
-    auto d = edit_distance(word, c);
-    if (d <= 2 && d < best_d) best = c, best_d = d;
-  }
-  return best;
-}
+/// "Did you mean": the SDK's one measure (cobra's SuggestionsFor: case, then 2 edits).
+using tfjob::detail::closest;
 
 /// "unknown sample 'mnsit' (did you mean mnist?); built-in samples: hello, mnist".
 inline std::string unknown_sample_message(const std::string& word) {

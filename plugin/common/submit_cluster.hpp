@@ -5,6 +5,7 @@
 /// include/tfjob/workflow/; this file turns it into output and exit codes.
 
 #include "context.hpp"
+#include "flag_values.hpp"
 #include "output.hpp"
 #include "workflow_cli.hpp"
 
@@ -43,66 +44,44 @@ struct SubmitClusterFlags {
   bool create_pvcs = false;     ///< create missing claims (samples, or --pvc-size/--storage-class given)
   bool skip_gpu_check = false;
   bool strict = false;          ///< --strict: a lint or preflight warning refuses the submit
+  std::string field_validation; ///< fieldValidation of the apply and its dry run (from --validate)
 };
 
 /// Adds the cluster-path flags to `submit`.
 inline void add_submit_cluster_flags(CLI::App& sub, SubmitClusterFlags& f) {
   const char* grp = "Cluster";
-  sub.add_flag("--replace", f.replace, "If the job exists with a different spec, delete it (and its pods) and submit this one")->group(grp);
-  sub.add_flag("--rerun", f.rerun,
-               "If the job exists, even with the same spec (a finished run), delete it and its pods and submit it "
-               "again; claims are kept (MNIST resumes from its checkpoints)")->group(grp);
-  sub.add_flag("--wait", f.wait, "Wait until the job Succeeds or Fails, with a progress line on stderr")->group(grp);
-  sub.add_flag("--follow", f.follow, "Wait as --wait and stream the chief's log to stdout")->group(grp);
-  sub.add_option("--save", f.save, "With --follow: also write every replica's log to this directory as it streams")->group(grp);
-  sub.add_option("--timeout", f.timeout, "With --wait/--follow: give up after this long (e.g. 30m; 0 = no limit)")->group(grp);
-  sub.add_option("--pvc-size", f.pvc_size, "Create missing PersistentVolumeClaims with this size (samples: always)")
+  flag::boolean(sub, "--replace", f.replace, "If the job exists with a different spec, delete it (and its pods) and submit this one")
+      ->group(grp);
+  flag::boolean(sub, "--rerun", f.rerun,
+                "If the job exists, even with the same spec (a finished run), delete it and its pods and submit it "
+                "again; claims are kept (MNIST resumes from its checkpoints)")->group(grp);
+  flag::boolean(sub, "--wait", f.wait, "Wait until the job Succeeds or Fails, with a progress line on stderr")->group(grp);
+  flag::boolean(sub, "--follow", f.follow, "Wait as --wait and stream the chief's log to stdout")->group(grp);
+  flag::text(sub, "--save", f.save, "With --follow: also write every replica's log to this directory as it streams", "DIR")->group(grp);
+  flag::duration(sub, "--timeout", f.timeout, "With --wait/--follow: give up after this long (e.g. 30m; 0 = no limit)")->group(grp);
+  flag::quantity(sub, "--pvc-size", f.pvc_size, "Create missing PersistentVolumeClaims with this size (samples: always)")
       ->capture_default_str()->group(grp)->each([&f](const std::string&) { f.create_pvcs = true; });
-  sub.add_option("--storage-class", f.storage_class, "StorageClass of a created claim (default: the cluster's default)")
+  flag::text(sub, "--storage-class", f.storage_class, "StorageClass of a created claim (default: the cluster's default)", "NAME")
       ->group(grp)->each([&f](const std::string&) { f.create_pvcs = true; });
-  sub.add_option("--pvc-access-mode", f.pvc_access_mode,
-                 "Access mode of a created claim (replicas on different nodes share it: ReadWriteMany)")
-      ->check(CLI::IsMember({"ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"}))
+  flag::choice(sub, "--pvc-access-mode", f.pvc_access_mode,
+               "Access mode of a created claim (replicas on different nodes share it: ReadWriteMany)",
+               {"ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"})
       ->capture_default_str()->group(grp);
-  sub.add_flag("--skip-gpu-check", f.skip_gpu_check, "Do not check the cluster's nvidia.com/gpu capacity before submitting")->group(grp);
-}
-
-/// `submit mnist --pvc NAME`: a bare claim name (no `:/path`) renames the sample's own
-/// claim instead of adding a mount. Removes such names from `pvc` and returns the last one
-/// ("" when none). Only meaningful with a sample.
-inline std::string take_sample_claim(std::vector<std::string>& pvc) {
-  std::string name;
-  std::vector<std::string> rest;
-  for (auto& p : pvc) {
-    if (p.find(':') == std::string::npos) name = p;
-    else rest.push_back(p);
-  }
-  pvc = rest;
-  return name;
-}
-
-/// Point every volume of `job` that mounts a claim at `claim`.
-inline void rename_claims(TFJob& job, const std::string& claim) {
-  for (auto& [t, rs] : job.spec.tf_replica_specs) {
-    // look, never create: operator[] would add `volumes: null` to a template without volumes
-    if (!rs.template_.is_object()) continue;
-    auto spec = rs.template_.find("spec");
-    if (spec == rs.template_.end() || !spec->is_object()) continue;
-    auto vols = spec->find("volumes");
-    if (vols == spec->end() || !vols->is_array()) continue;
-    for (auto& v : *vols)
-      if (v.contains("persistentVolumeClaim")) v["persistentVolumeClaim"]["claimName"] = claim;
-  }
+  flag::boolean(sub, "--skip-gpu-check", f.skip_gpu_check, "Do not check the cluster's nvidia.com/gpu capacity before submitting")
+      ->group(grp);
 }
 
 /// Lint and preflight warnings on stderr, each with its fix; info findings (ExitCode's retry
 /// rule) as a `note:`, each code once per command (`noted` keeps the codes said; a note never
 /// counts for --strict).
-inline void print_warnings(const std::vector<tfjob::Finding>& findings, std::set<std::string>& noted, std::ostream& err) {
+/// `subject` ("TFJob NAME", when a command submits several) begins each warning.
+inline void print_warnings(const std::vector<tfjob::Finding>& findings, std::set<std::string>& noted, std::ostream& err,
+                           const std::string& subject = {}) {
   for (const auto& fd : findings) {
     const bool note = fd.severity == tfjob::Finding::Severity::info;
     if (note ? !noted.insert(fd.code).second : fd.severity != tfjob::Finding::Severity::warning) continue;
-    err << (note ? "note: " : "warning: ") << fd.message << (fd.code.empty() ? "" : " [" + fd.code + "]") << "\n";
+    err << (note ? "note: " : "warning: ") << (subject.empty() || note ? "" : subject + ": ") << fd.message
+        << (fd.code.empty() ? "" : " [" + fd.code + "]") << "\n";
     if (!fd.fix.empty()) err << "  fix: " << fd.fix << "\n";
   }
 }
@@ -130,9 +109,10 @@ inline std::set<std::string> claims_of(const nlohmann::json& job) {
 /// The cluster path's flags that no request is needed to refuse.
 inline std::chrono::milliseconds check_submit_cluster_flags(const SubmitClusterFlags& f, std::size_t jobs, bool dry_run_server) {
   if ((f.wait || f.follow) && dry_run_server)
-    throw CLI::ValidationError("--wait", "--wait/--follow cannot be combined with --dry-run=server");
+    throw flag::usage("--wait", "--wait/--follow cannot be combined with --dry-run=server", "leave out one of them");
   if ((f.wait || f.follow) && jobs != 1)
-    throw CLI::ValidationError("--wait", "--wait/--follow need exactly one job (got " + std::to_string(jobs) + ")");
+    throw flag::usage("--wait", "--wait/--follow need exactly one job (got " + std::to_string(jobs) + ")",
+                      "submit one job at a time to wait for it");
   return wf::parse_duration(f.timeout, "--timeout");
 }
 
@@ -180,7 +160,9 @@ inline void warn_unbound_claims(Context& ctx, const std::string& ns, const nlohm
       auto pvc = workflow::get_opt(client, workflow::resources::pvcs(), ns, claim);
       if (!pvc || tfjob::detail::value_at(*pvc, "/status/phase"_json_pointer, std::string()) == "Bound") break;
       if (std::chrono::steady_clock::now() > deadline) {
-        auto why = workflow::pvc_pending_reason(*pvc, workflow::namespace_events(client, ns));
+        auto why = workflow::pvc_pending_reason(
+            *pvc, workflow::object_events(client, ns, "PersistentVolumeClaim", claim,
+                                          tfjob::detail::value_at(*pvc, "/metadata/uid"_json_pointer, std::string())));
         if (!why.empty())
           ctx.err << "warning: persistentvolumeclaim/" << claim << " is Pending: " << why
                   << "; the job's pods will wait for it (kubectl describe pvc " << claim << " -n " << ns << ")\n";
@@ -194,7 +176,7 @@ inline void warn_unbound_claims(Context& ctx, const std::string& ns, const nlohm
 /// Steps 1-4 for one job: preflight (nothing is created when it fails), the claims,
 /// server-side apply with what it owns, unbound claims. Returns what the server answered.
 inline nlohmann::json submit_one(Context& ctx, nlohmann::json job, const SubmitClusterFlags& f, bool dry_run_server,
-                                 OutputFormat fmt, std::set<std::string>& noted) {
+                                 OutputFormat fmt, std::set<std::string>& noted, const std::string& subject = {}) {
   auto& client = ctx.client();
   std::string ns = tfjob::detail::value_at(job, "/metadata/namespace"_json_pointer, std::string());
   if (ns.empty()) ns = client.namespace_();
@@ -202,12 +184,12 @@ inline nlohmann::json submit_one(Context& ctx, nlohmann::json job, const SubmitC
   const std::string name = tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string());
 
   // --follow --save keeps every replica's log: cleanPodPolicy All or a TTL then loses nothing
-  auto report = workflow::preflight_submit(client, ns, job, !f.skip_gpu_check, f.follow && !f.save.empty());
+  auto report = workflow::preflight_submit(client, ns, job, !f.skip_gpu_check, f.follow && !f.save.empty(), f.field_validation);
   // where it would wait: Kueue's LocalQueue, Volcano's Queue, a gang scheduler not asked for
   if (report.ok())
     for (auto& q : workflow::check_queues(client, ns, job)) report.findings.push_back(std::move(q));
   word_fixes(report.findings);
-  print_warnings(report.findings, noted, ctx.err);
+  print_warnings(report.findings, noted, ctx.err, subject);
   if (!report.ok()) throw tfjob::error(report.errors());
   if (f.strict) refuse_on_warnings(report.findings);
 
@@ -217,6 +199,7 @@ inline nlohmann::json submit_one(Context& ctx, nlohmann::json job, const SubmitC
   so.replace = f.replace;
   so.rerun = f.rerun;
   so.dry_run = dry_run_server;
+  so.field_validation = f.field_validation;
   so.progress = [&ctx](const std::string& m) { ctx.err << m << "\n"; };
   auto res = workflow::submit_job(client, ns, job, so);
   if (fmt == OutputFormat::table)
@@ -324,7 +307,9 @@ inline int submit_to_cluster_path(Context& ctx, const std::vector<nlohmann::json
   std::vector<nlohmann::json> printed;
   std::set<std::string> noted;  // info findings said once for all the jobs
   for (const auto& job : jobs) {
-    auto applied = submit_one(ctx, job, f, dry_run_server, fmt, noted);
+    const std::string subject =
+        jobs.size() > 1 ? "TFJob " + tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string()) : std::string();
+    auto applied = submit_one(ctx, job, f, dry_run_server, fmt, noted, subject);
     if (fmt != OutputFormat::table) printed.push_back(std::move(applied));
   }
   if (fmt != OutputFormat::table) print_objects(ctx.out, printed, fmt);

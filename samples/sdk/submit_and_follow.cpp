@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
     //    so a bad job is refused here with every problem listed (tfjob::validation_error).
     tfjob::TFJob job = tfjob::TFJobBuilder(name)
                            .namespace_(ns)
-                           .image("tensorflow/tensorflow:2.15.0")
+                           .image("tensorflow/tensorflow:2.20.0")
                            .command({"python", "-c",
                                      "import json, os; print('TF_CONFIG', json.loads(os.environ['TF_CONFIG'])['task'])"})
                            .chief()

@@ -23,6 +23,9 @@ endif()
 
 # The in-process CLI test calls run_cli (plugin/cli.hpp) with string streams: it links the
 # plugin's own objects (commands and common helpers), so what it runs is what ships.
-if(TARGET cli_inprocess_test AND TARGET tfjob_plugin_cli)
-  target_link_libraries(cli_inprocess_test PRIVATE tfjob_plugin_cli)
-endif()
+foreach(area cli_inprocess_test cli_contract_test cli_validate_test scale_test)
+  if(TARGET ${area} AND TARGET tfjob_plugin_cli)
+    target_link_libraries(${area} PRIVATE tfjob_plugin_cli)
+  endif()
+endforeach()
+# scale_test too (issue 32): each command's requests beside 1,000 other jobs.

@@ -21,7 +21,7 @@ add_test(NAME realapi.up
          COMMAND ${TFJOB_BASH} ${TFJOB_REALAPI_SRC}/cluster.sh up ${TFJOB_REALAPI_DIR})
 # the first run on a machine builds kube-apiserver (~8 min on 2 idle cores, more when busy)
 set_tests_properties(realapi.up PROPERTIES
-  FIXTURES_SETUP realapi SKIP_RETURN_CODE 77 TIMEOUT 3600 LABELS realapi
+  FIXTURES_SETUP realapi SKIP_RETURN_CODE 77 TIMEOUT 3600 LABELS realapi COST 600
   ENVIRONMENT "TFJOB_CRD_FILE=${TFJOB_REALAPI_CRD}")
 
 add_test(NAME realapi.down

@@ -23,6 +23,7 @@ tfjob_add_realapi_test(NAME realapi.parity COMMAND $<TARGET_FILE:realapi_parity_
 #  - serve_kserve_test.sh: serve --kserve refused without KServe's CRD, then with it: the
 #    real apiserver's dry run, apply (nothing pruned), a wrong type refused, the wait's timeout;
 #  - nocrd_test.sh: every command on a cluster without the TFJob CRD (its own second cluster).
+#  - restart_test.sh: wait and get --watch across kube-apiserver restarts (its own cluster).
 if(TARGET kubectl-tfjob)
   foreach(case plugin gpu-check serve logs-pending)
     string(REPLACE "-" "_" script ${case})
@@ -40,4 +41,11 @@ if(TARGET kubectl-tfjob)
                    ${TFJOB_REALAPI_DIR} ${CMAKE_CURRENT_BINARY_DIR}/realapi-nocrd)
   set_tests_properties(realapi.no-crd PROPERTIES
     FIXTURES_REQUIRED realapi SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS realapi)
+  # kube-apiserver restarted under `wait` and `get -A --watch`: a cluster of its own (the
+  # restart would cut the other tests' connections), started and stopped by the test
+  add_test(NAME realapi.restart
+           COMMAND ${TFJOB_BASH} ${TFJOB_REALAPI_SRC}/restart_test.sh $<TARGET_FILE:kubectl-tfjob>
+                   ${CMAKE_CURRENT_BINARY_DIR}/realapi-restart)
+  set_tests_properties(realapi.restart PROPERTIES
+    FIXTURES_REQUIRED realapi SKIP_RETURN_CODE 77 TIMEOUT 600 LABELS realapi)
 endif()

@@ -40,9 +40,11 @@ set(TFJOB_REALNODE_ENV
 
 add_test(NAME realnode.up
          COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/node.sh up ${TFJOB_REALNODE_DIR})
-# the first run on a machine may wait for tests/realapi/setup.sh's build (shared with realapi)
+# the first run on a machine may wait for tests/realapi/setup.sh's build (shared with realapi).
+# COST: the tier is the suite's longest chain (the node, then its scenarios one at a time,
+# mostly waiting on pods), so ctest starts it first; other tests fill the cores meanwhile.
 set_tests_properties(realnode.up PROPERTIES
-  FIXTURES_SETUP realnode SKIP_RETURN_CODE 77 TIMEOUT 3600 LABELS realnode
+  FIXTURES_SETUP realnode SKIP_RETURN_CODE 77 TIMEOUT 3600 LABELS realnode COST 1000
   ENVIRONMENT "${TFJOB_REALNODE_ENV}")
 
 add_test(NAME realnode.down
@@ -66,7 +68,7 @@ function(tfjob_add_realnode_test)
            COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/node.sh with ${TFJOB_REALNODE_DIR} -- ${RN_COMMAND})
   set_tests_properties(${RN_NAME} PROPERTIES
     FIXTURES_REQUIRED realnode RESOURCE_LOCK realnode SKIP_RETURN_CODE 77 TIMEOUT ${RN_TIMEOUT} LABELS realnode
-    ENVIRONMENT "${TFJOB_REALNODE_ENV}")
+    COST 200 ENVIRONMENT "${TFJOB_REALNODE_ENV}")
 endfunction()
 
 if(TARGET kubectl-tfjob)
@@ -95,6 +97,12 @@ if(TARGET kubectl-tfjob)
   # log (the last attempt, while the container waits in CrashLoopBackOff) still has it.
   tfjob_add_realnode_test(NAME realnode.serve-crash-log TIMEOUT 300
     COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh serve-crash-log $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
+  # GDC bare metal's edge profile (issue 30): the kubelet restarted with reservations that leave
+  # an edge node's allocatable, serve --profile edge scheduled and served beside a pod holding the
+  # cluster's own requests, predict through the service proxy; a too-large model, two replicas
+  # and a second server refused before anything is applied; the kubelet restored after
+  tfjob_add_realnode_test(NAME realnode.serve-edge TIMEOUT 420
+    COMMAND ${TFJOB_BASH} ${TFJOB_REALNODE_SRC}/scenarios.sh serve-edge $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALNODE_DIR})
   # logs of every replica through the real kubelet (issue 15): order, merge, filters, JSON,
   # init containers and sidecars, exact bytes, --save and archive after cleanPodPolicy All;
   # state lines (OOMKilled, restarts, a deleted and recreated pod), --previous

@@ -14,3 +14,13 @@ if(TARGET kubectl-tfjob AND COMMAND tfjob_add_realapi_test)
                                  $<TARGET_FILE:tfjob-controller-standin> $<TARGET_FILE:kubectl-tfjob> ${TFJOB_REALAPI_DIR}
                          TIMEOUT 300)
 endif()
+
+# Everything the real-node tier's tests run (TFJOB_REALNODE_ENV in realnode.cmake, and the
+# plugin), as one target: scripts/test.sh builds it first and starts the tier (its longest
+# chain, mostly waiting on pods) while the rest of the project compiles.
+add_custom_target(realnode-programs)
+foreach(t kubectl-tfjob hello-tfjob tfserving-standin dcgm-exporter-standin tfjob-gpu-probe tfjob-controller-standin)
+  if(TARGET ${t})
+    add_dependencies(realnode-programs ${t})
+  endif()
+endforeach()

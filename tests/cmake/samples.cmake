@@ -4,9 +4,11 @@
 #  - Everything else: the Kubernetes OpenAPI schemas (npm kubernetes-models, installed by
 #    tests/tools/node_tool.sh into the build tree from the committed package-lock.json).
 #  - Python under samples/ compiles; samples/mnist matches the built-in sample's contract.
-#  - Terraform under samples/ is `terraform fmt` clean (when terraform is installed).
+#  - Terraform under samples/ is `terraform fmt` clean (when terraform is installed); the edge
+#    sample's cluster config and variables' checks as Terraform itself evaluates them.
 # A judge that cannot run here (no python with jsonschema+yaml, no node/npm, no terraform)
-# makes its tests report SKIP with the reason instead of passing silently.
+# makes its tests report SKIP with the reason (support/skip.cmake), never pass silently or
+# vanish; a strict run fails on them.
 set(TFJOB_SAMPLES_DIR "${PROJECT_SOURCE_DIR}/samples")
 set(TFJOB_SAMPLES_BROKEN "${CMAKE_CURRENT_SOURCE_DIR}/data/samples")
 set(TFJOB_SAMPLES_TOOLS "${CMAKE_CURRENT_SOURCE_DIR}/tools")
@@ -20,10 +22,7 @@ endif()
 file(GLOB TFJOB_SAMPLES_BROKEN_TFJOBS CONFIGURE_DEPENDS ${TFJOB_SAMPLES_BROKEN}/tfjob-*.yaml)
 file(GLOB TFJOB_SAMPLES_BROKEN_K8S CONFIGURE_DEPENDS ${TFJOB_SAMPLES_BROKEN}/k8s-*.yaml)
 
-function(tfjob_samples_skip name reason)
-  add_test(NAME "${name}" COMMAND ${CMAKE_COMMAND} -E echo "SKIP: ${reason}")
-  set_tests_properties("${name}" PROPERTIES LABELS samples SKIP_REGULAR_EXPRESSION "SKIP:")
-endfunction()
+set(_judge_fix "apt-get install python3-jsonschema python3-yaml (scripts/install-deps.sh), then reconfigure")
 
 # ---- TFJobs against the CRD schema ----------------------------------------------------
 if(TFJOB_PYTHON)
@@ -35,14 +34,15 @@ if(TFJOB_PYTHON)
                    --crd ${TFJOB_SAMPLES_CRD} --expect-invalid ${TFJOB_SAMPLES_BROKEN_TFJOBS})
   add_test(NAME "samples:mnist-contract"
            COMMAND ${TFJOB_PYTHON} ${TFJOB_SAMPLES_TOOLS}/check_mnist.py ${TFJOB_SAMPLES_DIR})
-  set_tests_properties("samples:tfjobs-crd-schema"
-                       "samples:crd-judge-rejects-broken"
-                       "samples:mnist-contract"
-                       PROPERTIES LABELS samples)
 else()
-  tfjob_samples_skip("samples:tfjobs-crd-schema"
-                     "no python3 with jsonschema and yaml (apt-get install python3-jsonschema python3-yaml)")
+  foreach(n "samples:tfjobs-crd-schema" "samples:crd-judge-rejects-broken" "samples:mnist-contract")
+    tfjob_skip_test("${n}" python-judge "no python3 with jsonschema and yaml when CMake configured" "${_judge_fix}")
+  endforeach()
 endif()
+set_tests_properties("samples:tfjobs-crd-schema"
+                     "samples:crd-judge-rejects-broken"
+                     "samples:mnist-contract"
+                     PROPERTIES LABELS samples)
 
 # ---- everything else against the Kubernetes OpenAPI schemas ---------------------------
 add_test(NAME "samples:k8s-openapi-schemas"
@@ -67,11 +67,13 @@ if(TFJOB_SAMPLES_PY)
   add_test(NAME "samples:python-check-rejects-broken"
            COMMAND ${TFJOB_SAMPLES_PY} ${TFJOB_SAMPLES_TOOLS}/check_python.py --expect-invalid
                    ${TFJOB_SAMPLES_BROKEN}/python)
-  set_tests_properties("samples:python-compiles"
-                       "samples:python-check-rejects-broken" PROPERTIES LABELS samples)
 else()
-  tfjob_samples_skip("samples:python-compiles" "no python3 found")
+  foreach(n "samples:python-compiles" "samples:python-check-rejects-broken")
+    tfjob_skip_test("${n}" no-python "no python3 when CMake configured" "apt-get install python3, then reconfigure")
+  endforeach()
 endif()
+set_tests_properties("samples:python-compiles"
+                     "samples:python-check-rejects-broken" PROPERTIES LABELS samples)
 
 # ---- shell scripts parse --------------------------------------------------------------
 add_test(NAME "samples:shell-syntax"
@@ -94,9 +96,23 @@ if(TFJOB_TERRAFORM)
            COMMAND bash -c [=[TF_CLI_CONFIG_FILE=/dev/null "$0" fmt -check -recursive "$1"; rc=$?
                     echo "terraform fmt -check exited $rc"; [ "$rc" -eq 3 ]]=]
                    ${TFJOB_TERRAFORM} ${TFJOB_SAMPLES_BROKEN}/terraform)
-  set_tests_properties("samples:terraform-fmt"
-                       "samples:terraform-fmt-rejects-unformatted"
-                       PROPERTIES LABELS samples)
+  # the edge sample as Terraform reads it: its cluster config rendered by templatefile()
+  # (standalone, profile edge, one node), its variables' checks by `terraform plan`
+  if(TFJOB_PYTHON)
+    add_test(NAME "samples:terraform-edge"
+             COMMAND ${TFJOB_PYTHON} ${TFJOB_SAMPLES_TOOLS}/check_terraform_edge.py ${TFJOB_TERRAFORM} ${PROJECT_SOURCE_DIR})
+  else()
+    tfjob_skip_test("samples:terraform-edge" no-python-yaml "no python3 with yaml for the edge sample's check"
+                    "apt-get install python3-yaml (scripts/install-deps.sh does), then reconfigure")
+  endif()
+  set_tests_properties("samples:terraform-edge" PROPERTIES LABELS samples)
 else()
-  tfjob_samples_skip("samples:terraform-fmt" "terraform is not installed")
+  foreach(n "samples:terraform-fmt" "samples:terraform-fmt-rejects-unformatted" "samples:terraform-edge")
+    tfjob_skip_test("${n}" no-terraform "terraform was not on PATH when CMake configured (Debian has no package for it)"
+                    "install HashiCorp's terraform (developer.hashicorp.com/terraform/install), then reconfigure")
+  endforeach()
+  set_tests_properties("samples:terraform-edge" PROPERTIES LABELS samples)
 endif()
+set_tests_properties("samples:terraform-fmt"
+                     "samples:terraform-fmt-rejects-unformatted"
+                     PROPERTIES LABELS samples)

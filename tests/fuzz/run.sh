@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang, -fsanitize=fuzzer,address,undefined) in a build
-# directory of their own and runs each for a bounded time on its seed corpus.
+# directory of their own and runs each on its seed corpus and past findings, then for a
+# bounded number of mutations.
 #
 #   tests/fuzz/run.sh [--build-only] BUILD_DIR [SECONDS] [TARGET...]
 #
-# SECONDS per target: the argument, else $TFJOB_FUZZ_SECONDS, else 30. TARGETs: the names
+# Every run first replays, whole, the target's seed corpus (tests/fuzz/corpus/TARGET), its
+# past findings (tests/fuzz/regressions/TARGET) and what earlier runs found, under the
+# sanitizers; libFuzzer never stops during that replay. Then it mutates: with SECONDS (the
+# argument, else $TFJOB_FUZZ_SECONDS) for that many seconds; else for the target's budget in
+# tests/fuzz/budgets, a number of executions (the same with a fixed seed on any machine, so a
+# finding shows where it was introduced, not with the load), capped at
+# $TFJOB_FUZZ_MAX_SECONDS (300). TARGETs: the names
 # of tests/fuzz/*_fuzz.cpp without the suffix (default: all). Inputs the fuzzer finds are
 # kept in BUILD_DIR/corpus/TARGET (so a later run starts where this one stopped); a crash
 # leaves its reproducer in BUILD_DIR/crashes/TARGET/ and this script names it and exits 1.
-# Exit 77 (SKIP) when clang or libFuzzer is missing, unless CI=true (then it is an error).
+# Without clang or libFuzzer the skip rule decides (tests/support/skip.sh: 77, or a failure
+# in a strict run: CI=true or TFJOB_STRICT=1).
 # Extra libFuzzer flags: $TFJOB_FUZZ_ARGS (e.g. "-jobs=4 -workers=4"). See docs/fuzzing.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,19 +29,14 @@ fi
 build=$1; shift
 seconds=
 case ${1-x} in (''|*[!0-9]*) [ "${1-x}" = '' ] && shift;; (*) seconds=$1; shift;; esac  # "" = the default
-seconds=${seconds:-${TFJOB_FUZZ_SECONDS:-30}}
-case $seconds in (*[!0-9]*|'') echo "$0: TFJOB_FUZZ_SECONDS must be a whole number, not \"$seconds\"" >&2; exit 2;; esac
+seconds=${seconds:-${TFJOB_FUZZ_SECONDS:-}}
+case $seconds in (*[!0-9]*) echo "$0: TFJOB_FUZZ_SECONDS must be a whole number, not \"$seconds\"" >&2; exit 2;; esac
+max_seconds=${TFJOB_FUZZ_MAX_SECONDS:-300}
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
 
-skip() {  # skip MESSAGE: SKIP locally, fail in CI
-  if [ "${CI:-}" = true ]; then
-    echo "FAIL: $1 (CI=true: the fuzz targets must run; bash scripts/install-deps.sh installs clang and libFuzzer)" >&2
-    exit 1
-  fi
-  echo "SKIP: $1 (bash scripts/install-deps.sh installs clang and libFuzzer)" >&2
-  exit 77
-}
+. "$root/tests/support/skip.sh"
+skip() { tfjob_skip no-libfuzzer "$1" "bash scripts/install-deps.sh installs clang and libclang-rt-14-dev"; }
 
 cxx=${TFJOB_FUZZ_CXX:-}
 if [ -z "$cxx" ]; then
@@ -91,14 +94,27 @@ for t in "${targets[@]}"; do
   # A fixed seed (TFJOB_FUZZ_SEED, default 1) makes a CI run repeat the same mutations on
   # the same code, so a finding shows up where it was introduced, not at random later; run
   # longer or with other seeds by hand (docs/fuzzing.md).
-  args=(-seed="${TFJOB_FUZZ_SEED:-1}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024
+  args=(-seed="${TFJOB_FUZZ_SEED:-1}" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024
         -error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1 -artifact_prefix="$crashes/")
   [ -f "$root/tests/fuzz/dict/$t.dict" ] && args+=(-dict="$root/tests/fuzz/dict/$t.dict")
   # shellcheck disable=SC2206
   extra=(${TFJOB_FUZZ_ARGS:-})
+  # the first directory receives what this run finds; the others are read (replayed) only
   dirs=("$work")
   [ -d "$seeds" ] && dirs+=("$seeds")
-  echo "fuzz $t: ${seconds}s, seeds ${seeds#"$root"/}, corpus $work"
+  [ -d "$root/tests/fuzz/regressions/$t" ] && dirs+=("$root/tests/fuzz/regressions/$t")
+  replay=$(find "${dirs[@]}" -type f | wc -l)
+  if [ -n "$seconds" ]; then
+    args+=(-max_total_time="$seconds")
+    what="${seconds}s"
+  else
+    budget=$(awk -v t="$t" '$1 == t { print $2 }' "$root/tests/fuzz/budgets")
+    [ -n "$budget" ] || { echo "FAIL: no budget for fuzz target $t in tests/fuzz/budgets" >&2; exit 1; }
+    # -runs counts the replay's executions too
+    args+=(-runs=$((replay + budget)) -max_total_time="$max_seconds")
+    what="$budget executions"
+  fi
+  echo "fuzz $t: $replay inputs replayed, then $what (seeds ${seeds#"$root"/}, corpus $work)"
   rc=0
   "$build/tests/fuzz/fuzz_$t" "${args[@]}" "${extra[@]}" "${dirs[@]}" >"$log" 2>&1 || rc=$?
   if [ "$rc" = 0 ]; then

@@ -16,6 +16,8 @@
 #   cluster.sh exit DIR NS POD CONTAINER         mark the container exited (ends logs -f)
 #   cluster.sh cert DIR NAME CA SUBJECT EKU [SAN]  one more certificate from the cluster's
 #                                 CAs into DIR/pki (CA: client-ca, kubelet-ca, ...)
+#   cluster.sh restart-apiserver DIR [SECONDS]   stop kube-apiserver, keep it down SECONDS
+#                                 (default 3), start it again with the same flags (same etcd)
 #
 # Node mode (TFJOB_REALAPI_NODE=1, used by tests/realnode/node.sh inside its network
 # namespace): the control plane only; no loopback kubelet and no fake GPU nodes, since a
@@ -28,21 +30,22 @@
 # TFJOB_REALAPI_TTL seconds (default 7200), whichever comes first.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$HERE/../support/skip.sh"  # the suite's skip rule
 REPO=$(cd "$HERE/../.." && pwd)
 KUBECTL=${TFJOB_KUBECTL:-kubectl}
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 CRD=${TFJOB_CRD_FILE:-}
 if [ -z "$CRD" ]; then
-  if [ -f "$REPO/../shared/crds/kubeflow.org_tfjobs.v1.9.0.yaml" ]; then
-    CRD="$REPO/../shared/crds/kubeflow.org_tfjobs.v1.9.0.yaml"
+  if [ -f "$REPO/../shared/crds/kubeflow.org_tfjobs.v1.9.4.yaml" ]; then
+    CRD="$REPO/../shared/crds/kubeflow.org_tfjobs.v1.9.4.yaml"
   else
-    CRD="$REPO/tests/data/crds/kubeflow.org_tfjobs.v1.9.0.yaml"
+    CRD="$REPO/tests/data/crds/kubeflow.org_tfjobs.v1.9.4.yaml"
   fi
 fi
 
 die() { echo "realapi cluster: ERROR: $*" >&2; exit 1; }
 log() { echo "realapi cluster: $*" >&2; }
-usage() { sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 cmd=${1:-}; [ -n "$cmd" ] || usage; shift
 DIR=${1:-}; [ -n "$DIR" ] || usage; shift
@@ -289,7 +292,7 @@ cluster_up() {
   for try in 1 2 3; do
     read -r API_PORT < <(free_ports 1)
     SERVER="https://127.0.0.1:$API_PORT"
-    start kube-apiserver "$bin" \
+    APISERVER_ARGS=("$bin" \
       --bind-address=127.0.0.1 --secure-port="$API_PORT" --insecure-port=0 --advertise-address=127.0.0.1 \
       --endpoint-reconciler-type=none --cert-dir="$DIR/apiserver-certs" \
       --etcd-servers="https://127.0.0.1:$ETCD_PORT" --etcd-cafile="$PKI/etcd-ca.crt" \
@@ -306,7 +309,9 @@ cluster_up() {
       --kubelet-client-key="$PKI/apiserver-kubelet-client.key" \
       --kubelet-certificate-authority="$PKI/kubelet-ca.crt" \
       --kubelet-preferred-address-types=InternalIP,Hostname \
-      --allow-privileged=true --profiling=false --event-ttl=1h -v=1
+      --allow-privileged=true --profiling=false --event-ttl=1h -v=1)
+    start kube-apiserver "${APISERVER_ARGS[@]}"
+    printf '%s\0' "${APISERVER_ARGS[@]}" >"$DIR/apiserver.args"  # for restart-apiserver
     if wait_for kube-apiserver 240 curl -sf --cacert "$PKI/server-ca.crt" --cert "$PKI/admin.crt" \
          --key "$PKI/admin.key" "$SERVER/readyz"; then break; fi
     alive kube-apiserver && die "kube-apiserver did not become ready in 240s (see $LOGDIR/kube-apiserver.log)"
@@ -395,6 +400,26 @@ X
   log "up in $(( $(date +%s) - t0 ))s: $SERVER ($SERVER_VERSION), etcd :$ETCD_PORT, kubelet :$KUBELET_PORT; env in $DIR/env"
 }
 
+# restart-apiserver DIR [SECONDS]: stop kube-apiserver (SIGTERM, as a rolling restart does),
+# keep it down SECONDS (default 3), start it again with the same flags and wait until ready.
+# What clients see: connections cut, then refused, then answers again from the same etcd.
+restart_apiserver() {
+  local down=${1:-3} args=()
+  [ -f "$DIR/apiserver.args" ] && alive kube-apiserver || die "no kube-apiserver of ours runs in $DIR"
+  mapfile -d '' args <"$DIR/apiserver.args"
+  local pid; pid=$(cat "$PIDS/kube-apiserver.pid")
+  signal TERM "$pid"
+  for _ in $(seq 150); do ours "$pid" || break; sleep 0.1; done
+  if ours "$pid"; then signal KILL "$pid"; sleep 0.5; fi
+  sleep "$down"
+  mv -f "$LOGDIR/kube-apiserver.log" "$LOGDIR/kube-apiserver.before-restart.log" 2>/dev/null || true
+  start kube-apiserver "${args[@]}"
+  local server; server=$(sed -n 's/^TFJOB_REALAPI_SERVER=//p' "$DIR/env")
+  wait_for kube-apiserver 240 curl -sf --cacert "$PKI/server-ca.crt" --cert "$PKI/admin.crt" \
+    --key "$PKI/admin.key" "$server/readyz" || die "kube-apiserver did not come back after a restart"
+  log "kube-apiserver restarted (down ${down}s): $server"
+}
+
 cri_line() { # TEXT -> one CRI log line (kubelet's on-disk format)
   printf '%s stdout F %s\n' "$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)" "$1"
 }
@@ -417,7 +442,7 @@ case "$cmd" in
     [ "${1:-}" = -- ] && shift
     [ $# -gt 0 ] || usage
     if [ ! -f "$DIR/env" ]; then
-      if [ -s "$DIR/skip-reason" ]; then echo "SKIPPED: no realapi cluster: $(cat "$DIR/skip-reason")" >&2; exit 77; fi
+      tfjob_skip_recorded "$DIR/skip-reason" "no realapi cluster"
       die "no realapi cluster is up in $DIR (run: $0 up $DIR)"
     fi
     [ -f "$DIR/stopped" ] && die "the realapi cluster is gone: $(cat "$DIR/stopped")"
@@ -437,6 +462,7 @@ case "$cmd" in
     [ $# -ge 4 ] || usage
     [ -f "$PKI/$2.key" ] || die "no CA $2 in $PKI (is the cluster up?)"
     mkcert "$@" ;;
+  restart-apiserver) restart_apiserver "${1:-3}" ;;
   exit)
     [ $# -eq 3 ] || usage
     touch "$KLOGS/$1_$2_$3.log" "$KLOGS/$1_$2_$3.exited" ;;

@@ -3,16 +3,14 @@
 # cluster answers, so what our SDK and plugin must agree with.
 #   kubectl_test.sh CASE DIR      CASE: version | crud | apply-server-side | invalid |
 #                                       rbac | exec | logs-follow | logs-errors
-# Exit 0 pass, 1 fail, 77 skipped (the cluster is not up because its setup was skipped).
+# Exit 0 pass, 1 fail, 77 skipped (the cluster's setup skipped: the skip rule, tests/support/skip.sh).
 set -euo pipefail
 CASE=${1:?case}; DIR=${2:?cluster dir}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 DATA=$(cd "$HERE/../data/realapi" && pwd)
+. "$HERE/../support/skip.sh"
 if [ ! -f "$DIR/env" ]; then
-  if [ -s "$DIR/skip-reason" ]; then
-    echo "SKIPPED: no realapi cluster: $(cat "$DIR/skip-reason")" >&2
-    exit 77
-  fi
+  tfjob_skip_recorded "$DIR/skip-reason" "no realapi cluster"
   echo "FAIL: no realapi cluster is up in $DIR (run: tests/realapi/cluster.sh up $DIR)" >&2
   exit 1
 fi

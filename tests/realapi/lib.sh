@@ -1,11 +1,12 @@
 # Shared helpers of the tier's kubectl-tfjob scripts (plugin_test.sh, gpu_check_test.sh,
 # serve_test.sh). Source it after setting PLUGIN and DIR; it loads the cluster's env (or
-# exits 77/1 when no cluster is up), makes a namespace $NS and a temp dir $TMP, and
+# applies the cluster's recorded skip, or fails, when no cluster is up), makes a namespace $NS and a temp dir $TMP, and
 # cleans up background processes ($BG) and $TMP on exit.
 #   NAME: the test's name (namespace prefix and messages)
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$HERE/../support/skip.sh"  # the suite's skip rule
 if [ ! -f "$DIR/env" ]; then
-  if [ -s "$DIR/skip-reason" ]; then echo "SKIPPED: no realapi cluster: $(cat "$DIR/skip-reason")" >&2; exit 77; fi
+  tfjob_skip_recorded "$DIR/skip-reason" "no realapi cluster"
   echo "FAIL: no realapi cluster is up in $DIR" >&2; exit 1
 fi
 if [ -f "$DIR/stopped" ]; then echo "FAIL: the realapi cluster is gone: $(cat "$DIR/stopped")" >&2; exit 1; fi

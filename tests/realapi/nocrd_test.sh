@@ -10,8 +10,9 @@ PLUGIN=${1:?path to kubectl-tfjob}; MAIN=${2:?the shared cluster dir}; DIR=${3:?
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 if [ -z "${TFJOB_NOCRD_INNER:-}" ]; then
   # the shared cluster's setup decides whether this tier runs here at all
-  if [ ! -f "$MAIN/env" ] && [ -s "$MAIN/skip-reason" ]; then
-    echo "SKIPPED: no realapi cluster: $(cat "$MAIN/skip-reason")" >&2; exit 77
+  if [ ! -f "$MAIN/env" ]; then
+    . "$HERE/../support/skip.sh"
+    tfjob_skip_recorded "$MAIN/skip-reason" "no realapi cluster"
   fi
   export TFJOB_CRD_FILE=none TFJOB_NOCRD_INNER=1
   exec bash "$HERE/cluster.sh" run "$DIR" -- bash "$0" "$PLUGIN" "$MAIN" "$DIR"

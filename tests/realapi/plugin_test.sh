@@ -133,7 +133,7 @@ if ka get tfjob pe-dry -n "$NS" >/dev/null 2>&1; then fail "--dry-run=server per
 step submit-invalid
 sed 's/replicas: 1$/replicas: -3/' "$TMP/dry.yaml" >"$TMP/bad.yaml"
 refused P submit -f "$TMP/bad.yaml" -n "$NS"
-[ "$RC" = 1 ] || fail "exit $RC, want 1: $ERR"
+[ "$RC" = 64 ] || fail "exit $RC, want 64 (an invalid job: refused before anything is sent, docs/cli.md): $ERR"
 if ka get tfjob pe-dry -n "$NS" >/dev/null 2>&1; then fail "an invalid job was created"; fi
 
 step submit-missing-namespace
@@ -186,7 +186,13 @@ spec:
             volumeMounts: [{name: data, mountPath: /data}]
           volumes: [{name: data, persistentVolumeClaim: {claimName: pe-badtype-data}}]
 YAML
+# the client's schema refuses it first (--validate=strict, the default), before any request
 refused P submit -f "$TMP/badlabel.yaml" -n "$NS" --pvc-size 1Gi
+[ "$RC" = 1 ] || fail "exit $RC, want 1: $ERR"
+contains "$ERR" "TFJob pe-badtype: spec.tfReplicaSpecs.Worker.template.spec.priority: Invalid value: \"high\": must be of type integer, not string"
+if ka get pvc pe-badtype-data -n "$NS" >/dev/null 2>&1; then fail "a job the client refused left a claim behind"; fi
+# and with the client's judge off, the server's (its preflight dry run) refuses it the same
+refused P submit -f "$TMP/badlabel.yaml" -n "$NS" --pvc-size 1Gi --validate=false
 [ "$RC" = 1 ] || fail "exit $RC, want 1: $ERR"
 contains "$ERR" "spec.tfReplicaSpecs.Worker.template.spec.priority in body must be of type integer"
 if ka get pvc pe-badtype-data -n "$NS" >/dev/null 2>&1; then fail "a refused job left its claim behind"; fi
@@ -268,7 +274,7 @@ for r in chief:0 worker:0; do
   t=${r%:*}; i=${r#*:}
   env_tfc=$(ka get pod "pe-job-$t-$i" -n "$NS" -o jsonpath='{.spec.containers[0].env[?(@.name=="TF_CONFIG")].value}')
   [ "$env_tfc" = "$(tf_config pe-job "$t" "$i" 1)" ] || fail "the pod's TF_CONFIG: $env_tfc"
-  contains "$OUT" "${t^}-$i: $env_tfc"
+  contains "$OUT" "$t-$i: $env_tfc"  # keyed as tf-config keys it: the operator's lower-case type
 done
 
 step logs

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <tfjob/api/manifest.hpp>
+#include <tfjob/api/schema.hpp>
 #include <tfjob/kube/tfjob_resource.hpp>
 #include <tfjob/api/types.hpp>
 #include <tfjob/kube/kube.hpp>
@@ -24,6 +25,7 @@
 #include <vector>
 
 using namespace tfjob::kube;
+using namespace tfjob::k8s;
 
 namespace {
 
@@ -91,13 +93,13 @@ Pod running_pod(Client c, const std::string& ns, const std::string& name) {
   now.grace_period_seconds = 0;
   pods.remove_opt(name, now);
   for (int i = 0; i < 100 && pods.get_opt(name); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  Pod p(nlohmann::json{{"apiVersion", "v1"},
+  auto p = nlohmann::json{{"apiVersion", "v1"},
                        {"kind", "Pod"},
                        {"metadata", {{"name", name}, {"namespace", ns}}},
                        {"spec",
                         {{"nodeName", "gpu-node-0"},
                          {"restartPolicy", "Never"},
-                         {"containers", {{{"name", "tensorflow"}, {"image", "ghcr.io/kubectl-tfjob/mnist:v0.1.0"}}}}}}});
+                         {"containers", {{{"name", "tensorflow"}, {"image", "ghcr.io/kubectl-tfjob/mnist:v0.1.0"}}}}}}}.get<Pod>();
   pods.create(p);
   return Api<Pod>(admin(), ns).patch_status(
       name, {{"status",
@@ -120,8 +122,8 @@ TEST_CASE("realapi: every kubeconfig context reaches the 1.20 server", "[realapi
   REQUIRE(nodes.items.size() == 2);
   for (const auto& n : nodes.items) {
     CHECK(n.ready());
-    CHECK(n.label("nvidia.com/gpu.present") == "true");
-    CHECK(n.status()["allocatable"].contains("nvidia.com/gpu"));
+    CHECK(n.metadata.label("nvidia.com/gpu.present") == "true");
+    CHECK_FALSE(n.allocatable("nvidia.com/gpu").empty());
   }
 }
 
@@ -292,15 +294,62 @@ TEST_CASE("realapi: Status errors are typed: 403 from RBAC, 422 from the CRD sch
   }
 }
 
+// fieldValidation (metav1.CreateOptions/PatchOptions.FieldValidation) arrived in 1.23 behind
+// the ServerSideFieldValidation gate (KEP-2885), on by default from 1.25, GA in 1.27. Older
+// servers drop query parameters they do not know, which is why kubectl asks the OpenAPI
+// whether a server supports it (cli-runtime resource/query_param_verifier.go) before it
+// leaves validation to the server. 1.20 must therefore prune an unknown field silently even
+// under Strict: the client has to judge first (tfjob::schema, --validate).
+TEST_CASE("realapi: 1.20 ignores fieldValidation: an unknown field is pruned silently even under Strict",
+          "[realapi][api]") {
+  const std::string ns = env("TFJOB_TEST_LIMITED_NAMESPACE");
+  ConfigOverrides o;
+  o.kubeconfig = env("TFJOB_TEST_KUBECONFIG");
+  o.context = env("TFJOB_TEST_CONTEXT_LIMITED");
+  auto cfg = load_config(o);
+  std::vector<std::string> warnings;
+  cfg.on_warning = [&](const std::string& w) { warnings.push_back(w); };
+  Client c(cfg);
+  Api<DynamicObject> raw(c, resource_info<tfjob::TFJob>(), ns);
+  DeleteParams now;
+  for (const char* n : {"realapi-fv-create", "realapi-fv-apply"}) raw.remove_opt(n, now);
+  for (int i = 0; i < 100 && (raw.get_opt("realapi-fv-create") || raw.get_opt("realapi-fv-apply")); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+
+  auto docs = tfjob::parse_manifests(slurp(data_file("tfjob-valid.yaml")), "tfjob-valid.yaml");
+  REQUIRE(docs.size() == 1);
+  nlohmann::json j = docs[0];
+  j["metadata"]["namespace"] = ns;
+  j["spec"]["runPolcy"] = {{"backoffLimit", 3}};  // what the client-side schema refuses
+  REQUIRE_FALSE(tfjob::schema::check_tfjob(j).empty());
+
+  j["metadata"]["name"] = "realapi-fv-create";
+  PostParams pp;
+  pp.field_validation = "Strict";
+  auto created = raw.create(DynamicObject(j), pp);  // a 1.25+ server answers 400 "strict decoding error"
+  CHECK_FALSE(created.spec().contains("runPolcy"));
+  CHECK(created.spec().contains("tfReplicaSpecs"));
+
+  j["metadata"]["name"] = "realapi-fv-apply";
+  ApplyParams ap;
+  ap.field_validation = "Strict";
+  auto applied = raw.apply(DynamicObject(j), ap);
+  CHECK_FALSE(applied.spec().contains("runPolcy"));
+  ap.field_validation = "Warn";  // a 1.25+ server answers with `Warning: unknown field "spec.runPolcy"`
+  raw.apply(DynamicObject(j), ap);
+  CHECK(warnings.empty());
+  for (const char* n : {"realapi-fv-create", "realapi-fv-apply"}) raw.remove_opt(n, now);
+}
+
 TEST_CASE("realapi: list pages with limit and continue", "[realapi][api]") {
   Api<ConfigMap> cms(admin(), "team-b");
   const int n = 7;
   for (int i = 0; i < n; ++i) {
     cms.remove_opt("page-" + std::to_string(i));
-    cms.create(ConfigMap(nlohmann::json{{"apiVersion", "v1"},
+    cms.create(nlohmann::json{{"apiVersion", "v1"},
                                         {"kind", "ConfigMap"},
                                         {"metadata", {{"name", "page-" + std::to_string(i)}, {"labels", {{"sdk-page", "1"}}}}},
-                                        {"data", {{"i", std::to_string(i)}}}}));
+                                        {"data", {{"i", std::to_string(i)}}}}.get<ConfigMap>());
   }
   ListParams p;
   p.label_selector = "sdk-page=1";
@@ -378,8 +427,8 @@ TEST_CASE("realapi: pod logs through the apiserver to the kubelet, with follow",
   std::remove((env("TFJOB_REALAPI_KUBELET_LOGS") + "/" + ns + "_" + pod + "_tensorflow.exited").c_str());
   Client c = limited();
   Pod p = running_pod(c, ns, pod);
-  CHECK(p.phase() == "Running");
-  CHECK(p.node_name() == "gpu-node-0");
+  CHECK(p.status.phase == "Running");
+  CHECK(p.spec.node_name == "gpu-node-0");
 
   kubelet_log(ns, pod, "tensorflow", {"epoch 1", "epoch 2", "epoch 3"});
   LogParams tail;

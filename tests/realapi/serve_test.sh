@@ -46,7 +46,7 @@ until_ok 20 ka get deployment rs -n "$NS" || fail "serve did not create deployme
 d=$(ka get --raw "/apis/apps/v1/namespaces/$NS/deployments/rs")
 [ "$(jq -r '.metadata.managedFields[] | select(.operation == "Apply") | .manager' <<<"$d")" = kubectl-tfjob ] || fail "not applied by kubectl-tfjob"
 [ "$(jq -r '.spec.template.spec.containers[0].resources.limits["nvidia.com/gpu"]' <<<"$d")" = 1 ] || fail "GPU limit: $(jq -c .spec.template.spec.containers[0].resources <<<"$d")"
-[ "$(jq -r '.spec.template.spec.containers[0].image' <<<"$d")" = tensorflow/serving:2.16.1-gpu ] || fail "image: $(jq -r '.spec.template.spec.containers[0].image' <<<"$d")"
+[ "$(jq -r '.spec.template.spec.containers[0].image' <<<"$d")" = tensorflow/serving:2.20.0-gpu ] || fail "image: $(jq -r '.spec.template.spec.containers[0].image' <<<"$d")"
 [ "$(jq -r '.spec.template.spec.containers[0].readinessProbe.httpGet.path' <<<"$d")" = /v1/models/rs ] || fail "readiness probe: $(jq -c .spec.template.spec.containers[0].readinessProbe <<<"$d")"
 [ "$(jq -r '.spec.template.spec.initContainers | length' <<<"$d")" = 1 ] || fail "no init container fetching the model"
 svc=$(ka get service rs -n "$NS" -o json)

@@ -11,13 +11,15 @@
 #
 #   images.sh OUTDIR      (binaries from TFJOB_REALNODE_PAUSE, _HELLO, _TFSERVING, _DCGM, _PROBE)
 # A tarball is rebuilt only when its inputs changed (a stamp of their sha256 beside it).
-# Exit codes: 0 ok; 1 error; the reason of a missing input in OUTDIR/skip-reason, exit 77.
+# Exit codes: 0 ok; 1 error (a binary this build makes is missing: a failure, never a skip);
+# 77 when a Debian package is missing (the skip rule, kept in OUTDIR/skip-reason for node.sh).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OUT=${1:?OUTDIR}
 mkdir -p "$OUT"
 IMG="$HERE/image.sh"
-missing() { echo "$*" >"$OUT/skip-reason"; echo "realnode images: $*" >&2; exit 77; }
+. "$HERE/../support/skip.sh"
+missing() { echo "realnode images: FAIL: $*" >&2; exit 1; }
 
 # image NAME REF ENTRYPOINT-ARGS -- INPUTS...: (re)build NAME.tar when its inputs changed;
 # the root file system is made by the function rootfs_NAME ROOT
@@ -52,7 +54,8 @@ image tools tfjob.local/tools:v1 /bin/sh -- "${TOOLS[@]}"
 HELLO=${TFJOB_REALNODE_HELLO:-}
 [ -x "$HELLO" ] || missing "no hello-tfjob binary (TFJOB_REALNODE_HELLO=$HELLO; build the hello-tfjob target)"
 FMNIST=/usr/share/datasets/fashion-mnist
-[ -f "$FMNIST/train-images-idx3-ubyte.gz" ] || missing "no Fashion-MNIST in $FMNIST (apt-get install dataset-fashion-mnist)"
+[ -f "$FMNIST/train-images-idx3-ubyte.gz" ] ||
+  tfjob_skip_record "$OUT/skip-reason" no-dataset "no Fashion-MNIST in $FMNIST" "apt-get install dataset-fashion-mnist (scripts/install-deps.sh)"
 rootfs_hello() {
   bash "$IMG" add-bin "$1" "$HELLO" /usr/local/bin/hello-tfjob
   rootfs_tools "$1"
@@ -75,7 +78,7 @@ if [ -x "$DCGM" ]; then
   rootfs_dcgm() { bash "$IMG" add-bin "$1" "$DCGM" /usr/bin/dcgm-exporter; }
   image dcgm tfjob.local/dcgm-exporter-standin:v1 /usr/bin/dcgm-exporter -- "$DCGM"
 else
-  echo "realnode images: no dcgm-exporter-standin binary (TFJOB_REALNODE_DCGM=$DCGM): the top scenario will skip" >&2
+  echo "realnode images: no dcgm-exporter-standin binary (TFJOB_REALNODE_DCGM=$DCGM): the top scenario will fail" >&2
   rm -f "$OUT/dcgm.tar"
 fi
 
@@ -84,7 +87,7 @@ if [ -x "$PROBE" ]; then
   rootfs_gpu-probe() { bash "$IMG" add-bin "$1" "$PROBE" /usr/local/bin/tfjob-gpu-probe; }
   image gpu-probe ghcr.io/kubectl-tfjob/gpu-probe:v0.1.0 /usr/local/bin/tfjob-gpu-probe -- "$PROBE"
 else
-  echo "realnode images: no tfjob-gpu-probe binary (no nvcc here?): no probe image; gpu-check scenarios will skip" >&2
+  echo "realnode images: no tfjob-gpu-probe binary (no nvcc here?): no probe image; the gpu-check scenario skips by the rule" >&2
   rm -f "$OUT/gpu-probe.tar"
 fi
 rm -f "$OUT/skip-reason"

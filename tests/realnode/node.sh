@@ -13,10 +13,19 @@
 #   node.sh with DIR -- CMD..   run CMD inside the node's network namespace with DIR/env
 #                               exported (exit 77 when `up` was skipped)
 #   node.sh shell DIR           an interactive shell there (poke at it by hand)
+#   node.sh reserve DIR [SYSTEM KUBE EVICTION]
+#                               restart the kubelet with these reservations, as its config's
+#                               systemReserved, kubeReserved and evictionHard (each KEY=VALUE,...
+#                               or "" for none: e.g. cpu=100m,memory=20Gi and
+#                               memory.available=100Mi), and wait until the node reports the
+#                               allocatable they leave; no arguments: none, as `up` starts it
 #
 # Exit codes: 0 ok; 77 skipped (reason on stderr and in DIR/skip-reason); 1 error.
-# Required (skips become failures) when CI=true or TFJOB_REALNODE=require;
-# TFJOB_REALNODE=skip skips. A watchdog runs `down` when the caller of `up` (ctest) exits
+# A skip goes through the suite's rule (tests/support/skip.sh): a strict run (CI=true,
+# TFJOB_STRICT=1, or TFJOB_REALNODE=require for this tier) fails instead; TFJOB_REALNODE=skip
+# skips on purpose (refused when CI=true). What this suite starts (the control plane, the
+# images it builds, containerd, the kubelet, the TFJob controller stand-in) not coming up is
+# a failure with its log, never a skip. A watchdog runs `down` when the caller of `up` (ctest) exits
 # (TFJOB_REALNODE_OWNER_PID overrides) or after TFJOB_REALNODE_TTL seconds (default 7200).
 # All traffic stays inside namespaces made here: the node's and its pods'.
 set -euo pipefail
@@ -27,7 +36,7 @@ KUBECTL=${TFJOB_KUBECTL:-kubectl}
 
 log() { echo "realnode: $*" >&2; }
 die() { echo "realnode: ERROR: $*" >&2; exit 1; }
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 cmd=${1:-}; [ -n "$cmd" ] || usage; shift
 DIR=${1:-}; [ -n "$DIR" ] || usage; shift
@@ -42,17 +51,9 @@ POD_CIDR=10.200.128.0/24
 GPUS=8
 CTR_SOCK="$RUN/containerd/containerd.sock"
 
-required() {
-  [ "${TFJOB_REALNODE:-}" = require ] && return 0
-  [ "${TFJOB_REALNODE:-}" = skip ] && return 1
-  [ "${CI:-}" = true ]
-}
-skip() {
-  echo "realnode: SKIPPED: $*" >&2
-  echo "$*" >"$DIR/skip-reason"
-  if required; then echo "realnode: the real-node tier is required here (CI=true or TFJOB_REALNODE=require); failing." >&2; exit 1; fi
-  exit 77
-}
+. "$REPO/tests/support/skip.sh"  # the suite's skip rule
+[ "${TFJOB_REALNODE:-}" = require ] && export TFJOB_STRICT=1
+skip() { tfjob_skip_record "$DIR/skip-reason" "$@"; }  # skip ID REASON [FIX], kept for `with`
 
 # ---- process bookkeeping (as cluster.sh: only pids whose command line names DIR) ---------
 ours() { [ -r "/proc/$1/cmdline" ] && tr '\0' ' ' <"/proc/$1/cmdline" | grep -qF -- "$DIR"; }
@@ -192,19 +193,21 @@ node_down() {
 
 # ---- preflight: what this tier needs, or a skip that says what is missing -------------------
 preflight() {
-  [ "${TFJOB_REALNODE:-}" = skip ] && skip "TFJOB_REALNODE=skip"
-  [ "$(id -u)" = 0 ] || skip "not root: the kubelet, containerd and the network namespace need root"
+  [ "${TFJOB_REALNODE:-}" = skip ] && skip asked "TFJOB_REALNODE=skip"
+  [ "$(id -u)" = 0 ] || skip no-root "not root: the kubelet, containerd and the network namespace need root" "run the suite as root"
   local t
   for t in ip nsenter findmnt containerd containerd-shim-runc-v2 runc ctr dnsmasq iptables jq curl openssl "$KUBECTL"; do
-    command -v "$t" >/dev/null || skip "$t not found (bash scripts/install-deps.sh installs containerd, runc, containernetworking-plugins, dnsmasq-base, iproute2, util-linux)"
+    command -v "$t" >/dev/null || skip missing-tool "$t not found" "bash scripts/install-deps.sh installs containerd, runc, containernetworking-plugins, dnsmasq-base, iproute2, util-linux"
   done
   for t in bridge host-local portmap loopback; do
-    [ -x "/usr/lib/cni/$t" ] || skip "/usr/lib/cni/$t missing (apt-get install containernetworking-plugins)"
+    [ -x "/usr/lib/cni/$t" ] || skip missing-tool "/usr/lib/cni/$t missing" "apt-get install containernetworking-plugins"
   done
   [ -d /sys/fs/cgroup/cpu ] && [ -d /sys/fs/cgroup/memory ] \
-    || skip "no cgroup v1 cpu/memory hierarchies under /sys/fs/cgroup (this tier's kubelet runs with cgroupfs on cgroup v1)"
+    || skip no-cgroup-v1 "no cgroup v1 cpu/memory hierarchies under /sys/fs/cgroup (this tier's kubelet runs with cgroupfs on cgroup v1)" \
+         "boot with systemd.unified_cgroup_hierarchy=0"
   local probe=tfjob-rn-probe-$$
-  ip netns add "$probe" 2>/dev/null || skip "cannot create a network namespace (ip netns add failed: no CAP_SYS_ADMIN?)"
+  ip netns add "$probe" 2>/dev/null || skip no-netns "cannot create a network namespace (ip netns add failed: no CAP_SYS_ADMIN?)" \
+    "run the suite as root outside a container, or in one with CAP_SYS_ADMIN"
   ip netns delete "$probe"
 }
 
@@ -230,12 +233,12 @@ node_up() {
   rm -f "$DIR/env" "$DIR/skip-reason" "$DIR/stopped"
   preflight
   local bin rc=0
+  # (setup.sh applies the rule itself and keeps its skip in DIR/skip-reason for `with`)
   bin=$(TFJOB_REALAPI_SKIP_FILE="$DIR/skip-reason" bash "$REALAPI/setup.sh") || rc=$?
-  if [ "$rc" = 77 ]; then skip "$(cat "$DIR/skip-reason" 2>/dev/null || echo "the realapi setup was skipped")"; fi
   [ "$rc" = 0 ] || exit "$rc"
   local BIN; BIN=$(dirname "$bin")
   for b in kubelet kube-scheduler kube-controller-manager pause; do
-    [ -x "$BIN/$b" ] || skip "$BIN/$b is not built (tests/realapi/setup.sh builds it with kube-apiserver)"
+    [ -x "$BIN/$b" ] || die "$BIN/$b is not built (tests/realapi/setup.sh builds it with kube-apiserver; see $(dirname "$BIN")/build.log)"
   done
   if [ -e "$NETNS_PATH" ] || [ -d "$PIDS" ]; then
     log "stopping a previous node in $DIR"; node_down || die "could not stop the previous node in $DIR"
@@ -349,7 +352,8 @@ T
 
   # ---- images, built here (images.sh) and imported: pause, the trainer, serving, the probe --
   rc=0; TFJOB_REALNODE_PAUSE="$BIN/pause" PAUSE_TAG=$PAUSE_TAG bash "$HERE/images.sh" "$DIR/images" || rc=$?
-  [ "$rc" = 0 ] || skip "$(cat "$DIR/images/skip-reason" 2>/dev/null || echo "the images could not be built")"
+  if [ "$rc" = 77 ]; then cp "$DIR/images/skip-reason" "$DIR/skip-reason"; tfjob_skip_recorded "$DIR/skip-reason" "the node's images"; fi
+  [ "$rc" = 0 ] || die "the node's images could not be built (tests/realnode/images.sh exited $rc)"
   local tar
   for tar in "$DIR"/images/*.tar; do
     # the probe image (~600 MB of CUDA libraries) is imported by the gpu-check scenario only
@@ -360,7 +364,7 @@ T
 
   # ---- the kubelet --------------------------------------------------------------------------
   printf 'nameserver %s\nsearch cluster.local\n' "$NODE_IP" >"$RUN/resolv.conf"
-  cat >"$RUN/kubelet.yaml" <<Y
+  cat >"$RUN/kubelet.base.yaml" <<Y
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 address: $NODE_IP
@@ -381,7 +385,6 @@ cgroupDriver: cgroupfs
 cgroupsPerQOS: false
 enforceNodeAllocatable: []
 failSwapOn: false
-evictionHard: {}
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 clusterDNS: [$NODE_IP]
@@ -393,10 +396,9 @@ serializeImagePulls: false
 oomScoreAdj: 0
 maxPods: 50
 Y
-  start_node_daemon kubelet "$BIN/kubelet" --config="$RUN/kubelet.yaml" --kubeconfig="$RUN/kubelet.kubeconfig" \
-    --root-dir="$RUN/kubelet" --cert-dir="$RUN/kubelet/pki" --hostname-override="$NODE" --node-ip="$NODE_IP" \
-    --container-runtime=remote --container-runtime-endpoint="unix://$CTR_SOCK" --runtime-request-timeout=5m \
-    --pod-infra-container-image="tfjob.local/pause:$PAUSE_TAG" -v=1
+  echo "$BIN/kubelet" >"$RUN/kubelet.bin"
+  kubelet_config "" "" ""
+  start_kubelet
   wait_for kubelet 120 node_ready || die "node $NODE did not become Ready (see $LOGDIR/kubelet.log)"
   # the node lifecycle controller lifts the kubelet's node.kubernetes.io/not-ready taint
   untainted() { [ -z "$(k get node "$NODE" -o jsonpath='{.spec.taints}')" ]; }
@@ -425,11 +427,14 @@ Y
 
   # ---- the TFJob controller stand-in (the training operator's part; tests/realnode/controller/) --
   local ctrl_pid=
-  if [ -n "${TFJOB_REALNODE_CONTROLLER:-}" ] && [ -x "$TFJOB_REALNODE_CONTROLLER" ]; then
+  if [ -n "${TFJOB_REALNODE_CONTROLLER:-}" ]; then
+    [ -x "$TFJOB_REALNODE_CONTROLLER" ] || die "TFJOB_REALNODE_CONTROLLER=$TFJOB_REALNODE_CONTROLLER is not an executable (build tfjob-controller-standin)"
     start tfjob-controller "$TFJOB_REALNODE_CONTROLLER" --kubeconfig "$API/kubeconfig"
     ctrl_pid=$(cat "$PIDS/tfjob-controller.pid")
+    sleep 1
+    alive tfjob-controller || { tail -25 "$LOGDIR/tfjob-controller.log" >&2; die "the TFJob controller stand-in exited at once (log: $LOGDIR/tfjob-controller.log)"; }
   else
-    log "no TFJob controller stand-in (TFJOB_REALNODE_CONTROLLER unset): the scenarios that need the operator skip"
+    log "no TFJob controller stand-in (TFJOB_REALNODE_CONTROLLER unset, by hand): the scenarios that need the operator fail"
   fi
 
   cp "$API/env" "$DIR/env"
@@ -447,6 +452,49 @@ X
   trap - EXIT
   log "up in $(( $(date +%s) - t0 ))s: node $NODE ($NODE_IP) Ready in netns $NETNS, API $SERVER; env in $DIR/env"
 }
+# kubelet.yaml: the base `up` wrote, with the reservations (SYSTEM KUBE EVICTION, each
+# KEY=VALUE,... or ""): what --system-reserved, --kube-reserved and --eviction-hard set
+kubelet_config() {
+  yaml_map() { local out="" kv; for kv in ${1//,/ }; do out="$out${out:+, }\"${kv%%=*}\": \"${kv#*=}\""; done; echo "{$out}"; }
+  { cat "$RUN/kubelet.base.yaml"
+    echo "systemReserved: $(yaml_map "$1")"
+    echo "kubeReserved: $(yaml_map "$2")"
+    echo "evictionHard: $(yaml_map "$3")"
+  } >"$RUN/kubelet.yaml"
+}
+start_kubelet() {
+  start_node_daemon kubelet "$(cat "$RUN/kubelet.bin")" --config="$RUN/kubelet.yaml" --kubeconfig="$RUN/kubelet.kubeconfig" \
+    --root-dir="$RUN/kubelet" --cert-dir="$RUN/kubelet/pki" --hostname-override="$NODE" --node-ip="$NODE_IP" \
+    --container-runtime=remote --container-runtime-endpoint="unix://$CTR_SOCK" --runtime-request-timeout=5m \
+    --pod-infra-container-image="tfjob.local/pause:$PAUSE_TAG" -v=1
+}
+# node.sh reserve: the kubelet restarted with other reservations (its pods keep running in
+# containerd); the node's allocatable is then capacity - systemReserved - kubeReserved -
+# evictionHard's memory.available (the kubelet's node allocatable rule)
+node_reserve() {
+  [ -f "$DIR/env" ] || die "no real node is up in $DIR (run: $0 up $DIR)"
+  set -a; . "$API/env"; set +a
+  local before old
+  before=$(k get node "$NODE" -o jsonpath='{.status.allocatable.memory}')
+  old=$(cat "$RUN/kubelet.yaml")
+  kubelet_config "${1:-}" "${2:-}" "${3:-}"
+  if [ "$old" = "$(cat "$RUN/kubelet.yaml")" ]; then log "kubelet reservations unchanged"; return 0; fi
+  [ -f "$LOGDIR/kubelet.log" ] && cat "$LOGDIR/kubelet.log" >>"$LOGDIR/kubelet.before-restart.log"
+  stop_pid kubelet
+  start_kubelet
+  wait_for kubelet 120 node_ready || die "node $NODE did not become Ready after the kubelet's restart (see $LOGDIR/kubelet.log)"
+  # the restarted kubelet posts its new allocatable with its next status update
+  changed() { [ "$(k get node "$NODE" -o jsonpath='{.status.allocatable.memory}')" != "$before" ]; }
+  wait_for kubelet 60 changed || die "the node's allocatable did not change after the kubelet's restart"
+  # the played GPUs (a patch of the node's status) survive a restart; put them back if not
+  if ! k get node "$NODE" -o jsonpath='{.status.allocatable.nvidia\.com/gpu}' | grep -qx "$GPUS"; then
+    in_netns curl -sS --fail --cacert "$TFJOB_REALAPI_CA" --cert "$TFJOB_REALAPI_ADMIN_CERT" --key "$TFJOB_REALAPI_ADMIN_KEY" \
+      -X PATCH -H 'Content-Type: application/json-patch+json' \
+      --data '[{"op": "add", "path": "/status/capacity/nvidia.com~1gpu", "value": "'"$GPUS"'"}]' \
+      "$TFJOB_REALAPI_SERVER/api/v1/nodes/$NODE/status" >/dev/null || die "could not put nvidia.com/gpu back"
+  fi
+  log "kubelet restarted: allocatable $(k get node "$NODE" -o jsonpath='{.status.allocatable.cpu} CPU, {.status.allocatable.memory} memory')"
+}
 k() { in_netns "$KUBECTL" --kubeconfig "$API/kubeconfig" --context realapi-cert "$@"; }
 node_ready() { k get node "$NODE" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' | grep -qx True; }
 
@@ -454,6 +502,7 @@ PAUSE_TAG=3.4.1
 
 case "$cmd" in
   up) node_up ;;
+  reserve) node_reserve "$@" ;;
   down)
     if [ -f "$DIR/env" ] || [ -e "$NETNS_PATH" ] || [ -d "$PIDS" ]; then
       if node_down; then log "down: nothing left running or mounted ($DIR)"; else die "down: something survived in $DIR"; fi
@@ -464,7 +513,7 @@ case "$cmd" in
     [ "${1:-}" = -- ] && shift
     [ $# -gt 0 ] || usage
     if [ ! -f "$DIR/env" ]; then
-      if [ -s "$DIR/skip-reason" ]; then echo "SKIPPED: no real node: $(cat "$DIR/skip-reason")" >&2; exit 77; fi
+      tfjob_skip_recorded "$DIR/skip-reason" "no real node"
       die "no real node is up in $DIR (run: $0 up $DIR)"
     fi
     [ -f "$DIR/stopped" ] && die "the real node is gone: $(cat "$DIR/stopped")"

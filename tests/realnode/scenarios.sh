@@ -3,13 +3,15 @@
 # by kube-scheduler, run by the kubelet in containerd, logs read through the kubelet,
 # Deployments rolled out by the deployment controller, garbage collected for real.
 #   scenarios.sh CASE PLUGIN DIR     (run by `node.sh with DIR --`, inside the node's netns)
-# Cases: logs logs-exact unschedulable unschedulable-wait serve-crash-log image-missing serve serve-models serve-from-job gpu-check top hello logs-restarts interrupt
+# Cases: logs logs-exact unschedulable unschedulable-wait serve-crash-log image-missing serve serve-models serve-from-job serve-edge gpu-check top hello logs-restarts interrupt
 # explain-gpu explain-selector explain-claim explain-exitcode explain-ps logs-replicas logs-states suspend-resume queues
 # queue-waits scale.
 # Where the TFJob controller stand-in (tfjob-controller-standin) is not running, the cases
 # that need only one pod play its part for that pod (the operator's name, labels and owner);
-# the cases that need the operator's behaviour (hello, logs-restarts, interrupt, explain-exitcode, explain-ps) skip.
-# Exit codes: 0 pass, 1 fail, 77 skipped (with the reason).
+# the cases that need the operator's behaviour (hello, logs-restarts, interrupt, explain-exitcode,
+# explain-ps, ...) fail, as do the steps that need it (logs' -f, queue-waits' partly running):
+# the stand-in is part of what the suite starts (node.sh up), never a skip.
+# Exit codes: 0 pass, 1 fail, 77 skipped (the skip rule, tests/support/skip.sh: no GPU probe image).
 set -euo pipefail
 CASE=${1:?case}; PLUGIN=${2:?path to kubectl-tfjob}; DIR=${3:?node dir}
 NAME=rn-$CASE
@@ -19,6 +21,8 @@ TOOLS=tfjob.local/tools:v1
 ka create namespace "$NS" >/dev/null
 QUEUE_CRDS=$(dirname "${BASH_SOURCE[0]}")/../data/crds/queues-minimal.yaml
 finish() {
+  # serve-edge: the kubelet back to no reservations, as `up` started it (the next case's node)
+  [ -z "${RESERVED:-}" ] || bash "$TFJOB_REALNODE_SH" reserve "$DIR" >&2 || echo "could not restore the kubelet's reservations" >&2
   cleanup
   # a pod the test held with its finalizer (logs-states), let go so that the namespace can go
   for p in $(ka get pods -n "$NS" -o json 2>/dev/null | jq -r '.items[] | select(.metadata.finalizers // [] | index("kubectl-tfjob.test/hold")) | .metadata.name'); do
@@ -31,10 +35,13 @@ finish() {
 trap finish EXIT
 
 controller_running() { [ -n "${TFJOB_REALNODE_CONTROLLER_PID:-}" ] && kill -0 "$TFJOB_REALNODE_CONTROLLER_PID" 2>/dev/null; }
-need_controller() {
+need_controller() {  # the stand-in node.sh started: not running is a failure, with its log
   controller_running && return 0
-  echo "SKIPPED: $CASE needs the TFJob controller stand-in (tfjob-controller-standin, branch wip-ctrl), not running on this node" >&2
-  exit 77
+  if [ -z "${TFJOB_REALNODE_CONTROLLER_PID:-}" ]; then
+    fail "$CASE needs the TFJob controller stand-in, and node.sh up started none (TFJOB_REALNODE_CONTROLLER was empty: tfjob-controller-standin not built?)"
+  fi
+  tail -30 "$TFJOB_REALNODE_DIR/logs/tfjob-controller.log" >&2 2>/dev/null || true
+  fail "$CASE needs the TFJob controller stand-in (pid $TFJOB_REALNODE_CONTROLLER_PID), which is no longer running (log: $TFJOB_REALNODE_DIR/logs/tfjob-controller.log)"
 }
 # The operator's pod for replica 0 of a one-replica TFJob, as the training operator v1.9 makes
 # it (pkg/controller.v1/tensorflow: name {job}-{type}-{index}, the replica labels, a
@@ -491,7 +498,7 @@ scenario_queue_waits() {
   contains "$ERR" "the job waits in Volcano queue \"research\", not for a node: its PodGroup is Pending until the queue has room for its minResources [PodGroupWaiting]"
   ok P delete vq -n "$NS"
   step partly-running
-  if ! controller_running; then echo "note: no controller stand-in: the partly-running step needs it, left out" >&2; return 0; fi
+  need_controller  # the suite starts it: not running is a failure, never a step left out
   # 3 Workers x 4 GPUs on the node's 8: the real scheduler places two, the third waits
   ok P submit --name part -n "$NS" --image "$TOOLS" --image-pull-policy Never --workers 3 --gpus 4 --skip-gpu-check \
     --command -- /bin/sh -c 'trap "exit 0" TERM; while :; do sleep 0.2; done'
@@ -644,7 +651,7 @@ scenario_logs_replicas() {
   contains "$ERR" "TFJob \"rep\" has no evaluator replicas; it has Chief, PS, Worker"
   run P logs rep -n "$NS" --since 5
   [ "$RC" = 64 ] || fail "--since 5: exit $RC, want 64"
-  contains "$ERR" "missing unit in duration \"5\""
+  contains "$ERR" "error: --since: \"5\" has no unit"
   run P logs rep -n "$NS" --include '('
   [ "$RC" = 64 ] || fail "--include '(': exit $RC, want 64"
   contains "$ERR" "invalid regular expression \"(\""
@@ -823,7 +830,7 @@ logs|logs-exact)
   P logs logs-bytes -n "$NS" >"$TMP/plugin.out" 2>"$TMP/plugin.err" || fail "kubectl tfjob logs: $(cat "$TMP/plugin.err")"
   cmp "$TMP/expected" "$TMP/plugin.out" || fail "kubectl tfjob logs differs: $(cmp "$TMP/expected" "$TMP/plugin.out" 2>&1; tail -c 40 "$TMP/plugin.out" | od -c | tail -3)"
   # -f ends when the job ends: the operator's Succeeded condition, so only with the controller
-  controller_running || { echo "PASS $CASE (logs -f not checked: no controller to end the job)" >&2; exit 0; }
+  need_controller  # the suite starts it: not running is a failure, never a check left out
   step plugin-logs-follow
   P logs logs-bytes -n "$NS" -f >"$TMP/follow.out" 2>"$TMP/follow.err" || fail "kubectl tfjob logs -f: $(cat "$TMP/follow.err")"
   cmp "$TMP/expected" "$TMP/follow.out" || fail "kubectl tfjob logs -f differs: $(cmp "$TMP/expected" "$TMP/follow.out" 2>&1; tail -c 40 "$TMP/follow.out" | od -c | tail -3)"
@@ -962,6 +969,117 @@ serve|serve-crash-log)
   # CrashLoopBackOff the kubelet serves the last attempt as the current log; previous=true
   # names the attempt before it, which the kubelet has already removed)
   [ "$CASE" = serve-crash-log ] && contains "$OUT$ERR" "unknown command line flag 'no_such_flag'"
+  ;;
+
+serve-edge)
+  # GDC bare metal's edge profile on the real node: the kubelet restarted with reservations that
+  # make the node report an edge node's allocatable (2 vCPUs, 4 GiB less the kubelet's
+  # reservations and eviction threshold: 1900m, 3629331252 bytes), a pod standing for the
+  # cluster's own pods' requests (the profile's estimate: 1250m, 1194Mi), then serve --profile
+  # edge schedules and serves a ResNet-50-sized model, predict answers through the API server's
+  # service proxy, and a too-large model, two replicas or a second server are refused before
+  # anything is applied, each with its reason
+  step reserve
+  cap_cpu=$(ka get node "$TFJOB_REALNODE_NODE" -o jsonpath='{.status.capacity.cpu}')
+  cap_mem=$(ka get node "$TFJOB_REALNODE_NODE" -o jsonpath='{.status.capacity.memory}')
+  case "$cap_cpu" in *m) cap_m=${cap_cpu%m};; *) cap_m=$((cap_cpu * 1000));; esac
+  case "$cap_mem" in *Ki) cap_b=$((${cap_mem%Ki} * 1024));; *Mi) cap_b=$((${cap_mem%Mi} * 1048576));; *) cap_b=$cap_mem;; esac
+  edge_m=2000 edge_b=$((4096 * 1048576))
+  if [ "$cap_m" -lt "$edge_m" ] || [ "$cap_b" -lt "$edge_b" ]; then
+    echo "SKIPPED: serve-edge emulates a 2-vCPU, 4 GiB node by reserving the rest of this one ($cap_cpu CPUs, $cap_mem): too small" >&2
+    exit 77
+  fi
+  # kube-reserved: GDC's 80m + 1% of the CPU, 330 MiB + 5% of the memory; system-reserved:
+  # what this machine has beyond the edge node; evictionHard: memory.available<100Mi
+  kube_m=$((80 + edge_m / 100)) kube_b=$((330 * 1048576 + edge_b / 20))
+  RESERVED=1
+  bash "$TFJOB_REALNODE_SH" reserve "$DIR" "cpu=$((cap_m - edge_m))m,memory=$((cap_b - edge_b))" \
+    "cpu=${kube_m}m,memory=$kube_b" "memory.available=100Mi" >&2 || fail "node.sh reserve failed"
+  alloc=$(ka get node "$TFJOB_REALNODE_NODE" -o json | jq -c '.status.allocatable | {cpu, memory}')
+  want_b=$((edge_b - kube_b - 100 * 1048576))
+  [ "$(jq -r .cpu <<<"$alloc")" = 1900m ] || fail "the node's allocatable CPU: $alloc, want 1900m"
+  got_b=$(jq -r .memory <<<"$alloc")
+  case "$got_b" in *Ki) got_b=$((${got_b%Ki} * 1024));; esac
+  [ "$got_b" = "$want_b" ] || fail "the node's allocatable memory: $alloc, want $want_b bytes"
+  step system-pods
+  # earlier cases' pods (their namespaces deleted without waiting) gone from the node first:
+  # the node's requests are then the ones this case puts there
+  held() { ka get pods -A -o json | jq --arg ns "$NS" '[.items[] | select(.metadata.namespace != $ns)
+    | select(.status.phase != "Succeeded" and .status.phase != "Failed")
+    | select([.spec.containers[].resources.requests // {} | keys[]] | length > 0) | .metadata.name]'; }
+  quiet() { [ "$(held | jq length)" = 0 ]; }
+  until_ok 180 quiet || fail "pods of earlier cases still hold requests on the node: $(held)"
+  # what the edge cluster's control plane and add-ons request (a pause container holding it)
+  ka apply -f - >/dev/null <<Y
+apiVersion: v1
+kind: Pod
+metadata: {name: edge-system-pods, namespace: $NS}
+spec:
+  containers:
+  - name: pause
+    image: tfjob.local/pause:3.4.1
+    imagePullPolicy: Never
+    resources: {requests: {cpu: 1250m, memory: 1194Mi}}
+Y
+  running() { phase_is edge-system-pods Running; }
+  until_ok 60 running || fail "the system pods' stand-in did not run: $(ka get pod edge-system-pods -n "$NS" -o json | jq -c .status)"
+  step volume
+  # a ResNet-50-sized model (98 MB of variables, sparse: no disk used), ResNet's signatures
+  # (the stand-in's default), and one too large for the server's memory (700 MB)
+  mkdir -p "$TMP/models/export/edge/1/variables" "$TMP/models/export/big/1/variables"
+  for m in edge big; do
+    printf 'not a real SavedModel: the stand-in serves what it finds' >"$TMP/models/export/$m/1/saved_model.pb"
+    printf 'index' >"$TMP/models/export/$m/1/variables/variables.index"
+  done
+  truncate -s 98000000 "$TMP/models/export/edge/1/variables/variables.data-00000-of-00001"
+  truncate -s 700000000 "$TMP/models/export/big/1/variables/variables.data-00000-of-00001"
+  models_claim
+  step too-large-model
+  run P serve big --pvc models:export --profile edge --image tfjob.local/tfserving-standin:v1 -n "$NS" --timeout 120s
+  [ "$RC" = 1 ] || fail "a 700 MB model on the edge profile: exit $RC, want 1: $OUT $ERR"
+  contains "$ERR" 'refusing to serve "big" with the edge profile:'
+  contains "$ERR" "the model is 667Mi (the export check: saved_model.pb and variables/ of version 1 (export/big/1)); TF Serving would need about 1791Mi"
+  contains "$ERR" "= 650m CPU, 2267Mi: left for the model server"
+  if ka get deployment big -n "$NS" >/dev/null 2>&1; then fail "the too-large model's Deployment was applied"; fi
+  step replicas
+  run P serve edge2 --pvc models:export --model-name edge --profile edge --replicas 2 --image tfjob.local/tfserving-standin:v1 -n "$NS"
+  [ "$RC" = 1 ] || fail "two edge replicas: exit $RC, want 1: $OUT $ERR"
+  contains "$ERR" "the server's pods request 1 CPU (2 replicas x 500m) but only 650m is left"
+  if ka get deployment edge2 -n "$NS" >/dev/null 2>&1; then fail "the two-replica Deployment was applied"; fi
+  step serve
+  ok P serve edge --pvc models:export --profile edge --image tfjob.local/tfserving-standin:v1 -n "$NS" --timeout 180s
+  contains "$OUT" 'model "edge" version 1 is AVAILABLE'
+  contains "$ERR" "model: 93Mi (the export check: saved_model.pb and variables/ of version 1 (export/edge/1)), about 642Mi in TF Serving"
+  d=$(ka get deployment edge -n "$NS" -o json)
+  [ "$(jq -r '.status.availableReplicas' <<<"$d")" = 1 ] || fail "not rolled out: $(jq -c .status <<<"$d")"
+  jq -e '.spec.template.spec.containers[0].resources == {"requests": {"cpu": "500m", "memory": "1536Mi"}, "limits": {"cpu": "2", "memory": "1536Mi"}}' <<<"$d" >/dev/null \
+    || fail "the server's resources: $(jq -c '.spec.template.spec.containers[0].resources' <<<"$d")"
+  jq -e '.spec.strategy.rollingUpdate.maxSurge == 0' <<<"$d" >/dev/null || fail "a surge pod is allowed: $(jq -c .spec.strategy <<<"$d")"
+  args=$(jq -r '.spec.template.spec.containers[0].args | join(" ")' <<<"$d")
+  contains "$args" "--tensorflow_intra_op_parallelism=2 --tensorflow_inter_op_parallelism=1 --rest_api_num_threads=16"
+  contains "$args" "--enable_batching=true"
+  # the real scheduler put it on the node beside the system pods: 1250m + 500m of 1900m
+  pod=$(ka get pods -n "$NS" -l app.kubernetes.io/instance=edge -o jsonpath='{.items[0].metadata.name}')
+  [ "$(ka get pod "$pod" -n "$NS" -o jsonpath='{.spec.nodeName}')" = "$TFJOB_REALNODE_NODE" ] || fail "not scheduled"
+  # the stand-in's model-size rule: it holds the model's variables in memory, as TF Serving does
+  loaded() { ka logs "$pod" -n "$NS" | grep -q 'Restoring SavedModel variables: 98000005 bytes of version 1'; }
+  until_ok 30 loaded \
+    || fail "the server did not load the variables: $(ka logs "$pod" -n "$NS" 2>&1 | tail -5)"
+  step predict
+  printf '\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00\xff\xd9' >"$TMP/cat.jpg"
+  run P predict edge --image "$TMP/cat.jpg" --top 3 -n "$NS"
+  [ "$RC" = 0 ] || { server_state edge >&2; fail "exit $RC from predict edge --image: $ERR"; }
+  st=$(api_get "/api/v1/namespaces/$NS/services/edge:8501/proxy/v1/models/edge")
+  [ "$(jq -r '.model_version_status[0].state' <<<"$st")" = AVAILABLE ] || fail "model status through the real proxy: $st"
+  step node-full
+  # a second server: the profile alone passes it, the node's real allocatable and the pods on
+  # it (the system pods' 1250m, the first server's 500m) do not
+  run P serve edge3 --pvc models:export --model-name edge --profile edge --image tfjob.local/tfserving-standin:v1 -n "$NS" --timeout 60s
+  [ "$RC" = 1 ] || fail "a second edge server on the full node: exit $RC, want 1: $OUT $ERR"
+  contains "$ERR" "each server pod requests 500m CPU and 1536Mi of memory but no node it may use has that much free"
+  contains "$ERR" "node $TFJOB_REALNODE_NODE: allocatable 1900m CPU, 3461Mi; its pods request 1750m, 2730Mi; free 150m, 731Mi"
+  if ka get deployment edge3 -n "$NS" >/dev/null 2>&1; then fail "the second server's Deployment was applied"; fi
+  ok P serve delete edge -n "$NS"
   ;;
 
 serve-models)
@@ -1106,7 +1224,8 @@ serve-from-job)
   ;;
 
 gpu-check)
-  [ -f "$IMAGES/gpu-probe.tar" ] || { echo "SKIPPED: no GPU probe image (tfjob-gpu-probe not built: no nvcc?)" >&2; exit 77; }
+  [ -f "$IMAGES/gpu-probe.tar" ] || tfjob_skip no-nvcc "no GPU probe image: tfjob-gpu-probe was not built (no nvcc when CMake configured)" \
+    "install the CUDA toolkit (NVIDIA's, or Debian non-free's nvidia-cuda-toolkit), then reconfigure"
   step import
   ctr --address "$TFJOB_REALNODE_CONTAINERD" -n k8s.io images import "$IMAGES/gpu-probe.tar" >/dev/null \
     || fail "could not import the probe image"
@@ -1129,7 +1248,7 @@ top)
   # `top node` and `top job` on the real node: the scheduler's GPU accounting (a worker
   # holding 2 of the node's 8 played GPUs) and a dcgm-exporter stand-in's metrics page read
   # through the real API server's pod proxy (the page's figures are this test's: no GPU here)
-  [ -f "$IMAGES/dcgm.tar" ] || { echo "SKIPPED: no dcgm-exporter stand-in image (the dcgm-exporter-standin target is not built)" >&2; exit 77; }
+  [ -f "$IMAGES/dcgm.tar" ] || fail "no dcgm-exporter stand-in image (the dcgm-exporter-standin target was not built)"
   node=$TFJOB_REALNODE_NODE
   step exporter
   {

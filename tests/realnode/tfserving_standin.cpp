@@ -12,7 +12,12 @@
 // every --model_config_file_poll_wait_seconds as TF Serving does (server_core.cc; the
 // rules: tfserving_rest.cpp load_model_config), logging each reload and each refused label.
 // An unknown flag ends the process with exit 1, as tensorflow_model_server does, so a wrong
-// `serve --arg` really crash-loops on the node.
+// `serve --arg` really crash-loops on the node; so do all three thread flags together
+// (server.cc: session parallelism or intra/inter-op parallelism, not all), and
+// --rest_api_num_threads sizes its REST thread pool as TF Serving's does.
+// Its model-size rule: it reads every file of the served version's variables/ into memory and
+// holds it while it serves, as TF Serving restores a SavedModel's weights into tensors, so its
+// resident memory grows with the model (bench/edge_bench.sh measures it).
 //   tfserving-standin --port=8500 --rest_api_port=8501 --model_name=M --model_base_path=/models/M
 #include "support/tfserving_rest.hpp"
 
@@ -111,6 +116,24 @@ std::string signature_file(const std::string& base, int version) {
   return ss.str();
 }
 
+/// The served version's weights, held as TF Serving holds restored variables (the model-size
+/// rule): every regular file of <base>/<version>/variables/, read whole.
+std::vector<std::string> hold_variables(const std::string& base, int version) {
+  std::vector<std::string> held;
+  std::error_code ec;
+  std::uintmax_t total = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(base) / std::to_string(version) / "variables", ec)) {
+    if (!e.is_regular_file(ec)) continue;
+    std::ifstream in(e.path(), std::ios::binary);
+    std::string blob(static_cast<std::size_t>(e.file_size(ec)), '\0');
+    in.read(blob.data(), static_cast<std::streamsize>(blob.size()));
+    total += blob.size();
+    held.push_back(std::move(blob));
+  }
+  if (!held.empty()) std::cerr << "Restoring SavedModel variables: " << total << " bytes of version " << version << "\n";
+  return held;
+}
+
 httplib::Server* g_server = nullptr;
 void on_term(int) {
   if (g_server) g_server->stop();
@@ -122,7 +145,9 @@ int main(int argc, char** argv) {
   std::map<std::string, std::string> flags = {
       {"port", "8500"}, {"rest_api_port", "8501"}, {"model_name", "default"}, {"model_base_path", ""},
       {"enable_batching", "false"}, {"batching_parameters_file", ""}, {"monitoring_config_file", ""},
-      {"model_config_file", ""}, {"model_config_file_poll_wait_seconds", "0"}, {"allow_version_labels_for_unavailable_models", "false"}};
+      {"model_config_file", ""}, {"model_config_file_poll_wait_seconds", "0"}, {"allow_version_labels_for_unavailable_models", "false"},
+      {"tensorflow_session_parallelism", "0"}, {"tensorflow_intra_op_parallelism", "0"}, {"tensorflow_inter_op_parallelism", "0"},
+      {"rest_api_num_threads", "0"}};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     std::string key = a.rfind("--", 0) == 0 ? a.substr(2) : a;
@@ -148,6 +173,16 @@ int main(int argc, char** argv) {
     std::cerr << "Both server_model_config_file and model_base_path are empty!\n";
     return 1;
   }
+  if (std::atoi(flags["tensorflow_session_parallelism"].c_str()) > 0 && std::atoi(flags["tensorflow_intra_op_parallelism"].c_str()) > 0 &&
+      std::atoi(flags["tensorflow_inter_op_parallelism"].c_str()) > 0) {  // server.cc's words
+    std::cerr << "Either configure server_options.tensorflow_session_parallelism or (server_options.tensorflow_intra_op_parallelism, "
+                 "server_options.tensorflow_inter_op_parallelism) separately. You cannot configure all.\n";
+    return 1;
+  }
+  // TF Serving's default: 4 x the schedulable CPUs (server.h, http_num_threads)
+  const int rest_threads = std::atoi(flags["rest_api_num_threads"].c_str()) > 0
+                               ? std::atoi(flags["rest_api_num_threads"].c_str())
+                               : 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
   // The config files serve mounts from its ConfigMap: a file that cannot be read ends the
   // server at start, as tensorflow_model_server's ParseProtoTextFile does.
@@ -175,6 +210,10 @@ int main(int argc, char** argv) {
   tfjob::test::RestMetrics metrics;
 
   httplib::Server server;
+  server.new_task_queue = [rest_threads] { return new httplib::ThreadPool(static_cast<std::size_t>(rest_threads)); };
+  // an answer's header and body leave at once (no Nagle delay waiting for the client's ACK of
+  // the header: 40 ms a request on a kept-alive connection)
+  server.set_tcp_nodelay(true);
   g_server = &server;
   std::signal(SIGTERM, on_term);
   std::signal(SIGINT, on_term);
@@ -245,11 +284,14 @@ int main(int argc, char** argv) {
   server.Post(R"(/v1/.*)", answer);
 
   const int v = config_file.empty() ? latest_version(base) : -2;
+  std::vector<std::string> weights;
   if (v == -2) {
-  } else if (v >= 0)
+  } else if (v >= 0) {
+    weights = hold_variables(base, v);
     std::cerr << "Successfully loaded servable version {name: " << model << " version: " << v << "}\n";
-  else
+  } else {
     std::cerr << "No versions of servable " << model << " found under base path " << base << "\n";
+  }
   std::cerr << "Exporting HTTP/REST API at:0.0.0.0:" << port << " ...\n" << std::flush;
   const bool listened = server.listen("0.0.0.0", port);
   stopping = true;

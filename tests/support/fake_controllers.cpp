@@ -322,11 +322,20 @@ void FakeApiServer::Impl::reconcile_pods_locked() {
     Clock::time_point created;
     fake::parse_rfc3339(pod["metadata"].value("creationTimestamp", ""), created);
     const json containers = pod["spec"].value("containers", json::array());
+    // native sidecars: init containers with restartPolicy Always (KEP-753; 1.28 alpha, 1.29
+    // beta, 1.33 GA): started before the containers and restarted whatever the pod's
+    // restartPolicy, reported in initContainerStatuses, stopped by the kubelet once every
+    // container has ended; they do not decide the pod's phase
+    json sidecars = json::array();
+    for (const auto& ic : pod["spec"].value("initContainers", json::array()))
+      if (ic.value("restartPolicy", "") == "Always") sidecars.push_back(ic);
+    json everyone = sidecars;
+    for (const auto& c : containers) everyone.push_back(c);
     bool first_start = false;
     if (!k.containers.count(uid + "/" + containers[0].value("name", ""))) {
       if (now < created + opts.pod_start_delay) continue;
       first_start = true;
-      for (const auto& c : containers) {
+      for (const auto& c : everyone) {
         fake::ContainerState st;
         st.ns = ns;
         st.pod = name;
@@ -339,11 +348,19 @@ void FakeApiServer::Impl::reconcile_pods_locked() {
       }
       notify = true;
     }
-    const std::string rp = pod["spec"].value("restartPolicy", "Always");
+    const std::string pod_rp = pod["spec"].value("restartPolicy", "Always");
     bool any_running = false, all_done = true, all_ok = true, all_ready = true;
-    json css = json::array();
-    for (const auto& c : containers) {
+    json css = json::array(), init_css = json::array();
+    // the containers first: whether they have all ended decides whether the sidecars stop
+    json order = containers;
+    for (const auto& c : sidecars) order.push_back(c);
+    for (std::size_t ci = 0; ci < order.size(); ++ci) {
+      const json& c = order[ci];
+      const bool sidecar = ci >= containers.size();
+      const std::string rp = sidecar ? "Always" : pod_rp;
       auto& st = k.containers[uid + "/" + c.value("name", "")];
+      if (sidecar && all_done && st.running()) st.finish_code = 0;  // the kubelet stops it (SIGTERM; exits 0 here)
+      if (sidecar && all_done) st.restart_pending = false;
       // a restart due now starts first, so that an attempt which also ends in this same pass
       // (a container that crashes at once) is seen ending and restarted again: a crash loop
       if (st.restart_pending && now >= st.restart_at) start_run(st, now);
@@ -355,7 +372,7 @@ void FakeApiServer::Impl::reconcile_pods_locked() {
         notify = true;
         k.attempts_by_name[ns + "/" + name + "/" + st.container] = ++st.global_attempt;
         int code = st.runs.back().exit_code;
-        if (rp == "Always" || (rp == "OnFailure" && code != 0)) {
+        if ((rp == "Always" && !(sidecar && all_done)) || (rp == "OnFailure" && code != 0)) {
           st.restart_pending = true;
           st.restart_at = now + std::chrono::milliseconds(100);
         }
@@ -377,7 +394,7 @@ void FakeApiServer::Impl::reconcile_pods_locked() {
                                     {"message", "back-off 10s restarting failed container=" + st.container + " pod=" + name + "_" + ns + "(" + uid + ")"}}}};
         cs["ready"] = false;
         cs["started"] = false;
-        all_done = false;
+        if (!sidecar) all_done = false;
         all_ready = false;
       } else if (run.terminated) {
         cs["state"] = {{"terminated", {{"exitCode", run.exit_code}, {"reason", run.exit_code == 0 ? "Completed" : st.script.exit_reason},
@@ -385,16 +402,18 @@ void FakeApiServer::Impl::reconcile_pods_locked() {
                                        {"containerID", cs["containerID"]}}}};
         cs["ready"] = false;
         cs["started"] = false;
-        if (run.exit_code != 0) all_ok = false;
+        if (run.exit_code != 0 && !sidecar) all_ok = false;
         all_ready = false;
       } else {
         cs["state"] = {{"running", {{"startedAt", fake::rfc3339(run.started_at)}}}};
         cs["ready"] = true;
         cs["started"] = true;
-        any_running = true;
-        all_done = false;
+        if (!sidecar) {
+          any_running = true;
+          all_done = false;
+        }
       }
-      css.push_back(cs);
+      (sidecar ? init_css : css).push_back(cs);
     }
     std::string new_phase = all_done ? (all_ok ? "Succeeded" : "Failed") : "Running";
     mutate(*this, pods, ns, name, [&](json& p) {
@@ -421,8 +440,10 @@ void FakeApiServer::Impl::reconcile_pods_locked() {
       const auto& first_run = k.containers[uid + "/" + containers[0].value("name", "")].runs.front();
       if (opts.container_status_lag.count() > 0 && now < first_run.started_at + opts.container_status_lag && !all_done)
         st.erase("containerStatuses");
-      else
+      else {
         st["containerStatuses"] = css;
+        if (!init_css.empty()) st["initContainerStatuses"] = init_css;
+      }
       if (!st.contains("podIP")) {
         std::string ip = pod_ip_locked();
         st["podIP"] = ip;
@@ -430,7 +451,7 @@ void FakeApiServer::Impl::reconcile_pods_locked() {
       }
     });
     if (first_start)
-      for (const auto& c : containers)
+      for (const auto& c : everyone)
         event_locked(*this, *find_locked(pods, ns, name), "Normal", "Started", "Started container " + c.value("name", ""), "kubelet");
   }
   // pods that went away: their containers stop, their followers end

@@ -80,26 +80,6 @@ void default_builtin(const ResourceInfo& ri, json& obj, FakeApiServer::Impl& s) 
   }
 }
 
-std::vector<std::string> unknown_fields(const json& a, const json& b, const std::string& path) {
-  std::vector<std::string> out;
-  if (a.is_object()) {
-    for (auto it = a.begin(); it != a.end(); ++it) {
-      std::string p = path.empty() ? it.key() : path + "." + it.key();
-      if (!b.is_object() || !b.contains(it.key())) out.push_back(p);
-      else {
-        auto sub = unknown_fields(it.value(), b[it.key()], p);
-        out.insert(out.end(), sub.begin(), sub.end());
-      }
-    }
-  } else if (a.is_array() && b.is_array()) {
-    for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
-      auto sub = unknown_fields(a[i], b[i], path + "[" + std::to_string(i) + "]");
-      out.insert(out.end(), sub.begin(), sub.end());
-    }
-  }
-  return out;
-}
-
 json strip_common(const json& other, const json& mine) {
   if (!other.is_object() || !mine.is_object()) return other;
   json out = json::object();
@@ -308,11 +288,12 @@ std::vector<fake::Cause> Handler::validate_meta(const ResourceInfo& ri, const js
 // that order); minimal checks for builtins.
 void Handler::validate_object(const ResourceInfo& ri, json& obj) {
   if (ri.plural == "tfjobs" && s.tfjob_schema.loaded()) {
-    json before = obj;
-    s.tfjob_schema.prune(obj);
+    auto unknown = s.tfjob_schema.prune(obj);
+    // fieldValidation (kube-apiserver >= 1.25 on by default, GA in 1.27): Strict refuses
+    // unknown fields, Warn (the default) says each in a Warning header, Ignore drops them
+    // silently; the fake plays a server that knows the parameter (1.20 ignores it, tests/realapi)
     std::string fv = param(req, "fieldValidation");
-    if (before != obj) {
-      auto unknown = unknown_fields(before, obj, "");
+    if (!unknown.empty()) {
       if (fv == "Strict") {
         std::string msg = ri.kind + " in version \"" + ri.version + "\" cannot be handled as a " + ri.kind + ": strict decoding error: ";
         for (size_t i = 0; i < unknown.size(); ++i) msg += (i ? ", " : "") + std::string("unknown field \"") + unknown[i] + "\"";

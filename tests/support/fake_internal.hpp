@@ -6,12 +6,14 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <tfjob/api/schema.hpp>  // the one validator (SchemaValidator words and prunes with it)
 
 #include "support/fake_apiserver.hpp"
 
@@ -111,9 +113,11 @@ class SchemaValidator {
  public:
   bool load_crd(const std::string& path, std::string& error);
   bool loaded() const { return !schema_.is_null(); }
+  /// The schema's causes (metadata aside: Handler::validate_meta), as apiextensions words them.
   std::vector<Cause> validate(const json& object) const;
-  /// Drops fields not in the schema (what a real server prunes), in place.
-  void prune(json& object) const;
+  /// Drops fields not in the schema (what a real server prunes), in place; returns their
+  /// paths as strict decoding names them (`spec.runPolcy`).
+  std::vector<std::string> prune(json& object) const;
   /// Applies the schema's `default:` values (structural defaulting), in place.
   void apply_defaults(json& object) const;
   const json& schema() const { return schema_; }
@@ -122,6 +126,7 @@ class SchemaValidator {
  private:
   json crd_;
   json schema_;
+  std::optional<tfjob::schema::Schema> judge_;  ///< the SDK's validator over schema_
 };
 json causes_to_json(const std::vector<Cause>& causes);
 std::string causes_message(const std::string& kind, const std::string& name, const std::vector<Cause>& causes);

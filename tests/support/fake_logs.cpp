@@ -41,10 +41,15 @@ std::string synthetic_line(std::uint64_t index, std::size_t bytes) {
 
 namespace {
 
-/// The container a log request names, or the pod's only one; 400 otherwise.
+/// The container a log request names, or the pod's only one; 400 otherwise. Init containers
+/// (native sidecars among them) and ephemeral ones have logs too (pkg/registry/core/pod/
+/// strategy.go LogLocation: podHasContainerWithName looks at all three lists).
 std::string pick_container(const json& pod, std::string container, const std::string& pod_name) {
-  std::vector<std::string> names;
+  std::vector<std::string> names, all;
   for (const auto& c : pod["spec"].value("containers", json::array())) names.push_back(c.value("name", ""));
+  all = names;
+  for (const char* k : {"initContainers", "ephemeralContainers"})
+    for (const auto& c : pod["spec"].value(k, json::array())) all.push_back(c.value("name", ""));
   if (container.empty()) {
     if (names.size() != 1) {
       std::string list;
@@ -52,7 +57,7 @@ std::string pick_container(const json& pod, std::string container, const std::st
       throw fake::err_bad_request("a container name must be specified for pod " + pod_name + ", choose one of: [" + list + "]");
     }
     container = names[0];
-  } else if (std::find(names.begin(), names.end(), container) == names.end()) {
+  } else if (std::find(all.begin(), all.end(), container) == all.end()) {
     std::string list;
     for (const auto& n : names) list += (list.empty() ? "" : " ") + n;
     throw fake::err_bad_request("container " + container + " is not valid for pod " + pod_name);

@@ -88,9 +88,12 @@ struct Subject {
 
 enum class Kind { ca, server, client };
 
+/// The serving certificate's subjectAltName ("" = none).
+constexpr const char* default_server_san = "IP:127.0.0.1,DNS:localhost";
+
 /// Makes a certificate for `key`, signed by issuer (self-signed when issuer is null).
 Cert make_cert(const Subject& subj, EVP_PKEY* key, X509* issuer, EVP_PKEY* issuer_key,
-               Kind kind, long not_before_s, long valid_for_s) {
+               Kind kind, long not_before_s, long valid_for_s, const std::string& san = default_server_san) {
   Cert c(X509_new());
   X509_set_version(c.get(), 2);
   unsigned char serial[16];
@@ -120,7 +123,7 @@ Cert make_cert(const Subject& subj, EVP_PKEY* key, X509* issuer, EVP_PKEY* issue
       add_ext(c.get(), iss, NID_basic_constraints, "critical,CA:FALSE");
       add_ext(c.get(), iss, NID_key_usage, "critical,digitalSignature,keyEncipherment");
       add_ext(c.get(), iss, NID_ext_key_usage, "serverAuth");
-      add_ext(c.get(), iss, NID_subject_alt_name, "IP:127.0.0.1,DNS:localhost");
+      if (!san.empty()) add_ext(c.get(), iss, NID_subject_alt_name, san.c_str());
       add_ext(c.get(), iss, NID_authority_key_identifier, "keyid:always");
       break;
     case Kind::client:
@@ -180,6 +183,14 @@ PemPair FakePki::issue_client(const std::string& common_name, const std::string&
   Key k = new_key();
   Cert c = make_cert({common_name, organization}, k.get(), ca_cert.get(), ca_key.get(),
                      Kind::client, valid_from_offset_s, valid_for_s);
+  return pair(c.get(), k.get());
+}
+
+PemPair FakePki::issue_server(const std::string& common_name, const std::string& san) const {
+  Cert ca_cert = load_cert(ca.cert);
+  Key ca_key = load_key(ca.key);
+  Key k = new_key();
+  Cert c = make_cert({common_name, ""}, k.get(), ca_cert.get(), ca_key.get(), Kind::server, -3600, 86400L * 365, san);
   return pair(c.get(), k.get());
 }
 

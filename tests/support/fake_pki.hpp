@@ -28,6 +28,10 @@ struct FakePki {
   /// Issues another client certificate signed by `ca` (e.g. for a non-admin user).
   PemPair issue_client(const std::string& common_name, const std::string& organization,
                        long valid_from_offset_s = -3600, long valid_for_s = 86400 * 365) const;
+
+  /// Issues another serving certificate signed by `ca`: subject CN `common_name` and the
+  /// subjectAltName `san` ("IP:127.0.0.1,DNS:localhost"; "" = none, a CN-only certificate).
+  PemPair issue_server(const std::string& common_name, const std::string& san) const;
 };
 
 }  // namespace tfjob::test

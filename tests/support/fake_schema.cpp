@@ -1,10 +1,11 @@
-// A small structural-schema validator for the TFJob CRD's openAPIV3Schema, reporting
-// causes the way apiextensions-apiserver does (type, required, enum, pattern, int-or-string,
-// preserve-unknown-fields, additionalProperties), plus pruning and defaulting.
-#include <cmath>
+// The fake's structural schema for the TFJob CRD: the SDK's validator judges (type,
+// required, enum, pattern, int-or-string, preserve-unknown-fields, additionalProperties,
+// list-map keys); the fake words its causes as apiextensions-apiserver does, prunes unknown
+// fields and applies the schema's defaults.
 #include <fstream>
-#include <regex>
 #include <sstream>
+
+#include <tfjob/api/schema.hpp>
 
 #include "support/fake_internal.hpp"
 
@@ -30,29 +31,18 @@ bool SchemaValidator::load_crd(const std::string& path, std::string& error) {
     error = "the CRD " + path + " has no v1 openAPIV3Schema";
     return false;
   }
+  judge_.emplace(schema_);
   return true;
 }
 
 namespace {
 
-std::string json_type(const json& v) {
-  if (v.is_null()) return "null";
-  if (v.is_boolean()) return "boolean";
-  if (v.is_number_integer() || v.is_number_unsigned()) return "integer";
-  if (v.is_number()) return "number";
-  if (v.is_string()) return "string";
-  if (v.is_array()) return "array";
-  return "object";
-}
-
-bool type_ok(const std::string& want, const json& v) {
-  if (want == "object") return v.is_object();
-  if (want == "array") return v.is_array();
-  if (want == "string") return v.is_string();
-  if (want == "boolean") return v.is_boolean();
-  if (want == "integer") return v.is_number_integer() || v.is_number_unsigned() || (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>());
-  if (want == "number") return v.is_number();
-  return true;
+// kube-apiserver 1.20's CRD schema errors name list items without their index.
+std::string body_path(const tfjob::schema::Path& p) {
+  tfjob::schema::Path named;
+  for (const auto& step : p)
+    if (step.kind != tfjob::schema::PathStep::Kind::index) named.push_back(step);
+  return tfjob::schema::to_string(named);
 }
 
 std::string quote_value(const json& v) {
@@ -60,118 +50,34 @@ std::string quote_value(const json& v) {
   return v.dump();
 }
 
-void walk(const json& s, const json& v, const std::string& path, std::vector<Cause>& out) {
-  if (!s.is_object()) return;
+/// One issue of the SDK's validator as apiextensions-apiserver words it (a 422's cause).
+Cause to_cause(const tfjob::schema::Issue& i) {
+  using K = tfjob::schema::Issue::Kind;
+  const std::string path = body_path(i.path);
   const std::string shown = path.empty() ? "<root>" : path;
-  if (v.is_null()) {
-    if (s.value("nullable", false)) return;
-    if (s.contains("type") || s.value("x-kubernetes-int-or-string", false)) {
-      std::string t = s.value("x-kubernetes-int-or-string", false) ? "integer,string" : s.value("type", "");
-      out.push_back({"FieldValueInvalid", "Invalid value: \"null\": " + shown + " in body must be of type " + t + ": \"null\"", path});
-    }
-    return;
-  }
-  if (s.value("x-kubernetes-int-or-string", false)) {
-    if (!(v.is_string() || v.is_number_integer() || v.is_number_unsigned())) {
-      out.push_back({"FieldValueInvalid",
-                     "Invalid value: \"" + json_type(v) + "\": " + shown + " in body must be of type integer,string: \"" + json_type(v) + "\"", path});
-      return;
-    }
-    // anyOf [{type: integer}, {type: string}] plus an optional pattern for strings
-    if (v.is_string() && s.contains("pattern")) {
-      std::regex re(s["pattern"].get<std::string>(), std::regex::ECMAScript);
-      if (!std::regex_search(v.get<std::string>(), re))
-        out.push_back({"FieldValueInvalid", "Invalid value: \"" + v.get<std::string>() + "\": " + shown + " in body should match '" +
-                                                s["pattern"].get<std::string>() + "'", path});
-    }
-    return;
-  }
-  if (s.contains("type")) {
-    std::string t = s["type"];
-    if (!type_ok(t, v)) {
-      out.push_back({"FieldValueInvalid",
-                     "Invalid value: \"" + json_type(v) + "\": " + shown + " in body must be of type " + t + ": \"" + json_type(v) + "\"", path});
-      return;
-    }
-  }
-  if (s.contains("enum")) {
-    const json& e = s["enum"];
-    if (std::find(e.begin(), e.end(), v) == e.end()) {
+  const std::string type = tfjob::schema::detail::json_type(i.value);
+  switch (i.kind) {
+    case K::wrong_type:
+      return {"FieldValueInvalid", "Invalid value: \"" + type + "\": " + shown + " in body must be of type " + i.expected + ": \"" + type + "\"",
+              path};
+    case K::pattern:
+      return {"FieldValueInvalid", "Invalid value: \"" + i.value.get<std::string>() + "\": " + shown + " in body should match '" + i.expected + "'",
+              path};
+    case K::out_of_range:
+      return {"FieldValueInvalid", "Invalid value: " + i.value.dump() + ": " + shown + " in body should be " +
+                                       (i.expected.rfind(">=", 0) == 0 ? "greater than or equal to " : "less than or equal to ") +
+                                       i.expected.substr(3), path};
+    case K::unsupported_value: {
       std::string sup;
-      for (size_t i = 0; i < e.size(); ++i) sup += (i ? ", " : "") + quote_value(e[i]);
-      out.push_back({"FieldValueNotSupported", "Unsupported value: " + quote_value(v) + ": supported values: " + sup, path});
+      for (size_t k = 0; k < i.supported.size(); ++k) sup += (k ? ", " : "") + quote_value(i.supported[k]);
+      return {"FieldValueNotSupported", "Unsupported value: " + quote_value(i.value) + ": supported values: " + sup, path};
     }
-  }
-  if (v.is_string() && s.contains("pattern")) {
-    std::regex re(s["pattern"].get<std::string>(), std::regex::ECMAScript);
-    if (!std::regex_search(v.get<std::string>(), re))
-      out.push_back({"FieldValueInvalid", "Invalid value: \"" + v.get<std::string>() + "\": " + shown + " in body should match '" +
-                                              s["pattern"].get<std::string>() + "'", path});
-  }
-  if (v.is_number() && s.contains("minimum") && v.get<double>() < s["minimum"].get<double>())
-    out.push_back({"FieldValueInvalid", "Invalid value: " + v.dump() + ": " + shown + " in body should be greater than or equal to " +
-                                            s["minimum"].dump(), path});
-  if (v.is_object()) {
-    for (const auto& r : s.value("required", json::array())) {
-      std::string k = r.get<std::string>();
-      if (!v.contains(k)) out.push_back({"FieldValueRequired", "Required value", path.empty() ? k : path + "." + k});
+    case K::required: return {"FieldValueRequired", "Required value", path};
+    case K::duplicate: {
+      tfjob::schema::Path parent(i.path.begin(), i.path.end() - 1);
+      return {"FieldValueDuplicate", "Duplicate value: " + i.value.dump(), body_path(parent) + "[" + i.path.back().name + "]"};
     }
-    const json props = s.value("properties", json::object());
-    for (auto it = v.begin(); it != v.end(); ++it) {
-      std::string p = path.empty() ? it.key() : path + "." + it.key();
-      if (props.contains(it.key())) walk(props[it.key()], it.value(), p, out);
-      else if (s.contains("additionalProperties") && s["additionalProperties"].is_object())
-        walk(s["additionalProperties"], it.value(), p, out);
-    }
-  } else if (v.is_array() && s.contains("items")) {
-    // kube-apiserver 1.20's CRD schema errors name list items without their index
-    for (size_t i = 0; i < v.size(); ++i) walk(s["items"], v[i], path, out);
-    if (s.value("x-kubernetes-list-type", "") == "map" && s.contains("x-kubernetes-list-map-keys")) {
-      std::vector<json> seen;
-      for (size_t i = 0; i < v.size(); ++i) {
-        json k = json::object();
-        for (const auto& mk : s["x-kubernetes-list-map-keys"]) {
-          std::string key = mk;
-          k[key] = v[i].is_object() && v[i].contains(key) ? v[i][key] : json();
-        }
-        if (std::find(seen.begin(), seen.end(), k) != seen.end())
-          out.push_back({"FieldValueDuplicate", "Duplicate value: " + k.dump(), path + "[" + std::to_string(i) + "]"});
-        seen.push_back(k);
-      }
-    }
-  }
-}
-
-void prune_walk(const json& s, json& v, bool top) {
-  if (!s.is_object() || s.value("x-kubernetes-preserve-unknown-fields", false)) {
-    // keep unknown fields here, but still prune inside known properties
-    if (s.is_object() && v.is_object() && s.contains("properties"))
-      for (auto it = v.begin(); it != v.end(); ++it)
-        if (s["properties"].contains(it.key())) prune_walk(s["properties"][it.key()], it.value(), false);
-    return;
-  }
-  if (v.is_object()) {
-    const json props = s.value("properties", json::object());
-    const bool has_add = s.contains("additionalProperties") && s["additionalProperties"].is_object();
-    for (auto it = v.begin(); it != v.end();) {
-      if (top && (it.key() == "apiVersion" || it.key() == "kind" || it.key() == "metadata")) {
-        ++it;
-        continue;
-      }
-      if (props.contains(it.key())) {
-        prune_walk(props[it.key()], it.value(), false);
-        ++it;
-      } else if (has_add) {
-        prune_walk(s["additionalProperties"], it.value(), false);
-        ++it;
-      } else if (s.value("type", "") == "object" || s.contains("properties")) {
-        it = v.erase(it);
-      } else {
-        ++it;
-      }
-    }
-  } else if (v.is_array() && s.contains("items")) {
-    for (auto& e : v) prune_walk(s["items"], e, false);
+    default: return {"FieldValueInvalid", i.message(), path};
   }
 }
 
@@ -192,17 +98,31 @@ void default_walk(const json& s, json& v) {
 
 }  // namespace
 
+// The SDK's validator judges (tfjob/api/schema.hpp, one mechanism for the client and this
+// server); what is the server's own stays here: the causes in apiextensions' words, metadata
+// left to the ObjectMeta rules (Handler::validate_meta), pruning and defaulting.
 std::vector<Cause> SchemaValidator::validate(const json& object) const {
   std::vector<Cause> out;
-  if (schema_.is_null()) return out;
-  json body = object;
-  body.erase("metadata");  // metadata is validated by the server's ObjectMeta rules
-  walk(schema_, body, "", out);
+  if (!judge_) return out;
+  for (const auto& i : judge_->validate(object)) {
+    if (i.kind == tfjob::schema::Issue::Kind::unknown_field) continue;  // pruned, not refused
+    if (!i.path.empty() && i.path.front().name == "metadata") continue;  // ObjectMeta's own rules
+    out.push_back(to_cause(i));
+  }
   return out;
 }
 
-void SchemaValidator::prune(json& object) const {
-  if (!schema_.is_null()) prune_walk(schema_, object, true);
+std::vector<std::string> SchemaValidator::prune(json& object) const {
+  std::vector<std::string> pruned;
+  if (!judge_) return pruned;
+  // an unknown field is never inside another, and only object keys go: indexes stay valid
+  for (const auto& i : judge_->validate(object))
+    if (i.kind == tfjob::schema::Issue::Kind::unknown_field) {
+      auto ptr = tfjob::schema::to_pointer(i.path);
+      object[ptr.parent_pointer()].erase(i.path.back().name);
+      pruned.push_back(i.field());
+    }
+  return pruned;
 }
 
 void SchemaValidator::apply_defaults(json& object) const {

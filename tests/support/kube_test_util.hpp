@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <cstdlib>
+#include <exception>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -45,6 +46,17 @@ struct TempDir {
     return ss.str();
   }
 };
+
+/// What `f` threw (its what()), "" when it did not throw.
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
 
 struct EnvGuard {
   std::map<std::string, std::optional<std::string>> saved;

@@ -4,10 +4,9 @@
 #   api_emit_and_validate.sh PLUGIN PYTHON CRD SOURCE_DIR WORK_DIR
 set -euo pipefail
 plugin=$1 python=$2 crd=$3 src=$4 work=$5
-if [ -z "$python" ]; then
-  echo "skipped: no python3 with jsonschema and yaml (install python3-jsonschema python3-yaml)"
-  exit 0
-fi
+. "$src/tests/support/skip.sh"
+[ -n "$python" ] || tfjob_skip python-judge "no python3 with jsonschema and yaml when CMake configured" \
+  "apt-get install python3-jsonschema python3-yaml (scripts/install-deps.sh), then reconfigure"
 rm -rf "$work"
 mkdir -p "$work"
 n=0

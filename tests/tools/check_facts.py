@@ -15,6 +15,17 @@
   state is that sum.
 - abm_version: variables.tf gives no default, terraform.tfvars.sample pre-fills one, and
   the Terraform README and the guide name that same version.
+- The edge sample (samples/terraform/abm-edge-gce): the same for its abm_version (its README
+  and docs/edge.md), and its cost from its README's prices (two VMs and their disks), as its
+  README and docs/edge.md state it.
+- The Terraform module: the anthos-samples commit main.tf pins is the one whose variables
+  tests/data/terraform/anthos-bm-gcp-terraform.<commit>.variables records; every argument
+  main.tf passes is one of them, and every required one is passed.
+- The TensorFlow line: include/tfjob/serving/manifests.hpp's default_serving_version is the
+  source; TensorBoard's default image, the MNIST sample's training image, and every
+  tensorflow/tensorflow or tensorflow/serving tag, --serving-version and KServe
+  runtimeVersion that help (plugin/), the SDK (include/), the README, docs/, krew/, scripts/
+  and samples/ quote name that release (tests/ and bench/ use their own on purpose).
 """
 import glob
 import os
@@ -138,6 +149,82 @@ def main():
             text = read(src, rel)
             check(f"`{v}`" in text or f"({v})" in text, f"{rel} names the pre-filled abm_version {v}")
             check("abm_version` has no default:" not in text, f"{rel} does not say the sample has no abm_version")
+
+    # ---- the edge sample (samples/terraform/abm-edge-gce, docs/edge.md) -------------------
+    edir = "samples/terraform/abm-edge-gce"
+    ereadme = read(src, f"{edir}/README.md")
+    evars = read(src, f"{edir}/variables.tf")
+    eguide = read(src, "docs/edge.md")
+    check(tf_default(evars, "abm_version") is None, "the edge sample's variables.tf gives abm_version no default")
+    esample = re.search(r'^abm_version\s*=\s*"([^"]+)"', read(src, f"{edir}/terraform.tfvars.sample"), re.M)
+    check(esample is not None, "the edge sample's terraform.tfvars.sample pre-fills abm_version")
+    if esample:
+        for rel, text in ((f"{edir}/README.md", ereadme), ("docs/edge.md", eguide)):
+            check(f"`{esample.group(1)}`" in text or f"**{esample.group(1)}**" in text, f"{rel} names the pre-filled abm_version {esample.group(1)}")
+    m = re.search(r"each (n1-standard-2) about \$([\d.]+)/hour", ereadme)
+    d = re.search(r"128 GB pd-ssd about \$([\d.]+)/month per VM", ereadme)
+    h = re.search(r"([\d]+) hours a month", ereadme)
+    check(m is not None and d is not None and h is not None, f"{edir}/README.md states its VM, disk and hours")
+    if m and d and h:
+        check(tf_default(evars, "machine_type") == m.group(1), "the edge sample's priced machine type is its default")
+        hourly = 2 * float(m.group(2)) + 2 * float(d.group(1)) / int(h.group(1))  # the admin workstation and the node
+        figure = f"{hourly:.2f}"
+        check(re.findall(r"about \*\*\$([\d.]+) an hour", ereadme) == [figure], f"{edir}/README.md states ${figure} an hour")
+        check(re.findall(r"~\$([\d]+) a day", ereadme) == [str(round(hourly * 24))], f"{edir}/README.md: ~${round(hourly * 24)} a day")
+        check(re.findall(r"costs\s+about\s+\*\*\$([\d.]+) an hour", eguide) == [figure], f"docs/edge.md states ${figure} an hour")
+    # ---- the pinned Terraform module's variables ------------------------------------------
+    main = read(src, f"{tfdir}/main.tf")
+    pin = re.search(r'anthos-samples//anthos-bm-gcp-terraform\?ref=([0-9a-f]{40})"', main)
+    check(pin is not None, f"{tfdir}/main.tf pins anthos-bm-gcp-terraform to a commit")
+    if pin:
+        recorded = glob.glob(os.path.join(src, "tests/data/terraform", f"anthos-bm-gcp-terraform.{pin.group(1)[:8]}.variables"))
+        check(len(recorded) == 1, f"the variables of the pinned commit {pin.group(1)[:8]} are recorded in tests/data/terraform")
+        if recorded:
+            declared = {}
+            for line in open(recorded[0], encoding="utf-8"):
+                if line.strip() and not line.startswith("#"):
+                    name, kind = line.split()
+                    declared[name] = kind
+            check(pin.group(1) in open(recorded[0], encoding="utf-8").read(), "the record names the full commit main.tf pins")
+            block = re.search(r'module "abm" \{(.*?)\n\}', main, re.S)
+            passed = set(re.findall(r"^  (\w+)\s*=", block.group(1), re.M)) - {"source"} if block else set()
+            check(len(passed) >= 10, f"{tfdir}/main.tf passes {len(passed)} arguments to the module")
+            for a in sorted(passed):
+                check(a in declared, f"{tfdir}/main.tf passes {a}, a variable of the pinned module")
+            for v, kind in sorted(declared.items()):
+                if kind == "required":
+                    check(v in passed, f"{tfdir}/main.tf passes the module's required {v}")
+
+    # ---- the TensorFlow line ------------------------------------------------------------
+    m = re.search(r'default_serving_version = "([0-9.]+)"', read(src, "include/tfjob/serving/manifests.hpp"))
+    check(m is not None, "include/tfjob/serving/manifests.hpp sets default_serving_version")
+    if m:
+        release = m.group(1)
+        tb = re.search(r'default_tensorboard_image = "([^"]+)"', read(src, "include/tfjob/serving/tensorboard.hpp"))
+        check(tb is not None and tb.group(1) == f"tensorflow/tensorflow:{release}",
+              f"TensorBoard's default image {tb.group(1) if tb else '?'} is TensorFlow {release}")
+        mn = re.search(r'\.image\("([^"]+)"\)', read(src, "plugin/common/sample_mnist.cpp"))
+        check(mn is not None and mn.group(1) == f"tensorflow/tensorflow:{release}-gpu",
+              f"submit mnist trains on {mn.group(1) if mn else '?'} (serve's default is TF Serving {release})")
+        tag = re.compile(r"tensorflow/(?:tensorflow|serving):(\d+\.\d+\.\d+)")
+        # (the version warning's own advice, "or newer (--serving-version X)", names a newer release on purpose)
+        flag = re.compile(r"(?:(?<!or newer \()--serving-version[ =]|runtimeVersion: )(\d+\.\d+\.\d+)")
+        quoted = 0
+        for path in text_files(src):
+            rel = os.path.relpath(path, src)
+            if rel.startswith(("tests/", "bench/")) or rel == "BENCHMARKS.md":
+                continue
+            if not (rel in ("README.md",) or rel.startswith(("docs/", "samples/", "krew/", "plugin/", "include/", "scripts/", "gpu/"))):
+                continue
+            with open(path, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+            for n, line in enumerate(text.splitlines(), 1):
+                for v in tag.findall(line) + flag.findall(line):
+                    quoted += 1
+                    check(v == release, f"{rel}:{n}: TensorFlow {v} (the guide's line is {release})")
+        said = re.findall(r"`--serving-version`\s+\(default (\d+\.\d+\.\d+)", read(src, "docs/serving.md"))
+        check(said == [release], f"docs/serving.md: --serving-version's default is {said} (the code's: {release})")
+        check(quoted >= 10, f"the TensorFlow line is quoted {quoted} times in help, docs, README and samples")
 
     print(f"{len(passes)} passed, {len(failures)} failed")
     return 1 if failures else 0

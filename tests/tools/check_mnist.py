@@ -16,7 +16,7 @@ import yaml
 
 sys.dont_write_bytecode = True  # importing samples/mnist/mnist.py must not write into the source tree
 
-IMAGE = "tensorflow/tensorflow:2.18.0-gpu"  # TensorFlow's own; the trainer comes from a ConfigMap
+IMAGE = "tensorflow/tensorflow:2.20.0-gpu"  # TensorFlow's own; the trainer comes from a ConfigMap
 TRAINER_CM = "mnist-trainer"
 COMMAND = ["python", "/opt/mnist/mnist.py"]
 ARGS = ["--data-dir=/train/data", "--model-dir=/train/checkpoints", "--log-dir=/train/logs",

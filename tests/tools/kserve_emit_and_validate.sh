@@ -8,10 +8,9 @@
 set -euo pipefail
 plugin=$1 python=$2 crd=$3 out=$4
 here=$(cd "$(dirname "$0")" && pwd)
-if [ -z "$python" ]; then
-  echo "SKIP: no python3 with jsonschema and yaml (apt-get install python3-jsonschema python3-yaml)"
-  exit 77
-fi
+. "$here/../support/skip.sh"
+[ -n "$python" ] || tfjob_skip python-judge "no python3 with jsonschema and yaml when CMake configured" \
+  "apt-get install python3-jsonschema python3-yaml (scripts/install-deps.sh), then reconfigure"
 rm -rf "$out" && mkdir -p "$out/broken"
 emit() {  # emit FILE ARGS...
   local f=$1; shift
@@ -24,7 +23,7 @@ emit cpu mnist-cpu --pvc tfjob-mnist:export/models --gpus 0 --replicas 3 --cpu 4
 emit autoscale hpa --pvc claim --gpus 0 --cpu 2 --autoscale 2:10:70% --serving-version 2.15.0
 emit json mnist-json --pvc claim:a/b --gpus 2
 grep -q 'storageUri: pvc://tfjob-mnist/export/mnist' "$out/gpu.yaml" || { echo "no pvc storageUri in gpu.yaml" >&2; exit 1; }
-grep -q 'runtimeVersion: 2.16.1-gpu' "$out/gpu.yaml" || { echo "no -gpu runtimeVersion in gpu.yaml" >&2; exit 1; }
+grep -q 'runtimeVersion: 2.20.0-gpu' "$out/gpu.yaml" || { echo "no -gpu runtimeVersion in gpu.yaml" >&2; exit 1; }
 "$python" "$here/validate_crd.py" --crd "$crd" --strict --min-jobs 4 "$out"/*.yaml
 # the same judge must reject what KServe's schema does not allow (so a pass means something)
 sed 's/minReplicas: 3/minReplicas: "three"/' "$out/cpu.yaml" > "$out/broken/replicas.yaml"

@@ -3,8 +3,9 @@
 # `kubectl plugin list` names kubectl-tfjob, `kubectl tfjob --help` and `version` work.
 set -euo pipefail
 plugin=$1
+. "$(dirname "$0")/../support/skip.sh"
 kubectl=${KUBECTL:-$(command -v kubectl || true)}
-if [ -z "$kubectl" ]; then echo "SKIP: no kubectl on PATH"; exit 77; fi
+[ -n "$kubectl" ] || tfjob_skip no-kubectl "no kubectl on PATH" "bash scripts/install-deps.sh (Debian's kubernetes-client)"
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 mkdir -p "$dir/bin" "$dir/home"
 ln -s "$plugin" "$dir/bin/kubectl-tfjob"

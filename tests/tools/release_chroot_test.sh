@@ -17,20 +17,34 @@
 #       pthread_cond_clockwait, the release's glibc 2.28 shim, release/glibc_compat.cpp)
 #       must end with the timeout's exit status 2, neither hang nor spin
 #
-# The chroots and static dependencies are cached under /var/cache/kubectl-tfjob/release
-# (scripts/release-chroot.sh). Building them cold takes most of an hour on two cores, so
-# outside CI (CI=1) `build` reports SKIP (77) until they exist; warm them with
-# `sudo bash scripts/release.sh --chroot`. Not root, or no mmdebstrap: SKIP (77).
+# The chroots and static dependencies are cached under $TFJOB_RELEASE_CACHE (default
+# /var/cache/kubectl-tfjob/release; scripts/release-chroot.sh). A strict run (scripts/test.sh,
+# CI=true, TFJOB_STRICT=1) builds what is missing; a non-strict one (a plain `ctest`) skips
+# `build` until they exist: warm them with `sudo bash scripts/release.sh --chroot`. What
+# this tier needs (root, mmdebstrap, unshare, qemu-user-static) is checked first, through the
+# skip rule (tests/support/skip.sh); a chroot script that then cannot run is a failure.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CHROOT="$ROOT/scripts/release-chroot.sh"
+. "$ROOT/tests/support/skip.sh"
 
 fail() { echo "FAIL: $*"; exit 1; }
-skip() { echo "SKIP: $*"; exit 77; }
+needs() {  # needs [qemu]: what scripts/release-chroot.sh needs, or the skip rule (kept in
+  # $DIST_FOR_SKIP/SKIPPED by the build step, for the tests that need its archives)
+  skip() { if [ -n "${DIST_FOR_SKIP:-}" ]; then tfjob_skip_record "$DIST_FOR_SKIP/SKIPPED" "$@"; else tfjob_skip "$@"; fi; }
+  [ "$(id -u)" = 0 ] || skip no-root "the release chroots need root" "run the suite as root (sudo)"
+  for t in mmdebstrap unshare; do
+    command -v "$t" >/dev/null || skip "no-$t" "$t is not installed" "bash scripts/install-deps.sh"
+  done
+  if [ "${1:-}" = qemu ]; then
+    command -v qemu-aarch64-static >/dev/null ||
+      tfjob_skip no-qemu "qemu-user-static is not installed (linux/arm64 binaries run through it)" "bash scripts/install-deps.sh"
+  fi
+}
 
-archive_of() {  # archive_of DIST ARCH: the archive, or SKIP when the build step skipped
+archive_of() {  # archive_of DIST ARCH: the archive, or the build step's skip again
   local dist=$1 arch=$2 a
-  [ ! -f "$dist/SKIPPED" ] || skip "the release build was skipped: $(cat "$dist/SKIPPED")"
+  tfjob_skip_recorded "$dist/SKIPPED" "the release build skipped"
   a=$(ls "$dist"/kubectl-tfjob_*_linux_"$arch".tar.gz 2>/dev/null || true)
   [ -n "$a" ] || fail "no linux/$arch archive in $dist (did release:chroot-build run?)"
   echo "$a"
@@ -41,13 +55,12 @@ case "$cmd" in
 build)
   dist=$1
   rm -rf "$dist"; mkdir -p "$dist"
-  [ "$(id -u)" = 0 ] || { echo "not root" > "$dist/SKIPPED"; skip "the release chroots need root"; }
-  command -v mmdebstrap >/dev/null || { echo "no mmdebstrap" > "$dist/SKIPPED"; skip "mmdebstrap is not installed (scripts/install-deps.sh installs it)"; }
-  if [ -z "${CI:-}" ]; then
+  DIST_FOR_SKIP=$dist needs
+  if ! tfjob_strict; then
     for arch in amd64 arm64; do
       if ! bash "$CHROOT" cached "$arch" 2>/dev/null; then
-        echo "no cached chroot/static deps for $arch" > "$dist/SKIPPED"
-        skip "no cached release chroot and static dependencies for $arch under ${TFJOB_RELEASE_CACHE:-/var/cache/kubectl-tfjob/release} (warm them once: sudo bash scripts/release.sh --chroot; or set CI=1)"
+        tfjob_skip_record "$dist/SKIPPED" release-cache-cold "no cached release chroot and static dependencies for $arch under ${TFJOB_RELEASE_CACHE:-/var/cache/kubectl-tfjob/release}" \
+          "warm them once: sudo bash scripts/release.sh --chroot; or run strict (TFJOB_STRICT=1), which builds them"
       fi
     done
   fi
@@ -89,9 +102,11 @@ elf)
   ;;
 run)
   dist=$1 suite=$2 arch=$3 fake=$4
+  tfjob_skip_recorded "$dist/SKIPPED" "the release build skipped"  # the build's skip, first
+  if [ "$arch" = amd64 ]; then needs; else needs qemu; fi
   archive=$(archive_of "$dist" "$arch")
   [ -x "$fake" ] || fail "no fake API server at $fake"
-  root=$(bash "$CHROOT" root "$suite" "$arch") || { rc=$?; [ "$rc" = 77 ] && exit 77; fail "no $suite/$arch chroot"; }
+  root=$(bash "$CHROOT" root "$suite" "$arch") || fail "no $suite/$arch chroot (scripts/release-chroot.sh root exited $?)"
   t=$(mktemp -d); pid=""
   trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$t"' EXIT
   mkdir "$t/x"

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # ctests for samples/sdk (see tests/cmake/sdk_samples.cmake).
-#   sdk_samples.sh build     SOURCE_DIR WORK_DIR
-#       install the SDK to WORK_DIR/prefix (tests/tools/api_install_consumer.sh, which also
-#       checks a find_package consumer) and build samples/sdk against it with find_package
+#   sdk_samples.sh build     SOURCE_DIR WORK_DIR PREFIX
+#       build samples/sdk with find_package against the SDK installed in PREFIX (by the api
+#       area's test, tests/tools/api_install_consumer.sh: installed and checked once)
 #   sdk_samples.sh tf-config WORK_DIR KUBECTL_TFJOB
 #       read_tf_config with TF_CONFIGs from `kubectl-tfjob tf-config -o json`, and with
 #       malformed ones (clear error, exit 1)
+#   sdk_samples.sh validate  WORK_DIR SOURCE_DIR
+#       validate_manifest on the samples' TFJobs (valid) and on a misspelt one (exit 1, the
+#       unknown field named with its path and the nearest known name)
 #   sdk_samples.sh follow    WORK_DIR FAKE_APISERVER
 #       submit_and_follow against a fake API server (simulated operator + kubelet)
 #   sdk_samples.sh fail      WORK_DIR SDK_SAMPLES_FAKE_APISERVER
@@ -16,17 +19,34 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 case "$mode" in
 build)
-  src=$2 work=$3
-  bash "$src/tests/tools/api_install_consumer.sh" "$src" "$work" || fail "installing the SDK"
-  cmake -S "$src/samples/sdk" -B "$work/samples" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null ||
-    fail "configuring samples/sdk against $work/prefix"
+  src=$2 work=$3 prefix=$4
+  [ -f "$prefix/include/tfjob/tfjob.hpp" ] || fail "no SDK installed in $prefix (the api area's find_package test installs it)"
+  rm -rf "$work/samples"; mkdir -p "$work"
+  cmake -S "$src/samples/sdk" -B "$work/samples" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null ||
+    fail "configuring samples/sdk against $prefix"
   cmake --build "$work/samples" -j 2 || fail "building samples/sdk"
-  for t in submit_and_follow read_tf_config; do
+  for t in submit_and_follow read_tf_config validate_manifest; do
     test -x "$work/samples/$t" || fail "$t was not built"
-    grep -q "$work/prefix/include" "$work/samples/CMakeFiles/$t.dir/flags.make" ||
+    grep -q "$prefix/include" "$work/samples/CMakeFiles/$t.dir/flags.make" ||
       fail "$t did not compile against the installed headers"
   done
-  echo "ok: samples/sdk built with find_package(tfjob) from $work/prefix"
+  echo "ok: samples/sdk built with find_package(tfjob) from $prefix"
+  ;;
+
+validate)
+  work=$2 src=$3
+  bin="$work/samples/validate_manifest"
+  test -x "$bin" || fail "$bin missing (the build test must run first)"
+  out=$("$bin" "$src/samples/mnist/tfjob.yaml" "$src/samples/hello-tfjob/tfjob.yaml" 2>&1) || fail "the samples are refused: $out"
+  grep -q "TFJob mnist is valid" <<<"$out" || fail "no verdict for mnist: $out"
+  sed 's/^  runPolicy:/  runPolcy:/' "$src/samples/mnist/tfjob.yaml" > "$work/typo.yaml"
+  grep -q runPolcy "$work/typo.yaml" || fail "the fixture has no runPolicy to misspell"
+  err=$("$bin" "$work/typo.yaml" 2>&1); rc=$?
+  echo "$err"
+  [ "$rc" = 1 ] || fail "a misspelt field exited $rc"
+  grep -qF "$work/typo.yaml: TFJob mnist: unknown field \"spec.runPolcy\"; did you mean \"runPolicy\"?" <<<"$err" ||
+    fail "the unknown field is not named as expected"
+  echo "ok: validate_manifest"
   ;;
 
 tf-config)

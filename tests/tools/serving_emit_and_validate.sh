@@ -21,6 +21,9 @@ emit pvc-root m2 --pvc claim
 # the operations: batching + monitoring (ConfigMap), a PDB for 3 replicas, an HPA
 emit ops-replicas ops --model resnet --replicas 3 --batching max_batch_size=32,batch_timeout_micros=5000,num_batch_threads=4,allowed_batch_sizes=8:16:32 --monitoring
 emit ops-autoscale ops-hpa --model resnet --gpus 0 --cpu 2 --autoscale 2:10:70% -n team-a
+# the edge profile: CPU limits apart from requests, the init container's resources, maxSurge 0
+emit edge edge --model resnet --profile edge -n team-a
+grep -q 'maxSurge: 0' "$out/edge.yaml" || { echo "serve --profile edge emitted no maxSurge 0" >&2; exit 1; }
 # tensorboard JOB's Deployment and Service, for the MNIST sample's log directory
 "$plugin" tensorboard -f "$here/../../samples/mnist/tfjob.yaml" --dry-run=client -o yaml > "$out/tensorboard.yaml" 2>/dev/null
 grep -q 'claimName: tfjob-mnist' "$out/tensorboard.yaml" || { echo "tensorboard emitted no claim" >&2; exit 1; }

@@ -3,7 +3,7 @@
 InferenceService: the kind is the CRD's spec.names.kind, the version its storage version)
 against the official CRD's openAPIV3Schema.
 
-    validate_crd.py --crd kubeflow.org_tfjobs.v1.9.0.yaml [--strict] [--other-kinds]
+    validate_crd.py --crd kubeflow.org_tfjobs.v1.9.4.yaml [--strict] [--other-kinds]
                     [--min-jobs N | --expect-invalid] PATH...
 
 PATH is a YAML/JSON file (several documents and `kind: List` allowed), a directory

@@ -38,8 +38,12 @@ struct Toleration {
   std::optional<std::int64_t> toleration_seconds;
 
   /// Parses kubectl taint syntax: `key=value:Effect`, `key:Effect`, `key` (Exists),
-  /// `key=value`, `:Effect`/`*` is not accepted (say `key` explicitly). Throws `tfjob::error`.
+  /// `key=value`, `:Effect`/`*` is not accepted (say `key` explicitly); the key a qualified
+  /// name and the value a label value, as a taint's (ValidateTaint). Throws `tfjob::error`.
   static Toleration parse(const std::string& spec);
+  /// parse() without the exception: nullopt, with `problem` set to `"SPEC": what is wrong;
+  /// what would be right`.
+  static std::optional<Toleration> try_parse(const std::string& spec, std::string* problem = nullptr);
   nlohmann::json to_json() const;
 };
 
@@ -50,8 +54,13 @@ struct PvcMount {
   bool read_only = false;
   std::string volume;  ///< pod volume name; "" = derived from the claim
 
-  /// Parses `claim:/mount/path[:ro]`. Throws `tfjob::error`.
+  /// Parses `claim:/mount/path[:ro]`: the claim a DNS-1123 subdomain, the path absolute
+  /// and without ':' (one mount per spec; `:ro` the only mode). Nothing is truncated or
+  /// dropped: `data:/data:rw` and `a:/a,b:/b` are refused. Throws `tfjob::error`.
   static PvcMount parse(const std::string& spec);
+  /// parse() without the exception: nullopt, with `problem` set to `"SPEC": what is wrong;
+  /// what would be right`.
+  static std::optional<PvcMount> try_parse(const std::string& spec, std::string* problem = nullptr);
   /// The pod volume name: `volume`, else the claim name made a DNS-1123 label.
   std::string volume_name() const;
 };
@@ -239,7 +248,12 @@ class TFJobBuilder {
 #if TFJOB_SDK_DEFINE_API
 namespace tfjob {
 
-TFJOB_INLINE Toleration Toleration::parse(const std::string& spec) {
+TFJOB_INLINE std::optional<Toleration> Toleration::try_parse(const std::string& spec, std::string* problem) {
+  const std::string right = "; give KEY[=VALUE][:EFFECT], e.g. nvidia.com/gpu:NoSchedule or dedicated=gpu:NoExecute";
+  auto bad = [&](const std::string& what) -> std::optional<Toleration> {
+    if (problem) *problem = "\"" + spec + "\": " + what + right;
+    return std::nullopt;
+  };
   Toleration t;
   std::string rest = spec;
   auto colon = rest.rfind(':');
@@ -247,8 +261,7 @@ TFJOB_INLINE Toleration Toleration::parse(const std::string& spec) {
     t.effect = rest.substr(colon + 1);
     rest = rest.substr(0, colon);
     if (t.effect != "NoSchedule" && t.effect != "PreferNoSchedule" && t.effect != "NoExecute")
-      throw error("toleration \"" + spec +
-                  "\": effect must be NoSchedule, PreferNoSchedule or NoExecute");
+      return bad("the effect \"" + t.effect + "\" is none of NoSchedule, PreferNoSchedule, NoExecute");
   }
   auto eq = rest.find('=');
   if (eq != std::string::npos) {
@@ -259,9 +272,18 @@ TFJOB_INLINE Toleration Toleration::parse(const std::string& spec) {
     t.key = rest;
     t.operator_ = "Exists";
   }
-  if (t.key.empty())
-    throw error("toleration \"" + spec + "\": expected key[=value][:Effect], e.g. nvidia.com/gpu:NoSchedule");
+  if (t.key.empty()) return bad("it has no key");
+  // a taint's key and value (ValidateTaint): a qualified name, a label value
+  if (auto e = detail::qualified_name_errors(t.key); !e.empty()) return bad("the key \"" + t.key + "\": " + e.front());
+  if (auto e = detail::label_value_errors(t.value); !e.empty()) return bad("the value \"" + t.value + "\": " + e.front());
   return t;
+}
+
+TFJOB_INLINE Toleration Toleration::parse(const std::string& spec) {
+  std::string problem;
+  auto t = try_parse(spec, &problem);
+  if (!t) throw error("toleration " + problem);
+  return *t;
 }
 
 TFJOB_INLINE nlohmann::json Toleration::to_json() const {
@@ -274,20 +296,39 @@ TFJOB_INLINE nlohmann::json Toleration::to_json() const {
   return j;
 }
 
-TFJOB_INLINE PvcMount PvcMount::parse(const std::string& spec) {
+TFJOB_INLINE std::optional<PvcMount> PvcMount::try_parse(const std::string& spec, std::string* problem) {
+  const std::string right = "; give CLAIM:/mount/path, with :ro for read-only (read-write is the default), e.g. tfjob-mnist:/train";
+  auto bad = [&](const std::string& what, const std::string& r) -> std::optional<PvcMount> {
+    if (problem) *problem = "\"" + spec + "\": " + what + r;
+    return std::nullopt;
+  };
   PvcMount m;
   auto colon = spec.find(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 >= spec.size())
-    throw error("PVC mount \"" + spec + "\": expected CLAIM:/mount/path, e.g. tfjob-mnist:/train");
+  if (colon == std::string::npos) return bad("it has no mount path", right);
   m.claim = spec.substr(0, colon);
   m.mount_path = spec.substr(colon + 1);
+  if (m.claim.empty()) return bad("it has no claim name", right);
+  if (!detail::is_dns1123_subdomain(m.claim))
+    return bad("the claim name \"" + m.claim + "\" is not a valid name", "; give a claim's name: lower case letters, digits, '-' and '.'");
   if (m.mount_path.size() > 3 && m.mount_path.compare(m.mount_path.size() - 3, 3, ":ro") == 0) {
     m.read_only = true;
     m.mount_path.resize(m.mount_path.size() - 3);
   }
-  if (m.mount_path.empty() || m.mount_path.front() != '/')
-    throw error("PVC mount \"" + spec + "\": the mount path must be absolute (start with /)");
+  if (auto c = m.mount_path.find(':'); c != std::string::npos) {
+    const auto comma = m.mount_path.rfind(',', c);
+    if (comma != std::string::npos)  // a:/a,b:/b
+      return bad("it holds more than one mount", "; give one CLAIM:/mount/path per flag, repeated for each claim");
+    return bad("\"" + m.mount_path.substr(c) + "\" is not a mode (only :ro is)", right);
+  }
+  if (m.mount_path.empty() || m.mount_path.front() != '/') return bad("the mount path \"" + m.mount_path + "\" is not absolute", right);
   return m;
+}
+
+TFJOB_INLINE PvcMount PvcMount::parse(const std::string& spec) {
+  std::string problem;
+  auto m = try_parse(spec, &problem);
+  if (!m) throw error("PVC mount " + problem);
+  return *m;
 }
 
 TFJOB_INLINE std::string PvcMount::volume_name() const {

@@ -5,10 +5,13 @@
 /// concerns, the facts it was read from and a one-line fix. Runs on `submit` (flags, `-f`,
 /// `--dry-run`), in the preflight and as `kubectl tfjob lint -f FILE...`.
 
+#include <tfjob/api/defaults.hpp>
 #include <tfjob/api/operator_rules.hpp>
 #include <tfjob/api/findings.hpp>
 #include <tfjob/api/quantity.hpp>
 #include <tfjob/api/scheduling.hpp>
+#include <tfjob/api/schema.hpp>
+#include <tfjob/api/validation.hpp>
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 
@@ -121,6 +124,14 @@ std::vector<Finding> gpu_images(const nlohmann::json& job, const Context& ctx);
 
 /// Every rule. Findings in a stable order (rule, then replica type as the spec's map orders them).
 std::vector<Finding> lint(const nlohmann::json& job, const Context& ctx = {});
+
+/// What submit refuses before any rule runs, as findings, so that lint is at least as strict:
+/// the kind and apiVersion (errors `WrongKind`, `WrongApiVersion`), then the CRD's schema
+/// (schema::check_tfjob; codes from schema::code: errors under `strict`, warnings under
+/// `warn`, nothing under `ignore`), then the operator's validation after its defaults
+/// (errors `InvalidTFJob`, validation.hpp; also a field that cannot be decoded). Under strict,
+/// a job the schema refuses is not decoded (its type errors are the schema's).
+std::vector<Finding> admission_findings(const nlohmann::json& job, FieldValidation validation = FieldValidation::strict);
 
 }  // namespace tfjob::lint
 
@@ -570,6 +581,43 @@ TFJOB_INLINE std::vector<Finding> lint(const nlohmann::json& job, const Context&
   add(istio_sidecar(job, ctx));
   add(gpu_images(job, ctx));
   return dedupe(std::move(out));
+}
+
+TFJOB_INLINE std::vector<Finding> admission_findings(const nlohmann::json& job, FieldValidation validation) {
+  std::vector<Finding> out;
+  auto from_issue = [&](const schema::Issue& is, Finding::Severity sev) {
+    Finding f(sev, is.message());
+    f.code = schema::code(is.kind);
+    f.replica = is.replica();
+    f.fix = is.fix();
+    if (!is.field().empty()) f.evidence.push_back(is.field());
+    out.push_back(std::move(f));
+  };
+  auto type_issues = schema::check_type_meta(job);
+  for (const auto& is : type_issues) from_issue(is, Finding::Severity::error);
+  if (!type_issues.empty() || !job.is_object()) return out;
+  bool refused = false;
+  if (validation != FieldValidation::ignore)
+    for (const auto& is : schema::tfjob_schema().validate(job)) {
+      from_issue(is, validation == FieldValidation::strict ? Finding::Severity::error : Finding::Severity::warning);
+      refused |= validation == FieldValidation::strict;
+    }
+  if (refused) return out;
+  std::vector<field_error> errs;
+  try {
+    errs = validate(with_defaults(job.get<TFJob>()));
+  } catch (const validation_error& e) {
+    errs = e.errors();
+  }
+  for (const auto& fe : errs) {
+    Finding f(Finding::Severity::error, fe.to_string());
+    f.code = "InvalidTFJob";
+    const std::string specs = "spec.tfReplicaSpecs[";
+    if (fe.field.rfind(specs, 0) == 0) f.replica = fe.field.substr(specs.size(), fe.field.find(']') - specs.size());
+    f.evidence.push_back(fe.field);
+    out.push_back(std::move(f));
+  }
+  return out;
 }
 
 }  // namespace tfjob::lint

@@ -7,6 +7,7 @@
 /// Scalars are resolved like sigs.k8s.io/yaml (go-yaml v2, YAML 1.1): `yes`/`on` are
 /// booleans, `~` is null, `0x1F` an integer; quoted scalars are always strings.
 
+#include <tfjob/api/schema.hpp>
 #include <tfjob/api/types.hpp>
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
@@ -16,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -44,9 +46,25 @@ std::vector<nlohmann::json> parse_manifests(std::string_view text,
 /// Like parse_manifests(), and expands `kind: List` (and `*List`) into its items.
 std::vector<nlohmann::json> parse_objects(std::string_view text, const std::string& source = "input");
 
-/// Decodes every TFJob in `text`; a document of another kind or with fields of the wrong
-/// type is an error naming the document.
-std::vector<TFJob> parse_tfjobs(std::string_view text, const std::string& source = "input");
+/// Decodes every TFJob in `text`, each judged first by the TFJob CRD's schema (schema.hpp)
+/// as `validation` says, as kubectl's --validate does: `strict` (the default, as kubectl's)
+/// refuses an unknown field, a wrong type or a value the schema does not allow; `warn`
+/// appends each such issue to `warnings` (when given) and goes on; `ignore` skips the schema
+/// (the API server drops unknown fields). Whatever `validation` says, a document that is not
+/// a TFJob (its kind or apiVersion wrong, named with what would be right) or whose fields
+/// cannot be decoded is refused. Throws validation_error listing every problem of every
+/// document, each field_error's `where` naming the source, the document and the job
+/// (`tfjob.yaml: TFJob mnist`); parse_error for text that is not YAML or JSON.
+std::vector<TFJob> parse_tfjobs(std::string_view text, const std::string& source = "input",
+                                FieldValidation validation = FieldValidation::strict,
+                                std::vector<field_error>* warnings = nullptr);
+
+/// Where a document of a manifest is, for people: `tfjob.yaml: TFJob mnist`, with
+/// ` (document N)` after the source when the manifest has several documents and this one has no name.
+std::string document_place(const std::string& source, std::size_t index, std::size_t count, const nlohmann::json& object);
+
+/// A schema issue as a field_error (type "", its message the detail) placed at `where`.
+field_error to_field_error(const schema::Issue& issue, const std::string& where);
 
 // ---- YAML out ------------------------------------------------------------------------------
 
@@ -128,6 +146,26 @@ TFJOB_INLINE std::vector<nlohmann::json> parse_manifests(std::string_view text,
     throw parse_error(source + ": " + detail::human_bytes(text.size()) + " is more than the " +
                       detail::human_bytes(limits::max_manifest_bytes) +
                       " a manifest may have; split it into several files");
+  // A binary file (an image, an archive, a program: each has a control byte near its start)
+  // is no manifest: say so, and where, but never print its bytes (go-yaml refuses control
+  // characters). Text that is only not UTF-8 is the YAML reader's to name, value by value.
+  std::size_t bad = std::string_view::npos;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) {
+      bad = std::min(i, detail::invalid_utf8_at(text.substr(0, i)));
+      break;
+    }
+  }
+  if (bad != std::string_view::npos) {
+    static const char* hex = "0123456789ABCDEF";
+    const auto c = static_cast<unsigned char>(text[bad]);
+    auto [line, col] = detail::line_col_at(text, bad);
+    throw parse_error(source + ": not YAML or JSON text (a binary file?): byte " + std::to_string(bad) + " (line " +
+                          std::to_string(line) + ", column " + std::to_string(col) + ") is 0x" + hex[c >> 4] + hex[c & 0xF] +
+                          (c < 0x80 ? ", a control character" : ", not UTF-8"),
+                      line, col);
+  }
   std::size_t first = 0;
   while (first < text.size() && std::isspace(static_cast<unsigned char>(text[first]))) ++first;
   if (first < text.size() && (text[first] == '{' || text[first] == '['))
@@ -163,29 +201,64 @@ TFJOB_INLINE std::vector<nlohmann::json> parse_objects(std::string_view text, co
   return out;
 }
 
-TFJOB_INLINE std::vector<TFJob> parse_tfjobs(std::string_view text, const std::string& source) {
+TFJOB_INLINE std::string document_place(const std::string& source, std::size_t index, std::size_t count,
+                                        const nlohmann::json& object) {
+  std::string name, k;
+  if (object.is_object()) {
+    auto md = object.find("metadata");
+    if (md != object.end() && md->is_object()) {
+      auto n = md->find("name");
+      if (n != md->end() && n->is_string()) name = n->get<std::string>();
+    }
+    auto kd = object.find("kind");
+    if (kd != object.end() && kd->is_string()) k = kd->get<std::string>();
+  }
+  if (name.empty()) return count > 1 ? source + " (document " + std::to_string(index + 1) + ")" : source;
+  return source + ": " + (k.empty() ? std::string(kind) : k) + " " + name;
+}
+
+TFJOB_INLINE field_error to_field_error(const schema::Issue& issue, const std::string& where) {
+  field_error fe;
+  fe.field = issue.field();
+  fe.detail = issue.message();
+  fe.where = where;
+  return fe;
+}
+
+TFJOB_INLINE std::vector<TFJob> parse_tfjobs(std::string_view text, const std::string& source, FieldValidation validation,
+                                             std::vector<field_error>* warnings) {
   std::vector<TFJob> jobs;
+  std::vector<field_error> errs;
   auto objs = parse_objects(text, source);
   for (std::size_t i = 0; i < objs.size(); ++i) {
     const auto& o = objs[i];
-    std::string where = source + (objs.size() > 1 ? " (document " + std::to_string(i + 1) + ")" : "");
+    const std::string where = document_place(source, i, objs.size(), o);
     if (!o.is_object()) throw parse_error(where + ": expected a TFJob object, got " + detail::decoder::type_name(o));
-    // kind and apiVersion are strings (a value of another type is this document's error,
-    // not nlohmann's type_error escaping the parser: found by fuzz.manifest)
-    auto str_field = [&](const char* key) {
-      auto it = o.find(key);
-      if (it == o.end() || it->is_null()) return std::string();
-      if (!it->is_string())
-        throw parse_error(where + ": " + key + " must be a string, got " + detail::decoder::type_name(*it));
-      return it->get<std::string>();
-    };
-    std::string k = str_field("kind");
-    std::string av = str_field("apiVersion");
-    if (k != kind || (av != api_version && !av.empty()))
-      throw parse_error(where + ": expected kind TFJob (apiVersion " + std::string(api_version) + "), got " +
-                        (k.empty() ? std::string("no kind") : "kind " + k) + (av.empty() ? "" : " (" + av + ")"));
-    jobs.push_back(o.get<TFJob>());
+    // kind and apiVersion first: a document that is not a TFJob is refused whatever
+    // --validate says (the API server has no such kind to create)
+    auto type_issues = schema::check_type_meta(o);
+    if (!type_issues.empty()) {
+      for (const auto& is : type_issues) errs.push_back(to_field_error(is, where));
+      continue;
+    }
+    if (validation != FieldValidation::ignore) {
+      auto issues = schema::tfjob_schema().validate(o);
+      for (const auto& is : issues) {
+        if (validation == FieldValidation::strict) errs.push_back(to_field_error(is, where));
+        else if (warnings) warnings->push_back(to_field_error(is, where));
+      }
+      if (validation == FieldValidation::strict && !issues.empty()) continue;
+    }
+    try {
+      jobs.push_back(o.get<TFJob>());
+    } catch (const validation_error& e) {
+      for (auto fe : e.errors()) {
+        fe.where = where;
+        errs.push_back(std::move(fe));
+      }
+    }
   }
+  if (!errs.empty()) throw validation_error(std::move(errs));
   return jobs;
 }
 

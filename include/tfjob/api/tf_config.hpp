@@ -77,6 +77,9 @@ struct ReplicaTFConfig {
   int index = 0;
   std::string name;   ///< `{job}-{lower type}-{index}`
   std::optional<std::string> tf_config;
+  /// `worker-0`: the operator's lower-case type and the index, as TF_CONFIG's task names
+  /// the replica (what tf-config and describe key each TF_CONFIG by).
+  std::string id() const;
 };
 
 /// TF_CONFIG of every replica, by type (sorted by lower-case type) then index.
@@ -309,6 +312,8 @@ TFJOB_INLINE std::optional<std::string> gen_tf_config(const TFJob& job, const st
   out += ",\"index\":" + std::to_string(index) + "},\"environment\":\"cloud\"}";
   return out;
 }
+
+TFJOB_INLINE std::string ReplicaTFConfig::id() const { return to_lower(type) + "-" + std::to_string(index); }
 
 TFJOB_INLINE std::vector<ReplicaTFConfig> gen_all_tf_configs(const TFJob& job,
                                                              const TFConfigOptions& opts) {

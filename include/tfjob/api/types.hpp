@@ -7,6 +7,7 @@
 /// parsed and emitted again is JSON-equal to the input (kube-rs keeps a flattened map).
 
 #include <tfjob/detail/compiled.hpp>
+#include <tfjob/api/meta.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 
@@ -77,21 +78,6 @@ inline constexpr const char* default_restart_policy = "Never";
 /// `runPolicy.managedBy` values the operator accepts.
 inline constexpr const char* managed_by_kubeflow = "kubeflow.org/training-operator";
 inline constexpr const char* managed_by_multikueue = "kueue.x-k8s.io/multikueue";
-
-/// The subset of `metav1.ObjectMeta` the SDK reads; the rest stays in `other`.
-struct ObjectMeta {
-  std::string name;
-  std::string generate_name;
-  std::string namespace_;
-  std::map<std::string, std::string> labels;
-  std::map<std::string, std::string> annotations;
-  std::string uid;
-  std::string resource_version;
-  std::optional<std::int64_t> generation;
-  std::string creation_timestamp;
-  std::string deletion_timestamp;
-  nlohmann::json other = nlohmann::json::object();  ///< ownerReferences, finalizers, ...
-};
 
 /// `SchedulingPolicy` (gang scheduling with Volcano / scheduler-plugins).
 struct SchedulingPolicy {
@@ -222,91 +208,16 @@ bool is_chief_or_master(std::string_view t);
 // ---- JSON converters (ADL) ---------------------------------------------------------------
 
 namespace detail {
-
-/// Collects type errors while decoding so every problem is reported at once.
-struct decoder {
-  std::vector<field_error> errors;
-
-  static std::string type_name(const nlohmann::json& v);
-  void wrong(const std::string& path, const nlohmann::json& v, const char* want);
-  /// j[key] when present and not null, else nullptr.
-  static const nlohmann::json* get(const nlohmann::json& j, const char* key);
-  /// `path.key`, or `key` at the root.
-  static std::string child(const std::string& path, const char* key);
-  void str(const nlohmann::json& j, const char* key, const std::string& path, std::string& out);
-  void str(const nlohmann::json& j, const char* key, const std::string& path,
-           std::optional<std::string>& out);
-  template <class Int>
-  bool integer(const nlohmann::json& v, const std::string& path, Int& out) {
-    if (v.is_number_integer()) {
-      bool too_big = v.is_number_unsigned() &&
-                     v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX);
-      auto x = too_big ? INT64_MAX : v.get<std::int64_t>();
-      if (too_big || x < static_cast<std::int64_t>(std::numeric_limits<Int>::min()) ||
-          x > static_cast<std::int64_t>(std::numeric_limits<Int>::max())) {
-        errors.push_back({path, "Invalid value", v.dump() + ": out of range for " +
-                                                     (sizeof(Int) == 4 ? "int32" : "int64")});
-        return false;
-      }
-      out = static_cast<Int>(x);
-      return true;
-    }
-    if (v.is_number_float()) {
-      double d = v.get<double>();
-      if (d == static_cast<double>(static_cast<std::int64_t>(d)) &&
-          d >= static_cast<double>(std::numeric_limits<Int>::min()) &&
-          d <= static_cast<double>(std::numeric_limits<Int>::max())) {
-        out = static_cast<Int>(d);
-        return true;
-      }
-    }
-    wrong(path, v, "an integer");
-    return false;
-  }
-  template <class Int>
-  void integer(const nlohmann::json& j, const char* key, const std::string& path,
-               std::optional<Int>& out) {
-    if (const auto* v = get(j, key)) {
-      Int x{};
-      if (integer(*v, child(path, key), x)) out = x;
-    }
-  }
-  template <class Int>
-  void integer(const nlohmann::json& j, const char* key, const std::string& path, Int& out) {
-    if (const auto* v = get(j, key)) integer(*v, child(path, key), out);
-  }
-  void boolean(const nlohmann::json& j, const char* key, const std::string& path,
-               std::optional<bool>& out);
-  void string_map(const nlohmann::json& j, const char* key, const std::string& path,
-                  std::map<std::string, std::string>& out);
-  /// Checks that `v` is an object; reports it otherwise.
-  bool object(const nlohmann::json& v, const std::string& path);
-
-  void decode(const nlohmann::json& j, const std::string& path, ObjectMeta& m);
-  void decode(const nlohmann::json& j, const std::string& path, SchedulingPolicy& s);
-  void decode(const nlohmann::json& j, const std::string& path, RunPolicy& r);
-  void decode(const nlohmann::json& j, const std::string& path, ReplicaSpec& r);
-  void decode(const nlohmann::json& j, const std::string& path, TFJobSpec& s);
-  void decode(const nlohmann::json& j, const std::string& path, JobCondition& c);
-  void decode(const nlohmann::json& j, const std::string& path, ReplicaStatus& r);
-  void decode(const nlohmann::json& j, const std::string& path, JobStatus& s);
-  void decode(const nlohmann::json& j, const std::string& path, TFJob& t);
-
-  void throw_if_errors() const;
-};
-
-/// Keep in `other` only what the modeled fields do not reproduce exactly, so that
-/// `to_json(from_json(x)) == x` (an explicit `labels: {}` or `enableDynamicWorker: false`
-/// survives even though the model cannot tell it from "absent").
-void keep_unmodeled(const nlohmann::json& in, const nlohmann::json& modeled,
-                    nlohmann::json& other);
-
-/// Start an object from `other` (unmodeled fields), then modeled fields overwrite.
-nlohmann::json with_other(const nlohmann::json& other);
-
+void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, SchedulingPolicy& s);
+void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, RunPolicy& r);
+void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, ReplicaSpec& r);
+void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, TFJobSpec& s);
+void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, JobCondition& c);
+void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, ReplicaStatus& r);
+void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, JobStatus& s);
+void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, TFJob& t);
 }  // namespace detail
 
-void to_json(nlohmann::json& j, const ObjectMeta& m);
 void to_json(nlohmann::json& j, const SchedulingPolicy& s);
 void to_json(nlohmann::json& j, const RunPolicy& r);
 void to_json(nlohmann::json& j, const ReplicaSpec& r);
@@ -316,21 +227,7 @@ void to_json(nlohmann::json& j, const ReplicaStatus& r);
 void to_json(nlohmann::json& j, const JobStatus& s);
 void to_json(nlohmann::json& j, const TFJob& t);
 
-namespace detail {
-
-/// Decodes a whole value rooted at `root` in error paths, throwing every wrong field at once.
-template <class T>
-void decode_whole(const nlohmann::json& j, const char* root, T& out) {
-  decoder d;
-  out = {};
-  d.decode(j, root, out);
-  d.throw_if_errors();
-}
-
-}  // namespace detail
-
 /// Decoders: throw `validation_error` listing every field of the wrong JSON type.
-void from_json(const nlohmann::json& j, ObjectMeta& m);
 void from_json(const nlohmann::json& j, SchedulingPolicy& s);
 void from_json(const nlohmann::json& j, RunPolicy& r);
 void from_json(const nlohmann::json& j, ReplicaSpec& r);
@@ -443,110 +340,7 @@ TFJOB_INLINE bool is_chief_or_master(std::string_view t) {
 }
 
 }  // namespace tfjob
-namespace tfjob::detail {
-
-TFJOB_INLINE std::string decoder::type_name(const nlohmann::json& v) {
-  switch (v.type()) {
-    case nlohmann::json::value_t::null: return "null";
-    case nlohmann::json::value_t::boolean: return "boolean";
-    case nlohmann::json::value_t::string: return "string";
-    case nlohmann::json::value_t::array: return "array";
-    case nlohmann::json::value_t::object: return "object";
-    case nlohmann::json::value_t::number_float: return "number";
-    default: return "integer";
-  }
-}
-
-TFJOB_INLINE void decoder::wrong(const std::string& path, const nlohmann::json& v, const char* want) {
-  std::string shown = v.dump();
-  if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
-  errors.push_back({path, "Invalid value",
-                    shown + ": must be " + want + ", not " + type_name(v)});
-}
-
-TFJOB_INLINE const nlohmann::json* decoder::get(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return nullptr;
-  return &*it;
-}
-
-TFJOB_INLINE std::string decoder::child(const std::string& path, const char* key) {
-  return path.empty() ? std::string(key) : path + "." + key;
-}
-
-TFJOB_INLINE void decoder::str(const nlohmann::json& j, const char* key, const std::string& path, std::string& out) {
-  if (const auto* v = get(j, key)) {
-    if (v->is_string()) out = v->get<std::string>();
-    else wrong(child(path, key), *v, "a string");
-  }
-}
-
-TFJOB_INLINE void decoder::str(const nlohmann::json& j, const char* key, const std::string& path,
-                               std::optional<std::string>& out) {
-  if (const auto* v = get(j, key)) {
-    if (v->is_string()) out = v->get<std::string>();
-    else wrong(child(path, key), *v, "a string");
-  }
-}
-
-TFJOB_INLINE void decoder::boolean(const nlohmann::json& j, const char* key, const std::string& path,
-                                   std::optional<bool>& out) {
-  if (const auto* v = get(j, key)) {
-    if (v->is_boolean()) out = v->get<bool>();
-    else wrong(child(path, key), *v, "a boolean");
-  }
-}
-
-TFJOB_INLINE void decoder::string_map(const nlohmann::json& j, const char* key, const std::string& path,
-                                      std::map<std::string, std::string>& out) {
-  const auto* v = get(j, key);
-  if (!v) return;
-  if (!v->is_object()) return wrong(child(path, key), *v, "an object");
-  for (const auto& [k, x] : v->items()) {
-    if (x.is_string()) out[k] = x.get<std::string>();
-    else wrong(child(path, key) + "." + k, x, "a string");
-  }
-}
-
-TFJOB_INLINE bool decoder::object(const nlohmann::json& v, const std::string& path) {
-  if (v.is_object()) return true;
-  wrong(path, v, "an object");
-  return false;
-}
-
-TFJOB_INLINE void decoder::throw_if_errors() const {
-  if (!errors.empty()) throw validation_error(errors);
-}
-
-TFJOB_INLINE void keep_unmodeled(const nlohmann::json& in, const nlohmann::json& modeled,
-                                 nlohmann::json& other) {
-  other = in;
-  for (const auto& [k, v] : modeled.items()) {
-    auto it = other.find(k);
-    if (it != other.end() && *it == v) other.erase(it);
-  }
-}
-
-TFJOB_INLINE nlohmann::json with_other(const nlohmann::json& other) {
-  return other.is_object() ? other : nlohmann::json::object();
-}
-
-}  // namespace tfjob::detail
 namespace tfjob {
-
-TFJOB_INLINE void to_json(nlohmann::json& j, const ObjectMeta& m) {
-  j = detail::with_other(m.other);
-  if (!m.name.empty()) j["name"] = m.name;
-  if (!m.generate_name.empty()) j["generateName"] = m.generate_name;
-  if (!m.namespace_.empty()) j["namespace"] = m.namespace_;
-  if (!m.labels.empty()) j["labels"] = m.labels;
-  if (!m.annotations.empty()) j["annotations"] = m.annotations;
-  if (!m.uid.empty()) j["uid"] = m.uid;
-  if (!m.resource_version.empty()) j["resourceVersion"] = m.resource_version;
-  if (m.generation) j["generation"] = *m.generation;
-  if (!m.creation_timestamp.empty()) j["creationTimestamp"] = m.creation_timestamp;
-  if (!m.deletion_timestamp.empty()) j["deletionTimestamp"] = m.deletion_timestamp;
-}
 
 TFJOB_INLINE void to_json(nlohmann::json& j, const SchedulingPolicy& s) {
   j = detail::with_other(s.other);
@@ -635,159 +429,143 @@ TFJOB_INLINE void to_json(nlohmann::json& j, const TFJob& t) {
 }  // namespace tfjob
 namespace tfjob::detail {
 
-TFJOB_INLINE void decoder::decode(const nlohmann::json& j, const std::string& path, ObjectMeta& m) {
-  if (!object(j, path)) return;
-  str(j, "name", path, m.name);
-  str(j, "generateName", path, m.generate_name);
-  str(j, "namespace", path, m.namespace_);
-  string_map(j, "labels", path, m.labels);
-  string_map(j, "annotations", path, m.annotations);
-  str(j, "uid", path, m.uid);
-  str(j, "resourceVersion", path, m.resource_version);
-  integer(j, "generation", path, m.generation);
-  str(j, "creationTimestamp", path, m.creation_timestamp);
-  str(j, "deletionTimestamp", path, m.deletion_timestamp);
-  m.other = nlohmann::json::object();
-  keep_unmodeled(j, nlohmann::json(m), m.other);
-}
-
-TFJOB_INLINE void decoder::decode(const nlohmann::json& j, const std::string& path, SchedulingPolicy& s) {
-  if (!object(j, path)) return;
-  integer(j, "minAvailable", path, s.min_available);
-  str(j, "queue", path, s.queue);
-  if (const auto* v = get(j, "minResources")) {
-    if (object(*v, path + ".minResources")) s.min_resources = *v;
+TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, SchedulingPolicy& s) {
+  if (!d.object(j, path)) return;
+  d.integer(j, "minAvailable", path, s.min_available);
+  d.str(j, "queue", path, s.queue);
+  if (const auto* v = d.get(j, "minResources")) {
+    if (d.object(*v, path + ".minResources")) s.min_resources = *v;
   }
-  str(j, "priorityClass", path, s.priority_class);
-  integer(j, "scheduleTimeoutSeconds", path, s.schedule_timeout_seconds);
+  d.str(j, "priorityClass", path, s.priority_class);
+  d.integer(j, "scheduleTimeoutSeconds", path, s.schedule_timeout_seconds);
   s.other = nlohmann::json::object();
   keep_unmodeled(j, nlohmann::json(s), s.other);
 }
 
-TFJOB_INLINE void decoder::decode(const nlohmann::json& j, const std::string& path, RunPolicy& r) {
-  if (!object(j, path)) return;
-  str(j, "cleanPodPolicy", path, r.clean_pod_policy);
-  integer(j, "ttlSecondsAfterFinished", path, r.ttl_seconds_after_finished);
-  integer(j, "activeDeadlineSeconds", path, r.active_deadline_seconds);
-  integer(j, "backoffLimit", path, r.backoff_limit);
-  if (const auto* v = get(j, "schedulingPolicy")) {
+TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, RunPolicy& r) {
+  if (!d.object(j, path)) return;
+  d.str(j, "cleanPodPolicy", path, r.clean_pod_policy);
+  d.integer(j, "ttlSecondsAfterFinished", path, r.ttl_seconds_after_finished);
+  d.integer(j, "activeDeadlineSeconds", path, r.active_deadline_seconds);
+  d.integer(j, "backoffLimit", path, r.backoff_limit);
+  if (const auto* v = d.get(j, "schedulingPolicy")) {
     SchedulingPolicy s;
-    decode(*v, path + ".schedulingPolicy", s);
+    d.decode(*v, path + ".schedulingPolicy", s);
     r.scheduling_policy = std::move(s);
   }
-  boolean(j, "suspend", path, r.suspend);
-  str(j, "managedBy", path, r.managed_by);
+  d.boolean(j, "suspend", path, r.suspend);
+  d.str(j, "managedBy", path, r.managed_by);
   r.other = nlohmann::json::object();
   keep_unmodeled(j, nlohmann::json(r), r.other);
 }
 
-TFJOB_INLINE void decoder::decode(const nlohmann::json& j, const std::string& path, ReplicaSpec& r) {
-  if (!object(j, path)) return;
-  integer(j, "replicas", path, r.replicas);
-  if (const auto* v = get(j, "template")) {
-    if (object(*v, path + ".template")) {
+TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, ReplicaSpec& r) {
+  if (!d.object(j, path)) return;
+  d.integer(j, "replicas", path, r.replicas);
+  if (const auto* v = d.get(j, "template")) {
+    if (d.object(*v, path + ".template")) {
       r.template_ = *v;
       if (auto s = v->find("spec"); s != v->end() && !s->is_null()) {
-        if (object(*s, path + ".template.spec")) {
+        if (d.object(*s, path + ".template.spec")) {
           if (auto c = s->find("containers"); c != s->end() && !c->is_null()) {
-            if (!c->is_array()) wrong(path + ".template.spec.containers", *c, "an array");
+            if (!c->is_array()) d.wrong(path + ".template.spec.containers", *c, "an array");
             else
               for (std::size_t i = 0; i < c->size(); ++i)
-                object((*c)[i], path + ".template.spec.containers[" + std::to_string(i) + "]");
+                d.object((*c)[i], path + ".template.spec.containers[" + std::to_string(i) + "]");
           }
         }
       }
     }
   }
-  str(j, "restartPolicy", path, r.restart_policy);
+  d.str(j, "restartPolicy", path, r.restart_policy);
   r.other = nlohmann::json::object();
   keep_unmodeled(j, nlohmann::json(r), r.other);
 }
 
-TFJOB_INLINE void decoder::decode(const nlohmann::json& j, const std::string& path, TFJobSpec& s) {
-  if (!object(j, path)) return;
-  if (const auto* v = get(j, "runPolicy")) decode(*v, path + ".runPolicy", s.run_policy);
-  str(j, "successPolicy", path, s.success_policy);
-  if (const auto* v = get(j, "tfReplicaSpecs")) {
-    if (object(*v, path + ".tfReplicaSpecs")) {
+TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, TFJobSpec& s) {
+  if (!d.object(j, path)) return;
+  if (const auto* v = d.get(j, "runPolicy")) d.decode(*v, path + ".runPolicy", s.run_policy);
+  d.str(j, "successPolicy", path, s.success_policy);
+  if (const auto* v = d.get(j, "tfReplicaSpecs")) {
+    if (d.object(*v, path + ".tfReplicaSpecs")) {
       for (const auto& [k, x] : v->items()) {
         ReplicaSpec r;
-        if (!x.is_null()) decode(x, path + ".tfReplicaSpecs[" + k + "]", r);
+        if (!x.is_null()) d.decode(x, path + ".tfReplicaSpecs[" + k + "]", r);
         s.tf_replica_specs[k] = std::move(r);
       }
     }
   }
   std::optional<bool> dyn;
-  boolean(j, "enableDynamicWorker", path, dyn);
+  d.boolean(j, "enableDynamicWorker", path, dyn);
   s.enable_dynamic_worker = dyn.value_or(false);
   s.other = nlohmann::json::object();
   keep_unmodeled(j, nlohmann::json(s), s.other);
 }
 
-TFJOB_INLINE void decoder::decode(const nlohmann::json& j, const std::string& path, JobCondition& c) {
-  if (!object(j, path)) return;
-  str(j, "type", path, c.type);
-  str(j, "status", path, c.status);
-  str(j, "reason", path, c.reason);
-  str(j, "message", path, c.message);
-  str(j, "lastUpdateTime", path, c.last_update_time);
-  str(j, "lastTransitionTime", path, c.last_transition_time);
+TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, JobCondition& c) {
+  if (!d.object(j, path)) return;
+  d.str(j, "type", path, c.type);
+  d.str(j, "status", path, c.status);
+  d.str(j, "reason", path, c.reason);
+  d.str(j, "message", path, c.message);
+  d.str(j, "lastUpdateTime", path, c.last_update_time);
+  d.str(j, "lastTransitionTime", path, c.last_transition_time);
   c.other = nlohmann::json::object();
   keep_unmodeled(j, nlohmann::json(c), c.other);
 }
 
-TFJOB_INLINE void decoder::decode(const nlohmann::json& j, const std::string& path, ReplicaStatus& r) {
-  if (!object(j, path)) return;
-  integer(j, "active", path, r.active);
-  integer(j, "succeeded", path, r.succeeded);
-  integer(j, "failed", path, r.failed);
-  if (const auto* v = get(j, "labelSelector")) r.label_selector = *v;
-  str(j, "selector", path, r.selector);
+TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, ReplicaStatus& r) {
+  if (!d.object(j, path)) return;
+  d.integer(j, "active", path, r.active);
+  d.integer(j, "succeeded", path, r.succeeded);
+  d.integer(j, "failed", path, r.failed);
+  if (const auto* v = d.get(j, "labelSelector")) r.label_selector = *v;
+  d.str(j, "selector", path, r.selector);
   r.other = nlohmann::json::object();
   keep_unmodeled(j, nlohmann::json(r), r.other);
 }
 
-TFJOB_INLINE void decoder::decode(const nlohmann::json& j, const std::string& path, JobStatus& s) {
-  if (!object(j, path)) return;
-  if (const auto* v = get(j, "conditions")) {
-    if (!v->is_array()) wrong(path + ".conditions", *v, "an array");
+TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, JobStatus& s) {
+  if (!d.object(j, path)) return;
+  if (const auto* v = d.get(j, "conditions")) {
+    if (!v->is_array()) d.wrong(path + ".conditions", *v, "an array");
     else
       for (std::size_t i = 0; i < v->size(); ++i) {
         JobCondition c;
-        decode((*v)[i], path + ".conditions[" + std::to_string(i) + "]", c);
+        d.decode((*v)[i], path + ".conditions[" + std::to_string(i) + "]", c);
         s.conditions.push_back(std::move(c));
       }
   }
-  if (const auto* v = get(j, "replicaStatuses")) {
-    if (object(*v, path + ".replicaStatuses"))
+  if (const auto* v = d.get(j, "replicaStatuses")) {
+    if (d.object(*v, path + ".replicaStatuses"))
       for (const auto& [k, x] : v->items()) {
         ReplicaStatus r;
-        if (!x.is_null()) decode(x, path + ".replicaStatuses[" + k + "]", r);
+        if (!x.is_null()) d.decode(x, path + ".replicaStatuses[" + k + "]", r);
         s.replica_statuses[k] = std::move(r);
       }
   }
-  str(j, "startTime", path, s.start_time);
-  str(j, "completionTime", path, s.completion_time);
-  str(j, "lastReconcileTime", path, s.last_reconcile_time);
+  d.str(j, "startTime", path, s.start_time);
+  d.str(j, "completionTime", path, s.completion_time);
+  d.str(j, "lastReconcileTime", path, s.last_reconcile_time);
   s.other = nlohmann::json::object();
   keep_unmodeled(j, nlohmann::json(s), s.other);
 }
 
-TFJOB_INLINE void decoder::decode(const nlohmann::json& j, const std::string& path, TFJob& t) {
+TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, TFJob& t) {
   if (!j.is_object()) {
-    errors.push_back({"<root>", "Invalid value",
-                      "a TFJob must be an object, not " + type_name(j)});
+    d.errors.push_back({"<root>", "Invalid value",
+                      "a TFJob must be an object, not " + d.type_name(j)});
     return;
   }
   t.api_version.clear();
   t.kind.clear();
-  str(j, "apiVersion", path, t.api_version);
-  str(j, "kind", path, t.kind);
-  if (const auto* v = get(j, "metadata")) decode(*v, child(path, "metadata"), t.metadata);
-  if (const auto* v = get(j, "spec")) decode(*v, child(path, "spec"), t.spec);
-  if (const auto* v = get(j, "status")) {
+  d.str(j, "apiVersion", path, t.api_version);
+  d.str(j, "kind", path, t.kind);
+  if (const auto* v = d.get(j, "metadata")) d.decode(*v, d.child(path, "metadata"), t.metadata);
+  if (const auto* v = d.get(j, "spec")) d.decode(*v, d.child(path, "spec"), t.spec);
+  if (const auto* v = d.get(j, "status")) {
     JobStatus s;
-    decode(*v, child(path, "status"), s);
+    d.decode(*v, d.child(path, "status"), s);
     t.status = std::move(s);
   }
   t.other = nlohmann::json::object();
@@ -796,8 +574,6 @@ TFJOB_INLINE void decoder::decode(const nlohmann::json& j, const std::string& pa
 
 }  // namespace tfjob::detail
 namespace tfjob {
-
-TFJOB_INLINE void from_json(const nlohmann::json& j, ObjectMeta& m) { detail::decode_whole(j, "metadata", m); }
 
 TFJOB_INLINE void from_json(const nlohmann::json& j, SchedulingPolicy& s) { detail::decode_whole(j, "schedulingPolicy", s); }
 

@@ -6,6 +6,7 @@
 /// the verdict rules (verdict.hpp), and the pods deleted at the end or on cancel.
 /// The inventory and the pod are pure functions; `run_gpu_check` does the I/O.
 
+#include <tfjob/api/cluster_words.hpp>
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
@@ -30,6 +31,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace tfjob::gpu {
@@ -62,6 +64,10 @@ struct NodeGpuInfo {
   std::string driver_version;               ///< nvidia.com/cuda.driver-version.full or major.minor.rev
   std::string architecture;                 ///< nvidia.com/gpu.family (volta, ampere, ...), "" unknown
   std::vector<std::string> notes;           ///< what the cluster says before any probe (warnings)
+  std::int64_t requested = 0;               ///< nvidia.com/gpu held by the pods bound to it (read_gpu_use)
+  int gpu_pods = 0;                         ///< how many pods hold them
+  /// allocatable - requested: what a new pod may still ask for.
+  std::int64_t free() const { return allocatable > requested ? allocatable - requested : 0; }
   /// capacity - allocatable: devices the device plugin reports unhealthy.
   std::int64_t unhealthy() const { return capacity > allocatable ? capacity - allocatable : 0; }
   /// nvidia.com/gpu.product (GFD), or the GKE/GCE accelerator label, or "".
@@ -86,7 +92,7 @@ inline constexpr const char* volta_last_branch_end_of_life = "about August 2028"
 void read_gfd(NodeGpuInfo& g);
 
 /// The GPU view of one node (pure).
-NodeGpuInfo inspect_node(const kube::Node& n);
+NodeGpuInfo inspect_node(const k8s::Node& n);
 
 /// Labels of the NVIDIA device plugin's and the GPU Operator validator's pods.
 const std::vector<std::string>& device_plugin_selectors();
@@ -94,18 +100,50 @@ inline constexpr const char* validator_selector = "app=nvidia-operator-validator
 
 namespace detail {
 /// "Running", or the phase and the first waiting/terminated reason of a pod that is not.
-std::string pod_state(const kube::Pod& p, bool& ok);
+std::string pod_state(const k8s::Pod& p, bool& ok);
 }  // namespace detail
 
 /// What the NVIDIA device plugin's and GPU Operator validator's pods say about each GPU
 /// node (pure): a node whose plugin pod is not Running and Ready, or whose validator is not
 /// Running (it stays in an init container while a component fails), gets a note. Returns
 /// cluster-wide notes (e.g. no device plugin pods found).
-std::vector<std::string> note_gpu_components(std::vector<NodeGpuInfo>& inv, const std::vector<kube::Pod>& plugin_pods,
-                                             const std::vector<kube::Pod>& validator_pods);
+std::vector<std::string> note_gpu_components(std::vector<NodeGpuInfo>& inv, const std::vector<k8s::Pod>& plugin_pods,
+                                             const std::vector<k8s::Pod>& validator_pods);
 
 /// The GPU inventory: every node that has GPUs or looks like a GPU node, by name (pure).
-std::vector<NodeGpuInfo> gpu_inventory(const std::vector<kube::Node>& nodes);
+std::vector<NodeGpuInfo> gpu_inventory(const std::vector<k8s::Node>& nodes);
+
+/// GPUs a pod asks for as the scheduler counts them: the larger of the sum over its
+/// containers and the largest init container (k8s.io/component-helpers resource.PodRequests);
+/// a limit without a request counts as the request (extended resources: request = limit).
+std::int64_t pod_gpus(const k8s::Pod& p);
+
+/// A pod holds its GPUs once bound to a node and until it ends.
+bool holds_gpus(const k8s::Pod& p);
+
+/// The GPUs the pods bound to one node hold.
+struct NodeGpuUse {
+  std::int64_t requested = 0;  ///< nvidia.com/gpu they ask for (pod_gpus)
+  int pods = 0;                ///< pods holding GPUs there
+};
+
+/// GPUs held per node, summed in one pass over `pods` (pure; those that hold none are skipped).
+void add_gpu_use(std::unordered_map<std::string, NodeGpuUse>& use, const k8s::Pod& p);
+
+/// The GPUs held on each node: the pods in every namespace that have not ended, selected by
+/// the server as kubectl describe node selects them (field selector
+/// status.phase!=Succeeded,status.phase!=Failed: kubectl describe.go, describeNode), read page
+/// by page and summed per node as each page arrives: linear in pods, memory in nodes.
+std::unordered_map<std::string, NodeGpuUse> read_gpu_use(kube::Client& client);
+
+/// The GPU inventory of the cluster: the nodes (selected by `label_selector`) read page by
+/// page, each inspected (inspect_node) and kept only when it is a GPU node; `names`, when
+/// given, receives every node's name (to check the ones a caller named).
+std::vector<NodeGpuInfo> read_gpu_inventory(kube::Client& client, const std::string& label_selector = {},
+                                            std::set<std::string>* names = nullptr);
+
+/// Records what `use` says of each inventory node (`requested`, `gpu_pods`).
+void note_gpu_use(std::vector<NodeGpuInfo>& inv, const std::unordered_map<std::string, NodeGpuUse>& use);
 
 /// Options for the probe pods and the run.
 struct CheckOptions {
@@ -122,7 +160,8 @@ struct CheckOptions {
   std::chrono::milliseconds poll{1000};   ///< how often Pending pods' events are looked at again
   std::chrono::milliseconds running_every{5000};  ///< how often a running probe's last log line is told
   const std::atomic<bool>* cancel = nullptr;    ///< raise to stop early (pods still deleted)
-  std::function<void(const std::string&)> progress;  ///< one line per change (stderr)
+  /// One line per change (stderr); a line that names a setting (CheckOptions::gpus) names it by key.
+  std::function<void(const Text&)> progress;
 };
 
 namespace detail {
@@ -132,7 +171,7 @@ int wait_slack_seconds(int deadline_seconds);
 }  // namespace detail
 
 /// The probe pod for one node (pure).
-kube::Pod probe_pod(const NodeGpuInfo& node, const CheckOptions& o, const std::string& run_id);
+k8s::Pod probe_pod(const NodeGpuInfo& node, const CheckOptions& o, const std::string& run_id);
 
 /// What gpu-check found on one node. The first four are the probe's own verdicts
 /// (ProbeReport::status; no_result: its watchdog fired); pending/timeout: no result within
@@ -178,21 +217,27 @@ struct CheckResult {
   CheckOutcome outcome() const;
 };
 
+/// The inventory alone, no probe: the GPU nodes (one paged pass over the nodes), the GPUs
+/// the pods bound to each hold (one paged pass over the pods that have not ended), what the
+/// device plugin's and validator's pods say; `o.progress` hears each node, `o.nodes` must
+/// exist. What run_gpu_check does before its probes.
+CheckResult read_inventory(kube::Client client, const CheckOptions& o);
+
 /// Explains why a pod has not started from its status and events (pure): the scheduler's
 /// FailedScheduling message, an image pull error, or the last Warning event.
-std::string explain_pending(const kube::Pod& pod, const std::vector<kube::Event>& events);
+std::string explain_pending(const k8s::Pod& pod, const std::vector<k8s::Event>& events);
 
 /// The pull failure of a Pending pod's container (ErrImagePull, ImagePullBackOff,
 /// InvalidImageName, ErrImageNeverPull) with the registry's message, or "" (pure). The
 /// kubelet's reasons: kubelet/images/types.go.
-std::string image_pull_failure(const kube::Pod& pod, const std::vector<kube::Event>& events);
+std::string image_pull_failure(const k8s::Pod& pod, const std::vector<k8s::Event>& events);
 
 /// Judges a finished probe pod from its exit code and log text (pure).
 void judge_probe_output(NodeResult& r, const std::string& logs, const VerdictOptions& v);
 
 namespace detail {
 /// Says one progress line when the caller asked for them.
-void tell(const CheckOptions& o, const std::string& line);
+void tell(const CheckOptions& o, const Text& line);
 
 /// Whether the caller raised its cancel token.
 bool cancel_raised(const CheckOptions& o);
@@ -201,7 +246,7 @@ bool cancel_raised(const CheckOptions& o);
 std::string random_run_id();
 
 /// The pods in all namespaces that match `sel`; a list that fails is a cluster note, and no pods.
-std::vector<kube::Pod> pods_with(kube::Client& client, const std::string& sel, std::vector<std::string>& notes);
+std::vector<k8s::Pod> pods_with(kube::Client& client, const std::string& sel, std::vector<std::string>& notes);
 
 /// Cluster-wide, before any probe: what the device plugin's and validator's pods say per node.
 void note_cluster_components(kube::Client& client, CheckResult& res);
@@ -209,8 +254,8 @@ void note_cluster_components(kube::Client& client, CheckResult& res);
 /// The progress lines of the cluster notes and of each GPU node's inventory and notes.
 void tell_inventory(const CheckResult& res, const CheckOptions& o);
 
-/// Throws when a node the caller named is not in the cluster.
-void require_nodes(const std::vector<kube::Node>& nodes, const std::vector<std::string>& wanted);
+/// Throws when a node the caller named is not in the cluster (`known`: every node's name).
+void require_nodes(const std::set<std::string>& known, const std::vector<std::string>& wanted);
 
 /// One result per inventory node the run covers: not-ready (a known problem) and skipped
 /// (fewer GPUs than asked for) at once, the rest with a probe pod's name; returns the
@@ -219,7 +264,7 @@ std::vector<std::size_t> choose_targets(CheckResult& res, const CheckOptions& o)
 
 /// Deletes the probe pods a run created when it leaves scope, whatever ended it (unless `keep`).
 struct ProbeCleanup {
-  kube::Api<kube::Pod>& pods;
+  kube::Api<k8s::Pod>& pods;
   std::vector<std::string>& created;
   bool keep;
   const std::function<void(const std::string&)>& say;
@@ -228,7 +273,7 @@ struct ProbeCleanup {
 
 /// Creates the chosen nodes' probe pods until all exist or the caller cancels; each name
 /// goes to `created` as soon as its pod exists (for the cleanup).
-void create_probe_pods(kube::Api<kube::Pod>& pods, CheckResult& res, const std::vector<std::size_t>& probing,
+void create_probe_pods(kube::Api<k8s::Pod>& pods, CheckResult& res, const std::vector<std::size_t>& probing,
                        const CheckOptions& o, const std::string& ns, std::vector<std::string>& created);
 
 /// Follows a run's probe pods with a watch (each change judged when it arrives) until every
@@ -245,47 +290,51 @@ class ProbeFollower {
                 const std::vector<std::size_t>& probing);
 
   /// Follows the pods until done, then ends those still open as cancelled or timed out.
-  void run(kube::Api<kube::Pod>& pods);
+  void run(kube::Api<k8s::Pod>& pods);
 
  private:
   using Clock = std::chrono::steady_clock;
   /// What judging one change of a pod needs from the server (read without `mu_`).
   struct Fetched {
     std::string logs, log_error;
-    std::vector<kube::Event> events;
+    std::vector<k8s::Event> events;
   };
 
   /// Says the lines told so far (takes `mu_` only to take them).
   void speak();
 
   /// Records why node `i`'s pod is Pending, told when it changes (`mu_` held).
-  void note_pending(std::size_t i, const kube::Pod& p, const std::vector<kube::Event>& events);
+  void note_pending(std::size_t i, const k8s::Pod& p, const std::vector<k8s::Event>& events);
 
-  /// The namespace's events, or none when they cannot be listed (an explanation, not a requirement).
-  std::vector<kube::Event> namespace_events(kube::Client& cl) const;
+  /// The events about probe pod `p` (kubectl describe's field selector), or none when they
+  /// cannot be listed (an explanation, not a requirement).
+  std::vector<k8s::Event> pod_events(kube::Client& cl, const k8s::Pod& p) const;
 
   /// Reads what a change needs: the probe's log once the pod ended, the events while it is Pending.
-  Fetched fetch(const kube::Pod& p);
+  Fetched fetch(const k8s::Pod& p);
 
   /// Judges one change of node `i`'s pod (`mu_` held).
-  void look(std::size_t i, const kube::Pod& p, const Fetched& f);
+  void look(std::size_t i, const k8s::Pod& p, const Fetched& f);
 
   /// Node `i`'s probe pod ended: its result from the exit code and log (`mu_` held).
-  void look_ended(std::size_t i, const kube::Pod& p, const Fetched& f);
+  void look_ended(std::size_t i, const k8s::Pod& p, const Fetched& f);
 
   /// Node `i`'s probe pod is Pending: failed at once when its image cannot be pulled, else
   /// explained (`mu_` held).
-  void look_pending(std::size_t i, const kube::Pod& p, const Fetched& f);
+  void look_pending(std::size_t i, const k8s::Pod& p, const Fetched& f);
 
-  /// Explains the pods still Pending again from the namespace's events (listed without `mu_`).
+  /// Explains pods still Pending again from their events (read without `mu_`): each pod's
+  /// by its own field selector, at most `refresh_batch` pods a call, taking turns, so a run
+  /// over many nodes asks a bounded number of requests per `poll`.
   void refresh_pending(kube::Client& ec);
+  static constexpr std::size_t refresh_batch = 8;
 
   /// Tells each running probe's time so far and last log line (read without `mu_`).
   void tell_running(kube::Client& ec);
 
   /// One watch event: a deleted pod fails its node, any other change is fetched (without
   /// `mu_`) and judged. Returns whether any pod is still open.
-  bool on_event(const kube::WatchEvent<kube::Pod>& ev);
+  bool on_event(const kube::WatchEvent<k8s::Pod>& ev);
 
   /// Ends the nodes still open once the watch is over: cancelled, or Pending/timeout at the deadline.
   void finish();
@@ -299,7 +348,8 @@ class ProbeFollower {
   std::set<std::size_t> open_;
   std::map<std::size_t, std::string> last_note_;
   std::map<std::string, std::size_t> index_of_;  // pod name -> its node's result
-  std::map<std::size_t, kube::Pod> pending_;     // the last state of pods still Pending
+  std::map<std::size_t, k8s::Pod> pending_;     // the last state of pods still Pending
+  std::size_t refresh_next_ = 0;                 // refresh_pending's turn: the first index it looks at
   std::map<std::size_t, Clock::time_point> running_since_;
   std::vector<std::string> told_;  // lines to say once `mu_` is released
   std::mutex say_mu_;              // one line at a time, from either thread
@@ -377,20 +427,18 @@ TFJOB_INLINE void read_gfd(NodeGpuInfo& g) {
     g.architecture = "volta";
 }
 
-TFJOB_INLINE NodeGpuInfo inspect_node(const kube::Node& n) {
+TFJOB_INLINE NodeGpuInfo inspect_node(const k8s::Node& n) {
   NodeGpuInfo g;
-  g.name = n.name();
-  g.hostname = n.label("kubernetes.io/hostname");
+  g.name = n.metadata.name;
+  g.hostname = n.metadata.label("kubernetes.io/hostname");
   if (g.hostname.empty()) g.hostname = g.name;
   g.capacity = detail::count_of(n.capacity(gpu_resource));
   g.allocatable = detail::count_of(n.allocatable(gpu_resource));
-  for (const auto& [k, v] : n.labels())
+  for (const auto& [k, v] : n.metadata.labels)
     if (detail::gpu_label(k)) g.gfd[k] = v;
-  const auto& taints = n.at_or_null("/spec/taints");
-  if (taints.is_array())
-    for (const auto& t : taints) g.taints.push_back(t);
+  for (const auto& t : n.spec.taints) g.taints.push_back(t);
   g.ready = n.ready();
-  g.unschedulable = n.unschedulable();
+  g.unschedulable = n.spec.unschedulable;
   g.looks_like_gpu = g.capacity > 0 || !g.gfd.empty();
   if (g.looks_like_gpu && g.allocatable == 0) {
     if (g.capacity > 0)
@@ -435,45 +483,41 @@ TFJOB_INLINE const std::vector<std::string>& device_plugin_selectors() {
 }
 
 namespace detail {
-TFJOB_INLINE std::string pod_state(const kube::Pod& p, bool& ok) {
-  std::string phase = p.phase();
+TFJOB_INLINE std::string pod_state(const k8s::Pod& p, bool& ok) {
+  const std::string& phase = p.status.phase;
   ok = phase == "Running";
-  const auto& conds = p.at_or_null("/status/conditions");
-  if (ok && conds.is_array())
-    for (const auto& c : conds)
-      if (tfjob::detail::value_at(c, "type", "") == "Ready" && tfjob::detail::value_at(c, "status", "") != "True") ok = false;
+  if (const auto* c = p.status.condition("Ready"); ok && c && c->status != "True") ok = false;
   if (ok) return "Running";
-  for (const char* key : {"/status/initContainerStatuses", "/status/containerStatuses"}) {
-    const auto& cs = p.at_or_null(key);
-    if (!cs.is_array()) continue;
-    for (const auto& c : cs) {
-      const auto& st = tfjob::detail::value_at(c, "state", nlohmann::json::object());
-      for (const char* s : {"waiting", "terminated"})
-        if (st.contains(s) && !tfjob::detail::value_at(st[s], "reason", "").empty() && tfjob::detail::value_at(st[s], "reason", "") != "Completed")
-          return phase + " (" + tfjob::detail::value_at(c, "name", "") + ": " + tfjob::detail::value_at(st[s], "reason", "") +
-                 (tfjob::detail::value_at(st[s], "message", "").empty() ? "" : ": " + tfjob::detail::value_at(st[s], "message", "")) + ")";
+  for (const auto* cs : {&p.status.init_container_statuses, &p.status.container_statuses})
+    for (const auto& c : *cs) {
+      auto said = [&](const std::string& reason, const std::string& message) {
+        return phase + " (" + c.name + ": " + reason + (message.empty() ? "" : ": " + message) + ")";
+      };
+      if (c.state.waiting && !c.state.waiting->reason.empty())
+        return said(c.state.waiting->reason, c.state.waiting->message);
+      if (c.state.terminated && !c.state.terminated->reason.empty() && c.state.terminated->reason != "Completed")
+        return said(c.state.terminated->reason, c.state.terminated->message);
     }
-  }
   return phase.empty() ? "unknown" : phase + (ok ? "" : " (not Ready)");
 }
 }  // namespace detail
 
-TFJOB_INLINE std::vector<std::string> note_gpu_components(std::vector<NodeGpuInfo>& inv, const std::vector<kube::Pod>& plugin_pods,
-                                                          const std::vector<kube::Pod>& validator_pods) {
+TFJOB_INLINE std::vector<std::string> note_gpu_components(std::vector<NodeGpuInfo>& inv, const std::vector<k8s::Pod>& plugin_pods,
+                                                          const std::vector<k8s::Pod>& validator_pods) {
   std::vector<std::string> cluster;
   if (plugin_pods.empty() && !inv.empty())
     cluster.push_back("no NVIDIA device plugin pods found (labels " + device_plugin_selectors()[0] + " or " +
                       device_plugin_selectors()[1] + "): installed another way, or missing");
   for (auto& g : inv) {
-    auto judge = [&](const std::vector<kube::Pod>& pods, const char* what) {
+    auto judge = [&](const std::vector<k8s::Pod>& pods, const char* what) {
       if (pods.empty()) return;
       bool found = false;
       for (const auto& p : pods) {
-        if (p.node_name() != g.name) continue;
+        if (p.spec.node_name != g.name) continue;
         found = true;
         bool ok = false;
         std::string st = detail::pod_state(p, ok);
-        if (!ok) g.notes.push_back(std::string(what) + " " + p.namespace_() + "/" + p.name() + " is " + st);
+        if (!ok) g.notes.push_back(std::string(what) + " " + p.metadata.namespace_ + "/" + p.metadata.name + " is " + st);
       }
       if (!found && g.capacity > 0) g.notes.push_back(std::string(what) + ": no pod on this node");
     };
@@ -483,7 +527,7 @@ TFJOB_INLINE std::vector<std::string> note_gpu_components(std::vector<NodeGpuInf
   return cluster;
 }
 
-TFJOB_INLINE std::vector<NodeGpuInfo> gpu_inventory(const std::vector<kube::Node>& nodes) {
+TFJOB_INLINE std::vector<NodeGpuInfo> gpu_inventory(const std::vector<k8s::Node>& nodes) {
   std::vector<NodeGpuInfo> out;
   for (const auto& n : nodes) {
     auto g = inspect_node(n);
@@ -493,11 +537,76 @@ TFJOB_INLINE std::vector<NodeGpuInfo> gpu_inventory(const std::vector<kube::Node
   return out;
 }
 
+TFJOB_INLINE std::int64_t pod_gpus(const k8s::Pod& p) {
+  auto of = [](const k8s::Container& c) -> std::int64_t {
+    for (const auto* m : {&c.resources.requests, &c.resources.limits})
+      if (auto it = m->find(gpu_resource); it != m->end()) return detail::count_of(it->second);
+    return 0;
+  };
+  // the scheduler's rule (resource.PodRequests): the sum of the containers, or the largest
+  // init container when that is more
+  std::int64_t sum = 0, init = 0;
+  for (const auto& c : p.spec.containers) sum += of(c);
+  for (const auto& c : p.spec.init_containers) init = std::max(init, of(c));
+  return std::max(sum, init);
+}
+
+TFJOB_INLINE bool holds_gpus(const k8s::Pod& p) {
+  const std::string& ph = p.status.phase;
+  return !p.spec.node_name.empty() && ph != "Succeeded" && ph != "Failed";
+}
+
+TFJOB_INLINE void add_gpu_use(std::unordered_map<std::string, NodeGpuUse>& use, const k8s::Pod& p) {
+  if (!holds_gpus(p)) return;
+  const std::int64_t n = pod_gpus(p);
+  if (n <= 0) return;
+  auto& u = use[p.spec.node_name];
+  u.requested += n;
+  ++u.pods;
+}
+
+TFJOB_INLINE std::unordered_map<std::string, NodeGpuUse> read_gpu_use(kube::Client& client) {
+  std::unordered_map<std::string, NodeGpuUse> use;
+  kube::ListParams lp;
+  lp.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
+  kube::Api<k8s::Pod>::all(client).list_pages(lp, [&](kube::ObjectList<k8s::Pod>& page) {
+    for (const auto& p : page.items) add_gpu_use(use, p);
+    return true;
+  });
+  return use;
+}
+
+TFJOB_INLINE std::vector<NodeGpuInfo> read_gpu_inventory(kube::Client& client, const std::string& label_selector,
+                                                         std::set<std::string>* names) {
+  std::vector<NodeGpuInfo> out;
+  kube::ListParams lp;
+  lp.label_selector = label_selector;
+  kube::Api<k8s::Node>::all(client).list_pages(lp, [&](kube::ObjectList<k8s::Node>& page) {
+    for (const auto& n : page.items) {
+      if (names) names->insert(n.metadata.name);
+      auto g = inspect_node(n);
+      if (g.looks_like_gpu) out.push_back(std::move(g));
+    }
+    return true;
+  });
+  std::sort(out.begin(), out.end(), [](const NodeGpuInfo& a, const NodeGpuInfo& b) { return a.name < b.name; });
+  return out;
+}
+
+TFJOB_INLINE void note_gpu_use(std::vector<NodeGpuInfo>& inv, const std::unordered_map<std::string, NodeGpuUse>& use) {
+  for (auto& g : inv) {
+    auto it = use.find(g.name);
+    if (it == use.end()) continue;
+    g.requested = it->second.requested;
+    g.gpu_pods = it->second.pods;
+  }
+}
+
 namespace detail {
 TFJOB_INLINE int wait_slack_seconds(int deadline_seconds) { return std::min(15, 2 + deadline_seconds / 10); }
 }  // namespace detail
 
-TFJOB_INLINE kube::Pod probe_pod(const NodeGpuInfo& node, const CheckOptions& o, const std::string& run_id) {
+TFJOB_INLINE k8s::Pod probe_pod(const NodeGpuInfo& node, const CheckOptions& o, const std::string& run_id) {
   std::int64_t gpus = o.gpus > 0 ? o.gpus : node.allocatable;
   // Pod names: DNS-1123 label-ish, at most 63 characters; keep the node recognisable.
   std::string n;
@@ -539,7 +648,7 @@ TFJOB_INLINE kube::Pod probe_pod(const NodeGpuInfo& node, const CheckOptions& o,
                                  {"resources",
                                   {{"limits", {{gpu_resource, std::to_string(gpus)}}},
                                    {"requests", {{gpu_resource, std::to_string(gpus)}}}}}}})}}}};
-  return kube::Pod(std::move(pod));
+  return pod.get<k8s::Pod>();
 }
 
 TFJOB_INLINE const char* to_string(NodeStatus s) {
@@ -591,51 +700,39 @@ TFJOB_INLINE CheckOutcome CheckResult::outcome() const {
   return no_result ? CheckOutcome::no_result : CheckOutcome::not_ready;
 }
 
-TFJOB_INLINE std::string explain_pending(const kube::Pod& pod, const std::vector<kube::Event>& events) {
-  const auto& cs = pod.at_or_null("/status/containerStatuses");
-  if (cs.is_array())
-    for (const auto& c : cs) {
-      const auto& w = tfjob::detail::obj_at(c, "/state/waiting"_json_pointer);
-      std::string reason = tfjob::detail::value_at(w, "reason", "");
-      if (!reason.empty() && reason != "ContainerCreating" && reason != "PodInitializing")
-        return reason + (tfjob::detail::value_at(w, "message", "").empty() ? "" : ": " + tfjob::detail::value_at(w, "message", ""));
-    }
+TFJOB_INLINE std::string explain_pending(const k8s::Pod& pod, const std::vector<k8s::Event>& events) {
+  for (const auto& c : pod.status.container_statuses)
+    if (const auto& w = c.state.waiting; w && !w->reason.empty() && w->reason != "ContainerCreating" && w->reason != "PodInitializing")
+      return w->reason + (w->message.empty() ? "" : ": " + w->message);
   std::string last;
   for (const auto& e : events) {
-    if (e.involved_name() != pod.name()) continue;
-    if (e.reason() == "FailedScheduling") last = "FailedScheduling: " + e.message();
-    else if (e.type() == "Warning") last = e.reason() + ": " + e.message();
-    else if (e.reason() == "Pulling") last = "pulling the probe image: " + e.message();
-    else if (e.reason() == "Pulled" || e.reason() == "Scheduled") last.clear();
+    if (e.involved_object.name != pod.metadata.name) continue;
+    if (e.reason == "FailedScheduling") last = "FailedScheduling: " + e.message;
+    else if (e.type == "Warning") last = e.reason + ": " + e.message;
+    else if (e.reason == "Pulling") last = "pulling the probe image: " + e.message;
+    else if (e.reason == "Pulled" || e.reason == "Scheduled") last.clear();
   }
   if (!last.empty()) {
-    if (last.find("Insufficient nvidia.com/gpu") != std::string::npos)
+    if (words::says_insufficient(last, "nvidia.com/gpu"))
       last += " (all of the node's GPUs are in use, or fewer than requested are healthy)";
     return last;
   }
-  const auto& conds = pod.at_or_null("/status/conditions");
-  if (conds.is_array())
-    for (const auto& c : conds)
-      if (tfjob::detail::value_at(c, "type", "") == "PodScheduled" && tfjob::detail::value_at(c, "status", "") == "False")
-        return tfjob::detail::value_at(c, "reason", "") + ": " + tfjob::detail::value_at(c, "message", "");
+  if (const auto* c = pod.status.condition("PodScheduled"); c && c->status == "False") return c->reason + ": " + c->message;
   return "waiting to be scheduled";
 }
 
-TFJOB_INLINE std::string image_pull_failure(const kube::Pod& pod, const std::vector<kube::Event>& events) {
-  const auto& cs = pod.at_or_null("/status/containerStatuses");
-  if (!cs.is_array()) return {};
-  for (const auto& c : cs) {
-    const auto& w = tfjob::detail::obj_at(c, "/state/waiting"_json_pointer);
-    std::string reason = tfjob::detail::value_at(w, "reason", "");
-    if (reason != "ErrImagePull" && reason != "ImagePullBackOff" && reason != "InvalidImageName" &&
-        reason != "ErrImageNeverPull")
-      continue;
-    std::string msg = tfjob::detail::value_at(w, "message", "");
-    // The back-off message only says "Back-off pulling image"; the registry's words are in
-    // the kubelet's Failed event.
-    for (const auto& e : events)
-      if (e.involved_name() == pod.name() && e.reason() == "Failed" && e.message().find("ull") != std::string::npos)
-        msg = e.message();
+TFJOB_INLINE std::string image_pull_failure(const k8s::Pod& pod, const std::vector<k8s::Event>& events) {
+  for (const auto& c : pod.status.container_statuses) {
+    if (!c.state.waiting) continue;
+    const std::string& reason = c.state.waiting->reason;
+    if (!words::image_pull_problem(reason)) continue;
+    std::string msg = c.state.waiting->message;
+    // Up to 1.31 the back-off message only says `Back-off pulling image "IMG"`: the registry's
+    // words are in the kubelet's Failed event (1.32 and later put them in the message too).
+    if (reason != "ImagePullBackOff" || !words::pull_backoff_names_error(msg))
+      for (const auto& e : events)
+        if (e.involved_object.name == pod.metadata.name && e.reason == "Failed" && e.message.find("ull") != std::string::npos)
+          msg = e.message;
     return reason + (msg.empty() ? "" : ": " + msg);
   }
   return {};
@@ -656,7 +753,7 @@ TFJOB_INLINE void judge_probe_output(NodeResult& r, const std::string& logs, con
 }
 
 namespace detail {
-TFJOB_INLINE void tell(const CheckOptions& o, const std::string& line) {
+TFJOB_INLINE void tell(const CheckOptions& o, const Text& line) {
   if (o.progress) o.progress(line);
 }
 
@@ -670,11 +767,11 @@ TFJOB_INLINE std::string random_run_id() {
   return id;
 }
 
-TFJOB_INLINE std::vector<kube::Pod> pods_with(kube::Client& client, const std::string& sel, std::vector<std::string>& notes) {
+TFJOB_INLINE std::vector<k8s::Pod> pods_with(kube::Client& client, const std::string& sel, std::vector<std::string>& notes) {
   try {
     kube::ListParams lp;
     lp.label_selector = sel;
-    return kube::Api<kube::Pod>::all(client).list(lp).items;
+    return kube::Api<k8s::Pod>::all(client).list(lp).items;
   } catch (const tfjob::error& e) {
     notes.push_back("cannot list pods " + sel + " in all namespaces: " + e.what());
     return {};
@@ -682,7 +779,7 @@ TFJOB_INLINE std::vector<kube::Pod> pods_with(kube::Client& client, const std::s
 }
 
 TFJOB_INLINE void note_cluster_components(kube::Client& client, CheckResult& res) {
-  std::vector<kube::Pod> plugin;
+  std::vector<k8s::Pod> plugin;
   for (const auto& sel : device_plugin_selectors())
     for (auto& p : pods_with(client, sel, res.cluster_notes)) plugin.push_back(std::move(p));
   auto validators = pods_with(client, validator_selector, res.cluster_notes);
@@ -694,15 +791,16 @@ TFJOB_INLINE void tell_inventory(const CheckResult& res, const CheckOptions& o) 
   for (const auto& g : res.inventory) {
     std::string drv = g.driver_version.empty() ? "driver unknown" : "driver " + g.driver_version;
     tell(o, g.name + ": " + std::to_string(g.allocatable) + "/" + std::to_string(g.capacity) + " GPUs allocatable, " +
+                (g.requested > 0 ? std::to_string(g.requested) + " held by " + std::to_string(g.gpu_pods) + " pod" +
+                                       (g.gpu_pods == 1 ? "" : "s") + ", "
+                                 : std::string()) +
                 (g.product().empty() ? "model unknown" : g.product()) + ", " + drv +
                 (g.architecture.empty() ? "" : " (" + g.architecture + ")"));
     for (const auto& n : g.notes) tell(o, g.name + ": " + n);
   }
 }
 
-TFJOB_INLINE void require_nodes(const std::vector<kube::Node>& nodes, const std::vector<std::string>& wanted) {
-  std::set<std::string> known;
-  for (const auto& n : nodes) known.insert(n.name());
+TFJOB_INLINE void require_nodes(const std::set<std::string>& known, const std::vector<std::string>& wanted) {
   for (const auto& want : wanted)
     if (!known.count(want)) throw tfjob::error("node \"" + want + "\" not found");
 }
@@ -720,10 +818,14 @@ TFJOB_INLINE std::vector<std::size_t> choose_targets(CheckResult& res, const Che
     } else if (o.gpus > 0 && o.gpus > g.allocatable) {
       r.status = NodeStatus::skipped;
       r.message = setting::check_gpus + " " + std::to_string(o.gpus) + " but the node allocates " + std::to_string(g.allocatable);
-      tell(o, g.name + ": skipped: " + r.message.str());
+      tell(o, g.name + ": skipped: " + r.message);
     } else {
-      r.pod = probe_pod(g, o, res.run_id).name();
+      r.pod = probe_pod(g, o, res.run_id).metadata.name;
       probing.push_back(res.nodes.size());
+      const std::int64_t asks = o.gpus > 0 ? o.gpus : g.allocatable;
+      if (g.requested > 0 && asks > g.free())
+        tell(o, g.name + ": the probe asks for " + std::to_string(asks) + " GPUs and " + std::to_string(g.free()) +
+                    " are free: it waits until pods holding GPUs there end (or probe fewer: " + setting::check_gpus + ")");
     }
     res.nodes.push_back(std::move(r));
   }
@@ -745,7 +847,7 @@ TFJOB_INLINE ProbeCleanup::~ProbeCleanup() {
   if (say) say("deleted " + std::to_string(created.size()) + " probe pod" + (created.size() == 1 ? "" : "s"));
 }
 
-TFJOB_INLINE void create_probe_pods(kube::Api<kube::Pod>& pods, CheckResult& res, const std::vector<std::size_t>& probing,
+TFJOB_INLINE void create_probe_pods(kube::Api<k8s::Pod>& pods, CheckResult& res, const std::vector<std::size_t>& probing,
                                     const CheckOptions& o, const std::string& ns, std::vector<std::string>& created) {
   for (std::size_t i : probing) {
     if (cancel_raised(o)) break;
@@ -765,7 +867,7 @@ TFJOB_INLINE ProbeFollower::ProbeFollower(kube::Client& client, std::string ns, 
   for (std::size_t i : probing) index_of_[res.nodes[i].pod] = i;
 }
 
-TFJOB_INLINE void ProbeFollower::run(kube::Api<kube::Pod>& pods) {
+TFJOB_INLINE void ProbeFollower::run(kube::Api<k8s::Pod>& pods) {
   kube::Client ec = client_;  // the side task's own connection
   auto next_refresh = Clock::now() + o_.poll;
   auto next_running = Clock::now() + o_.running_every;
@@ -789,7 +891,7 @@ TFJOB_INLINE void ProbeFollower::run(kube::Api<kube::Pod>& pods) {
     kube::StreamOptions so;  // the watch itself ends at the deadline or on cancel
     so.cancel = o_.cancel;
     so.deadline = deadline_;
-    pods.watch(wp, [&](const kube::WatchEvent<kube::Pod>& ev) { return on_event(ev); }, so);
+    pods.watch(wp, [&](const kube::WatchEvent<k8s::Pod>& ev) { return on_event(ev); }, so);
   }
   side.stop();
   speak();
@@ -806,7 +908,7 @@ TFJOB_INLINE void ProbeFollower::speak() {
   for (const auto& l : lines) tell(o_, l);
 }
 
-TFJOB_INLINE void ProbeFollower::note_pending(std::size_t i, const kube::Pod& p, const std::vector<kube::Event>& events) {
+TFJOB_INLINE void ProbeFollower::note_pending(std::size_t i, const k8s::Pod& p, const std::vector<k8s::Event>& events) {
   auto& r = res_.nodes[i];
   std::string note = "Pending: " + explain_pending(p, events);
   r.message = note;
@@ -816,34 +918,34 @@ TFJOB_INLINE void ProbeFollower::note_pending(std::size_t i, const kube::Pod& p,
   }
 }
 
-TFJOB_INLINE std::vector<kube::Event> ProbeFollower::namespace_events(kube::Client& cl) const {
+TFJOB_INLINE std::vector<k8s::Event> ProbeFollower::pod_events(kube::Client& cl, const k8s::Pod& p) const {
   try {
-    return kube::Api<kube::Event>(cl, ns_).list().items;
+    return kube::Api<k8s::Event>(cl, ns_).list(kube::events_about("Pod", p.metadata.name, ns_, p.metadata.uid)).items;
   } catch (const tfjob::error&) {
     return {};
   }
 }
 
-TFJOB_INLINE ProbeFollower::Fetched ProbeFollower::fetch(const kube::Pod& p) {
+TFJOB_INLINE ProbeFollower::Fetched ProbeFollower::fetch(const k8s::Pod& p) {
   Fetched f;
-  const std::string phase = p.phase();
+  const std::string& phase = p.status.phase;
   if (phase == "Succeeded" || phase == "Failed") {
     try {
       kube::LogParams lp;
       lp.container = "probe";
-      f.logs = kube::get_logs(client_, ns_, p.name(), lp);
+      f.logs = kube::get_logs(client_, ns_, p.metadata.name, lp);
     } catch (const tfjob::error& e) {
       f.log_error = std::string("cannot read the probe's log: ") + e.what();
     }
   } else if (phase == "Pending") {
-    f.events = namespace_events(client_);
+    f.events = pod_events(client_, p);
   }
   return f;
 }
 
-TFJOB_INLINE void ProbeFollower::look(std::size_t i, const kube::Pod& p, const Fetched& f) {
+TFJOB_INLINE void ProbeFollower::look(std::size_t i, const k8s::Pod& p, const Fetched& f) {
   auto& r = res_.nodes[i];
-  r.phase = p.phase();
+  r.phase = p.status.phase;
   if (r.phase == "Succeeded" || r.phase == "Failed") return look_ended(i, p, f);
   if (r.phase == "Pending") return look_pending(i, p, f);
   pending_.erase(i);
@@ -855,16 +957,16 @@ TFJOB_INLINE void ProbeFollower::look(std::size_t i, const kube::Pod& p, const F
   }
 }
 
-TFJOB_INLINE void ProbeFollower::look_ended(std::size_t i, const kube::Pod& p, const Fetched& f) {
+TFJOB_INLINE void ProbeFollower::look_ended(std::size_t i, const k8s::Pod& p, const Fetched& f) {
   auto& r = res_.nodes[i];
   pending_.erase(i);
-  const nlohmann::json* probe = kube::container_status(p.json, "probe");
-  r.exit_code = probe ? tfjob::detail::value_at(*probe, "/state/terminated/exitCode"_json_pointer, -1) : -1;
+  const auto* probe = p.container_status("probe");
+  r.exit_code = probe && probe->state.terminated ? probe->state.terminated->exit_code : -1;
   if (!f.log_error.empty()) r.message = f.log_error;
   if (r.phase == "Failed" && f.logs.find('{') == std::string::npos) {
     r.status = NodeStatus::failed;
-    std::string why = p.str("/status/reason");
-    std::string msg = p.str("/status/message");
+    const std::string& why = p.status.reason;
+    const std::string& msg = p.status.message;
     r.message = "probe pod failed" + (why.empty() ? std::string() : ": " + why) + (msg.empty() ? "" : ": " + msg) +
                 (r.exit_code >= 0 ? " (exit code " + std::to_string(r.exit_code) + ")" : "") +
                 (r.message.empty() ? "" : "; " + r.message);
@@ -875,7 +977,7 @@ TFJOB_INLINE void ProbeFollower::look_ended(std::size_t i, const kube::Pod& p, c
   open_.erase(i);
 }
 
-TFJOB_INLINE void ProbeFollower::look_pending(std::size_t i, const kube::Pod& p, const Fetched& f) {
+TFJOB_INLINE void ProbeFollower::look_pending(std::size_t i, const k8s::Pod& p, const Fetched& f) {
   auto& r = res_.nodes[i];
   std::string pull = image_pull_failure(p, f.events);
   if (pull.empty()) {
@@ -893,14 +995,19 @@ TFJOB_INLINE void ProbeFollower::look_pending(std::size_t i, const kube::Pod& p,
 }
 
 TFJOB_INLINE void ProbeFollower::refresh_pending(kube::Client& ec) {
+  std::map<std::size_t, k8s::Pod> pending;
   {
     std::lock_guard<std::mutex> lk(mu_);
-    if (pending_.empty()) return;
+    for (auto it = pending_.lower_bound(refresh_next_); it != pending_.end() && pending.size() < refresh_batch; ++it)
+      pending.insert(*it);
+    for (auto it = pending_.begin(); it != pending_.end() && pending.size() < refresh_batch; ++it) pending.insert(*it);
+    refresh_next_ = pending.empty() ? 0 : pending.rbegin()->first + 1;
   }
-  auto events = namespace_events(ec);
+  std::map<std::size_t, std::vector<k8s::Event>> events;  // each pending pod's own, read without mu_
+  for (const auto& [i, p] : pending) events[i] = pod_events(ec, p);
   std::lock_guard<std::mutex> lk(mu_);
   for (const auto& [i, p] : pending_)
-    if (open_.count(i)) note_pending(i, p, events);
+    if (open_.count(i) && events.count(i)) note_pending(i, p, events[i]);
 }
 
 TFJOB_INLINE void ProbeFollower::tell_running(kube::Client& ec) {
@@ -929,11 +1036,11 @@ TFJOB_INLINE void ProbeFollower::tell_running(kube::Client& ec) {
   told_.insert(told_.end(), lines.begin(), lines.end());
 }
 
-TFJOB_INLINE bool ProbeFollower::on_event(const kube::WatchEvent<kube::Pod>& ev) {
+TFJOB_INLINE bool ProbeFollower::on_event(const kube::WatchEvent<k8s::Pod>& ev) {
   std::size_t i = 0;
   {
     std::lock_guard<std::mutex> lk(mu_);
-    auto it = index_of_.find(ev.object.name());
+    auto it = index_of_.find(ev.object.metadata.name);
     if (it == index_of_.end() || !open_.count(it->second)) return !open_.empty();
     i = it->second;
     if (ev.type == kube::EventType::deleted) {
@@ -975,8 +1082,28 @@ TFJOB_INLINE void ProbeFollower::finish() {
 }
 }  // namespace detail
 
-TFJOB_INLINE CheckResult run_gpu_check(kube::Client client, const CheckOptions& o) {
+TFJOB_INLINE CheckResult read_inventory(kube::Client client, const CheckOptions& o) {
   CheckResult res;
+  // the nodes in one paged pass, then the pods holding GPUs in another (each page summed per
+  // node as it arrives): what the inventory costs is linear in the cluster, its memory in nodes
+  std::set<std::string> names;
+  res.inventory = read_gpu_inventory(client, {}, o.nodes.empty() ? nullptr : &names);
+  if (!res.inventory.empty()) {
+    try {
+      note_gpu_use(res.inventory, read_gpu_use(client));
+    } catch (const api_error& e) {
+      if (!e.is_forbidden()) throw;
+      res.cluster_notes.push_back("cannot list pods in all namespaces (403): GPUs already held by pods are not known");
+    }
+    detail::note_cluster_components(client, res);
+    detail::tell_inventory(res, o);
+  }
+  if (!o.nodes.empty()) detail::require_nodes(names, o.nodes);
+  return res;
+}
+
+TFJOB_INLINE CheckResult run_gpu_check(kube::Client client, const CheckOptions& o) {
+  CheckResult res = read_inventory(client, o);
   res.run_id = o.run_id.empty() ? detail::random_run_id() : o.run_id;
   const std::string ns = o.namespace_.empty() ? client.namespace_() : o.namespace_;
   VerdictOptions vopt;
@@ -985,17 +1112,10 @@ TFJOB_INLINE CheckResult run_gpu_check(kube::Client client, const CheckOptions& 
   CheckOptions po = o;  // the probe pods' options: the expected family normalised
   po.expect = vopt.expect;
 
-  auto nodes = kube::Api<kube::Node>::all(client).list().items;
-  res.inventory = gpu_inventory(nodes);
-  if (!res.inventory.empty()) {
-    detail::note_cluster_components(client, res);
-    detail::tell_inventory(res, o);
-  }
-  if (!o.nodes.empty()) detail::require_nodes(nodes, o.nodes);
   const std::vector<std::size_t> probing = detail::choose_targets(res, po);
   if (res.inventory.empty()) detail::tell(o, "no node offers nvidia.com/gpu or looks like a GPU node");
 
-  kube::Api<kube::Pod> pods(client, ns);
+  kube::Api<k8s::Pod> pods(client, ns);
   std::vector<std::string> created;
   detail::ProbeCleanup cleanup{pods, created, o.keep, o.progress};  // whatever happens next
   detail::create_probe_pods(pods, res, probing, po, ns, created);
@@ -1035,6 +1155,8 @@ TFJOB_INLINE nlohmann::json check_result_json(const CheckResult& r) {
     inv.push_back({{"node", g.name},
                    {"capacity", g.capacity},
                    {"allocatable", g.allocatable},
+                   {"requested", g.requested},
+                   {"gpuPods", g.gpu_pods},
                    {"unhealthy", g.unhealthy()},
                    {"ready", g.ready},
                    {"unschedulable", g.unschedulable},

@@ -22,6 +22,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace tfjob::gpu {
@@ -48,14 +49,6 @@ std::map<std::string, std::string> prom_labels(std::string_view s);
 /// everything else. At most `max_gpus` GPUs are kept (bounded memory for hostile pages).
 std::vector<GpuMetric> parse_dcgm_metrics(std::string_view text, const std::string& node = {},
                                           std::size_t max_gpus = 1024);
-
-/// GPUs a pod asks for as the scheduler counts them: the larger of the sum over its
-/// containers and the largest init container (k8s.io/component-helpers resource.PodRequests);
-/// a limit without a request counts as the request (extended resources: request = limit).
-std::int64_t pod_gpus(const kube::Pod& p);
-
-/// A pod holds its GPUs once bound to a node and until it ends.
-bool holds_gpus(const kube::Pod& p);
 
 /// Utilisation and memory of a set of GPUs (mean utilisation, summed memory).
 struct GpuLoad {
@@ -90,14 +83,33 @@ struct JobTop {
   std::int64_t gpus() const;
 };
 
-/// Per GPU node (pure): the inventory's GPU nodes, GPUs requested by the pods bound there,
-/// and the metrics of their GPUs.
-std::vector<NodeTop> top_nodes(const std::vector<kube::Node>& nodes, const std::vector<kube::Pod>& pods,
+/// Per GPU node (pure): the inventory's GPU nodes, the GPUs held there (`use`, read_gpu_use)
+/// and the metrics of their GPUs; linear in nodes and metrics.
+std::vector<NodeTop> top_nodes(const std::vector<NodeGpuInfo>& inventory, const std::unordered_map<std::string, NodeGpuUse>& use,
                                const std::vector<GpuMetric>& metrics);
+
+/// The same from whole lists of nodes and pods (pure).
+std::vector<NodeTop> top_nodes(const std::vector<k8s::Node>& nodes, const std::vector<k8s::Pod>& pods,
+                               const std::vector<GpuMetric>& metrics);
+
+/// Per TFJob, built one pod at a time (a page of a list as it arrives): each pod of a job
+/// (training operator labels: job-name, replica-type) counted into its job and replica type,
+/// so only the jobs are held, not their pods.
+class JobTopCounter {
+ public:
+  void add(const k8s::Pod& p);
+  /// The jobs by namespace and name, with the metrics of their pods (matched by pod, in
+  /// one pass over the metrics).
+  std::vector<JobTop> finish(const std::vector<GpuMetric>& metrics);
+
+ private:
+  std::map<std::pair<std::string, std::string>, JobTop> jobs_;
+  std::unordered_map<std::string, std::pair<std::string, std::string>> job_of_pod_;  ///< "ns/pod" -> its job's key
+};
 
 /// Per TFJob (pure): its pods (training operator labels: job-name, replica-type) that ask
 /// for GPUs, grouped by replica type, with the nodes they are bound to.
-std::vector<JobTop> top_jobs(const std::vector<kube::Pod>& pods, const std::vector<GpuMetric>& metrics);
+std::vector<JobTop> top_jobs(const std::vector<k8s::Pod>& pods, const std::vector<GpuMetric>& metrics);
 
 /// Labels of DCGM exporter pods: the GPU Operator's and dcgm-exporter's own Helm chart.
 const std::vector<std::string>& dcgm_exporter_selectors();
@@ -109,6 +121,7 @@ struct TopOptions {
   std::string namespace_;        ///< jobs: this namespace ("" = the client's)
   bool all_namespaces = false;   ///< jobs: every namespace
   std::string label_selector;    ///< nodes: selects nodes; jobs: selects the jobs' pods
+  std::string job;               ///< jobs: this job alone ("" = every job), its pods by label
   bool nodes = true, jobs = false;
   bool metrics = true;           ///< read the DCGM exporter when it runs
 };
@@ -232,31 +245,6 @@ TFJOB_INLINE std::vector<GpuMetric> parse_dcgm_metrics(std::string_view text, co
   return out;
 }
 
-TFJOB_INLINE std::int64_t pod_gpus(const kube::Pod& p) {
-  auto of = [](const nlohmann::json& c) -> std::int64_t {
-    const auto& r = tfjob::detail::value_at(c, "resources", nlohmann::json::object());
-    for (const char* k : {"requests", "limits"}) {
-      const auto& m = r.value(k, nlohmann::json::object());
-      if (m.contains(gpu_resource) && m[gpu_resource].is_string()) return detail::count_of(m[gpu_resource].get<std::string>());
-      if (m.contains(gpu_resource) && m[gpu_resource].is_number_integer()) return m[gpu_resource].get<std::int64_t>();
-    }
-    return 0;
-  };
-  std::int64_t sum = 0, init = 0;
-  const auto& cs = p.at_or_null("/spec/containers");
-  if (cs.is_array())
-    for (const auto& c : cs) sum += of(c);
-  const auto& ics = p.at_or_null("/spec/initContainers");
-  if (ics.is_array())
-    for (const auto& c : ics) init = std::max(init, of(c));
-  return std::max(sum, init);
-}
-
-TFJOB_INLINE bool holds_gpus(const kube::Pod& p) {
-  const std::string ph = p.phase();
-  return !p.node_name().empty() && ph != "Succeeded" && ph != "Failed";
-}
-
 TFJOB_INLINE void GpuLoad::add(const GpuMetric& m) {
   ++gpus;
   if (m.util_percent) util_percent = (util_percent.value_or(0) * (gpus - 1) + *m.util_percent) / gpus;
@@ -270,71 +258,91 @@ TFJOB_INLINE std::int64_t JobTop::gpus() const {
   return n;
 }
 
-TFJOB_INLINE std::vector<NodeTop> top_nodes(const std::vector<kube::Node>& nodes, const std::vector<kube::Pod>& pods,
+TFJOB_INLINE std::vector<NodeTop> top_nodes(const std::vector<NodeGpuInfo>& inventory,
+                                            const std::unordered_map<std::string, NodeGpuUse>& use,
                                             const std::vector<GpuMetric>& metrics) {
+  std::unordered_map<std::string, std::vector<const GpuMetric*>> by_node;
+  for (const auto& m : metrics) by_node[m.node].push_back(&m);
   std::vector<NodeTop> out;
-  for (const auto& g : gpu_inventory(nodes)) {
+  out.reserve(inventory.size());
+  for (const auto& g : inventory) {
     NodeTop t;
     t.name = g.name;
     t.model = g.product();
     t.driver = g.driver_version;
     t.capacity = g.capacity;
     t.allocatable = g.allocatable;
-    for (const auto& p : pods)
-      if (p.node_name() == g.name && holds_gpus(p)) {
-        auto n = pod_gpus(p);
-        if (n > 0) {
-          t.requested += n;
-          ++t.pods;
-        }
-      }
-    for (const auto& m : metrics)
-      if (m.node == g.name) {
-        t.load.add(m);
-        if (t.model.empty()) t.model = m.model;
+    if (auto u = use.find(g.name); u != use.end()) {
+      t.requested = u->second.requested;
+      t.pods = u->second.pods;
+    }
+    if (auto m = by_node.find(g.name); m != by_node.end())
+      for (const GpuMetric* x : m->second) {
+        t.load.add(*x);
+        if (t.model.empty()) t.model = x->model;
       }
     out.push_back(std::move(t));
   }
   return out;
 }
 
-TFJOB_INLINE std::vector<JobTop> top_jobs(const std::vector<kube::Pod>& pods, const std::vector<GpuMetric>& metrics) {
-  std::map<std::pair<std::string, std::string>, JobTop> jobs;
-  for (const auto& p : pods) {
-    std::string job = p.label("training.kubeflow.org/job-name");
-    if (job.empty()) job = p.label("job-name");  // operators before v1.3
-    if (job.empty()) continue;
-    const std::string ph = p.phase();
-    if (ph == "Succeeded" || ph == "Failed") continue;
-    const auto n = pod_gpus(p);
-    std::string type = p.label("training.kubeflow.org/replica-type");
-    if (type.empty()) type = p.label("tf-replica-type");
-    JobTop& j = jobs[{p.namespace_(), job}];
-    j.namespace_ = p.namespace_();
-    j.name = job;
-    auto it = std::find_if(j.replicas.begin(), j.replicas.end(), [&](const ReplicaTop& r) { return r.type == type; });
-    if (it == j.replicas.end()) {
-      j.replicas.push_back({type, 0, 0, 0, {}});
-      it = j.replicas.end() - 1;
-    }
-    ++it->pods;
-    if (holds_gpus(p)) {
-      it->gpus += n;
-      if (n > 0 && std::find(it->nodes.begin(), it->nodes.end(), p.node_name()) == it->nodes.end())
-        it->nodes.push_back(p.node_name());
-    } else if (n > 0) {
-      ++it->pending;
-    }
-    for (const auto& m : metrics)
-      if (m.pod == p.name() && m.pod_namespace == p.namespace_()) j.load.add(m);
+TFJOB_INLINE std::vector<NodeTop> top_nodes(const std::vector<k8s::Node>& nodes, const std::vector<k8s::Pod>& pods,
+                                            const std::vector<GpuMetric>& metrics) {
+  std::unordered_map<std::string, NodeGpuUse> use;
+  for (const auto& p : pods) add_gpu_use(use, p);
+  return top_nodes(gpu_inventory(nodes), use, metrics);
+}
+
+TFJOB_INLINE void JobTopCounter::add(const k8s::Pod& p) {
+  std::string job = p.metadata.label("training.kubeflow.org/job-name");
+  if (job.empty()) job = p.metadata.label("job-name");  // operators before v1.3
+  if (job.empty()) return;
+  const std::string& ph = p.status.phase;
+  if (ph == "Succeeded" || ph == "Failed") return;
+  const auto n = pod_gpus(p);
+  std::string type = p.metadata.label("training.kubeflow.org/replica-type");
+  if (type.empty()) type = p.metadata.label("tf-replica-type");
+  const auto key = std::make_pair(p.metadata.namespace_, job);
+  JobTop& j = jobs_[key];
+  j.namespace_ = p.metadata.namespace_;
+  j.name = job;
+  job_of_pod_[p.metadata.namespace_ + "/" + p.metadata.name] = key;
+  auto it = std::find_if(j.replicas.begin(), j.replicas.end(), [&](const ReplicaTop& r) { return r.type == type; });
+  if (it == j.replicas.end()) {
+    j.replicas.push_back({type, 0, 0, 0, {}});
+    it = j.replicas.end() - 1;
+  }
+  ++it->pods;
+  if (holds_gpus(p)) {
+    it->gpus += n;
+    if (n > 0 && std::find(it->nodes.begin(), it->nodes.end(), p.spec.node_name) == it->nodes.end())
+      it->nodes.push_back(p.spec.node_name);
+  } else if (n > 0) {
+    ++it->pending;
+  }
+}
+
+TFJOB_INLINE std::vector<JobTop> JobTopCounter::finish(const std::vector<GpuMetric>& metrics) {
+  for (const auto& m : metrics) {
+    if (m.pod.empty()) continue;
+    auto it = job_of_pod_.find(m.pod_namespace + "/" + m.pod);
+    if (it != job_of_pod_.end()) jobs_[it->second].load.add(m);
   }
   std::vector<JobTop> out;
-  for (auto& [k, j] : jobs) {
+  for (auto& [k, j] : jobs_) {
     std::sort(j.replicas.begin(), j.replicas.end(), [](const ReplicaTop& a, const ReplicaTop& b) { return a.type < b.type; });
     for (auto& r : j.replicas) std::sort(r.nodes.begin(), r.nodes.end());
     out.push_back(std::move(j));
   }
+  jobs_.clear();
+  job_of_pod_.clear();
   return out;
+}
+
+TFJOB_INLINE std::vector<JobTop> top_jobs(const std::vector<k8s::Pod>& pods, const std::vector<GpuMetric>& metrics) {
+  JobTopCounter c;
+  for (const auto& p : pods) c.add(p);
+  return c.finish(metrics);
 }
 
 TFJOB_INLINE const std::vector<std::string>& dcgm_exporter_selectors() {
@@ -343,14 +351,14 @@ TFJOB_INLINE const std::vector<std::string>& dcgm_exporter_selectors() {
 }
 
 TFJOB_INLINE std::vector<GpuMetric> read_dcgm(kube::Client& client, std::vector<std::string>& sources, std::string& note) {
-  std::vector<kube::Pod> exporters;
+  std::vector<k8s::Pod> exporters;
   std::set<std::string> seen;
   for (const auto& sel : dcgm_exporter_selectors()) {
     try {
       kube::ListParams lp;
       lp.label_selector = sel;
-      for (auto& p : kube::Api<kube::Pod>::all(client).list(lp).items)
-        if (seen.insert(p.namespace_() + "/" + p.name()).second) exporters.push_back(std::move(p));
+      for (auto& p : kube::Api<k8s::Pod>::all(client).list(lp).items)
+        if (seen.insert(p.metadata.namespace_ + "/" + p.metadata.name).second) exporters.push_back(std::move(p));
     } catch (const tfjob::error& e) {
       note = std::string("cannot list DCGM exporter pods: ") + e.what();
       return {};
@@ -364,25 +372,24 @@ TFJOB_INLINE std::vector<GpuMetric> read_dcgm(kube::Client& client, std::vector<
   std::vector<GpuMetric> out;
   std::vector<std::string> failed;
   for (const auto& p : exporters) {
-    if (p.phase() != "Running") {
-      failed.push_back(p.namespace_() + "/" + p.name() + " is " + (p.phase().empty() ? "not running" : p.phase()));
+    const std::string who = p.metadata.namespace_ + "/" + p.metadata.name;
+    if (p.status.phase != "Running") {
+      failed.push_back(who + " is " + (p.status.phase.empty() ? "not running" : p.status.phase));
       continue;
     }
     int port = dcgm_exporter_port;
-    const auto& cs = p.at_or_null("/spec/containers");
-    if (cs.is_array())
-      for (const auto& c : cs)
-        for (const auto& cp : tfjob::detail::value_at(c, "ports", nlohmann::json::array()))
-          if (tfjob::detail::value_at(cp, "name", "") == "metrics" || tfjob::detail::value_at(cp, "name", "") == "gpu-metrics") port = tfjob::detail::value_at(cp, "containerPort", port);
+    for (const auto& c : p.spec.containers)
+      for (const auto& cp : c.ports)
+        if (cp.name == "metrics" || cp.name == "gpu-metrics") port = cp.container_port;
     kube::Request r;
-    r.path = "/api/v1/namespaces/" + p.namespace_() + "/pods/" + p.name() + ":" + std::to_string(port) + "/proxy/metrics";
+    r.path = "/api/v1/namespaces/" + p.metadata.namespace_ + "/pods/" + p.metadata.name + ":" + std::to_string(port) + "/proxy/metrics";
     r.accept = "text/plain";
-    r.what = "get the DCGM exporter's metrics from pod " + p.namespace_() + "/" + p.name();
+    r.what = "get the DCGM exporter's metrics from pod " + who;
     try {
       std::string body = client.request_text(r);
       if (body.size() > (std::size_t(16) << 20)) body.resize(std::size_t(16) << 20);  // bounded
-      auto ms = parse_dcgm_metrics(body, p.node_name());
-      sources.push_back(p.namespace_() + "/" + p.name());
+      auto ms = parse_dcgm_metrics(body, p.spec.node_name);
+      sources.push_back(who);
       for (auto& m : ms) out.push_back(std::move(m));
     } catch (const tfjob::error& e) {
       failed.push_back(e.what());
@@ -400,19 +407,32 @@ TFJOB_INLINE TopResult run_top(kube::Client client, const TopOptions& o) {
   std::vector<GpuMetric> metrics;
   if (o.metrics) metrics = read_dcgm(client, res.metrics_sources, res.metrics_note);
   if (o.nodes) {
-    kube::ListParams lp;
-    lp.label_selector = o.label_selector;
-    auto nodes = kube::Api<kube::Node>::all(client).list(lp).items;
-    auto pods = kube::Api<kube::Pod>::all(client).list().items;  // GPUs on a node come from every namespace
-    res.nodes = top_nodes(nodes, pods, metrics);
+    // one paged pass over the nodes, one over the pods that have not ended (GPUs on a node
+    // come from every namespace), each page counted as it arrives
+    auto inventory = read_gpu_inventory(client, o.label_selector);
+    res.nodes = top_nodes(inventory, inventory.empty() ? std::unordered_map<std::string, NodeGpuUse>{} : read_gpu_use(client),
+                          metrics);
   }
   if (o.jobs) {
-    kube::ListParams lp;
-    lp.label_selector = "training.kubeflow.org/job-name";
-    if (!o.label_selector.empty()) lp.label_selector += "," + o.label_selector;
     const std::string ns = o.all_namespaces ? "" : (o.namespace_.empty() ? client.namespace_() : o.namespace_);
-    auto pods = ns.empty() ? kube::Api<kube::Pod>::all(client).list(lp).items : kube::Api<kube::Pod>(client, ns).list(lp).items;
-    res.jobs = top_jobs(pods, metrics);
+    JobTopCounter counter;
+    // one job: its pods by the operator's job-name label (then the label operators before
+    // v1.3 wrote), never the namespace's
+    std::vector<std::string> selectors = {o.job.empty() ? std::string("training.kubeflow.org/job-name")
+                                                        : "training.kubeflow.org/job-name=" + o.job};
+    if (!o.job.empty()) selectors.push_back("job-name=" + o.job);
+    for (const auto& sel : selectors) {
+      kube::ListParams lp;
+      lp.label_selector = sel + (o.label_selector.empty() ? "" : "," + o.label_selector);
+      std::size_t seen = 0;
+      kube::Api<k8s::Pod>(client, ns).list_pages(lp, [&](kube::ObjectList<k8s::Pod>& page) {
+        for (const auto& p : page.items) counter.add(p);
+        seen += page.items.size();
+        return true;
+      });
+      if (seen > 0) break;
+    }
+    res.jobs = counter.finish(metrics);
   }
   return res;
 }

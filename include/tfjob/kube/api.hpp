@@ -8,6 +8,7 @@
 #include <tfjob/error.hpp>
 #include <tfjob/kube/client.hpp>
 #include <tfjob/kube/core.hpp>
+#include <tfjob/kube/pager.hpp>
 #include <tfjob/kube/request.hpp>
 #include <tfjob/kube/resource.hpp>
 #include <tfjob/kube/watch.hpp>
@@ -22,7 +23,7 @@
 
 namespace tfjob::kube {
 
-/// One page (or, from `list`, all pages) of a list.
+/// One page (or, from `list`, all pages) of a list, its items decoded.
 template <class T>
 struct ObjectList {
   std::vector<T> items;
@@ -74,53 +75,34 @@ class Api {
     }
   }
 
-  /// One page.
-  ObjectList<T> list_page(const ListParams& p) {
-    nlohmann::json j = client_.request_json(rb_.list(p));
-    ObjectList<T> out;
-    const auto& md = j.contains("metadata") ? j["metadata"] : nlohmann::json::object();
-    out.resource_version = tfjob::detail::value_at(md, "resourceVersion", "");
-    out.continue_token = tfjob::detail::value_at(md, "continue", "");
-    if (md.contains("remainingItemCount") && md["remainingItemCount"].is_number_integer())
-      out.remaining_item_count = md["remainingItemCount"].template get<long long>();
-    if (j.contains("items") && j["items"].is_array()) {
-      out.items.reserve(j["items"].size());
-      for (auto& item : j["items"]) {
-        // Items of a list carry no apiVersion/kind; restore them so objects are complete.
-        if (item.is_object()) {
-          if (!item.contains("apiVersion")) item["apiVersion"] = rb_.resource().api_version();
-          if (!item.contains("kind")) item["kind"] = rb_.resource().kind;
-        }
-        out.items.push_back(item.template get<T>());
-      }
-    }
-    return out;
+  /// One page (p.limit, else the client's chunk size; p.continue_token where it starts).
+  ObjectList<T> list_page(ListParams p) {
+    p.limit = page_size(client_, p);
+    ListPage page;
+    kube::detail::read_list_page(rb_.resource(), client_.request_json(rb_.list(p)), page);
+    return decode_page(page);
   }
 
-  /// Every item, following `continue` page by page (page size p.limit). When a continue
-  /// token expires mid-way (410) the list starts over, as kubectl does.
-  ObjectList<T> list(ListParams p = {}) {
+  /// The list page by page (kube::list_pages: kubectl's --chunk-size, client-go's pager),
+  /// each page's items decoded into T and handed to `on_page` before the next page is asked
+  /// for; `on_page` returns false to stop. Decode each page into what the caller needs
+  /// (rows, counts) and let it go: memory stays one page however long the list.
+  bool list_pages(const ListParams& p, const std::function<bool(ObjectList<T>&)>& on_page) {
+    return kube::list_pages(client_, rb_, p, [&](ListPage& page) {
+      ObjectList<T> typed = decode_page(page);
+      return on_page(typed);
+    });
+  }
+
+  /// Every item at once, page by page (list_pages). Holds the whole list: prefer
+  /// list_pages where the items can be used as they come.
+  ObjectList<T> list(const ListParams& p = {}) {
     ObjectList<T> all;
-    bool first = true;
-    for (;;) {
-      ObjectList<T> page;
-      try {
-        page = list_page(p);
-      } catch (const api_error& e) {
-        if (e.is_gone() && !p.continue_token.empty()) {
-          all = ObjectList<T>{};
-          p.continue_token.clear();
-          first = true;
-          continue;
-        }
-        throw;
-      }
-      if (first) all.resource_version = page.resource_version;
-      first = false;
+    list_pages(p, [&](ObjectList<T>& page) {
+      if (all.items.empty() && all.resource_version.empty()) all.resource_version = page.resource_version;
       for (auto& i : page.items) all.items.push_back(std::move(i));
-      if (page.continue_token.empty()) break;
-      p.continue_token = page.continue_token;
-    }
+      return true;
+    });
     return all;
   }
 
@@ -191,7 +173,23 @@ class Api {
   nlohmann::json to_json_checked(const T& obj) const {
     nlohmann::json j = obj;
     detail::api_check_sendable(rb_, j);
+    // a value type built in code may leave apiVersion and kind to its resource's description
+    if (!j.contains("apiVersion")) j["apiVersion"] = rb_.resource().api_version();
+    if (!j.contains("kind")) j["kind"] = rb_.resource().kind;
     return j;
+  }
+
+  ObjectList<T> decode_page(ListPage& page) const {
+    ObjectList<T> out;
+    out.resource_version = std::move(page.resource_version);
+    out.continue_token = std::move(page.continue_token);
+    out.remaining_item_count = page.remaining_item_count;
+    out.items.reserve(page.items.size());
+    for (auto& item : page.items) {
+      out.items.push_back(decode(item));
+      item = nullptr;  // decoded: let the JSON go as the typed items grow
+    }
+    return out;
   }
 
   T decode(const nlohmann::json& j) const {

@@ -18,7 +18,9 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -35,6 +37,18 @@ struct Response {
   std::string body;
   std::string header(const std::string& name) const;
 };
+
+/// One warning of a `Warning` response header (RFC 7234 5.5: `299 - "text"`).
+struct WarningHeader {
+  int code = 0;
+  std::string agent;  ///< "-" from kube-apiserver
+  std::string text;   ///< unquoted
+};
+
+/// Every warning in the values of a response's `Warning` headers (one value may hold several,
+/// comma-separated); a malformed one ends the parse of its value, as apimachinery's
+/// util/net ParseWarningHeaders does.
+std::vector<WarningHeader> parse_warning_headers(const std::vector<std::string>& values);
 
 /// Options for a streamed response (watch, follow logs).
 struct StreamOptions {
@@ -74,6 +88,9 @@ class Client {
   RetryPolicy& retry_policy() { return s_->retry; }
   /// How many times the exec credential plugin ran (0 without one).
   int exec_runs() const;
+  /// HTTP requests this client and its copies have sent so far (each attempt of a retried
+  /// request, each watch or log stream opened): what the server saw, for -v logs and tests.
+  std::uint64_t requests_sent() const { return s_->sent.load(); }
 
   /// Send a request and return the final response whatever its status (after retries).
   /// Throws transport_error when the server cannot be reached or the deadline passes, and
@@ -122,6 +139,7 @@ class Client {
     std::string proxy;
     std::string withheld;  ///< why credentials are not sent, "" when they are
     RetryPolicy retry;
+    std::atomic<std::uint64_t> sent{0};
     std::mutex pool_mu;
     struct Pooled {
       std::unique_ptr<detail::Conn> conn;
@@ -184,6 +202,7 @@ class Client {
     std::string url;
     std::chrono::milliseconds wait{0};
     std::string why;
+    std::string why_reason;  ///< the reason of the last failure to connect ("" for another)
   };
 
   /// What perform() does after one of its steps.
@@ -209,6 +228,9 @@ class Client {
   static std::string printable_prefix(const std::string& body, std::size_t n);
 
   static bool is_tls_verification(const std::string& m);
+  /// The error of a connection that could not be opened: ConnectionRefused or
+  /// ServerUnreachable, with the server's host[:port] as its subject.
+  transport_error unreachable(const Request& req, const Text& what, bool refused) const;
 
   static std::string ms_since(std::chrono::steady_clock::time_point t0);
 
@@ -282,6 +304,60 @@ TFJOB_INLINE status status_from_response(int code, const std::string& reason_phr
   }
   if (st.retry_after_seconds == 0 && !retry_after.empty()) st.retry_after_seconds = std::atoi(retry_after.c_str());
   return st;
+}
+
+TFJOB_INLINE std::vector<WarningHeader> parse_warning_headers(const std::vector<std::string>& values) {
+  std::vector<WarningHeader> out;
+  for (const auto& v : values) {
+    std::size_t i = 0;
+    auto spaces = [&] {
+      while (i < v.size() && (v[i] == ' ' || v[i] == '\t')) ++i;
+    };
+    while (true) {
+      spaces();
+      if (i + 3 > v.size()) break;
+      WarningHeader w;
+      if (!std::isdigit(static_cast<unsigned char>(v[i])) || !std::isdigit(static_cast<unsigned char>(v[i + 1])) ||
+          !std::isdigit(static_cast<unsigned char>(v[i + 2])))
+        break;
+      w.code = std::stoi(v.substr(i, 3));
+      i += 3;
+      if (i >= v.size() || v[i] != ' ') break;
+      ++i;
+      std::size_t a = i;
+      while (i < v.size() && v[i] != ' ') ++i;
+      w.agent = v.substr(a, i - a);
+      if (w.agent.empty() || i >= v.size()) break;
+      ++i;
+      if (i >= v.size() || v[i] != '"') break;
+      ++i;
+      bool closed = false;
+      while (i < v.size()) {
+        char c = v[i++];
+        if (c == '\\' && i < v.size()) w.text += v[i++];
+        else if (c == '"') {
+          closed = true;
+          break;
+        } else w.text += c;
+      }
+      if (!closed) break;
+      // an optional quoted date, then a comma before the next warning
+      spaces();
+      if (i < v.size() && v[i] == '"') {
+        auto e = v.find('"', i + 1);
+        if (e == std::string::npos) break;
+        i = e + 1;
+        spaces();
+      }
+      out.push_back(std::move(w));
+      if (i < v.size() && v[i] == ',') {
+        ++i;
+        continue;
+      }
+      break;
+    }
+  }
+  return out;
 }
 
 TFJOB_INLINE Client::Client(RestConfig cfg) : s_(std::make_shared<State>(std::move(cfg))) {}
@@ -477,6 +553,7 @@ TFJOB_INLINE Client::Attempt Client::exchange(const Request& req, const Creds& c
                                               Response* out, std::unique_ptr<detail::Conn>& conn, bool pooled) {
   bool via_http_proxy = !s_->proxy.empty() && s_->server.scheme == "http";
   Attempt a;
+  ++s_->sent;
   conn->write_all(build_head(req, cr, via_http_proxy, false) + req.body, dl);
   detail::Reader rd(*conn);
   try {
@@ -486,6 +563,14 @@ TFJOB_INLINE Client::Attempt Client::exchange(const Request& req, const Creds& c
   } catch (const transport_error&) {
     if (pooled && !rd.received_any()) throw detail::connect_failure("stale pooled connection");
     throw;
+  }
+  if (s_->cfg.on_warning) {
+    // client-go rest/warnings.go: every 299 warning goes to the handler
+    std::vector<std::string> values;
+    for (const auto& [k, v] : a.head.headers)
+      if (k == "warning") values.push_back(v);
+    for (const auto& w : parse_warning_headers(values))
+      if (w.code == 299 && !w.text.empty()) s_->cfg.on_warning(w.text);
   }
   bool reusable = false;
   bool ok2xx = a.head.status >= 200 && a.head.status < 300;
@@ -599,15 +684,18 @@ TFJOB_INLINE Client::Next Client::run_attempt(const Request& req, const Creds& c
     throw transport_error(req.what + ": " + e.what() + limit);
   } catch (const detail::connect_failure& e) {
     if (cfg.verbosity >= 6) log(req.method + " " + t.url + "  in " + ms_since(t.t0) + " milliseconds (" + e.what() + ")");
-    if (t.failure_count >= pol.max_failures || is_tls_verification(e.what())) {
-      std::string hint;
-      if (std::string(e.what()).find("connection refused") != std::string::npos)
-        hint = "; the connection to the server " + s_->server.origin() +
-               " was refused - did you specify the right host or port? (" + cfg.source + ")";
-      throw transport_error(req.what + ": " + e.text() + hint);
-    }
+    const std::string what = e.what();
+    // client-go repeats no failed dial (rest/request.go, isErrRetryableFunc: only a GET's
+    // connection reset or EOF): a refused connection or a name that does not resolve is
+    // said at once. A dial that timed out or a TLS handshake cut short is tried again within
+    // the deadline, for any verb: nothing was sent.
+    const bool refused = what.find("connection refused") != std::string::npos;
+    const bool unknown_host = what.find(": lookup ") != std::string::npos && what.find("Temporary failure") == std::string::npos;
+    if (refused || unknown_host || t.failure_count >= pol.max_failures || is_tls_verification(what))
+      throw unreachable(req, e.text(), refused);
     t.wait = backoff(pol, t.failure_count++);
-    t.why = e.what();
+    t.why = what;
+    t.why_reason = reasons::server_unreachable;
     return Next::retry_later;
   } catch (const auth_error&) {
     throw;
@@ -664,6 +752,7 @@ TFJOB_INLINE Client::Next Client::pause_before_retry(const Request& req, const T
   if (stream && detail::Clock::now() + t.wait >= opts.deadline) return Next::stop_false;  // the caller's end comes first
   if (t.dl != detail::no_deadline() && detail::Clock::now() + t.wait >= t.dl) {
     if (out && out->status != 0) return Next::stop_true;  // hand back the last answer
+    if (t.why_reason == reasons::server_unreachable) throw unreachable(req, t.why, false);
     throw transport_error(req.what + ": gave up before the request timeout after: " + t.why);
   }
   if (s_->cfg.verbosity >= 6)
@@ -681,6 +770,20 @@ TFJOB_INLINE std::string Client::printable_prefix(const std::string& body, std::
     out += c < 0x20 || c >= 0x7F ? '?' : static_cast<char>(c);
   }
   return body.size() > n ? out + "..." : out;
+}
+
+TFJOB_INLINE transport_error Client::unreachable(const Request& req, const Text& what, bool refused) const {
+  // the server as configured, host[:port] (kubectl says url.Parse(server).Host)
+  std::string host = s_->cfg.server;
+  if (auto p = host.find("://"); p != std::string::npos) host = host.substr(p + 3);
+  host = host.substr(0, host.find('/'));
+  if (refused)
+    return transport_error(reasons::connection_refused, what + " (" + req.what + ")",
+                           "; is the API server running there, and is that its host and port? (the server comes from " +
+                               s_->cfg.source + ")",
+                           host);
+  return transport_error(reasons::server_unreachable, what + " (" + req.what + ")",
+                         "; check the server's address (from " + s_->cfg.source + ") and the network to it", host);
 }
 
 TFJOB_INLINE bool Client::is_tls_verification(const std::string& m) {

@@ -11,6 +11,7 @@
 #include <tfjob/kube/detail/util.hpp>
 #include <tfjob/version.hpp>
 
+#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include <sys/stat.h>
@@ -158,6 +159,9 @@ struct RestConfig {
   std::string proxy_url;         ///< explicit proxy (cluster proxy-url); else HTTPS_PROXY/NO_PROXY
   bool use_env_proxy = true;     ///< honour HTTPS_PROXY/HTTP_PROXY/NO_PROXY when proxy_url is empty
   int verbosity = 0;             ///< 6+: one line per request on the log
+  /// Items per page of a list whose ListParams name no limit (kubectl --chunk-size, client-go's
+  /// pager: 500); 0 = whole lists at once.
+  int chunk_size = 500;
   /// Where the -v lines go, one line per call without '\n'; the application supplies it
   /// (the SDK writes to no stream of its own). Unset: nothing is logged.
   std::function<void(const std::string&)> log;
@@ -165,14 +169,16 @@ struct RestConfig {
   /// over plain http://, TLS verification off); the application words it. Unset: not told
   /// (Client::credentials_withheld() still says why).
   std::function<void(const std::string&)> warn;
+  /// Told the text of each warning the server sends (`Warning: 299 - "text"` headers, e.g.
+  /// an unknown field under fieldValidation=Warn, a deprecated API), as client-go's
+  /// rest.Config.WarningHandler is (rest/warnings.go: code 299 only). kubectl prints each
+  /// once as `Warning: text`; the application words it. Unset: not told.
+  std::function<void(const std::string&)> on_warning;
   std::string context;           ///< kubeconfig context used ("" for in-cluster/flags)
   std::string source;            ///< e.g. `context "x" in kubeconfig "/path"`, for messages
   bool in_cluster = false;
 };
 
-/// A server URL fit to print: a password in it is replaced by "xxxxx", as Go's
-/// url.URL.Redacted() does for kubectl (https://user:xxxxx@host).
-std::string redact_url(const std::string& url);
 
 /// Whether the process runs inside a pod (rest.InClusterConfig's preconditions).
 bool in_cluster_possible(const ConfigOverrides& o = {});
@@ -494,19 +500,6 @@ TFJOB_INLINE bool file_exists(const std::string& p) {
 
 }  // namespace detail
 
-TFJOB_INLINE std::string redact_url(const std::string& url) {
-  auto scheme = url.find("://");
-  std::size_t start = scheme == std::string::npos ? 0 : scheme + 3;
-  auto end = url.find_first_of("/?#", start);
-  std::string authority = url.substr(start, end == std::string::npos ? std::string::npos : end - start);
-  auto at = authority.rfind('@');
-  if (at == std::string::npos) return url;
-  std::string userinfo = authority.substr(0, at);
-  auto colon = userinfo.find(':');
-  if (colon == std::string::npos) return url;
-  return url.substr(0, start) + userinfo.substr(0, colon) + ":xxxxx" + url.substr(start + at);
-}
-
 TFJOB_INLINE bool in_cluster_possible(const ConfigOverrides& o) {
   const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
   const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
@@ -745,11 +738,13 @@ TFJOB_INLINE void validate_exec(const ExecConfig& exec, const std::string& us) {
 }
 
 TFJOB_INLINE std::string exec_cluster_json(const RestConfig& rc) {
-  std::string j = "{\"server\":\"" + rc.server + "\"";
-  if (!rc.tls.server_name.empty()) j += ",\"tls-server-name\":\"" + rc.tls.server_name + "\"";
-  if (rc.tls.insecure_skip_verify) j += ",\"insecure-skip-tls-verify\":true";
-  if (!rc.tls.ca_pem.empty()) j += ",\"certificate-authority-data\":\"" + base64_encode(rc.tls.ca_pem) + "\"";
-  return j + "}";
+  // client-go's clientauthentication Cluster, built by the JSON library: a '"' or '\\' in a
+  // kubeconfig's server URL or name stays inside its string
+  nlohmann::json j = {{"server", rc.server}};
+  if (!rc.tls.server_name.empty()) j["tls-server-name"] = rc.tls.server_name;
+  if (rc.tls.insecure_skip_verify) j["insecure-skip-tls-verify"] = true;
+  if (!rc.tls.ca_pem.empty()) j["certificate-authority-data"] = base64_encode(rc.tls.ca_pem);
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);  // invalid UTF-8 replaced, not thrown
 }
 
 /// The exec credential plugin, used when no token came from elsewhere.

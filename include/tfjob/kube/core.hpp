@@ -1,10 +1,16 @@
 #pragma once
-/// \file Core Kubernetes resources as JSON-backed value types (kube-rs `DynamicObject` with
-/// typed accessors for what the plugin reads). The whole object is kept in `json`, so
-/// nothing the server sent is ever lost; each type has its resource_traits.
+/// \file Where the core kinds live in the API (the resource_traits of the value types in
+/// api/k8s/: Pod, Node, Event, Namespace, Service, ConfigMap, Secret, PersistentVolumeClaim,
+/// Deployment, Job), and `DynamicObject` for a kind known only at run time (kube-rs
+/// `DynamicObject`): the JSON as the server sent it, with metadata accessors.
 
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
+#include <tfjob/api/k8s/event.hpp>
+#include <tfjob/api/k8s/node.hpp>
+#include <tfjob/api/k8s/objects.hpp>
+#include <tfjob/api/k8s/pod.hpp>
+#include <tfjob/api/k8s/workloads.hpp>
 #include <tfjob/kube/resource.hpp>
 
 #include <nlohmann/json.hpp>
@@ -60,75 +66,17 @@ struct DynamicObject : Object {
   using Object::Object;
 };
 
-/// core/v1 Pod.
-struct Pod : Object {
-  using Object::Object;
-  std::string phase() const;
-  std::string node_name() const;
-  std::string pod_ip() const;
-  std::vector<std::string> container_names() const;
-  int restart_count() const;
-  /// The Ready condition is True.
-  bool ready() const;
-};
-
-/// The status of `container` in a pod's JSON (`status.containerStatuses`,
-/// `initContainerStatuses` or `ephemeralContainerStatuses`: a name is unique across the
-/// three, ValidatePodSpec), or nullptr when it is not reported.
-const nlohmann::json* container_status(const nlohmann::json& pod, const std::string& container);
-
-/// core/v1 Node.
-struct Node : Object {
-  using Object::Object;
-  /// status.allocatable[resource] ("" when absent), e.g. "nvidia.com/gpu".
-  std::string allocatable(const std::string& resource) const;
-  std::string capacity(const std::string& resource) const;
-  bool ready() const;
-  bool unschedulable() const;
-
- private:
-  std::string quantity(const char* where, const std::string& resource) const;
-};
-
-/// core/v1 Event.
-struct Event : Object {
-  using Object::Object;
-  std::string type() const;
-  std::string reason() const;
-  std::string message() const;
-  std::string involved_kind() const;
-  std::string involved_name() const;
-  std::string last_timestamp() const;
-};
-
-struct Namespace : Object { using Object::Object; };
-struct Service : Object { using Object::Object; };
-struct ConfigMap : Object { using Object::Object; };
-struct Secret : Object { using Object::Object; };
-struct PersistentVolumeClaim : Object {
-  using Object::Object;
-  std::string phase() const;
-};
-/// apps/v1 Deployment.
-struct Deployment : Object {
-  using Object::Object;
-  int replicas() const;
-  int ready_replicas() const;
-  int updated_replicas() const;
-  int available_replicas() const;
-  std::int64_t observed_generation() const;
-
- private:
-  int num(const char* p, int def) const;
-};
-/// batch/v1 Job.
-struct Job : Object { using Object::Object; };
-
 /// An ownerReference to `owner` (an object as the server returned it, with its uid), so
 /// the garbage collector deletes the dependent with its owner; `controller` and
 /// `blockOwnerDeletion` as controllers set them (apimachinery `metav1.NewControllerRef`):
 /// a foreground delete of the owner then waits for the dependent.
 nlohmann::json owner_reference(const nlohmann::json& owner, bool controller = true);
+
+/// The status of `container` in a pod's JSON (`status.containerStatuses`,
+/// `initContainerStatuses` or `ephemeralContainerStatuses`: a name is unique across the
+/// three, ValidatePodSpec), or nullptr when it is not reported: for code that holds the pod
+/// as JSON; `k8s::Pod::container_status` is the same lookup on the typed pod.
+const nlohmann::json* container_status(const nlohmann::json& pod, const std::string& container);
 
 #define TFJOB_KUBE_TRAITS(T, G, V, P, K, NS)      \
   template <>                                     \
@@ -139,16 +87,16 @@ nlohmann::json owner_reference(const nlohmann::json& owner, bool controller = tr
     static constexpr const char* kind = K;        \
     static constexpr bool namespaced = NS;        \
   };
-TFJOB_KUBE_TRAITS(Pod, "", "v1", "pods", "Pod", true)
-TFJOB_KUBE_TRAITS(Node, "", "v1", "nodes", "Node", false)
-TFJOB_KUBE_TRAITS(Event, "", "v1", "events", "Event", true)
-TFJOB_KUBE_TRAITS(Namespace, "", "v1", "namespaces", "Namespace", false)
-TFJOB_KUBE_TRAITS(Service, "", "v1", "services", "Service", true)
-TFJOB_KUBE_TRAITS(ConfigMap, "", "v1", "configmaps", "ConfigMap", true)
-TFJOB_KUBE_TRAITS(Secret, "", "v1", "secrets", "Secret", true)
-TFJOB_KUBE_TRAITS(PersistentVolumeClaim, "", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true)
-TFJOB_KUBE_TRAITS(Deployment, "apps", "v1", "deployments", "Deployment", true)
-TFJOB_KUBE_TRAITS(Job, "batch", "v1", "jobs", "Job", true)
+TFJOB_KUBE_TRAITS(k8s::Pod, "", "v1", "pods", "Pod", true)
+TFJOB_KUBE_TRAITS(k8s::Node, "", "v1", "nodes", "Node", false)
+TFJOB_KUBE_TRAITS(k8s::Event, "", "v1", "events", "Event", true)
+TFJOB_KUBE_TRAITS(k8s::Namespace, "", "v1", "namespaces", "Namespace", false)
+TFJOB_KUBE_TRAITS(k8s::Service, "", "v1", "services", "Service", true)
+TFJOB_KUBE_TRAITS(k8s::ConfigMap, "", "v1", "configmaps", "ConfigMap", true)
+TFJOB_KUBE_TRAITS(k8s::Secret, "", "v1", "secrets", "Secret", true)
+TFJOB_KUBE_TRAITS(k8s::PersistentVolumeClaim, "", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true)
+TFJOB_KUBE_TRAITS(k8s::Deployment, "apps", "v1", "deployments", "Deployment", true)
+TFJOB_KUBE_TRAITS(k8s::Job, "batch", "v1", "jobs", "Job", true)
 #undef TFJOB_KUBE_TRAITS
 
 }  // namespace tfjob::kube
@@ -227,20 +175,6 @@ TFJOB_INLINE void to_json(nlohmann::json& j, const Object& o) { j = o.json; }
 
 TFJOB_INLINE void from_json(const nlohmann::json& j, Object& o) { o.json = j; }
 
-TFJOB_INLINE std::string Pod::phase() const { return str("/status/phase"); }
-
-TFJOB_INLINE std::string Pod::node_name() const { return str("/spec/nodeName"); }
-
-TFJOB_INLINE std::string Pod::pod_ip() const { return str("/status/podIP"); }
-
-TFJOB_INLINE std::vector<std::string> Pod::container_names() const {
-  std::vector<std::string> out;
-  const auto& cs = at_or_null("/spec/containers");
-  if (cs.is_array())
-    for (const auto& c : cs) out.push_back(tfjob::detail::value_at(c, "name", ""));
-  return out;
-}
-
 TFJOB_INLINE const nlohmann::json* container_status(const nlohmann::json& pod, const std::string& container) {
   const auto st = pod.find("status");
   if (st == pod.end() || !st->is_object()) return nullptr;
@@ -251,77 +185,6 @@ TFJOB_INLINE const nlohmann::json* container_status(const nlohmann::json& pod, c
       if (tfjob::detail::value_at(c, "name", "") == container) return &c;
   }
   return nullptr;
-}
-
-TFJOB_INLINE int Pod::restart_count() const {
-  int n = 0;
-  const auto& cs = at_or_null("/status/containerStatuses");
-  if (cs.is_array())
-    for (const auto& c : cs) n += tfjob::detail::value_at(c, "restartCount", 0);
-  return n;
-}
-
-TFJOB_INLINE bool Pod::ready() const {
-  const auto& cs = at_or_null("/status/conditions");
-  if (cs.is_array())
-    for (const auto& c : cs)
-      if (tfjob::detail::value_at(c, "type", "") == "Ready") return tfjob::detail::value_at(c, "status", "") == "True";
-  return false;
-}
-
-TFJOB_INLINE std::string Node::allocatable(const std::string& resource) const { return quantity("/status/allocatable", resource); }
-
-TFJOB_INLINE std::string Node::capacity(const std::string& resource) const { return quantity("/status/capacity", resource); }
-
-TFJOB_INLINE bool Node::ready() const {
-  const auto& cs = at_or_null("/status/conditions");
-  if (cs.is_array())
-    for (const auto& c : cs)
-      if (tfjob::detail::value_at(c, "type", "") == "Ready") return tfjob::detail::value_at(c, "status", "") == "True";
-  return false;
-}
-
-TFJOB_INLINE bool Node::unschedulable() const {
-  const auto& u = at_or_null("/spec/unschedulable");
-  return u.is_boolean() && u.get<bool>();
-}
-
-TFJOB_INLINE std::string Node::quantity(const char* where, const std::string& resource) const {
-  const auto& m = at_or_null(where);
-  if (m.is_object() && m.contains(resource) && m[resource].is_string()) return m[resource].get<std::string>();
-  return {};
-}
-
-TFJOB_INLINE std::string Event::type() const { return str("/type"); }
-
-TFJOB_INLINE std::string Event::reason() const { return str("/reason"); }
-
-TFJOB_INLINE std::string Event::message() const { return str("/message"); }
-
-TFJOB_INLINE std::string Event::involved_kind() const { return str("/involvedObject/kind"); }
-
-TFJOB_INLINE std::string Event::involved_name() const { return str("/involvedObject/name"); }
-
-TFJOB_INLINE std::string Event::last_timestamp() const {
-  auto t = str("/lastTimestamp");
-  return t.empty() ? str("/eventTime") : t;
-}
-
-TFJOB_INLINE std::string PersistentVolumeClaim::phase() const { return str("/status/phase"); }
-
-TFJOB_INLINE int Deployment::replicas() const { return num("/spec/replicas", 1); }
-
-TFJOB_INLINE int Deployment::ready_replicas() const { return num("/status/readyReplicas", 0); }
-
-TFJOB_INLINE int Deployment::updated_replicas() const { return num("/status/updatedReplicas", 0); }
-
-TFJOB_INLINE int Deployment::available_replicas() const { return num("/status/availableReplicas", 0); }
-
-TFJOB_INLINE std::int64_t Deployment::observed_generation() const { return num("/status/observedGeneration", 0); }
-
-TFJOB_INLINE int Deployment::num(const char* p, int def) const {
-  const auto& v = at_or_null(p);
-  return v.is_number_integer() ? v.get<int>() : def;
 }
 
 TFJOB_INLINE nlohmann::json owner_reference(const nlohmann::json& owner, bool controller) {

@@ -176,6 +176,11 @@ TFJOB_INLINE detail::Child exec_start(const ExecConfig& cfg, const std::string& 
       ::close(child.out_fd);
       detail::wait_child(child.pid);
     }
+    if (rc == ENOENT && child.relative_match)  // Go's exec.ErrDot (1.19), which client-go returns as is
+      throw auth_error("exec: \"" + cfg.command + "\": cannot run executable found relative to current directory: " + who +
+                       " is found on PATH only through \".\", an empty or a relative entry, and is not run from the "
+                       "current folder; give its absolute path as the kubeconfig's exec command, or install it in a "
+                       "folder on PATH");
     if (rc == ENOENT || rc == EACCES || rc == ENOTDIR) {
       std::string msg = "exec: executable " + cfg.command + " not found" +
                         (rc == EACCES ? " (or not executable)" : "") +
@@ -209,28 +214,50 @@ TFJOB_INLINE std::string exec_read_output(const detail::Child& child, const std:
   return output;
 }
 
-/// The ExecCredential in a plugin's output, checked field by field.
+/// "a string", "a number", "a list", "an object", "a boolean", "null": a JSON value's kind,
+/// without the value (a plugin's output may hold a credential: none of it is quoted).
+TFJOB_INLINE std::string exec_json_kind(const nlohmann::json& v) {
+  switch (v.type()) {
+    case nlohmann::json::value_t::null: return "null";
+    case nlohmann::json::value_t::boolean: return "a boolean";
+    case nlohmann::json::value_t::string: return "a string";
+    case nlohmann::json::value_t::array: return "a list";
+    case nlohmann::json::value_t::object: return "an object";
+    default: return "a number";
+  }
+}
+
+/// The ExecCredential in a plugin's output, checked field by field. An error says what was
+/// wrong and where, and the output's size, but quotes none of it: a plugin that prints its
+/// token in the wrong shape must not have it shown on the terminal or in a CI log.
 TFJOB_INLINE ExecCredential exec_parse_credential(const std::string& output, const ExecConfig& cfg, const std::string& who) {
   auto parsed = tfjob::detail::read_json(output);
+  const std::string size = std::to_string(output.size()) + " bytes";
   if (!parsed.ok() || !parsed.value.is_object())
-    throw auth_error(who + " did not print an ExecCredential JSON object on standard output" +
-                     (parsed.ok() ? " (it printed " + tfjob::detail::describe_json_type(parsed.value) + ")"
-                                  : " (" + parsed.error + " " + tfjob::detail::json_fault_place(output, parsed) + ")"));
+    throw auth_error(who + " did not print an ExecCredential JSON object on standard output (it printed " + size +
+                     (parsed.ok() ? " of JSON: " + exec_json_kind(parsed.value)
+                      : parsed.error.rfind("exceeded max depth", 0) == 0 ? " of JSON that " + parsed.error
+                                                                          : " that are not JSON: broken " +
+                                                                                tfjob::detail::json_fault_place(output, parsed)) +
+                     ")");
   const nlohmann::json& j = parsed.value;
   // String fields of the ExecCredential; another type is an error naming the field.
   auto str = [&](const nlohmann::json& o, const char* key, const char* path) {
     auto it = o.find(key);
     if (it == o.end() || it->is_null()) return std::string();
     if (!it->is_string())
-      throw auth_error(who + " printed an ExecCredential whose " + path + " is " +
-                       tfjob::detail::describe_json_type(*it) + ", not a string");
+      throw auth_error(who + " printed an ExecCredential whose " + path + " is " + exec_json_kind(*it) + ", not a string");
     return it->get<std::string>();
   };
   if (str(j, "kind", "kind") != "ExecCredential")
-    throw auth_error(who + " printed kind \"" + str(j, "kind", "kind") + "\", expected ExecCredential");
-  if (str(j, "apiVersion", "apiVersion") != cfg.api_version)
-    throw auth_error(who + " printed apiVersion \"" + str(j, "apiVersion", "apiVersion") +
-                     "\", but the kubeconfig asks for \"" + cfg.api_version + "\"");
+    throw auth_error(who + " printed an object whose kind is not ExecCredential (" + size + " on standard output)");
+  if (const std::string av = str(j, "apiVersion", "apiVersion"); av != cfg.api_version) {
+    // client-go names the version the plugin returned; here only when it is one of the known ones
+    const bool known = av == "client.authentication.k8s.io/v1" || av == "client.authentication.k8s.io/v1beta1" ||
+                       av == "client.authentication.k8s.io/v1alpha1";
+    throw auth_error(who + " printed " + (known ? "apiVersion \"" + av + "\"" : std::string("another apiVersion")) +
+                     ", but the kubeconfig asks for \"" + cfg.api_version + "\"");
+  }
   if (!j.contains("status") || !j["status"].is_object())
     throw auth_error(who + " printed an ExecCredential without a status");
   const auto& st = j["status"];
@@ -245,7 +272,8 @@ TFJOB_INLINE ExecCredential exec_parse_credential(const std::string& output, con
   if (auto ts = str(st, "expirationTimestamp", "status.expirationTimestamp"); !ts.empty()) {
     std::int64_t s = 0, ns = 0;
     if (!detail::parse_rfc3339(ts, s, ns))
-      throw auth_error(who + " returned an invalid expirationTimestamp \"" + ts + "\"");
+      throw auth_error(who + " returned an expirationTimestamp that is not an RFC 3339 time (" + std::to_string(ts.size()) +
+                       " bytes)");
     c.expiry = std::chrono::system_clock::time_point(std::chrono::seconds(s));
   }
   return c;

@@ -3,7 +3,12 @@
 /// (k8s.io/kubectl/pkg/proxy): it listens on 127.0.0.1 only and sends every request it gets
 /// to PREFIX + its path on the API server through the client (its TLS and credentials), so a
 /// browser reaches e.g. a service's proxy at http://127.0.0.1:PORT/. HTTP/1.1, one request
-/// per connection (Connection: close), bounded headers and bodies.
+/// per connection (Connection: close), bounded headers and bodies. As `kubectl proxy`'s
+/// filter (k8s.io/kubectl/pkg/proxy/proxy_server.go, DefaultHostAcceptRE
+/// `^localhost$,^127\.0\.0\.1$,^\[::1\]$` on the Host without its port) it answers 403 to a
+/// request whose Host names anything else: a web page that rebinds its own name to 127.0.0.1
+/// cannot use the user's credentials through it. Connections are served by a fixed pool of
+/// threads; a request must arrive whole within a deadline.
 
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
@@ -15,9 +20,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -30,6 +39,16 @@ class LocalProxy {
  public:
   static constexpr std::size_t max_header_bytes = 64 * 1024;
   static constexpr std::size_t max_body_bytes = 16u << 20;
+  /// Connections served at once (the pool's threads); a browser opens six per host.
+  static constexpr int max_active_connections = 16;
+  /// Connections accepted and waiting for a thread; beyond that a new one is answered 503.
+  static constexpr std::size_t max_waiting_connections = 64;
+  /// How long a request may take to arrive whole (headers and body).
+  static constexpr std::chrono::seconds request_deadline{30};
+
+  /// Whether `host` (a Host header) names this machine's loopback as kubectl proxy's default
+  /// filter accepts it: localhost, 127.0.0.1 or [::1], with or without a port.
+  static bool host_accepted(const std::string& host);
 
   /// Listens on 127.0.0.1:`port` (0 = a free port) and forwards to `prefix` (no trailing
   /// '/'), e.g. /api/v1/namespaces/NS/services/NAME:6006/proxy. Throws tfjob::error when
@@ -50,6 +69,7 @@ class LocalProxy {
 
  private:
   void accept_loop();
+  void worker();
 
   static bool write_all(int fd, const std::string& s);
 
@@ -63,7 +83,9 @@ class LocalProxy {
   std::atomic<bool> stopping_{false};
   std::atomic<int> requests_{0};
   std::mutex mu_;
-  std::vector<std::thread> conns_;
+  std::condition_variable cv_;
+  std::deque<int> waiting_;  ///< accepted connections no thread has taken yet
+  std::vector<std::thread> workers_;
   std::thread loop_;
 };
 
@@ -90,6 +112,7 @@ TFJOB_INLINE LocalProxy::LocalProxy(Client c, std::string prefix, int port) : cl
   socklen_t len = sizeof sa;
   ::getsockname(fd_, reinterpret_cast<sockaddr*>(&sa), &len);
   port_ = ntohs(sa.sin_port);
+  for (int i = 0; i < max_active_connections; ++i) workers_.emplace_back([this] { worker(); });
   loop_ = std::thread([this] { accept_loop(); });
 }
 
@@ -102,13 +125,12 @@ TFJOB_INLINE int LocalProxy::requests() const { return requests_.load(); }
 TFJOB_INLINE void LocalProxy::stop() {
   if (stopping_.exchange(true)) return;
   if (loop_.joinable()) loop_.join();
-  std::vector<std::thread> ts;
-  {
-    std::lock_guard<std::mutex> lk(mu_);
-    ts.swap(conns_);
-  }
-  for (auto& t : ts)
+  { std::lock_guard<std::mutex> lk(mu_); }  // a worker between its check and its wait sees stopping_ now
+  cv_.notify_all();
+  for (auto& t : workers_)
     if (t.joinable()) t.join();
+  for (int fd : waiting_) ::close(fd);
+  waiting_.clear();
   ::close(fd_);
 }
 
@@ -118,15 +140,54 @@ TFJOB_INLINE void LocalProxy::accept_loop() {
     if (::poll(&p, 1, 100) <= 0) continue;
     int cfd = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (cfd < 0) continue;
-    std::lock_guard<std::mutex> lk(mu_);
-    conns_.emplace_back([this, cfd] {
-      try {
-        serve(cfd);
-      } catch (const std::exception&) {
-      }
+    std::unique_lock<std::mutex> lk(mu_);
+    if (waiting_.size() >= max_waiting_connections) {
+      lk.unlock();
+      reply(cfd, 503, "Service Unavailable", "text/plain", "too many connections\n");
       ::close(cfd);
-    });
+      continue;
+    }
+    waiting_.push_back(cfd);
+    lk.unlock();
+    cv_.notify_one();
   }
+}
+
+TFJOB_INLINE void LocalProxy::worker() {
+  for (;;) {
+    int cfd = -1;
+    {
+      std::unique_lock<std::mutex> lk(mu_);
+      cv_.wait(lk, [this] { return stopping_.load() || !waiting_.empty(); });
+      if (stopping_.load()) return;
+      cfd = waiting_.front();
+      waiting_.pop_front();
+    }
+    try {
+      serve(cfd);
+    } catch (const std::exception&) {
+    }
+    ::close(cfd);
+  }
+}
+
+TFJOB_INLINE bool LocalProxy::host_accepted(const std::string& host) {
+  // kubectl's extractHost: the Host without its port (net.SplitHostPort), then the regexps
+  std::string h = host;
+  if (!h.empty() && h.front() == '[') {
+    const auto close = h.find(']');
+    if (close == std::string::npos) return false;
+    const std::string rest = h.substr(close + 1);
+    if (!rest.empty() && (rest[0] != ':' || rest.size() == 1 || rest.find_first_not_of("0123456789", 1) != std::string::npos))
+      return false;
+    return h.substr(0, close + 1) == "[::1]";
+  }
+  if (const auto colon = h.find(':'); colon != std::string::npos) {
+    const std::string port = h.substr(colon + 1);
+    if (port.empty() || port.find_first_not_of("0123456789") != std::string::npos) return false;
+    h = h.substr(0, colon);
+  }
+  return h == "localhost" || h == "127.0.0.1";
 }
 
 TFJOB_INLINE bool LocalProxy::write_all(int fd, const std::string& s) {
@@ -148,10 +209,20 @@ TFJOB_INLINE void LocalProxy::serve(int fd) {
   std::string in;
   char buf[8192];
   std::size_t head_end = std::string::npos;
+  const auto deadline = std::chrono::steady_clock::now() + request_deadline;
+  auto wait_readable = [&] {  // false: the deadline passed, or the proxy stops
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0 || stopping_.load()) return false;
+      pollfd p{fd, POLLIN, 0};
+      const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 200)));
+      if (r > 0) return true;
+      if (r < 0 && errno != EINTR) return false;
+    }
+  };
   while ((head_end = in.find("\r\n\r\n")) == std::string::npos) {
     if (in.size() > max_header_bytes) return reply(fd, 431, "Request Header Fields Too Large", "text/plain", "headers too large\n");
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 30000) <= 0 || stopping_.load()) return;
+    if (!wait_readable()) return;
     ssize_t n = ::recv(fd, buf, sizeof buf, 0);
     if (n <= 0) return;
     in.append(buf, static_cast<std::size_t>(n));
@@ -166,6 +237,8 @@ TFJOB_INLINE void LocalProxy::serve(int fd) {
   std::string target = line.substr(sp1 + 1, sp2 - sp1 - 1);
   if (target.empty() || target[0] != '/') return reply(fd, 400, "Bad Request", "text/plain", "the target must be a path\n");
   std::size_t content_length = 0;
+  std::string host;
+  int hosts = 0;
   r.accept = "*/*";
   std::size_t pos = eol == std::string::npos ? head.size() : eol + 2;
   while (pos < head.size()) {
@@ -185,12 +258,27 @@ TFJOB_INLINE void LocalProxy::serve(int fd) {
       r.content_type = v;
     } else if (k == "accept") {
       r.accept = v;
+    } else if (k == "host") {
+      host = v;
+      while (!host.empty() && (host.back() == ' ' || host.back() == '\t')) host.pop_back();
+      ++hosts;
     }
+  }
+  // kubectl proxy's filter: 403 for a Host outside localhost, 127.0.0.1, [::1] (DNS rebinding)
+  if (hosts != 1 || !host_accepted(host))
+    return reply(fd, 403, "Forbidden", "text/plain", "the Host of this request is not localhost, 127.0.0.1 or [::1]\n");
+  // a dot segment would climb out of the proxied path on the API server
+  for (std::size_t a = 0; a < target.size();) {
+    std::size_t b = target.find_first_of("/?#", a + 1);
+    std::string seg = detail::lower(target.substr(a + 1, (b == std::string::npos ? target.size() : b) - a - 1));
+    for (std::size_t at; (at = seg.find("%2e")) != std::string::npos;) seg.replace(at, 3, ".");
+    if (seg == "." || seg == "..") return reply(fd, 400, "Bad Request", "text/plain", "the path must not hold . or .. segments\n");
+    if (b == std::string::npos || target[b] != '/') break;
+    a = b;
   }
   if (content_length > max_body_bytes) return reply(fd, 413, "Payload Too Large", "text/plain", "body too large\n");
   while (body.size() < content_length) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 30000) <= 0 || stopping_.load()) return;
+    if (!wait_readable()) return;
     ssize_t n = ::recv(fd, buf, sizeof buf, 0);
     if (n <= 0) return;
     body.append(buf, static_cast<std::size_t>(n));

@@ -62,16 +62,35 @@ ResourceInfo resource_info() {
 struct ListParams {
   std::string label_selector;  ///< e.g. `training.kubeflow.org/job-name=mnist`
   std::string field_selector;  ///< e.g. `status.phase=Running`
-  int limit = 500;             ///< page size (0 = all at once); list() follows `continue`
+  /// Page size; unset = the client's (RestConfig::chunk_size, kubectl --chunk-size), 0 = the
+  /// whole list at once. A single request (RequestBuilder::list) sends it only when above 0.
+  std::optional<int> limit;
   std::string continue_token;  ///< start from this page (list_page)
+  /// Ask for the server's Table (meta.k8s.io/v1), as kubectl get does for its tables: each
+  /// row's cells (the resource's printer columns) and the object's metadata, not the whole
+  /// objects, so the server encodes and sends a fraction of the bytes. A server that does not
+  /// serve Tables answers the list as usual (kube::ListPage::columns says which came).
+  bool as_table = false;
   std::string resource_version;
   std::optional<int> timeout_seconds;
 };
+
+/// The list of the events about one object, as kubectl describe asks for them (client-go
+/// kubernetes/typed/core/v1/event_expansion.go, Search and GetFieldSelector): the field
+/// selector involvedObject.kind, .name, .namespace and, when known, .uid, so the answer holds
+/// that object's events and nothing else of the namespace.
+ListParams events_about(const std::string& kind, const std::string& name, const std::string& ns,
+                        const std::string& uid = {});
 
 /// Options for create (POST).
 struct PostParams {
   bool dry_run = false;
   std::string field_manager;  ///< "" = the client's (RestConfig::field_manager)
+  /// metav1 fieldValidation: "Strict" refuses unknown or duplicate fields, "Warn" names each
+  /// in a Warning header, "Ignore" drops them; "" = the server's default (Warn). Known to
+  /// kube-apiserver 1.23+ (on by default from 1.25); older servers ignore the parameter, as
+  /// kubectl's QueryParamVerifier (cli-runtime resource/query_param_verifier.go) allows for.
+  std::string field_validation;
 };
 
 /// Server-side apply (PATCH application/apply-patch+yaml).
@@ -79,12 +98,22 @@ struct ApplyParams {
   std::string field_manager;  ///< "" = the client's (RestConfig::field_manager)
   bool force = false;  ///< take over fields owned by other managers
   bool dry_run = false;
+  /// metav1 fieldValidation: "Strict" refuses unknown or duplicate fields, "Warn" names each
+  /// in a Warning header, "Ignore" drops them; "" = the server's default (Warn). Known to
+  /// kube-apiserver 1.23+ (on by default from 1.25); older servers ignore the parameter, as
+  /// kubectl's QueryParamVerifier (cli-runtime resource/query_param_verifier.go) allows for.
+  std::string field_validation;
 };
 
 /// Merge patch (PATCH application/merge-patch+json).
 struct PatchParams {
   std::string field_manager;  ///< "" = the client's (RestConfig::field_manager)
   bool dry_run = false;
+  /// metav1 fieldValidation: "Strict" refuses unknown or duplicate fields, "Warn" names each
+  /// in a Warning header, "Ignore" drops them; "" = the server's default (Warn). Known to
+  /// kube-apiserver 1.23+ (on by default from 1.25); older servers ignore the parameter, as
+  /// kubectl's QueryParamVerifier (cli-runtime resource/query_param_verifier.go) allows for.
+  std::string field_validation;
 };
 
 /// metav1.DeleteOptions.
@@ -195,15 +224,26 @@ TFJOB_INLINE Request RequestBuilder::get(const std::string& name, const std::str
   return r;
 }
 
+TFJOB_INLINE ListParams events_about(const std::string& kind, const std::string& name, const std::string& ns,
+                                     const std::string& uid) {
+  ListParams p;
+  p.field_selector = "involvedObject.kind=" + kind + ",involvedObject.name=" + name;
+  if (!ns.empty()) p.field_selector += ",involvedObject.namespace=" + ns;
+  if (!uid.empty()) p.field_selector += ",involvedObject.uid=" + uid;
+  return p;
+}
+
 TFJOB_INLINE Request RequestBuilder::list(const ListParams& p) const {
   Request r;
   r.path = collection_path();
   if (!p.label_selector.empty()) r.query.emplace_back("labelSelector", p.label_selector);
   if (!p.field_selector.empty()) r.query.emplace_back("fieldSelector", p.field_selector);
-  if (p.limit > 0) r.query.emplace_back("limit", std::to_string(p.limit));
+  if (p.limit && *p.limit > 0) r.query.emplace_back("limit", std::to_string(*p.limit));
   if (!p.continue_token.empty()) r.query.emplace_back("continue", p.continue_token);
   if (!p.resource_version.empty()) r.query.emplace_back("resourceVersion", p.resource_version);
   if (p.timeout_seconds) r.query.emplace_back("timeoutSeconds", std::to_string(*p.timeout_seconds));
+  // kubectl get's Accept (cli-runtime resource/builder.go: the Table, else the plain list)
+  if (p.as_table) r.accept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
   r.what = "list " + res_.qualified() + where();
   return r;
 }
@@ -231,6 +271,7 @@ TFJOB_INLINE Request RequestBuilder::create(const nlohmann::json& obj, const Pos
   r.takes_field_manager = true;
   if (p.dry_run) r.query.emplace_back("dryRun", "All");
   if (!p.field_manager.empty()) r.query.emplace_back("fieldManager", p.field_manager);
+  if (!p.field_validation.empty()) r.query.emplace_back("fieldValidation", p.field_validation);
   r.what = "create " + describe(tfjob::detail::value_at(obj, "/metadata/name"_json_pointer, std::string(
                                     tfjob::detail::value_at(obj, "/metadata/generateName"_json_pointer, std::string()))));
   return r;
@@ -247,6 +288,7 @@ TFJOB_INLINE Request RequestBuilder::replace(const std::string& name, const nloh
   r.takes_field_manager = true;
   if (p.dry_run) r.query.emplace_back("dryRun", "All");
   if (!p.field_manager.empty()) r.query.emplace_back("fieldManager", p.field_manager);
+  if (!p.field_validation.empty()) r.query.emplace_back("fieldValidation", p.field_validation);
   r.what = "replace " + describe(name);
   return r;
 }
@@ -272,6 +314,7 @@ TFJOB_INLINE Request RequestBuilder::apply(const std::string& name, const nlohma
   if (!p.field_manager.empty()) r.query.emplace_back("fieldManager", p.field_manager);
   if (p.force) r.query.emplace_back("force", "true");
   if (p.dry_run) r.query.emplace_back("dryRun", "All");
+  if (!p.field_validation.empty()) r.query.emplace_back("fieldValidation", p.field_validation);
   r.what = "apply " + describe(name);
   return r;
 }
@@ -288,6 +331,7 @@ TFJOB_INLINE Request RequestBuilder::merge_patch(const std::string& name, const 
   r.takes_field_manager = true;
   if (!p.field_manager.empty()) r.query.emplace_back("fieldManager", p.field_manager);
   if (p.dry_run) r.query.emplace_back("dryRun", "All");
+  if (!p.field_validation.empty()) r.query.emplace_back("fieldValidation", p.field_validation);
   r.what = "patch " + describe(name) + (subresource.empty() ? "" : " (" + subresource + ")");
   return r;
 }

@@ -11,15 +11,18 @@
 #include <tfjob/detail/input.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/client.hpp>
+#include <tfjob/kube/pager.hpp>
 #include <tfjob/kube/request.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <map>
 #include <optional>
 #include <random>  // jitter of the backoff
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -175,11 +178,22 @@ void watch_check_shape(const ResourceInfo& res, const nlohmann::json& o, const s
 /// "namespace/name" of an object from the server.
 std::string watch_key_of(const ResourceInfo& res, const nlohmann::json& o, const std::string& where);
 
-/// A watcher's (re)list: every page of the collection (following `continue`, starting over
-/// when the token expired) into `fresh`, and the list's resourceVersion into `list_rv`.
-/// Returns false when cancelled.
+/// One item of a watcher's list, checked as watch_check_shape does, with its key, uid and
+/// resourceVersion.
+struct WatchListed {
+  std::string key, uid, rv;
+  nlohmann::json& object;
+};
+
+/// A watcher's (re)list: the collection page by page (kube::list_pages), each item handed to
+/// `on_item` as its page arrives (the list's resourceVersion into `list_rv` first). A list
+/// that fails (the connection, a 5xx or 429: an API server restarting) starts over after a
+/// pause, up to `max_failures` times in a row; `on_pass` is told each time a pass begins.
+/// Returns false when cancelled or `on_item` returned false; `whole` says whether every
+/// item of the list was handed over (so when `on_item` stopped at the very last one).
 bool watch_list_all(Client& client, const RequestBuilder& rb, const WatchParams& params, int max_failures,
-                    const StreamOptions& opts, std::map<std::string, WatchKnown>& fresh, std::string& list_rv);
+                    const StreamOptions& opts, const std::function<void()>& on_pass,
+                    const std::function<bool(WatchListed&)>& on_item, std::string& list_rv, bool& whole);
 
 }  // namespace detail
 
@@ -212,6 +226,10 @@ class Watcher {
   WatchBackoff backoff;
   /// Called with each such wait before it is slept (tests, -v logs).
   std::function<void(std::chrono::milliseconds)> on_backoff;
+  /// What the watcher remembers of each object it told the caller about, to tell its
+  /// DELETED should a relist find it gone (unset: the whole object). A caller that needs
+  /// less (the metadata and status of a table row) keeps memory small over many objects.
+  std::function<nlohmann::json(const nlohmann::json&)> keep;
   /// Called once each (re)list has been delivered: the caller's picture is whole now
   /// (client-go's HasSynced), e.g. to tell "no pods yet" from "not listed yet".
   std::function<void()> on_synced;
@@ -435,50 +453,72 @@ class Watcher {
     EventType t = *type;
     // A MODIFIED for something we have not announced is an ADDED to the caller, and vice versa.
     if (listed_) t = (it == known_.end() || it->second.uid != uid) ? EventType::added : EventType::modified;
-    known_[key] = Known{uid, rv, obj};
+    known_[key] = Known{uid, rv, kept(obj)};
     return deliver(cb, t, obj);
   }
 
-  /// List everything (following `continue`) and tell the caller what changed since the
-  /// last state it knows: ADDED, MODIFIED, DELETED. Returns false when the caller stopped.
+  /// List everything, page by page, and tell the caller what changed since the last state
+  /// it knows: ADDED and MODIFIED as each page arrives, then DELETED for what the list no
+  /// longer has. Returns false when the caller stopped.
   bool relist(const Callback& cb, const StreamOptions& opts) {
     ++stats_.lists;
-    std::map<std::string, Known> fresh;
+    std::set<std::string> listed;  // keys only: the objects go to the caller page by page
     std::string list_rv;
-    if (!detail::watch_list_all(client_, rb_, params_, max_failures, opts, fresh, list_rv)) return false;
+    auto on_item = [&](detail::WatchListed& l) {
+      listed.insert(l.key);
+      if (listed.size() > limits::max_list_objects)
+        throw parse_error(rb_.resource().qualified() + " list: more than " + std::to_string(limits::max_list_objects) +
+                          " objects (the bound on objects in one list); narrow it with a label selector or a namespace");
+      return replay_one(cb, l);
+    };
+    bool whole = false;
+    // Stopped by the caller: resume from this list only when nothing of it is left to tell
+    // (every item handed over, nothing gone untold); else the next run lists again, and what
+    // the caller already has is not told twice (known_).
+    auto stopped = [&] {
+      if (whole && std::all_of(known_.begin(), known_.end(), [&](const auto& k) { return listed.count(k.first) > 0; })) {
+        rv_ = list_rv;
+        listed_ = true;
+      }
+      return false;
+    };
+    if (!detail::watch_list_all(client_, rb_, params_, max_failures, opts, [&] { listed.clear(); }, on_item, list_rv, whole))
+      return stopped();
+    // deletions: objects the caller knows that the list no longer has
+    for (auto it = known_.begin(); it != known_.end();) {
+      if (listed.count(it->first)) {
+        ++it;
+        continue;
+      }
+      nlohmann::json last = std::move(it->second.object);
+      it = known_.erase(it);
+      if (!deliver(cb, EventType::deleted, last)) return stopped();
+    }
     rv_ = list_rv;
-    if (!replay(cb, fresh)) return false;
     listed_ = true;
     if (on_synced) on_synced();
     return true;
   }
 
-  /// Tell the caller how a fresh list differs from what it knows. Returns false when the
-  /// caller stopped.
-  bool replay(const Callback& cb, const std::map<std::string, Known>& fresh) {
-    // Deletions first (objects the caller knows that are gone), then additions/changes.
-    for (auto it = known_.begin(); it != known_.end();) {
-      auto f = fresh.find(it->first);
-      if (f == fresh.end() || f->second.uid != it->second.uid) {
-        nlohmann::json last = it->second.object;
-        it = known_.erase(it);
-        if (!deliver(cb, EventType::deleted, last)) return false;
-      } else {
-        ++it;
-      }
+  /// Tell the caller how one listed object differs from what it knows: ADDED when new (a
+  /// DELETED first for an object of that name with another uid), MODIFIED when its version
+  /// moved, nothing when the caller has it. Returns false when the caller stopped.
+  bool replay_one(const Callback& cb, detail::WatchListed& l) {
+    auto it = known_.find(l.key);
+    if (it != known_.end() && it->second.uid != l.uid) {  // deleted and made again meanwhile
+      nlohmann::json last = std::move(it->second.object);
+      known_.erase(it);
+      if (!deliver(cb, EventType::deleted, last)) return false;
+      it = known_.end();
     }
-    for (const auto& [k, v] : fresh) {
-      auto it = known_.find(k);
-      if (it == known_.end()) {
-        known_[k] = v;
-        if (!deliver(cb, EventType::added, v.object)) return false;
-      } else if (it->second.rv != v.rv) {
-        it->second = v;
-        if (!deliver(cb, EventType::modified, v.object)) return false;
-      }
-    }
-    return true;
+    if (it != known_.end() && it->second.rv == l.rv) return true;
+    const EventType t = it == known_.end() ? EventType::added : EventType::modified;
+    known_[l.key] = Known{l.uid, l.rv, kept(l.object)};
+    return deliver(cb, t, l.object);
   }
+
+  /// What the watcher keeps of an object to tell its deletion later (`keep`, else all of it).
+  nlohmann::json kept(const nlohmann::json& obj) const { return keep ? keep(obj) : obj; }
 
   static void sleep(std::chrono::milliseconds d, const StreamOptions& opts) { kube::sleep_for(d, opts.cancel, opts.deadline); }
 
@@ -623,67 +663,53 @@ TFJOB_INLINE std::string watch_key_of(const ResourceInfo& res, const nlohmann::j
   return watch_field(res, md, "metadata.", "namespace", where) + "/" + watch_field(res, md, "metadata.", "name", where);
 }
 
-/// One page of a watcher's list: its items (given apiVersion and kind when they lack them)
-/// into `fresh` by "namespace/name", each checked as watch_check_shape does.
-TFJOB_INLINE void watch_take_page(const ResourceInfo& res, nlohmann::json& page, std::map<std::string, WatchKnown>& fresh) {
-  if (!page.is_object())
-    throw parse_error(res.qualified() + " list: the server's answer is " +
-                      tfjob::detail::describe_json_type(page) + ", not a list object; the answer has the wrong shape");
-  auto items = page.find("items");
-  if (items != page.end() && !items->is_null() && !items->is_array())
-    throw parse_error(res.qualified() + " list: items is " + tfjob::detail::describe_json_type(*items) +
-                      ", not a list; the server's answer has the wrong shape");
-  if (items != page.end() && items->is_array()) {
-    std::size_t index = 0;
-    for (auto& item : *items) {
-      std::string where = "list item " + std::to_string(index++);
-      watch_check_shape(res, item, where);
-      const auto& imd = watch_metadata_of(res, item, where);
-      std::string k = watch_key_of(res, item, where);
-      std::string uid = watch_field(res, imd, "metadata.", "uid", where),
-                  irv = watch_field(res, imd, "metadata.", "resourceVersion", where);
-      if (!item.contains("apiVersion") || !item.contains("kind")) {
-        item["apiVersion"] = res.api_version();
-        item["kind"] = res.kind;
-      }
-      fresh[k] = WatchKnown{uid, irv, item};
-    }
-  }
-  if (fresh.size() > limits::max_list_objects)
-    throw parse_error(res.qualified() + " list: more than " + std::to_string(limits::max_list_objects) +
-                      " objects (the bound on objects in one list); narrow it with a label selector or a namespace");
-}
-
 TFJOB_INLINE bool watch_list_all(Client& client, const RequestBuilder& rb, const WatchParams& params, int max_failures,
-                                 const StreamOptions& opts, std::map<std::string, WatchKnown>& fresh, std::string& list_rv) {
+                                 const StreamOptions& opts, const std::function<void()>& on_pass,
+                                 const std::function<bool(WatchListed&)>& on_item, std::string& list_rv, bool& whole) {
+  const ResourceInfo& res = rb.resource();
+  whole = false;
   ListParams lp;
   lp.label_selector = params.label_selector;
   lp.field_selector = params.field_selector;
-  lp.limit = 500;
   int failures = 0;
   for (;;) {
-    nlohmann::json page;
+    bool stopped = false;
+    on_pass();
     try {
-      page = client.request_json(rb.list(lp));
+      std::size_t index = 0;
+      kube::list_pages(client, rb, lp, [&](ListPage& page) {
+        if (page.index == 0) list_rv = page.resource_version;
+        for (std::size_t i = 0; i < page.items.size(); ++i) {
+          auto& item = page.items[i];
+          const std::string where = "list item " + std::to_string(index++);
+          watch_check_shape(res, item, where);
+          const auto& imd = watch_metadata_of(res, item, where);
+          WatchListed l{watch_key_of(res, item, where), watch_field(res, imd, "metadata.", "uid", where),
+                        watch_field(res, imd, "metadata.", "resourceVersion", where), item};
+          if (!on_item(l)) {
+            stopped = true;
+            whole = page.continue_token.empty() && i + 1 == page.items.size();
+            return false;
+          }
+        }
+        return true;
+      });
+      if (!stopped) whole = true;
+      return !stopped;
     } catch (const api_error& e) {
-      if (e.is_gone() && !lp.continue_token.empty()) {  // continue token expired: start over
-        fresh.clear();
-        lp.continue_token.clear();
-        continue;
-      }
+      // an API server restarting answers 5xx (or 429) for a while: list again after a pause
+      if (e.code() < 500 && e.code() != 429) throw;
+      if (++failures > max_failures) throw;
+    } catch (const auth_error&) {
       throw;
     } catch (const transport_error&) {
       if (++failures > max_failures) throw;
-      kube::sleep_for(std::chrono::milliseconds(200) * failures, opts.cancel, opts.deadline);
-      if (opts.cancel && opts.cancel->load()) return false;
-      continue;
     }
-    watch_take_page(rb.resource(), page, fresh);
-    const auto& md = watch_metadata_of(rb.resource(), page, "list");
-    if (lp.continue_token.empty()) list_rv = watch_field(rb.resource(), md, "metadata.", "resourceVersion", "list");
-    std::string cont = watch_field(rb.resource(), md, "metadata.", "continue", "list");
-    if (cont.empty()) return true;
-    lp.continue_token = cont;
+    // the watch's own pacing of failures (Watcher::run): 200 ms doubling to 6.4 s
+    kube::sleep_for(std::chrono::milliseconds(100) * (1 << std::min(failures, 6)), opts.cancel, opts.deadline);
+    if (opts.cancel && opts.cancel->load()) return false;
+    if (opts.deadline != std::chrono::steady_clock::time_point::max() && std::chrono::steady_clock::now() >= opts.deadline)
+      return false;
   }
 }
 

@@ -13,6 +13,7 @@
 #include <tfjob/api/tf_config.hpp>
 #include <tfjob/api/types.hpp>
 #include <tfjob/detail/compiled.hpp>
+#include <tfjob/detail/files.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 
@@ -188,10 +189,12 @@ TFJOB_INLINE std::vector<Mount> plan_mounts(const ReplicaSpec& spec, const nlohm
     if (!vol) throw config_error(where + ": the pod template has no volume of that name");
     if (auto pvc = vol->find("persistentVolumeClaim"); pvc != vol->end()) {
       mount.claim = tfjob::detail::value_at(*pvc, "claimName", "");
-      mount.local_dir = mapped(mount.claim).value_or(
-          mapped(mount.volume).value_or(in.state_dir + "/volumes/" + (mount.claim.empty() ? mount.volume : mount.claim)));
+      // names from the manifest: each one path part below the state folder
+      mount.local_dir = mapped(mount.claim).value_or(mapped(mount.volume).value_or(
+          in.state_dir + "/volumes/" + tfjob::detail::path_part(mount.claim.empty() ? mount.volume : mount.claim)));
     } else if (vol->contains("emptyDir")) {
-      mount.local_dir = mapped(mount.volume).value_or(in.state_dir + "/replicas/" + replica + "/" + mount.volume);
+      mount.local_dir = mapped(mount.volume).value_or(in.state_dir + "/replicas/" + tfjob::detail::path_part(replica) + "/" +
+                                                      tfjob::detail::path_part(mount.volume));
     } else if (auto hp = vol->find("hostPath"); hp != vol->end()) {
       mount.local_dir = mapped(mount.volume).value_or(tfjob::detail::value_at(*hp, "path", ""));
     } else if (auto d = mapped(mount.volume)) {

@@ -14,6 +14,7 @@
 #include <tfjob/api/types.hpp>
 #include <tfjob/api/validation.hpp>
 #include <tfjob/detail/compiled.hpp>
+#include <tfjob/detail/files.hpp>
 #include <tfjob/detail/table.hpp>
 #include <tfjob/detail/time.hpp>
 #include <tfjob/error.hpp>
@@ -99,7 +100,11 @@ struct RunResult {
   int exit_code() const { return state == "Succeeded" ? 0 : 1; }
 };
 
-/// `$XDG_STATE_HOME/kubectl-tfjob/local/<namespace>/<name>` (default `~/.local/state/...`).
+/// `$XDG_STATE_HOME/kubectl-tfjob/local/<namespace>/<name>` (default `~/.local/state/...`;
+/// with neither HOME nor XDG_STATE_HOME set, `$TMPDIR/kubectl-tfjob-<uid>/local/...`, TMPDIR
+/// defaulting to /tmp), the namespace and name each one path part. The runner makes its
+/// folders 0700, and uses the temporary one only when it is this user's private folder
+/// (otherwise a fresh one of an unpredictable name, and says so).
 std::string default_state_dir(const TFJob& job);
 
 namespace detail {
@@ -175,6 +180,9 @@ class Runner {
 
   void progress(const std::string& line);
 
+  /// default_state_dir(job_), its temporary fallback checked (see there).
+  std::string prepare_default_state_dir();
+
   void start(Proc& p, detail::PortReserver& ports, JobTracker& tracker);
 
   void emit(Proc& p, const std::string& line);
@@ -216,11 +224,11 @@ namespace tfjob::local {
 
 TFJOB_INLINE std::string default_state_dir(const TFJob& job) {
   std::string base;
-  if (const char* x = std::getenv("XDG_STATE_HOME"); x && *x) base = x;
-  else if (const char* h = std::getenv("HOME"); h && *h) base = std::string(h) + "/.local/state";
-  else base = "/tmp";
-  return base + "/kubectl-tfjob/local/" + (job.metadata.namespace_.empty() ? "default" : job.metadata.namespace_) +
-         "/" + job.metadata.name;
+  if (const char* x = std::getenv("XDG_STATE_HOME"); x && *x) base = x + std::string("/kubectl-tfjob");
+  else if (const char* h = std::getenv("HOME"); h && *h) base = std::string(h) + "/.local/state/kubectl-tfjob";
+  else base = detail::temp_state_base();
+  return base + "/local/" + tfjob::detail::path_part(job.metadata.namespace_.empty() ? "default" : job.metadata.namespace_) +
+         "/" + tfjob::detail::path_part(job.metadata.name);
 }
 
 }  // namespace tfjob::local
@@ -297,8 +305,8 @@ TFJOB_INLINE RunResult Runner::run() {
   validate_or_throw(job_);
   if (job_.metadata.name.empty()) throw config_error("the TFJob has no metadata.name");
   const std::string ns = job_.metadata.namespace_.empty() ? "default" : job_.metadata.namespace_;
-  state_dir_ = detail::absolute(o_.state_dir.empty() ? default_state_dir(job_) : o_.state_dir);
-  detail::make_dirs(state_dir_ + "/logs");
+  state_dir_ = o_.state_dir.empty() ? prepare_default_state_dir() : detail::absolute(o_.state_dir);
+  detail::make_dirs(state_dir_ + "/logs", 0700);  // it holds the replicas' logs
 
   detail::PortReserver ports(o_.host);
   prepare_processes(plan_with_ports(ports));
@@ -322,6 +330,20 @@ TFJOB_INLINE RunResult Runner::run() {
   const int stop_signal = supervise(tracker, ports, conditions, ns, t0);
   stop_all(tracker);
   return result(tracker, conditions, ns, t0, stop_signal);
+}
+
+TFJOB_INLINE std::string Runner::prepare_default_state_dir() {
+  std::string dir = default_state_dir(job_);
+  const std::string tmp = detail::temp_state_base();
+  if (dir.rfind(tmp + "/", 0) != 0) return dir;
+  // A fixed name in a shared folder: another user may have made it first, or put a link there.
+  if (::mkdir(tmp.c_str(), 0700) != 0 && errno != EEXIST) throw error("cannot create " + tmp + ": " + detail::errno_text());
+  if (std::string why = tfjob::detail::private_dir_fault(tmp); !why.empty()) {
+    const std::string fresh = tfjob::detail::make_temp_dir("kubectl-tfjob-" + std::to_string(::geteuid()) + "-");
+    progress("warning: not using " + tmp + " (" + why + "); state and logs go to " + fresh);
+    dir = fresh + dir.substr(tmp.size());
+  }
+  return dir;
 }
 
 TFJOB_INLINE Plan Runner::plan_with_ports(detail::PortReserver& ports) {
@@ -360,8 +382,11 @@ TFJOB_INLINE void Runner::prepare_processes(const Plan& plan) {
     }
     p.exe = *exe;
     for (const auto& m : ls.mounts) detail::make_dirs(m.local_dir);
-    p.log_path = state_dir_ + "/logs/" + ls.name + ".log";
-    p.log.open(p.log_path, std::ios::trunc);
+    // a new file each run: the old name removed, a link in its place never followed
+    const std::string log_name = tfjob::detail::path_part(ls.name) + ".log";
+    tfjob::detail::Folder(state_dir_ + "/logs").replace(log_name).close();
+    p.log_path = state_dir_ + "/logs/" + log_name;
+    p.log.open(p.log_path, std::ios::app);
     if (!p.log) throw error("cannot write " + p.log_path);
     procs_.push_back(std::move(p));
   }

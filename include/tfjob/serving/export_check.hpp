@@ -3,7 +3,8 @@
 /// the claim read-only and lists the export directory's version directories, and for each
 /// whether it holds `saved_model.pb` (its size and first bytes, base64) or
 /// `saved_model.pbtxt`, and TF Serving's warmup file
-/// `assets.extra/tf_serving_warmup_requests`. The plugin reads the pod's log, deletes the
+/// `assets.extra/tf_serving_warmup_requests`, and the size of its `variables/` (the weights TF
+/// Serving loads: a serving profile weighs the model by it). The plugin reads the pod's log, deletes the
 /// pod, and refuses a version without a SavedModel before anything is applied; a version
 /// without warmup requests is a warning. The pod, its script, the log's parser and the
 /// verdict are pure; check_export() runs the pod.
@@ -62,7 +63,8 @@ struct ExportCheckSpec {
 /// The pod's script: the protocol below, one record a line (a name with a newline in it
 /// makes lines the parser does not know, which it skips).
 ///   tfjob-export-check v1 | nodir | file NAME | dir NAME | pb SIZE NAME | pbtxt NAME
-///   warmup NAME | head NAME, base64 lines, endhead | truncated | end
+///   vars SIZE NAME (the bytes of the files in NAME/variables/) | warmup NAME
+///   head NAME, base64 lines, endhead | truncated | end
 std::string export_check_script();
 
 /// The check pod (pure): the claim mounted read-only at /export (the whole claim: a subPath
@@ -76,6 +78,7 @@ struct ExportVersion {
   std::int64_t number = 0;
   bool saved_model_pb = false, saved_model_pbtxt = false, warmup = false;
   std::optional<std::int64_t> pb_size;
+  std::optional<std::int64_t> variables_size;  ///< the files in variables/ together
   std::string head;              ///< the first bytes of saved_model.pb (decoded), when sent
 };
 
@@ -98,6 +101,10 @@ struct ExportVerdict {
   std::string tensorflow_version;  ///< MetaInfoDef.tensorflow_version of the highest version whose head was read
   std::string tensorflow_from;     ///< "saved_model.pb of version 3 (DIR/3)"
   std::vector<std::int64_t> versions;  ///< the versions that hold a SavedModel
+  /// The highest such version's saved_model.pb and variables/ together (what TF Serving loads
+  /// by default, latest:1), when the check read both sizes; `model_from` says which version.
+  std::optional<std::int64_t> model_bytes;
+  std::string model_from;
   bool ok() const { return errors.empty(); }
 };
 
@@ -151,6 +158,11 @@ for e in * .[!.]*; do
     fi
   fi
   if [ -f "$e/saved_model.pbtxt" ]; then printf 'pbtxt %s\n' "$e"; fi
+  if [ -d "$e/variables" ]; then
+    s=0
+    for f in "$e"/variables/*; do [ -f "$f" ] && s=$((s + $(wc -c <"$f"))); done
+    printf 'vars %s %s\n' "$s" "$e"
+  fi
   if [ -f "$e/assets.extra/tf_serving_warmup_requests" ]; then printf 'warmup %s\n' "$e"; fi
 done
 echo end
@@ -265,6 +277,14 @@ TFJOB_INLINE ExportListing parse_export_check_log(std::string_view log) {
         v->saved_model_pb = true;
         v->pb_size = detail::parse_int64(rest.substr(start, sp2 - start), 0, std::numeric_limits<std::int64_t>::max());
       }
+    } else if (word == "vars") {
+      // "vars SIZE NAME", as "pb"
+      const auto start = rest.find_first_not_of(' ');
+      if (start == std::string::npos) continue;
+      const auto sp2 = rest.find(' ', start);
+      if (sp2 == std::string::npos) continue;
+      if (auto* v = version(rest.substr(sp2 + 1)))
+        v->variables_size = detail::parse_int64(rest.substr(start, sp2 - start), 0, std::numeric_limits<std::int64_t>::max());
     } else if (word == "pbtxt") {
       if (auto* v = version(rest)) v->saved_model_pbtxt = true;
     } else if (word == "warmup") {
@@ -318,6 +338,14 @@ TFJOB_INLINE ExportVerdict judge_export(const ExportListing& l, const std::strin
     if (!ver.warmup)
       v.warnings.push_back(where + ": version " + ver.dir + " has no warmup file (" + prefix + ver.dir + "/" + warmup_file +
                            "): the first requests will be slow");
+  }
+  for (auto it = l.versions.rbegin(); it != l.versions.rend(); ++it) {
+    if (!it->saved_model_pb || !it->pb_size || *it->pb_size == 0) continue;
+    if (it->variables_size) {  // a SavedModel without variables/ holds its constants in the graph
+      v.model_bytes = *it->pb_size + *it->variables_size;
+      v.model_from = "the export check: saved_model.pb and variables/ of version " + it->dir + " (" + prefix + it->dir + ")";
+    }
+    break;  // TF Serving serves the highest version (latest:1)
   }
   for (auto it = l.versions.rbegin(); it != l.versions.rend(); ++it) {
     if (it->head.empty()) continue;

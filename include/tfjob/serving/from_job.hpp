@@ -50,11 +50,11 @@ JobExport job_export(const nlohmann::json& job, const std::string& export_dir = 
 ModelEntry model_from_export(const std::string& model, const JobExport& e);
 
 
-/// "2.18.0" from an image reference whose tag starts with a TensorFlow release
-/// (tensorflow/tensorflow:2.18.0-gpu, tensorflow/serving:2.16.1); "" when it does not.
+/// "2.20.0" from an image reference whose tag starts with a TensorFlow release
+/// (tensorflow/tensorflow:2.20.0-gpu, tensorflow/serving:2.20.0); "" when it does not.
 std::string tf_release_of_image(const std::string& image);
 
-/// Major and minor of "2.18.0" (nullopt when not a release; bounded: at most 6 digits each).
+/// Major and minor of "2.20.0" (nullopt when not a release; bounded: at most 6 digits each).
 std::optional<std::pair<int, int>> tf_major_minor(const std::string& release);
 
 /// A warning when the model was exported by a newer TensorFlow than the TF Serving release

@@ -48,7 +48,7 @@ inline constexpr const char* pod_label_key = "serving.kserve.io/inferenceservice
 kube::ResourceInfo inference_services();
 
 /// The image tag KServe's runtimeVersion takes: the tag of the TF Serving image serve would
-/// run (tensorflow/serving:2.16.1-gpu → "2.16.1-gpu"). Throws when --image names another
+/// run (tensorflow/serving:2.20.0-gpu → "2.20.0-gpu"). Throws when --image names another
 /// repository (KServe's runtime picks the repository; only the tag can be chosen).
 std::string runtime_version(const ServeSpec& s);
 
@@ -156,7 +156,7 @@ TFJOB_INLINE std::string runtime_version(const ServeSpec& s) {
   const std::string repo = image.substr(0, colon);
   if (repo != "tensorflow/serving" && repo != "docker.io/tensorflow/serving")
     throw tfjob::error("image \"" + image + "\": KServe's TensorFlow runtime runs tensorflow/serving:<runtimeVersion>, so only "
-                       "the tag can be chosen; give the release instead (e.g. 2.16.1, or 2.16.1-gpu)");
+                       "the tag can be chosen; give the release instead (e.g. 2.20.0, or 2.20.0-gpu)");
   return image.substr(colon + 1);
 }
 
@@ -373,11 +373,13 @@ TFJOB_INLINE nlohmann::json preflight_view(const nlohmann::json& isvc) {
 TFJOB_INLINE std::vector<std::pair<std::string, ServerInfo>> list(kube::Client& c, const std::string& ns) {
   kube::ListParams lp;
   lp.label_selector = std::string(keys::managed_by) + "=kubectl-tfjob";
-  auto items = c.request_json(kube::RequestBuilder(inference_services(), ns).list(lp));
+  nlohmann::json items = nlohmann::json::array();
+  kube::list_pages(c, kube::RequestBuilder(inference_services(), ns), lp, [&](kube::ListPage& page) {
+    for (auto& i : page.items) items.push_back(std::move(i));
+    return true;
+  });
   std::vector<std::pair<std::string, ServerInfo>> out;
-  auto it = items.is_object() ? items.find("items") : items.end();
-  if (it == items.end() || !it->is_array()) return out;
-  for (const auto& o : *it) {
+  for (const auto& o : items) {
     if (!o.is_object() || out.size() >= 10000) continue;
     const auto& meta = detail::obj_at(o, "metadata");
     const auto& pred = detail::obj_at(detail::obj_at(o, "spec"), "predictor");

@@ -5,7 +5,9 @@
 /// (tensorflow_serving/sources/storage_path/file_system_storage_path_source.cc), so every
 /// model source below ends up as `/models/<model>/<version>/`.
 
+#include <tfjob/api/builder.hpp>  // Toleration: the one toleration parser
 #include <tfjob/api/quantity.hpp>
+#include <tfjob/api/validation.hpp>  // is_dns1123_subdomain: a Secret's name
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/serving/operations.hpp>
@@ -26,7 +28,16 @@ namespace tfjob::serving {
 inline constexpr const char* resnet_model_url =
     "http://download.tensorflow.org/models/official/20181001_resnet/savedmodels/"
     "resnet_v2_fp32_savedmodel_NHWC_jpg.tar.gz";
-inline constexpr const char* default_serving_version = "2.16.1";
+/// The TF Serving release `serve` runs by default: the guide's TensorFlow line, the same
+/// release as the MNIST sample's training image (tensorflow/tensorflow:2.20.0-gpu) and
+/// TensorBoard's (default_tensorboard_image), so the guide's own path never warns that a
+/// model is newer than its server (tf_version_warning). 2.20.0 is TF Serving's newest
+/// release (tensorflow/serving tag 2.20.0, "Update version for 2.20.0 release", #4135), and
+/// its -gpu image still runs on a V100: tensorflow/serving 2.20.0's .bazelrc builds it with
+/// HERMETIC_CUDA_VERSION 12.5.1 for sm_60,sm_70,sm_80,sm_89,compute_90 (build:cuda_clang),
+/// on nvidia/cuda:12.5.1-base-ubuntu22.04 (tools/docker/Dockerfile.gpu), and an R580 driver
+/// (CUDA 13.0's) runs CUDA 12.x user space. A CUDA 13 build would not: CUDA 13 dropped sm_70.
+inline constexpr const char* default_serving_version = "2.20.0";
 inline constexpr const char* default_fetch_image = "curlimages/curl:8.11.1";
 inline constexpr int grpc_port = 8500;
 inline constexpr int rest_port = 8501;
@@ -44,6 +55,11 @@ inline constexpr const char* model_name = "serving.kubectl-tfjob.io/model-name";
 struct ModelSource {
   enum class Kind { none, resnet, url, pvc } kind = Kind::none;
   std::string url;    ///< resnet / url: the SavedModel tarball
+  /// url: the Secret (in the server's namespace) whose key `url_secret_key` holds the URL,
+  /// for a URL with credentials or a signed query (url_credential): the init container reads
+  /// it from there, and it is never written into an object, an annotation or a log. "" = `url`.
+  std::string url_secret;
+  std::string url_secret_key = "url";
   std::string claim;  ///< pvc: the claim
   std::string path;   ///< pvc: directory inside the claim holding `<model>/<version>/` ("" = root)
 };
@@ -61,6 +77,11 @@ struct ServeSpec {
   std::string image;           ///< "" = tensorflow/serving:<version>[-gpu]
   std::string fetch_image = default_fetch_image;
   std::string cpu, memory;     ///< requests = limits when set
+  std::string cpu_limit;       ///< the CPU limit when it differs from the request ("" = cpu)
+  std::string fetch_cpu, fetch_memory;  ///< the model download's init container (requests = limits; "" = none)
+  /// Rollouts replace each pod without starting a surge pod first (maxSurge 0, maxUnavailable
+  /// 1): a node with room for one server (profile.hpp) would leave the new pod Pending.
+  bool no_surge = false;
   std::map<std::string, std::string> node_selector;
   std::vector<nlohmann::json> tolerations;
   std::vector<std::string> extra_args;  ///< appended to tensorflow_model_server's flags
@@ -81,14 +102,32 @@ nlohmann::json parse_toleration(const std::string& text);
 /// letter, at most 63 characters.
 bool is_dns1035_label(const std::string& s);
 
+namespace detail {
+/// A url source's checks: a URL (scheme; none with credentials: url_credential) or a Secret
+/// (SECRET[:KEY] names), never both.
+void check_model_url(const ModelSource& m);
+}  // namespace detail
+
 /// Throws validation_error naming the flag when the spec cannot become valid objects.
 void validate(const ServeSpec& s);
 
 /// The labels selecting this server's pods.
 nlohmann::json selector_labels(const std::string& name);
 
-/// The MODEL column / annotation text for a source.
+/// The MODEL column / annotation text for a source (a URL from a Secret: the Secret, never the URL).
 std::string describe_source(const ModelSource& m);
+
+/// What in `url` is a credential: "a user name or password (user:pass@)", "the query
+/// parameter X-Amz-Signature" (signed URLs of S3, GCS, Azure: X-Amz-*, X-Goog-*, sig=,
+/// token=...); "" when nothing is. Such a URL is taken from a Secret (ModelSource::url_secret).
+std::string url_credential(const std::string& url);
+
+/// `--model-url-secret SECRET[:KEY]` → a url source read from that Secret's KEY (default "url").
+ModelSource parse_url_secret(const std::string& text);
+
+/// The init container's environment that names its model's URL: MODEL_URL (a value, or a
+/// secretKeyRef) and, for a Secret, MODEL_SOURCE, what its log shows instead of the URL.
+nlohmann::json model_url_env(const ModelSource& m);
 
 /// The init container's script: download a SavedModel tarball, find the directory holding
 /// saved_model.pb (tarballs differ: flat, one folder, or already versioned) and move it to
@@ -132,25 +171,10 @@ TFJOB_INLINE ModelSource parse_pvc(const std::string& text) {
 }
 
 TFJOB_INLINE nlohmann::json parse_toleration(const std::string& text) {
-  auto colon = text.rfind(':');
-  std::string kv = colon == std::string::npos ? text : text.substr(0, colon);
-  std::string effect = colon == std::string::npos ? "" : text.substr(colon + 1);
-  if (kv.empty())
-    throw detail::invalid_setting(setting::serve_tolerations, " \"" + text + "\": give KEY[=VALUE][:EFFECT], e.g. nvidia.com/gpu:NoSchedule");
-  if (!effect.empty() && effect != "NoSchedule" && effect != "PreferNoSchedule" && effect != "NoExecute")
-    throw detail::invalid_setting(setting::serve_tolerations, " \"" + text + "\": effect must be NoSchedule, PreferNoSchedule or NoExecute");
-  nlohmann::json t = nlohmann::json::object();
-  auto eq = kv.find('=');
-  if (eq == std::string::npos) {
-    t["key"] = kv;
-    t["operator"] = "Exists";
-  } else {
-    t["key"] = kv.substr(0, eq);
-    t["operator"] = "Equal";
-    t["value"] = kv.substr(eq + 1);
-  }
-  if (!effect.empty()) t["effect"] = effect;
-  return t;
+  std::string problem;
+  auto t = Toleration::try_parse(text, &problem);
+  if (!t) throw detail::invalid_setting(setting::serve_tolerations, " " + problem);
+  return t->to_json();
 }
 
 TFJOB_INLINE bool is_dns1035_label(const std::string& s) {
@@ -159,6 +183,79 @@ TFJOB_INLINE bool is_dns1035_label(const std::string& s) {
     if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-')) return false;
   return true;
 }
+
+TFJOB_INLINE std::string url_credential(const std::string& url) {
+  const auto scheme = url.find("://");
+  const std::size_t start = scheme == std::string::npos ? 0 : scheme + 3;
+  const auto end = url.find_first_of("/?#", start);
+  if (url.substr(start, end == std::string::npos ? std::string::npos : end - start).find('@') != std::string::npos)
+    return "a user name or password (user:pass@)";
+  const auto q = url.find('?');
+  if (q == std::string::npos) return "";
+  // The parameters that sign or authorize a URL: AWS SigV4 (X-Amz-*), GCS V4 signing
+  // (X-Goog-*), GCS V2 (Signature, GoogleAccessId), Azure SAS (sig), and the usual tokens.
+  static const char* const secret_params[] = {"x-amz-signature", "x-amz-credential", "x-amz-security-token",
+                                              "x-goog-signature", "x-goog-credential", "signature", "googleaccessid",
+                                              "sig", "token", "access_token", "auth", "key", "api_key", "apikey",
+                                              "password", "secret"};
+  const std::string query = url.substr(q + 1, url.find('#', q) == std::string::npos ? std::string::npos : url.find('#', q) - q - 1);
+  for (std::size_t a = 0; a <= query.size();) {
+    std::size_t b = query.find('&', a);
+    if (b == std::string::npos) b = query.size();
+    const std::string param = query.substr(a, b - a);
+    std::string name = param.substr(0, param.find('='));
+    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const char* sp : secret_params)
+      if (name == sp) return "the query parameter " + param.substr(0, param.find('='));
+    a = b + 1;
+  }
+  return "";
+}
+
+TFJOB_INLINE ModelSource parse_url_secret(const std::string& text) {
+  ModelSource m;
+  m.kind = ModelSource::Kind::url;
+  const auto colon = text.find(':');
+  m.url_secret = text.substr(0, colon);
+  if (colon != std::string::npos) m.url_secret_key = text.substr(colon + 1);
+  detail::check_model_url(m);
+  return m;
+}
+
+TFJOB_INLINE nlohmann::json model_url_env(const ModelSource& m) {
+  if (m.url_secret.empty()) return nlohmann::json::array({{{"name", "MODEL_URL"}, {"value", m.url}}});
+  return nlohmann::json::array(
+      {{{"name", "MODEL_URL"}, {"valueFrom", {{"secretKeyRef", {{"name", m.url_secret}, {"key", m.url_secret_key}}}}}},
+       {{"name", "MODEL_SOURCE"}, {"value", "the URL in secret " + m.url_secret + " (key " + m.url_secret_key + ")"}}});
+}
+
+namespace detail {
+TFJOB_INLINE void check_model_url(const ModelSource& m) {
+  if (m.kind != ModelSource::Kind::url) return;
+  if (!m.url_secret.empty()) {
+    if (!m.url.empty())
+      throw invalid_setting(setting::model_url_secret, ": give the URL or the Secret that holds it, not both");
+    if (!tfjob::detail::is_dns1123_subdomain(m.url_secret))
+      throw invalid_setting(setting::model_url_secret, " \"" + m.url_secret + "\": give SECRET[:KEY], SECRET a Secret's name");
+    bool key_ok = !m.url_secret_key.empty() && m.url_secret_key.size() <= 253;
+    for (char c : m.url_secret_key)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) key_ok = false;
+    if (!key_ok)  // a ConfigMap/Secret key: IsConfigMapKey
+      throw invalid_setting(setting::model_url_secret, " \"" + m.url_secret + ":" + m.url_secret_key +
+                                                           "\": KEY must be a Secret key (letters, digits, '-', '_', '.')");
+    return;
+  }
+  const auto& u = m.url;
+  // first: a URL with credentials is neither stored nor quoted
+  if (std::string what = url_credential(u); !what.empty())
+    throw invalid_setting(setting::model_url, ": the URL holds " + what +
+                                                  ", which would be stored in the Deployment and shown in its init container's "
+                                                  "log. Put it in a Secret (kubectl create secret generic NAME "
+                                                  "--from-literal=url=URL) and give it instead (" + setting::model_url_secret + " NAME)");
+  if (u.rfind("http://", 0) != 0 && u.rfind("https://", 0) != 0 && u.rfind("gs://", 0) != 0)
+    throw invalid_setting(setting::model_url, " \"" + u + "\": give an http(s):// URL of a SavedModel tarball (.tar.gz)");
+}
+}  // namespace detail
 
 TFJOB_INLINE void validate(const ServeSpec& s) {
   if (!is_dns1035_label(s.name))
@@ -175,19 +272,22 @@ TFJOB_INLINE void validate(const ServeSpec& s) {
                        "no model: give one (" + setting::model_resnet + ", " + setting::model_url + " URL of a SavedModel .tar.gz, or " +
                            setting::model_claim + " CLAIM[:PATH])",
                        "", setting::serve_source);
-  if (s.source.kind == ModelSource::Kind::url) {
-    const auto& u = s.source.url;
-    if (u.rfind("http://", 0) != 0 && u.rfind("https://", 0) != 0 && u.rfind("gs://", 0) != 0)
-      throw detail::invalid_setting(setting::model_url, " \"" + u + "\": give an http(s):// URL of a SavedModel tarball (.tar.gz)");
-  }
+  detail::check_model_url(s.source);
   if (s.model_version < 1) throw detail::invalid_setting(setting::serve_model_version, " must be a positive integer (TF Serving's version directory)");
   if (s.gpus < 0) throw detail::invalid_setting(setting::serve_gpus, " must be 0 (CPU image) or more");
   if (s.replicas < 0) throw detail::invalid_setting(setting::serve_replicas, " must be 0 or more");
-  for (const auto& [key, q] : {std::pair<tfjob::setting, std::string>{setting::serve_cpu, s.cpu}, {setting::serve_memory, s.memory}})
+  for (const auto& [key, q] : {std::pair<tfjob::setting, std::string>{setting::serve_cpu, s.cpu}, {setting::serve_memory, s.memory},
+                               {setting::serve_cpu_limit, s.cpu_limit}, {setting::serve_fetch_cpu, s.fetch_cpu},
+                               {setting::serve_fetch_memory, s.fetch_memory}})
     if (!q.empty()) {
       if (!tfjob::is_quantity(q))
         throw detail::invalid_setting(key, " \"" + q + "\" is not a Kubernetes quantity (e.g. 2, 500m, 4Gi)");
     }
+  // The API server's rule (core validation, ValidateResourceRequirements): a request may not
+  // exceed its limit.
+  if (!s.cpu.empty() && !s.cpu_limit.empty() && Quantity::parse(s.cpu).value() > Quantity::parse(s.cpu_limit).value())
+    throw detail::invalid_setting(setting::serve_cpu_limit, " " + s.cpu_limit + " is less than the CPU request (" + setting::serve_cpu + " " +
+                                                                  s.cpu + "): a request may not exceed its limit");
   validate_operations(s.ops, s.cpu);
 }
 
@@ -198,7 +298,8 @@ TFJOB_INLINE nlohmann::json selector_labels(const std::string& name) {
 TFJOB_INLINE std::string describe_source(const ModelSource& m) {
   switch (m.kind) {
     case ModelSource::Kind::resnet: return "resnet";
-    case ModelSource::Kind::url: return m.url;
+    case ModelSource::Kind::url:
+      return m.url_secret.empty() ? m.url : "url from secret " + m.url_secret + (m.url_secret_key == "url" ? "" : ":" + m.url_secret_key);
     case ModelSource::Kind::pvc: return "pvc:" + m.claim + (m.path.empty() ? "" : "/" + m.path);
     default: return "";
   }
@@ -209,12 +310,12 @@ TFJOB_INLINE std::string fetch_script() {
 dest="/models/$MODEL_NAME"
 tmp="$dest/.download"
 rm -rf "$tmp" && mkdir -p "$tmp/x"
-echo "downloading $MODEL_URL"
+echo "downloading ${MODEL_SOURCE:-$MODEL_URL}"
 curl -fsSL --retry 5 --retry-delay 2 -o "$tmp/model.tar.gz" "$MODEL_URL"
 tar -xzf "$tmp/model.tar.gz" -C "$tmp/x"
 pb=$(find "$tmp/x" -name saved_model.pb | head -n 1)
 if [ -z "$pb" ]; then
-  echo "error: $MODEL_URL holds no saved_model.pb; TF Serving needs a SavedModel (saved_model.pb and variables/)" >&2
+  echo "error: ${MODEL_SOURCE:-$MODEL_URL} holds no saved_model.pb; TF Serving needs a SavedModel (saved_model.pb and variables/)" >&2
   exit 1
 fi
 rm -rf "$dest/$MODEL_VERSION"
@@ -240,6 +341,7 @@ TFJOB_INLINE nlohmann::json build_deployment(const ServeSpec& s) {
   for (const auto& a : s.extra_args) args.push_back(a);
   json resources = json::object();
   if (!s.cpu.empty()) resources["requests"]["cpu"] = resources["limits"]["cpu"] = s.cpu;
+  if (!s.cpu_limit.empty()) resources["limits"]["cpu"] = s.cpu_limit;
   if (!s.memory.empty()) resources["requests"]["memory"] = resources["limits"]["memory"] = s.memory;
   if (s.gpus > 0) resources["limits"]["nvidia.com/gpu"] = std::to_string(s.gpus);
 
@@ -270,10 +372,14 @@ TFJOB_INLINE nlohmann::json build_deployment(const ServeSpec& s) {
     json fetch = {{"name", "fetch-model"},
                   {"image", s.fetch_image},
                   {"command", json::array({"sh", "-c", fetch_script()})},
-                  {"env", json::array({{{"name", "MODEL_URL"}, {"value", s.source.url}},
-                                       {{"name", "MODEL_NAME"}, {"value", model}},
-                                       {{"name", "MODEL_VERSION"}, {"value", std::to_string(s.model_version)}}})},
+                  {"env", model_url_env(s.source)},  // MODEL_NAME and MODEL_VERSION added below
                   {"volumeMounts", json::array({{{"name", "models"}, {"mountPath", "/models"}}})}};
+    fetch["env"].push_back({{"name", "MODEL_NAME"}, {"value", model}});
+    fetch["env"].push_back({{"name", "MODEL_VERSION"}, {"value", std::to_string(s.model_version)}});
+    json fetch_res = json::object();
+    if (!s.fetch_cpu.empty()) fetch_res["requests"]["cpu"] = fetch_res["limits"]["cpu"] = s.fetch_cpu;
+    if (!s.fetch_memory.empty()) fetch_res["requests"]["memory"] = fetch_res["limits"]["memory"] = s.fetch_memory;
+    if (!fetch_res.empty()) fetch["resources"] = fetch_res;
     pod_spec["initContainers"] = json::array({fetch});
   }
   serving["volumeMounts"] = json::array({mount});
@@ -282,12 +388,16 @@ TFJOB_INLINE nlohmann::json build_deployment(const ServeSpec& s) {
   if (!s.node_selector.empty()) pod_spec["nodeSelector"] = s.node_selector;
   if (!s.tolerations.empty()) pod_spec["tolerations"] = s.tolerations;
 
-  return {{"apiVersion", "apps/v1"},
-          {"kind", "Deployment"},
-          {"metadata", meta},
-          {"spec", {{"replicas", s.replicas},
-                    {"selector", {{"matchLabels", selector_labels(s.name)}}},
-                    {"template", {{"metadata", {{"labels", labels}}}, {"spec", pod_spec}}}}}};
+  json d = {{"apiVersion", "apps/v1"},
+            {"kind", "Deployment"},
+            {"metadata", meta},
+            {"spec", {{"replicas", s.replicas},
+                      {"selector", {{"matchLabels", selector_labels(s.name)}}},
+                      {"template", {{"metadata", {{"labels", labels}}}, {"spec", pod_spec}}}}}};
+  // The old pod goes first, then the new one starts (apps/v1 RollingUpdateDeployment: maxSurge
+  // 0 needs maxUnavailable > 0): the server is down during a rollout, never Pending for room.
+  if (s.no_surge) d["spec"]["strategy"] = {{"type", "RollingUpdate"}, {"rollingUpdate", {{"maxSurge", 0}, {"maxUnavailable", 1}}}};
+  return d;
 }
 
 TFJOB_INLINE nlohmann::json build_service(const ServeSpec& s) {

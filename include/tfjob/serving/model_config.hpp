@@ -232,12 +232,15 @@ TFJOB_INLINE ModelEntry parse_model_flag(const std::string& text) {
   } else if (src.rfind("http://", 0) == 0 || src.rfind("https://", 0) == 0 || src.rfind("gs://", 0) == 0) {
     e.source.kind = ModelSource::Kind::url;
     e.source.url = src;
+  } else if (src.rfind("secret:", 0) == 0) {  // a URL with credentials, from a Secret
+    e.source = parse_url_secret(src.substr(7));
   } else if (src.rfind("pvc:", 0) == 0) {
     e.source = parse_pvc(src.substr(4));
     if (e.source.path.empty() && src.find(':', 4) == std::string::npos) e.source.path = e.name;
   } else {
     throw detail::invalid_setting(setting::model_config_models, " \"" + text + "\": SOURCE \"" + src +
-                                  "\" is none of resnet, an http(s):// or gs:// SavedModel tarball, or pvc:CLAIM[:PATH]");
+                                  "\" is none of resnet, an http(s):// or gs:// SavedModel tarball, or pvc:CLAIM[:PATH] (or "
+                                  "secret:SECRET[:KEY], a Secret holding the URL)");
   }
   return e;
 }
@@ -614,6 +617,7 @@ TFJOB_INLINE void validate(const ModelServerConfig& c) {
       if (c.models[j].name == m.name)
         throw detail::invalid_setting(setting::model_config_models, " " + m.name + " is given twice: each model needs its own NAME");
     if (m.source.kind == ModelSource::Kind::none) throw detail::invalid_setting(setting::model_config_models, " " + m.name + " has no SOURCE");
+    detail::check_model_url(m.source);
     if (m.policy.kind == VersionPolicy::Kind::specific && m.policy.versions.empty())
       throw detail::invalid_setting(setting::model_entry_policy, " " + m.name + "=specific: name at least one version");
     for (const auto& [label, v] : m.labels)
@@ -687,9 +691,12 @@ TFJOB_INLINE std::vector<nlohmann::json> build_model_config_objects(ServeSpec s,
       inits.push_back({{"name", "fetch-" + std::to_string(i)},
                        {"image", s.fetch_image},
                        {"command", json::array({"sh", "-c", fetch_script()})},
-                       {"env", json::array({{{"name", "MODEL_URL"}, {"value", m.source.url}},
-                                            {{"name", "MODEL_NAME"}, {"value", m.name}},
-                                            {{"name", "MODEL_VERSION"}, {"value", std::to_string(s.model_version)}}})},
+                       {"env", [&] {
+                          json env = model_url_env(m.source);  // a URL with credentials comes from a Secret
+                          env.push_back({{"name", "MODEL_NAME"}, {"value", m.name}});
+                          env.push_back({{"name", "MODEL_VERSION"}, {"value", std::to_string(s.model_version)}});
+                          return env;
+                        }()},
                        {"volumeMounts", json::array({{{"name", vol}, {"mountPath", m.base_path}}})}});
     }
     mounts.push_back(mount);

@@ -1,12 +1,16 @@
 #pragma once
-/// \file serve's GPU preflight, before anything is applied: submit's GPU check
+/// \file serve's preflight, before anything is applied: submit's GPU check
 /// (workflow::gpu_preflight: nodes exposing nvidia.com/gpu, the kube-scheduler's node filter
 /// by nodeSelector, affinity and tolerations, GPUs held by running pods) run on the server's
-/// pod template, its findings worded for a model server (replicas and --gpus per replica).
+/// pod template, its findings worded for a model server (replicas and GPUs per replica); and,
+/// for a serving profile, whether the server's CPU and memory requests fit the nodes now.
 
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
+#include <tfjob/api/scheduling.hpp>
 #include <tfjob/kube/client.hpp>
+#include <tfjob/serving/manifests.hpp>
+#include <tfjob/serving/profile.hpp>  // cpu_text, mib_text
 #include <tfjob/workflow/cluster.hpp>
 #include <tfjob/workflow/preflight.hpp>
 
@@ -14,6 +18,7 @@
 
 #include <algorithm>  // std::max
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -32,6 +37,20 @@ std::vector<Finding> gpu_findings(const nlohmann::json& deployment, const std::v
 /// gpu_findings with the cluster's nodes and pods; nullopt when the nodes cannot be listed
 /// (403: the check is skipped, as submit's is). Nothing is asked when no GPU is requested.
 std::optional<std::vector<Finding>> gpu_preflight(kube::Client& c, const nlohmann::json& deployment);
+
+/// The CPU and memory a server pod requests, against each node it may use (scheduling::node_fit)
+/// less what the pods already bound there request (the kube-scheduler's NodeResourcesFit, with
+/// the pods it would count): an error when no node has room for one pod, or when the nodes
+/// together have room for fewer pods than the Deployment's replicas. The server's own pods
+/// (an earlier rollout of the same name) are not counted: they are replaced. Nothing is found
+/// when the pods request neither CPU nor memory. `pods` std::nullopt (listing them was
+/// forbidden): the nodes' allocatable alone.
+std::vector<Finding> capacity_findings(const nlohmann::json& deployment, const std::vector<nlohmann::json>& nodes,
+                                       const std::optional<std::vector<nlohmann::json>>& pods);
+
+/// capacity_findings with the cluster's nodes and pods; nullopt when the nodes cannot be listed
+/// (403: the check is skipped).
+std::optional<std::vector<Finding>> capacity_preflight(kube::Client& c, const nlohmann::json& deployment);
 
 }  // namespace tfjob::serving
 
@@ -80,24 +99,104 @@ TFJOB_INLINE std::vector<Finding> gpu_findings(const nlohmann::json& deployment,
   return out;
 }
 
-TFJOB_INLINE std::optional<std::vector<Finding>> gpu_preflight(kube::Client& c, const nlohmann::json& deployment) {
-  if (workflow::gpu_preflight(gpu_view(deployment), {}, std::nullopt).job_total == 0) return std::vector<Finding>{};
+namespace detail {
+
+/// Every node and, when readable, every pod not yet ended (what the kube-scheduler counts on
+/// a node); nullopt when the nodes cannot be listed (403).
+TFJOB_INLINE std::optional<std::pair<std::vector<nlohmann::json>, std::optional<std::vector<nlohmann::json>>>> nodes_and_pods(
+    kube::Client& c) {
   std::vector<nlohmann::json> nodes;
   try {
-    nodes = workflow::list_items(c, workflow::resources::nodes(), "");
+    nodes = workflow::list_nodes(c);
   } catch (const api_error& e) {
     if (e.is_forbidden()) return std::nullopt;
     throw;
   }
   std::optional<std::vector<nlohmann::json>> pods;
   try {
-    kube::ListParams p;
-    p.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
-    pods = workflow::list_items(c, workflow::resources::pods(), "", p);
+    pods = workflow::list_active_pods(c);
   } catch (const api_error& e) {
     if (!e.is_forbidden()) throw;
   }
-  return gpu_findings(deployment, nodes, pods);
+  return std::make_pair(std::move(nodes), std::move(pods));
+}
+
+}  // namespace detail
+
+TFJOB_INLINE std::optional<std::vector<Finding>> gpu_preflight(kube::Client& c, const nlohmann::json& deployment) {
+  if (workflow::gpu_preflight(gpu_view(deployment), {}, std::nullopt).job_total == 0) return std::vector<Finding>{};
+  auto np = detail::nodes_and_pods(c);
+  if (!np) return std::nullopt;
+  return gpu_findings(deployment, np->first, np->second);
+}
+
+TFJOB_INLINE std::vector<Finding> capacity_findings(const nlohmann::json& deployment, const std::vector<nlohmann::json>& nodes,
+                                                    const std::optional<std::vector<nlohmann::json>>& pods) {
+  using nlohmann::json;
+  const json pod_spec = tfjob::detail::value_at(deployment, "/spec/template/spec"_json_pointer, json::object());
+  auto req = scheduling::pod_requests(pod_spec);
+  const double cpu = req.count("cpu") ? req["cpu"] : 0.0, mem = req.count("memory") ? req["memory"] : 0.0;
+  if (cpu <= 0 && mem <= 0) return {};
+  const int replicas = tfjob::detail::value_at(deployment, "/spec/replicas"_json_pointer, 1);
+  const std::string server = tfjob::detail::value_at(deployment, "/metadata/name"_json_pointer, std::string());
+  const std::string ns = tfjob::detail::value_at(deployment, "/metadata/namespace"_json_pointer, std::string());
+  auto mine = [&](const json& p) {  // a pod of this server's earlier rollout
+    const json l = tfjob::detail::value_at(p, "/metadata/labels"_json_pointer, json::object());
+    return tfjob::detail::value_at(p, "/metadata/namespace"_json_pointer, std::string()) == ns && l.is_object() &&
+           l.value(keys::instance, "") == server && l.value(keys::name, "") == "tensorflow-serving";
+  };
+  std::vector<std::string> rows;
+  int room = 0;
+  bool any_usable = false;
+  for (const auto& n : nodes) {
+    if (!scheduling::node_fit(pod_spec, n).ok()) continue;
+    any_usable = true;
+    const std::string name = tfjob::detail::value_at(n, "/metadata/name"_json_pointer, std::string());
+    auto alloc = scheduling::allocatable(n);
+    double used_cpu = 0, used_mem = 0;
+    if (pods)
+      for (const auto& p : *pods) {
+        if (tfjob::detail::value_at(p, "/spec/nodeName"_json_pointer, std::string()) != name || mine(p)) continue;
+        const std::string phase = tfjob::detail::value_at(p, "/status/phase"_json_pointer, std::string());
+        if (phase == "Succeeded" || phase == "Failed") continue;
+        auto r = scheduling::pod_requests(tfjob::detail::value_at(p, "spec", json::object()));
+        used_cpu += r.count("cpu") ? r["cpu"] : 0.0;
+        used_mem += r.count("memory") ? r["memory"] : 0.0;
+      }
+    const double free_cpu = (alloc.count("cpu") ? alloc["cpu"] : 0.0) - used_cpu;
+    const double free_mem = (alloc.count("memory") ? alloc["memory"] : 0.0) - used_mem;
+    int fits = 1 << 20;
+    if (cpu > 0) fits = std::min(fits, free_cpu < cpu ? 0 : static_cast<int>(free_cpu / cpu + 1e-9));
+    if (mem > 0) fits = std::min(fits, free_mem < mem ? 0 : static_cast<int>(free_mem / mem + 1e-9));
+    room += fits;
+    rows.push_back("node " + name + ": allocatable " + cpu_text(static_cast<std::int64_t>((alloc.count("cpu") ? alloc["cpu"] : 0.0) * 1000 + 0.5)) +
+                   " CPU, " + mib_text(static_cast<std::int64_t>(alloc.count("memory") ? alloc["memory"] : 0.0)) + "; its pods request " +
+                   cpu_text(static_cast<std::int64_t>(used_cpu * 1000 + 0.5)) + ", " + mib_text(static_cast<std::int64_t>(used_mem)) +
+                   "; free " + cpu_text(static_cast<std::int64_t>(free_cpu * 1000 + 0.5)) + ", " +
+                   mib_text(static_cast<std::int64_t>(free_mem)) + (pods ? "" : " (the pods could not be listed)"));
+  }
+  const std::string each = "each server pod requests " + cpu_text(static_cast<std::int64_t>(cpu * 1000 + 0.5)) + " CPU and " +
+                           mib_text(static_cast<std::int64_t>(mem)) + " of memory";
+  std::vector<Finding> out;
+  if (!any_usable) return out;  // the selector and taints: the GPU preflight and the scheduler say it
+  if (room == 0 || room < replicas) {
+    Finding f(Finding::Severity::error,
+              room == 0 ? each + " but no node it may use has that much free, so its pods would stay Pending"
+                        : each + " and the " + std::to_string(replicas) + " replicas need room for " + std::to_string(replicas) +
+                              " but the nodes it may use have room for " + std::to_string(room) + ", so the rest would stay Pending");
+    f.code = "ServerFitsNoNode";
+    f.evidence = rows;
+    f.fix = "request less (" + setting::serve_cpu + ", " + setting::serve_memory + "), fewer replicas (" + setting::serve_replicas +
+            "), or free the node";
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+TFJOB_INLINE std::optional<std::vector<Finding>> capacity_preflight(kube::Client& c, const nlohmann::json& deployment) {
+  auto np = detail::nodes_and_pods(c);
+  if (!np) return std::nullopt;
+  return capacity_findings(deployment, np->first, np->second);
 }
 
 }  // namespace tfjob::serving

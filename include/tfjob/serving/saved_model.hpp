@@ -23,7 +23,7 @@ namespace tfjob::serving {
 /// The exporting TensorFlow, as far as the bytes tell.
 struct SavedModelInfo {
   bool parsed = false;            ///< the bytes began as a SavedModel with a MetaGraphDef
-  std::string tensorflow_version; ///< MetaInfoDef.tensorflow_version ("2.18.0"), "" when not reached
+  std::string tensorflow_version; ///< MetaInfoDef.tensorflow_version ("2.20.0"), "" when not reached
   std::string tensorflow_git_version;
   bool truncated = false;         ///< the prefix ended before meta_info_def did
 };

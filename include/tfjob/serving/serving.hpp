@@ -14,6 +14,7 @@
 #include <tfjob/kube/discovery.hpp>
 #include <tfjob/kube/detail/util.hpp>
 #include <tfjob/kube/logs.hpp>
+#include <tfjob/kube/pager.hpp>
 #include <tfjob/kube/request.hpp>
 #include <tfjob/kube/side_task.hpp>
 #include <tfjob/serving/manifests.hpp>
@@ -34,6 +35,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -305,15 +307,15 @@ namespace tfjob::serving {
 
 namespace resources {
 
-TFJOB_INLINE kube::ResourceInfo deployments() { return kube::resource_info<kube::Deployment>(); }
+TFJOB_INLINE kube::ResourceInfo deployments() { return kube::resource_info<k8s::Deployment>(); }
 
-TFJOB_INLINE kube::ResourceInfo services() { return kube::resource_info<kube::Service>(); }
+TFJOB_INLINE kube::ResourceInfo services() { return kube::resource_info<k8s::Service>(); }
 
-TFJOB_INLINE kube::ResourceInfo pods() { return kube::resource_info<kube::Pod>(); }
+TFJOB_INLINE kube::ResourceInfo pods() { return kube::resource_info<k8s::Pod>(); }
 
-TFJOB_INLINE kube::ResourceInfo events() { return kube::resource_info<kube::Event>(); }
+TFJOB_INLINE kube::ResourceInfo events() { return kube::resource_info<k8s::Event>(); }
 
-TFJOB_INLINE kube::ResourceInfo config_maps() { return kube::resource_info<kube::ConfigMap>(); }
+TFJOB_INLINE kube::ResourceInfo config_maps() { return kube::resource_info<k8s::ConfigMap>(); }
 
 TFJOB_INLINE kube::ResourceInfo pod_disruption_budgets() { return {"policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true}; }
 
@@ -423,15 +425,36 @@ TFJOB_INLINE std::string model_name_of(const nlohmann::json& obj) {
   return n.empty() ? tfjob::detail::value_at(obj, "/metadata/name"_json_pointer, std::string()) : n;
 }
 
+namespace detail {
+/// The events about pod `name` (one of `pods`, whose uid narrows them), by kubectl describe's
+/// field selector; none when they may not be read.
+TFJOB_INLINE std::vector<nlohmann::json> pod_events(kube::Client& c, const std::string& ns, const std::vector<nlohmann::json>& pods,
+                                                    const std::string& name) {
+  std::string uid;
+  for (const auto& p : pods)
+    if (tfjob::detail::value_at(p, "/metadata/name"_json_pointer, std::string()) == name)
+      uid = tfjob::detail::value_at(p, "/metadata/uid"_json_pointer, std::string());
+  std::vector<nlohmann::json> out;
+  try {
+    kube::list_pages(c, kube::RequestBuilder(resources::events(), ns), kube::events_about("Pod", name, ns, uid), [&](kube::ListPage& page) {
+      for (auto& e : page.items) out.push_back(std::move(e));
+      return true;
+    });
+  } catch (const std::exception&) {
+  }
+  return out;
+}
+}  // namespace detail
+
 TFJOB_INLINE std::string diagnose(kube::Client& c, const std::string& ns, const std::vector<nlohmann::json>& pods,
                                   const std::vector<PodProblem>& problems, int log_lines) {
   std::string s;
+  // the events of the pods with a problem, each pod's by its own field selector
   std::vector<nlohmann::json> events;
-  try {
-    kube::RequestBuilder eb(resources::events(), ns);
-    events = tfjob::detail::value_at(c.request_json(eb.list({})), "items", nlohmann::json::array()).get<std::vector<nlohmann::json>>();
-  } catch (const std::exception&) {
-  }
+  std::set<std::string> seen;
+  for (const auto& p : problems)
+    if (seen.insert(p.pod).second)
+      for (auto& e : detail::pod_events(c, ns, pods, p.pod)) events.push_back(std::move(e));
   for (const auto& p : problems) {
     s += "pod " + p.pod + ": " + (p.init ? "init container " : "container ") + p.container + " is " + p.reason;
     if (p.restarts) s += " (restarted " + std::to_string(p.restarts) + " times";
@@ -495,9 +518,8 @@ TFJOB_INLINE std::string scheduling_reasons(const std::vector<nlohmann::json>& p
 TFJOB_INLINE std::string warning_events(kube::Client& c, const std::string& ns, const std::vector<nlohmann::json>& pods) {
   std::string s;
   try {
-    auto events = tfjob::detail::value_at(c.request_json(kube::RequestBuilder(resources::events(), ns).list({})), "items", nlohmann::json::array());
     for (const auto& p : pods)
-      for (const auto& e : events)
+      for (const auto& e : detail::pod_events(c, ns, pods, tfjob::detail::value_at(p, "/metadata/name"_json_pointer, std::string())))
         if (tfjob::detail::value_at(e, "type", "") == "Warning" &&
             tfjob::detail::value_at(e, "/involvedObject/name"_json_pointer, std::string()) == tfjob::detail::value_at(p, "/metadata/name"_json_pointer, std::string()))
           s += "pod " + tfjob::detail::value_at(p, "/metadata/name"_json_pointer, std::string()) + ": " + tfjob::detail::value_at(e, "reason", "") + ": " +
@@ -843,10 +865,18 @@ TFJOB_INLINE std::vector<std::pair<std::string, ServerInfo>> list_servers(kube::
                                                                           const ListOptions& lo) {
   kube::ListParams lp;
   lp.label_selector = std::string(keys::managed_by) + "=kubectl-tfjob," + keys::name + "=tensorflow-serving";
-  auto items = tfjob::detail::value_at(c.request_json(kube::RequestBuilder(resources::deployments(), ns).list(lp)), "items", nlohmann::json::array());
+  auto all = [&](const kube::ResourceInfo& res) {
+    nlohmann::json items = nlohmann::json::array();
+    kube::list_pages(c, kube::RequestBuilder(res, ns), lp, [&](kube::ListPage& page) {
+      for (auto& i : page.items) items.push_back(std::move(i));
+      return true;
+    });
+    return items;
+  };
+  auto items = all(resources::deployments());
   nlohmann::json services = nlohmann::json::array();
   try {
-    services = tfjob::detail::value_at(c.request_json(kube::RequestBuilder(resources::services(), ns).list(lp)), "items", nlohmann::json::array());
+    services = all(resources::services());
   } catch (const api_error&) {
     // the Deployments are the servers; a Service that cannot be read leaves its columns empty
   }

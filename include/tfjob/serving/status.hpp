@@ -7,6 +7,7 @@
 /// UNLOADING/END and status.error_code/error_message) and predictions (their top-k classes
 /// with ImageNet names are in serving/top_k.hpp).
 
+#include <tfjob/api/cluster_words.hpp>
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
 
@@ -349,12 +350,13 @@ TFJOB_INLINE std::vector<PodBlocker> pod_blockers(const std::vector<nlohmann::js
         const std::string reason = field(cs, "state.waiting.reason", std::string(), what);
         const std::string msg = field(cs, "state.waiting.message", std::string(), what);
         const bool running = !field(cs, "state.running", nlohmann::json(), what).is_null();
-        if (reason == "ErrImagePull" || reason == "ImagePullBackOff" || reason == "ErrImageNeverPull" || reason == "InvalidImageName")
+        if (words::image_pull_problem(reason))
           found = PodBlocker{PodBlocker::Kind::image, name,
                              "container " + cname + " (" + field(cs, "image", std::string(), what) + "): " + reason + (msg.empty() ? "" : ": " + msg)};
-        else if (reason == "CrashLoopBackOff" || reason == "CreateContainerConfigError" || reason == "RunContainerError")
+        else if (words::crash_loop(reason) || reason == "CreateContainerConfigError" || reason == "RunContainerError")
           found = PodBlocker{PodBlocker::Kind::crash_loop, name, "container " + cname + ": " + reason + (msg.empty() ? "" : ": " + msg)};
-        else if (init && running)
+        else if (init && running && !words::restartable_init_container(field(pod, "spec", nlohmann::json::object(), what), cname))
+          // (a native sidecar, e.g. Istio's in native mode, runs beside the server: not a step of its start)
           found = PodBlocker{PodBlocker::Kind::starting, name, "init container " + cname + " is still running (it fetches the model)"};
         else if (!init && running && !field(cs, "ready", false, what))
           found = PodBlocker{PodBlocker::Kind::model_load, name, "container " + cname + " runs, but its readiness probe (the model's status) fails"};

@@ -17,7 +17,9 @@
 namespace tfjob::serving {
 
 inline constexpr int tensorboard_port = 6006;  ///< TensorBoard's default --port
-inline constexpr const char* default_tensorboard_image = "tensorflow/tensorflow:2.16.1";
+/// TensorFlow's CPU image of the guide's release (serving::default_serving_version): its
+/// TensorBoard reads the event files that release's trainer writes.
+inline constexpr const char* default_tensorboard_image = "tensorflow/tensorflow:2.20.0";
 
 /// Where a job writes its TensorBoard logs.
 struct JobLogDir {

@@ -11,6 +11,7 @@
 #include <tfjob/api/tf_config.hpp>
 #include <tfjob/api/types.hpp>
 #include <tfjob/detail/compiled.hpp>
+#include <tfjob/detail/files.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/kube/logs.hpp>
 #include <tfjob/workflow/cluster.hpp>
@@ -25,8 +26,11 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <fcntl.h>  // the .tar.gz: created exclusively, no link followed
+
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -45,7 +49,10 @@ struct ArchiveReport {
   int pods = 0, logs = 0;
 };
 
-/// Gather `job`'s bug-report material into `dir` (created). Each part that cannot be read
+/// Gather `job`'s bug-report material into `dir` (created, mode 0700; files 0600, each made
+/// new: a file already there is refused, not overwritten). Every name from the cluster or the
+/// job (pod, container, node, replica type) is one path part (tfjob::detail::path_part), so
+/// nothing is written outside `dir`. Each part that cannot be read
 /// (a pod cleaned up, a log not kept, events forbidden, a node gone) is listed in the
 /// report and in `manifest.json`, not fatal; a job that does not exist is.
 ArchiveReport archive_job(kube::Client c, const std::string& ns, const std::string& job, const std::string& dir);
@@ -53,7 +60,7 @@ ArchiveReport archive_job(kube::Client c, const std::string& ns, const std::stri
 // ---- .tar.gz ------------------------------------------------------------------------------
 
 /// Pack `dir`'s files (the archive_job report's, in its order) into `out` as a .tar.gz
-/// whose entries sit under `top/`.
+/// whose entries sit under `top/`; `out` is created (mode 0600), never overwritten.
 void write_tar_gz(const ArchiveReport& rep, const std::string& out, const std::string& top);
 
 // ---- reading an archive back -------------------------------------------------------------
@@ -72,11 +79,11 @@ namespace tfjob::workflow {
 
 namespace detail {
 
-TFJOB_INLINE void write_file(const std::string& path, std::string_view data) {
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f.write(data.data(), static_cast<std::streamsize>(data.size()));
-  if (!f) throw tfjob::error("cannot write \"" + path + "\": " + std::strerror(errno));
+/// Where the archive keeps a container's log, relative to its folder: logs/POD/CONTAINER.log
+/// (CONTAINER.previous.log for the attempt before), each name one path part.
+TFJOB_INLINE std::string archived_log(const std::string& pod, const std::string& container, bool previous) {
+  return "logs/" + tfjob::detail::path_part(pod) + "/" + tfjob::detail::path_part(container) +
+         (previous ? ".previous" : "") + ".log";
 }
 
 /// The part of a node a TFJob bug report needs: name, labels (GPU product, driver...),
@@ -101,24 +108,27 @@ struct Archiver {
   const std::string& ns;
   const std::string& job;
   const std::string& dir;
+  std::optional<tfjob::detail::Folder> out;  ///< dir, where every file is made (no link followed)
   ArchiveReport rep;
   nlohmann::json obj;                ///< the TFJob as stored
   JobSummary s;                      ///< its summary (state)
   std::vector<nlohmann::json> pods;  ///< its pods, sorted
   std::set<std::string> nodes;       ///< the nodes they ran on
+  std::vector<nlohmann::json> events;  ///< the job's and its pods' (write_events)
 
-  /// Write `data` to `rel` (relative to dir) and list it in the report.
+  /// Write `data` to the new file `rel` (relative to dir; names in it made by path_part) and
+  /// list it in the report.
   void put(const std::string& rel, std::string_view data) {
-    write_file(dir + "/" + rel, data);
+    auto f = out->create(rel);
+    f.write(data);
+    f.close();
     rep.files.push_back(rel);
   }
 
   /// Create `dir` and write the TFJob as stored; a job that does not exist throws.
   void write_job() {
     rep.dir = dir;
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) throw tfjob::error("cannot create \"" + dir + "\": " + ec.message());
+    out.emplace(dir);
     auto found = get_opt(c, resources::tfjobs(), ns, job);
     if (!found) throw tfjob::error("TFJob \"" + job + "\" not found in namespace \"" + ns + "\"");
     obj = std::move(*found);
@@ -140,7 +150,7 @@ struct Archiver {
     }
     for (const auto& p : pods) {
       PodInfo info = pod_info(p);
-      put("pods/" + info.name + ".yaml", to_yaml(p));
+      put("pods/" + tfjob::detail::path_part(info.name) + ".yaml", to_yaml(p));
       if (!info.node.empty()) nodes.insert(info.node);
       write_logs(p, info.name);
     }
@@ -160,26 +170,26 @@ struct Archiver {
 
   /// Stream one container's log to disk; one that cannot be read is listed as missing (no file left).
   void write_log(const std::string& pod, const std::string& cname, bool previous) {
-    const std::string rel = "logs/" + pod + "/" + cname + (previous ? ".previous" : "") + ".log";
+    const std::string rel = archived_log(pod, cname, previous);
     kube::LogParams lp;
     lp.container = cname;
     lp.previous = previous;
-    const std::string path = dir + "/" + rel;
-    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    auto f = out->create(rel);
     try {
       kube::LogStreamer ls(c, ns, pod, lp);
       ls.run_bytes([&](std::string_view b) {
-        f.write(b.data(), static_cast<std::streamsize>(b.size()));
+        f.write(b);
         return true;
       });
       f.close();
       rep.files.push_back(rel);
       ++rep.logs;
     } catch (const std::exception& e) {
-      f.close();
-      std::error_code ec;
-      std::filesystem::remove(path, ec);
+      try {
+        f.close();
+        out->remove(rel);
+      } catch (const std::exception&) {
+      }
       rep.missing.push_back({rel, e.what()});
     }
   }
@@ -187,15 +197,8 @@ struct Archiver {
   /// Write the events of the job and its pods.
   void write_events() {
     try {
-      std::set<std::string> names = {job};
-      for (const auto& p : pods) names.insert(tfjob::detail::value_at(p, "/metadata/name"_json_pointer, std::string()));
-      std::vector<nlohmann::json> mine;
-      for (const auto& e : list_items(c, resources::events(), ns)) {
-        std::string kind = tfjob::detail::value_at(e, "/involvedObject/kind"_json_pointer, std::string());
-        std::string name = tfjob::detail::value_at(e, "/involvedObject/name"_json_pointer, std::string());
-        if ((kind == tfjob::kind || kind == "Pod") && names.count(name)) mine.push_back(e);
-      }
-      put("events.yaml", to_yaml(nlohmann::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", mine}}));
+      events = job_events(c, ns, obj, pods);  // the job's and its pods', each by its field selector
+      put("events.yaml", to_yaml(nlohmann::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", events}}));
     } catch (const std::exception& e) {
       rep.missing.push_back({"events.yaml", e.what()});
     }
@@ -207,28 +210,29 @@ struct Archiver {
     try {
       tfjob::TFJob typed = obj.get<tfjob::TFJob>();
       for (const auto& r : tfjob::gen_all_tf_configs(typed)) {
-        std::string key = lower(r.type) + "-" + std::to_string(r.index);
+        std::string key = tfjob::detail::path_part(lower(r.type)) + "-" + std::to_string(r.index);
         tf_configs.emplace_back(r.type + "-" + std::to_string(r.index), r.tf_config.value_or(""));
         put("tf_config/" + key + ".json", r.tf_config ? *r.tf_config + "\n" : std::string("null\n"));
       }
     } catch (const std::exception& e) {
       rep.missing.push_back({"tf_config", std::string("cannot compute TF_CONFIG: ") + e.what()});
     }
-    put("describe.txt", render(describe(obj, pods, namespace_events(c, ns), tf_configs)));
+    put("describe.txt", render(describe(obj, pods, events, tf_configs)));
   }
 
   /// Write an excerpt of each node the pods ran on; one gone or unreadable is listed as missing.
   void write_nodes() {
     for (const auto& n : nodes) {
+      const std::string rel = "nodes/" + tfjob::detail::path_part(n) + ".yaml";
       try {
         auto node = get_opt(c, resources::nodes(), "", n);
         if (!node) {
-          rep.missing.push_back({"nodes/" + n + ".yaml", "the node no longer exists"});
+          rep.missing.push_back({rel, "the node no longer exists"});
           continue;
         }
-        put("nodes/" + n + ".yaml", to_yaml(node_excerpt(*node)));
+        put(rel, to_yaml(node_excerpt(*node)));
       } catch (const std::exception& e) {
-        rep.missing.push_back({"nodes/" + n + ".yaml", e.what()});
+        rep.missing.push_back({rel, e.what()});
       }
     }
   }
@@ -249,7 +253,7 @@ struct Archiver {
 }  // namespace detail
 
 TFJOB_INLINE ArchiveReport archive_job(kube::Client c, const std::string& ns, const std::string& job, const std::string& dir) {
-  detail::Archiver a{c, ns, job, dir, {}, {}, {}, {}, {}};
+  detail::Archiver a{c, ns, job, dir, {}, {}, {}, {}, {}, {}};
   a.write_job();
   a.write_pods();  // and their logs
   a.write_events();
@@ -264,8 +268,7 @@ namespace detail {
 /// gzip (RFC 1952) by zlib's deflate, streamed to a file.
 class GzipFile {
  public:
-  explicit GzipFile(const std::string& path) : f_(std::fopen(path.c_str(), "wb")), path_(path) {
-    if (!f_) throw tfjob::error("cannot write \"" + path + "\": " + std::strerror(errno));
+  explicit GzipFile(const std::string& path) : f_(open_new(path)), path_(path) {
     std::memset(&z_, 0, sizeof z_);
     if (deflateInit2(&z_, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
       std::fclose(f_);
@@ -279,6 +282,20 @@ class GzipFile {
     }
   }
   void write(const void* data, std::size_t n) { pump(static_cast<const unsigned char*>(data), n, Z_NO_FLUSH); }
+  /// `path` created exclusively (mode 0600) without following a link: an existing file is
+  /// refused, never truncated.
+  static std::FILE* open_new(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+      throw tfjob::error("cannot write \"" + path + "\": " +
+                         (errno == EEXIST ? std::string("it exists already (it is not overwritten)") : std::strerror(errno)));
+    std::FILE* f = ::fdopen(fd, "wb");
+    if (!f) {
+      ::close(fd);
+      throw tfjob::error("cannot write \"" + path + "\": " + std::strerror(errno));
+    }
+    return f;
+  }
   void close() {
     pump(nullptr, 0, Z_FINISH);
     deflateEnd(&z_);
@@ -341,7 +358,8 @@ TFJOB_INLINE void tar_header(unsigned char (&h)[512], const std::string& name, s
 
 }  // namespace detail
 
-TFJOB_INLINE void write_tar_gz(const ArchiveReport& rep, const std::string& out, const std::string& top) {
+TFJOB_INLINE void write_tar_gz(const ArchiveReport& rep, const std::string& out, const std::string& top_name) {
+  const std::string top = tfjob::detail::path_part(top_name);
   detail::GzipFile gz(out);
   const std::time_t now = std::time(nullptr);
   unsigned char h[512];
@@ -440,7 +458,7 @@ TFJOB_INLINE ExplainInput read_archive(const std::string& dir, int log_lines) {
       const auto q = detail::quoted_log(p);
       if (!q) continue;
       const std::string pod = tfjob::detail::str_at(p, "/metadata/name"_json_pointer);
-      const std::string log = dir + "/logs/" + pod + "/" + q->container + (q->previous ? ".previous" : "") + ".log";
+      const std::string log = dir + "/" + detail::archived_log(pod, q->container, q->previous);
       if (fs::is_regular_file(log, ec)) in->logs[pod] = detail::quoted_lines(detail::read_tail(log, 64 * 1024), log_lines);
     }
   return *in;

@@ -14,6 +14,7 @@
 #include <tfjob/kube/tfjob_resource.hpp>
 #include <tfjob/kube/core.hpp>
 #include <tfjob/kube/discovery.hpp>
+#include <tfjob/kube/pager.hpp>
 #include <tfjob/kube/request.hpp>
 #include <tfjob/api/lint.hpp>
 #include <tfjob/workflow/pods.hpp>
@@ -44,9 +45,29 @@ kube::ResourceInfo pvcs();
 kube::ResourceInfo configmaps();
 }  // namespace resources
 
-/// Every item of a list, following `continue` tokens.
+/// Every item of a list, read page by page (kube::list_pages) and held together: for lists
+/// whose length the caller bounds (a job's pods, a selector's few objects). A list that
+/// grows with the cluster is read with kube::list_pages, each page decoded into what the
+/// caller needs (list_nodes, gpu::run_top).
 std::vector<nlohmann::json> list_items(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns,
                                        kube::ListParams p = {});
+
+/// What the workflow reads of a node (scheduling fit, GPUs, lint): its name, labels,
+/// taints, cordon, conditions, capacity and allocatable, and nothing else (not its images,
+/// annotations or managed fields, most of a real node's bytes).
+nlohmann::json node_facts(const nlohmann::json& node);
+
+/// Every node, each decoded into node_facts as its page arrives.
+std::vector<nlohmann::json> list_nodes(kube::Client& c);
+
+/// What the GPU checks read of a pod: its name, namespace and labels, node, phase, and its
+/// containers' resources (pod_spec_gpus), nothing else.
+nlohmann::json pod_gpu_facts(const nlohmann::json& pod);
+
+/// The pods in every namespace that hold resources, as kubectl describe node selects them
+/// (field selector status.phase!=Succeeded,status.phase!=Failed: kubectl describe.go,
+/// describeNode), each decoded into pod_gpu_facts as its page arrives.
+std::vector<nlohmann::json> list_active_pods(kube::Client& c);
 
 /// The object, or std::nullopt when the server says NotFound.
 std::optional<nlohmann::json> get_opt(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns,
@@ -55,8 +76,24 @@ std::optional<nlohmann::json> get_opt(kube::Client& c, const kube::ResourceInfo&
 /// A job's pods: by the current operator's labels, else by the older operators' labels.
 std::vector<nlohmann::json> job_pods(kube::Client& c, const std::string& ns, const std::string& job);
 
-/// Events of a namespace (all of them: the caller picks what concerns it).
-std::vector<nlohmann::json> namespace_events(kube::Client& c, const std::string& ns);
+/// The events about one object (kube::events_about: kubectl describe's field selector), one
+/// list that holds nothing else of the namespace.
+/// None when the user may not read events (they explain, they are not required).
+std::vector<nlohmann::json> object_events(kube::Client& c, const std::string& ns, const std::string& kind,
+                                          const std::string& name, const std::string& uid = {});
+
+/// Whose events job_events reads besides the job's own.
+enum class PodEvents {
+  all,      ///< every pod's (describe, explain, the archive)
+  pending,  ///< only pods Pending and not yet bound to a node: those progress explains
+  none,
+};
+
+/// The events of a job (its JSON) and of its pods, each object's read by its own field
+/// selector (object_events): one request for the job, one per pod `which` picks, so what
+/// it costs follows the job and never the namespace. Oldest first.
+std::vector<nlohmann::json> job_events(kube::Client& c, const std::string& ns, const nlohmann::json& job,
+                                       const std::vector<nlohmann::json>& pods, PodEvents which = PodEvents::all);
 
 /// Whether the server serves kubeflow.org/v1 tfjobs (API discovery).
 bool tfjobs_served(kube::Client& c);
@@ -81,7 +118,8 @@ struct PreflightReport {
 /// that makes later checks meaningless (no CRD, no namespace, no permission). `logs_kept`:
 /// the caller saves every replica's log while the job runs (lint::Context::logs_kept).
 PreflightReport preflight_submit(kube::Client& c, const std::string& ns, const nlohmann::json& job,
-                                 bool check_gpus = true, bool logs_kept = false);
+                                 bool check_gpus = true, bool logs_kept = false,
+                                 const std::string& field_validation = {});
 
 /// What submitting did.
 enum class SubmitOutcome { created, unchanged, replaced };
@@ -92,6 +130,9 @@ struct SubmitOptions {
   bool rerun = false;           ///< delete an existing job even with the same spec, then submit (run it again)
   bool dry_run = false;         ///< server-side dry run: validate and default, persist nothing
   std::string field_manager;  ///< "" = the client's (RestConfig::field_manager)
+  /// The apply's fieldValidation (kube::ApplyParams::field_validation): "Strict", "Warn",
+  /// "Ignore" (to_query_value(FieldValidation)), "" = the server's default.
+  std::string field_validation;
   std::function<void(const std::string&)> progress;  ///< stderr lines ("deleting ...")
   std::chrono::seconds delete_timeout{120};
 };
@@ -145,30 +186,99 @@ namespace tfjob::workflow {
 namespace resources {
 
 TFJOB_INLINE kube::ResourceInfo tfjobs() { return kube::resource_info<TFJob>(); }
-TFJOB_INLINE kube::ResourceInfo pods() { return kube::resource_info<kube::Pod>(); }
-TFJOB_INLINE kube::ResourceInfo events() { return kube::resource_info<kube::Event>(); }
-TFJOB_INLINE kube::ResourceInfo nodes() { return kube::resource_info<kube::Node>(); }
-TFJOB_INLINE kube::ResourceInfo namespaces() { return kube::resource_info<kube::Namespace>(); }
-TFJOB_INLINE kube::ResourceInfo pvcs() { return kube::resource_info<kube::PersistentVolumeClaim>(); }
-TFJOB_INLINE kube::ResourceInfo configmaps() { return kube::resource_info<kube::ConfigMap>(); }
+TFJOB_INLINE kube::ResourceInfo pods() { return kube::resource_info<k8s::Pod>(); }
+TFJOB_INLINE kube::ResourceInfo events() { return kube::resource_info<k8s::Event>(); }
+TFJOB_INLINE kube::ResourceInfo nodes() { return kube::resource_info<k8s::Node>(); }
+TFJOB_INLINE kube::ResourceInfo namespaces() { return kube::resource_info<k8s::Namespace>(); }
+TFJOB_INLINE kube::ResourceInfo pvcs() { return kube::resource_info<k8s::PersistentVolumeClaim>(); }
+TFJOB_INLINE kube::ResourceInfo configmaps() { return kube::resource_info<k8s::ConfigMap>(); }
 
 }  // namespace resources
 
 TFJOB_INLINE std::vector<nlohmann::json> list_items(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns,
                                                     kube::ListParams p) {
-  kube::RequestBuilder b(res, ns);
   std::vector<nlohmann::json> out;
-  for (;;) {
-    nlohmann::json page = c.request_json(b.list(p));
-    for (auto& i : tfjob::detail::value_at(page, "items", nlohmann::json::array())) {
-      if (!i.contains("kind")) i["kind"] = res.kind;
-      if (!i.contains("apiVersion")) i["apiVersion"] = res.api_version();
-      out.push_back(std::move(i));
-    }
-    std::string next = tfjob::detail::value_at(page, "/metadata/continue"_json_pointer, std::string());
-    if (next.empty()) break;
-    p.continue_token = next;
+  kube::list_pages(c, kube::RequestBuilder(res, ns), std::move(p), [&](kube::ListPage& page) {
+    for (auto& i : page.items) out.push_back(std::move(i));
+    return true;
+  });
+  return out;
+}
+
+TFJOB_INLINE nlohmann::json node_facts(const nlohmann::json& node) {
+  nlohmann::json f = nlohmann::json::object();
+  auto copy = [](const nlohmann::json& from, nlohmann::json& to, std::initializer_list<const char*> keys) {
+    if (!from.is_object()) return;
+    for (const char* k : keys)
+      if (auto it = from.find(k); it != from.end()) to[k] = *it;
+  };
+  copy(node, f, {"apiVersion", "kind"});
+  if (auto md = node.find("metadata"); md != node.end() && md->is_object()) {
+    f["metadata"] = nlohmann::json::object();
+    copy(*md, f["metadata"], {"name", "uid", "resourceVersion", "creationTimestamp", "labels"});
   }
+  if (auto sp = node.find("spec"); sp != node.end() && sp->is_object()) {
+    f["spec"] = nlohmann::json::object();
+    copy(*sp, f["spec"], {"taints", "unschedulable", "providerID"});
+  }
+  if (auto st = node.find("status"); st != node.end() && st->is_object()) {
+    f["status"] = nlohmann::json::object();
+    copy(*st, f["status"], {"capacity", "allocatable", "conditions", "nodeInfo"});
+  }
+  return f;
+}
+
+TFJOB_INLINE nlohmann::json pod_gpu_facts(const nlohmann::json& pod) {
+  nlohmann::json f = nlohmann::json::object();
+  auto copy = [](const nlohmann::json& from, nlohmann::json& to, std::initializer_list<const char*> keys) {
+    if (!from.is_object()) return;
+    for (const char* k : keys)
+      if (auto it = from.find(k); it != from.end()) to[k] = *it;
+  };
+  copy(pod, f, {"apiVersion", "kind"});
+  if (auto md = pod.find("metadata"); md != pod.end() && md->is_object()) {
+    f["metadata"] = nlohmann::json::object();
+    copy(*md, f["metadata"], {"name", "namespace", "uid", "labels"});
+  }
+  if (auto sp = pod.find("spec"); sp != pod.end() && sp->is_object()) {
+    f["spec"] = nlohmann::json::object();
+    copy(*sp, f["spec"], {"nodeName"});
+    for (const char* list : {"containers", "initContainers"}) {
+      auto cs = sp->find(list);
+      if (cs == sp->end() || !cs->is_array()) continue;
+      nlohmann::json kept = nlohmann::json::array();
+      for (const auto& c : *cs) {
+        nlohmann::json k = nlohmann::json::object();
+        copy(c, k, {"name", "resources"});
+        kept.push_back(std::move(k));
+      }
+      f["spec"][list] = std::move(kept);
+    }
+  }
+  if (auto st = pod.find("status"); st != pod.end() && st->is_object()) {
+    f["status"] = nlohmann::json::object();
+    copy(*st, f["status"], {"phase"});
+  }
+  return f;
+}
+
+TFJOB_INLINE std::vector<nlohmann::json> list_active_pods(kube::Client& c) {
+  std::vector<nlohmann::json> out;
+  kube::ListParams p;
+  p.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
+  kube::list_pages(c, kube::RequestBuilder(resources::pods(), ""), p, [&](kube::ListPage& page) {
+    for (const auto& i : page.items) out.push_back(pod_gpu_facts(i));
+    return true;
+  });
+  return out;
+}
+
+TFJOB_INLINE std::vector<nlohmann::json> list_nodes(kube::Client& c) {
+  std::vector<nlohmann::json> out;
+  kube::list_pages(c, kube::RequestBuilder(resources::nodes(), ""), {}, [&](kube::ListPage& page) {
+    for (const auto& n : page.items) out.push_back(node_facts(n));
+    return true;
+  });
   return out;
 }
 
@@ -192,13 +302,32 @@ TFJOB_INLINE std::vector<nlohmann::json> job_pods(kube::Client& c, const std::st
   return {};
 }
 
-TFJOB_INLINE std::vector<nlohmann::json> namespace_events(kube::Client& c, const std::string& ns) {
+TFJOB_INLINE std::vector<nlohmann::json> object_events(kube::Client& c, const std::string& ns, const std::string& kind,
+                                                       const std::string& name, const std::string& uid) {
   try {
-    return list_items(c, resources::events(), ns);
+    return list_items(c, resources::events(), ns, kube::events_about(kind, name, ns, uid));
   } catch (const api_error& e) {
     if (e.is_forbidden()) return {};  // events are nice to have; a user may not read them
     throw;
   }
+}
+
+TFJOB_INLINE std::vector<nlohmann::json> job_events(kube::Client& c, const std::string& ns, const nlohmann::json& job,
+                                                    const std::vector<nlohmann::json>& pods, PodEvents which) {
+  auto str = [](const nlohmann::json& o, const nlohmann::json::json_pointer& p) { return tfjob::detail::value_at(o, p, std::string()); };
+  std::vector<nlohmann::json> out = object_events(c, ns, tfjob::kind, str(job, "/metadata/name"_json_pointer), str(job, "/metadata/uid"_json_pointer));
+  for (const auto& p : pods) {
+    if (which == PodEvents::none) break;
+    if (which == PodEvents::pending &&
+        (str(p, "/status/phase"_json_pointer) != "Pending" || !str(p, "/spec/nodeName"_json_pointer).empty()))
+      continue;
+    for (auto& e : object_events(c, ns, "Pod", str(p, "/metadata/name"_json_pointer), str(p, "/metadata/uid"_json_pointer)))
+      out.push_back(std::move(e));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+    return detail::event_time(a) < detail::event_time(b);
+  });
+  return out;
 }
 
 TFJOB_INLINE bool tfjobs_served(kube::Client& c) {
@@ -259,6 +388,7 @@ struct Preflight {
   PreflightReport r;
   std::optional<nlohmann::json> ns_object;  ///< the namespace as read (nullopt: reading it is forbidden)
   lint::Context lc;
+  std::string field_validation;  ///< the dry run's fieldValidation ("" = the server's default)
 
   Preflight(kube::Client& client, const std::string& n, const nlohmann::json& j) : c(client), ns(n), job(j) {}
 
@@ -305,6 +435,7 @@ struct Preflight {
     try {
       kube::ApplyParams ap;
       ap.dry_run = true;
+      ap.field_validation = field_validation;
       nlohmann::json j = job;
       j["metadata"]["namespace"] = ns;
       c.request_json(kube::RequestBuilder(resources::tfjobs(), ns).apply(job["metadata"]["name"].get<std::string>(), j, ap));
@@ -325,7 +456,7 @@ struct Preflight {
     lc.skip_gpu_fit = true;  // gpu_preflight (check_gpus) says it, with the GPU nodes' table
     lc.logs_kept = logs_kept;
     try {
-      lc.nodes = list_items(c, resources::nodes(), "");
+      lc.nodes = list_nodes(c);
     } catch (const api_error& e) {
       if (!e.is_forbidden()) throw;  // a namespaced user may not read nodes: those rules do not run
     }
@@ -352,9 +483,7 @@ struct Preflight {
   std::optional<std::vector<nlohmann::json>> active_pods() {
     std::optional<std::vector<nlohmann::json>> pods;
     try {
-      kube::ListParams p;
-      p.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
-      pods = list_items(c, resources::pods(), "", p);
+      pods = list_active_pods(c);
     } catch (const api_error& e) {
       if (!e.is_forbidden()) throw;
     }
@@ -390,8 +519,9 @@ struct Preflight {
 }  // namespace detail
 
 TFJOB_INLINE PreflightReport preflight_submit(kube::Client& c, const std::string& ns, const nlohmann::json& job,
-                                              bool check_gpus, bool logs_kept) {
+                                              bool check_gpus, bool logs_kept, const std::string& field_validation) {
   detail::Preflight p(c, ns, job);
+  p.field_validation = field_validation;
   // each check stops preflight at a fatal finding that makes the later ones meaningless
   if (!p.crd_served() || !p.namespace_exists() || !p.create_allowed() || !p.dry_run_accepted()) return std::move(p.r);
   p.read_lint_context(logs_kept);
@@ -440,6 +570,7 @@ TFJOB_INLINE SubmitResult submit_job(kube::Client& c, const std::string& ns, nlo
   kube::RequestBuilder b(resources::tfjobs(), ns);
   kube::ApplyParams ap;
   ap.field_manager = o.field_manager;
+  ap.field_validation = o.field_validation;
   auto apply = [&](bool dry) {
     ap.dry_run = dry;
     try {

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <exception>
 #include <string>
+#include <optional>
 #include <vector>
 
 namespace tfjob::workflow {
@@ -45,7 +46,9 @@ std::vector<std::string> tfjob_names(kube::Client& c, const std::string& ns, con
 std::string deleted_uid(const nlohmann::json& answer);
 
 /// Deletes one TFJob; never throws for the server's answer (the outcome says it).
-DeleteOutcome delete_tfjob(kube::Client& c, const std::string& ns, const std::string& name, Cascade cascade);
+/// `grace_period_seconds`: DeleteOptions.gracePeriodSeconds (unset: the server's default).
+DeleteOutcome delete_tfjob(kube::Client& c, const std::string& ns, const std::string& name, Cascade cascade,
+                           std::optional<int> grace_period_seconds = std::nullopt);
 
 /// After waiting for a deleted job to be gone.
 struct GoneReport {
@@ -76,11 +79,14 @@ TFJOB_INLINE const char* propagation_policy(Cascade c) {
 TFJOB_INLINE std::vector<std::string> tfjob_names(kube::Client& c, const std::string& ns, const std::string& selector) {
   kube::ListParams lp;
   lp.label_selector = selector;
-  std::vector<std::string> names;
-  for (const auto& j : list_items(c, resources::tfjobs(), ns, lp)) {
-    const auto* md = j.is_object() && j.contains("metadata") && j["metadata"].is_object() ? &j["metadata"] : nullptr;
-    if (md && md->contains("name") && (*md)["name"].is_string()) names.push_back((*md)["name"].get<std::string>());
-  }
+  std::vector<std::string> names;  // each page decoded into the names it holds
+  kube::list_pages(c, kube::RequestBuilder(resources::tfjobs(), ns), lp, [&](kube::ListPage& page) {
+    for (const auto& j : page.items) {
+      const auto* md = j.is_object() && j.contains("metadata") && j["metadata"].is_object() ? &j["metadata"] : nullptr;
+      if (md && md->contains("name") && (*md)["name"].is_string()) names.push_back((*md)["name"].get<std::string>());
+    }
+    return true;
+  });
   return names;
 }
 
@@ -93,9 +99,11 @@ TFJOB_INLINE std::string deleted_uid(const nlohmann::json& answer) {
   return "";
 }
 
-TFJOB_INLINE DeleteOutcome delete_tfjob(kube::Client& c, const std::string& ns, const std::string& name, Cascade cascade) {
+TFJOB_INLINE DeleteOutcome delete_tfjob(kube::Client& c, const std::string& ns, const std::string& name, Cascade cascade,
+                                        std::optional<int> grace_period_seconds) {
   kube::DeleteParams dp;
   dp.propagation_policy = propagation_policy(cascade);
+  dp.grace_period_seconds = grace_period_seconds;
   DeleteOutcome r;
   r.name = name;
   try {

@@ -49,7 +49,7 @@ struct Description {
   std::string clean_pod_policy, ttl, backoff_limit, active_deadline, scheduling;
   std::vector<PodRow> pods;
   std::vector<EventRow> events;
-  /// TF_CONFIG each replica receives: key `Worker-1` (type as in spec, index); value the
+  /// TF_CONFIG each replica receives: key `worker-1` (ReplicaTFConfig::id); value the
   /// JSON text, or "" when the operator sets none.
   std::vector<std::pair<std::string, std::string>> tf_configs;
   /// The "Why" section: the explanation's most pressing sentences (workflow/explain.hpp).
@@ -216,7 +216,7 @@ TFJOB_INLINE std::string render(const Description& d, std::time_t now) {
       es.push_back({e.type, e.reason, e.count > 1 ? e.age + " (x" + std::to_string(e.count) + ")" : e.age, e.object, e.message});
     o << render_table(es, "  ");
   }
-  return o.str();
+  return tfjob::detail::escape_terminal(o.str(), true);  // names and messages from the cluster: no raw ESC, CR...
 }
 
 }  // namespace tfjob::workflow

@@ -9,6 +9,7 @@
 /// `explain()` is pure (a stored job state in, findings out); `gather()` reads that state
 /// from a cluster. Findings are `tfjob::Finding`s with stable codes (docs/explain.md).
 
+#include <tfjob/api/cluster_words.hpp>
 #include <tfjob/api/operator_rules.hpp>
 #include <tfjob/api/findings.hpp>
 #include <tfjob/api/labels.hpp>
@@ -40,7 +41,7 @@ namespace tfjob::workflow {
 struct ExplainInput {
   nlohmann::json job;                                 ///< the TFJob as served (spec + status)
   std::vector<nlohmann::json> pods;                   ///< its pods (v1.Pod)
-  std::vector<nlohmann::json> events;                 ///< the namespace's events (v1.Event)
+  std::vector<nlohmann::json> events;                 ///< the job's, its pods', claims' and PodGroup's events (v1.Event)
   std::optional<std::vector<nlohmann::json>> nodes;   ///< every node, when readable
   std::map<std::string, nlohmann::json> claims;       ///< claims the job mounts, by name
   std::optional<nlohmann::json> namespace_object;     ///< the job's namespace, when readable
@@ -92,7 +93,8 @@ std::vector<std::string> quoted_lines(const std::string& text, int n);
 std::optional<ExplainInput> explain_input(const std::vector<nlohmann::json>& objects, const std::string& name = {});
 
 /// Read what `explain` needs from the cluster: the job (std::nullopt when absent), its pods,
-/// the namespace's events, nodes and the namespace (when readable), the claims it mounts, and
+/// their events and the job's (each object's by its field selector, never the namespace's),
+/// nodes (node_facts) and the namespace (when readable), the claims it mounts, and
 /// the last `log_lines` lines of each failed pod's `tensorflow` container.
 std::optional<ExplainInput> gather(kube::Client& c, const std::string& ns, const std::string& name, int log_lines = 10);
 
@@ -243,6 +245,7 @@ struct Explainer {
         continue;
       }
       if (i.phase == "Running") sidecar(pod, type, who);
+      native_sidecars(i, type, policy, who);
       ended(pod, i, type, policy, who);
     }
   }
@@ -251,30 +254,27 @@ struct Explainer {
   void pending(const nlohmann::json& pod, const PodInfo& i, const std::string& type, const std::string& who) {
     const auto why = pending_reason(pod, in.events);
     if (why && (why->reason == "FailedScheduling" || why->reason == "Unschedulable")) return unschedulable(pod, i, type, who, *why);
-    if (why && (why->reason == "ErrImagePull" || why->reason == "ImagePullBackOff" || why->reason == "InvalidImageName"))
-      return image_pull_failed(pod, type, who, *why);
+    if (why && words::image_pull_problem(why->reason)) return image_pull_failed(pod, type, who, *why);
     // a pod a gang scheduler holds back: no default-scheduler verdict, another scheduler's name
     const std::string sched = tfjob::detail::value_at(pod, "/spec/schedulerName"_json_pointer, std::string("default-scheduler"));
     if ((sched != "default-scheduler" || rp.contains("schedulingPolicy")) && i.node.empty()) return gang_not_satisfied(type, who, sched);
     if (why) not_started(i, type, who, *why);
   }
 
-  /// The scheduler said no: a claim, too few GPUs, no node that matches, or its own words.
+  /// The scheduler said no: a claim, too few GPUs, no node that matches, or its own words
+  /// (read in each minor's words, 1.20-1.36: api/cluster_words.hpp).
   void unschedulable(const nlohmann::json& pod, const PodInfo& i, const std::string& type, const std::string& who, const PendingReason& why) {
     const std::string& m = why.message;
     std::vector<std::string> ev = {who + ": " + why.reason + ": " + m};
-    if (m.find("PersistentVolumeClaim") != std::string::npos || m.find("persistentvolumeclaim") != std::string::npos)
-      return claims_not_bound(pod, type, who, m, ev);
-    if (m.find("Insufficient") != std::string::npos) return insufficient(pod, i, type, who, m, ev);
-    // kube-scheduler's NodeAffinity and TaintToleration reasons in each version's words: up to 1.19
-    // "didn't match node selector", 1.20 (the real node's) "didn't match Pod's node affinity", later
-    // "didn't match Pod's node affinity/selector"; "had taint {k: v}, that the pod didn't tolerate",
-    // later "had untolerated taint {k: v}"
-    const bool selector = m.find("didn't match node selector") != std::string::npos || m.find("node affinity") != std::string::npos;
-    const bool tainted = m.find("untolerated taint") != std::string::npos ||
-                         (m.find("had taint") != std::string::npos && m.find("didn't tolerate") != std::string::npos);
-    if (selector || tainted) return no_node_matches(pod, type, who, tainted && !selector, ev);
-    urgent.push_back(finding(S::warning, "Unschedulable", type, who + " waits for the scheduler: " + m, ev));
+    const auto w = words::read_scheduler_message(m);
+    if (w.claim) return claims_not_bound(pod, type, who, m, ev);
+    if (!w.insufficient.empty()) return insufficient(pod, i, type, who, m, w.insufficient.front(), ev);
+    if (w.selector || w.taint) return no_node_matches(pod, type, who, w.taint && !w.selector, ev);
+    urgent.push_back(finding(S::warning, "Unschedulable", type, who + " waits for the scheduler: " + m, ev,
+                             w.enforced_affinity ? "the scheduler's profile adds a node affinity (addedAffinity) no node matches: "
+                                                   "a cluster administrator's setting, not the job's"
+                             : w.cordoned        ? "the nodes that would fit are cordoned (kubectl uncordon NODE)"
+                                                 : ""));
   }
 
   /// Which claim the pod waits for, and why it is not bound.
@@ -304,14 +304,8 @@ struct Explainer {
   }
 
   /// Too little of a resource: for GPUs, the nodes that come closest.
-  void insufficient(const nlohmann::json& pod, const PodInfo& i, const std::string& type, const std::string& who, const std::string& m, std::vector<std::string> ev) {
-    std::string res = "nvidia.com/gpu";
-    auto at = m.find("Insufficient ");
-    if (at != std::string::npos) {
-      auto end = m.find_first_of(" ,", at + 13);  // "Insufficient nvidia.com/gpu." (the name has dots)
-      res = m.substr(at + 13, end == std::string::npos ? std::string::npos : end - at - 13);
-      while (!res.empty() && res.back() == '.') res.pop_back();
-    }
+  void insufficient(const nlohmann::json& pod, const PodInfo& i, const std::string& type, const std::string& who, const std::string& m,
+                    const std::string& res, std::vector<std::string> ev) {
     if (in.nodes && res == "nvidia.com/gpu") {
       // the nodes that come closest: the most free GPUs among those the pod may use
       std::vector<std::pair<long long, std::string>> closest;
@@ -402,7 +396,10 @@ struct Explainer {
     urgent.push_back(finding(S::warning, code.c_str(), type, msg, ev));
   }
 
-  /// The Istio sidecar keeps a pod Running after the trainer exited (kubeflow #3935).
+  /// The Istio sidecar keeps a pod Running after the trainer exited (kubeflow #3935). A
+  /// container of the pod only: a native sidecar (an init container with restartPolicy
+  /// Always, 1.28+) is stopped by the kubelet once the containers have ended, so it never
+  /// keeps the pod Running (KEP-753), and it is not listed in containerStatuses.
   void sidecar(const nlohmann::json& pod, const std::string& type, const std::string& who) {
     const auto statuses = tfjob::detail::value_at(pod, "/status/containerStatuses"_json_pointer, nlohmann::json::array());
     bool tf_done = false;
@@ -418,8 +415,26 @@ struct Explainer {
                                    " keep running, so the pod stays Running and the operator never sees the replica finish" +
                                    (istio ? " (the Istio sidecar: kubeflow/kubeflow #3935)" : ""),
                                {who + ": tensorflow terminated, " + detail::join(still) + " running"},
-                               istio ? "add the annotation sidecar.istio.io/inject: \"false\" to the replica templates"
-                                     : "make the sidecar exit when the trainer does"));
+                               istio ? "add the annotation sidecar.istio.io/inject: \"false\" to the replica templates, or run Istio's "
+                                               "native sidecars (ENABLE_NATIVE_SIDECARS, Kubernetes 1.29 and later), which end with the pod"
+                                     : "make the sidecar exit when the trainer does, or make it a native sidecar (an init container with "
+                                       "restartPolicy: Always, Kubernetes 1.29 and later), which the kubelet stops when the trainer exits"));
+    }
+  }
+
+  /// A native sidecar that restarted: said with its count, as it never decides the replica's
+  /// end; under OnFailure/Always its restarts count toward backoffLimit (training operator v1.9
+  /// pkg/core/job.go PastBackoffLimit sums InitContainerStatuses' restartCount too).
+  void native_sidecars(const PodInfo& i, const std::string& type, const std::string& policy, const std::string& who) {
+    for (const auto& [name, n] : i.sidecars) {
+      if (n <= 0) continue;
+      restarts.push_back(finding(S::info, "SidecarRestarted", type,
+                                 who + ": sidecar " + name + " (an init container with restartPolicy: Always) restarted " +
+                                     std::to_string(n) + " time(s); the kubelet restarts it whatever the pod's restartPolicy, and "
+                                     "it does not decide whether the replica succeeds" +
+                                     (rules::counts_toward_backoff(policy) ? ", but its restarts count toward backoffLimit" : ""),
+                                 {who + ": initContainerStatuses " + name + " restartCount " + std::to_string(n)},
+                                 "kubectl logs " + i.name + " -c " + name + " --previous"));
     }
   }
 
@@ -586,7 +601,7 @@ struct Explainer {
       if (rule.kind == rules::SuccessRule::Kind::chief) msg += ": the job Succeeds when it exits 0";
       if (rule.kind == rules::SuccessRule::Kind::worker0) msg += ": the job Succeeds when it exits 0 (successPolicy default)";
       if (rule.kind == rules::SuccessRule::Kind::all_workers) msg += " (successPolicy AllWorkers): the job Succeeds when the last Worker exits 0";
-      if (!rule.bystanders.empty()) msg += "; " + detail::join(rule.bystanders) + " do not decide it";
+      if (!rule.bystanders.empty()) msg += "; " + detail::join(rule.bystanders) + " replicas do not decide it";
       if (rule.success_policy_ignored) msg += "; successPolicy AllWorkers is ignored because the job has a " + rule.decider;
       msg += " (training operator v1.9 TFJob UpdateJobStatus)";
       info.push_back(finding(S::info, "SuccessDecidedBy", rule.decider, msg));
@@ -714,7 +729,13 @@ TFJOB_INLINE nlohmann::json to_json_value(const Explanation& x) {
 
 TFJOB_INLINE std::string render(const Explanation& x) {
   std::ostringstream o;
-  o << "TFJob " << x.namespace_ << "/" << x.name << ": " << (x.state.empty() ? "<no condition yet>" : x.state) << "\n";
+  // a saved manifest may name no namespace: say where such a job goes, not "TFJob /name"
+  if (x.namespace_.empty())
+    o << "TFJob " << x.name << " (no namespace in the manifest: it goes to the namespace it is submitted to, the context's, "
+      << "\"default\" unless the context names another)";
+  else
+    o << "TFJob " << x.namespace_ << "/" << x.name;
+  o << ": " << (x.state.empty() ? "<no condition yet>" : x.state) << "\n";
   for (const auto& f : x.findings) {
     o << "\n" << (f.severity == Finding::Severity::error ? "✗ " : f.severity == Finding::Severity::warning ? "! " : "- ")
       << f.message << "  [" << f.code << "]\n";
@@ -818,7 +839,7 @@ TFJOB_INLINE std::optional<ExplainInput> gather(kube::Client& c, const std::stri
   if (!job) return std::nullopt;
   in.job = *job;
   in.pods = job_pods(c, ns, name);
-  in.events = namespace_events(c, ns);
+  in.events = job_events(c, ns, in.job, in.pods);  // the job's and its pods', each by its selector
   auto optional_read = [](auto fn) {
     try {
       fn();
@@ -826,9 +847,10 @@ TFJOB_INLINE std::optional<ExplainInput> gather(kube::Client& c, const std::stri
       if (!e.is_forbidden()) throw;  // what a user may not read makes the explanation less precise, not wrong
     }
   };
-  optional_read([&] { in.nodes = list_items(c, resources::nodes(), ""); });
+  optional_read([&] { in.nodes = list_nodes(c); });
   optional_read([&] { in.namespace_object = get_opt(c, resources::namespaces(), "", ns); });
   in.queue = gather_queue_state(c, ns, in.job);
+  for (auto& e : queue_events(c, ns, in.queue)) in.events.push_back(std::move(e));
   const nlohmann::json specs = tfjob::detail::value_at(in.job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
   for (const auto& [t, rs] : specs.items())
     for (const auto& v : tfjob::detail::value_at(rs, "/template/spec/volumes"_json_pointer, nlohmann::json::array())) {
@@ -836,7 +858,13 @@ TFJOB_INLINE std::optional<ExplainInput> gather(kube::Client& c, const std::stri
       const std::string cn = tfjob::detail::value_at(v["persistentVolumeClaim"], "claimName", "");
       if (cn.empty() || in.claims.count(cn)) continue;
       optional_read([&] {
-        if (auto pvc = get_opt(c, resources::pvcs(), ns, cn)) in.claims[cn] = *pvc;
+        if (auto pvc = get_opt(c, resources::pvcs(), ns, cn)) {
+          // a claim not bound is explained by its own events
+          if (tfjob::detail::value_at(*pvc, "/status/phase"_json_pointer, std::string()) != "Bound")
+            for (auto& e : object_events(c, ns, "PersistentVolumeClaim", cn, tfjob::detail::str_at(*pvc, "/metadata/uid"_json_pointer)))
+              in.events.push_back(std::move(e));
+          in.claims[cn] = *pvc;
+        }
       });
     }
   if (log_lines > 0)

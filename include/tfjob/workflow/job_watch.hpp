@@ -1,8 +1,11 @@
 #pragma once
 /// \file What a waiting command knows of one TFJob, kept up to date by three long-lived
 /// watches and never by listing: the job (by name), its pods (by the operator's job-name
-/// label) and the namespace's events (kept only for the job and its pods). `wait` and
-/// `logs -f` read it; a fixed number of requests however long they wait.
+/// label) and the job's own events (by kubectl describe's field selector), each selecting
+/// only what is the job's, so neither the requests nor the memory grow with the namespace.
+/// Why a pod waits for a node is in its PodScheduled condition, which kube-scheduler writes
+/// with the same message as its FailedScheduling event (scheduler.go recordSchedulingFailure).
+/// `wait` and `logs -f` read it; a fixed number of requests however long they wait.
 
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
@@ -32,7 +35,7 @@ namespace tfjob::workflow {
 /// Which watches a JobWatch runs.
 struct JobWatchOptions {
   bool pods = true;    ///< its pods
-  bool events = true;  ///< the namespace's events, the job's and its pods' kept
+  bool events = true;  ///< the job's events (involvedObject: the TFJob of that name)
   /// The pods' label selector; "" = the v1.9 operator's job-name label (older operators'
   /// labels: pass the one of pod_selectors() that found them).
   std::string pod_selector;
@@ -57,7 +60,7 @@ class JobWatch {
     bool deleted = false;          ///< the job watch saw it deleted
     nlohmann::json job;            ///< null until the job watch delivered it
     std::vector<nlohmann::json> pods;    ///< by name
-    std::vector<nlohmann::json> events;  ///< the job's and its pods'
+    std::vector<nlohmann::json> events;  ///< the job's
 
     /// The job as waiting reports it (Pending pods and why), once the job is known.
     Progress progress() const;
@@ -161,10 +164,13 @@ TFJOB_INLINE JobWatch::JobWatch(kube::Client c, std::string ns, std::string name
       else pods_[pod] = ev.object.json;
     });
   }
-  if (o.events)
-    side(c, resources::events(), kube::WatchParams{}, o.deadline, [this](const kube::WatchEvent<kube::DynamicObject>& ev) {
+  if (o.events) {
+    kube::WatchParams ew;
+    ew.field_selector = kube::events_about(tfjob::kind, name_, ns_).field_selector;
+    side(c, resources::events(), ew, o.deadline, [this](const kube::WatchEvent<kube::DynamicObject>& ev) {
       if (ev.type != kube::EventType::deleted) keep_event(ev.object.json);
     });
+  }
 }
 
 TFJOB_INLINE JobWatch::~JobWatch() { stop(); }
@@ -258,9 +264,7 @@ TFJOB_INLINE void JobWatch::side(kube::Client c, const kube::ResourceInfo& res, 
 TFJOB_INLINE void JobWatch::keep_event(const nlohmann::json& e) {
   const auto io = tfjob::detail::value_at(e, "involvedObject", nlohmann::json::object());
   const std::string kind = tfjob::detail::value_at(io, "kind", ""), name = tfjob::detail::value_at(io, "name", "");
-  // the job's own events, and its pods' (named {job}-{type}-{index}: GenGeneralName)
-  const bool mine = (kind == tfjob::kind && name == name_) || (kind == "Pod" && name.rfind(name_ + "-", 0) == 0);
-  if (!mine) return;
+  if (kind != tfjob::kind || name != name_) return;  // the field selector chose these; a server that ignores it is checked
   const std::string uid = tfjob::detail::value_at(e, "/metadata/uid"_json_pointer, std::string(name + "/" + tfjob::detail::value_at(e, "reason", "")));
   if (events_.emplace(uid, e).second) {
     event_order_.push_back(uid);

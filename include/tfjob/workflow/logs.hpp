@@ -5,6 +5,7 @@
 /// failed pod's output is what matters, and which pod and exit code.
 
 #include <tfjob/detail/compiled.hpp>
+#include <tfjob/detail/files.hpp>
 #include <tfjob/kube/core.hpp>  // container_status
 #include <tfjob/kube/logs.hpp>
 #include <tfjob/kube/side_task.hpp>
@@ -234,7 +235,10 @@ JobLogsResult job_logs(kube::Client c, const std::string& ns, const std::vector<
 /// (the attempts of a container one after another, as they were shown; a recreated pod of
 /// the same name continues its file), and the state changes to `events.log`; written out
 /// every 100 ms (so a quiet stream's last line does not wait in a buffer). What a pod
-/// wrote stays on disk when the operator deletes it (cleanPodPolicy, TTL, a restart).
+/// wrote stays on disk when the operator deletes it (cleanPodPolicy, TTL, a restart). The
+/// pod and container names are each one path part (tfjob::detail::path_part): nothing is
+/// written outside the directory; files are appended to (0600 when new), never truncated,
+/// and a link in a file's place is refused.
 class LogSaver {
  public:
   explicit LogSaver(std::string dir);
@@ -251,11 +255,13 @@ class LogSaver {
 
  private:
   static std::string detail_now_rfc3339();
-  std::ofstream& file(const std::string& name);
+  tfjob::detail::OutFile& file(const std::string& name);
+  static std::string file_name(const LogSource& s);
   void flush_locked();
   std::string dir_;
+  tfjob::detail::Folder folder_;
   std::mutex mu_;
-  std::map<std::string, std::unique_ptr<std::ofstream>> files_;
+  std::map<std::string, tfjob::detail::OutFile> files_;
   std::chrono::steady_clock::time_point last_flush_ = std::chrono::steady_clock::now();
   std::unique_ptr<kube::SideTask> flusher_;
 };
@@ -657,7 +663,7 @@ class ReplicaFollower {
                                              "): follow the logs to wait for it"));
     check_container(*target, o_.container);
     if (container_started(*target, o_.container)) return;
-    auto p = progress(*job_obj_, pods, namespace_events(c_, ns_));
+    auto p = progress(*job_obj_, pods, job_events(c_, ns_, *job_obj_, pods, PodEvents::pending));
     const std::string name = tfjob::detail::value_at(*target, "/metadata/name"_json_pointer, std::string());
     std::string why;
     for (const auto& w : p.waiting)
@@ -1131,11 +1137,13 @@ TFJOB_INLINE JobLogsResult job_logs(kube::Client c, const std::string& ns, const
   return out;
 }
 
-TFJOB_INLINE LogSaver::LogSaver(std::string dir) : dir_(std::move(dir)) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir_, ec);
-  if (ec || !std::filesystem::is_directory(dir_))
-    throw tfjob::error("cannot save logs in \"" + dir_ + "\": " + (ec ? ec.message() : std::string("not a directory")));
+TFJOB_INLINE LogSaver::LogSaver(std::string dir) : dir_(std::move(dir)), folder_([this] {
+  try {
+    return tfjob::detail::Folder(dir_);
+  } catch (const std::exception& e) {
+    throw tfjob::error("cannot save logs in \"" + dir_ + "\": " + e.what());
+  }
+}()) {
   flusher_ = std::make_unique<kube::SideTask>(std::chrono::milliseconds(100), [this](const std::atomic<bool>&) {
     flush();
     return true;
@@ -1149,21 +1157,20 @@ TFJOB_INLINE LogSaver::~LogSaver() {
 
 TFJOB_INLINE void LogSaver::record(const LogRecord& r) {
   std::lock_guard<std::mutex> lk(mu_);
-  auto& f = file(r.source->pod + "." + r.source->container + ".log");
-  f.write(r.piece.text.data(), static_cast<std::streamsize>(r.piece.text.size()));
-  if (r.piece.last && r.piece.terminated) f.put('\n');
+  auto& f = file(file_name(*r.source));
+  f.write(r.piece.text);
+  if (r.piece.last && r.piece.terminated) f.write("\n");
 }
 
 TFJOB_INLINE void LogSaver::bytes(const LogSource& s, std::string_view b) {
   std::lock_guard<std::mutex> lk(mu_);
-  file(s.pod + "." + s.container + ".log").write(b.data(), static_cast<std::streamsize>(b.size()));
+  file(file_name(s)).write(b);
 }
 
 TFJOB_INLINE void LogSaver::event(const LogEvent& e) {
   std::lock_guard<std::mutex> lk(mu_);
-  auto& f = file("events.log");
-  f << detail_now_rfc3339() << " " << to_string(e.kind) << " " << e.source.pod << " " << e.source.container << ": "
-    << e.message << "\n";
+  file("events.log").write(detail_now_rfc3339() + " " + to_string(e.kind) + " " + e.source.pod + " " + e.source.container +
+                          ": " + e.message + "\n");
   flush_locked();
 }
 
@@ -1174,16 +1181,20 @@ TFJOB_INLINE void LogSaver::flush() {
 
 TFJOB_INLINE std::string LogSaver::detail_now_rfc3339() { return kube::detail::format_rfc3339(std::time(nullptr)); }
 
-TFJOB_INLINE std::ofstream& LogSaver::file(const std::string& name) {
+/// `<pod>.<container>.log`, each name one path part (a container name has no '.', so two
+/// streams never share a file).
+TFJOB_INLINE std::string LogSaver::file_name(const LogSource& s) {
+  return tfjob::detail::path_part(s.pod) + "." + tfjob::detail::path_part(s.container) + ".log";
+}
+
+TFJOB_INLINE tfjob::detail::OutFile& LogSaver::file(const std::string& name) {
   auto it = files_.find(name);
-  if (it != files_.end()) return *it->second;
-  auto f = std::make_unique<std::ofstream>(dir_ + "/" + name, std::ios::binary | std::ios::app);
-  if (!*f) throw tfjob::error("cannot write \"" + dir_ + "/" + name + "\": " + std::strerror(errno));
-  return *files_.emplace(name, std::move(f)).first->second;
+  if (it != files_.end()) return it->second;
+  return files_.emplace(name, folder_.append(name)).first->second;
 }
 
 TFJOB_INLINE void LogSaver::flush_locked() {
-  for (auto& [n, f] : files_) f->flush();
+  for (auto& [n, f] : files_) f.flush();
   last_flush_ = std::chrono::steady_clock::now();
 }
 

@@ -5,6 +5,7 @@
 /// (`pkg/controller.v1/common`, `pkg/apis/kubeflow.org/v1/common_types.go`), plus the
 /// unprefixed and `tf-replica-*` labels that tf-operator v1 and v1alpha2 wrote.
 
+#include <tfjob/api/cluster_words.hpp>
 #include <tfjob/api/labels.hpp>
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
@@ -33,7 +34,7 @@ struct PodInfo {
   bool master_role = false;  ///< job-role=master
   std::string phase;         ///< Pending, Running, Succeeded, Failed, Unknown
   std::string node;
-  int restarts = 0;
+  int restarts = 0;          ///< containers' and init containers' (native sidecars') restarts, summed as the operator's backoffLimit does
   long long gpus = 0;
   bool deleting = false;     ///< metadata.deletionTimestamp set
   std::string creation_timestamp;
@@ -41,7 +42,9 @@ struct PodInfo {
   /// Terminated container with a non-zero exit code, when any (the named container first).
   std::optional<int> exit_code;
   std::string terminated_reason;  ///< e.g. Error, OOMKilled
-  std::string waiting_reason;     ///< e.g. ContainerCreating, ImagePullBackOff, CrashLoopBackOff
+  std::string waiting_reason;     ///< e.g. ContainerCreating, ImagePullBackOff, CrashLoopBackOff (an init container's when it holds the pod)
+  /// Native sidecars (init containers with restartPolicy Always) and their restarts.
+  std::vector<std::pair<std::string, int>> sidecars;
 };
 
 namespace detail {
@@ -147,6 +150,28 @@ TFJOB_INLINE PodInfo pod_info(const nlohmann::json& pod, const std::string& cont
       const int code = tfjob::detail::value_at(*term, "exitCode", 0);
       if (code == 0) continue;
       p.exit_code = code;
+      p.terminated_reason = tfjob::detail::value_at(*term, "reason", "");
+    }
+  }
+  // Init containers: their restarts count toward backoffLimit as the containers' do (training
+  // operator v1.9 pkg/core/job.go PastBackoffLimit sums InitContainerStatuses' restartCount);
+  // one that waits holds the pod back (kubectl shows Init:<reason>); a regular one that failed
+  // failed the pod. A native sidecar's exit (stopped by the kubelet after the containers,
+  // e.g. 143) says nothing about the replica.
+  const auto spec = tfjob::detail::value_at(pod, "spec", nlohmann::json::object());
+  for (const auto& c : tfjob::detail::value_at(pod, "/status/initContainerStatuses"_json_pointer, nlohmann::json::array())) {
+    const std::string cname = tfjob::detail::value_at(c, "name", "");
+    const bool sidecar = words::restartable_init_container(spec, cname);
+    const int r = tfjob::detail::value_at(c, "restartCount", 0);
+    if (r > 0) p.restarts = r > std::numeric_limits<int>::max() - p.restarts ? std::numeric_limits<int>::max() : p.restarts + r;
+    if (sidecar) p.sidecars.emplace_back(cname, r);
+    const std::string w = tfjob::detail::value_at(c, "/state/waiting/reason"_json_pointer, std::string());
+    if (!w.empty() && w != "PodInitializing" && (p.waiting_reason.empty() || p.waiting_reason == "PodInitializing"))
+      p.waiting_reason = w;
+    if (sidecar || p.exit_code) continue;
+    const nlohmann::json* term = tfjob::detail::json_at(c, "/state/terminated"_json_pointer);
+    if (term && tfjob::detail::value_at(*term, "exitCode", 0) != 0) {
+      p.exit_code = tfjob::detail::value_at(*term, "exitCode", 0);
       p.terminated_reason = tfjob::detail::value_at(*term, "reason", "");
     }
   }

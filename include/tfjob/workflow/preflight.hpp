@@ -9,6 +9,7 @@
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/detail/table.hpp>
+#include <tfjob/kube/detail/util.hpp>  // redact_url
 #include <tfjob/workflow/status.hpp>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +18,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace tfjob::workflow {
@@ -84,7 +86,7 @@ namespace tfjob::workflow {
 
 TFJOB_INLINE std::string crd_missing_message(const std::string& server) {
   std::string s = "the cluster";
-  if (!server.empty()) s += " at " + server;
+  if (!server.empty()) s += " at " + kube::redact_url(server);
   s += " does not serve TFJobs (kubeflow.org/v1, resource tfjobs): the Kubeflow training operator "
        "is not installed.\nInstall training operator v1.9 with:\n  ";
   s += operator_install_command;
@@ -149,6 +151,17 @@ TFJOB_INLINE std::vector<const nlohmann::json*> collect_gpu_nodes(const nlohmann
     const auto l = tfjob::detail::value_at(p, "/metadata/labels"_json_pointer, nlohmann::json::object());
     return l.value(labels::job_name, "") == job_name;
   };
+  // what the other pods hold on each node, in one pass over them (not one per node)
+  std::unordered_map<std::string, long long> held;
+  if (all_pods)
+    for (const auto& p : *all_pods) {
+      const std::string node = tfjob::detail::value_at(p, "/spec/nodeName"_json_pointer, std::string());
+      if (node.empty()) continue;
+      std::string phase = tfjob::detail::value_at(p, "/status/phase"_json_pointer, std::string());
+      if (phase == "Succeeded" || phase == "Failed") continue;
+      if (own_pod(p)) continue;
+      if (p.contains("spec")) held[node] += pod_spec_gpus(p["spec"], resource);
+    }
   std::vector<const nlohmann::json*> gpu_node_objs;
   for (const auto& n : nodes) {
     GpuNode g;
@@ -159,15 +172,7 @@ TFJOB_INLINE std::vector<const nlohmann::json*> collect_gpu_nodes(const nlohmann
     if (alloc.contains(resource)) g.allocatable = integer_quantity(alloc[resource]);
     if (g.capacity <= 0 && g.allocatable <= 0) continue;
     g.schedulable = !tfjob::detail::value_at(n, "/spec/unschedulable"_json_pointer, false);
-    if (all_pods) {
-      for (const auto& p : *all_pods) {
-        if (tfjob::detail::value_at(p, "/spec/nodeName"_json_pointer, std::string()) != g.name) continue;
-        std::string phase = tfjob::detail::value_at(p, "/status/phase"_json_pointer, std::string());
-        if (phase == "Succeeded" || phase == "Failed") continue;
-        if (own_pod(p)) continue;
-        if (p.contains("spec")) g.requested += pod_spec_gpus(p["spec"], resource);
-      }
-    }
+    if (auto h = held.find(g.name); h != held.end()) g.requested = h->second;
     r.nodes.push_back(g);
     gpu_node_objs.push_back(&n);
   }

@@ -52,7 +52,7 @@ std::vector<nlohmann::json> events_for(const std::vector<nlohmann::json>& events
 /// scheduled, the container's waiting reason and message. std::nullopt when it says nothing.
 std::optional<PendingReason> pending_reason(const nlohmann::json& pod, const std::vector<nlohmann::json>& events);
 
-/// Build the progress snapshot from the job, its pods and the namespace's events.
+/// Build the progress snapshot from the job, its pods and their events (any others are ignored).
 Progress progress(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
                   const std::vector<nlohmann::json>& events);
 

@@ -162,10 +162,17 @@ struct QueueState {
   std::string pod_group_system;                 ///< "Volcano" or "scheduler-plugins"
 };
 
+/// The label Kueue puts on a job's Workload: the job's uid (kueue pkg/controller/constants JobUIDLabel).
+inline constexpr const char* kueue_job_uid_label = "kueue.x-k8s.io/job-uid";
+
 /// Reads `QueueState` for `job` (as served) in `ns`. Best effort: what may not be read, or
 /// fails to be read, stays empty (the queue's word makes an explanation more precise; its
 /// absence never fails `explain`, `describe` or `wait`).
 QueueState gather_queue_state(kube::Client& c, const std::string& ns, const nlohmann::json& job);
+
+/// The events of the job's PodGroup (queue_wait_findings reads them), by their own field
+/// selector; none when there is no PodGroup or they may not be read.
+std::vector<nlohmann::json> queue_events(kube::Client& c, const std::string& ns, const QueueState& q);
 
 /// Findings that say a job waits in a queue and not for a node, from its Kueue Workload
 /// (QuotaReserved, Admitted, Evicted; the queue's pending count and the position where the
@@ -533,8 +540,17 @@ TFJOB_INLINE QueueState gather_queue_state(kube::Client& c, const std::string& n
   const std::string name = detail::str_at(job, "/metadata/name"_json_pointer);
   if (sys.kueue) {
     optional_read([&] {
-      for (auto& w : list_items(c, resources::kueue_workloads(), ns))
+      // Kueue labels a job's Workload with the job's uid (kueue pkg/controller/constants:
+      // JobUIDLabel), so one selector finds it in a namespace of any size; only when it finds
+      // none (no Workload yet, or a Kueue older than the label) is the namespace's list read
+      const std::string uid = detail::str_at(job, "/metadata/uid"_json_pointer);
+      kube::ListParams lp;
+      if (!uid.empty()) lp.label_selector = std::string(kueue_job_uid_label) + "=" + uid;
+      for (auto& w : list_items(c, resources::kueue_workloads(), ns, lp))
         if (detail::owned_by(w, job)) q.workloads.push_back(std::move(w));
+      if (q.workloads.empty() && !uid.empty())
+        for (auto& w : list_items(c, resources::kueue_workloads(), ns))
+          if (detail::owned_by(w, job)) q.workloads.push_back(std::move(w));
       q.workloads_read = true;
     });
     std::string lq = detail::str_at(job, nlohmann::json::json_pointer("/metadata/labels/" + std::string("kueue.x-k8s.io~1queue-name")));
@@ -555,6 +571,16 @@ TFJOB_INLINE QueueState gather_queue_state(kube::Client& c, const std::string& n
       if (q.pod_group) q.pod_group_system = "scheduler-plugins";
     });
   return q;
+}
+
+TFJOB_INLINE std::vector<nlohmann::json> queue_events(kube::Client& c, const std::string& ns, const QueueState& q) {
+  if (!q.pod_group) return {};
+  try {
+    return object_events(c, ns, "PodGroup", detail::str_at(*q.pod_group, "/metadata/name"_json_pointer),
+                         detail::str_at(*q.pod_group, "/metadata/uid"_json_pointer));
+  } catch (const tfjob::error&) {
+    return {};  // best effort, as the rest of the queue state
+  }
 }
 
 namespace detail {

@@ -3,8 +3,8 @@
 /// job ends in a way that makes the condition impossible, it is deleted, one of its pods
 /// cannot start as it is (on request), or time runs out. Three long-lived watches per wait,
 /// however long it lasts (a JobWatch: the job, its pods by the operator's job-name label, the
-/// namespace's events kept only for the job and its pods); progress snapshots come from
-/// what they delivered, not from listing.
+/// job's events by their field selector); progress snapshots come from what they delivered,
+/// not from listing, and nothing is asked of the namespace beyond the job's own.
 
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/workflow/cluster.hpp>
@@ -156,8 +156,7 @@ TFJOB_INLINE void report_final_progress(kube::Client& c, const std::string& ns, 
   if (o.on_progress && (rep.result == WaitResult::reached || rep.result == WaitResult::impossible)) {
     try {
       auto pods = job_pods(c, ns, name);
-      auto events = namespace_events(c, ns);
-      o.on_progress(progress(rep.job, pods, events));
+      o.on_progress(progress(rep.job, pods, job_events(c, ns, rep.job, pods, PodEvents::pending)));
     } catch (const std::exception&) {
       // best effort: the outcome is decided
     }
@@ -173,7 +172,8 @@ TFJOB_INLINE void report_timeout(kube::Client& c, const std::string& ns, const s
     const nlohmann::json& job = last.job.is_null() ? rep.job : last.job;
     if (!job.is_null()) {
       try {
-        rep.queue = queue_wait_findings(job, job_pods(c, ns, name), namespace_events(c, ns), gather_queue_state(c, ns, job));
+        const QueueState q = gather_queue_state(c, ns, job);
+        rep.queue = queue_wait_findings(job, job_pods(c, ns, name), queue_events(c, ns, q), q);
       } catch (const tfjob::error&) {
         // one look after the timeout: what cannot be read leaves the reasons above
       }

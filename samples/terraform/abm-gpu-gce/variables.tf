@@ -32,12 +32,14 @@ variable "abm_cluster_id" {
 }
 
 variable "abm_version" {
-  description = "Version of GDC software-only for bare metal (Anthos bare metal) that bmctl installs, exactly as listed by: gcloud storage ls gs://anthos-baremetal-release/bmctl/ (1.30 or newer for Ubuntu 22.04)"
+  description = "Release of GDC (software only) for bare metal that bmctl installs, exactly as bmctl's bucket names it (gcloud storage ls gs://anthos-baremetal-release/bmctl/), e.g. 1.36.300-gke.150; a supported one (1.34 or newer today)"
   type        = string
 
   validation {
-    condition     = can(regex("^1\\.[0-9]+\\.[0-9]+", var.abm_version))
-    error_message = "abm_version must be a bmctl version such as 1.31.0 (see gcloud storage ls gs://anthos-baremetal-release/bmctl/)."
+    # x.y.z-gke.N as GDC numbers its patches (version history, "Versioning scheme"), or a
+    # bare x.y.z; the module downloads gs://anthos-baremetal-release/bmctl/<abm_version>/.
+    condition     = can(regex("^1\\.[0-9]+\\.[0-9]+(-gke\\.[0-9]+)?$", var.abm_version))
+    error_message = "abm_version must be a bmctl release such as 1.36.300-gke.150 (see gcloud storage ls gs://anthos-baremetal-release/bmctl/)."
   }
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 /// \file Fuzz target: `submit -f` input, YAML (one or more documents) or JSON (one value or
-/// a stream), through the manifest reader (`parse_objects`, `parse_tfjobs`), then what
+/// a stream), through the manifest reader (`parse_objects`, `parse_tfjobs` with the CRD's
+/// schema and without), then what
 /// submit does with a TFJob it read: defaults, validation, every replica's TF_CONFIG and
 /// the YAML written back for `-o yaml`.
 #include "common.hpp"
@@ -18,8 +19,11 @@ inline int manifest(const std::uint8_t* data, std::size_t size) {
     auto objs = parse_objects(text, "fuzz.yaml");
     (void)to_yaml_documents(objs);
   });
+  // strict (the default): the CRD's schema judges every document
+  expect_sdk_errors_only([&] { (void)parse_tfjobs(text, "fuzz.yaml"); });
   expect_sdk_errors_only([&] {
-    for (TFJob& job : parse_tfjobs(text, "fuzz.yaml")) {
+    // the schema ignored, so that what the decoder accepts reaches the rest of submit
+    for (TFJob& job : parse_tfjobs(text, "fuzz.yaml", FieldValidation::ignore)) {
       set_defaults(job);
       (void)validate(job);
       (void)gen_all_tf_configs(job);

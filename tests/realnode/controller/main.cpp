@@ -138,8 +138,8 @@ class Controller {
     const auto jobs_ri = kube::resource_info<tfjob::TFJob>();
     std::vector<std::thread> watches;
     watches.emplace_back([&] { watch_into(kube::Api<kube::DynamicObject>(client_, jobs_ri, o_.namespace_), "", &Cache::jobs, cache_, "tfjobs"); });
-    watches.emplace_back([&] { watch_into(kube::Api<kube::Pod>(client_, o_.namespace_), sel, &Cache::pods, cache_, "pods"); });
-    watches.emplace_back([&] { watch_into(kube::Api<kube::Service>(client_, o_.namespace_), sel, &Cache::services, cache_, "services"); });
+    watches.emplace_back([&] { watch_into(kube::Api<tfjob::k8s::Pod>(client_, o_.namespace_), sel, &Cache::pods, cache_, "pods"); });
+    watches.emplace_back([&] { watch_into(kube::Api<tfjob::k8s::Service>(client_, o_.namespace_), sel, &Cache::services, cache_, "services"); });
     log("watching TFJobs in " + (o_.namespace_.empty() ? std::string("all namespaces") : "namespace " + o_.namespace_));
     while (!cache_.stop) {
       std::set<std::string> todo;
@@ -207,8 +207,8 @@ class Controller {
       return;
     }
     const op::Plan plan = op::reconcile(job, seen, unix_now(), opts_);
-    kube::Api<kube::Pod> pods(client_, ns);
-    kube::Api<kube::Service> services(client_, ns);
+    kube::Api<tfjob::k8s::Pod> pods(client_, ns);
+    kube::Api<tfjob::k8s::Service> services(client_, ns);
     for (const auto& name : plan.delete_pods) {
       if (pods.remove_opt(name)) log("deleted pod " + ns + "/" + name);
       std::lock_guard<std::mutex> lk(cache_.mu);
@@ -220,20 +220,20 @@ class Controller {
       if (services.remove_opt(name)) log("deleted service " + ns + "/" + name);
     for (const auto& p : plan.create_pods) {
       try {
-        kube::Pod made = pods.create(kube::Pod(p));
-        log("created pod " + ns + "/" + made.name());
+        const json made = pods.create(p.get<tfjob::k8s::Pod>());
+        log("created pod " + ns + "/" + key_of(made).substr(ns.size() + 1));
         std::lock_guard<std::mutex> lk(cache_.mu);
-        cache_.pods[key_of(made.json)] = made.json;
+        cache_.pods[key_of(made)] = made;
       } catch (const tfjob::api_error& e) {
         if (!e.is_already_exists()) throw;
       }
     }
     for (const auto& s : plan.create_services) {
       try {
-        kube::Service made = services.create(kube::Service(s));
-        log("created service " + ns + "/" + made.name());
+        const json made = services.create(s.get<tfjob::k8s::Service>());
+        log("created service " + ns + "/" + key_of(made).substr(ns.size() + 1));
         std::lock_guard<std::mutex> lk(cache_.mu);
-        cache_.services[key_of(made.json)] = made.json;
+        cache_.services[key_of(made)] = made;
       } catch (const tfjob::api_error& e) {
         if (!e.is_already_exists()) throw;
       }
@@ -285,7 +285,7 @@ class Controller {
                {"type", e.type}, {"reason", e.reason}, {"message", e.message},
                {"source", {{"component", "tfjob-controller"}}}, {"firstTimestamp", ts}, {"lastTimestamp", ts}, {"count", 1}};
     try {
-      kube::Api<kube::Event>(client_, job.metadata.namespace_).create(kube::Event(ev));
+      kube::Api<tfjob::k8s::Event>(client_, job.metadata.namespace_).create(ev.get<tfjob::k8s::Event>());
     } catch (const std::exception& ex) {
       log("cannot record event " + e.reason + " on TFJob " + job.metadata.name + ": " + ex.what());
     }

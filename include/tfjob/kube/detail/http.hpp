@@ -119,9 +119,13 @@ class Conn {
 
  private:
   Text describe_tls_failure(const std::string& prefix, int ret);
+  /// The verify callback: keeps the server's certificate so that a failure can say what it
+  /// names (OpenSSL keeps no peer certificate for a handshake whose verification failed).
+  static int keep_server_cert(int ok, X509_STORE_CTX* x);
 
   int fd_ = -1;
   SSL_ptr ssl_;
+  X509_ptr server_cert_;  ///< set by keep_server_cert during the handshake
   TlsContext* tls_ = nullptr;
   std::string peer_, verify_name_;
   const std::atomic<bool>* cancel_ = nullptr;
@@ -274,15 +278,20 @@ TFJOB_INLINE std::unique_ptr<Conn> Conn::dial(const std::string& host, int port,
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     int r = ::connect(fd, ai->ai_addr, ai->ai_addrlen);
     if (r != 0 && errno != EINPROGRESS) { last = std::strerror(errno); ::close(fd); continue; }
+    // an answer already there (a local port refused at once) is read whatever the deadline
+    // left, as Go's dialer reports a refusal even under a tiny timeout
+    pollfd settled{fd, POLLOUT, 0};
     if (r != 0) {
-      try {
-        wait_fd(fd, POLLOUT, dl, cancel, "dial tcp " + c->peer_ + ": i/o timeout");
-      } catch (const timeout_failure& e) {
-        ::close(fd);
-        throw connect_failure(e.what());
-      } catch (...) {
-        ::close(fd);
-        throw;
+      if (::poll(&settled, 1, 0) <= 0) {
+        try {
+          wait_fd(fd, POLLOUT, dl, cancel, "dial tcp " + c->peer_ + ": i/o timeout");
+        } catch (const timeout_failure& e) {
+          ::close(fd);
+          throw connect_failure(e.what());
+        } catch (...) {
+          ::close(fd);
+          throw;
+        }
       }
       int err = 0;
       socklen_t len = sizeof err;
@@ -307,8 +316,12 @@ TFJOB_INLINE void Conn::start_tls(TlsContext& tls, const std::string& verify_nam
   bool ip = is_ip_literal(verify_name);
   if (!ip) SSL_set_tlsext_host_name(ssl_.get(), verify_name.c_str());
   if (!tls.insecure()) {
+    SSL_set_app_data(ssl_.get(), this);
+    SSL_set_verify(ssl_.get(), SSL_VERIFY_PEER, &Conn::keep_server_cert);
     X509_VERIFY_PARAM* p = SSL_get0_param(ssl_.get());
-    X509_VERIFY_PARAM_set_hostflags(p, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+    // Go's crypto/x509 (since 1.15, GODEBUG x509ignoreCN=0 gone in 1.17): the host is matched
+    // against the subjectAltNames only, never the subject's Common Name.
+    X509_VERIFY_PARAM_set_hostflags(p, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS | X509_CHECK_FLAG_NEVER_CHECK_SUBJECT);
     if (ip) X509_VERIFY_PARAM_set1_ip_asc(p, verify_name.c_str());
     else X509_VERIFY_PARAM_set1_host(p, verify_name.c_str(), 0);
   }
@@ -328,6 +341,14 @@ TFJOB_INLINE void Conn::start_tls(TlsContext& tls, const std::string& verify_nam
     pollfd p{fd_, POLLIN, 0};
     if (::poll(&p, 1, 200) > 0) check_alert("TLS handshake with " + peer_ + " failed");
   }
+}
+
+TFJOB_INLINE int Conn::keep_server_cert(int ok, X509_STORE_CTX* x) {
+  auto* ssl = static_cast<SSL*>(X509_STORE_CTX_get_ex_data(x, SSL_get_ex_data_X509_STORE_CTX_idx()));
+  auto* c = ssl ? static_cast<Conn*>(SSL_get_app_data(ssl)) : nullptr;
+  X509* leaf = X509_STORE_CTX_get0_cert(x);
+  if (c && !c->server_cert_ && leaf && X509_up_ref(leaf) == 1) c->server_cert_.reset(leaf);
+  return ok;
 }
 
 TFJOB_INLINE void Conn::check_alert(const std::string& prefix) {
@@ -401,8 +422,17 @@ TFJOB_INLINE Text Conn::describe_tls_failure(const std::string& prefix, int ret)
       case X509_V_ERR_HOSTNAME_MISMATCH:
       case X509_V_ERR_IP_ADDRESS_MISMATCH: {
         std::string valid;
-        if (const X509* peer = SSL_get0_peer_certificate(ssl_.get()))
+        bool common_name = false;
+        const X509* peer = SSL_get0_peer_certificate(ssl_.get());
+        if (!peer) peer = server_cert_.get();
+        if (peer) {
           for (const auto& n : subject_alt_names(peer)) valid += (valid.empty() ? "" : ", ") + n;
+          common_name = X509_NAME_get_index_by_NID(X509_get_subject_name(peer), NID_commonName, -1) >= 0;
+        }
+        if (valid.empty() && common_name)  // Go's HostnameError words for a certificate without SANs
+          return msg + "x509: certificate relies on legacy Common Name field, use SANs instead: the server's "
+                 "certificate names its host only in its subject's Common Name, which kubectl (Go 1.15 and later) "
+                 "ignores. Reissue the API server's certificate with a subjectAltName for " + verify_name_;
         return msg + "x509: certificate is valid for " + (valid.empty() ? std::string("other names") : valid) +
                ", not " + verify_name_ + ". Use a server address the certificate names, or set "
                "tls-server-name (" + setting::config_tls_server_name + ") to one of them";
@@ -625,7 +655,7 @@ TFJOB_INLINE std::unique_ptr<Conn> open_connection(const Url& target, const std:
   if (!proxy.empty()) {
     auto sep = proxy.find("://");
     if (sep != std::string::npos && lower(proxy.substr(0, sep)) != "http")
-      throw config_error("proxy \"" + proxy + "\": only http:// proxies (HTTP CONNECT) are supported");
+      throw config_error("proxy \"" + redact_url(proxy) + "\": only http:// proxies (HTTP CONNECT) are supported");
     Url p = parse_url(sep == std::string::npos ? "http://" + proxy : proxy, "proxy");
     c = Conn::dial(p.host, p.port, dl, cancel);
     if (target.scheme == "https") {

@@ -50,6 +50,7 @@ struct Child {
   pid_t pid = -1;
   int out_fd = -1;
   int exec_errno = 0;
+  bool relative_match = false;  ///< exec_errno is ENOENT because the match was relative (ProgramPath::relative)
 };
 
 /// This process's environment with `env` applied (order kept, replaced names dropped and
@@ -60,6 +61,10 @@ std::vector<std::string> child_environment(const std::vector<std::pair<std::stri
 struct ProgramPath {
   std::string exe;       ///< "" when the lookup found nothing
   int lookup_errno = 0;  ///< 0, or ENOENT / EACCES when the lookup found nothing
+  /// The first match on PATH was relative to the current folder (PATH's ".", an empty or
+  /// relative entry): not run (lookup_errno ENOENT), as Go's exec.LookPath refuses it since
+  /// 1.19 (ErrDot): a folder one happens to stand in does not choose what runs.
+  bool relative = false;
 };
 
 /// Resolves `program` to the file execve is to run, and why there is none.
@@ -133,6 +138,11 @@ TFJOB_INLINE ProgramPath resolve_program(const std::string& program) {
     std::string d = ps.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
     std::string cand = (d.empty() ? "." : d) + "/" + r.exe;
     if (::access(cand.c_str(), X_OK) == 0) {
+      if (cand[0] != '/') {  // Go's ErrDot: the first match is relative, and is not run
+        r.relative = true;
+        r.lookup_errno = ENOENT;
+        break;
+      }
       found = cand;
       r.lookup_errno = 0;
       break;
@@ -234,7 +244,9 @@ TFJOB_INLINE Child start_child(const ChildSpec& spec) {
     return c;
   }
   if (pid == 0) run_child(spec, img, out[1], err[1], parent);
-  return await_exec(spec, pid, out, err);
+  c = await_exec(spec, pid, out, err);
+  c.relative_match = img.program.relative;
+  return c;
 }
 
 TFJOB_INLINE bool read_to_end(int fd, std::string& out, std::size_t limit) {

@@ -6,6 +6,7 @@
 #include <tfjob/detail/time.hpp>
 #include <tfjob/error.hpp>
 
+#include <cmath>  // ceil: durations rounded up to a millisecond
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -52,8 +53,13 @@ Url parse_url(const std::string& in, const std::string& what = "URL");
 /// "0", "30" (a bare integer is seconds, as kubectl's --request-timeout), or Go's
 /// time.ParseDuration form without a sign: "30s", "1m", "2h", "1h30m", "1.5h", "500ms",
 /// "10us"/"10µs", "100ns". Like Go, a value beyond int64 nanoseconds (about 292 years) is
-/// refused, not wrapped. Throws config_error naming `what` on bad input.
+/// refused, not wrapped. A positive value is rounded up to a whole millisecond, so it never
+/// becomes 0 ("no limit"): 500us is 1ms. Throws config_error naming `what` on bad input.
 std::chrono::milliseconds parse_duration(const std::string& s, const Text& what = "duration");
+
+/// parse_duration without the exception: nullopt on bad input, with `why` (when given) set
+/// to what is wrong ("unknown unit \"x\" (use ns, us, ms, s, m or h)").
+std::optional<std::chrono::milliseconds> try_parse_duration(const std::string& s, std::string* why = nullptr);
 
 /// Read a whole file; throws config_error naming `what` and the path.
 std::string read_file(const std::string& path, const Text& what);
@@ -69,7 +75,29 @@ using tfjob::detail::parse_rfc3339;
 
 }  // namespace tfjob::kube::detail
 
+namespace tfjob::kube {
+/// A server URL fit to print: a password in it is replaced by "xxxxx", as Go's
+/// url.URL.Redacted() does for kubectl (https://user:xxxxx@host): every message
+/// that shows a server or proxy URL shows it through this function.
+std::string redact_url(const std::string& url);
+}  // namespace tfjob::kube
+
 #if TFJOB_SDK_DEFINE_KUBE
+namespace tfjob::kube {
+TFJOB_INLINE std::string redact_url(const std::string& url) {
+  auto scheme = url.find("://");
+  std::size_t start = scheme == std::string::npos ? 0 : scheme + 3;
+  auto end = url.find_first_of("/?#", start);
+  std::string authority = url.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  auto at = authority.rfind('@');
+  if (at == std::string::npos) return url;
+  std::string userinfo = authority.substr(0, at);
+  auto colon = userinfo.find(':');
+  if (colon == std::string::npos) return url;
+  return url.substr(0, start) + userinfo.substr(0, colon) + ":xxxxx" + url.substr(start + at);
+}
+}  // namespace tfjob::kube
+
 namespace tfjob::kube::detail {
 
 TFJOB_INLINE std::optional<std::string> base64_decode(std::string_view in) {
@@ -161,6 +189,7 @@ TFJOB_INLINE std::string Url::origin() const { return scheme + "://" + host_port
 TFJOB_INLINE Url parse_url(const std::string& in, const std::string& what) {
   Url u;
   std::string s = in;
+  const std::string shown = redact_url(in);  // a password in it is never printed
   auto p = s.find("://");
   if (p == std::string::npos) {
     u.scheme = "https";
@@ -181,11 +210,11 @@ TFJOB_INLINE Url parse_url(const std::string& in, const std::string& what) {
   std::string port;
   if (!authority.empty() && authority[0] == '[') {
     auto close = authority.find(']');
-    if (close == std::string::npos) throw config_error(what + " \"" + in + "\": unterminated IPv6 address");
+    if (close == std::string::npos) throw config_error(what + " \"" + shown + "\": unterminated IPv6 address");
     u.host = authority.substr(1, close - 1);
     u.ipv6 = true;
     if (close + 1 < authority.size()) {
-      if (authority[close + 1] != ':') throw config_error(what + " \"" + in + "\": bad host");
+      if (authority[close + 1] != ':') throw config_error(what + " \"" + shown + "\": bad host");
       port = authority.substr(close + 2);
     }
   } else {
@@ -197,9 +226,9 @@ TFJOB_INLINE Url parse_url(const std::string& in, const std::string& what) {
       u.host = authority;
     }
   }
-  if (u.host.empty()) throw config_error(what + " \"" + in + "\" has no host");
+  if (u.host.empty()) throw config_error(what + " \"" + shown + "\" has no host");
   if (u.scheme != "https" && u.scheme != "http")
-    throw config_error(what + " \"" + in + "\": unsupported scheme \"" + u.scheme +
+    throw config_error(what + " \"" + shown + "\": unsupported scheme \"" + u.scheme +
                        "\" (use https:// or http://)");
   if (port.empty()) {
     u.port = u.scheme == "https" ? 443 : 80;
@@ -209,26 +238,28 @@ TFJOB_INLINE Url parse_url(const std::string& in, const std::string& what) {
       u.port = std::stoi(port, &used);
       if (used != port.size() || u.port <= 0 || u.port > 65535) throw std::out_of_range("port");
     } catch (const std::exception&) {
-      throw config_error(what + " \"" + in + "\": bad port \"" + port + "\"");
+      throw config_error(what + " \"" + shown + "\": bad port \"" + port + "\"");
     }
   }
   return u;
 }
 
-TFJOB_INLINE std::chrono::milliseconds parse_duration(const std::string& s, const Text& what) {
-  auto bad = [&](const std::string& why = "must be a number of seconds or a duration with a unit (e.g. 0, 30s, 1m, 2h)") {
-    return config_error("invalid " + what + " \"" + s.substr(0, 64) + (s.size() > 64 ? "..." : "") + "\": " + why);
+TFJOB_INLINE std::optional<std::chrono::milliseconds> try_parse_duration(const std::string& s, std::string* why) {
+  auto bad = [&](const std::string& w = "must be a number of seconds or a duration with a unit (e.g. 0, 30s, 1m, 2h)")
+      -> std::optional<std::chrono::milliseconds> {
+    if (why) *why = w;
+    return std::nullopt;
   };
   constexpr long double max_ns = 9223372036854775807.0L;  // Go's time.Duration is int64 ns
   const char* too_large = "out of range (at most 2562047h)";
-  if (s.empty()) throw bad();
+  if (s.empty()) return bad();
   bool all_digits = true;
   for (char c : s) all_digits = all_digits && c >= '0' && c <= '9';
   if (all_digits) {
     long double secs = 0;
     for (char c : s) {
       secs = secs * 10 + (c - '0');
-      if (secs * 1e9L > max_ns) throw bad(too_large);
+      if (secs * 1e9L > max_ns) return bad(too_large);
     }
     return std::chrono::milliseconds(static_cast<long long>(secs) * 1000);
   }
@@ -243,7 +274,7 @@ TFJOB_INLINE std::chrono::milliseconds parse_duration(const std::string& s, cons
     if (i < s.size() && s[i] == '.')
       for (++i; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i, ++digits)
         if (scale > 1e-30L) v += (s[i] - '0') * (scale /= 10);
-    if (digits == 0) throw bad();
+    if (digits == 0) return bad();
     size_t ustart = i;
     while (i < s.size() && !(s[i] >= '0' && s[i] <= '9') && s[i] != '.') ++i;
     const std::string unit = s.substr(ustart, i - ustart);
@@ -254,12 +285,20 @@ TFJOB_INLINE std::chrono::milliseconds parse_duration(const std::string& s, cons
     else if (unit == "s") unit_ns = 1e9L;
     else if (unit == "m") unit_ns = 60e9L;
     else if (unit == "h") unit_ns = 3600e9L;
-    else if (unit.empty()) throw bad("missing unit after a number (use ns, us, ms, s, m or h)");
-    else throw bad("unknown unit \"" + unit.substr(0, 16) + "\" (use ns, us, ms, s, m or h)");
+    else if (unit.empty()) return bad("missing unit after a number (use ns, us, ms, s, m or h)");
+    else return bad("unknown unit \"" + unit.substr(0, 16) + "\" (use ns, us, ms, s, m or h)");
     total_ns += v * unit_ns;
-    if (total_ns > max_ns) throw bad(too_large);
+    if (total_ns > max_ns) return bad(too_large);
   }
-  return std::chrono::milliseconds(static_cast<long long>(total_ns / 1e6L));
+  // rounded up: a positive duration below a millisecond is a limit of 1ms, never none
+  return std::chrono::milliseconds(static_cast<long long>(std::ceil(total_ns / 1e6L)));
+}
+
+TFJOB_INLINE std::chrono::milliseconds parse_duration(const std::string& s, const Text& what) {
+  std::string why;
+  auto d = try_parse_duration(s, &why);
+  if (!d) throw config_error("invalid " + what + " \"" + s.substr(0, 64) + (s.size() > 64 ? "..." : "") + "\": " + why);
+  return *d;
 }
 
 TFJOB_INLINE std::string read_file(const std::string& path, const Text& what) {

@@ -4,6 +4,7 @@
 /// Linux (prctl PR_SET_PDEATHSIG so a killed runner leaves no replica behind).
 
 #include <tfjob/detail/compiled.hpp>
+#include <tfjob/detail/files.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/detail/process.hpp>
 
@@ -81,8 +82,12 @@ bool is_executable_file(const std::string& p);
 
 bool is_dir(const std::string& p);
 
-/// `mkdir -p`.
-void make_dirs(const std::string& dir);
+/// `mkdir -p`, `mode` for the folders it makes.
+void make_dirs(const std::string& dir, mode_t mode = 0755);
+
+/// `$TMPDIR` (absolute) or /tmp, + `/kubectl-tfjob-<uid>`: the local runner's state folder
+/// when neither HOME nor XDG_STATE_HOME is set.
+std::string temp_state_base();
 
 std::string current_dir();
 
@@ -218,12 +223,16 @@ TFJOB_INLINE bool is_dir(const std::string& p) {
   return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-TFJOB_INLINE void make_dirs(const std::string& dir) {
+TFJOB_INLINE std::string temp_state_base() {
+  return tfjob::detail::temp_folder() + "/kubectl-tfjob-" + std::to_string(::geteuid());
+}
+
+TFJOB_INLINE void make_dirs(const std::string& dir, mode_t mode) {
   if (dir.empty()) return;
   for (size_t i = 1; i <= dir.size(); ++i) {
     if (i == dir.size() || dir[i] == '/') {
       std::string cur = dir.substr(0, i);
-      if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
+      if (::mkdir(cur.c_str(), mode) != 0 && errno != EEXIST)
         throw error("cannot create directory " + cur + ": " + errno_text());
     }
   }

@@ -1,0 +1,264 @@
+#!/usr/bin/env bash
+# What a command costs as the cluster grows (issue 32): kubectl-tfjob beside kubectl on the
+# real kube-apiserver, at 100, 1,000 and 5,000 TFJobs in one namespace and at 500 and 2,000
+# GPU nodes with 10 pods each, for
+#   get -A (table and -o json)         vs kubectl get tfjobs -A [-o json]
+#   describe / explain of one job      vs kubectl describe tfjob (its own pods and events in a
+#     namespace crowded with the other jobs, a pod and an event of each)
+#   top node                           vs kubectl describe nodes (the stand-in: kubectl top node
+#                                         needs metrics-server, which does not count GPUs)
+#   gpu-check --inventory              vs kubectl get nodes -o custom-columns=...nvidia.com/gpu
+# each with wall time, peak memory (GNU time -v), the requests it sent (-v 6 for both tools:
+# our "requests: N", kubectl's round-tripper lines) and, for -o json, the bytes written.
+# Nodes and pods are created through the API (nvidia.com/gpu capacity, pods bound with
+# nodeName); no kubelet runs. Needs the real-apiserver tier (tests/realapi/setup.sh).
+# Usage: bench/scale_bench.sh [BUILD_DIR] [RUNS]   (writes bench/results/scale.md)
+#   SCALE_JOBS="100 1000 5000"  SCALE_NODES="500 2000"  override the sizes
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${1:-build}
+RUNS=${2:-3}
+PLUGIN=$(cd "$BUILD_DIR" && pwd)/plugin/kubectl-tfjob
+KUBECTL=$(command -v kubectl || true)
+[ -x /usr/bin/time ] || { echo "GNU time is missing: apt-get install -y time" >&2; exit 1; }
+[ -x "$PLUGIN" ] || { echo "build the plugin first: $PLUGIN" >&2; exit 1; }
+[ -n "$KUBECTL" ] || { echo "kubectl is not on PATH" >&2; exit 1; }
+
+if [ "${SCALE_BENCH_INNER:-}" != 1 ]; then
+  bash tests/realapi/setup.sh --check >/dev/null 2>&1 ||
+    { echo "the real kube-apiserver tier is not built here (tests/realapi/setup.sh): this benchmark measures against it only" >&2; exit 77; }
+  export SCALE_BENCH_INNER=1 PLUGIN KUBECTL RUNS
+  DIR=$(mktemp -d)
+  trap 'rm -rf "$DIR"' EXIT
+  rc=0
+  bash tests/realapi/cluster.sh run "$DIR" -- bash "$0" "$BUILD_DIR" "$RUNS" || rc=$?
+  exit "$rc"
+fi
+
+# ---- inside: KUBECONFIG points at the real kube-apiserver with the TFJob CRD ----------------
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+CTX=(--context "$TFJOB_TEST_CONTEXT_CERT")
+P=("$PLUGIN" "${CTX[@]}")
+K=("$KUBECTL" "${CTX[@]}")
+export HOME=$TMP/home  # kubectl's discovery cache: warmed once below, the same for every run
+mkdir -p "$HOME"
+NS=bench-crowd
+"${K[@]}" create namespace "$NS" >/dev/null
+
+# load KIND FROM TO [NODES]: objects created through the API on one keep-alive connection
+# (kubectl create -f would take minutes for 20,000 pods): jobs FROM..TO-1 with a pod and an
+# event each in $NS, or nodes FROM..TO-1 with 10 GPU pods each in namespace bench-gpu-<n%20>
+load() {
+  python3 - "$@" <<'PY'
+import http.client, json, os, ssl, sys
+kind, lo, hi = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+srv = os.environ["TFJOB_REALAPI_SERVER"].split("//")[1]
+ctx = ssl.create_default_context(cafile=os.environ["TFJOB_REALAPI_CA"])
+ctx.load_cert_chain(os.environ["TFJOB_REALAPI_ADMIN_CERT"], os.environ["TFJOB_REALAPI_ADMIN_KEY"])
+conn = http.client.HTTPSConnection(srv, context=ctx)
+def call(method, path, body, ctype="application/json"):
+    global conn
+    for attempt in range(5):
+        try:
+            conn.request(method, path, json.dumps(body), {"Content-Type": ctype})
+            r = conn.getresponse(); data = r.read()
+            if r.status >= 300 and r.status != 409:
+                raise SystemExit(f"{method} {path}: {r.status} {data[:300]!r}")
+            return json.loads(data) if data else {}
+        except (http.client.HTTPException, OSError):
+            conn.close(); conn = http.client.HTTPSConnection(srv, context=ctx)
+    raise SystemExit(f"{method} {path}: no answer")
+now = "2024-01-01T00:00:00Z"
+env = [{"name": "EXTRA_%d" % i, "value": "v" * 200} for i in range(20)]  # as memory_bench.sh's jobs
+def container(gpus):
+    return {"name": "tensorflow", "image": "ghcr.io/kubectl-tfjob/mnist:v0.1.0",
+            "command": ["python", "/opt/mnist.py", "--epochs", "5"], "env": env,
+            "resources": {"limits": {"nvidia.com/gpu": str(gpus)}, "requests": {"cpu": "1", "memory": "2Gi"}}}
+def event(about, ns, n):
+    md = about["metadata"]
+    return {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "%s.%x" % (md["name"], n), "namespace": ns},
+            "involvedObject": {"apiVersion": about["apiVersion"], "kind": about["kind"], "name": md["name"],
+                               "namespace": ns, "uid": md["uid"]},
+            "reason": "SuccessfulCreatePod" if about["kind"] == "TFJob" else "Started",
+            "message": "Created pod: %s-chief-0" % md["name"] if about["kind"] == "TFJob" else "Started container tensorflow",
+            "type": "Normal", "source": {"component": "tfjob-controller"}, "firstTimestamp": now, "lastTimestamp": now, "count": 1}
+def pod(ns, name, job, node, gpus):
+    labels = {"training.kubeflow.org/job-name": job, "training.kubeflow.org/replica-type": "chief",
+              "training.kubeflow.org/replica-index": "0", "training.kubeflow.org/job-role": "master",
+              "training.kubeflow.org/operator-name": "tfjob-controller"}
+    p = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns, "labels": labels},
+         "spec": {"restartPolicy": "Never", "containers": [container(gpus)]}}
+    if node: p["spec"]["nodeName"] = node
+    return p
+if kind == "jobs":
+    ns = sys.argv[4]
+    for i in range(lo, hi):
+        name = "job-%05d" % i
+        spec = lambda n: {"replicas": n, "restartPolicy": "OnFailure", "template": {"spec": {"containers": [container(1)]}}}
+        j = call("POST", f"/apis/kubeflow.org/v1/namespaces/{ns}/tfjobs",
+                 {"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "metadata": {"name": name, "namespace": ns},
+                  "spec": {"runPolicy": {"cleanPodPolicy": "None"}, "tfReplicaSpecs": {"Chief": spec(1), "Worker": spec(4)}}})
+        call("PATCH", f"/apis/kubeflow.org/v1/namespaces/{ns}/tfjobs/{name}/status",
+             {"status": {"conditions": [{"type": "Created", "status": "True", "reason": "TFJobCreated", "lastUpdateTime": now, "lastTransitionTime": now},
+                                        {"type": "Running", "status": "True", "reason": "TFJobRunning", "lastUpdateTime": now, "lastTransitionTime": now}],
+                         "replicaStatuses": {"Chief": {"active": 1}, "Worker": {"active": 4}}, "startTime": now}},
+             "application/merge-patch+json")
+        p = call("POST", f"/api/v1/namespaces/{ns}/pods", pod(ns, name + "-chief-0", name, "", 1))
+        if j.get("metadata"): call("POST", f"/api/v1/namespaces/{ns}/events", event(j, ns, i))
+        if p.get("metadata"): call("POST", f"/api/v1/namespaces/{ns}/events", event(p, ns, i))
+else:
+    for i in range(lo, hi):
+        name = "gpu-node-%05d" % i
+        call("POST", "/api/v1/nodes", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {
+            "kubernetes.io/hostname": name, "nvidia.com/gpu.present": "true", "nvidia.com/gpu.count": "8",
+            "nvidia.com/gpu.product": "Tesla-V100-SXM2-16GB", "nvidia.com/gpu.family": "volta",
+            "nvidia.com/gpu.compute.major": "7", "nvidia.com/gpu.compute.minor": "0",
+            "nvidia.com/cuda.driver.major": "550", "nvidia.com/cuda.driver.minor": "54"}}, "spec": {}})
+        call("PATCH", f"/api/v1/nodes/{name}/status", {"status": {
+            "capacity": {"cpu": "64", "memory": "500Gi", "pods": "110", "nvidia.com/gpu": "8"},
+            "allocatable": {"cpu": "63", "memory": "490Gi", "pods": "110", "nvidia.com/gpu": "8"},
+            "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady", "lastHeartbeatTime": now, "lastTransitionTime": now}]}},
+            "application/merge-patch+json")
+        call("PATCH", f"/api/v1/nodes/{name}", {"spec": {"taints": None}}, "application/merge-patch+json")
+        ns = "bench-gpu-%02d" % (i % 20)
+        for k in range(10):
+            call("POST", f"/api/v1/namespaces/{ns}/pods", pod(ns, "%s-p%d" % (name, k), "gjob-%05d-%d" % (i, k), name, 1 if k < 8 else 0))
+PY
+}
+
+# measure NAME CMD...: RUNS runs; per run "NAME wall_s maxrss_kb user_s sys_s requests out_bytes" to $TMP/raw.
+# The last run is made with -v 6 added (requests counted; its time not kept).
+measure() {
+  local name=$1; shift
+  for _ in $(seq "$RUNS"); do
+    local start end
+    start=$(date +%s%N)
+    if ! /usr/bin/time -v -o "$TMP/t" "$@" >"$TMP/out" 2>"$TMP/err" && [ -z "${ANY_EXIT:-}" ]; then
+      echo "command failed: $*" >&2; tail -n 20 "$TMP/err" >&2; exit 1
+    fi
+    end=$(date +%s%N)
+    local wall rss user sys bytes
+    wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.6f", (b - a) / 1e9 }')
+    rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$TMP/t")
+    user=$(awk -F': ' '/User time/ {print $2}' "$TMP/t"); sys=$(awk -F': ' '/System time/ {print $2}' "$TMP/t")
+    bytes=$(stat -c %s "$TMP/out")
+    echo "$name $wall $rss $user $sys - $bytes" >>"$TMP/raw"
+  done
+  "$@" -v 6 >/dev/null 2>"$TMP/v6" || true
+  local n
+  if [ "$1" = "$PLUGIN" ]; then
+    n=$(sed -n 's/^requests: \([0-9]*\)$/\1/p' "$TMP/v6" | tail -1)
+  else  # kubectl -v 6: one round_trippers line per answered request
+    n=$(grep -cE 'round_trippers.*("Response"|(GET|POST|PUT|PATCH|DELETE) https)' "$TMP/v6" || true)
+  fi
+  echo "$name-requests $n" >>"$TMP/req"
+}
+: >"$TMP/raw"; : >"$TMP/req"
+"${K[@]}" get tfjobs -A >/dev/null 2>&1 || true  # warm kubectl's discovery cache
+
+have=0
+for n in ${SCALE_JOBS:-100 1000 5000}; do
+  echo "== $n TFJobs" >&2
+  load jobs "$have" "$n" "$NS"
+  have=$n
+  measure "tfjob-get-$n" "${P[@]}" get -A
+  measure "kubectl-get-$n" "${K[@]}" get tfjobs -A
+  measure "tfjob-json-$n" "${P[@]}" get -A -o json
+  measure "kubectl-json-$n" "${K[@]}" get tfjobs -A -o json
+  measure "tfjob-describe-$n" "${P[@]}" describe job-00042 -n "$NS"
+  measure "kubectl-describe-$n" "${K[@]}" describe tfjob job-00042 -n "$NS"
+  measure "tfjob-explain-$n" "${P[@]}" explain job-00042 -n "$NS"
+  # a watch's first list and 5 s of watching (kubectl's --request-timeout ends its watch with an error: any exit)
+  ANY_EXIT=1 measure "tfjob-watch-$n" "${P[@]}" get -A --watch --request-timeout 5s
+  ANY_EXIT=1 measure "kubectl-watch-$n" "${K[@]}" get tfjobs -A --watch --request-timeout 5s
+  [ "$("${P[@]}" get -A -o name | grep -c '/job-')" = "$n" ] || { echo "get -A did not list the $n jobs" >&2; exit 1; }
+done
+for ns in $(seq -f 'bench-gpu-%02g' 0 19); do "${K[@]}" create namespace "$ns" >/dev/null; done
+have=0
+for m in ${SCALE_NODES:-500 2000}; do
+  echo "== $m GPU nodes, $((m * 10)) pods" >&2
+  load nodes "$have" "$m"
+  have=$m
+  measure "tfjob-topnode-$m" "${P[@]}" top node --no-metrics
+  measure "kubectl-describenodes-$m" "${K[@]}" describe nodes
+  measure "tfjob-inventory-$m" "${P[@]}" gpu-check --inventory
+  measure "kubectl-getnodes-$m" "${K[@]}" get nodes -o 'custom-columns=NAME:.metadata.name,GPU:.status.allocatable.nvidia\.com/gpu,PRODUCT:.metadata.labels.nvidia\.com/gpu\.product'
+  [ "$("${P[@]}" top node --no-metrics -o json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["nodes"]))')" -ge "$m" ] ||
+    { echo "top node did not see the $m GPU nodes" >&2; exit 1; }
+done
+
+kver=$("${K[@]}" version --client -o json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["clientVersion"]["gitVersion"])' 2>/dev/null || echo unknown)
+python3 - "$TMP/raw" "$TMP/req" "$RUNS" "$(uname -srm)" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$kver" \
+  "${TFJOB_REALAPI_SERVER_VERSION:-}" "${SCALE_JOBS:-100 1000 5000}" "${SCALE_NODES:-500 2000}" >bench/results/scale.md <<'PY'
+import sys, statistics, datetime
+raw, reqf, runs, uname, ncpu, load, kver, sver, jobs, nodes = sys.argv[1:11]
+jobs = [int(x) for x in jobs.split()]; nodes = [int(x) for x in nodes.split()]
+data, req = {}, {}
+for line in open(raw):
+    name, wall, rss, user, sys_, _, nbytes = line.split()
+    d = data.setdefault(name, {"wall": [], "rss": [], "cpu": [], "bytes": []})
+    d["wall"].append(float(wall)); d["rss"].append(int(rss) / 1024); d["cpu"].append(float(user) + float(sys_)); d["bytes"].append(int(nbytes))
+for line in open(reqf):
+    parts = line.split()
+    req[parts[0][:-len("-requests")]] = parts[1] if len(parts) > 1 else "?"
+med = lambda name, k: statistics.median(data[name][k])
+def growth(prefix, sizes, k):
+    if len(sizes) < 2: return "-"
+    a, b = med(f"{prefix}-{sizes[-2]}", k), med(f"{prefix}-{sizes[-1]}", k)
+    return f"{b / a:.2f}× per {sizes[-1] / sizes[-2]:.0f}×" if a else "-"
+out = []
+out.append("# Scale: kubectl-tfjob vs kubectl as the cluster grows (issue 32)\n")
+out.append(f"`bench/scale_bench.sh`, {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC, {uname}, {ncpu} CPUs, load average {load} at the end, "
+           f"kubectl {kver}, against the real kube-apiserver {sver} (tests/realapi/cluster.sh: Debian 12's kubernetes source, etcd, the "
+           f"official TFJob CRD). Median of {runs} runs each; peak resident memory from GNU `time -v`; requests from a further run "
+           "with `-v 6` (ours: its last line `requests: N`; kubectl: its round-tripper lines). Each TFJob is about 10 KB "
+           "(a Chief and 4 Workers, 20 environment variables of 200 bytes each, as in the memory benchmark); the namespace "
+           "holds every job, one pod and two events per job. GPU nodes have 8 `nvidia.com/gpu` each and 10 pods bound to them "
+           "(8 asking for a GPU), created through the API; no kubelet runs.\n")
+def table(title, rows, sizes, unit):
+    out.append(f"\n### {title}\n")
+    out.append(f"| command | {unit} | wall | kubectl wall | ratio | peak RSS | kubectl peak RSS | ratio | CPU s | kubectl CPU s | requests | kubectl requests |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for label, ours, theirs in rows:
+        for n in sizes:
+            a, b = f"{ours}-{n}", (f"{theirs}-{n}" if theirs else None)
+            if a not in data: continue
+            wa, ra, ca = med(a, "wall"), med(a, "rss"), med(a, "cpu")
+            if b and b in data:
+                wb, rb, cb = med(b, "wall"), med(b, "rss"), med(b, "cpu")
+                out.append(f"| {label} | {n:,} | {wa:.2f} s | {wb:.2f} s | {wa / wb:.2f}× | {ra:.1f} MiB | {rb:.1f} MiB | {ra / rb:.2f}× | "
+                           f"{ca:.2f} | {cb:.2f} | {req.get(a, '?')} | {req.get(b, '?')} |")
+            else:
+                out.append(f"| {label} | {n:,} | {wa:.2f} s | - | - | {ra:.1f} MiB | - | - | {ca:.2f} | - | {req.get(a, '?')} | - |")
+table("TFJobs in one namespace", [
+    ("`tfjob get -A` vs `kubectl get tfjobs -A`", "tfjob-get", "kubectl-get"),
+    ("`tfjob get -A -o json` vs `kubectl get tfjobs -A -o json`", "tfjob-json", "kubectl-json"),
+    ("`tfjob describe JOB` vs `kubectl describe tfjob JOB`", "tfjob-describe", "kubectl-describe"),
+    ("`tfjob explain JOB` vs `kubectl describe tfjob JOB`", "tfjob-explain", "kubectl-describe"),
+    ("`tfjob get -A --watch` vs `kubectl get tfjobs -A --watch`, 5 s (`--request-timeout`)", "tfjob-watch", "kubectl-watch")],
+      jobs, "TFJobs")
+table("GPU nodes, 10 pods each", [
+    ("`tfjob top node` vs `kubectl describe nodes` (stand-in)", "tfjob-topnode", "kubectl-describenodes"),
+    ("`tfjob gpu-check --inventory` vs `kubectl get nodes -o custom-columns=...gpu`", "tfjob-inventory", "kubectl-getnodes")], nodes, "GPU nodes")
+out.append("\n### Growth and bytes\n")
+out.append("| what | kubectl-tfjob | kubectl |")
+out.append("|---|---|---|")
+for label, ours, theirs, sizes in [("`get -A` peak RSS", "tfjob-get", "kubectl-get", jobs), ("`get -A` wall", "tfjob-get", "kubectl-get", jobs),
+                                   ("`get -A -o json` peak RSS", "tfjob-json", "kubectl-json", jobs),
+                                   ("`get -A --watch` peak RSS", "tfjob-watch", "kubectl-watch", jobs),
+                                   ("`describe` wall", "tfjob-describe", "kubectl-describe", jobs),
+                                   ("`top node` peak RSS", "tfjob-topnode", "kubectl-describenodes", nodes),
+                                   ("`top node` wall", "tfjob-topnode", "kubectl-describenodes", nodes)]:
+    k = "rss" if "RSS" in label else "wall"
+    out.append(f"| {label}, growth | {growth(ours, sizes, k)} | {growth(theirs, sizes, k)} |")
+if len(jobs) >= 2 and all(f"tfjob-get-{n}" in data for n in jobs[-2:]):
+    a, b = med(f"tfjob-get-{jobs[-2]}", "rss"), med(f"tfjob-get-{jobs[-1]}", "rss")
+    out.append(f"| `get -A` peak RSS from {jobs[-2]:,} to {jobs[-1]:,} jobs | {100 * (b / a - 1):+.0f}% | |")
+for n in jobs:
+    a, b = f"tfjob-json-{n}", f"kubectl-json-{n}"
+    if a in data and b in data:
+        out.append(f"| `-o json` bytes at {n:,} jobs | {med(a, 'bytes'):,.0f} ({med(a, 'bytes') / med(b, 'bytes'):.3f}×) | {med(b, 'bytes'):,.0f} |")
+print("\n".join(out))
+PY
+cat bench/results/scale.md

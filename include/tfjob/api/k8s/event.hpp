@@ -1,0 +1,165 @@
+#pragma once
+/// \file core/v1 Event as a value type (k8s.io/api/core/v1 `types.go`): what happened to which
+/// object, when and how often; the rest stays in `other`.
+
+#include <tfjob/api/meta.hpp>
+#include <tfjob/detail/compiled.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tfjob::k8s {
+
+/// `ObjectReference`: the object an event is about.
+struct ObjectReference {
+  std::string kind;
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string api_version;
+  std::string resource_version;
+  std::string field_path;  ///< e.g. spec.containers{tensorflow}
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `EventSource`.
+struct EventSource {
+  std::string component;
+  std::string host;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `EventSeries` (a deduplicated event, events.k8s.io).
+struct EventSeries {
+  std::int32_t count = 0;
+  std::string last_observed_time;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// core/v1 Event.
+struct Event {
+  std::string api_version;
+  std::string kind;
+  ObjectMeta metadata;
+  ObjectReference involved_object;
+  std::string reason;
+  std::string message;
+  EventSource source;
+  std::string first_timestamp;
+  std::string last_timestamp;
+  std::int32_t count = 0;
+  std::string type;  ///< Normal or Warning
+  std::string event_time;  ///< MicroTime, set by events.k8s.io/v1 writers
+  std::optional<EventSeries> series;
+  std::string action;
+  std::string reporting_component;
+  std::string reporting_instance;
+  nlohmann::json other = nlohmann::json::object();
+
+  /// When it was last seen: lastTimestamp, else the series' last observation, else eventTime
+  /// (events.k8s.io/v1 writers leave lastTimestamp empty).
+  std::string last_seen() const;
+};
+
+void to_json(nlohmann::json& j, const ObjectReference& v);
+void to_json(nlohmann::json& j, const EventSource& v);
+void to_json(nlohmann::json& j, const EventSeries& v);
+void to_json(nlohmann::json& j, const Event& v);
+/// Decoders: what has the wrong type stays in `other`, untouched; they throw only for a
+/// value that is not a JSON object at all.
+void from_json(const nlohmann::json& j, Event& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ObjectReference& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, EventSource& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, EventSeries& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Event& v);
+
+}  // namespace tfjob::k8s
+
+#if TFJOB_SDK_DEFINE_API
+namespace tfjob::k8s {
+
+TFJOB_INLINE std::string Event::last_seen() const {
+  if (!last_timestamp.empty()) return last_timestamp;
+  if (series && !series->last_observed_time.empty()) return series->last_observed_time;
+  return event_time;
+}
+
+
+// Each type's fields, listed once for both directions (detail::write_fields, read_fields).
+
+template <class F>
+void fields(ObjectReference& v, F& f) {
+  f("kind", v.kind);
+  f("namespace", v.namespace_);
+  f("name", v.name);
+  f("uid", v.uid);
+  f("apiVersion", v.api_version);
+  f("resourceVersion", v.resource_version);
+  f("fieldPath", v.field_path);
+}
+
+template <class F>
+void fields(EventSource& v, F& f) {
+  f("component", v.component);
+  f("host", v.host);
+}
+
+template <class F>
+void fields(EventSeries& v, F& f) {
+  f("count", v.count);
+  f("lastObservedTime", v.last_observed_time);
+}
+
+template <class F>
+void fields(Event& v, F& f) {
+  f("apiVersion", v.api_version);
+  f("kind", v.kind);
+  f("metadata", v.metadata);
+  f("involvedObject", v.involved_object);
+  f("reason", v.reason);
+  f("message", v.message);
+  f("source", v.source);
+  f("firstTimestamp", v.first_timestamp);
+  f("lastTimestamp", v.last_timestamp);
+  f("count", v.count);
+  f("type", v.type);
+  f("eventTime", v.event_time);
+  f("series", v.series);
+  f("action", v.action);
+  f("reportingComponent", v.reporting_component);
+  f("reportingInstance", v.reporting_instance);
+}
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const ObjectReference& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const EventSource& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const EventSeries& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const Event& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, Event& v) { detail::decode_lenient(j, "Event", v); }
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ObjectReference& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, EventSource& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, EventSeries& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Event& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+}  // namespace tfjob::k8s
+#endif  // TFJOB_SDK_DEFINE_API

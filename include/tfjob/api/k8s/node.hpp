@@ -1,0 +1,247 @@
+#pragma once
+/// \file core/v1 Node as a value type (k8s.io/api/core/v1 `types.go`): capacity, allocatable,
+/// taints, conditions and the node info the GPU workflows read; the rest stays in `other`.
+
+#include <tfjob/api/meta.hpp>
+#include <tfjob/api/k8s/pod.hpp>
+#include <tfjob/detail/compiled.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tfjob::k8s {
+
+/// `Taint`.
+struct Taint {
+  std::string key;
+  std::string value;
+  std::string effect;  ///< NoSchedule, PreferNoSchedule, NoExecute
+  std::string time_added;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `NodeCondition`.
+struct NodeCondition {
+  std::string type;  ///< Ready, MemoryPressure, DiskPressure, ...
+  std::string status;
+  std::string reason;
+  std::string message;
+  std::string last_heartbeat_time;
+  std::string last_transition_time;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `NodeAddress`.
+struct NodeAddress {
+  std::string type;  ///< InternalIP, Hostname, ...
+  std::string address;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `NodeSystemInfo`.
+struct NodeSystemInfo {
+  std::string kubelet_version;
+  std::string os_image;
+  std::string kernel_version;
+  std::string container_runtime_version;
+  std::string architecture;
+  std::string operating_system;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `NodeSpec`.
+struct NodeSpec {
+  bool unschedulable = false;
+  std::vector<Taint> taints;
+  std::string pod_cidr;
+  std::string provider_id;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `NodeStatus`.
+struct NodeStatus {
+  ResourceList capacity;
+  ResourceList allocatable;
+  std::vector<NodeCondition> conditions;
+  std::vector<NodeAddress> addresses;
+  NodeSystemInfo node_info;
+  nlohmann::json other = nlohmann::json::object();
+
+  /// The condition of that type, or nullptr.
+  const NodeCondition* condition(const std::string& type) const;
+};
+
+/// core/v1 Node.
+struct Node {
+  std::string api_version;
+  std::string kind;
+  ObjectMeta metadata;
+  NodeSpec spec;
+  NodeStatus status;
+  nlohmann::json other = nlohmann::json::object();
+
+  /// status.allocatable[resource] ("" when absent), e.g. "nvidia.com/gpu".
+  std::string allocatable(const std::string& resource) const;
+  std::string capacity(const std::string& resource) const;
+  /// The Ready condition is True.
+  bool ready() const;
+};
+
+void to_json(nlohmann::json& j, const Taint& v);
+void to_json(nlohmann::json& j, const NodeCondition& v);
+void to_json(nlohmann::json& j, const NodeAddress& v);
+void to_json(nlohmann::json& j, const NodeSystemInfo& v);
+void to_json(nlohmann::json& j, const NodeSpec& v);
+void to_json(nlohmann::json& j, const NodeStatus& v);
+void to_json(nlohmann::json& j, const Node& v);
+/// Decoders: what has the wrong type stays in `other`, untouched; they throw only for a
+/// value that is not a JSON object at all.
+void from_json(const nlohmann::json& j, Node& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Taint& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeCondition& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeAddress& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeSystemInfo& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeSpec& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeStatus& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Node& v);
+
+}  // namespace tfjob::k8s
+
+#if TFJOB_SDK_DEFINE_API
+namespace tfjob::k8s {
+
+TFJOB_INLINE const NodeCondition* NodeStatus::condition(const std::string& type) const {
+  for (const auto& c : conditions)
+    if (c.type == type) return &c;
+  return nullptr;
+}
+
+TFJOB_INLINE std::string Node::allocatable(const std::string& resource) const {
+  auto it = status.allocatable.find(resource);
+  return it == status.allocatable.end() ? std::string() : it->second;
+}
+
+TFJOB_INLINE std::string Node::capacity(const std::string& resource) const {
+  auto it = status.capacity.find(resource);
+  return it == status.capacity.end() ? std::string() : it->second;
+}
+
+TFJOB_INLINE bool Node::ready() const {
+  const auto* c = status.condition("Ready");
+  return c && c->status == "True";
+}
+
+
+// Each type's fields, listed once for both directions (detail::write_fields, read_fields).
+
+template <class F>
+void fields(Taint& v, F& f) {
+  f("key", v.key);
+  f("value", v.value);
+  f("effect", v.effect);
+  f("timeAdded", v.time_added);
+}
+
+template <class F>
+void fields(NodeCondition& v, F& f) {
+  f("type", v.type);
+  f("status", v.status);
+  f("reason", v.reason);
+  f("message", v.message);
+  f("lastHeartbeatTime", v.last_heartbeat_time);
+  f("lastTransitionTime", v.last_transition_time);
+}
+
+template <class F>
+void fields(NodeAddress& v, F& f) {
+  f("type", v.type);
+  f("address", v.address);
+}
+
+template <class F>
+void fields(NodeSystemInfo& v, F& f) {
+  f("kubeletVersion", v.kubelet_version);
+  f("osImage", v.os_image);
+  f("kernelVersion", v.kernel_version);
+  f("containerRuntimeVersion", v.container_runtime_version);
+  f("architecture", v.architecture);
+  f("operatingSystem", v.operating_system);
+}
+
+template <class F>
+void fields(NodeSpec& v, F& f) {
+  f("unschedulable", v.unschedulable);
+  f("taints", v.taints);
+  f("podCIDR", v.pod_cidr);
+  f("providerID", v.provider_id);
+}
+
+template <class F>
+void fields(NodeStatus& v, F& f) {
+  f.quantities("capacity", v.capacity);
+  f.quantities("allocatable", v.allocatable);
+  f("conditions", v.conditions);
+  f("addresses", v.addresses);
+  f("nodeInfo", v.node_info);
+}
+
+template <class F>
+void fields(Node& v, F& f) {
+  f("apiVersion", v.api_version);
+  f("kind", v.kind);
+  f("metadata", v.metadata);
+  f("spec", v.spec);
+  f("status", v.status);
+}
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const Taint& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const NodeCondition& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const NodeAddress& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const NodeSystemInfo& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const NodeSpec& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const NodeStatus& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const Node& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, Node& v) { detail::decode_lenient(j, "Node", v); }
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Taint& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeCondition& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeAddress& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeSystemInfo& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeSpec& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeStatus& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Node& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+}  // namespace tfjob::k8s
+#endif  // TFJOB_SDK_DEFINE_API

@@ -1,0 +1,303 @@
+#pragma once
+/// \file The smaller core/v1 kinds the SDK reads and writes as value types: Namespace,
+/// Service, ConfigMap, Secret and PersistentVolumeClaim (k8s.io/api/core/v1 `types.go`).
+
+#include <tfjob/api/meta.hpp>
+#include <tfjob/api/k8s/pod.hpp>
+#include <tfjob/detail/compiled.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tfjob::k8s {
+
+/// `NamespaceStatus`.
+struct NamespaceStatus {
+  std::string phase;  ///< Active or Terminating
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// core/v1 Namespace.
+struct Namespace {
+  std::string api_version;
+  std::string kind;
+  ObjectMeta metadata;
+  nlohmann::json spec;
+  NamespaceStatus status;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `ServicePort`.
+struct ServicePort {
+  std::string name;
+  std::string protocol;
+  std::int32_t port = 0;
+  nlohmann::json target_port;  ///< a number or a port name; null when unset
+  std::int32_t node_port = 0;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `ServiceSpec`.
+struct ServiceSpec {
+  std::string type;  ///< ClusterIP, NodePort, LoadBalancer, ExternalName
+  std::string cluster_ip;
+  std::vector<ServicePort> ports;
+  std::map<std::string, std::string> selector;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// core/v1 Service.
+struct Service {
+  std::string api_version;
+  std::string kind;
+  ObjectMeta metadata;
+  ServiceSpec spec;
+  nlohmann::json status;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// core/v1 ConfigMap.
+struct ConfigMap {
+  std::string api_version;
+  std::string kind;
+  ObjectMeta metadata;
+  std::map<std::string, std::string> data;
+  std::map<std::string, std::string> binary_data;  ///< base64
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// core/v1 Secret.
+struct Secret {
+  std::string api_version;
+  std::string kind;
+  ObjectMeta metadata;
+  std::string type;
+  std::map<std::string, std::string> data;  ///< base64 values
+  std::map<std::string, std::string> string_data;  ///< write-only plain values
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `PersistentVolumeClaimSpec`.
+struct ClaimSpec {
+  std::vector<std::string> access_modes;
+  std::optional<std::string> storage_class_name;  ///< unset = the default class; "" = none
+  std::string volume_name;
+  ResourceRequirements resources;
+  std::string volume_mode;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `PersistentVolumeClaimStatus`.
+struct ClaimStatus {
+  std::string phase;  ///< Pending, Bound, Lost
+  std::vector<std::string> access_modes;
+  ResourceList capacity;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// core/v1 PersistentVolumeClaim.
+struct PersistentVolumeClaim {
+  std::string api_version;
+  std::string kind;
+  ObjectMeta metadata;
+  ClaimSpec spec;
+  ClaimStatus status;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+void to_json(nlohmann::json& j, const NamespaceStatus& v);
+void to_json(nlohmann::json& j, const Namespace& v);
+void to_json(nlohmann::json& j, const ServicePort& v);
+void to_json(nlohmann::json& j, const ServiceSpec& v);
+void to_json(nlohmann::json& j, const Service& v);
+void to_json(nlohmann::json& j, const ConfigMap& v);
+void to_json(nlohmann::json& j, const Secret& v);
+void to_json(nlohmann::json& j, const ClaimSpec& v);
+void to_json(nlohmann::json& j, const ClaimStatus& v);
+void to_json(nlohmann::json& j, const PersistentVolumeClaim& v);
+/// Decoders: what has the wrong type stays in `other`, untouched; they throw only for a
+/// value that is not a JSON object at all.
+void from_json(const nlohmann::json& j, Namespace& v);
+void from_json(const nlohmann::json& j, Service& v);
+void from_json(const nlohmann::json& j, ConfigMap& v);
+void from_json(const nlohmann::json& j, Secret& v);
+void from_json(const nlohmann::json& j, PersistentVolumeClaim& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NamespaceStatus& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Namespace& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ServicePort& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ServiceSpec& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Service& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ConfigMap& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Secret& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ClaimSpec& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ClaimStatus& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, PersistentVolumeClaim& v);
+
+}  // namespace tfjob::k8s
+
+#if TFJOB_SDK_DEFINE_API
+namespace tfjob::k8s {
+
+// Each type's fields, listed once for both directions (detail::write_fields, read_fields).
+
+template <class F>
+void fields(NamespaceStatus& v, F& f) {
+  f("phase", v.phase);
+}
+
+template <class F>
+void fields(Namespace& v, F& f) {
+  f("apiVersion", v.api_version);
+  f("kind", v.kind);
+  f("metadata", v.metadata);
+  f("spec", v.spec);
+  f("status", v.status);
+}
+
+template <class F>
+void fields(ServicePort& v, F& f) {
+  f("name", v.name);
+  f("protocol", v.protocol);
+  f("port", v.port);
+  f("targetPort", v.target_port);
+  f("nodePort", v.node_port);
+}
+
+template <class F>
+void fields(ServiceSpec& v, F& f) {
+  f("type", v.type);
+  f("clusterIP", v.cluster_ip);
+  f("ports", v.ports);
+  f("selector", v.selector);
+}
+
+template <class F>
+void fields(Service& v, F& f) {
+  f("apiVersion", v.api_version);
+  f("kind", v.kind);
+  f("metadata", v.metadata);
+  f("spec", v.spec);
+  f("status", v.status);
+}
+
+template <class F>
+void fields(ConfigMap& v, F& f) {
+  f("apiVersion", v.api_version);
+  f("kind", v.kind);
+  f("metadata", v.metadata);
+  f("data", v.data);
+  f("binaryData", v.binary_data);
+}
+
+template <class F>
+void fields(Secret& v, F& f) {
+  f("apiVersion", v.api_version);
+  f("kind", v.kind);
+  f("metadata", v.metadata);
+  f("type", v.type);
+  f("data", v.data);
+  f("stringData", v.string_data);
+}
+
+template <class F>
+void fields(ClaimSpec& v, F& f) {
+  f("accessModes", v.access_modes);
+  f("storageClassName", v.storage_class_name);
+  f("volumeName", v.volume_name);
+  f("resources", v.resources);
+  f("volumeMode", v.volume_mode);
+}
+
+template <class F>
+void fields(ClaimStatus& v, F& f) {
+  f("phase", v.phase);
+  f("accessModes", v.access_modes);
+  f.quantities("capacity", v.capacity);
+}
+
+template <class F>
+void fields(PersistentVolumeClaim& v, F& f) {
+  f("apiVersion", v.api_version);
+  f("kind", v.kind);
+  f("metadata", v.metadata);
+  f("spec", v.spec);
+  f("status", v.status);
+}
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const NamespaceStatus& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const Namespace& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const ServicePort& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const ServiceSpec& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const Service& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const ConfigMap& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const Secret& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const ClaimSpec& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const ClaimStatus& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const PersistentVolumeClaim& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, Namespace& v) { detail::decode_lenient(j, "Namespace", v); }
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, Service& v) { detail::decode_lenient(j, "Service", v); }
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, ConfigMap& v) { detail::decode_lenient(j, "ConfigMap", v); }
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, Secret& v) { detail::decode_lenient(j, "Secret", v); }
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, PersistentVolumeClaim& v) { detail::decode_lenient(j, "PersistentVolumeClaim", v); }
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NamespaceStatus& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Namespace& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ServicePort& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ServiceSpec& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Service& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ConfigMap& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Secret& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ClaimSpec& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ClaimStatus& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, PersistentVolumeClaim& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+}  // namespace tfjob::k8s
+#endif  // TFJOB_SDK_DEFINE_API

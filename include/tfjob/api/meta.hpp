@@ -1,0 +1,549 @@
+#pragma once
+/// \file What every Kubernetes object shares: `metav1.ObjectMeta`, and the one decoder that
+/// turns JSON into the SDK's value types (the TFJob in api/types.hpp, the core kinds in
+/// api/k8s/) without losing what a type does not model.
+///
+/// Each value type keeps the fields it does not model in `other` (kube-rs keeps a flattened
+/// map), so that `to_json(from_json(x)) == x`. A field of the wrong JSON type is not
+/// modeled either: it stays in `other` as it came, and the decoder records it. Manifests are
+/// decoded strictly (`decode_whole`: every wrong field at once, as a validation_error);
+/// objects a server sent are decoded leniently (`decode_lenient`: never throws for a field).
+
+#include <tfjob/detail/compiled.hpp>
+#include <tfjob/error.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tfjob {
+
+/// `metav1.OwnerReference`: the object that owns this one (garbage collection).
+struct OwnerReference {
+  std::string api_version;
+  std::string kind;
+  std::string name;
+  std::string uid;
+  std::optional<bool> controller;
+  std::optional<bool> block_owner_deletion;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `metav1.ObjectMeta`: the fields the SDK reads; the rest (managedFields, ...) stays in `other`.
+struct ObjectMeta {
+  std::string name;
+  std::string generate_name;
+  std::string namespace_;
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+  std::string uid;
+  std::string resource_version;
+  std::optional<std::int64_t> generation;
+  std::string creation_timestamp;  ///< RFC 3339, "" when unset
+  std::string deletion_timestamp;  ///< RFC 3339, "" unless the object is being deleted
+  std::vector<OwnerReference> owner_references;
+  std::vector<std::string> finalizers;
+  nlohmann::json other = nlohmann::json::object();  ///< managedFields, deletionGracePeriodSeconds, ...
+
+  /// The label's value, or "" when the object has no such label.
+  std::string label(const std::string& key) const;
+  /// The annotation's value, or "" when absent.
+  std::string annotation(const std::string& key) const;
+  /// The owner that is this object's controller, or nullptr.
+  const OwnerReference* controller() const;
+};
+
+void to_json(nlohmann::json& j, const OwnerReference& o);
+void to_json(nlohmann::json& j, const ObjectMeta& m);
+/// Decoders: throw `validation_error` listing every field of the wrong JSON type.
+void from_json(const nlohmann::json& j, OwnerReference& o);
+void from_json(const nlohmann::json& j, ObjectMeta& m);
+
+namespace detail {
+
+/// Reads JSON into value types field by field, collecting every field of the wrong type
+/// (with its path) instead of stopping at the first. A type T is decoded by an ADL function
+/// `decode_fields(decoder&, const nlohmann::json&, const std::string& path, T&)` next to T.
+/// A field of the wrong type is left unset (so it stays in the type's `other`); a map or list
+/// with one wrong entry is left unset whole, so that nothing is half-modeled.
+struct decoder {
+  std::vector<field_error> errors;
+
+  static std::string type_name(const nlohmann::json& v);
+  void wrong(const std::string& path, const nlohmann::json& v, const char* want);
+  /// j[key] when present and not null, else nullptr.
+  static const nlohmann::json* get(const nlohmann::json& j, const char* key);
+  /// `path.key`, or `key` at the root.
+  static std::string child(const std::string& path, const char* key);
+  void str(const nlohmann::json& j, const char* key, const std::string& path, std::string& out);
+  void str(const nlohmann::json& j, const char* key, const std::string& path,
+           std::optional<std::string>& out);
+  template <class Int>
+  bool integer(const nlohmann::json& v, const std::string& path, Int& out) {
+    if (v.is_number_integer()) {
+      bool too_big = v.is_number_unsigned() &&
+                     v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX);
+      auto x = too_big ? INT64_MAX : v.get<std::int64_t>();
+      if (too_big || x < static_cast<std::int64_t>(std::numeric_limits<Int>::min()) ||
+          x > static_cast<std::int64_t>(std::numeric_limits<Int>::max())) {
+        errors.push_back({path, "Invalid value", v.dump() + ": out of range for " +
+                                                     (sizeof(Int) == 4 ? "int32" : "int64")});
+        return false;
+      }
+      out = static_cast<Int>(x);
+      return true;
+    }
+    if (v.is_number_float()) {
+      double d = v.get<double>();
+      if (d == static_cast<double>(static_cast<std::int64_t>(d)) &&
+          d >= static_cast<double>(std::numeric_limits<Int>::min()) &&
+          d <= static_cast<double>(std::numeric_limits<Int>::max())) {
+        out = static_cast<Int>(d);
+        return true;
+      }
+    }
+    wrong(path, v, "an integer");
+    return false;
+  }
+  template <class Int>
+  void integer(const nlohmann::json& j, const char* key, const std::string& path,
+               std::optional<Int>& out) {
+    if (const auto* v = get(j, key)) {
+      Int x{};
+      if (integer(*v, child(path, key), x)) out = x;
+    }
+  }
+  template <class Int>
+  void integer(const nlohmann::json& j, const char* key, const std::string& path, Int& out) {
+    if (const auto* v = get(j, key)) integer(*v, child(path, key), out);
+  }
+  void boolean(const nlohmann::json& j, const char* key, const std::string& path,
+               std::optional<bool>& out);
+  void boolean(const nlohmann::json& j, const char* key, const std::string& path, bool& out);
+  /// An object of strings (labels, nodeSelector, resource quantities as the server writes them).
+  void string_map(const nlohmann::json& j, const char* key, const std::string& path,
+                  std::map<std::string, std::string>& out);
+  /// Resource quantities (limits, requests, capacity): strings, and numbers as their text
+  /// (apimachinery's Quantity.UnmarshalJSON takes `1` for "1"; its MarshalJSON writes a string).
+  void quantities(const nlohmann::json& j, const char* key, const std::string& path,
+                  std::map<std::string, std::string>& out);
+  /// An array of strings (command, args, accessModes, finalizers).
+  void strings(const nlohmann::json& j, const char* key, const std::string& path,
+               std::vector<std::string>& out);
+  /// Any JSON value, kept as it is (a part the SDK passes on without reading: affinity, ...).
+  void raw(const nlohmann::json& j, const char* key, nlohmann::json& out);
+  /// Checks that `v` is an object; reports it otherwise.
+  bool object(const nlohmann::json& v, const std::string& path);
+
+  /// Decodes a value of a type that has `decode_fields`.
+  template <class T>
+  void decode(const nlohmann::json& j, const std::string& path, T& out) {
+    decode_fields(*this, j, path, out);
+  }
+  /// j[key] as a T (left as it is when absent).
+  template <class T>
+  void field(const nlohmann::json& j, const char* key, const std::string& path, T& out) {
+    if (const auto* v = get(j, key)) decode(*v, child(path, key), out);
+  }
+  template <class T>
+  void field(const nlohmann::json& j, const char* key, const std::string& path, std::optional<T>& out) {
+    if (const auto* v = get(j, key)) {
+      if (!object(*v, child(path, key))) return;
+      T x;
+      decode(*v, child(path, key), x);
+      out = std::move(x);
+    }
+  }
+  /// j[key] as a list of T; every item must be an object, else the list stays unset.
+  template <class T>
+  void list(const nlohmann::json& j, const char* key, const std::string& path, std::vector<T>& out) {
+    const auto* v = get(j, key);
+    if (!v) return;
+    const std::string where = child(path, key);
+    if (!v->is_array()) return wrong(where, *v, "an array");
+    std::vector<T> items;
+    items.reserve(v->size());
+    for (std::size_t i = 0; i < v->size(); ++i) {
+      const std::string at = where + "[" + std::to_string(i) + "]";
+      if (!object((*v)[i], at)) return;
+      T x;
+      decode((*v)[i], at, x);
+      items.push_back(std::move(x));
+    }
+    out = std::move(items);
+  }
+
+  void throw_if_errors() const;
+};
+
+/// Keep in `other` only what the modeled fields do not reproduce, so that
+/// `to_json(from_json(x)) == x` (an explicit `labels: {}` or `enableDynamicWorker: false`
+/// survives even though the model cannot tell it from "absent"); a quantity read from a number
+/// counts as reproduced by its text, which is what Go's Quantity writes back.
+void keep_unmodeled(const nlohmann::json& in, const nlohmann::json& modeled,
+                    nlohmann::json& other);
+
+/// `in` and `modeled` say the same: equal, but for a number read as a quantity's text (the
+/// one conversion the decoders make, decoder::quantities).
+bool same_as_modeled(const nlohmann::json& in, const nlohmann::json& modeled);
+
+/// Start an object from `other` (unmodeled fields), then modeled fields overwrite.
+nlohmann::json with_other(const nlohmann::json& other);
+
+/// Sets `j[key]` to `v` unless `v` is empty (Kubernetes' `omitempty`).
+template <class V>
+void put(nlohmann::json& j, const char* key, const V& v) {
+  if (!v.empty()) j[key] = v;
+}
+template <class V>
+void put(nlohmann::json& j, const char* key, const std::optional<V>& v) {
+  if (v) j[key] = *v;
+}
+/// Sets `j[key]` to the value's JSON unless it is an empty object.
+template <class V>
+void put_object(nlohmann::json& j, const char* key, const V& v) {
+  nlohmann::json x = v;
+  if (!x.empty()) j[key] = std::move(x);
+}
+
+/// Sets `j[key]` to the list unless it is empty.
+template <class T>
+void put_list(nlohmann::json& j, const char* key, const std::vector<T>& items) {
+  if (items.empty()) return;
+  auto& a = j[key] = nlohmann::json::array();
+  for (const auto& x : items) a.push_back(x);
+}
+
+/// The last step of every `decode_fields`: what the modeled fields do not reproduce goes to `other`.
+template <class T>
+void keep_rest(const nlohmann::json& j, T& v) {
+  v.other = nlohmann::json::object();
+  keep_unmodeled(j, nlohmann::json(v), v.other);
+}
+
+/// Writes the fields a value type lists in its `fields(v, f)` (one description per type,
+/// read by both directions), as Kubernetes writes them: an empty value is left out (`omitempty`).
+struct field_writer {
+  nlohmann::json& j;
+  void operator()(const char* k, const std::string& v) { put(j, k, v); }
+  void operator()(const char* k, bool v) { if (v) j[k] = true; }
+  void operator()(const char* k, std::int32_t v) { if (v) j[k] = v; }
+  void operator()(const char* k, std::int64_t v) { if (v) j[k] = v; }
+  void operator()(const char* k, const nlohmann::json& v) { if (!v.is_null()) j[k] = v; }
+  void operator()(const char* k, const std::map<std::string, std::string>& v) { put(j, k, v); }
+  void operator()(const char* k, const std::vector<std::string>& v) { put(j, k, v); }
+  template <class X>
+  void operator()(const char* k, const std::optional<X>& v) { if (v) j[k] = *v; }
+  template <class X>
+  void operator()(const char* k, const std::vector<X>& v) { put_list(j, k, v); }
+  template <class X>
+  void operator()(const char* k, const X& v) { put_object(j, k, v); }  // a nested value type
+  void quantities(const char* k, const std::map<std::string, std::string>& v) { put(j, k, v); }
+};
+
+/// Reads the fields a value type lists in its `fields(v, f)`, through the decoder's readers.
+struct field_reader {
+  decoder& d;
+  const nlohmann::json& j;
+  const std::string& path;
+
+  void operator()(const char* k, std::string& v) { d.str(j, k, path, v); }
+  void operator()(const char* k, std::optional<std::string>& v) { d.str(j, k, path, v); }
+  void operator()(const char* k, bool& v) { d.boolean(j, k, path, v); }
+  void operator()(const char* k, std::optional<bool>& v) { d.boolean(j, k, path, v); }
+  void operator()(const char* k, std::int32_t& v) { d.integer(j, k, path, v); }
+  void operator()(const char* k, std::int64_t& v) { d.integer(j, k, path, v); }
+  void operator()(const char* k, std::optional<std::int32_t>& v) { d.integer(j, k, path, v); }
+  void operator()(const char* k, std::optional<std::int64_t>& v) { d.integer(j, k, path, v); }
+  void operator()(const char* k, nlohmann::json& v) { d.raw(j, k, v); }
+  void operator()(const char* k, std::map<std::string, std::string>& v) { d.string_map(j, k, path, v); }
+  void operator()(const char* k, std::vector<std::string>& v) { d.strings(j, k, path, v); }
+  template <class X>
+  void operator()(const char* k, std::optional<X>& v) { d.field(j, k, path, v); }
+  template <class X>
+  void operator()(const char* k, std::vector<X>& v) { d.list(j, k, path, v); }
+  template <class X>
+  void operator()(const char* k, X& v) { d.field(j, k, path, v); }
+  void quantities(const char* k, std::map<std::string, std::string>& v) { d.quantities(j, k, path, v); }
+};
+
+/// `to_json` of a type that lists its fields: what it does not model first, then its fields.
+template <class T>
+void write_fields(nlohmann::json& j, const T& v) {
+  j = with_other(v.other);
+  field_writer w{j};
+  fields(const_cast<T&>(v), w);  // the writer only reads
+}
+
+/// `decode_fields` of a type that lists its fields.
+template <class T>
+void read_fields(decoder& d, const nlohmann::json& j, const std::string& path, T& v) {
+  if (!d.object(j, path)) return;
+  field_reader r{d, j, path};
+  fields(v, r);
+  keep_rest(j, v);
+}
+
+/// Decodes a whole value rooted at `root` in error paths, throwing every wrong field at once.
+template <class T>
+void decode_whole(const nlohmann::json& j, const char* root, T& out) {
+  decoder d;
+  out = {};
+  d.decode(j, root, out);
+  d.throw_if_errors();
+}
+
+/// Decodes an object a server sent: fields of the wrong type stay in `other`, untouched;
+/// throws tfjob::error only when `j` is not an object at all (`what` names the kind).
+template <class T>
+void decode_lenient(const nlohmann::json& j, const char* what, T& out) {
+  if (!j.is_object()) throw tfjob::error(std::string("a ") + what + " must be a JSON object, not " + decoder::type_name(j));
+  decoder d;
+  out = {};
+  d.decode(j, "", out);
+}
+
+void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, OwnerReference& o);
+void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, ObjectMeta& m);
+
+}  // namespace detail
+}  // namespace tfjob
+
+#if TFJOB_SDK_DEFINE_API
+namespace tfjob {
+
+TFJOB_INLINE std::string ObjectMeta::label(const std::string& key) const {
+  auto it = labels.find(key);
+  return it == labels.end() ? std::string() : it->second;
+}
+
+TFJOB_INLINE std::string ObjectMeta::annotation(const std::string& key) const {
+  auto it = annotations.find(key);
+  return it == annotations.end() ? std::string() : it->second;
+}
+
+TFJOB_INLINE const OwnerReference* ObjectMeta::controller() const {
+  for (const auto& o : owner_references)
+    if (o.controller.value_or(false)) return &o;
+  return nullptr;
+}
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const OwnerReference& o) {
+  j = detail::with_other(o.other);
+  detail::put(j, "apiVersion", o.api_version);
+  detail::put(j, "kind", o.kind);
+  detail::put(j, "name", o.name);
+  detail::put(j, "uid", o.uid);
+  detail::put(j, "controller", o.controller);
+  detail::put(j, "blockOwnerDeletion", o.block_owner_deletion);
+}
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const ObjectMeta& m) {
+  j = detail::with_other(m.other);
+  detail::put(j, "name", m.name);
+  detail::put(j, "generateName", m.generate_name);
+  detail::put(j, "namespace", m.namespace_);
+  detail::put(j, "labels", m.labels);
+  detail::put(j, "annotations", m.annotations);
+  detail::put(j, "uid", m.uid);
+  detail::put(j, "resourceVersion", m.resource_version);
+  detail::put(j, "generation", m.generation);
+  detail::put(j, "creationTimestamp", m.creation_timestamp);
+  detail::put(j, "deletionTimestamp", m.deletion_timestamp);
+  if (!m.owner_references.empty()) {
+    auto& a = j["ownerReferences"] = nlohmann::json::array();
+    for (const auto& o : m.owner_references) a.push_back(o);
+  }
+  detail::put(j, "finalizers", m.finalizers);
+}
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, OwnerReference& o) { detail::decode_whole(j, "ownerReference", o); }
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, ObjectMeta& m) { detail::decode_whole(j, "metadata", m); }
+
+}  // namespace tfjob
+namespace tfjob::detail {
+
+TFJOB_INLINE std::string decoder::type_name(const nlohmann::json& v) {
+  switch (v.type()) {
+    case nlohmann::json::value_t::null: return "null";
+    case nlohmann::json::value_t::boolean: return "boolean";
+    case nlohmann::json::value_t::string: return "string";
+    case nlohmann::json::value_t::array: return "array";
+    case nlohmann::json::value_t::object: return "object";
+    case nlohmann::json::value_t::number_float: return "number";
+    default: return "integer";
+  }
+}
+
+TFJOB_INLINE void decoder::wrong(const std::string& path, const nlohmann::json& v, const char* want) {
+  std::string shown = v.dump();
+  if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
+  errors.push_back({path, "Invalid value",
+                    shown + ": must be " + want + ", not " + type_name(v)});
+}
+
+TFJOB_INLINE const nlohmann::json* decoder::get(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+TFJOB_INLINE std::string decoder::child(const std::string& path, const char* key) {
+  return path.empty() ? std::string(key) : path + "." + key;
+}
+
+TFJOB_INLINE void decoder::str(const nlohmann::json& j, const char* key, const std::string& path, std::string& out) {
+  if (const auto* v = get(j, key)) {
+    if (v->is_string()) out = v->get<std::string>();
+    else wrong(child(path, key), *v, "a string");
+  }
+}
+
+TFJOB_INLINE void decoder::str(const nlohmann::json& j, const char* key, const std::string& path,
+                               std::optional<std::string>& out) {
+  if (const auto* v = get(j, key)) {
+    if (v->is_string()) out = v->get<std::string>();
+    else wrong(child(path, key), *v, "a string");
+  }
+}
+
+TFJOB_INLINE void decoder::boolean(const nlohmann::json& j, const char* key, const std::string& path,
+                                   std::optional<bool>& out) {
+  if (const auto* v = get(j, key)) {
+    if (v->is_boolean()) out = v->get<bool>();
+    else wrong(child(path, key), *v, "a boolean");
+  }
+}
+
+TFJOB_INLINE void decoder::boolean(const nlohmann::json& j, const char* key, const std::string& path, bool& out) {
+  std::optional<bool> b;
+  boolean(j, key, path, b);
+  if (b) out = *b;
+}
+
+TFJOB_INLINE void decoder::string_map(const nlohmann::json& j, const char* key, const std::string& path,
+                                      std::map<std::string, std::string>& out) {
+  const auto* v = get(j, key);
+  if (!v) return;
+  if (!v->is_object()) return wrong(child(path, key), *v, "an object");
+  std::map<std::string, std::string> m;
+  bool ok = true;
+  for (const auto& [k, x] : v->items()) {
+    if (x.is_string()) m[k] = x.get<std::string>();
+    else wrong(child(path, key) + "." + k, x, "a string"), ok = false;
+  }
+  if (ok) out = std::move(m);
+}
+
+TFJOB_INLINE void decoder::quantities(const nlohmann::json& j, const char* key, const std::string& path,
+                                      std::map<std::string, std::string>& out) {
+  const auto* v = get(j, key);
+  if (!v) return;
+  if (!v->is_object()) return wrong(child(path, key), *v, "an object");
+  std::map<std::string, std::string> m;
+  for (const auto& [k, x] : v->items()) {
+    if (x.is_string()) m[k] = x.get<std::string>();
+    else if (x.is_number()) m[k] = x.dump();
+    else return wrong(child(path, key) + "." + k, x, "a quantity (a string or a number)");
+  }
+  out = std::move(m);
+}
+
+TFJOB_INLINE void decoder::strings(const nlohmann::json& j, const char* key, const std::string& path,
+                                   std::vector<std::string>& out) {
+  const auto* v = get(j, key);
+  if (!v) return;
+  if (!v->is_array()) return wrong(child(path, key), *v, "an array");
+  std::vector<std::string> s;
+  s.reserve(v->size());
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    if (!(*v)[i].is_string()) return wrong(child(path, key) + "[" + std::to_string(i) + "]", (*v)[i], "a string");
+    s.push_back((*v)[i].get<std::string>());
+  }
+  out = std::move(s);
+}
+
+TFJOB_INLINE void decoder::raw(const nlohmann::json& j, const char* key, nlohmann::json& out) {
+  if (const auto* v = get(j, key)) out = *v;
+}
+
+TFJOB_INLINE bool decoder::object(const nlohmann::json& v, const std::string& path) {
+  if (v.is_object()) return true;
+  wrong(path, v, "an object");
+  return false;
+}
+
+TFJOB_INLINE void decoder::throw_if_errors() const {
+  if (!errors.empty()) throw validation_error(errors);
+}
+
+TFJOB_INLINE bool same_as_modeled(const nlohmann::json& in, const nlohmann::json& modeled) {
+  if (in.is_number() && modeled.is_string()) return in.dump() == modeled.get_ref<const std::string&>();
+  if (in.type() != modeled.type()) return false;
+  if (in.is_object()) {
+    if (in.size() != modeled.size()) return false;
+    for (auto a = in.begin(), b = modeled.begin(); a != in.end(); ++a, ++b)
+      if (a.key() != b.key() || !same_as_modeled(*a, *b)) return false;
+    return true;
+  }
+  if (in.is_array()) {
+    if (in.size() != modeled.size()) return false;
+    for (std::size_t i = 0; i < in.size(); ++i)
+      if (!same_as_modeled(in[i], modeled[i])) return false;
+    return true;
+  }
+  return in == modeled;
+}
+
+TFJOB_INLINE void keep_unmodeled(const nlohmann::json& in, const nlohmann::json& modeled,
+                                 nlohmann::json& other) {
+  other = in;
+  for (const auto& [k, v] : modeled.items()) {
+    auto it = other.find(k);
+    if (it != other.end() && same_as_modeled(*it, v)) other.erase(it);
+  }
+}
+
+TFJOB_INLINE nlohmann::json with_other(const nlohmann::json& other) {
+  return other.is_object() ? other : nlohmann::json::object();
+}
+
+TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, OwnerReference& o) {
+  if (!d.object(j, path)) return;
+  d.str(j, "apiVersion", path, o.api_version);
+  d.str(j, "kind", path, o.kind);
+  d.str(j, "name", path, o.name);
+  d.str(j, "uid", path, o.uid);
+  d.boolean(j, "controller", path, o.controller);
+  d.boolean(j, "blockOwnerDeletion", path, o.block_owner_deletion);
+  o.other = nlohmann::json::object();
+  keep_unmodeled(j, nlohmann::json(o), o.other);
+}
+
+TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, ObjectMeta& m) {
+  if (!d.object(j, path)) return;
+  d.str(j, "name", path, m.name);
+  d.str(j, "generateName", path, m.generate_name);
+  d.str(j, "namespace", path, m.namespace_);
+  d.string_map(j, "labels", path, m.labels);
+  d.string_map(j, "annotations", path, m.annotations);
+  d.str(j, "uid", path, m.uid);
+  d.str(j, "resourceVersion", path, m.resource_version);
+  d.integer(j, "generation", path, m.generation);
+  d.str(j, "creationTimestamp", path, m.creation_timestamp);
+  d.str(j, "deletionTimestamp", path, m.deletion_timestamp);
+  d.list(j, "ownerReferences", path, m.owner_references);
+  d.strings(j, "finalizers", path, m.finalizers);
+  m.other = nlohmann::json::object();
+  keep_unmodeled(j, nlohmann::json(m), m.other);
+}
+
+}  // namespace tfjob::detail
+#endif  // TFJOB_SDK_DEFINE_API

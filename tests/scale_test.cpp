@@ -1,0 +1,455 @@
+// What a command costs as the cluster grows (issue 32): lists are read page by page
+// (kubectl's --chunk-size), a command about one job asks for that job's pods and events by
+// selector and never for the namespace's, and `-v=6` ends with the number of requests. Each
+// command runs in-process (run_cli) against the fake API server, once beside no other job and
+// once beside 1,000 other jobs, pods and events: it must send the same requests both times.
+#include <catch2/catch.hpp>
+
+#include "support/fake_apiserver.hpp"
+#include "support/fake_cluster.hpp"
+
+#if __has_include("cli.hpp")
+#include "cli.hpp"               // plugin/cli.hpp: linked from the plugin's objects (tests/cmake/plugin.cmake)
+#include "common/output.hpp"     // ListWriter, print_objects
+#define TFJOB_HAVE_PLUGIN_CLI 1
+#endif
+
+#include <tfjob/kube/api.hpp>
+#include <tfjob/kube/core.hpp>
+#include <tfjob/kube/pager.hpp>
+#include <tfjob/workflow/cluster.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+using nlohmann::json;
+
+namespace {
+
+using tfjob::test::FakeApiServer;
+using tfjob::test::FakeCluster;
+
+/// A fake API server without controllers: what is there is what a test put there.
+struct Quiet : FakeCluster {
+  Quiet() : FakeCluster(tfjob::test::with_controllers({}, false), "scale") {}
+};
+
+json tfjob_obj(const std::string& ns, const std::string& name, const std::string& state = "Running") {
+  json c = {{"name", "tensorflow"}, {"image", "tensorflow/tensorflow:2.15.0"},
+            {"resources", {{"limits", {{"nvidia.com/gpu", "1"}}}}}};
+  json spec = {{"replicas", 1}, {"restartPolicy", "Never"}, {"template", {{"spec", {{"containers", json::array({c})}}}}}};
+  const std::string now = "2024-01-01T00:00:00Z";
+  return {{"apiVersion", "kubeflow.org/v1"},
+          {"kind", "TFJob"},
+          {"metadata", {{"name", name}, {"namespace", ns}}},
+          {"spec", {{"runPolicy", {{"cleanPodPolicy", "None"}}}, {"tfReplicaSpecs", {{"Chief", spec}, {"Worker", spec}}}}},
+          {"status", {{"conditions", json::array({{{"type", "Created"}, {"status", "True"}, {"lastTransitionTime", now}},
+                                                  {{"type", state}, {"status", "True"}, {"lastTransitionTime", now}}})},
+                      {"replicaStatuses", {{"Chief", {{"active", 1}}}, {"Worker", {{"active", 1}}}}},
+                      {"startTime", now}}}};
+}
+
+json pod_obj(const std::string& ns, const std::string& job, const std::string& type, const std::string& node,
+             const std::string& phase = "Running") {
+  const std::string name = job + "-" + type + "-0";
+  json labels = {{"training.kubeflow.org/job-name", job},
+                 {"training.kubeflow.org/replica-type", type},
+                 {"training.kubeflow.org/replica-index", "0"},
+                 {"training.kubeflow.org/operator-name", "tfjob-controller"}};
+  if (type == "chief") labels["training.kubeflow.org/job-role"] = "master";
+  json c = {{"name", "tensorflow"}, {"image", "tensorflow/tensorflow:2.15.0"},
+            {"resources", {{"limits", {{"nvidia.com/gpu", "1"}}}, {"requests", {{"nvidia.com/gpu", "1"}}}}}};
+  json p = {{"apiVersion", "v1"},
+            {"kind", "Pod"},
+            {"metadata", {{"name", name}, {"namespace", ns}, {"labels", labels}}},
+            {"spec", {{"containers", json::array({c})}, {"restartPolicy", "Never"}}},
+            {"status", {{"phase", phase}}}};
+  if (!node.empty()) p["spec"]["nodeName"] = node;
+  if (phase == "Running")
+    p["status"]["containerStatuses"] = json::array(
+        {{{"name", "tensorflow"}, {"ready", true}, {"restartCount", 0}, {"state", {{"running", {{"startedAt", "2024-01-01T00:00:01Z"}}}}}}});
+  return p;
+}
+
+/// An event about `about` (an object as the server returned it, with its uid), as the
+/// operator, scheduler or kubelet records one.
+json event_obj(const json& about, const std::string& reason, const std::string& message, int n) {
+  const auto& md = about["metadata"];
+  return {{"apiVersion", "v1"},
+          {"kind", "Event"},
+          {"metadata", {{"name", md["name"].get<std::string>() + "." + std::to_string(n)}, {"namespace", md["namespace"]}}},
+          {"involvedObject", {{"apiVersion", about["apiVersion"]}, {"kind", about["kind"]}, {"name", md["name"]},
+                              {"namespace", md["namespace"]}, {"uid", md["uid"]}}},
+          {"reason", reason}, {"message", message}, {"type", "Normal"},
+          {"firstTimestamp", "2024-01-01T00:00:0" + std::to_string(n % 10) + "Z"},
+          {"lastTimestamp", "2024-01-01T00:00:0" + std::to_string(n % 10) + "Z"}, {"count", 1}};
+}
+
+/// The job the tests look at, "mine" in namespace "crowd", with its two pods and events.
+void put_mine(FakeApiServer& s) {
+  auto job = s.put_object(tfjob_obj("crowd", "mine"));
+  auto chief = s.put_object(pod_obj("crowd", "mine", "chief", "fake-node-0"));
+  auto worker = s.put_object(pod_obj("crowd", "mine", "worker", "fake-node-0"));
+  s.put_object(event_obj(job, "SuccessfulCreatePod", "Created pod: mine-chief-0", 1));
+  s.put_object(event_obj(chief, "Started", "Started container tensorflow", 2));
+  s.put_object(event_obj(worker, "Started", "Started container tensorflow", 3));
+}
+
+/// `n` other jobs in the same namespace, each with a pod and an event about the job and the pod.
+void put_crowd(FakeApiServer& s, int n) {
+  for (int i = 0; i < n; ++i) {
+    const std::string name = "other-" + std::to_string(i);
+    auto job = s.put_object(tfjob_obj("crowd", name));
+    auto pod = s.put_object(pod_obj("crowd", name, "chief", "fake-node-0"));
+    s.put_object(event_obj(job, "SuccessfulCreatePod", "Created pod: " + name + "-chief-0", i));
+    s.put_object(event_obj(pod, "Started", "Started container tensorflow", i));
+  }
+}
+
+#ifdef TFJOB_HAVE_PLUGIN_CLI
+struct Ran {
+  int rc = -1;
+  std::string out, err;
+};
+
+Ran call(const FakeCluster& c, std::vector<std::string> args) {
+  args.push_back("--kubeconfig");
+  args.push_back(c.kubeconfig);
+  std::ostringstream out, err;
+  Ran r;
+  r.rc = tfjob::cli::run_cli(args, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+/// The number `-v=6` ends with ("requests: N"), -1 when the line is missing.
+int logged_requests(const std::string& err) {
+  std::smatch m;
+  static const std::regex last("(^|\n)requests: ([0-9]+)\n$");
+  return std::regex_search(err, m, last) ? std::stoi(m[2]) : -1;
+}
+
+/// The requests the server saw, as "METHOD path?query" with what differs between two servers
+/// (resource versions, continue tokens, uids) masked, for the report and for comparing runs.
+std::vector<std::string> seen(const FakeApiServer& s) {
+  static const std::regex rv("resourceVersion=[0-9]+"), cont("continue=[^&]*"), uid("uid%3D[0-9a-fA-F-]+");
+  std::vector<std::string> out;
+  for (const auto& q : s.requests()) {
+    std::string line = q.method + " " + q.path + (q.query.empty() ? "" : "?" + q.query);
+    line = std::regex_replace(line, rv, "resourceVersion=N");
+    line = std::regex_replace(line, cont, "continue=C");
+    out.push_back(std::regex_replace(line, uid, "uid%3DU"));
+  }
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += x + "\n";
+  return s;
+}
+
+/// Every list of events names one object (kubectl describe's field selector); every list of
+/// the namespace's pods selects them by label or field.
+void check_selective(const FakeApiServer& s) {
+  for (const auto& q : s.requests()) {
+    INFO(q.method << " " << q.path << "?" << q.query);
+    if (q.path == "/api/v1/namespaces/crowd/events") {
+      CHECK(q.query.find("fieldSelector=involvedObject.kind%3D") != std::string::npos);
+      CHECK(q.query.find("involvedObject.name%3D") != std::string::npos);
+    }
+    if (q.path == "/api/v1/namespaces/crowd/pods" || q.path == "/api/v1/pods")
+      CHECK((q.query.find("labelSelector=") != std::string::npos || q.query.find("fieldSelector=") != std::string::npos));
+  }
+}
+
+/// Runs `args` beside no other job and beside 1,000: same exit code, the same requests (by
+/// count and by what they ask), the count `-v=6` logs equal to what the server saw.
+void same_cost_in_a_crowd(const std::vector<std::string>& args, int expected_rc = 0) {
+  Quiet alone, crowded;
+  put_mine(*alone.server);
+  put_mine(*crowded.server);
+  put_crowd(*crowded.server, 1000);
+  std::vector<std::string> with_v = args;
+  with_v.insert(with_v.end(), {"-v", "6"});
+  std::vector<std::vector<std::string>> reqs;
+  for (auto* c : {&alone, &crowded}) {
+    c->server->clear_requests();
+    Ran r = call(*c, with_v);
+    INFO("kubectl tfjob " << joined(args) << "stdout:\n" << r.out << "\nstderr:\n" << r.err);
+    CHECK(r.rc == expected_rc);
+    reqs.push_back(seen(*c->server));
+    INFO("requests:\n" << joined(reqs.back()));
+    CHECK(logged_requests(r.err) == static_cast<int>(reqs.back().size()));
+    check_selective(*c->server);
+  }
+  INFO("alone:\n" << joined(reqs[0]) << "beside 1,000 other jobs:\n" << joined(reqs[1]));
+  CHECK(reqs[0].size() == reqs[1].size());
+  std::multiset<std::string> a(reqs[0].begin(), reqs[0].end()), b(reqs[1].begin(), reqs[1].end());
+  CHECK(a == b);
+}
+#endif
+
+}  // namespace
+
+TEST_CASE("list_pages hands over pages of the chunk size, each item once, and resumes after an expired continue token",
+          "[scale][kube]") {
+  Quiet c;
+  for (int i = 0; i < 23; ++i) c.server->put_object(tfjob_obj("paged", "job-" + std::string(i < 10 ? "0" : "") + std::to_string(i)));
+  auto rc = tfjob::test::admin_config(*c.server);
+  rc.chunk_size = 5;
+  tfjob::kube::Client client(rc);
+  const auto res = tfjob::workflow::resources::tfjobs();
+  tfjob::kube::RequestBuilder rb(res, "paged");
+
+  c.server->clear_requests();
+  std::vector<std::string> names;
+  std::vector<std::size_t> sizes;
+  tfjob::kube::list_pages(client, rb, {}, [&](tfjob::kube::ListPage& page) {
+    sizes.push_back(page.items.size());
+    for (const auto& j : page.items) {
+      CHECK(j["kind"] == "TFJob");
+      names.push_back(j["metadata"]["name"]);
+    }
+    return true;
+  });
+  CHECK(sizes == std::vector<std::size_t>{5, 5, 5, 5, 3});  // the client's chunk size: 5 per request
+  CHECK(names.size() == 23);
+  CHECK(std::set<std::string>(names.begin(), names.end()).size() == 23);
+  for (const auto& q : c.server->requests()) CHECK(q.query.find("limit=5") != std::string::npos);
+
+  // the continue token of the third page expires: the list starts over and skips what it gave
+  names.clear();
+  int pages = 0;
+  tfjob::kube::list_pages(client, rb, {}, [&](tfjob::kube::ListPage& page) {
+    if (++pages == 2) c.server->faults().gone_next(1, "/namespaces/paged/tfjobs");
+    for (const auto& j : page.items) names.push_back(j["metadata"]["name"]);
+    return true;
+  });
+  CHECK(names.size() == 23);
+  CHECK(std::set<std::string>(names.begin(), names.end()).size() == 23);
+  CHECK(c.server->faults().fired() >= 1);
+
+  // a caller may stop early; an explicit limit wins over the client's; 0 = all at once
+  pages = 0;
+  CHECK_FALSE(tfjob::kube::list_pages(client, rb, {}, [&](tfjob::kube::ListPage&) { return ++pages < 2; }));
+  CHECK(pages == 2);
+  tfjob::kube::ListParams whole;
+  whole.limit = 0;
+  sizes.clear();
+  tfjob::kube::list_pages(client, rb, whole, [&](tfjob::kube::ListPage& page) {
+    sizes.push_back(page.items.size());
+    return true;
+  });
+  CHECK(sizes == std::vector<std::size_t>{23});
+}
+
+TEST_CASE("Api::list_pages decodes each page into typed objects before asking for the next", "[scale][kube]") {
+  Quiet c;
+  for (int i = 0; i < 7; ++i) c.server->put_object(pod_obj("typed", "j" + std::to_string(i), "chief", "fake-node-0"));
+  tfjob::kube::Client client(tfjob::test::admin_config(*c.server));
+  tfjob::kube::Api<tfjob::k8s::Pod> pods(client, "typed");
+  tfjob::kube::ListParams lp;
+  lp.limit = 3;
+  std::vector<std::size_t> requests_before_page;
+  int n = 0;
+  c.server->clear_requests();
+  pods.list_pages(lp, [&](tfjob::kube::ObjectList<tfjob::k8s::Pod>& page) {
+    requests_before_page.push_back(c.server->requests().size());
+    for (const auto& p : page.items) {
+      CHECK(p.metadata.namespace_ == "typed");
+      CHECK(p.spec.node_name == "fake-node-0");
+      ++n;
+    }
+    return true;
+  });
+  CHECK(n == 7);
+  CHECK(requests_before_page == std::vector<std::size_t>{1, 2, 3});  // one page asked for at a time
+}
+
+#ifdef TFJOB_HAVE_PLUGIN_CLI
+
+TEST_CASE("ListWriter writes a List item by item, byte for byte as the whole List prints", "[scale][output]") {
+  using tfjob::cli::ListWriter;
+  using tfjob::cli::OutputFormat;
+  std::vector<json> items;
+  items.push_back(tfjob_obj("ns", "a"));
+  items.push_back(tfjob_obj("ns", "b"));
+  items[1]["metadata"]["annotations"] = {{"note", "line one\nline two\n"}, {"empty", ""}, {"html", "<a & b>\u2028"}};
+  items[1]["spec"]["tfReplicaSpecs"]["Chief"]["template"]["spec"]["containers"][0]["args"] =
+      json::array({"--x", "", json::array({1, 2}), json::object(), json::array()});
+  for (OutputFormat f : {OutputFormat::json, OutputFormat::yaml, OutputFormat::name}) {
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(2)}) {
+      std::vector<json> some(items.begin(), items.begin() + static_cast<long>(n));
+      std::ostringstream whole, streamed;
+      tfjob::cli::print_objects(whole, some, f, tfjob::cli::Many::list);
+      {
+        ListWriter w(streamed, f);
+        for (const auto& i : some) w.add(i);
+      }
+      INFO("format " << static_cast<int>(f) << ", " << n << " items");
+      CHECK(streamed.str() == whole.str());
+      if (f == OutputFormat::json && n == 2) {  // Go's encoding/json escapes as kubectl prints
+        CHECK(streamed.str().find(R"("html": "\u003ca \u0026 b\u003e\u2028")") != std::string::npos);
+        CHECK(json::parse(streamed.str())["items"][1]["metadata"]["annotations"]["html"] == "<a & b>\u2028");
+      }
+    }
+  }
+}
+
+TEST_CASE("get -A pages the list, writes -o json without managedFields, and logs its requests at -v=6", "[scale][get]") {
+  Quiet c;
+  for (int i = 0; i < 12; ++i) {
+    json j = tfjob_obj(i % 2 ? "team-a" : "team-b", "j" + std::to_string(i));
+    j["metadata"]["managedFields"] = json::array({{{"manager", "kubectl"}, {"operation", "Apply"}, {"fieldsV1", {{"f:spec", json::object()}}}}});
+    c.server->put_object(j);
+  }
+  c.server->clear_requests();
+  Ran t = call(c, {"get", "-A", "--chunk-size", "5", "-v", "6"});
+  REQUIRE(t.rc == 0);
+  CHECK(std::count(t.out.begin(), t.out.end(), '\n') == 13);  // the header and 12 rows, aligned as one table
+  int lists = 0;
+  for (const auto& q : c.server->requests())
+    if (q.path == "/apis/kubeflow.org/v1/tfjobs") {
+      ++lists;
+      CHECK(q.query.find("limit=5") != std::string::npos);
+    }
+  CHECK(lists == 3);  // 12 jobs in pages of 5
+  CHECK(logged_requests(t.err) == static_cast<int>(c.server->requests().size()));
+  for (const auto& q : c.server->requests())  // the plain table is the server's, as kubectl get asks
+    if (q.path == "/apis/kubeflow.org/v1/tfjobs") CHECK(q.accept.find("as=Table;v=v1;g=meta.k8s.io") != std::string::npos);
+  CHECK(std::regex_search(t.out, std::regex("\nteam-a +j1 +Running +[0-9]+s\n")));
+
+  // a Table without the State column (a CRD without printer columns): the jobs themselves
+  c.server->clear_requests();
+  c.server->faults().answer_next(200, R"({"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{},)"
+                                      R"("columnDefinitions":[{"name":"Name","type":"string"},{"name":"Age","type":"date"}],)"
+                                      R"("rows":[{"cells":["j1","5m"],"object":{"metadata":{"name":"j1","namespace":"team-a"}}}]})",
+                                 1, "/apis/kubeflow.org/v1/tfjobs", "limit=");
+  Ran f = call(c, {"get", "-A"});
+  REQUIRE(f.rc == 0);
+  CHECK(std::regex_search(f.out, std::regex("\nteam-a +j1 +Running +[0-9]+s\n")));
+  CHECK(std::count(f.out.begin(), f.out.end(), '\n') == 13);
+  int plain = 0;
+  for (const auto& q : c.server->requests())
+    if (q.path == "/apis/kubeflow.org/v1/tfjobs" && q.accept.find("as=Table") == std::string::npos) ++plain;
+  CHECK(plain == 1);
+
+  Ran j = call(c, {"get", "-A", "-o", "json", "--chunk-size", "5"});
+  REQUIRE(j.rc == 0);
+  auto list = json::parse(j.out);
+  CHECK(list["kind"] == "List");
+  REQUIRE(list["items"].size() == 12);
+  for (const auto& i : list["items"]) {
+    CHECK(i["kind"] == "TFJob");
+    CHECK_FALSE(i["metadata"].contains("managedFields"));  // kubectl's --show-managed-fields=false
+  }
+  Ran m = call(c, {"get", "-A", "-o", "json", "--show-managed-fields"});
+  REQUIRE(m.rc == 0);
+  CHECK(json::parse(m.out)["items"][0]["metadata"].contains("managedFields"));
+  Ran y = call(c, {"get", "-A", "-o", "yaml", "--chunk-size", "5"});
+  REQUIRE(y.rc == 0);
+  CHECK(y.out.rfind("apiVersion: v1\nitems:\n- apiVersion: kubeflow.org/v1\n", 0) == 0);
+  CHECK(y.out.find("managedFields") == std::string::npos);
+  Ran none = call(c, {"get", "-n", "empty"});
+  CHECK(none.rc == 0);
+  CHECK(none.err.find("No resources found in empty namespace.") != std::string::npos);
+}
+
+TEST_CASE("describe asks for its job's pods and events only: the same requests beside 1,000 other jobs", "[scale][describe]") {
+  same_cost_in_a_crowd({"describe", "mine", "-n", "crowd"});
+}
+
+TEST_CASE("explain asks for its job's pods and events only: the same requests beside 1,000 other jobs", "[scale][explain]") {
+  same_cost_in_a_crowd({"explain", "mine", "-n", "crowd"});
+}
+
+TEST_CASE("top job NAME asks for its job's pods only: the same requests beside 1,000 other jobs", "[scale][top]") {
+  same_cost_in_a_crowd({"top", "job", "mine", "-n", "crowd", "--no-metrics"});
+}
+
+TEST_CASE("wait watches its job's pods and events only: the same requests beside 1,000 other jobs", "[scale][wait]") {
+  // Running, so the wait times out: its three watches (job, pods, the job's events) all run
+  same_cost_in_a_crowd({"wait", "mine", "-n", "crowd", "--for", "condition=Succeeded", "--timeout", "2s"}, 2);
+}
+
+TEST_CASE("describe shows the events of its job and its pods, found by their field selectors", "[scale][describe]") {
+  Quiet c;
+  put_mine(*c.server);
+  put_crowd(*c.server, 20);
+  Ran d = call(c, {"describe", "mine", "-n", "crowd"});
+  REQUIRE(d.rc == 0);
+  CHECK(d.out.find("Created pod: mine-chief-0") != std::string::npos);
+  CHECK(d.out.find("pod/mine-chief-0") != std::string::npos);
+  CHECK(d.out.find("pod/mine-worker-0") != std::string::npos);
+  CHECK(d.out.find("other-") == std::string::npos);  // nothing of the other jobs
+}
+
+TEST_CASE("top node counts the GPUs held per node in one pass over the pods that have not ended", "[scale][top]") {
+  Quiet c;
+  FakeApiServer& s = *c.server;
+  for (int n = 0; n < 3; ++n)
+    s.put_object({{"apiVersion", "v1"}, {"kind", "Node"},
+                  {"metadata", {{"name", "gpu-" + std::to_string(n)}, {"labels", {{"nvidia.com/gpu.product", "Tesla-V100-SXM2-16GB"}}}}},
+                  {"status", {{"capacity", {{"nvidia.com/gpu", "8"}}}, {"allocatable", {{"nvidia.com/gpu", "8"}}},
+                              {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}});
+  for (int i = 0; i < 30; ++i) s.put_object(pod_obj("team-" + std::to_string(i % 3), "j" + std::to_string(i), "chief", "gpu-" + std::to_string(i % 3)));
+  s.put_object(pod_obj("team-0", "done", "chief", "gpu-0", "Succeeded"));  // ended: holds nothing
+  s.clear_requests();
+  Ran r = call(c, {"top", "node", "-o", "json", "--no-metrics", "--chunk-size", "7"});
+  REQUIRE(r.rc == 0);
+  auto j = json::parse(r.out);
+  REQUIRE(j["nodes"].size() == 3);
+  for (const auto& n : j["nodes"]) {
+    CHECK(n["requested"] == 10);
+    CHECK(n["pods"] == 10);
+    CHECK(n["free"] == 0);
+  }
+  int pod_lists = 0;
+  for (const auto& q : s.requests())
+    if (q.path == "/api/v1/pods") {
+      ++pod_lists;
+      CHECK(q.query.find("fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed") != std::string::npos);
+    }
+  CHECK(pod_lists == 5);  // 30 pods that have not ended, 7 a page
+}
+
+TEST_CASE("get -A --watch takes its first listing from the watcher's list, then prints each change once", "[scale][get]") {
+  Quiet c;
+  for (int i = 0; i < 4; ++i) c.server->put_object(tfjob_obj("w", "j" + std::to_string(i)));
+  std::ostringstream out, err;
+  int rc = -1;
+  std::thread t([&] {
+    rc = tfjob::cli::run_cli({"get", "-A", "--watch", "--request-timeout", "3s", "--chunk-size", "3", "--kubeconfig", c.kubeconfig},
+                             out, err);
+  });
+  REQUIRE(c.server->wait_for([&] {
+    for (const auto& q : c.server->requests())
+      if (q.query.find("watch=true") != std::string::npos) return true;
+    return false;
+  }, std::chrono::seconds(10)));
+  c.server->delete_object("tfjobs", "w", "j1");
+  t.join();
+  CHECK(rc == 0);
+  const std::string o = out.str();
+  INFO(o << err.str());
+  int lists = 0;
+  for (const auto& q : c.server->requests())
+    if (q.path == "/apis/kubeflow.org/v1/tfjobs" && q.query.find("watch=true") == std::string::npos) ++lists;
+  CHECK(lists == 2);  // one list of 4 jobs in pages of 3: not a list and then the watcher's list again
+  for (int i = 0; i < 4; ++i) CHECK(o.find("j" + std::to_string(i) + " ") != std::string::npos);
+  CHECK(o.find("j1   Deleted") != std::string::npos);
+  CHECK(o.find("NAMESPACE") == o.rfind("NAMESPACE"));  // one header
+}
+
+#endif
