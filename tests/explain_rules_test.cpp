@@ -443,9 +443,9 @@ TEST_CASE("the scheduler's and the kubelet's words, 1.20 to 1.36: each minor's w
     CHECK(f->replica == "Chief");
     for (const char* other : {"NodeSelectorMismatch", "TaintNotTolerated", "InsufficientGpu", "Unschedulable"})
       if (std::string(other) != c.code) CHECK_FALSE(find(x, other));
-    if (std::string(c.code) == "InsufficientGpu") CHECK(f->message.find("free nvidia.com/gpu") != std::string::npos);
-    if (std::string(c.message).find("scheduler-enforced") != std::string::npos) CHECK(f->fix.find("addedAffinity") != std::string::npos);
-    if (std::string(c.message).find("were unschedulable") != std::string::npos) CHECK(f->fix.find("cordoned") != std::string::npos);
+    if (std::string(c.code) == "InsufficientGpu") CHECK(f->message.str().find("free nvidia.com/gpu") != std::string::npos);
+    if (std::string(c.message).find("scheduler-enforced") != std::string::npos) CHECK(f->fix.str().find("addedAffinity") != std::string::npos);
+    if (std::string(c.message).find("were unschedulable") != std::string::npos) CHECK(f->fix.str().find("cordoned") != std::string::npos);
   }
 }
 
@@ -507,9 +507,9 @@ TEST_CASE("native sidecars: a finished trainer beside a sidecar the kubelet stop
   auto* s = find(x, "SidecarRestarted");
   REQUIRE(s);
   CHECK(s->replica == "Worker");
-  CHECK(s->message.find("pod side-worker-0: sidecar proxy (an init container with restartPolicy: Always) restarted 2 time(s)") !=
+  CHECK(s->message.str().find("pod side-worker-0: sidecar proxy (an init container with restartPolicy: Always) restarted 2 time(s)") !=
         std::string::npos);
-  CHECK(s->message.find("count toward backoffLimit") != std::string::npos);  // OnFailure: the operator sums them
+  CHECK(s->message.str().find("count toward backoffLimit") != std::string::npos);  // OnFailure: the operator sums them
   // describe: the sidecar's restarts in RESTARTS, as kubectl counts them
   auto d = wf::describe(in.job, in.pods, in.events, {}, in.now);
   REQUIRE(d.pods.size() == 2);

@@ -204,7 +204,7 @@ TEST_CASE("gpu-check workflow: probes every GPU node in parallel, explains Pendi
   o.deadline_seconds = 4;
   o.poll = std::chrono::milliseconds(100);
   std::vector<std::string> progress;
-  o.progress = [&](const std::string& s) { progress.push_back(s); };
+  o.progress = [&](const tfjob::Text& s) { progress.push_back(s.str()); };
   auto res = tfjob::gpu::run_gpu_check(c.client(), o);
   std::string all;
   for (auto& p : progress) all += p + "\n";
@@ -268,7 +268,8 @@ TEST_CASE("gpu-check workflow: cancel deletes the pods and keep keeps them", "[g
   o.deadline_seconds = 60;
   o.poll = std::chrono::milliseconds(50);
   o.cancel = &cancel;
-  o.progress = [&](const std::string& s) {
+  o.progress = [&](const tfjob::Text& t) {
+    const std::string s = t.str();
     if (s.find(": Running") != std::string::npos) cancel = true;
   };
   auto t0 = std::chrono::steady_clock::now();
@@ -532,9 +533,9 @@ TEST_CASE("a probe image that cannot be pulled fails its node at once with the r
   o.image = "registry.invalid/tfjob-gpu-probe:v0";
   std::vector<std::string> progress;
   std::mutex pm;
-  o.progress = [&](const std::string& s) {
+  o.progress = [&](const tfjob::Text& s) {
     std::lock_guard<std::mutex> lk(pm);
-    progress.push_back(s);
+    progress.push_back(s.str());
   };
   std::optional<tfjob::gpu::CheckResult> res;
   std::thread t([&] { res = tfjob::gpu::run_gpu_check(client, o); });
@@ -588,7 +589,8 @@ TEST_CASE("gpu-check never goes silent: a running probe is told with its last li
   o.nodes = {"fake-gpu-node-0"};
   o.cancel = &cancel;
   std::vector<std::string> lines;
-  o.progress = [&](const std::string& s) {
+  o.progress = [&](const tfjob::Text& t) {
+    const std::string s = t.str();
     lines.push_back(s);
     if (s.find("running for") != std::string::npos && s.find("gpu0: gemm-fp16") != std::string::npos) cancel = true;
   };

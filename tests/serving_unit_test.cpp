@@ -1238,9 +1238,11 @@ TEST_CASE("the model's size against the server's memory: ResNet-50 fits the edge
   CHECK_FALSE(model_fit(s, p, r));
   const auto w = model_fit(s, p, {700LL * 1000 * 1000, "the export check: version 1"});
   REQUIRE(w);
-  CHECK(w->find("the model is 667Mi (the export check: version 1); TF Serving would need about 1791Mi to serve it in batches of up "
+  CHECK(w->str().find("the model is 667Mi (the export check: version 1); TF Serving would need about 1791Mi to serve it in batches of up "
                 "to 8") == 0);
-  CHECK(w->find("but the server's memory limit is 1536Mi") != std::string::npos);
+  CHECK(w->str().find("but the server's memory limit is 1536Mi") != std::string::npos);
+  // its advice names the settings by key
+  CHECK(w->settings() == std::vector<tfjob::setting>{tfjob::setting::serve_batching, tfjob::setting::serve_memory});
   // fewer images a batch lowers the estimate
   s.ops.batching->max_batch_size = 1;
   CHECK(mib_text(estimated_server_memory(p, 700LL * 1000 * 1000, 1)) == "1567Mi");

@@ -286,12 +286,12 @@ int GpuCheckCommand::run_on_cluster(Context& ctx) const {
   co.keep = o.keep;
   co.deadline_seconds = static_cast<int>(timeout.count() / 1000);
   co.cancel = &g_interrupted;
-  co.progress = [&ctx](const std::string& line) { ctx.err << line << "\n"; };
+  co.progress = [&ctx](const tfjob::Text& line) { ctx.err << worded(line) << "\n"; };
   if (o.inventory) {  // the nodes' GPUs as the cluster states them, nothing created
     co.progress = nullptr;  // the table says it
     auto res = tfjob::gpu::read_inventory(client, co);
     print_result(res, o, ctx);
-    return res.inventory.empty() ? gpu_no_gpu : gpu_ready;
+    return res.inventory.empty() ? exit_code::no_gpu : exit_code::ok;
   }
   if (const char* p = std::getenv("TFJOB_GPU_CHECK_POLL_MS"); p && *p) {
     co.poll = std::chrono::milliseconds(std::atoi(p));
