@@ -302,6 +302,9 @@ int run_command(CLI::App& app, Globals& g, Context& ctx) {
     return g.command(ctx);
   } catch (const CLI::ParseError& e) {
     return say_parse_error(app, e, out, err);
+  } catch (const input_error& e) {
+    err << failure_line(e) << "\n";
+    return exit_code::usage;
   } catch (const nlohmann::json::exception& e) {
     // A last net: the SDK names the field of a wrong-shaped value itself; should a case
     // slip through, the user still reads words, not "[json.exception.type_error.302]".

@@ -3,8 +3,10 @@
 # Debian's archive and cached per machine under $TFJOB_RELEASE_CACHE
 # (default /var/cache/kubectl-tfjob/release), each keyed by what it is built from.
 #
-#   scripts/release-chroot.sh build ARCH OUTDIR   build kubectl-tfjob for linux/ARCH
-#                                                 (amd64, arm64) into OUTDIR/kubectl-tfjob
+#   scripts/release-chroot.sh build ARCH OUTDIR   build kubectl-tfjob and the hello-tfjob
+#                                                 trainer it carries for linux/ARCH (amd64,
+#                                                 arm64) into OUTDIR/kubectl-tfjob and
+#                                                 OUTDIR/hello-tfjob
 #   scripts/release-chroot.sh root SUITE ARCH     print the path of a minimal chroot
 #                                                 (mmdebstrap's essential variant: nothing
 #                                                 but Debian's Essential packages) of SUITE
@@ -44,7 +46,7 @@ JOBS=${JOBS:-2}
 die() { echo "release-chroot.sh: error: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
 log() { echo "release-chroot.sh: $*" >&2; }
-usage() { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 key() { printf '%s\n' "$@" | sha256sum | cut -c1-12; }
 
 need_root() {
@@ -250,15 +252,16 @@ build() {  # build ARCH OUTDIR
     -DCMAKE_PREFIX_PATH=/deps -DOPENSSL_ROOT_DIR=/deps
     -DZLIB_LIBRARY=/deps/lib/libz.a -DZLIB_INCLUDE_DIR=/deps/include)
   [ "$arch" = amd64 ] || cmake_args+=(-DCMAKE_TOOLCHAIN_FILE=/deps/toolchain.cmake)
-  log "building kubectl-tfjob for linux/$arch in the $BUILD_SUITE chroot"
+  log "building kubectl-tfjob and hello-tfjob for linux/$arch in the $BUILD_SUITE chroot"
   # The checkout is always /src inside the chroot, so the kept build dir and ccache serve
   # every clone (CI's included).
   chroot_run "$chroot" -b "$ROOT:/src" -b "$deps:/deps" -b "$CACHE/build-$arch:/build" \
     -b "$CACHE/ccache:/ccache" -b "$out:/out" -- \
     env CCACHE_DIR=/ccache CCACHE_BASEDIR=/src CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=2G \
     bash -c 'set -e; cmake -S /src -B /build "${@:2}" >/dev/null
-             cmake --build /build --target kubectl-tfjob -j "$1"
-             install -m 0755 /build/plugin/kubectl-tfjob /out/kubectl-tfjob' _ "$JOBS" "${cmake_args[@]}" >&2 ||
+             cmake --build /build --target kubectl-tfjob hello-tfjob -j "$1"
+             install -m 0755 /build/plugin/kubectl-tfjob /out/kubectl-tfjob
+             install -m 0755 /build/samples/hello-tfjob/hello-tfjob /out/hello-tfjob' _ "$JOBS" "${cmake_args[@]}" >&2 ||
     die "building kubectl-tfjob for $arch failed"
   touch "$CACHE/build-$arch/.complete"
   echo "$out/kubectl-tfjob"

@@ -3,11 +3,14 @@
 #
 #   scripts/release.sh [--version X.Y.Z] [--out DIR] [--manifest FILE]
 #                      [--binary OS/ARCH=PATH]... [--host-binary PATH]
+#                      [--trainer OS/ARCH=PATH]... [--host-trainer PATH]
 #                      [--base-url URL] [--build-dir DIR] [--static] [--chroot]
 #                      [--max-glibc X.Y]
 #
 # Each archive, DIR/kubectl-tfjob_<version>_<os>_<arch>.tar.gz, holds the plugin binary,
-# the kubectl_complete-tfjob completion helper and LICENSE at its top level, packed
+# hello-tfjob (the C++ trainer `kubectl tfjob submit hello --local` runs: the plugin looks
+# for it next to itself, so the archive needs no image and no build), the
+# kubectl_complete-tfjob completion helper and LICENSE at its top level, packed
 # reproducibly (sorted names, owner 0, fixed mtime from SOURCE_DATE_EPOCH, gzip -n).
 # The manifest (default krew/tfjob.yaml) gets one platform entry per archive with its real
 # sha256; DIR/SHA256SUMS lists the same sums.
@@ -15,7 +18,9 @@
 # Without --binary the host's binary is built in Release mode (cmake, --build-dir, default
 # build-release) and packaged for the host's os/arch. Give --binary once per platform to
 # package binaries built elsewhere (e.g. --binary linux/arm64=out/arm64/kubectl-tfjob);
-# --host-binary PATH packages an already built binary for the host's os/arch.
+# --host-binary PATH packages an already built binary for the host's os/arch. Each
+# platform's hello-tfjob is the one next to its binary, or --trainer OS/ARCH=PATH
+# (--host-trainer PATH for the host's); a platform without one is refused.
 # The version defaults to the one in include/tfjob/version.hpp; a host binary must report
 # the same version or nothing is packaged.
 # --chroot (the release; needs root and mmdebstrap) builds linux/amd64 and linux/arm64 with
@@ -39,14 +44,16 @@ MANIFEST="$ROOT/krew/tfjob.yaml"
 BASE_URL="https://github.com/kubectl-tfjob/kubectl-tfjob/releases/download"
 BUILD_DIR="$ROOT/build-release"
 BINARIES=()
+TRAINERS=()
 HOST_BINARY=""
+HOST_TRAINER=""
 STATIC=0
 CHROOT=0
 MAX_GLIBC=""
 ALLOW_SHARED=0
 
 die() { echo "release.sh: error: $*" >&2; exit 1; }
-usage() { sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -55,6 +62,8 @@ while [ $# -gt 0 ]; do
     --manifest) [ $# -ge 2 ] || usage; MANIFEST=$2; shift 2 ;;
     --binary) [ $# -ge 2 ] || usage; BINARIES+=("$2"); shift 2 ;;
     --host-binary) [ $# -ge 2 ] || usage; HOST_BINARY=$2; shift 2 ;;
+    --trainer) [ $# -ge 2 ] || usage; TRAINERS+=("$2"); shift 2 ;;
+    --host-trainer) [ $# -ge 2 ] || usage; HOST_TRAINER=$2; shift 2 ;;
     --base-url) [ $# -ge 2 ] || usage; BASE_URL=${2%/}; shift 2 ;;
     --build-dir) [ $# -ge 2 ] || usage; BUILD_DIR=$2; shift 2 ;;
     --static) STATIC=1; shift ;;
@@ -113,6 +122,9 @@ fi
 if [ -n "$HOST_BINARY" ]; then
   BINARIES+=("$(host_platform)=$HOST_BINARY")
 fi
+if [ -n "$HOST_TRAINER" ]; then
+  TRAINERS+=("$(host_platform)=$HOST_TRAINER")
+fi
 if [ ${#BINARIES[@]} -eq 0 ]; then
   echo "release.sh: building kubectl-tfjob (Release) in $BUILD_DIR" >&2
   # A build dir kept between checkouts (the static build's cache under /var/cache, reused by
@@ -131,8 +143,9 @@ if [ ${#BINARIES[@]} -eq 0 ]; then
   cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" -DTFJOB_BUILD_TESTS=OFF \
     -DTFJOB_BUILD_SAMPLES=OFF -DTFJOB_BUILD_GPU_PROBE=OFF -DTFJOB_BUILD_BENCH=OFF \
     -DTFJOB_STATIC_DEPS=$([ "$STATIC" = 1 ] && echo ON || echo OFF) >/dev/null
-  cmake --build "$BUILD_DIR" --target kubectl-tfjob -j "${JOBS:-2}" >&2
+  cmake --build "$BUILD_DIR" --target kubectl-tfjob hello-tfjob -j "${JOBS:-2}" >&2
   BINARIES=("$(host_platform)=$BUILD_DIR/plugin/kubectl-tfjob")
+  TRAINERS+=("$(host_platform)=$BUILD_DIR/samples/hello-tfjob/hello-tfjob")
 fi
 
 HOST=""
@@ -159,19 +172,26 @@ for spec in "${BINARIES[@]}"; do
   case " ${SEEN:-} " in *" $platform "*) die "platform $platform given twice" ;; esac
   SEEN="${SEEN:-} $platform"
   [ -f "$bin" ] && [ -x "$bin" ] || die "binary for $platform not found or not executable: $bin"
+  trainer=""
+  for t in "${TRAINERS[@]}"; do [ "${t%%=*}" != "$platform" ] || trainer=${t#*=}; done
+  [ -n "$trainer" ] || trainer="$(dirname "$bin")/hello-tfjob"
+  [ -f "$trainer" ] && [ -x "$trainer" ] ||
+    die "no hello-tfjob for $platform at $trainer (the archive carries it for 'submit hello --local'; pass --trainer $platform=PATH)"
   if [ "$os" = linux ] && command -v readelf >/dev/null; then
-    # what a user's machine must provide: only glibc (the release's promise)
-    needed=$(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
-    extra=$(for l in $needed; do case "$l" in libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*|ld-linux*) ;; *) printf '%s ' "$l" ;; esac; done)
-    glibc=$(readelf -V "$bin" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
-    echo "release.sh: $platform needs ${needed:-nothing}(newest symbol version ${glibc:-none})" >&2
-    if [ -n "$extra" ] && [ "$ALLOW_SHARED" != 1 ]; then
-      die "$bin needs shared libraries users may not have: $extra(build it with --chroot or --static / -DTFJOB_STATIC_DEPS=ON, or pass --allow-shared)"
-    fi
-    if [ -n "$MAX_GLIBC" ] && [ -n "$glibc" ] &&
-       [ "$(printf '%s\n%s\n' "${glibc#GLIBC_}" "$MAX_GLIBC" | sort -V | tail -1)" != "$MAX_GLIBC" ]; then
-      die "$bin needs $glibc, newer than --max-glibc $MAX_GLIBC (build it with --chroot)"
-    fi
+    for elf in "$bin" "$trainer"; do
+      # what a user's machine must provide: only glibc (the release's promise)
+      needed=$(readelf -d "$elf" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+      extra=$(for l in $needed; do case "$l" in libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*|ld-linux*) ;; *) printf '%s ' "$l" ;; esac; done)
+      glibc=$(readelf -V "$elf" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
+      echo "release.sh: $platform $(basename "$elf") needs ${needed:-nothing}(newest symbol version ${glibc:-none})" >&2
+      if [ -n "$extra" ] && [ "$ALLOW_SHARED" != 1 ]; then
+        die "$elf needs shared libraries users may not have: $extra(build it with --chroot or --static / -DTFJOB_STATIC_DEPS=ON, or pass --allow-shared)"
+      fi
+      if [ -n "$MAX_GLIBC" ] && [ -n "$glibc" ] &&
+         [ "$(printf '%s\n%s\n' "${glibc#GLIBC_}" "$MAX_GLIBC" | sort -V | tail -1)" != "$MAX_GLIBC" ]; then
+        die "$elf needs $glibc, newer than --max-glibc $MAX_GLIBC (build it with --chroot)"
+      fi
+    done
   fi
   if [ "$platform" = "$HOST" ]; then
     # A binary we can run must say it is the version we are about to publish.
@@ -185,12 +205,13 @@ for spec in "${BINARIES[@]}"; do
   dir="$STAGE/$name"
   mkdir -p "$dir"
   install -m 0755 "$bin" "$dir/kubectl-tfjob"
+  install -m 0755 "$trainer" "$dir/hello-tfjob"
   install -m 0755 "$HELPER" "$dir/kubectl_complete-tfjob"
   install -m 0644 "$LICENSE_FILE" "$dir/LICENSE"
   touch -d "@$MTIME" "$dir"/* "$dir"
   archive="$OUT/$name.tar.gz"
   tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$MTIME" \
-    -C "$dir" -cf - kubectl-tfjob kubectl_complete-tfjob LICENSE | gzip -n -9 > "$archive.tmp"
+    -C "$dir" -cf - hello-tfjob kubectl-tfjob kubectl_complete-tfjob LICENSE | gzip -n -9 > "$archive.tmp"
   mv "$archive.tmp" "$archive"
   sum=$(sha256sum "$archive" | cut -d' ' -f1)
   echo "$sum  $name.tar.gz" >> "$STAGE/SHA256SUMS"
@@ -225,6 +246,8 @@ spec:
   caveats: |
     kubectl tfjob needs the Kubeflow training operator in the cluster:
       kubectl apply --server-side -k "github.com/kubeflow/trainer.git/manifests/overlays/standalone?ref=v1.9.4"
+    Without a cluster, "kubectl tfjob submit hello --local" trains on this machine with the
+    hello-tfjob trainer installed beside the plugin.
     For "kubectl tfjob <TAB>" completion (kubectl >= 1.26), put the helper on PATH:
       ln -s "\$(dirname "\$(readlink -f "\$(command -v kubectl-tfjob)")")/kubectl_complete-tfjob" ~/.krew/bin/
   platforms:
@@ -241,6 +264,8 @@ EOF
     bin: kubectl-tfjob
     files:
     - from: kubectl-tfjob
+      to: .
+    - from: hello-tfjob
       to: .
     - from: kubectl_complete-tfjob
       to: .

@@ -90,7 +90,7 @@ TEST_CASE("schema: the embedded copy is the v1.9 CRD's openAPIV3Schema (descript
   CHECK_THROWS_WITH(schema::Schema::from_crd(json::object()), Catch::Contains("has no version \"v1\""));
 }
 
-TEST_CASE("schema: a valid TFJob has no issue; a full one with status only its one unknown field", "[api][schema]") {
+TEST_CASE("schema: a valid TFJob has no issue, and a full one with status only its one unknown field", "[api][schema]") {
   CHECK(messages(job()).empty());
   auto full = tfjob::parse_objects(slurp(tfjob::test::source_dir() + "/tests/data/api/full.yaml"));
   REQUIRE(full.size() == 1);

@@ -165,6 +165,9 @@ TEST_CASE("in-process: invalid flags are refused before any request, with what i
   const std::vector<Case> cases = {
       {{"get", "-o", "bogus"}, 64, "error: --output: \"bogus\" is not one of them; give wide, json, yaml, name"},
       {{"get", "x", "-A"}, 64, "a job name cannot be combined with --all-namespaces"},
+      {{"get", "x", "-l", "team=a"}, 64, "error: --selector: name cannot be provided when a selector is specified"},  // kubectl's words
+      {{"get", "x", "--field-selector", "metadata.name=x"}, 64, "error: --field-selector: name cannot be provided when a selector"},
+      {{"get", "--output-watch-events"}, 64, "error: --output-watch-events: it needs a watch; add --watch or --watch-only"},
       {{"describe"}, 64, "error: NAME: nothing to describe; give TFJob names, -l SELECTOR or -A"},
       {{"delete"}, 64, "give TFJob names, -f FILE, -l SELECTOR or --all"},
       {{"delete", "x", "--all"}, 64, "names, -f and --all/-l cannot be combined"},

@@ -298,7 +298,7 @@ TEST_CASE("submit -f FILE and -f - (stdin), YAML and JSON, several documents", "
   // a full manifest round-trips through the plugin (unknown fields and status kept) when the
   // schema is told to warn; strict (the default, as kubectl's) refuses its unknown field
   auto strict = run({"submit", "-f", data("api/full.yaml"), "--dry-run=client", "-o", "json"});
-  CHECK(strict.rc == 1);
+  CHECK(strict.rc == 64);
   CHECK(strict.out.empty());
   CHECK_THAT(strict.err, Catch::Contains("full.yaml: TFJob dist-mnist: unknown field \"spec.x-extra-spec-field\""));
   auto full = run({"submit", "-f", data("api/full.yaml"), "--dry-run=client", "-o", "json", "--validate=warn"});
@@ -582,7 +582,7 @@ TEST_CASE("tf-config shows the exact TF_CONFIG of every replica", "[cli][tf_conf
   // from a file, with the port of each type; invalid input fails as for submit (full.yaml's
   // unknown field too, unless the schema is told to warn)
   auto strict = run({"tf-config", "-f", data("api/full.yaml"), "-o", "json"});
-  CHECK(strict.rc == 1);
+  CHECK(strict.rc == 64);
   CHECK_THAT(strict.err, Catch::Contains("unknown field \"spec.x-extra-spec-field\""));
   auto f = run({"tf-config", "-f", data("api/full.yaml"), "-o", "json", "--validate=warn"});
   INFO(f.err);

@@ -112,7 +112,7 @@ TEST_CASE("submit -f --validate: strict refuses, warn says it and sends every fi
     if (*strict) args.push_back(strict);
     auto r = call(args);
     INFO(strict << "\n" << r.err);
-    CHECK(r.rc == 1);
+    CHECK(r.rc == 64);  // an input that cannot be used: nothing sent (docs/cli.md)
     CHECK(r.out.empty());
     CHECK(r.err == "error: invalid TFJob:\n  " + f + ": TFJob typo: " + typo_line + "\n");
   }
@@ -133,7 +133,7 @@ TEST_CASE("submit -f --validate: strict refuses, warn says it and sends every fi
   CHECK(has(r.err, "--validate"));
   // tf-config reads manifests the same way
   r = call({"tf-config", "-f", f});
-  CHECK(r.rc == 1);
+  CHECK(r.rc == 64);
   CHECK(has(r.err, typo_line));
   r = call({"tf-config", "-f", f, "--validate=warn"});
   CHECK(r.rc == 0);
@@ -141,7 +141,7 @@ TEST_CASE("submit -f --validate: strict refuses, warn says it and sends every fi
 #endif
 }
 
-TEST_CASE("submit -f to a cluster: strict creates nothing; the apply carries fieldValidation; the server's warning is "
+TEST_CASE("submit -f to a cluster: strict creates nothing, the apply carries fieldValidation, the server's warning is "
           "said once",
           "[cli][validate]") {
 #ifndef TFJOB_HAVE_PLUGIN_CLI
@@ -292,7 +292,7 @@ TEST_CASE("lint is at least as strict as submit: what submit refuses is an error
     CHECK(arr[0]["severity"] == "error");  // the line says error too
     // and submit refuses the same file
     auto s = call({"submit", "-f", f, "--dry-run=client"});
-    CHECK(s.rc == 1);
+    CHECK(s.rc == 64);
   }
   // under warn, the schema's findings are warnings (exit 0), and --strict fails on them
   const std::string f = file("typo.yaml", job_yaml("typo", typo_extra));
@@ -351,7 +351,7 @@ TEST_CASE("tf-config NAME -f FILE picks one job as explain NAME -f does", "[cli]
   CHECK(r.rc == 0);
   CHECK(has(r.out, "worker-0"));
   r = call({"tf-config", "-f", f});
-  CHECK(r.rc == 1);
+  CHECK(r.rc == 64);
   CHECK(has(r.err, "the input holds 2 (a, b): name one, e.g. kubectl tfjob tf-config a -f FILE"));
   r = call({"tf-config", "c", "-f", f});
   CHECK(r.rc == 1);
@@ -359,7 +359,7 @@ TEST_CASE("tf-config NAME -f FILE picks one job as explain NAME -f does", "[cli]
 #endif
 }
 
-TEST_CASE("explain -f and tensorboard -f judge the TFJob they read; explain says where a job without a namespace goes",
+TEST_CASE("explain -f and tensorboard -f judge the TFJob they read, and explain says where a job without a namespace goes",
           "[cli][validate]") {
 #ifndef TFJOB_HAVE_PLUGIN_CLI
   TFJOB_SKIP("the plugin is not built (TFJOB_BUILD_PLUGIN=OFF)");

@@ -128,8 +128,8 @@ TEST_CASE("fuzz finding: durations are Go's, and bad ones are a config_error nam
   CHECK(parse_duration("1.5h", "x") == 90min);
   CHECK(parse_duration("500ms", "x") == 500ms);
   CHECK(parse_duration("2h45m30.5s", "x") == 9930500ms);
-  CHECK(parse_duration("1500us", "x") == 1ms);
-  CHECK(parse_duration("1500\xc2\xb5s", "x") == 1ms);  // µs, as Go
+  CHECK(parse_duration("1500us", "x") == 2ms);  // rounded up to whole milliseconds, never down to 0
+  CHECK(parse_duration("1500\xc2\xb5s", "x") == 2ms);  // µs, as Go
   CHECK(parse_duration("2562047h", "x") == 2562047h);  // the largest Go duration's hours
 }
 

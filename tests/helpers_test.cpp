@@ -18,9 +18,10 @@ using namespace std::chrono_literals;
 
 TEST_CASE("duration: Go's time.ParseDuration forms and kubectl's bare seconds", "[helpers][duration]") {
   using tfjob::kube::detail::parse_duration;
-  CHECK(parse_duration("10\xc2\xb5s1s", "x") == 1000ms);  // micro sign
-  CHECK(parse_duration("10\xce\xbcs1s", "x") == 1000ms);  // Greek mu
-  CHECK(parse_duration("100ns", "x") == 0ms);
+  // held in whole milliseconds, rounded up: a positive duration never becomes 0 (no limit)
+  CHECK(parse_duration("10\xc2\xb5s1s", "x") == 1001ms);  // micro sign
+  CHECK(parse_duration("10\xce\xbcs1s", "x") == 1001ms);  // Greek mu
+  CHECK(parse_duration("100ns", "x") == 1ms);
   CHECK(parse_duration("2562047h", "x") == std::chrono::hours(2562047));  // Go's maximum, whole hours
   CHECK_THROWS_WITH(parse_duration("2562048h", "--timeout"), Catch::Contains("out of range"));
   CHECK_THROWS_WITH(parse_duration("", "--timeout"), Catch::Contains("invalid --timeout \"\""));

@@ -452,4 +452,67 @@ TEST_CASE("get -A --watch takes its first listing from the watcher's list, then 
   CHECK(o.find("NAMESPACE") == o.rfind("NAMESPACE"));  // one header
 }
 
+TEST_CASE("get --show-labels and -L read the labels from the server's Table rows, and -o wide lists the jobs", "[scale][get]") {
+  Quiet c;
+  for (int i = 0; i < 3; ++i) {
+    json j = tfjob_obj("l", "j" + std::to_string(i));
+    if (i < 2) j["metadata"]["labels"] = {{"team", i == 0 ? "a" : "b"}, {"app.kubernetes.io/name", "mnist"}};
+    c.server->put_object(j);
+  }
+  c.server->clear_requests();
+  Ran t = call(c, {"get", "-n", "l", "--show-labels", "-L", "team", "--chunk-size", "2"});
+  REQUIRE(t.rc == 0);
+  INFO(t.out << t.err);
+  int lists = 0;
+  for (const auto& q : c.server->requests())
+    if (q.path == "/apis/kubeflow.org/v1/namespaces/l/tfjobs") {
+      ++lists;
+      CHECK(q.accept.find("as=Table;v=v1;g=meta.k8s.io") != std::string::npos);  // the labels come with the Table's rows
+    }
+  CHECK(lists == 2);
+  CHECK(std::regex_search(t.out, std::regex("^NAME +STATE +AGE +TEAM +LABELS\n")));
+  CHECK(std::regex_search(t.out, std::regex("\nj0 +Running +[0-9a-z]+ +a +app.kubernetes.io/name=mnist,team=a\n")));
+  CHECK(std::regex_search(t.out, std::regex("\nj2 +Running +[0-9a-z]+ +<none>\n")));  // no TEAM value, no labels
+
+  c.server->clear_requests();
+  Ran w = call(c, {"get", "-n", "l", "-o", "wide", "-L", "team"});
+  REQUIRE(w.rc == 0);
+  for (const auto& q : c.server->requests())  // -o wide's columns are the jobs' own: no Table
+    if (q.path == "/apis/kubeflow.org/v1/namespaces/l/tfjobs") CHECK(q.accept.find("as=Table") == std::string::npos);
+  CHECK(std::regex_search(w.out, std::regex("\nj1 +Running .*Chief:1/0/0,Worker:1/0/0 +2 .* b\n")));
+}
+
+TEST_CASE("get --watch prints each job as a document of its own, --watch-only none of the listed ones", "[scale][get]") {
+  Quiet c;
+  for (int i = 0; i < 3; ++i) c.server->put_object(tfjob_obj("d", "j" + std::to_string(i)));
+  std::ostringstream yaml_out, yaml_err, name_out, name_err;
+  int yaml_rc = -1, name_rc = -1;
+  auto watch = [&](std::vector<std::string> args, std::ostringstream& out, std::ostringstream& err, int& rc) {
+    args.insert(args.end(), {"-n", "d", "--request-timeout", "3s", "--chunk-size", "2", "--kubeconfig", c.kubeconfig});
+    return std::thread([&out, &err, &rc, args] { rc = tfjob::cli::run_cli(args, out, err); });
+  };
+  std::thread y = watch({"get", "--watch", "-o", "yaml"}, yaml_out, yaml_err, yaml_rc);
+  std::thread n = watch({"get", "--watch-only", "-o", "name"}, name_out, name_err, name_rc);
+  REQUIRE(c.server->wait_for([&] {
+    int watches = 0;
+    for (const auto& q : c.server->requests()) watches += q.query.find("watch=true") != std::string::npos;
+    return watches >= 2;
+  }, std::chrono::seconds(10)));
+  c.server->delete_object("tfjobs", "d", "j1");
+  y.join();
+  n.join();
+  INFO(yaml_out.str() << yaml_err.str() << "\n--\n" << name_out.str() << name_err.str());
+  CHECK(yaml_rc == 0);
+  CHECK(name_rc == 0);
+  // kubectl's watch: one document per job, "---" between them (YAMLPrinter), no List
+  const std::string yo = yaml_out.str();
+  CHECK(yo.find("kind: List") == std::string::npos);
+  CHECK(yo.rfind("apiVersion: kubeflow.org/v1\n", 0) == 0);
+  std::size_t separators = 0;
+  for (std::size_t at = yo.find("\n---\n"); at != std::string::npos; at = yo.find("\n---\n", at + 1)) ++separators;
+  CHECK(separators == 3);  // three listed, one deleted: four documents
+  // --watch-only: the listed jobs say where the watch starts; the deletion is the one change
+  CHECK(name_out.str() == "tfjob.kubeflow.org/j1\n");
+}
+
 #endif

@@ -697,7 +697,7 @@ TEST_CASE("security: a --model-url with credentials is refused with advice, and 
     INFO(u);
     CHECK_FALSE(tfjob::serving::url_credential(u).empty());
     auto r = tfjob::test::run_plugin({"serve", "m", "--model-url", u, "--dry-run=client", "-o", "yaml"});
-    CHECK(r.exit_code == 1);  // the SDK's refusal, before any request
+    CHECK(r.exit_code == 64);  // the SDK's refusal of a value, before any request: a usage error (docs/cli.md)
     CHECK_FALSE(has(r.out + r.err, "SECRET"));
     CHECK(has(r.err, "--model-url-secret"));
   }

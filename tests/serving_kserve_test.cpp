@@ -56,7 +56,7 @@ TEST_CASE("kserve: the InferenceService from serve's spec: TensorFlow predictor,
   CHECK(m["modelFormat"]["name"] == "tensorflow");
   CHECK(m["protocolVersion"] == "v1");
   CHECK(m["storageUri"] == "pvc://tfjob-mnist/export/mnist");  // --pvc CLAIM:PATH holds MODEL/<version>/
-  CHECK(m["runtimeVersion"] == "2.16.1-gpu");                   // the tag of the GPU image serve would run
+  CHECK(m["runtimeVersion"] == std::string(tfjob::serving::default_serving_version) + "-gpu");  // the GPU image's tag serve would run
   CHECK(m["resources"]["limits"]["nvidia.com/gpu"] == "2");
   CHECK(m["resources"]["requests"]["cpu"] == "4");
   CHECK(m["resources"]["limits"]["memory"] == "8Gi");
@@ -68,7 +68,7 @@ TEST_CASE("kserve: the InferenceService from serve's spec: TensorFlow predictor,
   s.cpu = "2";
   s.ops.autoscale = tfjob::serving::Autoscale{2, 10, 70};
   const json a = ks::build_inference_service(s);
-  CHECK(a["spec"]["predictor"]["model"]["runtimeVersion"] == "2.16.1");
+  CHECK(a["spec"]["predictor"]["model"]["runtimeVersion"] == tfjob::serving::default_serving_version);
   CHECK(a["spec"]["predictor"]["model"]["storageUri"] == "pvc://claim/mnist");
   CHECK(a["spec"]["predictor"]["model"]["resources"] == json::parse(R"({"limits": {"cpu": "2"}, "requests": {"cpu": "2"}})"));
   s = mnist_spec();

@@ -71,6 +71,7 @@
 #include <tfjob/kube/kube.hpp>
 #include <tfjob/kube/local_proxy.hpp>
 #include <tfjob/kube/logs.hpp>
+#include <tfjob/kube/pager.hpp>
 #include <tfjob/kube/request.hpp>
 #include <tfjob/kube/resource.hpp>
 #include <tfjob/kube/side_task.hpp>

@@ -68,7 +68,7 @@ std::optional<workflow::ExplainInput> ExplainCommand::saved(Context& ctx) const 
 
 int ExplainCommand::run(Context& ctx) const {
   std::optional<workflow::ExplainInput> in;
-  if (!file.empty()) in = saved(ctx);
+  if (!file.empty()) in = read_input([&] { return saved(ctx); });
   else {
     auto& client = ctx.tfjobs();
     in = workflow::gather(client, client.namespace_(), name, tail);

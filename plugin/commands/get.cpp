@@ -1,7 +1,9 @@
 // kubectl tfjob get|list [JOB...]: TFJobs as a kubectl-like table (NAME STATE AGE; -o wide
 // adds replicas active/succeeded/failed per type, GPUs, DURATION and the chief's NODE), or
 // -o json|yaml|name|jsonpath=...|custom-columns=... as kubectl parses them; --sort-by a
-// JSONPath; -A for every namespace, -l to select by label, --watch to follow changes.
+// JSONPath; -A for every namespace, -l/--field-selector to select, --show-labels and -L for
+// label columns, --watch/--watch-only (with --output-watch-events) to follow changes.
+// Lists are read page by page (--chunk-size); the plain table is the server's Table.
 #include "commands.hpp"
 #include "../common/context.hpp"
 #include "../common/flag_values.hpp"
@@ -48,14 +50,25 @@ struct Shape {
   std::vector<std::string> label_columns;  ///< -L keys
 };
 
-/// A job's labels as kubectl shows them (labels.FormatLabels: key=value, sorted, "<none>").
-std::string labels_text(const nlohmann::json& job) {
-  const auto labels = tfjob::detail::value_at(job, "/metadata/labels"_json_pointer, nlohmann::json::object());
+/// Labels as kubectl shows them (labels.FormatLabels: key=value, sorted, "<none>").
+std::string labels_text(const nlohmann::json& labels) {
   std::map<std::string, std::string> sorted;
-  for (const auto& [k, v] : labels.items()) sorted[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  if (labels.is_object())
+    for (const auto& [k, v] : labels.items()) sorted[k] = v.is_string() ? v.get<std::string>() : v.dump();
   std::string out;
   for (const auto& [k, v] : sorted) out += (out.empty() ? "" : ",") + k + "=" + v;
   return out.empty() ? "<none>" : out;
+}
+
+/// The cells kubectl's table printer adds after a row's own (printers/tableprinter.go
+/// decorateTable): one per -L key (the label's value, "" when the job has none), then
+/// --show-labels' LABELS, both from the object's metadata.labels.
+void add_label_cells(std::vector<std::string>& r, const nlohmann::json& labels, const Shape& sh) {
+  for (const auto& key : sh.label_columns) {
+    auto it = labels.is_object() ? labels.find(key) : labels.end();
+    r.push_back(labels.is_object() && it != labels.end() && it->is_string() ? it->get<std::string>() : "");
+  }
+  if (sh.show_labels) r.push_back(labels_text(labels));
 }
 
 std::vector<std::string> row(const nlohmann::json& job, const Shape& sh, const std::map<std::string, std::string>& chief_nodes = {},
@@ -75,28 +88,81 @@ std::vector<std::string> row(const nlohmann::json& job, const Shape& sh, const s
     auto n = chief_nodes.find(s.namespace_ + "/" + s.name);
     r.push_back(n == chief_nodes.end() || n->second.empty() ? "<none>" : n->second);
   }
-  const auto labels = tfjob::detail::value_at(job, "/metadata/labels"_json_pointer, nlohmann::json::object());
-  for (const auto& key : sh.label_columns) {  // kubectl: the label's value, "" when the job has none
-    auto it = labels.find(key);
-    r.push_back(it != labels.end() && it->is_string() ? it->get<std::string>() : "");
-  }
-  if (sh.show_labels) r.push_back(labels_text(job));
+  add_label_cells(r, tfjob::detail::value_at(job, "/metadata/labels"_json_pointer, nlohmann::json::object()), sh);
   return r;
 }
 
+/// One row of the server's Table (kubectl get's request): NAMESPACE from the row's object
+/// metadata, NAME and STATE from the cells of the columns so named (the TFJob CRD's
+/// printer column State: `.status.conditions[-1:].type`, as kubectl get tfjobs shows it),
+/// AGE from the creation timestamp, as row() words it; -L and --show-labels from the row's
+/// object metadata (PartialObjectMetadata), as kubectl decorates a server's Table. Empty
+/// when the Table has no State column (a CRD without it): the caller then lists the objects.
+std::vector<std::string> table_row(const nlohmann::json& r, const nlohmann::json& columns, const Shape& sh) {
+  int name_at = -1, state_at = -1;
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    std::string n = tfjob::detail::value_at(columns[i], "name", std::string());
+    for (auto& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (n == "name") name_at = static_cast<int>(i);
+    if (n == "state") state_at = static_cast<int>(i);
+  }
+  if (state_at < 0) return {};
+  const auto cells = tfjob::detail::value_at(r, "cells", nlohmann::json::array());
+  auto cell = [&](int i) {
+    if (i < 0 || static_cast<std::size_t>(i) >= cells.size() || !cells[i].is_string()) return std::string();
+    return cells[i].get<std::string>();
+  };
+  const auto md = tfjob::detail::value_at(r, "/object/metadata"_json_pointer, nlohmann::json::object());
+  std::vector<std::string> row;
+  if (sh.all_ns) row.push_back(tfjob::detail::value_at(md, "namespace", std::string()));
+  std::string name = cell(name_at);
+  row.push_back(name.empty() ? tfjob::detail::value_at(md, "name", std::string()) : name);
+  const std::string state = cell(state_at);
+  row.push_back(state.empty() ? "<none>" : state);
+  row.push_back(workflow::age(tfjob::detail::value_at(md, "creationTimestamp", std::string())));
+  add_label_cells(row, tfjob::detail::value_at(md, "labels", nlohmann::json::object()), sh);
+  return row;
+}
+
 /// The node of each job's chief pod (the pod the operator marks job-role=master), keyed
-/// "ns/job": one list of pods for the whole table.
+/// "ns/job": one list of pods for the whole table, read page by page into the map.
 std::map<std::string, std::string> chief_nodes(kube::Client& client, const std::string& ns) {
   std::map<std::string, std::string> out;
   kube::ListParams lp;
   lp.label_selector = std::string(labels::job_role) + "=master";
-  for (const auto& p : workflow::list_items(client, workflow::resources::pods(), ns, lp)) {
-    auto job = tfjob::detail::value_at(p, "/metadata/labels"_json_pointer, nlohmann::json::object()).value(labels::job_name, "");
-    auto node = tfjob::detail::value_at(p, "/spec/nodeName"_json_pointer, std::string());
-    auto& slot = out[tfjob::detail::value_at(p, "/metadata/namespace"_json_pointer, std::string()) + "/" + job];
-    if (slot.empty() || !node.empty()) slot = node;
-  }
+  kube::list_pages(client, kube::RequestBuilder(workflow::resources::pods(), ns), lp, [&](kube::ListPage& page) {
+    for (const auto& p : page.items) {
+      auto job = tfjob::detail::value_at(p, "/metadata/labels"_json_pointer, nlohmann::json::object()).value(labels::job_name, "");
+      auto node = tfjob::detail::value_at(p, "/spec/nodeName"_json_pointer, std::string());
+      auto& slot = out[tfjob::detail::value_at(p, "/metadata/namespace"_json_pointer, std::string()) + "/" + job];
+      if (slot.empty() || !node.empty()) slot = node;
+    }
+    return true;
+  });
   return out;
+}
+
+/// What a watch keeps of each job to print its deletion after a relist (kube::Watcher::keep).
+/// A plain table row needs the metadata (labels included, for -L and --show-labels) and
+/// status only, not the pod templates that make most of a job's bytes; other outputs print
+/// the object, kept whole but for its annotations (last-applied-configuration repeats the
+/// spec) and, unless --show-managed-fields, its managed fields.
+nlohmann::json watch_kept(const nlohmann::json& job, bool row_only, bool managed_fields) {
+  if (!row_only) {
+    nlohmann::json k = job;
+    if (auto md = k.find("metadata"); md != k.end() && md->is_object()) {
+      if (!managed_fields) md->erase("managedFields");
+      md->erase("annotations");
+    }
+    return k;
+  }
+  nlohmann::json k = nlohmann::json::object();
+  for (const char* f : {"apiVersion", "kind", "status"})
+    if (auto it = job.find(f); it != job.end()) k[f] = *it;
+  if (auto md = job.find("metadata"); md != job.end() && md->is_object())
+    for (const char* f : {"name", "namespace", "uid", "resourceVersion", "creationTimestamp", "labels"})
+      if (auto it = md->find(f); it != md->end()) k["metadata"][f] = *it;
+  return k;
 }
 
 /// `-o custom-columns=NAME:.metadata.name,STATE:.status...` (kubectl's custom_column_printer:
@@ -162,22 +228,20 @@ std::vector<std::string> header(const Shape& sh) {
   return h;
 }
 
-/// kubectl's name for a watch event type (--output-watch-events).
-const char* event_name(kube::EventType t) {
-  return t == kube::EventType::added ? "ADDED" : t == kube::EventType::deleted ? "DELETED" : "MODIFIED";
-}
-
-/// -o json|yaml|name as an OutputFormat (the table forms are printed by run_get itself).
+/// -o json|yaml|name as an OutputFormat (the table forms are printed by the command itself).
 OutputFormat data_format(const std::string& output) {
   return output == "json" ? OutputFormat::json : output == "yaml" ? OutputFormat::yaml : OutputFormat::name;
 }
 
-/// Items of a list answer with their kind and apiVersion, as kubectl prints them.
-std::vector<nlohmann::json> typed(std::vector<nlohmann::json> items) {
-  for (auto& j : items) {
-    if (!j.contains("apiVersion")) j["apiVersion"] = tfjob::api_version;
-    if (!j.contains("kind")) j["kind"] = tfjob::kind;
-  }
+/// A job as kubectl prints it: with its kind and apiVersion, without its managed fields
+/// unless asked for (kubectl --show-managed-fields).
+void typed_one(nlohmann::json& j, bool managed_fields) {
+  if (!j.contains("apiVersion")) j["apiVersion"] = tfjob::api_version;
+  if (!j.contains("kind")) j["kind"] = tfjob::kind;
+  if (!managed_fields) omit_managed_fields(j);
+}
+std::vector<nlohmann::json> typed(std::vector<nlohmann::json> items, bool managed_fields) {
+  for (auto& j : items) typed_one(j, managed_fields);
   return items;
 }
 
@@ -187,25 +251,29 @@ struct GetCommand {
   bool all_namespaces = false;
   std::string selector, field_selector;
   bool watch = false, watch_only = false, output_watch_events = false;
-  bool no_headers = false, show_labels = false;
+  bool no_headers = false, show_labels = false, show_managed_fields = false;
   std::vector<std::string> label_columns;
   std::string sort_by;
 
   /// -o as kubectl parses it: FORMAT or FORMAT=ARG (jsonpath, custom-columns, read by the
-  /// flag layer); the JSONPath of --sort-by; no request.
+  /// flag layer); the JSONPath of --sort-by; the combinations kubectl refuses; no request.
   void validate() {
     if (output.rfind("jsonpath=", 0) == 0) jsonpath.emplace(output.substr(9));
     else if (output.rfind("custom-columns=", 0) == 0) columns = parse_custom_columns(output.substr(15));
     if (!sort_by.empty()) (void)kube::JsonPath(kube::relaxed_jsonpath(sort_by), true);
     if (!names.empty() && all_namespaces)
       throw flag::usage("--all-namespaces", "a job name cannot be combined with --all-namespaces", "give -n NAMESPACE instead");
+    // cli-runtime resource/builder.go visitBySelector: "name cannot be provided when a selector is specified"
+    if (!names.empty() && (!selector.empty() || !field_selector.empty()))
+      throw flag::usage(selector.empty() ? "--field-selector" : "--selector", "name cannot be provided when a selector is specified",
+                        "give job names or a selector, not both");
     if (output_watch_events && !watch && !watch_only)
       throw flag::usage("--output-watch-events", "it needs a watch", "add --watch or --watch-only");
     shape.wide = output == "wide";
     shape.all_ns = all_namespaces;
     shape.show_labels = show_labels;
     shape.events = output_watch_events;
-    for (const auto& l : label_columns) shape.label_columns.push_back(l);
+    shape.label_columns = label_columns;
   }
   int run(Context& ctx);
 
@@ -213,130 +281,338 @@ struct GetCommand {
   std::optional<kube::JsonPath> jsonpath;
   std::vector<Column> columns;
   Shape shape;
-  /// --watch: one line per change after the initial listing, as kubectl get -w does.
-  int watch_changes(Context& ctx, const std::string& ns, const std::vector<nlohmann::json>& jobs, bool header_printed, int rc);
-  /// One object, or a watch event, as -o json|yaml|name print it.
-  void print_object(Context& ctx, const nlohmann::json& j, const char* event) const;
+  /// What a watch has printed so far: whether a table (or custom-columns) header, and how
+  /// many documents (-o yaml separates the next one with "---", as kubectl's YAMLPrinter).
+  bool header_printed_ = false;
+  std::size_t documents_ = 0;
+
+  bool wide() const { return output == "wide"; }
+  bool table() const { return output.empty() || wide(); }
+  bool watching() const { return watch || watch_only; }
+  /// Whether a printed object keeps metadata.managedFields: --show-managed-fields, or a
+  /// watch event (kubectl's OmitManagedFieldsPrinter reaches objects, not the object inside
+  /// a metav1.WatchEvent, so kubectl get --output-watch-events prints them).
+  bool managed_fields() const { return show_managed_fields || output_watch_events; }
+  kube::ListParams list_params() const {
+    kube::ListParams lp;
+    lp.label_selector = selector;
+    lp.field_selector = field_selector;
+    return lp;
+  }
+
+  /// What one listing prints, fed one job at a time (add) and closed once (finish): rows of
+  /// a table (aligned over all rows, so printed at the end: the output is what is held), the
+  /// items of a List written as they come, or, under a watch, each job as kubectl's watch
+  /// prints it (one document each, a WatchEvent with --output-watch-events). One per
+  /// listing; `ns` is the namespace listed.
+  class Listing {
+   public:
+    Listing(GetCommand& o, Context& ctx, kube::Client& client, std::string ns, bool watching)
+        : o_(o), ctx_(ctx), client_(client), ns_(std::move(ns)) {
+      if (!watching && !o.table() && o.columns.empty() && !o.jsonpath) writer_.emplace(ctx.out, data_format(o.output));
+    }
+    /// Whether this listing can use the server's Table (kubectl get's request): the plain
+    /// table shows NAME, STATE and AGE, all of which the Table's rows give, and -L and
+    /// --show-labels, which the rows' object metadata gives, so the server need not encode
+    /// and send whole jobs (most of their bytes are pod templates). -o wide's columns come
+    /// from the jobs' spec and status, which a Table row does not carry.
+    bool wants_table() const { return o_.table() && !o_.wide() && o_.columns.empty() && !o_.jsonpath && !o_.shape.events; }
+    /// One page as the server sent it: its objects, or its Table rows. False when a Table
+    /// lacks the State column: the caller lists the objects instead.
+    bool add_page(kube::ListPage& page) {
+      if (page.columns.is_array()) {
+        for (const auto& r : page.items) {
+          auto cells = table_row(r, page.columns, o_.shape);
+          if (cells.empty()) return false;
+          rows_.push_back(std::move(cells));
+          ++n_;
+        }
+        return true;
+      }
+      for (auto& j : page.items) add(j);
+      return true;
+    }
+    /// One job of the list.
+    void add(nlohmann::json& job) {
+      if (writer_) {
+        typed_one(job, o_.show_managed_fields);
+        writer_->add(job);
+      } else if (o_.table()) {
+        if (o_.wide() && !nodes_) nodes_ = chief_nodes(client_, ns_);  // one list of chief pods, when there is a job
+        rows_.push_back(row(job, o_.shape, nodes_ ? *nodes_ : std::map<std::string, std::string>{}, "ADDED"));
+      } else if (!o_.columns.empty()) {
+        rows_.push_back(custom_row(o_.columns, o_.subject(job, "ADDED")));
+      } else {  // a watch's first listing: each job as the watch prints it
+        o_.print_document(ctx_, job, "ADDED");
+      }
+      ++n_;
+    }
+    /// The end of the list: the table, or the List closed; "No resources found" for an
+    /// empty table (unless `quiet_when_empty`).
+    void finish(bool quiet_when_empty = false) {
+      if (writer_) return writer_->finish();
+      if (!o_.table() && o_.columns.empty()) return;
+      std::vector<std::string> h;
+      if (!o_.columns.empty()) {
+        for (const auto& c : o_.columns) h.push_back(c.header);
+      } else if (n_ == 0) {
+        if (!quiet_when_empty)
+          ctx_.err << (o_.all_namespaces ? std::string("No resources found") : "No resources found in " + ns_ + " namespace.") << "\n";
+        return;
+      } else {
+        h = header(o_.shape);
+      }
+      if (n_ == 0) return;
+      if (!o_.header_printed_) rows_.insert(rows_.begin(), h);
+      o_.header_printed_ = true;
+      ctx_.out << workflow::render_table(rows_) << std::flush;
+    }
+
+   private:
+    GetCommand& o_;
+    Context& ctx_;
+    kube::Client& client_;
+    std::string ns_;
+    std::optional<ListWriter> writer_;
+    std::optional<std::map<std::string, std::string>> nodes_;
+    std::vector<std::vector<std::string>> rows_;
+    std::size_t n_ = 0;
+  };
+
+  /// Jobs by name (each a request; a missing one said as kubectl does).
+  int get_named(Context& ctx, const std::string& ns, std::vector<nlohmann::json>& jobs) const;
+  /// Every job at once, for the outputs that need the whole list first (--sort-by, jsonpath),
+  /// as kubectl holds it for them.
+  std::vector<nlohmann::json> list_whole(kube::Client& client, const std::string& ns) const;
+  /// The list page by page, each job printed (or made a row) as its page arrives; the plain
+  /// table asks for the server's Table, as kubectl get does.
+  void list_streamed(Context& ctx, kube::Client& client, const std::string& ns);
+  /// Prints jobs already held (by name, or the whole list): the table, a JSONPath, columns, objects.
+  void print_held(Context& ctx, kube::Client& client, const std::string& ns, std::vector<nlohmann::json>& jobs);
+  /// --watch/--watch-only of the whole namespace (no names): the watcher lists (page by
+  /// page, into the listing, or nowhere for --watch-only) and then watches from that list's
+  /// resourceVersion, so the first listing and the changes come from one list; a list or
+  /// watch cut by an API server restart is taken up again (kube::Watcher), never ended.
+  int watch_all(Context& ctx, const std::string& ns);
+  /// --watch/--watch-only of named jobs, after their first print (`jobs`: as got).
+  int watch_named(Context& ctx, const std::string& ns, const std::vector<nlohmann::json>& jobs, int rc);
+  /// One change as a watch prints it: a table row (Deleted for a deletion, or its EVENT), a
+  /// custom-columns row, or the object.
+  void print_change(Context& ctx, const nlohmann::json& job, kube::EventType type, const char* what);
+  /// What -o jsonpath and custom-columns read of a job under a watch: the job, or with
+  /// --output-watch-events the metav1.WatchEvent {type, object} (kubectl's printers).
+  nlohmann::json subject(nlohmann::json job, const char* event) const;
+  /// One job (or event) as kubectl's watch prints a document: -o json (indented; a
+  /// WatchEvent on one line), yaml ("---" between documents), name, jsonpath.
+  void print_document(Context& ctx, nlohmann::json job, const char* event);
+  /// A watcher's StreamOptions: --request-timeout bounds the watch, which then ends with exit 0 (kubectl get --watch).
+  static kube::StreamOptions watch_options(const kube::Client& client);
+  /// The watcher for `ns` with the command's selectors (`name`: one job's, by its name).
+  kube::Watcher<kube::DynamicObject> watcher(kube::Client& client, const std::string& ns, const std::string& name = "") const;
 };
 
-void GetCommand::print_object(Context& ctx, const nlohmann::json& j, const char* event) const {
-  if (output_watch_events && (output == "json" || output == "yaml")) {
-    const nlohmann::json ev = {{"type", event}, {"object", typed({j}).front()}};  // metav1.WatchEvent
-    if (output == "json") ctx.out << ev.dump(4) << "\n";
-    else ctx.out << to_yaml(ev) << "---\n";
-    return;
+int GetCommand::run(Context& ctx) {
+  header_printed_ = no_headers;
+  documents_ = 0;
+  auto& client = ctx.tfjobs();
+  const std::string ns = all_namespaces ? "" : client.namespace_();
+  if (names.empty() && watching()) return watch_all(ctx, ns);
+  if (!names.empty()) {
+    std::vector<nlohmann::json> jobs;
+    const int rc = get_named(ctx, ns, jobs);
+    if (!watching()) {
+      print_held(ctx, client, ns, jobs);
+      return rc;
+    }
+    if (!watch_only) {  // --watch-only: the jobs only say where the watch starts (kubectl get --watch-only)
+      Listing l(*this, ctx, client, ns, true);
+      for (auto j : jobs) l.add(j);
+      l.finish(true);
+    }
+    return watch_named(ctx, ns, jobs, rc);
   }
-  print_objects(ctx.out, typed({j}), data_format(output));
-  if (output == "yaml") ctx.out << "---\n";
+  if (!sort_by.empty() || jsonpath) {
+    auto jobs = list_whole(client, ns);
+    print_held(ctx, client, ns, jobs);
+    return exit_code::ok;
+  }
+  list_streamed(ctx, client, ns);
+  return exit_code::ok;
 }
 
-int GetCommand::run(Context& ctx) {
-  const auto& o = *this;
-  auto& client = ctx.tfjobs();
-  const std::string ns = o.all_namespaces ? "" : client.namespace_();
-  const bool table = o.output.empty() || shape.wide;
-
-  std::vector<nlohmann::json> jobs;
-  int rc = exit_code::ok;
-  if (!o.names.empty()) {
-    for (const auto& n : o.names) {
-      auto j = workflow::get_opt(client, workflow::resources::tfjobs(), ns, n);
-      if (!j) {
-        rc = say_not_found(ctx, n);
-        continue;
-      }
-      jobs.push_back(*j);
-    }
-  } else {
-    kube::ListParams lp;
-    lp.label_selector = o.selector;
-    lp.field_selector = o.field_selector;
-    jobs = workflow::list_items(client, workflow::resources::tfjobs(), ns, lp);
+void GetCommand::list_streamed(Context& ctx, kube::Client& client, const std::string& ns) {
+  kube::ListParams lp = list_params();
+  std::optional<Listing> l;
+  l.emplace(*this, ctx, client, ns, false);
+  lp.as_table = l->wants_table();
+  const kube::RequestBuilder rb(workflow::resources::tfjobs(), ns);
+  if (!kube::list_pages(client, rb, lp, [&](kube::ListPage& page) { return l->add_page(page); })) {
+    l.emplace(*this, ctx, client, ns, false);  // a Table without State: the jobs themselves
+    lp.as_table = false;
+    kube::list_pages(client, rb, lp, [&](kube::ListPage& page) { return l->add_page(page); });
   }
-  if (!o.sort_by.empty()) sort_jobs(jobs, o.sort_by);
-  // --watch-only: the listing only says where the watch starts (kubectl get --watch-only)
-  if (o.watch_only) return watch_changes(ctx, ns, jobs, o.no_headers, rc);
-  const auto nodes = shape.wide && !jobs.empty() ? chief_nodes(client, ns) : std::map<std::string, std::string>{};
+  l->finish();
+}
 
+int GetCommand::get_named(Context& ctx, const std::string& ns, std::vector<nlohmann::json>& jobs) const {
+  int rc = exit_code::ok;
+  for (const auto& n : names) {
+    auto j = workflow::get_opt(ctx.tfjobs(), workflow::resources::tfjobs(), ns, n);
+    if (!j) {
+      rc = say_not_found(ctx, n);
+      continue;
+    }
+    jobs.push_back(*j);
+  }
+  return rc;
+}
+
+std::vector<nlohmann::json> GetCommand::list_whole(kube::Client& client, const std::string& ns) const {
+  std::vector<nlohmann::json> jobs;
+  kube::list_pages(client, kube::RequestBuilder(workflow::resources::tfjobs(), ns), list_params(), [&](kube::ListPage& page) {
+    for (auto& j : page.items) jobs.push_back(std::move(j));
+    return true;
+  });
+  return jobs;
+}
+
+void GetCommand::print_held(Context& ctx, kube::Client& client, const std::string& ns, std::vector<nlohmann::json>& jobs) {
+  if (!sort_by.empty()) sort_jobs(jobs, sort_by);
   if (jsonpath) {
     // kubectl applies the template to the object (one name) or to the List
-    const nlohmann::json data = o.names.size() == 1 && jobs.size() == 1
-                                    ? typed(jobs).front()
-                                    : nlohmann::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", typed(jobs)}};
+    const nlohmann::json data = names.size() == 1 && jobs.size() == 1
+                                    ? typed(jobs, show_managed_fields).front()
+                                    : nlohmann::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", typed(jobs, show_managed_fields)}};
     ctx.out << jsonpath->execute(data) << std::flush;
-    return rc;
+    return;
   }
-  if (!columns.empty()) {
-    std::vector<std::vector<std::string>> rows;
-    if (!o.no_headers) {
-      std::vector<std::string> h;
-      for (const auto& c : columns) h.push_back(c.header);
-      rows.push_back(h);
-    }
-    for (const auto& j : jobs) rows.push_back(custom_row(columns, j));
-    if (!jobs.empty()) ctx.out << workflow::render_table(rows) << std::flush;
-    return rc;
+  if (table() || !columns.empty()) {
+    Listing l(*this, ctx, client, ns, false);
+    for (auto& j : jobs) l.add(j);
+    l.finish(!names.empty());
+    return;
   }
-
-  std::vector<std::vector<std::string>> rows;
-  if (table) {
-    if (jobs.empty() && o.names.empty() && !o.watch) {
-      ctx.err << (o.all_namespaces ? std::string("No resources found") : "No resources found in " + ns + " namespace.")
-                << "\n";
-    } else if (!jobs.empty()) {
-      if (!o.no_headers) rows.push_back(header(shape));
-      for (const auto& j : jobs) rows.push_back(row(j, shape, nodes, "ADDED"));
-      ctx.out << workflow::render_table(rows) << std::flush;
-    }
-  } else if (o.output_watch_events) {
-    for (const auto& j : jobs) print_object(ctx, j, "ADDED");  // existing objects as initial ADDED events
-  } else if (!jobs.empty() || o.names.empty()) {
-    print_objects(ctx.out, typed(jobs), data_format(o.output), o.names.size() == 1 ? Many::documents : Many::list);
-  }
-  if (!o.watch) return rc;
-  return watch_changes(ctx, ns, jobs, !rows.empty() || o.no_headers, rc);
+  if (!jobs.empty() || names.empty())
+    print_objects(ctx.out, typed(jobs, show_managed_fields), data_format(output), names.size() == 1 ? Many::documents : Many::list);
 }
 
-int GetCommand::watch_changes(Context& ctx, const std::string& ns, const std::vector<nlohmann::json>& jobs,
-                              bool header_printed, int rc) {
-  const auto& o = *this;
-  auto& client = ctx.tfjobs();
-  const bool table = o.output.empty() || shape.wide;
+kube::StreamOptions GetCommand::watch_options(const kube::Client& client) {
+  kube::StreamOptions so;
+  if (client.config().timeout.count() > 0) so.deadline = std::chrono::steady_clock::now() + client.config().timeout;
+  return so;
+}
+
+kube::Watcher<kube::DynamicObject> GetCommand::watcher(kube::Client& client, const std::string& ns, const std::string& name) const {
   kube::Api<kube::DynamicObject> api(client, workflow::resources::tfjobs(), ns);
   kube::WatchParams wp;
-  wp.label_selector = o.selector;
-  wp.field_selector = o.field_selector;
-  if (o.names.size() == 1) wp.field_selector = "metadata.name=" + o.names[0];
-  std::set<std::string> wanted(o.names.begin(), o.names.end());
+  wp.label_selector = selector;
+  wp.field_selector = field_selector;
+  if (!name.empty()) wp.field_selector = "metadata.name=" + name;  // kubectl's watch of one object
+  auto w = api.watcher(wp);
+  const bool row_only = table() && !wide();
+  const bool managed = managed_fields();
+  w.keep = [row_only, managed](const nlohmann::json& j) { return watch_kept(j, row_only, managed); };
+  return w;
+}
+
+nlohmann::json GetCommand::subject(nlohmann::json job, const char* event) const {
+  typed_one(job, managed_fields());
+  if (!output_watch_events) return job;
+  return nlohmann::json{{"type", event}, {"object", std::move(job)}};  // metav1.WatchEvent
+}
+
+void GetCommand::print_document(Context& ctx, nlohmann::json job, const char* event) {
+  typed_one(job, managed_fields());
+  if (jsonpath) {
+    ctx.out << jsonpath->execute(subject(std::move(job), event));
+  } else if (output == "json") {
+    // kubectl's JSONPrinter: an object indented, a WatchEvent as json.Marshal writes it (type, then object, one line)
+    if (output_watch_events)
+      ctx.out << "{\"type\":" << nlohmann::json(event).dump() << ",\"object\":" << kubectl_json(job, -1) << "}\n";
+    else
+      ctx.out << kubectl_json(job) << "\n";
+  } else if (output == "yaml") {
+    if (documents_ > 0) ctx.out << "---\n";  // YAMLPrinter: a separator before every document but the first
+    ctx.out << to_yaml(subject(std::move(job), event));
+  } else {
+    ctx.out << object_name(job) << "\n";
+  }
+  ++documents_;
+  ctx.out << std::flush;
+}
+
+void GetCommand::print_change(Context& ctx, const nlohmann::json& j, kube::EventType type, const char* what) {
+  if (table() || !columns.empty()) {
+    std::vector<std::vector<std::string>> r;
+    if (!header_printed_) {
+      if (table()) {
+        r.push_back(header(shape));
+      } else {
+        r.emplace_back();
+        for (const auto& c : columns) r.back().push_back(c.header);
+      }
+    }
+    header_printed_ = true;
+    if (table()) {
+      auto cells = row(j, shape, {}, what);
+      if (type == kube::EventType::deleted && !shape.events) cells[all_namespaces ? 2 : 1] = "Deleted";
+      r.push_back(std::move(cells));
+    } else {
+      r.push_back(custom_row(columns, subject(j, what)));
+    }
+    ctx.out << workflow::render_table(r) << std::flush;
+    return;
+  }
+  print_document(ctx, j, what);
+}
+
+int GetCommand::watch_all(Context& ctx, const std::string& ns) {
+  auto& client = ctx.tfjobs();
+  auto w = watcher(client, ns);
+  std::optional<Listing> first;  // the first list, until the watcher has delivered it whole
+  if (!watch_only) first.emplace(*this, ctx, client, ns, true);
+  bool listing = true;  // --watch-only: the first list only says where the watch starts
+  w.on_synced = [&] {
+    if (!listing) return;  // a relist after a 410: its changes were printed as changes
+    listing = false;
+    if (first) first->finish(true);
+    first.reset();
+  };
+  w.run([&](const kube::WatchEvent<kube::DynamicObject>& ev) {
+    if (listing) {
+      if (first) {
+        nlohmann::json j = ev.object.json;
+        first->add(j);
+      }
+    } else {
+      print_change(ctx, ev.object.json, ev.type, kube::to_string(ev.type));
+    }
+    return true;
+  }, watch_options(client));
+  if (first) first->finish(true);  // the deadline came during the first list
+  return exit_code::ok;
+}
+
+int GetCommand::watch_named(Context& ctx, const std::string& ns, const std::vector<nlohmann::json>& jobs, int rc) {
+  auto& client = ctx.tfjobs();
+  std::set<std::string> wanted(names.begin(), names.end());
   std::map<std::string, std::string> seen;  // ns/name -> resourceVersion printed
   for (const auto& j : jobs)
     seen[tfjob::detail::value_at(j, "/metadata/namespace"_json_pointer, std::string()) + "/" + tfjob::detail::value_at(j, "/metadata/name"_json_pointer, std::string())] =
         tfjob::detail::value_at(j, "/metadata/resourceVersion"_json_pointer, std::string());
-  // As kubectl get --watch: --request-timeout bounds the watch, which then ends with exit 0.
-  kube::StreamOptions so;
-  if (client.config().timeout.count() > 0) so.deadline = std::chrono::steady_clock::now() + client.config().timeout;
-  api.watch(wp, [&](const kube::WatchEvent<kube::DynamicObject>& ev) {
-    const auto& j = ev.object.json;
-    std::string key = ev.object.namespace_() + "/" + ev.object.name();
-    if (!wanted.empty() && !wanted.count(ev.object.name())) return true;
-    if (ev.type != kube::EventType::deleted && seen.count(key) && seen[key] == ev.object.resource_version()) return true;
-    const bool known = seen.count(key) > 0;
-    seen[key] = ev.object.resource_version();
-    const char* what = ev.type == kube::EventType::added && known ? "MODIFIED" : event_name(ev.type);
-    if (table) {
-      std::vector<std::vector<std::string>> r;
-      if (!header_printed) r.push_back(header(shape));
-      header_printed = true;
-      auto cells = row(j, shape, {}, what);
-      if (ev.type == kube::EventType::deleted && !o.output_watch_events) cells[o.all_namespaces ? 2 : 1] = "Deleted";
-      r.push_back(cells);
-      ctx.out << workflow::render_table(r);
-    } else {
-      print_object(ctx, j, what);
-    }
-    ctx.out << std::flush;
+  auto w = watcher(client, ns, names.size() == 1 ? names[0] : "");
+  w.run([&](const kube::WatchEvent<kube::DynamicObject>& ev) {
+    const std::string key = ev.object.namespace_() + "/" + ev.object.name();
+    if (!wanted.count(ev.object.name())) return true;
+    auto it = seen.find(key);
+    if (ev.type != kube::EventType::deleted && it != seen.end() && it->second == ev.object.resource_version()) return true;
+    // the watcher's own list tells a job already printed as ADDED: to the user it changed
+    const char* what = ev.type == kube::EventType::added && it != seen.end() ? "MODIFIED" : kube::to_string(ev.type);
+    if (ev.type == kube::EventType::deleted) seen.erase(key);
+    else seen[key] = ev.object.resource_version();
+    print_change(ctx, ev.object.json, ev.type, what);
     return true;
-  }, so);
+  }, watch_options(client));
   return rc;
 }
 
@@ -356,7 +632,8 @@ void setup_get(CLI::App& app, Globals& g) {
   flag::text(*sub, "--field-selector", o->field_selector,
              "Field selector, e.g. metadata.name=mnist (TFJobs, as custom resources, select on metadata.name and "
              "metadata.namespace)", "SELECTOR");
-  flag::boolean(*sub, "-w,--watch", o->watch, "After listing, print each change as it happens (Ctrl-C to stop)");
+  flag::boolean(*sub, "-w,--watch", o->watch,
+                "After listing, print each change as it happens (Ctrl-C to stop); resumes across API server restarts");
   flag::boolean(*sub, "--watch-only", o->watch_only, "Print each change as it happens, without listing first");
   flag::boolean(*sub, "--output-watch-events", o->output_watch_events,
                 "With --watch or --watch-only: say each change's event (ADDED, MODIFIED, DELETED); existing jobs are ADDED");
@@ -364,6 +641,8 @@ void setup_get(CLI::App& app, Globals& g) {
   flag::boolean(*sub, "--show-labels", o->show_labels, "Add the jobs' labels as the last column");
   flag::text(*sub, "-L,--label-columns", o->label_columns, "A column with the value of this label (repeatable, or KEY1,KEY2)", "KEY")
       ->delimiter(',');
+  flag::boolean(*sub, "--show-managed-fields", o->show_managed_fields,
+                "Keep metadata.managedFields in -o json|yaml|jsonpath (kubectl leaves them out by default)");
   sub->footer(R"(Examples:
   kubectl tfjob get                      # TFJobs in the current namespace
   kubectl tfjob list -A -o wide          # every namespace, with replicas and GPUs
@@ -375,10 +654,19 @@ void setup_get(CLI::App& app, Globals& g) {
   kubectl tfjob get --show-labels -L team     # the labels, and a TEAM column
   kubectl tfjob get --field-selector metadata.name=mnist --watch-only --output-watch-events
 
-Columns: STATE is the job's newest true condition (Created, Running, Restarting,
-Succeeded, Failed, Suspended); -o wide adds REPLICAS as TYPE:active/succeeded/failed, the
-GPUs the job asks for, DURATION (start to completion, or to now while it runs) and the
-NODE of the chief's pod.
+Columns: STATE is the job's newest condition (Created, Running, Restarting, Succeeded,
+Failed, Suspended): the plain table (with -L and --show-labels too) is the API server's
+Table, as kubectl get asks for it, with the TFJob CRD's State column (the last condition
+the operator set); read from whole jobs (-o wide, --watch, --sort-by) it is the newest
+condition that is true, the same but for the moment the operator sets one false. -o wide
+adds REPLICAS as TYPE:active/succeeded/failed, the GPUs the job asks for, DURATION (start
+to completion, or to now while it runs) and the NODE of the chief's pod.
+
+Lists are read page by page (--chunk-size, 500), each page made into rows, or written out
+for -o json|yaml|name, before the next is asked for. -o json|yaml|jsonpath leave out
+metadata.managedFields unless --show-managed-fields, as kubectl does. As kubectl's, a
+watch prints each job as a document of its own (-o json|yaml|name), unsorted, and job
+names cannot be combined with -l or --field-selector.
 
 Exit codes: 0 listed, 1 a named job was not found or the request failed, 64 usage error.
 The table for every command: kubectl tfjob --help.)");

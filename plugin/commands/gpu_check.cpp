@@ -106,7 +106,10 @@ void print_table(const tfjob::gpu::CheckResult& res, bool color, std::ostream& o
     }
     if (!n.ready() && (!n.report || n.report->failures.empty()) && !n.message.empty())
       details.push_back(n.node.name + ": " + n.message.str() +
-                        (n.reason == "ImagePull" ? " (gpu-check --image REGISTRY/tfjob-gpu-probe:TAG)" : ""));
+                        (n.reason == "ImagePull" ? " (until a release publishes the probe image: build gpu/Dockerfile, push it to a "
+                                                    "registry the nodes pull from and pass gpu-check --image "
+                                                    "REGISTRY/gpu-probe:TAG; README step 3)"
+                                                  : ""));
     for (const auto& note : n.node.notes) details.push_back(n.node.name + ": note: " + note);
     std::string status = to_string(n.status);
     for (auto& c : status) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

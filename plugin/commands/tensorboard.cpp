@@ -75,7 +75,8 @@ nlohmann::json job_from_file(Context& ctx, const std::string& file, const std::s
 
 int TensorboardCommand::run(Context& ctx) const {
   if (!dry_run_warning.empty()) ctx.err << "warning: " << dry_run_warning << "\n";
-  nlohmann::json j = file.empty() ? nlohmann::json() : job_from_file(ctx, file, job, validation_mode(validation));
+  nlohmann::json j =
+      file.empty() ? nlohmann::json() : read_input([&] { return job_from_file(ctx, file, job, validation_mode(validation)); });
   std::string ns = ctx.globals().conn.namespace_;
   if (dry_run != "client") {
     ns = ctx.namespace_();

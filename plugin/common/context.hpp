@@ -83,6 +83,14 @@ class Context {
   bool served_ = false;
 };
 
+/// An input the command names (a manifest file) that cannot be used, found after validate()
+/// (explain -f, tensorboard -f read theirs when they run): refused as validate() refuses an
+/// input, with exit 64 (docs/cli.md's table), in the reader's own words.
+class input_error : public tfjob::error {
+ public:
+  using tfjob::error::error;
+};
+
 /// The line a failure is said with: kubectl's own words for a server that refused the
 /// connection or cannot be reached (kubectl/pkg/cmd/util/helpers.go standardErrorMessage),
 /// else `error: MESSAGE` with the SDK's advice in the plugin's flags.

@@ -63,6 +63,20 @@ inline int refuse_after_warnings(Context& ctx, const std::vector<field_error>& w
   return exit_code::usage;
 }
 
+/// Runs `read`, which reads and judges a manifest the command names after validate(): what
+/// cannot be read or is invalid (parse_error, validation_error) is the input's fault, thrown
+/// on as input_error (exit 64, as every refused input); other failures pass unchanged.
+template <class F>
+auto read_input(F&& read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const tfjob::validation_error& e) {
+    throw input_error(e.what());
+  } catch (const tfjob::parse_error& e) {
+    throw input_error(e.what());
+  }
+}
+
 /// The TFJobs among `objects` (read from `source`) judged as --validate says: strict throws
 /// validation_error with every issue; warn says each on ctx's stream; ignore looks at none.
 /// Objects of another kind are left alone (the caller reads what it needs of them).

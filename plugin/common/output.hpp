@@ -65,9 +65,10 @@ inline std::string object_name(const nlohmann::json& obj) {
 /// (cli-runtime printers/json.go): keys sorted, 4 spaces, and Go's HTML-safe escaping of
 /// `<`, `>`, `&`, U+2028 and U+2029 inside strings (encoding/json's default), so the bytes
 /// are kubectl's. Those characters occur only inside JSON strings, so the escaping is a
-/// plain substitution over the text.
-inline std::string kubectl_json(const nlohmann::json& obj) {
-  const std::string text = obj.dump(4);
+/// plain substitution over the text. `indent` -1: Go's json.Marshal (no spaces), as kubectl
+/// prints a watch event (printers/json.go, the *metav1.WatchEvent case).
+inline std::string kubectl_json(const nlohmann::json& obj, int indent = 4) {
+  const std::string text = obj.dump(indent);
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {

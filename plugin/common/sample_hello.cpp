@@ -1,8 +1,9 @@
 // Built-in sample `hello`: the C++ hello-tfjob trainer (samples/hello-tfjob), the same job
 // as samples/hello-tfjob/tfjob.yaml: a Chief and two Workers (--workers N) on CPUs, the
 // tfjob-hello claim at /train. `submit hello --local` runs it on this machine: the command
-// `hello-tfjob` is found next to the plugin, in the build tree or on PATH, and the trainer
-// falls back to Debian's Fashion-MNIST when /train/data holds no MNIST files.
+// `hello-tfjob` is found next to the plugin (the release archives carry it there), in the
+// build tree or on PATH (local_run.cpp's trainer_search_path), and the trainer falls back to
+// Debian's Fashion-MNIST when /train/data holds no MNIST files, then to a generated set.
 #include "samples.hpp"
 
 #include <tfjob/api/types.hpp>

@@ -13,6 +13,7 @@
 #include "idx.hpp"
 #include "ring.hpp"
 #include "softmax.hpp"
+#include "synthetic.hpp"
 
 #include <tfjob/api/tf_config.hpp>
 
@@ -126,18 +127,22 @@ bool has_idx(const std::string& dir) {
 }
 
 /// The data directory: --data-dir when it holds the four IDX files, else Debian's
-/// Fashion-MNIST (package dataset-fashion-mnist).
+/// Fashion-MNIST (package dataset-fashion-mnist); "" when neither has them: then the
+/// generated set (synthetic.hpp), so that the trainer a release archive carries runs on
+/// any machine. --data-dir=synthetic asks for that set.
 std::string pick_data_dir(const Options& o, bool verbose) {
+  if (o.data_dir == "synthetic") return "";
   if (has_idx(o.data_dir)) return o.data_dir;
   if (has_idx(kDebianFashionMnist)) {
     if (verbose && !o.data_dir.empty())
       std::printf("no MNIST IDX files in %s; using Fashion-MNIST from %s\n", o.data_dir.c_str(), kDebianFashionMnist);
     return kDebianFashionMnist;
   }
-  die("no MNIST-format data: put train-images-idx3-ubyte[.gz], train-labels-idx1-ubyte[.gz], "
-      "t10k-images-idx3-ubyte[.gz] and t10k-labels-idx1-ubyte[.gz] in --data-dir" +
-      (o.data_dir.empty() ? std::string() : " (" + o.data_dir + ")") +
-      ", or install Debian's dataset-fashion-mnist (apt-get install dataset-fashion-mnist)");
+  if (verbose)
+    std::printf("no MNIST-format data (train-images-idx3-ubyte[.gz], ... in %s, or Debian's dataset-fashion-mnist in %s): "
+                "training on a generated 10-class set instead\n",
+                o.data_dir.empty() ? "--data-dir" : o.data_dir.c_str(), kDebianFashionMnist);
+  return "";
 }
 
 void mkdirs(const std::string& dir) {
@@ -169,7 +174,7 @@ int main(int argc, char** argv) {
   CLI::App app{"hello-tfjob: distributed softmax regression on MNIST-format data, wired by TF_CONFIG"};
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a later --epochs wins
   app.add_option("--data-dir", o.data_dir, "Directory with the MNIST IDX files (gzipped or not); "
-                 "falls back to " + std::string(kDebianFashionMnist));
+                 "falls back to " + std::string(kDebianFashionMnist) + ", then to a generated 10-class set (also: synthetic)");
   app.add_option("--output-dir,--model-dir", o.output_dir, "Where the chief writes model.json and metrics.json");
   app.add_option("--epochs", o.epochs, "Passes over the training set")->check(CLI::Range(1, 1000));
   app.add_option("--batch-size", o.batch_size, "Examples per replica per step")->check(CLI::Range(1, 100000));
@@ -200,8 +205,14 @@ int main(int argc, char** argv) {
   std::string data_dir = pick_data_dir(o, role.chief);
   hello::Dataset train, test;
   try {
-    train = load_split(data_dir, "train", o.train_limit);
-    if (role.chief) test = load_split(data_dir, "t10k", o.test_limit);
+    if (data_dir.empty()) {
+      auto limit = [](int l, int n) { return l > 0 && l < n ? l : n; };
+      train = hello::synthetic_split(0, limit(o.train_limit, hello::kSyntheticTrain));
+      if (role.chief) test = hello::synthetic_split(1, limit(o.test_limit, hello::kSyntheticTest));
+    } else {
+      train = load_split(data_dir, "train", o.train_limit);
+      if (role.chief) test = load_split(data_dir, "t10k", o.test_limit);
+    }
   } catch (const std::exception& e) {
     die(e.what());
   }
@@ -213,7 +224,8 @@ int main(int argc, char** argv) {
   const long total_steps = steps_per_epoch * o.epochs;
   if (role.chief)
     std::printf("data: %s (%d train, %d test examples); %d replica(s), global batch %d, %ld steps per epoch\n",
-                data_dir.c_str(), train.n, test.n, size, global_batch, steps_per_epoch);
+                data_dir.empty() ? "generated (no MNIST-format files)" : data_dir.c_str(), train.n, test.n, size, global_batch,
+                steps_per_epoch);
 
   hello::Model model(train.dim);
   const size_t np = model.p.size();
@@ -330,7 +342,7 @@ int main(int argc, char** argv) {
   double total_examples = 0;
   for (auto& e : epochs) total_examples += e["examples_per_second"].get<double>() * e["seconds"].get<double>();
   nlohmann::json metrics = {{"replicas", size},
-                            {"data_dir", data_dir},
+                            {"data_dir", data_dir.empty() ? std::string("generated") : data_dir},
                             {"train_examples", train.n},
                             {"test_examples", test.n},
                             {"batch_size_per_replica", o.batch_size},

@@ -35,12 +35,10 @@ set(TFJOB_SDK_INSTALL_PREFIX ${CMAKE_CURRENT_BINARY_DIR}/api_install_consumer/pr
 # paragraph is the rule), and the check itself catches violations planted in a copy.
 add_test(NAME "api: the SDK's includes keep README.md's layers"
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_layers.sh ${PROJECT_SOURCE_DIR})
-set_tests_properties("api: the SDK's includes keep README.md's layers" PROPERTIES LABELS unit
-                     PASS_REGULAR_EXPRESSION "^ok: ")
+set_tests_properties("api: the SDK's includes keep README.md's layers" PROPERTIES LABELS unit)
 add_test(NAME "api: the layer check reports planted violations"
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_layers.sh --plant ${PROJECT_SOURCE_DIR})
-set_tests_properties("api: the layer check reports planted violations" PROPERTIES LABELS unit
-                     PASS_REGULAR_EXPRESSION "^ok: ")
+set_tests_properties("api: the layer check reports planted violations" PROPERTIES LABELS unit)
 
 add_test(NAME "api: find_package consumer of the installed SDK"
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/api_install_consumer.sh

@@ -25,9 +25,6 @@ target_link_libraries(dcgm-exporter-standin PRIVATE PkgConfig::HTTPLIB)
 target_compile_options(dcgm-exporter-standin PRIVATE ${TFJOB_WARNINGS})
 
 set(_crd "${TFJOB_CRD_FILE}")
-if(TFJOB_SHARED_CRD_FILE)
-  set(_crd "${TFJOB_SHARED_CRD_FILE}")
-endif()
 # what the images and the node are made of; a target not built here leaves its variable
 # empty (the image or the controller is then missing and the scenarios needing it skip)
 set(TFJOB_REALNODE_ENV

@@ -47,7 +47,7 @@ if(TFJOB_PYTHON)
   # Both platforms' archives install the way krew installs them, by krew's rules.
   add_test(NAME "release:krew-manifest"
            COMMAND bash -c [=[. "$3"; tfjob_skip_recorded "$0/SKIPPED" "the release build skipped"
-                    exec "$1" "$2" "$0/tfjob.yaml" --archives "$0" --platforms linux/amd64,linux/arm64]=]
+                    exec "$1" "$2" "$0/tfjob.yaml" --archives "$0" --platforms linux/amd64,linux/arm64 --companion hello-tfjob]=]
                    ${TFJOB_RELEASE_DIST} ${TFJOB_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_krew.py ${TFJOB_SKIP_SH})
 
   # The release workflow (.github/workflows/release.yml) cannot run here: it is linted by
@@ -69,19 +69,20 @@ set_tests_properties("release:workflow-lint" "release:workflow-lint-rejects-brok
 set_tests_properties("release:krew-manifest" PROPERTIES LABELS release SKIP_RETURN_CODE 77
   FIXTURES_REQUIRED tfjob_release_chroot)
 
-if(TARGET kubectl-tfjob AND TFJOB_INSTALL)
-  # `cmake --install` (README "Install") puts the plugin and its completion helper side by
-  # side in bin/, and the installed helper completes through the installed plugin (the
-  # plugin directory's install rules, so the test needs only the plugin built).
+if(TARGET kubectl-tfjob AND TARGET hello-tfjob AND TFJOB_INSTALL)
+  # `cmake --install` (README "Install") puts the plugin, its completion helper and the
+  # hello-tfjob trainer side by side in bin/, and the installed helper completes through the
+  # installed plugin (the plugin's and the trainer's directories' install rules).
   add_test(NAME "release:install-tree"
            COMMAND bash -c [=[set -euo pipefail; d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
                     cmake -DCMAKE_INSTALL_PREFIX="$d" -P "$0/plugin/cmake_install.cmake" >/dev/null
-                    for f in kubectl-tfjob kubectl_complete-tfjob; do
+                    cmake -DCMAKE_INSTALL_PREFIX="$d" -P "$0/samples/hello-tfjob/cmake_install.cmake" >/dev/null
+                    for f in kubectl-tfjob kubectl_complete-tfjob hello-tfjob; do
                       [ -x "$d/bin/$f" ] || { echo "FAIL: cmake --install put no executable bin/$f"; exit 1; }
                     done
                     out=$(env PATH=/usr/bin:/bin "$d/bin/kubectl_complete-tfjob" get -o=)
                     case "$out" in *"-o=wide"*) ;; *) echo "FAIL: the installed helper completed: $out"; exit 1 ;; esac
-                    echo "PASS: bin/kubectl-tfjob and bin/kubectl_complete-tfjob installed; the helper completes -o="]=]
+                    echo "PASS: bin/kubectl-tfjob, bin/hello-tfjob (submit hello --local finds it there) and bin/kubectl_complete-tfjob installed; the helper completes -o="]=]
                    ${PROJECT_BINARY_DIR})
   set_tests_properties("release:install-tree" PROPERTIES LABELS release)
 endif()

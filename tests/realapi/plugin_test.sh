@@ -188,7 +188,7 @@ spec:
 YAML
 # the client's schema refuses it first (--validate=strict, the default), before any request
 refused P submit -f "$TMP/badlabel.yaml" -n "$NS" --pvc-size 1Gi
-[ "$RC" = 1 ] || fail "exit $RC, want 1: $ERR"
+[ "$RC" = 64 ] || fail "exit $RC, want 64 (an input that cannot be used, docs/cli.md): $ERR"
 contains "$ERR" "TFJob pe-badtype: spec.tfReplicaSpecs.Worker.template.spec.priority: Invalid value: \"high\": must be of type integer, not string"
 if ka get pvc pe-badtype-data -n "$NS" >/dev/null 2>&1; then fail "a job the client refused left a claim behind"; fi
 # and with the client's judge off, the server's (its preflight dry run) refuses it the same

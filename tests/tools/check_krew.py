@@ -188,7 +188,22 @@ def safe_extract(archive, dest):
         t.extractall(dest)
 
 
-def install_errors(p, archives_dir):
+def companion_errors(p, companions):
+    """The project's rule (not krew's): each companion file (the hello-tfjob trainer) is
+    installed next to bin, where the plugin looks for it (plugin/common/local_run.cpp)."""
+    errs = []
+    bindir = os.path.dirname(os.path.normpath(p.get("bin", "")))
+    for c in companions:
+        ops = p.get("files") or [{"from": "*", "to": "."}]
+        ok = any(glob.fnmatch.fnmatch(c, op.get("from", "")) and
+                 os.path.normpath(op.get("to", ".")) in (os.path.normpath(bindir or "."), os.path.normpath(os.path.join(bindir or ".", c)))
+                 for op in ops)
+        if not ok:
+            errs.append(f"{c} is not installed next to bin {p.get('bin')!r} (`files` has no from: {c}, to: .)")
+    return errs
+
+
+def install_errors(p, archives_dir, companions=()):
     """Fetches the archive from archives_dir and installs it as krew would."""
     file_name = os.path.basename(p["uri"].split("?")[0])
     archive = os.path.join(archives_dir, file_name)
@@ -231,6 +246,10 @@ def install_errors(p, archives_dir):
             errs.append(f"{file_name}: bin {p['bin']!r} is not in the installed files")
         elif not os.stat(binpath).st_mode & stat.S_IXUSR:
             errs.append(f"{file_name}: bin {p['bin']!r} is not executable")
+        for c in companions:
+            path = os.path.join(os.path.dirname(binpath), c)
+            if not os.path.isfile(path) or not os.stat(path).st_mode & stat.S_IXUSR:
+                errs.append(f"{file_name}: {c} is not installed as an executable next to bin {p['bin']!r}")
         installed = [n.lower() for _, _, fs in os.walk(install) for n in fs]
         if not LICENSE_NAMES.intersection(installed):
             errs.append(f"{file_name}: no LICENSE (or alike) file among the installed files {sorted(installed)}")
@@ -242,6 +261,8 @@ def main():
     ap.add_argument("manifest")
     ap.add_argument("--archives", help="directory holding the archives the uris name")
     ap.add_argument("--platforms", help="comma-separated OS/ARCH that must each have a platform entry")
+    ap.add_argument("--companion", action="append", default=[],
+                    help="a file that must be installed next to bin (the project's hello-tfjob trainer)")
     ap.add_argument("--expect-invalid", action="store_true")
     args = ap.parse_args()
     try:
@@ -263,9 +284,12 @@ def main():
             if (os_, arch) not in have:
                 errs.append(f"no platform for {want} (the release builds it; have "
                             f"{', '.join(sorted(f'{o}/{a}' for o, a in have))})")
+    if not errs and args.companion:
+        for i, p in enumerate(m["spec"]["platforms"]):
+            errs += [f"spec.platforms[{i}]: {e}" for e in companion_errors(p, args.companion)]
     if not errs and args.archives:
         for i, p in enumerate(m["spec"]["platforms"]):
-            errs += [f"spec.platforms[{i}] failed to install: {e}" for e in install_errors(p, args.archives)]
+            errs += [f"spec.platforms[{i}] failed to install: {e}" for e in install_errors(p, args.archives, args.companion)]
     for e in errs:
         print(f"FAIL {args.manifest}: {e}")
     if not errs:

@@ -110,7 +110,7 @@ TFJOB_INLINE std::optional<StoredModelConfig> read_model_config(kube::Client& c,
   try {
     s.config = parse_model_config(data[model_config_key].get<std::string>());
   } catch (const tfjob::error& e) {
-    throw tfjob::error("configmap \"" + *cm_name + "\": " + e.what());
+    throw tfjob::error("configmap \"" + *cm_name + "\": " + e.text());
   }
   return s;
 }
