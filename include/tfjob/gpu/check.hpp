@@ -267,7 +267,7 @@ struct ProbeCleanup {
   kube::Api<k8s::Pod>& pods;
   std::vector<std::string>& created;
   bool keep;
-  const std::function<void(const std::string&)>& say;
+  const std::function<void(const Text&)>& say;  // CheckOptions::progress itself (a reference: no copy of another type)
   ~ProbeCleanup();
 };
 
