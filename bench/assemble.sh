@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 {
   cat bench/results/_intro.md
-  for f in kube workflow logs memory scale local realnode edge gpu compile test-time-parts test-time; do
+  for f in kube workflow logs memory submit-many scale local realnode edge gpu compile test-time-parts test-time; do
     [ -f "bench/results/$f.md" ] || continue
     echo
     # each result file starts with a level-1 or level-2 title; BENCHMARKS.md nests them at level 2

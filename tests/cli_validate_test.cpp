@@ -151,7 +151,7 @@ TEST_CASE("submit -f to a cluster: strict creates nothing, the apply carries fie
   const std::string f = file("typo.yaml", job_yaml("typo", typo_extra));
   auto r = c.run_in({"submit", "-f", f, "--skip-gpu-check"});
   INFO(r.out << r.err);
-  CHECK(r.rc == 1);
+  CHECK(r.rc == 64);
   CHECK(has(r.err, typo_line));
   CHECK(c.tfjob_writes().empty());  // refused before any request
   CHECK_FALSE(c.server->get_object("tfjobs", "default", "typo"));
@@ -367,7 +367,7 @@ TEST_CASE("explain -f and tensorboard -f judge the TFJob they read, and explain 
   const std::string f = file("typo.yaml", job_yaml("typo", typo_extra));
   auto r = call({"explain", "-f", f});
   INFO(r.out << r.err);
-  CHECK(r.rc == 1);
+  CHECK(r.rc == 64);  // an input that cannot be used, as submit's
   CHECK(has(r.err, f + ": TFJob typo: " + typo_line));
   r = call({"explain", "-f", f, "--validate=warn"});
   CHECK(r.rc == 0);
@@ -385,7 +385,7 @@ TEST_CASE("explain -f and tensorboard -f judge the TFJob they read, and explain 
   const std::string t = file("tb.yaml", tb);
   r = call({"tensorboard", "-f", t, "--dry-run=client", "--logdir", "/logs"});
   INFO(r.out << r.err);
-  CHECK(r.rc == 1);
+  CHECK(r.rc == 64);
   CHECK(has(r.err, t + ": TFJob tb: " + typo_line));
   r = call({"tensorboard", "-f", t, "--dry-run=client", "--logdir", "/logs", "--validate=warn"});
   INFO(r.out << r.err);

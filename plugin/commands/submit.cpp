@@ -3,7 +3,8 @@
 //
 // Flow: setup_submit (flags) -> run_submit: build_jobs() [complete + validate] -> one of
 //   --dry-run=client  print_jobs()         (here)
-//   (cluster path)    submit_to_cluster()  server-side apply, --wait/--follow, --dry-run=server
+//   (cluster path)    submit_to_cluster()  server-side apply (several jobs: a bounded number at
+//                                          once, submit_cluster.hpp), --wait/--follow, --dry-run=server
 //   (local path)      --local              runs the replicas as local processes
 // Each path is one function; the dispatch in run_submit stays a few lines.
 #include "commands.hpp"
@@ -188,7 +189,8 @@ void setup_submit(CLI::App& app, Globals& g) {
 Exit codes: 0 ok (with --wait/--follow: the job Succeeded); 1 a failed preflight (no
 training operator, no namespace, 403, not enough GPUs: nothing is created), a warning with
 --strict (lint's rules: kubectl tfjob lint --help), an existing job with another spec
-without --replace, or (with --wait/--follow) the job Failed; 2 --timeout passed; 64 an
+without --replace, or (with --wait/--follow) the job Failed (several jobs: applied 8 at a
+time, each one's result said in the file's order; 1 when any was refused, after the others); 2 --timeout passed; 64 an
 invalid job, flag or input (every problem is listed on stderr; nothing was sent); with
 --local, 130/143/129 when SIGINT/SIGTERM/SIGHUP stopped the run. The table for every
 command: kubectl tfjob --help.)");

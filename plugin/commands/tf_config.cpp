@@ -66,8 +66,8 @@ TFJob pick_job(std::vector<TFJob> jobs, const std::string& name, const std::vect
       if (j.metadata.name == name) return std::move(j);
     throw error(input + " holds no TFJob named \"" + name + "\" (it holds " + names + ")");
   }
-  if (jobs.size() != 1)
-    throw error("tf-config shows one TFJob at a time; the input holds " + std::to_string(jobs.size()) + " (" + names +
+  if (jobs.size() != 1)  // the input needs a NAME to be used: refused as an input (exit 64)
+    throw input_error("tf-config shows one TFJob at a time; the input holds " + std::to_string(jobs.size()) + " (" + names +
                 "): name one, e.g. kubectl tfjob tf-config " + jobs.front().metadata.name + " -f FILE");
   return std::move(jobs.front());
 }

@@ -17,6 +17,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <mutex>
 #include <vector>
 
 namespace tfjob::cli {
@@ -37,21 +38,40 @@ class Context {
   kube::RestConfig rest_config() const {
     auto rc = make_rest_config(g_, err);
     rc.on_warning = [said = said_, &e = err](const std::string& text) {
-      for (const auto& s : *said)
+      std::lock_guard<std::mutex> lk(said->mu);  // jobs applied at once share the client
+      for (const auto& s : said->texts)
         if (s.find(text) != std::string::npos) return;
-      said->push_back(text);
+      said->texts.push_back(text);
       e << "Warning: " << text << "\n";
     };
+    if (rc.log)  // -v=6 lines, from every job applied at once, one whole line at a time
+      rc.log = [said = said_, log = rc.log](const std::string& line) {
+        std::lock_guard<std::mutex> lk(said->mu);
+        log(line);
+      };
     return rc;
   }
   /// Says `warning: TEXT` on err unless said already in this run (the schema's findings
   /// under --validate=warn; the server's Warning header for the same field then stays quiet).
   void warn_once(const std::string& text) {
-    for (const auto& s : *said_)
+    std::lock_guard<std::mutex> lk(said_->mu);
+    for (const auto& s : said_->texts)
       if (s == text) return;
-    said_->push_back(text);
+    said_->texts.push_back(text);
     err << "warning: " << text << "\n";
   }
+  /// The same run writing to other streams (one document's lines, buffered while several
+  /// are applied at once): it shares the client (its connections) and the warnings said.
+  Context redirected(std::ostream& o, std::ostream& e) {
+    client();
+    Context c(g_, o, e);
+    c.said_ = said_;
+    c.client_ = client_;
+    c.served_ = served_;
+    return c;
+  }
+  /// Held while writing to the run's own err when other threads may say a server warning there.
+  std::unique_lock<std::mutex> lock_streams() const { return std::unique_lock<std::mutex>(said_->mu); }
   /// The client for these flags, one per run.
   kube::Client& client() {
     if (!client_) client_.emplace(rest_config());
@@ -78,7 +98,11 @@ class Context {
 
  private:
   const Globals& g_;
-  std::shared_ptr<std::vector<std::string>> said_ = std::make_shared<std::vector<std::string>>();  ///< warnings said
+  struct Said {
+    std::mutex mu;
+    std::vector<std::string> texts;
+  };
+  std::shared_ptr<Said> said_ = std::make_shared<Said>();  ///< warnings said (and the lock of err)
   std::optional<kube::Client> client_;
   bool served_ = false;
 };

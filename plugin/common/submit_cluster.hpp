@@ -20,7 +20,10 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <mutex>
 #include <set>
+#include <streambuf>
+#include <utility>
 #include <string>
 #include <thread>
 #include <vector>
@@ -175,8 +178,16 @@ inline void warn_unbound_claims(Context& ctx, const std::string& ns, const nlohm
 
 /// Steps 1-4 for one job: preflight (nothing is created when it fails), the claims,
 /// server-side apply with what it owns, unbound claims. Returns what the server answered.
+/// The info codes said once for all the jobs of a submit (jobs applied at once share it).
+struct NotedCodes {
+  std::mutex mu;
+  std::set<std::string> codes;
+};
+
+/// `shared`: what the other jobs of a submit of several read of the cluster already.
 inline nlohmann::json submit_one(Context& ctx, nlohmann::json job, const SubmitClusterFlags& f, bool dry_run_server,
-                                 OutputFormat fmt, std::set<std::string>& noted, const std::string& subject = {}) {
+                                 OutputFormat fmt, NotedCodes& noted, const std::string& subject = {},
+                                 workflow::PreflightShared* shared = nullptr) {
   auto& client = ctx.client();
   std::string ns = tfjob::detail::value_at(job, "/metadata/namespace"_json_pointer, std::string());
   if (ns.empty()) ns = client.namespace_();
@@ -184,12 +195,19 @@ inline nlohmann::json submit_one(Context& ctx, nlohmann::json job, const SubmitC
   const std::string name = tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string());
 
   // --follow --save keeps every replica's log: cleanPodPolicy All or a TTL then loses nothing
-  auto report = workflow::preflight_submit(client, ns, job, !f.skip_gpu_check, f.follow && !f.save.empty(), f.field_validation);
+  // one of several with nothing to create before it (no claim, no ConfigMap): its apply is
+  // the server's answer, so the dry run of it is not sent first (kubectl apply sends none)
+  const bool creates_first = !detail::claims_of(job).empty() || f.owned.count(name) > 0;
+  auto report = workflow::preflight_submit(client, ns, job, !f.skip_gpu_check, f.follow && !f.save.empty(), f.field_validation,
+                                           shared, shared == nullptr || creates_first);
   // where it would wait: Kueue's LocalQueue, Volcano's Queue, a gang scheduler not asked for
   if (report.ok())
     for (auto& q : workflow::check_queues(client, ns, job)) report.findings.push_back(std::move(q));
   word_fixes(report.findings);
-  print_warnings(report.findings, noted, ctx.err, subject);
+  {
+    std::lock_guard<std::mutex> lk(noted.mu);
+    print_warnings(report.findings, noted.codes, ctx.err, subject);
+  }
   if (!report.ok()) throw tfjob::error(report.errors());
   if (f.strict) refuse_on_warnings(report.findings);
 
@@ -299,18 +317,94 @@ inline int say_how_it_ended(Context& ctx, const std::string& ns, const std::stri
   return exit_code::failure;
 }
 
+namespace detail {
+/// What one job of several says while it is applied, stdout's and stderr's lines kept in the
+/// order they were written, to be said together when its turn comes.
+struct HeldLines {
+  std::vector<std::pair<bool, std::string>> parts;  ///< (on stderr, text)
+  /// A stream writing into `parts` as stdout (`err` false) or stderr.
+  class Buf : public std::streambuf {
+   public:
+    Buf(HeldLines& h, bool err) : h_(h), err_(err) {}
+
+   protected:
+    int overflow(int ch) override {
+      if (ch == traits_type::eof()) return traits_type::not_eof(ch);
+      const char c = static_cast<char>(ch);
+      xsputn(&c, 1);
+      return ch;
+    }
+    std::streamsize xsputn(const char* s, std::streamsize n) override {
+      if (h_.parts.empty() || h_.parts.back().first != err_) h_.parts.emplace_back(err_, std::string());
+      h_.parts.back().second.append(s, static_cast<std::size_t>(n));
+      return n;
+    }
+
+   private:
+    HeldLines& h_;
+    bool err_;
+  };
+  /// Says what was held on `out` and `err`, in order.
+  void say(std::ostream& out, std::ostream& err) const {
+    for (const auto& [on_err, text] : parts) (on_err ? err : out) << text << std::flush;
+  }
+};
+}  // namespace detail
+
 /// Submit `jobs` to the cluster (flags checked by check_submit_cluster_flags).
-/// `dry_run_server`: validated and defaulted by the server, nothing persisted. Returns the
-/// exit code.
+/// `dry_run_server`: validated and defaulted by the server, nothing persisted. Several jobs
+/// are applied workflow::apply_concurrency at a time; each one's lines (its result, its
+/// warnings, its error) are said together and in the order of the jobs as each is done,
+/// a failure does not stop the others (kubectl apply -f goes on past a failed object and
+/// exits 1 at the end). Returns the exit code.
 inline int submit_to_cluster_path(Context& ctx, const std::vector<nlohmann::json>& jobs, const SubmitClusterFlags& f,
                                   bool dry_run_server, OutputFormat fmt, std::chrono::milliseconds timeout) {
   std::vector<nlohmann::json> printed;
-  std::set<std::string> noted;  // info findings said once for all the jobs
-  for (const auto& job : jobs) {
-    const std::string subject =
-        jobs.size() > 1 ? "TFJob " + tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string()) : std::string();
-    auto applied = submit_one(ctx, job, f, dry_run_server, fmt, noted, subject);
+  NotedCodes noted;  // info findings said once for all the jobs
+  if (jobs.size() == 1) {
+    // one job: its lines live (the replace's "deleting ..."), its error the command's
+    auto applied = submit_one(ctx, jobs[0], f, dry_run_server, fmt, noted);
     if (fmt != OutputFormat::table) printed.push_back(std::move(applied));
+  } else {
+    // what is the same for every job is asked once: discovery (as kubectl's cached discovery
+    // client does for a run), the namespace, the access review, the nodes
+    ctx.client().cache_discovery();
+    ctx.tfjobs();  // no operator: said once, not once per job
+    workflow::PreflightShared shared;
+    struct Done {
+      detail::HeldLines lines;
+      std::optional<nlohmann::json> applied;
+    };
+    std::vector<Done> done(jobs.size());
+    std::size_t failed = 0;
+    workflow::for_each_bounded(
+        jobs.size(), workflow::apply_concurrency,
+        [&](std::size_t i) {
+          detail::HeldLines::Buf out_buf(done[i].lines, false), err_buf(done[i].lines, true);
+          std::ostream out(&out_buf), err(&err_buf);
+          Context mine = ctx.redirected(out, err);
+          const std::string subject = "TFJob " + tfjob::detail::value_at(jobs[i], "/metadata/name"_json_pointer, std::string());
+          try {
+            done[i].applied = submit_one(mine, jobs[i], f, dry_run_server, fmt, noted, subject, &shared);
+          } catch (const std::exception& e) {
+            err << failure_line(e) << "\n";
+          }
+        },
+        [&](std::size_t i) {
+          auto lk = ctx.lock_streams();
+          done[i].lines.say(ctx.out, ctx.err);
+          if (!done[i].applied) ++failed;
+          else if (fmt != OutputFormat::table) printed.push_back(std::move(*done[i].applied));
+          done[i] = Done();  // what was said is not kept
+        });
+    if (fmt != OutputFormat::table) print_objects(ctx.out, printed, fmt);
+    ctx.out << std::flush;
+    if (failed) {
+      ctx.err << "error: " << failed << " of " << jobs.size() << " TFJobs failed (their errors above); the others were "
+              << (dry_run_server ? "accepted (server dry run)" : "applied") << "\n";
+      return exit_code::failure;
+    }
+    return exit_code::ok;
   }
   if (fmt != OutputFormat::table) print_objects(ctx.out, printed, fmt);
   ctx.out << std::flush;

@@ -517,6 +517,7 @@ bool Handler::parse_target(Target& t) {
 }
 
 void Handler::run() {
+  rec.received = std::chrono::steady_clock::now();
   rec.method = req.method;
   rec.path = req.path;
   auto q = req.target.find('?');
@@ -532,6 +533,7 @@ void Handler::run() {
     send(500, fake::status_failure(500, "InternalError", std::string("Internal error occurred: ") + e.what()));
   }
   if (rec.status == 0) rec.status = res.status;
+  rec.answered = std::chrono::steady_clock::now();
   {
     std::lock_guard<std::mutex> lk(s.req_mu);
     s.recorded.push_back(rec);

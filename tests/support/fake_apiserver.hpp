@@ -61,6 +61,9 @@ struct RecordedRequest {
   std::string content_type;
   std::string accept;
   int status = 0;          ///< the status sent (or that the stream began with)
+  /// When the server began handling it and when its answer was made (a stream's: when it
+  /// began): requests whose spans overlap were in flight at once.
+  std::chrono::steady_clock::time_point received, answered;
 };
 
 /// Fault knobs. Each arms a rule consumed by the next `count` matching requests; `path`

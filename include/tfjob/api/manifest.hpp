@@ -24,6 +24,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tfjob {
@@ -32,7 +33,12 @@ namespace detail {
 
 /// A stream of JSON values (`{..}{..}` or one `[..]`), as kubectl accepts, each value's
 /// nesting bounded by limits::max_depth.
-std::vector<nlohmann::json> parse_json_stream(std::string_view text, const std::string& source);
+std::vector<nlohmann::json> parse_json_stream(std::string_view text, const std::string& source,
+                                              std::vector<std::pair<std::size_t, std::size_t>>* spans = nullptr);
+
+/// parse_manifests(), with each document's [begin, end) bytes in `text` in `spans` (when given).
+std::vector<nlohmann::json> parse_manifest_documents(std::string_view text, const std::string& source,
+                                                     std::vector<std::pair<std::size_t, std::size_t>>* spans);
 
 }  // namespace detail
 
@@ -107,7 +113,8 @@ std::string to_yaml_documents(const std::vector<nlohmann::json>& docs);
 #if TFJOB_SDK_DEFINE_API
 namespace tfjob::detail {
 
-TFJOB_INLINE std::vector<nlohmann::json> parse_json_stream(std::string_view text, const std::string& source) {
+TFJOB_INLINE std::vector<nlohmann::json> parse_json_stream(std::string_view text, const std::string& source,
+                                                           std::vector<std::pair<std::size_t, std::size_t>>* spans) {
   std::vector<nlohmann::json> docs;
   std::size_t pos = 0;
   while (true) {
@@ -119,12 +126,14 @@ TFJOB_INLINE std::vector<nlohmann::json> parse_json_stream(std::string_view text
     auto r = read_json(rest);
     if (r.ok()) {
       docs.push_back(std::move(r.value));
+      if (spans) spans->emplace_back(pos, text.size());
       break;
     }
     if (r.trailing) {
       auto one = read_json(rest.substr(0, r.byte));
       if (one.ok()) {
         docs.push_back(std::move(one.value));
+        if (spans) spans->emplace_back(pos, pos + r.byte);
         pos += r.byte;
         continue;
       }
@@ -142,6 +151,11 @@ namespace tfjob {
 
 TFJOB_INLINE std::vector<nlohmann::json> parse_manifests(std::string_view text,
                                                          const std::string& source) {
+  return detail::parse_manifest_documents(text, source, nullptr);
+}
+
+TFJOB_INLINE std::vector<nlohmann::json> detail::parse_manifest_documents(std::string_view text, const std::string& source,
+                                                                          std::vector<std::pair<std::size_t, std::size_t>>* spans) {
   if (text.size() > limits::max_manifest_bytes)
     throw parse_error(source + ": " + detail::human_bytes(text.size()) + " is more than the " +
                       detail::human_bytes(limits::max_manifest_bytes) +
@@ -169,8 +183,8 @@ TFJOB_INLINE std::vector<nlohmann::json> parse_manifests(std::string_view text,
   std::size_t first = 0;
   while (first < text.size() && std::isspace(static_cast<unsigned char>(text[first]))) ++first;
   if (first < text.size() && (text[first] == '{' || text[first] == '['))
-    return detail::parse_json_stream(text, source);
-  return detail::read_yaml_documents(text, source);
+    return detail::parse_json_stream(text, source, spans);
+  return detail::read_yaml_documents(text, source, {}, spans);
 }
 
 TFJOB_INLINE std::vector<nlohmann::json> parse_objects(std::string_view text, const std::string& source) {
@@ -181,7 +195,43 @@ TFJOB_INLINE std::vector<nlohmann::json> parse_objects(std::string_view text, co
                         " objects in one manifest (the bound on objects per manifest); split it into several files");
     out.push_back(std::move(x));
   };
-  for (auto& d : parse_manifests(text, source)) {
+  // the bound on one object (limits::max_document_bytes), judged per document: a big
+  // document is refused by its place and size, every such one named, whatever else the
+  // file holds; a List's or an array's items are each an object of their own
+  std::vector<std::pair<std::size_t, std::size_t>> spans;
+  auto docs = detail::parse_manifest_documents(text, source, &spans);
+  std::string too_big;
+  int first_line = 0;
+  auto refuse = [&](std::size_t doc, std::size_t item, bool in_list, std::size_t bytes) {
+    auto [line, col] = detail::line_col_at(text, spans[doc].first);
+    (void)col;
+    if (!first_line) first_line = line;
+    too_big += std::string(too_big.empty() ? "" : "\n") + source + ": document " + std::to_string(doc + 1) + " (line " +
+               std::to_string(line) + ")" + (in_list ? ", item " + std::to_string(item + 1) : std::string()) + ": " +
+               (detail::human_bytes(bytes) == detail::human_bytes(limits::max_document_bytes)
+                    ? std::to_string(bytes) + " bytes"
+                    : detail::human_bytes(bytes)) +
+               " is more than the " + detail::human_bytes(limits::max_document_bytes) +
+               " one object may have (kube-apiserver's bound on a request body); split it or make it smaller";
+  };
+  for (std::size_t i = 0; i < docs.size() && i < spans.size(); ++i) {
+    const std::size_t bytes = spans[i].second - spans[i].first;
+    if (bytes <= limits::max_document_bytes) continue;
+    const auto& d = docs[i];
+    const nlohmann::json* items = d.is_array() ? &d : nullptr;
+    if (!items && d.is_object() && d.contains("items") && d["items"].is_array()) {
+      const std::string k = d.contains("kind") && d["kind"].is_string() ? d["kind"].get<std::string>() : std::string();
+      if (k.size() >= 4 && k.compare(k.size() - 4, 4, "List") == 0) items = &d["items"];
+    }
+    if (!items) {
+      refuse(i, 0, false, bytes);
+      continue;
+    }
+    for (std::size_t k = 0; k < items->size(); ++k)  // only in a big document: each item's own size
+      if (auto n = (*items)[k].dump().size(); n > limits::max_document_bytes) refuse(i, k, true, n);
+  }
+  if (!too_big.empty()) throw parse_error(too_big, first_line, 1);
+  for (auto& d : docs) {
     bool list = false;
     if (d.is_object()) {
       auto k = d.find("kind");

@@ -23,6 +23,10 @@ namespace limits {
 inline constexpr int max_depth = 10000;
 /// A manifest (all documents of one file or stdin together).
 inline constexpr std::size_t max_manifest_bytes = std::size_t(128) << 20;
+/// One object of a manifest (a document, or an item of a List document): kube-apiserver
+/// refuses a request body over 3 MiB (apiserver ServerRunOptions.MaxRequestBodyBytes), so a
+/// bigger object could never be created; each is judged alone, whatever its file holds.
+inline constexpr std::size_t max_document_bytes = std::size_t(3) << 20;
 /// Objects in one manifest, after `kind: List` items are expanded.
 inline constexpr std::size_t max_manifest_objects = 100000;
 /// One buffered server answer (a list of 5,000 pods is about 100 MiB on a real cluster).

@@ -18,6 +18,7 @@
 #include <yaml-cpp/mark.h>
 #include <yaml-cpp/parser.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -26,6 +27,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tfjob::detail {
@@ -72,6 +74,8 @@ class Builder : public YAML::EventHandler {
       : text_(text), source_(source), lim_(lim) {}
 
   std::vector<nlohmann::json> docs;
+  /// [begin, end) bytes of each of `docs` in the text (end: where the next document begins).
+  std::vector<std::pair<std::size_t, std::size_t>> spans;
 
   void OnDocumentStart(const YAML::Mark& m) override;
   void OnDocumentEnd() override;
@@ -130,8 +134,10 @@ class Builder : public YAML::EventHandler {
 
 /// Every document of `text` as JSON (null documents skipped). Throws parse_error naming
 /// `source`, the line and column, and the bound that was exceeded.
+/// `spans`, when given, gets each document's [begin, end) bytes in `text`.
 std::vector<nlohmann::json> read_yaml_documents(std::string_view text, const std::string& source,
-                                                const YamlLimits& lim = {});
+                                                const YamlLimits& lim = {},
+                                                std::vector<std::pair<std::size_t, std::size_t>>* spans = nullptr);
 
 }  // namespace tfjob::detail
 
@@ -251,6 +257,7 @@ TFJOB_INLINE void Builder::OnDocumentStart(const YAML::Mark& m) {
   if (started_any_ && m.pos == last_doc_pos_)
     fail(m, "invalid YAML: did not find expected node content (a ',' outside [...] or {...}?)");
   started_any_ = true;
+  if (!spans.empty() && spans.back().second == std::string_view::npos) spans.back().second = static_cast<std::size_t>(m.pos);
   last_doc_pos_ = m.pos;
   stack_.clear();
   anchors_.clear();
@@ -258,7 +265,10 @@ TFJOB_INLINE void Builder::OnDocumentStart(const YAML::Mark& m) {
 }
 
 TFJOB_INLINE void Builder::OnDocumentEnd() {
-  if (have_doc_ && !doc_.json.is_null()) docs.push_back(std::move(doc_.json));
+  if (have_doc_ && !doc_.json.is_null()) {
+    docs.push_back(std::move(doc_.json));
+    spans.emplace_back(static_cast<std::size_t>(std::max(last_doc_pos_, 0)), std::string_view::npos);
+  }
   doc_ = Value{};
   have_doc_ = false;
 }
@@ -419,7 +429,8 @@ TFJOB_INLINE void Builder::finish(const YAML::Mark& m, Value v, YAML::anchor_t a
 
 namespace tfjob::detail {
 
-TFJOB_INLINE std::vector<nlohmann::json> read_yaml_documents(std::string_view text, const std::string& source, const YamlLimits& lim) {
+TFJOB_INLINE std::vector<nlohmann::json> read_yaml_documents(std::string_view text, const std::string& source, const YamlLimits& lim,
+                                                             std::vector<std::pair<std::size_t, std::size_t>>* spans) {
   if (text.size() > lim.max_bytes)
     throw parse_error(source + ": " + human_bytes(text.size()) + " is more than the " + human_bytes(lim.max_bytes) +
                       " a manifest may have; split it into several files");
@@ -439,6 +450,11 @@ TFJOB_INLINE std::vector<nlohmann::json> read_yaml_documents(std::string_view te
     int col = e.mark.is_null() ? 0 : e.mark.column + 1;
     std::string where = line ? ": line " + std::to_string(line) + ", column " + std::to_string(col) : "";
     throw parse_error(source + where + ": invalid YAML: " + e.msg, line, col);
+  }
+  if (spans) {
+    for (auto& sp : b.spans)
+      if (sp.second == std::string_view::npos) sp.second = text.size();
+    *spans = std::move(b.spans);
   }
   return std::move(b.docs);
 }

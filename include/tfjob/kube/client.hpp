@@ -21,8 +21,11 @@
 #include <cctype>
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -92,6 +95,15 @@ class Client {
   /// request, each watch or log stream opened): what the server saw, for -v logs and tests.
   std::uint64_t requests_sent() const { return s_->sent.load(); }
 
+  /// Keep discovery answers (api_resources) for the life of this client and its copies,
+  /// as kubectl's cached discovery client keeps them for a run: a command that checks the
+  /// same groups for many objects (submit -f of many jobs) asks once. Off by default.
+  void cache_discovery(bool on = true);
+  /// The discovery answer for `path` (nullopt: not served): `fetch()`, or with discovery
+  /// kept, what it gave before; callers of the same path at once wait for one fetch.
+  std::optional<nlohmann::json> discovery(const std::string& path,
+                                          const std::function<std::optional<nlohmann::json>()>& fetch);
+
   /// Send a request and return the final response whatever its status (after retries).
   /// Throws transport_error when the server cannot be reached or the deadline passes, and
   /// auth_error when credentials cannot be obtained.
@@ -141,6 +153,9 @@ class Client {
     RetryPolicy retry;
     std::atomic<std::uint64_t> sent{0};
     std::mutex pool_mu;
+    std::mutex discovery_mu;  ///< held while a kept answer is fetched
+    bool discovery_cached = false;
+    std::map<std::string, std::optional<nlohmann::json>> discovery;  ///< by path, when discovery_cached
     struct Pooled {
       std::unique_ptr<detail::Conn> conn;
       std::string cert;  ///< exec client certificate it was opened with
@@ -365,6 +380,26 @@ TFJOB_INLINE Client::Client(RestConfig cfg) : s_(std::make_shared<State>(std::mo
 TFJOB_INLINE Client Client::from_default() { return Client(load_config()); }
 
 TFJOB_INLINE int Client::exec_runs() const { return s_->exec ? s_->exec->runs() : 0; }
+
+TFJOB_INLINE void Client::cache_discovery(bool on) {
+  std::lock_guard<std::mutex> lk(s_->discovery_mu);
+  s_->discovery_cached = on;
+  if (!on) s_->discovery.clear();
+}
+
+TFJOB_INLINE std::optional<nlohmann::json> Client::discovery(const std::string& path,
+                                                          const std::function<std::optional<nlohmann::json>()>& fetch) {
+  std::unique_lock<std::mutex> lk(s_->discovery_mu);
+  if (!s_->discovery_cached) {
+    lk.unlock();
+    return fetch();
+  }
+  auto it = s_->discovery.find(path);
+  if (it != s_->discovery.end()) return it->second;
+  auto answer = fetch();  // under the lock: the others asking now get this answer
+  s_->discovery[path] = answer;
+  return answer;
+}
 
 TFJOB_INLINE Response Client::send(const Request& req) {
   Response resp;

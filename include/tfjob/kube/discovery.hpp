@@ -31,12 +31,14 @@ TFJOB_INLINE std::optional<nlohmann::json> api_resources(Client client, const st
   Request r;
   r.path = group.empty() ? "/api/" + version : "/apis/" + group + "/" + version;
   r.what = "discover " + (group.empty() ? version : group + "/" + version);
-  try {
-    return client.request_json(r);
-  } catch (const api_error& e) {
-    if (e.is_not_found()) return std::nullopt;
-    throw;
-  }
+  return client.discovery(r.path, [&]() -> std::optional<nlohmann::json> {
+    try {
+      return client.request_json(r);
+    } catch (const api_error& e) {
+      if (e.is_not_found()) return std::nullopt;
+      throw;
+    }
+  });
 }
 
 TFJOB_INLINE bool serves(Client client, const std::string& group, const std::string& version, const std::string& plural) {

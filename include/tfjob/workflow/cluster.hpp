@@ -25,8 +25,13 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <exception>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -114,12 +119,24 @@ struct PreflightReport {
   Text errors() const;
 };
 
+/// What preflight_submit reads of the cluster that is the same for every job of one submit
+/// (the namespace, the access review, the nodes, the pods that hold resources): shared by
+/// the jobs of a submit of several, each is read once (safe to share between threads).
+struct PreflightShared {
+  std::mutex mu;
+  std::map<std::string, nlohmann::json> kept;  ///< what was read, by what it is ("nodes", "namespace/NS", ...)
+};
+
 /// Checks before submitting `job` (TFJob JSON) to `ns`. Stops at the first fatal finding
 /// that makes later checks meaningless (no CRD, no namespace, no permission). `logs_kept`:
 /// the caller saves every replica's log while the job runs (lint::Context::logs_kept).
+/// `shared`: what other jobs of the same submit read already. `server_dry_run` false: no
+/// dry run of the apply, for a caller whose next request is the apply itself (nothing is
+/// created before it, so the server's answer to the apply says the same).
 PreflightReport preflight_submit(kube::Client& c, const std::string& ns, const nlohmann::json& job,
                                  bool check_gpus = true, bool logs_kept = false,
-                                 const std::string& field_validation = {});
+                                 const std::string& field_validation = {}, PreflightShared* shared = nullptr,
+                                 bool server_dry_run = true);
 
 /// What submitting did.
 enum class SubmitOutcome { created, unchanged, replaced };
@@ -148,6 +165,18 @@ std::vector<std::string> spec_differences(const nlohmann::json& a, const nlohman
 /// Wait until `name` no longer exists (after a delete); false on timeout.
 bool wait_gone(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns, const std::string& name,
                std::chrono::milliseconds timeout, const std::string& uid = {});
+
+/// How many TFJobs a submit of several (`submit -f` of many documents) applies at once.
+// 8: under client-go's default Burst of 10 (rest.DefaultBurst), so the submit never sends more at once than a default client-go client may; kubectl apply sends one object at a time
+inline constexpr std::size_t apply_concurrency = 8;
+
+/// Runs `work(i)` for each i in [0, n), at most `limit` at once on threads of their own;
+/// `done(i)` runs on the caller's thread in the order of i, as soon as work(0..i) have
+/// ended (results said in input order as they come, as kubectl says each object's).
+/// `work` should catch what one item throws; an exception that escapes it is rethrown
+/// here after every started item has ended.
+void for_each_bounded(std::size_t n, std::size_t limit, const std::function<void(std::size_t)>& work,
+                      const std::function<void(std::size_t)>& done);
 
 /// Submit `job` (TFJob JSON with metadata.name) to `ns` with server-side apply.
 /// - absent → created;
@@ -389,8 +418,20 @@ struct Preflight {
   std::optional<nlohmann::json> ns_object;  ///< the namespace as read (nullopt: reading it is forbidden)
   lint::Context lc;
   std::string field_validation;  ///< the dry run's fieldValidation ("" = the server's default)
+  PreflightShared* shared = nullptr;  ///< what the other jobs of the submit read already
+  bool server_dry_run = true;
 
   Preflight(kube::Client& client, const std::string& n, const nlohmann::json& j) : c(client), ns(n), job(j) {}
+
+  /// `read()`, or what it gave another job of the same submit (read once, under the lock).
+  template <class Read>
+  nlohmann::json remember(const std::string& key, Read&& read) {
+    if (!shared) return read();
+    std::lock_guard<std::mutex> lk(shared->mu);
+    auto it = shared->kept.find(key);
+    if (it != shared->kept.end()) return it->second;
+    return shared->kept[key] = read();
+  }
 
   /// Add a fatal finding; false, so that a check says `return fail(...)` and preflight stops.
   bool fail(Text message) {
@@ -411,19 +452,30 @@ struct Preflight {
 
   /// The namespace exists, or may not be read; kept in ns_object for lint.
   bool namespace_exists() {
-    try {
-      ns_object = get_opt(c, resources::namespaces(), "", ns);
-      if (!ns_object) return fail(namespace_missing());
-    } catch (const api_error& e) {
-      if (!e.is_forbidden()) throw;  // a namespaced user may not read namespaces: the access review decides
-    }
+    const nlohmann::json got = remember("namespace/" + ns, [&]() -> nlohmann::json {
+      try {
+        auto o = get_opt(c, resources::namespaces(), "", ns);
+        return o ? nlohmann::json{{"object", *o}} : nlohmann::json{{"missing", true}};
+      } catch (const api_error& e) {
+        if (!e.is_forbidden()) throw;  // a namespaced user may not read namespaces: the access review decides
+        return nlohmann::json{{"forbidden", true}};
+      }
+    });
+    if (got.contains("missing")) return fail(namespace_missing());
+    if (got.contains("object")) ns_object = got["object"];
     return true;
   }
 
   /// The access review does not deny creating TFJobs in the namespace.
   bool create_allowed() {
-    if (auto allowed = can_i(c, "create", ns); allowed && !allowed->first)
-      return fail(forbidden_message("create", ns, allowed->second.empty() ? "denied by the access review" : allowed->second));
+    const nlohmann::json got = remember("can-i-create/" + ns, [&]() -> nlohmann::json {
+      auto allowed = can_i(c, "create", ns);
+      return allowed ? nlohmann::json{{"allowed", allowed->first}, {"reason", allowed->second}} : nlohmann::json();
+    });
+    if (got.is_object() && !got["allowed"].get<bool>()) {
+      const std::string why = got["reason"].get<std::string>();
+      return fail(forbidden_message("create", ns, why.empty() ? "denied by the access review" : why));
+    }
     return true;
   }
 
@@ -431,7 +483,7 @@ struct Preflight {
   bool dry_run_accepted() {
     // A server-side dry run of the apply: the server's own answer on permission, namespace
     // and validity (admission webhooks included), with nothing persisted.
-    if (!(job.contains("metadata") && job["metadata"].contains("name"))) return true;
+    if (!server_dry_run || !(job.contains("metadata") && job["metadata"].contains("name"))) return true;
     try {
       kube::ApplyParams ap;
       ap.dry_run = true;
@@ -455,11 +507,15 @@ struct Preflight {
     lc.namespace_object = ns_object;
     lc.skip_gpu_fit = true;  // gpu_preflight (check_gpus) says it, with the GPU nodes' table
     lc.logs_kept = logs_kept;
-    try {
-      lc.nodes = list_nodes(c);
-    } catch (const api_error& e) {
-      if (!e.is_forbidden()) throw;  // a namespaced user may not read nodes: those rules do not run
-    }
+    const nlohmann::json nodes = remember("nodes", [&]() -> nlohmann::json {
+      try {
+        return list_nodes(c);
+      } catch (const api_error& e) {
+        if (!e.is_forbidden()) throw;  // a namespaced user may not read nodes: those rules do not run
+        return nullptr;
+      }
+    });
+    if (nodes.is_array()) lc.nodes = nodes.get<std::vector<nlohmann::json>>();
     read_claims();
   }
 
@@ -481,13 +537,16 @@ struct Preflight {
 
   /// The cluster's pods that hold resources (not Succeeded or Failed); nullopt when forbidden.
   std::optional<std::vector<nlohmann::json>> active_pods() {
-    std::optional<std::vector<nlohmann::json>> pods;
-    try {
-      pods = list_active_pods(c);
-    } catch (const api_error& e) {
-      if (!e.is_forbidden()) throw;
-    }
-    return pods;
+    const nlohmann::json got = remember("active-pods", [&]() -> nlohmann::json {
+      try {
+        return list_active_pods(c);
+      } catch (const api_error& e) {
+        if (!e.is_forbidden()) throw;
+        return nullptr;
+      }
+    });
+    if (!got.is_array()) return std::nullopt;
+    return got.get<std::vector<nlohmann::json>>();
   }
 
   /// The GPU check (gpu_preflight), when some replica asks for GPUs and the nodes were read:
@@ -519,9 +578,12 @@ struct Preflight {
 }  // namespace detail
 
 TFJOB_INLINE PreflightReport preflight_submit(kube::Client& c, const std::string& ns, const nlohmann::json& job,
-                                              bool check_gpus, bool logs_kept, const std::string& field_validation) {
+                                              bool check_gpus, bool logs_kept, const std::string& field_validation,
+                                              PreflightShared* shared, bool server_dry_run) {
   detail::Preflight p(c, ns, job);
   p.field_validation = field_validation;
+  p.shared = shared;
+  p.server_dry_run = server_dry_run;
   // each check stops preflight at a fatal finding that makes the later ones meaningless
   if (!p.crd_served() || !p.namespace_exists() || !p.create_allowed() || !p.dry_run_accepted()) return std::move(p.r);
   p.read_lint_context(logs_kept);
@@ -561,6 +623,46 @@ TFJOB_INLINE bool wait_gone(kube::Client& c, const kube::ResourceInfo& res, cons
     if (std::chrono::steady_clock::now() > deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
+}
+
+TFJOB_INLINE void for_each_bounded(std::size_t n, std::size_t limit, const std::function<void(std::size_t)>& work,
+                                   const std::function<void(std::size_t)>& done) {
+  if (limit <= 1 || n <= 1) {
+    for (std::size_t i = 0; i < n; ++i) {
+      work(i);
+      done(i);
+    }
+    return;
+  }
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<char> finished(n, 0);
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr escaped;
+  auto worker = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < n;) {
+      try {
+        work(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lk(mu);
+        if (!escaped) escaped = std::current_exception();
+      }
+      std::lock_guard<std::mutex> lk(mu);
+      finished[i] = 1;
+      cv.notify_one();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < std::min(limit, n); ++t) threads.emplace_back(worker);
+  for (std::size_t i = 0; i < n; ++i) {
+    {
+      std::unique_lock<std::mutex> lk(mu);
+      cv.wait(lk, [&] { return finished[i] != 0; });
+    }
+    done(i);
+  }
+  for (auto& t : threads) t.join();
+  if (escaped) std::rethrow_exception(escaped);
 }
 
 TFJOB_INLINE SubmitResult submit_job(kube::Client& c, const std::string& ns, nlohmann::json job, const SubmitOptions& o) {
@@ -650,7 +752,14 @@ TFJOB_INLINE std::pair<nlohmann::json, bool> ensure_pvc(kube::Client& c, const s
   if (!storage_class.empty()) pvc["spec"]["storageClassName"] = storage_class;
   kube::PostParams pp;
   pp.dry_run = dry_run;
-  return {c.request_json(kube::RequestBuilder(resources::pvcs(), ns).create(pvc, pp)), true};
+  try {
+    return {c.request_json(kube::RequestBuilder(resources::pvcs(), ns).create(pvc, pp)), true};
+  } catch (const api_error& e) {
+    // another job of the same submit (applied at the same time) created it first
+    if (!e.is_already_exists()) throw;
+    if (auto got = get_opt(c, resources::pvcs(), ns, name)) return {*got, false};
+    throw;
+  }
 }
 
 TFJOB_INLINE nlohmann::json apply_owned(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns,

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Many documents sent to the server (issue 32, "Manifests stream"): `kubectl tfjob submit -f`
+# of N TFJobs (workflow::apply_concurrency at once, each with its preflight) beside
+# `kubectl apply --server-side -f` (one object after another) and `kubectl create -f`, on the
+# real kube-apiserver only (tests/realapi/cluster.sh), each into a fresh namespace; wall
+# time, peak memory (GNU time -v) and requests sent (-v 6: our "requests: N", kubectl's
+# round-tripper lines). Run it under the cluster lock:
+#   flock /tmp/tfjob-cluster.lock bash bench/submit_many_bench.sh [BUILD_DIR] [RUNS]
+# Writes bench/results/submit-many.md.  SUBMIT_MANY_N="50 200" overrides the sizes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${1:-build}
+RUNS=${2:-3}
+PLUGIN=$(cd "$BUILD_DIR" && pwd)/plugin/kubectl-tfjob
+KUBECTL=$(command -v kubectl || true)
+[ -x /usr/bin/time ] || { echo "GNU time is missing: apt-get install -y time" >&2; exit 1; }
+[ -x "$PLUGIN" ] || { echo "build the plugin first: $PLUGIN" >&2; exit 1; }
+[ -n "$KUBECTL" ] || { echo "kubectl is not on PATH" >&2; exit 1; }
+
+if [ "${SUBMIT_MANY_INNER:-}" != 1 ]; then
+  bash tests/realapi/setup.sh --check >/dev/null 2>&1 ||
+    { echo "the real kube-apiserver tier is not built here (tests/realapi/setup.sh): this benchmark measures against it only" >&2; exit 77; }
+  export SUBMIT_MANY_INNER=1 PLUGIN KUBECTL RUNS
+  DIR=$(mktemp -d)
+  trap 'rm -rf "$DIR"' EXIT
+  rc=0
+  bash tests/realapi/cluster.sh run "$DIR" -- bash "$0" "$BUILD_DIR" "$RUNS" || rc=$?
+  exit "$rc"
+fi
+
+# ---- inside: KUBECONFIG points at the real kube-apiserver with the TFJob CRD ----------------
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+CTX=(--context "$TFJOB_TEST_CONTEXT_CERT")
+P=("$PLUGIN" "${CTX[@]}")
+K=("$KUBECTL" "${CTX[@]}")
+export HOME=$TMP/home  # kubectl's discovery cache: warmed once below, the same for every run
+mkdir -p "$HOME"
+"${K[@]}" api-resources >/dev/null 2>&1 || true
+SIZES=${SUBMIT_MANY_N:-"50 200"}
+
+for n in $SIZES; do
+  python3 - "$TMP/jobs-$n.yaml" "$n" <<'PY'
+import sys
+path, n = sys.argv[1], int(sys.argv[2])
+with open(path, "w") as f:
+    for i in range(n):
+        f.write(f"""---
+apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata:
+  name: many-{i:05d}
+spec:
+  runPolicy:
+    cleanPodPolicy: None
+  tfReplicaSpecs:
+    Worker:
+      replicas: 2
+      restartPolicy: OnFailure
+      template:
+        spec:
+          containers:
+          - name: tensorflow
+            image: tensorflow/tensorflow:2.20.0
+            command: [python, -c, "print(1)"]
+            resources:
+              requests: {{cpu: "1", memory: 1Gi}}
+              limits: {{memory: 2Gi}}
+""")
+PY
+done
+
+# measure NAME NS CMD...: one run into a fresh namespace NS; "name wall_s maxrss_kb requests" to $TMP/raw
+measure() {
+  local name=$1 ns=$2; shift 2
+  "${K[@]}" create namespace "$ns" >/dev/null
+  local start end
+  start=$(date +%s%N)
+  if ! /usr/bin/time -v -o "$TMP/t" "$@" -n "$ns" -v 6 >"$TMP/out" 2>"$TMP/err"; then
+    echo "command failed: $*" >&2; tail -n 20 "$TMP/err" >&2; exit 1
+  fi
+  end=$(date +%s%N)
+  local reqs
+  reqs=$(grep -c -E '^requests: |round_trippers.go.*(GET|PATCH|POST|PUT|DELETE) https' "$TMP/err" || true)
+  if grep -q '^requests: ' "$TMP/err"; then reqs=$(awk '/^requests: / {print $2}' "$TMP/err" | tail -1); fi
+  echo "$name $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.6f", (b - a) / 1e9 }') $(awk -F': ' '/Maximum resident set size/ {print $2}' "$TMP/t") $reqs" >>"$TMP/raw"
+}
+: >"$TMP/raw"
+for n in $SIZES; do
+  for r in $(seq "$RUNS"); do
+    measure "tfjob_$n" "t-$n-$r" "${P[@]}" submit -f "$TMP/jobs-$n.yaml" --skip-gpu-check
+    [ "$("${K[@]}" get tfjobs -n "t-$n-$r" -o name | wc -l)" = "$n" ] || { echo "tfjob submit did not create the $n jobs" >&2; exit 1; }
+    measure "apply_$n" "a-$n-$r" "${K[@]}" apply --server-side -f "$TMP/jobs-$n.yaml"
+    measure "create_$n" "c-$n-$r" "${K[@]}" create -f "$TMP/jobs-$n.yaml"
+  done
+done
+
+python3 - "$TMP/raw" "$RUNS" "$(uname -srm)" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" \
+  "$("${K[@]}" version --client -o json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["clientVersion"]["gitVersion"])' 2>/dev/null || echo unknown)" \
+  "$SIZES" >bench/results/submit-many.md <<'PY'
+import sys, statistics, datetime
+raw, runs, uname, ncpu, load, kver, sizes = sys.argv[1:8]
+data = {}
+for line in open(raw):
+    name, wall, rss, reqs = line.split()
+    d = data.setdefault(name, ([], [], []))
+    d[0].append(float(wall)); d[1].append(int(rss)); d[2].append(int(reqs))
+med = lambda name, k: statistics.median(data[name][k])
+print("# Many documents to the server: `submit -f` vs `kubectl apply -f`\n")
+print(f"One run of `bench/submit_many_bench.sh`, {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC, {uname}, {ncpu} CPUs, "
+      f"load average {load} at the end, kubectl {kver}, against the real kube-apiserver (tests/realapi/cluster.sh). "
+      f"Median of {runs} runs, each into a fresh namespace; wall time from the clock around the run, peak resident "
+      "memory from GNU `time -v`, requests from `-v 6` (ours: `requests: N`; kubectl: its round-tripper lines). "
+      "kubectl-tfjob reads what is the same for every job once (discovery, the namespace, the access review, "
+      "the nodes), then per job its GET and its server-side apply, 8 jobs at a time (and lints each); kubectl "
+      "sends one PATCH (apply) or POST (create) per object, one after another. The machine's 2 CPUs serve "
+      "etcd and kube-apiserver as well: at the larger N the server is the bottleneck for both tools. Ratio = kubectl-tfjob / kubectl.\n")
+print("| N TFJobs | `tfjob submit -f` wall | `kubectl apply --server-side -f` wall | ratio | `kubectl create -f` wall | ratio | tfjob RSS | apply RSS | ratio | tfjob requests | apply requests |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
+for n in sizes.split():
+    t, a, c = f"tfjob_{n}", f"apply_{n}", f"create_{n}"
+    print(f"| {n} | {med(t,0):.2f} s | {med(a,0):.2f} s | {med(t,0)/med(a,0):.2f}× | {med(c,0):.2f} s | {med(t,0)/med(c,0):.2f}× | "
+          f"{med(t,1)/1024:.1f} MiB | {med(a,1)/1024:.1f} MiB | {med(t,1)/med(a,1):.2f}× | {med(t,2):.0f} | {med(a,2):.0f} |")
+PY
+cat bench/results/submit-many.md
