@@ -13,6 +13,7 @@
 #include "cli.hpp"  // plugin/cli.hpp: linked from the plugin's object library (tests/cmake/plugin.cmake)
 #include "common/error_words.hpp"  // word_fixes
 #include "common/local_flags.hpp"  // local_status_table
+#include <CLI/CLI.hpp>          // with_cli: the option table the words are checked against
 #define TFJOB_HAVE_PLUGIN_CLI 1
 #endif
 
@@ -28,6 +29,8 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -490,15 +493,44 @@ TEST_CASE("in-process: every setting the SDK can name has exactly one entry in t
   // declared key are words for everything it can say
   std::map<tfjob::setting, int> seen;
   for (const auto& [key, words] : tfjob::cli::setting_flags()) ++seen[key];
+  CHECK(seen.size() == tfjob::all_settings().size());  // no key twice, none the SDK lacks
   for (tfjob::setting s : tfjob::all_settings()) {
     INFO(tfjob::to_string(s));
+    CHECK(seen.count(s) == 1);
     CHECK(seen[s] == 1);
     const std::string w = tfjob::cli::flag_for(s);
     CHECK_FALSE(w.empty());
     CHECK(w.find("::") == std::string::npos);  // the plugin's words, not the SDK's name
     CHECK(tfjob::cli::worded("(" + s + " X)") == "(" + w + " X)");
   }
-  CHECK(seen.size() == tfjob::all_settings().size());
+  // and the words are the plugin's own: every flag they name is declared by the CLI, every
+  // `kubectl tfjob WORD` and every leading command word is one of its commands
+  std::set<std::string> flags, commands;
+  tfjob::cli::with_cli([&](CLI::App& app) {
+    std::function<void(const CLI::App&)> walk = [&](const CLI::App& a) {
+      for (const CLI::Option* o : a.get_options()) {
+        for (const auto& l : o->get_lnames()) flags.insert("--" + l);
+        for (const auto& n : o->get_snames()) flags.insert("-" + n);
+      }
+      for (const CLI::App* sub : a.get_subcommands([](const CLI::App*) { return true; })) {
+        commands.insert(sub->get_name());
+        walk(*sub);
+      }
+    };
+    walk(app);
+  });
+  REQUIRE(flags.count("--gpus"));
+  for (const auto& [key, words] : tfjob::cli::setting_flags()) {
+    INFO(tfjob::to_string(key) << ": " << words);
+    std::istringstream in(words);
+    std::vector<std::string> tokens;
+    for (std::string t; in >> t;) tokens.push_back(t.back() == ',' ? t.substr(0, t.size() - 1) : t);
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      if (tokens[i].rfind("-", 0) == 0) CHECK(flags.count(tokens[i]) == 1);
+      if (tokens[i] == "tfjob" && i + 1 < tokens.size()) CHECK(commands.count(tokens[i + 1]) == 1);
+    }
+    if (!tokens.empty() && tokens[0].rfind("-", 0) != 0 && tokens[0] != "kubectl") CHECK(commands.count(tokens[0]) == 1);
+  }
 #endif
 }
 
