@@ -603,14 +603,17 @@ TEST_CASE("contract vs kubectl: a refused server is said at once in kubectl's wo
     const Ran ref = kubectl(k, none, "get pods -s https://127.0.0.1:1 --token x " + extra);
     std::vector<std::string> args = {"get", "-s", "https://127.0.0.1:1", "--token", "x", "--kubeconfig", none};
     if (!extra.empty()) args.push_back(extra);
-    const auto t0 = std::chrono::steady_clock::now();
     const Ran r = call(args);
-    const auto took = std::chrono::steady_clock::now() - t0;
     INFO(extra << "\nkubectl: " << ref.err << "\nplugin: " << r.err);
-    CHECK(last_line(ref.err) == "The connection to the server 127.0.0.1:1 was refused - did you specify the right host or port?");
-    CHECK(r.err == last_line(ref.err) + "\n");
-    CHECK(r.rc == ref.rc);
-    CHECK(took < std::chrono::milliseconds(1000));  // no retries: kubectl answers in well under a second too
+    const std::string refused = "The connection to the server 127.0.0.1:1 was refused - did you specify the right host or port?";
+    CHECK(r.err == refused + "\n");  // the refusal, never the deadline's words: a failed dial is not retried
+    CHECK(r.rc == 1);
+    // kubectl says the same; with 500us its own deadline can pass first on a loaded machine
+    // (then it says "context deadline exceeded"), which says nothing about ours
+    if (extra != "--request-timeout=500us" || last_line(ref.err) == refused) {
+      CHECK(last_line(ref.err) == refused);
+      CHECK(r.rc == ref.rc);
+    }
   }
 #endif
 }

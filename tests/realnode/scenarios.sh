@@ -286,7 +286,7 @@ explain_ps() {
   has_finding NeverExitsOnItsOwn PS "PS pods still run after the job Succeeded: normal" "ps-after-ps-0"
   has_finding NeverExitsOnItsOwn PS "cleanPodPolicy None leaves them running"
   has_finding SuccessDecidedBy Chief "success is decided by the Chief" 
-  has_finding SuccessDecidedBy Chief "PS do not decide it"
+  has_finding SuccessDecidedBy Chief "PS replicas do not decide it"
   lacks_finding WaitingFor
   contains "$XT" "TFJob $NS/ps-after: Succeeded"
   contains "$XT" "[NeverExitsOnItsOwn]"
@@ -485,8 +485,11 @@ scenario_queue_waits() {
   ka create -n "$NS" -f - >/dev/null <<<'{"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": {"name": "vq"}, "spec": {"minMember": 2, "queue": "research"}}'
   status_patch "/apis/scheduling.volcano.sh/v1beta1/namespaces/$NS/podgroups/vq" \
     '{"status": {"phase": "Pending", "conditions": [{"type": "Unschedulable", "status": "True", "reason": "NotEnoughResources", "message": "2/2 tasks in gang unschedulable: pod group is not ready, 2 Pending, 2 minAvailable", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}}'
-  jq -n --arg ns "$NS" '{apiVersion: "v1", kind: "Event", metadata: {name: "vq.podgroup-unschedulable"},
-    involvedObject: {apiVersion: "scheduling.volcano.sh/v1beta1", kind: "PodGroup", name: "vq", namespace: $ns},
+  # the event as Volcano's recorder writes it: about the PodGroup object, its uid included
+  # (client-go's EventRecorder takes the reference from the object; describe selects by it)
+  pg_uid=$(ka get podgroups.scheduling.volcano.sh vq -n "$NS" -o jsonpath='{.metadata.uid}')
+  jq -n --arg ns "$NS" --arg uid "$pg_uid" '{apiVersion: "v1", kind: "Event", metadata: {name: "vq.podgroup-unschedulable"},
+    involvedObject: {apiVersion: "scheduling.volcano.sh/v1beta1", kind: "PodGroup", name: "vq", namespace: $ns, uid: $uid},
     reason: "Unschedulable", message: "queue resource quota insufficient", type: "Warning", count: 1,
     source: {component: "volcano"}, firstTimestamp: "2026-01-01T00:00:00Z", lastTimestamp: "2026-01-01T00:00:00Z"}' | ka create -n "$NS" -f - >/dev/null
   explain_both vq
@@ -597,7 +600,8 @@ scenario_logs_replicas() {
   # 6 streams: chief's init, tensorflow and sidecar, 2 workers, the PS (kubectl's default limit is 5)
   run P logs rep -n "$NS" --all-containers -f
   [ "$RC" = 64 ] || fail "logs --all-containers -f of 6 streams: exit $RC, want 64: $ERR"
-  contains "$ERR" "you are attempting to follow 6 log streams, but maximum allowed concurrency is 5, use --max-log-requests to increase the limit"
+  # kubectl's words, in the one error form (docs/cli.md)
+  contains "$ERR" "error: --max-log-requests: you are attempting to follow 6 log streams, but maximum allowed concurrency is 5; use --max-log-requests to increase the limit"
   step follow-save
   bg_plugin saver logs rep -n "$NS" --all-containers -f --max-log-requests 8 --save "$TMP/saved" --color never
   local saver=$BGPID
