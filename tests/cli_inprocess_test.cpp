@@ -13,6 +13,7 @@
 #include "cli.hpp"  // plugin/cli.hpp: linked from the plugin's object library (tests/cmake/plugin.cmake)
 #include "common/error_words.hpp"  // word_fixes
 #include "common/local_flags.hpp"  // local_status_table
+#include <CLI/CLI.hpp>          // with_cli: the option table the words are checked against
 #define TFJOB_HAVE_PLUGIN_CLI 1
 #endif
 
@@ -28,6 +29,8 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -455,26 +458,79 @@ TEST_CASE("in-process: the SDK's fixes name its settings, the plugin's name its 
                {"status", {{"capacity", {{"nvidia.com/gpu", "1"}}}, {"allocatable", {{"nvidia.com/gpu", "1"}}}}}};
   for (auto& f : tfjob::workflow::gpu_preflight(job, {node}, std::vector<json>{}).findings) fs.push_back(f);  // 4 asked, 1 there
   std::map<std::string, std::string> sdk;
-  for (const auto& f : fs) sdk[f.code] = f.fix;
+  for (const auto& f : fs) sdk[f.code] = f.fix.str();
   REQUIRE(sdk.count("MasterWithTF2"));
   REQUIRE(sdk.count("LogsDeletedAfterFinish"));
   REQUIRE(sdk.count("NoGpuNodes"));
   REQUIRE(sdk.count("RequestFitsNoNode"));
   CHECK(sdk["NoGpuNodes"] == "diagnose the GPU nodes (gpu::run_gpu_check), or ask for no GPU (TFJobBuilder::gpus 0) to train on CPUs");
+  for (const auto& f : fs)  // the fix names its setting by key, not by text
+    if (f.code == "MasterWithTF2") CHECK(f.fix.settings() == std::vector<tfjob::setting>{tfjob::setting::builder_chief});
   tfjob::cli::word_fixes(fs);
   std::map<std::string, std::string> plugin;
   for (const auto& f : fs) {
     INFO(f.code << ": " << f.fix);
-    CHECK(f.fix.find("::") == std::string::npos);  // every setting the SDK names has a flag
-    plugin[f.code] = f.fix;
+    CHECK(f.fix.str().find("::") == std::string::npos);  // every setting the SDK names has a flag
+    plugin[f.code] = f.fix.str();
   }
   CHECK(plugin["MasterWithTF2"] == "rename the Master replica to Chief (submit --chief)");
   CHECK(plugin["LogsDeletedAfterFinish"] ==
         "save the logs while it runs (submit --follow --save DIR, or kubectl tfjob wait JOB --save DIR), or use cleanPodPolicy None or Running");
   CHECK(plugin["NoGpuNodes"] == "diagnose the GPU nodes (kubectl tfjob gpu-check), or ask for no GPU (--gpus 0) to train on CPUs");
   CHECK(plugin["RequestFitsNoNode"] == "ask for fewer GPUs per pod (--gpus) and more workers (--workers) instead");
-  CHECK(tfjob::cli::flag_fix("fix the node selector (ServeSpec::node_selector)") ==
+  CHECK(tfjob::cli::worded("fix the node selector (" + tfjob::setting::serve_node_selector + ")") ==
         "fix the node selector (--selector)");
+  // text that only looks like a setting is not one: nothing reads the SDK's words
+  CHECK(tfjob::cli::worded(tfjob::Text("the SDK's ServeSpec::gpus")) == "the SDK's ServeSpec::gpus");
+#endif
+}
+
+TEST_CASE("in-process: every setting the SDK can name has exactly one entry in the plugin's words", "[cli][inprocess]") {
+#ifndef TFJOB_HAVE_PLUGIN_CLI
+  TFJOB_SKIP("the plugin is not built (TFJOB_BUILD_PLUGIN=OFF)");
+#else
+  // the SDK's advice can only name a key it declares (tfjob::setting), so words for every
+  // declared key are words for everything it can say
+  std::map<tfjob::setting, int> seen;
+  for (const auto& [key, words] : tfjob::cli::setting_flags()) ++seen[key];
+  CHECK(seen.size() == tfjob::all_settings().size());  // no key twice, none the SDK lacks
+  for (tfjob::setting s : tfjob::all_settings()) {
+    INFO(tfjob::to_string(s));
+    CHECK(seen.count(s) == 1);
+    CHECK(seen[s] == 1);
+    const std::string w = tfjob::cli::flag_for(s);
+    CHECK_FALSE(w.empty());
+    CHECK(w.find("::") == std::string::npos);  // the plugin's words, not the SDK's name
+    CHECK(tfjob::cli::worded("(" + s + " X)") == "(" + w + " X)");
+  }
+  // and the words are the plugin's own: every flag they name is declared by the CLI, every
+  // `kubectl tfjob WORD` and every leading command word is one of its commands
+  std::set<std::string> flags, commands;
+  tfjob::cli::with_cli([&](CLI::App& app) {
+    std::function<void(const CLI::App&)> walk = [&](const CLI::App& a) {
+      for (const CLI::Option* o : a.get_options()) {
+        for (const auto& l : o->get_lnames()) flags.insert("--" + l);
+        for (const auto& n : o->get_snames()) flags.insert("-" + n);
+      }
+      for (const CLI::App* sub : a.get_subcommands([](const CLI::App*) { return true; })) {
+        commands.insert(sub->get_name());
+        walk(*sub);
+      }
+    };
+    walk(app);
+  });
+  REQUIRE(flags.count("--gpus"));
+  for (const auto& [key, words] : tfjob::cli::setting_flags()) {
+    INFO(tfjob::to_string(key) << ": " << words);
+    std::istringstream in(words);
+    std::vector<std::string> tokens;
+    for (std::string t; in >> t;) tokens.push_back(t.back() == ',' ? t.substr(0, t.size() - 1) : t);
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      if (tokens[i].rfind("-", 0) == 0) CHECK(flags.count(tokens[i]) == 1);
+      if (tokens[i] == "tfjob" && i + 1 < tokens.size()) CHECK(commands.count(tokens[i + 1]) == 1);
+    }
+    if (!tokens.empty() && tokens[0].rfind("-", 0) != 0 && tokens[0] != "kubectl") CHECK(commands.count(tokens[0]) == 1);
+  }
 #endif
 }
 
@@ -539,6 +595,8 @@ TEST_CASE("in-process: the SDK's invalid settings name its settings, the plugin'
     } catch (const tfjob::error& e) {
       CHECK(e.reason() == tfjob::reasons::invalid_setting);
       CHECK(e.subject() == k.setting);
+      REQUIRE(e.setting());  // the key, for an application's own words
+      CHECK(tfjob::to_string(*e.setting()) == k.setting);
       CHECK(std::string(e.what()).find("--") == std::string::npos);  // the SDK names no flag
       CHECK(tfjob::cli::error_message(e) == k.plugin);
     }
@@ -559,11 +617,11 @@ TEST_CASE("in-process: the SDK's invalid settings name its settings, the plugin'
     CHECK_THAT(tfjob::cli::error_message(e),
                Catch::Contains("name it (--export-dir DIR, the directory in the trainer's container holding <version>/saved_model.pb)"));
   }
-  CHECK_THAT(tfjob::cli::flag_fix(sv::tf_version_warning("2.18.0", "x", "2.16.1", "y")),
+  CHECK_THAT(tfjob::cli::worded(sv::tf_version_warning("2.18.0", "x", "2.16.1", "y")),
              Catch::EndsWith("serve it with TF Serving 2.18.0 or newer (--serving-version 2.18.0)"));
   sv::PodBlocker starting;
   starting.pod = "x-1";
   starting.detail = "init container fetch-model running";
-  CHECK_THAT(tfjob::cli::flag_fix(sv::blocker_hints({starting}, "m")), Catch::Contains("a later deadline (--timeout) waits for it"));
+  CHECK_THAT(tfjob::cli::worded(sv::blocker_hints({starting}, "m")), Catch::Contains("a later deadline (--timeout) waits for it"));
 #endif
 }

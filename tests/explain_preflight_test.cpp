@@ -39,12 +39,12 @@ TEST_CASE("GPU preflight honours the nodeSelector", "[explain][preflight]") {
   REQUIRE(r.findings.size() == 1);
   CHECK(r.findings[0].is_error());
   CHECK(r.findings[0].code == "RequestFitsNoNode");
-  CHECK(r.findings[0].message.find("each Worker pod asks for 4 nvidia.com/gpu but no schedulable node it may use can allocate more than 1") !=
+  CHECK(r.findings[0].message.str().find("each Worker pod asks for 4 nvidia.com/gpu but no schedulable node it may use can allocate more than 1") !=
         std::string::npos);
   r = gpu_preflight(job({{"Worker", gpu_replica(1, 1, {{"nodeSelector", {{"pool", "none"}}}})}}), nodes, std::vector<json>{});
   REQUIRE(r.findings.size() == 1);
   CHECK(r.findings[0].code == "NoNodeMatches");
-  CHECK(r.findings[0].message.find("g-big: lacks pool=none") != std::string::npos);
+  CHECK(r.findings[0].message.str().find("g-big: lacks pool=none") != std::string::npos);
 }
 
 TEST_CASE("GPU preflight honours taints and tolerations", "[explain][preflight]") {
@@ -53,7 +53,7 @@ TEST_CASE("GPU preflight honours taints and tolerations", "[explain][preflight]"
   auto r = gpu_preflight(job({{"Worker", gpu_replica(1, 1)}}), nodes, std::vector<json>{});
   REQUIRE(r.findings.size() == 1);
   CHECK(r.findings[0].code == "NoNodeMatches");
-  CHECK(r.findings[0].message.find("g1: taint nvidia.com/gpu=present:NoSchedule not tolerated") != std::string::npos);
+  CHECK(r.findings[0].message.str().find("g1: taint nvidia.com/gpu=present:NoSchedule not tolerated") != std::string::npos);
   json tol = {{"tolerations", json::array({{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}})}};
   r = gpu_preflight(job({{"Worker", gpu_replica(1, 1, tol)}}), nodes, std::vector<json>{});
   CHECK(r.findings.empty());
@@ -79,8 +79,8 @@ TEST_CASE("GPU preflight says each finding once", "[explain][preflight]") {
   auto r = gpu_preflight(job({{"Chief", gpu_replica(1, 2)}, {"Worker", gpu_replica(2, 2)}}), nodes, std::vector<json>{});
   // before: one error per replica type, each with the same node table
   REQUIRE(r.findings.size() == 1);
-  CHECK(r.findings[0].message.find("each Chief and Worker pod asks for 2, 2 nvidia.com/gpu") != std::string::npos);
-  const auto& m = r.findings[0].message;
+  CHECK(r.findings[0].message.str().find("each Chief and Worker pod asks for 2, 2 nvidia.com/gpu") != std::string::npos);
+  const std::string m = r.findings[0].message.str();
   CHECK(m.find("NODE") == m.rfind("NODE"));
   PreflightReport rep;
   rep.findings = {{Finding::Severity::warning, "same"}, {Finding::Severity::warning, "same"}};

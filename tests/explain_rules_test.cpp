@@ -194,14 +194,14 @@ TEST_CASE("#774: PS still running after the Chief succeeded is normal, and clean
   CHECK(x.state == "Succeeded");
   auto* s = find(x, "SuccessDecidedBy");
   REQUIRE(s);
-  CHECK(s->message.find("success is decided by the Chief") != std::string::npos);
-  CHECK(s->message.find("PS, Worker replicas do not decide it") != std::string::npos);
+  CHECK(s->message.str().find("success is decided by the Chief") != std::string::npos);
+  CHECK(s->message.str().find("PS, Worker replicas do not decide it") != std::string::npos);
   auto* n = find(x, "NeverExitsOnItsOwn");
   REQUIRE(n);
-  CHECK(n->message.find("PS pods still run after the job Succeeded: normal") != std::string::npos);
-  CHECK(n->message.find("cleanPodPolicy None leaves them running") != std::string::npos);
+  CHECK(n->message.str().find("PS pods still run after the job Succeeded: normal") != std::string::npos);
+  CHECK(n->message.str().find("cleanPodPolicy None leaves them running") != std::string::npos);
   CHECK(n->evidence == std::vector<std::string>{"ps774-ps-0"});
-  CHECK(n->fix.find("cleanPodPolicy: Running") != std::string::npos);
+  CHECK(n->fix.str().find("cleanPodPolicy: Running") != std::string::npos);
   CHECK_FALSE(find(x, "WaitingFor"));
   CHECK_FALSE(find(x, "FirstFailure"));
 }
@@ -211,11 +211,11 @@ TEST_CASE("#1658: the Workers decide, never the Evaluator, cleanPodPolicy Runnin
   INFO(dump(x));
   auto* s = find(x, "SuccessDecidedBy");
   REQUIRE(s);
-  CHECK(s->message.find("every Worker (successPolicy AllWorkers)") != std::string::npos);
-  CHECK(s->message.find("Evaluator replicas do not decide it") != std::string::npos);
+  CHECK(s->message.str().find("every Worker (successPolicy AllWorkers)") != std::string::npos);
+  CHECK(s->message.str().find("Evaluator replicas do not decide it") != std::string::npos);
   auto* n = find(x, "NeverExitsOnItsOwn");
   REQUIRE(n);
-  CHECK(n->message.find("cleanPodPolicy Running deletes them now") != std::string::npos);
+  CHECK(n->message.str().find("cleanPodPolicy Running deletes them now") != std::string::npos);
   REQUIRE(find(x, "AllWorkersWithEvaluator"));  // the lint rule, on the spec
 }
 
@@ -227,14 +227,14 @@ TEST_CASE("#2045: ExitCode fails at once on exit code 1, with the message and th
   CHECK(f.code == "FirstFailure");
   CHECK(f.severity == Finding::Severity::error);
   CHECK(f.replica == "Worker");
-  CHECK(f.message.find("Worker (pod ec2045-worker-1) failed first, with exit code 1 (Error)") != std::string::npos);
-  CHECK(f.message.find("1-127 as permanent") != std::string::npos);
+  CHECK(f.message.str().find("Worker (pod ec2045-worker-1) failed first, with exit code 1 (Error)") != std::string::npos);
+  CHECK(f.message.str().find("1-127 as permanent") != std::string::npos);
   CHECK(has(f.evidence, "termination message: ConnectionResetError: dataset server went away"));
   CHECK(has(f.evidence, "log: ConnectionResetError: [Errno 104] Connection reset by peer"));
-  CHECK(f.fix.find(">= 128") != std::string::npos);
+  CHECK(f.fix.str().find(">= 128") != std::string::npos);
   auto* b = find(x, "BackoffLimit");
   REQUIRE(b);
-  CHECK(b->message.find("0 of backoffLimit 3 restarts used; no replica's restarts count") != std::string::npos);
+  CHECK(b->message.str().find("0 of backoffLimit 3 restarts used; no replica's restarts count") != std::string::npos);
 }
 
 TEST_CASE("#1560: ExitCode retries 137 without limit: recreated pods do not count toward backoffLimit", "[explain]") {
@@ -243,16 +243,16 @@ TEST_CASE("#1560: ExitCode retries 137 without limit: recreated pods do not coun
   CHECK(x.state == "Restarting");
   auto* r = find(x, "RetryableExitCode");
   REQUIRE(r);
-  CHECK(r->message.find("exited with 137") != std::string::npos);
-  CHECK(r->message.find("without limit") != std::string::npos);
+  CHECK(r->message.str().find("exited with 137") != std::string::npos);
+  CHECK(r->message.str().find("without limit") != std::string::npos);
   CHECK(has(r->evidence, "exit code 137 (OOMKilled), killed by signal 9"));
-  CHECK(r->fix.find("memory limit") != std::string::npos);
+  CHECK(r->fix.str().find("memory limit") != std::string::npos);
   auto* o = find(x, "OperatorRestarted");
   REQUIRE(o);
-  CHECK(o->message.find("12 time(s)") != std::string::npos);
+  CHECK(o->message.str().find("12 time(s)") != std::string::npos);
   auto* b = find(x, "BackoffLimit");
   REQUIRE(b);
-  CHECK(b->message.find("not counted: Chief (ExitCode)") != std::string::npos);
+  CHECK(b->message.str().find("not counted: Chief (ExitCode)") != std::string::npos);
   CHECK_FALSE(find(x, "FirstFailure"));
 }
 
@@ -273,8 +273,8 @@ TEST_CASE("the operator's restarts: unfolded events summed, and what ExitCode sa
   CHECK(n == 1);
   auto* o = find(x, "OperatorRestarted");
   REQUIRE(o);
-  CHECK(o->message.find("14 time(s)") != std::string::npos);
-  CHECK(o->message.find("Under restartPolicy ExitCode (Chief) it recreates a pod only after an exit code of 128 or above") != std::string::npos);
+  CHECK(o->message.str().find("14 time(s)") != std::string::npos);
+  CHECK(o->message.str().find("Under restartPolicy ExitCode (Chief) it recreates a pod only after an exit code of 128 or above") != std::string::npos);
   CHECK(o->evidence == std::vector<std::string>{"event TFJobRestarting x14"});
 }
 
@@ -285,9 +285,9 @@ TEST_CASE("a replica failed for good while the job stays Restarting (seen on the
   auto* st = find(x, "StuckRestarting");
   REQUIRE(st);
   CHECK(st->replica == "Worker");
-  CHECK(st->message.find("Worker (pod stuck-worker-0) failed for good (exit code 1 (Error), restartPolicy ExitCode), but the job "
+  CHECK(st->message.str().find("Worker (pod stuck-worker-0) failed for good (exit code 1 (Error), restartPolicy ExitCode), but the job "
                          "stays Restarting") != std::string::npos);
-  CHECK(st->fix.find("activeDeadlineSeconds") != std::string::npos);
+  CHECK(st->fix.str().find("activeDeadlineSeconds") != std::string::npos);
   REQUIRE(find(x, "FirstFailure"));
   // a job that is Restarting because its pod is being recreated (137) is not stuck
   CHECK_FALSE(find(wf::explain(load("exitcode-retry-forever-1560")), "StuckRestarting"));
@@ -300,12 +300,12 @@ TEST_CASE("#948: pods held by a gang scheduler's PodGroup", "[explain]") {
   INFO(dump(x));
   auto* g = find(x, "GangNotSatisfied");
   REQUIRE(g);
-  CHECK(g->message.find("gang scheduler (volcano)") != std::string::npos);
-  CHECK(g->message.find("minAvailable 3") != std::string::npos);
+  CHECK(g->message.str().find("gang scheduler (volcano)") != std::string::npos);
+  CHECK(g->message.str().find("minAvailable 3") != std::string::npos);
   CHECK(has(g->evidence, "3/3 tasks in gang unschedulable"));
   auto* w = find(x, "WaitingFor");
   REQUIRE(w);
-  CHECK(w->message.find("waits for Worker 0: gang948-worker-0 (Pending)") != std::string::npos);
+  CHECK(w->message.str().find("waits for Worker 0: gang948-worker-0 (Pending)") != std::string::npos);
 }
 
 TEST_CASE("kubeflow #3935: the Istio sidecar keeps the pod Running after the trainer exited", "[explain]") {
@@ -313,9 +313,9 @@ TEST_CASE("kubeflow #3935: the Istio sidecar keeps the pod Running after the tra
   INFO(dump(x));
   auto* s = find(x, "SidecarKeepsPodRunning");
   REQUIRE(s);
-  CHECK(s->message.find("istio-proxy keep running") != std::string::npos);
-  CHECK(s->message.find("#3935") != std::string::npos);
-  CHECK(s->fix.find("sidecar.istio.io/inject") != std::string::npos);
+  CHECK(s->message.str().find("istio-proxy keep running") != std::string::npos);
+  CHECK(s->message.str().find("#3935") != std::string::npos);
+  CHECK(s->fix.str().find("sidecar.istio.io/inject") != std::string::npos);
   REQUIRE(find(x, "IstioSidecarInjected"));  // the namespace injects, the template does not opt out
 }
 
@@ -330,7 +330,7 @@ TEST_CASE("kubeflow #1042: GPU requests without limits: the API server refuses t
   CHECK(l->replica == "Worker");
   auto* g = find(x, "PodsGone");
   REQUIRE(g);
-  CHECK(g->message.find("no pods yet") != std::string::npos);
+  CHECK(g->message.str().find("no pods yet") != std::string::npos);
 }
 
 TEST_CASE("Pending on GPUs: the scheduler's words and the GPU nodes that come closest", "[explain]") {
@@ -339,7 +339,7 @@ TEST_CASE("Pending on GPUs: the scheduler's words and the GPU nodes that come cl
   auto* g = find(x, "InsufficientGpu");
   REQUIRE(g);
   CHECK(g->replica == "Worker");
-  CHECK(g->message.find("pod big-worker-1 waits: no node it may use has 2 free nvidia.com/gpu") != std::string::npos);
+  CHECK(g->message.str().find("pod big-worker-1 waits: no node it may use has 2 free nvidia.com/gpu") != std::string::npos);
   REQUIRE(g->evidence.size() == 3);
   CHECK(g->evidence[1] == "node gpu-b: allocatable 1 nvidia.com/gpu, 0 taken by pods of this job");
   CHECK(g->evidence[2] == "node gpu-a: allocatable 2 nvidia.com/gpu, 2 taken by pods of this job");
@@ -355,10 +355,10 @@ TEST_CASE("Pending on GPUs: the scheduler's words and the GPU nodes that come cl
   // worker 0 runs on its 2 GPUs while worker 1 waits: held for nothing, after the pod's own reason
   auto* h = find(x, "PartlyRunningHoldsGpus");
   REQUIRE(h);
-  CHECK(h->message.rfind("1 of 2 pods run and hold 2 GPU(s) while 1 wait(s) Pending", 0) == 0);
-  CHECK(h->fix.find("set runPolicy.schedulingPolicy.minAvailable to 2 (every replica, TFJobBuilder::gang)") != std::string::npos);
+  CHECK(h->message.str().rfind("1 of 2 pods run and hold 2 GPU(s) while 1 wait(s) Pending", 0) == 0);
+  CHECK(h->fix.str().find("set runPolicy.schedulingPolicy.minAvailable to 2 (every replica, TFJobBuilder::gang)") != std::string::npos);
   // the SDK names its settings; the plugin words them with its flags (plugin/common/error_words.hpp)
-  CHECK(h->fix.find("--") == std::string::npos);
+  CHECK(h->fix.str().find("--") == std::string::npos);
   CHECK(h > g);
   CHECK(text.find("\n  1 of 2 pods run and hold 2 GPU(s)") != std::string::npos);
 }
@@ -443,9 +443,9 @@ TEST_CASE("the scheduler's and the kubelet's words, 1.20 to 1.36: each minor's w
     CHECK(f->replica == "Chief");
     for (const char* other : {"NodeSelectorMismatch", "TaintNotTolerated", "InsufficientGpu", "Unschedulable"})
       if (std::string(other) != c.code) CHECK_FALSE(find(x, other));
-    if (std::string(c.code) == "InsufficientGpu") CHECK(f->message.find("free nvidia.com/gpu") != std::string::npos);
-    if (std::string(c.message).find("scheduler-enforced") != std::string::npos) CHECK(f->fix.find("addedAffinity") != std::string::npos);
-    if (std::string(c.message).find("were unschedulable") != std::string::npos) CHECK(f->fix.find("cordoned") != std::string::npos);
+    if (std::string(c.code) == "InsufficientGpu") CHECK(f->message.str().find("free nvidia.com/gpu") != std::string::npos);
+    if (std::string(c.message).find("scheduler-enforced") != std::string::npos) CHECK(f->fix.str().find("addedAffinity") != std::string::npos);
+    if (std::string(c.message).find("were unschedulable") != std::string::npos) CHECK(f->fix.str().find("cordoned") != std::string::npos);
   }
 }
 
@@ -507,9 +507,9 @@ TEST_CASE("native sidecars: a finished trainer beside a sidecar the kubelet stop
   auto* s = find(x, "SidecarRestarted");
   REQUIRE(s);
   CHECK(s->replica == "Worker");
-  CHECK(s->message.find("pod side-worker-0: sidecar proxy (an init container with restartPolicy: Always) restarted 2 time(s)") !=
+  CHECK(s->message.str().find("pod side-worker-0: sidecar proxy (an init container with restartPolicy: Always) restarted 2 time(s)") !=
         std::string::npos);
-  CHECK(s->message.find("count toward backoffLimit") != std::string::npos);  // OnFailure: the operator sums them
+  CHECK(s->message.str().find("count toward backoffLimit") != std::string::npos);  // OnFailure: the operator sums them
   // describe: the sidecar's restarts in RESTARTS, as kubectl counts them
   auto d = wf::describe(in.job, in.pods, in.events, {}, in.now);
   REQUIRE(d.pods.size() == 2);
@@ -533,7 +533,7 @@ TEST_CASE("Pending on a claim: why it is not bound, not an older claim's event",
   INFO(dump(x));
   auto* c = find(x, "ClaimNotBound");
   REQUIRE(c);
-  CHECK(c->message.find("waits for claim \"data\": FailedBinding: no persistent volumes available for this claim and no storage "
+  CHECK(c->message.str().find("waits for claim \"data\": FailedBinding: no persistent volumes available for this claim and no storage "
                         "class is set") != std::string::npos);
   CHECK(dump(x).find("\"fast\" not found") == std::string::npos);  // the event of a claim deleted earlier
   CHECK(has(c->evidence, "accessModes [\"ReadWriteOnce\"], storageClassName <none>"));
@@ -544,8 +544,8 @@ TEST_CASE("an image that cannot be pulled: the registry's message", "[explain]")
   INFO(dump(x));
   auto* i = find(x, "ImagePullFailed");
   REQUIRE(i);
-  CHECK(i->message.find("cannot pull image tensorflow/tensorflow:2.99.0: ImagePullBackOff: Back-off pulling image") != std::string::npos);
-  CHECK(i->message.find("manifest unknown") != std::string::npos);
+  CHECK(i->message.str().find("cannot pull image tensorflow/tensorflow:2.99.0: ImagePullBackOff: Back-off pulling image") != std::string::npos);
+  CHECK(i->message.str().find("manifest unknown") != std::string::npos);
 }
 
 TEST_CASE("quota: the operator cannot create the pods", "[explain]") {
@@ -554,7 +554,7 @@ TEST_CASE("quota: the operator cannot create the pods", "[explain]") {
   auto* q = find(x, "QuotaExceeded");
   REQUIRE(q);
   CHECK(has(q->evidence, "exceeded quota: compute"));
-  CHECK(q->fix.find("resourcequota -n team-a") != std::string::npos);
+  CHECK(q->fix.str().find("resourcequota -n team-a") != std::string::npos);
 }
 
 TEST_CASE("suspended by Kueue", "[explain]") {
@@ -562,7 +562,7 @@ TEST_CASE("suspended by Kueue", "[explain]") {
   INFO(dump(x));
   auto* k = find(x, "SuspendedByKueue");
   REQUIRE(k);
-  CHECK(k->message.find("LocalQueue \"gpu-queue\"") != std::string::npos);
+  CHECK(k->message.str().find("LocalQueue \"gpu-queue\"") != std::string::npos);
   CHECK_FALSE(find(x, "PodsGone"));
 }
 
@@ -572,8 +572,8 @@ TEST_CASE("pods gone: from status and events, saying what cannot be known any mo
   CHECK(x.pods_gone);
   auto* g = find(x, "PodsGone");
   REQUIRE(g);
-  CHECK(g->message.find("cleanPodPolicy All deleted them") != std::string::npos);
-  CHECK(g->message.find("can no longer be known") != std::string::npos);
+  CHECK(g->message.str().find("cleanPodPolicy All deleted them") != std::string::npos);
+  CHECK(g->message.str().find("can no longer be known") != std::string::npos);
   CHECK(has(g->evidence, "condition Failed: TFJob default/gone has failed because 1 Worker replica(s) failed."));
   CHECK(has(g->evidence, "status.replicaStatuses.Worker: active 0, succeeded 0, failed 1"));
 }
@@ -583,17 +583,17 @@ TEST_CASE("OnFailure restarts in place: backoffLimit used and activeDeadlineSeco
   INFO(dump(x));
   auto* r = find(x, "RestartedInPlace");
   REQUIRE(r);
-  CHECK(r->message.find("exited with 3 and the kubelet restarted it") != std::string::npos);
+  CHECK(r->message.str().find("exited with 3 and the kubelet restarted it") != std::string::npos);
   auto* b = find(x, "BackoffLimit");
   REQUIRE(b);
-  CHECK(b->message.find("2 of backoffLimit 4 restarts used") != std::string::npos);
+  CHECK(b->message.str().find("2 of backoffLimit 4 restarts used") != std::string::npos);
   CHECK(b->severity == Finding::Severity::info);
   auto* d = find(x, "ActiveDeadline");
   REQUIRE(d);
   CHECK(d->message == "20m of activeDeadlineSeconds 60m used, 40m left");
   auto* w = find(x, "WaitingFor");
   REQUIRE(w);
-  CHECK(w->message.find("Running because it waits for Worker 0: flaky-worker-0 (Running)") != std::string::npos);
+  CHECK(w->message.str().find("Running because it waits for Worker 0: flaky-worker-0 (Running)") != std::string::npos);
 }
 
 TEST_CASE("explain -o json: the stable shape", "[explain]") {

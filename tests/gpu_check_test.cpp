@@ -204,7 +204,7 @@ TEST_CASE("gpu-check workflow: probes every GPU node in parallel, explains Pendi
   o.deadline_seconds = 4;
   o.poll = std::chrono::milliseconds(100);
   std::vector<std::string> progress;
-  o.progress = [&](const std::string& s) { progress.push_back(s); };
+  o.progress = [&](const tfjob::Text& s) { progress.push_back(s.str()); };
   auto res = tfjob::gpu::run_gpu_check(c.client(), o);
   std::string all;
   for (auto& p : progress) all += p + "\n";
@@ -228,12 +228,12 @@ TEST_CASE("gpu-check workflow: probes every GPU node in parallel, explains Pendi
   auto* n2 = result_for(res, "fake-gpu-node-2");
   REQUIRE(n2);
   CHECK(n2->status == tfjob::gpu::NodeStatus::pending);
-  CHECK_THAT(n2->message, Catch::Contains("Insufficient nvidia.com/gpu") && Catch::Contains("no result within 4s"));
+  CHECK_THAT(n2->message.str(), Catch::Contains("Insufficient nvidia.com/gpu") && Catch::Contains("no result within 4s"));
   auto* np = result_for(res, "gpu-node-noplugin");
   REQUIRE(np);
   CHECK(np->status == tfjob::gpu::NodeStatus::not_ready);
   CHECK(np->pod.empty());
-  CHECK_THAT(np->message, Catch::Contains("device plugin is missing"));
+  CHECK_THAT(np->message.str(), Catch::Contains("device plugin is missing"));
   CHECK(res.timed_out);
   CHECK_FALSE(res.all_ready());
   CHECK_THAT(all, Catch::Contains("fake-gpu-node-2: Pending: FailedScheduling"));
@@ -268,7 +268,8 @@ TEST_CASE("gpu-check workflow: cancel deletes the pods and keep keeps them", "[g
   o.deadline_seconds = 60;
   o.poll = std::chrono::milliseconds(50);
   o.cancel = &cancel;
-  o.progress = [&](const std::string& s) {
+  o.progress = [&](const tfjob::Text& t) {
+    const std::string s = t.str();
     if (s.find(": Running") != std::string::npos) cancel = true;
   };
   auto t0 = std::chrono::steady_clock::now();
@@ -532,9 +533,9 @@ TEST_CASE("a probe image that cannot be pulled fails its node at once with the r
   o.image = "registry.invalid/tfjob-gpu-probe:v0";
   std::vector<std::string> progress;
   std::mutex pm;
-  o.progress = [&](const std::string& s) {
+  o.progress = [&](const tfjob::Text& s) {
     std::lock_guard<std::mutex> lk(pm);
-    progress.push_back(s);
+    progress.push_back(s.str());
   };
   std::optional<tfjob::gpu::CheckResult> res;
   std::thread t([&] { res = tfjob::gpu::run_gpu_check(client, o); });
@@ -567,7 +568,7 @@ TEST_CASE("a probe image that cannot be pulled fails its node at once with the r
   const auto& n = res->nodes[0];
   CHECK(n.status == tfjob::gpu::NodeStatus::failed);
   CHECK(n.reason == "ImagePull");
-  CHECK_THAT(n.message, Catch::Contains("no such host") && Catch::Contains("gpu/Dockerfile"));
+  CHECK_THAT(n.message.str(), Catch::Contains("no such host") && Catch::Contains("gpu/Dockerfile"));
   CHECK_FALSE(res->timed_out);
   CHECK(res->outcome() == tfjob::gpu::CheckOutcome::not_ready);
   CHECK_THAT(all, Catch::Contains("fake-gpu-node-0: 1/1 GPUs allocatable"));
@@ -588,7 +589,8 @@ TEST_CASE("gpu-check never goes silent: a running probe is told with its last li
   o.nodes = {"fake-gpu-node-0"};
   o.cancel = &cancel;
   std::vector<std::string> lines;
-  o.progress = [&](const std::string& s) {
+  o.progress = [&](const tfjob::Text& t) {
+    const std::string s = t.str();
     lines.push_back(s);
     if (s.find("running for") != std::string::npos && s.find("gpu0: gemm-fp16") != std::string::npos) cancel = true;
   };

@@ -467,7 +467,7 @@ TEST_CASE("probe host: health verdicts on constructed GPUs", "[gpu][probe]") {
     INFO(nlohmann::json(r.warnings).dump(2));
     CHECK(r.status == "ready");
     CHECK(has(r.warnings, "pcie", 0));
-    CHECK_THAT(r.warnings[0].message, Catch::Contains("Gen3 x8 under load") && Catch::Contains("Gen3 x16"));
+    CHECK_THAT(r.warnings[0].message.str(), Catch::Contains("Gen3 x8 under load") && Catch::Contains("Gen3 x16"));
     CHECK(has(r.warnings, "throttle", 0));
     CHECK(has(r.warnings, "nvlink", 1));
     CHECK_FALSE(has(r.warnings, "nvlink", 0));
@@ -569,7 +569,7 @@ TEST_CASE("probe host: runtime failures, device counts, no driver", "[gpu][probe
     rig.cuda.runtime.insufficient_driver = true;
     auto r = rig.run(c);
     CHECK(r.status == "not-ready");
-    CHECK_THAT(r.failures[0].message, Catch::Contains("R580 or newer for a CUDA 13.0 build"));
+    CHECK_THAT(r.failures[0].message.str(), Catch::Contains("R580 or newer for a CUDA 13.0 build"));
   }
 }
 

@@ -82,7 +82,7 @@ TEST_CASE("expect rules name the wrong model, compute capability and disabled EC
   CHECK(e.status == "not-ready");
   CHECK(checks_of(e.failures) == std::vector<std::string>{"ecc"});
   CHECK(e.failures[0].device == 1);
-  CHECK_THAT(e.failures[0].message, Catch::Contains("nvidia-smi -e 1"));
+  CHECK_THAT(e.failures[0].message.str(), Catch::Contains("nvidia-smi -e 1"));
 }
 
 TEST_CASE("a V100 under a driver newer than R580 is not ready", "[gpu]") {
@@ -93,7 +93,7 @@ TEST_CASE("a V100 under a driver newer than R580 is not ready", "[gpu]") {
   CHECK(again.status == "not-ready");
   CHECK(again.failures.size() == r.failures.size());
   CHECK(has(again.failures, "driver", 0));
-  CHECK_THAT(again.failures[0].message, Catch::Contains("R580") && Catch::Contains("Volta"));
+  CHECK_THAT(again.failures[0].message.str(), Catch::Contains("R580") && Catch::Contains("Volta"));
 
   evaluate(r, {"v100"});
   CHECK(r.status == "not-ready");
@@ -117,7 +117,7 @@ TEST_CASE("a V100 under a driver newer than R580 is not ready", "[gpu]") {
     INFO(tk);
     REQUIRE(has(v.failures, "driver", 0));
     std::string all;
-    for (const auto& f : v.failures) all += f.message + "\n";
+    for (const auto& f : v.failures) all += f.message.str() + "\n";
     CHECK_THAT(all, Catch::Contains("older than R525 (the floor of this CUDA 12.8 probe)"));
   }
   // Too old a driver is only an --expect rule for models with a known floor.
@@ -133,14 +133,14 @@ TEST_CASE("the Volta driver advice names the floor of the toolkit the probe was 
   r.probe.cuda_toolkit = "12.8";
   evaluate(r);
   REQUIRE(has(r.failures, "driver", 0));
-  CHECK_THAT(r.failures[0].message, Catch::Contains(">= R525") && !Catch::Contains("CUDA 13"));
+  CHECK_THAT(r.failures[0].message.str(), Catch::Contains(">= R525") && !Catch::Contains("CUDA 13"));
   // a CUDA 13 build has no Volta code at all: the advice is a CUDA 12 build, never ">= R580"
   auto c13 = load("v100-driver-too-new.json");
   c13.probe.cuda_toolkit = "13.0";
   evaluate(c13);
   REQUIRE(has(c13.failures, "driver", 0));
   std::string all;
-  for (const auto& f : c13.failures) all += f.message + "\n";
+  for (const auto& f : c13.failures) all += f.message.str() + "\n";
   CHECK_THAT(all, Catch::Contains("CUDA 12.x build of the probe") && !Catch::Contains(">= R580") && !Catch::Contains("R525"));
   // no CUDA device visible under a too-new driver with --expect v100: the same advice
   auto none = load("v100-driver-too-new.json");
@@ -163,7 +163,7 @@ TEST_CASE("a probe built with CUDA 13 cannot run on a V100", "[gpu]") {
   evaluate(r);
   CHECK(r.status == "not-ready");
   CHECK(has(r.failures, "kernel", 0));
-  CHECK_THAT(r.failures[0].message, Catch::Contains("no kernel image") && Catch::Contains("CUDA 12 probe image"));
+  CHECK_THAT(r.failures[0].message.str(), Catch::Contains("no kernel image") && Catch::Contains("CUDA 12 probe image"));
   // The GEMMs fail too: their inputs are filled by the probe's own kernels first.
   CHECK(checks_of(r.failures) == std::vector<std::string>{"kernel", "bandwidth", "gemm-fp16", "gemm-fp32"});
 }
@@ -174,7 +174,7 @@ TEST_CASE("a slow T4 with ECC disabled fails bandwidth and tensor-core GEMM", "[
   evaluate(r);
   CHECK(checks_of(r.failures) == recorded);
   CHECK(checks_of(r.failures) == std::vector<std::string>{"bandwidth", "gemm-fp16"});
-  CHECK_THAT(r.failures[0].message, Catch::Contains("44% of the 320 GB/s peak"));
+  CHECK_THAT(r.failures[0].message.str(), Catch::Contains("44% of the 320 GB/s peak"));
   CHECK(has(r.warnings, "ecc", 0));
   CHECK(has(r.warnings, "driver", -1));  // CUDA 12.4 driver under a 12.8 runtime
   CHECK(r.exit_code() == 1);
@@ -241,7 +241,7 @@ TEST_CASE("no driver is exit 2 with its message kept", "[gpu]") {
   evaluate(old);
   CHECK(old.status == "not-ready");
   CHECK(has(old.failures, "driver", -1));
-  CHECK_THAT(old.failures[0].message, Catch::Contains("supports CUDA 11.4 but the probe needs CUDA 12.8"));
+  CHECK_THAT(old.failures[0].message.str(), Catch::Contains("supports CUDA 11.4 but the probe needs CUDA 12.8"));
 }
 
 TEST_CASE("probe reports round-trip and are found inside container logs", "[gpu]") {
@@ -341,7 +341,7 @@ TEST_CASE("revision 2: NVML health rules on a constructed report, revision 1 sti
   CHECK(has(r.warnings, "nvlink", 1));
   CHECK_FALSE(has(r.warnings, "throttle"));
   auto nv = std::find_if(r.warnings.begin(), r.warnings.end(), [](const Finding& f) { return f.check == "nvlink"; });
-  CHECK_THAT(nv->message, Catch::Contains("2 of 6 NVLink links down (4,5)"));
+  CHECK_THAT(nv->message.str(), Catch::Contains("2 of 6 NVLink links down (4,5)"));
 
   // gpu1 alone would be ready with warnings; --strict makes it not ready
   auto g1 = load("v100-rev2-health.json");
@@ -358,7 +358,7 @@ TEST_CASE("revision 2: NVML health rules on a constructed report, revision 1 sti
   CHECK(g1.status == "not-ready");
   CHECK(g1.strict);
   CHECK(has(g1.failures, "pcie", 0));
-  CHECK_THAT(g1.failures[0].message, Catch::EndsWith("(VerdictOptions::strict)"));
+  CHECK_THAT(g1.failures[0].message.str(), Catch::EndsWith("(VerdictOptions::strict)"));
 
   // a copy verified false, GEMM bits that differ: not ready
   auto bad = load("v100-healthy.json");
@@ -400,7 +400,7 @@ TEST_CASE("bandwidth bars per memory type, the toolkit's driver floor, MIG slice
   old.driver.cuda_runtime_version = 13000;
   old.driver.compatible = false;
   evaluate(old);
-  CHECK_THAT(old.failures[0].message, Catch::Contains("driver R580 or newer for a CUDA 13.0 build"));
+  CHECK_THAT(old.failures[0].message.str(), Catch::Contains("driver R580 or newer for a CUDA 13.0 build"));
 
   // a MIG slice of an H200 at a fraction of the full card's figures is not judged on them
   auto mig = load("h200-healthy.json");

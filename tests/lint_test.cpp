@@ -75,7 +75,7 @@ TEST_CASE("each lint rule fires on its stored manifest, and only there", "[lint]
       CHECK_FALSE(f.message.empty());
       CHECK_FALSE(f.fix.empty());      // each with a one-line fix
       CHECK_FALSE(f.evidence.empty());
-      CHECK(f.fix.find('\n') == std::string::npos);
+      CHECK(f.fix.str().find('\n') == std::string::npos);
     }
   }
   CHECK(files >= 14);
@@ -86,21 +86,21 @@ TEST_CASE("lint rules: the facts in the words", "[lint]") {
   auto f = tfjob::lint::lint(s.job, s.ctx);
   REQUIRE(f.size() == 1);
   CHECK(f[0].replica == "Worker");
-  CHECK(f[0].message.find("requests nvidia.com/gpu without a limit") != std::string::npos);
-  CHECK(f[0].message.find("#1042") != std::string::npos);
+  CHECK(f[0].message.str().find("requests nvidia.com/gpu without a limit") != std::string::npos);
+  CHECK(f[0].message.str().find("#1042") != std::string::npos);
 
   s = load(lint_dir() + "ExitCodeRetriesSignalsOnly.yaml");
   f = tfjob::lint::lint(s.job, s.ctx);
   REQUIRE(f.size() == 1);  // said once, for both replica types
   CHECK(f[0].severity == Finding::Severity::info);
-  CHECK(f[0].message.find("(Chief, Worker)") != std::string::npos);
-  CHECK(f[0].message.find("128 or above") != std::string::npos);
-  CHECK(f[0].message.find("1-127 fail") != std::string::npos);
+  CHECK(f[0].message.str().find("(Chief, Worker)") != std::string::npos);
+  CHECK(f[0].message.str().find("128 or above") != std::string::npos);
+  CHECK(f[0].message.str().find("1-127 fail") != std::string::npos);
 
   s = load(lint_dir() + "ReadWriteOnceClaimShared.yaml");
   f = tfjob::lint::lint(s.job, s.ctx);
   REQUIRE(f.size() == 1);
-  CHECK(f[0].message.find("3 pods (Chief, Worker) mount it and need 3 GPUs together while no node has more than 1, so they "
+  CHECK(f[0].message.str().find("3 pods (Chief, Worker) mount it and need 3 GPUs together while no node has more than 1, so they "
                           "will land on different nodes") != std::string::npos);
 
   s = load(lint_dir() + "RequestFitsNoNode.yaml");

@@ -387,14 +387,14 @@ TEST_CASE("a rollout's timeout names what blocked each pod: scheduling, image, c
   CHECK(b[2].kind == PodBlocker::Kind::crash_loop);
   CHECK(b[3].kind == PodBlocker::Kind::starting);
   CHECK(b[4].kind == PodBlocker::Kind::model_load);
-  const std::string h = blocker_hints(b, "resnet");
+  const std::string h = blocker_hints(b, "resnet").str();
   CHECK_THAT(h, Catch::Contains("hint: scheduling: pod a is not scheduled (0/1 nodes are available: 1 Insufficient nvidia.com/gpu.)"));
   CHECK_THAT(h, Catch::Contains("hint: image pull: pod b cannot get its image (container tensorflow-serving (tensorflow/serving:9): ImagePullBackOff"));
   CHECK_THAT(h, Catch::Contains("hint: crash loop: pod c"));
   CHECK_THAT(h, Catch::Contains("hint: starting: pod d: init container download-model is still running"));
   CHECK_THAT(h, Catch::Contains("hint: model load: pod e"));
   // only what blocked is named: a Pending pod is not told about readiness probes
-  const std::string only = blocker_hints(pod_blockers({pods[0]}), "resnet");
+  const std::string only = blocker_hints(pod_blockers({pods[0]}), "resnet").str();
   CHECK_THAT(only, Catch::Contains("scheduling"));
   CHECK_THAT(only, !Catch::Contains("readiness"));
 }
@@ -986,12 +986,13 @@ TEST_CASE("the export check's log: versions, sizes, heads, and the verdict", "[s
   CHECK(v.tensorflow_version == "2.18.0");
   CHECK(v.tensorflow_from == "saved_model.pb of version 2 (export/mnist/2)");
   CHECK(v.versions == std::vector<std::int64_t>{1, 2});
-  CHECK(export_tf_warning(v, "tensorflow/tensorflow:2.15.0", "2.16.1", "tensorflow/serving:2.16.1") ==
+  CHECK(export_tf_warning(v, "tensorflow/tensorflow:2.15.0", "2.16.1", "tensorflow/serving:2.16.1").str() ==
         "the model was exported by TensorFlow 2.18.0 (saved_model.pb of version 2 (export/mnist/2)) and is served by TF Serving 2.16.1 "
         "(tensorflow/serving:2.16.1): a SavedModel from a newer TensorFlow may use ops this server does not know (\"Op type not "
         "registered\"); serve it with TF Serving 2.18.0 or newer (ServeSpec::serving_version 2.18.0)");
   ExportVerdict none;  // the SavedModel's version unknown: the training image's tag decides
   CHECK(export_tf_warning(none, "tensorflow/tensorflow:2.18.0", "2.16.1", "tensorflow/serving:2.16.1")
+            .str()
             .find("(training image tensorflow/tensorflow:2.18.0)") != std::string::npos);
 
   // a SavedModel straight in the directory, no version directory
@@ -1237,9 +1238,11 @@ TEST_CASE("the model's size against the server's memory: ResNet-50 fits the edge
   CHECK_FALSE(model_fit(s, p, r));
   const auto w = model_fit(s, p, {700LL * 1000 * 1000, "the export check: version 1"});
   REQUIRE(w);
-  CHECK(w->find("the model is 667Mi (the export check: version 1); TF Serving would need about 1791Mi to serve it in batches of up "
+  CHECK(w->str().find("the model is 667Mi (the export check: version 1); TF Serving would need about 1791Mi to serve it in batches of up "
                 "to 8") == 0);
-  CHECK(w->find("but the server's memory limit is 1536Mi") != std::string::npos);
+  CHECK(w->str().find("but the server's memory limit is 1536Mi") != std::string::npos);
+  // its advice names the settings by key
+  CHECK(w->settings() == std::vector<tfjob::setting>{tfjob::setting::serve_batching, tfjob::setting::serve_memory});
   // fewer images a batch lowers the estimate
   s.ops.batching->max_batch_size = 1;
   CHECK(mib_text(estimated_server_memory(p, 700LL * 1000 * 1000, 1)) == "1567Mi");

@@ -164,17 +164,17 @@ TEST_CASE("gpu_preflight: per-pod fit, total free, missing device plugin", "[wor
     auto r = gpu_preflight(job, {node("cpu-1", -1, -1)}, std::vector<json>{});
     REQUIRE(r.findings.size() == 1);
     CHECK(r.findings[0].is_error());
-    CHECK(r.findings[0].message.find("NVIDIA device plugin") != std::string::npos);
+    CHECK(r.findings[0].message.str().find("NVIDIA device plugin") != std::string::npos);
     CHECK(r.findings[0].code == "NoGpuNodes");
     // the remedy is the fix, in the SDK's names (the plugin words it as `kubectl tfjob gpu-check`)
-    CHECK(r.findings[0].fix.find("gpu::run_gpu_check") != std::string::npos);
+    CHECK(r.findings[0].fix.str().find("gpu::run_gpu_check") != std::string::npos);
   }
   SECTION("a pod larger than any node") {
     auto r = gpu_preflight(job, {node("g1", 1, 1), node("g2", 4, 4, true), node("cpu", -1, -1)}, std::vector<json>{});
     REQUIRE(r.findings.size() == 1);
     CHECK(r.findings[0].is_error());
-    CHECK(r.findings[0].message.find("each Worker pod asks for 2") != std::string::npos);
-    CHECK(r.findings[0].message.find("g2 (cordoned)") != std::string::npos);
+    CHECK(r.findings[0].message.str().find("each Worker pod asks for 2") != std::string::npos);
+    CHECK(r.findings[0].message.str().find("g2 (cordoned)") != std::string::npos);
     CHECK(r.nodes.size() == 2);
   }
   SECTION("enough per node, not enough free in total: a warning") {
@@ -184,7 +184,7 @@ TEST_CASE("gpu_preflight: per-pod fit, total free, missing device plugin", "[wor
     CHECK(r.job_total == 5);
     REQUIRE(r.findings.size() == 1);
     CHECK_FALSE(r.findings[0].is_error());
-    CHECK(r.findings[0].message.find("only 2 are free") != std::string::npos);
+    CHECK(r.findings[0].message.str().find("only 2 are free") != std::string::npos);
   }
   SECTION("fits") {
     auto r = gpu_preflight(job, {node("g1", 8, 8)}, std::nullopt);

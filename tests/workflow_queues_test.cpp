@@ -71,7 +71,7 @@ TEST_CASE("queue findings: Kueue, Volcano and gang scheduling, from the cluster'
     CHECK(f[0].fix == "set runPolicy.schedulingPolicy.minAvailable to 5 (every replica)");
     QueueFacts sp;
     sp.systems.scheduler_plugins = true;
-    CHECK_THAT(queue_findings(plain, sp).at(0).message, Catch::Contains("scheduler-plugins' coscheduling"));
+    CHECK_THAT(queue_findings(plain, sp).at(0).message.str(), Catch::Contains("scheduler-plugins' coscheduling"));
     CHECK(queue_findings(job_of(tfjob::TFJobBuilder("g").image("i").chief().workers(3).gpus(1).gang()), v).empty());
     CHECK(queue_findings(job_of(tfjob::TFJobBuilder("g").image("i").chief().workers(3).gpus(1).min_available(2)), v).empty());
     CHECK(queue_findings(job_of(tfjob::TFJobBuilder("g").image("i").workers(3).gpus(0)), v).empty());  // CPU only
@@ -143,7 +143,7 @@ TEST_CASE("queue findings: the ClusterQueue's nvidia.com/gpu quota and the sched
     REQUIRE(codes(f) == std::vector<std::string>{"NoGpuQuota"});
     CHECK(f[0].message == "ClusterQueue \"team-cq\" (of LocalQueue \"team-gpus\") has no nvidia.com/gpu quota: Kueue can never admit "
                           "this job, which asks for 8 GPUs, so it stays suspended");
-    CHECK_THAT(f[0].fix, Catch::Contains("ask the cluster's admins for nvidia.com/gpu quota in ClusterQueue team-cq"));
+    CHECK_THAT(f[0].fix.str(), Catch::Contains("ask the cluster's admins for nvidia.com/gpu quota in ClusterQueue team-cq"));
     // a CPU job needs none
     CHECK(queue_findings(job_of(tfjob::TFJobBuilder("c").image("i").workers(2).gpus(0).local_queue("team-gpus")), k).empty());
   }
@@ -268,7 +268,7 @@ TEST_CASE("queue wait findings: Kueue's Workload, the PodGroup, and a job partly
                                               {{"type", "Admitted"}, {"status", "False"}, {"message", "The workload has not all checks ready"}}};
     f = queue_wait_findings(job, {}, {}, q);
     REQUIRE(codes(f) == std::vector<std::string>{"QueuedInKueue"});
-    CHECK_THAT(f[0].message, Catch::Contains("its quota is reserved, and it waits for the ClusterQueue's admission checks (Kueue: \"The workload has not all checks ready\")"));
+    CHECK_THAT(f[0].message.str(), Catch::Contains("its quota is reserved, and it waits for the ClusterQueue's admission checks (Kueue: \"The workload has not all checks ready\")"));
     // admitted: nothing waits (a note while the job is still suspended)
     q.workloads[0]["status"]["conditions"] = {{{"type", "QuotaReserved"}, {"status", "True"}}, {{"type", "Admitted"}, {"status", "True"}}};
     f = queue_wait_findings(job, {}, {}, q);
@@ -279,7 +279,7 @@ TEST_CASE("queue wait findings: Kueue's Workload, the PodGroup, and a job partly
                                               {{"type", "Evicted"}, {"status", "True"}, {"reason", "Preempted"}, {"message", "Preempted to accommodate a higher priority Workload"}}};
     f = queue_wait_findings(job, {}, {}, q);
     REQUIRE(codes(f) == std::vector<std::string>{"KueueEvicted"});
-    CHECK_THAT(f[0].message, Catch::StartsWith("Kueue evicted the job (Preempted) and it waits in its queue again: Workload tfjob-q-1a2b3"));
+    CHECK_THAT(f[0].message.str(), Catch::StartsWith("Kueue evicted the job (Preempted) and it waits in its queue again: Workload tfjob-q-1a2b3"));
   }
   SECTION("Kueue served but no Workload for a suspended job") {
     QueueState q;
@@ -308,14 +308,14 @@ TEST_CASE("queue wait findings: Kueue's Workload, the PodGroup, and a job partly
     (*q.pod_group)["status"]["phase"] = "Inqueue";
     f = queue_wait_findings(vj, {}, events, q);
     REQUIRE(codes(f) == std::vector<std::string>{"PodGroupWaiting"});
-    CHECK_THAT(f[0].message, Catch::StartsWith("the job's Volcano PodGroup is Inqueue: queue \"research\" admitted it, and Volcano starts its pods only when 2 fit at once"));
+    CHECK_THAT(f[0].message.str(), Catch::StartsWith("the job's Volcano PodGroup is Inqueue: queue \"research\" admitted it, and Volcano starts its pods only when 2 fit at once"));
     (*q.pod_group)["status"]["phase"] = "Running";
     CHECK(queue_wait_findings(vj, {}, events, q).empty());
     q.pod_group_system = "scheduler-plugins";
     (*q.pod_group)["status"]["phase"] = "Scheduling";
     f = queue_wait_findings(vj, {}, {}, q);
     REQUIRE(codes(f) == std::vector<std::string>{"PodGroupWaiting"});
-    CHECK_THAT(f[0].message, Catch::StartsWith("the job's scheduler-plugins PodGroup is Scheduling: coscheduling starts its pods only when 2 fit at once"));
+    CHECK_THAT(f[0].message.str(), Catch::StartsWith("the job's scheduler-plugins PodGroup is Scheduling: coscheduling starts its pods only when 2 fit at once"));
   }
   SECTION("partly Running: the GPUs it holds, and the gang flags that avoid it") {
     json pj = job_of(tfjob::TFJobBuilder("q").image("i").workers(4).gpus(2));
@@ -325,7 +325,7 @@ TEST_CASE("queue wait findings: Kueue's Workload, the PodGroup, and a job partly
     REQUIRE(codes(f) == std::vector<std::string>{"PartlyRunningHoldsGpus"});
     CHECK(f[0].message == "3 of 4 pods run and hold 6 GPU(s) while 1 wait(s) Pending: a distributed job does not train until every replica is "
                           "there, so those GPUs are held for nothing, and two such jobs can block each other (training-operator #948, #1264)");
-    CHECK_THAT(f[0].fix, Catch::StartsWith("set runPolicy.schedulingPolicy.minAvailable to 4 (every replica, TFJobBuilder::gang) or "
+    CHECK_THAT(f[0].fix.str(), Catch::StartsWith("set runPolicy.schedulingPolicy.minAvailable to 4 (every replica, TFJobBuilder::gang) or "
                                            "fewer (TFJobBuilder::min_available)"));
     CHECK(f[0].evidence.size() == 4);
     // every pod Running, or none, or a whole gang: nothing held for nothing

@@ -10,7 +10,9 @@
 ///   failed) is a report struct with an enum, never an exception.
 
 #include <tfjob/detail/compiled.hpp>
+#include <tfjob/setting.hpp>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -22,27 +24,42 @@ namespace tfjob {
 ///
 /// An error whose remedy is a setting the caller controls carries it apart from the
 /// problem (as a Kubernetes `Status` carries its `reason`): `reason()` is a stable name for
-/// the case, `problem()` says what is wrong, `advice()` what to do, worded with the SDK's
-/// own names (`SubmitOptions::replace`). An application words the advice with its own flags
-/// for the same reason (the plugin: `--replace`); `what()` is problem and advice together.
+/// the case, `problem()` says what is wrong, `advice()` what to do. The message names the
+/// SDK's settings by key (setting.hpp): `what()` words them with the SDK's own names
+/// (`SubmitOptions::replace`), and an application words `text()` with its own (the plugin:
+/// `--replace`); `what()` is problem and advice together.
 class error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  /// A message, plain or naming settings by key.
+  explicit error(const Text& message);
+  error(const std::string& message);  // NOLINT: the family is thrown with plain strings
+  error(const char* message);         // NOLINT
   /// `advice` begins with its separator ("; set ...", ".\nSet ..."), so what() reads as one message.
   /// `subject` is the object the advice is about (a service's name), "" when none.
-  error(std::string reason, const std::string& problem, const std::string& advice, std::string subject = {});
+  error(std::string reason, const Text& problem, const Text& advice, std::string subject = {});
+  /// An error about the value of one setting (reasons::invalid_setting): `problem` begins
+  /// with the setting, subject() is its SDK name and setting() the key.
+  error(std::string reason, const Text& problem, const Text& advice, tfjob::setting about);
   /// The case, e.g. "SpecConflict" (an api_error's: the Status's, e.g. "NotFound"); "" when
   /// the error names none.
   const std::string& reason() const noexcept { return reason_; }
   const std::string& subject() const noexcept { return subject_; }
+  /// The setting the error is about (reasons::invalid_setting), else nullopt.
+  const std::optional<tfjob::setting>& setting() const noexcept { return setting_; }
   /// The message without the advice (the whole message when there is no reason).
   std::string problem() const;
   /// The SDK's advice, with its leading separator ("" when there is no reason).
   std::string advice() const;
+  /// The whole message (problem and advice) with the settings it names as keys.
+  Text text() const;
+  /// problem() and advice() with the settings they name as keys.
+  const Text& problem_text() const noexcept { return problem_; }
+  const Text& advice_text() const noexcept { return advice_; }
 
  private:
   std::string reason_, subject_;
-  std::size_t problem_size_ = 0;
+  Text problem_, advice_;
+  std::optional<tfjob::setting> setting_;
 };
 
 /// The stable reasons of errors that carry advice (error::reason()).
@@ -59,11 +76,12 @@ inline constexpr const char* connection_refused = "ConnectionRefused";
 /// The server could not be reached (its name does not resolve, the dial timed out, TLS
 /// could not be set up): subject() is the server's host[:port]; problem() says why.
 inline constexpr const char* server_unreachable = "ServerUnreachable";
-/// A value given for one of the SDK's settings cannot be used: subject() is the setting
-/// (e.g. "ServeOperations::batching") and the message begins with it, or, when nothing was
-/// given, says what to give in parentheses; any other setting its advice names is in
-/// parentheses too, `(ServeSpec::cpu 2)`. An application words the names with its own flags
-/// (the plugin: `--batching`, `(--cpu 2)`, plugin/common/error_words.hpp).
+/// A value given for one of the SDK's settings cannot be used: setting() is the key and
+/// subject() its SDK name (e.g. "ServeOperations::batching"); the message begins with it, or,
+/// when nothing was given, says what to give in parentheses; any other setting its advice
+/// names is in parentheses too, `(ServeSpec::cpu 2)`. The message names each by key, so an
+/// application words them with its own flags (the plugin: `--batching`, `(--cpu 2)`,
+/// plugin/common/error_words.hpp).
 inline constexpr const char* invalid_setting = "InvalidSetting";
 }  // namespace reasons
 
@@ -176,13 +194,26 @@ class api_error : public error {
 #if TFJOB_SDK_DEFINE_CORE
 namespace tfjob {
 
-TFJOB_INLINE error::error(std::string reason, const std::string& problem, const std::string& advice, std::string subject)
-    : std::runtime_error(problem + advice), reason_(std::move(reason)), subject_(std::move(subject)),
-      problem_size_(problem.size()) {}
+TFJOB_INLINE error::error(const Text& message) : std::runtime_error(message.str()), problem_(message) {}
 
-TFJOB_INLINE std::string error::problem() const { return std::string(what()).substr(0, reason_.empty() ? std::string::npos : problem_size_); }
+TFJOB_INLINE error::error(const std::string& message) : std::runtime_error(message), problem_(message) {}
 
-TFJOB_INLINE std::string error::advice() const { return reason_.empty() ? std::string() : std::string(what()).substr(problem_size_); }
+TFJOB_INLINE error::error(const char* message) : error(std::string(message ? message : "")) {}
+
+TFJOB_INLINE error::error(std::string reason, const Text& problem, const Text& advice, std::string subject)
+    : std::runtime_error((problem + advice).str()), reason_(std::move(reason)), subject_(std::move(subject)),
+      problem_(problem), advice_(advice) {}
+
+TFJOB_INLINE error::error(std::string reason, const Text& problem, const Text& advice, tfjob::setting about)
+    : error(std::move(reason), problem, advice, to_string(about)) {
+  setting_ = about;
+}
+
+TFJOB_INLINE std::string error::problem() const { return problem_.str(); }
+
+TFJOB_INLINE std::string error::advice() const { return advice_.str(); }
+
+TFJOB_INLINE Text error::text() const { return problem_ + advice_; }
 
 TFJOB_INLINE parse_error::parse_error(const std::string& what, int line, int column)
     : error(what), line_(line), column_(column) {}

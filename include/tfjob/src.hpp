@@ -99,6 +99,7 @@
 #include <tfjob/serving/status.hpp>
 #include <tfjob/serving/tensorboard.hpp>
 #include <tfjob/serving/top_k.hpp>
+#include <tfjob/setting.hpp>
 #include <tfjob/version.hpp>
 #include <tfjob/workflow/archive.hpp>
 #include <tfjob/workflow/cluster.hpp>

@@ -2,6 +2,7 @@
 /// \file Umbrella header: the whole SDK. Each area adds its public headers here.
 
 #include <tfjob/error.hpp>
+#include <tfjob/setting.hpp>
 #include <tfjob/version.hpp>
 
 // api/: pure TFJob model (no I/O)

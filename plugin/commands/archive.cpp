@@ -60,7 +60,7 @@ int ArchiveCommand::run(Context& ctx) const {
   const std::string dir = targz ? staging + "/" + tfjob::detail::path_part(o.name) : out;
   auto rep = workflow::archive_job(client, ns, o.name, dir);
   if (targz) workflow::write_tar_gz(rep, out, o.name + "-archive");
-  for (const auto& m : rep.missing) ctx.err << "not archived: " << m.what << ": " << flag_fix(m.why) << "\n";
+  for (const auto& m : rep.missing) ctx.err << "not archived: " << m.what << ": " << worded(m.why) << "\n";
   ctx.err << "archived TFJob " << o.name << ": " << rep.pods << " pods, " << rep.logs << " logs, " << rep.files.size()
             << " files (manifest.json lists them)\n";
   ctx.out << out << "\n";

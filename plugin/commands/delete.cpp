@@ -112,7 +112,7 @@ int DeleteCommand::run(Context& ctx) const {
         if (quiet_missing) continue;
         ctx.err << not_found_line(jns, n) << "\n";
         break;
-      case R::forbidden: ctx.err << "error: " << flag_fix(workflow::forbidden_message("delete", jns, d.message)) << "\n"; break;
+      case R::forbidden: ctx.err << "error: " << worded(workflow::forbidden_message("delete", jns, d.message)) << "\n"; break;
       case R::failed: ctx.err << "error: " << d.message << "\n"; break;
     }
     rc = exit_code::failure;

@@ -105,7 +105,7 @@ void print_table(const tfjob::gpu::CheckResult& res, bool color, std::ostream& o
       for (const auto& w : r.warnings) details.push_back(n.node.name + ": warning: " + w.to_string());
     }
     if (!n.ready() && (!n.report || n.report->failures.empty()) && !n.message.empty())
-      details.push_back(n.node.name + ": " + n.message +
+      details.push_back(n.node.name + ": " + n.message.str() +
                         (n.reason == "ImagePull" ? " (until a release publishes the probe image: build gpu/Dockerfile, push it to a "
                                                     "registry the nodes pull from and pass gpu-check --image "
                                                     "REGISTRY/gpu-probe:TAG; README step 3)"
@@ -168,12 +168,12 @@ std::optional<std::string> run_local_probe(const std::string& path, const std::s
 
 /// The result with the SDK's settings its messages name (VerdictOptions::strict, ...) worded
 /// as this command's flags, for every output.
-tfjob::gpu::CheckResult worded(tfjob::gpu::CheckResult res) {
+tfjob::gpu::CheckResult worded_result(tfjob::gpu::CheckResult res) {
   for (auto& n : res.nodes) {
-    n.message = flag_fix(std::move(n.message));
+    n.message = worded(n.message);
     if (!n.report) continue;
     for (auto* findings : {&n.report->warnings, &n.report->failures})
-      for (auto& f : *findings) f.message = flag_fix(std::move(f.message));
+      for (auto& f : *findings) f.message = worded(f.message);
   }
   return res;
 }
@@ -201,7 +201,7 @@ void print_inventory(const tfjob::gpu::CheckResult& res, std::ostream& out) {
 }
 
 void print_result(const tfjob::gpu::CheckResult& result, const GpuCheckOptions& o, Context& ctx) {
-  const tfjob::gpu::CheckResult res = worded(result);
+  const tfjob::gpu::CheckResult res = worded_result(result);
   if (o.output == "json") {
     ctx.out << tfjob::gpu::check_result_json(res).dump(2) << "\n";
   } else if (o.output == "yaml") {
@@ -289,7 +289,7 @@ int GpuCheckCommand::run_on_cluster(Context& ctx) const {
   co.keep = o.keep;
   co.deadline_seconds = static_cast<int>(timeout.count() / 1000);
   co.cancel = &g_interrupted;
-  co.progress = [&ctx](const std::string& line) { ctx.err << line << "\n"; };
+  co.progress = [&ctx](const tfjob::Text& line) { ctx.err << worded(line) << "\n"; };
   if (o.inventory) {  // the nodes' GPUs as the cluster states them, nothing created
     co.progress = nullptr;  // the table says it
     auto res = tfjob::gpu::read_inventory(client, co);

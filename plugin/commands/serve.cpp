@@ -264,11 +264,12 @@ void refuse_on(Context& ctx, std::optional<std::vector<Finding>> findings, const
   word_fixes(*findings);
   std::string errors;
   for (const auto& f : *findings) {
-    const std::string fix = f.fix.empty() ? "" : "\nfix: " + f.fix;
+    const std::string fix = f.fix.empty() ? "" : "\nfix: " + f.fix.str();
+    const std::string message = f.message.str();
     std::string evidence;  // the figures it was judged by (a node's allocatable and requests)
     for (const auto& e : f.evidence) evidence += "\n  " + e;
-    if (f.is_error()) errors += (errors.empty() ? "" : "\n") + f.message + evidence + fix;
-    else ctx.err << "warning: " << f.message << (f.message.empty() || f.message.back() == '\n' ? "" : "\n") << (fix.empty() ? "" : fix.substr(1) + "\n");
+    if (f.is_error()) errors += (errors.empty() ? "" : "\n") + message + evidence + fix;
+    else ctx.err << "warning: " << message << (message.empty() || message.back() == '\n' ? "" : "\n") << (fix.empty() ? "" : fix.substr(1) + "\n");
   }
   if (!errors.empty()) throw tfjob::error("refusing to serve \"" + server + "\": " + errors);
 }
@@ -282,8 +283,8 @@ void require_gpus(Context& ctx, kube::Client& client, const nlohmann::json& depl
 
 /// The refusal of a server a profile's node cannot hold: the reasons, then the budget they
 /// were judged against.
-[[noreturn]] void refuse_for_profile(const serving::ServingProfile& p, const std::string& server, const std::vector<std::string>& why) {
-  std::string all;
+[[noreturn]] void refuse_for_profile(const serving::ServingProfile& p, const std::string& server, const std::vector<Text>& why) {
+  Text all;
   for (const auto& w : why) all += "\n  " + w;
   throw tfjob::error("refusing to serve \"" + server + "\" with the " + p.name + " profile:" + all + "\nthe " + p.name +
                      " profile's node (" + p.summary + "):\n" + serving::budget_text(p.node));
@@ -296,7 +297,7 @@ void check_profile(Context& ctx, const ServeOptions& o, const serving::ServeSpec
                    const std::vector<serving::ModelEntry>& served) {
   const auto p = profile_of(o);
   if (!p) return;
-  std::vector<std::string> why;
+  std::vector<Text> why;
   if (served.size() > 1)
     why.push_back("it serves " + std::to_string(served.size()) + " models, and the profile sizes a server for one");
   for (auto& w : serving::fit_to_node(objs, p->node).problems) why.push_back(std::move(w));
@@ -362,7 +363,7 @@ int server_not_ready(Context& ctx, const serving::WaitReport& r, const ServeOpti
                      const std::string& model, const std::string& no_pod_hint = "") {
   if (!r.diagnosis.empty()) ctx.err << r.diagnosis;
   if (r.result != serving::WaitResult::timeout) throw tfjob::error(r.message);
-  const std::string hints = flag_fix(serving::blocker_hints(r.blockers, model));
+  const std::string hints = worded(serving::blocker_hints(r.blockers, model));
   ctx.err << "error: timed out after " << o.timeout << " waiting for " << waiting_for << ": " << r.message << "\n"
           << (hints.empty() ? no_pod_hint : hints);
   return exit_code::timeout;
@@ -386,7 +387,7 @@ void say_available(Context& ctx, kube::Client& client, const std::string& ns, co
   try {
     print_signatures(ctx.out, serving::get_model_metadata(client, ns, service, model, {version, ""}));
   } catch (const std::exception& e) {
-    ctx.err << "warning: cannot read the signatures of model \"" << model << "\": " << flag_fix(e.what()) << "\n";
+    ctx.err << "warning: cannot read the signatures of model \"" << model << "\": " << error_message(e) << "\n";
   }
 }
 
@@ -519,7 +520,7 @@ serving::ExportVerdict ServeCommand::check_exports(Context& ctx, kube::Client& c
             << (v.tensorflow_version.empty() ? "" : ", exported by TensorFlow " + v.tensorflow_version) << "\n";
     if (&m == &served.front()) first = v;  // warned by the caller, with the training image as the fallback
     else if (auto w = serving::export_tf_warning(v, "", serving_release, serving_image); !w.empty())
-      ctx.err << "warning: " << flag_fix(w) << "\n";
+      ctx.err << "warning: " << worded(w) << "\n";
   }
   return first;
 }
@@ -554,7 +555,7 @@ int ServeCommand::run_deployment(Context& ctx, const ServeOptions& o) const {
   if (served.size() == 1 && served.front().source.kind == serving::ModelSource::Kind::pvc) check_model_size(ctx, o, spec, first);
   {  // the first model's TF version: from its SavedModel when read, else from the training image's tag
     auto w = serving::export_tf_warning(first, o.job_image, serving_release_of(o), spec.effective_image());
-    if (!w.empty()) ctx.err << "warning: " << flag_fix(w) << "\n";
+    if (!w.empty()) ctx.err << "warning: " << worded(w) << "\n";
   }
   serving::use_served_versions(client, objs);  // policy/v1beta1, autoscaling/v2beta2 on older clusters
   const auto applied =
@@ -649,7 +650,7 @@ ServerList list_servers(kube::Client& client, const std::string& ns, bool with_m
       }
       l.models[sns + "/" + s.name] = std::move(rows);
     } catch (const std::exception& e) {
-      s.model_state = flag_fix(e.what());  // a server that cannot answer is listed without versions
+      s.model_state = error_message(e);  // a server that cannot answer is listed without versions
     }
   }
   return l;

@@ -37,7 +37,7 @@ int SuspendCommand::run(Context& ctx) const {
       if (e.is_not_found())
         say_not_found(ctx, name);
       else if (e.is_forbidden())
-        ctx.err << "error: " << flag_fix(workflow::forbidden_message("patch", ns, e.status().message)) << "\n";
+        ctx.err << "error: " << worded(workflow::forbidden_message("patch", ns, e.status().message)) << "\n";
       else
         ctx.err << "error: " << e.what() << "\n";
       rc = exit_code::failure;

@@ -121,7 +121,7 @@ int wait_one(Context& ctx, const std::string& name, const std::string& cond,
             << wf::waiting_lines(rep.waiting);
   for (const auto& f : rep.queue) {
     ctx.err << "  " << f.message << " [" << f.code << "]\n";
-    if (!f.fix.empty()) ctx.err << "    fix: " << flag_fix(f.fix) << "\n";
+    if (!f.fix.empty()) ctx.err << "    fix: " << worded(f.fix) << "\n";
   }
   return exit_code::timeout;
 }

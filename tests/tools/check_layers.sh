@@ -6,7 +6,8 @@
 #  - `kube/` knows no TFJob beyond resource_traits: of api/ it includes the Kubernetes objects
 #    (api/meta.hpp, api/k8s/), and only kube/tfjob_resource.hpp includes the rest;
 #  - the SDK never includes the plugin's or the tests' headers ("..." includes).
-# error.hpp and version.hpp sit with detail/; kube/detail/ is kube's, local/detail/ local's;
+# the root headers (error.hpp, setting.hpp, version.hpp) sit with detail/; kube/detail/ is
+# kube's, local/detail/ local's;
 # the umbrellas tfjob.hpp and src.hpp include everything.
 #   check_layers.sh SOURCE_DIR           check the tree; prints "ok: ..." or each offending include
 #   check_layers.sh --plant SOURCE_DIR   check a copy with violations planted: passes only when
@@ -62,8 +63,9 @@ done < <(sed 's/\.[[:space:]].*//' <<<"${line#*:}" | sed 's/→/\n/g')
 cd "$src/include"
 area_of() {  # the layer a header belongs to
   case $1 in
-    tfjob/error.hpp | tfjob/version.hpp | tfjob/detail/*) echo detail ;;
+    tfjob/detail/*) echo detail ;;
     tfjob/*/*) local d=${1#tfjob/}; echo "${d%%/*}" ;;
+    tfjob/*) echo detail ;;  # error.hpp, setting.hpp, version.hpp
     *) echo "" ;;
   esac
 }

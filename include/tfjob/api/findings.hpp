@@ -1,9 +1,12 @@
 #pragma once
 /// \file One finding about a TFJob: what lint, the preflight and `explain` report. A value
 /// type with a stable machine-readable `code` (documented in docs/explain.md), the replica
-/// type it concerns, a sentence for people, the facts it was read from and a one-line fix.
+/// type it concerns, a sentence for people, the facts it was read from and a one-line fix
+/// that names the settings it is about by key (tfjob/setting.hpp), so that an application
+/// words them its own way.
 
 #include <tfjob/detail/compiled.hpp>
+#include <tfjob/setting.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -16,13 +19,13 @@ namespace tfjob {
 struct Finding {
   enum class Severity { warning, error, info };
   Finding() = default;
-  Finding(Severity s, std::string m);
+  Finding(Severity s, Text m);
   Severity severity = Severity::warning;
-  std::string message;                ///< a plain sentence: what is true and why
+  Text message;                       ///< a plain sentence: what is true and why (it may name a setting by key)
   std::string code;                   ///< stable identifier, e.g. "GpuRequestWithoutLimit"
   std::string replica;                ///< replica type as in the spec ("Worker"), "" = the job
   std::vector<std::string> evidence;  ///< the facts read: "pod mnist-worker-1: exit code 1"
-  std::string fix;                    ///< one line: what to do, "" when nothing is to be done
+  Text fix;                           ///< one line: what to do, empty when nothing is to be done; fix.settings() the keys it names
   bool is_error() const { return severity == Severity::error; }
 };
 
@@ -40,7 +43,7 @@ std::vector<Finding> dedupe(std::vector<Finding> in);
 #if TFJOB_SDK_DEFINE_API
 namespace tfjob {
 
-TFJOB_INLINE Finding::Finding(Severity s, std::string m) : severity(s), message(std::move(m)) {}
+TFJOB_INLINE Finding::Finding(Severity s, Text m) : severity(s), message(std::move(m)) {}
 
 TFJOB_INLINE const char* to_string(Finding::Severity s) {
   switch (s) {
@@ -53,7 +56,7 @@ TFJOB_INLINE const char* to_string(Finding::Severity s) {
 
 TFJOB_INLINE nlohmann::json to_json_value(const Finding& f) {
   return {{"code", f.code}, {"severity", to_string(f.severity)}, {"replica", f.replica},
-          {"message", f.message}, {"evidence", f.evidence}, {"fix", f.fix}};
+          {"message", f.message.str()}, {"evidence", f.evidence}, {"fix", f.fix.str()}};
 }
 
 TFJOB_INLINE std::vector<Finding> dedupe(std::vector<Finding> in) {

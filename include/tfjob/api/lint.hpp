@@ -53,7 +53,7 @@ long long gpus_per_pod(const nlohmann::json& rs);
 /// Image repository (lower case, no registry for Docker Hub's library) and tag.
 std::pair<std::string, std::string> split_image(std::string img);
 Finding make(const char* code, const std::string& replica, std::string message, std::vector<std::string> evidence,
-             std::string fix);
+             Text fix);
 
 // The image-name rules below match by hand, not with <regex>: std::regex cost every
 // includer about a second of compile time, and several at -O2 where it is called.
@@ -198,7 +198,7 @@ TFJOB_INLINE std::pair<std::string, std::string> split_image(std::string img) {
 }
 
 TFJOB_INLINE Finding make(const char* code, const std::string& replica, std::string message, std::vector<std::string> evidence,
-                          std::string fix) {
+                          Text fix) {
   Finding f;
   f.severity = Finding::Severity::warning;
   f.code = code;
@@ -330,7 +330,7 @@ TFJOB_INLINE std::vector<Finding> master_with_tf2(const nlohmann::json& job) {
                              "the job has a Master replica but image " + image +
                              " is TensorFlow 2: MultiWorkerMirroredStrategy expects a \"chief\" task in TF_CONFIG and "
                              "does not treat \"master\" as the chief. Use a Chief replica instead of Master.",
-                             {type + " image: " + image}, "rename the Master replica to Chief (TFJobBuilder::chief)")};
+                             {type + " image: " + image}, "rename the Master replica to Chief (" + setting::builder_chief + ")")};
     }
   return {};
 }
@@ -381,14 +381,14 @@ TFJOB_INLINE std::vector<Finding> logs_deleted(const nlohmann::json& job, const 
                                "cleanPodPolicy All deletes every pod when the job finishes, and their logs with them: a failed "
                                "job can then not be explained from its pods",
                                {"runPolicy.cleanPodPolicy: All"},
-                               "save the logs while it runs (workflow::LogSaveTask), or use cleanPodPolicy None or Running"));
+                               "save the logs while it runs (" + setting::log_save_task + "), or use cleanPodPolicy None or Running"));
   if (rp.contains("ttlSecondsAfterFinished") && rp["ttlSecondsAfterFinished"].is_number())
     out.push_back(detail::make("LogsDeletedAfterFinish", "",
                                "ttlSecondsAfterFinished deletes the job and its pods " + rp["ttlSecondsAfterFinished"].dump() +
                                " s after it finishes, and their logs with them",
                                {"runPolicy.ttlSecondsAfterFinished: " + rp["ttlSecondsAfterFinished"].dump()},
-                               "save the logs while it runs (workflow::LogSaveTask), or archive the job before the TTL "
-                               "(workflow::archive_job), or drop the TTL"));
+                               "save the logs while it runs (" + setting::log_save_task + "), or archive the job before the TTL "
+                               "(" + setting::archive_job + "), or drop the TTL"));
   return out;
 }
 
@@ -519,7 +519,7 @@ TFJOB_INLINE std::vector<Finding> istio_sidecar(const nlohmann::json& job, const
                        " template(s) do not opt out: the sidecar keeps running after the trainer exits, so the pods stay "
                        "Running and the job never completes (kubeflow/kubeflow #3935)",
                        {"namespace label istio-injection=" + (inj.empty() ? "<istio.io/rev>" : inj)},
-                       "add the annotation sidecar.istio.io/inject: \"false\" to each replica's template (lint::add_istio_opt_out does)")};
+                       "add the annotation sidecar.istio.io/inject: \"false\" to each replica's template (" + setting::istio_opt_out + " does)")};
 }
 
 TFJOB_INLINE void add_istio_opt_out(nlohmann::json& job) {

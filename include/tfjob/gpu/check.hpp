@@ -160,7 +160,8 @@ struct CheckOptions {
   std::chrono::milliseconds poll{1000};   ///< how often Pending pods' events are looked at again
   std::chrono::milliseconds running_every{5000};  ///< how often a running probe's last log line is told
   const std::atomic<bool>* cancel = nullptr;    ///< raise to stop early (pods still deleted)
-  std::function<void(const std::string&)> progress;  ///< one line per change (stderr)
+  /// One line per change (stderr); a line that names a setting (CheckOptions::gpus) names it by key.
+  std::function<void(const Text&)> progress;
 };
 
 namespace detail {
@@ -192,7 +193,7 @@ struct NodeResult {
   std::string phase;                  ///< last pod phase seen
   NodeStatus status = NodeStatus::pending;
   std::string reason;                 ///< for failed: ImagePull when the probe image cannot be pulled
-  std::string message;                ///< one line for people
+  Text message;                       ///< one line for people (it may name a setting by key)
   std::optional<ProbeReport> report;  ///< the probe's report, judged again here
   int exit_code = -1;                 ///< the probe container's exit code (-1 unknown)
   bool ready() const { return status == NodeStatus::ready; }
@@ -236,7 +237,7 @@ void judge_probe_output(NodeResult& r, const std::string& logs, const VerdictOpt
 
 namespace detail {
 /// Says one progress line when the caller asked for them.
-void tell(const CheckOptions& o, const std::string& line);
+void tell(const CheckOptions& o, const Text& line);
 
 /// Whether the caller raised its cancel token.
 bool cancel_raised(const CheckOptions& o);
@@ -266,7 +267,7 @@ struct ProbeCleanup {
   kube::Api<k8s::Pod>& pods;
   std::vector<std::string>& created;
   bool keep;
-  const std::function<void(const std::string&)>& say;
+  const std::function<void(const Text&)>& say;  // CheckOptions::progress itself (a reference: no copy of another type)
   ~ProbeCleanup();
 };
 
@@ -752,7 +753,7 @@ TFJOB_INLINE void judge_probe_output(NodeResult& r, const std::string& logs, con
 }
 
 namespace detail {
-TFJOB_INLINE void tell(const CheckOptions& o, const std::string& line) {
+TFJOB_INLINE void tell(const CheckOptions& o, const Text& line) {
   if (o.progress) o.progress(line);
 }
 
@@ -816,7 +817,7 @@ TFJOB_INLINE std::vector<std::size_t> choose_targets(CheckResult& res, const Che
       tell(o, g.name + ": not probed: " + g.problem);
     } else if (o.gpus > 0 && o.gpus > g.allocatable) {
       r.status = NodeStatus::skipped;
-      r.message = "CheckOptions::gpus " + std::to_string(o.gpus) + " but the node allocates " + std::to_string(g.allocatable);
+      r.message = setting::check_gpus + " " + std::to_string(o.gpus) + " but the node allocates " + std::to_string(g.allocatable);
       tell(o, g.name + ": skipped: " + r.message);
     } else {
       r.pod = probe_pod(g, o, res.run_id).metadata.name;
@@ -824,7 +825,7 @@ TFJOB_INLINE std::vector<std::size_t> choose_targets(CheckResult& res, const Che
       const std::int64_t asks = o.gpus > 0 ? o.gpus : g.allocatable;
       if (g.requested > 0 && asks > g.free())
         tell(o, g.name + ": the probe asks for " + std::to_string(asks) + " GPUs and " + std::to_string(g.free()) +
-                    " are free: it waits until pods holding GPUs there end (or probe fewer: CheckOptions::gpus)");
+                    " are free: it waits until pods holding GPUs there end (or probe fewer: " + setting::check_gpus + ")");
     }
     res.nodes.push_back(std::move(r));
   }
@@ -948,7 +949,7 @@ TFJOB_INLINE void ProbeFollower::look(std::size_t i, const k8s::Pod& p, const Fe
   if (r.phase == "Succeeded" || r.phase == "Failed") return look_ended(i, p, f);
   if (r.phase == "Pending") return look_pending(i, p, f);
   pending_.erase(i);
-  r.message.clear();
+  r.message = Text();
   if (r.phase == "Running" && !running_since_.count(i)) running_since_[i] = Clock::now();
   if (last_note_[i] != r.phase) {
     last_note_[i] = r.phase;
@@ -972,7 +973,7 @@ TFJOB_INLINE void ProbeFollower::look_ended(std::size_t i, const k8s::Pod& p, co
   } else {
     judge_probe_output(r, f.logs, v_);
   }
-  told_.push_back(r.node.name + ": " + to_string(r.status) + (r.message.empty() ? "" : ": " + r.message));
+  told_.push_back(r.node.name + ": " + to_string(r.status) + (r.message.empty() ? "" : ": " + r.message.str()));
   open_.erase(i);
 }
 
@@ -989,7 +990,7 @@ TFJOB_INLINE void ProbeFollower::look_pending(std::size_t i, const k8s::Pod& p, 
   r.reason = "ImagePull";
   r.message = "cannot pull the probe image " + o_.image + ": " + pull +
               "; build the image from gpu/Dockerfile, push it to a registry the nodes can pull from, and use that image";
-  told_.push_back(r.node.name + ": failed: " + r.message);
+  told_.push_back(r.node.name + ": failed: " + r.message.str());
   open_.erase(i);
 }
 
@@ -1046,7 +1047,7 @@ TFJOB_INLINE bool ProbeFollower::on_event(const kube::WatchEvent<k8s::Pod>& ev) 
       auto& r = res_.nodes[i];
       r.status = NodeStatus::failed;
       r.message = "the probe pod disappeared (deleted by someone else?)";
-      told_.push_back(r.node.name + ": " + r.message);
+      told_.push_back(r.node.name + ": " + r.message.str());
       open_.erase(i);
       pending_.erase(i);
     }
@@ -1136,7 +1137,7 @@ TFJOB_INLINE nlohmann::json check_result_json(const CheckResult& r) {
     nlohmann::json j = {{"node", n.node.name},
                         {"status", to_string(n.status)},
                         {"ready", n.ready()},
-                        {"message", n.message},
+                        {"message", n.message.str()},
                         {"pod", n.pod},
                         {"phase", n.phase},
                         {"exitCode", n.exit_code},

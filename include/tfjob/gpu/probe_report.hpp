@@ -38,7 +38,7 @@ enum probe_exit : int { probe_ready = 0, probe_not_ready = 1, probe_no_gpu = 2, 
 struct Finding {
   std::string check;    ///< driver, runtime, model, compute-capability, ecc, kernel, bandwidth, gemm-fp16, gemm-fp32, pinned, device
   int device = -1;      ///< device index, -1 when it concerns the whole node
-  std::string message;  ///< a sentence that says what is wrong and what to do
+  Text message;  ///< a sentence that says what is wrong and what to do (it may name a setting by key)
   std::string to_string() const;
 };
 
@@ -349,7 +349,7 @@ inline nlohmann::json opt(const std::optional<T>& v) {
 }  // namespace detail
 
 TFJOB_INLINE std::string Finding::to_string() const {
-  return (device >= 0 ? "gpu" + std::to_string(device) + " " : std::string()) + check + ": " + message;
+  return (device >= 0 ? "gpu" + std::to_string(device) + " " : std::string()) + check + ": " + message.str();
 }
 
 TFJOB_INLINE std::string DeviceReport::compute_capability() const { return std::to_string(cc_major) + "." + std::to_string(cc_minor); }
@@ -369,14 +369,16 @@ TFJOB_INLINE int ProbeReport::exit_code() const {
 }
 
 TFJOB_INLINE void to_json(nlohmann::json& j, const Finding& f) {
-  j = {{"check", f.check}, {"message", f.message}};
+  j = {{"check", f.check}, {"message", f.message.str()}};
   if (f.device >= 0) j["device"] = f.device;
 }
 
 TFJOB_INLINE void from_json(const nlohmann::json& j, Finding& f) {
   detail::get_if(j, "check", f.check);
   detail::get_if(j, "device", f.device);
-  detail::get_if(j, "message", f.message);
+  std::string message;
+  detail::get_if(j, "message", message);
+  f.message = message;
 }
 
 TFJOB_INLINE void to_json(nlohmann::json& j, const KernelCheck& c) {

@@ -134,7 +134,7 @@ struct Judge {
 
   Judge(ProbeReport& report, const VerdictOptions& o);
 
-  void fail(std::string check, int dev, std::string msg);
+  void fail(std::string check, int dev, Text msg);
   void warn(std::string check, int dev, std::string msg);
 
   /// The driver and runtime, and whether there is a GPU to judge at all; false when the
@@ -319,7 +319,7 @@ TFJOB_INLINE std::string normalize_expect(std::string_view value) {
   if (std::find(fams.begin(), fams.end(), v) != fams.end()) return v;
   std::string list;
   for (const auto& f : fams) list += (list.empty() ? "" : ", ") + f;
-  throw config_error("VerdictOptions::expect " + std::string(value) + ": unknown GPU model; known models: " + list);
+  throw config_error(setting::verdict_expect + " " + std::string(value) + ": unknown GPU model; known models: " + list);
 }
 
 TFJOB_INLINE double theoretical_bandwidth_gbps(int memory_clock_mhz, int bus_width_bits) {
@@ -384,7 +384,7 @@ TFJOB_INLINE Judge::Judge(ProbeReport& report, const VerdictOptions& o)
       branch(r.driver.branch()),
       floor(driver_floor_for_toolkit(r.probe.cuda_toolkit.empty() ? cuda_rt : r.probe.cuda_toolkit)) {}
 
-TFJOB_INLINE void Judge::fail(std::string check, int dev, std::string msg) { r.failures.push_back({std::move(check), dev, std::move(msg)}); }
+TFJOB_INLINE void Judge::fail(std::string check, int dev, Text msg) { r.failures.push_back({std::move(check), dev, std::move(msg)}); }
 
 TFJOB_INLINE void Judge::warn(std::string check, int dev, std::string msg) { r.warnings.push_back({std::move(check), dev, std::move(msg)}); }
 
@@ -457,7 +457,7 @@ TFJOB_INLINE const GpuSpec* Judge::expected_gpu() {
   if (!opt.expect.empty()) {
     for (const auto& s : known_gpus())
       if (opt.expect == s.family) { expected = &s; break; }
-    if (!expected) fail("model", -1, "unknown VerdictOptions::expect model \"" + opt.expect + "\"");
+    if (!expected) fail("model", -1, "unknown " + setting::verdict_expect + " model \"" + opt.expect + "\"");
     if (r.driver.version.empty())
       fail("driver", -1, "the driver version could not be read (neither NVML nor /proc/driver/nvidia/version)");
   }
@@ -632,7 +632,7 @@ TFJOB_INLINE void Judge::xids_and_peers() {
 TFJOB_INLINE void Judge::conclude() {
   if (opt.strict) {
     for (auto& w : r.warnings) {
-      w.message += " (VerdictOptions::strict)";
+      w.message += " (" + setting::verdict_strict + ")";
       r.failures.push_back(w);
     }
     r.warnings.clear();

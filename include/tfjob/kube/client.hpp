@@ -245,7 +245,7 @@ class Client {
   static bool is_tls_verification(const std::string& m);
   /// The error of a connection that could not be opened: ConnectionRefused or
   /// ServerUnreachable, with the server's host[:port] as its subject.
-  transport_error unreachable(const Request& req, const std::string& what, bool refused) const;
+  transport_error unreachable(const Request& req, const Text& what, bool refused) const;
 
   static std::string ms_since(std::chrono::steady_clock::time_point t0);
 
@@ -727,7 +727,7 @@ TFJOB_INLINE Client::Next Client::run_attempt(const Request& req, const Creds& c
     const bool refused = what.find("connection refused") != std::string::npos;
     const bool unknown_host = what.find(": lookup ") != std::string::npos && what.find("Temporary failure") == std::string::npos;
     if (refused || unknown_host || t.failure_count >= pol.max_failures || is_tls_verification(what))
-      throw unreachable(req, what, refused);
+      throw unreachable(req, e.text(), refused);
     t.wait = backoff(pol, t.failure_count++);
     t.why = what;
     t.why_reason = reasons::server_unreachable;
@@ -739,9 +739,9 @@ TFJOB_INLINE Client::Next Client::run_attempt(const Request& req, const Creds& c
   } catch (const transport_error& e) {
     if (cfg.verbosity >= 6) log(req.method + " " + t.url + "  in " + ms_since(t.t0) + " milliseconds (" + e.what() + ")");
     if (!req.idempotent)
-      throw transport_error(req.what + ": " + e.what() +
+      throw transport_error(req.what + ": " + e.text() +
                             "; the request was not repeated because it may already have taken effect");
-    if (t.failure_count >= pol.max_failures) throw transport_error(req.what + ": " + e.what());
+    if (t.failure_count >= pol.max_failures) throw transport_error(req.what + ": " + e.text());
     t.wait = backoff(pol, t.failure_count++);
     t.why = e.what();
     return Next::retry_later;
@@ -807,7 +807,7 @@ TFJOB_INLINE std::string Client::printable_prefix(const std::string& body, std::
   return body.size() > n ? out + "..." : out;
 }
 
-TFJOB_INLINE transport_error Client::unreachable(const Request& req, const std::string& what, bool refused) const {
+TFJOB_INLINE transport_error Client::unreachable(const Request& req, const Text& what, bool refused) const {
   // the server as configured, host[:port] (kubectl says url.Parse(server).Host)
   std::string host = s_->cfg.server;
   if (auto p = host.find("://"); p != std::string::npos) host = host.substr(p + 3);

@@ -433,7 +433,7 @@ TFJOB_INLINE Kubeconfig LoadingRules::load() const {
     struct stat st {};
     if (::stat(explicit_path.c_str(), &st) != 0)
       throw config_error(reasons::kubeconfig_missing, "the kubeconfig file \"" + explicit_path + "\" does not exist",
-                         " (LoadingRules::explicit_path)");
+                         " (" + setting::kubeconfig_path + ")");
     files.push_back(explicit_path);
   } else {
     files = precedence;
@@ -577,7 +577,7 @@ TFJOB_INLINE AuthInfo find_user(const Kubeconfig& kc, const SelectedEntries& s, 
   if (it != kc.users.end()) return it->second;
   if (!o.user.empty())
     throw config_error(reasons::user_not_found, "user \"" + s.user_name + "\" does not exist in " + files,
-                       " (ConfigOverrides::user)");
+                       " (" + setting::config_user + ")");
   if (!o.token.empty()) return {};
   throw config_error("user \"" + s.user_name + "\"" + of_context(s.context_name) + " does not exist in " + files);
 }
@@ -623,10 +623,10 @@ TFJOB_INLINE std::string server_url(const Kubeconfig& kc, const SelectedEntries&
                          "no configuration has been provided: " +
                              (kc.missing.empty() ? std::string("no kubeconfig found")
                                                  : "kubeconfig \"" + kc.missing.front() + "\" does not exist"),
-                         "; set KUBECONFIG or LoadingRules::explicit_path, or ConfigOverrides::server");
+                         "; set KUBECONFIG or " + setting::kubeconfig_path + ", or " + setting::config_server);
     if (s.context_name.empty())
       throw config_error(reasons::no_current_context, "no current context is set in " + files,
-                         "; pick one with ConfigOverrides::context or `kubectl config use-context NAME`");
+                         "; pick one with " + setting::config_context + " or `kubectl config use-context NAME`");
     throw config_error("cluster \"" + s.cluster_name + "\" of context \"" + s.context_name + "\" has no server in " +
                        files);
   }
@@ -768,7 +768,7 @@ TFJOB_INLINE void refuse_basic_auth(const RestConfig& rc, const AuthInfo& user, 
 
 /// --request-timeout and -v, however the rest of the RestConfig was found.
 TFJOB_INLINE void apply_request_flags(RestConfig& rc, const ConfigOverrides& o) {
-  rc.timeout = parse_duration(o.request_timeout.empty() ? "0" : o.request_timeout, "ConfigOverrides::request_timeout");
+  rc.timeout = parse_duration(o.request_timeout.empty() ? "0" : o.request_timeout, setting::config_request_timeout);
   rc.verbosity = o.verbosity;
 }
 
@@ -812,7 +812,7 @@ TFJOB_INLINE RestConfig load_config(const ConfigOverrides& o) {
     detail::apply_request_flags(rc, o);
     if (!o.token.empty()) { rc.auth.token = o.token; rc.auth.token_file.clear(); }
     if (!o.certificate_authority.empty()) {
-      rc.tls.ca_pem = detail::read_file(o.certificate_authority, "ConfigOverrides::certificate_authority");
+      rc.tls.ca_pem = detail::read_file(o.certificate_authority, setting::config_certificate_authority);
       rc.tls.ca_source = "\"" + o.certificate_authority + "\"";
     }
     if (o.insecure_skip_tls_verify.value_or(false)) { rc.tls.insecure_skip_verify = true; rc.tls.ca_pem.clear(); }

@@ -203,7 +203,7 @@ TFJOB_INLINE std::vector<Mount> plan_mounts(const ReplicaSpec& spec, const nlohm
       std::string kind = "unknown";
       for (auto it = vol->begin(); it != vol->end(); ++it)
         if (it.key() != "name") kind = it.key();
-      throw config_error(where + ": a " + kind + " volume has no local counterpart; map it to a directory (RunOptions::volumes " +
+      throw config_error(where + ": a " + kind + " volume has no local counterpart; map it to a directory (" + setting::run_volumes + " " +
                          mount.volume + "=DIR)");
     }
     if (m.contains("subPath") && m["subPath"].is_string() && !m["subPath"].get<std::string>().empty())

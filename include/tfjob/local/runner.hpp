@@ -491,7 +491,7 @@ TFJOB_INLINE void Runner::check_volume_flags(const Plan& plan) const {
       std::string list;
       for (const auto& n : known)
         if (!n.empty()) list += (list.empty() ? "" : ", ") + n;
-      throw config_error("RunOptions::volumes " + k + "=" + v + ": the job mounts no claim or volume named \"" + k + "\"" +
+      throw config_error(setting::run_volumes + " " + k + "=" + v + ": the job mounts no claim or volume named \"" + k + "\"" +
                          (list.empty() ? std::string(" (it mounts none)") : " (it mounts: " + list + ")"));
     }
 }

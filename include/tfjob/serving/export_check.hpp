@@ -129,7 +129,7 @@ ExportListing check_export(kube::Client& c, ExportCheckSpec s, const ExportCheck
 
 /// The TF version warning of a served export: from the SavedModel's own MetaInfoDef when the
 /// check read it, else from the training image's tag (tf_version_warning words both).
-std::string export_tf_warning(const ExportVerdict& v, const std::string& training_image, const std::string& serving_release,
+Text export_tf_warning(const ExportVerdict& v, const std::string& training_image, const std::string& serving_release,
                               const std::string& serving_image);
 
 }  // namespace tfjob::serving
@@ -434,7 +434,7 @@ TFJOB_INLINE ExportListing check_export(kube::Client& c, ExportCheckSpec s, cons
   return parse_export_check_log(log);
 }
 
-TFJOB_INLINE std::string export_tf_warning(const ExportVerdict& v, const std::string& training_image, const std::string& serving_release,
+TFJOB_INLINE Text export_tf_warning(const ExportVerdict& v, const std::string& training_image, const std::string& serving_release,
                                            const std::string& serving_image) {
   if (!v.tensorflow_version.empty())
     return tf_version_warning(v.tensorflow_version, v.tensorflow_from, serving_release, serving_image);

@@ -62,7 +62,7 @@ std::optional<std::pair<int, int>> tf_major_minor(const std::string& release);
 /// attributes that an older runtime does not have, and fails to load with "Op type not
 /// registered" or "NodeDef mentions attr"); "" when the training release is not newer or
 /// either is unknown. `trained_from` says where the training release came from.
-std::string tf_version_warning(const std::string& trained_release, const std::string& trained_from,
+Text tf_version_warning(const std::string& trained_release, const std::string& trained_from,
                                const std::string& serving_release, const std::string& serving_image);
 
 }  // namespace tfjob::serving
@@ -150,7 +150,7 @@ TFJOB_INLINE JobExport job_export(const nlohmann::json& job, const std::string& 
       if (best_volume.empty() || claim.empty())
         throw tfjob::error("tfjob \"" + name + "\": the " + type + "'s export directory " + want +
                            " is on no persistent volume claim (no volumeMount of a persistentVolumeClaim volume holds it): the model "
-                           "is gone with the pod; mount a claim there, or name a directory on one (job_export::export_dir)");
+                           "is gone with the pod; mount a claim there, or name a directory on one (" + setting::export_dir + ")");
       JobExport e;
       e.replica = type;
       e.container_path = want;
@@ -163,7 +163,7 @@ TFJOB_INLINE JobExport job_export(const nlohmann::json& job, const std::string& 
     searched += (searched.empty() ? "" : ", ") + std::string(type);
   }
   throw tfjob::error("tfjob \"" + name + "\": no --export-dir in the args of its " + (searched.empty() ? "replicas" : searched) +
-                     " containers, so where it exported its model is unknown: name it (job_export::export_dir DIR, the directory "
+                     " containers, so where it exported its model is unknown: name it (" + setting::export_dir + " DIR, the directory "
                      "in the trainer's container holding <version>/saved_model.pb)");
 }
 
@@ -200,14 +200,14 @@ TFJOB_INLINE std::optional<std::pair<int, int>> tf_major_minor(const std::string
   return std::make_pair(std::stoi(release.substr(0, dot)), std::stoi(minor));
 }
 
-TFJOB_INLINE std::string tf_version_warning(const std::string& trained_release, const std::string& trained_from,
+TFJOB_INLINE Text tf_version_warning(const std::string& trained_release, const std::string& trained_from,
                                             const std::string& serving_release, const std::string& serving_image) {
   auto t = tf_major_minor(trained_release), s = tf_major_minor(serving_release);
   if (!t || !s || *t <= *s) return {};
   const std::string version = std::to_string(t->first) + "." + std::to_string(t->second) + ".0";
   return "the model was exported by TensorFlow " + trained_release + " (" + trained_from + ") and is served by TF Serving " +
          serving_release + " (" + serving_image + "): a SavedModel from a newer TensorFlow may use ops this server does not "
-         "know (\"Op type not registered\"); serve it with TF Serving " + version + " or newer (ServeSpec::serving_version " +
+         "know (\"Op type not registered\"); serve it with TF Serving " + version + " or newer (" + setting::serve_serving_version + " " +
          version + ")";
 }
 

@@ -77,24 +77,24 @@ TFJOB_INLINE ImageInput plan_image_input(const Signature& sig) {
     p.input = str->key;
     return p;
   }
-  const char* setting = "serving::plan_image_input";
-  const std::string refuse = ": signature \"" + sig.key + "\" takes " + takes() +
+  const auto key = setting::image_input;
+  const Text refuse = ": signature \"" + sig.key + "\" takes " + takes() +
                              "; an image goes to one DT_STRING input (its encoded bytes) or one DT_FLOAT input of shape "
                              "[N, H, W, C] or [N, H, W] (decoded and resized): send this model a request body of your own "
-                             "(serving::predict's body)";
-  if (floats != 1 || !flt->shape) throw detail::invalid_setting(setting, refuse);
+                             "(" + setting::predict_body + ")";
+  if (floats != 1 || !flt->shape) throw detail::invalid_setting(key, refuse);
   const auto& d = *flt->shape;
-  if (d.size() != 4 && d.size() != 3) throw detail::invalid_setting(setting, refuse);
+  if (d.size() != 4 && d.size() != 3) throw detail::invalid_setting(key, refuse);
   if (d[1] <= 0 || d[2] <= 0)
-    throw detail::invalid_setting(setting, ": input \"" + flt->key + "\" of signature \"" + sig.key + "\" has shape " + shape_text(*flt) +
+    throw detail::invalid_setting(key, ": input \"" + flt->key + "\" of signature \"" + sig.key + "\" has shape " + shape_text(*flt) +
                                   ": its height and width are not fixed, so there is no size to resize to; send a "
-                                  "request body of your own (serving::predict's body)");
+                                  "request body of your own (" + setting::predict_body + ")");
   const long long c = d.size() == 4 ? (d[3] < 0 ? 3 : d[3]) : 1;
   if (d.size() == 4 && c != 1 && c != 3)
-    throw detail::invalid_setting(setting, ": input \"" + flt->key + "\" has " + std::to_string(c) + " channels (" + shape_text(*flt) +
+    throw detail::invalid_setting(key, ": input \"" + flt->key + "\" has " + std::to_string(c) + " channels (" + shape_text(*flt) +
                                   "); an image gives 1 (gray) or 3 (RGB)");
   if (d[1] > 4096 || d[2] > 4096 || d[1] * d[2] * c > max_image_values)
-    throw detail::invalid_setting(setting, ": input \"" + flt->key + "\" (" + shape_text(*flt) + ") is larger than 4096 x 4096");
+    throw detail::invalid_setting(key, ": input \"" + flt->key + "\" (" + shape_text(*flt) + ") is larger than 4096 x 4096");
   p.kind = ImageInput::Kind::float_tensor;
   p.input = flt->key;
   p.height = static_cast<int>(d[1]);

@@ -164,16 +164,16 @@ TFJOB_INLINE ModelSource parse_pvc(const std::string& text) {
   while (!s.path.empty() && s.path.front() == '/') s.path.erase(0, 1);
   while (!s.path.empty() && s.path.back() == '/') s.path.pop_back();
   if (s.claim.empty())
-    throw detail::invalid_setting("ModelSource::claim", " \"" + text + "\": give CLAIM[:PATH], e.g. tfjob-mnist:export");
+    throw detail::invalid_setting(setting::model_claim, " \"" + text + "\": give CLAIM[:PATH], e.g. tfjob-mnist:export");
   if (s.path.find("..") != std::string::npos)
-    throw detail::invalid_setting("ModelSource::claim", " \"" + text + "\": PATH must stay inside the claim (no \"..\")");
+    throw detail::invalid_setting(setting::model_claim, " \"" + text + "\": PATH must stay inside the claim (no \"..\")");
   return s;
 }
 
 TFJOB_INLINE nlohmann::json parse_toleration(const std::string& text) {
   std::string problem;
   auto t = Toleration::try_parse(text, &problem);
-  if (!t) throw detail::invalid_setting("ServeSpec::tolerations", " " + problem);
+  if (!t) throw detail::invalid_setting(setting::serve_tolerations, " " + problem);
   return t->to_json();
 }
 
@@ -234,26 +234,26 @@ TFJOB_INLINE void check_model_url(const ModelSource& m) {
   if (m.kind != ModelSource::Kind::url) return;
   if (!m.url_secret.empty()) {
     if (!m.url.empty())
-      throw invalid_setting("ModelSource::url_secret", ": give the URL or the Secret that holds it, not both");
+      throw invalid_setting(setting::model_url_secret, ": give the URL or the Secret that holds it, not both");
     if (!tfjob::detail::is_dns1123_subdomain(m.url_secret))
-      throw invalid_setting("ModelSource::url_secret", " \"" + m.url_secret + "\": give SECRET[:KEY], SECRET a Secret's name");
+      throw invalid_setting(setting::model_url_secret, " \"" + m.url_secret + "\": give SECRET[:KEY], SECRET a Secret's name");
     bool key_ok = !m.url_secret_key.empty() && m.url_secret_key.size() <= 253;
     for (char c : m.url_secret_key)
       if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) key_ok = false;
     if (!key_ok)  // a ConfigMap/Secret key: IsConfigMapKey
-      throw invalid_setting("ModelSource::url_secret", " \"" + m.url_secret + ":" + m.url_secret_key +
+      throw invalid_setting(setting::model_url_secret, " \"" + m.url_secret + ":" + m.url_secret_key +
                                                            "\": KEY must be a Secret key (letters, digits, '-', '_', '.')");
     return;
   }
   const auto& u = m.url;
   // first: a URL with credentials is neither stored nor quoted
   if (std::string what = url_credential(u); !what.empty())
-    throw invalid_setting("ModelSource::url", ": the URL holds " + what +
+    throw invalid_setting(setting::model_url, ": the URL holds " + what +
                                                   ", which would be stored in the Deployment and shown in its init container's "
                                                   "log. Put it in a Secret (kubectl create secret generic NAME "
-                                                  "--from-literal=url=URL) and give it instead (ModelSource::url_secret NAME)");
+                                                  "--from-literal=url=URL) and give it instead (" + setting::model_url_secret + " NAME)");
   if (u.rfind("http://", 0) != 0 && u.rfind("https://", 0) != 0 && u.rfind("gs://", 0) != 0)
-    throw invalid_setting("ModelSource::url", " \"" + u + "\": give an http(s):// URL of a SavedModel tarball (.tar.gz)");
+    throw invalid_setting(setting::model_url, " \"" + u + "\": give an http(s):// URL of a SavedModel tarball (.tar.gz)");
 }
 }  // namespace detail
 
@@ -265,29 +265,29 @@ TFJOB_INLINE void validate(const ServeSpec& s) {
   const std::string m = s.effective_model_name();
   for (char c : m)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
-      throw detail::invalid_setting("ServeSpec::model_name",
+      throw detail::invalid_setting(setting::serve_model_name,
                                     " \"" + m + "\": use letters, digits, '-', '_' or '.' (it is a directory name and a URL segment)");
   if (s.source.kind == ModelSource::Kind::none)
     throw tfjob::error(reasons::invalid_setting,
-                       "no model: give one (ModelSource::Kind::resnet, ModelSource::url URL of a SavedModel .tar.gz, or "
-                       "ModelSource::claim CLAIM[:PATH])",
-                       "", "ServeSpec::source");
+                       "no model: give one (" + setting::model_resnet + ", " + setting::model_url + " URL of a SavedModel .tar.gz, or " +
+                           setting::model_claim + " CLAIM[:PATH])",
+                       "", setting::serve_source);
   detail::check_model_url(s.source);
-  if (s.model_version < 1) throw detail::invalid_setting("ServeSpec::model_version", " must be a positive integer (TF Serving's version directory)");
-  if (s.gpus < 0) throw detail::invalid_setting("ServeSpec::gpus", " must be 0 (CPU image) or more");
-  if (s.replicas < 0) throw detail::invalid_setting("ServeSpec::replicas", " must be 0 or more");
-  for (const auto& [setting, q] : {std::pair<const char*, std::string>{"ServeSpec::cpu", s.cpu}, {"ServeSpec::memory", s.memory},
-                                    {"ServeSpec::cpu_limit", s.cpu_limit}, {"ServeSpec::fetch_cpu", s.fetch_cpu},
-                                    {"ServeSpec::fetch_memory", s.fetch_memory}})
+  if (s.model_version < 1) throw detail::invalid_setting(setting::serve_model_version, " must be a positive integer (TF Serving's version directory)");
+  if (s.gpus < 0) throw detail::invalid_setting(setting::serve_gpus, " must be 0 (CPU image) or more");
+  if (s.replicas < 0) throw detail::invalid_setting(setting::serve_replicas, " must be 0 or more");
+  for (const auto& [key, q] : {std::pair<tfjob::setting, std::string>{setting::serve_cpu, s.cpu}, {setting::serve_memory, s.memory},
+                               {setting::serve_cpu_limit, s.cpu_limit}, {setting::serve_fetch_cpu, s.fetch_cpu},
+                               {setting::serve_fetch_memory, s.fetch_memory}})
     if (!q.empty()) {
       if (!tfjob::is_quantity(q))
-        throw detail::invalid_setting(setting, " \"" + q + "\" is not a Kubernetes quantity (e.g. 2, 500m, 4Gi)");
+        throw detail::invalid_setting(key, " \"" + q + "\" is not a Kubernetes quantity (e.g. 2, 500m, 4Gi)");
     }
   // The API server's rule (core validation, ValidateResourceRequirements): a request may not
   // exceed its limit.
   if (!s.cpu.empty() && !s.cpu_limit.empty() && Quantity::parse(s.cpu).value() > Quantity::parse(s.cpu_limit).value())
-    throw detail::invalid_setting("ServeSpec::cpu_limit", " " + s.cpu_limit + " is less than the CPU request (ServeSpec::cpu " + s.cpu +
-                                                              "): a request may not exceed its limit");
+    throw detail::invalid_setting(setting::serve_cpu_limit, " " + s.cpu_limit + " is less than the CPU request (" + setting::serve_cpu + " " +
+                                                                  s.cpu + "): a request may not exceed its limit");
   validate_operations(s.ops, s.cpu);
 }
 

@@ -189,10 +189,10 @@ TFJOB_INLINE std::string model_config_map_name(const std::string& server) { retu
 namespace detail {
 
 TFJOB_INLINE void check_model_name(const std::string& m, const std::string& what) {
-  if (m.empty() || m.size() > 253) throw invalid_setting("ModelServerConfig::models", what + ": the model name must be 1 to 253 characters");
+  if (m.empty() || m.size() > 253) throw invalid_setting(setting::model_config_models, what + ": the model name must be 1 to 253 characters");
   for (char c : m)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
-      throw invalid_setting("ModelServerConfig::models",
+      throw invalid_setting(setting::model_config_models,
                             what + ": model name \"" + m + "\" may use letters, digits, '-', '_' or '.' (it is a directory name and a URL segment)");
 }
 
@@ -219,7 +219,7 @@ TFJOB_INLINE std::string quote(const std::string& s) {
 TFJOB_INLINE ModelEntry parse_model_flag(const std::string& text) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-    throw detail::invalid_setting("ModelServerConfig::models", " \"" + text + "\": give NAME=SOURCE, e.g. mnist=pvc:tfjob-mnist:export/mnist, "
+    throw detail::invalid_setting(setting::model_config_models, " \"" + text + "\": give NAME=SOURCE, e.g. mnist=pvc:tfjob-mnist:export/mnist, "
                                   "resnet=resnet or clf=https://host/model.tar.gz");
   ModelEntry e;
   e.name = text.substr(0, eq);
@@ -238,7 +238,7 @@ TFJOB_INLINE ModelEntry parse_model_flag(const std::string& text) {
     e.source = parse_pvc(src.substr(4));
     if (e.source.path.empty() && src.find(':', 4) == std::string::npos) e.source.path = e.name;
   } else {
-    throw detail::invalid_setting("ModelServerConfig::models", " \"" + text + "\": SOURCE \"" + src +
+    throw detail::invalid_setting(setting::model_config_models, " \"" + text + "\": SOURCE \"" + src +
                                   "\" is none of resnet, an http(s):// or gs:// SavedModel tarball, or pvc:CLAIM[:PATH] (or "
                                   "secret:SECRET[:KEY], a Secret holding the URL)");
   }
@@ -260,7 +260,7 @@ TFJOB_INLINE std::pair<std::string, VersionPolicy> parse_version_policy_flag(con
     vp.kind = VersionPolicy::Kind::latest;
     if (p != "latest") {
       auto n = detail::parse_version_number(p.substr(7));
-      if (!n || *n < 1) throw detail::invalid_setting("ModelEntry::policy", hint + " (N is a positive number)");
+      if (!n || *n < 1) throw detail::invalid_setting(setting::model_entry_policy, hint + " (N is a positive number)");
       vp.num_versions = *n;
     }
   } else if (p.rfind("specific:", 0) == 0) {
@@ -271,13 +271,13 @@ TFJOB_INLINE std::pair<std::string, VersionPolicy> parse_version_policy_flag(con
       auto comma = rest.find(',', start);
       std::string v = rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       auto n = detail::parse_version_number(v);
-      if (!n) throw detail::invalid_setting("ModelEntry::policy", hint + " (\"" + v + "\" is not a version number)");
+      if (!n) throw detail::invalid_setting(setting::model_entry_policy, hint + " (\"" + v + "\" is not a version number)");
       vp.versions.push_back(*n);
       if (comma == std::string::npos) break;
       start = comma + 1;
     }
   } else {
-    throw detail::invalid_setting("ModelEntry::policy", hint);
+    throw detail::invalid_setting(setting::model_entry_policy, hint);
   }
   return {model, vp};
 }
@@ -608,22 +608,22 @@ TFJOB_INLINE void set_version_label(ModelServerConfig& c, const std::string& mod
 
 TFJOB_INLINE void validate(const ModelServerConfig& c) {
   if (c.models.empty())
-    throw tfjob::error(reasons::invalid_setting, "no model: give one (ModelServerConfig::models NAME=SOURCE, repeatable)", "",
-                       "ModelServerConfig::models");
+    throw tfjob::error(reasons::invalid_setting, "no model: give one (" + setting::model_config_models + " NAME=SOURCE, repeatable)", "",
+                       setting::model_config_models);
   for (std::size_t i = 0; i < c.models.size(); ++i) {
     const auto& m = c.models[i];
     detail::check_model_name(m.name, " " + m.name);
     for (std::size_t j = 0; j < i; ++j)
       if (c.models[j].name == m.name)
-        throw detail::invalid_setting("ModelServerConfig::models", " " + m.name + " is given twice: each model needs its own NAME");
-    if (m.source.kind == ModelSource::Kind::none) throw detail::invalid_setting("ModelServerConfig::models", " " + m.name + " has no SOURCE");
+        throw detail::invalid_setting(setting::model_config_models, " " + m.name + " is given twice: each model needs its own NAME");
+    if (m.source.kind == ModelSource::Kind::none) throw detail::invalid_setting(setting::model_config_models, " " + m.name + " has no SOURCE");
     detail::check_model_url(m.source);
     if (m.policy.kind == VersionPolicy::Kind::specific && m.policy.versions.empty())
-      throw detail::invalid_setting("ModelEntry::policy", " " + m.name + "=specific: name at least one version");
+      throw detail::invalid_setting(setting::model_entry_policy, " " + m.name + "=specific: name at least one version");
     for (const auto& [label, v] : m.labels)
       if (m.policy.kind == VersionPolicy::Kind::specific &&
           std::find(m.policy.versions.begin(), m.policy.versions.end(), v) == m.policy.versions.end())
-        throw detail::invalid_setting("ModelEntry::labels", " " + m.name + ":" + label + "=" + std::to_string(v) + ": version " +
+        throw detail::invalid_setting(setting::model_entry_labels, " " + m.name + ":" + label + "=" + std::to_string(v) + ": version " +
                                       std::to_string(v) + " is not among the versions its policy serves (" + m.policy.text() +
                                       "); TF Serving only lets a label name an AVAILABLE version");
   }
@@ -642,7 +642,7 @@ TFJOB_INLINE std::vector<nlohmann::json> build_model_config_objects(ServeSpec s,
   using nlohmann::json;
   validate(c);
   if (poll_seconds < 0)
-    throw detail::invalid_setting("build_model_config_objects::poll_seconds", " must be 0 (never re-read) or more seconds");
+    throw detail::invalid_setting(setting::model_config_poll, " must be 0 (never re-read) or more seconds");
   s.model_name = c.models.front().name;
   s.source = c.models.front().source;
   const ServeOperations ops = s.ops;  // batching, monitoring, autoscaling: added once the pod has its model config

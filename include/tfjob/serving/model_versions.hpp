@@ -110,7 +110,7 @@ TFJOB_INLINE std::optional<StoredModelConfig> read_model_config(kube::Client& c,
   try {
     s.config = parse_model_config(data[model_config_key].get<std::string>());
   } catch (const tfjob::error& e) {
-    throw tfjob::error("configmap \"" + *cm_name + "\": " + e.what());
+    throw tfjob::error("configmap \"" + *cm_name + "\": " + e.text());
   }
   return s;
 }
@@ -137,7 +137,7 @@ TFJOB_INLINE LabelReport move_version_label(kube::Client& c, const std::string& 
   const std::string v = std::to_string(version);
   auto no_config = [&] {
     return tfjob::error("server \"" + name + "\" serves one model by flags, without a model config file, so it has no version labels: "
-                        "serve it with a model config (ModelServerConfig::models NAME=SOURCE) to get one");
+                        "serve it with a model config (" + setting::model_config_models + " NAME=SOURCE) to get one");
   };
   {
     auto first = read_model_config(c, ns, name);
@@ -276,7 +276,7 @@ TFJOB_INLINE JobExport finished_job_export(kube::Client& c, const std::string& n
   } catch (const api_error& e) {
     if (!e.is_not_found()) throw;
     throw tfjob::error("tfjob \"" + job + "\" not found in namespace \"" + ns +
-                       "\" (finished_job_export::job names the TFJob whose exported model to serve)");
+                       "\" (" + setting::export_job + " names the TFJob whose exported model to serve)");
   }
   std::string last;
   bool succeeded = false, failed = false;
@@ -286,10 +286,10 @@ TFJOB_INLINE JobExport finished_job_export(kube::Client& c, const std::string& n
     succeeded |= last == "Succeeded";
     failed |= last == "Failed";
   }
-  if (failed) throw tfjob::error("tfjob \"" + job + "\" failed, so its export may be missing or partial: its explanation says why (workflow::explain " + job + ")");
+  if (failed) throw tfjob::error("tfjob \"" + job + "\" failed, so its export may be missing or partial: its explanation says why (" + setting::explain + " " + job + ")");
   if (!succeeded)
     throw tfjob::error("tfjob \"" + job + "\" has not succeeded yet (" + (last.empty() ? "no condition" : last) +
-                       "): its model is exported when the chief finishes; wait for it (workflow::wait_for_job " + job + "), then serve it");
+                       "): its model is exported when the chief finishes; wait for it (" + setting::wait_for_job + " " + job + "), then serve it");
   return job_export(tj, export_dir);
 }
 

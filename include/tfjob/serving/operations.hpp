@@ -59,7 +59,7 @@ std::vector<std::string> split(const std::string& s, char sep);
 
 /// The error for a bad value of `setting` (reasons::invalid_setting): the message is the
 /// setting's name followed by `rest`.
-tfjob::error invalid_setting(const char* setting, const std::string& rest);
+tfjob::error invalid_setting(tfjob::setting about, const Text& rest);
 
 }  // namespace detail
 
@@ -173,8 +173,8 @@ TFJOB_INLINE std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-TFJOB_INLINE tfjob::error invalid_setting(const char* setting, const std::string& rest) {
-  return tfjob::error(reasons::invalid_setting, setting + rest, "", setting);
+TFJOB_INLINE tfjob::error invalid_setting(tfjob::setting about, const Text& rest) {
+  return tfjob::error(reasons::invalid_setting, about + rest, "", about);
 }
 
 }  // namespace detail
@@ -183,13 +183,13 @@ TFJOB_INLINE Batching parse_batching(const std::string& text) {
   static const char* known =
       "max_batch_size, batch_timeout_micros, max_enqueued_batches, num_batch_threads, thread_pool_name, "
       "allowed_batch_sizes (A:B:C), pad_variable_length_inputs (true|false)";
-  if (text.size() > 4096) throw detail::invalid_setting("ServeOperations::batching", ": the value is longer than 4096 characters");
+  if (text.size() > 4096) throw detail::invalid_setting(setting::serve_batching, ": the value is longer than 4096 characters");
   Batching b;
   const std::int64_t big = std::numeric_limits<std::int64_t>::max();
   auto positive = [&](const std::string& key, const std::string& v, std::int64_t lo) {
     auto n = detail::parse_int64(v, lo, big);
     if (!n)
-      throw detail::invalid_setting("ServeOperations::batching", " " + key + "=" + v + ": give an integer " + (lo > 0 ? ">= 1" : ">= 0") +
+      throw detail::invalid_setting(setting::serve_batching, " " + key + "=" + v + ": give an integer " + (lo > 0 ? ">= 1" : ">= 0") +
                                     " (e.g. " + key + "=" + (key == "batch_timeout_micros" ? "5000" : "8") + ")");
     return *n;
   };
@@ -197,7 +197,7 @@ TFJOB_INLINE Batching parse_batching(const std::string& text) {
     if (item.empty()) continue;  // "a=1,,b=2" and a trailing comma are harmless
     auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw detail::invalid_setting("ServeOperations::batching", " \"" + item + "\": give KEY=VALUE pairs separated by ',', e.g. "
+      throw detail::invalid_setting(setting::serve_batching, " \"" + item + "\": give KEY=VALUE pairs separated by ',', e.g. "
                                     "max_batch_size=32,batch_timeout_micros=5000; keys: " + known);
     const std::string key = item.substr(0, eq), v = item.substr(eq + 1);
     if (key == "max_batch_size") b.max_batch_size = positive(key, v, 1);
@@ -207,18 +207,18 @@ TFJOB_INLINE Batching parse_batching(const std::string& text) {
     else if (key == "thread_pool_name") {
       for (char c : v)
         if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'))
-          throw detail::invalid_setting("ServeOperations::batching", " thread_pool_name=" + v + ": use letters, digits, '_' or '-'");
-      if (v.empty()) throw detail::invalid_setting("ServeOperations::batching", " thread_pool_name=: give a name");
+          throw detail::invalid_setting(setting::serve_batching, " thread_pool_name=" + v + ": use letters, digits, '_' or '-'");
+      if (v.empty()) throw detail::invalid_setting(setting::serve_batching, " thread_pool_name=: give a name");
       b.thread_pool_name = v;
     } else if (key == "allowed_batch_sizes") {
       b.allowed_batch_sizes.clear();
       for (const auto& part : detail::split(v, ':')) b.allowed_batch_sizes.push_back(positive(key, part, 1));
     } else if (key == "pad_variable_length_inputs") {
       if (v != "true" && v != "false")
-        throw detail::invalid_setting("ServeOperations::batching", " pad_variable_length_inputs=" + v + ": give true or false");
+        throw detail::invalid_setting(setting::serve_batching, " pad_variable_length_inputs=" + v + ": give true or false");
       b.pad_variable_length_inputs = v == "true";
     } else {
-      throw detail::invalid_setting("ServeOperations::batching",
+      throw detail::invalid_setting(setting::serve_batching,
                                     ": unknown key \"" + key + "\" (TF Serving's BatchingParameters has: " + known + ")");
     }
   }
@@ -227,13 +227,13 @@ TFJOB_INLINE Batching parse_batching(const std::string& text) {
   const auto& a = b.allowed_batch_sizes;
   for (std::size_t i = 1; i < a.size(); ++i)
     if (a[i] <= a[i - 1])
-      throw detail::invalid_setting("ServeOperations::batching", " allowed_batch_sizes: the sizes must increase (" +
+      throw detail::invalid_setting(setting::serve_batching, " allowed_batch_sizes: the sizes must increase (" +
                                                                      std::to_string(a[i - 1]) + " then " + std::to_string(a[i]) + ")");
   if (!a.empty()) {
     if (!b.max_batch_size)
-      throw detail::invalid_setting("ServeOperations::batching", " allowed_batch_sizes needs max_batch_size too (its last entry must equal it)");
+      throw detail::invalid_setting(setting::serve_batching, " allowed_batch_sizes needs max_batch_size too (its last entry must equal it)");
     if (a.back() != *b.max_batch_size)
-      throw detail::invalid_setting("ServeOperations::batching", " allowed_batch_sizes: the last size (" + std::to_string(a.back()) +
+      throw detail::invalid_setting(setting::serve_batching, " allowed_batch_sizes: the last size (" + std::to_string(a.back()) +
                                     ") must equal max_batch_size (" + std::to_string(*b.max_batch_size) + ")");
   }
   return b;
@@ -261,15 +261,15 @@ TFJOB_INLINE std::string monitoring_config_text() {
 TFJOB_INLINE Autoscale parse_autoscale(const std::string& text) {
   const std::string usage = " \"" + text + "\": give MIN:MAX:CPU%, e.g. 2:10:70%";
   auto parts = detail::split(text, ':');
-  if (parts.size() != 3) throw detail::invalid_setting("ServeOperations::autoscale", usage);
+  if (parts.size() != 3) throw detail::invalid_setting(setting::serve_autoscale, usage);
   std::string cpu = parts[2];
   if (!cpu.empty() && cpu.back() == '%') cpu.pop_back();
   auto mn = detail::parse_int64(parts[0], 1, 100000), mx = detail::parse_int64(parts[1], 1, 100000);
   auto pc = detail::parse_int64(cpu, 1, 1000);
-  if (!mn || !mx || !pc) throw detail::invalid_setting("ServeOperations::autoscale", usage + " (MIN and MAX replicas >= 1, CPU% from 1 to 1000)");
+  if (!mn || !mx || !pc) throw detail::invalid_setting(setting::serve_autoscale, usage + " (MIN and MAX replicas >= 1, CPU% from 1 to 1000)");
   // HPA validation (pkg/apis/autoscaling/validation): maxReplicas must not be less than minReplicas.
   if (*mx < *mn)
-    throw detail::invalid_setting("ServeOperations::autoscale",
+    throw detail::invalid_setting(setting::serve_autoscale,
                                   " \"" + text + "\": MAX (" + parts[1] + ") must be at least MIN (" + parts[0] + ")");
   return {static_cast<int>(*mn), static_cast<int>(*mx), static_cast<int>(*pc)};
 }
@@ -390,9 +390,9 @@ TFJOB_INLINE AutoscalerStatus autoscaler_status(const nlohmann::json& hpa) {
 
 TFJOB_INLINE void validate_operations(const ServeOperations& ops, const std::string& cpu_request) {
   if (ops.autoscale && cpu_request.empty())
-    throw detail::invalid_setting("ServeOperations::autoscale",
+    throw detail::invalid_setting(setting::serve_autoscale,
                                   " scales on CPU utilisation, a percentage of each pod's CPU request, and the pods have "
-                                  "none: give them a CPU request too (ServeSpec::cpu 2)");
+                                  "none: give them a CPU request too (" + setting::serve_cpu + " 2)");
 }
 
 }  // namespace tfjob::serving

@@ -77,18 +77,18 @@ TFJOB_INLINE std::vector<Finding> gpu_findings(const nlohmann::json& deployment,
     if (f.code == "NoGpuNodes") {
       s.message = "each replica asks for " + per + " nvidia.com/gpu but no node in the cluster exposes nvidia.com/gpu: the NVIDIA "
                   "device plugin is missing or not running";
-      s.fix = "diagnose the GPU nodes (gpu::run_gpu_check), or serve on CPUs (ServeSpec::gpus 0, the CPU image)";
+      s.fix = "diagnose the GPU nodes (" + setting::gpu_check + "), or serve on CPUs (" + setting::serve_gpus + " 0, the CPU image)";
     } else if (f.code == "NoNodeMatches") {
       s.message = "no GPU node matches the server's node selector and tolerations, so its pods would stay Pending forever. "
                   "GPU nodes:\n" + workflow::gpu_nodes_table(g.nodes);
-      s.fix = "fix the node selector (ServeSpec::node_selector) or add the tolerations those nodes need (ServeSpec::tolerations)";
+      s.fix = "fix the node selector (" + setting::serve_node_selector + ") or add the tolerations those nodes need (" + setting::serve_tolerations + ")";
     } else if (f.code == "RequestFitsNoNode") {
       long long most = 0;
       for (const auto& n : g.nodes)
         if (n.schedulable) most = std::max(most, n.allocatable);
       s.message = "each replica asks for " + per + " nvidia.com/gpu but no schedulable node it may use can allocate more than " +
                   std::to_string(most) + "; its pods would stay Pending forever. GPU nodes:\n" + workflow::gpu_nodes_table(g.nodes);
-      s.fix = "ask for fewer GPUs per replica (ServeSpec::gpus) and more replicas (ServeSpec::replicas) instead";
+      s.fix = "ask for fewer GPUs per replica (" + setting::serve_gpus + ") and more replicas (" + setting::serve_replicas + ") instead";
     } else if (f.code == "GpusBusy")
       s.message = "the " + std::to_string(tfjob::detail::value_at(deployment, "/spec/replicas"_json_pointer, 1)) + " replicas ask for " +
                   std::to_string(g.job_total) + " nvidia.com/gpu in total but only " + std::to_string(g.cluster_free) +
@@ -186,7 +186,8 @@ TFJOB_INLINE std::vector<Finding> capacity_findings(const nlohmann::json& deploy
                               " but the nodes it may use have room for " + std::to_string(room) + ", so the rest would stay Pending");
     f.code = "ServerFitsNoNode";
     f.evidence = rows;
-    f.fix = "request less (ServeSpec::cpu, ServeSpec::memory), fewer replicas (ServeSpec::replicas), or free the node";
+    f.fix = "request less (" + setting::serve_cpu + ", " + setting::serve_memory + "), fewer replicas (" + setting::serve_replicas +
+            "), or free the node";
     out.push_back(std::move(f));
   }
   return out;

@@ -123,9 +123,9 @@ ModelSize resnet_model_size();
 std::int64_t estimated_server_memory(const ServingProfile& p, std::int64_t model_bytes, std::int64_t max_batch);
 
 /// The model against the server's memory limit (ServeSpec::memory): a problem naming the model's
-/// size, the estimate and the limit when the estimate is larger; nullopt when it fits (or the
-/// spec sets no memory).
-std::optional<std::string> model_fit(const ServeSpec& s, const ServingProfile& p, const ModelSize& m);
+/// size, the estimate and the limit when the estimate is larger (its advice names settings by
+/// key); nullopt when it fits (or the spec sets no memory).
+std::optional<Text> model_fit(const ServeSpec& s, const ServingProfile& p, const ModelSize& m);
 
 /// The budget for people: one line per figure (what, CPU, memory, source, estimate or not),
 /// the allocatable and what is left.
@@ -184,7 +184,7 @@ TFJOB_INLINE ServingProfile find_profile(const std::string& name) {
   if (name == "edge") return edge_profile();
   std::string known;
   for (const auto& n : profile_names()) known += (known.empty() ? "" : ", ") + n;
-  throw detail::invalid_setting("ServingProfile::name", " \"" + name + "\" is not a serving profile (known: " + known + ")");
+  throw detail::invalid_setting(setting::serving_profile, " \"" + name + "\" is not a serving profile (known: " + known + ")");
 }
 
 TFJOB_INLINE ServingProfile edge_profile() {
@@ -249,7 +249,7 @@ TFJOB_INLINE ServingProfile edge_profile() {
 
 TFJOB_INLINE void apply_profile(ServeSpec& s, const ServingProfile& p, const ProfileKeep& keep) {
   if (keep.gpus && s.gpus > 0)
-    throw detail::invalid_setting("ServeSpec::gpus", " " + std::to_string(s.gpus) + ": the " + p.name +
+    throw detail::invalid_setting(setting::serve_gpus, " " + std::to_string(s.gpus) + ": the " + p.name +
                                                          " profile serves on CPUs (its nodes have no GPU); leave it out or give 0");
   s.gpus = 0;
   if (!keep.replicas) s.replicas = p.replicas;
@@ -330,18 +330,19 @@ TFJOB_INLINE std::int64_t estimated_server_memory(const ServingProfile& p, std::
   return p.runtime_bytes + 2 * model_bytes + std::max<std::int64_t>(1, max_batch) * p.per_image_bytes;
 }
 
-TFJOB_INLINE std::optional<std::string> model_fit(const ServeSpec& s, const ServingProfile& p, const ModelSize& m) {
+TFJOB_INLINE std::optional<Text> model_fit(const ServeSpec& s, const ServingProfile& p, const ModelSize& m) {
   const std::int64_t limit = detail::quantity_bytes(s.memory);
   if (limit <= 0) return std::nullopt;
   const std::int64_t batch = s.ops.batching && s.ops.batching->max_batch_size ? *s.ops.batching->max_batch_size : 1;
   const std::int64_t need = estimated_server_memory(p, m.bytes, batch);
   if (need <= limit) return std::nullopt;
-  return "the model is " + mib_text(m.bytes) + " (" + m.from + "); TF Serving would need about " + mib_text(need) +
+  return Text("the model is " + mib_text(m.bytes) + " (" + m.from + "); TF Serving would need about " + mib_text(need) +
          " to serve it in batches of up to " + std::to_string(batch) + " (an estimate: " + mib_text(p.runtime_bytes) +
          " for its runtime, twice the model while its weights are restored, " + mib_text(p.per_image_bytes) +
          " per image of a batch) but the server's memory limit is " + mib_text(limit) +
-         ": serve a smaller model (a MobileNet V2 is 14 MB), batches of fewer images (ServeOperations::batching "
-         "max_batch_size=N), or give the server more memory (ServeSpec::memory) on a node that has it";
+         ": serve a smaller model (a MobileNet V2 is 14 MB), batches of fewer images (") +
+         setting::serve_batching + " max_batch_size=N), or give the server more memory (" + setting::serve_memory +
+         ") on a node that has it";
 }
 
 TFJOB_INLINE std::string cpu_text(std::int64_t milli) {

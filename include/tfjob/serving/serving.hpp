@@ -799,7 +799,7 @@ TFJOB_INLINE std::string served_model(kube::Client& c, const std::string& ns, co
   auto svc = get_service(c, ns, service);
   if (!svc)
     throw tfjob::error(reasons::service_not_found, "service \"" + service + "\" not found in namespace \"" + ns + "\"",
-                       ": start the model server (serving::serve), or name the namespace it runs in", service);
+                       ": start the model server (" + setting::serve + "), or name the namespace it runs in", service);
   return model_name_of(*svc);
 }
 
@@ -809,7 +809,7 @@ TFJOB_INLINE void throw_for_answer(kube::Client& c, const std::string& ns, const
                                    const std::string& model, const ProxyAnswer& a, const std::string& what) {
   if (a.from_apiserver())
     throw tfjob::error("cannot reach TF Serving behind service \"" + service + "\" (" + std::to_string(a.status) + ": " +
-                       a.apiserver_message() + "): its pods are not ready yet; wait for its rollout (serving::wait_rollout " + service +
+                       a.apiserver_message() + "): its pods are not ready yet; wait for its rollout (" + setting::wait_rollout + " " + service +
                        ") or check `kubectl get pods -l " + keys::instance + "=" + service + "`");
   // Not loaded yet, or a model error: the model status tells which.
   std::string tf_err = tf_serving_error(a.body);
@@ -820,7 +820,7 @@ TFJOB_INLINE void throw_for_answer(kube::Client& c, const std::string& ns, const
     p.kind = ModelProbe::Kind::unreachable;
   }
   if (p.kind == ModelProbe::Kind::loading || p.kind == ModelProbe::Kind::no_version)
-    throw tfjob::error("model \"" + model + "\" is not loaded yet (" + p.message + "); wait until it is AVAILABLE (serving::wait_rollout " +
+    throw tfjob::error("model \"" + model + "\" is not loaded yet (" + p.message + "); wait until it is AVAILABLE (" + setting::wait_rollout + " " +
                        service + "), then retry");
   if (p.kind == ModelProbe::Kind::failed) throw tfjob::error(p.message);
   throw tfjob::error("TF Serving rejected " + what + " (HTTP " + std::to_string(a.status) + "): " +

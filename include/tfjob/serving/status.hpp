@@ -103,7 +103,7 @@ struct PodBlocker {
 std::vector<PodBlocker> pod_blockers(const std::vector<nlohmann::json>& pods);
 
 /// One hint per kind of blocker, naming the pods and what to do; `model` for the layout hint.
-std::string blocker_hints(const std::vector<PodBlocker>& blockers, const std::string& model);
+Text blocker_hints(const std::vector<PodBlocker>& blockers, const std::string& model);
 
 /// The class scores of one prediction: `{"probabilities": [...]}` (ResNet's signature,
 /// with `classes`), or a bare list of numbers (a single-output model).
@@ -367,8 +367,8 @@ TFJOB_INLINE std::vector<PodBlocker> pod_blockers(const std::vector<nlohmann::js
   return out;
 }
 
-TFJOB_INLINE std::string blocker_hints(const std::vector<PodBlocker>& blockers, const std::string& model) {
-  std::string s;
+TFJOB_INLINE Text blocker_hints(const std::vector<PodBlocker>& blockers, const std::string& model) {
+  Text s;
   for (auto kind : {PodBlocker::Kind::scheduling, PodBlocker::Kind::image, PodBlocker::Kind::crash_loop,
                     PodBlocker::Kind::starting, PodBlocker::Kind::model_load}) {
     std::string pods;
@@ -392,7 +392,7 @@ TFJOB_INLINE std::string blocker_hints(const std::vector<PodBlocker>& blockers, 
         break;
       case PodBlocker::Kind::starting:
         s += "hint: starting: pod " + pods + ": " + detail +
-             "; a large model takes a while to download, a later deadline (WaitOptions::deadline) waits for it\n";
+             "; a large model takes a while to download, a later deadline (" + setting::wait_deadline + ") waits for it\n";
         break;
       case PodBlocker::Kind::model_load:
         s += "hint: model load: pod " + pods + ": " + detail + " — a 404 means TF Serving found no version; " + layout_hint(model) + "\n";

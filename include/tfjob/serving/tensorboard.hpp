@@ -128,10 +128,10 @@ TFJOB_INLINE JobLogDir find_job_log_dir(const nlohmann::json& tfjob, const std::
   }
   if (seen_dir.empty())
     throw tfjob::error("tfjob \"" + job + "\" names no log directory: none of its containers has --log-dir, --log_dir or --logdir "
-                       "with an absolute path; give it (find_job_log_dir::override_dir DIR, the path inside the job's containers)");
+                       "with an absolute path; give it (" + setting::log_dir + " DIR, the path inside the job's containers)");
   throw tfjob::error("tfjob \"" + job + "\" writes its logs to \"" + seen_dir +
                      "\", which is not on a PersistentVolumeClaim (TensorBoard's pod cannot read a pod's own disk): "
-                     "mount a claim there (e.g. TFJobBuilder::pvc CLAIM:" + seen_dir + ")");
+                     "mount a claim there (e.g. " + setting::builder_pvc + " CLAIM:" + seen_dir + ")");
 }
 
 TFJOB_INLINE nlohmann::json tensorboard_labels(const std::string& name) {

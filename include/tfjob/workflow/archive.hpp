@@ -42,7 +42,8 @@ struct ArchiveReport {
   std::string dir;
   std::vector<std::string> files;  ///< relative to dir, in the order written
   struct Missing {
-    std::string what, why;
+    std::string what;
+    Text why;  ///< it may name a setting (workflow::LogSaveTask) by key
   };
   std::vector<Missing> missing;
   int pods = 0, logs = 0;
@@ -144,7 +145,7 @@ struct Archiver {
       std::string policy = tfjob::detail::value_at(obj, "/spec/runPolicy/cleanPodPolicy"_json_pointer, std::string());
       rep.missing.push_back({"pods", s.finished() ? "none left: the job is " + s.state +
                                                         (policy.empty() ? std::string("") : " and its cleanPodPolicy is " + policy) +
-                                                        " (keep logs while it runs: workflow::LogSaveTask)"
+                                                        " (keep logs while it runs: " + setting::log_save_task + ")"
                                                   : "none yet"});
     }
     for (const auto& p : pods) {
@@ -244,7 +245,7 @@ struct Archiver {
                                {"collected", kube::detail::format_rfc3339(std::time(nullptr))},
                                {"files", rep.files},
                                {"missing", nlohmann::json::array()}};
-    for (const auto& m : rep.missing) manifest["missing"].push_back({{"what", m.what}, {"why", m.why}});
+    for (const auto& m : rep.missing) manifest["missing"].push_back({{"what", m.what}, {"why", m.why.str()}});
     put("manifest.json", manifest.dump(2) + "\n");
   }
 };

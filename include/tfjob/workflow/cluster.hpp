@@ -104,7 +104,7 @@ std::vector<nlohmann::json> job_events(kube::Client& c, const std::string& ns, c
 bool tfjobs_served(kube::Client& c);
 
 /// The message for a 403 on TFJobs in `ns`, naming who and what to ask for.
-std::string forbidden_message(const std::string& verb, const std::string& ns, const std::string& server_message);
+Text forbidden_message(const std::string& verb, const std::string& ns, const std::string& server_message);
 
 /// Whether the current user may `verb` TFJobs in `ns` (SelfSubjectAccessReview); std::nullopt
 /// when the server cannot say (no authorization API).
@@ -115,8 +115,8 @@ struct PreflightReport {
   std::vector<Finding> findings;
   std::optional<GpuPreflight> gpu;
   bool ok() const;
-  /// Every error message, joined (for an exception).
-  std::string errors() const;
+  /// Every error message with its fix, joined (for an exception).
+  Text errors() const;
 };
 
 /// What preflight_submit reads of the cluster that is the same for every job of one submit
@@ -364,11 +364,11 @@ TFJOB_INLINE bool tfjobs_served(kube::Client& c) {
   return kube::serves(c, r.group, r.version, r.plural);
 }
 
-TFJOB_INLINE std::string forbidden_message(const std::string& verb, const std::string& ns, const std::string& server_message) {
+TFJOB_INLINE Text forbidden_message(const std::string& verb, const std::string& ns, const std::string& server_message) {
   return "you may not " + verb + " TFJobs in namespace \"" + ns + "\" (403 Forbidden: " + server_message +
          ").\nAsk a cluster admin for a Role granting '" + verb +
          "' on tfjobs.kubeflow.org there (for example the \"kubeflow-edit\" ClusterRole bound in that namespace), "
-         "or pick a namespace you may use with ConfigOverrides::namespace_. Check with: kubectl auth can-i " + verb +
+         "or pick a namespace you may use with " + setting::config_namespace + ". Check with: kubectl auth can-i " + verb +
          " tfjobs.kubeflow.org -n " + ns;
 }
 
@@ -395,10 +395,13 @@ TFJOB_INLINE bool PreflightReport::ok() const {
   return true;
 }
 
-TFJOB_INLINE std::string PreflightReport::errors() const {
-  std::string s;
-  for (const auto& f : findings)
-    if (f.is_error()) s += (s.empty() ? "" : "\n") + f.message + (f.fix.empty() ? "" : "\nfix: " + f.fix);
+TFJOB_INLINE Text PreflightReport::errors() const {
+  Text s;
+  for (const auto& f : findings) {
+    if (!f.is_error()) continue;
+    s += (s.empty() ? "" : "\n") + f.message;
+    if (!f.fix.empty()) s += "\nfix: " + f.fix;
+  }
   return s;
 }
 
@@ -431,14 +434,14 @@ struct Preflight {
   }
 
   /// Add a fatal finding; false, so that a check says `return fail(...)` and preflight stops.
-  bool fail(std::string message) {
+  bool fail(Text message) {
     r.findings.push_back({Finding::Severity::error, std::move(message)});
     return false;
   }
 
   /// The finding for a namespace that does not exist (the read and the dry run say it alike).
-  std::string namespace_missing() const {
-    return "namespace \"" + ns + "\" does not exist. Create it with: kubectl create namespace " + ns + "  (or choose another with ConfigOverrides::namespace_)";
+  Text namespace_missing() const {
+    return "namespace \"" + ns + "\" does not exist. Create it with: kubectl create namespace " + ns + "  (or choose another with " + setting::config_namespace + ")";
   }
 
   /// The server serves TFJobs (the operator's CRD is installed).
@@ -713,7 +716,7 @@ TFJOB_INLINE SubmitResult submit_job(kube::Client& c, const std::string& ns, nlo
     throw tfjob::error(reasons::spec_conflict,
                        "TFJob \"" + name + "\" already exists in namespace \"" + ns + "\" with a different spec" + why +
                            ".\nA running TFJob's spec cannot be changed in place",
-                       ". Set SubmitOptions::replace to delete it and its pods and submit this one, or give it another name.");
+                       ". Set " + setting::submit_replace + " to delete it and its pods and submit this one, or give it another name.");
   }
   if (o.dry_run) {
     r.outcome = SubmitOutcome::replaced;

@@ -105,7 +105,7 @@ namespace tfjob::workflow {
 
 namespace detail {
 TFJOB_INLINE Finding finding(Finding::Severity s, const char* code, std::string replica, std::string message,
-                             std::vector<std::string> evidence = {}, std::string fix = {}) {
+                             std::vector<std::string> evidence = {}, Text fix = {}) {
   Finding f;
   f.severity = s;
   f.code = code;
@@ -523,7 +523,7 @@ struct Explainer {
               "on its own" + (dl ? std::string(" before activeDeadlineSeconds") : std::string()) +
               " (training operator v1.9 TFJob UpdateJobStatus)",
           {"condition Restarting: " + s.message, "pod " + f.pod + ": Failed, " + detail::exit_words(f.t.exit_code, f.t.reason)},
-          "delete the job (workflow::delete_tfjob " + s.name + ") and fix the failure; set runPolicy.activeDeadlineSeconds so such a job ends"));
+          "delete the job (" + setting::delete_tfjob + " " + s.name + ") and fix the failure; set runPolicy.activeDeadlineSeconds so such a job ends"));
     }
   }
 
@@ -637,7 +637,7 @@ struct Explainer {
     }
     if (!running.empty()) {
       std::string msg;
-      std::string fix;
+      Text fix;
       if (s.state == "Succeeded") {
         msg = types + " pods still run after the job Succeeded: normal, " + (types.find("PS") != std::string::npos || types.find("Evaluator") != std::string::npos
                                                                               ? std::string("parameter servers and evaluators never exit on their own, and ")
@@ -645,7 +645,7 @@ struct Explainer {
               "they do not decide success; cleanPodPolicy " + clean +
               (clean == "None" ? " leaves them running, holding their resources (training-operator #774)"
                                : " deletes them now that the job is finished");
-        if (clean == "None") fix = "set runPolicy.cleanPodPolicy: Running, or delete the job (workflow::delete_tfjob " + s.name + ")";
+        if (clean == "None") fix = "set runPolicy.cleanPodPolicy: Running, or delete the job (" + setting::delete_tfjob + " " + s.name + ")";
       } else if (!s.finished()) {
         msg = types + " pods run until the job ends: they never exit on their own and do not decide success, so they do not keep the job "
               "Running; " + (clean == "None" ? std::string("with cleanPodPolicy None they are left running after it ends")
@@ -673,7 +673,8 @@ struct Explainer {
                              : "the job has no pods yet" + std::string(s.state.empty() ? ": the operator has not seen it (is it running?)" : "");
       if (s.finished() && !s.message.empty()) ev.insert(ev.begin(), "condition " + s.state + ": " + s.message);
       urgent.push_back(finding(s.finished() ? S::info : S::warning, "PodsGone", "", gone, ev,
-                               s.finished() ? "keep the logs next time: save them while it runs (workflow::LogSaveTask), or cleanPodPolicy None" : ""));
+                               s.finished() ? "keep the logs next time: save them while it runs (" + setting::log_save_task + "), or cleanPodPolicy None"
+                                            : Text()));
     }
   }
 
@@ -752,11 +753,11 @@ TFJOB_INLINE std::vector<std::string> why_lines(const Explanation& x, std::size_
       bool wanted = pass == 0 ? urgent
                               : (f.code == "WaitingFor" || f.code == "NeverExitsOnItsOwn" || f.code == "RetryableExitCode" ||
                                  f.code == "PodsGone");
-      if (wanted && out.size() < max) out.push_back(f.message);
+      if (wanted && out.size() < max) out.push_back(f.message.str());
     }
   if (out.empty())
     for (const auto& f : x.findings)
-      if (f.code == "SuccessDecidedBy") out.push_back(f.message);
+      if (f.code == "SuccessDecidedBy") out.push_back(f.message.str());
   return out;
 }
 

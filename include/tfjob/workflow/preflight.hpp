@@ -188,7 +188,7 @@ TFJOB_INLINE Finding no_gpu_nodes_finding(long long job_total, const std::string
                 ": the NVIDIA device plugin is missing or not running (install the NVIDIA GPU "
                 "operator or device plugin)"};
   f.code = "NoGpuNodes";
-  f.fix = "diagnose the GPU nodes (gpu::run_gpu_check), or ask for no GPU (TFJobBuilder::gpus 0) to train on CPUs";
+  f.fix = "diagnose the GPU nodes (" + setting::gpu_check + "), or ask for no GPU (" + setting::builder_gpus + " 0) to train on CPUs";
   return f;
 }
 
@@ -266,7 +266,7 @@ TFJOB_INLINE void add_request_fits_no_node(const GpuFitScan& s, const std::vecto
                   " but no schedulable node it may use can allocate more than " + std::to_string(max_alloc) +
                   "; its pods would stay Pending forever. GPU nodes:\n" + gpu_nodes_table(r.nodes)};
     f.code = "RequestFitsNoNode";
-    f.fix = "ask for fewer GPUs per pod (TFJobBuilder::gpus) and more workers (TFJobBuilder::workers) instead";
+    f.fix = "ask for fewer GPUs per pod (" + setting::builder_gpus + ") and more workers (" + setting::builder_workers + ") instead";
     f.replica = types.size() == 1 ? types[0] : "";
     r.findings.push_back(f);
   }

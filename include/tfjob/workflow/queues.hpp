@@ -112,7 +112,7 @@ struct QueueCheck {
   QueueCheck(const nlohmann::json& j, const QueueFacts& f);
 
   /// Add a warning.
-  void add(const char* code, std::string msg, std::vector<std::string> evidence, std::string fix);
+  void add(const char* code, std::string msg, std::vector<std::string> evidence, Text fix);
 
   /// KueueMissing or LocalQueueNotFound: the LocalQueue the job names cannot admit it.
   void check_local_queue();
@@ -292,7 +292,7 @@ TFJOB_INLINE QueueCheck::QueueCheck(const nlohmann::json& j, const QueueFacts& f
   ev_label = std::string("label ") + kueue_queue_name_label + "=" + local_queue;
 }
 
-TFJOB_INLINE void QueueCheck::add(const char* code, std::string msg, std::vector<std::string> evidence, std::string fix) {
+TFJOB_INLINE void QueueCheck::add(const char* code, std::string msg, std::vector<std::string> evidence, Text fix) {
   Finding f{Finding::Severity::warning, std::move(msg)};
   f.code = code;
   f.evidence = std::move(evidence);
@@ -359,7 +359,7 @@ TFJOB_INLINE void QueueCheck::check_gpu_quota() {
                         "), and Kueue gives a replica type one flavor: it can never admit this job, so it stays suspended"
                   : asks + ", more than ClusterQueue \"" + cqn + "\" can ever give (" + count_text(q.total) +
                         "): Kueue can never admit it, so it stays suspended",
-        ev, "ask for fewer GPUs (TFJobBuilder::workers, TFJobBuilder::gpus), or ask the cluster's admins for more " + gpu +
+        ev, "ask for fewer GPUs (" + setting::builder_workers + ", " + setting::builder_gpus + "), or ask the cluster's admins for more " + gpu +
                 " quota in ClusterQueue " + cqn);
   }
 }
@@ -603,7 +603,7 @@ struct QueueWait {
     lq_label = detail::str_at(job, nlohmann::json::json_pointer("/metadata/labels/kueue.x-k8s.io~1queue-name"));
   }
 
-  void add(Finding::Severity sev, const char* code, std::string msg, std::vector<std::string> evidence, std::string fix) {
+  void add(Finding::Severity sev, const char* code, std::string msg, std::vector<std::string> evidence, Text fix) {
     Finding f{sev, std::move(msg)};
     f.code = code;
     f.evidence = std::move(evidence);
@@ -763,9 +763,9 @@ struct QueueWait {
             "are held for nothing, and two such jobs can block each other (training-operator #948, #1264)",
         ev,
         "set runPolicy.schedulingPolicy.minAvailable to " + std::to_string(replicas) +
-            " (every replica, TFJobBuilder::gang) or fewer (TFJobBuilder::min_available) with a gang scheduler "
-            "(TFJobBuilder::scheduler_name volcano, or scheduler-plugins' coscheduling), or queue it whole with Kueue "
-            "(TFJobBuilder::local_queue)");
+            " (every replica, " + setting::builder_gang + ") or fewer (" + setting::builder_min_available + ") with a gang scheduler "
+            "(" + setting::builder_scheduler_name + " volcano, or scheduler-plugins' coscheduling), or queue it whole with Kueue "
+            "(" + setting::builder_local_queue + ")");
   }
 };
 

@@ -118,7 +118,7 @@ class Conn {
   int fd() const { return fd_; }
 
  private:
-  std::string describe_tls_failure(const std::string& prefix, int ret);
+  Text describe_tls_failure(const std::string& prefix, int ret);
   /// The verify callback: keeps the server's certificate so that a failure can say what it
   /// names (OpenSSL keeps no peer certificate for a handshake whose verification failed).
   static int keep_server_cert(int ok, X509_STORE_CTX* x);
@@ -404,7 +404,7 @@ TFJOB_INLINE void Conn::write_all(std::string_view data, Deadline dl) {
   }
 }
 
-TFJOB_INLINE std::string Conn::describe_tls_failure(const std::string& prefix, int ret) {
+TFJOB_INLINE Text Conn::describe_tls_failure(const std::string& prefix, int ret) {
   std::string errs = openssl_errors();
   long vr = ssl_ ? SSL_get_verify_result(ssl_.get()) : X509_V_OK;
   std::string msg = prefix + ": ";
@@ -417,7 +417,7 @@ TFJOB_INLINE std::string Conn::describe_tls_failure(const std::string& prefix, i
       case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
       case X509_V_ERR_CERT_SIGNATURE_FAILURE:
         return msg + "x509: certificate signed by unknown authority: the server's certificate is not trusted by " +
-               tls_->ca_source() + ". Set the cluster's certificate-authority-data (or ConfigOverrides::certificate_authority) "
+               tls_->ca_source() + ". Set the cluster's certificate-authority-data (or " + setting::config_certificate_authority + ") "
                "to the CA that signed the API server's certificate";
       case X509_V_ERR_HOSTNAME_MISMATCH:
       case X509_V_ERR_IP_ADDRESS_MISMATCH: {
@@ -435,7 +435,7 @@ TFJOB_INLINE std::string Conn::describe_tls_failure(const std::string& prefix, i
                  "ignores. Reissue the API server's certificate with a subjectAltName for " + verify_name_;
         return msg + "x509: certificate is valid for " + (valid.empty() ? std::string("other names") : valid) +
                ", not " + verify_name_ + ". Use a server address the certificate names, or set "
-               "tls-server-name (--tls-server-name) to one of them";
+               "tls-server-name (" + setting::config_tls_server_name + ") to one of them";
       }
       case X509_V_ERR_CERT_HAS_EXPIRED:
         return msg + "x509: the server's certificate has expired or is not yet valid (check the clocks "

@@ -55,14 +55,14 @@ Url parse_url(const std::string& in, const std::string& what = "URL");
 /// "10us"/"10µs", "100ns". Like Go, a value beyond int64 nanoseconds (about 292 years) is
 /// refused, not wrapped. A positive value is rounded up to a whole millisecond, so it never
 /// becomes 0 ("no limit"): 500us is 1ms. Throws config_error naming `what` on bad input.
-std::chrono::milliseconds parse_duration(const std::string& s, const std::string& what = "duration");
+std::chrono::milliseconds parse_duration(const std::string& s, const Text& what = "duration");
 
 /// parse_duration without the exception: nullopt on bad input, with `why` (when given) set
 /// to what is wrong ("unknown unit \"x\" (use ns, us, ms, s, m or h)").
 std::optional<std::chrono::milliseconds> try_parse_duration(const std::string& s, std::string* why = nullptr);
 
 /// Read a whole file; throws config_error naming `what` and the path.
-std::string read_file(const std::string& path, const std::string& what);
+std::string read_file(const std::string& path, const Text& what);
 
 /// Lower-case ASCII copy.
 std::string lower(std::string s);
@@ -294,14 +294,14 @@ TFJOB_INLINE std::optional<std::chrono::milliseconds> try_parse_duration(const s
   return std::chrono::milliseconds(static_cast<long long>(std::ceil(total_ns / 1e6L)));
 }
 
-TFJOB_INLINE std::chrono::milliseconds parse_duration(const std::string& s, const std::string& what) {
+TFJOB_INLINE std::chrono::milliseconds parse_duration(const std::string& s, const Text& what) {
   std::string why;
   auto d = try_parse_duration(s, &why);
   if (!d) throw config_error("invalid " + what + " \"" + s.substr(0, 64) + (s.size() > 64 ? "..." : "") + "\": " + why);
   return *d;
 }
 
-TFJOB_INLINE std::string read_file(const std::string& path, const std::string& what) {
+TFJOB_INLINE std::string read_file(const std::string& path, const Text& what) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw config_error("cannot read " + what + " \"" + path + "\": " + std::strerror(errno));
   std::string out;
