@@ -8,6 +8,7 @@
 
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/api/meta.hpp>
+#include <tfjob/api/k8s/pod.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 
@@ -192,6 +193,11 @@ nlohmann::json* containers(ReplicaSpec& r);
 const nlohmann::json* tensorflow_container(const ReplicaSpec& r);
 nlohmann::json* tensorflow_container(ReplicaSpec& r);
 
+/// The replica's pod template as a value type, decoded from `template_` (which stays JSON so
+/// that a manifest round-trips byte for byte); an absent or non-object template is empty.
+/// Readers take what they need from this, not from JSON pointers into `template_`.
+k8s::PodTemplateSpec pod_template(const ReplicaSpec& r);
+
 /// Lower-case ASCII copy (replica types appear lower-case in names, labels and TF_CONFIG).
 std::string to_lower(std::string_view s);
 
@@ -305,6 +311,12 @@ TFJOB_INLINE const nlohmann::json* tensorflow_container(const ReplicaSpec& r) {
   for (const auto& c : *cs)
     if (c.is_object() && tfjob::detail::value_at(c, "name", std::string()) == default_container_name) return &c;
   return nullptr;
+}
+
+TFJOB_INLINE k8s::PodTemplateSpec pod_template(const ReplicaSpec& r) {
+  k8s::PodTemplateSpec t;
+  if (r.template_.is_object()) from_json(r.template_, t);
+  return t;
 }
 
 TFJOB_INLINE nlohmann::json* tensorflow_container(ReplicaSpec& r) {
