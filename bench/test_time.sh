@@ -7,7 +7,7 @@
 # --apt, their download and installation is measured too, into an empty Debian 12 root
 # (mmdebstrap --variant=apt with scripts/install-deps.sh's packages).
 #
-#   sudo bash bench/test_time.sh [--apt] [--fresh-only|--warm-only] WORK_DIR
+#   sudo bash bench/test_time.sh [--apt] [--fresh-only|--warm-only|--record-only] WORK_DIR
 #
 # Needs root (the suite's cluster and release tiers do), the network (Debian's mirrors, npm),
 # and a quiet machine: nothing else may run the cluster or release tiers meanwhile, and other
@@ -24,7 +24,8 @@ while [ $# -gt 1 ]; do
     --apt) APT=1 ;;
     --fresh-only) RUNS=fresh ;;
     --warm-only) RUNS=warm ;;
-    *) echo "usage: bench/test_time.sh [--apt] [--fresh-only|--warm-only] WORK_DIR" >&2; exit 2 ;;
+    --record-only) RUNS=record ;;
+    *) echo "usage: bench/test_time.sh [--apt] [--fresh-only|--warm-only|--record-only] WORK_DIR" >&2; exit 2 ;;
   esac
   shift
 done
@@ -54,6 +55,8 @@ run() {  # run NAME: a clean clone, CI=true bash scripts/test.sh, its record in 
   cp "$clone/build/test-phases.tsv" "$WORK/$name.phases" 2>/dev/null || : >"$WORK/$name.phases"
   sed -n '/^tier summary/,$p' "$WORK/$name.log" >"$WORK/$name.tiers"
   echo "== $name run: exit $rc, $(tail -1 "$WORK/$name.time" | cut -d' ' -f1) s" >&2
+  echo "$COMMIT" >"$WORK/commit"
+  echo "$(date -u '+%Y-%m-%d %H:%M UTC'), load average at the end $(cut -d' ' -f1-3 /proc/loadavg)" >"$WORK/when"
 }
 
 case " $RUNS " in *" fresh "*) rm -rf "$CACHES"; mkdir -p "$CACHES"; run fresh ;; esac
@@ -69,7 +72,9 @@ if [ "$APT" = 1 ]; then
   rm -rf "$WORK/aptroot"
 fi
 
-# ---- the record, in BENCHMARKS.md's form -----------------------------------------------------
+# ---- the record, in BENCHMARKS.md's form (--record-only: from WORK_DIR's files alone) ---------
+[ -f "$WORK/commit" ] || { echo "nothing measured in $WORK yet" >&2; exit 1; }
+COMMIT=$(cat "$WORK/commit")
 col() {  # col NAME PHASE: "wall s | CPU s" of PHASE in NAME's record, or "-"
   awk -F'\t' -v p="$2" '$1 == p { printf "%s | %s", $2, ($3 == "" ? "-" : $3); found = 1 } END { if (!found) printf "- | -" }' "$WORK/$1.phases" 2>/dev/null || printf -- '- | -'
 }
@@ -80,15 +85,16 @@ col() {  # col NAME PHASE: "wall s | CPU s" of PHASE in NAME's record, or "-"
   echo "\`sudo bash bench/test_time.sh${APT:+ }$([ "$APT" = 1 ] && echo --apt) WORK_DIR\`: *fresh* with every cache of the suite pointed at an empty"
   echo "folder (ccache, npm's cache, the cluster's binaries, the release's chroots),"
   echo "*warm* from a second clean clone with the caches the fresh run left. $(nproc) cores,"
-  echo "$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(date -u '+%Y-%m-%d %H:%M UTC'), load average at the end $(cut -d' ' -f1-3 /proc/loadavg)."
+  echo "$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(cat "$WORK/when")."
   echo "Wall seconds, and the CPU seconds of each phase's own processes (background phases overlap the"
   echo "build and the tests: their wall time is not added to the total)."
   echo
   echo "| phase | fresh wall s | fresh CPU s | warm wall s | warm CPU s |"
   echo "| --- | ---: | ---: | ---: | ---: |"
-  for p in install-deps "cluster-binaries (background)" "release-chroots (background)" build ctest total; do
+  # every phase either run recorded, in the order scripts/test.sh wrote them (total last)
+  while IFS= read -r p; do
     echo "| $p | $(col fresh "$p") | $(col warm "$p") |"
-  done
+  done < <({ cat "$WORK/fresh.phases" "$WORK/warm.phases" 2>/dev/null || true; } | cut -f1 | awk '!seen[$0]++ && $0 != "total"'; echo total)
   if [ -f "$WORK/apt.time" ]; then
     read -r w u s < <(tail -1 "$WORK/apt.time")
     echo "| apt: download and install the packages into an empty Debian 12 root (\`--apt\`) | $w | $(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.0f", u + s }') | | |"
