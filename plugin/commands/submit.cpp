@@ -154,18 +154,19 @@ int SubmitCommand::run(Context& ctx) {
 int SubmitCommand::print_streamed(Context& ctx) {
   const std::string ns = namespace_from_flags(*globals);
   const bool many = job_count > 1;
-  auto lint_job = [&](const nlohmann::json& obj, std::set<std::string>& noted, std::vector<tfjob::Finding>* keep) {
+  auto lint_job = [&](const TFJob& j, const nlohmann::json& obj, std::set<std::string>& noted,
+                      std::vector<tfjob::Finding>* keep) {
     auto fs = lint::lint(obj);
     word_fixes(fs);
     // several jobs: each warning names its job
-    print_warnings(fs, noted, ctx.err, many ? "TFJob " + tfjob::detail::value_at(obj, "/metadata/name"_json_pointer, std::string()) : std::string());
+    print_warnings(fs, noted, ctx.err, many ? "TFJob " + j.metadata.name : std::string());
     if (keep)
       for (auto& f : fs) keep->push_back(std::move(f));
   };
   if (cluster.strict) {
     std::vector<tfjob::Finding> findings;
     std::set<std::string> noted;
-    for_each_job(job, ns, nullptr, [&](TFJob& j) { lint_job(nlohmann::json(j), noted, &findings); }, &stdin_text);
+    for_each_job(job, ns, nullptr, [&](TFJob& j) { lint_job(j, nlohmann::json(j), noted, &findings); }, &stdin_text);
     refuse_on_warnings(findings);
   }
   std::set<std::string> noted;
@@ -176,7 +177,7 @@ int SubmitCommand::print_streamed(Context& ctx) {
       job, ns, nullptr,
       [&](TFJob& j) {
         const nlohmann::json obj = j;
-        if (!cluster.strict) lint_job(obj, noted, nullptr);
+        if (!cluster.strict) lint_job(j, obj, noted, nullptr);
         if (fmt == OutputFormat::table) ctx.out << object_name(obj) << " created (dry run)\n";
         else if (list) list->add(obj);
         else if (fmt == OutputFormat::json) ctx.out << kubectl_json(obj) << "\n";
