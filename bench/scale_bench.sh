@@ -13,7 +13,8 @@
 # Nodes and pods are created through the API (nvidia.com/gpu capacity, pods bound with
 # nodeName); no kubelet runs. Needs the real-apiserver tier (tests/realapi/setup.sh).
 # Usage: bench/scale_bench.sh [BUILD_DIR] [RUNS]   (writes bench/results/scale.md)
-#   SCALE_JOBS="100 1000 5000"  SCALE_NODES="500 2000"  override the sizes
+#   SCALE_JOBS="100 1000 5000"  SCALE_NODES="500 2000"  override the sizes (" ": none)
+#   SCALE_KEEP=DIR  keeps each -v 6 run's stderr there (the requests and their times)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${1:-build}
@@ -133,6 +134,7 @@ measure() {
     echo "$name $wall $rss $user $sys - $bytes" >>"$TMP/raw"
   done
   "$@" -v 6 >/dev/null 2>"$TMP/v6" || true
+  if [ -n "${SCALE_KEEP:-}" ]; then mkdir -p "$SCALE_KEEP" && cp "$TMP/v6" "$SCALE_KEEP/$name.v6"; fi  # each request's time, to read
   local n
   if [ "$1" = "$PLUGIN" ]; then
     n=$(sed -n 's/^requests: \([0-9]*\)$/\1/p' "$TMP/v6" | tail -1)
@@ -246,6 +248,41 @@ for n in jobs:
     a, b = f"tfjob-json-{n}", f"kubectl-json-{n}"
     if a in data and b in data:
         out.append(f"| `-o json` bytes at {n:,} jobs | {med(a, 'bytes'):,.0f} ({med(a, 'bytes') / med(b, 'bytes'):.3f}×) | {med(b, 'bytes'):,.0f} |")
+# issue 32's bar, row by row: at the largest size time <= kubectl's and peak memory <= 0.5x
+# kubectl's; a list's peak memory flat from 1,000 to the largest (within 20%); the requests
+# for one job the same whatever the number of others
+out.append("\n### The bar (issue 32)\n")
+out.append("| command | at | time <= kubectl's | peak RSS <= 0.5x kubectl's | memory flat in N (within 20%) | requests independent of N |")
+out.append("|---|---|---|---|---|---|")
+yes = lambda ok: "holds" if ok else "**misses**"
+for label, ours, theirs, sizes, is_list, one_job in [
+        ("`get -A`", "tfjob-get", "kubectl-get", jobs, True, False),
+        ("`get -A -o json`", "tfjob-json", "kubectl-json", jobs, True, False),
+        ("`describe JOB`", "tfjob-describe", "kubectl-describe", jobs, False, True),
+        ("`explain JOB` (vs `kubectl describe`)", "tfjob-explain", "kubectl-describe", jobs, False, True),
+        ("`get -A --watch`, 5 s", "tfjob-watch", "kubectl-watch", jobs, True, False),
+        ("`top node`", "tfjob-topnode", "kubectl-describenodes", nodes, True, False),
+        ("`gpu-check --inventory`", "tfjob-inventory", "kubectl-getnodes", nodes, True, False)]:
+    have = [n for n in sizes if f"{ours}-{n}" in data]
+    if not have: continue
+    n = have[-1]
+    a, b = f"{ours}-{n}", f"{theirs}-{n}"
+    if b in data:
+        tr, rr = med(a, "wall") / med(b, "wall"), med(a, "rss") / med(b, "rss")
+        t, r = f"{yes(tr <= 1)} ({tr:.2f}×)", f"{yes(rr <= 0.5)} ({rr:.2f}×)"
+    else:
+        t = r = "-"
+    flat = "-"
+    if is_list:
+        lo = [m for m in have if m >= 1000 and m < n] if sizes is jobs else have[:-1]
+        if lo:
+            g = med(a, "rss") / med(f"{ours}-{lo[0]}", "rss")
+            flat = f"{yes(g <= 1.2)} ({100 * (g - 1):+.0f}% from {lo[0]:,})"
+    reqs = "-"
+    if one_job:
+        rs = [req.get(f"{ours}-{m}", "?") for m in have]
+        reqs = f"{yes(len(set(rs)) == 1)} ({', '.join(rs)})"
+    out.append(f"| {label} | {n:,} | {t} | {r} | {flat} | {reqs} |")
 print("\n".join(out))
 PY
 cat bench/results/scale.md

@@ -37,6 +37,7 @@
 #include <tfjob/api/labels.hpp>
 #include <tfjob/api/lint.hpp>
 #include <tfjob/api/manifest.hpp>
+#include <tfjob/api/manifest_stream.hpp>
 #include <tfjob/api/meta.hpp>
 #include <tfjob/api/operator_rules.hpp>
 #include <tfjob/api/quantity.hpp>

@@ -8,6 +8,7 @@
 // api/: pure TFJob model (no I/O)
 #include <tfjob/api/types.hpp>
 #include <tfjob/api/manifest.hpp>
+#include <tfjob/api/manifest_stream.hpp>
 #include <tfjob/api/schema.hpp>
 #include <tfjob/api/defaults.hpp>
 #include <tfjob/api/validation.hpp>

@@ -4,10 +4,11 @@
 #include "commands.hpp"
 #include "../common/context.hpp"
 #include "../common/flag_values.hpp"
-#include "../common/job_flags.hpp"  // read_sources: -f as submit reads it
+#include "../common/job_flags.hpp"  // for_each_source: -f as submit reads it
 #include "../common/workflow_cli.hpp"
 
 #include <tfjob/api/manifest.hpp>
+#include <tfjob/api/manifest_stream.hpp>  // ManifestReader
 #include <tfjob/detail/json.hpp>
 
 #include <tfjob/workflow/delete.hpp>
@@ -64,8 +65,10 @@ struct DeleteCommand {
 std::vector<std::pair<std::string, std::string>> DeleteCommand::jobs_in_files(const std::vector<std::string>& files) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& path : files)
-    for (const auto& [source, text] : read_sources(path))
-      for (const auto& obj : parse_objects(text, source)) {
+    for_each_source(path, [&](const std::string& source, std::istream& in) {
+      ManifestReader reader(in, source);  // a document at a time: only the names are kept
+      while (auto next = reader.next()) {
+        const auto& obj = *next;
         const std::string kind = tfjob::detail::value_at(obj, "kind", std::string());
         const std::string name = tfjob::detail::value_at(obj, "/metadata/name"_json_pointer, std::string());
         if (kind != tfjob::kind)
@@ -75,6 +78,7 @@ std::vector<std::pair<std::string, std::string>> DeleteCommand::jobs_in_files(co
         if (name.empty()) throw flag::usage("--filename", source + " holds a TFJob without metadata.name", "name the TFJob");
         out.emplace_back(tfjob::detail::value_at(obj, "/metadata/namespace"_json_pointer, std::string()), name);
       }
+    });
   if (!files.empty() && out.empty()) throw flag::usage("--filename", "no TFJob found in the input", "give TFJob manifests");
   return out;
 }

@@ -15,9 +15,12 @@
 
 #include <tfjob/api/lint.hpp>
 #include <tfjob/api/manifest.hpp>
+#include <tfjob/api/manifest_stream.hpp>  // ManifestReader: a document at a time
 #include <tfjob/workflow/cluster.hpp>
 
+#include <fstream>
 #include <iostream>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -98,53 +101,78 @@ int LintCommand::run(Context& ctx) const {
     f.fix = fix;
     report(source, source, "", f);
   };
+  auto lint_source = [&](const std::string& source, std::istream& in) {
+    ManifestReader reader(in, source);
+    // what cannot be read ends the source: said as the input's error (findings said before stay)
+    bool unreadable = false;
+    auto read = [&](auto&& step) {
+      try {
+        step();
+        return true;
+      } catch (const parse_error& e) {
+        unreadable = true;
+        input_error(source, "ManifestUnreadable", e.what(), "");
+        return false;
+      }
+    };
+    std::optional<nlohmann::json> doc;
+    while (read([&] { doc = reader.next(); }) && doc) {
+      auto& job = *doc;
+      const std::size_t i = reader.count() - 1;
+      if (schema::classify(job) == schema::DocumentKind::other) {
+        // a claim or a namespace beside the job: not lint's to judge (kubectl apply's)
+        if (fmt == OutputFormat::table && job.is_object())
+          ctx.err << source << ": skipped " << tfjob::detail::value_at(job, "kind", "<no kind>") << " "
+                  << tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string()) << " (not a TFJob)\n";
+        continue;
+      }
+      // an unnamed document is `document N` when the manifest holds several: not the first, or
+      // another follows (looked for only then)
+      std::string where = document_place(source, i, i > 0 ? 2 : 1, job);
+      bool several = false;
+      if (i == 0 && where == source && !read([&] { several = reader.more(); })) return;
+      if (several) where = document_place(source, i, 2, job);
+      const std::string name = tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string());
+      auto findings = lint::admission_findings(job, mode);
+      bool refused = false;
+      for (const auto& f : findings) refused |= f.is_error();
+      if (schema::classify(job) == schema::DocumentKind::tfjob) ++tfjobs;
+      if (!refused) {  // the rules read a job submit would accept
+        auto more = lint::lint(job, client ? cluster_context(*client, job) : lint::Context{});
+        for (auto& f : more) findings.push_back(std::move(f));
+      }
+      word_fixes(findings);
+      for (const auto& f : findings) report(source, where, name, f);
+      if (o.fix) {
+        for (const auto& f : findings)
+          if (f.code == "IstioSidecarInjected") lint::add_istio_opt_out(job);
+        fixed.push_back(job);
+      }
+    }
+    if (!unreadable && reader.count() == 0)
+      input_error(source, "NoTFJob", source + " is empty: it holds no TFJob (submit refuses it too)", "");
+  };
+  // one document at a time (ManifestReader): its findings are said before the next is read,
+  // as kubectl reports each object of -f as it visits it
   for (const auto& path : o.files) {
-    std::vector<std::pair<std::string, std::string>> sources;
+    std::vector<std::string> sources;
     try {
-      sources = read_sources(path);
+      sources = source_files(path);
     } catch (const tfjob::error& e) {
       input_error(path, "ManifestUnreadable", e.what(), "");
       continue;
     }
-    for (const auto& [source, text] : sources) {
-      std::vector<nlohmann::json> docs;
-      try {
-        docs = parse_objects(text, source);
-      } catch (const parse_error& e) {
-        input_error(source, "ManifestUnreadable", e.what(), "");
+    for (const auto& file : sources) {
+      if (file == "-") {
+        lint_source("stdin", std::cin);
         continue;
       }
-      if (docs.empty()) {
-        input_error(source, "NoTFJob", source + " is empty: it holds no TFJob (submit refuses it too)", "");
+      std::ifstream in(file, std::ios::binary);
+      if (!in) {
+        input_error(path, "ManifestUnreadable", "the path \"" + file + "\" does not exist or cannot be read", "");
         continue;
       }
-      for (std::size_t i = 0; i < docs.size(); ++i) {
-        auto& job = docs[i];
-        if (schema::classify(job) == schema::DocumentKind::other) {
-          // a claim or a namespace beside the job: not lint's to judge (kubectl apply's)
-          if (fmt == OutputFormat::table && job.is_object())
-            ctx.err << source << ": skipped " << tfjob::detail::value_at(job, "kind", "<no kind>") << " "
-                    << tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string()) << " (not a TFJob)\n";
-          continue;
-        }
-        const std::string where = document_place(source, i, docs.size(), job);
-        const std::string name = tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string());
-        auto findings = lint::admission_findings(job, mode);
-        bool refused = false;
-        for (const auto& f : findings) refused |= f.is_error();
-        if (schema::classify(job) == schema::DocumentKind::tfjob) ++tfjobs;
-        if (!refused) {  // the rules read a job submit would accept
-          auto more = lint::lint(job, client ? cluster_context(*client, job) : lint::Context{});
-          for (auto& f : more) findings.push_back(std::move(f));
-        }
-        word_fixes(findings);
-        for (const auto& f : findings) report(source, where, name, f);
-        if (o.fix) {
-          for (const auto& f : findings)
-            if (f.code == "IstioSidecarInjected") lint::add_istio_opt_out(job);
-          fixed.push_back(job);
-        }
-      }
+      lint_source(file, in);
     }
   }
   if (tfjobs == 0 && errors == 0) {  // only other kinds: submit -f would find no TFJob either

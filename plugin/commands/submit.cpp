@@ -2,7 +2,8 @@
 // the operator's defaults and validation, then print it (--dry-run=client) or send it.
 //
 // Flow: setup_submit (flags) -> run_submit: build_jobs() [complete + validate] -> one of
-//   --dry-run=client  print_jobs()         (here)
+//   --dry-run=client  print_jobs()         (here; -f: judged in validate, then read again and
+//                                          printed a document at a time, as kubectl does)
 //   (cluster path)    submit_to_cluster()  server-side apply (several jobs: a bounded number at
 //                                          once, submit_cluster.hpp), --wait/--follow, --dry-run=server
 //   (local path)      --local              runs the replicas as local processes
@@ -24,6 +25,7 @@
 #include <exception>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -47,10 +49,16 @@ struct SubmitCommand : SubmitOptions {
 
   void validate();
   int run(Context& ctx);
+  int print_streamed(Context& ctx);
 
  private:
   OutputFormat fmt = OutputFormat::table;
   std::vector<TFJob> jobs;
+  /// --dry-run=client -f: the manifests are read twice, a document at a time, never held:
+  /// validate() judges every job (nothing is printed when one is wrong), run() prints each
+  bool streamed = false;
+  std::size_t job_count = 0;
+  std::optional<std::string> stdin_text;  ///< -f -: stdin, kept for the second reading
   std::vector<field_error> schema_warnings;  ///< --validate=warn: what the schema found, said in run
   std::exception_ptr failed;                 ///< building the jobs failed after schema warnings: run says both
   std::chrono::milliseconds timeout_ms{0};
@@ -99,8 +107,10 @@ void SubmitCommand::validate() {
   if (list_samples) return;
   fmt = parse_output_format(output, {"json", "yaml", "name"});
   dry_run = flag::dry_run_strategy(dry_run, &dry_run_warning);
+  streamed = dry_run == "client" && !local.enabled && !job.files.empty();
   try {
-    jobs = build_jobs(job, namespace_from_flags(*globals), &schema_warnings);
+    if (streamed) job_count = for_each_job(job, namespace_from_flags(*globals), &schema_warnings, [](TFJob&) {}, &stdin_text);
+    else jobs = build_jobs(job, namespace_from_flags(*globals), &schema_warnings);
   } catch (const tfjob::error&) {
     // --validate=warn: what the schema found is said before the error (run says both)
     if (schema_warnings.empty()) throw;
@@ -118,6 +128,7 @@ int SubmitCommand::run(Context& ctx) {
   if (!dry_run_warning.empty()) ctx.err << "warning: " << dry_run_warning << "\n";
   if (failed) return refuse_after_warnings(ctx, schema_warnings, failed);
   say_schema_warnings(ctx, schema_warnings);
+  if (streamed) return print_streamed(ctx);
   if (o.dry_run == "client" || o.local.enabled) {
     // no cluster to ask: the rules that need one run in the cluster path's preflight
     std::vector<tfjob::Finding> findings;
@@ -134,6 +145,49 @@ int SubmitCommand::run(Context& ctx) {
   if (o.dry_run == "client") return print_jobs(ctx.out, jobs, fmt);
   if (o.local.enabled) return run_local(jobs, o.local, ctx);
   return submit_to_cluster(ctx, jobs, o, fmt, timeout_ms);
+}
+
+/// --dry-run=client -f, a job at a time: lint's warnings on stderr and the job on stdout as
+/// each is read again (kubectl's printers write each object of `create -f` as it is visited),
+/// the bytes print_jobs() writes for all of them. --strict: a first reading says the warnings
+/// and refuses on any, before anything is printed.
+int SubmitCommand::print_streamed(Context& ctx) {
+  const std::string ns = namespace_from_flags(*globals);
+  const bool many = job_count > 1;
+  auto lint_job = [&](const TFJob& j, const nlohmann::json& obj, std::set<std::string>& noted,
+                      std::vector<tfjob::Finding>* keep) {
+    auto fs = lint::lint(obj);
+    word_fixes(fs);
+    // several jobs: each warning names its job
+    print_warnings(fs, noted, ctx.err, many ? "TFJob " + j.metadata.name : std::string());
+    if (keep)
+      for (auto& f : fs) keep->push_back(std::move(f));
+  };
+  if (cluster.strict) {
+    std::vector<tfjob::Finding> findings;
+    std::set<std::string> noted;
+    for_each_job(job, ns, nullptr, [&](TFJob& j) { lint_job(j, nlohmann::json(j), noted, &findings); }, &stdin_text);
+    refuse_on_warnings(findings);
+  }
+  std::set<std::string> noted;
+  std::optional<ListWriter> list;  // -o json of several: one List, as print_objects writes it
+  if (fmt == OutputFormat::json && many) list.emplace(ctx.out, OutputFormat::json);
+  std::size_t n = 0;
+  for_each_job(
+      job, ns, nullptr,
+      [&](TFJob& j) {
+        const nlohmann::json obj = j;
+        if (!cluster.strict) lint_job(j, obj, noted, nullptr);
+        if (fmt == OutputFormat::table) ctx.out << object_name(obj) << " created (dry run)\n";
+        else if (list) list->add(obj);
+        else if (fmt == OutputFormat::json) ctx.out << kubectl_json(obj) << "\n";
+        else if (fmt == OutputFormat::yaml) ctx.out << (n ? "---\n" : "") << to_yaml(obj);
+        else ctx.out << object_name(obj) << "\n";
+        ++n;
+      },
+      &stdin_text);
+  if (list) list->finish();
+  return exit_code::ok;
 }
 
 }  // namespace

@@ -15,13 +15,16 @@
 #include <tfjob/api/builder.hpp>
 #include <tfjob/api/defaults.hpp>
 #include <tfjob/api/manifest.hpp>
+#include <tfjob/api/manifest_stream.hpp>  // for_each_tfjob: -f a document at a time
 #include <tfjob/api/validation.hpp>
 #include <tfjob/error.hpp>
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -232,33 +235,57 @@ inline std::optional<std::pair<std::string, std::string>> split_key_value(const 
   return std::make_pair(kv.substr(0, eq), kv.substr(eq + 1));
 }
 
+/// The manifests one `-f` names: the file itself, a directory's *.yaml, *.yml and *.json
+/// (sorted, as kubectl's resource builder visits them), or "-" (stdin).
+inline std::vector<std::string> source_files(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (path == "-" || !fs::is_directory(path, ec)) return {path};
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(path, ec)) {
+    auto ext = e.path().extension().string();
+    if (e.is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json")) files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw error("the path \"" + path + "\" holds no .yaml, .yml or .json files");
+  return files;
+}
+
 /// Reads one `-f` source: a file, a directory (its *.yaml, *.yml, *.json, sorted) or "-".
 inline std::vector<std::pair<std::string, std::string>> read_sources(const std::string& path) {
-  namespace fs = std::filesystem;
   std::vector<std::pair<std::string, std::string>> out;  // (name, text)
-  if (path == "-") {
-    std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
-    out.emplace_back("stdin", std::move(text));
-    return out;
-  }
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) {
-    std::vector<std::string> files;
-    for (const auto& e : fs::directory_iterator(path, ec)) {
-      auto ext = e.path().extension().string();
-      if (e.is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json")) files.push_back(e.path().string());
+  for (const auto& f : source_files(path)) {
+    if (f == "-") {
+      out.emplace_back("stdin", std::string{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()});
+      continue;
     }
-    std::sort(files.begin(), files.end());
-    if (files.empty()) throw error("the path \"" + path + "\" holds no .yaml, .yml or .json files");
-    for (const auto& f : files)
-      for (auto& x : read_sources(f)) out.push_back(std::move(x));
-    return out;
+    std::ifstream in(f, std::ios::binary);
+    if (!in) throw error("the path \"" + f + "\" does not exist or cannot be read");
+    out.emplace_back(f, std::string{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()});
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw error("the path \"" + path + "\" does not exist or cannot be read");
-  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  out.emplace_back(path, std::move(text));
   return out;
+}
+
+/// Gives each manifest one `-f` names to `each` as a stream (name, stream), read as it is
+/// parsed: a file is never held whole. stdin can be read once: with `stdin_text`, its text is
+/// kept there the first time and read from there again (a second pass over the same input).
+inline void for_each_source(const std::string& path, const std::function<void(const std::string&, std::istream&)>& each,
+                            std::optional<std::string>* stdin_text = nullptr) {
+  for (const auto& f : source_files(path)) {
+    if (f == "-") {
+      if (!stdin_text) {
+        each("stdin", std::cin);
+        continue;
+      }
+      if (!*stdin_text) *stdin_text = std::string{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+      std::istringstream in(**stdin_text);
+      each("stdin", in);
+      continue;
+    }
+    std::ifstream in(f, std::ios::binary);
+    if (!in) throw error("the path \"" + f + "\" does not exist or cannot be read");
+    each(f, in);
+  }
 }
 
 namespace detail {
@@ -475,17 +502,80 @@ inline int rename_claims(TFJob& job, const std::string& claim) {
   return n;
 }
 
-/// The TFJobs the flags describe, defaulted as the operator does and validated. `ns` is
-/// the namespace to use (the -n flag, or the context's; "" leaves it unset). Manifests (-f)
-/// are judged by the CRD's schema as --validate says; under warn, what it finds is appended
-/// to `warnings` for the caller to say. Throws `validation_error` listing every problem of
-/// every job, or `tfjob::error`/`parse_error` for unreadable input.
-inline std::vector<TFJob> build_jobs(const JobFlags& flags, const std::string& ns,
-                                     std::vector<field_error>* warnings = nullptr) {
+namespace detail {
+
+/// The TFJobs of `-f`, each given to `each` as it is read, defaulted and validated (the
+/// manifests are read a document at a time). What build_jobs throws is thrown after the last,
+/// in the same order of precedence: an unreadable or empty input at once, then the first
+/// namespace that is not `ns`, then every problem of every job (a job of a source with a
+/// schema problem is not validated further).
+inline std::size_t jobs_from_files(const JobFlags& f, const std::string& ns, std::vector<field_error>* warnings,
+                                   const std::function<void(TFJob&)>& each, std::optional<std::string>* stdin_text) {
+  std::vector<field_error> schema_errs;                    // every source's
+  std::vector<std::pair<std::string, field_error>> invalid;  // (job name, problem) of sources judged well
+  std::string mismatch;                                     // the first, said once every source is read
+  std::size_t count = 0;
+  for (const auto& path : f.files) {
+    for_each_source(
+        path,
+        [&](const std::string& source, std::istream& in) {
+          std::vector<std::pair<std::string, field_error>> src_invalid;
+          std::string src_mismatch;
+          std::size_t src_count = 0;
+          std::size_t read = 0;
+          try {
+            // each field_error's `where` names the source, the document and the job
+            read = for_each_tfjob(in, source, validation_mode(f.validate), warnings, [&](TFJob&& j) {
+              ++src_count;
+              if (j.api_version.empty()) j.api_version = api_version;  // kind was checked as TFJob
+              if (!ns.empty()) {
+                if (j.metadata.namespace_.empty()) j.metadata.namespace_ = ns;
+                else if (j.metadata.namespace_ != ns && src_mismatch.empty())
+                  src_mismatch = "the namespace from the provided object \"" + j.metadata.namespace_ +
+                                 "\" does not match the namespace \"" + ns + "\". You must pass '--namespace=" +
+                                 j.metadata.namespace_ + "' to perform this operation.";
+              }
+              set_defaults(j);
+              auto problems = validate(j);
+              for (auto& fe : problems) src_invalid.emplace_back(j.metadata.name, std::move(fe));
+              if (problems.empty() && src_mismatch.empty()) each(j);
+            });
+          } catch (const validation_error& e) {
+            for (const auto& fe : e.errors()) schema_errs.push_back(fe);
+            return;
+          }
+          if (read == 0) throw error(source + ": no TFJob found (the input is empty)");
+          count += src_count;
+          for (auto& x : src_invalid) invalid.push_back(std::move(x));
+          if (mismatch.empty()) mismatch = src_mismatch;
+        },
+        stdin_text);
+  }
+  if (!mismatch.empty()) throw error(mismatch);
+  for (auto& [name, fe] : invalid) {
+    if (count > 1) fe.field = "TFJob " + (name.empty() ? std::string("<unnamed>") : name) + ": " + fe.field;
+    schema_errs.push_back(std::move(fe));
+  }
+  if (!schema_errs.empty()) throw validation_error(std::move(schema_errs));
+  return count;
+}
+
+}  // namespace detail
+
+/// The TFJobs the flags describe, defaulted as the operator does and validated, given to
+/// `each` one at a time: a manifest (-f) is read a document at a time, so that no more than
+/// one job is held. `ns` is the namespace to use (the -n flag, or the context's; "" leaves it
+/// unset). Manifests are judged by the CRD's schema as --validate says; under warn, what it
+/// finds is appended to `warnings` for the caller to say. Throws `validation_error` listing
+/// every problem of every job after the last (`each` may have seen the good ones: a caller
+/// that acts on them reads the input twice, first to judge it), or `tfjob::error`/`parse_error`
+/// for unreadable input. stdin is kept in `stdin_text` (when given) for a second pass.
+/// Returns how many jobs.
+inline std::size_t for_each_job(const JobFlags& flags, const std::string& ns, std::vector<field_error>* warnings,
+                                const std::function<void(TFJob&)>& each, std::optional<std::string>* stdin_text = nullptr) {
   JobFlags f = flags;
   f.words = positional_words(flags);
   const std::string sample_claim = take_sample_claim(f.pvc);
-  std::vector<TFJob> jobs;
   std::vector<field_error> errs;
   if (!f.files.empty()) {
     if (!f.sample.empty() || !f.words.empty())
@@ -497,68 +587,49 @@ inline std::vector<TFJob> build_jobs(const JobFlags& flags, const std::string& n
     if (!conflicting.empty())
       throw error("-f cannot be combined with job flags (" + conflicting +
                   "): edit the manifest, or build the job from flags alone");
-    for (const auto& path : f.files) {
-      for (const auto& [source, text] : read_sources(path)) {
-        std::vector<TFJob> parsed;
-        try {
-          // each field_error's `where` names the source, the document and the job
-          parsed = parse_tfjobs(text, source, validation_mode(f.validate), warnings);
-        } catch (const validation_error& e) {
-          for (const auto& fe : e.errors()) errs.push_back(fe);
-          continue;
-        }
-        if (parsed.empty()) throw error(source + ": no TFJob found (the input is empty)");
-        for (auto& j : parsed) jobs.push_back(std::move(j));
-      }
-    }
-    for (auto& j : jobs) {
-      if (j.api_version.empty()) j.api_version = api_version;  // kind was checked as TFJob
-      if (ns.empty()) continue;
-      if (j.metadata.namespace_.empty()) j.metadata.namespace_ = ns;
-      else if (j.metadata.namespace_ != ns)
-        throw error("the namespace from the provided object \"" + j.metadata.namespace_ +
-                    "\" does not match the namespace \"" + ns + "\". You must pass '--namespace=" +
-                    j.metadata.namespace_ + "' to perform this operation.");
-    }
-  } else {
-    std::string sample = f.sample;
-    std::vector<std::string> words = f.words;
-    if (sample.empty() && !words.empty() && !f.command && find_sample(words.front())) {
-      sample = words.front();
-      words.erase(words.begin());
-    }
-    // One word and no image: a sample name, mistyped (`submit mnsit`), not the args of a
-    // job from flags (which needs --image and puts its args after --).
-    if (sample.empty() && words.size() == 1 && f.image.empty() && !f.command)
-      throw error(unknown_sample_message(words.front()));
-    auto b = builder_from_flags(f, sample, words, ns, errs);
-    jobs.push_back(b.build_unchecked());
-    // a gang larger than the job never starts: the PodGroup waits for pods never created
-    if (const auto& sp = jobs.back().spec.run_policy.scheduling_policy; sp && sp->min_available &&
-        *sp->min_available > jobs.back().total_replicas())
-      errs.push_back({"--min-available", "Invalid value",
-                      std::to_string(*sp->min_available) + ": more than the job's " + std::to_string(jobs.back().total_replicas()) +
-                          " replicas, so the gang would never start (use --gang for all of them)"});
-    // the sample's trainer files ride in a ConfigMap unless --image brings its own
-    if (const Sample* s = sample.empty() ? nullptr : find_sample(sample); s && f.image.empty())
-      mount_sample_files(jobs.back(), *s);
-    // a bare --pvc CLAIM is mounted where the sample mounts its claim; a job from flags has
-    // no such place, so it needs a mount path
-    if (!sample_claim.empty() && (sample.empty() || rename_claims(jobs.back(), sample_claim) == 0))
-      throw flag::usage("--pvc", "\"" + sample_claim + "\" has no mount path" +
-                                     (sample.empty() ? std::string() : " and the sample " + sample + " mounts no claim"),
-                        "give CLAIM:/mount/path[:ro], e.g. " + sample_claim + ":/data (a bare CLAIM replaces the claim of a "
-                        "built-in sample: submit mnist --pvc " + sample_claim + ")");
+    return detail::jobs_from_files(f, ns, warnings, each, stdin_text);
   }
-  const bool many = jobs.size() > 1;
-  for (auto& j : jobs) {
-    set_defaults(j);
-    for (auto fe : validate(j)) {
-      if (many) fe.field = "TFJob " + (j.metadata.name.empty() ? std::string("<unnamed>") : j.metadata.name) + ": " + fe.field;
-      errs.push_back(std::move(fe));
-    }
+  std::string sample = f.sample;
+  std::vector<std::string> words = f.words;
+  if (sample.empty() && !words.empty() && !f.command && find_sample(words.front())) {
+    sample = words.front();
+    words.erase(words.begin());
   }
+  // One word and no image: a sample name, mistyped (`submit mnsit`), not the args of a
+  // job from flags (which needs --image and puts its args after --).
+  if (sample.empty() && words.size() == 1 && f.image.empty() && !f.command)
+    throw error(unknown_sample_message(words.front()));
+  auto b = builder_from_flags(f, sample, words, ns, errs);
+  TFJob job = b.build_unchecked();
+  // a gang larger than the job never starts: the PodGroup waits for pods never created
+  if (const auto& sp = job.spec.run_policy.scheduling_policy; sp && sp->min_available &&
+      *sp->min_available > job.total_replicas())
+    errs.push_back({"--min-available", "Invalid value",
+                    std::to_string(*sp->min_available) + ": more than the job's " + std::to_string(job.total_replicas()) +
+                        " replicas, so the gang would never start (use --gang for all of them)"});
+  // the sample's trainer files ride in a ConfigMap unless --image brings its own
+  if (const Sample* s = sample.empty() ? nullptr : find_sample(sample); s && f.image.empty())
+    mount_sample_files(job, *s);
+  // a bare --pvc CLAIM is mounted where the sample mounts its claim; a job from flags has
+  // no such place, so it needs a mount path
+  if (!sample_claim.empty() && (sample.empty() || rename_claims(job, sample_claim) == 0))
+    throw flag::usage("--pvc", "\"" + sample_claim + "\" has no mount path" +
+                                   (sample.empty() ? std::string() : " and the sample " + sample + " mounts no claim"),
+                      "give CLAIM:/mount/path[:ro], e.g. " + sample_claim + ":/data (a bare CLAIM replaces the claim of a "
+                      "built-in sample: submit mnist --pvc " + sample_claim + ")");
+  set_defaults(job);
+  for (auto fe : validate(job)) errs.push_back(std::move(fe));
   if (!errs.empty()) throw validation_error(std::move(errs));
+  each(job);
+  return 1;
+}
+
+/// The TFJobs the flags describe (for_each_job()), all of them: for the paths that need them
+/// together (several sent a bounded number at a time, the local runner).
+inline std::vector<TFJob> build_jobs(const JobFlags& flags, const std::string& ns,
+                                     std::vector<field_error>* warnings = nullptr) {
+  std::vector<TFJob> jobs;
+  for_each_job(flags, ns, warnings, [&](TFJob& j) { jobs.push_back(std::move(j)); });
   return jobs;
 }
 

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -32,9 +33,46 @@ namespace tfjob {
 namespace detail {
 
 /// A stream of JSON values (`{..}{..}` or one `[..]`), as kubectl accepts, each value's
-/// nesting bounded by limits::max_depth.
+/// nesting bounded by limits::max_depth. `first_line`, `first_column`: where `text` begins in
+/// `source` (one value of a stream), for the place errors name.
 std::vector<nlohmann::json> parse_json_stream(std::string_view text, const std::string& source,
-                                              std::vector<std::pair<std::size_t, std::size_t>>* spans = nullptr);
+                                              std::vector<std::pair<std::size_t, std::size_t>>* spans = nullptr,
+                                              int first_line = 1, int first_column = 1);
+
+/// Where a piece of a manifest begins in its source: byte offset, 1-based line and column.
+struct TextPlace {
+  std::size_t byte = 0;
+  int line = 1, column = 1;
+  /// The place of `local` (a line and column within the piece) in the source.
+  std::pair<int, int> of(std::pair<int, int> local) const {
+    return {line + local.first - 1, local.first == 1 ? column + local.second - 1 : local.second};
+  }
+};
+
+/// The first byte of `text` that no manifest holds (a control byte, or the invalid UTF-8
+/// before it), npos when none: a binary file (an image, an archive, a program: each has one
+/// near its start); go-yaml refuses control characters.
+std::size_t binary_byte_at(std::string_view text);
+
+/// Refuses a manifest for its byte `c` at `at` (binary_byte_at's), saying where, never
+/// printing its bytes.
+[[noreturn]] void refuse_binary(unsigned char c, const TextPlace& at, const std::string& source);
+
+/// The items of a document that holds several objects: a JSON array, or a `kind: *List`
+/// with `items`; nullptr for one object.
+nlohmann::json* list_items(nlohmann::json& doc);
+
+/// Why document `doc` (0-based, beginning at `line`; `item` of it when `in_list`) is refused
+/// by the bound on one object (limits::max_document_bytes).
+std::string too_big_message(const std::string& source, std::size_t doc, int line, bool in_list, std::size_t item,
+                            std::size_t bytes);
+
+/// One object of a manifest judged as parse_tfjobs() judges it (kind and apiVersion, the
+/// schema as `validation` says, the decoder): the TFJob, or nullopt with what was wrong
+/// appended to `errs` (each placed at `where`); schema findings kept under warn go to `warnings`.
+/// Throws parse_error for a document that is no object.
+std::optional<TFJob> judge_tfjob(const nlohmann::json& o, const std::string& where, FieldValidation validation,
+                                 std::vector<field_error>* warnings, std::vector<field_error>& errs);
 
 /// parse_manifests(), with each document's [begin, end) bytes in `text` in `spans` (when given).
 std::vector<nlohmann::json> parse_manifest_documents(std::string_view text, const std::string& source,
@@ -114,7 +152,8 @@ std::string to_yaml_documents(const std::vector<nlohmann::json>& docs);
 namespace tfjob::detail {
 
 TFJOB_INLINE std::vector<nlohmann::json> parse_json_stream(std::string_view text, const std::string& source,
-                                                           std::vector<std::pair<std::size_t, std::size_t>>* spans) {
+                                                           std::vector<std::pair<std::size_t, std::size_t>>* spans,
+                                                           int first_line, int first_column) {
   std::vector<nlohmann::json> docs;
   std::size_t pos = 0;
   while (true) {
@@ -138,12 +177,48 @@ TFJOB_INLINE std::vector<nlohmann::json> parse_json_stream(std::string_view text
         continue;
       }
     }
-    auto [line, col] = line_col_at(text, pos + r.byte);
+    auto [line, col] = TextPlace{0, first_line, first_column}.of(line_col_at(text, pos + r.byte));
     throw parse_error(source + ": invalid JSON at line " + std::to_string(line) + ", column " + std::to_string(col) +
                           ": " + r.error,
                       line, col);
   }
   return docs;
+}
+
+TFJOB_INLINE std::size_t binary_byte_at(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) return std::min(i, invalid_utf8_at(text.substr(0, i)));
+  }
+  return std::string_view::npos;
+}
+
+TFJOB_INLINE void refuse_binary(unsigned char c, const TextPlace& at, const std::string& source) {
+  static const char* hex = "0123456789ABCDEF";
+  throw parse_error(source + ": not YAML or JSON text (a binary file?): byte " + std::to_string(at.byte) + " (line " +
+                        std::to_string(at.line) + ", column " + std::to_string(at.column) + ") is 0x" + hex[c >> 4] +
+                        hex[c & 0xF] + (c < 0x80 ? ", a control character" : ", not UTF-8"),
+                    at.line, at.column);
+}
+
+TFJOB_INLINE nlohmann::json* list_items(nlohmann::json& doc) {
+  if (doc.is_array()) return &doc;
+  if (!doc.is_object()) return nullptr;
+  auto k = doc.find("kind");
+  auto items = doc.find("items");
+  if (k == doc.end() || !k->is_string() || items == doc.end() || !items->is_array()) return nullptr;
+  const auto& kind = k->get_ref<const std::string&>();
+  return kind.size() >= 4 && kind.compare(kind.size() - 4, 4, "List") == 0 ? &*items : nullptr;
+}
+
+TFJOB_INLINE std::string too_big_message(const std::string& source, std::size_t doc, int line, bool in_list, std::size_t item,
+                                         std::size_t bytes) {
+  return source + ": document " + std::to_string(doc + 1) + " (line " + std::to_string(line) + ")" +
+         (in_list ? ", item " + std::to_string(item + 1) : std::string()) + ": " +
+         (human_bytes(bytes) == human_bytes(limits::max_document_bytes) ? std::to_string(bytes) + " bytes"
+                                                                        : human_bytes(bytes)) +
+         " is more than the " + human_bytes(limits::max_document_bytes) +
+         " one object may have (kube-apiserver's bound on a request body); split it or make it smaller";
 }
 
 }  // namespace tfjob::detail
@@ -160,25 +235,11 @@ TFJOB_INLINE std::vector<nlohmann::json> detail::parse_manifest_documents(std::s
     throw parse_error(source + ": " + detail::human_bytes(text.size()) + " is more than the " +
                       detail::human_bytes(limits::max_manifest_bytes) +
                       " a manifest may have; split it into several files");
-  // A binary file (an image, an archive, a program: each has a control byte near its start)
-  // is no manifest: say so, and where, but never print its bytes (go-yaml refuses control
-  // characters). Text that is only not UTF-8 is the YAML reader's to name, value by value.
-  std::size_t bad = std::string_view::npos;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) {
-      bad = std::min(i, detail::invalid_utf8_at(text.substr(0, i)));
-      break;
-    }
-  }
-  if (bad != std::string_view::npos) {
-    static const char* hex = "0123456789ABCDEF";
-    const auto c = static_cast<unsigned char>(text[bad]);
+  // A binary file is no manifest: say so, and where. Text that is only not UTF-8 is the YAML
+  // reader's to name, value by value.
+  if (auto bad = detail::binary_byte_at(text); bad != std::string_view::npos) {
     auto [line, col] = detail::line_col_at(text, bad);
-    throw parse_error(source + ": not YAML or JSON text (a binary file?): byte " + std::to_string(bad) + " (line " +
-                          std::to_string(line) + ", column " + std::to_string(col) + ") is 0x" + hex[c >> 4] + hex[c & 0xF] +
-                          (c < 0x80 ? ", a control character" : ", not UTF-8"),
-                      line, col);
+    detail::refuse_binary(static_cast<unsigned char>(text[bad]), {bad, line, col}, source);
   }
   std::size_t first = 0;
   while (first < text.size() && std::isspace(static_cast<unsigned char>(text[first]))) ++first;
@@ -202,48 +263,26 @@ TFJOB_INLINE std::vector<nlohmann::json> parse_objects(std::string_view text, co
   auto docs = detail::parse_manifest_documents(text, source, &spans);
   std::string too_big;
   int first_line = 0;
-  auto refuse = [&](std::size_t doc, std::size_t item, bool in_list, std::size_t bytes) {
-    auto [line, col] = detail::line_col_at(text, spans[doc].first);
-    (void)col;
-    if (!first_line) first_line = line;
-    too_big += std::string(too_big.empty() ? "" : "\n") + source + ": document " + std::to_string(doc + 1) + " (line " +
-               std::to_string(line) + ")" + (in_list ? ", item " + std::to_string(item + 1) : std::string()) + ": " +
-               (detail::human_bytes(bytes) == detail::human_bytes(limits::max_document_bytes)
-                    ? std::to_string(bytes) + " bytes"
-                    : detail::human_bytes(bytes)) +
-               " is more than the " + detail::human_bytes(limits::max_document_bytes) +
-               " one object may have (kube-apiserver's bound on a request body); split it or make it smaller";
-  };
   for (std::size_t i = 0; i < docs.size() && i < spans.size(); ++i) {
     const std::size_t bytes = spans[i].second - spans[i].first;
     if (bytes <= limits::max_document_bytes) continue;
-    const auto& d = docs[i];
-    const nlohmann::json* items = d.is_array() ? &d : nullptr;
-    if (!items && d.is_object() && d.contains("items") && d["items"].is_array()) {
-      const std::string k = d.contains("kind") && d["kind"].is_string() ? d["kind"].get<std::string>() : std::string();
-      if (k.size() >= 4 && k.compare(k.size() - 4, 4, "List") == 0) items = &d["items"];
-    }
+    const int line = detail::line_col_at(text, spans[i].first).first;
+    auto refuse = [&](bool in_list, std::size_t item, std::size_t n) {
+      if (!first_line) first_line = line;
+      too_big += (too_big.empty() ? "" : "\n") + detail::too_big_message(source, i, line, in_list, item, n);
+    };
+    const nlohmann::json* items = detail::list_items(docs[i]);
     if (!items) {
-      refuse(i, 0, false, bytes);
+      refuse(false, 0, bytes);
       continue;
     }
     for (std::size_t k = 0; k < items->size(); ++k)  // only in a big document: each item's own size
-      if (auto n = (*items)[k].dump().size(); n > limits::max_document_bytes) refuse(i, k, true, n);
+      if (auto n = (*items)[k].dump().size(); n > limits::max_document_bytes) refuse(true, k, n);
   }
   if (!too_big.empty()) throw parse_error(too_big, first_line, 1);
   for (auto& d : docs) {
-    bool list = false;
-    if (d.is_object()) {
-      auto k = d.find("kind");
-      auto items = d.find("items");
-      list = k != d.end() && k->is_string() && k->get_ref<const std::string&>().size() >= 4 &&
-             k->get_ref<const std::string&>().compare(k->get_ref<const std::string&>().size() - 4, 4, "List") == 0 &&
-             items != d.end() && items->is_array();
-    }
-    if (d.is_array()) {
-      for (auto& x : d) add(std::move(x));
-    } else if (list) {
-      for (auto& x : d["items"]) add(std::move(x));
+    if (auto* items = detail::list_items(d)) {
+      for (auto& x : *items) add(std::move(x));
     } else {
       add(std::move(d));
     }
@@ -275,39 +314,44 @@ TFJOB_INLINE field_error to_field_error(const schema::Issue& issue, const std::s
   return fe;
 }
 
+TFJOB_INLINE std::optional<TFJob> detail::judge_tfjob(const nlohmann::json& o, const std::string& where,
+                                                     FieldValidation validation, std::vector<field_error>* warnings,
+                                                     std::vector<field_error>& errs) {
+  if (!o.is_object()) throw parse_error(where + ": expected a TFJob object, got " + detail::decoder::type_name(o));
+  // kind and apiVersion first: a document that is not a TFJob is refused whatever
+  // --validate says (the API server has no such kind to create)
+  auto type_issues = schema::check_type_meta(o);
+  if (!type_issues.empty()) {
+    for (const auto& is : type_issues) errs.push_back(to_field_error(is, where));
+    return std::nullopt;
+  }
+  if (validation != FieldValidation::ignore) {
+    auto issues = schema::tfjob_schema().validate(o);
+    for (const auto& is : issues) {
+      if (validation == FieldValidation::strict) errs.push_back(to_field_error(is, where));
+      else if (warnings) warnings->push_back(to_field_error(is, where));
+    }
+    if (validation == FieldValidation::strict && !issues.empty()) return std::nullopt;
+  }
+  try {
+    return o.get<TFJob>();
+  } catch (const validation_error& e) {
+    for (auto fe : e.errors()) {
+      fe.where = where;
+      errs.push_back(std::move(fe));
+    }
+  }
+  return std::nullopt;
+}
+
 TFJOB_INLINE std::vector<TFJob> parse_tfjobs(std::string_view text, const std::string& source, FieldValidation validation,
                                              std::vector<field_error>* warnings) {
   std::vector<TFJob> jobs;
   std::vector<field_error> errs;
   auto objs = parse_objects(text, source);
-  for (std::size_t i = 0; i < objs.size(); ++i) {
-    const auto& o = objs[i];
-    const std::string where = document_place(source, i, objs.size(), o);
-    if (!o.is_object()) throw parse_error(where + ": expected a TFJob object, got " + detail::decoder::type_name(o));
-    // kind and apiVersion first: a document that is not a TFJob is refused whatever
-    // --validate says (the API server has no such kind to create)
-    auto type_issues = schema::check_type_meta(o);
-    if (!type_issues.empty()) {
-      for (const auto& is : type_issues) errs.push_back(to_field_error(is, where));
-      continue;
-    }
-    if (validation != FieldValidation::ignore) {
-      auto issues = schema::tfjob_schema().validate(o);
-      for (const auto& is : issues) {
-        if (validation == FieldValidation::strict) errs.push_back(to_field_error(is, where));
-        else if (warnings) warnings->push_back(to_field_error(is, where));
-      }
-      if (validation == FieldValidation::strict && !issues.empty()) continue;
-    }
-    try {
-      jobs.push_back(o.get<TFJob>());
-    } catch (const validation_error& e) {
-      for (auto fe : e.errors()) {
-        fe.where = where;
-        errs.push_back(std::move(fe));
-      }
-    }
-  }
+  for (std::size_t i = 0; i < objs.size(); ++i)
+    if (auto job = detail::judge_tfjob(objs[i], document_place(source, i, objs.size(), objs[i]), validation, warnings, errs))
+      jobs.push_back(std::move(*job));
   if (!errs.empty()) throw validation_error(std::move(errs));
   return jobs;
 }

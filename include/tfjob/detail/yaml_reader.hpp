@@ -70,8 +70,9 @@ struct Value {
 
 class Builder : public YAML::EventHandler {
  public:
-  Builder(std::string_view text, const std::string& source, const YamlLimits& lim)
-      : text_(text), source_(source), lim_(lim) {}
+  /// `first_line`: the line of `text`'s first byte in its source (a document of a stream).
+  Builder(std::string_view text, const std::string& source, const YamlLimits& lim, int first_line = 1)
+      : text_(text), source_(source), lim_(lim), first_line_(first_line) {}
 
   std::vector<nlohmann::json> docs;
   /// [begin, end) bytes of each of `docs` in the text (end: where the next document begins).
@@ -121,6 +122,7 @@ class Builder : public YAML::EventHandler {
   std::string_view text_;
   const std::string& source_;
   YamlLimits lim_;
+  int first_line_ = 1;
   std::vector<Frame> stack_;
   std::map<YAML::anchor_t, Value> anchors_;
   Value doc_;
@@ -134,10 +136,12 @@ class Builder : public YAML::EventHandler {
 
 /// Every document of `text` as JSON (null documents skipped). Throws parse_error naming
 /// `source`, the line and column, and the bound that was exceeded.
-/// `spans`, when given, gets each document's [begin, end) bytes in `text`.
+/// `spans`, when given, gets each document's [begin, end) bytes in `text`. `first_line`: the
+/// line `text` begins at in `source` (one document of a stream), for the lines errors name.
 std::vector<nlohmann::json> read_yaml_documents(std::string_view text, const std::string& source,
                                                 const YamlLimits& lim = {},
-                                                std::vector<std::pair<std::size_t, std::size_t>>* spans = nullptr);
+                                                std::vector<std::pair<std::size_t, std::size_t>>* spans = nullptr,
+                                                int first_line = 1);
 
 }  // namespace tfjob::detail
 
@@ -319,7 +323,7 @@ TFJOB_INLINE void Builder::OnMapStart(const YAML::Mark& m, const std::string&, Y
 TFJOB_INLINE void Builder::OnMapEnd() { close(); }
 
 TFJOB_INLINE void Builder::fail(const YAML::Mark& m, const std::string& why) const {
-  int line = m.is_null() ? 0 : m.line + 1, col = m.is_null() ? 0 : m.column + 1;
+  int line = m.is_null() ? 0 : m.line + first_line_, col = m.is_null() ? 0 : m.column + 1;
   throw parse_error(source_ + (line ? ": line " + std::to_string(line) + ", column " + std::to_string(col) : "") +
                         ": " + why,
                     line, col);
@@ -430,11 +434,12 @@ TFJOB_INLINE void Builder::finish(const YAML::Mark& m, Value v, YAML::anchor_t a
 namespace tfjob::detail {
 
 TFJOB_INLINE std::vector<nlohmann::json> read_yaml_documents(std::string_view text, const std::string& source, const YamlLimits& lim,
-                                                             std::vector<std::pair<std::size_t, std::size_t>>* spans) {
+                                                             std::vector<std::pair<std::size_t, std::size_t>>* spans,
+                                                             int first_line) {
   if (text.size() > lim.max_bytes)
     throw parse_error(source + ": " + human_bytes(text.size()) + " is more than the " + human_bytes(lim.max_bytes) +
                       " a manifest may have; split it into several files");
-  yaml_impl::Builder b(text, source, lim);
+  yaml_impl::Builder b(text, source, lim, first_line);
   std::istringstream in{std::string(text)};
   try {
     YAML::Parser parser(in);
@@ -446,7 +451,7 @@ TFJOB_INLINE std::vector<nlohmann::json> read_yaml_documents(std::string_view te
     b.fail(e.mark, "exceeded max depth of " + std::to_string(e.depth()) +
                        " nested mappings and sequences (the YAML parser's bound)");
   } catch (const YAML::Exception& e) {
-    int line = e.mark.is_null() ? 0 : e.mark.line + 1;
+    int line = e.mark.is_null() ? 0 : e.mark.line + first_line;
     int col = e.mark.is_null() ? 0 : e.mark.column + 1;
     std::string where = line ? ": line " + std::to_string(line) + ", column " + std::to_string(col) : "";
     throw parse_error(source + where + ": invalid YAML: " + e.msg, line, col);
