@@ -266,6 +266,10 @@ TFJOB_INLINE void Builder::OnDocumentStart(const YAML::Mark& m) {
   stack_.clear();
   anchors_.clear();
   have_doc_ = false;
+  // the alias bound is per document: kubectl splits the stream and decodes each document
+  // with a decoder of its own (go-yaml v2 yaml.go newDecoder per Unmarshal), so many
+  // documents with a few aliases each are not one "excessive aliasing"
+  decode_count_ = alias_count_ = 0;
 }
 
 TFJOB_INLINE void Builder::OnDocumentEnd() {
