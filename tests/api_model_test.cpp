@@ -673,7 +673,7 @@ TEST_CASE("a field of the wrong type from a server stays as it came and is not r
                     Catch::Contains("a Pod must be a JSON object, not array"));
 }
 
-TEST_CASE("a list from a server is decoded item by item, keeps its length, and goes back unchanged", "[api][k8s][hostile]") {
+TEST_CASE("a list from a server is decoded item by item: its length kept and nothing lost", "[api][k8s][hostile]") {
   const std::vector<json> served = {
       json::parse(R"({"kind": "Event", "metadata": {"name": "e1", "uid": "u1"}, "involvedObject": {"kind": "Pod", "name": "p"},
                       "reason": "FailedScheduling", "count": 3, "future": {"x": 1}})"),
