@@ -673,6 +673,34 @@ TEST_CASE("a field of the wrong type from a server stays as it came and is not r
                     Catch::Contains("a Pod must be a JSON object, not array"));
 }
 
+TEST_CASE("a list from a server is decoded item by item: its length kept and nothing lost", "[api][k8s][hostile]") {
+  const std::vector<json> served = {
+      json::parse(R"({"kind": "Event", "metadata": {"name": "e1", "uid": "u1"}, "involvedObject": {"kind": "Pod", "name": "p"},
+                      "reason": "FailedScheduling", "count": 3, "future": {"x": 1}})"),
+      json("not an event"),  // a hostile item: an empty value in its place, not a throw
+      json::parse(R"({"kind": "Event", "reason": 5, "message": "m"})")};
+  const auto events = tfjob::detail::decode_each<tfjob::k8s::Event>(served);
+  REQUIRE(events.size() == 3);
+  CHECK(events[0].involved_object.name == "p");
+  CHECK(events[0].count == 3);
+  CHECK(events[1].reason.empty());
+  CHECK(events[2].reason.empty());  // of the wrong type: not read
+  CHECK(events[2].message == "m");
+  const auto back = tfjob::detail::to_json_each(events);
+  REQUIRE(back.size() == 3);
+  CHECK(back[0] == served[0]);  // the unmodeled field included
+  CHECK(back[2] == served[2]);  // the wrong-typed field as it came
+  // a TFJob as served, decoded leniently: a wrong-typed field stays in `other`, nothing throws
+  const json job = json::parse(R"({"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "metadata": {"name": "j"},
+                                   "spec": {"runPolicy": {"backoffLimit": "three"}, "tfReplicaSpecs": {"Worker": {"replicas": 2}}}})");
+  tfjob::TFJob t;
+  REQUIRE_NOTHROW(t = tfjob::detail::decoded<tfjob::TFJob>(job));
+  CHECK(t.metadata.name == "j");
+  CHECK_FALSE(t.spec.run_policy.backoff_limit.has_value());
+  CHECK(t.replica("Worker")->replicas_or_default() == 2);
+  CHECK(json(t) == job);
+}
+
 TEST_CASE("a changed quantity is written as changed, not as the number it was read from", "[api][k8s]") {
   auto p = json::parse(R"({"kind": "Pod", "spec": {"containers": [{"name": "c", "resources": {"limits": {"cpu": 2}}}]}})")
                .get<tfjob::k8s::Pod>();

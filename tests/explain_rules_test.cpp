@@ -260,10 +260,10 @@ TEST_CASE("the operator's restarts: unfolded events summed, and what ExitCode sa
   auto in = load("exitcode-retry-forever-1560");
   // a recorder that does not fold repeats (the real-node controller stand-in) writes one
   // event per restart: the same message twice more, count 1 each
-  json e = *std::find_if(in.events.begin(), in.events.end(), [](const json& v) { return v.value("reason", "") == "TFJobRestarting"; });
-  e["count"] = 1;
+  auto e = *std::find_if(in.events.begin(), in.events.end(), [](const tfjob::k8s::Event& v) { return v.reason == "TFJobRestarting"; });
+  e.count = 1;
   in.events.push_back(e);
-  e.erase("count");
+  e.count = 0;  // no count at all: once
   in.events.push_back(e);
   in.pods.clear();  // the recreated pods' exit codes are gone: the restart policy still says which they were
   auto x = wf::explain(in);
@@ -435,7 +435,7 @@ TEST_CASE("the scheduler's and the kubelet's words, 1.20 to 1.36: each minor's w
   for (const auto& c : cases) {
     auto in = load("pending-selector");
     for (auto& e : in.events)
-      if (e.value("reason", "") == "FailedScheduling") e["message"] = c.message;
+      if (e.reason == "FailedScheduling") e.message = c.message;
     auto x = wf::explain(in);
     INFO(c.minors << ": " << c.message << "\n" << dump(x));
     const auto* f = find(x, c.code);
@@ -517,13 +517,13 @@ TEST_CASE("native sidecars: a finished trainer beside a sidecar the kubelet stop
   CHECK(d.pods[1].restarts == 2);
   CHECK(d.pods[1].detail.empty());
   // a Pending pod held by its sidecar's image: the init container's reason, as kubectl's Init:ErrImagePull
-  auto held = in;
-  held.pods[0]["status"] = json::parse(R"({"phase": "Pending",
+  json held = in.pods[0];
+  held["status"] = json::parse(R"({"phase": "Pending",
     "initContainerStatuses": [{"name": "proxy", "restartCount": 0, "ready": false, "started": false, "image": "proxy:1",
                                "state": {"waiting": {"reason": "ErrImageNeverPull", "message": "Container image \"proxy:1\" is not present with pull policy of Never"}}}],
     "containerStatuses": [{"name": "tensorflow", "restartCount": 0, "ready": false, "image": "tf", "state": {"waiting": {"reason": "PodInitializing"}}}]})");
-  held.pods[0]["spec"]["nodeName"] = "n1";
-  auto i = wf::pod_info(held.pods[0]);
+  held["spec"]["nodeName"] = "n1";
+  auto i = wf::pod_info(held);
   CHECK(i.waiting_reason == "ErrImageNeverPull");
   CHECK(wf::cannot_start(i.waiting_reason));
 }

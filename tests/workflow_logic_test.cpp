@@ -224,7 +224,9 @@ TEST_CASE("describe gathers spec, conditions, pods, events and TF_CONFIG", "[wor
       {{"involvedObject", {{"kind", "TFJob"}, {"name", "j"}}}, {"reason", "SuccessfulCreatePod"}, {"message", "Created pod: j-chief-0"},
        {"lastTimestamp", "2024-01-01T00:00:01Z"}},
       {{"involvedObject", {{"kind", "Pod"}, {"name", "unrelated"}}}, {"reason", "X"}, {"message", "no"}}};
-  auto d = describe(job, pods, events, {{"chief-0", "{\"cluster\":{}}"}}, *parse_time("2024-01-01T00:01:00Z"));
+  // decoded once, as the client's edge does; describe reads fields
+  auto d = describe(tfjob::detail::decoded<tfjob::TFJob>(job), tfjob::detail::decode_each<tfjob::k8s::Pod>(pods),
+                    tfjob::detail::decode_each<tfjob::k8s::Event>(events), {{"chief-0", "{\"cluster\":{}}"}}, *parse_time("2024-01-01T00:01:00Z"));
   REQUIRE(d.pods.size() == 2);
   CHECK(d.pods[0].name == "j-chief-0");  // chief sorts first
   CHECK(d.events.size() == 1);

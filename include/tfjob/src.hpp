@@ -108,6 +108,9 @@
 #include <tfjob/workflow/delete.hpp>
 #include <tfjob/workflow/describe.hpp>
 #include <tfjob/workflow/explain.hpp>
+#include <tfjob/workflow/explain_facts.hpp>
+#include <tfjob/workflow/explain_pending.hpp>
+#include <tfjob/workflow/explain_rules.hpp>
 #include <tfjob/workflow/job_watch.hpp>
 #include <tfjob/workflow/logs.hpp>
 #include <tfjob/workflow/pods.hpp>

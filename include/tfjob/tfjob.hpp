@@ -56,6 +56,9 @@
 #include <tfjob/workflow/cluster.hpp>
 #include <tfjob/workflow/wait.hpp>
 #include <tfjob/workflow/logs.hpp>
+#include <tfjob/workflow/explain_facts.hpp>
+#include <tfjob/workflow/explain_rules.hpp>
+#include <tfjob/workflow/explain_pending.hpp>
 #include <tfjob/workflow/explain.hpp>
 #include <tfjob/workflow/describe.hpp>
 #include <tfjob/workflow/control.hpp>

@@ -8,7 +8,7 @@
 #include <tfjob/kube/tfjob_resource.hpp>
 #include <tfjob/api/tf_config.hpp>
 #include <tfjob/api/types.hpp>
-#include <tfjob/detail/json.hpp>
+#include <tfjob/kube/core.hpp>
 #include <tfjob/workflow/cluster.hpp>
 #include <tfjob/workflow/describe.hpp>
 
@@ -45,9 +45,10 @@ int DescribeCommand::run(Context& ctx) const {
   if (names.empty()) {
     kube::ListParams lp;
     lp.label_selector = selector;
-    for (const auto& j : workflow::list_items(client, workflow::resources::tfjobs(), ns_flag, lp))
-      targets.emplace_back(tfjob::detail::value_at(j, "/metadata/namespace"_json_pointer, std::string()),
-                           tfjob::detail::value_at(j, "/metadata/name"_json_pointer, std::string()));
+    for (auto& j : workflow::list_items(client, workflow::resources::tfjobs(), ns_flag, lp)) {
+      const kube::Object o(std::move(j));
+      targets.emplace_back(o.namespace_(), o.name());
+    }
     if (targets.empty()) {
       ctx.err << (all_namespaces ? std::string("No resources found") : "No resources found in " + ns_flag + " namespace.") << "\n";
       return exit_code::ok;
@@ -64,8 +65,8 @@ int DescribeCommand::run(Context& ctx) const {
     }
     // the job's own pods and events, each by its selector: what describe costs follows the
     // job, never the namespace
-    auto pods = workflow::job_pods(client, ns, name);
-    auto events = workflow::job_events(client, ns, *job, pods);
+    const auto pods = workflow::job_pods(client, ns, name);
+    auto events = tfjob::detail::decode_each<k8s::Event>(workflow::job_events(client, ns, *job, pods));
     std::vector<std::pair<std::string, std::string>> tf_configs;
     try {
       tfjob::TFJob typed = job->get<tfjob::TFJob>();
@@ -78,8 +79,11 @@ int DescribeCommand::run(Context& ctx) const {
     first = false;
     const std::time_t now = std::time(nullptr);
     auto queue = workflow::gather_queue_state(client, ns, *job);
-    for (auto& e : workflow::queue_events(client, ns, queue)) events.push_back(std::move(e));
-    ctx.out << workflow::render(workflow::describe(*job, pods, events, tf_configs, now, std::move(queue)), now);
+    for (auto& e : tfjob::detail::decode_each<k8s::Event>(workflow::queue_events(client, ns, queue))) events.push_back(std::move(e));
+    // decoded once here, at the client's edge; describe reads fields
+    ctx.out << workflow::render(workflow::describe(tfjob::detail::decoded<tfjob::TFJob>(*job), tfjob::detail::decode_each<k8s::Pod>(pods),
+                                                   events, tf_configs, now, std::move(queue)),
+                                now);
   }
   return rc;
 }

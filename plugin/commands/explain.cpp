@@ -48,10 +48,9 @@ std::optional<workflow::ExplainInput> ExplainCommand::saved(Context& ctx) const 
   const auto mode = validation_mode(validation);
   if (std::filesystem::is_regular_file(file + "/manifest.json", ec)) {
     auto in = workflow::read_archive(file, tail);
-    judge_tfjobs(ctx, {in.job}, file + "/tfjob.yaml", mode);
-    if (!name.empty() && tfjob::detail::str_at(in.job, "/metadata/name"_json_pointer) != name)
-      throw error("the archive \"" + file + "\" is of TFJob \"" + tfjob::detail::str_at(in.job, "/metadata/name"_json_pointer) +
-                  "\", not \"" + name + "\"");
+    judge_tfjobs(ctx, {nlohmann::json(in.job)}, file + "/tfjob.yaml", mode);  // the job as saved: it round-trips
+    if (!name.empty() && in.job.metadata.name != name)
+      throw error("the archive \"" + file + "\" is of TFJob \"" + in.job.metadata.name + "\", not \"" + name + "\"");
     return in;
   }
   std::vector<nlohmann::json> objects;

@@ -309,6 +309,34 @@ void decode_lenient(const nlohmann::json& j, const char* what, T& out) {
   d.decode(j, "", out);
 }
 
+/// An object a server sent (or a saved file held) as T, decoded leniently (decode_lenient):
+/// what T does not model or has of the wrong type stays in `other`, so `to_json` gives it back
+/// unchanged; a value that is not an object decodes as an empty T.
+template <class T>
+T decoded(const nlohmann::json& j) {
+  T x{};
+  if (j.is_object()) decode_lenient(j, "object", x);
+  return x;
+}
+
+/// Each object of a list, decoded as `decoded` does; the list keeps its length and order.
+template <class T>
+std::vector<T> decode_each(const std::vector<nlohmann::json>& items) {
+  std::vector<T> out;
+  out.reserve(items.size());
+  for (const auto& j : items) out.push_back(decoded<T>(j));
+  return out;
+}
+
+/// The JSON of each value, in order (for a call into code that still reads objects as JSON).
+template <class T>
+std::vector<nlohmann::json> to_json_each(const std::vector<T>& items) {
+  std::vector<nlohmann::json> out;
+  out.reserve(items.size());
+  for (const auto& x : items) out.emplace_back(x);
+  return out;
+}
+
 void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, OwnerReference& o);
 void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, ObjectMeta& m);
 

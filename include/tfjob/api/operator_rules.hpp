@@ -103,6 +103,8 @@ bool never_exits_on_its_own(const std::string& type);
 /// The restart policy of a replica as JSON, defaulted (pkg/apis/kubeflow.org/v1/
 /// tensorflow_defaults.go `setDefaultRestartPolicy`: Never).
 std::string restart_policy_of(const nlohmann::json& replica_spec);
+/// The same for a typed replica spec.
+std::string restart_policy_of(const ReplicaSpec& replica_spec);
 
 }  // namespace tfjob::rules
 
@@ -204,6 +206,10 @@ TFJOB_INLINE std::string restarting_message(const std::string& name, const std::
 
 TFJOB_INLINE bool never_exits_on_its_own(const std::string& type) {
   return type == replica_type::PS || type == replica_type::Evaluator;
+}
+
+TFJOB_INLINE std::string restart_policy_of(const ReplicaSpec& replica_spec) {
+  return replica_spec.restart_policy.empty() ? std::string(default_restart_policy) : replica_spec.restart_policy;
 }
 
 TFJOB_INLINE std::string restart_policy_of(const nlohmann::json& replica_spec) {

@@ -88,15 +88,14 @@ TFJOB_INLINE std::string archived_log(const std::string& pod, const std::string&
 
 /// The part of a node a TFJob bug report needs: name, labels (GPU product, driver...),
 /// capacity and allocatable, node info, conditions, taints.
-TFJOB_INLINE nlohmann::json node_excerpt(const nlohmann::json& n) {
+TFJOB_INLINE nlohmann::json node_excerpt(const k8s::Node& n) {
   nlohmann::json out = {{"apiVersion", "v1"}, {"kind", "Node"}};
-  out["metadata"] = {{"name", tfjob::detail::value_at(n, "/metadata/name"_json_pointer, std::string())},
-                     {"labels", tfjob::detail::value_at(n, "/metadata/labels"_json_pointer, nlohmann::json::object())}};
-  out["spec"] = {{"taints", tfjob::detail::value_at(n, "/spec/taints"_json_pointer, nlohmann::json::array())}};
-  out["status"] = {{"capacity", tfjob::detail::value_at(n, "/status/capacity"_json_pointer, nlohmann::json::object())},
-                   {"allocatable", tfjob::detail::value_at(n, "/status/allocatable"_json_pointer, nlohmann::json::object())},
-                   {"nodeInfo", tfjob::detail::value_at(n, "/status/nodeInfo"_json_pointer, nlohmann::json::object())},
-                   {"conditions", tfjob::detail::value_at(n, "/status/conditions"_json_pointer, nlohmann::json::array())}};
+  out["metadata"] = {{"name", n.metadata.name}, {"labels", n.metadata.labels}};
+  out["spec"] = {{"taints", n.spec.taints}};
+  out["status"] = {{"capacity", n.status.capacity},
+                   {"allocatable", n.status.allocatable},
+                   {"nodeInfo", n.status.node_info},
+                   {"conditions", n.status.conditions}};
   return out;
 }
 
@@ -111,10 +110,11 @@ struct Archiver {
   std::optional<tfjob::detail::Folder> out;  ///< dir, where every file is made (no link followed)
   ArchiveReport rep;
   nlohmann::json obj;                ///< the TFJob as stored
+  TFJob typed;                       ///< the same, decoded (leniently: describe is written whatever it holds)
   JobSummary s;                      ///< its summary (state)
-  std::vector<nlohmann::json> pods;  ///< its pods, sorted
+  std::vector<k8s::Pod> pods;        ///< its pods, sorted
   std::set<std::string> nodes;       ///< the nodes they ran on
-  std::vector<nlohmann::json> events;  ///< the job's and its pods' (write_events)
+  std::vector<nlohmann::json> events;  ///< the job's and its pods' (write_events), as served
 
   /// Write `data` to the new file `rel` (relative to dir; names in it made by path_part) and
   /// list it in the report.
@@ -132,17 +132,18 @@ struct Archiver {
     auto found = get_opt(c, resources::tfjobs(), ns, job);
     if (!found) throw tfjob::error("TFJob \"" + job + "\" not found in namespace \"" + ns + "\"");
     obj = std::move(*found);
+    typed = tfjob::detail::decoded<TFJob>(obj);
     put("tfjob.yaml", to_yaml(obj));
     s = summarize(obj);
   }
 
   /// Write each pod's YAML and its containers' logs; no pod at all is listed as missing, and why.
   void write_pods() {
-    pods = job_pods(c, ns, job);
+    pods = tfjob::detail::decode_each<k8s::Pod>(job_pods(c, ns, job));
     sort_pods(pods);
     rep.pods = static_cast<int>(pods.size());
     if (pods.empty()) {
-      std::string policy = tfjob::detail::value_at(obj, "/spec/runPolicy/cleanPodPolicy"_json_pointer, std::string());
+      const std::string policy = typed.spec.run_policy.clean_pod_policy.value_or("");
       rep.missing.push_back({"pods", s.finished() ? "none left: the job is " + s.state +
                                                         (policy.empty() ? std::string("") : " and its cleanPodPolicy is " + policy) +
                                                         " (keep logs while it runs: " + setting::log_save_task + ")"
@@ -150,7 +151,7 @@ struct Archiver {
     }
     for (const auto& p : pods) {
       PodInfo info = pod_info(p);
-      put("pods/" + tfjob::detail::path_part(info.name) + ".yaml", to_yaml(p));
+      put("pods/" + tfjob::detail::path_part(info.name) + ".yaml", to_yaml(nlohmann::json(p)));  // as served: a decoded pod round-trips
       if (!info.node.empty()) nodes.insert(info.node);
       write_logs(p, info.name);
     }
@@ -158,9 +159,10 @@ struct Archiver {
 
   /// Write the logs of `p`'s containers (init containers included): the current attempt's,
   /// and the previous one's when the container restarted.
-  void write_logs(const nlohmann::json& p, const std::string& pod) {
-    for (const auto& cname : spec_containers(tfjob::detail::value_at(p, "spec", nlohmann::json::object()))) {
-      int restarts = restart_count(p, cname);
+  void write_logs(const k8s::Pod& p, const std::string& pod) {
+    const nlohmann::json pj = p;  // logs.hpp reads the pod as JSON
+    for (const auto& cname : spec_containers(nlohmann::json(p.spec))) {
+      int restarts = restart_count(pj, cname);
       for (bool previous : {false, true}) {
         if (previous && restarts == 0) continue;
         write_log(pod, cname, previous);
@@ -197,7 +199,7 @@ struct Archiver {
   /// Write the events of the job and its pods.
   void write_events() {
     try {
-      events = job_events(c, ns, obj, pods);  // the job's and its pods', each by its field selector
+      events = job_events(c, ns, obj, tfjob::detail::to_json_each(pods));  // the job's and its pods', each by its field selector
       put("events.yaml", to_yaml(nlohmann::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", events}}));
     } catch (const std::exception& e) {
       rep.missing.push_back({"events.yaml", e.what()});
@@ -208,8 +210,8 @@ struct Archiver {
   void write_describe() {
     std::vector<std::pair<std::string, std::string>> tf_configs;
     try {
-      tfjob::TFJob typed = obj.get<tfjob::TFJob>();
-      for (const auto& r : tfjob::gen_all_tf_configs(typed)) {
+      const tfjob::TFJob strict = obj.get<tfjob::TFJob>();  // TF_CONFIG only for a job that decodes whole
+      for (const auto& r : tfjob::gen_all_tf_configs(strict)) {
         std::string key = tfjob::detail::path_part(lower(r.type)) + "-" + std::to_string(r.index);
         tf_configs.emplace_back(r.type + "-" + std::to_string(r.index), r.tf_config.value_or(""));
         put("tf_config/" + key + ".json", r.tf_config ? *r.tf_config + "\n" : std::string("null\n"));
@@ -217,7 +219,7 @@ struct Archiver {
     } catch (const std::exception& e) {
       rep.missing.push_back({"tf_config", std::string("cannot compute TF_CONFIG: ") + e.what()});
     }
-    put("describe.txt", render(describe(obj, pods, events, tf_configs)));
+    put("describe.txt", render(describe(typed, pods, tfjob::detail::decode_each<k8s::Event>(events), tf_configs)));
   }
 
   /// Write an excerpt of each node the pods ran on; one gone or unreadable is listed as missing.
@@ -230,7 +232,7 @@ struct Archiver {
           rep.missing.push_back({rel, "the node no longer exists"});
           continue;
         }
-        put(rel, to_yaml(node_excerpt(*node)));
+        put(rel, to_yaml(node_excerpt(tfjob::detail::decoded<k8s::Node>(*node))));
       } catch (const std::exception& e) {
         rep.missing.push_back({rel, e.what()});
       }
@@ -452,12 +454,12 @@ TFJOB_INLINE ExplainInput read_archive(const std::string& dir, int log_lines) {
   auto in = explain_input(objects);
   if (!in) throw tfjob::error("\"" + job_file + "\" holds no TFJob");
   const auto manifest = nlohmann::json::parse(detail::read_archived(dir + "/manifest.json"), nullptr, false);
-  if (auto t = parse_time(tfjob::detail::str_at(manifest, "collected"))) in->now = *t;
+  if (auto t = parse_time(tfjob::detail::str_at(manifest, "collected"))) in->now = *t;  // archive's own manifest, not a Kubernetes object
   if (log_lines > 0)
     for (const auto& p : in->pods) {
       const auto q = detail::quoted_log(p);
       if (!q) continue;
-      const std::string pod = tfjob::detail::str_at(p, "/metadata/name"_json_pointer);
+      const std::string& pod = p.metadata.name;
       const std::string log = dir + "/" + detail::archived_log(pod, q->container, q->previous);
       if (fs::is_regular_file(log, ec)) in->logs[pod] = detail::quoted_lines(detail::read_tail(log, 64 * 1024), log_lines);
     }

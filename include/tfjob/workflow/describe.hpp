@@ -2,6 +2,9 @@
 /// \file `kubectl tfjob describe`: what a person wants to know about one TFJob, gathered
 /// into a value (testable) and rendered as kubectl-describe-like text.
 
+#include <tfjob/api/k8s/event.hpp>
+#include <tfjob/api/k8s/pod.hpp>
+#include <tfjob/api/types.hpp>
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/detail/table.hpp>
@@ -12,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <ctime>
 #include <sstream>
 #include <string>
@@ -57,8 +61,7 @@ struct Description {
 };
 
 /// Gather a description. `tf_configs` comes from the caller (the api layer computes it).
-Description describe(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
-                     const std::vector<nlohmann::json>& events,
+Description describe(const TFJob& job, const std::vector<k8s::Pod>& pods, const std::vector<k8s::Event>& events,
                      std::vector<std::pair<std::string, std::string>> tf_configs,
                      std::time_t now = std::time(nullptr), QueueState queue = {});
 
@@ -74,36 +77,33 @@ std::string render(const Description& d, std::time_t now = std::time(nullptr));
 #if TFJOB_SDK_DEFINE_WORKFLOW
 namespace tfjob::workflow {
 
-TFJOB_INLINE Description describe(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
-                                  const std::vector<nlohmann::json>& events,
+TFJOB_INLINE Description describe(const TFJob& job, const std::vector<k8s::Pod>& pods, const std::vector<k8s::Event>& events,
                                   std::vector<std::pair<std::string, std::string>> tf_configs,
                                   std::time_t now, QueueState queue) {
   Description d;
-  d.summary = summarize(job);
-  const auto specs = tfjob::detail::value_at(job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
-  for (const auto& rg : replica_gpus(job)) {
+  const nlohmann::json job_json = job;  // summarize and replica_gpus (status.hpp) read the job as JSON
+  d.summary = summarize(job_json);
+  for (const auto& rg : replica_gpus(job_json)) {
     ReplicaSummary r;
     r.type = rg.type;
     r.replicas = rg.replicas;
     r.gpus_per_pod = rg.gpus_per_pod;
-    const auto& rs = specs[rg.type];
-    r.restart_policy = tfjob::detail::value_at(rs, "restartPolicy", "");
-    const auto cs = tfjob::detail::value_at(rs, "/template/spec/containers"_json_pointer, nlohmann::json::array());
-    for (const auto& c : cs) if (tfjob::detail::value_at(c, "name", "") == "tensorflow") r.image = tfjob::detail::value_at(c, "image", "");
-    if (r.image.empty() && !cs.empty()) r.image = tfjob::detail::value_at(cs[0], "image", "");
+    if (const auto* rs = job.replica(rg.type)) {
+      r.restart_policy = rs->restart_policy;
+      const auto tmpl = pod_template(*rs);
+      for (const auto& c : tmpl.spec.containers) if (c.name == "tensorflow") r.image = c.image;
+      if (r.image.empty() && !tmpl.spec.containers.empty()) r.image = tmpl.spec.containers.front().image;
+    }
     d.replicas.push_back(r);
   }
-  const auto rp = tfjob::detail::value_at(job, "/spec/runPolicy"_json_pointer, nlohmann::json::object());
-  auto text = [](const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
-  if (rp.contains("cleanPodPolicy")) d.clean_pod_policy = text(rp["cleanPodPolicy"]);
-  if (rp.contains("ttlSecondsAfterFinished")) d.ttl = text(rp["ttlSecondsAfterFinished"]) + "s";
-  if (rp.contains("backoffLimit")) d.backoff_limit = text(rp["backoffLimit"]);
-  if (rp.contains("activeDeadlineSeconds")) d.active_deadline = text(rp["activeDeadlineSeconds"]) + "s";
-  if (rp.contains("schedulingPolicy")) d.scheduling = rp["schedulingPolicy"].dump();
-
-  std::vector<nlohmann::json> sorted = pods;
+  const auto& rp = job.spec.run_policy;
+  if (rp.clean_pod_policy) d.clean_pod_policy = *rp.clean_pod_policy;
+  if (rp.ttl_seconds_after_finished) d.ttl = std::to_string(*rp.ttl_seconds_after_finished) + "s";
+  if (rp.backoff_limit) d.backoff_limit = std::to_string(*rp.backoff_limit);
+  if (rp.active_deadline_seconds) d.active_deadline = std::to_string(*rp.active_deadline_seconds) + "s";
+  if (rp.scheduling_policy) d.scheduling = nlohmann::json(*rp.scheduling_policy).dump();
+  std::vector<k8s::Pod> sorted = pods;
   sort_pods(sorted);
-  std::vector<std::string> names = {d.summary.name};
   for (const auto& p : sorted) {
     PodInfo i = pod_info(p);
     PodRow r{i.name, i.replica_type, i.deleting ? "Terminating" : i.phase, i.node, i.replica_index, i.restarts, i.gpus, ""};
@@ -116,28 +116,26 @@ TFJOB_INLINE Description describe(const nlohmann::json& job, const std::vector<n
     d.pods.push_back(r);
   }
   // events about the job and its pods, oldest first, the last 20
-  std::vector<nlohmann::json> mine;
+  std::vector<const k8s::Event*> mine;
   for (const auto& e : events) {
-    const auto io = tfjob::detail::value_at(e, "involvedObject", nlohmann::json::object());
-    std::string kind = tfjob::detail::value_at(io, "kind", ""), name = tfjob::detail::value_at(io, "name", "");
-    bool about_job = kind == tfjob::kind && name == d.summary.name;
+    const auto& io = e.involved_object;
+    bool about_job = io.kind == tfjob::kind && io.name == d.summary.name;
     bool about_pod = false;
-    if (kind == "Pod") for (const auto& p : d.pods) if (p.name == name) about_pod = true;
-    if (about_job || about_pod) mine.push_back(e);
+    if (io.kind == "Pod") for (const auto& p : d.pods) if (p.name == io.name) about_pod = true;
+    if (about_job || about_pod) mine.push_back(&e);
   }
-  std::stable_sort(mine.begin(), mine.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
-    return detail::event_time(a) < detail::event_time(b);
+  std::stable_sort(mine.begin(), mine.end(), [](const k8s::Event* a, const k8s::Event* b) {
+    return detail::event_time(*a) < detail::event_time(*b);
   });
   if (mine.size() > 20) mine.erase(mine.begin(), mine.end() - 20);
-  for (const auto& e : mine) {
-    const auto io = tfjob::detail::value_at(e, "involvedObject", nlohmann::json::object());
+  for (const auto* e : mine) {
     EventRow r;
-    r.type = tfjob::detail::value_at(e, "type", "Normal");
-    r.reason = tfjob::detail::value_at(e, "reason", "");
-    r.object = (tfjob::detail::value_at(io, "kind", "") == "Pod" ? "pod/" : "tfjob/") + tfjob::detail::value_at(io, "name", "");
-    r.message = tfjob::detail::value_at(e, "message", "");
-    r.count = tfjob::detail::value_at(e, "count", 1);
-    r.age = age(detail::event_time(e), now);
+    r.type = e->type.empty() ? std::string("Normal") : e->type;
+    r.reason = e->reason;
+    r.object = (e->involved_object.kind == "Pod" ? "pod/" : "tfjob/") + e->involved_object.name;
+    r.message = e->message;
+    r.count = e->count ? e->count : 1;  // an event without a count happened once
+    r.age = age(detail::event_time(*e), now);
     d.events.push_back(r);
   }
   d.tf_configs = std::move(tf_configs);

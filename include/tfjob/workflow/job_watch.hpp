@@ -159,7 +159,7 @@ TFJOB_INLINE JobWatch::JobWatch(kube::Client c, std::string ns, std::string name
     kube::WatchParams pw;
     pw.label_selector = o.pod_selector.empty() ? pod_selectors(name_).front() : o.pod_selector;
     side(c, resources::pods(), pw, o.deadline, [this](const kube::WatchEvent<kube::DynamicObject>& ev) {
-      const std::string pod = tfjob::detail::value_at(ev.object.json, "/metadata/name"_json_pointer, std::string());
+      const std::string pod = ev.object.name();
       if (ev.type == kube::EventType::deleted) pods_.erase(pod);
       else pods_[pod] = ev.object.json;
     });
@@ -262,10 +262,10 @@ TFJOB_INLINE void JobWatch::side(kube::Client c, const kube::ResourceInfo& res, 
 }
 
 TFJOB_INLINE void JobWatch::keep_event(const nlohmann::json& e) {
-  const auto io = tfjob::detail::value_at(e, "involvedObject", nlohmann::json::object());
-  const std::string kind = tfjob::detail::value_at(io, "kind", ""), name = tfjob::detail::value_at(io, "name", "");
-  if (kind != tfjob::kind || name != name_) return;  // the field selector chose these; a server that ignores it is checked
-  const std::string uid = tfjob::detail::value_at(e, "/metadata/uid"_json_pointer, std::string(name + "/" + tfjob::detail::value_at(e, "reason", "")));
+  const auto ev = tfjob::detail::decoded<k8s::Event>(e);
+  const auto& io = ev.involved_object;
+  if (io.kind != tfjob::kind || io.name != name_) return;  // the field selector chose these; a server that ignores it is checked
+  const std::string uid = ev.metadata.uid.empty() ? io.name + "/" + ev.reason : ev.metadata.uid;
   if (events_.emplace(uid, e).second) {
     event_order_.push_back(uid);
     if (event_order_.size() > max_events) {

@@ -1,11 +1,13 @@
 #pragma once
 /// \file A TFJob's pods: which one is the chief, which one failed, what each is doing.
 ///
-/// Pure functions over pods as JSON (`v1.Pod`). Labels follow the training operator v1.9
+/// Pure functions over pods (`k8s::Pod`; `pod_info` and the `select_*` also take pods as a
+/// server sent them, each decoded once). Labels follow the training operator v1.9
 /// (`pkg/controller.v1/common`, `pkg/apis/kubeflow.org/v1/common_types.go`), plus the
 /// unprefixed and `tf-replica-*` labels that tf-operator v1 and v1alpha2 wrote.
 
 #include <tfjob/api/cluster_words.hpp>
+#include <tfjob/api/k8s/pod.hpp>
 #include <tfjob/api/labels.hpp>
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
@@ -52,6 +54,8 @@ std::string lower(std::string s);
 }  // namespace detail
 
 /// Read a pod's labels and status. `container` is the one whose exit code matters most.
+PodInfo pod_info(const k8s::Pod& pod, const std::string& container = "tensorflow");
+/// The same for a pod held as JSON (decoded leniently once, then read as above).
 PodInfo pod_info(const nlohmann::json& pod, const std::string& container = "tensorflow");
 
 /// The pod whose logs are "the job's logs": the one the operator marks
@@ -74,7 +78,7 @@ std::optional<nlohmann::json> select_failed(const std::vector<nlohmann::json>& p
 int replica_rank(const std::string& lower_type);
 
 /// Sort pods as a user reads a job (replica_rank, then type, then index, then name).
-void sort_pods(std::vector<nlohmann::json>& pods);
+void sort_pods(std::vector<k8s::Pod>& pods);
 
 }  // namespace tfjob::workflow
 
@@ -87,12 +91,6 @@ TFJOB_INLINE std::vector<std::string> pod_selectors(const std::string& job) {
 }
 
 namespace detail {
-
-TFJOB_INLINE std::string label_of(const nlohmann::json& pod, const char* key) {
-  const auto& m = tfjob::detail::value_at(pod, "/metadata/labels"_json_pointer, nlohmann::json::object());
-  auto it = m.find(key);
-  return (it != m.end() && it->is_string()) ? it->get<std::string>() : std::string();
-}
 
 TFJOB_INLINE std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -111,46 +109,39 @@ TFJOB_INLINE int to_int(const std::string& s, int dflt = -1) {
 
 }  // namespace detail
 
-TFJOB_INLINE PodInfo pod_info(const nlohmann::json& pod, const std::string& container) {
-  using detail::label_of;
+TFJOB_INLINE PodInfo pod_info(const k8s::Pod& pod, const std::string& container) {
+  const auto& m = pod.metadata;
+  auto label = [&](const char* a, const char* b, const char* c = nullptr) {
+    std::string v = m.label(a);
+    if (v.empty()) v = m.label(b);
+    if (v.empty() && c) v = m.label(c);
+    return v;
+  };
   PodInfo p;
-  p.name = tfjob::detail::value_at(pod, "/metadata/name"_json_pointer, std::string());
-  p.uid = tfjob::detail::value_at(pod, "/metadata/uid"_json_pointer, std::string());
-  p.creation_timestamp = tfjob::detail::value_at(pod, "/metadata/creationTimestamp"_json_pointer, std::string());
-  p.deleting = pod.contains("metadata") && pod["metadata"].contains("deletionTimestamp") &&
-               !pod["metadata"]["deletionTimestamp"].is_null();
-  std::string t = label_of(pod, labels::replica_type);
-  if (t.empty()) t = label_of(pod, labels::legacy::replica_type);
-  if (t.empty()) t = label_of(pod, labels::legacy::tf_replica_type);
-  p.replica_type = detail::lower(t);
-  std::string i = label_of(pod, labels::replica_index);
-  if (i.empty()) i = label_of(pod, labels::legacy::replica_index);
-  if (i.empty()) i = label_of(pod, labels::legacy::tf_replica_index);
-  p.replica_index = detail::to_int(i);
-  std::string role = label_of(pod, labels::job_role);
-  if (role.empty()) role = label_of(pod, labels::legacy::job_role);
-  p.master_role = role == "master";
-  p.phase = tfjob::detail::value_at(pod, "/status/phase"_json_pointer, std::string("Pending"));
-  p.node = tfjob::detail::value_at(pod, "/spec/nodeName"_json_pointer, std::string());
-  if (pod.contains("spec")) p.gpus = pod_spec_gpus(pod["spec"]);
-  const auto statuses = tfjob::detail::value_at(pod, "/status/containerStatuses"_json_pointer, nlohmann::json::array());
-  // the named container first, then the others
-  std::vector<nlohmann::json> ordered;
-  for (const auto& c : statuses) if (tfjob::detail::value_at(c, "name", "") == container) ordered.push_back(c);
-  for (const auto& c : statuses) if (tfjob::detail::value_at(c, "name", "") != container) ordered.push_back(c);
-  for (const auto& c : ordered) {
-    const int r = tfjob::detail::value_at(c, "restartCount", 0);  // a server's count: bounded, never summed past INT_MAX
+  p.name = m.name;
+  p.uid = m.uid;
+  p.creation_timestamp = m.creation_timestamp;
+  p.deleting = !m.deletion_timestamp.empty();
+  p.replica_type = detail::lower(label(labels::replica_type, labels::legacy::replica_type, labels::legacy::tf_replica_type));
+  p.replica_index = detail::to_int(label(labels::replica_index, labels::legacy::replica_index, labels::legacy::tf_replica_index));
+  p.master_role = label(labels::job_role, labels::legacy::job_role) == "master";
+  p.phase = pod.status.phase.empty() ? std::string("Pending") : pod.status.phase;
+  p.node = pod.spec.node_name;
+  p.gpus = pod_spec_gpus(pod.spec);
+  auto add_restarts = [&](int r) {  // a server's count: bounded, never summed past INT_MAX
     if (r > 0) p.restarts = r > std::numeric_limits<int>::max() - p.restarts ? std::numeric_limits<int>::max() : p.restarts + r;
-    if (p.waiting_reason.empty())
-      p.waiting_reason = tfjob::detail::value_at(c, "/state/waiting/reason"_json_pointer, std::string());
-    for (const char* where : {"/state/terminated", "/lastState/terminated"}) {
-      nlohmann::json::json_pointer ptr(where);
-      const nlohmann::json* term = tfjob::detail::json_at(c, ptr);
-      if (p.exit_code || !term) continue;
-      const int code = tfjob::detail::value_at(*term, "exitCode", 0);
-      if (code == 0) continue;
-      p.exit_code = code;
-      p.terminated_reason = tfjob::detail::value_at(*term, "reason", "");
+  };
+  // the named container first, then the others
+  std::vector<const k8s::ContainerStatus*> ordered;
+  for (const auto& c : pod.status.container_statuses) if (c.name == container) ordered.push_back(&c);
+  for (const auto& c : pod.status.container_statuses) if (c.name != container) ordered.push_back(&c);
+  for (const auto* c : ordered) {
+    add_restarts(c->restart_count);
+    if (p.waiting_reason.empty() && c->state.waiting) p.waiting_reason = c->state.waiting->reason;
+    for (const auto* term : {&c->state.terminated, &c->last_state.terminated}) {
+      if (p.exit_code || !*term || (*term)->exit_code == 0) continue;
+      p.exit_code = (*term)->exit_code;
+      p.terminated_reason = (*term)->reason;
     }
   }
   // Init containers: their restarts count toward backoffLimit as the containers' do (training
@@ -158,98 +149,118 @@ TFJOB_INLINE PodInfo pod_info(const nlohmann::json& pod, const std::string& cont
   // one that waits holds the pod back (kubectl shows Init:<reason>); a regular one that failed
   // failed the pod. A native sidecar's exit (stopped by the kubelet after the containers,
   // e.g. 143) says nothing about the replica.
-  const auto spec = tfjob::detail::value_at(pod, "spec", nlohmann::json::object());
-  for (const auto& c : tfjob::detail::value_at(pod, "/status/initContainerStatuses"_json_pointer, nlohmann::json::array())) {
-    const std::string cname = tfjob::detail::value_at(c, "name", "");
-    const bool sidecar = words::restartable_init_container(spec, cname);
-    const int r = tfjob::detail::value_at(c, "restartCount", 0);
-    if (r > 0) p.restarts = r > std::numeric_limits<int>::max() - p.restarts ? std::numeric_limits<int>::max() : p.restarts + r;
-    if (sidecar) p.sidecars.emplace_back(cname, r);
-    const std::string w = tfjob::detail::value_at(c, "/state/waiting/reason"_json_pointer, std::string());
+  for (const auto& c : pod.status.init_container_statuses) {
+    bool sidecar = false;
+    for (const auto* s : pod.spec.sidecars()) sidecar = sidecar || s->name == c.name;
+    add_restarts(c.restart_count);
+    if (sidecar) p.sidecars.emplace_back(c.name, c.restart_count);
+    const std::string w = c.state.waiting ? c.state.waiting->reason : std::string();
     if (!w.empty() && w != "PodInitializing" && (p.waiting_reason.empty() || p.waiting_reason == "PodInitializing"))
       p.waiting_reason = w;
     if (sidecar || p.exit_code) continue;
-    const nlohmann::json* term = tfjob::detail::json_at(c, "/state/terminated"_json_pointer);
-    if (term && tfjob::detail::value_at(*term, "exitCode", 0) != 0) {
-      p.exit_code = tfjob::detail::value_at(*term, "exitCode", 0);
-      p.terminated_reason = tfjob::detail::value_at(*term, "reason", "");
+    if (c.state.terminated && c.state.terminated->exit_code != 0) {
+      p.exit_code = c.state.terminated->exit_code;
+      p.terminated_reason = c.state.terminated->reason;
     }
   }
   return p;
 }
 
-TFJOB_INLINE std::optional<nlohmann::json> select_chief(const std::vector<nlohmann::json>& pods) {
-  auto rank = [](const nlohmann::json& pod) {
-    using detail::label_of;
-    // current labels first (ranks 0-3), then legacy (4-7)
-    std::string role = label_of(pod, labels::job_role);
-    std::string type = detail::lower(label_of(pod, labels::replica_type));
-    std::string idx = label_of(pod, labels::replica_index);
-    if (role == "master") return 0;
-    if (type == "chief") return 1;
-    if (type == "master") return 2;
-    if (type == "worker" && idx == "0") return 3;
-    std::string lrole = label_of(pod, labels::legacy::job_role);
-    std::string ltype = detail::lower(label_of(pod, labels::legacy::replica_type));
-    if (ltype.empty()) ltype = detail::lower(label_of(pod, labels::legacy::tf_replica_type));
-    std::string lidx = label_of(pod, labels::legacy::replica_index);
-    if (lidx.empty()) lidx = label_of(pod, labels::legacy::tf_replica_index);
-    if (lrole == "master") return 4;
-    if (ltype == "chief") return 5;
-    if (ltype == "master") return 6;
-    if (ltype == "worker" && lidx == "0") return 7;
-    return 100;
-  };
-  const nlohmann::json* best = nullptr;
+TFJOB_INLINE PodInfo pod_info(const nlohmann::json& pod, const std::string& container) {
+  k8s::Pod p;
+  if (pod.is_object()) from_json(pod, p);
+  return pod_info(p, container);
+}
+
+namespace detail {
+
+/// select_chief's rank of a pod: current labels first (0-3), then legacy (4-7); 100 when it is no chief.
+TFJOB_INLINE int chief_rank(const k8s::Pod& pod) {
+  const auto& m = pod.metadata;
+  const std::string role = m.label(labels::job_role);
+  const std::string type = lower(m.label(labels::replica_type));
+  const std::string idx = m.label(labels::replica_index);
+  if (role == "master") return 0;
+  if (type == "chief") return 1;
+  if (type == "master") return 2;
+  if (type == "worker" && idx == "0") return 3;
+  const std::string lrole = m.label(labels::legacy::job_role);
+  std::string ltype = lower(m.label(labels::legacy::replica_type));
+  if (ltype.empty()) ltype = lower(m.label(labels::legacy::tf_replica_type));
+  std::string lidx = m.label(labels::legacy::replica_index);
+  if (lidx.empty()) lidx = m.label(labels::legacy::tf_replica_index);
+  if (lrole == "master") return 4;
+  if (ltype == "chief") return 5;
+  if (ltype == "master") return 6;
+  if (ltype == "worker" && lidx == "0") return 7;
+  return 100;
+}
+
+/// The position of select_chief's pod among `pods` (each decoded once), or std::nullopt.
+TFJOB_INLINE std::optional<std::size_t> chief_index(const std::vector<k8s::Pod>& pods) {
+  std::optional<std::size_t> best;
   int best_rank = 100;
   bool best_deleting = true;
   std::string best_created;
-  for (const auto& p : pods) {
-    int r = rank(p);
+  for (std::size_t k = 0; k < pods.size(); ++k) {
+    const int r = chief_rank(pods[k]);
     if (r >= 100) continue;
-    PodInfo info = pod_info(p);
-    bool better = !best || r < best_rank || (r == best_rank && best_deleting && !info.deleting) ||
-                  (r == best_rank && best_deleting == info.deleting && info.creation_timestamp > best_created);
+    const PodInfo info = pod_info(pods[k]);
+    const bool better = !best || r < best_rank || (r == best_rank && best_deleting && !info.deleting) ||
+                        (r == best_rank && best_deleting == info.deleting && info.creation_timestamp > best_created);
     if (better) {
-      best = &p;
+      best = k;
       best_rank = r;
       best_deleting = info.deleting;
       best_created = info.creation_timestamp;
     }
   }
-  if (!best) return std::nullopt;
-  return *best;
+  return best;
+}
+
+}  // namespace detail
+
+TFJOB_INLINE std::optional<nlohmann::json> select_chief(const std::vector<nlohmann::json>& pods) {
+  const auto k = detail::chief_index(tfjob::detail::decode_each<k8s::Pod>(pods));
+  if (!k) return std::nullopt;
+  return pods[*k];
 }
 
 TFJOB_INLINE std::optional<nlohmann::json> select_replica(const std::vector<nlohmann::json>& pods,
                                                           const std::string& type, int index) {
-  const nlohmann::json* best = nullptr;
+  const auto typed = tfjob::detail::decode_each<k8s::Pod>(pods);
+  std::optional<std::size_t> best;
   PodInfo bi;
-  for (const auto& p : pods) {
-    PodInfo i = pod_info(p);
+  for (std::size_t k = 0; k < typed.size(); ++k) {
+    PodInfo i = pod_info(typed[k]);
     if (i.replica_type != detail::lower(type) || i.replica_index != index) continue;
     if (!best || (bi.deleting && !i.deleting) ||
         (bi.deleting == i.deleting && i.creation_timestamp > bi.creation_timestamp)) {
-      best = &p;
+      best = k;
       bi = i;
     }
   }
   if (!best) return std::nullopt;
-  return *best;
+  return pods[*best];
 }
 
 TFJOB_INLINE std::optional<nlohmann::json> select_failed(const std::vector<nlohmann::json>& pods) {
-  std::vector<nlohmann::json> failed;
-  for (const auto& p : pods) {
-    PodInfo i = pod_info(p);
-    if (i.phase == "Failed" || (i.exit_code && *i.exit_code != 0)) failed.push_back(p);
+  const auto typed = tfjob::detail::decode_each<k8s::Pod>(pods);
+  std::vector<k8s::Pod> failed;
+  std::vector<std::size_t> at;  // where each failed pod is in `pods`
+  for (std::size_t k = 0; k < typed.size(); ++k) {
+    PodInfo i = pod_info(typed[k]);
+    if (i.phase == "Failed" || (i.exit_code && *i.exit_code != 0)) {
+      failed.push_back(typed[k]);
+      at.push_back(k);
+    }
   }
   if (failed.empty()) return std::nullopt;
-  if (auto c = select_chief(failed)) return c;
-  std::sort(failed.begin(), failed.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
-    return pod_info(a).name < pod_info(b).name;
-  });
-  return failed.front();
+  if (auto c = detail::chief_index(failed)) return pods[at[*c]];
+  std::size_t first = 0;  // else the first by name
+  for (std::size_t k = 1; k < failed.size(); ++k)
+    if (failed[k].metadata.name < failed[first].metadata.name) first = k;
+  return pods[at[first]];
 }
 
 TFJOB_INLINE int replica_rank(const std::string& lower_type) {
@@ -259,8 +270,8 @@ TFJOB_INLINE int replica_rank(const std::string& lower_type) {
   return 5;
 }
 
-TFJOB_INLINE void sort_pods(std::vector<nlohmann::json>& pods) {
-  std::stable_sort(pods.begin(), pods.end(), [&](const nlohmann::json& a, const nlohmann::json& b) {
+TFJOB_INLINE void sort_pods(std::vector<k8s::Pod>& pods) {
+  std::stable_sort(pods.begin(), pods.end(), [&](const k8s::Pod& a, const k8s::Pod& b) {
     PodInfo x = pod_info(a), y = pod_info(b);
     if (replica_rank(x.replica_type) != replica_rank(y.replica_type)) return replica_rank(x.replica_type) < replica_rank(y.replica_type);
     if (x.replica_type != y.replica_type) return x.replica_type < y.replica_type;

@@ -3,9 +3,12 @@
 /// server returned (nodes, pods, the job), so each rule is unit-tested without a cluster.
 
 #include <tfjob/api/findings.hpp>
+#include <tfjob/api/k8s/node.hpp>
+#include <tfjob/api/k8s/pod.hpp>
 #include <tfjob/api/labels.hpp>
 #include <tfjob/api/lint.hpp>
 #include <tfjob/api/scheduling.hpp>
+#include <tfjob/api/types.hpp>
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/detail/table.hpp>
@@ -68,6 +71,10 @@ std::string gpu_nodes_table(const std::vector<GpuNode>& nodes);
 /// - a pod asks for more than the largest allocatable on any node it may use → error,
 ///   listing the GPU nodes once (replica types with the same problem share one finding);
 /// - the job asks for more than is free on the nodes it may use → warning (pods will wait).
+GpuPreflight gpu_preflight(const TFJob& job, const std::vector<k8s::Node>& nodes,
+                           const std::optional<std::vector<k8s::Pod>>& all_pods,
+                           const std::string& resource = "nvidia.com/gpu");
+/// The same for the job, nodes and pods as a server sent them (each decoded once, leniently).
 GpuPreflight gpu_preflight(const nlohmann::json& job, const std::vector<nlohmann::json>& nodes,
                            const std::optional<std::vector<nlohmann::json>>& all_pods,
                            const std::string& resource = "nvidia.com/gpu");
@@ -109,30 +116,31 @@ namespace detail {
 struct GpuTypeNeed {
   std::string type;
   long long per_pod = 0;
-  nlohmann::json pod_spec;
+  nlohmann::json pod_spec;  ///< as JSON: scheduling::node_fit reads it so
 };
 
 /// The job's GPU totals (into `r`) and the replica types that ask for GPUs.
-TFJOB_INLINE std::vector<GpuTypeNeed> gpu_needs_by_type(const nlohmann::json& job, GpuPreflight& r) {
+TFJOB_INLINE std::vector<GpuTypeNeed> gpu_needs_by_type(const TFJob& job, GpuPreflight& r) {
   std::vector<GpuTypeNeed> per_type;
-  const auto specs = tfjob::detail::value_at(job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
-  for (const auto& rg : replica_gpus(job)) {
-    r.job_total = bounded_count(static_cast<long double>(r.job_total) + static_cast<long double>(rg.gpus_per_pod) * rg.replicas);
-    r.job_max_per_pod = std::max(r.job_max_per_pod, rg.gpus_per_pod);
-    if (rg.gpus_per_pod > 0)
-      per_type.push_back({rg.type, rg.gpus_per_pod, tfjob::detail::value_at(specs[rg.type], "/template/spec"_json_pointer, nlohmann::json::object())});
+  for (const auto& [type, rs] : job.spec.tf_replica_specs) {
+    const auto spec = pod_template(rs).spec;
+    const long long per_pod = pod_spec_gpus(spec);
+    const long long replicas = bounded_count(rs.replicas_or_default());
+    r.job_total = bounded_count(static_cast<long double>(r.job_total) + static_cast<long double>(per_pod) * replicas);
+    r.job_max_per_pod = std::max(r.job_max_per_pod, per_pod);
+    if (per_pod > 0) per_type.push_back({type, per_pod, nlohmann::json(spec)});
   }
   return per_type;
 }
 
 /// Orders `nodes` by name, and their objects `objs` (same positions) with them.
-TFJOB_INLINE void sort_gpu_nodes(std::vector<GpuNode>& nodes, std::vector<const nlohmann::json*>& objs) {
+TFJOB_INLINE void sort_gpu_nodes(std::vector<GpuNode>& nodes, std::vector<const k8s::Node*>& objs) {
   std::vector<size_t> order(nodes.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return nodes[a].name < nodes[b].name; });
   {
     std::vector<GpuNode> sorted;
-    std::vector<const nlohmann::json*> node_objs;
+    std::vector<const k8s::Node*> node_objs;
     for (size_t i : order) { sorted.push_back(nodes[i]); node_objs.push_back(objs[i]); }
     nodes = std::move(sorted);
     objs = std::move(node_objs);
@@ -141,37 +149,36 @@ TFJOB_INLINE void sort_gpu_nodes(std::vector<GpuNode>& nodes, std::vector<const 
 
 /// The nodes exposing `resource`, by name, into `r.nodes` (what the pods on each ask for,
 /// but the job's own pods); returns their objects, in the same order.
-TFJOB_INLINE std::vector<const nlohmann::json*> collect_gpu_nodes(const nlohmann::json& job, const std::vector<nlohmann::json>& nodes,
-                                                                   const std::optional<std::vector<nlohmann::json>>& all_pods,
-                                                                   const std::string& resource, GpuPreflight& r) {
-  const std::string job_name = tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string());
-  const std::string job_ns = tfjob::detail::value_at(job, "/metadata/namespace"_json_pointer, std::string());
-  auto own_pod = [&](const nlohmann::json& p) {
-    if (job_name.empty() || tfjob::detail::value_at(p, "/metadata/namespace"_json_pointer, std::string()) != job_ns) return false;
-    const auto l = tfjob::detail::value_at(p, "/metadata/labels"_json_pointer, nlohmann::json::object());
-    return l.value(labels::job_name, "") == job_name;
+TFJOB_INLINE std::vector<const k8s::Node*> collect_gpu_nodes(const TFJob& job, const std::vector<k8s::Node>& nodes,
+                                                             const std::optional<std::vector<k8s::Pod>>& all_pods,
+                                                             const std::string& resource, GpuPreflight& r) {
+  const std::string& job_name = job.metadata.name;
+  const std::string& job_ns = job.metadata.namespace_;
+  auto own_pod = [&](const k8s::Pod& p) {
+    if (job_name.empty() || p.metadata.namespace_ != job_ns) return false;
+    return p.metadata.label(labels::job_name) == job_name;
   };
+  // a quantity as the server wrote it ("4"), or 0 when the node has none
+  auto quantity = [](const std::string& q) { return q.empty() ? 0LL : integer_quantity(nlohmann::json(q)); };
   // what the other pods hold on each node, in one pass over them (not one per node)
   std::unordered_map<std::string, long long> held;
   if (all_pods)
     for (const auto& p : *all_pods) {
-      const std::string node = tfjob::detail::value_at(p, "/spec/nodeName"_json_pointer, std::string());
+      const std::string& node = p.spec.node_name;
       if (node.empty()) continue;
-      std::string phase = tfjob::detail::value_at(p, "/status/phase"_json_pointer, std::string());
+      const std::string& phase = p.status.phase;
       if (phase == "Succeeded" || phase == "Failed") continue;
       if (own_pod(p)) continue;
-      if (p.contains("spec")) held[node] += pod_spec_gpus(p["spec"], resource);
+      held[node] += pod_spec_gpus(p.spec, resource);
     }
-  std::vector<const nlohmann::json*> gpu_node_objs;
+  std::vector<const k8s::Node*> gpu_node_objs;
   for (const auto& n : nodes) {
     GpuNode g;
-    g.name = tfjob::detail::value_at(n, "/metadata/name"_json_pointer, std::string());
-    const auto cap = tfjob::detail::value_at(n, "/status/capacity"_json_pointer, nlohmann::json::object());
-    const auto alloc = tfjob::detail::value_at(n, "/status/allocatable"_json_pointer, nlohmann::json::object());
-    if (cap.contains(resource)) g.capacity = integer_quantity(cap[resource]);
-    if (alloc.contains(resource)) g.allocatable = integer_quantity(alloc[resource]);
+    g.name = n.metadata.name;
+    g.capacity = quantity(n.capacity(resource));
+    g.allocatable = quantity(n.allocatable(resource));
     if (g.capacity <= 0 && g.allocatable <= 0) continue;
-    g.schedulable = !tfjob::detail::value_at(n, "/spec/unschedulable"_json_pointer, false);
+    g.schedulable = !n.spec.unschedulable;
     if (auto h = held.find(g.name); h != held.end()) g.requested = h->second;
     r.nodes.push_back(g);
     gpu_node_objs.push_back(&n);
@@ -222,17 +229,19 @@ struct GpuFitScan {
 
 /// Each type against each GPU node (scheduling::node_fit); a type no node fits gets its
 /// NoNodeMatches error in `r.findings`.
-TFJOB_INLINE GpuFitScan scan_gpu_fits(const std::vector<GpuTypeNeed>& per_type, const std::vector<const nlohmann::json*>& gpu_node_objs,
+TFJOB_INLINE GpuFitScan scan_gpu_fits(const std::vector<GpuTypeNeed>& per_type, const std::vector<const k8s::Node*>& gpu_node_objs,
                                       GpuPreflight& r) {
   // the GPU nodes each type may use; the free GPUs on the nodes any type may use
   GpuFitScan s;
+  std::vector<nlohmann::json> node_json;  // scheduling::node_fit reads nodes as JSON: each converted once
+  for (const auto* n : gpu_node_objs) node_json.emplace_back(*n);
   s.usable.assign(r.nodes.size(), false);
   for (const auto& t : per_type) {
     long long max_alloc = 0;
     bool any = false;
     std::vector<scheduling::NodeFit> fits;
     for (size_t i = 0; i < r.nodes.size(); ++i) {
-      auto fit = scheduling::node_fit(t.pod_spec, *gpu_node_objs[i]);
+      auto fit = scheduling::node_fit(t.pod_spec, node_json[i]);
       fits.push_back(fit);
       if (!fit.ok()) continue;
       any = true;
@@ -294,6 +303,14 @@ TFJOB_INLINE void add_gpus_busy_warning(const std::vector<bool>& usable, bool po
 
 TFJOB_INLINE GpuPreflight gpu_preflight(const nlohmann::json& job, const std::vector<nlohmann::json>& nodes,
                                         const std::optional<std::vector<nlohmann::json>>& all_pods,
+                                        const std::string& resource) {
+  std::optional<std::vector<k8s::Pod>> pods;
+  if (all_pods) pods = tfjob::detail::decode_each<k8s::Pod>(*all_pods);
+  return gpu_preflight(tfjob::detail::decoded<TFJob>(job), tfjob::detail::decode_each<k8s::Node>(nodes), pods, resource);
+}
+
+TFJOB_INLINE GpuPreflight gpu_preflight(const TFJob& job, const std::vector<k8s::Node>& nodes,
+                                        const std::optional<std::vector<k8s::Pod>>& all_pods,
                                         const std::string& resource) {
   GpuPreflight r;
   const auto per_type = detail::gpu_needs_by_type(job, r);

@@ -3,6 +3,9 @@
 /// starts: its state, its pods by phase, and why pending pods wait (the scheduler's own
 /// words from `FailedScheduling` events, or the container's waiting reason).
 
+#include <tfjob/api/k8s/event.hpp>
+#include <tfjob/api/k8s/pod.hpp>
+#include <tfjob/api/types.hpp>
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/workflow/pods.hpp>
@@ -40,19 +43,29 @@ struct Progress {
 };
 
 namespace detail {
+/// The time an event orders by: lastTimestamp, else eventTime, else firstTimestamp, else its creation.
+std::string event_time(const k8s::Event& e);
+/// The same for an event held as JSON.
 std::string event_time(const nlohmann::json& e);
 }  // namespace detail
 
 /// Events about one object (matched by kind, name and, when both carry one, uid), oldest first.
+std::vector<k8s::Event> events_for(const std::vector<k8s::Event>& events, const std::string& kind,
+                                   const std::string& name, const std::string& uid = {});
+/// The same over events held as JSON (each decoded once); the matching ones as they were given.
 std::vector<nlohmann::json> events_for(const std::vector<nlohmann::json>& events, const std::string& kind,
                                        const std::string& name, const std::string& uid = {});
 
 /// Why `pod` (Pending) is not running yet: unscheduled, the scheduler's latest
 /// `FailedScheduling` event (matched by uid), else the PodScheduled=False condition; once
 /// scheduled, the container's waiting reason and message. std::nullopt when it says nothing.
-std::optional<PendingReason> pending_reason(const nlohmann::json& pod, const std::vector<nlohmann::json>& events);
+std::optional<PendingReason> pending_reason(const k8s::Pod& pod, const std::vector<k8s::Event>& events);
 
-/// Build the progress snapshot from the job, its pods and their events (any others are ignored).
+/// Build the progress snapshot from the job's summary, its pods and their events (any others are ignored).
+Progress progress(const JobSummary& job, const std::vector<k8s::Pod>& pods, const std::vector<k8s::Event>& events);
+/// The same from the job.
+Progress progress(const TFJob& job, const std::vector<k8s::Pod>& pods, const std::vector<k8s::Event>& events);
+/// The same from the job, its pods and events as a server sent them (each decoded once).
 Progress progress(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
                   const std::vector<nlohmann::json>& events);
 
@@ -80,56 +93,76 @@ TFJOB_INLINE std::string Progress::line() const {
 
 namespace detail {
 
+TFJOB_INLINE std::string event_time(const k8s::Event& e) {
+  for (const auto* t : {&e.last_timestamp, &e.event_time, &e.first_timestamp})
+    if (!t->empty()) return *t;
+  return e.metadata.creation_timestamp;
+}
+
 TFJOB_INLINE std::string event_time(const nlohmann::json& e) {
-  for (const char* k : {"lastTimestamp", "eventTime", "firstTimestamp"}) {
-    auto it = e.find(k);
-    if (it != e.end() && it->is_string() && !it->get<std::string>().empty()) return it->get<std::string>();
-  }
-  return tfjob::detail::value_at(e, "/metadata/creationTimestamp"_json_pointer, std::string());
+  k8s::Event ev;
+  if (e.is_object()) from_json(e, ev);
+  return event_time(ev);
+}
+
+/// Whether an event is about that object (kind and name; uid too when both carry one).
+TFJOB_INLINE bool about(const k8s::Event& e, const std::string& kind, const std::string& name, const std::string& uid) {
+  const auto& io = e.involved_object;
+  if (io.kind != kind || io.name != name) return false;
+  return uid.empty() || io.uid.empty() || io.uid == uid;
 }
 
 }  // namespace detail
 
-TFJOB_INLINE std::vector<nlohmann::json> events_for(const std::vector<nlohmann::json>& events, const std::string& kind,
-                                                    const std::string& name, const std::string& uid) {
-  std::vector<nlohmann::json> out;
-  for (const auto& e : events) {
-    const auto io = tfjob::detail::value_at(e, "involvedObject", nlohmann::json::object());
-    if (tfjob::detail::value_at(io, "kind", "") != kind || tfjob::detail::value_at(io, "name", "") != name) continue;
-    std::string euid = tfjob::detail::value_at(io, "uid", "");
-    if (!uid.empty() && !euid.empty() && euid != uid) continue;
-    out.push_back(e);
-  }
-  std::stable_sort(out.begin(), out.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+TFJOB_INLINE std::vector<k8s::Event> events_for(const std::vector<k8s::Event>& events, const std::string& kind,
+                                                const std::string& name, const std::string& uid) {
+  std::vector<k8s::Event> out;
+  for (const auto& e : events)
+    if (detail::about(e, kind, name, uid)) out.push_back(e);
+  std::stable_sort(out.begin(), out.end(), [](const k8s::Event& a, const k8s::Event& b) {
     return detail::event_time(a) < detail::event_time(b);
   });
   return out;
 }
 
-TFJOB_INLINE std::optional<PendingReason> pending_reason(const nlohmann::json& pod, const std::vector<nlohmann::json>& events) {
+TFJOB_INLINE std::vector<nlohmann::json> events_for(const std::vector<nlohmann::json>& events, const std::string& kind,
+                                                    const std::string& name, const std::string& uid) {
+  const auto typed = tfjob::detail::decode_each<k8s::Event>(events);
+  std::vector<std::size_t> mine;  // indexes of the matching events
+  for (std::size_t k = 0; k < typed.size(); ++k)
+    if (detail::about(typed[k], kind, name, uid)) mine.push_back(k);
+  std::stable_sort(mine.begin(), mine.end(), [&](std::size_t a, std::size_t b) {
+    return detail::event_time(typed[a]) < detail::event_time(typed[b]);
+  });
+  std::vector<nlohmann::json> out;
+  for (auto k : mine) out.push_back(events[k]);
+  return out;
+}
+
+TFJOB_INLINE std::optional<PendingReason> pending_reason(const k8s::Pod& pod, const std::vector<k8s::Event>& events) {
   PodInfo i = pod_info(pod);
   PendingReason r{i.name, "", ""};
   if (i.node.empty()) {
     auto evs = events_for(events, "Pod", i.name, i.uid);
     for (auto it = evs.rbegin(); it != evs.rend(); ++it) {
-      if (tfjob::detail::value_at(*it, "reason", "") == "FailedScheduling") {
+      if (it->reason == "FailedScheduling") {
         r.reason = "FailedScheduling";
-        r.message = tfjob::detail::value_at(*it, "message", "");
+        r.message = it->message;
         break;
       }
     }
     if (r.reason.empty()) {
-      for (const auto& c : tfjob::detail::value_at(pod, "/status/conditions"_json_pointer, nlohmann::json::array())) {
-        if (tfjob::detail::value_at(c, "type", "") == "PodScheduled" && tfjob::detail::value_at(c, "status", "") == "False") {
-          r.reason = tfjob::detail::value_at(c, "reason", "Unschedulable");
-          r.message = tfjob::detail::value_at(c, "message", "");
+      for (const auto& c : pod.status.conditions) {
+        if (c.type == "PodScheduled" && c.status == "False") {
+          r.reason = c.reason.empty() ? std::string("Unschedulable") : c.reason;
+          r.message = c.message;
         }
       }
     }
   } else if (!i.waiting_reason.empty()) {
     r.reason = i.waiting_reason;
-    for (const auto& c : tfjob::detail::value_at(pod, "/status/containerStatuses"_json_pointer, nlohmann::json::array())) {
-      std::string m = tfjob::detail::value_at(c, "/state/waiting/message"_json_pointer, std::string());
+    for (const auto& c : pod.status.container_statuses) {
+      const std::string m = c.state.waiting ? c.state.waiting->message : std::string();
       if (!m.empty()) { r.message = i.waiting_reason + ": " + m; break; }
     }
   }
@@ -137,13 +170,11 @@ TFJOB_INLINE std::optional<PendingReason> pending_reason(const nlohmann::json& p
   return r;
 }
 
-TFJOB_INLINE Progress progress(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
-                               const std::vector<nlohmann::json>& events) {
+TFJOB_INLINE Progress progress(const JobSummary& s, const std::vector<k8s::Pod>& pods, const std::vector<k8s::Event>& events) {
   Progress p;
-  JobSummary s = summarize(job);
   p.state = s.state;
   for (const auto& [t, n] : s.spec_replicas) p.expected += n;
-  std::vector<nlohmann::json> sorted = pods;
+  std::vector<k8s::Pod> sorted = pods;
   sort_pods(sorted);
   for (const auto& pod : sorted) {
     PodInfo i = pod_info(pod);
@@ -156,6 +187,15 @@ TFJOB_INLINE Progress progress(const nlohmann::json& job, const std::vector<nloh
     if (auto r = pending_reason(pod, events)) p.waiting.push_back(*r);
   }
   return p;
+}
+
+TFJOB_INLINE Progress progress(const TFJob& job, const std::vector<k8s::Pod>& pods, const std::vector<k8s::Event>& events) {
+  return progress(summarize(nlohmann::json(job)), pods, events);  // summarize reads the job as JSON
+}
+
+TFJOB_INLINE Progress progress(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
+                               const std::vector<nlohmann::json>& events) {
+  return progress(summarize(job), tfjob::detail::decode_each<k8s::Pod>(pods), tfjob::detail::decode_each<k8s::Event>(events));
 }
 
 }  // namespace tfjob::workflow

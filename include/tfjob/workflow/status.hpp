@@ -5,6 +5,7 @@
 /// a typed `tfjob::TFJob` converted with `to_json` and to an object read from any server.
 /// Pure functions: no I/O.
 
+#include <tfjob/api/k8s/pod.hpp>
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
 #include <tfjob/detail/time.hpp>
@@ -57,6 +58,8 @@ long long integer_quantity(const nlohmann::json& v);
 /// `nvidia.com/gpu` one pod spec asks for: per container `limits` (which the scheduler
 /// copies to requests for extended resources), else `requests`; init containers count as
 /// the max, as the scheduler does.
+long long pod_spec_gpus(const k8s::PodSpec& pod_spec, const std::string& resource = "nvidia.com/gpu");
+/// The same for a pod spec held as JSON (decoded leniently, then read as above).
 long long pod_spec_gpus(const nlohmann::json& pod_spec, const std::string& resource = "nvidia.com/gpu");
 
 /// GPUs per pod for each replica type of a TFJob (JSON), with the replica count.
@@ -128,23 +131,22 @@ TFJOB_INLINE long long integer_quantity(const nlohmann::json& v) {
   return 0;
 }
 
-TFJOB_INLINE long long pod_spec_gpus(const nlohmann::json& pod_spec, const std::string& resource) {
-  auto container_gpus = [&](const nlohmann::json& c) -> long long {
-    if (!c.is_object()) return 0;
-    auto r = c.find("resources");
-    if (r == c.end() || !r->is_object()) return 0;
-    for (const char* k : {"limits", "requests"}) {
-      auto m = r->find(k);
-      if (m != r->end() && m->is_object() && m->contains(resource)) return integer_quantity((*m)[resource]);
-    }
+TFJOB_INLINE long long pod_spec_gpus(const k8s::PodSpec& pod_spec, const std::string& resource) {
+  auto container_gpus = [&](const k8s::Container& c) -> long long {
+    for (const auto* m : {&c.resources.limits, &c.resources.requests})
+      if (auto it = m->find(resource); it != m->end()) return integer_quantity(nlohmann::json(it->second));
     return 0;
   };
   long long sum = 0, init_max = 0;
-  if (auto cs = pod_spec.find("containers"); cs != pod_spec.end() && cs->is_array())
-    for (const auto& c : *cs) sum = bounded_count(static_cast<long double>(sum) + container_gpus(c));
-  if (auto cs = pod_spec.find("initContainers"); cs != pod_spec.end() && cs->is_array())
-    for (const auto& c : *cs) init_max = std::max(init_max, container_gpus(c));
+  for (const auto& c : pod_spec.containers) sum = bounded_count(static_cast<long double>(sum) + container_gpus(c));
+  for (const auto& c : pod_spec.init_containers) init_max = std::max(init_max, container_gpus(c));
   return std::max(sum, init_max);
+}
+
+TFJOB_INLINE long long pod_spec_gpus(const nlohmann::json& pod_spec, const std::string& resource) {
+  k8s::PodSpec spec;
+  if (pod_spec.is_object()) from_json(pod_spec, spec);
+  return pod_spec_gpus(spec, resource);
 }
 
 TFJOB_INLINE std::vector<ReplicaGpus> replica_gpus(const nlohmann::json& job) {

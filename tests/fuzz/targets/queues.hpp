@@ -9,7 +9,6 @@
 #include "common.hpp"
 
 #include <tfjob/api/manifest.hpp>
-#include <tfjob/workflow/explain.hpp>  // ExplainInput: the documents sorted by kind
 #include <tfjob/workflow/queues.hpp>
 
 namespace tfjob::fuzz {
@@ -17,7 +16,10 @@ namespace tfjob::fuzz {
 inline int queues(const std::uint8_t* data, std::size_t size) {
   const std::string_view text = text_of(data, size);
   expect_sdk_errors_only([&] {
-    workflow::ExplainInput in;
+    struct {
+      nlohmann::json job;  // the queue rules read the job as served
+      workflow::QueueState queue;
+    } in;
     workflow::QueueFacts facts;
     facts.systems.kueue = facts.systems.volcano = true;
     facts.local_queue_exists = true;
