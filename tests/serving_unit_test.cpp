@@ -1049,7 +1049,7 @@ TEST_CASE("autoscaler_status reads an HPA as the HPA controller reports it, tota
   CHECK_FALSE(odd.current_replicas);
 }
 
-TEST_CASE("an HPA is decoded into its type and written back unchanged; serve's own decodes to itself", "[serving][unit][operations][roundtrip]") {
+TEST_CASE("an HPA is decoded into its type and written back unchanged, and serve's own decodes to itself", "[serving][unit][operations][roundtrip]") {
   // as the HPA controller of Kubernetes 1.34 writes it: a behavior, a Pods metric and a
   // condition time the type does not model are kept
   const json j = json::parse(R"({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
