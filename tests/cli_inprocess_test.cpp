@@ -605,13 +605,13 @@ TEST_CASE("in-process: the SDK's invalid settings name its settings, the plugin'
   json job = json::parse(R"({"metadata": {"name": "t"}, "spec": {"tfReplicaSpecs": {"Worker": {"template": {"spec":
       {"containers": [{"name": "tensorflow", "image": "x", "args": ["train.py"]}]}}}}}})");
   try {
-    sv::find_job_log_dir(job);
+    sv::find_job_log_dir(job.get<tfjob::TFJob>());
     FAIL("no error");
   } catch (const tfjob::error& e) {
     CHECK_THAT(tfjob::cli::error_message(e), Catch::EndsWith("give it (--logdir DIR, the path inside the job's containers)"));
   }
   try {
-    sv::job_export(job);
+    sv::job_export(job.get<tfjob::TFJob>());
     FAIL("no error");
   } catch (const tfjob::error& e) {
     CHECK_THAT(tfjob::cli::error_message(e),

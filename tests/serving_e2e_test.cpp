@@ -20,6 +20,7 @@
 #include "support/workflow_run.hpp"
 
 #include <tfjob/serving/model_config.hpp>
+#include <tfjob/serving/model_config_text.hpp>
 
 #include <poll.h>
 #include <signal.h>

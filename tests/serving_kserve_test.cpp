@@ -73,7 +73,7 @@ TEST_CASE("kserve: the InferenceService from serve's spec: TensorFlow predictor,
   CHECK(a["spec"]["predictor"]["model"]["resources"] == json::parse(R"({"limits": {"cpu": "2"}, "requests": {"cpu": "2"}})"));
   s = mnist_spec();
   s.gpus = 0;
-  CHECK_FALSE(ks::build_inference_service(s)["spec"]["predictor"]["model"].contains("resources"));
+  CHECK_FALSE(json(ks::build_inference_service(s))["spec"]["predictor"]["model"].contains("resources"));
   s = mnist_spec();
   s.gpus = 0;
   s.source = tfjob::serving::parse_pvc("claim");
@@ -86,7 +86,7 @@ TEST_CASE("kserve: the InferenceService from serve's spec: TensorFlow predictor,
 
   s = mnist_spec();
   s.image = "tensorflow/serving:2.15.0";
-  CHECK(ks::build_inference_service(s)["spec"]["predictor"]["model"]["runtimeVersion"] == "2.15.0");
+  CHECK(json(ks::build_inference_service(s))["spec"]["predictor"]["model"]["runtimeVersion"] == "2.15.0");
 }
 
 TEST_CASE("kserve: what an InferenceService cannot carry is refused, saying why", "[serving][kserve]") {
@@ -135,6 +135,66 @@ TEST_CASE("kserve: the status reader: Ready, the blocking condition with its rea
   for (const char* hostile : {R"({"status": 7})", R"({"status": {"conditions": {"a": 1}}})", R"({"status": {"conditions": [1, "x", {"type": 5}]}})",
                               R"({"status": {"url": 5, "address": [], "modelStatus": {"states": "x"}}})", "[]", "null"})
     CHECK_NOTHROW(ks::read_state(json::parse(hostile)).summary());
+}
+
+TEST_CASE("kserve: an InferenceService is decoded into its type and written back unchanged", "[serving][kserve][roundtrip]") {
+  // what KServe 0.14's controller answers for a RawDeployment InferenceService (its status
+  // carries knative's condition severity and fields the type does not model)
+  const json j = json::parse(R"({"apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService",
+    "metadata": {"name": "mnist", "namespace": "team-a", "uid": "u-1", "generation": 2,
+                 "annotations": {"serving.kserve.io/deploymentMode": "RawDeployment"}},
+    "spec": {"predictor": {"minReplicas": 2, "maxReplicas": 4, "scaleMetric": "cpu", "scaleTarget": 70,
+                           "model": {"modelFormat": {"name": "tensorflow", "version": "2"}, "protocolVersion": "v1",
+                                     "runtimeVersion": "2.20.0-gpu", "storageUri": "pvc://tfjob-mnist/export/mnist",
+                                     "resources": {"limits": {"nvidia.com/gpu": 1, "memory": "8Gi"}}, "env": [{"name": "A", "value": "b"}]},
+                           "nodeSelector": {"pool": "v100"},
+                           "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                           "affinity": {"nodeAffinity": {}}, "serviceAccountName": "sa"}},
+    "status": {"url": "http://mnist-team-a.example.com", "address": {"url": "http://mnist-predictor.team-a.svc.cluster.local"},
+               "observedGeneration": 2,
+               "components": {"predictor": {"latestCreatedRevision": "mnist-predictor-00001"}},
+               "conditions": [{"type": "PredictorReady", "status": "True", "severity": "Info", "lastTransitionTime": "2026-01-01T00:00:00Z"},
+                              {"type": "Ready", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"}],
+               "modelStatus": {"transitionStatus": "UpToDate", "copies": {"failedCopies": 0},
+                               "states": {"activeModelState": "Loaded", "targetModelState": "Loaded"}}}})");
+  const auto isvc = j.get<tfjob::k8s::InferenceService>();
+  CHECK(isvc.metadata.name == "mnist");
+  CHECK(isvc.spec.predictor.min_replicas == 2);
+  CHECK(isvc.spec.predictor.scale_target == 70);
+  REQUIRE(isvc.spec.predictor.model.has_value());
+  CHECK(isvc.spec.predictor.model->model_format.name == "tensorflow");
+  CHECK(isvc.spec.predictor.model->storage_uri == "pvc://tfjob-mnist/export/mnist");
+  CHECK(isvc.spec.predictor.model->resources.limits.at("nvidia.com/gpu") == "1");  // a number reads as its text
+  REQUIRE(isvc.spec.predictor.tolerations.size() == 1);
+  CHECK(isvc.spec.predictor.tolerations[0].operator_ == "Exists");
+  CHECK(isvc.status.conditions.at(0).other == json{{"severity", "Info"}});
+  REQUIRE(isvc.status.model_status.has_value());
+  CHECK(isvc.status.model_status->states->active_model_state == "Loaded");
+  json want = j;  // written back: the same object, but the quantity Go's Quantity writes as a string
+  want["spec"]["predictor"]["model"]["resources"]["limits"]["nvidia.com/gpu"] = "1";
+  CHECK(json(isvc) == want);
+  const auto st = ks::read_state(isvc);
+  CHECK(st.ready);
+  CHECK(st.address_url == "http://mnist-predictor.team-a.svc.cluster.local");
+
+  // fields of the wrong type stay as they came, unread
+  const json hostile = json::parse(R"({"kind": "InferenceService", "spec": {"predictor": {"minReplicas": "x", "model": 3}},
+    "status": {"url": 5, "conditions": [1, {"type": "Ready"}], "modelStatus": {"states": "x"}}})");
+  const auto h = hostile.get<tfjob::k8s::InferenceService>();
+  CHECK_FALSE(h.spec.predictor.min_replicas.has_value());
+  CHECK_FALSE(h.spec.predictor.model.has_value());
+  CHECK(h.status.url.empty());
+  CHECK(h.status.conditions.empty());
+  CHECK(json(h) == hostile);
+  CHECK_THROWS_WITH(json::array().get<tfjob::k8s::InferenceService>(), Catch::Contains("InferenceService must be a JSON object, not array"));
+
+  // what serve builds decodes to itself
+  auto s = mnist_spec();
+  s.gpus = 1;
+  s.tolerations = {json{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}}};
+  const json built = ks::build_inference_service(s);
+  CHECK(built["spec"]["predictor"]["tolerations"] == json::array({{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}}}));
+  CHECK(json(built.get<tfjob::k8s::InferenceService>()) == built);
 }
 
 TEST_CASE("kserve: the predictor as serve's GPU preflight reads it", "[serving][kserve]") {

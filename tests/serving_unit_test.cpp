@@ -11,6 +11,7 @@
 #include <tfjob/serving/export_check.hpp>
 #include <tfjob/serving/from_job.hpp>
 #include <tfjob/serving/model_config.hpp>
+#include <tfjob/serving/model_config_text.hpp>
 #include <tfjob/serving/signature.hpp>
 #include <tfjob/serving/tensorboard.hpp>
 #include <tfjob/serving/imagenet_labels.hpp>
@@ -613,7 +614,7 @@ TEST_CASE("tensorboard: the job's log directory on its claim, from --log-dir / -
   for (auto& d : tfjob::parse_objects(ss.str(), "tfjob.yaml"))
     if (d.value("kind", "") == "TFJob") job = d;
   REQUIRE(job.is_object());
-  auto log = find_job_log_dir(job);
+  auto log = find_job_log_dir(job.get<tfjob::TFJob>());
   CHECK(log.container_path == "/train/logs");
   CHECK(log.claim == "tfjob-mnist");
   CHECK(log.sub_path == "logs");
@@ -632,16 +633,16 @@ TEST_CASE("tensorboard: the job's log directory on its claim, from --log-dir / -
     "containers": [{"name": "tensorflow", "args": ["train.py", "--logdir", "/mnt/data/runs/7"],
                     "volumeMounts": [{"name": "root", "mountPath": "/mnt"}, {"name": "d", "mountPath": "/mnt/data/", "subPath": "team"}]}],
     "volumes": [{"name": "root", "persistentVolumeClaim": {"claimName": "big"}}, {"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]}}}}}})");
-  auto l2 = find_job_log_dir(j);
+  auto l2 = find_job_log_dir(j.get<tfjob::TFJob>());
   CHECK(l2.claim == "data");
   CHECK(l2.sub_path == "team/runs/7");
   CHECK(l2.replica == "Worker");
-  CHECK(find_job_log_dir(j, "/mnt/other").claim == "big");
+  CHECK(find_job_log_dir(j.get<tfjob::TFJob>(), "/mnt/other").claim == "big");
   // not on a claim; no flag at all
   j["spec"]["tfReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["args"] = json::array({"--log_dir=/tmp/logs"});
-  CHECK_THROWS_WITH(find_job_log_dir(j), Catch::Contains("\"/tmp/logs\", which is not on a PersistentVolumeClaim"));
+  CHECK_THROWS_WITH(find_job_log_dir(j.get<tfjob::TFJob>()), Catch::Contains("\"/tmp/logs\", which is not on a PersistentVolumeClaim"));
   j["spec"]["tfReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["args"] = json::array({"train.py"});
-  CHECK_THROWS_WITH(find_job_log_dir(j), Catch::Contains("names no log directory") && Catch::Contains("(find_job_log_dir::override_dir DIR,"));
+  CHECK_THROWS_WITH(find_job_log_dir(j.get<tfjob::TFJob>()), Catch::Contains("names no log directory") && Catch::Contains("(find_job_log_dir::override_dir DIR,"));
 }
 
 TEST_CASE("serve flags --model NAME=SOURCE, --version-policy and --version-label parse, and say what is wrong", "[serving][model-config]") {
@@ -866,7 +867,7 @@ TEST_CASE("serve --from-job: the trainer's --export-dir on its claim, and the TF
                         "volumeMounts": [{"name": "train", "mountPath": "/train"}, {"name": "tmp", "mountPath": "/train/tmp"}]}],
         "volumes": [{"name": "train", "persistentVolumeClaim": {"claimName": "tfjob-mnist"}}, {"name": "tmp", "emptyDir": {}}]}}},
       "Worker": {"replicas": 2, "template": {"spec": {"containers": [{"name": "tensorflow", "image": "x"}]}}}}}})");
-  auto e = job_export(job);
+  auto e = job_export(job.get<tfjob::TFJob>());
   CHECK(e.replica == "Chief");
   CHECK(e.claim == "tfjob-mnist");
   CHECK(e.path == "export/mnist");
@@ -876,18 +877,18 @@ TEST_CASE("serve --from-job: the trainer's --export-dir on its claim, and the TF
   CHECK(m.source.claim == "tfjob-mnist");
   CHECK(m.source.path == "export/mnist");
   // --export-dir given: wins; a subPath mount is followed; a directory on no claim is refused
-  CHECK(job_export(job, "/train/./other/../models").path == "models");
-  CHECK_THROWS_WITH(job_export(job, "/train/tmp/m"), Catch::Contains("is on no persistent volume claim"));
-  CHECK_THROWS_WITH(job_export(job, "models"), Catch::Contains("is not an absolute path"));
+  CHECK(job_export(job.get<tfjob::TFJob>(), "/train/./other/../models").path == "models");
+  CHECK_THROWS_WITH(job_export(job.get<tfjob::TFJob>(), "/train/tmp/m"), Catch::Contains("is on no persistent volume claim"));
+  CHECK_THROWS_WITH(job_export(job.get<tfjob::TFJob>(), "models"), Catch::Contains("is not an absolute path"));
   json sub = job;
   sub["spec"]["tfReplicaSpecs"]["Chief"]["template"]["spec"]["containers"][0]["volumeMounts"][0]["subPath"] = "runs/7";
-  CHECK(job_export(sub).path == "runs/7/export/mnist");
+  CHECK(job_export(sub.get<tfjob::TFJob>()).path == "runs/7/export/mnist");
   json none = job;
   none["spec"]["tfReplicaSpecs"]["Chief"]["template"]["spec"]["containers"][0]["args"] = json::array({"python", "mnist.py"});
-  CHECK_THROWS_WITH(job_export(none), Catch::Contains("no --export-dir in the args of its Chief, Worker containers"));
+  CHECK_THROWS_WITH(job_export(none.get<tfjob::TFJob>()), Catch::Contains("no --export-dir in the args of its Chief, Worker containers"));
   json sep = job;
   sep["spec"]["tfReplicaSpecs"]["Chief"]["template"]["spec"]["containers"][0]["args"] = json::array({"--export_dir", "/train/e"});
-  CHECK(job_export(sep).path == "e");
+  CHECK(job_export(sep.get<tfjob::TFJob>()).path == "e");
 
   CHECK(tf_release_of_image("tensorflow/tensorflow:2.18.0-gpu") == "2.18.0");
   CHECK(tf_release_of_image("registry:5000/team/trainer:2.15") == "2.15");
@@ -1046,6 +1047,43 @@ TEST_CASE("autoscaler_status reads an HPA as the HPA controller reports it, tota
   CHECK(odd.min == 1);
   CHECK(odd.conditions.empty());
   CHECK_FALSE(odd.current_replicas);
+}
+
+TEST_CASE("an HPA is decoded into its type and written back unchanged, and serve's own decodes to itself", "[serving][unit][operations][roundtrip]") {
+  // as the HPA controller of Kubernetes 1.34 writes it: a behavior, a Pods metric and a
+  // condition time the type does not model are kept
+  const json j = json::parse(R"({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+    "metadata": {"name": "resnet", "namespace": "default", "resourceVersion": "7", "labels": {"app.kubernetes.io/instance": "resnet"}},
+    "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "resnet"}, "minReplicas": 2, "maxReplicas": 6,
+             "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 70}}},
+                         {"type": "Pods", "pods": {"metric": {"name": "qps"}, "target": {"type": "AverageValue", "averageValue": "10"}}}],
+             "behavior": {"scaleDown": {"stabilizationWindowSeconds": 300}}},
+    "status": {"currentReplicas": 3, "desiredReplicas": 4, "lastScaleTime": "2026-01-01T00:00:00Z",
+               "currentMetrics": [{"type": "Resource", "resource": {"name": "cpu", "current": {"averageUtilization": 91, "averageValue": "455m"}}}],
+               "conditions": [{"type": "AbleToScale", "status": "True", "reason": "ReadyForNewScale", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}})");
+  const auto hpa = j.get<tfjob::k8s::HorizontalPodAutoscaler>();
+  CHECK(hpa.spec.max_replicas == 6);
+  REQUIRE(hpa.spec.metrics.size() == 2);
+  CHECK_FALSE(hpa.spec.metrics[1].resource.has_value());
+  CHECK(hpa.spec.metrics[1].other.contains("pods"));
+  CHECK(json(hpa) == j);
+  auto a = autoscaler_status(hpa);
+  CHECK(a.min == 2);
+  CHECK(a.max == 6);
+  CHECK(a.target_cpu_percent == 70);
+  CHECK(a.current_cpu_percent == 91);
+  CHECK(a.desired_replicas == 4);
+  REQUIRE(a.conditions.size() == 1);
+  CHECK(a.conditions[0].reason == "ReadyForNewScale");
+
+  ServeOperations ops;
+  ops.autoscale = Autoscale{1, 5, 60};
+  const auto built = build_hpa("resnet", "default", json{{"app.kubernetes.io/instance", "resnet"}}, ops);
+  REQUIRE(built);
+  CHECK((*built)["spec"]["metrics"][0] ==
+        json::parse(R"({"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 60}}})"));
+  CHECK((*built)["spec"]["scaleTargetRef"]["name"] == "resnet");
+  CHECK(json(built->get<tfjob::k8s::HorizontalPodAutoscaler>()) == *built);
 }
 
 namespace {
@@ -1300,10 +1338,10 @@ TEST_CASE("capacity_findings: the server's requests against what each node has l
   const std::vector<json> nodes = {node("1900m", "3461Mi")};
   // the cluster's own pods leave 650m: the server (500m, 1536Mi) fits
   std::vector<json> pods = {pod("system", "1250m", "1194Mi")};
-  CHECK(capacity_findings(d, nodes, pods).empty());
+  CHECK(capacity_findings(d.get<tfjob::k8s::Deployment>(), nodes, pods).empty());
   // another workload takes 200m: no room
   pods.push_back(pod("other", "200m", "64Mi"));
-  auto f = capacity_findings(d, nodes, pods);
+  auto f = capacity_findings(d.get<tfjob::k8s::Deployment>(), nodes, pods);
   REQUIRE(f.size() == 1);
   CHECK(f[0].is_error());
   CHECK(f[0].code == "ServerFitsNoNode");
@@ -1312,7 +1350,7 @@ TEST_CASE("capacity_findings: the server's requests against what each node has l
   CHECK(f[0].evidence.at(0) == "node edge-node: allocatable 1900m CPU, 3461Mi; its pods request 1450m, 1258Mi; free 450m, 2203Mi");
   // the same server's earlier pod is replaced, not counted
   pods.back() = pod("resnet-abc", "500m", "1536Mi", selector_labels("resnet"));
-  CHECK(capacity_findings(d, nodes, pods).empty());
+  CHECK(capacity_findings(d.get<tfjob::k8s::Deployment>(), nodes, pods).empty());
   // a server that requests nothing is not judged
-  CHECK(capacity_findings(build_deployment(resnet()), nodes, pods).empty());
+  CHECK(capacity_findings(build_deployment(resnet()).get<tfjob::k8s::Deployment>(), nodes, pods).empty());
 }

@@ -35,12 +35,16 @@
 
 // local/: run a TFJob as processes on this machine
 #include <tfjob/local/runner.hpp>
+
+// serving/: TF Serving objects, the proxy to them, waits, predictions, servers (serving.hpp
+// includes resources, proxy, diagnose, wait, predict and servers)
 #include <tfjob/serving/serving.hpp>
 #include <tfjob/serving/preflight.hpp>
 #include <tfjob/serving/profile.hpp>
 #include <tfjob/serving/image.hpp>
 #include <tfjob/serving/tensorboard.hpp>
 #include <tfjob/serving/model_config.hpp>
+#include <tfjob/serving/model_config_text.hpp>
 #include <tfjob/serving/model_versions.hpp>
 #include <tfjob/serving/export_check.hpp>
 #include <tfjob/serving/saved_model.hpp>

@@ -219,7 +219,7 @@ void check_kserve_flags(const ServeOptions& o) {
 }
 
 /// serve --kserve: the InferenceService for these options in namespace `ns`.
-nlohmann::json inference_service_of(const ServeOptions& o, const std::string& ns) {
+k8s::InferenceService inference_service_of(const ServeOptions& o, const std::string& ns) {
   try {
     return serving::kserve::build_inference_service(spec_from(o, ns));
   } catch (const CLI::Error&) {
@@ -276,7 +276,7 @@ void refuse_on(Context& ctx, std::optional<std::vector<Finding>> findings, const
 
 /// submit's GPU check on the server's pods (a Deployment, or an InferenceService's
 /// preflight_view), before anything is applied: warnings on ctx.err, refusal thrown.
-void require_gpus(Context& ctx, kube::Client& client, const nlohmann::json& deployment, const std::string& server) {
+void require_gpus(Context& ctx, kube::Client& client, const k8s::Deployment& deployment, const std::string& server) {
   refuse_on(ctx, serving::gpu_preflight(client, deployment), server,
             "cannot list nodes (403), so the GPU check was skipped: make sure nodes expose nvidia.com/gpu");
 }
@@ -311,7 +311,7 @@ void check_profile(Context& ctx, const ServeOptions& o, const serving::ServeSpec
 }
 
 /// serve --profile on the cluster: the server's requests against what each node has free now.
-void require_room(Context& ctx, kube::Client& client, const nlohmann::json& deployment, const std::string& server) {
+void require_room(Context& ctx, kube::Client& client, const k8s::Deployment& deployment, const std::string& server) {
   refuse_on(ctx, serving::capacity_preflight(client, deployment), server,
             "cannot list nodes (403), so whether the server's requests fit a node was not checked");
 }
@@ -440,7 +440,8 @@ struct ServeCommand {
 
 int ServeCommand::run_kserve(Context& ctx, const ServeOptions& o) const {
   if (o.dry_run == "client") {
-    print_objects(ctx.out, {inference_service_of(o, ctx.globals().conn.namespace_)}, fmt == OutputFormat::table ? OutputFormat::yaml : fmt);
+    print_objects(ctx.out, {nlohmann::json(inference_service_of(o, ctx.globals().conn.namespace_))},
+                  fmt == OutputFormat::table ? OutputFormat::yaml : fmt);
     return exit_code::ok;
   }
   auto& client = ctx.client();
@@ -472,8 +473,8 @@ int ServeCommand::run_kserve(Context& ctx, const ServeOptions& o) const {
   progress.finish();
   if (m.result != serving::WaitResult::ready) return model_not_ready(ctx, m, o, "model \"" + spec.name + "\" to be AVAILABLE");
   const auto now = serving::kserve::get(client, ns, spec.name);
-  if (print_applied(ctx, {now ? *now : applied.front()})) return exit_code::ok;
-  auto st = serving::kserve::read_state(now.value_or(applied.front()));
+  if (print_applied(ctx, {now ? nlohmann::json(*now) : applied.front()})) return exit_code::ok;
+  auto st = now ? serving::kserve::read_state(*now) : serving::kserve::read_state(applied.front());
   say_available(ctx, client, ns, endpoint, spec.name, m.version,
                 "inferenceservice " + ns + "/" + spec.name + " (predictor service " + endpoint + (st.url.empty() ? "" : ", URL " + st.url) + ")");
   return exit_code::ok;
@@ -544,9 +545,10 @@ int ServeCommand::run_deployment(Context& ctx, const ServeOptions& o) const {
       require_claim(client, ns, m.source.claim,
                     uses_model_config(o) ? "--model " + m.name + "=pvc:CLAIM[:PATH] names the claim whose PATH holds <version>/saved_model.pb"
                                          : pvc_hint(m.source, m.name) + " (for the MNIST sample: --pvc tfjob-mnist:export)");
-  for (auto d : objs) {
-    if (tfjob::detail::value_at(d, "kind", "") != "Deployment") continue;
-    d["metadata"]["namespace"] = ns;
+  for (const auto& obj : objs) {
+    if (!obj.is_object() || obj.value("kind", nlohmann::json()) != "Deployment") continue;
+    auto d = obj.get<k8s::Deployment>();  // as built; its pods judged as the server will get them
+    d.metadata.namespace_ = ns;
     require_gpus(ctx, client, d, spec.name);
     if (!o.profile.empty()) require_room(ctx, client, d, spec.name);
   }

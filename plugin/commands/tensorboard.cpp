@@ -11,7 +11,7 @@
 #include "../common/workflow_cli.hpp"
 
 #include <tfjob/api/manifest.hpp>
-#include <tfjob/detail/json.hpp>
+#include <tfjob/api/types.hpp>
 #include <tfjob/kube/local_proxy.hpp>
 #include <tfjob/serving/serving.hpp>
 #include <tfjob/serving/tensorboard.hpp>
@@ -22,6 +22,7 @@
 #include <chrono>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -58,33 +59,39 @@ extern "C" void on_tensorboard_signal(int) { g_tb_stop.store(true); }
 
 /// The TFJob in `file` (- for stdin) judged as --validate says: the one named `name` when
 /// given, else the last one when it holds several.
-nlohmann::json job_from_file(Context& ctx, const std::string& file, const std::string& name, FieldValidation mode) {
-  nlohmann::json job;
+std::optional<TFJob> job_from_file(Context& ctx, const std::string& file, const std::string& name, FieldValidation mode) {
+  std::optional<TFJob> job;
   for (const auto& [source, text] : read_sources(file)) {
     auto objs = parse_objects(text, source);
     judge_tfjobs(ctx, objs, source, mode);
-    for (auto& d : objs)
-      if (tfjob::detail::value_at(d, "kind", "") == tfjob::kind &&
-          (name.empty() || tfjob::detail::value_at(d, "/metadata/name"_json_pointer, std::string()) == name))
-        job = d;
+    for (const auto& d : objs) {
+      if (!d.is_object() || d.value("kind", nlohmann::json()) != tfjob::kind) continue;
+      TFJob t;  // judged above as --validate says; what it let through is read as it is
+      tfjob::detail::decode_lenient(d, "TFJob", t);
+      if (name.empty() || t.metadata.name == name) job = std::move(t);
+    }
   }
-  if (job.is_null())
+  if (!job)
     throw tfjob::error("\"" + file + "\" holds no TFJob" + (name.empty() ? std::string() : " named \"" + name + "\""));
   return job;
 }
 
 int TensorboardCommand::run(Context& ctx) const {
   if (!dry_run_warning.empty()) ctx.err << "warning: " << dry_run_warning << "\n";
-  nlohmann::json j =
-      file.empty() ? nlohmann::json() : read_input([&] { return job_from_file(ctx, file, job, validation_mode(validation)); });
+  std::optional<TFJob> j;
+  if (!file.empty()) j = read_input([&] { return job_from_file(ctx, file, job, validation_mode(validation)); });
   std::string ns = ctx.globals().conn.namespace_;
   if (dry_run != "client") {
     ns = ctx.namespace_();
-    if (j.is_null())
-      j = ctx.tfjobs().request_json(kube::RequestBuilder(workflow::resources::tfjobs(), ns).get(job));
+    if (!j) {
+      j.emplace();  // the server's object: a field of another shape stays unread, it does not fail
+      tfjob::detail::decode_lenient(ctx.tfjobs().request_json(kube::RequestBuilder(workflow::resources::tfjobs(), ns).get(job)),
+                                    "TFJob", *j);
+    }
   }
-  const std::string job_name = tfjob::detail::value_at(j, "/metadata/name"_json_pointer, job);
-  auto log = serving::find_job_log_dir(j, logdir);
+  if (!j) j.emplace();  // --dry-run=client without -f: the job is named only
+  const std::string job_name = j->metadata.name.empty() ? job : j->metadata.name;
+  auto log = serving::find_job_log_dir(*j, logdir);
   const std::string name = job_name + "-tensorboard";
   auto objs = serving::build_tensorboard(name, dry_run == "client" ? ns : "", log, image);
   ctx.err << "tfjob " << job_name << " (" << log.replica << ") writes its logs to " << log.container_path << ": claim " << log.claim

@@ -8,6 +8,7 @@
 
 #include <tfjob/kube/detail/util.hpp>
 #include <tfjob/serving/model_config.hpp>
+#include <tfjob/serving/model_config_text.hpp>
 
 #include <nlohmann/json.hpp>
 

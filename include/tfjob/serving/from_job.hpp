@@ -6,8 +6,8 @@
 /// (--file_system_poll_wait_seconds, 1 s by default, main.cc), picks up the export of a
 /// later run as a new version.
 
+#include <tfjob/api/types.hpp>
 #include <tfjob/detail/compiled.hpp>
-#include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/serving/model_config.hpp>
 
@@ -33,18 +33,18 @@ struct JobExport {
 namespace detail {
 
 /// The value of `--export-dir=V`, `--export-dir V`, `--export_dir...` in an argv, or "".
-std::string export_dir_arg(const nlohmann::json& argv);
+std::string export_dir_arg(const std::vector<std::string>& argv);
 
 /// PATH with "." and empty segments removed; "" when it climbs out with "..".
 std::string clean_path(const std::string& p, bool* escaped);
 
 }  // namespace detail
 
-/// The export of `job` (a TFJob as JSON): the directory given by `export_dir` when not
+/// The export of `job`: the directory given by `export_dir` when not
 /// empty, else by the trainer's --export-dir in the Chief's, Master's or Worker's container
 /// args or command (the operator's chief order), which must lie on a mounted claim. Throws
 /// tfjob::error saying what is missing and what to pass.
-JobExport job_export(const nlohmann::json& job, const std::string& export_dir = {});
+JobExport job_export(const TFJob& job, const std::string& export_dir = {});
 
 /// The model `serve --from-job` serves: MODEL from the export's claim and path.
 ModelEntry model_from_export(const std::string& model, const JobExport& e);
@@ -72,15 +72,13 @@ namespace tfjob::serving {
 
 namespace detail {
 
-TFJOB_INLINE std::string export_dir_arg(const nlohmann::json& argv) {
-  if (!argv.is_array()) return {};
+TFJOB_INLINE std::string export_dir_arg(const std::vector<std::string>& argv) {
   for (std::size_t i = 0; i < argv.size(); ++i) {
-    if (!argv[i].is_string()) continue;
-    const std::string a = argv[i].get<std::string>();
+    const std::string& a = argv[i];
     for (const char* flag : {"--export-dir", "--export_dir"}) {
       const std::string f = flag;
       if (a.rfind(f + "=", 0) == 0) return a.substr(f.size() + 1);
-      if (a == f && i + 1 < argv.size() && argv[i + 1].is_string()) return argv[i + 1].get<std::string>();
+      if (a == f && i + 1 < argv.size()) return argv[i + 1];
     }
   }
   return {};
@@ -109,22 +107,18 @@ TFJOB_INLINE std::string clean_path(const std::string& p, bool* escaped) {
 
 }  // namespace detail
 
-TFJOB_INLINE JobExport job_export(const nlohmann::json& job, const std::string& export_dir) {
-  const std::string name = tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string());
-  const auto specs = tfjob::detail::value_at(job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
-  if (!specs.is_object() || specs.empty()) throw tfjob::error("tfjob \"" + name + "\" has no spec.tfReplicaSpecs");
+TFJOB_INLINE JobExport job_export(const TFJob& job, const std::string& export_dir) {
+  const std::string& name = job.metadata.name;
+  if (job.spec.tf_replica_specs.empty()) throw tfjob::error("tfjob \"" + name + "\" has no spec.tfReplicaSpecs");
   std::string searched;
   for (const char* type : {"Chief", "Master", "Worker"}) {
-    if (!specs.contains(type) || !specs[type].is_object()) continue;
-    const auto pod = tfjob::detail::value_at(specs[type], "/template/spec"_json_pointer, nlohmann::json::object());
-    if (!pod.is_object()) continue;
-    const auto containers = tfjob::detail::value_at(pod, "containers", nlohmann::json::array());
-    if (!containers.is_array()) continue;
-    for (const auto& ct : containers) {
-      if (!ct.is_object()) continue;
+    const ReplicaSpec* r = job.replica(type);
+    if (!r) continue;
+    const k8s::PodSpec pod = pod_template(*r).spec;
+    for (const auto& ct : pod.containers) {
       std::string dir = export_dir;
-      if (dir.empty()) dir = detail::export_dir_arg(tfjob::detail::value_at(ct, "args", nlohmann::json::array()));
-      if (dir.empty()) dir = detail::export_dir_arg(tfjob::detail::value_at(ct, "command", nlohmann::json::array()));
+      if (dir.empty()) dir = detail::export_dir_arg(ct.args);
+      if (dir.empty()) dir = detail::export_dir_arg(ct.command);
       if (dir.empty()) continue;
       bool escaped = false;
       if (dir.front() != '/') throw tfjob::error("tfjob \"" + name + "\": export directory \"" + dir + "\" is not an absolute path");
@@ -132,21 +126,19 @@ TFJOB_INLINE JobExport job_export(const nlohmann::json& job, const std::string& 
       if (escaped) throw tfjob::error("tfjob \"" + name + "\": export directory \"" + dir + "\" climbs above /");
       // the longest mount holding it, and that mount's claim
       std::string best_mount, best_volume, best_sub;
-      for (const auto& m : tfjob::detail::value_at(ct, "volumeMounts", nlohmann::json::array())) {
-        if (!m.is_object() || !m.contains("mountPath") || !m["mountPath"].is_string()) continue;
+      for (const auto& m : ct.volume_mounts) {
+        if (m.mount_path.empty()) continue;  // (absent, or not a string)
         bool esc2 = false;
-        const std::string mp = detail::clean_path(m["mountPath"].get<std::string>(), &esc2);
+        const std::string mp = detail::clean_path(m.mount_path, &esc2);
         const bool under = want == mp || mp == "/" || want.rfind(mp + "/", 0) == 0;
         if (esc2 || !under || mp.size() <= best_mount.size()) continue;
         best_mount = mp;
-        best_volume = tfjob::detail::value_at(m, "name", "");
-        best_sub = tfjob::detail::value_at(m, "subPath", "");
+        best_volume = m.name;
+        best_sub = m.sub_path;
       }
       std::string claim;
-      for (const auto& v : tfjob::detail::value_at(pod, "volumes", nlohmann::json::array()))
-        if (v.is_object() && tfjob::detail::value_at(v, "name", "") == best_volume && v.contains("persistentVolumeClaim") &&
-            v["persistentVolumeClaim"].is_object())
-          claim = tfjob::detail::value_at(v["persistentVolumeClaim"], "claimName", "");
+      for (const auto& v : pod.volumes)
+        if (v.name == best_volume && v.persistent_volume_claim) claim = v.persistent_volume_claim->claim_name;
       if (best_volume.empty() || claim.empty())
         throw tfjob::error("tfjob \"" + name + "\": the " + type + "'s export directory " + want +
                            " is on no persistent volume claim (no volumeMount of a persistentVolumeClaim volume holds it): the model "
@@ -157,7 +149,7 @@ TFJOB_INLINE JobExport job_export(const nlohmann::json& job, const std::string& 
       e.claim = claim;
       std::string rel = want == best_mount ? "" : want.substr(best_mount == "/" ? 1 : best_mount.size() + 1);
       e.path = best_sub.empty() ? rel : rel.empty() ? best_sub : best_sub + "/" + rel;
-      e.image = tfjob::detail::value_at(ct, "image", "");
+      e.image = ct.image;
       return e;
     }
     searched += (searched.empty() ? "" : ", ") + std::string(type);

@@ -20,8 +20,10 @@
 /// - status.conditions Ready / PredictorReady (with reason and message), status.url,
 ///   status.address.url, status.components.predictor, status.modelStatus.
 
+#include <tfjob/api/k8s/kserve.hpp>
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
+#include <tfjob/kube/api.hpp>
 #include <tfjob/kube/client.hpp>
 #include <tfjob/kube/discovery.hpp>
 #include <tfjob/kube/request.hpp>
@@ -34,6 +36,18 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace tfjob::kube {
+/// Where InferenceServices live (KServe's CRD), so that `Api<k8s::InferenceService>` reads them typed.
+template <>
+struct resource_traits<k8s::InferenceService> {
+  static constexpr const char* group = "serving.kserve.io";
+  static constexpr const char* version = "v1beta1";
+  static constexpr const char* plural = "inferenceservices";
+  static constexpr const char* kind = "InferenceService";
+  static constexpr bool namespaced = true;
+};
+}  // namespace tfjob::kube
 
 namespace tfjob::serving::kserve {
 
@@ -60,7 +74,7 @@ std::string storage_uri(const ServeSpec& s);
 void validate_for_kserve(const ServeSpec& s);
 
 /// The InferenceService (serving.kserve.io/v1beta1), RawDeployment mode, TensorFlow predictor.
-nlohmann::json build_inference_service(const ServeSpec& s);
+k8s::InferenceService build_inference_service(const ServeSpec& s);
 
 /// Does the cluster serve serving.kserve.io/v1beta1 inferenceservices (discovery)?
 bool served(kube::Client& c);
@@ -90,14 +104,16 @@ struct State {
   std::string summary() const;
 };
 
-/// Pure: the State of an InferenceService object (at most 64 conditions are read).
+/// Pure: the State of an InferenceService (at most 64 conditions are read).
+State read_state(const k8s::InferenceService& isvc);
+/// The same of an answer of any shape (decoded leniently; not an object: not found).
 State read_state(const nlohmann::json& isvc);
 
 /// The InferenceService, or nullopt.
-std::optional<nlohmann::json> get(kube::Client& c, const std::string& ns, const std::string& name);
+std::optional<k8s::InferenceService> get(kube::Client& c, const std::string& ns, const std::string& name);
 
-/// Server-side apply of the InferenceService; returns what the server stored.
-nlohmann::json apply(kube::Client& c, const std::string& ns, nlohmann::json isvc, bool force = false, bool dry_run = false);
+/// Server-side apply of the InferenceService; returns what the server stored, as it sent it.
+nlohmann::json apply(kube::Client& c, const std::string& ns, k8s::InferenceService isvc, bool force = false, bool dry_run = false);
 
 /// The label selector of the predictor's pods (KServe's pod label).
 std::string predictor_pod_selector(const std::string& name);
@@ -115,7 +131,9 @@ std::string predictor_endpoint(kube::Client& c, const std::string& ns, const std
 
 /// The InferenceService's predictor as the one-replica-type Deployment view serve's GPU
 /// preflight reads (replicas, the pod's resources, node selector and tolerations).
-nlohmann::json preflight_view(const nlohmann::json& isvc);
+k8s::Deployment preflight_view(const k8s::InferenceService& isvc);
+/// The same of an answer of any shape (decoded leniently; not an object: an empty one).
+k8s::Deployment preflight_view(const nlohmann::json& isvc);
 
 /// InferenceServices serve made in `ns` ("" = all namespaces), as serve list's rows.
 std::vector<std::pair<std::string, ServerInfo>> list(kube::Client& c, const std::string& ns);
@@ -145,7 +163,7 @@ Endpoint endpoint(kube::Client& c, const std::string& ns, const std::string& nam
 #if TFJOB_SDK_DEFINE_SERVING
 namespace tfjob::serving::kserve {
 
-TFJOB_INLINE kube::ResourceInfo inference_services() { return {group, version, plural, "InferenceService", true}; }
+TFJOB_INLINE kube::ResourceInfo inference_services() { return kube::resource_info<k8s::InferenceService>(); }
 
 TFJOB_INLINE std::string runtime_version(const ServeSpec& s) {
   const std::string image = s.effective_image();
@@ -180,43 +198,47 @@ TFJOB_INLINE void validate_for_kserve(const ServeSpec& s) {
   (void)runtime_version(s);
 }
 
-TFJOB_INLINE nlohmann::json build_inference_service(const ServeSpec& s) {
+TFJOB_INLINE k8s::InferenceService build_inference_service(const ServeSpec& s) {
   validate_for_kserve(s);
-  using nlohmann::json;
+  k8s::InferenceService isvc;
+  isvc.api_version = std::string(group) + "/" + version;
+  isvc.kind = "InferenceService";
+  auto& meta = isvc.metadata;
+  meta.name = s.name;
+  meta.namespace_ = s.namespace_;
   // Not serve's app.kubernetes.io/name=tensorflow-serving: KServe copies these labels onto its
   // predictor Deployment, which list_servers would then list as one of serve's own.
-  json labels = {{keys::managed_by, "kubectl-tfjob"}, {keys::instance, s.name}};
-  json meta = {{"name", s.name},
-               {"labels", labels},
-               {"annotations", {{deployment_mode_key, "RawDeployment"},
-                                {keys::model, describe_source(s.source)},
-                                {keys::model_name, s.effective_model_name()}}}};
-  if (!s.namespace_.empty()) meta["namespace"] = s.namespace_;
-  json resources = json::object();
-  if (!s.cpu.empty()) resources["requests"]["cpu"] = resources["limits"]["cpu"] = s.cpu;
-  if (!s.memory.empty()) resources["requests"]["memory"] = resources["limits"]["memory"] = s.memory;
-  if (s.gpus > 0) resources["limits"]["nvidia.com/gpu"] = std::to_string(s.gpus);
-  json model = {{"modelFormat", {{"name", "tensorflow"}}},
-                {"protocolVersion", "v1"},  // TF Serving's REST API (/v1/models/NAME:predict)
-                {"runtimeVersion", runtime_version(s)},
-                {"storageUri", storage_uri(s)}};
-  if (!resources.empty()) model["resources"] = resources;
-  json predictor = {{"model", model}};
+  meta.labels = {{keys::managed_by, "kubectl-tfjob"}, {keys::instance, s.name}};
+  meta.annotations = {{deployment_mode_key, "RawDeployment"},
+                      {keys::model, describe_source(s.source)},
+                      {keys::model_name, s.effective_model_name()}};
+  k8s::PredictorModel model;
+  model.model_format.name = "tensorflow";
+  model.protocol_version = "v1";  // TF Serving's REST API (/v1/models/NAME:predict)
+  model.runtime_version = runtime_version(s);
+  model.storage_uri = storage_uri(s);
+  if (!s.cpu.empty()) model.resources.requests["cpu"] = model.resources.limits["cpu"] = s.cpu;
+  if (!s.memory.empty()) model.resources.requests["memory"] = model.resources.limits["memory"] = s.memory;
+  if (s.gpus > 0) model.resources.limits["nvidia.com/gpu"] = std::to_string(s.gpus);
+  auto& predictor = isvc.spec.predictor;
+  predictor.model = std::move(model);
   if (s.ops.autoscale) {
-    predictor["minReplicas"] = s.ops.autoscale->min;
-    predictor["maxReplicas"] = s.ops.autoscale->max;
-    predictor["scaleMetric"] = "cpu";  // KServe's HPA in RawDeployment: a CPU utilisation percentage
-    predictor["scaleTarget"] = s.ops.autoscale->cpu_percent;
+    predictor.min_replicas = s.ops.autoscale->min;
+    predictor.max_replicas = s.ops.autoscale->max;
+    predictor.scale_metric = "cpu";  // KServe's HPA in RawDeployment: a CPU utilisation percentage
+    predictor.scale_target = s.ops.autoscale->cpu_percent;
   } else {
-    predictor["minReplicas"] = s.replicas;
-    predictor["maxReplicas"] = s.replicas;
+    predictor.min_replicas = s.replicas;
+    predictor.max_replicas = s.replicas;
   }
-  if (!s.node_selector.empty()) predictor["nodeSelector"] = s.node_selector;
-  if (!s.tolerations.empty()) predictor["tolerations"] = s.tolerations;
-  return {{"apiVersion", std::string(group) + "/" + version},
-          {"kind", "InferenceService"},
-          {"metadata", meta},
-          {"spec", {{"predictor", predictor}}}};
+  predictor.node_selector = s.node_selector;
+  for (const auto& t : s.tolerations) {  // as --toleration parsed them (objects): modeled, the rest kept
+    tfjob::detail::decoder d;
+    k8s::Toleration x;
+    d.decode(t, "toleration", x);
+    predictor.tolerations.push_back(std::move(x));
+  }
+  return isvc;
 }
 
 TFJOB_INLINE bool served(kube::Client& c) { return kube::serves(c, group, version, plural); }
@@ -250,64 +272,55 @@ TFJOB_INLINE std::string State::summary() const {
 
 namespace detail {
 
-TFJOB_INLINE std::string str_at(const nlohmann::json& j, const char* key) {
-  if (!j.is_object()) return {};
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-TFJOB_INLINE const nlohmann::json& obj_at(const nlohmann::json& j, const char* key) {
-  static const nlohmann::json empty = nlohmann::json::object();
-  if (!j.is_object()) return empty;
-  auto it = j.find(key);
-  return it != j.end() && it->is_object() ? *it : empty;
+/// An answer of any shape as an InferenceService: decoded leniently when it is an object.
+TFJOB_INLINE std::optional<k8s::InferenceService> lenient(const nlohmann::json& j) {
+  if (!j.is_object()) return std::nullopt;
+  k8s::InferenceService isvc;
+  tfjob::detail::decode_lenient(j, "InferenceService", isvc);
+  return isvc;
 }
 
 }  // namespace detail
 
-TFJOB_INLINE State read_state(const nlohmann::json& isvc) {
+TFJOB_INLINE State read_state(const k8s::InferenceService& isvc) {
   State st;
-  st.found = isvc.is_object();
-  const auto& status = detail::obj_at(isvc, "status");
-  st.url = detail::str_at(status, "url");
-  st.address_url = detail::str_at(detail::obj_at(status, "address"), "url");
-  const auto& ms = detail::obj_at(status, "modelStatus");
-  st.model_state = detail::str_at(detail::obj_at(ms, "states"), "activeModelState");
-  const auto& fi = detail::obj_at(ms, "lastFailureInfo");
-  const std::string fr = detail::str_at(fi, "reason"), fm = detail::str_at(fi, "message");
-  if (st.model_state == "FailedToLoad" || (!fr.empty() && detail::str_at(ms, "transitionStatus") == "BlockedByFailedLoad"))
+  st.found = true;
+  const auto& status = isvc.status;
+  st.url = status.url;
+  st.address_url = status.address ? status.address->url : "";
+  std::string fr, fm, transition;
+  if (const auto& ms = status.model_status) {
+    if (ms->states) st.model_state = ms->states->active_model_state;
+    if (ms->last_failure_info) fr = ms->last_failure_info->reason, fm = ms->last_failure_info->message;
+    transition = ms->transition_status;
+  }
+  if (st.model_state == "FailedToLoad" || (!fr.empty() && transition == "BlockedByFailedLoad"))
     st.failure = fr + (fm.empty() ? "" : ": " + fm);
-  auto it = status.find("conditions");
-  if (it != status.end() && it->is_array()) {
-    std::size_t n = 0;
-    for (const auto& c : *it) {
-      if (++n > 64) break;
-      if (!c.is_object()) continue;
-      Condition k{detail::str_at(c, "type"), detail::str_at(c, "status"), detail::str_at(c, "reason"), detail::str_at(c, "message")};
-      if (k.type == "Ready") st.ready = k.status == "True";
-      if (k.type == "PredictorReady") st.predictor_ready = k.status == "True";
-      st.conditions.push_back(std::move(k));
-    }
+  for (const auto& c : status.conditions) {
+    if (st.conditions.size() >= 64) break;
+    Condition k{c.type, c.status, c.reason, c.message};
+    if (k.type == "Ready") st.ready = k.status == "True";
+    if (k.type == "PredictorReady") st.predictor_ready = k.status == "True";
+    st.conditions.push_back(std::move(k));
   }
   return st;
 }
 
-TFJOB_INLINE std::optional<nlohmann::json> get(kube::Client& c, const std::string& ns, const std::string& name) {
-  try {
-    return c.request_json(kube::RequestBuilder(inference_services(), ns).get(name));
-  } catch (const api_error& e) {
-    if (e.is_not_found()) return std::nullopt;
-    throw;
-  }
+TFJOB_INLINE State read_state(const nlohmann::json& isvc) {
+  auto found = detail::lenient(isvc);
+  return found ? read_state(*found) : State{};
 }
 
-TFJOB_INLINE nlohmann::json apply(kube::Client& c, const std::string& ns, nlohmann::json isvc, bool force, bool dry_run) {
-  isvc["metadata"]["namespace"] = ns;
+TFJOB_INLINE std::optional<k8s::InferenceService> get(kube::Client& c, const std::string& ns, const std::string& name) {
+  return kube::Api<k8s::InferenceService>(c, ns).get_opt(name);
+}
+
+TFJOB_INLINE nlohmann::json apply(kube::Client& c, const std::string& ns, k8s::InferenceService isvc, bool force, bool dry_run) {
+  isvc.metadata.namespace_ = ns;
   kube::ApplyParams ap;
   ap.force = force;
   ap.dry_run = dry_run;
-  const std::string name = isvc["metadata"]["name"].get<std::string>();
-  return c.request_json(kube::RequestBuilder(inference_services(), ns).apply(name, isvc, ap));
+  return c.request_json(kube::RequestBuilder(inference_services(), ns).apply(isvc.metadata.name, nlohmann::json(isvc), ap));
 }
 
 TFJOB_INLINE std::string predictor_pod_selector(const std::string& name) { return std::string(pod_label_key) + "=" + name; }
@@ -333,74 +346,70 @@ TFJOB_INLINE std::string predictor_endpoint(kube::Client& c, const std::string& 
   for (const std::string& svc : {name + "-predictor", name + "-predictor-default"}) {  // KServe >= 0.9, older
     auto s = get_service(c, ns, svc);
     if (!s) continue;
-    const auto& spec = detail::obj_at(*s, "spec");
-    if (detail::str_at(spec, "type") == "ExternalName")
+    const auto& spec = s->spec;
+    if (spec.type == "ExternalName")
       throw tfjob::error("service \"" + svc + "\" of inferenceservice \"" + name + "\" is an ExternalName (KServe's Serverless mode, "
                          "behind Knative's gateway), which the API server's service proxy cannot reach: serve it with the "
                          "annotation " + deployment_mode_key + ": RawDeployment, or send to its status.url from inside the cluster");
-    auto ports = spec.find("ports");
-    if (ports != spec.end() && ports->is_array() && !ports->empty() && (*ports)[0].is_object()) {
-      const auto& p = (*ports)[0];
-      auto port = p.find("port");
-      if (port != p.end() && port->is_number_integer() && port->get<long long>() > 0 && port->get<long long>() < 65536)
-        return svc + ":" + std::to_string(port->get<long long>());
-    }
+    if (!spec.ports.empty() && spec.ports[0].port > 0 && spec.ports[0].port < 65536)
+      return svc + ":" + std::to_string(spec.ports[0].port);
     throw tfjob::error("service \"" + svc + "\" of inferenceservice \"" + name + "\" has no port");
   }
   throw tfjob::error("inferenceservice \"" + name + "\" has no predictor service yet (" + name + "-predictor): wait until it is "
                      "Ready (`kubectl get inferenceservice " + name + "`)");
 }
 
-TFJOB_INLINE nlohmann::json preflight_view(const nlohmann::json& isvc) {
-  using nlohmann::json;
-  const auto& p = detail::obj_at(detail::obj_at(isvc, "spec"), "predictor");
-  const auto& m = detail::obj_at(p, "model");
-  json container = {{"name", "kserve-container"}};
-  if (m.contains("resources")) container["resources"] = m["resources"];
-  json pod = {{"containers", json::array({container})}};
-  for (const char* k : {"nodeSelector", "tolerations", "affinity"})
-    if (p.contains(k)) pod[k] = p[k];
-  int replicas = 1;
-  auto it = p.find("minReplicas");
-  if (it != p.end() && it->is_number_integer() && it->get<long long>() >= 0 && it->get<long long>() <= 100000)
-    replicas = static_cast<int>(it->get<long long>());
-  return {{"apiVersion", "apps/v1"}, {"kind", "Deployment"},
-          {"metadata", {{"name", detail::str_at(detail::obj_at(isvc, "metadata"), "name")},
-                        {"namespace", detail::str_at(detail::obj_at(isvc, "metadata"), "namespace")}}},
-          {"spec", {{"replicas", replicas}, {"template", {{"spec", pod}}}}}};
+TFJOB_INLINE k8s::Deployment preflight_view(const k8s::InferenceService& isvc) {
+  const auto& p = isvc.spec.predictor;
+  k8s::Container container;
+  container.name = "kserve-container";
+  if (p.model) container.resources = p.model->resources;
+  k8s::Deployment d;
+  d.api_version = "apps/v1";
+  d.kind = "Deployment";
+  d.metadata.name = isvc.metadata.name;
+  d.metadata.namespace_ = isvc.metadata.namespace_;
+  auto& pod = d.spec.template_.spec;
+  pod.containers = {container};
+  pod.node_selector = p.node_selector;
+  pod.tolerations = p.tolerations;
+  pod.affinity = p.affinity;
+  const std::int32_t min = p.min_replicas.value_or(1);
+  d.spec.replicas = min >= 0 && min <= 100000 ? min : 1;
+  return d;
+}
+
+TFJOB_INLINE k8s::Deployment preflight_view(const nlohmann::json& isvc) {
+  return preflight_view(detail::lenient(isvc).value_or(k8s::InferenceService{}));
 }
 
 TFJOB_INLINE std::vector<std::pair<std::string, ServerInfo>> list(kube::Client& c, const std::string& ns) {
   kube::ListParams lp;
   lp.label_selector = std::string(keys::managed_by) + "=kubectl-tfjob";
-  nlohmann::json items = nlohmann::json::array();
-  kube::list_pages(c, kube::RequestBuilder(inference_services(), ns), lp, [&](kube::ListPage& page) {
-    for (auto& i : page.items) items.push_back(std::move(i));
+  std::vector<std::pair<std::string, ServerInfo>> out;
+  kube::Api<k8s::InferenceService>(c, ns).list_pages(lp, [&](kube::ObjectList<k8s::InferenceService>& page) {
+    for (const auto& o : page.items) {
+      if (out.size() >= 10000) return false;
+      const auto& meta = o.metadata;
+      const auto& pred = o.spec.predictor;
+      ServerInfo s;
+      s.kserve = true;
+      s.name = meta.name;
+      s.model = meta.annotation(keys::model);
+      s.model_name = s.name;  // KServe's TF runtime: --model_name={{.Name}}
+      s.age_timestamp = meta.creation_timestamp;
+      const std::int32_t min = pred.min_replicas.value_or(1);
+      s.desired = min >= 0 && min < 100000 ? min : 1;
+      const State st = read_state(o);
+      s.ready = st.ready ? s.desired : 0;
+      s.address = st.address_url.empty() ? st.url : st.address_url;
+      s.gpus = "0";
+      if (pred.model)
+        if (auto g = pred.model->resources.limits.find("nvidia.com/gpu"); g != pred.model->resources.limits.end()) s.gpus = g->second;
+      out.emplace_back(meta.namespace_, std::move(s));
+    }
     return true;
   });
-  std::vector<std::pair<std::string, ServerInfo>> out;
-  for (const auto& o : items) {
-    if (!o.is_object() || out.size() >= 10000) continue;
-    const auto& meta = detail::obj_at(o, "metadata");
-    const auto& pred = detail::obj_at(detail::obj_at(o, "spec"), "predictor");
-    ServerInfo s;
-    s.kserve = true;
-    s.name = detail::str_at(meta, "name");
-    s.model = detail::str_at(detail::obj_at(meta, "annotations"), keys::model);
-    s.model_name = s.name;  // KServe's TF runtime: --model_name={{.Name}}
-    s.age_timestamp = detail::str_at(meta, "creationTimestamp");
-    auto mr = pred.find("minReplicas");
-    s.desired = mr != pred.end() && mr->is_number_integer() && mr->get<long long>() >= 0 && mr->get<long long>() < 100000
-                    ? static_cast<int>(mr->get<long long>()) : 1;
-    const State st = read_state(o);
-    s.ready = st.ready ? s.desired : 0;
-    s.address = st.address_url.empty() ? st.url : st.address_url;
-    s.gpus = "0";
-    const auto& lim = detail::obj_at(detail::obj_at(detail::obj_at(pred, "model"), "resources"), "limits");
-    auto g = lim.find("nvidia.com/gpu");
-    if (g != lim.end()) s.gpus = g->is_string() ? g->get<std::string>() : g->is_number_integer() ? g->dump() : "?";
-    out.emplace_back(detail::str_at(meta, "namespace"), std::move(s));
-  }
   return out;
 }
 
@@ -422,9 +431,7 @@ namespace tfjob::serving {
 
 TFJOB_INLINE Endpoint endpoint(kube::Client& c, const std::string& ns, const std::string& name) {
   auto svc = get_service(c, ns, name);
-  if (svc && kserve::detail::str_at(kserve::detail::obj_at(kserve::detail::obj_at(*svc, "metadata"), "labels"), keys::managed_by) ==
-                 "kubectl-tfjob")
-    return {name, "", false};
+  if (svc && svc->metadata.label(keys::managed_by) == "kubectl-tfjob") return {name, "", false};
   // (KServe's Serverless mode also makes an ExternalName Service NAME: the InferenceService decides)
   if (kserve::served_or_hidden(c) && kserve::get(c, ns, name)) return {kserve::predictor_endpoint(c, ns, name), name, true};
   if (!svc) (void)served_model(c, ns, name);  // throws its "not found, start it with serve" error

@@ -6,6 +6,8 @@
 /// model source below ends up as `/models/<model>/<version>/`.
 
 #include <tfjob/api/builder.hpp>  // Toleration: the one toleration parser
+#include <tfjob/api/k8s/objects.hpp>
+#include <tfjob/api/k8s/workloads.hpp>
 #include <tfjob/api/quantity.hpp>
 #include <tfjob/api/validation.hpp>  // is_dns1123_subdomain: a Secret's name
 #include <tfjob/detail/compiled.hpp>
@@ -326,94 +328,131 @@ ls -la "$dest/$MODEL_VERSION"
 )SH";
 }
 
+namespace detail {
+
+/// A value type from JSON the SDK made itself (a toleration --toleration parsed, an env
+/// entry): decoded field by field, what the type does not model kept in its `other`.
+template <class T>
+T typed(const nlohmann::json& j, const char* what) {
+  tfjob::detail::decoder d;
+  T x;
+  d.decode(j, what, x);
+  return x;
+}
+
+/// serve's labels on what it creates: the selector's, and who manages it.
+TFJOB_INLINE std::map<std::string, std::string> managed_labels(const std::string& name) {
+  auto labels = selector_labels(name).get<std::map<std::string, std::string>>();
+  labels[keys::managed_by] = "kubectl-tfjob";
+  return labels;
+}
+
+/// The metadata of a server's Deployment and Service: its labels, and the model it serves.
+TFJOB_INLINE ObjectMeta server_meta(const ServeSpec& s) {
+  ObjectMeta m;
+  m.name = s.name;
+  m.namespace_ = s.namespace_;
+  m.labels = managed_labels(s.name);
+  m.annotations = {{keys::model, describe_source(s.source)}, {keys::model_name, s.effective_model_name()}};
+  return m;
+}
+
+/// The init container that downloads a SavedModel tarball into /models/MODEL/VERSION.
+TFJOB_INLINE k8s::Container fetch_container(const ServeSpec& s, const std::string& model) {
+  k8s::Container fetch;
+  fetch.name = "fetch-model";
+  fetch.image = s.fetch_image;
+  fetch.command = {"sh", "-c", fetch_script()};
+  for (const auto& e : model_url_env(s.source)) fetch.env.push_back(typed<k8s::EnvVar>(e, "env"));
+  fetch.env.push_back(k8s::EnvVar{"MODEL_NAME", model, nullptr, nlohmann::json::object()});
+  fetch.env.push_back(k8s::EnvVar{"MODEL_VERSION", std::to_string(s.model_version), nullptr, nlohmann::json::object()});
+  k8s::VolumeMount mount;
+  mount.name = "models";
+  mount.mount_path = "/models";
+  fetch.volume_mounts = {mount};
+  if (!s.fetch_cpu.empty()) fetch.resources.requests["cpu"] = fetch.resources.limits["cpu"] = s.fetch_cpu;
+  if (!s.fetch_memory.empty()) fetch.resources.requests["memory"] = fetch.resources.limits["memory"] = s.fetch_memory;
+  return fetch;
+}
+
+}  // namespace detail
+
 TFJOB_INLINE nlohmann::json build_deployment(const ServeSpec& s) {
   validate(s);
   using nlohmann::json;
   const std::string model = s.effective_model_name();
-  json labels = selector_labels(s.name);
-  labels[keys::managed_by] = "kubectl-tfjob";
-  json meta = {{"name", s.name}, {"labels", labels},
-               {"annotations", {{keys::model, describe_source(s.source)}, {keys::model_name, model}}}};
-  if (!s.namespace_.empty()) meta["namespace"] = s.namespace_;
 
-  json args = json::array({"--port=" + std::to_string(grpc_port), "--rest_api_port=" + std::to_string(rest_port),
-                           "--model_name=" + model, "--model_base_path=/models/" + model});
-  for (const auto& a : s.extra_args) args.push_back(a);
-  json resources = json::object();
-  if (!s.cpu.empty()) resources["requests"]["cpu"] = resources["limits"]["cpu"] = s.cpu;
-  if (!s.cpu_limit.empty()) resources["limits"]["cpu"] = s.cpu_limit;
-  if (!s.memory.empty()) resources["requests"]["memory"] = resources["limits"]["memory"] = s.memory;
-  if (s.gpus > 0) resources["limits"]["nvidia.com/gpu"] = std::to_string(s.gpus);
+  k8s::Container serving;
+  serving.name = "tensorflow-serving";
+  serving.image = s.effective_image();
+  serving.command = {"tensorflow_model_server"};
+  serving.args = {"--port=" + std::to_string(grpc_port), "--rest_api_port=" + std::to_string(rest_port),
+                  "--model_name=" + model, "--model_base_path=/models/" + model};
+  serving.args.insert(serving.args.end(), s.extra_args.begin(), s.extra_args.end());
+  serving.ports = {k8s::ContainerPort{"grpc", grpc_port, "TCP", json::object()},
+                   k8s::ContainerPort{"http", rest_port, "TCP", json::object()}};
+  // (probes are not modeled: they stay in the container's `other`)
+  serving.other["readinessProbe"] = {{"httpGet", {{"path", "/v1/models/" + model}, {"port", "http"}}},
+                                     {"initialDelaySeconds", 5}, {"periodSeconds", 5}, {"failureThreshold", 3}};
+  // The same status path: TF Serving answers it 200 while a version loads (so a
+  // long load is not killed) and 404 when it has no version at all; a server that
+  // hangs, or serves nothing of its model for 5 minutes, is restarted by the kubelet.
+  serving.other["livenessProbe"] = {{"httpGet", {{"path", "/v1/models/" + model}, {"port", "http"}}},
+                                    {"initialDelaySeconds", 30}, {"periodSeconds", 30}, {"timeoutSeconds", 5},
+                                    {"failureThreshold", 10}};
+  auto& res = serving.resources;
+  if (!s.cpu.empty()) res.requests["cpu"] = res.limits["cpu"] = s.cpu;
+  if (!s.cpu_limit.empty()) res.limits["cpu"] = s.cpu_limit;
+  if (!s.memory.empty()) res.requests["memory"] = res.limits["memory"] = s.memory;
+  if (s.gpus > 0) res.limits["nvidia.com/gpu"] = std::to_string(s.gpus);
 
-  json serving = {{"name", "tensorflow-serving"},
-                  {"image", s.effective_image()},
-                  {"command", json::array({"tensorflow_model_server"})},
-                  {"args", args},
-                  {"ports", json::array({{{"name", "grpc"}, {"containerPort", grpc_port}, {"protocol", "TCP"}},
-                                         {{"name", "http"}, {"containerPort", rest_port}, {"protocol", "TCP"}}})},
-                  {"readinessProbe", {{"httpGet", {{"path", "/v1/models/" + model}, {"port", "http"}}},
-                                      {"initialDelaySeconds", 5}, {"periodSeconds", 5}, {"failureThreshold", 3}}},
-                  // The same status path: TF Serving answers it 200 while a version loads (so a
-                  // long load is not killed) and 404 when it has no version at all; a server that
-                  // hangs, or serves nothing of its model for 5 minutes, is restarted by the kubelet.
-                  {"livenessProbe", {{"httpGet", {{"path", "/v1/models/" + model}, {"port", "http"}}},
-                                     {"initialDelaySeconds", 30}, {"periodSeconds", 30}, {"timeoutSeconds", 5},
-                                     {"failureThreshold", 10}}}};
-  if (!resources.empty()) serving["resources"] = resources;
-
-  json volume, mount = {{"name", "models"}, {"mountPath", "/models"}};
-  json pod_spec = json::object();
+  k8s::PodSpec pod;
+  k8s::Volume volume;
+  volume.name = "models";
+  k8s::VolumeMount mount;
+  mount.name = "models";
+  mount.mount_path = "/models";
   if (s.source.kind == ModelSource::Kind::pvc) {
-    volume = {{"name", "models"}, {"persistentVolumeClaim", {{"claimName", s.source.claim}, {"readOnly", true}}}};
-    mount["readOnly"] = true;
-    if (!s.source.path.empty()) mount["subPath"] = s.source.path;
+    volume.persistent_volume_claim = k8s::ClaimVolumeSource{s.source.claim, true, json::object()};
+    mount.read_only = true;
+    mount.sub_path = s.source.path;
   } else {
-    volume = {{"name", "models"}, {"emptyDir", json::object()}};
-    json fetch = {{"name", "fetch-model"},
-                  {"image", s.fetch_image},
-                  {"command", json::array({"sh", "-c", fetch_script()})},
-                  {"env", model_url_env(s.source)},  // MODEL_NAME and MODEL_VERSION added below
-                  {"volumeMounts", json::array({{{"name", "models"}, {"mountPath", "/models"}}})}};
-    fetch["env"].push_back({{"name", "MODEL_NAME"}, {"value", model}});
-    fetch["env"].push_back({{"name", "MODEL_VERSION"}, {"value", std::to_string(s.model_version)}});
-    json fetch_res = json::object();
-    if (!s.fetch_cpu.empty()) fetch_res["requests"]["cpu"] = fetch_res["limits"]["cpu"] = s.fetch_cpu;
-    if (!s.fetch_memory.empty()) fetch_res["requests"]["memory"] = fetch_res["limits"]["memory"] = s.fetch_memory;
-    if (!fetch_res.empty()) fetch["resources"] = fetch_res;
-    pod_spec["initContainers"] = json::array({fetch});
+    volume.other["emptyDir"] = json::object();
+    pod.init_containers = {detail::fetch_container(s, model)};
   }
-  serving["volumeMounts"] = json::array({mount});
-  pod_spec["containers"] = json::array({serving});
-  pod_spec["volumes"] = json::array({volume});
-  if (!s.node_selector.empty()) pod_spec["nodeSelector"] = s.node_selector;
-  if (!s.tolerations.empty()) pod_spec["tolerations"] = s.tolerations;
+  serving.volume_mounts = {mount};
+  pod.containers = {serving};
+  pod.volumes = {volume};
+  pod.node_selector = s.node_selector;
+  for (const auto& t : s.tolerations) pod.tolerations.push_back(detail::typed<k8s::Toleration>(t, "toleration"));
 
-  json d = {{"apiVersion", "apps/v1"},
-            {"kind", "Deployment"},
-            {"metadata", meta},
-            {"spec", {{"replicas", s.replicas},
-                      {"selector", {{"matchLabels", selector_labels(s.name)}}},
-                      {"template", {{"metadata", {{"labels", labels}}}, {"spec", pod_spec}}}}}};
+  k8s::Deployment d;
+  d.api_version = "apps/v1";
+  d.kind = "Deployment";
+  d.metadata = detail::server_meta(s);
+  d.spec.replicas = s.replicas;
+  d.spec.selector = {{"matchLabels", selector_labels(s.name)}};
+  d.spec.template_.metadata.labels = d.metadata.labels;
+  d.spec.template_.spec = std::move(pod);
   // The old pod goes first, then the new one starts (apps/v1 RollingUpdateDeployment: maxSurge
   // 0 needs maxUnavailable > 0): the server is down during a rollout, never Pending for room.
-  if (s.no_surge) d["spec"]["strategy"] = {{"type", "RollingUpdate"}, {"rollingUpdate", {{"maxSurge", 0}, {"maxUnavailable", 1}}}};
-  return d;
+  if (s.no_surge) {
+    d.spec.strategy.type = "RollingUpdate";
+    d.spec.strategy.rolling_update = k8s::RollingUpdateDeployment{0, 1, json::object()};
+  }
+  return d;  // written as JSON here: model configs and operations add to it (model_config.hpp, operations.hpp)
 }
 
 TFJOB_INLINE nlohmann::json build_service(const ServeSpec& s) {
   validate(s);
-  using nlohmann::json;
-  json labels = selector_labels(s.name);
-  labels[keys::managed_by] = "kubectl-tfjob";
-  json meta = {{"name", s.name}, {"labels", labels},
-               {"annotations", {{keys::model, describe_source(s.source)}, {keys::model_name, s.effective_model_name()}}}};
-  if (!s.namespace_.empty()) meta["namespace"] = s.namespace_;
-  return {{"apiVersion", "v1"},
-          {"kind", "Service"},
-          {"metadata", meta},
-          {"spec", {{"selector", selector_labels(s.name)},
-                    {"ports", json::array({{{"name", "grpc"}, {"port", grpc_port}, {"targetPort", "grpc"}, {"protocol", "TCP"}},
-                                           {{"name", "http"}, {"port", rest_port}, {"targetPort", "http"}, {"protocol", "TCP"}}})}}}};
+  k8s::Service svc;
+  svc.api_version = "v1";
+  svc.kind = "Service";
+  svc.metadata = detail::server_meta(s);
+  svc.spec.selector = selector_labels(s.name).get<std::map<std::string, std::string>>();
+  svc.spec.ports = {k8s::ServicePort{"grpc", "TCP", grpc_port, "grpc", 0, nlohmann::json::object()},
+                    k8s::ServicePort{"http", "TCP", rest_port, "http", 0, nlohmann::json::object()}};
+  return svc;
 }
 
 TFJOB_INLINE std::vector<nlohmann::json> build_objects(const ServeSpec& s) {

@@ -13,6 +13,7 @@
 #include <tfjob/kube/side_task.hpp>
 #include <tfjob/serving/from_job.hpp>
 #include <tfjob/serving/model_config.hpp>
+#include <tfjob/serving/model_config_text.hpp>
 #include <tfjob/serving/serving.hpp>
 
 #include <nlohmann/json.hpp>
@@ -28,7 +29,7 @@ namespace tfjob::serving {
 
 /// A server's model config as stored.
 struct StoredModelConfig {
-  nlohmann::json config_map;  ///< the ConfigMap (its resourceVersion guards the update)
+  k8s::ConfigMap config_map;  ///< the ConfigMap (its resourceVersion guards the update)
   ModelServerConfig config;
 };
 
@@ -38,7 +39,7 @@ std::optional<StoredModelConfig> read_model_config(kube::Client& c, const std::s
 
 /// Whether the server's tensorflow_model_server runs with
 /// --allow_version_labels_for_unavailable_models (main.cc).
-bool allows_labels_for_unavailable(const nlohmann::json& deployment);
+bool allows_labels_for_unavailable(const k8s::Deployment& deployment);
 
 /// The AVAILABLE versions TF Serving reports for `model` (GET /v1/models/MODEL); throws
 /// tfjob::error when it cannot say.
@@ -94,32 +95,31 @@ namespace tfjob::serving {
 TFJOB_INLINE std::optional<StoredModelConfig> read_model_config(kube::Client& c, const std::string& ns, const std::string& name) {
   auto svc = get_service(c, ns, name);
   if (!svc) (void)served_model(c, ns, name);  // throws "service not found" with what to do
-  auto cm_name = model_config_map_of(*svc);
+  auto cm_name = model_config_map_of(svc->metadata);
   if (!cm_name) return std::nullopt;
   StoredModelConfig s;
   try {
-    s.config_map = c.request_json(kube::RequestBuilder(resources::config_maps(), ns).get(*cm_name));
+    s.config_map = kube::Api<k8s::ConfigMap>(c, ns).get(*cm_name);
   } catch (const api_error& e) {
     if (!e.is_not_found()) throw;
     throw tfjob::error("configmap \"" + *cm_name + "\" (the model config of server \"" + name + "\") not found in namespace \"" +
                        ns + "\": serve it again to recreate it");
   }
-  const auto data = tfjob::detail::value_at(s.config_map, "data", nlohmann::json::object());
-  if (!data.is_object() || !data.contains(model_config_key) || !data[model_config_key].is_string())
+  auto text = s.config_map.data.find(model_config_key);  // (a data map of another shape is not decoded: no key)
+  if (text == s.config_map.data.end())
     throw tfjob::error("configmap \"" + *cm_name + "\" has no " + model_config_key + " key: serve it again to recreate it");
   try {
-    s.config = parse_model_config(data[model_config_key].get<std::string>());
+    s.config = parse_model_config(text->second);
   } catch (const tfjob::error& e) {
     throw tfjob::error("configmap \"" + *cm_name + "\": " + e.text());
   }
   return s;
 }
 
-TFJOB_INLINE bool allows_labels_for_unavailable(const nlohmann::json& deployment) {
-  for (const auto& ct : tfjob::detail::value_at(deployment, "/spec/template/spec/containers"_json_pointer, nlohmann::json::array()))
-    for (const auto& a : tfjob::detail::value_at(ct, "args", nlohmann::json::array()))
-      if (a.is_string() && (a == "--allow_version_labels_for_unavailable_models" ||
-                            a == "--allow_version_labels_for_unavailable_models=true"))
+TFJOB_INLINE bool allows_labels_for_unavailable(const k8s::Deployment& deployment) {
+  for (const auto& ct : deployment.spec.template_.spec.containers)
+    for (const auto& a : ct.args)
+      if (a == "--allow_version_labels_for_unavailable_models" || a == "--allow_version_labels_for_unavailable_models=true")
         return true;
   return false;
 }
@@ -145,7 +145,7 @@ TFJOB_INLINE LabelReport move_version_label(kube::Client& c, const std::string& 
     ModelServerConfig probe = first->config;
     set_version_label(probe, model, label, version);  // throws when the server does not serve the model
   }
-  auto dep = c.request_json(kube::RequestBuilder(resources::deployments(), ns).get(name));
+  auto dep = kube::Api<k8s::Deployment>(c, ns).get(name);
   if (!allows_labels_for_unavailable(dep)) {
     auto avail = available_versions(c, ns, name, model);
     if (std::find(avail.begin(), avail.end(), v) == avail.end()) {
@@ -167,10 +167,10 @@ TFJOB_INLINE LabelReport move_version_label(kube::Client& c, const std::string& 
     }
     set_version_label(stored->config, model, label, version);  // throws: the model is not served
     if (rep.previous && *rep.previous == version) break;
-    nlohmann::json cm = stored->config_map;
-    cm["data"][model_config_key] = render_model_config(stored->config);
+    k8s::ConfigMap cm = stored->config_map;
+    cm.data[model_config_key] = render_model_config(stored->config);
     try {
-      c.request_json(kube::RequestBuilder(resources::config_maps(), ns).replace(cm["metadata"]["name"].get<std::string>(), cm));
+      kube::Api<k8s::ConfigMap>(c, ns).replace(cm.metadata.name, cm);
       rep.changed = true;
       break;
     } catch (const api_error& e) {
@@ -270,9 +270,10 @@ TFJOB_INLINE WaitReport wait_model_version(kube::Client& c, const std::string& n
 }
 
 TFJOB_INLINE JobExport finished_job_export(kube::Client& c, const std::string& ns, const std::string& job, const std::string& export_dir) {
-  nlohmann::json tj;
+  TFJob tj;
   try {
-    tj = c.request_json(kube::RequestBuilder(kube::resource_info<TFJob>(), ns).get(job));
+    // decoded as a server's object: a field of another shape stays unread, it does not fail
+    tfjob::detail::decode_lenient(c.request_json(kube::RequestBuilder(kube::resource_info<TFJob>(), ns).get(job)), "TFJob", tj);
   } catch (const api_error& e) {
     if (!e.is_not_found()) throw;
     throw tfjob::error("tfjob \"" + job + "\" not found in namespace \"" + ns +
@@ -280,9 +281,9 @@ TFJOB_INLINE JobExport finished_job_export(kube::Client& c, const std::string& n
   }
   std::string last;
   bool succeeded = false, failed = false;
-  for (const auto& cond : tfjob::detail::value_at(tj, "/status/conditions"_json_pointer, nlohmann::json::array())) {
-    if (!cond.is_object() || tfjob::detail::value_at(cond, "status", "") != "True") continue;
-    last = tfjob::detail::value_at(cond, "type", "");
+  for (const auto& cond : tj.status ? tj.status->conditions : std::vector<JobCondition>{}) {
+    if (cond.status != "True") continue;
+    last = cond.type;
     succeeded |= last == "Succeeded";
     failed |= last == "Failed";
   }

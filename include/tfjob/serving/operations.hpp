@@ -5,6 +5,7 @@
 /// and a HorizontalPodAutoscaler (autoscaling/v2) on the Deployment. `serve`'s manifests
 /// add these to the Deployment and Service (manifests.hpp: build_objects).
 
+#include <tfjob/api/k8s/autoscaling.hpp>
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
 
@@ -13,6 +14,7 @@
 #include <cctype>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -118,13 +120,10 @@ struct AutoscalerStatus {
   bool no_metrics() const;
 };
 
-namespace detail {
-const nlohmann::json* at(const nlohmann::json& j, std::initializer_list<const char*> path);
-std::optional<int> int_at(const nlohmann::json& j, std::initializer_list<const char*> path);
-std::string str_at(const nlohmann::json& j, std::initializer_list<const char*> path);
-}  // namespace detail
-
-/// Reads an HPA as a server answers it (total: fields of other types are left out).
+/// Reads an HPA as a server answers it (total: fields of other types are left out, counts
+/// outside 0..1000000 too).
+AutoscalerStatus autoscaler_status(const k8s::HorizontalPodAutoscaler& hpa);
+/// The same of an answer of any shape (decoded leniently; not an object: the defaults).
 AutoscalerStatus autoscaler_status(const nlohmann::json& hpa);
 
 /// Checks the operations against the spec's CPU request and replicas; throws tfjob::error.
@@ -314,20 +313,23 @@ TFJOB_INLINE std::optional<nlohmann::json> build_pdb(const std::string& name, co
 TFJOB_INLINE std::optional<nlohmann::json> build_hpa(const std::string& name, const std::string& ns, const nlohmann::json& labels,
                                                      const ServeOperations& ops) {
   if (!ops.autoscale) return std::nullopt;
-  nlohmann::json meta = {{"name", name}, {"labels", labels}};
-  if (!ns.empty()) meta["namespace"] = ns;
   const auto& a = *ops.autoscale;
-  return nlohmann::json{
-      {"apiVersion", "autoscaling/v2"},
-      {"kind", "HorizontalPodAutoscaler"},
-      {"metadata", meta},
-      {"spec",
-       {{"scaleTargetRef", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", name}}},
-        {"minReplicas", a.min},
-        {"maxReplicas", a.max},
-        {"metrics", nlohmann::json::array({{{"type", "Resource"},
-                                            {"resource", {{"name", "cpu"},
-                                                          {"target", {{"type", "Utilization"}, {"averageUtilization", a.cpu_percent}}}}}}})}}}};
+  k8s::HorizontalPodAutoscaler hpa;
+  hpa.api_version = "autoscaling/v2";
+  hpa.kind = "HorizontalPodAutoscaler";
+  hpa.metadata.name = name;
+  hpa.metadata.namespace_ = ns;
+  hpa.metadata.labels = labels.get<std::map<std::string, std::string>>();
+  hpa.spec.scale_target_ref = {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", name}};
+  hpa.spec.min_replicas = a.min;
+  hpa.spec.max_replicas = a.max;
+  k8s::Metric cpu;
+  cpu.type = "Resource";
+  cpu.resource.emplace();
+  cpu.resource->name = "cpu";
+  cpu.resource->target = k8s::MetricValue{"Utilization", a.cpu_percent, nlohmann::json::object()};
+  hpa.spec.metrics.push_back(std::move(cpu));
+  return nlohmann::json(hpa);
 }
 
 TFJOB_INLINE bool AutoscalerStatus::no_metrics() const {
@@ -338,54 +340,47 @@ TFJOB_INLINE bool AutoscalerStatus::no_metrics() const {
 
 namespace detail {
 
-TFJOB_INLINE const nlohmann::json* at(const nlohmann::json& j, std::initializer_list<const char*> path) {
-  const nlohmann::json* cur = &j;
-  for (const char* k : path) {
-    if (!cur->is_object()) return nullptr;
-    auto it = cur->find(k);
-    if (it == cur->end()) return nullptr;
-    cur = &*it;
-  }
-  return cur;
+/// A count a server sent, bounded: replicas and percentages outside 0..1000000 are not believed.
+TFJOB_INLINE std::optional<int> bounded(const std::optional<std::int32_t>& n) {
+  if (!n || *n < 0 || *n > 1000000) return std::nullopt;
+  return static_cast<int>(*n);
 }
 
-TFJOB_INLINE std::optional<int> int_at(const nlohmann::json& j, std::initializer_list<const char*> path) {
-  const auto* v = at(j, path);
-  if (!v || !v->is_number_integer()) return std::nullopt;
-  const auto n = v->get<std::int64_t>();
-  if (n < 0 || n > 1000000) return std::nullopt;  // replicas and percentages a server may send, bounded
-  return static_cast<int>(n);
-}
-
-TFJOB_INLINE std::string str_at(const nlohmann::json& j, std::initializer_list<const char*> path) {
-  const auto* v = at(j, path);
-  return v && v->is_string() ? v->get<std::string>() : std::string();
+/// The CPU utilisation of the Resource metric "cpu" among `metrics` (the spec's target or
+/// the status's current value), if one is there.
+TFJOB_INLINE std::optional<int> cpu_utilization(const std::vector<k8s::Metric>& metrics, bool current) {
+  std::optional<int> out;
+  for (const auto& m : metrics)
+    if (m.resource && m.resource->name == "cpu") {
+      const auto& v = current ? m.resource->current : m.resource->target;
+      out = bounded(v ? v->average_utilization : std::optional<std::int32_t>());
+    }
+  return out;
 }
 
 }  // namespace detail
 
-TFJOB_INLINE AutoscalerStatus autoscaler_status(const nlohmann::json& hpa) {
+TFJOB_INLINE AutoscalerStatus autoscaler_status(const k8s::HorizontalPodAutoscaler& hpa) {
   AutoscalerStatus a;
-  a.min = detail::int_at(hpa, {"spec", "minReplicas"}).value_or(1);
-  a.max = detail::int_at(hpa, {"spec", "maxReplicas"}).value_or(a.min);
-  if (const auto* ms = detail::at(hpa, {"spec", "metrics"}); ms && ms->is_array())
-    for (const auto& m : *ms)
-      if (detail::str_at(m, {"resource", "name"}) == "cpu")
-        a.target_cpu_percent = detail::int_at(m, {"resource", "target", "averageUtilization"});
-  a.current_replicas = detail::int_at(hpa, {"status", "currentReplicas"});
-  a.desired_replicas = detail::int_at(hpa, {"status", "desiredReplicas"});
-  if (const auto* ms = detail::at(hpa, {"status", "currentMetrics"}); ms && ms->is_array())
-    for (const auto& m : *ms)
-      if (detail::str_at(m, {"resource", "name"}) == "cpu")
-        a.current_cpu_percent = detail::int_at(m, {"resource", "current", "averageUtilization"});
-  if (const auto* cs = detail::at(hpa, {"status", "conditions"}); cs && cs->is_array())
-    for (const auto& c : *cs) {
-      if (a.conditions.size() >= 16) break;
-      AutoscalerStatus::Condition k{detail::str_at(c, {"type"}), detail::str_at(c, {"status"}), detail::str_at(c, {"reason"}),
-                                    detail::str_at(c, {"message"}).substr(0, 1000)};
-      if (!k.type.empty()) a.conditions.push_back(std::move(k));
-    }
+  a.min = detail::bounded(hpa.spec.min_replicas).value_or(1);
+  a.max = detail::bounded(hpa.spec.max_replicas).value_or(a.min);
+  a.target_cpu_percent = detail::cpu_utilization(hpa.spec.metrics, false);
+  a.current_replicas = detail::bounded(hpa.status.current_replicas);
+  a.desired_replicas = detail::bounded(hpa.status.desired_replicas);
+  a.current_cpu_percent = detail::cpu_utilization(hpa.status.current_metrics, true);
+  for (const auto& c : hpa.status.conditions) {
+    if (a.conditions.size() >= 16) break;
+    AutoscalerStatus::Condition k{c.type, c.status, c.reason, c.message.substr(0, 1000)};
+    if (!k.type.empty()) a.conditions.push_back(std::move(k));
+  }
   return a;
+}
+
+TFJOB_INLINE AutoscalerStatus autoscaler_status(const nlohmann::json& hpa) {
+  if (!hpa.is_object()) return {};
+  k8s::HorizontalPodAutoscaler h;
+  tfjob::detail::decode_lenient(hpa, "HorizontalPodAutoscaler", h);
+  return autoscaler_status(h);
 }
 
 TFJOB_INLINE void validate_operations(const ServeOperations& ops, const std::string& cpu_request) {

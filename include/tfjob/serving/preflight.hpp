@@ -6,7 +6,9 @@
 /// for a serving profile, whether the server's CPU and memory requests fit the nodes now.
 
 #include <tfjob/detail/compiled.hpp>
-#include <tfjob/detail/json.hpp>
+#include <tfjob/api/k8s/node.hpp>
+#include <tfjob/api/k8s/pod.hpp>
+#include <tfjob/api/k8s/workloads.hpp>
 #include <tfjob/api/scheduling.hpp>
 #include <tfjob/kube/client.hpp>
 #include <tfjob/serving/manifests.hpp>
@@ -25,18 +27,19 @@
 namespace tfjob::serving {
 
 /// The Deployment's pods as the one replica type gpu_preflight reads (it looks only at
-/// tfReplicaSpecs.*.{replicas, template}); named "Server".
-nlohmann::json gpu_view(const nlohmann::json& deployment);
+/// tfReplicaSpecs.*.{replicas, template}); named "Server". (workflow::gpu_preflight and
+/// api/scheduling.hpp read JSON: what is handed to them is written from the typed values.)
+nlohmann::json gpu_view(const k8s::Deployment& deployment);
 
 /// Pure: the GPU findings for a Deployment given every node and (when readable) every pod.
 /// Errors: no GPU node, no GPU node the pods may use, more GPUs per replica than any such
 /// node has; a warning when the replicas together need more than is free now.
-std::vector<Finding> gpu_findings(const nlohmann::json& deployment, const std::vector<nlohmann::json>& nodes,
+std::vector<Finding> gpu_findings(const k8s::Deployment& deployment, const std::vector<nlohmann::json>& nodes,
                                   const std::optional<std::vector<nlohmann::json>>& pods);
 
 /// gpu_findings with the cluster's nodes and pods; nullopt when the nodes cannot be listed
 /// (403: the check is skipped, as submit's is). Nothing is asked when no GPU is requested.
-std::optional<std::vector<Finding>> gpu_preflight(kube::Client& c, const nlohmann::json& deployment);
+std::optional<std::vector<Finding>> gpu_preflight(kube::Client& c, const k8s::Deployment& deployment);
 
 /// The CPU and memory a server pod requests, against each node it may use (scheduling::node_fit)
 /// less what the pods already bound there request (the kube-scheduler's NodeResourcesFit, with
@@ -45,28 +48,28 @@ std::optional<std::vector<Finding>> gpu_preflight(kube::Client& c, const nlohman
 /// (an earlier rollout of the same name) are not counted: they are replaced. Nothing is found
 /// when the pods request neither CPU nor memory. `pods` std::nullopt (listing them was
 /// forbidden): the nodes' allocatable alone.
-std::vector<Finding> capacity_findings(const nlohmann::json& deployment, const std::vector<nlohmann::json>& nodes,
+std::vector<Finding> capacity_findings(const k8s::Deployment& deployment, const std::vector<nlohmann::json>& nodes,
                                        const std::optional<std::vector<nlohmann::json>>& pods);
 
 /// capacity_findings with the cluster's nodes and pods; nullopt when the nodes cannot be listed
 /// (403: the check is skipped).
-std::optional<std::vector<Finding>> capacity_preflight(kube::Client& c, const nlohmann::json& deployment);
+std::optional<std::vector<Finding>> capacity_preflight(kube::Client& c, const k8s::Deployment& deployment);
 
 }  // namespace tfjob::serving
 
 #if TFJOB_SDK_DEFINE_SERVING
 namespace tfjob::serving {
 
-TFJOB_INLINE nlohmann::json gpu_view(const nlohmann::json& deployment) {
-  return {{"metadata", {{"name", ""}, {"namespace", tfjob::detail::value_at(deployment, "/metadata/namespace"_json_pointer, std::string())}}},
+TFJOB_INLINE nlohmann::json gpu_view(const k8s::Deployment& deployment) {
+  return {{"metadata", {{"name", ""}, {"namespace", deployment.metadata.namespace_}}},
           {"spec",
            {{"tfReplicaSpecs",
              {{"Server",
-               {{"replicas", tfjob::detail::value_at(deployment, "/spec/replicas"_json_pointer, 1)},
-                {"template", tfjob::detail::value_at(deployment, "/spec/template"_json_pointer, nlohmann::json::object())}}}}}}}};
+               {{"replicas", deployment.spec.replicas.value_or(1)},
+                {"template", nlohmann::json(deployment.spec.template_)}}}}}}}};
 }
 
-TFJOB_INLINE std::vector<Finding> gpu_findings(const nlohmann::json& deployment, const std::vector<nlohmann::json>& nodes,
+TFJOB_INLINE std::vector<Finding> gpu_findings(const k8s::Deployment& deployment, const std::vector<nlohmann::json>& nodes,
                                                const std::optional<std::vector<nlohmann::json>>& pods) {
   const auto g = workflow::gpu_preflight(gpu_view(deployment), nodes, pods);
   std::vector<Finding> out;
@@ -90,7 +93,7 @@ TFJOB_INLINE std::vector<Finding> gpu_findings(const nlohmann::json& deployment,
                   std::to_string(most) + "; its pods would stay Pending forever. GPU nodes:\n" + workflow::gpu_nodes_table(g.nodes);
       s.fix = "ask for fewer GPUs per replica (" + setting::serve_gpus + ") and more replicas (" + setting::serve_replicas + ") instead";
     } else if (f.code == "GpusBusy")
-      s.message = "the " + std::to_string(tfjob::detail::value_at(deployment, "/spec/replicas"_json_pointer, 1)) + " replicas ask for " +
+      s.message = "the " + std::to_string(deployment.spec.replicas.value_or(1)) + " replicas ask for " +
                   std::to_string(g.job_total) + " nvidia.com/gpu in total but only " + std::to_string(g.cluster_free) +
                   " are free on the nodes they may use right now; some pods will wait in Pending until GPUs free up.\n" +
                   workflow::gpu_nodes_table(g.nodes);
@@ -123,43 +126,45 @@ TFJOB_INLINE std::optional<std::pair<std::vector<nlohmann::json>, std::optional<
 
 }  // namespace detail
 
-TFJOB_INLINE std::optional<std::vector<Finding>> gpu_preflight(kube::Client& c, const nlohmann::json& deployment) {
+TFJOB_INLINE std::optional<std::vector<Finding>> gpu_preflight(kube::Client& c, const k8s::Deployment& deployment) {
   if (workflow::gpu_preflight(gpu_view(deployment), {}, std::nullopt).job_total == 0) return std::vector<Finding>{};
   auto np = detail::nodes_and_pods(c);
   if (!np) return std::nullopt;
   return gpu_findings(deployment, np->first, np->second);
 }
 
-TFJOB_INLINE std::vector<Finding> capacity_findings(const nlohmann::json& deployment, const std::vector<nlohmann::json>& nodes,
+TFJOB_INLINE std::vector<Finding> capacity_findings(const k8s::Deployment& deployment, const std::vector<nlohmann::json>& nodes,
                                                     const std::optional<std::vector<nlohmann::json>>& pods) {
   using nlohmann::json;
-  const json pod_spec = tfjob::detail::value_at(deployment, "/spec/template/spec"_json_pointer, json::object());
+  const json pod_spec = deployment.spec.template_.spec;  // (api/scheduling.hpp reads JSON)
   auto req = scheduling::pod_requests(pod_spec);
   const double cpu = req.count("cpu") ? req["cpu"] : 0.0, mem = req.count("memory") ? req["memory"] : 0.0;
   if (cpu <= 0 && mem <= 0) return {};
-  const int replicas = tfjob::detail::value_at(deployment, "/spec/replicas"_json_pointer, 1);
-  const std::string server = tfjob::detail::value_at(deployment, "/metadata/name"_json_pointer, std::string());
-  const std::string ns = tfjob::detail::value_at(deployment, "/metadata/namespace"_json_pointer, std::string());
-  auto mine = [&](const json& p) {  // a pod of this server's earlier rollout
-    const json l = tfjob::detail::value_at(p, "/metadata/labels"_json_pointer, json::object());
-    return tfjob::detail::value_at(p, "/metadata/namespace"_json_pointer, std::string()) == ns && l.is_object() &&
-           l.value(keys::instance, "") == server && l.value(keys::name, "") == "tensorflow-serving";
+  const int replicas = deployment.spec.replicas.value_or(1);
+  const std::string& server = deployment.metadata.name;
+  const std::string& ns = deployment.metadata.namespace_;
+  auto mine = [&](const k8s::Pod& p) {  // a pod of this server's earlier rollout
+    return p.metadata.namespace_ == ns && p.metadata.label(keys::instance) == server &&
+           p.metadata.label(keys::name) == "tensorflow-serving";
   };
+  std::vector<k8s::Pod> typed_pods;  // decoded once, not once per node
+  if (pods)
+    for (const auto& p : *pods)
+      if (p.is_object()) typed_pods.push_back(p.get<k8s::Pod>());
   std::vector<std::string> rows;
   int room = 0;
   bool any_usable = false;
   for (const auto& n : nodes) {
     if (!scheduling::node_fit(pod_spec, n).ok()) continue;
     any_usable = true;
-    const std::string name = tfjob::detail::value_at(n, "/metadata/name"_json_pointer, std::string());
+    const std::string name = n.is_object() ? n.get<k8s::Node>().metadata.name : std::string();
     auto alloc = scheduling::allocatable(n);
     double used_cpu = 0, used_mem = 0;
     if (pods)
-      for (const auto& p : *pods) {
-        if (tfjob::detail::value_at(p, "/spec/nodeName"_json_pointer, std::string()) != name || mine(p)) continue;
-        const std::string phase = tfjob::detail::value_at(p, "/status/phase"_json_pointer, std::string());
-        if (phase == "Succeeded" || phase == "Failed") continue;
-        auto r = scheduling::pod_requests(tfjob::detail::value_at(p, "spec", json::object()));
+      for (const auto& p : typed_pods) {
+        if (p.spec.node_name != name || mine(p)) continue;
+        if (p.status.phase == "Succeeded" || p.status.phase == "Failed") continue;
+        auto r = scheduling::pod_requests(json(p.spec));
         used_cpu += r.count("cpu") ? r["cpu"] : 0.0;
         used_mem += r.count("memory") ? r["memory"] : 0.0;
       }
@@ -193,7 +198,7 @@ TFJOB_INLINE std::vector<Finding> capacity_findings(const nlohmann::json& deploy
   return out;
 }
 
-TFJOB_INLINE std::optional<std::vector<Finding>> capacity_preflight(kube::Client& c, const nlohmann::json& deployment) {
+TFJOB_INLINE std::optional<std::vector<Finding>> capacity_preflight(kube::Client& c, const k8s::Deployment& deployment) {
   auto np = detail::nodes_and_pods(c);
   if (!np) return std::nullopt;
   return capacity_findings(deployment, np->first, np->second);

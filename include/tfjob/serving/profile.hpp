@@ -9,6 +9,8 @@
 /// objects against the budget (the scheduler's sum of each pod's requests, init containers
 /// included), model_fit() a model's size against the server's memory.
 
+#include <tfjob/api/k8s/autoscaling.hpp>
+#include <tfjob/api/k8s/workloads.hpp>
 #include <tfjob/api/quantity.hpp>
 #include <tfjob/api/scheduling.hpp>
 #include <tfjob/detail/compiled.hpp>
@@ -276,25 +278,27 @@ TFJOB_INLINE void apply_profile(ServeSpec& s, const ServingProfile& p, const Pro
 TFJOB_INLINE ProfileFit fit_to_node(const std::vector<nlohmann::json>& objects, const NodeBudget& node) {
   ProfileFit f;
   int hpa_max = 0;
+  auto is = [](const nlohmann::json& o, const char* kind) {  // serve's objects, as built: several kinds
+    return o.is_object() && o.value("kind", nlohmann::json()) == kind;
+  };
   for (const auto& o : objects)
-    if (o.is_object() && o.value("kind", "") == "HorizontalPodAutoscaler")
-      hpa_max = std::max(hpa_max, tfjob::detail::value_at(o, "/spec/maxReplicas"_json_pointer, 0));
+    if (is(o, "HorizontalPodAutoscaler"))
+      hpa_max = std::max<int>(hpa_max, o.get<k8s::HorizontalPodAutoscaler>().spec.max_replicas.value_or(0));
   for (const auto& o : objects) {
-    if (!o.is_object() || o.value("kind", "") != "Deployment") continue;
-    const auto pod = tfjob::detail::value_at(o, "/spec/template/spec"_json_pointer, nlohmann::json::object());
-    const auto req = scheduling::pod_requests(pod);
+    if (!is(o, "Deployment")) continue;
+    const auto d = o.get<k8s::Deployment>();
+    const auto req = scheduling::pod_requests(nlohmann::json(d.spec.template_.spec));  // (api/scheduling.hpp reads JSON)
     auto at = [&](const char* k) { auto it = req.find(k); return it == req.end() ? 0.0 : it->second; };
     f.pod_cpu_milli = static_cast<std::int64_t>(at("cpu") * 1000 + 0.5);
     f.pod_memory_bytes = static_cast<std::int64_t>(at("memory") + 0.5);
-    for (const auto& c : tfjob::detail::value_at(pod, "containers", nlohmann::json::array()))
-      f.limit_memory_bytes += detail::quantity_bytes(
-          tfjob::detail::value_at(c, "/resources/limits/memory"_json_pointer, std::string()));
+    for (const auto& c : d.spec.template_.spec.containers)
+      if (auto m = c.resources.limits.find("memory"); m != c.resources.limits.end()) f.limit_memory_bytes += detail::quantity_bytes(m->second);
     // With an HPA the replicas are its to set (spec.replicas is left out), up to maxReplicas.
-    const int replicas = hpa_max > 0 ? hpa_max : tfjob::detail::value_at(o, "/spec/replicas"_json_pointer, 1);
+    const int replicas = hpa_max > 0 ? hpa_max : d.spec.replicas.value_or(1);
     // A RollingUpdate starts new pods before the old ones go: maxSurge (25% by default, rounded
     // up: one pod) more at once (Kubernetes' Deployment docs, "Max Surge"); 0 adds none.
-    const auto surge = tfjob::detail::value_at(o, "/spec/strategy/rollingUpdate/maxSurge"_json_pointer, nlohmann::json());
-    const std::string strategy = tfjob::detail::value_at(o, "/spec/strategy/type"_json_pointer, std::string("RollingUpdate"));
+    const nlohmann::json surge = d.spec.strategy.rolling_update ? d.spec.strategy.rolling_update->max_surge : nlohmann::json();
+    const std::string strategy = d.spec.strategy.type.empty() ? std::string("RollingUpdate") : d.spec.strategy.type;
     const bool no_surge = strategy == "Recreate" || (surge.is_number_integer() && surge.get<int>() == 0) ||
                           (surge.is_string() && surge.get<std::string>() == "0%");
     const int surge_pods = replicas > 0 && !no_surge ? 1 : 0;

@@ -5,12 +5,15 @@
 /// claim (read-only). `kubectl tfjob tensorboard JOB` applies them and reaches the Service
 /// through a local proxy (kube/local_proxy.hpp) to the API server's service proxy.
 
+#include <tfjob/api/k8s/objects.hpp>
+#include <tfjob/api/k8s/workloads.hpp>
+#include <tfjob/api/types.hpp>
 #include <tfjob/detail/compiled.hpp>
-#include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,20 +37,19 @@ namespace detail {
 /// The value of --log-dir/--log_dir/--logdir in ARGS ("" when none).
 std::string log_dir_flag(const std::vector<std::string>& args);
 
-std::vector<std::string> strings_of(const nlohmann::json& a);
-
 }  // namespace detail
 
 /// The job's log directory on a claim: the first replica (Chief, Master, Worker, then the
 /// rest) whose container names one, and the claim volume mounted at or above it. Throws
 /// tfjob::error saying what is missing and what to give instead.
-JobLogDir find_job_log_dir(const nlohmann::json& tfjob, const std::string& override_dir = "");
+JobLogDir find_job_log_dir(const TFJob& job, const std::string& override_dir = "");
 
 /// The labels of a job's TensorBoard.
 nlohmann::json tensorboard_labels(const std::string& name);
 
 /// TensorBoard's Deployment (apps/v1) and Service (v1, port 6006) named NAME, reading
-/// LOG's directory of its claim read-only.
+/// LOG's directory of its claim read-only: built as k8s::Deployment and k8s::Service, written
+/// as JSON for apply_objects and the printers.
 std::vector<nlohmann::json> build_tensorboard(const std::string& name, const std::string& ns, const JobLogDir& log,
                                               const std::string& image = default_tensorboard_image);
 
@@ -72,49 +74,39 @@ TFJOB_INLINE std::string log_dir_flag(const std::vector<std::string>& args) {
   return "";
 }
 
-TFJOB_INLINE std::vector<std::string> strings_of(const nlohmann::json& a) {
-  std::vector<std::string> out;
-  if (a.is_array())
-    for (const auto& x : a)
-      if (x.is_string()) out.push_back(x.get<std::string>());
-  return out;
-}
-
 }  // namespace detail
 
-TFJOB_INLINE JobLogDir find_job_log_dir(const nlohmann::json& tfjob, const std::string& override_dir) {
-  const std::string job = tfjob::detail::value_at(tfjob, "/metadata/name"_json_pointer, std::string());
-  const auto specs = tfjob::detail::value_at(tfjob, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
+TFJOB_INLINE JobLogDir find_job_log_dir(const TFJob& tfjob, const std::string& override_dir) {
+  const std::string& job = tfjob.metadata.name;
   std::vector<std::string> order = {"Chief", "Master", "Worker"};
-  for (const auto& [k, v] : specs.items())
+  for (const auto& [k, v] : tfjob.spec.tf_replica_specs)
     if (k != "Chief" && k != "Master" && k != "Worker") order.push_back(k);
   std::string seen_dir;
   for (const auto& type : order) {
-    if (!specs.contains(type) || !specs[type].is_object()) continue;
-    const auto pod = tfjob::detail::value_at(specs[type], "/template/spec"_json_pointer, nlohmann::json::object());
-    for (const auto& c : tfjob::detail::value_at(pod, "containers", nlohmann::json::array())) {
-      if (!c.is_object()) continue;
-      std::vector<std::string> args = detail::strings_of(tfjob::detail::value_at(c, "command", nlohmann::json::array()));
-      for (auto& a : detail::strings_of(tfjob::detail::value_at(c, "args", nlohmann::json::array()))) args.push_back(a);
+    const ReplicaSpec* r = tfjob.replica(type);
+    if (!r) continue;
+    const k8s::PodSpec pod = pod_template(*r).spec;
+    for (const auto& c : pod.containers) {
+      std::vector<std::string> args = c.command;
+      args.insert(args.end(), c.args.begin(), c.args.end());
       std::string dir = override_dir.empty() ? detail::log_dir_flag(args) : override_dir;
       if (dir.empty() || dir[0] != '/') continue;
       seen_dir = dir;
       // the longest mount path at or above DIR that is a claim volume
       JobLogDir best;
       std::size_t best_len = 0;
-      for (const auto& m : tfjob::detail::value_at(c, "volumeMounts", nlohmann::json::array())) {
-        std::string mp = tfjob::detail::value_at(m, "mountPath", "");
+      for (const auto& m : c.volume_mounts) {
+        std::string mp = m.mount_path;
         while (mp.size() > 1 && mp.back() == '/') mp.pop_back();
         if (mp.empty() || !(dir == mp || dir.rfind(mp + "/", 0) == 0 || mp == "/")) continue;
         std::string claim;
-        for (const auto& v : tfjob::detail::value_at(pod, "volumes", nlohmann::json::array()))
-          if (tfjob::detail::value_at(v, "name", "") == tfjob::detail::value_at(m, "name", "") && v.contains("persistentVolumeClaim"))
-            claim = tfjob::detail::value_at(v["persistentVolumeClaim"], "claimName", "");
+        for (const auto& v : pod.volumes)
+          if (v.name == m.name && v.persistent_volume_claim) claim = v.persistent_volume_claim->claim_name;
         if (claim.empty() || mp.size() < best_len) continue;
         best_len = mp.size();
         best.claim = claim;
         std::string rest = dir.size() > mp.size() ? dir.substr(mp == "/" ? 1 : mp.size() + 1) : "";
-        std::string sub = tfjob::detail::value_at(m, "subPath", "");
+        const std::string& sub = m.sub_path;
         best.sub_path = sub.empty() ? rest : (rest.empty() ? sub : sub + "/" + rest);
       }
       if (!best.claim.empty()) {
@@ -141,42 +133,49 @@ TFJOB_INLINE nlohmann::json tensorboard_labels(const std::string& name) {
 TFJOB_INLINE std::vector<nlohmann::json> build_tensorboard(const std::string& name, const std::string& ns, const JobLogDir& log,
                                                            const std::string& image) {
   using nlohmann::json;
-  json labels = tensorboard_labels(name);
-  json all = labels;
+  const auto labels = tensorboard_labels(name).get<std::map<std::string, std::string>>();
+  auto all = labels;
   all["app.kubernetes.io/managed-by"] = "kubectl-tfjob";
-  json meta = {{"name", name}, {"labels", all}};
-  if (!ns.empty()) meta["namespace"] = ns;
-  json mount = {{"name", "logs"}, {"mountPath", "/logs"}, {"readOnly", true}};
-  if (!log.sub_path.empty()) mount["subPath"] = log.sub_path;
-  json container = {
-      {"name", "tensorboard"},
-      {"image", image},
-      {"command", json::array({"tensorboard"})},
-      // --bind_all: listen beyond localhost, so the service proxy reaches it
-      {"args", json::array({"--logdir=/logs", "--port=" + std::to_string(tensorboard_port), "--bind_all"})},
-      {"ports", json::array({{{"name", "http"}, {"containerPort", tensorboard_port}, {"protocol", "TCP"}}})},
-      {"readinessProbe", {{"httpGet", {{"path", "/"}, {"port", "http"}}}, {"periodSeconds", 5}}},
-      {"volumeMounts", json::array({mount})}};
-  json deployment = {
-      {"apiVersion", "apps/v1"},
-      {"kind", "Deployment"},
-      {"metadata", meta},
-      {"spec",
-       {{"replicas", 1},
-        {"selector", {{"matchLabels", labels}}},
-        {"template",
-         {{"metadata", {{"labels", all}}},
-          {"spec",
-           {{"containers", json::array({container})},
-            {"volumes", json::array({{{"name", "logs"},
-                                      {"persistentVolumeClaim", {{"claimName", log.claim}, {"readOnly", true}}}}})}}}}}}}};
-  json service = {{"apiVersion", "v1"},
-                  {"kind", "Service"},
-                  {"metadata", meta},
-                  {"spec",
-                   {{"selector", labels},
-                    {"ports", json::array({{{"name", "http"}, {"port", tensorboard_port}, {"targetPort", "http"}, {"protocol", "TCP"}}})}}}};
-  return {deployment, service};
+  ObjectMeta meta;
+  meta.name = name;
+  meta.namespace_ = ns;
+  meta.labels = all;
+
+  k8s::Container c;
+  c.name = "tensorboard";
+  c.image = image;
+  c.command = {"tensorboard"};
+  // --bind_all: listen beyond localhost, so the service proxy reaches it
+  c.args = {"--logdir=/logs", "--port=" + std::to_string(tensorboard_port), "--bind_all"};
+  c.ports = {k8s::ContainerPort{"http", tensorboard_port, "TCP", json::object()}};
+  c.other["readinessProbe"] = {{"httpGet", {{"path", "/"}, {"port", "http"}}}, {"periodSeconds", 5}};  // (probes are not modeled)
+  k8s::VolumeMount mount;
+  mount.name = "logs";
+  mount.mount_path = "/logs";
+  mount.sub_path = log.sub_path;
+  mount.read_only = true;
+  c.volume_mounts = {mount};
+  k8s::Volume logs;
+  logs.name = "logs";
+  logs.persistent_volume_claim = k8s::ClaimVolumeSource{log.claim, true, json::object()};
+
+  k8s::Deployment d;
+  d.api_version = "apps/v1";
+  d.kind = "Deployment";
+  d.metadata = meta;
+  d.spec.replicas = 1;
+  d.spec.selector = {{"matchLabels", labels}};
+  d.spec.template_.metadata.labels = all;
+  d.spec.template_.spec.containers = {c};
+  d.spec.template_.spec.volumes = {logs};
+
+  k8s::Service s;
+  s.api_version = "v1";
+  s.kind = "Service";
+  s.metadata = meta;
+  s.spec.selector = labels;
+  s.spec.ports = {k8s::ServicePort{"http", "TCP", tensorboard_port, "http", 0, json::object()}};
+  return {json(d), json(s)};
 }
 
 TFJOB_INLINE std::string tensorboard_proxy_prefix(const std::string& ns, const std::string& name) {

@@ -1,11 +1,12 @@
 #pragma once
 /// \file Fuzz target: TF Serving's text-format model config as `serve label` reads it back
-/// from a ConfigMap anyone may edit (serving/model_config.hpp parse_model_config), and the
+/// from a ConfigMap anyone may edit (serving/model_config_text.hpp parse_model_config), and the
 /// flags that build one (--model NAME=SOURCE, --version-policy, --version-label). What
 /// parses must render and parse again to the same models, policies and labels.
 #include "common.hpp"
 
 #include <tfjob/serving/model_config.hpp>
+#include <tfjob/serving/model_config_text.hpp>
 
 #include <stdexcept>
 

@@ -27,12 +27,27 @@ struct WorkloadCondition {
   nlohmann::json other = nlohmann::json::object();
 };
 
+/// `RollingUpdateDeployment`: maxSurge and maxUnavailable are IntOrString (a count or a
+/// percentage), kept as written; null when unset (25% each).
+struct RollingUpdateDeployment {
+  nlohmann::json max_surge;
+  nlohmann::json max_unavailable;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `DeploymentStrategy`.
+struct DeploymentStrategy {
+  std::string type;  ///< RollingUpdate (also when unset) or Recreate
+  std::optional<RollingUpdateDeployment> rolling_update;
+  nlohmann::json other = nlohmann::json::object();
+};
+
 /// `DeploymentSpec`.
 struct DeploymentSpec {
   std::optional<std::int32_t> replicas;  ///< unset = 1
   nlohmann::json selector;
   PodTemplateSpec template_;
-  nlohmann::json strategy;
+  DeploymentStrategy strategy;
   nlohmann::json other = nlohmann::json::object();
 };
 
@@ -89,6 +104,8 @@ struct Job {
 };
 
 void to_json(nlohmann::json& j, const WorkloadCondition& v);
+void to_json(nlohmann::json& j, const RollingUpdateDeployment& v);
+void to_json(nlohmann::json& j, const DeploymentStrategy& v);
 void to_json(nlohmann::json& j, const DeploymentSpec& v);
 void to_json(nlohmann::json& j, const DeploymentStatus& v);
 void to_json(nlohmann::json& j, const Deployment& v);
@@ -100,6 +117,8 @@ void to_json(nlohmann::json& j, const Job& v);
 void from_json(const nlohmann::json& j, Deployment& v);
 void from_json(const nlohmann::json& j, Job& v);
 void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, WorkloadCondition& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, RollingUpdateDeployment& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, DeploymentStrategy& v);
 void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, DeploymentSpec& v);
 void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, DeploymentStatus& v);
 void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Deployment& v);
@@ -122,6 +141,18 @@ void fields(WorkloadCondition& v, F& f) {
   f("message", v.message);
   f("lastUpdateTime", v.last_update_time);
   f("lastTransitionTime", v.last_transition_time);
+}
+
+template <class F>
+void fields(RollingUpdateDeployment& v, F& f) {
+  f("maxSurge", v.max_surge);
+  f("maxUnavailable", v.max_unavailable);
+}
+
+template <class F>
+void fields(DeploymentStrategy& v, F& f) {
+  f("type", v.type);
+  f("rollingUpdate", v.rolling_update);
 }
 
 template <class F>
@@ -181,6 +212,10 @@ void fields(Job& v, F& f) {
 
 TFJOB_INLINE void to_json(nlohmann::json& j, const WorkloadCondition& v) { detail::write_fields(j, v); }
 
+TFJOB_INLINE void to_json(nlohmann::json& j, const RollingUpdateDeployment& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const DeploymentStrategy& v) { detail::write_fields(j, v); }
+
 TFJOB_INLINE void to_json(nlohmann::json& j, const DeploymentSpec& v) { detail::write_fields(j, v); }
 
 TFJOB_INLINE void to_json(nlohmann::json& j, const DeploymentStatus& v) { detail::write_fields(j, v); }
@@ -198,6 +233,14 @@ TFJOB_INLINE void from_json(const nlohmann::json& j, Deployment& v) { detail::de
 TFJOB_INLINE void from_json(const nlohmann::json& j, Job& v) { detail::decode_lenient(j, "Job", v); }
 
 TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, WorkloadCondition& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, RollingUpdateDeployment& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, DeploymentStrategy& v) {
   detail::read_fields(d, j, path, v);
 }
 

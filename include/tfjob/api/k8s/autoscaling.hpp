@@ -1,0 +1,180 @@
+#pragma once
+/// \file autoscaling/v2 HorizontalPodAutoscaler as a value type (k8s.io/api/autoscaling/v2
+/// `types.go`; v2beta2 has the same fields): its bounds, its Resource metrics' targets and what
+/// the HPA controller reports (replicas, measured utilisation, conditions); the rest stays in
+/// `other`, metrics of other types included.
+
+#include <tfjob/api/meta.hpp>
+#include <tfjob/api/k8s/workloads.hpp>
+#include <tfjob/detail/compiled.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tfjob::k8s {
+
+/// `MetricTarget` / `MetricValueStatus`: a Resource metric's utilisation (a percentage of the
+/// pods' requests); value and averageValue stay in `other`.
+struct MetricValue {
+  std::string type;  ///< Utilization, Value, AverageValue (targets only)
+  std::optional<std::int32_t> average_utilization;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `ResourceMetricSource` / `ResourceMetricStatus`.
+struct ResourceMetric {
+  std::string name;  ///< cpu, memory
+  std::optional<MetricValue> target;   ///< in the spec
+  std::optional<MetricValue> current;  ///< in the status
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `MetricSpec` / `MetricStatus`: the Resource kind is modeled (Pods, Object, External and
+/// ContainerResource stay in `other`).
+struct Metric {
+  std::string type;  ///< Resource, Pods, Object, External, ContainerResource
+  std::optional<ResourceMetric> resource;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `HorizontalPodAutoscalerSpec`.
+struct HorizontalPodAutoscalerSpec {
+  nlohmann::json scale_target_ref;  ///< `CrossVersionObjectReference`; null when unset
+  std::optional<std::int32_t> min_replicas;  ///< unset = 1
+  std::optional<std::int32_t> max_replicas;  ///< required by the API; unset when a server leaves it out
+  std::vector<Metric> metrics;
+  nlohmann::json other = nlohmann::json::object();  ///< behavior, ...
+};
+
+/// `HorizontalPodAutoscalerStatus`.
+struct HorizontalPodAutoscalerStatus {
+  std::optional<std::int32_t> current_replicas;
+  std::optional<std::int32_t> desired_replicas;
+  std::vector<Metric> current_metrics;
+  std::vector<WorkloadCondition> conditions;  ///< AbleToScale, ScalingActive, ScalingLimited
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// autoscaling/v2 HorizontalPodAutoscaler.
+struct HorizontalPodAutoscaler {
+  std::string api_version;
+  std::string kind;
+  ObjectMeta metadata;
+  HorizontalPodAutoscalerSpec spec;
+  HorizontalPodAutoscalerStatus status;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+void to_json(nlohmann::json& j, const MetricValue& v);
+void to_json(nlohmann::json& j, const ResourceMetric& v);
+void to_json(nlohmann::json& j, const Metric& v);
+void to_json(nlohmann::json& j, const HorizontalPodAutoscalerSpec& v);
+void to_json(nlohmann::json& j, const HorizontalPodAutoscalerStatus& v);
+void to_json(nlohmann::json& j, const HorizontalPodAutoscaler& v);
+/// Decoder: what has the wrong type stays in `other`, untouched; it throws only for a value
+/// that is not a JSON object at all.
+void from_json(const nlohmann::json& j, HorizontalPodAutoscaler& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, MetricValue& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ResourceMetric& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Metric& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, HorizontalPodAutoscalerSpec& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, HorizontalPodAutoscalerStatus& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, HorizontalPodAutoscaler& v);
+
+}  // namespace tfjob::k8s
+
+#if TFJOB_SDK_DEFINE_API
+namespace tfjob::k8s {
+
+// Each type's fields, listed once for both directions (detail::write_fields, read_fields).
+
+template <class F>
+void fields(MetricValue& v, F& f) {
+  f("type", v.type);
+  f("averageUtilization", v.average_utilization);
+}
+
+template <class F>
+void fields(ResourceMetric& v, F& f) {
+  f("name", v.name);
+  f("target", v.target);
+  f("current", v.current);
+}
+
+template <class F>
+void fields(Metric& v, F& f) {
+  f("type", v.type);
+  f("resource", v.resource);
+}
+
+template <class F>
+void fields(HorizontalPodAutoscalerSpec& v, F& f) {
+  f("scaleTargetRef", v.scale_target_ref);
+  f("minReplicas", v.min_replicas);
+  f("maxReplicas", v.max_replicas);
+  f("metrics", v.metrics);
+}
+
+template <class F>
+void fields(HorizontalPodAutoscalerStatus& v, F& f) {
+  f("currentReplicas", v.current_replicas);
+  f("desiredReplicas", v.desired_replicas);
+  f("currentMetrics", v.current_metrics);
+  f("conditions", v.conditions);
+}
+
+template <class F>
+void fields(HorizontalPodAutoscaler& v, F& f) {
+  f("apiVersion", v.api_version);
+  f("kind", v.kind);
+  f("metadata", v.metadata);
+  f("spec", v.spec);
+  f("status", v.status);
+}
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const MetricValue& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const ResourceMetric& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const Metric& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const HorizontalPodAutoscalerSpec& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const HorizontalPodAutoscalerStatus& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const HorizontalPodAutoscaler& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, HorizontalPodAutoscaler& v) {
+  detail::decode_lenient(j, "HorizontalPodAutoscaler", v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, MetricValue& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ResourceMetric& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Metric& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, HorizontalPodAutoscalerSpec& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, HorizontalPodAutoscalerStatus& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, HorizontalPodAutoscaler& v) {
+  detail::read_fields(d, j, path, v);
+}
+
+}  // namespace tfjob::k8s
+#endif  // TFJOB_SDK_DEFINE_API
