@@ -255,7 +255,7 @@ struct Archiver {
 }  // namespace detail
 
 TFJOB_INLINE ArchiveReport archive_job(kube::Client c, const std::string& ns, const std::string& job, const std::string& dir) {
-  detail::Archiver a{c, ns, job, dir, {}, {}, {}, {}, {}, {}};
+  detail::Archiver a{c, ns, job, dir, {}, {}, {}, {}, {}, {}, {}, {}};
   a.write_job();
   a.write_pods();  // and their logs
   a.write_events();
