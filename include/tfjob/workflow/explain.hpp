@@ -821,13 +821,12 @@ TFJOB_INLINE std::optional<ExplainInput> explain_input(const std::vector<nlohman
     else if (kind == "Namespace") in.namespace_object = d;
     else if (kind == "Workload") {  // explain keeps those the job owns
       in.queue.workloads_read = true;
-      in.queue.workloads.push_back(d);
-    } else if (kind == "LocalQueue") in.queue.local_queue = d;
-    else if (kind == "ClusterQueue") in.queue.cluster_queue = d;
+      in.queue.workloads.push_back(d.get<k8s::Workload>());
+    } else if (kind == "LocalQueue") in.queue.local_queue = d.get<k8s::LocalQueue>();
+    else if (kind == "ClusterQueue") in.queue.cluster_queue = d.get<k8s::ClusterQueue>();
     else if (kind == "PodGroup" && obj_name == job) {  // the operator v1.9 names it after the job
-      in.queue.pod_group = d;
-      in.queue.pod_group_system =
-          tfjob::detail::str_at(d, "apiVersion").rfind("scheduling.volcano.sh/", 0) == 0 ? "Volcano" : "scheduler-plugins";
+      in.queue.pod_group = d.get<k8s::PodGroup>();
+      in.queue.pod_group_system = in.queue.pod_group->api_version.rfind("scheduling.volcano.sh/", 0) == 0 ? "Volcano" : "scheduler-plugins";
     }
   }
   return in;
