@@ -1,8 +1,8 @@
 #pragma once
 /// \file What queues and gang schedulers a cluster runs, from API discovery, and the facts
-/// the queue rules need, read from the server as typed objects (api/k8s/kueue.hpp, api/k8s/gang.hpp): Kueue
-/// (LocalQueue, ClusterQueue, Workload), Volcano (PodGroup, Queue), scheduler-plugins'
-/// coscheduling (PodGroup), the Leases schedulers hold.
+/// the queue rules need, read from the server as typed objects (api/k8s/kueue.hpp,
+/// api/k8s/gang.hpp): Kueue (LocalQueue, ClusterQueue, Workload), Volcano (PodGroup, Queue),
+/// scheduler-plugins' coscheduling (PodGroup), the Leases schedulers hold.
 ///
 /// The rules themselves are pure: `queue_findings` before a job is submitted
 /// (workflow/queue_findings.hpp), `queue_wait_findings` once it exists
