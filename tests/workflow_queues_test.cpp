@@ -1,7 +1,8 @@
 // Where a job would wait on a shared GPU cluster, before it is submitted: the pure rules of
-// workflow/queues.hpp over what discovery served and which named queues exist (Kueue's
+// workflow/queue_findings.hpp over what discovery served and which named queues exist (Kueue's
 // LocalQueue, Volcano's Queue, a multi-replica GPU job without gang scheduling where a gang
-// scheduler runs), and the lookups against the fake API server, which serves none of them.
+// scheduler runs), and the lookups of workflow/queues.hpp against the fake API server, which
+// serves none of them; once it exists, workflow/queue_wait.hpp's over its Workload and PodGroup.
 #include <catch2/catch.hpp>
 
 #include "support/fake_apiserver.hpp"
@@ -11,15 +12,13 @@
 #include <tfjob/workflow/queues.hpp>
 
 using nlohmann::json;
+using tfjob::k8s::ClusterQueue;
 using tfjob::workflow::QueueFacts;
 using tfjob::workflow::queue_findings;
 
 namespace {
 
-json job_of(tfjob::TFJobBuilder b) {
-  json j = b.namespace_("team-a").build_unchecked();
-  return j;
-}
+tfjob::TFJob job_of(tfjob::TFJobBuilder b) { return b.namespace_("team-a").build_unchecked(); }
 
 std::vector<std::string> codes(const std::vector<tfjob::Finding>& fs) {
   std::vector<std::string> c;
@@ -112,8 +111,8 @@ TEST_CASE("queue lookups against a server without Kueue, Volcano or scheduler-pl
 
 namespace {
 
-/// A Kueue ClusterQueue as an admin writes it (kueue v1beta1 spec.resourceGroups).
-json cluster_queue(const std::string& name, json gpu_quota, json borrowing = nullptr, const std::string& cohort = "") {
+/// A Kueue ClusterQueue as an admin writes it (kueue v1beta1 spec.resourceGroups), as served.
+json cluster_queue_json(const std::string& name, json gpu_quota, json borrowing = nullptr, const std::string& cohort = "") {
   json res = json::array({{{"name", "cpu"}, {"nominalQuota", "64"}}});
   if (!gpu_quota.is_null()) {
     json r = {{"name", "nvidia.com/gpu"}, {"nominalQuota", gpu_quota}};
@@ -126,6 +125,10 @@ json cluster_queue(const std::string& name, json gpu_quota, json borrowing = nul
                                                          {"flavors", json::array({{{"name", "default-flavor"}, {"resources", res}}})}}})}}}};
   if (!cohort.empty()) cq["spec"]["cohort"] = cohort;
   return cq;
+}
+
+ClusterQueue cluster_queue(const std::string& name, json gpu_quota, json borrowing = nullptr, const std::string& cohort = "") {
+  return cluster_queue_json(name, std::move(gpu_quota), std::move(borrowing), cohort).get<ClusterQueue>();
 }
 
 }  // namespace
@@ -172,9 +175,9 @@ TEST_CASE("queue findings: the ClusterQueue's nvidia.com/gpu quota and the sched
     CHECK(codes(queue_findings(job, k)) == std::vector<std::string>{"GpuQuotaTooSmall"});
   }
   SECTION("each replica type gets one flavor") {
-    json cq = cluster_queue("team-cq", 4);
+    json cq = cluster_queue_json("team-cq", 4);
     cq["spec"]["resourceGroups"][0]["flavors"].push_back({{"name", "spot"}, {"resources", json::array({{{"name", "nvidia.com/gpu"}, {"nominalQuota", 4}}})}});
-    k.cluster_queue = cq;  // 4 + 4 in two flavors; the Workers' pod set of 8 fits neither
+    k.cluster_queue = cq.get<ClusterQueue>();  // 4 + 4 in two flavors; the Workers' pod set of 8 fits neither
     auto f = queue_findings(job, k);
     REQUIRE(codes(f) == std::vector<std::string>{"GpuQuotaTooSmall"});
     CHECK(f[0].message == "Worker asks for 8 nvidia.com/gpu, more than any one flavor of ClusterQueue \"team-cq\" gives (at most 4), and "
@@ -192,7 +195,7 @@ TEST_CASE("queue findings: the ClusterQueue's nvidia.com/gpu quota and the sched
   SECTION("a malformed ClusterQueue says nothing and does not throw") {
     for (json bad : {json::object(), json{{"spec", {{"resourceGroups", 3}}}}, json{{"spec", {{"resourceGroups", {{{"flavors", "x"}}}}}}},
                      json{{"spec", {{"resourceGroups", {{{"flavors", {{{"resources", {{{"name", "nvidia.com/gpu"}, {"nominalQuota", "-3"}}}}}}}}}}}}}}) {
-      k.cluster_queue = bad;
+      k.cluster_queue = bad.get<ClusterQueue>();  // decoded leniently: the wrong fields are kept, not read
       CHECK_NOTHROW(queue_findings(job, k));
     }
   }
@@ -240,19 +243,23 @@ json pod(const std::string& name, const std::string& phase, int gpus) {
 TEST_CASE("queue wait findings: Kueue's Workload, the PodGroup, and a job partly Running", "[workflow][queues][unit]") {
   using tfjob::workflow::QueueState;
   using tfjob::workflow::queue_wait_findings;
-  json job = job_of(tfjob::TFJobBuilder("q").image("i").workers(2).gpus(4).local_queue("team-gpus"));
-  job["metadata"]["uid"] = "u-1";
+  using tfjob::k8s::Workload;
+  tfjob::TFJob job = job_of(tfjob::TFJobBuilder("q").image("i").workers(2).gpus(4).local_queue("team-gpus"));
+  job.metadata.uid = "u-1";
   SECTION("QuotaReserved False: waits in the queue, with Kueue's message and the position") {
     QueueState q;
     q.workloads_read = true;
-    q.workloads.push_back(workload("tfjob-q-1a2b3", "u-1",
-                                   {{{"type", "QuotaReserved"}, {"status", "False"}, {"reason", "Pending"},
-                                     {"message", "couldn't assign flavors to pod set worker: insufficient unused quota for nvidia.com/gpu in flavor default-flavor, 8 more needed"}}}));
-    q.local_queue = json{{"metadata", {{"name", "team-gpus"}}}, {"spec", {{"clusterQueue", "team-cq"}}}, {"status", {{"pendingWorkloads", 3}, {"admittedWorkloads", 1}}}};
+    auto with_conditions = [](json conditions) { return workload("tfjob-q-1a2b3", "u-1", std::move(conditions)).get<Workload>(); };
+    q.workloads.push_back(with_conditions(
+        {{{"type", "QuotaReserved"}, {"status", "False"}, {"reason", "Pending"},
+          {"message", "couldn't assign flavors to pod set worker: insufficient unused quota for nvidia.com/gpu in flavor default-flavor, 8 more needed"}}}));
+    q.local_queue = json{{"metadata", {{"name", "team-gpus"}}}, {"spec", {{"clusterQueue", "team-cq"}}}, {"status", {{"pendingWorkloads", 3}, {"admittedWorkloads", 1}}}}
+                        .get<tfjob::k8s::LocalQueue>();
     q.cluster_queue = json{{"metadata", {{"name", "team-cq"}}},
                            {"status", {{"pendingWorkloads", 5},
                                        {"pendingWorkloadsStatus", {{"head", json::array({{{"name", "other"}, {"namespace", "team-b"}},
-                                                                                         {{"name", "tfjob-q-1a2b3"}, {"namespace", "team-a"}}})}}}}}};
+                                                                                         {{"name", "tfjob-q-1a2b3"}, {"namespace", "team-a"}}})}}}}}}
+                          .get<ClusterQueue>();
     auto f = queue_wait_findings(job, {}, {}, q);
     REQUIRE(codes(f) == std::vector<std::string>{"QueuedInKueue"});
     CHECK(f[0].message == "the job waits in Kueue's queue, not for a node: Workload tfjob-q-1a2b3 in LocalQueue \"team-gpus\" (ClusterQueue "
@@ -264,19 +271,19 @@ TEST_CASE("queue wait findings: Kueue's Workload, the PodGroup, and a job partly
                                "workload/tfjob-q-1a2b3: Admitted not set", "localqueue/team-gpus: 3 pending, 1 admitted",
                                "clusterqueue/team-cq: 5 pending"});
     // quota reserved, admission checks pending
-    q.workloads[0]["status"]["conditions"] = {{{"type", "QuotaReserved"}, {"status", "True"}},
-                                              {{"type", "Admitted"}, {"status", "False"}, {"message", "The workload has not all checks ready"}}};
+    q.workloads[0] = with_conditions({{{"type", "QuotaReserved"}, {"status", "True"}},
+                                      {{"type", "Admitted"}, {"status", "False"}, {"message", "The workload has not all checks ready"}}});
     f = queue_wait_findings(job, {}, {}, q);
     REQUIRE(codes(f) == std::vector<std::string>{"QueuedInKueue"});
     CHECK_THAT(f[0].message.str(), Catch::Contains("its quota is reserved, and it waits for the ClusterQueue's admission checks (Kueue: \"The workload has not all checks ready\")"));
     // admitted: nothing waits (a note while the job is still suspended)
-    q.workloads[0]["status"]["conditions"] = {{{"type", "QuotaReserved"}, {"status", "True"}}, {{"type", "Admitted"}, {"status", "True"}}};
+    q.workloads[0] = with_conditions({{{"type", "QuotaReserved"}, {"status", "True"}}, {{"type", "Admitted"}, {"status", "True"}}});
     f = queue_wait_findings(job, {}, {}, q);
     REQUIRE(codes(f) == std::vector<std::string>{"KueueAdmitted"});
     CHECK(f[0].severity == tfjob::Finding::Severity::info);
     // evicted: back in the queue
-    q.workloads[0]["status"]["conditions"] = {{{"type", "QuotaReserved"}, {"status", "False"}},
-                                              {{"type", "Evicted"}, {"status", "True"}, {"reason", "Preempted"}, {"message", "Preempted to accommodate a higher priority Workload"}}};
+    q.workloads[0] = with_conditions({{{"type", "QuotaReserved"}, {"status", "False"}},
+                                      {{"type", "Evicted"}, {"status", "True"}, {"reason", "Preempted"}, {"message", "Preempted to accommodate a higher priority Workload"}}});
     f = queue_wait_findings(job, {}, {}, q);
     REQUIRE(codes(f) == std::vector<std::string>{"KueueEvicted"});
     CHECK_THAT(f[0].message.str(), Catch::StartsWith("Kueue evicted the job (Preempted) and it waits in its queue again: Workload tfjob-q-1a2b3"));
@@ -290,12 +297,13 @@ TEST_CASE("queue wait findings: Kueue's Workload, the PodGroup, and a job partly
     CHECK(queue_wait_findings(job, {}, {}, q).empty());
   }
   SECTION("Volcano's PodGroup Pending and Inqueue, with its conditions and events") {
-    json vj = job_of(tfjob::TFJobBuilder("q").image("i").workers(2).gpus(4).gang().queue("research"));
+    tfjob::TFJob vj = job_of(tfjob::TFJobBuilder("q").image("i").workers(2).gpus(4).gang().queue("research"));
     QueueState q;
     q.pod_group_system = "Volcano";
     q.pod_group = json{{"metadata", {{"name", "q"}}}, {"spec", {{"minMember", 2}, {"queue", "research"}}},
                        {"status", {{"phase", "Pending"}, {"conditions", {{{"type", "Unschedulable"}, {"status", "True"}, {"reason", "NotEnoughResources"},
-                                                                          {"message", "2/2 tasks in gang unschedulable: pod group is not ready"}}}}}}};
+                                                                          {"message", "2/2 tasks in gang unschedulable: pod group is not ready"}}}}}}}
+                      .get<tfjob::k8s::PodGroup>();
     std::vector<json> events = {{{"involvedObject", {{"kind", "PodGroup"}, {"name", "q"}}}, {"reason", "Unschedulable"},
                                  {"message", "queue resource quota insufficient"}, {"type", "Warning"}}};
     auto f = queue_wait_findings(vj, {pod("q-worker-0", "Pending", 4), pod("q-worker-1", "Pending", 4)}, events, q);
@@ -305,20 +313,20 @@ TEST_CASE("queue wait findings: Kueue's Workload, the PodGroup, and a job partly
     CHECK(f[0].evidence == std::vector<std::string>{"podgroup/q: phase Pending, minMember 2, queue research",
                                                     "podgroup/q: Unschedulable True (NotEnoughResources): 2/2 tasks in gang unschedulable: pod group is not ready",
                                                     "event Unschedulable: queue resource quota insufficient"});
-    (*q.pod_group)["status"]["phase"] = "Inqueue";
+    q.pod_group->status.phase = "Inqueue";
     f = queue_wait_findings(vj, {}, events, q);
     REQUIRE(codes(f) == std::vector<std::string>{"PodGroupWaiting"});
     CHECK_THAT(f[0].message.str(), Catch::StartsWith("the job's Volcano PodGroup is Inqueue: queue \"research\" admitted it, and Volcano starts its pods only when 2 fit at once"));
-    (*q.pod_group)["status"]["phase"] = "Running";
+    q.pod_group->status.phase = "Running";
     CHECK(queue_wait_findings(vj, {}, events, q).empty());
     q.pod_group_system = "scheduler-plugins";
-    (*q.pod_group)["status"]["phase"] = "Scheduling";
+    q.pod_group->status.phase = "Scheduling";
     f = queue_wait_findings(vj, {}, {}, q);
     REQUIRE(codes(f) == std::vector<std::string>{"PodGroupWaiting"});
     CHECK_THAT(f[0].message.str(), Catch::StartsWith("the job's scheduler-plugins PodGroup is Scheduling: coscheduling starts its pods only when 2 fit at once"));
   }
   SECTION("partly Running: the GPUs it holds, and the gang flags that avoid it") {
-    json pj = job_of(tfjob::TFJobBuilder("q").image("i").workers(4).gpus(2));
+    tfjob::TFJob pj = job_of(tfjob::TFJobBuilder("q").image("i").workers(4).gpus(2));
     std::vector<json> pods = {pod("q-worker-0", "Running", 2), pod("q-worker-1", "Running", 2), pod("q-worker-2", "Running", 2),
                               pod("q-worker-3", "Pending", 2)};
     auto f = queue_wait_findings(pj, pods, {}, {});
@@ -334,8 +342,8 @@ TEST_CASE("queue wait findings: Kueue's Workload, the PodGroup, and a job partly
     pods[3]["status"]["phase"] = "Pending";
     CHECK(queue_wait_findings(job_of(tfjob::TFJobBuilder("q").image("i").workers(4).gpus(2).gang()), pods, {}, {}).empty());
     // a finished job holds nothing to say
-    json done = pj;
-    done["status"]["conditions"] = {{{"type", "Succeeded"}, {"status", "True"}}};
+    tfjob::TFJob done = pj;
+    done.status.emplace().conditions.push_back(json{{"type", "Succeeded"}, {"status", "True"}}.get<tfjob::JobCondition>());
     CHECK(queue_wait_findings(done, pods, {}, {}).empty());
   }
 }

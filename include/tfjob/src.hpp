@@ -29,9 +29,13 @@
 #include <tfjob/api/defaults.hpp>
 #include <tfjob/api/detail/tfjob_crd_schema.hpp>
 #include <tfjob/api/findings.hpp>
+#include <tfjob/api/k8s/affinity.hpp>
 #include <tfjob/api/k8s/autoscaling.hpp>
+#include <tfjob/api/k8s/condition.hpp>
 #include <tfjob/api/k8s/event.hpp>
+#include <tfjob/api/k8s/gang.hpp>
 #include <tfjob/api/k8s/kserve.hpp>
+#include <tfjob/api/k8s/kueue.hpp>
 #include <tfjob/api/k8s/node.hpp>
 #include <tfjob/api/k8s/objects.hpp>
 #include <tfjob/api/k8s/pod.hpp>
@@ -125,6 +129,8 @@
 #include <tfjob/workflow/pods.hpp>
 #include <tfjob/workflow/preflight.hpp>
 #include <tfjob/workflow/progress.hpp>
+#include <tfjob/workflow/queue_findings.hpp>
+#include <tfjob/workflow/queue_wait.hpp>
 #include <tfjob/workflow/queues.hpp>
 #include <tfjob/workflow/status.hpp>
 #include <tfjob/workflow/wait.hpp>

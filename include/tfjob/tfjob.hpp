@@ -67,4 +67,6 @@
 #include <tfjob/workflow/describe.hpp>
 #include <tfjob/workflow/control.hpp>
 #include <tfjob/workflow/delete.hpp>
+#include <tfjob/workflow/queue_findings.hpp>
+#include <tfjob/workflow/queue_wait.hpp>
 #include <tfjob/workflow/queues.hpp>

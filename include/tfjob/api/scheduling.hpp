@@ -3,11 +3,15 @@
 /// the pod's spec and the node alone: NodeUnschedulable, NodeAffinity (nodeSelector and the
 /// required node affinity) and TaintToleration; and whether the node's allocatable covers
 /// one pod's requests (NodeResourcesFit, ignoring what other pods use). Pure functions over
-/// `v1.PodSpec` and `v1.Node` as JSON: lint, the GPU preflight and `explain` share them.
+/// `k8s::PodSpec` and `k8s::Node` (api/k8s/): lint, the GPU preflight and `explain` share
+/// them; each has a twin for a caller that still holds the objects as JSON, which decodes
+/// them once and asks the typed one.
 
+#include <tfjob/api/k8s/affinity.hpp>
+#include <tfjob/api/k8s/node.hpp>
+#include <tfjob/api/k8s/pod.hpp>
 #include <tfjob/api/quantity.hpp>
 #include <tfjob/detail/compiled.hpp>
-#include <tfjob/detail/json.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -31,18 +35,20 @@ struct NodeFit {
 };
 
 namespace detail {
-using tfjob::detail::arr_at;
-using tfjob::detail::obj_at;
-using tfjob::detail::str_at;
 /// One NodeSelectorRequirement against the node's labels (k8s.io/component-helpers
 /// scheduling/corev1/nodeaffinity: In, NotIn, Exists, DoesNotExist, Gt, Lt).
-bool requirement_matches(const nlohmann::json& req, const nlohmann::json& labels);
-std::string requirement_text(const nlohmann::json& req);
+bool requirement_matches(const k8s::NodeSelectorRequirement& req, const std::map<std::string, std::string>& labels);
+std::string requirement_text(const k8s::NodeSelectorRequirement& req);
+/// A pod spec or node as a server sends it, decoded leniently (a field of the wrong type is
+/// kept, not read); a value that is not an object decodes as an empty one.
+k8s::PodSpec served_pod_spec(const nlohmann::json& pod_spec);
+k8s::Node served_node(const nlohmann::json& node);
 }  // namespace detail
 
 /// Whether `toleration` tolerates `taint` (k8s.io/api core/v1 `Toleration.ToleratesTaint`):
 /// an empty effect matches every effect, an empty key with `Exists` every key, `Exists`
 /// ignores the value, `Equal` (the default operator) needs the same value.
+bool tolerates(const k8s::Toleration& toleration, const k8s::Taint& taint);
 bool tolerates(const nlohmann::json& toleration, const nlohmann::json& taint);
 
 /// How `node` stands for a pod with `pod_spec`. Taints with effect NoSchedule or NoExecute
@@ -50,14 +56,17 @@ bool tolerates(const nlohmann::json& toleration, const nlohmann::json& taint);
 /// unless the pod tolerates `node.kubernetes.io/unschedulable:NoSchedule`, as the
 /// NodeUnschedulable plugin rules. nodeSelector and required node affinity terms (ORed,
 /// expressions ANDed) must match the node's labels.
+NodeFit node_fit(const k8s::PodSpec& pod_spec, const k8s::Node& node);
 NodeFit node_fit(const nlohmann::json& pod_spec, const nlohmann::json& node);
 
 /// What one pod requests, per resource, in base units (NodeResourcesFit's `computePodResourceRequest`:
 /// the sum over containers, or the largest init container when larger; a container with
 /// limits but no requests requests its limits, as the API server defaults it).
+std::map<std::string, double> pod_requests(const k8s::PodSpec& pod_spec);
 std::map<std::string, double> pod_requests(const nlohmann::json& pod_spec);
 
 /// A node's allocatable, per resource, in base units.
+std::map<std::string, double> allocatable(const k8s::Node& node);
 std::map<std::string, double> allocatable(const nlohmann::json& node);
 
 /// Resources of `requests` that exceed `alloc` (a resource the node lacks counts as 0).
@@ -76,22 +85,19 @@ TFJOB_INLINE std::size_t NodeFit::misses() const { return (schedulable ? 0 : 1) 
 }  // namespace tfjob::scheduling
 namespace tfjob::scheduling::detail {
 
-TFJOB_INLINE bool requirement_matches(const nlohmann::json& req, const nlohmann::json& labels) {
-  const std::string key = str_at(req, "key"), op = str_at(req, "operator");
-  const auto values = tfjob::detail::value_at(req, "values", nlohmann::json::array());
-  const bool has = labels.contains(key) && labels[key].is_string();
-  const std::string v = has ? labels[key].get<std::string>() : "";
-  auto in = [&] {
-    for (const auto& x : values) if (x.is_string() && x.get<std::string>() == v) return true;
-    return false;
-  };
+TFJOB_INLINE bool requirement_matches(const k8s::NodeSelectorRequirement& req, const std::map<std::string, std::string>& labels) {
+  const std::string& op = req.operator_;
+  const auto it = labels.find(req.key);
+  const bool has = it != labels.end();
+  const std::string v = has ? it->second : "";
+  auto in = [&] { return std::find(req.values.begin(), req.values.end(), v) != req.values.end(); };
   if (op == "In") return has && in();
   if (op == "NotIn") return !has || !in();
   if (op == "Exists") return has;
   if (op == "DoesNotExist") return !has;
-  if ((op == "Gt" || op == "Lt") && has && values.size() == 1 && values[0].is_string()) {
+  if ((op == "Gt" || op == "Lt") && has && req.values.size() == 1) {
     try {
-      long long a = std::stoll(v), b = std::stoll(values[0].get<std::string>());
+      long long a = std::stoll(v), b = std::stoll(req.values[0]);
       return op == "Gt" ? a > b : a < b;
     } catch (...) {
       return false;
@@ -100,100 +106,122 @@ TFJOB_INLINE bool requirement_matches(const nlohmann::json& req, const nlohmann:
   return false;
 }
 
-TFJOB_INLINE std::string requirement_text(const nlohmann::json& req) {
+TFJOB_INLINE std::string requirement_text(const k8s::NodeSelectorRequirement& req) {
   std::string vs;
-  for (const auto& x : tfjob::detail::value_at(req, "values", nlohmann::json::array()))
-    if (x.is_string()) vs += (vs.empty() ? "" : ",") + x.get<std::string>();
-  return str_at(req, "key") + " " + str_at(req, "operator") + (vs.empty() ? "" : " (" + vs + ")");
+  for (const auto& x : req.values) vs += (vs.empty() ? "" : ",") + x;
+  return req.key + " " + req.operator_ + (vs.empty() ? "" : " (" + vs + ")");
+}
+
+TFJOB_INLINE k8s::PodSpec served_pod_spec(const nlohmann::json& pod_spec) {
+  k8s::PodSpec s;
+  if (pod_spec.is_object()) from_json(pod_spec, s);
+  return s;
+}
+
+TFJOB_INLINE k8s::Node served_node(const nlohmann::json& node) {
+  k8s::Node n;
+  if (node.is_object()) from_json(node, n);
+  return n;
+}
+
+/// Quantities in base units; what does not parse as one is left out.
+TFJOB_INLINE void add_quantities(const k8s::ResourceList& from, std::map<std::string, double>& to) {
+  for (const auto& [k, v] : from)
+    if (auto q = Quantity::try_parse(v)) to[k] = q->value();
 }
 
 }  // namespace tfjob::scheduling::detail
 namespace tfjob::scheduling {
 
-TFJOB_INLINE bool tolerates(const nlohmann::json& toleration, const nlohmann::json& taint) {
-  const std::string te = detail::str_at(toleration, "effect"), e = detail::str_at(taint, "effect");
-  if (!te.empty() && te != e) return false;
-  const std::string tk = detail::str_at(toleration, "key"), k = detail::str_at(taint, "key");
-  std::string op = detail::str_at(toleration, "operator");
-  if (op.empty()) op = "Equal";
-  if (!tk.empty() && tk != k) return false;
-  if (tk.empty() && op != "Exists") return false;
+TFJOB_INLINE bool tolerates(const k8s::Toleration& toleration, const k8s::Taint& taint) {
+  if (!toleration.effect.empty() && toleration.effect != taint.effect) return false;
+  const std::string op = toleration.operator_.empty() ? "Equal" : toleration.operator_;
+  if (!toleration.key.empty() && toleration.key != taint.key) return false;
+  if (toleration.key.empty() && op != "Exists") return false;
   if (op == "Exists") return true;
-  return detail::str_at(toleration, "value") == detail::str_at(taint, "value");
+  return toleration.value == taint.value;
 }
 
-TFJOB_INLINE NodeFit node_fit(const nlohmann::json& pod_spec, const nlohmann::json& node) {
-  using nlohmann::json;
+TFJOB_INLINE bool tolerates(const nlohmann::json& toleration, const nlohmann::json& taint) {
+  // one toleration and one taint, decoded through a pod spec and a node (their decoders)
+  const auto spec = detail::served_pod_spec({{"tolerations", nlohmann::json::array({toleration})}});
+  const auto node = detail::served_node({{"spec", {{"taints", nlohmann::json::array({taint})}}}});
+  return tolerates(spec.tolerations.empty() ? k8s::Toleration{} : spec.tolerations[0],
+                   node.spec.taints.empty() ? k8s::Taint{} : node.spec.taints[0]);
+}
+
+TFJOB_INLINE NodeFit node_fit(const k8s::PodSpec& pod_spec, const k8s::Node& node) {
   NodeFit f;
-  f.node = tfjob::detail::value_at(node, "/metadata/name"_json_pointer, std::string());
-  const json labels = detail::obj_at(node, "/metadata/labels"_json_pointer);
-  const json tolerations = tfjob::detail::value_at(pod_spec, "tolerations", json::array());
-  auto tolerated = [&](const json& taint) {
-    for (const auto& t : tolerations) if (tolerates(t, taint)) return true;
+  f.node = node.metadata.name;
+  const auto& labels = node.metadata.labels;
+  auto tolerated = [&](const k8s::Taint& taint) {
+    for (const auto& t : pod_spec.tolerations)
+      if (tolerates(t, taint)) return true;
     return false;
   };
-  if (tfjob::detail::value_at(node, "/spec/unschedulable"_json_pointer, false))
-    f.schedulable = tolerated({{"key", "node.kubernetes.io/unschedulable"}, {"effect", "NoSchedule"}});
-  const nlohmann::json owned1 = tfjob::detail::value_at(pod_spec, "nodeSelector", json::object());  // items() of a temporary would dangle
-  for (const auto& [k, v] : owned1.items()) {
-    const std::string want = v.is_string() ? v.get<std::string>() : v.dump();
-    if (!labels.contains(k) || labels[k] != want) f.selector_misses.push_back(k + "=" + want);
+  if (node.spec.unschedulable) {
+    k8s::Taint cordon;
+    cordon.key = "node.kubernetes.io/unschedulable";
+    cordon.effect = "NoSchedule";
+    f.schedulable = tolerated(cordon);
   }
-  const json terms = detail::arr_at(pod_spec, "/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms"_json_pointer);
-  if (!terms.empty()) {
+  for (const auto& [k, want] : pod_spec.node_selector) {
+    const auto it = labels.find(k);
+    if (it == labels.end() || it->second != want) f.selector_misses.push_back(k + "=" + want);
+  }
+  const k8s::Affinity affinity = k8s::affinity(pod_spec);
+  if (affinity.node_affinity && affinity.node_affinity->required && !affinity.node_affinity->required->node_selector_terms.empty()) {
     bool any = false;
     std::vector<std::string> first_misses;
-    for (const auto& term : terms) {
+    for (const auto& term : affinity.node_affinity->required->node_selector_terms) {
       std::vector<std::string> misses;
-      for (const auto& req : tfjob::detail::value_at(term, "matchExpressions", json::array()))
+      for (const auto& req : term.match_expressions)
         if (!detail::requirement_matches(req, labels)) misses.push_back(detail::requirement_text(req));
       if (misses.empty()) { any = true; break; }
       if (first_misses.empty()) first_misses = misses;
     }
     if (!any) for (auto& m : first_misses) f.selector_misses.push_back("affinity " + m);
   }
-  for (const auto& taint : detail::arr_at(node, "/spec/taints"_json_pointer)) {
-    const std::string effect = detail::str_at(taint, "effect");
-    if (effect != "NoSchedule" && effect != "NoExecute") continue;
+  for (const auto& taint : node.spec.taints) {
+    if (taint.effect != "NoSchedule" && taint.effect != "NoExecute") continue;
     if (tolerated(taint)) continue;
-    std::string v = detail::str_at(taint, "value");
-    f.untolerated_taints.push_back(detail::str_at(taint, "key") + (v.empty() ? "" : "=" + v) + ":" + effect);
+    f.untolerated_taints.push_back(taint.key + (taint.value.empty() ? "" : "=" + taint.value) + ":" + taint.effect);
   }
   return f;
 }
 
-TFJOB_INLINE std::map<std::string, double> pod_requests(const nlohmann::json& pod_spec) {
-  using nlohmann::json;
-  auto container = [](const json& c) {
+TFJOB_INLINE NodeFit node_fit(const nlohmann::json& pod_spec, const nlohmann::json& node) {
+  return node_fit(detail::served_pod_spec(pod_spec), detail::served_node(node));
+}
+
+TFJOB_INLINE std::map<std::string, double> pod_requests(const k8s::PodSpec& pod_spec) {
+  auto container = [](const k8s::Container& c) {
     std::map<std::string, double> m;
-    const json res = c.is_object() ? tfjob::detail::value_at(c, "resources", json::object()) : json::object();
-    const json req = tfjob::detail::value_at(res, "requests", json::object()), lim = tfjob::detail::value_at(res, "limits", json::object());
-    for (const json* src : {&lim, &req})
-      for (const auto& [k, v] : src->items()) {
-        auto q = v.is_string() ? Quantity::try_parse(v.get<std::string>())
-                               : v.is_number() ? Quantity::try_parse(v.dump()) : std::nullopt;
-        if (q) m[k] = q->value();  // requests, read second, win over limits
-      }
+    detail::add_quantities(c.resources.limits, m);
+    detail::add_quantities(c.resources.requests, m);  // requests, read second, win over limits
     return m;
   };
   std::map<std::string, double> sum, init;
-  for (const auto& c : tfjob::detail::value_at(pod_spec, "containers", json::array()))
+  for (const auto& c : pod_spec.containers)
     for (const auto& [k, v] : container(c)) sum[k] += v;
-  for (const auto& c : tfjob::detail::value_at(pod_spec, "initContainers", json::array()))
+  for (const auto& c : pod_spec.init_containers)
     for (const auto& [k, v] : container(c)) init[k] = std::max(init[k], v);
   for (const auto& [k, v] : init) sum[k] = std::max(sum[k], v);
   return sum;
 }
 
-TFJOB_INLINE std::map<std::string, double> allocatable(const nlohmann::json& node) {
+TFJOB_INLINE std::map<std::string, double> pod_requests(const nlohmann::json& pod_spec) {
+  return pod_requests(detail::served_pod_spec(pod_spec));
+}
+
+TFJOB_INLINE std::map<std::string, double> allocatable(const k8s::Node& node) {
   std::map<std::string, double> m;
-  const nlohmann::json owned2 = detail::obj_at(node, "/status/allocatable"_json_pointer);  // items() of a temporary would dangle
-  for (const auto& [k, v] : owned2.items()) {
-    auto q = v.is_string() ? Quantity::try_parse(v.get<std::string>())
-                           : v.is_number() ? Quantity::try_parse(v.dump()) : std::nullopt;
-    if (q) m[k] = q->value();
-  }
+  detail::add_quantities(node.status.allocatable, m);
   return m;
+}
+
+TFJOB_INLINE std::map<std::string, double> allocatable(const nlohmann::json& node) {
+  return allocatable(detail::served_node(node));
 }
 
 TFJOB_INLINE std::vector<std::string> exceeds(const std::map<std::string, double>& requests,

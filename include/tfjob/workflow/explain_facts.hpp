@@ -138,11 +138,11 @@ TFJOB_INLINE std::optional<ExplainInput> explain_input(const std::vector<nlohman
     else if (kind == "Namespace") in.namespace_object = tfjob::detail::decoded<k8s::Namespace>(d);
     else if (kind == "Workload") {  // explain keeps those the job owns
       in.queue.workloads_read = true;
-      in.queue.workloads.push_back(d);
-    } else if (kind == "LocalQueue") in.queue.local_queue = d;
-    else if (kind == "ClusterQueue") in.queue.cluster_queue = d;
+      in.queue.workloads.push_back(tfjob::detail::decoded<k8s::Workload>(d));
+    } else if (kind == "LocalQueue") in.queue.local_queue = tfjob::detail::decoded<k8s::LocalQueue>(d);
+    else if (kind == "ClusterQueue") in.queue.cluster_queue = tfjob::detail::decoded<k8s::ClusterQueue>(d);
     else if (kind == "PodGroup" && obj_name == job_name) {  // the operator v1.9 names it after the job
-      in.queue.pod_group = d;
+      in.queue.pod_group = tfjob::detail::decoded<k8s::PodGroup>(d);
       in.queue.pod_group_system = o.api_version().rfind("scheduling.volcano.sh/", 0) == 0 ? "Volcano" : "scheduler-plugins";
     }
   }
@@ -170,7 +170,7 @@ TFJOB_INLINE std::optional<ExplainInput> gather(kube::Client& c, const std::stri
   optional_read([&] {
     if (auto o = get_opt(c, resources::namespaces(), "", ns)) in.namespace_object = tfjob::detail::decoded<k8s::Namespace>(*o);
   });
-  in.queue = gather_queue_state(c, ns, *job);
+  in.queue = gather_queue_state(c, ns, in.job);
   for (auto& e : tfjob::detail::decode_each<k8s::Event>(queue_events(c, ns, in.queue))) in.events.push_back(std::move(e));
   for (const auto& [t, rs] : in.job.spec.tf_replica_specs) {
     const auto tmpl = pod_template(rs);

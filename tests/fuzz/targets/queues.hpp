@@ -29,22 +29,23 @@ inline int queues(const std::uint8_t* data, std::size_t size) {
       const auto k = d.find("kind");
       const std::string kind = k != d.end() && k->is_string() ? k->get<std::string>() : "";
       if (kind == "TFJob") in.job = d;
-      else if (kind == "Workload") {
+      else if (kind == "Workload") {  // each decoded as the client decodes what a server sends
         in.queue.workloads_read = true;
-        in.queue.workloads.push_back(d);
-      } else if (kind == "LocalQueue") in.queue.local_queue = d;
+        in.queue.workloads.push_back(d.get<k8s::Workload>());
+      } else if (kind == "LocalQueue") in.queue.local_queue = d.get<k8s::LocalQueue>();
       else if (kind == "ClusterQueue") {
-        in.queue.cluster_queue = d;
-        facts.cluster_queue = d;
+        in.queue.cluster_queue = d.get<k8s::ClusterQueue>();
+        facts.cluster_queue = in.queue.cluster_queue;
         facts.cluster_queue_name = "fuzz";
       } else if (kind == "PodGroup") {
-        in.queue.pod_group = d;
+        in.queue.pod_group = d.get<k8s::PodGroup>();
         in.queue.pod_group_system = size % 3 == 0 ? "Volcano" : "scheduler-plugins";
       }
     }
     if (!in.job.is_object()) return;
-    (void)workflow::queue_findings(in.job, facts);
-    (void)workflow::queue_wait_findings(in.job, {}, {}, in.queue);
+    const TFJob job = workflow::detail::served_job(in.job);
+    (void)workflow::queue_findings(job, facts);
+    (void)workflow::queue_wait_findings(job, {}, {}, in.queue);
     if (in.queue.cluster_queue) (void)workflow::kueue_quota(*in.queue.cluster_queue, "nvidia.com/gpu");
   });
   return 0;

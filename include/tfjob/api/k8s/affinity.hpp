@@ -1,0 +1,132 @@
+#pragma once
+/// \file core/v1 `Affinity` as value types (k8s.io/api/core/v1 `types.go`): the node affinity
+/// the scheduler filters by (required `nodeSelectorTerms` of `matchExpressions`); the preferred
+/// terms and pod (anti-)affinity stay JSON, and the rest stays in `other`. A `PodSpec` keeps
+/// its affinity as JSON (so that a pod round-trips unchanged); `affinity(spec)` reads it.
+
+#include <tfjob/api/meta.hpp>
+#include <tfjob/api/k8s/pod.hpp>
+#include <tfjob/detail/compiled.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tfjob::k8s {
+
+/// `NodeSelectorRequirement`: `key operator values` against a node's labels (or fields).
+struct NodeSelectorRequirement {
+  std::string key;
+  std::string operator_;  ///< In, NotIn, Exists, DoesNotExist, Gt, Lt
+  std::vector<std::string> values;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `NodeSelectorTerm`: its requirements ANDed.
+struct NodeSelectorTerm {
+  std::vector<NodeSelectorRequirement> match_expressions;
+  std::vector<NodeSelectorRequirement> match_fields;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `NodeSelector`: its terms ORed.
+struct NodeSelector {
+  std::vector<NodeSelectorTerm> node_selector_terms;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `NodeAffinity`.
+struct NodeAffinity {
+  std::optional<NodeSelector> required;  ///< requiredDuringSchedulingIgnoredDuringExecution
+  nlohmann::json preferred;              ///< preferredDuringSchedulingIgnoredDuringExecution, as JSON (scores only)
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `Affinity`.
+struct Affinity {
+  std::optional<NodeAffinity> node_affinity;
+  nlohmann::json pod_affinity;       ///< as JSON; null when unset
+  nlohmann::json pod_anti_affinity;  ///< as JSON; null when unset
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// The pod's affinity, decoded from `spec.affinity` as a server sends it (a field of the
+/// wrong type is kept, not read); empty when it has none.
+Affinity affinity(const PodSpec& spec);
+
+void to_json(nlohmann::json& j, const NodeSelectorRequirement& v);
+void to_json(nlohmann::json& j, const NodeSelectorTerm& v);
+void to_json(nlohmann::json& j, const NodeSelector& v);
+void to_json(nlohmann::json& j, const NodeAffinity& v);
+void to_json(nlohmann::json& j, const Affinity& v);
+/// Decoder: what has the wrong type stays in `other`, untouched; it throws only for a value
+/// that is not a JSON object at all.
+void from_json(const nlohmann::json& j, Affinity& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeSelectorRequirement& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeSelectorTerm& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeSelector& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeAffinity& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Affinity& v);
+
+}  // namespace tfjob::k8s
+
+#if TFJOB_SDK_DEFINE_API
+namespace tfjob::k8s {
+
+TFJOB_INLINE Affinity affinity(const PodSpec& spec) {
+  Affinity a;
+  if (spec.affinity.is_object()) from_json(spec.affinity, a);
+  return a;
+}
+
+// Each type's fields, listed once for both directions (detail::write_fields, read_fields).
+
+template <class F>
+void fields(NodeSelectorRequirement& v, F& f) {
+  f("key", v.key);
+  f("operator", v.operator_);
+  f("values", v.values);
+}
+
+template <class F>
+void fields(NodeSelectorTerm& v, F& f) {
+  f("matchExpressions", v.match_expressions);
+  f("matchFields", v.match_fields);
+}
+
+template <class F>
+void fields(NodeSelector& v, F& f) {
+  f("nodeSelectorTerms", v.node_selector_terms);
+}
+
+template <class F>
+void fields(NodeAffinity& v, F& f) {
+  f("requiredDuringSchedulingIgnoredDuringExecution", v.required);
+  f("preferredDuringSchedulingIgnoredDuringExecution", v.preferred);
+}
+
+template <class F>
+void fields(Affinity& v, F& f) {
+  f("nodeAffinity", v.node_affinity);
+  f("podAffinity", v.pod_affinity);
+  f("podAntiAffinity", v.pod_anti_affinity);
+}
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const NodeSelectorRequirement& v) { detail::write_fields(j, v); }
+TFJOB_INLINE void to_json(nlohmann::json& j, const NodeSelectorTerm& v) { detail::write_fields(j, v); }
+TFJOB_INLINE void to_json(nlohmann::json& j, const NodeSelector& v) { detail::write_fields(j, v); }
+TFJOB_INLINE void to_json(nlohmann::json& j, const NodeAffinity& v) { detail::write_fields(j, v); }
+TFJOB_INLINE void to_json(nlohmann::json& j, const Affinity& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, Affinity& v) { detail::decode_lenient(j, "Affinity", v); }
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeSelectorRequirement& v) { detail::read_fields(d, j, path, v); }
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeSelectorTerm& v) { detail::read_fields(d, j, path, v); }
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeSelector& v) { detail::read_fields(d, j, path, v); }
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeAffinity& v) { detail::read_fields(d, j, path, v); }
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Affinity& v) { detail::read_fields(d, j, path, v); }
+
+}  // namespace tfjob::k8s
+#endif  // TFJOB_SDK_DEFINE_API

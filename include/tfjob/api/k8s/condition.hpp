@@ -1,0 +1,63 @@
+#pragma once
+/// \file `metav1.Condition` (k8s.io/apimachinery `pkg/apis/meta/v1/types.go`), the condition the
+/// CRDs here write: Kueue's, and Volcano's `PodGroupCondition` (its `transitionID` stays in `other`).
+
+#include <tfjob/api/meta.hpp>
+#include <tfjob/detail/compiled.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tfjob::k8s {
+
+/// `metav1.Condition` (Kueue's conditions) and Volcano's `PodGroupCondition` (its
+/// `transitionID` stays in `other`).
+struct Condition {
+  std::string type;
+  std::string status;  ///< "True", "False", "Unknown"
+  std::string reason;
+  std::string message;
+  std::string last_transition_time;
+  std::optional<std::int64_t> observed_generation;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// The condition of that type in `conditions`, or nullptr.
+const Condition* find_condition(const std::vector<Condition>& conditions, const std::string& type);
+
+void to_json(nlohmann::json& j, const Condition& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Condition& v);
+
+}  // namespace tfjob::k8s
+
+#if TFJOB_SDK_DEFINE_API
+namespace tfjob::k8s {
+
+TFJOB_INLINE const Condition* find_condition(const std::vector<Condition>& conditions, const std::string& type) {
+  for (const auto& c : conditions)
+    if (c.type == type) return &c;
+  return nullptr;
+}
+
+// Each type's fields, listed once for both directions (detail::write_fields, read_fields).
+
+template <class F>
+void fields(Condition& v, F& f) {
+  f("type", v.type);
+  f("status", v.status);
+  f("reason", v.reason);
+  f("message", v.message);
+  f("lastTransitionTime", v.last_transition_time);
+  f("observedGeneration", v.observed_generation);
+}
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const Condition& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Condition& v) { detail::read_fields(d, j, path, v); }
+
+}  // namespace tfjob::k8s
+#endif  // TFJOB_SDK_DEFINE_API

@@ -1,0 +1,225 @@
+#pragma once
+/// \file What gang schedulers serve, as value types: Volcano's PodGroup and Queue
+/// (scheduling.volcano.sh/v1beta1, volcano.sh/apis `pkg/apis/scheduling/v1beta1/types.go`),
+/// scheduler-plugins' PodGroup (scheduling.x-k8s.io/v1alpha1, `apis/scheduling/v1alpha1/types.go`:
+/// one struct for both, its fields a subset of Volcano's but for `scheduleTimeoutSeconds`), and
+/// the coordination.k8s.io/v1 Lease a scheduler holds for leader election (k8s.io/api
+/// `coordination/v1/types.go`). What the SDK reads is modeled; the rest stays in `other`.
+
+#include <tfjob/api/meta.hpp>
+#include <tfjob/api/k8s/condition.hpp>
+#include <tfjob/api/k8s/pod.hpp>  // ResourceList
+#include <tfjob/detail/compiled.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tfjob::k8s {
+
+/// `PodGroupSpec` of either system (`queue` and `priorityClassName` are Volcano's,
+/// `scheduleTimeoutSeconds` scheduler-plugins').
+struct PodGroupSpec {
+  std::optional<std::int32_t> min_member;
+  std::string queue;
+  std::string priority_class_name;
+  ResourceList min_resources;
+  std::optional<std::int32_t> schedule_timeout_seconds;
+  nlohmann::json other = nlohmann::json::object();  ///< minTaskMember, networkTopology, ...
+};
+
+/// `PodGroupStatus` of either system (`conditions` are Volcano's, `occupiedBy` and
+/// `scheduleStartTime` scheduler-plugins').
+struct PodGroupStatus {
+  std::string phase;  ///< Volcano: Pending, Inqueue, Running, Unknown; scheduler-plugins: Pending, PreScheduling, Scheduling, Scheduled, Running, ...
+  std::vector<Condition> conditions;
+  std::int32_t running = 0;
+  std::int32_t succeeded = 0;
+  std::int32_t failed = 0;
+  std::string occupied_by;
+  std::string schedule_start_time;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// A PodGroup: the pods a gang scheduler starts together or not at all.
+struct PodGroup {
+  std::string api_version;
+  std::string kind;
+  ObjectMeta metadata;
+  PodGroupSpec spec;
+  PodGroupStatus status;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// Volcano's `QueueSpec`.
+struct VolcanoQueueSpec {
+  std::int32_t weight = 0;
+  ResourceList capability;
+  std::optional<bool> reclaimable;
+  nlohmann::json other = nlohmann::json::object();  ///< guarantee, deserved, parent, ...
+};
+
+/// Volcano's `QueueStatus`.
+struct VolcanoQueueStatus {
+  std::string state;  ///< Open, Closed, Closing, Unknown
+  std::int32_t pending = 0;
+  std::int32_t running = 0;
+  std::int32_t inqueue = 0;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// Volcano's Queue (cluster-scoped): where its PodGroups wait for capability.
+struct VolcanoQueue {
+  std::string api_version;
+  std::string kind;
+  ObjectMeta metadata;
+  VolcanoQueueSpec spec;
+  VolcanoQueueStatus status;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// `LeaseSpec`.
+struct LeaseSpec {
+  std::optional<std::string> holder_identity;
+  std::optional<std::int32_t> lease_duration_seconds;
+  std::string acquire_time;
+  std::string renew_time;
+  std::optional<std::int32_t> lease_transitions;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+/// A Lease (leader election: a scheduler holds one named after itself).
+struct Lease {
+  std::string api_version;
+  std::string kind;
+  ObjectMeta metadata;
+  LeaseSpec spec;
+  nlohmann::json other = nlohmann::json::object();
+};
+
+void to_json(nlohmann::json& j, const PodGroupSpec& v);
+void to_json(nlohmann::json& j, const PodGroupStatus& v);
+void to_json(nlohmann::json& j, const PodGroup& v);
+void to_json(nlohmann::json& j, const VolcanoQueueSpec& v);
+void to_json(nlohmann::json& j, const VolcanoQueueStatus& v);
+void to_json(nlohmann::json& j, const VolcanoQueue& v);
+void to_json(nlohmann::json& j, const LeaseSpec& v);
+void to_json(nlohmann::json& j, const Lease& v);
+/// Decoders: what has the wrong type stays in `other`, untouched; they throw only for a
+/// value that is not a JSON object at all.
+void from_json(const nlohmann::json& j, PodGroup& v);
+void from_json(const nlohmann::json& j, VolcanoQueue& v);
+void from_json(const nlohmann::json& j, Lease& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, PodGroupSpec& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, PodGroupStatus& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, PodGroup& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, VolcanoQueueSpec& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, VolcanoQueueStatus& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, VolcanoQueue& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, LeaseSpec& v);
+void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Lease& v);
+
+}  // namespace tfjob::k8s
+
+#if TFJOB_SDK_DEFINE_API
+namespace tfjob::k8s {
+
+// Each type's fields, listed once for both directions (detail::write_fields, read_fields).
+
+template <class F>
+void fields(PodGroupSpec& v, F& f) {
+  f("minMember", v.min_member);
+  f("queue", v.queue);
+  f("priorityClassName", v.priority_class_name);
+  f.quantities("minResources", v.min_resources);
+  f("scheduleTimeoutSeconds", v.schedule_timeout_seconds);
+}
+
+template <class F>
+void fields(PodGroupStatus& v, F& f) {
+  f("phase", v.phase);
+  f("conditions", v.conditions);
+  f("running", v.running);
+  f("succeeded", v.succeeded);
+  f("failed", v.failed);
+  f("occupiedBy", v.occupied_by);
+  f("scheduleStartTime", v.schedule_start_time);
+}
+
+template <class F>
+void fields(PodGroup& v, F& f) {
+  f("apiVersion", v.api_version);
+  f("kind", v.kind);
+  f("metadata", v.metadata);
+  f("spec", v.spec);
+  f("status", v.status);
+}
+
+template <class F>
+void fields(VolcanoQueueSpec& v, F& f) {
+  f("weight", v.weight);
+  f.quantities("capability", v.capability);
+  f("reclaimable", v.reclaimable);
+}
+
+template <class F>
+void fields(VolcanoQueueStatus& v, F& f) {
+  f("state", v.state);
+  f("pending", v.pending);
+  f("running", v.running);
+  f("inqueue", v.inqueue);
+}
+
+template <class F>
+void fields(VolcanoQueue& v, F& f) {
+  f("apiVersion", v.api_version);
+  f("kind", v.kind);
+  f("metadata", v.metadata);
+  f("spec", v.spec);
+  f("status", v.status);
+}
+
+template <class F>
+void fields(LeaseSpec& v, F& f) {
+  f("holderIdentity", v.holder_identity);
+  f("leaseDurationSeconds", v.lease_duration_seconds);
+  f("acquireTime", v.acquire_time);
+  f("renewTime", v.renew_time);
+  f("leaseTransitions", v.lease_transitions);
+}
+
+template <class F>
+void fields(Lease& v, F& f) {
+  f("apiVersion", v.api_version);
+  f("kind", v.kind);
+  f("metadata", v.metadata);
+  f("spec", v.spec);
+}
+
+TFJOB_INLINE void to_json(nlohmann::json& j, const PodGroupSpec& v) { detail::write_fields(j, v); }
+TFJOB_INLINE void to_json(nlohmann::json& j, const PodGroupStatus& v) { detail::write_fields(j, v); }
+TFJOB_INLINE void to_json(nlohmann::json& j, const PodGroup& v) { detail::write_fields(j, v); }
+TFJOB_INLINE void to_json(nlohmann::json& j, const VolcanoQueueSpec& v) { detail::write_fields(j, v); }
+TFJOB_INLINE void to_json(nlohmann::json& j, const VolcanoQueueStatus& v) { detail::write_fields(j, v); }
+TFJOB_INLINE void to_json(nlohmann::json& j, const VolcanoQueue& v) { detail::write_fields(j, v); }
+TFJOB_INLINE void to_json(nlohmann::json& j, const LeaseSpec& v) { detail::write_fields(j, v); }
+TFJOB_INLINE void to_json(nlohmann::json& j, const Lease& v) { detail::write_fields(j, v); }
+
+TFJOB_INLINE void from_json(const nlohmann::json& j, PodGroup& v) { detail::decode_lenient(j, "PodGroup", v); }
+TFJOB_INLINE void from_json(const nlohmann::json& j, VolcanoQueue& v) { detail::decode_lenient(j, "Queue", v); }
+TFJOB_INLINE void from_json(const nlohmann::json& j, Lease& v) { detail::decode_lenient(j, "Lease", v); }
+
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, PodGroupSpec& v) { detail::read_fields(d, j, path, v); }
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, PodGroupStatus& v) { detail::read_fields(d, j, path, v); }
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, PodGroup& v) { detail::read_fields(d, j, path, v); }
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, VolcanoQueueSpec& v) { detail::read_fields(d, j, path, v); }
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, VolcanoQueueStatus& v) { detail::read_fields(d, j, path, v); }
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, VolcanoQueue& v) { detail::read_fields(d, j, path, v); }
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, LeaseSpec& v) { detail::read_fields(d, j, path, v); }
+TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Lease& v) { detail::read_fields(d, j, path, v); }
+
+}  // namespace tfjob::k8s
+#endif  // TFJOB_SDK_DEFINE_API
