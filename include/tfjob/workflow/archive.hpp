@@ -159,8 +159,10 @@ struct Archiver {
   /// Write the logs of `p`'s containers (init containers included): the current attempt's,
   /// and the previous one's when the container restarted.
   void write_logs(const nlohmann::json& p, const std::string& pod) {
-    for (const auto& cname : spec_containers(tfjob::detail::value_at(p, "spec", nlohmann::json::object()))) {
-      int restarts = restart_count(p, cname);
+    k8s::Pod typed;
+    if (p.is_object()) typed = p.get<k8s::Pod>();
+    for (const auto& cname : spec_containers(typed.spec)) {
+      int restarts = restart_count(typed, cname);
       for (bool previous : {false, true}) {
         if (previous && restarts == 0) continue;
         write_log(pod, cname, previous);
