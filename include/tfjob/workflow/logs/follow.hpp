@@ -266,8 +266,9 @@ class ReplicaFollower {
     ev.kind = LogEvent::terminated;
     ev.source = source_of(info, attempt);
     // core/v1 writes exitCode always (types.go `json:"exitCode"`, no omitempty); one of the
-    // wrong type stays in `other`: unknown
-    if (!t->other.contains("exitCode")) ev.exit_code = t->exit_code;
+    // wrong type is not read (it stays in `other`): unknown
+    const auto wrong = t->other.find("exitCode");
+    if (wrong == t->other.end() || wrong->is_number_integer()) ev.exit_code = t->exit_code;
     ev.reason = t->reason;
     ev.message = "container " + o_.container + " of pod " + info.name + " terminated: exit code " +
                  (ev.exit_code ? std::to_string(*ev.exit_code) : std::string("unknown")) +
