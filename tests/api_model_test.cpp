@@ -708,3 +708,38 @@ TEST_CASE("a changed quantity is written as changed, not as the number it was re
   const json back = p;
   CHECK_FALSE(back["spec"]["containers"][0].contains("resources"));
 }
+
+TEST_CASE("a pod's ephemeral containers are read as containers and written back unchanged", "[api][k8s][roundtrip]") {
+  // kubectl debug adds EphemeralContainers: a Container's fields plus targetContainerName
+  const json j = json::parse(R"({
+    "kind": "Pod", "metadata": {"name": "p"},
+    "spec": {"containers": [{"name": "tensorflow", "image": "tf"}],
+             "ephemeralContainers": [{"name": "debugger-x1", "image": "busybox", "targetContainerName": "tensorflow",
+                                      "stdin": true}]},
+    "status": {"ephemeralContainerStatuses": [{"name": "debugger-x1", "restartCount": 0, "state": {"running": {}}}]}})");
+  const auto p = j.get<tfjob::k8s::Pod>();
+  REQUIRE(p.spec.ephemeral_containers.size() == 1);
+  CHECK(p.spec.ephemeral_containers[0].name == "debugger-x1");
+  CHECK(p.spec.ephemeral_containers[0].image == "busybox");
+  CHECK(p.spec.ephemeral_containers[0].other.value("targetContainerName", "") == "tensorflow");
+  CHECK(p.spec.container("debugger-x1") == nullptr);  // not one of the pod's own containers
+  REQUIRE(p.container_status("debugger-x1") != nullptr);
+  CHECK(json(p) == j);
+}
+
+TEST_CASE("metadata_of reads any object's metadata leniently", "[api][k8s][hostile]") {
+  const auto m = tfjob::metadata_of(json::parse(
+      R"({"kind": "Whatever", "metadata": {"name": "x", "namespace": "ns", "uid": "u", "resourceVersion": "7", "labels": {"a": "b"}}})"));
+  CHECK(m.name == "x");
+  CHECK(m.namespace_ == "ns");
+  CHECK(m.uid == "u");
+  CHECK(m.resource_version == "7");
+  CHECK(m.label("a") == "b");
+  // a field of the wrong type is not read, and nothing throws
+  const auto bad = tfjob::metadata_of(json::parse(R"({"metadata": {"name": 7, "uid": "u"}})"));
+  CHECK(bad.name.empty());
+  CHECK(bad.uid == "u");
+  CHECK(tfjob::metadata_of(json::parse(R"({"metadata": "x"})")).name.empty());
+  CHECK(tfjob::metadata_of(json::parse(R"([1, 2])")).name.empty());
+  CHECK(tfjob::metadata_of(json()).name.empty());
+}

@@ -97,7 +97,7 @@ TEST_CASE("logs -f --all through Pending: one JobWatch for all of a job's stream
   auto job = c.server->get_object("tfjobs", "default", "pall");
   REQUIRE(job);
   tfjob::workflow::LogTargetFilter f;
-  auto targets = tfjob::workflow::log_targets(*job, {}, f, true);
+  auto targets = tfjob::workflow::log_targets(tfjob::workflow::decode_tfjob(*job), {}, f, true);
   REQUIRE(targets.size() == 3);  // chief-0, worker-0, worker-1
   c.server->clear_requests();
   std::atomic<bool> cancel{false};

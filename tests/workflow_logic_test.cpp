@@ -1,6 +1,8 @@
 // Pure workflow logic: job summaries, chief selection, progress lines, GPU preflight.
 #include <catch2/catch.hpp>
 
+#include <tfjob/workflow/cluster.hpp>
+#include <tfjob/workflow/logs.hpp>
 #include <tfjob/workflow/pods.hpp>
 #include <tfjob/workflow/preflight.hpp>
 #include <tfjob/workflow/progress.hpp>
@@ -293,4 +295,41 @@ TEST_CASE("the name and image matchers agree with the regular expressions they r
     CHECK(tfjob::lint::detail::is_v2_tag(s) == std::regex_search(s, v2));
     CHECK(tfjob::lint::detail::has_cuda13_word(s) == std::regex_search(s, cuda13));
   }
+}
+
+TEST_CASE("a job read from a server is decoded once: its claims and its log targets come from the type", "[workflow][typed]") {
+  const json j = json::parse(R"({
+    "apiVersion": "kubeflow.org/v1", "kind": "TFJob", "metadata": {"name": "mnist", "namespace": "ml"},
+    "spec": {"tfReplicaSpecs": {
+      "Chief": {"template": {"spec": {"initContainers": [{"name": "fetch"}], "containers": [{"name": "tensorflow"}],
+                                      "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}},
+                                                  {"name": "s", "emptyDir": {}}]}}},
+      "Worker": {"replicas": 2, "template": {"spec": {"containers": [{"name": "tensorflow"}, {"name": "sidecar"}],
+                                                      "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}},
+                                                                  {"name": "c", "persistentVolumeClaim": {"claimName": "ckpt"}},
+                                                                  {"name": "e", "persistentVolumeClaim": {"claimName": ""}}]}}}},
+      "runPolicy": {"cleanPodPolicy": "None", "unknownKnob": 3}},
+    "status": {"conditions": [{"type": "Running", "status": "True"}], "somethingNew": {"x": 1}}})");
+  const auto job = decode_tfjob(j);
+  CHECK(job.metadata.name == "mnist");
+  CHECK(claims_of(job) == std::set<std::string>{"ckpt", "data"});  // each once; an empty name is no claim
+  CHECK(json(job) == j);                                            // what the SDK does not model is kept
+
+  LogTargetFilter all;
+  all.all_containers = true;
+  const auto t = log_targets(job, {}, all, true);
+  std::vector<std::string> got;
+  for (const auto& x : t) got.push_back(x.replica_type + "-" + std::to_string(x.index) + "/" + x.container);
+  // reading order: chief first, init containers before containers (kubectl --all-containers)
+  CHECK(got == std::vector<std::string>{"chief-0/fetch", "chief-0/tensorflow", "worker-0/tensorflow", "worker-0/sidecar",
+                                        "worker-1/tensorflow", "worker-1/sidecar"});
+  LogTargetFilter bad;
+  bad.indices = {2};
+  bad.types = {"worker"};
+  CHECK_THROWS_WITH(log_targets(job, {}, bad, true),
+                    "TFJob \"mnist\" has no replica with index 2: its replicas are Worker 0-1");
+  // a field of the wrong type from a server is not read, and nothing throws
+  json odd = j;
+  odd["spec"]["tfReplicaSpecs"]["Worker"]["replicas"] = "two";
+  CHECK(decode_tfjob(odd).spec.tf_replica_specs.at("Worker").replicas_or_default() == 1);
 }

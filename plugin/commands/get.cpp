@@ -36,10 +36,11 @@ namespace {
 
 /// DURATION as kubectl shows it for a batch Job (printers.go printJob): from the start to
 /// the completion, or to now while it runs; "" before it starts.
-std::string duration(const nlohmann::json& job, std::time_t now = std::time(nullptr)) {
-  auto start = workflow::parse_time(tfjob::detail::value_at(job, "/status/startTime"_json_pointer, std::string()));
+std::string duration(const TFJob& job, std::time_t now = std::time(nullptr)) {
+  if (!job.status) return "";
+  auto start = workflow::parse_time(job.status->start_time);
   if (!start) return "";
-  auto end = workflow::parse_time(tfjob::detail::value_at(job, "/status/completionTime"_json_pointer, std::string()));
+  auto end = workflow::parse_time(job.status->completion_time);
   return workflow::human_duration(static_cast<long long>((end ? *end : now) - *start));
 }
 
@@ -51,25 +52,22 @@ struct Shape {
 };
 
 /// Labels as kubectl shows them (labels.FormatLabels: key=value, sorted, "<none>").
-std::string labels_text(const nlohmann::json& labels) {
-  std::map<std::string, std::string> sorted;
-  if (labels.is_object())
-    for (const auto& [k, v] : labels.items()) sorted[k] = v.is_string() ? v.get<std::string>() : v.dump();
+std::string labels_text(const std::map<std::string, std::string>& labels) {
   std::string out;
-  for (const auto& [k, v] : sorted) out += (out.empty() ? "" : ",") + k + "=" + v;
+  for (const auto& [k, v] : labels) out += (out.empty() ? "" : ",") + k + "=" + v;
   return out.empty() ? "<none>" : out;
 }
 
 /// The cells kubectl's table printer adds after a row's own (printers/tableprinter.go
 /// decorateTable): one per -L key (the label's value, "" when the job has none), then
 /// --show-labels' LABELS, both from the object's metadata.labels.
-void add_label_cells(std::vector<std::string>& r, const nlohmann::json& labels, const Shape& sh) {
-  for (const auto& key : sh.label_columns) {
-    auto it = labels.is_object() ? labels.find(key) : labels.end();
-    r.push_back(labels.is_object() && it != labels.end() && it->is_string() ? it->get<std::string>() : "");
-  }
-  if (sh.show_labels) r.push_back(labels_text(labels));
+void add_label_cells(std::vector<std::string>& r, const ObjectMeta& md, const Shape& sh) {
+  for (const auto& key : sh.label_columns) r.push_back(md.label(key));
+  if (sh.show_labels) r.push_back(labels_text(md.labels));
 }
+
+/// Whether the table has label cells (add_label_cells), so that metadata is decoded only then.
+bool has_label_cells(const Shape& sh) { return sh.show_labels || !sh.label_columns.empty(); }
 
 std::vector<std::string> row(const nlohmann::json& job, const Shape& sh, const std::map<std::string, std::string>& chief_nodes = {},
                              const std::string& event = "") {
@@ -83,12 +81,12 @@ std::vector<std::string> row(const nlohmann::json& job, const Shape& sh, const s
   if (sh.wide) {
     r.push_back(workflow::replicas_column(s));
     r.push_back(std::to_string(s.gpus));
-    auto d = duration(job);
+    auto d = duration(workflow::decode_tfjob(job));
     r.push_back(d.empty() ? "<none>" : d);
     auto n = chief_nodes.find(s.namespace_ + "/" + s.name);
     r.push_back(n == chief_nodes.end() || n->second.empty() ? "<none>" : n->second);
   }
-  add_label_cells(r, tfjob::detail::value_at(job, "/metadata/labels"_json_pointer, nlohmann::json::object()), sh);
+  if (has_label_cells(sh)) add_label_cells(r, metadata_of(job), sh);
   return r;
 }
 
@@ -112,15 +110,15 @@ std::vector<std::string> table_row(const nlohmann::json& r, const nlohmann::json
     if (i < 0 || static_cast<std::size_t>(i) >= cells.size() || !cells[i].is_string()) return std::string();
     return cells[i].get<std::string>();
   };
-  const auto md = tfjob::detail::value_at(r, "/object/metadata"_json_pointer, nlohmann::json::object());
+  const ObjectMeta md = metadata_of(tfjob::detail::value_at(r, "object", nlohmann::json::object()));
   std::vector<std::string> row;
-  if (sh.all_ns) row.push_back(tfjob::detail::value_at(md, "namespace", std::string()));
+  if (sh.all_ns) row.push_back(md.namespace_);
   std::string name = cell(name_at);
-  row.push_back(name.empty() ? tfjob::detail::value_at(md, "name", std::string()) : name);
+  row.push_back(name.empty() ? md.name : name);
   const std::string state = cell(state_at);
   row.push_back(state.empty() ? "<none>" : state);
-  row.push_back(workflow::age(tfjob::detail::value_at(md, "creationTimestamp", std::string())));
-  add_label_cells(row, tfjob::detail::value_at(md, "labels", nlohmann::json::object()), sh);
+  row.push_back(workflow::age(md.creation_timestamp));
+  add_label_cells(row, md, sh);
   return row;
 }
 
@@ -132,9 +130,10 @@ std::map<std::string, std::string> chief_nodes(kube::Client& client, const std::
   lp.label_selector = std::string(labels::job_role) + "=master";
   kube::list_pages(client, kube::RequestBuilder(workflow::resources::pods(), ns), lp, [&](kube::ListPage& page) {
     for (const auto& p : page.items) {
-      auto job = tfjob::detail::value_at(p, "/metadata/labels"_json_pointer, nlohmann::json::object()).value(labels::job_name, "");
-      auto node = tfjob::detail::value_at(p, "/spec/nodeName"_json_pointer, std::string());
-      auto& slot = out[tfjob::detail::value_at(p, "/metadata/namespace"_json_pointer, std::string()) + "/" + job];
+      if (!p.is_object()) continue;
+      const auto pod = p.get<k8s::Pod>();
+      const std::string& node = pod.spec.node_name;
+      auto& slot = out[pod.metadata.namespace_ + "/" + pod.metadata.label(labels::job_name)];
       if (slot.empty() || !node.empty()) slot = node;
     }
     return true;
@@ -597,9 +596,10 @@ int GetCommand::watch_named(Context& ctx, const std::string& ns, const std::vect
   auto& client = ctx.tfjobs();
   std::set<std::string> wanted(names.begin(), names.end());
   std::map<std::string, std::string> seen;  // ns/name -> resourceVersion printed
-  for (const auto& j : jobs)
-    seen[tfjob::detail::value_at(j, "/metadata/namespace"_json_pointer, std::string()) + "/" + tfjob::detail::value_at(j, "/metadata/name"_json_pointer, std::string())] =
-        tfjob::detail::value_at(j, "/metadata/resourceVersion"_json_pointer, std::string());
+  for (const auto& j : jobs) {
+    const ObjectMeta m = metadata_of(j);
+    seen[m.namespace_ + "/" + m.name] = m.resource_version;
+  }
   auto w = watcher(client, ns, names.size() == 1 ? names[0] : "");
   w.run([&](const kube::WatchEvent<kube::DynamicObject>& ev) {
     const std::string key = ev.object.namespace_() + "/" + ev.object.name();

@@ -96,19 +96,6 @@ inline void refuse_on_warnings(const std::vector<tfjob::Finding>& findings) {
   if (n) throw tfjob::error("--strict: " + std::to_string(n) + " warning(s) above; nothing was submitted");
 }
 
-namespace detail {
-/// Claim names the job's pod templates mount.
-inline std::set<std::string> claims_of(const nlohmann::json& job) {
-  std::set<std::string> out;
-  const nlohmann::json specs = tfjob::detail::value_at(job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());
-  for (const auto& [t, rs] : specs.items())
-    for (const auto& v : tfjob::detail::value_at(rs, "/template/spec/volumes"_json_pointer, nlohmann::json::array()))
-      if (v.contains("persistentVolumeClaim")) out.insert(tfjob::detail::value_at(v["persistentVolumeClaim"], "claimName", ""));
-  out.erase("");
-  return out;
-}
-}  // namespace detail
-
 /// The cluster path's flags that no request is needed to refuse.
 inline std::chrono::milliseconds check_submit_cluster_flags(const SubmitClusterFlags& f, std::size_t jobs, bool dry_run_server) {
   if ((f.wait || f.follow) && dry_run_server)
@@ -119,11 +106,11 @@ inline std::chrono::milliseconds check_submit_cluster_flags(const SubmitClusterF
   return wf::parse_duration(f.timeout, "--timeout");
 }
 
-/// Step 2 of a submit: the claims the job mounts exist, or are created when asked.
-inline void ensure_claims(Context& ctx, const std::string& ns, const nlohmann::json& job, const SubmitClusterFlags& f,
+/// Step 2 of a submit: the claims the job mounts (workflow::claims_of) exist, or are created when asked.
+inline void ensure_claims(Context& ctx, const std::string& ns, const std::set<std::string>& claims, const SubmitClusterFlags& f,
                           bool dry_run_server) {
   auto& client = ctx.client();
-  for (const auto& claim : detail::claims_of(job)) {
+  for (const auto& claim : claims) {
     if (workflow::get_opt(client, workflow::resources::pvcs(), ns, claim)) {
       ctx.err << "persistentvolumeclaim/" << claim << " exists (left as it is)\n";
       continue;
@@ -145,27 +132,29 @@ inline void apply_owned_objects(Context& ctx, const std::string& ns, const std::
   auto it = f.owned.find(name);
   if (it == f.owned.end()) return;
   for (const auto& obj : it->second) {
-    if (tfjob::detail::value_at(obj, "kind", std::string()) != "ConfigMap")
-      throw tfjob::error("cannot create a " + tfjob::detail::value_at(obj, "kind", std::string()) + " with the job");
+    const auto kind = obj.is_object() ? obj.get<k8s::ConfigMap>().kind : std::string();
+    if (kind != "ConfigMap") throw tfjob::error("cannot create a " + kind + " with the job");
     auto got = workflow::apply_owned(ctx.client(), workflow::resources::configmaps(), ns, obj, applied, so);
-    ctx.err << "configmap/" << tfjob::detail::value_at(got, "/metadata/name"_json_pointer, std::string())
+    ctx.err << "configmap/" << metadata_of(got).name
             << " applied (owned by tfjob.kubeflow.org/" << name << ", deleted with it"
             << (dry_run_server ? "; server dry run" : "") << ")\n";
   }
 }
 
 /// Step 4: a claim that cannot bind is worth saying now (a few seconds' look).
-inline void warn_unbound_claims(Context& ctx, const std::string& ns, const nlohmann::json& job) {
+inline void warn_unbound_claims(Context& ctx, const std::string& ns, const std::set<std::string>& claims) {
   auto& client = ctx.client();
-  for (const auto& claim : detail::claims_of(job)) {
+  for (const auto& claim : claims) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
     for (;;) {
       auto pvc = workflow::get_opt(client, workflow::resources::pvcs(), ns, claim);
-      if (!pvc || tfjob::detail::value_at(*pvc, "/status/phase"_json_pointer, std::string()) == "Bound") break;
+      if (!pvc) break;
+      k8s::PersistentVolumeClaim typed;
+      if (pvc->is_object()) typed = pvc->get<k8s::PersistentVolumeClaim>();
+      if (typed.status.phase == "Bound") break;
       if (std::chrono::steady_clock::now() > deadline) {
         auto why = workflow::pvc_pending_reason(
-            *pvc, workflow::object_events(client, ns, "PersistentVolumeClaim", claim,
-                                          tfjob::detail::value_at(*pvc, "/metadata/uid"_json_pointer, std::string())));
+            *pvc, workflow::object_events(client, ns, "PersistentVolumeClaim", claim, typed.metadata.uid));
         if (!why.empty())
           ctx.err << "warning: persistentvolumeclaim/" << claim << " is Pending: " << why
                   << "; the job's pods will wait for it (kubectl describe pvc " << claim << " -n " << ns << ")\n";
@@ -189,15 +178,17 @@ inline nlohmann::json submit_one(Context& ctx, nlohmann::json job, const SubmitC
                                  OutputFormat fmt, NotedCodes& noted, const std::string& subject = {},
                                  workflow::PreflightShared* shared = nullptr) {
   auto& client = ctx.client();
-  std::string ns = tfjob::detail::value_at(job, "/metadata/namespace"_json_pointer, std::string());
+  const TFJob typed = workflow::decode_tfjob(job);  // the manifest's fields, read once
+  std::string ns = typed.metadata.namespace_;
   if (ns.empty()) ns = client.namespace_();
   job["metadata"]["namespace"] = ns;
-  const std::string name = tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string());
+  const std::string& name = typed.metadata.name;
+  const std::set<std::string> claims = workflow::claims_of(typed);
 
   // --follow --save keeps every replica's log: cleanPodPolicy All or a TTL then loses nothing
   // one of several with nothing to create before it (no claim, no ConfigMap): its apply is
   // the server's answer, so the dry run of it is not sent first (kubectl apply sends none)
-  const bool creates_first = !detail::claims_of(job).empty() || f.owned.count(name) > 0;
+  const bool creates_first = !claims.empty() || f.owned.count(name) > 0;
   auto report = workflow::preflight_submit(client, ns, job, !f.skip_gpu_check, f.follow && !f.save.empty(), f.field_validation,
                                            shared, shared == nullptr || creates_first);
   // where it would wait: Kueue's LocalQueue, Volcano's Queue, a gang scheduler not asked for
@@ -211,7 +202,7 @@ inline nlohmann::json submit_one(Context& ctx, nlohmann::json job, const SubmitC
   if (!report.ok()) throw tfjob::error(report.errors());
   if (f.strict) refuse_on_warnings(report.findings);
 
-  ensure_claims(ctx, ns, job, f, dry_run_server);
+  ensure_claims(ctx, ns, claims, f, dry_run_server);
 
   workflow::SubmitOptions so;
   so.replace = f.replace;
@@ -225,7 +216,7 @@ inline nlohmann::json submit_one(Context& ctx, nlohmann::json job, const SubmitC
             << (dry_run_server ? " (server dry run)" : "") << "\n" << std::flush;
   apply_owned_objects(ctx, ns, name, res.object, f, so, dry_run_server);
 
-  if (!dry_run_server) warn_unbound_claims(ctx, ns, job);
+  if (!dry_run_server) warn_unbound_claims(ctx, ns, claims);
   return res.object;
 }
 
@@ -383,7 +374,7 @@ inline int submit_to_cluster_path(Context& ctx, const std::vector<nlohmann::json
           detail::HeldLines::Buf out_buf(done[i].lines, false), err_buf(done[i].lines, true);
           std::ostream out(&out_buf), err(&err_buf);
           Context mine = ctx.redirected(out, err);
-          const std::string subject = "TFJob " + tfjob::detail::value_at(jobs[i], "/metadata/name"_json_pointer, std::string());
+          const std::string subject = "TFJob " + metadata_of(jobs[i]).name;
           try {
             done[i].applied = submit_one(mine, jobs[i], f, dry_run_server, fmt, noted, subject, &shared);
           } catch (const std::exception& e) {
@@ -411,10 +402,9 @@ inline int submit_to_cluster_path(Context& ctx, const std::vector<nlohmann::json
   if (!(f.wait || f.follow)) return exit_code::ok;
 
   // 5. --wait / --follow
-  const std::string ns = tfjob::detail::value_at(jobs[0], "/metadata/namespace"_json_pointer, std::string()).empty()
-                             ? ctx.namespace_()
-                             : tfjob::detail::value_at(jobs[0], "/metadata/namespace"_json_pointer, std::string());
-  const std::string name = tfjob::detail::value_at(jobs[0], "/metadata/name"_json_pointer, std::string());
+  const ObjectMeta first = metadata_of(jobs[0]);
+  const std::string ns = first.namespace_.empty() ? ctx.namespace_() : first.namespace_;
+  const std::string& name = first.name;
   wf::ProgressLine line(true, ctx.err);
   workflow::JobSummary final_state;
   auto rc = f.follow ? follow_submitted(ctx, ns, name, f, timeout, line, final_state)

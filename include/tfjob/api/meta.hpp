@@ -341,6 +341,11 @@ void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path,
 void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, ObjectMeta& m);
 
 }  // namespace detail
+
+/// The metadata of any object a server sent (its kind need not be modeled), decoded leniently
+/// (detail::decode_lenient); empty when the object has none, or none that is an object.
+ObjectMeta metadata_of(const nlohmann::json& object);
+
 }  // namespace tfjob
 
 #if TFJOB_SDK_DEFINE_API
@@ -394,6 +399,14 @@ TFJOB_INLINE void to_json(nlohmann::json& j, const ObjectMeta& m) {
 TFJOB_INLINE void from_json(const nlohmann::json& j, OwnerReference& o) { detail::decode_whole(j, "ownerReference", o); }
 
 TFJOB_INLINE void from_json(const nlohmann::json& j, ObjectMeta& m) { detail::decode_whole(j, "metadata", m); }
+
+TFJOB_INLINE ObjectMeta metadata_of(const nlohmann::json& object) {
+  ObjectMeta m;
+  if (!object.is_object()) return m;
+  auto it = object.find("metadata");
+  if (it != object.end() && it->is_object()) detail::decode_lenient(*it, "metadata", m);
+  return m;
+}
 
 }  // namespace tfjob
 namespace tfjob::detail {

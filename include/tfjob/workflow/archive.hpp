@@ -160,9 +160,8 @@ struct Archiver {
   /// Write the logs of `p`'s containers (init containers included): the current attempt's,
   /// and the previous one's when the container restarted.
   void write_logs(const k8s::Pod& p, const std::string& pod) {
-    const nlohmann::json pj = p;  // logs.hpp reads the pod as JSON
-    for (const auto& cname : spec_containers(nlohmann::json(p.spec))) {
-      int restarts = restart_count(pj, cname);
+    for (const auto& cname : spec_containers(p.spec)) {
+      int restarts = restart_count(p, cname);
       for (bool previous : {false, true}) {
         if (previous && restarts == 0) continue;
         write_log(pod, cname, previous);

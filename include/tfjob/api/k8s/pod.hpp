@@ -102,6 +102,8 @@ struct Toleration {
 struct PodSpec {
   std::vector<Container> containers;
   std::vector<Container> init_containers;
+  /// `EphemeralContainer`s (kubectl debug): a Container's fields, `targetContainerName` kept in `other`.
+  std::vector<Container> ephemeral_containers;
   std::vector<Volume> volumes;
   std::string node_name;
   std::map<std::string, std::string> node_selector;
@@ -409,6 +411,7 @@ template <class F>
 void fields(PodSpec& v, F& f) {
   f("containers", v.containers);
   f("initContainers", v.init_containers);
+  f("ephemeralContainers", v.ephemeral_containers);
   f("volumes", v.volumes);
   f("nodeName", v.node_name);
   f("nodeSelector", v.node_selector);
