@@ -63,7 +63,7 @@ done < <(sed 's/\.[[:space:]].*//' <<<"${line#*:}" | sed 's/→/\n/g')
 cd "$src/include"
 area_of() {  # the layer a header belongs to
   case $1 in
-    tfjob/detail/*) echo detail ;;
+    tfjob/detail/* | tfjob/impl/*) echo detail ;;  # impl/: the root headers' bodies
     tfjob/*/*) local d=${1#tfjob/}; echo "${d%%/*}" ;;
     tfjob/*) echo detail ;;  # error.hpp, setting.hpp, version.hpp
     *) echo "" ;;

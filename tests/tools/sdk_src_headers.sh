@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# <tfjob/src.hpp> (the SDK's bodies for TFJOB_SDK_COMPILED) must include every header under
-# include/tfjob/, or a header's bodies are compiled nowhere and its functions fail to link in
-# compiled programs. Also: every header whose bodies sit in an area section includes
-# <tfjob/detail/compiled.hpp> (else TFJOB_SDK_DEFINE_* is undefined there and reads as 0), has
-# no inline function above its section, and guards its section with its directory's area.
+# <tfjob/src.hpp> (the SDK's bodies for TFJOB_SDK_COMPILED) must include every public header
+# under include/tfjob/, or a header's bodies are compiled nowhere and its functions fail to link
+# in compiled programs. Also the layout of detail/compiled.hpp: a header that has bodies
+# includes <tfjob/detail/compiled.hpp>, guards its section with its directory's area, has no
+# inline function above it, and its section is one line, the #include of its sibling
+# impl/<stem>_inl.hpp (CLI11's layout), where the bodies are; every impl file belongs to its
+# header and is included by nothing else.
 #   sdk_src_headers.sh SOURCE_DIR
 set -euo pipefail
 cd "$1/include"
@@ -12,11 +14,10 @@ fail=0
 while IFS= read -r h; do
   case $h in tfjob/src.hpp | tfjob/tfjob.hpp | tfjob/detail/compiled.hpp) continue ;; esac
   grep -qxF "#include <$h>" "$src" || { echo "$src does not include <$h>: add it to the list there"; fail=1; }
-  if grep -q '^#if TFJOB_SDK_DEFINE_' "$h" && ! grep -qxF '#include <tfjob/detail/compiled.hpp>' "$h"; then
-    echo "$h has an area section but does not include <tfjob/detail/compiled.hpp>"; fail=1
-  fi
-  # the convention (detail/compiled.hpp): a non-template body above the section would be
-  # compiled in every file again; the section is the header's own area's
+  grep -q '^#if TFJOB_SDK_DEFINE_' "$h" || continue
+  grep -qxF '#include <tfjob/detail/compiled.hpp>' "$h" ||
+    { echo "$h has an area section but does not include <tfjob/detail/compiled.hpp>"; fail=1; }
+  # a non-template body above the section would be compiled in every file again
   awk -v F="$h" 'BEGIN { sec = 0 } /^#if TFJOB_SDK_DEFINE_/ { sec = 1 }
       sec == 0 && /^ *inline / && !/inline constexpr/ && prev !~ /template/ {
         print F ":" NR ": an inline function above the area section (declare it; define it in the section, TFJOB_INLINE)"; bad = 1 }
@@ -28,9 +29,25 @@ while IFS= read -r h; do
   if grep '^#if TFJOB_SDK_DEFINE_' "$h" | grep -qv "^#if TFJOB_SDK_DEFINE_${area}\$"; then
     echo "$h: its section must be #if TFJOB_SDK_DEFINE_${area} (the area of its directory)"; fail=1
   fi
-done < <(find tfjob -name '*.hpp' | sort)
+  impl="$(dirname "$h")/impl/$(basename "$h" .hpp)_inl.hpp"
+  section=$(awk '/^#if TFJOB_SDK_DEFINE_/ { s = 1; next } s && /^#endif/ { exit } s' "$h")
+  if [ "$section" != "#include <$impl>" ]; then
+    echo "$h: its section must hold only '#include <$impl>' (the bodies live there, so the header reads as its interface)"; fail=1
+  elif [ ! -f "$impl" ]; then
+    echo "$h includes <$impl>, which does not exist"; fail=1
+  fi
+  if grep -qE '^TFJOB_INLINE ' "$h"; then
+    echo "$h: a function body outside its impl file: $(grep -nE '^TFJOB_INLINE ' "$h" | head -1)"; fail=1
+  fi
+done < <(find tfjob -name '*.hpp' -not -path '*/impl/*' | sort)
+while IFS= read -r impl; do
+  owner="$(dirname "$(dirname "$impl")")/$(basename "$impl" _inl.hpp).hpp"
+  users=$(grep -rlxF "#include <$impl>" tfjob | sort | tr '\n' ' ')
+  [ "$users" = "$owner " ] || { echo "$impl must be included by $owner alone (is by: ${users:-nothing})"; fail=1; }
+done < <(find tfjob -path '*/impl/*_inl.hpp' | sort)
 while IFS= read -r inc; do
   [ -f "$inc" ] || { echo "$src includes <$inc>, which does not exist"; fail=1; }
 done < <(sed -n 's/^#include <\(tfjob\/.*\)>$/\1/p' "$src")
-[ "$fail" = 0 ] && echo "ok: $src includes all $(( $(find tfjob -name "*.hpp" | wc -l) - 3 )) headers (every one but itself, tfjob.hpp and compiled.hpp)"
+n=$(find tfjob -name '*.hpp' -not -path '*/impl/*' | wc -l)
+[ "$fail" = 0 ] && echo "ok: $src includes all $((n - 3)) headers (every one but itself, tfjob.hpp and compiled.hpp); $(find tfjob -path '*/impl/*_inl.hpp' | wc -l) keep their bodies in impl/"
 exit "$fail"

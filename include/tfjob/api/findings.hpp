@@ -41,33 +41,5 @@ std::vector<Finding> dedupe(std::vector<Finding> in);
 }  // namespace tfjob
 
 #if TFJOB_SDK_DEFINE_API
-namespace tfjob {
-
-TFJOB_INLINE Finding::Finding(Severity s, Text m) : severity(s), message(std::move(m)) {}
-
-TFJOB_INLINE const char* to_string(Finding::Severity s) {
-  switch (s) {
-    case Finding::Severity::warning: return "warning";
-    case Finding::Severity::error: return "error";
-    case Finding::Severity::info: return "info";
-  }
-  return "";
-}
-
-TFJOB_INLINE nlohmann::json to_json_value(const Finding& f) {
-  return {{"code", f.code}, {"severity", to_string(f.severity)}, {"replica", f.replica},
-          {"message", f.message.str()}, {"evidence", f.evidence}, {"fix", f.fix.str()}};
-}
-
-TFJOB_INLINE std::vector<Finding> dedupe(std::vector<Finding> in) {
-  std::vector<Finding> out;
-  for (auto& f : in) {
-    bool seen = false;
-    for (const auto& o : out) seen |= o.code == f.code && o.replica == f.replica && o.message == f.message;
-    if (!seen) out.push_back(std::move(f));
-  }
-  return out;
-}
-
-}  // namespace tfjob
+#include <tfjob/api/impl/findings_inl.hpp>
 #endif  // TFJOB_SDK_DEFINE_API

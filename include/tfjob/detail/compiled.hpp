@@ -10,8 +10,10 @@
 ///   so a file that includes `<tfjob/tfjob.hpp>` no longer parses and instantiates the SDK's
 ///   bodies (measured in BENCHMARKS.md, "Compile time").
 ///
-/// Each header keeps its bodies in one section at its end, guarded by its area's macro
-/// (`#if TFJOB_SDK_DEFINE_API`), each definition marked `TFJOB_INLINE`. The areas are the
+/// Each header reads as its interface: declarations with their one-line docs, types and
+/// templates. Its bodies live in a sibling `impl/<name>_inl.hpp` (CLI11's layout), which the
+/// header includes at its end inside its area's section (`#if TFJOB_SDK_DEFINE_API`), each
+/// definition marked `TFJOB_INLINE`; an impl file is never included on its own. The areas are the
 /// directories: CORE (tfjob/ and tfjob/detail/), API, KUBE, GPU, LOCAL, SERVING, WORKFLOW.
 /// A source file may compile one area's bodies only (`#define TFJOB_SDK_IMPL_KUBE` before
 /// `#include <tfjob/src.hpp>`), so that a build compiles the areas in parallel (src/ does).

@@ -92,19 +92,5 @@ inline nlohmann::json arr_at(const nlohmann::json& j, const K& p) { return value
 }  // namespace tfjob::detail
 
 #if TFJOB_SDK_DEFINE_CORE
-namespace tfjob::detail {
-
-TFJOB_INLINE const nlohmann::json* json_at(const nlohmann::json& j, const nlohmann::json::json_pointer& p) {
-  return j.contains(p) ? &j[p] : nullptr;  // contains() answers false for a non-index token on an array
-}
-
-TFJOB_INLINE const nlohmann::json* json_at(const nlohmann::json& j, const std::string& k) {
-  if (!j.is_object()) return nullptr;
-  const auto it = j.find(k);
-  return it != j.end() ? &*it : nullptr;
-}
-
-TFJOB_INLINE const nlohmann::json* json_at(const nlohmann::json& j, const char* k) { return json_at(j, std::string(k)); }
-
-}  // namespace tfjob::detail
+#include <tfjob/detail/impl/json_inl.hpp>
 #endif  // TFJOB_SDK_DEFINE_CORE

@@ -35,29 +35,5 @@ void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std
 }  // namespace tfjob::k8s
 
 #if TFJOB_SDK_DEFINE_API
-namespace tfjob::k8s {
-
-TFJOB_INLINE const Condition* find_condition(const std::vector<Condition>& conditions, const std::string& type) {
-  for (const auto& c : conditions)
-    if (c.type == type) return &c;
-  return nullptr;
-}
-
-// Each type's fields, listed once for both directions (detail::write_fields, read_fields).
-
-template <class F>
-void fields(Condition& v, F& f) {
-  f("type", v.type);
-  f("status", v.status);
-  f("reason", v.reason);
-  f("message", v.message);
-  f("lastTransitionTime", v.last_transition_time);
-  f("observedGeneration", v.observed_generation);
-}
-
-TFJOB_INLINE void to_json(nlohmann::json& j, const Condition& v) { detail::write_fields(j, v); }
-
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Condition& v) { detail::read_fields(d, j, path, v); }
-
-}  // namespace tfjob::k8s
+#include <tfjob/api/k8s/impl/condition_inl.hpp>
 #endif  // TFJOB_SDK_DEFINE_API

@@ -95,18 +95,5 @@ struct LogRecord {
 }  // namespace tfjob::workflow
 
 #if TFJOB_SDK_DEFINE_WORKFLOW
-namespace tfjob::workflow {
-
-TFJOB_INLINE const char* to_string(LogEvent::Kind k) {
-  switch (k) {
-    case LogEvent::started: return "started";
-    case LogEvent::terminated: return "terminated";
-    case LogEvent::restarted: return "restarted";
-    case LogEvent::recreated: return "recreated";
-    case LogEvent::deleted: return "deleted";
-  }
-  return "";
-}
-
-}  // namespace tfjob::workflow
+#include <tfjob/workflow/logs/impl/record_inl.hpp>
 #endif  // TFJOB_SDK_DEFINE_WORKFLOW

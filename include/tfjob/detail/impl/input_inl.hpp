@@ -1,0 +1,143 @@
+#pragma once
+/// \file The bodies of <tfjob/detail/input.hpp>: that header includes this file at its end, in its
+/// `#if TFJOB_SDK_DEFINE_CORE` section (detail/compiled.hpp says when that is compiled).
+/// Include <tfjob/detail/input.hpp>, never this file.
+
+namespace tfjob::detail {
+
+TFJOB_INLINE std::string human_bytes(std::size_t n) {
+  const char* unit[] = {"B", "KiB", "MiB", "GiB"};
+  int u = 0;
+  std::size_t whole = n, frac = 0;
+  while (whole >= 1024 && u < 3) {
+    frac = whole % 1024;
+    whole /= 1024;
+    ++u;
+  }
+  std::string s = std::to_string(whole);
+  if (u > 0 && frac * 10 / 1024 > 0) s += "." + std::to_string(frac * 10 / 1024);
+  return s + " " + unit[u];
+}
+
+TFJOB_INLINE std::size_t invalid_utf8_at(std::string_view s) {
+  std::size_t i = 0;
+  const std::size_t n = s.size();
+  while (i < n) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t len;
+    std::uint32_t cp;
+    if (c >= 0xC2 && c <= 0xDF) len = 2, cp = c & 0x1F;
+    else if (c >= 0xE0 && c <= 0xEF) len = 3, cp = c & 0x0F;
+    else if (c >= 0xF0 && c <= 0xF4) len = 4, cp = c & 0x07;
+    else return i;
+    if (i + len > n) return i;
+    for (std::size_t k = 1; k < len; ++k) {
+      auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+      return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+TFJOB_INLINE std::pair<int, int> line_col_at(std::string_view text, std::size_t byte) {
+  int line = 1, col = 1;
+  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') line++, col = 1;
+    else ++col;
+  }
+  return {line, col};
+}
+
+TFJOB_INLINE std::string describe_json_type(const nlohmann::json& v) {
+  switch (v.type()) {
+    case nlohmann::json::value_t::null: return "null";
+    case nlohmann::json::value_t::boolean: return v.get<bool>() ? "a boolean (true)" : "a boolean (false)";
+    case nlohmann::json::value_t::string: {
+      const auto& s = v.get_ref<const std::string&>();
+      std::string shown;
+      for (char c : s.substr(0, 40)) shown += static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F ? '?' : c;
+      return "a string (\"" + shown + (s.size() > 40 ? "...\")" : "\")");
+    }
+    case nlohmann::json::value_t::number_integer:
+    case nlohmann::json::value_t::number_unsigned:
+    case nlohmann::json::value_t::number_float: return "a number (" + v.dump() + ")";
+    case nlohmann::json::value_t::array: return "a list";
+    case nlohmann::json::value_t::object: return "an object";
+    default: return "a value of another kind";
+  }
+}
+
+TFJOB_INLINE std::string json_syntax_reason(const nlohmann::json::parse_error& e) {
+  std::string msg = e.what();
+  auto p = msg.find("syntax error");
+  if (p == std::string::npos) p = msg.find("parse error");
+  if (p != std::string::npos) msg = msg.substr(p);
+  else if (auto b = msg.find("] "); b != std::string::npos) msg = msg.substr(b + 2);
+  // "syntax error while parsing value - invalid literal; last read: 'x'" -> after the dash
+  if (auto d = msg.find(" - "); d != std::string::npos) msg = msg.substr(d + 3);
+  return msg;
+}
+
+TFJOB_INLINE JsonRead read_json(std::string_view text, int max_depth) {
+  JsonRead r;
+  struct too_deep {};
+  std::size_t depth_seen = 0;
+  auto cb = [&](int depth, nlohmann::json::parse_event_t ev, nlohmann::json&) {
+    if ((ev == nlohmann::json::parse_event_t::object_start || ev == nlohmann::json::parse_event_t::array_start) &&
+        depth >= max_depth) {
+      depth_seen = static_cast<std::size_t>(depth);
+      throw too_deep{};
+    }
+    return true;
+  };
+  try {
+    r.value = nlohmann::json::parse(text.begin(), text.end(), cb);
+  } catch (const too_deep&) {
+    // find the offending bracket: the (max_depth+1)-th unclosed one
+    int d = 0;
+    bool in_str = false, esc = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      char c = text[i];
+      if (in_str) {
+        if (esc) esc = false;
+        else if (c == '\\') esc = true;
+        else if (c == '"') in_str = false;
+        continue;
+      }
+      if (c == '"') in_str = true;
+      else if (c == '[' || c == '{') {
+        if (++d > max_depth) { r.byte = i; break; }
+      } else if (c == ']' || c == '}') --d;
+    }
+    (void)depth_seen;
+    r.value = nullptr;
+    r.error = "exceeded max depth of " + std::to_string(max_depth) + " nested arrays and objects";
+  } catch (const nlohmann::json::parse_error& e) {
+    r.value = nullptr;
+    r.byte = e.byte > 0 ? e.byte - 1 : 0;
+    r.error = json_syntax_reason(e);
+    r.trailing = std::string(e.what()).find("expected end of input") != std::string::npos && r.byte > 0;
+  } catch (const nlohmann::json::exception& e) {
+    // e.g. out_of_range.406 "number overflow parsing '1e999'": the reason without the library's tag
+    r.value = nullptr;
+    std::string msg = e.what();
+    auto tag = msg.find("] ");
+    r.error = tag == std::string::npos ? msg : msg.substr(tag + 2);
+  }
+  return r;
+}
+
+TFJOB_INLINE std::string json_fault_place(std::string_view text, const JsonRead& r) {
+  auto [line, col] = line_col_at(text, r.byte);
+  return "at line " + std::to_string(line) + ", column " + std::to_string(col);
+}
+
+}  // namespace tfjob::detail

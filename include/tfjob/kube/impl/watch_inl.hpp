@@ -1,0 +1,175 @@
+#pragma once
+/// \file The bodies of <tfjob/kube/watch.hpp>: that header includes this file at its end, in its
+/// `#if TFJOB_SDK_DEFINE_KUBE` section (detail/compiled.hpp says when that is compiled).
+/// Include <tfjob/kube/watch.hpp>, never this file.
+
+namespace tfjob::kube {
+
+TFJOB_INLINE const char* to_string(EventType t) {
+  switch (t) {
+    case EventType::added: return "ADDED";
+    case EventType::modified: return "MODIFIED";
+    case EventType::deleted: return "DELETED";
+    case EventType::bookmark: return "BOOKMARK";
+    case EventType::error: return "ERROR";
+  }
+  return "UNKNOWN";
+}
+
+TFJOB_INLINE std::optional<EventType> parse_event_type(std::string_view s) {
+  for (EventType t : {EventType::added, EventType::modified, EventType::deleted, EventType::bookmark, EventType::error})
+    if (s == std::string_view(to_string(t))) return t;
+  return std::nullopt;
+}
+
+TFJOB_INLINE WatchTransition watch_transition(WatchState from, WatchEnd how, bool had_events, WatchState after) {
+  using S = WatchState;
+  using E = WatchEnd;
+  if (how == E::stopped) return {S::done};
+  switch (from) {
+    case S::list:
+    case S::relist:
+      if (how == E::listed) return {S::watch};
+      break;
+    case S::watch:
+      // a watch that brought nothing is re-opened (or relisted) only after a pause, so a
+      // server that ends every watch at once is not hammered (client-go reflector.go)
+      if (how == E::closed) return had_events ? WatchTransition{S::watch} : WatchTransition{S::back_off, WatchPause::quiet, S::watch};
+      if (how == E::gone) return had_events ? WatchTransition{S::relist} : WatchTransition{S::back_off, WatchPause::quiet, S::relist};
+      if (how == E::failed) return {S::back_off, WatchPause::failure, S::watch};
+      break;
+    case S::back_off:
+      if (how == E::paused) return {after};
+      break;
+    case S::done: break;
+  }
+  return {S::done};
+}
+
+TFJOB_INLINE const char* to_string(WatchState s) {
+  switch (s) {
+    case WatchState::list: return "list";
+    case WatchState::watch: return "watch";
+    case WatchState::relist: return "relist";
+    case WatchState::back_off: return "back_off";
+    case WatchState::done: return "done";
+  }
+  return "unknown";
+}
+
+TFJOB_INLINE void LineSplitter::reset() { partial_.clear(); }
+
+TFJOB_INLINE void LineSplitter::check(std::size_t len) const {
+  if (max_line != 0 && len > max_line)
+    throw parse_error("a line of the stream is longer than " + tfjob::detail::human_bytes(max_line) +
+                      " (the bound on one line); the server sent something that is no event");
+}
+
+TFJOB_INLINE std::string_view LineSplitter::strip_cr(std::string_view s) {
+  if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
+  return s;
+}
+
+namespace detail {
+
+TFJOB_INLINE std::string watch_field(const ResourceInfo& res, const nlohmann::json& o, const char* parent, const char* key,
+                                     const std::string& where) {
+  auto it = o.find(key);
+  if (it == o.end() || it->is_null()) return {};
+  if (!it->is_string())
+    throw parse_error(res.qualified() + " " + where + ": " + parent + key + " is " +
+                      tfjob::detail::describe_json_type(*it) + ", not a string; the server's answer has the wrong shape");
+  return it->get<std::string>();
+}
+
+TFJOB_INLINE const nlohmann::json& watch_metadata_of(const ResourceInfo& res, const nlohmann::json& o, const std::string& where) {
+  static const nlohmann::json empty = nlohmann::json::object();
+  if (!o.is_object())
+    throw parse_error(res.qualified() + " " + where + ": the object is " +
+                      tfjob::detail::describe_json_type(o) + ", not an object; the server's answer has the wrong shape");
+  auto it = o.find("metadata");
+  if (it == o.end() || it->is_null()) return empty;
+  if (!it->is_object())
+    throw parse_error(res.qualified() + " " + where + ": metadata is " +
+                      tfjob::detail::describe_json_type(*it) + ", not an object; the server's answer has the wrong shape");
+  return *it;
+}
+
+TFJOB_INLINE void watch_check_shape(const ResourceInfo& res, const nlohmann::json& o, const std::string& where) {
+  const std::string prefix = res.qualified() + " " + where + ": ";
+  const std::string tail = "; the server's answer has the wrong shape";
+  watch_metadata_of(res, o, where);
+  if (auto k = o.find("kind"); k != o.end() && k->is_string() && !res.kind.empty() &&
+                               k->get_ref<const std::string&>() != res.kind)
+    throw parse_error(prefix + "the object is of kind \"" + k->get<std::string>() + "\", not " + res.kind + tail);
+  auto st = o.find("status");
+  if (st == o.end() || st->is_null()) return;
+  if (!st->is_object())
+    throw parse_error(prefix + "status is " + tfjob::detail::describe_json_type(*st) + ", not an object" + tail);
+  auto cs = st->find("conditions");
+  if (cs == st->end() || cs->is_null()) return;
+  if (!cs->is_array())
+    throw parse_error(prefix + "status.conditions is " + tfjob::detail::describe_json_type(*cs) + ", not a list" + tail);
+  for (std::size_t i = 0; i < cs->size(); ++i)
+    if (!(*cs)[i].is_object())
+      throw parse_error(prefix + "status.conditions[" + std::to_string(i) + "] is " +
+                        tfjob::detail::describe_json_type((*cs)[i]) + ", not an object" + tail);
+}
+
+TFJOB_INLINE std::string watch_key_of(const ResourceInfo& res, const nlohmann::json& o, const std::string& where) {
+  const auto& md = watch_metadata_of(res, o, where);
+  return watch_field(res, md, "metadata.", "namespace", where) + "/" + watch_field(res, md, "metadata.", "name", where);
+}
+
+TFJOB_INLINE bool watch_list_all(Client& client, const RequestBuilder& rb, const WatchParams& params, int max_failures,
+                                 const StreamOptions& opts, const std::function<void()>& on_pass,
+                                 const std::function<bool(WatchListed&)>& on_item, std::string& list_rv, bool& whole) {
+  const ResourceInfo& res = rb.resource();
+  whole = false;
+  ListParams lp;
+  lp.label_selector = params.label_selector;
+  lp.field_selector = params.field_selector;
+  int failures = 0;
+  for (;;) {
+    bool stopped = false;
+    on_pass();
+    try {
+      std::size_t index = 0;
+      kube::list_pages(client, rb, lp, [&](ListPage& page) {
+        if (page.index == 0) list_rv = page.resource_version;
+        for (std::size_t i = 0; i < page.items.size(); ++i) {
+          auto& item = page.items[i];
+          const std::string where = "list item " + std::to_string(index++);
+          watch_check_shape(res, item, where);
+          const auto& imd = watch_metadata_of(res, item, where);
+          WatchListed l{watch_key_of(res, item, where), watch_field(res, imd, "metadata.", "uid", where),
+                        watch_field(res, imd, "metadata.", "resourceVersion", where), item};
+          if (!on_item(l)) {
+            stopped = true;
+            whole = page.continue_token.empty() && i + 1 == page.items.size();
+            return false;
+          }
+        }
+        return true;
+      });
+      if (!stopped) whole = true;
+      return !stopped;
+    } catch (const api_error& e) {
+      // an API server restarting answers 5xx (or 429) for a while: list again after a pause
+      if (e.code() < 500 && e.code() != 429) throw;
+      if (++failures > max_failures) throw;
+    } catch (const auth_error&) {
+      throw;
+    } catch (const transport_error&) {
+      if (++failures > max_failures) throw;
+    }
+    // the watch's own pacing of failures (Watcher::run): 200 ms doubling to 6.4 s
+    kube::sleep_for(std::chrono::milliseconds(100) * (1 << std::min(failures, 6)), opts.cancel, opts.deadline);
+    if (opts.cancel && opts.cancel->load()) return false;
+    if (opts.deadline != std::chrono::steady_clock::time_point::max() && std::chrono::steady_clock::now() >= opts.deadline)
+      return false;
+  }
+}
+
+}  // namespace detail
+}  // namespace tfjob::kube

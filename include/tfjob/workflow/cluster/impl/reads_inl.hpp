@@ -1,0 +1,171 @@
+#pragma once
+/// \file The bodies of <tfjob/workflow/cluster/reads.hpp>: that header includes this file at its end, in its
+/// `#if TFJOB_SDK_DEFINE_WORKFLOW` section (detail/compiled.hpp says when that is compiled).
+/// Include <tfjob/workflow/cluster/reads.hpp>, never this file.
+
+namespace tfjob::workflow {
+
+namespace resources {
+
+TFJOB_INLINE kube::ResourceInfo tfjobs() { return kube::resource_info<TFJob>(); }
+TFJOB_INLINE kube::ResourceInfo pods() { return kube::resource_info<k8s::Pod>(); }
+TFJOB_INLINE kube::ResourceInfo events() { return kube::resource_info<k8s::Event>(); }
+TFJOB_INLINE kube::ResourceInfo nodes() { return kube::resource_info<k8s::Node>(); }
+TFJOB_INLINE kube::ResourceInfo namespaces() { return kube::resource_info<k8s::Namespace>(); }
+TFJOB_INLINE kube::ResourceInfo pvcs() { return kube::resource_info<k8s::PersistentVolumeClaim>(); }
+TFJOB_INLINE kube::ResourceInfo configmaps() { return kube::resource_info<k8s::ConfigMap>(); }
+
+}  // namespace resources
+
+TFJOB_INLINE std::vector<nlohmann::json> list_items(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns,
+                                                    kube::ListParams p) {
+  std::vector<nlohmann::json> out;
+  kube::list_pages(c, kube::RequestBuilder(res, ns), std::move(p), [&](kube::ListPage& page) {
+    for (auto& i : page.items) out.push_back(std::move(i));
+    return true;
+  });
+  return out;
+}
+
+TFJOB_INLINE nlohmann::json node_facts(const nlohmann::json& node) {
+  nlohmann::json f = nlohmann::json::object();
+  auto copy = [](const nlohmann::json& from, nlohmann::json& to, std::initializer_list<const char*> keys) {
+    if (!from.is_object()) return;
+    for (const char* k : keys)
+      if (auto it = from.find(k); it != from.end()) to[k] = *it;
+  };
+  copy(node, f, {"apiVersion", "kind"});
+  if (auto md = node.find("metadata"); md != node.end() && md->is_object()) {
+    f["metadata"] = nlohmann::json::object();
+    copy(*md, f["metadata"], {"name", "uid", "resourceVersion", "creationTimestamp", "labels"});
+  }
+  if (auto sp = node.find("spec"); sp != node.end() && sp->is_object()) {
+    f["spec"] = nlohmann::json::object();
+    copy(*sp, f["spec"], {"taints", "unschedulable", "providerID"});
+  }
+  if (auto st = node.find("status"); st != node.end() && st->is_object()) {
+    f["status"] = nlohmann::json::object();
+    copy(*st, f["status"], {"capacity", "allocatable", "conditions", "nodeInfo"});
+  }
+  return f;
+}
+
+TFJOB_INLINE nlohmann::json pod_gpu_facts(const nlohmann::json& pod) {
+  nlohmann::json f = nlohmann::json::object();
+  auto copy = [](const nlohmann::json& from, nlohmann::json& to, std::initializer_list<const char*> keys) {
+    if (!from.is_object()) return;
+    for (const char* k : keys)
+      if (auto it = from.find(k); it != from.end()) to[k] = *it;
+  };
+  copy(pod, f, {"apiVersion", "kind"});
+  if (auto md = pod.find("metadata"); md != pod.end() && md->is_object()) {
+    f["metadata"] = nlohmann::json::object();
+    copy(*md, f["metadata"], {"name", "namespace", "uid", "labels"});
+  }
+  if (auto sp = pod.find("spec"); sp != pod.end() && sp->is_object()) {
+    f["spec"] = nlohmann::json::object();
+    copy(*sp, f["spec"], {"nodeName"});
+    for (const char* list : {"containers", "initContainers"}) {
+      auto cs = sp->find(list);
+      if (cs == sp->end() || !cs->is_array()) continue;
+      nlohmann::json kept = nlohmann::json::array();
+      for (const auto& c : *cs) {
+        nlohmann::json k = nlohmann::json::object();
+        copy(c, k, {"name", "resources"});
+        kept.push_back(std::move(k));
+      }
+      f["spec"][list] = std::move(kept);
+    }
+  }
+  if (auto st = pod.find("status"); st != pod.end() && st->is_object()) {
+    f["status"] = nlohmann::json::object();
+    copy(*st, f["status"], {"phase"});
+  }
+  return f;
+}
+
+TFJOB_INLINE std::vector<nlohmann::json> list_active_pods(kube::Client& c) {
+  std::vector<nlohmann::json> out;
+  kube::ListParams p;
+  p.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
+  kube::list_pages(c, kube::RequestBuilder(resources::pods(), ""), p, [&](kube::ListPage& page) {
+    for (const auto& i : page.items) out.push_back(pod_gpu_facts(i));
+    return true;
+  });
+  return out;
+}
+
+TFJOB_INLINE std::vector<nlohmann::json> list_nodes(kube::Client& c) {
+  std::vector<nlohmann::json> out;
+  kube::list_pages(c, kube::RequestBuilder(resources::nodes(), ""), {}, [&](kube::ListPage& page) {
+    for (const auto& n : page.items) out.push_back(node_facts(n));
+    return true;
+  });
+  return out;
+}
+
+TFJOB_INLINE std::optional<nlohmann::json> get_opt(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns,
+                                                   const std::string& name) {
+  try {
+    return c.request_json(kube::RequestBuilder(res, ns).get(name));
+  } catch (const api_error& e) {
+    if (e.is_not_found()) return std::nullopt;
+    throw;
+  }
+}
+
+TFJOB_INLINE TFJob decode_tfjob(const nlohmann::json& job) {
+  TFJob t;
+  tfjob::detail::decode_lenient(job, "TFJob", t);
+  return t;
+}
+
+TFJOB_INLINE std::optional<TFJob> get_tfjob(kube::Client& c, const std::string& ns, const std::string& name) {
+  auto j = get_opt(c, resources::tfjobs(), ns, name);
+  if (!j) return std::nullopt;
+  return decode_tfjob(*j);
+}
+
+TFJOB_INLINE std::vector<nlohmann::json> job_pods(kube::Client& c, const std::string& ns, const std::string& job) {
+  for (const auto& sel : pod_selectors(job)) {
+    kube::ListParams p;
+    p.label_selector = sel;
+    auto pods = list_items(c, resources::pods(), ns, p);
+    if (!pods.empty()) return pods;
+  }
+  return {};
+}
+
+TFJOB_INLINE std::vector<nlohmann::json> object_events(kube::Client& c, const std::string& ns, const std::string& kind,
+                                                       const std::string& name, const std::string& uid) {
+  try {
+    return list_items(c, resources::events(), ns, kube::events_about(kind, name, ns, uid));
+  } catch (const api_error& e) {
+    if (e.is_forbidden()) return {};  // events are nice to have; a user may not read them
+    throw;
+  }
+}
+
+TFJOB_INLINE std::vector<nlohmann::json> job_events(kube::Client& c, const std::string& ns, const nlohmann::json& job,
+                                                    const std::vector<nlohmann::json>& pods, PodEvents which) {
+  const ObjectMeta jm = metadata_of(job);
+  std::vector<nlohmann::json> out = object_events(c, ns, tfjob::kind, jm.name, jm.uid);
+  for (const auto& p : pods) {
+    if (which == PodEvents::none) break;
+    k8s::Pod pod;
+    if (p.is_object()) pod = p.get<k8s::Pod>();
+    if (which == PodEvents::pending && (pod.status.phase != "Pending" || !pod.spec.node_name.empty())) continue;
+    for (auto& e : object_events(c, ns, "Pod", pod.metadata.name, pod.metadata.uid)) out.push_back(std::move(e));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+    return detail::event_time(a) < detail::event_time(b);
+  });
+  return out;
+}
+
+TFJOB_INLINE bool tfjobs_served(kube::Client& c) {
+  const auto r = resources::tfjobs();
+  return kube::serves(c, r.group, r.version, r.plural);
+}
+
+}  // namespace tfjob::workflow
