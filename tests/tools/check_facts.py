@@ -8,7 +8,7 @@
   scripts and tests name the same repository and ref, and every "training operator v1.9.N"
   says the same N.
 - The claim's access mode: samples/mnist/pvc.yaml is the source; the SDK's default for a
-  created claim (include/tfjob/workflow/cluster.hpp) and what the README and docs say a
+  created claim (include/tfjob/workflow/cluster/submit.hpp) and what the README and docs say a
   created claim gets agree.
 - The cost: computed from the Terraform README's own prices and the defaults in
   variables.tf (VMs: admin workstation + control plane + workers); the figure both READMEs
@@ -95,7 +95,7 @@ def main():
     check(len(modes) == 1, "samples/mnist/pvc.yaml names one access mode")
     if modes:
         mode = modes[0]
-        sdk = re.search(r'default_claim_access_mode = "(\w+)"', read(src, "include/tfjob/workflow/cluster.hpp"))
+        sdk = re.search(r'default_claim_access_mode = "(\w+)"', read(src, "include/tfjob/workflow/cluster/submit.hpp"))
         check(sdk is not None and sdk.group(1) == mode,
               f"the SDK creates claims {sdk.group(1) if sdk else '?'} (pvc.yaml: {mode})")
         readme = read(src, "README.md")
