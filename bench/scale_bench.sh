@@ -24,13 +24,6 @@ RUNS=${2:-3}
 bench_on_real_apiserver "$0" "$BUILD_DIR" "$RUNS"
 
 # ---- inside: KUBECONFIG points at the real kube-apiserver with the TFJob CRD ----------------
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-CTX=(--context "$TFJOB_TEST_CONTEXT_CERT")
-P=("$PLUGIN" "${CTX[@]}")
-K=("$KUBECTL" "${CTX[@]}")
-export HOME=$TMP/home  # kubectl's discovery cache: warmed once below, the same for every run
-mkdir -p "$HOME"
 NS=bench-crowd
 "${K[@]}" create namespace "$NS" >/dev/null
 
