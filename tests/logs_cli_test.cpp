@@ -16,6 +16,8 @@
 #include <future>
 #include <regex>
 #include <sstream>
+#include <functional>
+#include <thread>
 
 using nlohmann::json;
 using tfjob::test::ContainerScript;
@@ -306,6 +308,62 @@ TEST_CASE("logs -f says each state change once: terminated with its reason, rest
   // the same as JSON lines, marked as events
   r = c.run({"logs", "ev", "-o", "json"});
   CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("logs -f of a container restarted before the API says so shows each attempt once and in order", "[logs][e2e][events]") {
+  // The kubelet serves a pod's current log by its own status, which reaches the API later: a
+  // container OOM-killed and restarted at once is still shown running its first attempt
+  // while the log endpoint serves the second (realnode.logs-states met it on CI: the second
+  // attempt shown twice, the first never)
+  FakeApiServerOptions o;
+  o.restart_status_lag = std::chrono::milliseconds(2500);
+  Cluster c(o);
+  ContainerScript sc = says({"attempt line"});
+  sc.exit_code = std::nullopt;  // runs until finish()
+  sc.exit_reason = "OOMKilled";
+  c.server->kubelet().script("lag-chief-0", sc);
+  auto r = c.run({"submit", "--name", "lag", "--image", "tensorflow/tensorflow:2.15.0", "--chief", "--gpus", "0",
+                  "--restart-policy", "OnFailure", "-o", "name"});
+  REQUIRE(r.exit_code == 0);
+  auto& kl = c.server->kubelet();
+  auto wait_for = [](const std::function<bool()>& ok) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    auto now_ok = [&] {
+      try {
+        return ok();
+      } catch (const std::exception&) {
+        return false;  // no pod yet
+      }
+    };
+    while (!now_ok() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return now_ok();
+  };
+  REQUIRE(wait_for([&] { return kl.log("default", "lag-chief-0", "tensorflow") == "attempt line\n"; }));
+  kl.finish("default", "lag-chief-0", "tensorflow", 137);  // killed: the kubelet restarts it 100 ms later
+  REQUIRE(wait_for([&] { return !kl.log("default", "lag-chief-0", "tensorflow", true).empty(); }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  kl.append_log("default", "lag-chief-0", "tensorflow", {"second attempt"});
+  REQUIRE(kl.log("default", "lag-chief-0", "tensorflow") == "attempt line\nsecond attempt\n");
+  auto pod = c.server->get_object("pods", "default", "lag-chief-0");
+  REQUIRE(pod);
+  REQUIRE((*pod)["status"]["containerStatuses"][0].value("restartCount", -1) == 0);  // the API is behind
+  std::thread ender([&] {
+    std::this_thread::sleep_for(std::chrono::seconds(4));
+    kl.finish("default", "lag-chief-0", "tensorflow", 0);
+  });
+  r = c.run({"logs", "lag", "-f", "--color", "never"});
+  ender.join();
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "attempt line\nattempt line\nsecond attempt\n");
+  auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t p = r.err.find(what); p != std::string::npos; p = r.err.find(what, p + 1)) ++n;
+    return n;
+  };
+  CHECK(count("terminated: exit code 137 (OOMKilled)") == 1);
+  CHECK(count("restarted (restart 1, attempt 2)") == 1);
+  CHECK(count("terminated: exit code 0 (Completed)") == 1);
 }
 
 TEST_CASE("logs --save keeps what a pod wrote after it is deleted and wait --save too", "[logs][e2e][save]") {

@@ -44,6 +44,10 @@ struct FakeApiServerOptions {
   /// For this long after a pod's containers start, the kubelet reports phase Running but
   /// no containerStatuses yet (a status update that lags, as a busy kubelet's does).
   std::chrono::milliseconds container_status_lag{0};
+  /// From when a container's run ends until this long after the kubelet restarted it, the
+  /// API keeps showing the container as it was while that run ran: the real kubelet serves
+  /// logs by its own status, which reaches the API later (its status manager syncs apart).
+  std::chrono::milliseconds restart_status_lag{0};
   /// Serve KServe's serving.kserve.io/v1beta1 InferenceService, with a stand-in for its
   /// controller in RawDeployment mode (a Deployment and Service NAME-predictor whose TF
   /// Serving FakeTfServing answers; the status follows the Deployment). Off: the group is

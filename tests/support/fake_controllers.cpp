@@ -413,6 +413,14 @@ void FakeApiServer::Impl::reconcile_pods_locked() {
           all_done = false;
         }
       }
+      // a late status (restart_status_lag): from the pass a run ends until the lag has passed
+      // since the next one started, the API keeps what it last showed while the run ran
+      // (the kubelet serves logs from its own status, which reaches the API later)
+      if (opts.restart_status_lag.count() > 0 && !st.published.is_null() &&
+          (st.restart_pending || (st.runs.size() >= 2 && now < st.runs.back().started_at + opts.restart_status_lag)))
+        cs = st.published;
+      else
+        st.published = cs;
       (sidecar ? init_css : css).push_back(cs);
     }
     std::string new_phase = all_done ? (all_ok ? "Succeeded" : "Failed") : "Running";

@@ -56,6 +56,7 @@ struct ContainerState {
   int global_attempt = 0;  ///< index into script.restart_exit_codes (persists across pod recreation)
   std::optional<int> finish_code;
   bool removed = false;  ///< Kubelet::remove: followers get the runtime's NotFound error after the log
+  nlohmann::json published;  ///< the status last published (FakeApiServerOptions::restart_status_lag holds it)
   bool running() const { return !runs.empty() && !runs.back().terminated; }
 };
 

@@ -124,7 +124,7 @@ class ReplicaFollower {
         if (!done_.count(key)) {
           if (o_.follow && restarts > 0) show_missed_attempt(target->pod, info, restarts);
           say_attempt(info, restarts, key);
-          show_attempt(info, restarts, key, running);
+          show_attempt(target->pod, info, restarts, key, running);
           if (!o_.follow) return res_;
           if (!(job_obj_ = look_job())) return job_deleted();
           continue;  // look at the pod again right away
@@ -227,8 +227,13 @@ class ReplicaFollower {
     if (o_.on_event) o_.on_event(ev);
   }
 
-  /// One attempt's log into the sink (or its bytes into on_bytes).
-  void stream(const PodInfo& info, int attempt, const kube::LogParams& lp) {
+  /// One attempt's log into the sink (or its bytes into on_bytes). `seen`, when given: the
+  /// pod as the watch showed it, whose container's attempt `attempt` the kubelet is asked
+  /// for as its current log; what it serves may be a later attempt's (served_attempt_is),
+  /// judged once the kubelet has answered (at the first line, or at the end of a silent
+  /// log) before anything is shown. Returns false when it was not that attempt's and was
+  /// dropped, nothing of it shown.
+  bool stream(const PodInfo& info, int attempt, const kube::LogParams& lp, const k8s::Pod* seen = nullptr) {
     LogSource src = source_of(info, attempt);
     kube::StreamOptions so;
     so.cancel = o_.cancel;
@@ -237,16 +242,56 @@ class ReplicaFollower {
     ls.want_times = o_.want_times;
     ls.max_line_bytes = o_.max_line_bytes;
     ls.eager = o_.eager;
-    if (o_.on_bytes && ls.resumes_by_bytes()) {
+    if (o_.on_bytes && ls.resumes_by_bytes() && !seen) {
       ls.run_bytes([&](std::string_view b) { return o_.on_bytes(src, b); }, so);
-      return;
+      return true;
     }
     LogRecord rec;
     rec.source = &src;
-    ls.run_pieces([&](const kube::LogPiece& pc) {
+    bool judged = !seen, dropped = false;
+    const bool whole = ls.run_pieces([&](const kube::LogPiece& pc) {
+      if (!judged) {
+        judged = true;
+        if ((dropped = !served_attempt_is(*seen, info, attempt))) return false;
+      }
       rec.piece = pc;
       return sink_(rec);
     }, so);
+    if (!judged && whole) dropped = !served_attempt_is(*seen, info, attempt);
+    return !dropped;
+  }
+
+  /// Whether the log the kubelet has just served as a container's current one is attempt
+  /// `attempt`'s, the attempt `seen` (the watch's copy of the pod) shows. The kubelet serves
+  /// the container its own status names, which reaches the API, and so the watch, later: a
+  /// container that died and was restarted in between (an OOM kill, then an immediate
+  /// restart) would be shown under the attempt before it, then again as itself, and the
+  /// attempt that died never. The kubelet's previous log tells where it is: for the first
+  /// attempt, that one exists; later, that it began after attempt `attempt` started (times
+  /// in whole seconds: the same second cannot tell, and counts as that attempt, as before).
+  bool served_attempt_is(const k8s::Pod& seen, const PodInfo& info, int attempt) {
+    kube::LogParams lp;
+    lp.container = o_.container;
+    lp.previous = true;
+    kube::LogStreamer prev(c_, ns_, info.name, lp);
+    prev.want_times = true;
+    std::string prev_first;
+    try {
+      prev.run_pieces([&](const kube::LogPiece& pc) {
+        prev_first = pc.timestamp;
+        return false;
+      });
+    } catch (const tfjob::error&) {
+      return true;  // no previous attempt kept: the kubelet has not restarted the container since
+    }
+    if (attempt == 0) return false;  // the first attempt has a previous one: the kubelet restarted it
+    const auto* c = seen.container_status(o_.container);
+    const std::string started = !c ? std::string()
+                                : c->state.running  ? c->state.running->started_at
+                                : c->state.terminated ? c->state.terminated->started_at
+                                                      : std::string();
+    const auto began = tfjob::detail::rfc3339_seconds(prev_first), start = tfjob::detail::rfc3339_seconds(started);
+    return !(began && start && *began > *start);
   }
 
   /// The log parameters of an attempt: tail/since apply to the first stream only; later
@@ -346,13 +391,20 @@ class ReplicaFollower {
     tell(LogEvent::started, source_of(info, restarts), key, "container " + o_.container + " of pod " + info.name + " started");
   }
 
-  /// The current attempt's log (followed while it runs).
-  void show_attempt(const PodInfo& info, int restarts, const std::string& key, bool running) {
+  /// The current attempt's log (followed while it runs). When following a pod whose
+  /// restartPolicy lets the kubelet start the container again, what it serves as current is
+  /// checked to be this attempt (stream); when it is not, nothing is shown and the pod is
+  /// looked at again, which then shows this attempt as the previous log, then the next.
+  void show_attempt(const k8s::Pod& pod, const PodInfo& info, int restarts, const std::string& key, bool running) {
     kube::LogParams lp = params();
     lp.follow = o_.follow && running;
     lp.previous = o_.previous && !o_.follow;
+    const bool may_restart = o_.follow && pod.spec.restart_policy != "Never";
     try {
-      stream(info, restarts, lp);
+      if (!stream(info, restarts, lp, may_restart ? &pod : nullptr)) {
+        pause(o_.poll);
+        return;
+      }
       ++res_.streams;
       done_.insert(key);
       last_pod_uid_ = info.uid;
