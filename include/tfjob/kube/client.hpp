@@ -13,6 +13,7 @@
 #include <tfjob/kube/detail/http.hpp>
 #include <tfjob/kube/exec.hpp>
 #include <tfjob/kube/request.hpp>
+#include <tfjob/kube/response.hpp>
 #include <tfjob/kube/side_task.hpp>  // sleep_for: retries' pauses end on cancel
 
 #include <nlohmann/json.hpp>
@@ -32,27 +33,6 @@
 
 namespace tfjob::kube {
 
-/// A complete (buffered) response.
-struct Response {
-  int status = 0;
-  std::string reason;
-  std::vector<std::pair<std::string, std::string>> headers;  ///< names lower-cased
-  std::string body;
-  std::string header(const std::string& name) const;
-};
-
-/// One warning of a `Warning` response header (RFC 7234 5.5: `299 - "text"`).
-struct WarningHeader {
-  int code = 0;
-  std::string agent;  ///< "-" from kube-apiserver
-  std::string text;   ///< unquoted
-};
-
-/// Every warning in the values of a response's `Warning` headers (one value may hold several,
-/// comma-separated); a malformed one ends the parse of its value, as apimachinery's
-/// util/net ParseWarningHeaders does.
-std::vector<WarningHeader> parse_warning_headers(const std::vector<std::string>& values);
-
 /// Options for a streamed response (watch, follow logs).
 struct StreamOptions {
   const std::atomic<bool>* cancel = nullptr;  ///< raise to stop the stream promptly
@@ -62,11 +42,6 @@ struct StreamOptions {
   /// --request-timeout bounds a whole watch this way (http.Client.Timeout).
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
-
-/// Decode a failed response into a Kubernetes Status (client-go's newUnstructuredResponseError
-/// for bodies that are not a Status).
-status status_from_response(int code, const std::string& reason_phrase, const std::string& body,
-                            const std::string& retry_after = {});
 
 /// How retries are paced (client-go defaults: up to 10 Retry-After retries).
 struct RetryPolicy {

@@ -3,16 +3,19 @@
 /// list -> watch from the list's resourceVersion with bookmarks -> on a dropped stream watch
 /// again from the last version seen -> on 410 Gone relist and replay only the difference,
 /// with back_off between a watch that brought nothing or failed and the next one
-/// (WatchState, watch_transition: the table; Watcher::step: one step). A cache of what the
-/// caller has been told (name -> uid/resourceVersion) guarantees no event is lost or
-/// delivered twice across reconnects and relists.
+/// (<tfjob/kube/watch_state.hpp>: the states and their table; Watcher::step: one step). A
+/// cache of what the caller has been told (name -> uid/resourceVersion) guarantees no event
+/// is lost or delivered twice across reconnects and relists.
 
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/input.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/client.hpp>
+#include <tfjob/kube/line_splitter.hpp>
 #include <tfjob/kube/pager.hpp>
 #include <tfjob/kube/request.hpp>
+#include <tfjob/kube/watch_event.hpp>
+#include <tfjob/kube/watch_state.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -27,132 +30,6 @@
 #include <string_view>
 
 namespace tfjob::kube {
-
-/// The type of a watch event (apimachinery pkg/watch/watch.go EventType). ERROR never reaches
-/// a callback (the watcher throws the server's Status or relists on 410); BOOKMARK only when
-/// WatchParams::deliver_bookmarks is set.
-enum class EventType { added, modified, deleted, bookmark, error };
-
-/// The wire spelling: "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR".
-const char* to_string(EventType t);
-
-/// The event type a wire spelling names; nullopt for any other (the watcher ignores those).
-std::optional<EventType> parse_event_type(std::string_view s);
-
-/// One change.
-template <class T>
-struct WatchEvent {
-  EventType type;
-  T object;
-};
-
-/// Splits a byte stream into lines (the watch and log wire formats).
-class LineSplitter {
- public:
-  /// Feed bytes; `on_line` gets each complete line without '\n' (and '\r'); it returns false
-  /// to stop, in which case feed returns false.
-  template <class F>
-  bool feed(std::string_view data, F&& on_line) {
-    while (!data.empty()) {
-      auto nl = data.find('\n');
-      if (nl == std::string_view::npos) {
-        check(partial_.size() + data.size());
-        partial_.append(data);
-        return true;
-      }
-      check(partial_.size() + nl);
-      bool more;
-      if (partial_.empty()) {
-        more = on_line(strip_cr(data.substr(0, nl)));
-      } else {
-        partial_.append(data.substr(0, nl));
-        std::string line = std::move(partial_);
-        partial_.clear();
-        more = on_line(strip_cr(line));
-      }
-      data.remove_prefix(nl + 1);
-      if (!more) return false;
-    }
-    return true;
-  }
-  /// Bytes of an unfinished line.
-  const std::string& partial() const { return partial_; }
-  /// Longest line accepted (0 = no bound): a longer one throws parse_error naming the
-  /// bound, before it is buffered further.
-  std::size_t max_line = 0;
-  void reset();
-
- private:
-  void check(std::size_t len) const;
-  static std::string_view strip_cr(std::string_view s);
-  std::string partial_;
-};
-
-/// Statistics a watcher keeps (for tests and -v logs).
-struct WatchStats {
-  int lists = 0;       ///< full lists (initial + after 410)
-  int connections = 0; ///< watch requests opened
-  int resumes = 0;     ///< reconnects after a drop or a normal end
-  int duplicates_skipped = 0;
-  int empty_ends = 0;  ///< watches that ended without an event (each one backed off)
-};
-
-/// How a watcher paces re-opening a watch that ended without an event: client-go's
-/// reflector (tools/cache/reflector.go NewReflectorWithOptions: backoffManager 800ms
-/// doubling to a 30s cap, jitter 1.0, reset after 2 quiet minutes), so a server that ends
-/// every watch at once is not hammered in a hot loop.
-struct WatchBackoff {
-  std::chrono::milliseconds initial{800};
-  std::chrono::milliseconds cap{30000};
-  double jitter = 1.0;  ///< each wait is d + U(0, jitter * d)
-  std::chrono::milliseconds reset_after{120000};
-};
-
-/// Where a watcher is (kube-runtime watcher.rs `State`; client-go's Reflector ListAndWatch).
-enum class WatchState {
-  list,      ///< the first list: every object (as ADDED), then the caller's picture is whole
-  watch,     ///< a watch open from the last resourceVersion seen
-  relist,    ///< after 410 Gone: list again and deliver only what changed meanwhile
-  back_off,  ///< a pause before the next watch or relist
-  done,      ///< the callback said stop, `cancel` was raised, or the deadline passed
-};
-
-/// How one step of a watcher ended.
-enum class WatchEnd {
-  listed,   ///< a list (first or again) was delivered
-  stopped,  ///< the callback returned false, `cancel` was raised, or the deadline passed
-  closed,   ///< the server ended the watch without an error
-  gone,     ///< 410 Gone (the answer, or an ERROR event in the stream): the version is too old
-  failed,   ///< the connection broke, or the server answered 5xx or 429
-  paused,   ///< a back-off pause is over
-};
-
-/// Which pause leads into WatchState::back_off.
-enum class WatchPause {
-  none,
-  quiet,    ///< the watch brought no event: client-go's reflector backoff (WatchBackoff)
-  failure,  ///< the watch failed: 200 ms doubling per failure in a row, up to 6.4 s
-};
-
-/// One row of the watcher's transition table.
-struct WatchTransition {
-  WatchState next = WatchState::done;
-  WatchPause pause = WatchPause::none;   ///< when `next` is back_off: which pause
-  WatchState after = WatchState::watch;  ///< when `next` is back_off: where the pause leads
-};
-
-/// The watcher's transitions (pure; `had_events`: the watch that ended brought an ADDED,
-/// MODIFIED or DELETED event; `after`: where the current pause leads):
-/// - list, relist --listed--> watch
-/// - watch --closed--> watch when it brought events, else back_off (quiet), then watch
-/// - watch --gone--> relist when it brought events, else back_off (quiet), then relist
-/// - watch --failed--> back_off (failure), then watch
-/// - back_off --paused--> `after`
-/// - any --stopped--> done (and any pair a state cannot end with)
-WatchTransition watch_transition(WatchState from, WatchEnd how, bool had_events, WatchState after = WatchState::watch);
-
-/// "list", "watch", "relist", "back_off", "done" (for -v logs and test names).
-const char* to_string(WatchState s);
 
 namespace detail {
 
