@@ -395,6 +395,37 @@ TEST_CASE("describe shows the events of its job and its pods, found by their fie
   CHECK(d.out.find("other-") == std::string::npos);  // nothing of the other jobs
 }
 
+TEST_CASE("describe and explain ask for the job's pods and every events list at once and not one after another", "[scale][describe]") {
+  // each selector list is a scan of the namespace on a real server (BENCHMARKS.md, scale):
+  // sent one after another, describe took the sum of them; at once, the slowest
+  Quiet c;
+  put_mine(*c.server);
+  for (const char* cmd : {"describe", "explain"}) {
+    INFO(cmd);
+    c.server->clear_requests();
+    c.server->faults().stall_next(std::chrono::milliseconds(300), 8, "/namespaces/crowd/events");
+    c.server->faults().stall_next(std::chrono::milliseconds(300), 2, "/namespaces/crowd/pods");
+    Ran r = call(c, {cmd, "mine", "-n", "crowd"});
+    INFO(r.out << r.err);
+    REQUIRE(r.rc == 0);
+    std::vector<tfjob::test::RecordedRequest> lists;
+    for (const auto& q : c.server->requests())
+      if (q.path == "/api/v1/namespaces/crowd/events" || q.path == "/api/v1/namespaces/crowd/pods")
+        lists.push_back(q);
+    // the pods by label, the job's events, and each foreseen pod's (mine-chief-0, mine-worker-0)
+    REQUIRE(lists.size() == 4);
+    auto last_start = lists[0].received, first_end = lists[0].answered;
+    for (const auto& q : lists) {
+      last_start = std::max(last_start, q.received);
+      first_end = std::min(first_end, q.answered);
+    }
+    CHECK(last_start < first_end);  // all four in flight together
+  }
+  Ran d = call(c, {"describe", "mine", "-n", "crowd"});
+  CHECK(d.out.find("Created pod: mine-chief-0") != std::string::npos);
+  CHECK(d.out.find("pod/mine-worker-0") != std::string::npos);
+}
+
 TEST_CASE("top node counts the GPUs held per node in one pass over the pods that have not ended", "[scale][top]") {
   Quiet c;
   FakeApiServer& s = *c.server;

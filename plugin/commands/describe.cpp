@@ -63,10 +63,11 @@ int DescribeCommand::run(Context& ctx) const {
       rc = exit_code::failure;
       continue;
     }
-    // the job's own pods and events, each by its selector: what describe costs follows the
-    // job, never the namespace
-    const auto pods = workflow::job_pods(client, ns, name);
-    auto events = tfjob::detail::decode_each<k8s::Event>(workflow::job_events(client, ns, *job, pods));
+    // the job's own pods and events, each by its selector, asked at once: what describe costs
+    // follows the job, never the namespace
+    auto reads = workflow::job_reads(client, ns, *job);
+    const auto& pods = reads.pods;
+    auto events = tfjob::detail::decode_each<k8s::Event>(reads.events);
     std::vector<std::pair<std::string, std::string>> tf_configs;
     try {
       tfjob::TFJob typed = job->get<tfjob::TFJob>();

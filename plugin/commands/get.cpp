@@ -142,10 +142,12 @@ std::map<std::string, std::string> chief_nodes(kube::Client& client, const std::
 }
 
 /// What a watch keeps of each job to print its deletion after a relist (kube::Watcher::keep).
-/// A plain table row needs the metadata (labels included, for -L and --show-labels) and
-/// status only, not the pod templates that make most of a job's bytes; other outputs print
-/// the object, kept whole but for its annotations (last-applied-configuration repeats the
-/// spec) and, unless --show-managed-fields, its managed fields.
+/// A plain table row needs what row() reads and no more: the name, namespace, creation time
+/// and labels (-L, --show-labels), and the state (summarize: the last condition whose
+/// status is True), kept as that one condition; so a watch over thousands of jobs keeps a
+/// few hundred bytes per job, not its status and pod templates. Other outputs print the
+/// object, kept whole but for its annotations (last-applied-configuration repeats the spec)
+/// and, unless --show-managed-fields, its managed fields.
 nlohmann::json watch_kept(const nlohmann::json& job, bool row_only, bool managed_fields) {
   if (!row_only) {
     nlohmann::json k = job;
@@ -156,11 +158,11 @@ nlohmann::json watch_kept(const nlohmann::json& job, bool row_only, bool managed
     return k;
   }
   nlohmann::json k = nlohmann::json::object();
-  for (const char* f : {"apiVersion", "kind", "status"})
-    if (auto it = job.find(f); it != job.end()) k[f] = *it;
   if (auto md = job.find("metadata"); md != job.end() && md->is_object())
-    for (const char* f : {"name", "namespace", "uid", "resourceVersion", "creationTimestamp", "labels"})
+    for (const char* f : {"name", "namespace", "creationTimestamp", "labels"})
       if (auto it = md->find(f); it != md->end()) k["metadata"][f] = *it;
+  const std::string state = workflow::summarize(job).state;
+  if (!state.empty()) k["status"]["conditions"] = nlohmann::json::array({{{"type", state}, {"status", "True"}}});
   return k;
 }
 

@@ -368,7 +368,7 @@ inline int submit_to_cluster_path(Context& ctx, const std::vector<nlohmann::json
     };
     std::vector<Done> done(jobs.size());
     std::size_t failed = 0;
-    workflow::for_each_bounded(
+    kube::for_each_bounded(
         jobs.size(), workflow::apply_concurrency,
         [&](std::size_t i) {
           detail::HeldLines::Buf out_buf(done[i].lines, false), err_buf(done[i].lines, true);

@@ -4,18 +4,21 @@
 /// at pods meanwhile, flush a file, follow a watch) on a side thread that its scope stops and
 /// joins, with a cancel token that the task's own streams and watches take and its exception
 /// handed back. kube-runtime composes such work onto its watcher stream instead of each
-/// feature writing "side thread + done flag + join" of its own.
+/// feature writing "side thread + done flag + join" of its own. And `for_each_bounded`: many
+/// requests at once, at most so many at a time, each answer handed over in order.
 
 #include <tfjob/detail/compiled.hpp>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstddef>
 #include <exception>
 #include <functional>
 #include <mutex>
 #include <thread>
 #include <utility>
+#include <vector>
 
 namespace tfjob::kube {
 
@@ -65,6 +68,18 @@ class SideTask {
   std::condition_variable cv_;
   std::thread thread_;  // last: starts once the rest exists
 };
+
+/// How many requests one command sends at once (many documents applied, a job's lists).
+// 8: under client-go's default Burst of 10 (rest.DefaultBurst), so a command never sends more at once than a default client-go client may
+inline constexpr std::size_t request_concurrency = 8;
+
+/// Runs `work(i)` for each i in [0, n), at most `limit` at once on threads of their own;
+/// `done(i)` runs on the caller's thread in the order of i, as soon as work(0..i) have
+/// ended (results said in input order as they come, as kubectl says each object's).
+/// `work` should catch what one item throws; an exception that escapes it is rethrown
+/// here after every started item has ended.
+void for_each_bounded(std::size_t n, std::size_t limit, const std::function<void(std::size_t)>& work,
+                      const std::function<void(std::size_t)>& done);
 
 }  // namespace tfjob::kube
 

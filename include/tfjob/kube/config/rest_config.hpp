@@ -89,7 +89,9 @@ struct RestConfig {
   /// pager: 500); 0 = whole lists at once.
   int chunk_size = 500;
   /// Where the -v lines go, one line per call without '\n'; the application supplies it
-  /// (the SDK writes to no stream of its own). Unset: nothing is logged.
+  /// (the SDK writes to no stream of its own). Unset: nothing is logged. Requests sent at
+  /// once (kube::for_each_bounded: a submit of many jobs, a job's lists) call it from
+  /// several threads: it must be safe to call so (a lock around the write).
   std::function<void(const std::string&)> log;
   /// Told once per Client why it weakened or withheld something (credentials not sent
   /// over plain http://, TLS verification off); the application words it. Unset: not told

@@ -63,4 +63,44 @@ TFJOB_INLINE void SideTask::halt() {
   if (thread_.joinable()) thread_.join();
 }
 
+TFJOB_INLINE void for_each_bounded(std::size_t n, std::size_t limit, const std::function<void(std::size_t)>& work,
+                                   const std::function<void(std::size_t)>& done) {
+  if (limit <= 1 || n <= 1) {
+    for (std::size_t i = 0; i < n; ++i) {
+      work(i);
+      done(i);
+    }
+    return;
+  }
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<char> finished(n, 0);
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr escaped;
+  auto worker = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < n;) {
+      try {
+        work(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lk(mu);
+        if (!escaped) escaped = std::current_exception();
+      }
+      std::lock_guard<std::mutex> lk(mu);
+      finished[i] = 1;
+      cv.notify_one();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < std::min(limit, n); ++t) threads.emplace_back(worker);
+  for (std::size_t i = 0; i < n; ++i) {
+    {
+      std::unique_lock<std::mutex> lk(mu);
+      cv.wait(lk, [&] { return finished[i] != 0; });
+    }
+    done(i);
+  }
+  for (auto& t : threads) t.join();
+  if (escaped) std::rethrow_exception(escaped);
+}
+
 }  // namespace tfjob::kube

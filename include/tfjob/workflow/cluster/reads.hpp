@@ -4,6 +4,7 @@
 /// job's pods and events, nodes and active pods as the GPU checks read them, and whether
 /// TFJobs are served. Part of <tfjob/workflow/cluster.hpp>.
 
+#include <tfjob/api/labels.hpp>
 #include <tfjob/api/meta.hpp>
 #include <tfjob/api/types.hpp>
 #include <tfjob/detail/compiled.hpp>
@@ -14,6 +15,7 @@
 #include <tfjob/kube/discovery.hpp>
 #include <tfjob/kube/pager.hpp>
 #include <tfjob/kube/request.hpp>
+#include <tfjob/kube/side_task.hpp>
 #include <tfjob/kube/tfjob_resource.hpp>
 #include <tfjob/workflow/pods.hpp>
 #include <tfjob/workflow/progress.hpp>
@@ -22,8 +24,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tfjob::workflow {
@@ -92,9 +97,26 @@ enum class PodEvents {
 
 /// The events of a job (its JSON) and of its pods, each object's read by its own field
 /// selector (object_events): one request for the job, one per pod `which` picks, so what
-/// it costs follows the job and never the namespace. Oldest first.
+/// it costs follows the job and never the namespace; sent at once (kube::for_each_bounded,
+/// kube::request_concurrency at a time). Oldest first.
 std::vector<nlohmann::json> job_events(kube::Client& c, const std::string& ns, const nlohmann::json& job,
                                        const std::vector<nlohmann::json>& pods, PodEvents which = PodEvents::all);
+
+/// A job's pods and events, read as job_pods and job_events read them, for describe and
+/// explain.
+struct JobReads {
+  std::vector<nlohmann::json> pods;    ///< as job_pods
+  std::vector<nlohmann::json> events;  ///< as job_events with PodEvents::all: oldest first
+};
+
+/// job_pods and job_events asked at once: the pods by the operator's labels, the job's events
+/// and, while the job runs, the events of each pod its spec foresees (the operator's names:
+/// api/labels.hpp pod_name, up to 64); then the events of a listed pod not foreseen (and an
+/// older operator's labels when the first found no pod). Each list is a scan of the namespace on the server
+/// (etcd): at 5,000 TFJobs in one, a describe that sent them one after another took 3.5x
+/// kubectl's time (BENCHMARKS.md, scale); at once, it takes the slowest. At most
+/// kube::request_concurrency requests at a time.
+JobReads job_reads(kube::Client& c, const std::string& ns, const nlohmann::json& job);
 
 /// Whether the server serves kubeflow.org/v1 tfjobs (API discovery).
 bool tfjobs_served(kube::Client& c);

@@ -1,7 +1,7 @@
 #pragma once
 /// \file Submitting a TFJob with server-side apply, so that resubmitting the same spec changes
 /// nothing and a different spec is refused unless the caller asks to replace the job; a
-/// submit of several at once (for_each_bounded), the claims and owned objects a job needs.
+/// submit of several at once (kube::for_each_bounded), the claims and owned objects a job needs.
 /// Part of <tfjob/workflow/cluster.hpp>.
 
 #include <tfjob/api/k8s/event.hpp>
@@ -13,6 +13,7 @@
 #include <tfjob/kube/client.hpp>
 #include <tfjob/kube/core.hpp>
 #include <tfjob/kube/request.hpp>
+#include <tfjob/kube/side_task.hpp>
 #include <tfjob/setting.hpp>
 #include <tfjob/workflow/cluster/reads.hpp>
 #include <tfjob/workflow/cluster/submit_checks.hpp>
@@ -65,16 +66,9 @@ bool wait_gone(kube::Client& c, const kube::ResourceInfo& res, const std::string
                std::chrono::milliseconds timeout, const std::string& uid = {});
 
 /// How many TFJobs a submit of several (`submit -f` of many documents) applies at once.
-// 8: under client-go's default Burst of 10 (rest.DefaultBurst), so the submit never sends more at once than a default client-go client may; kubectl apply sends one object at a time
-inline constexpr std::size_t apply_concurrency = 8;
+/// kube::request_concurrency (kubectl apply sends one object at a time).
+inline constexpr std::size_t apply_concurrency = kube::request_concurrency;
 
-/// Runs `work(i)` for each i in [0, n), at most `limit` at once on threads of their own;
-/// `done(i)` runs on the caller's thread in the order of i, as soon as work(0..i) have
-/// ended (results said in input order as they come, as kubectl says each object's).
-/// `work` should catch what one item throws; an exception that escapes it is rethrown
-/// here after every started item has ended.
-void for_each_bounded(std::size_t n, std::size_t limit, const std::function<void(std::size_t)>& work,
-                      const std::function<void(std::size_t)>& done);
 
 /// Submit `job` (TFJob JSON with metadata.name) to `ns` with server-side apply.
 /// - absent → created;

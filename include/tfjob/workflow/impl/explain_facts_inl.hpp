@@ -86,9 +86,10 @@ TFJOB_INLINE std::optional<ExplainInput> gather(kube::Client& c, const std::stri
   auto job = get_opt(c, resources::tfjobs(), ns, name);
   if (!job) return std::nullopt;
   in.job = tfjob::detail::decoded<TFJob>(*job);
-  const auto pods = job_pods(c, ns, name);
+  auto reads = job_reads(c, ns, *job);  // the job's pods and events, each by its selector, asked at once
+  const auto& pods = reads.pods;
   in.pods = tfjob::detail::decode_each<k8s::Pod>(pods);
-  in.events = tfjob::detail::decode_each<k8s::Event>(job_events(c, ns, *job, pods));  // the job's and its pods', each by its selector
+  in.events = tfjob::detail::decode_each<k8s::Event>(reads.events);
   auto optional_read = [](auto fn) {
     try {
       fn();

@@ -146,20 +146,104 @@ TFJOB_INLINE std::vector<nlohmann::json> object_events(kube::Client& c, const st
   }
 }
 
-TFJOB_INLINE std::vector<nlohmann::json> job_events(kube::Client& c, const std::string& ns, const nlohmann::json& job,
-                                                    const std::vector<nlohmann::json>& pods, PodEvents which) {
-  const ObjectMeta jm = metadata_of(job);
-  std::vector<nlohmann::json> out = object_events(c, ns, tfjob::kind, jm.name, jm.uid);
-  for (const auto& p : pods) {
-    if (which == PodEvents::none) break;
-    k8s::Pod pod;
-    if (p.is_object()) pod = p.get<k8s::Pod>();
-    if (which == PodEvents::pending && (pod.status.phase != "Pending" || !pod.spec.node_name.empty())) continue;
-    for (auto& e : object_events(c, ns, "Pod", pod.metadata.name, pod.metadata.uid)) out.push_back(std::move(e));
-  }
+namespace detail {
+
+/// One events list of job_events and job_reads: whose events, and what came.
+struct EventQuery {
+  std::string kind, name, uid;
+  std::vector<nlohmann::json> got;
+};
+
+/// Every query's list at once (object_events; kube::request_concurrency at a time).
+TFJOB_INLINE void read_events(kube::Client& c, const std::string& ns, std::vector<EventQuery>& qs) {
+  kube::for_each_bounded(qs.size(), kube::request_concurrency, [&](std::size_t i) {
+    kube::Client own = c;  // copies share the connections
+    qs[i].got = object_events(own, ns, qs[i].kind, qs[i].name, qs[i].uid);
+  }, [](std::size_t) {});
+}
+
+/// The job's events, then each pod's in the order of `pods`, oldest first (a stable sort: the
+/// same time keeps that order).
+TFJOB_INLINE std::vector<nlohmann::json> events_in_order(std::vector<nlohmann::json> job_events,
+                                                         std::vector<std::vector<nlohmann::json>*> per_pod) {
+  std::vector<nlohmann::json> out = std::move(job_events);
+  for (auto* evs : per_pod)
+    for (auto& e : *evs) out.push_back(std::move(e));
   std::stable_sort(out.begin(), out.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
     return detail::event_time(a) < detail::event_time(b);
   });
+  return out;
+}
+
+}  // namespace detail
+
+TFJOB_INLINE std::vector<nlohmann::json> job_events(kube::Client& c, const std::string& ns, const nlohmann::json& job,
+                                                    const std::vector<nlohmann::json>& pods, PodEvents which) {
+  const ObjectMeta jm = metadata_of(job);
+  std::vector<detail::EventQuery> qs{{tfjob::kind, jm.name, jm.uid, {}}};
+  for (const auto& p : pods) {
+    if (which == PodEvents::none) break;
+    const auto pod = tfjob::detail::decoded<k8s::Pod>(p);
+    if (which == PodEvents::pending && (pod.status.phase != "Pending" || !pod.spec.node_name.empty())) continue;
+    qs.push_back({"Pod", pod.metadata.name, pod.metadata.uid, {}});
+  }
+  detail::read_events(c, ns, qs);
+  std::vector<std::vector<nlohmann::json>*> per_pod;
+  for (std::size_t i = 1; i < qs.size(); ++i) per_pod.push_back(&qs[i].got);
+  return detail::events_in_order(std::move(qs[0].got), per_pod);
+}
+
+TFJOB_INLINE JobReads job_reads(kube::Client& c, const std::string& ns, const nlohmann::json& job) {
+  const ObjectMeta jm = metadata_of(job);
+  const auto sels = pod_selectors(jm.name);
+  // the job's events and the foreseen pods' (by name only: the uid is known once listed)
+  std::vector<detail::EventQuery> qs{{tfjob::kind, jm.name, jm.uid, {}}};
+  // a job that has finished may have had its pods cleaned up (cleanPodPolicy): its pods are
+  // asked for once listed, as are a bigger job's beyond the first 64
+  constexpr std::size_t foreseen_at_most = 64;
+  if (!summarize(job).finished())
+    for (const auto& r : replica_gpus(job))
+      for (long long i = 0; i < r.replicas && qs.size() <= foreseen_at_most; ++i)
+        qs.push_back({"Pod", pod_name(jm.name, r.type, static_cast<int>(i)), "", {}});
+  JobReads out;
+  kube::for_each_bounded(qs.size() + 1, kube::request_concurrency, [&](std::size_t i) {
+    kube::Client own = c;  // copies share the connections
+    if (i == qs.size()) {
+      kube::ListParams p;
+      p.label_selector = sels.front();
+      out.pods = list_items(own, resources::pods(), ns, p);
+    } else {
+      qs[i].got = object_events(own, ns, qs[i].kind, qs[i].name, qs[i].uid);
+    }
+  }, [](std::size_t) {});
+  for (std::size_t s = 1; s < sels.size() && out.pods.empty(); ++s) {  // an older operator's labels (job_pods)
+    kube::ListParams p;
+    p.label_selector = sels[s];
+    out.pods = list_items(c, resources::pods(), ns, p);
+  }
+  // each listed pod's events: the foreseen list's, those about this pod (its uid: a pod of
+  // that name deleted and made again is another), else one list now
+  std::map<std::string, std::size_t> foreseen;
+  for (std::size_t i = 1; i < qs.size(); ++i) foreseen.emplace(qs[i].name, i);
+  std::vector<detail::EventQuery> rest;
+  std::vector<std::vector<nlohmann::json>> kept(out.pods.size());
+  std::vector<std::pair<std::size_t, std::size_t>> asked;  // (pod, index in rest)
+  for (std::size_t k = 0; k < out.pods.size(); ++k) {
+    const auto meta = metadata_of(out.pods[k]);
+    auto f = foreseen.find(meta.name);
+    if (f == foreseen.end()) {
+      asked.emplace_back(k, rest.size());
+      rest.push_back({"Pod", meta.name, meta.uid, {}});
+      continue;
+    }
+    for (auto& e : qs[f->second].got)
+      if (tfjob::detail::decoded<k8s::Event>(e).involved_object.uid == meta.uid) kept[k].push_back(std::move(e));
+  }
+  detail::read_events(c, ns, rest);
+  for (const auto& [k, r] : asked) kept[k] = std::move(rest[r].got);
+  std::vector<std::vector<nlohmann::json>*> per_pod;
+  for (auto& k : kept) per_pod.push_back(&k);
+  out.events = detail::events_in_order(std::move(qs[0].got), per_pod);
   return out;
 }
 
