@@ -83,7 +83,8 @@ std::optional<TFJob> get_tfjob(kube::Client& c, const std::string& ns, const std
 std::vector<nlohmann::json> job_pods(kube::Client& c, const std::string& ns, const std::string& job);
 
 /// The events about one object (kube::events_about: kubectl describe's field selector), one
-/// list that holds nothing else of the namespace.
+/// list that holds nothing else of the namespace, read from the API server's watch cache
+/// (resourceVersion=0: filtered in its memory, not a scan of the namespace's events in etcd).
 /// None when the user may not read events (they explain, they are not required).
 std::vector<nlohmann::json> object_events(kube::Client& c, const std::string& ns, const std::string& kind,
                                           const std::string& name, const std::string& uid = {});
@@ -109,13 +110,9 @@ struct JobReads {
   std::vector<nlohmann::json> events;  ///< as job_events with PodEvents::all: oldest first
 };
 
-/// job_pods and job_events asked at once: the pods by the operator's labels, the job's events
-/// and, while the job runs, the events of each pod its spec foresees (the operator's names:
-/// api/labels.hpp pod_name, up to 64); then the events of a listed pod not foreseen (and an
-/// older operator's labels when the first found no pod). Each list is a scan of the namespace on the server
-/// (etcd): at 5,000 TFJobs in one, a describe that sent them one after another took 3.5x
-/// kubectl's time (BENCHMARKS.md, scale); at once, it takes the slowest. At most
-/// kube::request_concurrency requests at a time.
+/// job_pods and job_events with the lists sent at once: the pods by the operator's labels
+/// beside the job's events, then (an older operator's labels when the first found no pod)
+/// every pod's events together. At most kube::request_concurrency requests at a time.
 JobReads job_reads(kube::Client& c, const std::string& ns, const nlohmann::json& job);
 
 /// Whether the server serves kubeflow.org/v1 tfjobs (API discovery).
