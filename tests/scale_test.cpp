@@ -25,6 +25,8 @@
 #include <chrono>
 #include <map>
 #include <regex>
+#include <filesystem>
+#include <unistd.h>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -429,6 +431,21 @@ TEST_CASE("describe and explain send a job's lists at once and read its events f
   Ran d = call(c, {"describe", "mine", "-n", "crowd"});
   CHECK(d.out.find("Created pod: mine-chief-0") != std::string::npos);
   CHECK(d.out.find("pod/mine-worker-0") != std::string::npos);
+  // the archive is a record: its events are a consistent read (etcd), not the cache's
+  const auto dir = std::filesystem::temp_directory_path() / ("scale-archive-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  c.server->clear_requests();
+  Ran a = call(c, {"archive", "mine", "-n", "crowd", "-o", dir.string()});
+  INFO(a.out << a.err);
+  CHECK(a.rc == 0);
+  int event_lists = 0;
+  for (const auto& q : c.server->requests())
+    if (q.path == "/api/v1/namespaces/crowd/events") {
+      ++event_lists;
+      CHECK(q.query.find("resourceVersion=0") == std::string::npos);
+    }
+  CHECK(event_lists == 3);  // the job's and its two pods'
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("top node counts the GPUs held per node in one pass over the pods that have not ended", "[scale][top]") {

@@ -137,13 +137,11 @@ TFJOB_INLINE std::vector<nlohmann::json> job_pods(kube::Client& c, const std::st
 }
 
 TFJOB_INLINE std::vector<nlohmann::json> object_events(kube::Client& c, const std::string& ns, const std::string& kind,
-                                                       const std::string& name, const std::string& uid) {
-  // resourceVersion=0: from the API server's watch cache, as client-go's informers list, so
-  // the field selector is applied in memory; without it each list is a scan of every event
-  // of the namespace in etcd (125 ms at 10,000 events, BENCHMARKS.md scale). Events are
-  // best-effort records; the cache is milliseconds behind.
+                                                       const std::string& name, const std::string& uid, EventsFrom from) {
+  // from the cache: the field selector applied in the server's memory; from etcd each list
+  // is a scan of every event of the namespace (125 ms at 10,000 events, BENCHMARKS.md scale)
   auto p = kube::events_about(kind, name, ns, uid);
-  p.resource_version = "0";
+  if (from == EventsFrom::cache) p.resource_version = "0";
   try {
     return list_items(c, resources::events(), ns, p);
   } catch (const api_error& e) {
@@ -161,10 +159,11 @@ struct EventQuery {
 };
 
 /// Every query's list at once (object_events; kube::request_concurrency at a time).
-TFJOB_INLINE void read_events(kube::Client& c, const std::string& ns, std::vector<EventQuery>& qs) {
+TFJOB_INLINE void read_events(kube::Client& c, const std::string& ns, std::vector<EventQuery>& qs,
+                              EventsFrom from = EventsFrom::cache) {
   kube::for_each_bounded(qs.size(), kube::request_concurrency, [&](std::size_t i) {
     kube::Client own = c;  // copies share the connections
-    qs[i].got = object_events(own, ns, qs[i].kind, qs[i].name, qs[i].uid);
+    qs[i].got = object_events(own, ns, qs[i].kind, qs[i].name, qs[i].uid, from);
   }, [](std::size_t) {});
 }
 
@@ -184,7 +183,7 @@ TFJOB_INLINE std::vector<nlohmann::json> events_in_order(std::vector<nlohmann::j
 }  // namespace detail
 
 TFJOB_INLINE std::vector<nlohmann::json> job_events(kube::Client& c, const std::string& ns, const nlohmann::json& job,
-                                                    const std::vector<nlohmann::json>& pods, PodEvents which) {
+                                                    const std::vector<nlohmann::json>& pods, PodEvents which, EventsFrom from) {
   const ObjectMeta jm = metadata_of(job);
   std::vector<detail::EventQuery> qs{{tfjob::kind, jm.name, jm.uid, {}}};
   for (const auto& p : pods) {
@@ -193,7 +192,7 @@ TFJOB_INLINE std::vector<nlohmann::json> job_events(kube::Client& c, const std::
     if (which == PodEvents::pending && (pod.status.phase != "Pending" || !pod.spec.node_name.empty())) continue;
     qs.push_back({"Pod", pod.metadata.name, pod.metadata.uid, {}});
   }
-  detail::read_events(c, ns, qs);
+  detail::read_events(c, ns, qs, from);
   std::vector<std::vector<nlohmann::json>*> per_pod;
   for (std::size_t i = 1; i < qs.size(); ++i) per_pod.push_back(&qs[i].got);
   return detail::events_in_order(std::move(qs[0].got), per_pod);
