@@ -398,10 +398,10 @@ TEST_CASE("describe shows the events of its job and its pods, found by their fie
   CHECK(d.out.find("other-") == std::string::npos);  // nothing of the other jobs
 }
 
-TEST_CASE("describe and explain send a job's lists at once and read its events from the watch cache", "[scale][describe]") {
+TEST_CASE("describe and explain send a job's lists at once and read events consistently unless asked for the cache", "[scale][describe]") {
   // each selector list is a scan of the namespace on a real server (BENCHMARKS.md, scale):
-  // the pods go beside the job's events, then every pod's events together; events come from
-  // the API server's watch cache (resourceVersion=0), filtered there in memory
+  // the pods go beside the job's events, then every pod's events together; events are a
+  // consistent read (no resourceVersion) unless EventsFrom::cache asks for the watch cache
   Quiet c;
   put_mine(*c.server);
   auto overlap = [](const tfjob::test::RecordedRequest& a, const tfjob::test::RecordedRequest& b) {
@@ -419,7 +419,7 @@ TEST_CASE("describe and explain send a job's lists at once and read its events f
     for (const auto& q : c.server->requests()) {
       if (q.path == "/api/v1/namespaces/crowd/pods") pods = q;
       if (q.path != "/api/v1/namespaces/crowd/events") continue;
-      CHECK(q.query.find("resourceVersion=0") != std::string::npos);
+      CHECK(q.query.find("resourceVersion") == std::string::npos);
       if (q.query.find("involvedObject.kind%3DTFJob") != std::string::npos) job_events = q;
       if (q.query.find("involvedObject.name%3Dmine-chief-0") != std::string::npos) chief = q;
       if (q.query.find("involvedObject.name%3Dmine-worker-0") != std::string::npos) worker = q;
@@ -431,7 +431,16 @@ TEST_CASE("describe and explain send a job's lists at once and read its events f
   Ran d = call(c, {"describe", "mine", "-n", "crowd"});
   CHECK(d.out.find("Created pod: mine-chief-0") != std::string::npos);
   CHECK(d.out.find("pod/mine-worker-0") != std::string::npos);
-  // the archive is a record: its events are a consistent read (etcd), not the cache's
+  // the SDK's choice of the watch cache: resourceVersion=0 (as client-go's informers list)
+  {
+    tfjob::kube::Client client(tfjob::test::admin_config(*c.server));
+    c.server->clear_requests();
+    auto evs = tfjob::workflow::object_events(client, "crowd", "Pod", "mine-chief-0", "", tfjob::workflow::EventsFrom::cache);
+    CHECK(evs.size() == 1);
+    REQUIRE(c.server->requests().size() == 1);
+    CHECK(c.server->requests()[0].query.find("resourceVersion=0") != std::string::npos);
+  }
+  // the archive is a record: its events are a consistent read (etcd)
   const auto dir = std::filesystem::temp_directory_path() / ("scale-archive-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   c.server->clear_requests();

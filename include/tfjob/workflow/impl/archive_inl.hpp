@@ -126,9 +126,7 @@ struct Archiver {
   /// Write the events of the job and its pods.
   void write_events() {
     try {
-      // the job's and its pods', each by its field selector, from etcd: a record holds every
-      // event written before it was asked
-      events = job_events(c, ns, obj, tfjob::detail::to_json_each(pods), PodEvents::all, EventsFrom::latest);
+      events = job_events(c, ns, obj, tfjob::detail::to_json_each(pods));  // the job's and its pods', each by its field selector
       put("events.yaml", to_yaml(nlohmann::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", events}}));
     } catch (const std::exception& e) {
       rep.missing.push_back({"events.yaml", e.what()});

@@ -160,7 +160,7 @@ struct EventQuery {
 
 /// Every query's list at once (object_events; kube::request_concurrency at a time).
 TFJOB_INLINE void read_events(kube::Client& c, const std::string& ns, std::vector<EventQuery>& qs,
-                              EventsFrom from = EventsFrom::cache) {
+                              EventsFrom from = EventsFrom::latest) {
   kube::for_each_bounded(qs.size(), kube::request_concurrency, [&](std::size_t i) {
     kube::Client own = c;  // copies share the connections
     qs[i].got = object_events(own, ns, qs[i].kind, qs[i].name, qs[i].uid, from);
