@@ -246,11 +246,8 @@ build() {  # build ARCH OUTDIR
   rm -f "$CACHE/build-$arch/.complete"
   mkdir -p "$out" "$CACHE/ccache" "$CACHE/build-$arch"
   out=$(cd "$out" && pwd)
-  # CMAKE_UNITY_BUILD: the plugin's files compiled 16 to a file, each group parsing the SDK's
-  # headers once: 66 CPU s instead of 288 for the plugin's objects (BENCHMARKS.md, test time);
-  # the compiled SDK (src/) stays one file per area (CMakeLists.txt)
+  # (the plugin's commands compile as unity files, plugin/CMakeLists.txt says why)
   local cmake_args=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
-    -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16
     -DTFJOB_BUILD_TESTS=OFF -DTFJOB_BUILD_SAMPLES=OFF -DTFJOB_BUILD_GPU_PROBE=OFF
     -DTFJOB_BUILD_BENCH=OFF -DTFJOB_INSTALL=OFF -DTFJOB_STATIC_DEPS=ON -DTFJOB_GLIBC_COMPAT=ON
     -DCMAKE_PREFIX_PATH=/deps -DOPENSSL_ROOT_DIR=/deps

@@ -140,9 +140,7 @@ if [ ${#BINARIES[@]} -eq 0 ]; then
     export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$ROOT} CCACHE_NOHASHDIR=1
     launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
   fi
-  # unity files, as the chroot's release build (scripts/release-chroot.sh says why)
   cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" -DTFJOB_BUILD_TESTS=OFF \
-    -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 \
     -DTFJOB_BUILD_SAMPLES=OFF -DTFJOB_BUILD_GPU_PROBE=OFF -DTFJOB_BUILD_BENCH=OFF \
     -DTFJOB_STATIC_DEPS=$([ "$STATIC" = 1 ] && echo ON || echo OFF) >/dev/null
   cmake --build "$BUILD_DIR" --target kubectl-tfjob hello-tfjob -j "${JOBS:-2}" >&2
