@@ -36,8 +36,9 @@ while IFS= read -r h; do
   elif [ ! -f "$impl" ]; then
     echo "$h includes <$impl>, which does not exist"; fail=1
   fi
-  if grep -qE '^TFJOB_INLINE ' "$h"; then
-    echo "$h: a function body outside its impl file: $(grep -nE '^TFJOB_INLINE ' "$h" | head -1)"; fail=1
+  # a body: TFJOB_INLINE, or a JSON converter's TFJOB_JSON_FN with its braces
+  if grep -qE '^(TFJOB_INLINE |TFJOB_JSON_FN .*\{)' "$h"; then
+    echo "$h: a function body outside its impl file: $(grep -nE '^(TFJOB_INLINE |TFJOB_JSON_FN .*\{)' "$h" | head -1)"; fail=1
   fi
 done < <(find tfjob -name '*.hpp' -not -path '*/impl/*' | sort)
 while IFS= read -r impl; do

@@ -59,11 +59,11 @@ struct ObjectMeta {
   const OwnerReference* controller() const;
 };
 
-void to_json(nlohmann::json& j, const OwnerReference& o);
-void to_json(nlohmann::json& j, const ObjectMeta& m);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const OwnerReference& o);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ObjectMeta& m);
 /// Decoders: throw `validation_error` listing every field of the wrong JSON type.
-void from_json(const nlohmann::json& j, OwnerReference& o);
-void from_json(const nlohmann::json& j, ObjectMeta& m);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, OwnerReference& o);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, ObjectMeta& m);
 
 namespace detail {
 
@@ -337,8 +337,8 @@ std::vector<nlohmann::json> to_json_each(const std::vector<T>& items) {
   return out;
 }
 
-void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, OwnerReference& o);
-void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, ObjectMeta& m);
+TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, OwnerReference& o);
+TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, ObjectMeta& m);
 
 }  // namespace detail
 

@@ -214,35 +214,35 @@ bool is_chief_or_master(std::string_view t);
 // ---- JSON converters (ADL) ---------------------------------------------------------------
 
 namespace detail {
-void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, SchedulingPolicy& s);
-void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, RunPolicy& r);
-void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, ReplicaSpec& r);
-void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, TFJobSpec& s);
-void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, JobCondition& c);
-void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, ReplicaStatus& r);
-void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, JobStatus& s);
-void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, TFJob& t);
+TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, SchedulingPolicy& s);
+TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, RunPolicy& r);
+TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, ReplicaSpec& r);
+TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, TFJobSpec& s);
+TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, JobCondition& c);
+TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, ReplicaStatus& r);
+TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, JobStatus& s);
+TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, TFJob& t);
 }  // namespace detail
 
-void to_json(nlohmann::json& j, const SchedulingPolicy& s);
-void to_json(nlohmann::json& j, const RunPolicy& r);
-void to_json(nlohmann::json& j, const ReplicaSpec& r);
-void to_json(nlohmann::json& j, const TFJobSpec& s);
-void to_json(nlohmann::json& j, const JobCondition& c);
-void to_json(nlohmann::json& j, const ReplicaStatus& r);
-void to_json(nlohmann::json& j, const JobStatus& s);
-void to_json(nlohmann::json& j, const TFJob& t);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const SchedulingPolicy& s);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const RunPolicy& r);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ReplicaSpec& r);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const TFJobSpec& s);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const JobCondition& c);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ReplicaStatus& r);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const JobStatus& s);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const TFJob& t);
 
 /// Decoders: throw `validation_error` listing every field of the wrong JSON type.
-void from_json(const nlohmann::json& j, SchedulingPolicy& s);
-void from_json(const nlohmann::json& j, RunPolicy& r);
-void from_json(const nlohmann::json& j, ReplicaSpec& r);
-void from_json(const nlohmann::json& j, TFJobSpec& s);
-void from_json(const nlohmann::json& j, JobCondition& c);
-void from_json(const nlohmann::json& j, ReplicaStatus& r);
-void from_json(const nlohmann::json& j, JobStatus& s);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, SchedulingPolicy& s);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, RunPolicy& r);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, ReplicaSpec& r);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, TFJobSpec& s);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, JobCondition& c);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, ReplicaStatus& r);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, JobStatus& s);
 /// Decodes a TFJob. Field paths in errors are rooted at the object (`spec.runPolicy...`).
-void from_json(const nlohmann::json& j, TFJob& t);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, TFJob& t);
 
 }  // namespace tfjob
 

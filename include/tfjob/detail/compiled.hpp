@@ -18,10 +18,28 @@
 /// A source file may compile one area's bodies only (`#define TFJOB_SDK_IMPL_KUBE` before
 /// `#include <tfjob/src.hpp>`), so that a build compiles the areas in parallel (src/ does).
 
+#include <type_traits>  // std::enable_if_t, for TFJOB_JSON_FN
+
 #if defined(TFJOB_SDK_COMPILED)
 #define TFJOB_INLINE
 #else
 #define TFJOB_INLINE inline
+#endif
+
+/// The value types' JSON converters and decoders (`to_json`, `from_json`, `decode_fields`)
+/// are declared and defined `TFJOB_JSON_FN to_json(TFJOB_JSON& j, const T& v)`, without
+/// TFJOB_INLINE. Header-only, that is a function template over the JSON type, constrained to
+/// `nlohmann::json` (nlohmann's ADL calls and the decoder's find it as before), so that its body
+/// and the field visitors it instantiates are compiled only where the type is used: a plain
+/// inline body instantiates them in every translation unit that includes the header. Compiled,
+/// it is a plain `void to_json(nlohmann::json& j, ...)`, defined once in src/.
+#if defined(TFJOB_SDK_COMPILED)
+#define TFJOB_JSON_FN void
+#define TFJOB_JSON nlohmann::json
+#else
+#define TFJOB_JSON_FN \
+  template <class TfjobJson> std::enable_if_t<std::is_same_v<TfjobJson, nlohmann::json>>
+#define TFJOB_JSON TfjobJson
 #endif
 
 #if defined(TFJOB_SDK_IMPL_ALL)  // <tfjob/src.hpp> with no area named: every area

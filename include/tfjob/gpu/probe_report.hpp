@@ -254,51 +254,51 @@ struct ProbeReport {
   int exit_code() const;
 };
 
-void to_json(nlohmann::json& j, const Finding& f);
-void from_json(const nlohmann::json& j, Finding& f);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Finding& f);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, Finding& f);
 
-void to_json(nlohmann::json& j, const KernelCheck& c);
-void from_json(const nlohmann::json& j, KernelCheck& c);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const KernelCheck& c);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, KernelCheck& c);
 
-void to_json(nlohmann::json& j, const BandwidthCheck& c);
-void from_json(const nlohmann::json& j, BandwidthCheck& c);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const BandwidthCheck& c);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, BandwidthCheck& c);
 
-void to_json(nlohmann::json& j, const GemmCheck& c);
-void from_json(const nlohmann::json& j, GemmCheck& c);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const GemmCheck& c);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, GemmCheck& c);
 
-void to_json(nlohmann::json& j, const TransferCheck& c);
-void from_json(const nlohmann::json& j, TransferCheck& c);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const TransferCheck& c);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, TransferCheck& c);
 
-void to_json(nlohmann::json& j, const EccCounts& c);
-void from_json(const nlohmann::json& j, EccCounts& c);
-void to_json(nlohmann::json& j, const RetiredPages& p);
-void from_json(const nlohmann::json& j, RetiredPages& p);
-void to_json(nlohmann::json& j, const RowRemap& r);
-void from_json(const nlohmann::json& j, RowRemap& r);
-void to_json(nlohmann::json& j, const PcieLink& p);
-void from_json(const nlohmann::json& j, PcieLink& p);
-void to_json(nlohmann::json& j, const NvlinkLink& l);
-void from_json(const nlohmann::json& j, NvlinkLink& l);
-void to_json(nlohmann::json& j, const DeviceHealth& h);
-void from_json(const nlohmann::json& j, DeviceHealth& h);
-void to_json(nlohmann::json& j, const XidEvent& e);
-void from_json(const nlohmann::json& j, XidEvent& e);
-void to_json(nlohmann::json& j, const NvmlInfo& n);
-void from_json(const nlohmann::json& j, NvmlInfo& n);
-void to_json(nlohmann::json& j, const PeerCopy& p);
-void from_json(const nlohmann::json& j, PeerCopy& p);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const EccCounts& c);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, EccCounts& c);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const RetiredPages& p);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, RetiredPages& p);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const RowRemap& r);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, RowRemap& r);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const PcieLink& p);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, PcieLink& p);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const NvlinkLink& l);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, NvlinkLink& l);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const DeviceHealth& h);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, DeviceHealth& h);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const XidEvent& e);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, XidEvent& e);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const NvmlInfo& n);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, NvmlInfo& n);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const PeerCopy& p);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, PeerCopy& p);
 
-void to_json(nlohmann::json& j, const DeviceReport& d);
-void from_json(const nlohmann::json& j, DeviceReport& d);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const DeviceReport& d);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, DeviceReport& d);
 
-void to_json(nlohmann::json& j, const DriverInfo& d);
-void from_json(const nlohmann::json& j, DriverInfo& d);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const DriverInfo& d);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, DriverInfo& d);
 
-void to_json(nlohmann::json& j, const ProbeInfo& p);
-void from_json(const nlohmann::json& j, ProbeInfo& p);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ProbeInfo& p);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, ProbeInfo& p);
 
-void to_json(nlohmann::json& j, const ProbeReport& r);
-void from_json(const nlohmann::json& j, ProbeReport& r);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ProbeReport& r);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, ProbeReport& r);
 
 /// Parses a probe report from text that may carry other lines around the JSON document
 /// (container logs): the document starts at the first line that begins with `{`.

@@ -58,8 +58,8 @@ struct Object {
   std::map<std::string, std::string> string_map(const char* pointer) const;
 };
 
-void to_json(nlohmann::json& j, const Object& o);
-void from_json(const nlohmann::json& j, Object& o);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Object& o);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, Object& o);
 
 /// An object of a type known only at run time: use `Api<DynamicObject>(client, info, ns)`.
 struct DynamicObject : Object {

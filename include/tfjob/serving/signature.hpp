@@ -81,9 +81,9 @@ void validate_version(const std::string& v);
 namespace tfjob::serving {
 
 /// {"name", "dtype", "shape": [-1, 28, 28] | null (unknown rank), "tensorName"}.
-void to_json(nlohmann::json& j, const TensorSpec& t);
-void to_json(nlohmann::json& j, const Signature& s);
-void to_json(nlohmann::json& j, const ModelMetadata& m);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const TensorSpec& t);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Signature& s);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ModelMetadata& m);
 
 }  // namespace tfjob::serving
 

@@ -21,7 +21,7 @@ TFJOB_INLINE const OwnerReference* ObjectMeta::controller() const {
   return nullptr;
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const OwnerReference& o) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const OwnerReference& o) {
   j = detail::with_other(o.other);
   detail::put(j, "apiVersion", o.api_version);
   detail::put(j, "kind", o.kind);
@@ -31,7 +31,7 @@ TFJOB_INLINE void to_json(nlohmann::json& j, const OwnerReference& o) {
   detail::put(j, "blockOwnerDeletion", o.block_owner_deletion);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const ObjectMeta& m) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ObjectMeta& m) {
   j = detail::with_other(m.other);
   detail::put(j, "name", m.name);
   detail::put(j, "generateName", m.generate_name);
@@ -50,9 +50,9 @@ TFJOB_INLINE void to_json(nlohmann::json& j, const ObjectMeta& m) {
   detail::put(j, "finalizers", m.finalizers);
 }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, OwnerReference& o) { detail::decode_whole(j, "ownerReference", o); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, OwnerReference& o) { detail::decode_whole(j, "ownerReference", o); }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, ObjectMeta& m) { detail::decode_whole(j, "metadata", m); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, ObjectMeta& m) { detail::decode_whole(j, "metadata", m); }
 
 TFJOB_INLINE ObjectMeta metadata_of(const nlohmann::json& object) {
   ObjectMeta m;
@@ -210,7 +210,7 @@ TFJOB_INLINE nlohmann::json with_other(const nlohmann::json& other) {
   return other.is_object() ? other : nlohmann::json::object();
 }
 
-TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, OwnerReference& o) {
+TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, OwnerReference& o) {
   if (!d.object(j, path)) return;
   d.str(j, "apiVersion", path, o.api_version);
   d.str(j, "kind", path, o.kind);
@@ -222,7 +222,7 @@ TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::
   keep_unmodeled(j, nlohmann::json(o), o.other);
 }
 
-TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, ObjectMeta& m) {
+TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, ObjectMeta& m) {
   if (!d.object(j, path)) return;
   d.str(j, "name", path, m.name);
   d.str(j, "generateName", path, m.generate_name);

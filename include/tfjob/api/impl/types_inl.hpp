@@ -110,7 +110,7 @@ TFJOB_INLINE bool is_chief_or_master(std::string_view t) {
 }  // namespace tfjob
 namespace tfjob {
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const SchedulingPolicy& s) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const SchedulingPolicy& s) {
   j = detail::with_other(s.other);
   if (s.min_available) j["minAvailable"] = *s.min_available;
   if (!s.queue.empty()) j["queue"] = s.queue;
@@ -119,7 +119,7 @@ TFJOB_INLINE void to_json(nlohmann::json& j, const SchedulingPolicy& s) {
   if (s.schedule_timeout_seconds) j["scheduleTimeoutSeconds"] = *s.schedule_timeout_seconds;
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const RunPolicy& r) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const RunPolicy& r) {
   j = detail::with_other(r.other);
   if (r.clean_pod_policy) j["cleanPodPolicy"] = *r.clean_pod_policy;
   if (r.ttl_seconds_after_finished) j["ttlSecondsAfterFinished"] = *r.ttl_seconds_after_finished;
@@ -130,14 +130,14 @@ TFJOB_INLINE void to_json(nlohmann::json& j, const RunPolicy& r) {
   if (r.managed_by) j["managedBy"] = *r.managed_by;
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const ReplicaSpec& r) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ReplicaSpec& r) {
   j = detail::with_other(r.other);
   if (r.replicas) j["replicas"] = *r.replicas;
   if (!r.template_.is_null()) j["template"] = r.template_;
   if (!r.restart_policy.empty()) j["restartPolicy"] = r.restart_policy;
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const TFJobSpec& s) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const TFJobSpec& s) {
   j = detail::with_other(s.other);
   nlohmann::json rp = s.run_policy;
   if (!rp.empty()) j["runPolicy"] = rp;
@@ -149,7 +149,7 @@ TFJOB_INLINE void to_json(nlohmann::json& j, const TFJobSpec& s) {
   if (s.enable_dynamic_worker) j["enableDynamicWorker"] = true;
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const JobCondition& c) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const JobCondition& c) {
   j = detail::with_other(c.other);
   if (!c.type.empty()) j["type"] = c.type;
   if (!c.status.empty()) j["status"] = c.status;
@@ -159,7 +159,7 @@ TFJOB_INLINE void to_json(nlohmann::json& j, const JobCondition& c) {
   if (!c.last_transition_time.empty()) j["lastTransitionTime"] = c.last_transition_time;
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const ReplicaStatus& r) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ReplicaStatus& r) {
   j = detail::with_other(r.other);
   if (r.active) j["active"] = r.active;
   if (r.succeeded) j["succeeded"] = r.succeeded;
@@ -168,7 +168,7 @@ TFJOB_INLINE void to_json(nlohmann::json& j, const ReplicaStatus& r) {
   if (!r.selector.empty()) j["selector"] = r.selector;
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const JobStatus& s) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const JobStatus& s) {
   j = detail::with_other(s.other);
   if (!s.conditions.empty()) {
     auto& a = j["conditions"] = nlohmann::json::array();
@@ -183,7 +183,7 @@ TFJOB_INLINE void to_json(nlohmann::json& j, const JobStatus& s) {
   if (!s.last_reconcile_time.empty()) j["lastReconcileTime"] = s.last_reconcile_time;
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const TFJob& t) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const TFJob& t) {
   j = detail::with_other(t.other);
   if (!t.api_version.empty()) j["apiVersion"] = t.api_version;
   if (!t.kind.empty()) j["kind"] = t.kind;
@@ -197,7 +197,7 @@ TFJOB_INLINE void to_json(nlohmann::json& j, const TFJob& t) {
 }  // namespace tfjob
 namespace tfjob::detail {
 
-TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, SchedulingPolicy& s) {
+TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, SchedulingPolicy& s) {
   if (!d.object(j, path)) return;
   d.integer(j, "minAvailable", path, s.min_available);
   d.str(j, "queue", path, s.queue);
@@ -210,7 +210,7 @@ TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::
   keep_unmodeled(j, nlohmann::json(s), s.other);
 }
 
-TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, RunPolicy& r) {
+TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, RunPolicy& r) {
   if (!d.object(j, path)) return;
   d.str(j, "cleanPodPolicy", path, r.clean_pod_policy);
   d.integer(j, "ttlSecondsAfterFinished", path, r.ttl_seconds_after_finished);
@@ -227,7 +227,7 @@ TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::
   keep_unmodeled(j, nlohmann::json(r), r.other);
 }
 
-TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, ReplicaSpec& r) {
+TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, ReplicaSpec& r) {
   if (!d.object(j, path)) return;
   d.integer(j, "replicas", path, r.replicas);
   if (const auto* v = d.get(j, "template")) {
@@ -250,7 +250,7 @@ TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::
   keep_unmodeled(j, nlohmann::json(r), r.other);
 }
 
-TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, TFJobSpec& s) {
+TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, TFJobSpec& s) {
   if (!d.object(j, path)) return;
   if (const auto* v = d.get(j, "runPolicy")) d.decode(*v, path + ".runPolicy", s.run_policy);
   d.str(j, "successPolicy", path, s.success_policy);
@@ -270,7 +270,7 @@ TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::
   keep_unmodeled(j, nlohmann::json(s), s.other);
 }
 
-TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, JobCondition& c) {
+TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, JobCondition& c) {
   if (!d.object(j, path)) return;
   d.str(j, "type", path, c.type);
   d.str(j, "status", path, c.status);
@@ -282,7 +282,7 @@ TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::
   keep_unmodeled(j, nlohmann::json(c), c.other);
 }
 
-TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, ReplicaStatus& r) {
+TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, ReplicaStatus& r) {
   if (!d.object(j, path)) return;
   d.integer(j, "active", path, r.active);
   d.integer(j, "succeeded", path, r.succeeded);
@@ -293,7 +293,7 @@ TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::
   keep_unmodeled(j, nlohmann::json(r), r.other);
 }
 
-TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, JobStatus& s) {
+TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, JobStatus& s) {
   if (!d.object(j, path)) return;
   if (const auto* v = d.get(j, "conditions")) {
     if (!v->is_array()) d.wrong(path + ".conditions", *v, "an array");
@@ -319,7 +319,7 @@ TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::
   keep_unmodeled(j, nlohmann::json(s), s.other);
 }
 
-TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::string& path, TFJob& t) {
+TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, TFJob& t) {
   if (!j.is_object()) {
     d.errors.push_back({"<root>", "Invalid value",
                       "a TFJob must be an object, not " + d.type_name(j)});
@@ -343,20 +343,20 @@ TFJOB_INLINE void decode_fields(decoder& d, const nlohmann::json& j, const std::
 }  // namespace tfjob::detail
 namespace tfjob {
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, SchedulingPolicy& s) { detail::decode_whole(j, "schedulingPolicy", s); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, SchedulingPolicy& s) { detail::decode_whole(j, "schedulingPolicy", s); }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, RunPolicy& r) { detail::decode_whole(j, "runPolicy", r); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, RunPolicy& r) { detail::decode_whole(j, "runPolicy", r); }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, ReplicaSpec& r) { detail::decode_whole(j, "replicaSpec", r); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, ReplicaSpec& r) { detail::decode_whole(j, "replicaSpec", r); }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, TFJobSpec& s) { detail::decode_whole(j, "spec", s); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, TFJobSpec& s) { detail::decode_whole(j, "spec", s); }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, JobCondition& c) { detail::decode_whole(j, "condition", c); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, JobCondition& c) { detail::decode_whole(j, "condition", c); }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, ReplicaStatus& r) { detail::decode_whole(j, "replicaStatus", r); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, ReplicaStatus& r) { detail::decode_whole(j, "replicaStatus", r); }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, JobStatus& s) { detail::decode_whole(j, "status", s); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, JobStatus& s) { detail::decode_whole(j, "status", s); }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, TFJob& t) { detail::decode_whole(j, "", t); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, TFJob& t) { detail::decode_whole(j, "", t); }
 
 }  // namespace tfjob

@@ -56,19 +56,19 @@ struct Affinity {
 /// wrong type is kept, not read); empty when it has none.
 Affinity affinity(const PodSpec& spec);
 
-void to_json(nlohmann::json& j, const NodeSelectorRequirement& v);
-void to_json(nlohmann::json& j, const NodeSelectorTerm& v);
-void to_json(nlohmann::json& j, const NodeSelector& v);
-void to_json(nlohmann::json& j, const NodeAffinity& v);
-void to_json(nlohmann::json& j, const Affinity& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const NodeSelectorRequirement& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const NodeSelectorTerm& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const NodeSelector& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const NodeAffinity& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Affinity& v);
 /// Decoder: what has the wrong type stays in `other`, untouched; it throws only for a value
 /// that is not a JSON object at all.
-void from_json(const nlohmann::json& j, Affinity& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeSelectorRequirement& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeSelectorTerm& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeSelector& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeAffinity& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Affinity& v);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, Affinity& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, NodeSelectorRequirement& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, NodeSelectorTerm& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, NodeSelector& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, NodeAffinity& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Affinity& v);
 
 }  // namespace tfjob::k8s
 

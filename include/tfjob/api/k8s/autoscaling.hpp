@@ -69,21 +69,21 @@ struct HorizontalPodAutoscaler {
   nlohmann::json other = nlohmann::json::object();
 };
 
-void to_json(nlohmann::json& j, const MetricValue& v);
-void to_json(nlohmann::json& j, const ResourceMetric& v);
-void to_json(nlohmann::json& j, const Metric& v);
-void to_json(nlohmann::json& j, const HorizontalPodAutoscalerSpec& v);
-void to_json(nlohmann::json& j, const HorizontalPodAutoscalerStatus& v);
-void to_json(nlohmann::json& j, const HorizontalPodAutoscaler& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const MetricValue& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ResourceMetric& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Metric& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const HorizontalPodAutoscalerSpec& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const HorizontalPodAutoscalerStatus& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const HorizontalPodAutoscaler& v);
 /// Decoder: what has the wrong type stays in `other`, untouched; it throws only for a value
 /// that is not a JSON object at all.
-void from_json(const nlohmann::json& j, HorizontalPodAutoscaler& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, MetricValue& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ResourceMetric& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Metric& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, HorizontalPodAutoscalerSpec& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, HorizontalPodAutoscalerStatus& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, HorizontalPodAutoscaler& v);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, HorizontalPodAutoscaler& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, MetricValue& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ResourceMetric& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Metric& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, HorizontalPodAutoscalerSpec& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, HorizontalPodAutoscalerStatus& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, HorizontalPodAutoscaler& v);
 
 }  // namespace tfjob::k8s
 

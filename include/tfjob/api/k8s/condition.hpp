@@ -29,8 +29,8 @@ struct Condition {
 /// The condition of that type in `conditions`, or nullptr.
 const Condition* find_condition(const std::vector<Condition>& conditions, const std::string& type);
 
-void to_json(nlohmann::json& j, const Condition& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Condition& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Condition& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Condition& v);
 
 }  // namespace tfjob::k8s
 

@@ -66,17 +66,17 @@ struct Event {
   std::string last_seen() const;
 };
 
-void to_json(nlohmann::json& j, const ObjectReference& v);
-void to_json(nlohmann::json& j, const EventSource& v);
-void to_json(nlohmann::json& j, const EventSeries& v);
-void to_json(nlohmann::json& j, const Event& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ObjectReference& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const EventSource& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const EventSeries& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Event& v);
 /// Decoders: what has the wrong type stays in `other`, untouched; they throw only for a
 /// value that is not a JSON object at all.
-void from_json(const nlohmann::json& j, Event& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ObjectReference& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, EventSource& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, EventSeries& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Event& v);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, Event& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ObjectReference& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, EventSource& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, EventSeries& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Event& v);
 
 }  // namespace tfjob::k8s
 

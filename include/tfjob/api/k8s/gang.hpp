@@ -100,27 +100,27 @@ struct Lease {
   nlohmann::json other = nlohmann::json::object();
 };
 
-void to_json(nlohmann::json& j, const PodGroupSpec& v);
-void to_json(nlohmann::json& j, const PodGroupStatus& v);
-void to_json(nlohmann::json& j, const PodGroup& v);
-void to_json(nlohmann::json& j, const VolcanoQueueSpec& v);
-void to_json(nlohmann::json& j, const VolcanoQueueStatus& v);
-void to_json(nlohmann::json& j, const VolcanoQueue& v);
-void to_json(nlohmann::json& j, const LeaseSpec& v);
-void to_json(nlohmann::json& j, const Lease& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const PodGroupSpec& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const PodGroupStatus& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const PodGroup& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const VolcanoQueueSpec& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const VolcanoQueueStatus& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const VolcanoQueue& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const LeaseSpec& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Lease& v);
 /// Decoders: what has the wrong type stays in `other`, untouched; they throw only for a
 /// value that is not a JSON object at all.
-void from_json(const nlohmann::json& j, PodGroup& v);
-void from_json(const nlohmann::json& j, VolcanoQueue& v);
-void from_json(const nlohmann::json& j, Lease& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, PodGroupSpec& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, PodGroupStatus& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, PodGroup& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, VolcanoQueueSpec& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, VolcanoQueueStatus& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, VolcanoQueue& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, LeaseSpec& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Lease& v);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, PodGroup& v);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, VolcanoQueue& v);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, Lease& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, PodGroupSpec& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, PodGroupStatus& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, PodGroup& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, VolcanoQueueSpec& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, VolcanoQueueStatus& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, VolcanoQueue& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, LeaseSpec& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Lease& v);
 
 }  // namespace tfjob::k8s
 

@@ -102,29 +102,29 @@ struct InferenceService {
   nlohmann::json other = nlohmann::json::object();
 };
 
-void to_json(nlohmann::json& j, const ModelFormat& v);
-void to_json(nlohmann::json& j, const PredictorModel& v);
-void to_json(nlohmann::json& j, const PredictorSpec& v);
-void to_json(nlohmann::json& j, const InferenceServiceSpec& v);
-void to_json(nlohmann::json& j, const Addressable& v);
-void to_json(nlohmann::json& j, const ModelRevisionStates& v);
-void to_json(nlohmann::json& j, const ModelFailureInfo& v);
-void to_json(nlohmann::json& j, const ModelStatus& v);
-void to_json(nlohmann::json& j, const InferenceServiceStatus& v);
-void to_json(nlohmann::json& j, const InferenceService& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ModelFormat& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const PredictorModel& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const PredictorSpec& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const InferenceServiceSpec& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Addressable& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ModelRevisionStates& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ModelFailureInfo& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ModelStatus& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const InferenceServiceStatus& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const InferenceService& v);
 /// Decoder: what has the wrong type stays in `other`, untouched; it throws only for a value
 /// that is not a JSON object at all.
-void from_json(const nlohmann::json& j, InferenceService& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ModelFormat& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, PredictorModel& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, PredictorSpec& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, InferenceServiceSpec& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Addressable& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ModelRevisionStates& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ModelFailureInfo& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ModelStatus& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, InferenceServiceStatus& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, InferenceService& v);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, InferenceService& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ModelFormat& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, PredictorModel& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, PredictorSpec& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, InferenceServiceSpec& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Addressable& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ModelRevisionStates& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ModelFailureInfo& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ModelStatus& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, InferenceServiceStatus& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, InferenceService& v);
 
 }  // namespace tfjob::k8s
 

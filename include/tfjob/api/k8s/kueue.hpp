@@ -149,41 +149,41 @@ struct Workload {
   const Condition* condition(const std::string& type) const;
 };
 
-void to_json(nlohmann::json& j, const LocalQueueSpec& v);
-void to_json(nlohmann::json& j, const LocalQueueStatus& v);
-void to_json(nlohmann::json& j, const LocalQueue& v);
-void to_json(nlohmann::json& j, const ResourceQuota& v);
-void to_json(nlohmann::json& j, const FlavorQuotas& v);
-void to_json(nlohmann::json& j, const ResourceGroup& v);
-void to_json(nlohmann::json& j, const ClusterQueueSpec& v);
-void to_json(nlohmann::json& j, const PendingWorkload& v);
-void to_json(nlohmann::json& j, const PendingWorkloadsStatus& v);
-void to_json(nlohmann::json& j, const ClusterQueueStatus& v);
-void to_json(nlohmann::json& j, const ClusterQueue& v);
-void to_json(nlohmann::json& j, const WorkloadSpec& v);
-void to_json(nlohmann::json& j, const Admission& v);
-void to_json(nlohmann::json& j, const WorkloadStatus& v);
-void to_json(nlohmann::json& j, const Workload& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const LocalQueueSpec& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const LocalQueueStatus& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const LocalQueue& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ResourceQuota& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const FlavorQuotas& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ResourceGroup& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ClusterQueueSpec& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const PendingWorkload& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const PendingWorkloadsStatus& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ClusterQueueStatus& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ClusterQueue& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const WorkloadSpec& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Admission& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const WorkloadStatus& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Workload& v);
 /// Decoders: what has the wrong type stays in `other`, untouched; they throw only for a
 /// value that is not a JSON object at all.
-void from_json(const nlohmann::json& j, LocalQueue& v);
-void from_json(const nlohmann::json& j, ClusterQueue& v);
-void from_json(const nlohmann::json& j, Workload& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, LocalQueueSpec& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, LocalQueueStatus& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, LocalQueue& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ResourceQuota& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, FlavorQuotas& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ResourceGroup& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ClusterQueueSpec& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, PendingWorkload& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, PendingWorkloadsStatus& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ClusterQueueStatus& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ClusterQueue& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, WorkloadSpec& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Admission& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, WorkloadStatus& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Workload& v);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, LocalQueue& v);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, ClusterQueue& v);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, Workload& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, LocalQueueSpec& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, LocalQueueStatus& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, LocalQueue& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ResourceQuota& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, FlavorQuotas& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ResourceGroup& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ClusterQueueSpec& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, PendingWorkload& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, PendingWorkloadsStatus& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ClusterQueueStatus& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ClusterQueue& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, WorkloadSpec& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Admission& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, WorkloadStatus& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Workload& v);
 
 }  // namespace tfjob::k8s
 

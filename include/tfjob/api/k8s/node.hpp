@@ -92,23 +92,23 @@ struct Node {
   bool ready() const;
 };
 
-void to_json(nlohmann::json& j, const Taint& v);
-void to_json(nlohmann::json& j, const NodeCondition& v);
-void to_json(nlohmann::json& j, const NodeAddress& v);
-void to_json(nlohmann::json& j, const NodeSystemInfo& v);
-void to_json(nlohmann::json& j, const NodeSpec& v);
-void to_json(nlohmann::json& j, const NodeStatus& v);
-void to_json(nlohmann::json& j, const Node& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Taint& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const NodeCondition& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const NodeAddress& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const NodeSystemInfo& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const NodeSpec& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const NodeStatus& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Node& v);
 /// Decoders: what has the wrong type stays in `other`, untouched; they throw only for a
 /// value that is not a JSON object at all.
-void from_json(const nlohmann::json& j, Node& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Taint& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeCondition& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeAddress& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeSystemInfo& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeSpec& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeStatus& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Node& v);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, Node& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Taint& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, NodeCondition& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, NodeAddress& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, NodeSystemInfo& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, NodeSpec& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, NodeStatus& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Node& v);
 
 }  // namespace tfjob::k8s
 

@@ -110,33 +110,33 @@ struct PersistentVolumeClaim {
   nlohmann::json other = nlohmann::json::object();
 };
 
-void to_json(nlohmann::json& j, const NamespaceStatus& v);
-void to_json(nlohmann::json& j, const Namespace& v);
-void to_json(nlohmann::json& j, const ServicePort& v);
-void to_json(nlohmann::json& j, const ServiceSpec& v);
-void to_json(nlohmann::json& j, const Service& v);
-void to_json(nlohmann::json& j, const ConfigMap& v);
-void to_json(nlohmann::json& j, const Secret& v);
-void to_json(nlohmann::json& j, const ClaimSpec& v);
-void to_json(nlohmann::json& j, const ClaimStatus& v);
-void to_json(nlohmann::json& j, const PersistentVolumeClaim& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const NamespaceStatus& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Namespace& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ServicePort& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ServiceSpec& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Service& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ConfigMap& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Secret& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ClaimSpec& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ClaimStatus& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const PersistentVolumeClaim& v);
 /// Decoders: what has the wrong type stays in `other`, untouched; they throw only for a
 /// value that is not a JSON object at all.
-void from_json(const nlohmann::json& j, Namespace& v);
-void from_json(const nlohmann::json& j, Service& v);
-void from_json(const nlohmann::json& j, ConfigMap& v);
-void from_json(const nlohmann::json& j, Secret& v);
-void from_json(const nlohmann::json& j, PersistentVolumeClaim& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NamespaceStatus& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Namespace& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ServicePort& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ServiceSpec& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Service& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ConfigMap& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Secret& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ClaimSpec& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ClaimStatus& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, PersistentVolumeClaim& v);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, Namespace& v);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, Service& v);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, ConfigMap& v);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, Secret& v);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, PersistentVolumeClaim& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, NamespaceStatus& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Namespace& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ServicePort& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ServiceSpec& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Service& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ConfigMap& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Secret& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ClaimSpec& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ClaimStatus& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, PersistentVolumeClaim& v);
 
 }  // namespace tfjob::k8s
 

@@ -103,28 +103,28 @@ struct Job {
   nlohmann::json other = nlohmann::json::object();
 };
 
-void to_json(nlohmann::json& j, const WorkloadCondition& v);
-void to_json(nlohmann::json& j, const RollingUpdateDeployment& v);
-void to_json(nlohmann::json& j, const DeploymentStrategy& v);
-void to_json(nlohmann::json& j, const DeploymentSpec& v);
-void to_json(nlohmann::json& j, const DeploymentStatus& v);
-void to_json(nlohmann::json& j, const Deployment& v);
-void to_json(nlohmann::json& j, const JobSpec& v);
-void to_json(nlohmann::json& j, const JobStatus& v);
-void to_json(nlohmann::json& j, const Job& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const WorkloadCondition& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const RollingUpdateDeployment& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const DeploymentStrategy& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const DeploymentSpec& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const DeploymentStatus& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Deployment& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const JobSpec& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const JobStatus& v);
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Job& v);
 /// Decoders: what has the wrong type stays in `other`, untouched; they throw only for a
 /// value that is not a JSON object at all.
-void from_json(const nlohmann::json& j, Deployment& v);
-void from_json(const nlohmann::json& j, Job& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, WorkloadCondition& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, RollingUpdateDeployment& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, DeploymentStrategy& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, DeploymentSpec& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, DeploymentStatus& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Deployment& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, JobSpec& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, JobStatus& v);
-void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Job& v);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, Deployment& v);
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, Job& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, WorkloadCondition& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, RollingUpdateDeployment& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, DeploymentStrategy& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, DeploymentSpec& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, DeploymentStatus& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Deployment& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, JobSpec& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, JobStatus& v);
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Job& v);
 
 }  // namespace tfjob::k8s
 

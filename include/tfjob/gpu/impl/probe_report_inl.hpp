@@ -63,12 +63,12 @@ TFJOB_INLINE int ProbeReport::exit_code() const {
        : status == "no-result" ? probe_no_result : probe_not_ready;
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const Finding& f) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Finding& f) {
   j = {{"check", f.check}, {"message", f.message.str()}};
   if (f.device >= 0) j["device"] = f.device;
 }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, Finding& f) {
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, Finding& f) {
   detail::get_if(j, "check", f.check);
   detail::get_if(j, "device", f.device);
   std::string message;
@@ -76,13 +76,13 @@ TFJOB_INLINE void from_json(const nlohmann::json& j, Finding& f) {
   f.message = message;
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const KernelCheck& c) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const KernelCheck& c) {
   j = {{"ran", c.ran}, {"ok", c.ok}, {"elements", c.elements}, {"mismatches", c.mismatches},
        {"maxAbsError", c.max_abs_error}};
   if (!c.error.empty()) j["error"] = c.error;
 }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, KernelCheck& c) {
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, KernelCheck& c) {
   detail::get_if(j, "ran", c.ran);
   detail::get_if(j, "ok", c.ok);
   detail::get_if(j, "elements", c.elements);
@@ -91,7 +91,7 @@ TFJOB_INLINE void from_json(const nlohmann::json& j, KernelCheck& c) {
   detail::get_if(j, "error", c.error);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const BandwidthCheck& c) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const BandwidthCheck& c) {
   j = {{"ran", c.ran}, {"GBps", c.gbps}, {"peakGBps", c.peak_gbps}, {"peakSource", c.peak_source},
        {"percentOfPeak", detail::opt(c.percent_of_peak)}, {"bytes", c.bytes}, {"runs", c.runs},
        {"method", c.method}};
@@ -101,7 +101,7 @@ TFJOB_INLINE void to_json(nlohmann::json& j, const BandwidthCheck& c) {
   if (!c.error.empty()) j["error"] = c.error;
 }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, BandwidthCheck& c) {
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, BandwidthCheck& c) {
   detail::get_if(j, "ran", c.ran);
   detail::get_if(j, "GBps", c.gbps);
   detail::get_if(j, "peakGBps", c.peak_gbps);
@@ -116,7 +116,7 @@ TFJOB_INLINE void from_json(const nlohmann::json& j, BandwidthCheck& c) {
   detail::get_if(j, "error", c.error);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const GemmCheck& c) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const GemmCheck& c) {
   j = {{"ran", c.ran}, {"verified", c.verified}, {"n", c.n}, {"runs", c.runs}, {"TFLOPS", c.tflops},
        {"peakTFLOPS", c.peak_tflops}, {"percentOfPeak", detail::opt(c.percent_of_peak)},
        {"maxRelError", c.max_rel_error}};
@@ -126,7 +126,7 @@ TFJOB_INLINE void to_json(nlohmann::json& j, const GemmCheck& c) {
   if (!c.error.empty()) j["error"] = c.error;
 }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, GemmCheck& c) {
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, GemmCheck& c) {
   detail::get_if(j, "ran", c.ran);
   detail::get_if(j, "verified", c.verified);
   detail::get_if(j, "n", c.n);
@@ -141,12 +141,12 @@ TFJOB_INLINE void from_json(const nlohmann::json& j, GemmCheck& c) {
   detail::get_if(j, "error", c.error);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const TransferCheck& c) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const TransferCheck& c) {
   j = {{"ran", c.ran}, {"h2dGBps", c.h2d_gbps}, {"d2hGBps", c.d2h_gbps}, {"bytes", c.bytes}};
   if (!c.error.empty()) j["error"] = c.error;
 }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, TransferCheck& c) {
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, TransferCheck& c) {
   detail::get_if(j, "ran", c.ran);
   detail::get_if(j, "h2dGBps", c.h2d_gbps);
   detail::get_if(j, "d2hGBps", c.d2h_gbps);
@@ -154,46 +154,46 @@ TFJOB_INLINE void from_json(const nlohmann::json& j, TransferCheck& c) {
   detail::get_if(j, "error", c.error);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const EccCounts& c) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const EccCounts& c) {
   j = {{"volatileSbe", detail::opt(c.volatile_sbe)}, {"volatileDbe", detail::opt(c.volatile_dbe)},
        {"aggregateSbe", detail::opt(c.aggregate_sbe)}, {"aggregateDbe", detail::opt(c.aggregate_dbe)}};
 }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, EccCounts& c) {
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, EccCounts& c) {
   detail::get_if(j, "volatileSbe", c.volatile_sbe);
   detail::get_if(j, "volatileDbe", c.volatile_dbe);
   detail::get_if(j, "aggregateSbe", c.aggregate_sbe);
   detail::get_if(j, "aggregateDbe", c.aggregate_dbe);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const RetiredPages& p) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const RetiredPages& p) {
   j = {{"sbe", detail::opt(p.sbe)}, {"dbe", detail::opt(p.dbe)}, {"pending", detail::opt(p.pending)}};
 }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, RetiredPages& p) {
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, RetiredPages& p) {
   detail::get_if(j, "sbe", p.sbe);
   detail::get_if(j, "dbe", p.dbe);
   detail::get_if(j, "pending", p.pending);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const RowRemap& r) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const RowRemap& r) {
   j = {{"correctable", r.correctable}, {"uncorrectable", r.uncorrectable}, {"pending", r.pending}, {"failure", r.failure}};
 }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, RowRemap& r) {
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, RowRemap& r) {
   detail::get_if(j, "correctable", r.correctable);
   detail::get_if(j, "uncorrectable", r.uncorrectable);
   detail::get_if(j, "pending", r.pending);
   detail::get_if(j, "failure", r.failure);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const PcieLink& p) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const PcieLink& p) {
   j = {{"genCurrent", detail::opt(p.gen_current)}, {"genMax", detail::opt(p.gen_max)},
        {"widthCurrent", detail::opt(p.width_current)}, {"widthMax", detail::opt(p.width_max)},
        {"readWhileBusy", p.read_while_busy}};
 }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, PcieLink& p) {
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, PcieLink& p) {
   detail::get_if(j, "genCurrent", p.gen_current);
   detail::get_if(j, "genMax", p.gen_max);
   detail::get_if(j, "widthCurrent", p.width_current);
@@ -201,14 +201,14 @@ TFJOB_INLINE void from_json(const nlohmann::json& j, PcieLink& p) {
   detail::get_if(j, "readWhileBusy", p.read_while_busy);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const NvlinkLink& l) { j = {{"link", l.link}, {"active", l.active}}; }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const NvlinkLink& l) { j = {{"link", l.link}, {"active", l.active}}; }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, NvlinkLink& l) {
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, NvlinkLink& l) {
   detail::get_if(j, "link", l.link);
   detail::get_if(j, "active", l.active);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const DeviceHealth& h) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const DeviceHealth& h) {
   j = {{"read", h.read},
        {"eccPending", detail::opt(h.ecc_pending)},
        {"ecc", h.ecc},
@@ -231,7 +231,7 @@ TFJOB_INLINE void to_json(nlohmann::json& j, const DeviceHealth& h) {
   if (!h.error.empty()) j["error"] = h.error;
 }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, DeviceHealth& h) {
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, DeviceHealth& h) {
   detail::get_if(j, "read", h.read);
   detail::get_if(j, "error", h.error);
   detail::get_if(j, "eccPending", h.ecc_pending);
@@ -254,23 +254,23 @@ TFJOB_INLINE void from_json(const nlohmann::json& j, DeviceHealth& h) {
   detail::get_if(j, "unsupported", h.unsupported);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const XidEvent& e) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const XidEvent& e) {
   j = {{"device", e.device}, {"xid", e.xid}, {"atSeconds", e.at_seconds}};
 }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, XidEvent& e) {
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, XidEvent& e) {
   detail::get_if(j, "device", e.device);
   detail::get_if(j, "xid", e.xid);
   detail::get_if(j, "atSeconds", e.at_seconds);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const NvmlInfo& n) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const NvmlInfo& n) {
   j = {{"loaded", n.loaded}, {"deviceCount", detail::opt(n.device_count)}, {"events", n.events}};
   if (!n.error.empty()) j["error"] = n.error;
   if (!n.events_error.empty()) j["eventsError"] = n.events_error;
 }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, NvmlInfo& n) {
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, NvmlInfo& n) {
   detail::get_if(j, "loaded", n.loaded);
   detail::get_if(j, "error", n.error);
   detail::get_if(j, "deviceCount", n.device_count);
@@ -278,13 +278,13 @@ TFJOB_INLINE void from_json(const nlohmann::json& j, NvmlInfo& n) {
   detail::get_if(j, "eventsError", n.events_error);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const PeerCopy& p) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const PeerCopy& p) {
   j = {{"src", p.src}, {"dst", p.dst}, {"canAccess", p.can_access}, {"ran", p.ran}, {"GBps", p.gbps},
        {"verified", detail::opt(p.verified)}, {"link", p.link}};
   if (!p.error.empty()) j["error"] = p.error;
 }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, PeerCopy& p) {
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, PeerCopy& p) {
   detail::get_if(j, "src", p.src);
   detail::get_if(j, "dst", p.dst);
   detail::get_if(j, "canAccess", p.can_access);
@@ -295,7 +295,7 @@ TFJOB_INLINE void from_json(const nlohmann::json& j, PeerCopy& p) {
   detail::get_if(j, "error", p.error);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const DeviceReport& d) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const DeviceReport& d) {
   j = {{"index", d.index},
        {"name", d.name},
        {"uuid", d.uuid},
@@ -322,7 +322,7 @@ TFJOB_INLINE void to_json(nlohmann::json& j, const DeviceReport& d) {
   if (!d.error.empty()) j["error"] = d.error;
 }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, DeviceReport& d) {
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, DeviceReport& d) {
   detail::get_if(j, "index", d.index);
   detail::get_if(j, "name", d.name);
   detail::get_if(j, "uuid", d.uuid);
@@ -361,7 +361,7 @@ TFJOB_INLINE void from_json(const nlohmann::json& j, DeviceReport& d) {
   }
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const DriverInfo& d) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const DriverInfo& d) {
   j = {{"present", d.present},
        {"version", d.version},
        {"versionSource", d.version_source},
@@ -375,7 +375,7 @@ TFJOB_INLINE void to_json(nlohmann::json& j, const DriverInfo& d) {
   }
 }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, DriverInfo& d) {
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, DriverInfo& d) {
   detail::get_if(j, "present", d.present);
   detail::get_if(j, "version", d.version);
   detail::get_if(j, "versionSource", d.version_source);
@@ -386,12 +386,12 @@ TFJOB_INLINE void from_json(const nlohmann::json& j, DriverInfo& d) {
   detail::get_if(j, "runtimeErrorMessage", d.runtime_error_message);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const ProbeInfo& p) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ProbeInfo& p) {
   j = {{"version", p.version}, {"cudaToolkit", p.cuda_toolkit}, {"architectures", p.architectures},
        {"hostname", p.hostname}, {"nodeName", p.node_name}, {"elapsedSeconds", p.elapsed_seconds}};
 }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, ProbeInfo& p) {
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, ProbeInfo& p) {
   detail::get_if(j, "version", p.version);
   detail::get_if(j, "cudaToolkit", p.cuda_toolkit);
   detail::get_if(j, "architectures", p.architectures);
@@ -400,7 +400,7 @@ TFJOB_INLINE void from_json(const nlohmann::json& j, ProbeInfo& p) {
   detail::get_if(j, "elapsedSeconds", p.elapsed_seconds);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const ProbeReport& r) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ProbeReport& r) {
   j = {{"schema", r.schema},
        {"revision", r.revision},
        {"status", r.status},
@@ -420,7 +420,7 @@ TFJOB_INLINE void to_json(nlohmann::json& j, const ProbeReport& r) {
   if (!r.cuda_visible_devices.empty()) j["cudaVisibleDevices"] = r.cuda_visible_devices;
 }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, ProbeReport& r) {
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, ProbeReport& r) {
   if (!j.is_object()) throw parse_error("probe report: expected a JSON object");
   r.schema.clear();
   detail::get_if(j, "schema", r.schema);

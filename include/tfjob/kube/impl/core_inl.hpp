@@ -72,9 +72,9 @@ TFJOB_INLINE std::map<std::string, std::string> Object::string_map(const char* p
   return out;
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const Object& o) { j = o.json; }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Object& o) { j = o.json; }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, Object& o) { o.json = j; }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, Object& o) { o.json = j; }
 
 TFJOB_INLINE const nlohmann::json* container_status(const nlohmann::json& pod, const std::string& container) {
   const auto st = pod.find("status");

@@ -266,16 +266,16 @@ TFJOB_INLINE void validate_version(const std::string& v) {
     throw tfjob::error("version \"" + v + "\" is not a number: TF Serving's model versions are the numeric directory names (1, 2, ...)");
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const TensorSpec& t) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const TensorSpec& t) {
   j = {{"name", t.key}, {"dtype", t.dtype}, {"shape", t.shape ? nlohmann::json(*t.shape) : nlohmann::json()},
        {"tensorName", t.tensor_name}};
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const Signature& s) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Signature& s) {
   j = {{"name", s.key}, {"method", s.method}, {"inputs", s.inputs}, {"outputs", s.outputs}};
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const ModelMetadata& m) {
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ModelMetadata& m) {
   j = {{"model", m.model}, {"version", m.version}, {"signatures", m.signatures}};
 }
 

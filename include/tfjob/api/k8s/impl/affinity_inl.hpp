@@ -44,18 +44,18 @@ void fields(Affinity& v, F& f) {
   f("podAntiAffinity", v.pod_anti_affinity);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const NodeSelectorRequirement& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const NodeSelectorTerm& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const NodeSelector& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const NodeAffinity& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const Affinity& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const NodeSelectorRequirement& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const NodeSelectorTerm& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const NodeSelector& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const NodeAffinity& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Affinity& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, Affinity& v) { detail::decode_lenient(j, "Affinity", v); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, Affinity& v) { detail::decode_lenient(j, "Affinity", v); }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeSelectorRequirement& v) { detail::read_fields(d, j, path, v); }
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeSelectorTerm& v) { detail::read_fields(d, j, path, v); }
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeSelector& v) { detail::read_fields(d, j, path, v); }
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeAffinity& v) { detail::read_fields(d, j, path, v); }
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Affinity& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, NodeSelectorRequirement& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, NodeSelectorTerm& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, NodeSelector& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, NodeAffinity& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Affinity& v) { detail::read_fields(d, j, path, v); }
 
 }  // namespace tfjob::k8s

@@ -51,43 +51,43 @@ void fields(HorizontalPodAutoscaler& v, F& f) {
   f("status", v.status);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const MetricValue& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const MetricValue& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const ResourceMetric& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ResourceMetric& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const Metric& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Metric& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const HorizontalPodAutoscalerSpec& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const HorizontalPodAutoscalerSpec& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const HorizontalPodAutoscalerStatus& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const HorizontalPodAutoscalerStatus& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const HorizontalPodAutoscaler& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const HorizontalPodAutoscaler& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, HorizontalPodAutoscaler& v) {
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, HorizontalPodAutoscaler& v) {
   detail::decode_lenient(j, "HorizontalPodAutoscaler", v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, MetricValue& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, MetricValue& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ResourceMetric& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ResourceMetric& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Metric& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Metric& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, HorizontalPodAutoscalerSpec& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, HorizontalPodAutoscalerSpec& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, HorizontalPodAutoscalerStatus& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, HorizontalPodAutoscalerStatus& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, HorizontalPodAutoscaler& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, HorizontalPodAutoscaler& v) {
   detail::read_fields(d, j, path, v);
 }
 

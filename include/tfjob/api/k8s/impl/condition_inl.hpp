@@ -23,8 +23,8 @@ void fields(Condition& v, F& f) {
   f("observedGeneration", v.observed_generation);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const Condition& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Condition& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Condition& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Condition& v) { detail::read_fields(d, j, path, v); }
 
 }  // namespace tfjob::k8s

@@ -77,26 +77,26 @@ void fields(Lease& v, F& f) {
   f("spec", v.spec);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const PodGroupSpec& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const PodGroupStatus& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const PodGroup& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const VolcanoQueueSpec& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const VolcanoQueueStatus& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const VolcanoQueue& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const LeaseSpec& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const Lease& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const PodGroupSpec& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const PodGroupStatus& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const PodGroup& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const VolcanoQueueSpec& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const VolcanoQueueStatus& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const VolcanoQueue& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const LeaseSpec& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Lease& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, PodGroup& v) { detail::decode_lenient(j, "PodGroup", v); }
-TFJOB_INLINE void from_json(const nlohmann::json& j, VolcanoQueue& v) { detail::decode_lenient(j, "Queue", v); }
-TFJOB_INLINE void from_json(const nlohmann::json& j, Lease& v) { detail::decode_lenient(j, "Lease", v); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, PodGroup& v) { detail::decode_lenient(j, "PodGroup", v); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, VolcanoQueue& v) { detail::decode_lenient(j, "Queue", v); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, Lease& v) { detail::decode_lenient(j, "Lease", v); }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, PodGroupSpec& v) { detail::read_fields(d, j, path, v); }
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, PodGroupStatus& v) { detail::read_fields(d, j, path, v); }
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, PodGroup& v) { detail::read_fields(d, j, path, v); }
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, VolcanoQueueSpec& v) { detail::read_fields(d, j, path, v); }
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, VolcanoQueueStatus& v) { detail::read_fields(d, j, path, v); }
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, VolcanoQueue& v) { detail::read_fields(d, j, path, v); }
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, LeaseSpec& v) { detail::read_fields(d, j, path, v); }
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Lease& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, PodGroupSpec& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, PodGroupStatus& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, PodGroup& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, VolcanoQueueSpec& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, VolcanoQueueStatus& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, VolcanoQueue& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, LeaseSpec& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Lease& v) { detail::read_fields(d, j, path, v); }
 
 }  // namespace tfjob::k8s

@@ -80,65 +80,65 @@ void fields(InferenceService& v, F& f) {
   f("status", v.status);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const ModelFormat& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ModelFormat& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const PredictorModel& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const PredictorModel& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const PredictorSpec& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const PredictorSpec& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const InferenceServiceSpec& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const InferenceServiceSpec& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const Addressable& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Addressable& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const ModelRevisionStates& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ModelRevisionStates& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const ModelFailureInfo& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ModelFailureInfo& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const ModelStatus& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ModelStatus& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const InferenceServiceStatus& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const InferenceServiceStatus& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const InferenceService& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const InferenceService& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, InferenceService& v) { detail::decode_lenient(j, "InferenceService", v); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, InferenceService& v) { detail::decode_lenient(j, "InferenceService", v); }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ModelFormat& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ModelFormat& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, PredictorModel& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, PredictorModel& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, PredictorSpec& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, PredictorSpec& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, InferenceServiceSpec& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, InferenceServiceSpec& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Addressable& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Addressable& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ModelRevisionStates& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ModelRevisionStates& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ModelFailureInfo& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ModelFailureInfo& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ModelStatus& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ModelStatus& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, InferenceServiceStatus& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, InferenceServiceStatus& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, InferenceService& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, InferenceService& v) {
   detail::read_fields(d, j, path, v);
 }
 

@@ -121,35 +121,35 @@ void fields(Workload& v, F& f) {
   f("status", v.status);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const LocalQueueSpec& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const LocalQueueStatus& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const LocalQueue& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const ResourceQuota& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const FlavorQuotas& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const ResourceGroup& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const ClusterQueueSpec& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const PendingWorkload& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const PendingWorkloadsStatus& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const ClusterQueueStatus& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const ClusterQueue& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const WorkloadSpec& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const Admission& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const WorkloadStatus& v) { detail::write_fields(j, v); }
-TFJOB_INLINE void to_json(nlohmann::json& j, const Workload& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const LocalQueueSpec& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const LocalQueueStatus& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const LocalQueue& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ResourceQuota& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const FlavorQuotas& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ResourceGroup& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ClusterQueueSpec& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const PendingWorkload& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const PendingWorkloadsStatus& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ClusterQueueStatus& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ClusterQueue& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const WorkloadSpec& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Admission& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const WorkloadStatus& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Workload& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, LocalQueue& v) { detail::decode_lenient(j, "LocalQueue", v); }
-TFJOB_INLINE void from_json(const nlohmann::json& j, ClusterQueue& v) { detail::decode_lenient(j, "ClusterQueue", v); }
-TFJOB_INLINE void from_json(const nlohmann::json& j, Workload& v) { detail::decode_lenient(j, "Workload", v); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, LocalQueue& v) { detail::decode_lenient(j, "LocalQueue", v); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, ClusterQueue& v) { detail::decode_lenient(j, "ClusterQueue", v); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, Workload& v) { detail::decode_lenient(j, "Workload", v); }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, LocalQueueSpec& v) { detail::read_fields(d, j, path, v); }
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, LocalQueueStatus& v) { detail::read_fields(d, j, path, v); }
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, LocalQueue& v) { detail::read_fields(d, j, path, v); }
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ResourceQuota& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, LocalQueueSpec& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, LocalQueueStatus& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, LocalQueue& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ResourceQuota& v) {
   if (!d.object(j, path)) return;
   d.str(j, "name", path, v.name);
   // a quantity: text, or a number read as its text (apimachinery's Quantity.UnmarshalJSON)
   auto quantity = [&](const char* key, std::optional<std::string>& out) {
-    const auto* q = tfjob::detail::decoder::get(j, key);
+    const nlohmann::json* q = tfjob::detail::decoder::get(j, key);
     if (!q) return;
     if (q->is_string()) out = q->get<std::string>();
     else if (q->is_number()) out = q->dump();
@@ -161,16 +161,16 @@ TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json&
   detail::keep_rest(j, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, FlavorQuotas& v) { detail::read_fields(d, j, path, v); }
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ResourceGroup& v) { detail::read_fields(d, j, path, v); }
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ClusterQueueSpec& v) { detail::read_fields(d, j, path, v); }
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, PendingWorkload& v) { detail::read_fields(d, j, path, v); }
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, PendingWorkloadsStatus& v) { detail::read_fields(d, j, path, v); }
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ClusterQueueStatus& v) { detail::read_fields(d, j, path, v); }
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ClusterQueue& v) { detail::read_fields(d, j, path, v); }
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, WorkloadSpec& v) { detail::read_fields(d, j, path, v); }
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Admission& v) { detail::read_fields(d, j, path, v); }
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, WorkloadStatus& v) { detail::read_fields(d, j, path, v); }
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Workload& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, FlavorQuotas& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ResourceGroup& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ClusterQueueSpec& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, PendingWorkload& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, PendingWorkloadsStatus& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ClusterQueueStatus& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ClusterQueue& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, WorkloadSpec& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Admission& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, WorkloadStatus& v) { detail::read_fields(d, j, path, v); }
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Workload& v) { detail::read_fields(d, j, path, v); }
 
 }  // namespace tfjob::k8s

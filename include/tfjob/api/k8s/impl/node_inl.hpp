@@ -89,47 +89,47 @@ void fields(Node& v, F& f) {
   f("status", v.status);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const Taint& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Taint& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const NodeCondition& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const NodeCondition& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const NodeAddress& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const NodeAddress& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const NodeSystemInfo& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const NodeSystemInfo& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const NodeSpec& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const NodeSpec& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const NodeStatus& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const NodeStatus& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const Node& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Node& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, Node& v) { detail::decode_lenient(j, "Node", v); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, Node& v) { detail::decode_lenient(j, "Node", v); }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Taint& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Taint& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeCondition& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, NodeCondition& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeAddress& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, NodeAddress& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeSystemInfo& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, NodeSystemInfo& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeSpec& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, NodeSpec& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NodeStatus& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, NodeStatus& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Node& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Node& v) {
   detail::read_fields(d, j, path, v);
 }
 

@@ -91,73 +91,73 @@ void fields(PersistentVolumeClaim& v, F& f) {
   f("status", v.status);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const NamespaceStatus& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const NamespaceStatus& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const Namespace& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Namespace& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const ServicePort& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ServicePort& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const ServiceSpec& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ServiceSpec& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const Service& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Service& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const ConfigMap& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ConfigMap& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const Secret& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Secret& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const ClaimSpec& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ClaimSpec& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const ClaimStatus& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ClaimStatus& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const PersistentVolumeClaim& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const PersistentVolumeClaim& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, Namespace& v) { detail::decode_lenient(j, "Namespace", v); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, Namespace& v) { detail::decode_lenient(j, "Namespace", v); }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, Service& v) { detail::decode_lenient(j, "Service", v); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, Service& v) { detail::decode_lenient(j, "Service", v); }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, ConfigMap& v) { detail::decode_lenient(j, "ConfigMap", v); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, ConfigMap& v) { detail::decode_lenient(j, "ConfigMap", v); }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, Secret& v) { detail::decode_lenient(j, "Secret", v); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, Secret& v) { detail::decode_lenient(j, "Secret", v); }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, PersistentVolumeClaim& v) { detail::decode_lenient(j, "PersistentVolumeClaim", v); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, PersistentVolumeClaim& v) { detail::decode_lenient(j, "PersistentVolumeClaim", v); }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, NamespaceStatus& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, NamespaceStatus& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Namespace& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Namespace& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ServicePort& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ServicePort& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ServiceSpec& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ServiceSpec& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Service& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Service& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ConfigMap& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ConfigMap& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Secret& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Secret& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ClaimSpec& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ClaimSpec& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, ClaimStatus& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, ClaimStatus& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, PersistentVolumeClaim& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, PersistentVolumeClaim& v) {
   detail::read_fields(d, j, path, v);
 }
 

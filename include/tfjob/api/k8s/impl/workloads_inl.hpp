@@ -84,61 +84,61 @@ void fields(Job& v, F& f) {
   f("status", v.status);
 }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const WorkloadCondition& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const WorkloadCondition& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const RollingUpdateDeployment& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const RollingUpdateDeployment& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const DeploymentStrategy& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const DeploymentStrategy& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const DeploymentSpec& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const DeploymentSpec& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const DeploymentStatus& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const DeploymentStatus& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const Deployment& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Deployment& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const JobSpec& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const JobSpec& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const JobStatus& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const JobStatus& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void to_json(nlohmann::json& j, const Job& v) { detail::write_fields(j, v); }
+TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Job& v) { detail::write_fields(j, v); }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, Deployment& v) { detail::decode_lenient(j, "Deployment", v); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, Deployment& v) { detail::decode_lenient(j, "Deployment", v); }
 
-TFJOB_INLINE void from_json(const nlohmann::json& j, Job& v) { detail::decode_lenient(j, "Job", v); }
+TFJOB_JSON_FN from_json(const TFJOB_JSON& j, Job& v) { detail::decode_lenient(j, "Job", v); }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, WorkloadCondition& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, WorkloadCondition& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, RollingUpdateDeployment& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, RollingUpdateDeployment& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, DeploymentStrategy& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, DeploymentStrategy& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, DeploymentSpec& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, DeploymentSpec& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, DeploymentStatus& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, DeploymentStatus& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Deployment& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Deployment& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, JobSpec& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, JobSpec& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, JobStatus& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, JobStatus& v) {
   detail::read_fields(d, j, path, v);
 }
 
-TFJOB_INLINE void decode_fields(tfjob::detail::decoder& d, const nlohmann::json& j, const std::string& path, Job& v) {
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, Job& v) {
   detail::read_fields(d, j, path, v);
 }
 
