@@ -19,6 +19,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -205,45 +206,81 @@ template <class V>
 void put(nlohmann::json& j, const char* key, const std::optional<V>& v) {
   if (v) j[key] = *v;
 }
+/// The JSON of a value type, from its ADL `to_json` called directly: `nlohmann::json(v)` would
+/// say the same, through a converting constructor whose traits cost compile time for every
+/// type (BENCHMARKS.md, "Compile time").
+template <class V>
+nlohmann::json json_of(const V& v) {
+  nlohmann::json j;
+  to_json(j, v);
+  return j;
+}
+
 /// Sets `j[key]` to the value's JSON unless it is an empty object.
 template <class V>
 void put_object(nlohmann::json& j, const char* key, const V& v) {
-  nlohmann::json x = v;
+  nlohmann::json x = json_of(v);
   if (!x.empty()) j[key] = std::move(x);
 }
 
-/// Sets `j[key]` to the list unless it is empty.
+/// Sets `j[key]` to the list of value types unless it is empty.
 template <class T>
 void put_list(nlohmann::json& j, const char* key, const std::vector<T>& items) {
   if (items.empty()) return;
   auto& a = j[key] = nlohmann::json::array();
-  for (const auto& x : items) a.push_back(x);
+  for (const auto& x : items) a.push_back(json_of(x));
 }
 
 /// The last step of every `decode_fields`: what the modeled fields do not reproduce goes to `other`.
 template <class T>
 void keep_rest(const nlohmann::json& j, T& v) {
   v.other = nlohmann::json::object();
-  keep_unmodeled(j, nlohmann::json(v), v.other);
+  keep_unmodeled(j, json_of(v), v.other);
 }
+
+template <class X>
+struct is_optional : std::false_type {};
+template <class X>
+struct is_optional<std::optional<X>> : std::true_type {};
+template <class X>
+struct is_vector : std::false_type {};
+template <class X>
+struct is_vector<std::vector<X>> : std::true_type {};
 
 /// Writes the fields a value type lists in its `fields(v, f)` (one description per type,
 /// read by both directions), as Kubernetes writes them: an empty value is left out (`omitempty`).
+/// One template that tells the field's type exactly (`if constexpr`), not an overload set: to
+/// rank overloads that take `const nlohmann::json&` or `const std::string&`, a compiler asks
+/// nlohmann's and std's conversion traits about every nested value type (compile time:
+/// BENCHMARKS.md, "Compile time").
 struct field_writer {
   nlohmann::json& j;
-  void operator()(const char* k, const std::string& v) { put(j, k, v); }
-  void operator()(const char* k, bool v) { if (v) j[k] = true; }
-  void operator()(const char* k, std::int32_t v) { if (v) j[k] = v; }
-  void operator()(const char* k, std::int64_t v) { if (v) j[k] = v; }
-  void operator()(const char* k, const nlohmann::json& v) { if (!v.is_null()) j[k] = v; }
-  void operator()(const char* k, const std::map<std::string, std::string>& v) { put(j, k, v); }
-  void operator()(const char* k, const std::vector<std::string>& v) { put(j, k, v); }
   template <class X>
-  void operator()(const char* k, const std::optional<X>& v) { if (v) j[k] = *v; }
-  template <class X>
-  void operator()(const char* k, const std::vector<X>& v) { put_list(j, k, v); }
-  template <class X>
-  void operator()(const char* k, const X& v) { put_object(j, k, v); }  // a nested value type
+  void operator()(const char* k, const X& v) {
+    if constexpr (std::is_same_v<X, bool>) {
+      if (v) j[k] = true;
+    } else if constexpr (std::is_same_v<X, std::int32_t> || std::is_same_v<X, std::int64_t>) {
+      if (v) j[k] = v;
+    } else if constexpr (std::is_same_v<X, nlohmann::json>) {
+      if (!v.is_null()) j[k] = v;
+    } else if constexpr (std::is_same_v<X, std::string> || std::is_same_v<X, std::vector<std::string>> ||
+                         std::is_same_v<X, std::map<std::string, std::string>>) {
+      put(j, k, v);
+    } else if constexpr (is_optional<X>::value) {
+      using V = typename X::value_type;
+      if (!v) return;
+      if constexpr (std::is_same_v<V, std::string> || std::is_same_v<V, bool> ||
+                    std::is_same_v<V, std::int32_t> || std::is_same_v<V, std::int64_t>) {
+        j[k] = *v;
+      } else {
+        j[k] = json_of(*v);  // a value type
+      }
+    } else if constexpr (is_vector<X>::value) {
+      put_list(j, k, v);
+    } else {
+      put_object(j, k, v);  // a nested value type
+    }
+  }
   void quantities(const char* k, const std::map<std::string, std::string>& v) { put(j, k, v); }
 };
 
