@@ -67,6 +67,13 @@ std::string slurp(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
+/// How many times `what` occurs in `text`.
+std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
 }  // namespace
 
 TEST_CASE("logs prints exactly the container's bytes, read or followed", "[logs][e2e][exact]") {
@@ -295,14 +302,9 @@ TEST_CASE("logs -f says each state change once: terminated with its reason, rest
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.out == "attempt line\nattempt line\n");
-  auto count = [&](const std::string& what) {
-    std::size_t n = 0;
-    for (std::size_t p = r.err.find(what); p != std::string::npos; p = r.err.find(what, p + 1)) ++n;
-    return n;
-  };
-  CHECK(count("terminated: exit code 137 (OOMKilled)") == 1);
-  CHECK(count("restarted (restart 1, attempt 2)") == 1);
-  CHECK(count("terminated: exit code 0 (Completed)") == 1);
+  CHECK(occurrences(r.err, "terminated: exit code 137 (OOMKilled)") == 1);
+  CHECK(occurrences(r.err, "restarted (restart 1, attempt 2)") == 1);
+  CHECK(occurrences(r.err, "terminated: exit code 0 (Completed)") == 1);
   CHECK(r.err.find("TFJob ev Succeeded") != std::string::npos);
 
   // the same as JSON lines, marked as events
@@ -356,14 +358,9 @@ TEST_CASE("logs -f of a container restarted before the API says so shows each at
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.out == "attempt line\nattempt line\nsecond attempt\n");
-  auto count = [&](const std::string& what) {
-    std::size_t n = 0;
-    for (std::size_t p = r.err.find(what); p != std::string::npos; p = r.err.find(what, p + 1)) ++n;
-    return n;
-  };
-  CHECK(count("terminated: exit code 137 (OOMKilled)") == 1);
-  CHECK(count("restarted (restart 1, attempt 2)") == 1);
-  CHECK(count("terminated: exit code 0 (Completed)") == 1);
+  CHECK(occurrences(r.err, "terminated: exit code 137 (OOMKilled)") == 1);
+  CHECK(occurrences(r.err, "restarted (restart 1, attempt 2)") == 1);
+  CHECK(occurrences(r.err, "terminated: exit code 0 (Completed)") == 1);
 }
 
 TEST_CASE("logs --save keeps what a pod wrote after it is deleted and wait --save too", "[logs][e2e][save]") {
