@@ -163,13 +163,10 @@ std::string joined(const std::vector<std::string>& v) {
 }
 
 /// Every list of events names one object (kubectl describe's field selector); every list of
-/// the namespace's pods selects them by label or field. Besides those, one key of a store may
-/// be read to learn where it stands (workflow::cache_as_of_now: limit=1 and nothing else, one
-/// object however many the namespace holds).
+/// the namespace's pods selects them by label or field.
 void check_selective(const FakeApiServer& s) {
   for (const auto& q : s.requests()) {
     INFO(q.method << " " << q.path << "?" << q.query);
-    if (q.query == "limit=1") continue;
     if (q.path == "/api/v1/namespaces/crowd/events") {
       CHECK(q.query.find("fieldSelector=involvedObject.kind%3D") != std::string::npos);
       CHECK(q.query.find("involvedObject.name%3D") != std::string::npos);
@@ -401,77 +398,47 @@ TEST_CASE("describe shows the events of its job and its pods, found by their fie
   CHECK(d.out.find("other-") == std::string::npos);  // nothing of the other jobs
 }
 
-TEST_CASE("describe and explain read a job's lists from the watch cache as of now and send them at once", "[scale][describe]") {
-  // each selector list is a scan of the namespace when read from etcd (BENCHMARKS.md, scale):
-  // one key of the pods and one of the events are read first (limit=1, no selector, no
-  // resourceVersion: where each store stands now), then the pods beside the job's events,
-  // then every pod's events together, each from the watch cache not older than that
-  // (resourceVersion=N, no limit: a limited list would go to etcd)
+TEST_CASE("describe and explain send a job's lists at once and read events consistently unless asked for the cache", "[scale][describe]") {
+  // each selector list is a scan of the namespace on a real server (BENCHMARKS.md, scale):
+  // the pods go beside the job's events, then every pod's events together; events are a
+  // consistent read (no resourceVersion) unless EventsFrom::cache asks for the watch cache
   Quiet c;
   put_mine(*c.server);
   auto overlap = [](const tfjob::test::RecordedRequest& a, const tfjob::test::RecordedRequest& b) {
     return std::max(a.received, b.received) < std::min(a.answered, b.answered);
   };
-  auto param = [](const std::string& query, const std::string& key) -> std::optional<std::string> {
-    for (std::size_t at = 0; at <= query.size();) {
-      std::size_t amp = query.find('&', at);
-      if (amp == std::string::npos) amp = query.size();
-      std::string kv = query.substr(at, amp - at);
-      if (kv.rfind(key + "=", 0) == 0) return kv.substr(key.size() + 1);
-      at = amp + 1;
-    }
-    return std::nullopt;
-  };
   for (const char* cmd : {"describe", "explain"}) {
     INFO(cmd);
     c.server->clear_requests();
     c.server->faults().stall_next(std::chrono::milliseconds(300), 8, "/namespaces/crowd/events");
-    c.server->faults().stall_next(std::chrono::milliseconds(300), 4, "/namespaces/crowd/pods");
+    c.server->faults().stall_next(std::chrono::milliseconds(300), 2, "/namespaces/crowd/pods");
     Ran r = call(c, {cmd, "mine", "-n", "crowd"});
     INFO(r.out << r.err);
     REQUIRE(r.rc == 0);
-    std::optional<tfjob::test::RecordedRequest> pods_now, events_now, pods, job_events, chief, worker;
+    std::optional<tfjob::test::RecordedRequest> pods, job_events, chief, worker;
     for (const auto& q : c.server->requests()) {
-      const bool on_pods = q.path == "/api/v1/namespaces/crowd/pods", on_events = q.path == "/api/v1/namespaces/crowd/events";
-      if (!on_pods && !on_events) continue;
-      INFO(q.path << "?" << q.query);
-      if (!param(q.query, "labelSelector") && !param(q.query, "fieldSelector")) {  // where the store stands
-        CHECK(param(q.query, "limit") == std::optional<std::string>("1"));
-        CHECK_FALSE(param(q.query, "resourceVersion"));
-        (on_pods ? pods_now : events_now) = q;
-        continue;
-      }
-      const auto rv = param(q.query, "resourceVersion");
-      REQUIRE(rv);
-      CHECK(*rv != "0");  // not "any": not older than the store's state just read
-      CHECK(std::all_of(rv->begin(), rv->end(), [](char ch) { return ch >= '0' && ch <= '9'; }));
-      CHECK_FALSE(param(q.query, "limit"));
-      if (on_pods) pods = q;
+      if (q.path == "/api/v1/namespaces/crowd/pods") pods = q;
+      if (q.path != "/api/v1/namespaces/crowd/events") continue;
+      CHECK(q.query.find("resourceVersion") == std::string::npos);
       if (q.query.find("involvedObject.kind%3DTFJob") != std::string::npos) job_events = q;
       if (q.query.find("involvedObject.name%3Dmine-chief-0") != std::string::npos) chief = q;
       if (q.query.find("involvedObject.name%3Dmine-worker-0") != std::string::npos) worker = q;
     }
-    REQUIRE((pods_now && events_now && pods && job_events && chief && worker));
-    CHECK(overlap(*pods_now, *events_now));  // in flight together
-    CHECK(pods_now->answered <= pods->received);  // the state first, then the reads as of it
-    CHECK(overlap(*pods, *job_events));
+    REQUIRE((pods && job_events && chief && worker));
+    CHECK(overlap(*pods, *job_events));  // in flight together
     CHECK(overlap(*chief, *worker));
   }
   Ran d = call(c, {"describe", "mine", "-n", "crowd"});
   CHECK(d.out.find("Created pod: mine-chief-0") != std::string::npos);
   CHECK(d.out.find("pod/mine-worker-0") != std::string::npos);
-  // a cache that does not catch up in the server's wait (504, "Too large resource version",
-  // after the client's retries): the same list again from etcd
+  // the SDK's choice of the watch cache: resourceVersion=0 (as client-go's informers list)
   {
     tfjob::kube::Client client(tfjob::test::admin_config(*c.server));
     c.server->clear_requests();
-    c.server->faults().answer_next(504, R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":"Timeout: Too large resource version: 99999, current: 12","reason":"Timeout","code":504})",
-                                   5, "/namespaces/crowd/events", "resourceVersion=99999");
-    auto evs = tfjob::workflow::object_events(client, "crowd", "Pod", "mine-chief-0", "", tfjob::workflow::ReadFrom{"99999"});
+    auto evs = tfjob::workflow::object_events(client, "crowd", "Pod", "mine-chief-0", "", tfjob::workflow::EventsFrom::cache);
     CHECK(evs.size() == 1);
-    const auto& reqs = c.server->requests();
-    REQUIRE(reqs.size() == 6);
-    CHECK(reqs.back().query.find("resourceVersion") == std::string::npos);
+    REQUIRE(c.server->requests().size() == 1);
+    CHECK(c.server->requests()[0].query.find("resourceVersion=0") != std::string::npos);
   }
   // the archive is a record: its events are a consistent read (etcd)
   const auto dir = std::filesystem::temp_directory_path() / ("scale-archive-" + std::to_string(::getpid()));
@@ -484,7 +451,7 @@ TEST_CASE("describe and explain read a job's lists from the watch cache as of no
   for (const auto& q : c.server->requests())
     if (q.path == "/api/v1/namespaces/crowd/events") {
       ++event_lists;
-      CHECK_FALSE(param(q.query, "resourceVersion"));
+      CHECK(q.query.find("resourceVersion=0") == std::string::npos);
     }
   CHECK(event_lists == 3);  // the job's and its two pods'
   std::filesystem::remove_all(dir);

@@ -17,45 +17,13 @@ TFJOB_INLINE kube::ResourceInfo configmaps() { return kube::resource_info<k8s::C
 
 }  // namespace resources
 
-TFJOB_INLINE ReadFrom cache_as_of_now(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns) {
-  kube::ListParams p;
-  p.limit = 1;
-  ReadFrom from;
-  try {
-    kube::list_pages(c, kube::RequestBuilder(res, ns), p, [&](kube::ListPage& page) {
-      from.not_older_than = page.resource_version;
-      return false;  // the first page's resourceVersion is all it asks
-    });
-  } catch (const api_error&) {
-    return ReadFrom::latest();  // the reads that follow ask etcd and meet what the server says
-  }
-  return from;
-}
-
 TFJOB_INLINE std::vector<nlohmann::json> list_items(kube::Client& c, const kube::ResourceInfo& res, const std::string& ns,
-                                                    kube::ListParams p, const ReadFrom& from) {
+                                                    kube::ListParams p) {
   std::vector<nlohmann::json> out;
-  auto read = [&](kube::ListParams q) {
-    out.clear();
-    kube::list_pages(c, kube::RequestBuilder(res, ns), std::move(q), [&](kube::ListPage& page) {
-      for (auto& i : page.items) out.push_back(std::move(i));
-      return true;
-    });
-  };
-  if (from.not_older_than.empty()) {
-    read(std::move(p));
-    return out;
-  }
-  kube::ListParams cached = p;
-  cached.resource_version = from.not_older_than;  // NotOlderThan: the watch cache, once it has seen it
-  cached.limit = 0;                               // whole: a limited list would go to etcd
-  try {
-    read(std::move(cached));
-  } catch (const api_error& e) {
-    // the cache did not catch up within the server's wait (storage.NewTooLargeResourceVersionError)
-    if (e.code() != 504 && e.status().reason != "Timeout") throw;
-    read(std::move(p));
-  }
+  kube::list_pages(c, kube::RequestBuilder(res, ns), std::move(p), [&](kube::ListPage& page) {
+    for (auto& i : page.items) out.push_back(std::move(i));
+    return true;
+  });
   return out;
 }
 
@@ -158,23 +126,24 @@ TFJOB_INLINE std::optional<TFJob> get_tfjob(kube::Client& c, const std::string& 
   return decode_tfjob(*j);
 }
 
-TFJOB_INLINE std::vector<nlohmann::json> job_pods(kube::Client& c, const std::string& ns, const std::string& job,
-                                                  const ReadFrom& from) {
+TFJOB_INLINE std::vector<nlohmann::json> job_pods(kube::Client& c, const std::string& ns, const std::string& job) {
   for (const auto& sel : pod_selectors(job)) {
     kube::ListParams p;
     p.label_selector = sel;
-    auto pods = list_items(c, resources::pods(), ns, p, from);
+    auto pods = list_items(c, resources::pods(), ns, p);
     if (!pods.empty()) return pods;
   }
   return {};
 }
 
 TFJOB_INLINE std::vector<nlohmann::json> object_events(kube::Client& c, const std::string& ns, const std::string& kind,
-                                                       const std::string& name, const std::string& uid, const ReadFrom& from) {
+                                                       const std::string& name, const std::string& uid, EventsFrom from) {
   // from the cache: the field selector applied in the server's memory; from etcd each list
   // is a scan of every event of the namespace (125 ms at 10,000 events, BENCHMARKS.md scale)
+  auto p = kube::events_about(kind, name, ns, uid);
+  if (from == EventsFrom::cache) p.resource_version = "0";
   try {
-    return list_items(c, resources::events(), ns, kube::events_about(kind, name, ns, uid), from);
+    return list_items(c, resources::events(), ns, p);
   } catch (const api_error& e) {
     if (e.is_forbidden()) return {};  // events are nice to have; a user may not read them
     throw;
@@ -190,7 +159,8 @@ struct EventQuery {
 };
 
 /// Every query's list at once (object_events; kube::request_concurrency at a time).
-TFJOB_INLINE void read_events(kube::Client& c, const std::string& ns, std::vector<EventQuery>& qs, const ReadFrom& from) {
+TFJOB_INLINE void read_events(kube::Client& c, const std::string& ns, std::vector<EventQuery>& qs,
+                              EventsFrom from = EventsFrom::latest) {
   kube::for_each_bounded(qs.size(), kube::request_concurrency, [&](std::size_t i) {
     kube::Client own = c;  // copies share the connections
     qs[i].got = object_events(own, ns, qs[i].kind, qs[i].name, qs[i].uid, from);
@@ -213,7 +183,7 @@ TFJOB_INLINE std::vector<nlohmann::json> events_in_order(std::vector<nlohmann::j
 }  // namespace detail
 
 TFJOB_INLINE std::vector<nlohmann::json> job_events(kube::Client& c, const std::string& ns, const nlohmann::json& job,
-                                                    const std::vector<nlohmann::json>& pods, PodEvents which, const ReadFrom& from) {
+                                                    const std::vector<nlohmann::json>& pods, PodEvents which, EventsFrom from) {
   const ObjectMeta jm = metadata_of(job);
   std::vector<detail::EventQuery> qs{{tfjob::kind, jm.name, jm.uid, {}}};
   for (const auto& p : pods) {
@@ -230,27 +200,29 @@ TFJOB_INLINE std::vector<nlohmann::json> job_events(kube::Client& c, const std::
 
 TFJOB_INLINE JobReads job_reads(kube::Client& c, const std::string& ns, const nlohmann::json& job) {
   const ObjectMeta jm = metadata_of(job);
-  // where the pods' and the events' stores stand now (a key read from each, at once)
-  ReadFrom pods_from, events_from;
-  kube::for_each_bounded(2, kube::request_concurrency, [&](std::size_t i) {
-    kube::Client own = c;  // copies share the connections
-    (i == 0 ? pods_from : events_from) = cache_as_of_now(own, i == 0 ? resources::pods() : resources::events(), ns);
-  }, [](std::size_t) {});
-  // the pods beside the job's events
+  const auto sels = pod_selectors(jm.name);
   JobReads out;
   std::vector<detail::EventQuery> mine{{tfjob::kind, jm.name, jm.uid, {}}};
+  // the pods by the operator's labels beside the job's events
   kube::for_each_bounded(2, kube::request_concurrency, [&](std::size_t i) {
-    kube::Client own = c;
-    if (i == 0) out.pods = job_pods(own, ns, jm.name, pods_from);
-    else detail::read_events(own, ns, mine, events_from);
+    kube::Client own = c;  // copies share the connections
+    if (i == 1) return detail::read_events(own, ns, mine);
+    kube::ListParams p;
+    p.label_selector = sels.front();
+    out.pods = list_items(own, resources::pods(), ns, p);
   }, [](std::size_t) {});
+  for (std::size_t s = 1; s < sels.size() && out.pods.empty(); ++s) {  // an older operator's labels (job_pods)
+    kube::ListParams p;
+    p.label_selector = sels[s];
+    out.pods = list_items(c, resources::pods(), ns, p);
+  }
   // then every pod's events together
   std::vector<detail::EventQuery> pods;
   for (const auto& p : out.pods) {
     const auto meta = metadata_of(p);
     pods.push_back({"Pod", meta.name, meta.uid, {}});
   }
-  detail::read_events(c, ns, pods, events_from);
+  detail::read_events(c, ns, pods);
   std::vector<std::vector<nlohmann::json>*> per_pod;
   for (auto& q : pods) per_pod.push_back(&q.got);
   out.events = detail::events_in_order(std::move(mine[0].got), per_pod);
