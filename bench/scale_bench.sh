@@ -5,9 +5,12 @@
 #   get -A (table and -o json)         vs kubectl get tfjobs -A [-o json]
 #   describe / explain of one job      vs kubectl describe tfjob (its own pods and events in a
 #     namespace crowded with the other jobs, a pod and an event of each)
-#   top node                           vs kubectl describe nodes (the stand-in: kubectl top node
-#                                         needs metrics-server, which does not count GPUs)
-#   gpu-check --inventory              vs kubectl get nodes -o custom-columns=...nvidia.com/gpu
+#   top node, gpu-check --inventory    vs kubectl get nodes -o json + kubectl get pods -A (those
+#                                         that hold resources) -o json: what a script that adds up
+#                                         the GPUs held per node reads (kubectl top node needs
+#                                         metrics-server and counts no GPU; kubectl describe nodes
+#                                         asks 4 requests per node under its client-side rate
+#                                         limit: 512 s at 500 nodes, BENCHMARKS.md)
 # each with wall time, peak memory (GNU time -v), the requests it sent (-v 6 for both tools:
 # our "requests: N", kubectl's round-tripper lines) and, for -o json, the bytes written.
 # Nodes and pods are created through the API (nvidia.com/gpu capacity, pods bound with
@@ -156,6 +159,14 @@ for n in ${SCALE_JOBS:-100 1000 5000}; do
   ANY_EXIT=1 measure "kubectl-watch-$n" "${K[@]}" get tfjobs -A --watch --request-timeout 5s
   [ "$("${P[@]}" get -A -o name | grep -c '/job-')" = "$n" ] || { echo "get -A did not list the $n jobs" >&2; exit 1; }
 done
+# kubectl's way to the GPUs held per node: the nodes, and the pods that hold resources (the
+# field selector of kubectl describe node's "Allocated resources"), as JSON for a script to add
+# up; its arguments are kubectl and its global flags (and -v 6 for the requests run)
+cat >"$TMP/kubectl-gpu-use" <<'SH'
+#!/usr/bin/env bash
+"$@" get nodes -o json && "$@" get pods -A --field-selector=status.phase!=Succeeded,status.phase!=Failed -o json
+SH
+chmod +x "$TMP/kubectl-gpu-use"
 for ns in $(seq -f 'bench-gpu-%02g' 0 19); do "${K[@]}" create namespace "$ns" >/dev/null; done
 have=0
 for m in ${SCALE_NODES:-500 2000}; do
@@ -163,9 +174,8 @@ for m in ${SCALE_NODES:-500 2000}; do
   load nodes "$have" "$m"
   have=$m
   measure "tfjob-topnode-$m" "${P[@]}" top node --no-metrics
-  measure "kubectl-describenodes-$m" "${K[@]}" describe nodes
+  measure "kubectl-nodespods-$m" "$TMP/kubectl-gpu-use" "${K[@]}"
   measure "tfjob-inventory-$m" "${P[@]}" gpu-check --inventory
-  measure "kubectl-getnodes-$m" "${K[@]}" get nodes -o 'custom-columns=NAME:.metadata.name,GPU:.status.allocatable.nvidia\.com/gpu,PRODUCT:.metadata.labels.nvidia\.com/gpu\.product'
   [ "$("${P[@]}" top node --no-metrics -o json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["nodes"]))')" -ge "$m" ] ||
     { echo "top node did not see the $m GPU nodes" >&2; exit 1; }
 done
@@ -221,8 +231,8 @@ table("TFJobs in one namespace", [
     ("`tfjob get -A --watch` vs `kubectl get tfjobs -A --watch`, 5 s (`--request-timeout`)", "tfjob-watch", "kubectl-watch")],
       jobs, "TFJobs")
 table("GPU nodes, 10 pods each", [
-    ("`tfjob top node` vs `kubectl describe nodes` (stand-in)", "tfjob-topnode", "kubectl-describenodes"),
-    ("`tfjob gpu-check --inventory` vs `kubectl get nodes -o custom-columns=...gpu`", "tfjob-inventory", "kubectl-getnodes")], nodes, "GPU nodes")
+    ("`tfjob top node` vs `kubectl get nodes` + `get pods -A` (-o json)", "tfjob-topnode", "kubectl-nodespods"),
+    ("`tfjob gpu-check --inventory` vs `kubectl get nodes` + `get pods -A` (-o json)", "tfjob-inventory", "kubectl-nodespods")], nodes, "GPU nodes")
 out.append("\n### Growth and bytes\n")
 out.append("| what | kubectl-tfjob | kubectl |")
 out.append("|---|---|---|")
@@ -230,8 +240,8 @@ for label, ours, theirs, sizes in [("`get -A` peak RSS", "tfjob-get", "kubectl-g
                                    ("`get -A -o json` peak RSS", "tfjob-json", "kubectl-json", jobs),
                                    ("`get -A --watch` peak RSS", "tfjob-watch", "kubectl-watch", jobs),
                                    ("`describe` wall", "tfjob-describe", "kubectl-describe", jobs),
-                                   ("`top node` peak RSS", "tfjob-topnode", "kubectl-describenodes", nodes),
-                                   ("`top node` wall", "tfjob-topnode", "kubectl-describenodes", nodes)]:
+                                   ("`top node` peak RSS", "tfjob-topnode", "kubectl-nodespods", nodes),
+                                   ("`top node` wall", "tfjob-topnode", "kubectl-nodespods", nodes)]:
     k = "rss" if "RSS" in label else "wall"
     out.append(f"| {label}, growth | {growth(ours, sizes, k)} | {growth(theirs, sizes, k)} |")
 if len(jobs) >= 2 and all(f"tfjob-get-{n}" in data for n in jobs[-2:]):
@@ -254,8 +264,8 @@ for label, ours, theirs, sizes, is_list, one_job in [
         ("`describe JOB`", "tfjob-describe", "kubectl-describe", jobs, False, True),
         ("`explain JOB` (vs `kubectl describe`)", "tfjob-explain", "kubectl-describe", jobs, False, True),
         ("`get -A --watch`, 5 s", "tfjob-watch", "kubectl-watch", jobs, True, False),
-        ("`top node`", "tfjob-topnode", "kubectl-describenodes", nodes, True, False),
-        ("`gpu-check --inventory`", "tfjob-inventory", "kubectl-getnodes", nodes, True, False)]:
+        ("`top node`", "tfjob-topnode", "kubectl-nodespods", nodes, True, False),
+        ("`gpu-check --inventory`", "tfjob-inventory", "kubectl-nodespods", nodes, True, False)]:
     have = [n for n in sizes if f"{ours}-{n}" in data]
     if not have: continue
     n = have[-1]
