@@ -276,6 +276,14 @@ for r in chief:0 worker:0; do
   [ "$env_tfc" = "$(tf_config pe-job "$t" "$i" 1)" ] || fail "the pod's TF_CONFIG: $env_tfc"
   contains "$OUT" "$t-$i: $env_tfc"  # keyed as tf-config keys it: the operator's lower-case type
 done
+# describe reads the job's pods and events as of the moment it starts (consistent reads, as
+# kubectl's): an event written before it ran is always shown (a read from the watch cache,
+# resourceVersion=0, may miss it: CI once did)
+for k in $(seq 1 15); do
+  pod_event pe-job-chief-0 Normal Checked "written before describe, $k of 15" kubelet
+  ok P describe pe-job -n "$NS"
+  contains "$OUT" "written before describe, $k of 15"
+done
 
 step logs
 ok P logs pe-job -n "$NS"

@@ -200,22 +200,14 @@ TFJOB_INLINE std::vector<nlohmann::json> job_events(kube::Client& c, const std::
 
 TFJOB_INLINE JobReads job_reads(kube::Client& c, const std::string& ns, const nlohmann::json& job) {
   const ObjectMeta jm = metadata_of(job);
-  const auto sels = pod_selectors(jm.name);
   JobReads out;
   std::vector<detail::EventQuery> mine{{tfjob::kind, jm.name, jm.uid, {}}};
-  // the pods by the operator's labels beside the job's events
+  // the pods (job_pods: the operator's labels, else an older operator's) beside the job's events
   kube::for_each_bounded(2, kube::request_concurrency, [&](std::size_t i) {
     kube::Client own = c;  // copies share the connections
     if (i == 1) return detail::read_events(own, ns, mine);
-    kube::ListParams p;
-    p.label_selector = sels.front();
-    out.pods = list_items(own, resources::pods(), ns, p);
+    out.pods = job_pods(own, ns, jm.name);
   }, [](std::size_t) {});
-  for (std::size_t s = 1; s < sels.size() && out.pods.empty(); ++s) {  // an older operator's labels (job_pods)
-    kube::ListParams p;
-    p.label_selector = sels[s];
-    out.pods = list_items(c, resources::pods(), ns, p);
-  }
   // then every pod's events together
   std::vector<detail::EventQuery> pods;
   for (const auto& p : out.pods) {
