@@ -2,17 +2,24 @@
 // number at a time (workflow::apply_concurrency), each document's result said in the order of
 // the file, a refused one does not hide the others (exit 1 at the end), and a document over
 // the bound on one object (limits::max_document_bytes) is refused by its place, beside
-// small ones.
+// small ones. The jobs of -f are read a second time while they are sent (JobFeed), a bounded
+// number held; -o json|yaml prints each as its turn comes.
 #include <catch2/catch.hpp>
 
 #include "support/fake_apiserver.hpp"
 #include "support/fake_cluster.hpp"
 #include "support/workflow_run.hpp"
 
+#include "../plugin/common/job_feed.hpp"
+
+#include <tfjob/api/manifest.hpp>
 #include <tfjob/detail/input.hpp>
 #include <tfjob/workflow/cluster.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <functional>
+#include <thread>
 #include <chrono>
 #include <sstream>
 #include <string>
@@ -170,4 +177,86 @@ TEST_CASE("a document over the bound on one object is refused by its place, besi
   INFO(r.err);
   CHECK(r.exit_code == 0);
   CHECK(lines_of(r.out).size() == 8);
+}
+
+TEST_CASE("JobFeed: jobs by index in order, no more than the bound held, taken from several threads", "[submit][many][feed]") {
+  const std::size_t n = 200, ahead = 3;
+  tfjob::cli::JobFeed feed(n, ahead, [&](const std::function<void(json)>& give) {
+    for (std::size_t i = 0; i < n; ++i) give(json{{"i", i}});
+  });
+  // four takers, each taking the next index as for_each_bounded hands them out
+  std::atomic<std::size_t> next{0};
+  std::vector<int> got(n, -1);
+  std::vector<std::thread> takers;
+  for (int t = 0; t < 4; ++t)
+    takers.emplace_back([&] {
+      for (std::size_t i; (i = next.fetch_add(1)) < n;) got[i] = feed.take(i)["i"].get<int>();
+    });
+  for (auto& t : takers) t.join();
+  for (std::size_t i = 0; i < n; ++i) CHECK(got[i] == static_cast<int>(i));
+  CHECK(feed.most_held() <= ahead);
+  CHECK(feed.most_held() >= 1);
+  CHECK_NOTHROW(feed.check_end());
+}
+
+TEST_CASE("JobFeed: a second reading that finds fewer or more jobs than the first is said and nothing is guessed",
+          "[submit][many][feed]") {
+  SECTION("fewer") {
+    tfjob::cli::JobFeed feed(3, 2, [](const std::function<void(json)>& give) { give(json{{"i", 0}}); });
+    CHECK(feed.take(0)["i"] == 0);
+    try {
+      (void)feed.take(1);
+      FAIL("take(1) gave a job the reading never found");
+    } catch (const tfjob::error& e) {
+      CHECK(std::string(e.what()).find("the manifests changed while they were read: the first reading found 3 TFJobs, "
+                                       "the second fewer (no job 2)") != std::string::npos);
+    }
+  }
+  SECTION("more") {
+    tfjob::cli::JobFeed feed(1, 2, [](const std::function<void(json)>& give) {
+      give(json{{"i", 0}});
+      give(json{{"i", 1}});
+    });
+    CHECK(feed.take(0)["i"] == 0);
+    CHECK_THROWS_WITH(feed.check_end(), Catch::Contains("the second more"));
+  }
+  SECTION("the reading's own error reaches the job that waits for it") {
+    tfjob::cli::JobFeed feed(2, 2, [](const std::function<void(json)>& give) {
+      give(json{{"i", 0}});
+      throw tfjob::error("jobs.yaml: cannot be read");
+    });
+    CHECK(feed.take(0)["i"] == 0);
+    CHECK_THROWS_WITH(feed.take(1), Catch::Contains("jobs.yaml: cannot be read"));
+  }
+  SECTION("left before every job is taken: the reading stops, nothing hangs") {
+    tfjob::cli::JobFeed feed(100, 2, [](const std::function<void(json)>& give) {
+      for (int i = 0; i < 100; ++i) give(json{{"i", i}});
+    });
+    CHECK(feed.take(0)["i"] == 0);
+  }
+}
+
+TEST_CASE("submit -f -o json of several documents: one List of the applied jobs in file order", "[submit][many]") {
+  Cluster c;
+  std::string manifest;
+  for (int i = 0; i < 12; ++i) manifest += (i ? "---\n" : "") + job_doc(name_of(i), 1);
+  const std::string file = tfjob::test::temp_dir("submit-many") + "/jobs.yaml";
+  tfjob::test::write_file(file, manifest);
+  auto r = c.run({"submit", "-f", file, "--skip-gpu-check", "-o", "json"}, 120);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json list = json::parse(r.out);
+  CHECK(list["kind"] == "List");
+  REQUIRE(list["items"].size() == 12);
+  for (int i = 0; i < 12; ++i) {
+    CHECK(list["items"][i]["metadata"]["name"] == name_of(i));
+    CHECK(list["items"][i]["metadata"].contains("uid"));  // the server's answer, not the manifest
+  }
+  // -o yaml: the same jobs as documents
+  auto y = c.run({"submit", "-f", file, "--skip-gpu-check", "-o", "yaml"}, 120);
+  INFO(y.err);
+  REQUIRE(y.exit_code == 0);
+  auto docs = tfjob::parse_objects(y.out);
+  REQUIRE(docs.size() == 12);
+  for (int i = 0; i < 12; ++i) CHECK(docs[i]["metadata"]["name"] == name_of(i));
 }

@@ -5,7 +5,9 @@
 //   --dry-run=client  print_jobs()         (here; -f: judged in validate, then read again and
 //                                          printed a document at a time, as kubectl does)
 //   (cluster path)    submit_to_cluster()  server-side apply (several jobs: a bounded number at
-//                                          once, submit_cluster.hpp), --wait/--follow, --dry-run=server
+//                                          once, submit_cluster.hpp; -f: judged in validate, then
+//                                          read again as the jobs are sent), --wait/--follow,
+//                                          --dry-run=server
 //   (local path)      --local              runs the replicas as local processes
 // Each path is one function; the dispatch in run_submit stays a few lines.
 #include "commands.hpp"
@@ -50,12 +52,14 @@ struct SubmitCommand : SubmitOptions {
   void validate();
   int run(Context& ctx);
   int print_streamed(Context& ctx);
+  int submit_streamed(Context& ctx);
 
  private:
   OutputFormat fmt = OutputFormat::table;
   std::vector<TFJob> jobs;
-  /// --dry-run=client -f: the manifests are read twice, a document at a time, never held:
-  /// validate() judges every job (nothing is printed when one is wrong), run() prints each
+  /// -f (not --local): the manifests are read twice, a document at a time, never held:
+  /// validate() judges every job (nothing is printed or sent when one is wrong), run()
+  /// prints each (--dry-run=client) or sends each (submit_cluster.hpp's JobFeed)
   bool streamed = false;
   std::size_t job_count = 0;
   std::optional<std::string> stdin_text;  ///< -f -: stdin, kept for the second reading
@@ -93,7 +97,9 @@ int submit_to_cluster(Context& ctx, const std::vector<TFJob>& jobs, SubmitOption
   // the sample's trainer files, in the ConfigMap its pods mount (not with --image)
   if (const Sample* s = sample.empty() ? nullptr : find_sample(sample); s && o.job.image.empty() && s->files.mount_path)
     for (const auto& j : jobs) o.cluster.owned[j.metadata.name].push_back(sample_configmap(*s, j.metadata.name, j.metadata.namespace_));
-  return submit_to_cluster_path(ctx, to_objects(jobs), o.cluster, o.dry_run == "server", fmt, timeout);
+  const auto objs = to_objects(jobs);
+  return submit_to_cluster_path(ctx, objs.size(), [&](std::size_t i) { return objs[i]; }, o.cluster, o.dry_run == "server",
+                                fmt, timeout);
 }
 
 int list_samples(std::ostream& out) {
@@ -107,7 +113,7 @@ void SubmitCommand::validate() {
   if (list_samples) return;
   fmt = parse_output_format(output, {"json", "yaml", "name"});
   dry_run = flag::dry_run_strategy(dry_run, &dry_run_warning);
-  streamed = dry_run == "client" && !local.enabled && !job.files.empty();
+  streamed = !local.enabled && !job.files.empty();
   try {
     if (streamed) job_count = for_each_job(job, namespace_from_flags(*globals), &schema_warnings, [](TFJob&) {}, &stdin_text);
     else jobs = build_jobs(job, namespace_from_flags(*globals), &schema_warnings);
@@ -119,7 +125,8 @@ void SubmitCommand::validate() {
   }
   // the server judges too, as --validate says (kubectl sends fieldValidation to match)
   cluster.field_validation = to_query_value(validation_mode(job.validate));
-  if (dry_run != "client" && !local.enabled) timeout_ms = check_submit_cluster_flags(cluster, jobs.size(), dry_run == "server");
+  if (dry_run != "client" && !local.enabled)
+    timeout_ms = check_submit_cluster_flags(cluster, streamed ? job_count : jobs.size(), dry_run == "server");
 }
 
 int SubmitCommand::run(Context& ctx) {
@@ -128,7 +135,7 @@ int SubmitCommand::run(Context& ctx) {
   if (!dry_run_warning.empty()) ctx.err << "warning: " << dry_run_warning << "\n";
   if (failed) return refuse_after_warnings(ctx, schema_warnings, failed);
   say_schema_warnings(ctx, schema_warnings);
-  if (streamed) return print_streamed(ctx);
+  if (streamed) return dry_run == "client" ? print_streamed(ctx) : submit_streamed(ctx);
   if (o.dry_run == "client" || o.local.enabled) {
     // no cluster to ask: the rules that need one run in the cluster path's preflight
     std::vector<tfjob::Finding> findings;
@@ -170,24 +177,34 @@ int SubmitCommand::print_streamed(Context& ctx) {
     refuse_on_warnings(findings);
   }
   std::set<std::string> noted;
-  std::optional<ListWriter> list;  // -o json of several: one List, as print_objects writes it
-  if (fmt == OutputFormat::json && many) list.emplace(ctx.out, OutputFormat::json);
-  std::size_t n = 0;
+  std::optional<ObjectPrinter> printer;  // as print_objects writes them all
+  if (fmt != OutputFormat::table) printer.emplace(ctx.out, fmt, many);
   for_each_job(
       job, ns, nullptr,
       [&](TFJob& j) {
         const nlohmann::json obj = j;
         if (!cluster.strict) lint_job(j, obj, noted, nullptr);
-        if (fmt == OutputFormat::table) ctx.out << object_name(obj) << " created (dry run)\n";
-        else if (list) list->add(obj);
-        else if (fmt == OutputFormat::json) ctx.out << kubectl_json(obj) << "\n";
-        else if (fmt == OutputFormat::yaml) ctx.out << (n ? "---\n" : "") << to_yaml(obj);
-        else ctx.out << object_name(obj) << "\n";
-        ++n;
+        if (printer) printer->add(obj);
+        else ctx.out << object_name(obj) << " created (dry run)\n";
       },
       &stdin_text);
-  if (list) list->finish();
+  if (printer) printer->finish();
   return exit_code::ok;
+}
+
+/// The cluster path of -f: validate() judged every job in a first reading; here the manifests
+/// are read again on a thread of their own while the jobs are sent (JobFeed: a bounded
+/// number read ahead), so that a submit of many jobs holds the jobs in flight, not the files.
+/// --strict is judged by the cluster path's own lint, per job, as without -f.
+int SubmitCommand::submit_streamed(Context& ctx) {
+  const std::string ns = namespace_from_flags(*globals);
+  JobFeed feed(job_count, workflow::apply_concurrency, [&](const std::function<void(nlohmann::json)>& give) {
+    for_each_job(job, ns, nullptr, [&](TFJob& j) { give(nlohmann::json(j)); }, &stdin_text);
+  });
+  const int rc = submit_to_cluster_path(ctx, job_count, [&](std::size_t i) { return feed.take(i); }, cluster,
+                                        dry_run == "server", fmt, timeout_ms);
+  feed.check_end();
+  return rc;
 }
 
 }  // namespace

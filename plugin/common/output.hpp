@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <exception>  // uncaught_exceptions
 #include <iostream>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -188,6 +189,37 @@ class ListWriter {
   std::size_t n_ = 0;
   bool done_ = false;
   int uncaught_ = std::uncaught_exceptions();
+};
+
+/// Objects printed one at a time, byte for byte as print_objects prints them together
+/// (Many::documents), for commands that make objects one after another (submit -f): json,
+/// one object alone or several as one List (ListWriter); yaml, documents split by `---`;
+/// name, a line each. `many`: whether more than one object may come (known before the first).
+class ObjectPrinter {
+ public:
+  ObjectPrinter(std::ostream& out, OutputFormat f, bool many) : out_(out), f_(f) {
+    if (f == OutputFormat::table) throw error("ObjectPrinter: table output needs a Table");
+    if (f == OutputFormat::json && many) list_.emplace(out, f);
+  }
+
+  void add(const nlohmann::json& obj) {
+    if (list_) list_->add(obj);
+    else if (f_ == OutputFormat::json) out_ << kubectl_json(obj) << "\n";
+    else if (f_ == OutputFormat::yaml) out_ << (n_ ? "---\n" : "") << to_yaml(obj);
+    else out_ << object_name(obj) << "\n";
+    ++n_;
+  }
+
+  /// Closes a List (once; its destructor does too unless an exception is on its way out).
+  void finish() {
+    if (list_) list_->finish();
+  }
+
+ private:
+  std::ostream& out_;
+  OutputFormat f_;
+  std::optional<ListWriter> list_;
+  std::size_t n_ = 0;
 };
 
 /// An aligned table: upper-case headers, columns padded with 3 spaces, no trailing spaces.

@@ -5,6 +5,7 @@
 /// include/tfjob/workflow/; this file turns it into output and exit codes.
 
 #include "context.hpp"
+#include "job_feed.hpp"
 #include "flag_values.hpp"
 #include "output.hpp"
 #include "workflow_cli.hpp"
@@ -16,6 +17,7 @@
 #include <tfjob/workflow/wait.hpp>
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -342,20 +344,28 @@ struct HeldLines {
 };
 }  // namespace detail
 
-/// Submit `jobs` to the cluster (flags checked by check_submit_cluster_flags).
+/// Submit `count` jobs to the cluster (flags checked by check_submit_cluster_flags), job `i`
+/// given by `job(i)` (called once per job, in order of `i` as workers take them).
 /// `dry_run_server`: validated and defaulted by the server, nothing persisted. Several jobs
 /// are applied workflow::apply_concurrency at a time; each one's lines (its result, its
 /// warnings, its error) are said together and in the order of the jobs as each is done,
 /// a failure does not stop the others (kubectl apply -f goes on past a failed object and
-/// exits 1 at the end). Returns the exit code.
-inline int submit_to_cluster_path(Context& ctx, const std::vector<nlohmann::json>& jobs, const SubmitClusterFlags& f,
-                                  bool dry_run_server, OutputFormat fmt, std::chrono::milliseconds timeout) {
-  std::vector<nlohmann::json> printed;
+/// exits 1 at the end); -o json|yaml|name prints each applied job when its turn comes
+/// (ObjectPrinter: several as one List in JSON), so nothing is held for the end. Returns the
+/// exit code.
+inline int submit_to_cluster_path(Context& ctx, std::size_t count, const std::function<nlohmann::json(std::size_t)>& job,
+                                  const SubmitClusterFlags& f, bool dry_run_server, OutputFormat fmt,
+                                  std::chrono::milliseconds timeout) {
   NotedCodes noted;  // info findings said once for all the jobs
-  if (jobs.size() == 1) {
+  std::optional<ObjectPrinter> printer;
+  if (fmt != OutputFormat::table) printer.emplace(ctx.out, fmt, count > 1);
+  ObjectMeta first;  // --wait/--follow: the one job
+  if (count == 1) {
     // one job: its lines live (the replace's "deleting ..."), its error the command's
-    auto applied = submit_one(ctx, jobs[0], f, dry_run_server, fmt, noted);
-    if (fmt != OutputFormat::table) printed.push_back(std::move(applied));
+    nlohmann::json j = job(0);
+    first = metadata_of(j);
+    auto applied = submit_one(ctx, std::move(j), f, dry_run_server, fmt, noted);
+    if (printer) printer->add(applied);
   } else {
     // what is the same for every job is asked once: discovery (as kubectl's cached discovery
     // client does for a run), the namespace, the access review, the nodes
@@ -364,19 +374,23 @@ inline int submit_to_cluster_path(Context& ctx, const std::vector<nlohmann::json
     workflow::PreflightShared shared;
     struct Done {
       detail::HeldLines lines;
-      std::optional<nlohmann::json> applied;
+      bool ok = false;
+      std::optional<nlohmann::json> applied;  ///< kept to be printed (-o json|yaml|name) only
     };
-    std::vector<Done> done(jobs.size());
+    std::vector<Done> done(count);
     std::size_t failed = 0;
     kube::for_each_bounded(
-        jobs.size(), workflow::apply_concurrency,
+        count, workflow::apply_concurrency,
         [&](std::size_t i) {
           detail::HeldLines::Buf out_buf(done[i].lines, false), err_buf(done[i].lines, true);
           std::ostream out(&out_buf), err(&err_buf);
           Context mine = ctx.redirected(out, err);
-          const std::string subject = "TFJob " + metadata_of(jobs[i]).name;
           try {
-            done[i].applied = submit_one(mine, jobs[i], f, dry_run_server, fmt, noted, subject, &shared);
+            nlohmann::json j = job(i);
+            const std::string subject = "TFJob " + metadata_of(j).name;
+            auto applied = submit_one(mine, std::move(j), f, dry_run_server, fmt, noted, subject, &shared);
+            if (printer) done[i].applied = std::move(applied);
+            done[i].ok = true;
           } catch (const std::exception& e) {
             err << failure_line(e) << "\n";
           }
@@ -384,25 +398,25 @@ inline int submit_to_cluster_path(Context& ctx, const std::vector<nlohmann::json
         [&](std::size_t i) {
           auto lk = ctx.lock_streams();
           done[i].lines.say(ctx.out, ctx.err);
-          if (!done[i].applied) ++failed;
-          else if (fmt != OutputFormat::table) printed.push_back(std::move(*done[i].applied));
+          if (!done[i].ok) ++failed;
+          else if (printer) printer->add(*done[i].applied);
           done[i] = Done();  // what was said is not kept
         });
-    if (fmt != OutputFormat::table) print_objects(ctx.out, printed, fmt);
+    if (printer) printer->finish();
     ctx.out << std::flush;
     if (failed) {
-      ctx.err << "error: " << failed << " of " << jobs.size() << " TFJobs failed (their errors above); the others were "
+      ctx.err << "error: " << failed << " of " << count << " TFJobs failed (their errors above); the others were "
               << (dry_run_server ? "accepted (server dry run)" : "applied") << "\n";
       return exit_code::failure;
     }
     return exit_code::ok;
   }
-  if (fmt != OutputFormat::table) print_objects(ctx.out, printed, fmt);
+  if (printer) printer->finish();
   ctx.out << std::flush;
   if (!(f.wait || f.follow)) return exit_code::ok;
 
+
   // 5. --wait / --follow
-  const ObjectMeta first = metadata_of(jobs[0]);
   const std::string ns = first.namespace_.empty() ? ctx.namespace_() : first.namespace_;
   const std::string& name = first.name;
   wf::ProgressLine line(true, ctx.err);
