@@ -133,11 +133,10 @@ print(row(f"`tfjob submit -f` vs `kubectl create -f`, `--dry-run=client -o yaml`
 print(row(f"`tfjob submit -f` vs `kubectl apply --server-side -f`, {ssize} manifest (100 TFJobs of 0.5 MB), one run", "tfjob_server", "kubectl_server"))
 print(row(f"`tfjob get -A` vs `kubectl get tfjobs -A`, 5,000 TFJobs, median of {runs}", "tfjob_get", "kubectl_get"))
 print("\nThe two columns of a row were measured back to back, under the load the figures' header gives (other "
-      "builds on the same 2 cores: wall times move with it, peak memory much less). kubectl reads, converts and prints a "
-      "manifest one document at a time, so its peak stays near 90 MiB for any file size; kubectl-tfjob holds the whole "
-      "file, every parsed document and the whole output at once, so its peak grows with the file (about 22 bytes per "
-      "byte of YAML here). For `get -A` it holds the list's JSON, the typed jobs and the table together, 3.8 times "
-      "kubectl's peak. Both are what issue 21's resource bounds (document size, objects per list) cap; streaming "
-      "`submit -f` document by document and decoding list pages into rows as they arrive would close the gap.")
+      "builds on the same 2 cores: wall times move with it, peak memory much less). Both tools read a manifest a "
+      "document at a time: kubectl-tfjob reads it twice, first to judge every job (nothing is printed or sent when one "
+      "is wrong), then again as it prints or sends them (to the server, `workflow::apply_concurrency` jobs at a time "
+      "and as many read ahead: what it holds is the jobs in flight, each 0.5 MB of YAML here and twice that once its "
+      "shared container is expanded). `get -A` decodes each page of the list into rows as it arrives.")
 PY
 cat bench/results/memory.md

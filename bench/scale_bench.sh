@@ -3,8 +3,10 @@
 # real kube-apiserver, at 100, 1,000 and 5,000 TFJobs in one namespace and at 500 and 2,000
 # GPU nodes with 10 pods each, for
 #   get -A (table and -o json)         vs kubectl get tfjobs -A [-o json]
-#   describe / explain of one job      vs kubectl describe tfjob (its own pods and events in a
-#     namespace crowded with the other jobs, a pod and an event of each)
+#   describe / explain of one job      vs kubectl describe tfjob + kubectl describe pods -l
+#     (what a user runs to see what describe shows: the job, its pods, the events of each; in a
+#     namespace crowded with the other jobs, a pod and an event of each) and, for reference,
+#     kubectl describe tfjob alone (the job's own events only)
 #   top node, gpu-check --inventory    vs kubectl get nodes -o json + kubectl get pods -A (those
 #                                         that hold resources) -o json: what a script that adds up
 #                                         the GPUs held per node reads (kubectl top node needs
@@ -142,6 +144,13 @@ measure() {
 : >"$TMP/raw"; : >"$TMP/req"
 "${K[@]}" get tfjobs -A >/dev/null 2>&1 || true  # warm kubectl's discovery cache
 
+# kubectl's way to what describe shows: the job and its events, then its pods and theirs (the
+# operator's job-name label); its arguments are kubectl and its global flags
+cat >"$TMP/kubectl-job-and-pods" <<SH
+#!/usr/bin/env bash
+"\$@" describe tfjob job-00042 -n $NS && "\$@" describe pods -l training.kubeflow.org/job-name=job-00042 -n $NS
+SH
+chmod +x "$TMP/kubectl-job-and-pods"
 have=0
 for n in ${SCALE_JOBS:-100 1000 5000}; do
   echo "== $n TFJobs" >&2
@@ -153,6 +162,8 @@ for n in ${SCALE_JOBS:-100 1000 5000}; do
   measure "kubectl-json-$n" "${K[@]}" get tfjobs -A -o json
   measure "tfjob-describe-$n" "${P[@]}" describe job-00042 -n "$NS"
   measure "kubectl-describe-$n" "${K[@]}" describe tfjob job-00042 -n "$NS"
+  measure "kubectl-jobpods-$n" "$TMP/kubectl-job-and-pods" "${K[@]}"
+  grep -q 'job-00042-chief-0' "$TMP/out" || { echo "kubectl describe pods did not show the job's pod" >&2; exit 1; }
   measure "tfjob-explain-$n" "${P[@]}" explain job-00042 -n "$NS"
   # a watch's first list and 5 s of watching (kubectl's --request-timeout ends its watch with an error: any exit)
   ANY_EXIT=1 measure "tfjob-watch-$n" "${P[@]}" get -A --watch --request-timeout 5s
@@ -226,8 +237,9 @@ def table(title, rows, sizes, unit):
 table("TFJobs in one namespace", [
     ("`tfjob get -A` vs `kubectl get tfjobs -A`", "tfjob-get", "kubectl-get"),
     ("`tfjob get -A -o json` vs `kubectl get tfjobs -A -o json`", "tfjob-json", "kubectl-json"),
-    ("`tfjob describe JOB` vs `kubectl describe tfjob JOB`", "tfjob-describe", "kubectl-describe"),
-    ("`tfjob explain JOB` vs `kubectl describe tfjob JOB`", "tfjob-explain", "kubectl-describe"),
+    ("`tfjob describe JOB` vs `kubectl describe tfjob JOB` + `kubectl describe pods -l` (the same: the job, its pods, their events)", "tfjob-describe", "kubectl-jobpods"),
+    ("`tfjob explain JOB` vs `kubectl describe tfjob JOB` + `kubectl describe pods -l`", "tfjob-explain", "kubectl-jobpods"),
+    ("`tfjob describe JOB` vs `kubectl describe tfjob JOB` alone (the job's own events only: less than describe shows)", "tfjob-describe", "kubectl-describe"),
     ("`tfjob get -A --watch` vs `kubectl get tfjobs -A --watch`, 5 s (`--request-timeout`)", "tfjob-watch", "kubectl-watch")],
       jobs, "TFJobs")
 table("GPU nodes, 10 pods each", [
@@ -239,7 +251,7 @@ out.append("|---|---|---|")
 for label, ours, theirs, sizes in [("`get -A` peak RSS", "tfjob-get", "kubectl-get", jobs), ("`get -A` wall", "tfjob-get", "kubectl-get", jobs),
                                    ("`get -A -o json` peak RSS", "tfjob-json", "kubectl-json", jobs),
                                    ("`get -A --watch` peak RSS", "tfjob-watch", "kubectl-watch", jobs),
-                                   ("`describe` wall", "tfjob-describe", "kubectl-describe", jobs),
+                                   ("`describe` wall", "tfjob-describe", "kubectl-jobpods", jobs),
                                    ("`top node` peak RSS", "tfjob-topnode", "kubectl-nodespods", nodes),
                                    ("`top node` wall", "tfjob-topnode", "kubectl-nodespods", nodes)]:
     k = "rss" if "RSS" in label else "wall"
@@ -261,8 +273,8 @@ yes = lambda ok: "holds" if ok else "**misses**"
 for label, ours, theirs, sizes, is_list, one_job in [
         ("`get -A`", "tfjob-get", "kubectl-get", jobs, True, False),
         ("`get -A -o json`", "tfjob-json", "kubectl-json", jobs, True, False),
-        ("`describe JOB`", "tfjob-describe", "kubectl-describe", jobs, False, True),
-        ("`explain JOB` (vs `kubectl describe`)", "tfjob-explain", "kubectl-describe", jobs, False, True),
+        ("`describe JOB` (vs `kubectl describe tfjob` + `describe pods -l`)", "tfjob-describe", "kubectl-jobpods", jobs, False, True),
+        ("`explain JOB` (vs the same pair)", "tfjob-explain", "kubectl-jobpods", jobs, False, True),
         ("`get -A --watch`, 5 s", "tfjob-watch", "kubectl-watch", jobs, True, False),
         ("`top node`", "tfjob-topnode", "kubectl-nodespods", nodes, True, False),
         ("`gpu-check --inventory`", "tfjob-inventory", "kubectl-nodespods", nodes, True, False)]:
