@@ -71,7 +71,7 @@ bool has_label_cells(const Shape& sh) { return sh.show_labels || !sh.label_colum
 
 std::vector<std::string> row(const nlohmann::json& job, const Shape& sh, const std::map<std::string, std::string>& chief_nodes = {},
                              const std::string& event = "") {
-  auto s = workflow::summarize(job);
+  auto s = workflow::summarize(tfjob::detail::decoded<workflow::JobStatusView>(job));
   std::vector<std::string> r;
   if (sh.events) r.push_back(event);
   if (sh.all_ns) r.push_back(s.namespace_);
@@ -161,7 +161,7 @@ nlohmann::json watch_kept(const nlohmann::json& job, bool row_only, bool managed
   if (auto md = job.find("metadata"); md != job.end() && md->is_object())
     for (const char* f : {"name", "namespace", "creationTimestamp", "labels"})
       if (auto it = md->find(f); it != md->end()) k["metadata"][f] = *it;
-  const std::string state = workflow::summarize(job).state;
+  const std::string state = workflow::summarize(tfjob::detail::decoded<workflow::JobStatusView>(job)).state;
   if (!state.empty()) k["status"]["conditions"] = nlohmann::json::array({{{"type", state}, {"status", "True"}}});
   return k;
 }
