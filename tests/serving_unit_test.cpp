@@ -135,6 +135,26 @@ TEST_CASE("rollout status words it like kubectl rollout status", "[serving]") {
   CHECK(r.message == "deployment \"resnet\" exceeded its progress deadline");
 }
 
+TEST_CASE("rollout status and pod blockers read typed objects: zero values pass and a malformed field is named", "[serving][typed]") {
+  using tfjob::detail::decoded;
+  // fields the model writes back by leaving them out (0, [], false) are kept as sent, and read as they are
+  json d = {{"metadata", {{"name", "r"}, {"generation", 1}}}, {"spec", {{"replicas", 0}}},
+            {"status", {{"observedGeneration", 1}, {"replicas", 0}, {"updatedReplicas", 0}, {"availableReplicas", 0}, {"conditions", json::array()}}}};
+  CHECK(rollout_status(decoded<tfjob::k8s::Deployment>(d)).message == "deployment \"r\" successfully rolled out");
+  d["status"]["conditions"] = json::array({{{"type", "Available"}, {"status", "True"}}, 7});
+  CHECK_THROWS_WITH(rollout_status(decoded<tfjob::k8s::Deployment>(d)), "deployment \"r\": status.conditions[1] is a number, expected an object");
+  d["status"]["conditions"] = json::array();
+  d["spec"]["replicas"] = 2.0;  // Go's decoder refuses a float for an int32 too
+  CHECK_THROWS_WITH(rollout_status(d), "deployment \"r\": spec.replicas is a number, expected an integer");
+  auto pod = [](json status) { return decoded<tfjob::k8s::Pod>(json{{"metadata", {{"name", "p"}}}, {"status", std::move(status)}}); };
+  const auto running = pod({{"containerStatuses", {{{"name", "c"}, {"ready", false}, {"restartCount", 0}, {"state", {{"running", json::object()}}}}}}});
+  REQUIRE(pod_blockers({running}).size() == 1);
+  CHECK(pod_blockers({running})[0].kind == PodBlocker::Kind::model_load);
+  const auto bad = pod({{"containerStatuses", {{{"name", "c"}, {"state", {{"waiting", "ImagePullBackOff"}}}}}}});
+  CHECK_THROWS_WITH(pod_blockers({bad}), "pod \"p\": state.waiting is a string, expected an object");
+  CHECK_THROWS_WITH(pod_problems(bad), "pod \"p\": state.waiting is a string, expected an object");
+}
+
 TEST_CASE("crash loops and image pull failures are pod problems", "[serving]") {
   json pod = {{"metadata", {{"name", "resnet-abc"}}},
               {"status", {{"initContainerStatuses", json::array({{{"name", "fetch-model"}, {"restartCount", 3},
@@ -142,15 +162,16 @@ TEST_CASE("crash loops and image pull failures are pod problems", "[serving]") {
                                                                   {"lastState", {{"terminated", {{"exitCode", 1}}}}}}})},
                           {"containerStatuses", json::array({{{"name", "tensorflow-serving"}, {"restartCount", 0},
                                                               {"state", {{"waiting", {{"reason", "PodInitializing"}}}}}}})}}}};
-  auto p = pod_problems(pod);
+  auto typed = [](const json& j) { return tfjob::detail::decoded<tfjob::k8s::Pod>(j); };
+  auto p = pod_problems(typed(pod));
   REQUIRE(p.size() == 1);
   CHECK(p[0].init);
   CHECK(p[0].container == "fetch-model");
   CHECK(p[0].last_exit_code == 1);
   pod["status"]["initContainerStatuses"][0]["restartCount"] = 1;
-  CHECK(pod_problems(pod).empty());  // one crash is not a loop yet
+  CHECK(pod_problems(typed(pod)).empty());  // one crash is not a loop yet
   pod["status"]["containerStatuses"][0]["state"]["waiting"]["reason"] = "ImagePullBackOff";
-  CHECK(pod_problems(pod).size() == 1);
+  CHECK(pod_problems(typed(pod)).size() == 1);
 }
 
 TEST_CASE("model status: 200 with LOADING is not ready, END with an error is a failure", "[serving]") {
@@ -371,9 +392,9 @@ TEST_CASE("the simulated TF Serving answers metadata, versions and labels as TF 
 
 TEST_CASE("a rollout's timeout names what blocked each pod: scheduling, image, crash loop, download, model load", "[serving]") {
   auto pod = [](const std::string& name, json status) {
-    return json{{"metadata", {{"name", name}}}, {"status", std::move(status)}};
+    return tfjob::detail::decoded<tfjob::k8s::Pod>(json{{"metadata", {{"name", name}}}, {"status", std::move(status)}});
   };
-  std::vector<json> pods = {
+  std::vector<tfjob::k8s::Pod> pods = {
       pod("a", {{"conditions", {{{"type", "PodScheduled"}, {"status", "False"}, {"message", "0/1 nodes are available: 1 Insufficient nvidia.com/gpu."}}}}}),
       pod("b", {{"containerStatuses", {{{"name", "tensorflow-serving"}, {"image", "tensorflow/serving:9"}, {"state", {{"waiting", {{"reason", "ImagePullBackOff"}, {"message", "Back-off pulling image"}}}}}}}}}),
       pod("c", {{"containerStatuses", {{{"name", "tensorflow-serving"}, {"restartCount", 4}, {"state", {{"waiting", {{"reason", "CrashLoopBackOff"}}}}}}}}}),

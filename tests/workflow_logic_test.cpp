@@ -35,6 +35,8 @@ json replica(int n, int gpus, const std::string& image = "img") {
   if (gpus) c["resources"] = {{"limits", {{"nvidia.com/gpu", gpus}}}};
   return {{"replicas", n}, {"template", {{"spec", {{"containers", json::array({c})}}}}}};
 }
+/// A served job summarised as get's rows do: its status view, decoded without the rest.
+JobSummary summary_of(const json& job) { return summarize(tfjob::detail::decoded<JobStatusView>(job)); }
 json node(const std::string& name, int cap, int alloc, bool cordoned = false) {
   json n = {{"metadata", {{"name", name}}}, {"status", {{"capacity", {{"cpu", "8"}}}, {"allocatable", {{"cpu", "8"}}}}}};
   if (cap >= 0) n["status"]["capacity"]["nvidia.com/gpu"] = std::to_string(cap);
@@ -56,7 +58,7 @@ TEST_CASE("summarize: the last true condition is the state, replicas and GPUs", 
                  {{"type", "Failed"}, {"status", "True"}, {"reason", "TFJobFailed"}, {"message", "TFJob j has failed because 1 Worker replica(s) failed."}},
              })},
              {"replicaStatuses", {{"Worker", {{"failed", 1}, {"active", 1}}}}}};
-  auto s = summarize(job_with({{"Chief", replica(1, 1)}, {"Worker", replica(2, 2)}}, st));
+  auto s = summary_of(job_with({{"Chief", replica(1, 1)}, {"Worker", replica(2, 2)}}, st));
   CHECK(s.state == "Failed");
   CHECK(s.finished());
   CHECK(s.message.find("1 Worker replica(s) failed") != std::string::npos);
@@ -66,9 +68,45 @@ TEST_CASE("summarize: the last true condition is the state, replicas and GPUs", 
   CHECK(wait_outcome(s, "Failed") == WaitOutcome::reached);
   CHECK(wait_outcome(s, "succeeded") == WaitOutcome::impossible);
   CHECK(wait_outcome(s, "Created") == WaitOutcome::reached);
-  auto empty = summarize(job_with({{"Worker", replica(1, 0)}}));
+  auto empty = summary_of(job_with({{"Worker", replica(1, 0)}}));
   CHECK(empty.state.empty());
   CHECK(wait_outcome(empty, "Running") == WaitOutcome::pending);
+}
+
+TEST_CASE("summarize: a served job's status view says what the whole typed job says", "[workflow][typed]") {
+  json st = {{"conditions", json::array({{{"type", "Created"}, {"status", "True"}}, {{"type", "Running"}, {"status", "True"}, {"reason", "TFJobRunning"}}})},
+             {"replicaStatuses", {{"Worker", {{"active", 2}}}, {"Chief", {{"active", 1}}}}},
+             {"startTime", "2024-01-01T00:01:00Z"}};
+  json job = job_with({{"Chief", replica(1, 1)}, {"Worker", replica(2, 2)}, {"PS", replica(1, 0)}}, st);
+  job["spec"]["tfReplicaSpecs"]["Worker"]["template"]["spec"]["initContainers"] =
+      json::array({{{"name", "fetch"}, {"resources", {{"requests", {{"nvidia.com/gpu", "4"}}}}}}});  // an init container's ask is a max
+  const auto view = tfjob::detail::decoded<JobStatusView>(job);
+  CHECK(view.name == "j");
+  CHECK(view.namespace_ == "default");
+  REQUIRE(view.status);
+  CHECK(view.status->start_time == "2024-01-01T00:01:00Z");
+  REQUIRE(view.replicas.size() == 3);
+  CHECK(view.replicas[2].type == "Worker");
+  CHECK(view.replicas[2].gpus_per_pod == 4);
+  const JobSummary a = summarize(view);
+  const JobSummary b = summarize(tfjob::detail::decoded<tfjob::TFJob>(job));
+  CHECK(a.state == "Running");
+  CHECK(a.gpus == 1 + 2 * 4);
+  for (const JobSummary* s : {&a, &b}) {
+    CHECK(s->state == "Running");
+    CHECK(s->gpus == 9);
+    CHECK(s->creation_timestamp == "2024-01-01T00:00:00Z");
+    CHECK(replicas_column(*s) == "Chief:1/0/0,PS:0/0/0,Worker:2/0/0");
+    CHECK(s->conditions.size() == 2);
+  }
+  // a template's fields a summary does not read may be of any shape: the view never looks at them
+  job["spec"]["tfReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["env"] = 7;
+  job["spec"]["tfReplicaSpecs"]["Worker"]["template"]["metadata"] = "x";
+  CHECK(summary_of(job).gpus == 9);
+  // no status yet: no state, the spec's replicas and GPUs all the same
+  job.erase("status");
+  CHECK(summary_of(job).state.empty());
+  CHECK(replicas_column(summary_of(job)) == "Chief:0/0/0,PS:0/0/0,Worker:0/0/0");
 }
 
 TEST_CASE("human_duration matches kubectl's ages", "[workflow]") {
@@ -257,7 +295,7 @@ TEST_CASE("summarize: hostile replica and GPU counts are bounded, never overflow
   nlohmann::json job = {{"spec", {{"tfReplicaSpecs", {}}}}};
   for (const char* t : {"Chief", "Worker", "PS", "Evaluator"})
     job["spec"]["tfReplicaSpecs"][t] = {{"replicas", 1e300}, {"template", {{"spec", pod}}}};
-  auto s = tfjob::workflow::summarize(job);
+  auto s = summary_of(job);
   CHECK(s.gpus == 1000000000);
   CHECK(s.spec_replicas["Worker"] == 1000000000);
 }

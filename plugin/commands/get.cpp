@@ -36,11 +36,11 @@ namespace {
 
 /// DURATION as kubectl shows it for a batch Job (printers.go printJob): from the start to
 /// the completion, or to now while it runs; "" before it starts.
-std::string duration(const TFJob& job, std::time_t now = std::time(nullptr)) {
-  if (!job.status) return "";
-  auto start = workflow::parse_time(job.status->start_time);
+std::string duration(const std::optional<JobStatus>& status, std::time_t now = std::time(nullptr)) {
+  if (!status) return "";
+  auto start = workflow::parse_time(status->start_time);
   if (!start) return "";
-  auto end = workflow::parse_time(job.status->completion_time);
+  auto end = workflow::parse_time(status->completion_time);
   return workflow::human_duration(static_cast<long long>((end ? *end : now) - *start));
 }
 
@@ -71,7 +71,8 @@ bool has_label_cells(const Shape& sh) { return sh.show_labels || !sh.label_colum
 
 std::vector<std::string> row(const nlohmann::json& job, const Shape& sh, const std::map<std::string, std::string>& chief_nodes = {},
                              const std::string& event = "") {
-  auto s = workflow::summarize(job);
+  const auto view = tfjob::detail::decoded<workflow::JobStatusView>(job);  // not the whole job: a row shows none of its templates
+  const auto s = workflow::summarize(view);
   std::vector<std::string> r;
   if (sh.events) r.push_back(event);
   if (sh.all_ns) r.push_back(s.namespace_);
@@ -81,7 +82,7 @@ std::vector<std::string> row(const nlohmann::json& job, const Shape& sh, const s
   if (sh.wide) {
     r.push_back(workflow::replicas_column(s));
     r.push_back(std::to_string(s.gpus));
-    auto d = duration(workflow::decode_tfjob(job));
+    auto d = duration(view.status);
     r.push_back(d.empty() ? "<none>" : d);
     auto n = chief_nodes.find(s.namespace_ + "/" + s.name);
     r.push_back(n == chief_nodes.end() || n->second.empty() ? "<none>" : n->second);
@@ -161,7 +162,7 @@ nlohmann::json watch_kept(const nlohmann::json& job, bool row_only, bool managed
   if (auto md = job.find("metadata"); md != job.end() && md->is_object())
     for (const char* f : {"name", "namespace", "creationTimestamp", "labels"})
       if (auto it = md->find(f); it != md->end()) k["metadata"][f] = *it;
-  const std::string state = workflow::summarize(job).state;
+  const std::string state = workflow::summarize(tfjob::detail::decoded<workflow::JobStatusView>(job)).state;
   if (!state.empty()) k["status"]["conditions"] = nlohmann::json::array({{{"type", state}, {"status", "True"}}});
   return k;
 }

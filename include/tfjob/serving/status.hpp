@@ -6,8 +6,17 @@
 /// (`GET /v1/models/NAME`: model_version_status[] with state START/LOADING/AVAILABLE/
 /// UNLOADING/END and status.error_code/error_message) and predictions (their top-k classes
 /// with ImageNet names are in serving/top_k.hpp).
+///
+/// The cluster's objects are read as typed objects (k8s::Deployment, k8s::Pod), decoded
+/// leniently as every object a server sends (api/meta.hpp): a field of a type the model cannot
+/// hold stays, as sent, in its struct's `other`. A reader here refuses such a field among those
+/// it reads with a tfjob::error naming the object and the field (`deployment "resnet":
+/// status.replicas is a string, expected an integer`), as kubectl's typed decoding refuses the
+/// object: a malformed field is never read as its default.
 
 #include <tfjob/api/cluster_words.hpp>
+#include <tfjob/api/k8s/pod.hpp>
+#include <tfjob/api/k8s/workloads.hpp>
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
 
@@ -30,9 +39,6 @@ namespace detail {
 /// The JSON type's name as Kubernetes' decoder words it ("a string", "an object").
 std::string json_kind(const nlohmann::json& v);
 
-/// The list at `path`, or an empty one; an error like field() when it is not a list.
-nlohmann::json list_field(const nlohmann::json& obj, std::string_view path, const std::string& what);
-
 }  // namespace detail
 
 /// Where a rollout stands.
@@ -42,7 +48,10 @@ struct RolloutStatus {
   std::string message;       ///< kubectl's wording
 };
 
-/// kubectl's DeploymentStatusViewer.Status for one Deployment object.
+/// kubectl's DeploymentStatusViewer.Status for one Deployment.
+RolloutStatus rollout_status(const k8s::Deployment& d);
+/// The same for a Deployment as the server sent it: an error when it is not an object, else
+/// decoded (leniently) and read as above.
 RolloutStatus rollout_status(const nlohmann::json& d);
 
 /// A container of a pod that will not become ready on its own.
@@ -56,7 +65,7 @@ struct PodProblem {
 /// Containers (init containers included) waiting in CrashLoopBackOff with at least
 /// `min_restarts` restarts, or stuck on the image (ErrImagePull, ImagePullBackOff,
 /// InvalidImageName, CreateContainerConfigError).
-std::vector<PodProblem> pod_problems(const nlohmann::json& pod, int min_restarts = 2);
+std::vector<PodProblem> pod_problems(const k8s::Pod& pod, int min_restarts = 2);
 
 /// One entry of TF Serving's model_version_status.
 struct ModelVersionStatus {
@@ -100,7 +109,7 @@ struct PodBlocker {
 /// PodScheduled condition, its containers' waiting reasons (kubelet's image reasons:
 /// ErrImagePull, ImagePullBackOff, ErrImageNeverPull, InvalidImageName), init containers
 /// still running and containers running but not ready.
-std::vector<PodBlocker> pod_blockers(const std::vector<nlohmann::json>& pods);
+std::vector<PodBlocker> pod_blockers(const std::vector<k8s::Pod>& pods);
 
 /// One hint per kind of blocker, naming the pods and what to do; `model` for the layout hint.
 Text blocker_hints(const std::vector<PodBlocker>& blockers, const std::string& model);

@@ -1,13 +1,14 @@
 #pragma once
 /// \file What a TFJob's status says, summarised for people and for `wait`.
 ///
-/// Works on the job as JSON (`kubeflow.org/v1` TFJob, as served), so it applies equally to
-/// a typed `tfjob::TFJob` converted with `to_json` and to an object read from any server.
+/// Works on typed data: a `tfjob::TFJob`, or a `JobStatusView`, the part of a served TFJob
+/// that a summary reads, decoded without the rest (`get -A` decodes one per job).
 /// Pure functions: no I/O.
 
 #include <tfjob/api/k8s/pod.hpp>
+#include <tfjob/api/meta.hpp>
+#include <tfjob/api/types.hpp>
 #include <tfjob/detail/compiled.hpp>
-#include <tfjob/detail/json.hpp>
 #include <tfjob/detail/time.hpp>
 
 #include <nlohmann/json.hpp>
@@ -59,20 +60,40 @@ long long integer_quantity(const nlohmann::json& v);
 /// copies to requests for extended resources), else `requests`; init containers count as
 /// the max, as the scheduler does.
 long long pod_spec_gpus(const k8s::PodSpec& pod_spec, const std::string& resource = "nvidia.com/gpu");
-/// The same for a pod spec held as JSON (decoded leniently, then read as above).
-long long pod_spec_gpus(const nlohmann::json& pod_spec, const std::string& resource = "nvidia.com/gpu");
 
-/// GPUs per pod for each replica type of a TFJob (JSON), with the replica count.
+/// GPUs per pod for each replica type of a TFJob, with the replica count.
 struct ReplicaGpus {
   std::string type;
   int replicas = 1;
   long long gpus_per_pod = 0;
 };
-std::vector<ReplicaGpus> replica_gpus(const nlohmann::json& job);
+/// Each replica type of a job (in the spec's order): its count (default 1; also for a count
+/// the TFJob decoder could not take as an int32) and what its pod template asks for (pod_spec_gpus).
+std::vector<ReplicaGpus> replica_gpus(const TFJob& job);
 
-/// Summarise a TFJob object. Condition precedence follows the operator's
-/// `pkg/util/status.go`: the last condition whose status is "True" is the current state.
-JobSummary summarize(const nlohmann::json& job);
+/// What a summary reads of a TFJob, and no more: name, namespace and creation time, the
+/// status, and each replica type's count and GPUs per pod. Decoded from a served object
+/// (`tfjob::detail::decoded<JobStatusView>`, lenient as every server object), it reads the pod
+/// templates' container resources and nothing else of the spec, so that a list of jobs
+/// (`get -A`) is summarised without decoding whole templates (env, commands, volumes). A
+/// read-only view: it keeps nothing to write back (use TFJob for that).
+struct JobStatusView {
+  std::string name, namespace_;
+  std::string creation_timestamp;      ///< RFC 3339, "" when unset
+  std::vector<ReplicaGpus> replicas;   ///< by replica type, in the spec's order
+  std::optional<JobStatus> status;     ///< absent until the operator writes one
+};
+/// A typed job's view (what summarize(const TFJob&) reads).
+JobStatusView status_view(const TFJob& job);
+
+/// Decodes a served TFJob's view (through `tfjob::detail::decoded`): a replica count is read
+/// as a number bounded as bounded_count (a hostile 1e300 is 10^9, never an overflow).
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, JobStatusView& v);
+
+/// Summarise a TFJob. Condition precedence follows the operator's `pkg/util/status.go`: the
+/// last condition whose status is "True" is the current state.
+JobSummary summarize(const JobStatusView& job);
+JobSummary summarize(const TFJob& job);
 
 /// Outcome of waiting for a condition.
 enum class WaitOutcome { pending, reached, impossible };

@@ -48,8 +48,9 @@ inline int serving(const std::uint8_t* data, std::size_t size) {
         auto j = nlohmann::json::parse(body, nullptr, false);
         if (j.is_discarded()) break;
         (void)serving::rollout_status(j);
-        (void)serving::pod_problems(j);
-        (void)serving::blocker_hints(serving::pod_blockers({j}), "m");
+        const auto pod = tfjob::detail::decoded<k8s::Pod>(j);  // as a watch's pod is decoded (any shape)
+        (void)serving::pod_problems(pod);
+        (void)serving::blocker_hints(serving::pod_blockers({pod}), "m");
         break;
       }
       case 4: {  // GET /v1/models/NAME/metadata, then a request checked against each signature

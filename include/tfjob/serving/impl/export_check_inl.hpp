@@ -256,7 +256,7 @@ TFJOB_INLINE ExportListing check_export(kube::Client& c, ExportCheckSpec s, cons
   if (o.on_progress) o.on_progress("pod/" + s.pod_name + ": checking " + (s.path.empty() ? "the root" : s.path) + " on claim " + s.claim);
 
   std::string phase, problem;
-  nlohmann::json last;
+  k8s::Pod last;
   kube::Api<kube::DynamicObject> api(c, pods, ns);
   kube::WatchParams wp;
   wp.field_selector = "metadata.name=" + s.pod_name;
@@ -268,11 +268,8 @@ TFJOB_INLINE ExportListing check_export(kube::Client& c, ExportCheckSpec s, cons
       problem = "pod " + s.pod_name + " was deleted before it finished";
       return false;
     }
-    last = ev.object.json;
-    phase.clear();
-    if (last.is_object() && last.contains("status") && last["status"].is_object() && last["status"].contains("phase") &&
-        last["status"]["phase"].is_string())
-      phase = last["status"]["phase"].get<std::string>();
+    last = tfjob::detail::decoded<k8s::Pod>(ev.object.json);
+    phase = last.status.phase;
     if (phase == "Succeeded" || phase == "Failed") return false;
     for (const auto& p : pod_problems(last, 1)) {
       problem = "container " + p.container + ": " + p.reason + (p.message.empty() ? "" : ": " + p.message);

@@ -16,79 +16,133 @@ TFJOB_INLINE std::string json_kind(const nlohmann::json& v) {
   return "null";
 }
 
-/// The field at `path` (dot-separated) of `obj`, or `def` when it or a parent is absent or
-/// null. A field of the wrong type is a tfjob::error naming `what` and the field (kubectl's
-/// typed decoding refuses such an object too; this never hands back the JSON library's words).
-template <class T>
-inline T field(const nlohmann::json& obj, std::string_view path, T def, const std::string& what) {
-  const nlohmann::json* cur = &obj;
-  for (std::size_t start = 0; start <= path.size();) {
-    std::size_t dot = path.find('.', start);
-    if (dot == std::string_view::npos) dot = path.size();
-    if (!cur->is_object()) {
-      if (cur->is_null()) return def;
-      throw tfjob::error(what + ": " + std::string(path.substr(0, start ? start - 1 : 0)) +
-                         (start ? " is " : "is ") + json_kind(*cur) + ", expected an object");
-    }
-    auto it = cur->find(std::string(path.substr(start, dot - start)));
-    if (it == cur->end()) return def;
-    cur = &*it;
-    start = dot + 1;
+/// A field of a typed object as a server sent it, checked as it is read: the object was decoded
+/// leniently (api/meta.hpp), so a field of a type the model cannot hold stays in its struct's
+/// `other`, as sent. Reading `value` through `operator()` refuses such a field with a tfjob::error
+/// `<what>: <path> is <kind>, expected <type>` (or `<path> <value> is out of range`), as kubectl's
+/// typed decoding refuses the object; a field kept there with the model's type is one the model
+/// writes back by leaving it out (0, "", false, {}, []), and reads as it is.
+struct SentFields {
+  std::string what;  ///< the object, for people: `deployment "resnet"`
+
+  /// `value`, the field `key` of the struct whose unmodeled fields are `other`, at `prefix` + `key`.
+  template <class T>
+  const T& operator()(const nlohmann::json& other, const std::string& prefix, const char* key, const T& value) const {
+    auto it = other.find(key);
+    if (it != other.end() && !it->is_null()) refuse(*it, prefix + key, expected<T>());
+    return value;
   }
-  if (cur->is_null()) return def;
-  auto wrong = [&](const char* expected) {
-    return tfjob::error(what + ": " + std::string(path) + " is " + json_kind(*cur) + ", expected " + expected);
-  };
-  if constexpr (std::is_same_v<T, nlohmann::json>) {
-    return *cur;
-  } else if constexpr (std::is_same_v<T, std::string>) {
-    if (!cur->is_string()) throw wrong("a string");
-    return cur->get<std::string>();
-  } else if constexpr (std::is_same_v<T, bool>) {
-    if (!cur->is_boolean()) throw wrong("a boolean");
-    return cur->get<bool>();
-  } else {
-    static_assert(std::is_integral_v<T>, "field<T>: string, bool, an integer type or json");
-    if (!cur->is_number_integer()) throw wrong("an integer");
-    bool fits = cur->is_number_unsigned() ? cur->get<std::uint64_t>() <= std::uint64_t(std::numeric_limits<T>::max())
-                                          : cur->get<std::int64_t>() >= std::int64_t(std::numeric_limits<T>::min()) &&
-                                                cur->get<std::int64_t>() <= std::int64_t(std::numeric_limits<T>::max());
-    if (!fits) throw tfjob::error(what + ": " + std::string(path) + " " + cur->dump() + " is out of range");
-    return cur->get<T>();
+
+ private:
+  enum class Type { string, boolean, int32, int64, object, list };
+  template <class T> struct unwrap { using type = T; };
+  template <class T> struct unwrap<std::optional<T>> { using type = T; };
+  template <class T> static constexpr Type expected() {
+    using V = typename unwrap<T>::type;
+    if constexpr (std::is_same_v<V, std::string>) return Type::string;
+    else if constexpr (std::is_same_v<V, bool>) return Type::boolean;
+    else if constexpr (std::is_same_v<V, std::int32_t>) return Type::int32;
+    else if constexpr (std::is_same_v<V, std::int64_t>) return Type::int64;
+    else if constexpr (tfjob::detail::is_vector<V>::value) return Type::list;
+    else return Type::object;  // a nested value type
+  }
+  void refuse(const nlohmann::json& v, const std::string& path, Type t) const;
+};
+
+TFJOB_INLINE void SentFields::refuse(const nlohmann::json& v, const std::string& path, Type t) const {
+  auto wrong = [&](const char* expected) { return tfjob::error(what + ": " + path + " is " + json_kind(v) + ", expected " + expected); };
+  switch (t) {
+    case Type::string: if (!v.is_string()) throw wrong("a string"); return;
+    case Type::boolean: if (!v.is_boolean()) throw wrong("a boolean"); return;
+    case Type::object: if (!v.is_object()) throw wrong("an object"); return;
+    case Type::list:  // (the decoder leaves a list unset whole when an entry is not an object)
+      if (!v.is_array()) throw wrong("a list");
+      for (std::size_t i = 0; i < v.size(); ++i)
+        if (!v[i].is_object())
+          throw tfjob::error(what + ": " + path + "[" + std::to_string(i) + "] is " + json_kind(v[i]) + ", expected an object");
+      return;
+    case Type::int32:
+    case Type::int64: {
+      if (!v.is_number_integer()) throw wrong("an integer");  // 2.0 too, as Go's decoder refuses it for an int32
+      const bool fits = t == Type::int64 ? !v.is_number_unsigned() || v.get<std::uint64_t>() <= std::uint64_t(INT64_MAX)
+                                         : v.is_number_unsigned() ? v.get<std::uint64_t>() <= std::uint64_t(INT32_MAX)
+                                                                  : v.get<std::int64_t>() >= INT32_MIN && v.get<std::int64_t>() <= INT32_MAX;
+      if (!fits) throw tfjob::error(what + ": " + path + " " + v.dump() + " is out of range");
+      return;
+    }
   }
 }
 
-TFJOB_INLINE nlohmann::json list_field(const nlohmann::json& obj, std::string_view path, const std::string& what) {
-  nlohmann::json v = field(obj, path, nlohmann::json::array(), what);
-  if (!v.is_array()) throw tfjob::error(what + ": " + std::string(path) + " is " + json_kind(v) + ", expected a list");
-  return v;
+/// What the readers here take of one container status, each field checked as read (SentFields,
+/// paths from the status: `state.waiting.reason`).
+struct ContainerRead {
+  std::string name, image, reason, message;  ///< reason and message: of its waiting state
+  int restarts = 0;
+  bool ready = false, running = false;
+  std::optional<int> last_exit_code;  ///< when it terminated before (kubelet writes exitCode with every termination)
+};
+
+TFJOB_INLINE ContainerRead read_container(const SentFields& f, const k8s::ContainerStatus& cs) {
+  ContainerRead r;
+  r.name = f(cs.other, "", "name", cs.name);
+  r.image = f(cs.other, "", "image", cs.image);
+  r.restarts = f(cs.other, "", "restartCount", cs.restart_count);
+  r.ready = f(cs.other, "", "ready", cs.ready);
+  const auto& state = f(cs.other, "", "state", cs.state);
+  if (const auto& w = f(state.other, "state.", "waiting", state.waiting)) {
+    r.reason = f(w->other, "state.waiting.", "reason", w->reason);
+    r.message = f(w->other, "state.waiting.", "message", w->message);
+  }
+  r.running = f(state.other, "state.", "running", state.running).has_value();
+  const auto& last = f(cs.other, "", "lastState", cs.last_state);
+  if (const auto& t = f(last.other, "lastState.", "terminated", last.terminated))
+    r.last_exit_code = f(t->other, "lastState.terminated.", "exitCode", t->exit_code);
+  return r;
+}
+
+/// The pod's name, checked as read, and the SentFields that name it (`pod "NAME"`).
+TFJOB_INLINE SentFields pod_fields(const k8s::Pod& pod) {
+  const SentFields who{"the pod"};
+  const auto& md = who(pod.other, "", "metadata", pod.metadata);
+  return SentFields{"pod \"" + who(md.other, "metadata.", "name", md.name) + "\""};
+}
+
+/// The pod's container statuses, init containers' first, each with whether it is an init container.
+TFJOB_INLINE std::vector<std::pair<const k8s::ContainerStatus*, bool>> container_statuses(const SentFields& f, const k8s::Pod& pod) {
+  std::vector<std::pair<const k8s::ContainerStatus*, bool>> out;
+  const auto& st = f(pod.other, "", "status", pod.status);
+  for (const auto& cs : f(st.other, "status.", "initContainerStatuses", st.init_container_statuses)) out.push_back({&cs, true});
+  for (const auto& cs : f(st.other, "status.", "containerStatuses", st.container_statuses)) out.push_back({&cs, false});
+  return out;
 }
 
 }  // namespace detail
 
-TFJOB_INLINE RolloutStatus rollout_status(const nlohmann::json& d) {
-  using detail::field;
+TFJOB_INLINE RolloutStatus rollout_status(const k8s::Deployment& d) {
   RolloutStatus r;
-  if (!d.is_object()) throw tfjob::error("the Deployment is " + detail::json_kind(d) + ", expected an object");
-  const std::string name = field(d, "metadata.name", std::string(), "the Deployment");
-  const std::string what = "deployment \"" + name + "\"";
-  const long long generation = field(d, "metadata.generation", 0LL, what);
-  const long long observed = field(d, "status.observedGeneration", 0LL, what);
+  const detail::SentFields who{"the Deployment"};
+  const auto& md = who(d.other, "", "metadata", d.metadata);
+  const std::string name = who(md.other, "metadata.", "name", md.name);
+  const detail::SentFields f{"deployment \"" + name + "\""};
+  const long long generation = f(md.other, "metadata.", "generation", md.generation).value_or(0);
+  const auto& st = f(d.other, "", "status", d.status);
+  const long long observed = f(st.other, "status.", "observedGeneration", st.observed_generation);
   if (generation > observed) {
     r.message = "Waiting for deployment spec update to be observed...";
     return r;
   }
-  for (const auto& c : detail::list_field(d, "status.conditions", what))
-    if (field(c, "type", std::string(), what + " condition") == "Progressing" &&
-        field(c, "reason", std::string(), what + " condition") == "ProgressDeadlineExceeded") {
+  const detail::SentFields cf{f.what + " condition"};
+  for (const auto& c : f(st.other, "status.", "conditions", st.conditions))
+    if (cf(c.other, "", "type", c.type) == "Progressing" && cf(c.other, "", "reason", c.reason) == "ProgressDeadlineExceeded") {
       r.failed = true;
       r.message = "deployment \"" + name + "\" exceeded its progress deadline";
       return r;
     }
-  const int want = field(d, "spec.replicas", 1, what);
-  const int updated = field(d, "status.updatedReplicas", 0, what);
-  const int replicas = field(d, "status.replicas", 0, what);
-  const int available = field(d, "status.availableReplicas", 0, what);
+  const auto& spec = f(d.other, "", "spec", d.spec);
+  const int want = f(spec.other, "spec.", "replicas", spec.replicas).value_or(1);
+  const int updated = f(st.other, "status.", "updatedReplicas", st.updated_replicas);
+  const int replicas = f(st.other, "status.", "replicas", st.replicas);
+  const int available = f(st.other, "status.", "availableReplicas", st.available_replicas);
   if (updated < want) {
     r.message = "Waiting for deployment \"" + name + "\" rollout to finish: " + std::to_string(updated) + " out of " +
                 std::to_string(want) + " new replicas have been updated...";
@@ -105,35 +159,31 @@ TFJOB_INLINE RolloutStatus rollout_status(const nlohmann::json& d) {
   return r;
 }
 
-TFJOB_INLINE std::vector<PodProblem> pod_problems(const nlohmann::json& pod, int min_restarts) {
-  using detail::field;
+TFJOB_INLINE RolloutStatus rollout_status(const nlohmann::json& d) {
+  if (!d.is_object()) throw tfjob::error("the Deployment is " + detail::json_kind(d) + ", expected an object");
+  return rollout_status(tfjob::detail::decoded<k8s::Deployment>(d));
+}
+
+TFJOB_INLINE std::vector<PodProblem> pod_problems(const k8s::Pod& pod, int min_restarts) {
   std::vector<PodProblem> out;
-  if (!pod.is_object()) throw tfjob::error("the pod is " + detail::json_kind(pod) + ", expected an object");
-  const std::string name = field(pod, "metadata.name", std::string(), "the pod");
-  const std::string what = "pod \"" + name + "\"";
-  for (const char* key : {"initContainerStatuses", "containerStatuses"}) {
-    for (const auto& cs : detail::list_field(pod, std::string("status.") + key, what)) {
-      const std::string reason = field(cs, "state.waiting.reason", std::string(), what);
-      const int restarts = field(cs, "restartCount", 0, what);
-      const nlohmann::json last_term = field(cs, "lastState.terminated", nlohmann::json(), what);
-      const std::optional<int> exit_code =
-          last_term.is_object() && last_term.contains("exitCode") ? std::optional<int>(field(cs, "lastState.terminated.exitCode", 0, what))
-                                                                  : std::nullopt;
-      const bool crashed_again = restarts >= min_restarts && exit_code.value_or(0) != 0 &&
-                                 !field(cs, "ready", false, what);  // between back-offs the state flips; the history does not
-      bool bad = (reason == "CrashLoopBackOff" && restarts >= min_restarts) || crashed_again || reason == "ErrImagePull" ||
-                 reason == "ImagePullBackOff" || reason == "InvalidImageName" || reason == "CreateContainerConfigError";
-      if (!bad) continue;
-      PodProblem p;
-      p.pod = name;
-      p.container = field(cs, "name", std::string(), what);
-      p.reason = reason.empty() || reason == "ContainerCreating" ? std::string("CrashLoopBackOff") : reason;
-      p.message = field(cs, "state.waiting.message", std::string(), what);
-      p.init = std::string(key) == "initContainerStatuses";
-      p.restarts = restarts;
-      p.last_exit_code = exit_code;
-      out.push_back(std::move(p));
-    }
+  const detail::SentFields f = detail::pod_fields(pod);
+  for (const auto& [status, init] : detail::container_statuses(f, pod)) {
+    const detail::ContainerRead cs = detail::read_container(f, *status);
+    const std::string& reason = cs.reason;
+    const bool crashed_again = cs.restarts >= min_restarts && cs.last_exit_code.value_or(0) != 0 &&
+                               !cs.ready;  // between back-offs the state flips; the history does not
+    bool bad = (reason == "CrashLoopBackOff" && cs.restarts >= min_restarts) || crashed_again || reason == "ErrImagePull" ||
+               reason == "ImagePullBackOff" || reason == "InvalidImageName" || reason == "CreateContainerConfigError";
+    if (!bad) continue;
+    PodProblem p;
+    p.pod = pod.metadata.name;
+    p.container = cs.name;
+    p.reason = reason.empty() || reason == "ContainerCreating" ? std::string("CrashLoopBackOff") : reason;
+    p.message = cs.message;
+    p.init = init;
+    p.restarts = cs.restarts;
+    p.last_exit_code = cs.last_exit_code;
+    out.push_back(std::move(p));
   }
   return out;
 }
@@ -176,15 +226,26 @@ TFJOB_INLINE ModelStatus parse_model_status(const std::string& body) {
     throw tfjob::error("TF Serving's model status is not the expected JSON (model_version_status[]): " + body.substr(0, 200));
   ModelStatus m;
   const std::string what = "TF Serving's model status";
+  // TF Serving's own JSON (model_version_status[]: version, state, status.{error_code, error_message}),
+  // not a Kubernetes object: each string read here, or an error naming it
+  auto text = [&](const nlohmann::json& o, const char* key, const std::string& path) {
+    auto it = o.find(key);
+    if (it == o.end() || it->is_null()) return std::string();
+    if (!it->is_string()) throw tfjob::error(what + ": " + path + " is " + detail::json_kind(*it) + ", expected a string");
+    return it->get<std::string>();
+  };
   for (const auto& v : j["model_version_status"]) {
     if (!v.is_object()) throw tfjob::error(what + ": an entry of model_version_status is " + detail::json_kind(v) + ", expected an object");
     ModelVersionStatus s;
     // TF Serving writes the int64 version as a string ("1"); a bare number is taken too.
-    const nlohmann::json version = detail::field(v, "version", nlohmann::json(), what);
-    s.version = version.is_null() ? "" : version.is_string() ? version.get<std::string>() : version.dump();
-    s.state = detail::field(v, "state", std::string(), what);
-    s.error_code = detail::field(v, "status.error_code", std::string(), what);
-    s.error_message = detail::field(v, "status.error_message", std::string(), what);
+    if (auto version = v.find("version"); version != v.end() && !version->is_null())
+      s.version = version->is_string() ? version->get<std::string>() : version->dump();
+    s.state = text(v, "state", "state");
+    if (auto st = v.find("status"); st != v.end() && !st->is_null()) {
+      if (!st->is_object()) throw tfjob::error(what + ": status is " + detail::json_kind(*st) + ", expected an object");
+      s.error_code = text(*st, "error_code", "status.error_code");
+      s.error_message = text(*st, "error_message", "status.error_message");
+    }
     m.versions.push_back(std::move(s));
   }
   return m;
@@ -202,44 +263,45 @@ TFJOB_INLINE std::string layout_hint(const std::string& model) {
          "a SavedModel written straight into " + model + "/ is never found";
 }
 
-TFJOB_INLINE std::vector<PodBlocker> pod_blockers(const std::vector<nlohmann::json>& pods) {
-  using detail::field;
+TFJOB_INLINE std::vector<PodBlocker> pod_blockers(const std::vector<k8s::Pod>& pods) {
   std::vector<PodBlocker> out;
   for (const auto& pod : pods) {
-    const std::string name = field(pod, "metadata.name", std::string(), "the pod");
-    const std::string what = "pod \"" + name + "\"";
+    const detail::SentFields f = detail::pod_fields(pod);
+    const std::string& name = pod.metadata.name;
     bool ready = false, scheduled = true;
     std::string unscheduled_msg;
-    for (const auto& c : detail::list_field(pod, "status.conditions", what)) {
-      const std::string type = field(c, "type", std::string(), what), status = field(c, "status", std::string(), what);
+    const auto& st = f(pod.other, "", "status", pod.status);
+    for (const auto& c : f(st.other, "status.", "conditions", st.conditions)) {
+      const std::string& type = f(c.other, "", "type", c.type);
+      const std::string& status = f(c.other, "", "status", c.status);
       if (type == "Ready" && status == "True") ready = true;
-      if (type == "PodScheduled" && status == "False") scheduled = false, unscheduled_msg = field(c, "message", std::string(), what);
+      if (type == "PodScheduled" && status == "False") scheduled = false, unscheduled_msg = f(c.other, "", "message", c.message);
     }
-    if (ready || field(pod, "metadata.deletionTimestamp", std::string(), what) != "") continue;
+    if (ready || !f(pod.metadata.other, "metadata.", "deletionTimestamp", pod.metadata.deletion_timestamp).empty()) continue;
     if (!scheduled) {
       out.push_back({PodBlocker::Kind::scheduling, name, unscheduled_msg});
       continue;
     }
+    auto sidecar = [&](const std::string& container) {  // a native sidecar (e.g. Istio's in native mode) runs beside the server
+      for (const auto* c : f(pod.other, "", "spec", pod.spec).sidecars())
+        if (c->name == container) return true;
+      return false;
+    };
     std::optional<PodBlocker> found;
-    for (const char* key : {"initContainerStatuses", "containerStatuses"}) {
-      const bool init = std::string(key) == "initContainerStatuses";
-      for (const auto& cs : detail::list_field(pod, std::string("status.") + key, what)) {
-        if (found) break;
-        const std::string cname = field(cs, "name", std::string(), what);
-        const std::string reason = field(cs, "state.waiting.reason", std::string(), what);
-        const std::string msg = field(cs, "state.waiting.message", std::string(), what);
-        const bool running = !field(cs, "state.running", nlohmann::json(), what).is_null();
-        if (words::image_pull_problem(reason))
-          found = PodBlocker{PodBlocker::Kind::image, name,
-                             "container " + cname + " (" + field(cs, "image", std::string(), what) + "): " + reason + (msg.empty() ? "" : ": " + msg)};
-        else if (words::crash_loop(reason) || reason == "CreateContainerConfigError" || reason == "RunContainerError")
-          found = PodBlocker{PodBlocker::Kind::crash_loop, name, "container " + cname + ": " + reason + (msg.empty() ? "" : ": " + msg)};
-        else if (init && running && !words::restartable_init_container(field(pod, "spec", nlohmann::json::object(), what), cname))
-          // (a native sidecar, e.g. Istio's in native mode, runs beside the server: not a step of its start)
-          found = PodBlocker{PodBlocker::Kind::starting, name, "init container " + cname + " is still running (it fetches the model)"};
-        else if (!init && running && !field(cs, "ready", false, what))
-          found = PodBlocker{PodBlocker::Kind::model_load, name, "container " + cname + " runs, but its readiness probe (the model's status) fails"};
-      }
+    for (const auto& [status, init] : detail::container_statuses(f, pod)) {
+      if (found) break;
+      const detail::ContainerRead cs = detail::read_container(f, *status);
+      const std::string& reason = cs.reason;
+      const std::string& msg = cs.message;
+      if (words::image_pull_problem(reason))
+        found = PodBlocker{PodBlocker::Kind::image, name,
+                           "container " + cs.name + " (" + cs.image + "): " + reason + (msg.empty() ? "" : ": " + msg)};
+      else if (words::crash_loop(reason) || reason == "CreateContainerConfigError" || reason == "RunContainerError")
+        found = PodBlocker{PodBlocker::Kind::crash_loop, name, "container " + cs.name + ": " + reason + (msg.empty() ? "" : ": " + msg)};
+      else if (init && cs.running && !sidecar(cs.name))  // (a sidecar is not a step of the server's start)
+        found = PodBlocker{PodBlocker::Kind::starting, name, "init container " + cs.name + " is still running (it fetches the model)"};
+      else if (!init && cs.running && !cs.ready)
+        found = PodBlocker{PodBlocker::Kind::model_load, name, "container " + cs.name + " runs, but its readiness probe (the model's status) fails"};
     }
     out.push_back(found ? *found : PodBlocker{PodBlocker::Kind::starting, name, "its containers are being created"});
   }

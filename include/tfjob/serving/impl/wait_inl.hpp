@@ -29,7 +29,7 @@ struct ObjectWaitState {
   bool listed = false, found = false, decided = false, deleted = false, ended = false;
   ObjectVerdict verdict;
   std::exception_ptr error;
-  std::map<std::string, nlohmann::json> pods;  ///< by name
+  std::map<std::string, k8s::Pod> pods;  ///< by name, each decoded once as its watch delivered it
   std::vector<PodProblem> problems;
   void changed() {
     ++generation;
@@ -89,7 +89,7 @@ TFJOB_INLINE void watch_waited_pods(kube::Client& pc, const ObjectWaitArgs& a, O
       std::lock_guard<std::mutex> lk(s.mu);
       const std::string pod = ev.object.name();
       if (ev.type == kube::EventType::deleted) s.pods.erase(pod);
-      else s.pods[pod] = ev.object.json;
+      else s.pods[pod] = tfjob::detail::decoded<k8s::Pod>(ev.object.json);
       std::vector<PodProblem> found;
       for (const auto& [n, p] : s.pods) {
         try {
@@ -133,11 +133,8 @@ TFJOB_INLINE WaitReport object_wait_report(kube::Client& c, const ObjectWaitArgs
   const WaitOptions& o = a.o;
   WaitReport rep;
   rep.message = s.verdict.message;
-  std::vector<nlohmann::json> pods;  // as pod_problems and pod_blockers judge them (any shape)
+  std::vector<k8s::Pod> pods;
   for (auto& [n, p] : s.pods) pods.push_back(std::move(p));
-  std::vector<k8s::Pod> decoded;  // decoded once, for the words about them
-  for (const auto& p : pods)
-    if (p.is_object()) decoded.push_back(p.get<k8s::Pod>());
   if (s.deleted || (s.listed && !s.found)) {
     rep.result = WaitResult::not_found;
     rep.message = words.what + (s.deleted ? " was deleted while waiting for it" : " not found in namespace \"" + ns + "\"");
@@ -152,15 +149,15 @@ TFJOB_INLINE WaitReport object_wait_report(kube::Client& c, const ObjectWaitArgs
       } catch (const std::exception&) {
       }
     }
-    rep.diagnosis = diagnose(c, ns, decoded, now) + scheduling_reasons(decoded);
-    if (now.empty()) rep.diagnosis += warning_events(c, ns, decoded);
+    rep.diagnosis = diagnose(c, ns, pods, now) + scheduling_reasons(pods);
+    if (now.empty()) rep.diagnosis += warning_events(c, ns, pods);
   } else if (!s.problems.empty()) {
     rep.result = WaitResult::failed;
     rep.message = words.failing;
-    rep.diagnosis = diagnose(c, ns, decoded, s.problems) + scheduling_reasons(decoded);
+    rep.diagnosis = diagnose(c, ns, pods, s.problems) + scheduling_reasons(pods);
   } else {  // the watches ended at the deadline, or the caller cancelled
     rep.result = o.cancel && o.cancel->load() ? WaitResult::cancelled : WaitResult::timeout;
-    rep.diagnosis = pods.empty() && !words.no_pods.empty() ? words.no_pods : scheduling_reasons(decoded) + warning_events(c, ns, decoded);
+    rep.diagnosis = pods.empty() && !words.no_pods.empty() ? words.no_pods : scheduling_reasons(pods) + warning_events(c, ns, pods);
     try {
       rep.blockers = pod_blockers(pods);
     } catch (const std::exception&) {

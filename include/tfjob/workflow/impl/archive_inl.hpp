@@ -62,7 +62,7 @@ struct Archiver {
     obj = std::move(*found);
     typed = tfjob::detail::decoded<TFJob>(obj);
     put("tfjob.yaml", to_yaml(obj));
-    s = summarize(obj);
+    s = summarize(typed);
   }
 
   /// Write each pod's YAML and its containers' logs; no pod at all is listed as missing, and why.

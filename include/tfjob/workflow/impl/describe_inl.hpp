@@ -9,19 +9,16 @@ TFJOB_INLINE Description describe(const TFJob& job, const std::vector<k8s::Pod>&
                                   std::vector<std::pair<std::string, std::string>> tf_configs,
                                   std::time_t now, QueueState queue) {
   Description d;
-  const nlohmann::json job_json = job;  // summarize and replica_gpus (status.hpp) read the job as JSON
-  d.summary = summarize(job_json);
-  for (const auto& rg : replica_gpus(job_json)) {
+  d.summary = summarize(job);
+  for (const auto& [type, rs] : job.spec.tf_replica_specs) {
     ReplicaSummary r;
-    r.type = rg.type;
-    r.replicas = rg.replicas;
-    r.gpus_per_pod = rg.gpus_per_pod;
-    if (const auto* rs = job.replica(rg.type)) {
-      r.restart_policy = rs->restart_policy;
-      const auto tmpl = pod_template(*rs);
-      for (const auto& c : tmpl.spec.containers) if (c.name == "tensorflow") r.image = c.image;
-      if (r.image.empty() && !tmpl.spec.containers.empty()) r.image = tmpl.spec.containers.front().image;
-    }
+    r.type = type;
+    r.replicas = rs.replicas_or_default();
+    r.restart_policy = rs.restart_policy;
+    const auto tmpl = pod_template(rs);
+    r.gpus_per_pod = pod_spec_gpus(tmpl.spec);  // as replica_gpus counts them, from the template decoded once here
+    for (const auto& c : tmpl.spec.containers) if (c.name == "tensorflow") r.image = c.image;
+    if (r.image.empty() && !tmpl.spec.containers.empty()) r.image = tmpl.spec.containers.front().image;
     d.replicas.push_back(r);
   }
   const auto& rp = job.spec.run_policy;

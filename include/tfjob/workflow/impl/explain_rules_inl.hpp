@@ -70,7 +70,7 @@ struct Explainer {
   using S = Finding::Severity;
 
   const ExplainInput& in;
-  const nlohmann::json job_json;  ///< the job as JSON, for the rules that still read it so (summarize, lint, queues)
+  const nlohmann::json job_json;  ///< the job as JSON, for the rules that still read it so (lint, queues)
   const JobSummary s;
   const std::map<std::string, ReplicaSpec>& specs;
   const RunPolicy& rp;
@@ -85,7 +85,7 @@ struct Explainer {
   explicit Explainer(const ExplainInput& input)
       : in(input),
         job_json(in.job),
-        s(summarize(job_json)),
+        s(summarize(in.job)),
         specs(in.job.spec.tf_replica_specs),
         rp(in.job.spec.run_policy),
         rule(rules::success_rule(in.job)),

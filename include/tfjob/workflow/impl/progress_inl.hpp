@@ -121,12 +121,13 @@ TFJOB_INLINE Progress progress(const JobSummary& s, const std::vector<k8s::Pod>&
 }
 
 TFJOB_INLINE Progress progress(const TFJob& job, const std::vector<k8s::Pod>& pods, const std::vector<k8s::Event>& events) {
-  return progress(summarize(nlohmann::json(job)), pods, events);  // summarize reads the job as JSON
+  return progress(summarize(job), pods, events);
 }
 
 TFJOB_INLINE Progress progress(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
                                const std::vector<nlohmann::json>& events) {
-  return progress(summarize(job), tfjob::detail::decode_each<k8s::Pod>(pods), tfjob::detail::decode_each<k8s::Event>(events));
+  return progress(summarize(tfjob::detail::decoded<JobStatusView>(job)), tfjob::detail::decode_each<k8s::Pod>(pods),
+                  tfjob::detail::decode_each<k8s::Event>(events));
 }
 
 }  // namespace tfjob::workflow

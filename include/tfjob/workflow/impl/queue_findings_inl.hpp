@@ -74,7 +74,7 @@ TFJOB_INLINE QueueCheck::QueueCheck(const TFJob& j, const QueueFacts& f) : job(j
     min_available = rp.scheduling_policy->min_available.has_value();
   }
   ev_label = std::string("label ") + kueue_queue_name_label + "=" + local_queue;
-  gpus = replica_gpus(nlohmann::json(job));  // status.hpp reads the job as JSON; it round-trips unchanged
+  gpus = replica_gpus(job);
 }
 
 TFJOB_INLINE void QueueCheck::add(const char* code, std::string msg, std::vector<std::string> evidence, Text fix) {

@@ -215,7 +215,7 @@ struct QueueWait {
 
 TFJOB_INLINE std::vector<Finding> queue_wait_findings(const TFJob& job, const std::vector<nlohmann::json>& pods,
                                                       const std::vector<nlohmann::json>& events, const QueueState& q) {
-  const JobSummary s = summarize(nlohmann::json(job));  // status.hpp reads the job as JSON; it round-trips unchanged
+  const JobSummary s = summarize(job);
   if (s.finished()) return {};
   detail::QueueWait w(job, s, q);
   // --- Kueue: the Workload (workload_types.go: QuotaReserved, Admitted, Evicted, Finished)

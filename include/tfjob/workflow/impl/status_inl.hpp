@@ -48,55 +48,93 @@ TFJOB_INLINE long long pod_spec_gpus(const k8s::PodSpec& pod_spec, const std::st
   return std::max(sum, init_max);
 }
 
-TFJOB_INLINE long long pod_spec_gpus(const nlohmann::json& pod_spec, const std::string& resource) {
-  k8s::PodSpec spec;
-  if (pod_spec.is_object()) from_json(pod_spec, spec);
-  return pod_spec_gpus(spec, resource);
-}
-
-TFJOB_INLINE std::vector<ReplicaGpus> replica_gpus(const nlohmann::json& job) {
+TFJOB_INLINE std::vector<ReplicaGpus> replica_gpus(const TFJob& job) {
   std::vector<ReplicaGpus> out;
-  const auto* specs = job.contains("spec") ? &job["spec"] : nullptr;
-  if (!specs || !specs->contains("tfReplicaSpecs") || !(*specs)["tfReplicaSpecs"].is_object()) return out;
-  for (const auto& [type, rs] : (*specs)["tfReplicaSpecs"].items()) {
-    ReplicaGpus r;
-    r.type = type;
-    if (rs.contains("replicas") && rs["replicas"].is_number()) r.replicas = static_cast<int>(integer_quantity(rs["replicas"]));
-    if (rs.contains("template") && rs["template"].contains("spec"))
-      r.gpus_per_pod = pod_spec_gpus(rs["template"]["spec"]);
-    out.push_back(r);
-  }
+  for (const auto& [type, rs] : job.spec.tf_replica_specs)
+    out.push_back({type, rs.replicas_or_default(), pod_spec_gpus(pod_template(rs).spec)});
   return out;
 }
 
-TFJOB_INLINE JobSummary summarize(const nlohmann::json& job) {
-  JobSummary s;
-  auto str = [](const nlohmann::json& o, const char* k) {
-    auto it = o.find(k);
-    return (it != o.end() && it->is_string()) ? it->get<std::string>() : std::string();
-  };
-  if (auto m = job.find("metadata"); m != job.end() && m->is_object()) {
-    s.name = str(*m, "name");
-    s.namespace_ = str(*m, "namespace");
-    s.creation_timestamp = str(*m, "creationTimestamp");
+TFJOB_INLINE JobStatusView status_view(const TFJob& job) {
+  JobStatusView v;
+  v.name = job.metadata.name;
+  v.namespace_ = job.metadata.namespace_;
+  v.creation_timestamp = job.metadata.creation_timestamp;
+  v.replicas = replica_gpus(job);
+  v.status = job.status;
+  return v;
+}
+
+namespace detail {
+
+/// One replica spec of a served job as the view reads it: its count, bounded (bounded_count),
+/// and the GPUs its template's containers ask for; only their `resources` are decoded.
+template <class Json>
+ReplicaGpus replica_view(tfjob::detail::decoder& d, const Json& r, const std::string& path, const std::string& type) {
+  ReplicaGpus g;
+  g.type = type;
+  if (r.is_null() || !d.object(r, path)) return g;  // (the TFJob decoder's default: 1 replica, no template)
+  if (const auto* n = d.get(r, "replicas")) {
+    if (n->is_number()) g.replicas = static_cast<int>(integer_quantity(*n));
+    else d.wrong(path + ".replicas", *n, "an integer");
   }
+  const auto* t = d.get(r, "template");
+  if (!t || !d.object(*t, path + ".template")) return g;
+  const auto* spec = d.get(*t, "spec");
+  if (!spec || !d.object(*spec, path + ".template.spec")) return g;
+  k8s::PodSpec resources_only;  // its containers, each with its resources alone
+  auto containers = [&](const char* key, std::vector<k8s::Container>& out) {
+    const auto* cs = d.get(*spec, key);
+    if (!cs) return;
+    const std::string at = path + ".template.spec." + key;
+    if (!cs->is_array()) return d.wrong(at, *cs, "an array");
+    for (std::size_t i = 0; i < cs->size(); ++i) {
+      const std::string item = at + "[" + std::to_string(i) + "]";
+      k8s::Container c;
+      if (d.object((*cs)[i], item)) d.field((*cs)[i], "resources", item, c.resources);
+      out.push_back(std::move(c));
+    }
+  };
+  containers("containers", resources_only.containers);
+  containers("initContainers", resources_only.init_containers);
+  g.gpus_per_pod = pod_spec_gpus(resources_only);
+  return g;
+}
+
+}  // namespace detail
+
+TFJOB_JSON_FN decode_fields(tfjob::detail::decoder& d, const TFJOB_JSON& j, const std::string& path, JobStatusView& v) {
+  if (!d.object(j, path)) return;
+  const std::string meta = d.child(path, "metadata"), spec = d.child(path, "spec");
+  if (const auto* m = d.get(j, "metadata"); m && d.object(*m, meta)) {
+    d.str(*m, "name", meta, v.name);
+    d.str(*m, "namespace", meta, v.namespace_);
+    d.str(*m, "creationTimestamp", meta, v.creation_timestamp);
+  }
+  if (const auto* s = d.get(j, "spec"); s && d.object(*s, spec))
+    if (const auto* rs = d.get(*s, "tfReplicaSpecs"); rs && d.object(*rs, spec + ".tfReplicaSpecs"))
+      for (const auto& [type, r] : rs->items())
+        v.replicas.push_back(detail::replica_view(d, r, spec + ".tfReplicaSpecs[" + type + "]", type));
+  d.field(j, "status", path, v.status);
+}
+
+TFJOB_INLINE JobSummary summarize(const TFJob& job) { return summarize(status_view(job)); }
+
+TFJOB_INLINE JobSummary summarize(const JobStatusView& job) {
+  JobSummary s;
+  s.name = job.name;
+  s.namespace_ = job.namespace_;
+  s.creation_timestamp = job.creation_timestamp;
   long long gpus = 0;
-  for (const auto& r : replica_gpus(job)) {
+  for (const auto& r : job.replicas) {
     s.spec_replicas[r.type] = r.replicas;
     gpus = bounded_count(static_cast<long double>(gpus) + static_cast<long double>(r.gpus_per_pod) * r.replicas);
   }
   s.gpus = static_cast<int>(gpus);
-  auto st = job.find("status");
-  if (st == job.end() || !st->is_object()) return s;
-  s.completion_time = str(*st, "completionTime");
-  if (auto cs = st->find("conditions"); cs != st->end() && cs->is_array()) {
-    for (const auto& c : *cs) {
-      if (!c.is_object()) continue;
-      Condition k{str(c, "type"), str(c, "status"), str(c, "reason"), str(c, "message"),
-                  str(c, "lastTransitionTime")};
-      s.conditions.push_back(k);
-    }
-  }
+  if (!job.status) return s;
+  const JobStatus& st = *job.status;
+  s.completion_time = st.completion_time;
+  for (const auto& c : st.conditions) s.conditions.push_back({c.type, c.status, c.reason, c.message, c.last_transition_time});
   for (auto it = s.conditions.rbegin(); it != s.conditions.rend(); ++it) {
     if (it->status == "True") {
       s.state = it->type;
@@ -105,15 +143,7 @@ TFJOB_INLINE JobSummary summarize(const nlohmann::json& job) {
       break;
     }
   }
-  if (auto rs = st->find("replicaStatuses"); rs != st->end() && rs->is_object()) {
-    for (const auto& [type, v] : rs->items()) {
-      ReplicaCounts c;
-      c.active = static_cast<int>(bounded_count(tfjob::detail::value_at(v, "active", 0LL)));
-      c.succeeded = static_cast<int>(bounded_count(tfjob::detail::value_at(v, "succeeded", 0LL)));
-      c.failed = static_cast<int>(bounded_count(tfjob::detail::value_at(v, "failed", 0LL)));
-      s.replicas[type] = c;
-    }
-  }
+  for (const auto& [type, r] : st.replica_statuses) s.replicas[type] = ReplicaCounts{r.active, r.succeeded, r.failed};
   return s;
 }
 

@@ -14,7 +14,7 @@ TFJOB_INLINE bool take_job_changes(JobWatch& watch, const WaitOptions& o, WaitRe
   bool finished = false;
   for (auto& ch : watch.take_changes()) {
     rep.job = ch.object;
-    rep.summary = summarize(ch.object);
+    rep.summary = summarize(tfjob::detail::decoded<JobStatusView>(ch.object));
     if (ch.deleted) {
       rep.result = WaitResult::deleted;
       finished = true;

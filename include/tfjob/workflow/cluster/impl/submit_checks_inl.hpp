@@ -193,11 +193,11 @@ struct Preflight {
     return got.get<std::vector<nlohmann::json>>();
   }
 
-  /// The GPU check (gpu_preflight), when some replica asks for GPUs and the nodes were read:
-  /// its findings replace lint's of the same fact; GpuCheckSkipped when the nodes were not.
-  void check_gpus() {
+  /// The GPU check (gpu_preflight), when some replica asks for GPUs (`gpus`, the job's) and the
+  /// nodes were read: its findings replace lint's of the same fact; GpuCheckSkipped when the nodes were not.
+  void check_gpus(const std::vector<ReplicaGpus>& gpus) {
     bool wants_gpus = false;
-    for (const auto& g : replica_gpus(job)) wants_gpus |= g.gpus_per_pod > 0;
+    for (const auto& g : gpus) wants_gpus |= g.gpus_per_pod > 0;
     if (wants_gpus && lc.nodes) {
       std::optional<std::vector<nlohmann::json>> pods = active_pods();
       nlohmann::json j = job;
@@ -232,7 +232,10 @@ TFJOB_INLINE PreflightReport preflight_submit(kube::Client& c, const std::string
   if (!p.crd_served() || !p.namespace_exists() || !p.create_allowed() || !p.dry_run_accepted()) return std::move(p.r);
   p.read_lint_context(logs_kept);
   for (auto& f : lint::lint(job, p.lc)) p.r.findings.push_back(std::move(f));
-  if (check_gpus && !replica_gpus(job).empty()) p.check_gpus();
+  if (check_gpus) {
+    const auto gpus = replica_gpus(tfjob::detail::decoded<TFJob>(job));  // (decoded leniently: lint has said what is malformed)
+    if (!gpus.empty()) p.check_gpus(gpus);
+  }
   p.r.findings = dedupe(std::move(p.r.findings));
   return std::move(p.r);
 }

@@ -133,9 +133,9 @@ class ReplicaFollower {
       }
       // Nothing new to stream: is the job over?
       if (!(job_obj_ = look_job())) return job_deleted();
-      if (summarize(*job_obj_).finished()) {
+      if (summary().finished()) {
         if (!drained()) continue;
-        finish(*job_obj_);
+        finish();
         return res_;
       }
       wait_for_change(pods, target);
@@ -172,8 +172,11 @@ class ReplicaFollower {
     }
   }
 
-  void finish(const nlohmann::json& j) {
-    auto s = summarize(j);
+  /// The job's summary as last looked at (job_obj_).
+  JobSummary summary() const { return summarize(tfjob::detail::decoded<JobStatusView>(*job_obj_)); }
+
+  void finish() {
+    auto s = summary();
     res_.job_state = s.state;
     res_.job_message = s.message;
   }
@@ -335,8 +338,8 @@ class ReplicaFollower {
 
   /// A read once needs a pod whose container has started: else why not, and what to do.
   void check_readable(const std::optional<TargetPod>& target, const std::vector<nlohmann::json>& pods) {
-    finish(*job_obj_);
-    const JobSummary s = summarize(*job_obj_);
+    finish();
+    const JobSummary s = summary();
     if (!target)
       throw tfjob::error("TFJob \"" + job_ + "\" has no pod for " + describe_target(type_, index_) +
                          (s.finished() ? " (the job is " + s.state + " and its pods were cleaned up: see runPolicy.cleanPodPolicy)"

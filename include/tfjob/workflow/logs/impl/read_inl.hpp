@@ -66,7 +66,7 @@ TFJOB_INLINE LogsOutcome read_logs(kube::Client c, const std::string& ns, const 
     oc.result = rq.selector.empty() ? LogsOutcome::Result::not_found : LogsOutcome::Result::no_match;
     return oc;
   }
-  std::vector<TFJob> typed;  // decoded once; `jobs` stays as sent for summarize
+  std::vector<TFJob> typed;  // decoded once
   typed.reserve(jobs.size());
   for (const auto& j : jobs) typed.push_back(decode_tfjob(j));
   oc.job_name = rq.name.empty() ? typed.front().metadata.name : rq.name;
@@ -104,7 +104,7 @@ TFJOB_INLINE LogsOutcome read_logs(kube::Client c, const std::string& ns, const 
     oc.streams = targets.size();
     if (targets.empty()) {
       oc.result = LogsOutcome::Result::no_streams;
-      oc.finished = summarize(jobs.front()).finished();
+      oc.finished = summarize(typed.front()).finished();
       return oc;
     }
     if ((lo.follow || rq.merge) && rq.max_streams && targets.size() > rq.max_streams) {
@@ -126,7 +126,7 @@ TFJOB_INLINE LogsOutcome read_logs(kube::Client c, const std::string& ns, const 
   } else {
     oc.streams = 1;
     std::pair<std::string, int> which{"", 0};
-    if (!lo.follow && summarize(jobs.front()).state == "Failed") which = detail::failed_replica(c, ns, rq.name, lo.container, oc.end);
+    if (!lo.follow && summarize(typed.front()).state == "Failed") which = detail::failed_replica(c, ns, rq.name, lo.container, oc.end);
     if (out.prepare) out.prepare(1, 1, out, lo);
     wire_bytes();
     start_flusher();
@@ -137,7 +137,7 @@ TFJOB_INLINE LogsOutcome read_logs(kube::Client c, const std::string& ns, const 
     oc.end = r;
   }
   if (oc.end.job_state.empty())
-    oc.end.job_state = summarize(get_opt(c, resources::tfjobs(), ns, oc.job_name).value_or(jobs.front())).state;
+    oc.end.job_state = summarize(get_tfjob(c, ns, oc.job_name).value_or(typed.front())).state;
   if (oc.end.job_state == "Failed" && oc.end.failed_pod.empty()) explain_failure(c, ns, oc.job_name, oc.end, lo.container);
   return oc;
 }
