@@ -9,10 +9,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tfjob {
 
@@ -75,9 +78,20 @@ struct JsonRead {
 /// and position (the caller names the place in its own words).
 std::string json_syntax_reason(const nlohmann::json::parse_error& e);
 
+/// Parts of a JSON value that read_json leaves out: never built, so an answer costs the
+/// memory of what its reader keeps (a list page of whole jobs read for their table rows).
+/// Each path is a list of keys from the top; "*" stands for any key or any element of a list.
+struct JsonOmit {
+  std::vector<std::vector<std::string>> paths;
+  /// Adds `fields` (keys joined by dots: "spec", "metadata.managedFields") under `prefix`
+  /// (e.g. {"items", "*"}: each item of a list).
+  void add(const std::vector<std::string>& prefix, const std::vector<std::string>& fields);
+  bool empty() const { return paths.empty(); }
+};
+
 /// Parse one JSON value with nesting bounded by `max_depth` (the parser stops at the first
-/// value deeper than that; nothing deeper is ever built).
-JsonRead read_json(std::string_view text, int max_depth = limits::max_depth);
+/// value deeper than that; nothing deeper is ever built), leaving out what `omit` names.
+JsonRead read_json(std::string_view text, int max_depth = limits::max_depth, const JsonOmit* omit = nullptr);
 
 /// `what` + where a JSON fault is, for messages: "at line 3, column 7".
 std::string json_fault_place(std::string_view text, const JsonRead& r);

@@ -86,17 +86,77 @@ TFJOB_INLINE std::string json_syntax_reason(const nlohmann::json::parse_error& e
   return msg;
 }
 
-TFJOB_INLINE JsonRead read_json(std::string_view text, int max_depth) {
+TFJOB_INLINE void JsonOmit::add(const std::vector<std::string>& prefix, const std::vector<std::string>& fields) {
+  for (const auto& f : fields) {
+    std::vector<std::string> p = prefix;
+    for (std::size_t i = 0;;) {
+      const auto dot = f.find('.', i);
+      p.push_back(f.substr(i, dot == std::string::npos ? std::string::npos : dot - i));
+      if (dot == std::string::npos) break;
+      i = dot + 1;
+    }
+    paths.push_back(std::move(p));
+  }
+}
+
+/// What read_json's parser callback does for a JsonOmit: follows the path of the value being
+/// parsed (the parser gives each event's depth, not its path) and refuses each key that a
+/// path names, then every event inside its value, so no part of it is built.
+struct JsonOmitWalk {
+  using event = nlohmann::json::parse_event_t;
+  const JsonOmit& omit;
+  std::size_t longest = 0;
+  std::vector<std::string> at;  ///< at[d]: the key (or "*" in a list) of the value at depth d
+  int skipping = 0;             ///< > 0: inside the value of a key left out at this depth
+
+  explicit JsonOmitWalk(const JsonOmit& o) : omit(o) {
+    for (const auto& p : o.paths) longest = std::max(longest, p.size());
+  }
+  bool named(std::size_t depth) const {
+    for (const auto& p : omit.paths) {
+      if (p.size() != depth) continue;
+      std::size_t i = 0;
+      while (i < depth && (p[i] == "*" || p[i] == at[i + 1])) ++i;
+      if (i == depth) return true;
+    }
+    return false;
+  }
+  /// Whether the parser keeps what this event begins.
+  bool keep(int depth, event ev, const nlohmann::json& parsed) {
+    const auto d = static_cast<std::size_t>(depth);
+    if (skipping > 0) {
+      if (depth > skipping) return false;  // inside the value left out
+      if (ev != event::key && ev != event::object_end && ev != event::array_end) return true;  // the value itself: its key dropped it
+      skipping = 0;
+    }
+    if ((ev == event::object_start || ev == event::array_start) && d + 1 <= longest) {
+      at.resize(d + 2);
+      at[d + 1] = ev == event::array_start ? "*" : "";
+    } else if (ev == event::key && d <= longest && d >= 1) {
+      if (at.size() < d + 1) at.resize(d + 1);
+      at[d] = parsed.get_ref<const std::string&>();
+      if (named(d)) {
+        skipping = depth;
+        return false;
+      }
+    }
+    return true;
+  }
+};
+
+TFJOB_INLINE JsonRead read_json(std::string_view text, int max_depth, const JsonOmit* omit) {
   JsonRead r;
   struct too_deep {};
   std::size_t depth_seen = 0;
-  auto cb = [&](int depth, nlohmann::json::parse_event_t ev, nlohmann::json&) {
+  std::optional<JsonOmitWalk> walk;
+  if (omit && !omit->empty()) walk.emplace(*omit);
+  auto cb = [&](int depth, nlohmann::json::parse_event_t ev, nlohmann::json& parsed) {
     if ((ev == nlohmann::json::parse_event_t::object_start || ev == nlohmann::json::parse_event_t::array_start) &&
         depth >= max_depth) {
       depth_seen = static_cast<std::size_t>(depth);
       throw too_deep{};
     }
-    return true;
+    return !walk || walk->keep(depth, ev, parsed);
   };
   try {
     r.value = nlohmann::json::parse(text.begin(), text.end(), cb);
