@@ -72,9 +72,11 @@ std::string describe(const WatchEvent<Service>& e) {
   return s;
 }
 
-/// Run the watcher until `n` events arrived (or 10 s passed); bookmarks are not delivered.
-Events collect(Watcher<Service>& w, size_t n) {
-  Events ev;
+/// Run the watcher until `n` events arrived (or 10 s passed), keeping each; bookmarks are
+/// not delivered.
+template <class T>
+std::vector<WatchEvent<T>> gather(Watcher<T>& w, size_t n) {
+  std::vector<WatchEvent<T>> ev;
   std::atomic<bool> cancel{false};
   std::thread guard([&] {
     for (int i = 0; i < 1000 && !cancel; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -83,13 +85,20 @@ Events collect(Watcher<Service>& w, size_t n) {
   StreamOptions so;
   so.cancel = &cancel;
   w.run(
-      [&](const WatchEvent<Service>& e) {
-        ev.push_back(describe(e));
+      [&](const WatchEvent<T>& e) {
+        ev.push_back(e);
         return ev.size() < n;
       },
       so);
   cancel = true;
   guard.join();
+  return ev;
+}
+
+/// gather's events, each described.
+Events collect(Watcher<Service>& w, size_t n) {
+  Events ev;
+  for (const auto& e : gather(w, n)) ev.push_back(describe(e));
   return ev;
 }
 
@@ -197,6 +206,59 @@ TEST_CASE("watch: 410 Gone relists and replays only the difference", "[kube][wat
   later.join();
   CHECK(ev2 == Events{"MODIFIED keep:after-410"});
   CHECK(w.stats().lists == 3);
+}
+
+TEST_CASE("watch: the fields a caller omits are in no list item or event, and a relist tells a deletion from what keep kept",
+          "[kube][watch]") {
+  Client c = client();
+  const std::string ns = "watch-omit";
+  server().put_object(service("stay", ns, "a"));
+  server().put_object(service("gone", ns, "b"));
+  const ResourceInfo services{"", "v1", "services", "Service", true};
+  const auto lacks_omitted = [](const nlohmann::json& o) {
+    return !o.contains("spec") && !o["metadata"].contains("annotations") && o["metadata"].contains("uid") &&
+           o["metadata"].contains("resourceVersion");
+  };
+  // the pager, alone
+  ListParams lp;
+  lp.omit = {"spec", "metadata.annotations"};
+  int items = 0;
+  list_pages(c, RequestBuilder(services, ns), lp, [&](ListPage& page) {
+    for (const auto& o : page.items) {
+      ++items;
+      CHECK(lacks_omitted(o));
+      CHECK(o["metadata"]["name"].is_string());
+    }
+    return true;
+  });
+  CHECK(items == 2);
+
+  WatchParams wp;
+  wp.omit = lp.omit;
+  auto w = Api<DynamicObject>(c, services, ns).watcher(wp);
+  w.keep = [](const nlohmann::json& o) {
+    return nlohmann::json{{"metadata", {{"name", o["metadata"]["name"]}}}, {"kept", o.contains("spec") ? "spec" : "no spec"}};
+  };
+  auto listed = gather(w, 2);
+  REQUIRE(listed.size() == 2);
+  for (const auto& e : listed) CHECK(lacks_omitted(e.object.json));
+
+  Api<Service> svc(c, ns);
+  svc.patch("stay", {{"metadata", {{"annotations", {{"note", "changed"}}}}}});
+  auto changed = gather(w, 1);
+  REQUIRE(changed.size() == 1);
+  CHECK(changed[0].type == EventType::modified);
+  CHECK(changed[0].object.name() == "stay");
+  CHECK(lacks_omitted(changed[0].object.json));
+
+  // while nobody watches: a deletion, and history compacted, so only a relist can tell it
+  svc.remove("gone");
+  server().faults().compact_history();
+  auto gone = gather(w, 1);
+  REQUIRE(gone.size() == 1);
+  CHECK(gone[0].type == EventType::deleted);
+  CHECK(gone[0].object.json == nlohmann::json{{"metadata", {{"name", "gone"}}}, {"kept", "no spec"}});
+  CHECK(w.stats().lists == 2);
 }
 
 TEST_CASE("watch: bookmarks advance the resourceVersion", "[kube][watch]") {

@@ -91,10 +91,12 @@ class Client {
   /// Like request_text, decoded as JSON.
   /// The answer's nesting is bounded (limits::max_depth); a 2xx answer whose body is not
   /// JSON, or too deep, throws decode_error saying so, where, and how the body begins.
-  nlohmann::json request_json(const Request& req);
+  /// What `omit` names is left out as the body is read (never built).
+  nlohmann::json request_json(const Request& req, const tfjob::detail::JsonOmit* omit = nullptr);
 
-  /// The JSON of a 2xx body (empty = `{}`); decode_error when it is not JSON.
-  static nlohmann::json decode_json(const Request& req, int http_status, const std::string& body);
+  /// The JSON of a 2xx body (empty = `{}`), without what `omit` names; decode_error when it is not JSON.
+  static nlohmann::json decode_json(const Request& req, int http_status, const std::string& body,
+                                    const tfjob::detail::JsonOmit* omit = nullptr);
 
   /// Why this client sends no credentials ("" when it sends those it has): client-go's
   /// clientcmd sends none to a server that is not https.

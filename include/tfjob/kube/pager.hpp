@@ -41,7 +41,8 @@ int page_size(const Client& client, const ListParams& p);
 /// Lists `rb`'s collection page by page (from `p.continue_token` when set), calling
 /// `on_page` with each before asking for the next; `on_page` returns false to stop
 /// (list_pages then returns false). The answer of each page is bounded
-/// (RestConfig::max_response_bytes), not the whole list.
+/// (RestConfig::max_response_bytes), not the whole list; its items are read without the
+/// fields `p.omit` names.
 ///
 /// A continue token that expired (410 Gone, after the first page) starts the list over,
 /// as client-go's pager does (tools/pager/pager.go: FullListIfExpired lists again from

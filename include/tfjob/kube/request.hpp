@@ -73,6 +73,11 @@ struct ListParams {
   bool as_table = false;
   std::string resource_version;
   std::optional<int> timeout_seconds;
+  /// Fields of each item the caller never reads (keys joined by dots: "spec",
+  /// "metadata.managedFields"), left out as each page is read (list_pages), so a page costs
+  /// the memory of what is read. Not sent: the server answers whole objects. Never name
+  /// what the pager or a watcher reads (metadata.name, namespace, uid, resourceVersion).
+  std::vector<std::string> omit;
 };
 
 /// The list of the events about one object, as kubectl describe asks for them (client-go
@@ -131,6 +136,9 @@ struct WatchParams {
   bool allow_bookmarks = true;
   int timeout_seconds = 290;  ///< per watch connection (the watcher reconnects after it)
   bool deliver_bookmarks = false;  ///< pass BOOKMARK events to the callback too
+  /// Fields of each object the caller never reads, left out of the watcher's lists and
+  /// events as they are read (ListParams::omit); the callback gets the objects without them.
+  std::vector<std::string> omit;
 };
 
 /// Builds the requests for one resource type in one namespace ("" = all namespaces, or

@@ -85,7 +85,9 @@ class Watcher {
   using Callback = std::function<bool(const WatchEvent<T>&)>;
 
   Watcher(Client client, RequestBuilder rb, WatchParams params)
-      : client_(std::move(client)), rb_(std::move(rb)), params_(std::move(params)), rv_(params_.resource_version) {}
+      : client_(std::move(client)), rb_(std::move(rb)), params_(std::move(params)), rv_(params_.resource_version) {
+    event_omit_.add({"object"}, params_.omit);
+  }
 
   /// Deliver events until the callback returns false or `opts.cancel` is raised. Throws when
   /// the server keeps failing (more than `max_failures` reconnects in a row without progress)
@@ -276,7 +278,7 @@ class Watcher {
 
   /// One line of the watch stream. Returns false to stop reading.
   bool handle_line(std::string_view line, const Callback& cb, bool& gone) {
-    auto r = tfjob::detail::read_json(line);
+    auto r = tfjob::detail::read_json(line, limits::max_depth, &event_omit_);
     if (!r.ok() || !r.value.is_object()) {
       std::string shown;
       for (char c : line.substr(0, 200)) shown += static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F ? '?' : c;
@@ -402,6 +404,7 @@ class Watcher {
   Client client_;
   RequestBuilder rb_;
   WatchParams params_;
+  tfjob::detail::JsonOmit event_omit_;  ///< params_.omit under each event's object
   std::string rv_;
   std::map<std::string, Known> known_;
   bool listed_ = false;

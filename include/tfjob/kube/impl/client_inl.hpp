@@ -44,16 +44,17 @@ TFJOB_INLINE std::string Client::request_text(const Request& req) {
   throw_for(req, r.status, r.reason, r.body, r.header("retry-after"));
 }
 
-TFJOB_INLINE nlohmann::json Client::request_json(const Request& req) {
+TFJOB_INLINE nlohmann::json Client::request_json(const Request& req, const tfjob::detail::JsonOmit* omit) {
   Response resp = send(req);
   if (resp.status < 200 || resp.status >= 300)
     throw_for(req, resp.status, resp.reason, resp.body, resp.header("retry-after"));
-  return decode_json(req, resp.status, resp.body);
+  return decode_json(req, resp.status, resp.body, omit);
 }
 
-TFJOB_INLINE nlohmann::json Client::decode_json(const Request& req, int http_status, const std::string& body) {
+TFJOB_INLINE nlohmann::json Client::decode_json(const Request& req, int http_status, const std::string& body,
+                                                const tfjob::detail::JsonOmit* omit) {
   if (body.empty()) return nlohmann::json::object();
-  auto r = tfjob::detail::read_json(body);
+  auto r = tfjob::detail::read_json(body, limits::max_depth, omit);
   if (!r.ok())
     throw decode_error(req.what + ": the server answered " + std::to_string(http_status) +
                            " but its body is not valid JSON (" + r.error + " " +

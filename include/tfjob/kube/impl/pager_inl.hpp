@@ -69,13 +69,16 @@ TFJOB_INLINE void read_list_page(const ResourceInfo& res, nlohmann::json&& answe
 TFJOB_INLINE bool list_pages(Client& client, const RequestBuilder& rb, ListParams p,
                              const std::function<bool(ListPage&)>& on_page) {
   p.limit = page_size(client, p);
+  tfjob::detail::JsonOmit omit;  // p.omit under each item, or each Table row's object
+  omit.add({"items", "*"}, p.omit);
+  omit.add({"rows", "*", "object"}, p.omit);
   std::string last_key;  // the last item handed over (the list starts over after it on a 410)
   bool skipping = false;
   int index = 0;
   for (;;) {
     nlohmann::json answer;
     try {
-      answer = client.request_json(rb.list(p));
+      answer = client.request_json(rb.list(p), &omit);
     } catch (const api_error& e) {
       if (e.is_gone() && !p.continue_token.empty()) {  // the continue token expired: start over
         p.continue_token.clear();

@@ -64,6 +64,7 @@ TFJOB_INLINE bool watch_list_all(Client& client, const RequestBuilder& rb, const
   ListParams lp;
   lp.label_selector = params.label_selector;
   lp.field_selector = params.field_selector;
+  lp.omit = params.omit;
   int failures = 0;
   for (;;) {
     bool stopped = false;
