@@ -7,6 +7,14 @@ namespace tfjob::kube {
 
 namespace detail {
 
+TFJOB_INLINE WatchKnown::WatchKnown(std::string u, std::string r, const nlohmann::json& object)
+    : uid(std::move(u)), rv(std::move(r)) {
+  nlohmann::json::to_msgpack(object, nlohmann::detail::output_adapter<char>(kept));
+  kept.shrink_to_fit();
+}
+
+TFJOB_INLINE nlohmann::json WatchKnown::object() const { return nlohmann::json::from_msgpack(kept); }
+
 TFJOB_INLINE std::string watch_field(const ResourceInfo& res, const nlohmann::json& o, const char* parent, const char* key,
                                      const std::string& where) {
   auto it = o.find(key);
