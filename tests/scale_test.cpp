@@ -514,6 +514,50 @@ TEST_CASE("get -A --watch takes its first listing from the watcher's list, then 
   CHECK(o.find("NAMESPACE") == o.rfind("NAMESPACE"));  // one header
 }
 
+TEST_CASE("get -A --watch tells a job deleted while its watch was away as Deleted in the row it had, after a relist",
+          "[scale][get]") {
+  Quiet c;
+  for (int i = 0; i < 4; ++i) {
+    json j = tfjob_obj("r", "j" + std::to_string(i));
+    j["metadata"]["labels"] = {{"team", "t" + std::to_string(i)}};
+    c.server->put_object(j);
+  }
+  const std::string jobs = "/apis/kubeflow.org/v1/tfjobs";
+  // the jobs' path is asked: the list's 2 pages, the watch, then the relist's first page,
+  // held back a second (after the test deletes j1); the watch answers 410 at once
+  c.server->faults().stall_next(std::chrono::milliseconds(0), 3, jobs);
+  c.server->faults().stall_next(std::chrono::seconds(1), 1, jobs);
+  c.server->faults().answer_next(
+      200, R"({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Expired","code":410}})" "\n", 1,
+      jobs, "watch=true");
+  std::ostringstream out, err;
+  int rc = -1;
+  std::thread t([&] {
+    rc = tfjob::cli::run_cli({"get", "-A", "--watch", "--show-labels", "--request-timeout", "5s", "--chunk-size", "3", "--kubeconfig",
+                              c.kubeconfig},
+                             out, err);
+  });
+  const bool watched = c.server->wait_for([&] {
+    for (const auto& q : c.server->requests())
+      if (q.query.find("watch=true") != std::string::npos) return true;
+    return false;
+  }, std::chrono::seconds(10));
+  c.server->delete_object("tfjobs", "r", "j1");
+  t.join();
+  REQUIRE(watched);
+  CHECK(rc == 0);
+  const std::string o = out.str();
+  INFO(o << err.str());
+  int lists = 0;
+  for (const auto& q : c.server->requests())
+    if (q.path == jobs && q.query.find("watch=true") == std::string::npos) ++lists;
+  CHECK(lists == 3);  // the list's 2 pages and the relist's one (3 jobs left)
+  // the deletion in the row the job had (its labels kept by the watcher), each other job once
+  CHECK(std::regex_search(o, std::regex("\nr +j1 +Running +[0-9a-z]+ +team=t1\n")));
+  CHECK(std::regex_search(o, std::regex("\nr +j1 +Deleted +[0-9a-z]+ +team=t1\n")));
+  for (const char* other : {"j0 ", "j2 ", "j3 "}) CHECK(o.find(other) == o.rfind(other));
+}
+
 TEST_CASE("get --show-labels and -L read the labels from the server's Table rows, and -o wide lists the jobs", "[scale][get]") {
   Quiet c;
   for (int i = 0; i < 3; ++i) {

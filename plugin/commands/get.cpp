@@ -510,8 +510,13 @@ kube::Watcher<kube::DynamicObject> GetCommand::watcher(kube::Client& client, con
   wp.label_selector = selector;
   wp.field_selector = field_selector;
   if (!name.empty()) wp.field_selector = "metadata.name=" + name;  // kubectl's watch of one object
-  auto w = api.watcher(wp);
   const bool row_only = table() && !wide();
+  // a table row reads a job's metadata and status, -o wide's its spec too: what no row reads
+  // (managed fields, annotations, and for a plain row the spec: pod templates, most of a job's
+  // bytes) is never built, in the list's pages or in events
+  if (table()) wp.omit = {"metadata.managedFields", "metadata.annotations"};
+  if (row_only) wp.omit.push_back("spec");
+  auto w = api.watcher(wp);
   const bool managed = managed_fields();
   w.keep = [row_only, managed](const nlohmann::json& j) { return watch_kept(j, row_only, managed); };
   return w;
