@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <ctime>
 #include <iostream>
 #include <map>
@@ -43,6 +44,38 @@ std::string duration(const std::optional<JobStatus>& status, std::time_t now = s
   auto end = workflow::parse_time(status->completion_time);
   return workflow::human_duration(static_cast<long long>((end ? *end : now) - *start));
 }
+
+/// The rows of a table held until it is printed (aligned over all of them): the cells of
+/// every row in one string, with each cell's length and each row's count of cells, rather
+/// than a vector of strings per row (half the memory over thousands of jobs, held while the
+/// list's pages are read: a watch's first list).
+class HeldRows {
+ public:
+  void add(const std::vector<std::string>& cells) {
+    for (const auto& c : cells) {
+      text_ += c;
+      lengths_.push_back(static_cast<std::uint32_t>(c.size()));  // a cell is part of one answer: far below 4 GiB
+    }
+    cells_.push_back(static_cast<std::uint32_t>(cells.size()));
+  }
+  std::size_t size() const { return cells_.size(); }
+  /// The rows as render_table takes them; none are held after.
+  std::vector<std::vector<std::string>> release() {
+    std::vector<std::vector<std::string>> rows(cells_.size());
+    std::size_t cell = 0, at = 0;
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      for (std::uint32_t i = 0; i < cells_[r]; ++i, ++cell) {
+        rows[r].push_back(text_.substr(at, lengths_[cell]));
+        at += lengths_[cell];
+      }
+    *this = HeldRows();
+    return rows;
+  }
+
+ private:
+  std::string text_;
+  std::vector<std::uint32_t> lengths_, cells_;
+};
 
 /// The columns of the table: -o wide's, -A's NAMESPACE, -L's label columns, --show-labels'
 /// LABELS, --output-watch-events' EVENT.
@@ -326,7 +359,7 @@ struct GetCommand {
         for (const auto& r : page.items) {
           auto cells = table_row(r, page.columns, o_.shape);
           if (cells.empty()) return false;
-          rows_.push_back(std::move(cells));
+          rows_.add(cells);
           ++n_;
         }
         return true;
@@ -341,9 +374,9 @@ struct GetCommand {
         writer_->add(job);
       } else if (o_.table()) {
         if (o_.wide() && !nodes_) nodes_ = chief_nodes(client_, ns_);  // one list of chief pods, when there is a job
-        rows_.push_back(row(job, o_.shape, nodes_ ? *nodes_ : std::map<std::string, std::string>{}, "ADDED"));
+        rows_.add(row(job, o_.shape, nodes_ ? *nodes_ : std::map<std::string, std::string>{}, "ADDED"));
       } else if (!o_.columns.empty()) {
-        rows_.push_back(custom_row(o_.columns, o_.subject(job, "ADDED")));
+        rows_.add(custom_row(o_.columns, o_.subject(job, "ADDED")));
       } else {  // a watch's first listing: each job as the watch prints it
         o_.print_document(ctx_, job, "ADDED");
       }
@@ -365,9 +398,10 @@ struct GetCommand {
         h = header(o_.shape);
       }
       if (n_ == 0) return;
-      if (!o_.header_printed_) rows_.insert(rows_.begin(), h);
+      auto rows = rows_.release();
+      if (!o_.header_printed_) rows.insert(rows.begin(), h);
       o_.header_printed_ = true;
-      ctx_.out << workflow::render_table(rows_) << std::flush;
+      ctx_.out << workflow::render_table(rows) << std::flush;
     }
 
    private:
@@ -377,7 +411,7 @@ struct GetCommand {
     std::string ns_;
     std::optional<ListWriter> writer_;
     std::optional<std::map<std::string, std::string>> nodes_;
-    std::vector<std::vector<std::string>> rows_;
+    HeldRows rows_;
     std::size_t n_ = 0;
   };
 
