@@ -255,12 +255,15 @@ build() {  # build ARCH OUTDIR
   [ "$arch" = amd64 ] || cmake_args+=(-DCMAKE_TOOLCHAIN_FILE=/deps/toolchain.cmake)
   log "building kubectl-tfjob and hello-tfjob for linux/$arch in the $BUILD_SUITE chroot"
   # The checkout is always /src inside the chroot, so the kept build dir and ccache serve
-  # every clone (CI's included).
+  # every clone (CI's included). Every build starts clean (--clean-first) and ccache, which
+  # keys on content, makes that cheap: make and cmake's dependency scan judge by mtime, and a
+  # clone made before another clone's build has older files than that build's objects, so a
+  # changed header was once left unseen (stale objects calling a constructor that had changed).
   chroot_run "$chroot" -b "$ROOT:/src" -b "$deps:/deps" -b "$CACHE/build-$arch:/build" \
     -b "$CACHE/ccache:/ccache" -b "$out:/out" -- \
     env CCACHE_DIR=/ccache CCACHE_BASEDIR=/src CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=2G \
     bash -c 'set -e; cmake -S /src -B /build "${@:2}" >/dev/null
-             cmake --build /build --target kubectl-tfjob hello-tfjob -j "$1"
+             cmake --build /build --target kubectl-tfjob hello-tfjob -j "$1" --clean-first
              install -m 0755 /build/plugin/kubectl-tfjob /out/kubectl-tfjob
              install -m 0755 /build/samples/hello-tfjob/hello-tfjob /out/hello-tfjob' _ "$JOBS" "${cmake_args[@]}" >&2 ||
     die "building kubectl-tfjob for $arch failed"
