@@ -128,6 +128,8 @@ class DocumentBytes : public std::streambuf {
   TextPlace place_of(std::size_t byte) const;
   /// Reads the rest of the document, holding none of it: its size.
   std::size_t drain();
+  /// Reads ahead until `n` bytes are at hand for the parser, or the document ends.
+  void prefetch(std::size_t n);
 
  protected:
   int_type underflow() override;

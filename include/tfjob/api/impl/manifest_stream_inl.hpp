@@ -271,6 +271,11 @@ TFJOB_INLINE DocumentBytes::int_type DocumentBytes::underflow() {
   return traits_type::to_int_type(*gptr());
 }
 
+TFJOB_INLINE void DocumentBytes::prefetch(std::size_t n) {
+  while (static_cast<std::size_t>(egptr() - gptr()) < n && refill()) {
+  }
+}
+
 TFJOB_INLINE std::streamsize DocumentBytes::xsgetn(char* s, std::streamsize n) {
   // no more than the piece under way: a parser that asks for a block reads no further than it
   // needs, and what it reads belongs to the object it is reading
@@ -435,8 +440,14 @@ TFJOB_INLINE bool ManifestReader::read_document(const Each& sink, std::size_t ma
   };
   bytes.bound(max_object_);
   try {
-    if (split_.json()) detail::read_json_stream(in, bytes, source_, objects);
-    else detail::read_yaml_stream(in, source_, objects, bytes.window(), {}, at.line);
+    if (split_.json()) {
+      detail::read_json_stream(in, bytes, source_, objects);
+    } else {
+      // what yaml-cpp reads while it is made is at hand first: it leaks its buffer when a read
+      // throws in its constructor (Stream's, 0.7)
+      bytes.prefetch(4);
+      detail::read_yaml_stream(in, source_, objects, bytes.window(), {}, at.line);
+    }
   } catch (const detail::ObjectTooBig&) {
     // the object is let go, the rest of its document read without holding it: a document is
     // named by its size, an item by the bound it passed (its end is not looked for)
