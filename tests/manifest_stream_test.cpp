@@ -334,11 +334,13 @@ TEST_CASE("a List is bounded per item, not as a whole", "[api][manifest][stream]
 
 TEST_CASE("an item over a bound is refused by its place in the List", "[api][manifest][stream][list][hostile]") {
   // too big: the item is named by its number and line, as is every other object over the bound
-  const std::string big = "    annotations: {pad: " + std::string(8192, 'y') + "}\n";
+  // (4 KiB here; a parser reads a little ahead, so an object is refused once well past it)
+  const std::string big = "    annotations: {pad: " + std::string(65536, 'y') + "}\n";
   std::string text = pod_list(1);
   text.insert(text.find("kind: List"), "- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: big\n" + big +
                                            "- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: after\n");
-  text += "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  big: " + std::string(8192, 'z') + "\n";
+  const std::string cm = "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  big: " + std::string(65536, 'z') + "\n";
+  text += cm;
   std::istringstream in(text);
   std::vector<std::string> seen;
   tfjob::ManifestReader r(in, "state.yaml", 4096);
@@ -346,7 +348,7 @@ TEST_CASE("an item over a bound is refused by its place in the List", "[api][man
   CHECK(seen == std::vector<std::string>{"p1"});  // nothing after the first object over the bound
   CHECK(e == "state.yaml: document 1 (line 1), item 2 (line 7): more than the 4 KiB one object may have "
              "(kube-apiserver's bound on a request body); split it or make it smaller\n"
-             "state.yaml: document 2 (line 19): 8 KiB is more than the 4 KiB one object may have "
+             "state.yaml: document 2 (line 19): " + tfjob::detail::human_bytes(cm.size()) + " is more than the 4 KiB one object may have "
              "(kube-apiserver's bound on a request body); split it or make it smaller");
 
   // too deep: yaml-cpp's bound, in the item that holds it

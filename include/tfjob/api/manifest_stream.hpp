@@ -50,9 +50,9 @@ class DocumentSplitter {
   /// Begins the next document: false at the end of the stream. `at`: where it begins.
   bool begin(TextPlace& at);
 
-  /// Appends the next piece of the document begun to `out` (YAML: a line, or 64 KiB of a longer
-  /// one; JSON: up to a line's end or where a List's item may end, 64 KiB at most); false when
-  /// the document has no more.
+  /// Appends the next piece of the document begun to `out`: up to a line's end (JSON: or where a
+  /// List's item may end) when the stream has no more at hand, else going on to 4 KiB; 64 KiB at
+  /// most of a longer line. False when the document has no more.
   bool piece(std::string& out);
 
   /// Whether the stream is a stream of JSON values (known after the first begin()).
@@ -61,6 +61,8 @@ class DocumentSplitter {
  private:
   enum class Mode { unknown, yaml, json };
   static constexpr std::size_t max_piece = 65536;
+  static constexpr std::size_t piece_size = 4096;  ///< a piece gathers lines up to this while the stream has them at hand
+  bool at_hand() const;            ///< whether more bytes can be read without waiting on the stream
   int get();                       ///< the next byte, or -1 at the end; refuses binary bytes
   void utf8(unsigned char u);      ///< notes the first byte that is not UTF-8 (named if a control byte follows)
   int yaml_byte();                 ///< the next byte of YAML: what was carried first, then the stream's
@@ -71,6 +73,7 @@ class DocumentSplitter {
   bool read_piece(std::string& out);  ///< piece_json or piece_yaml, a binary byte refused at the next piece
   bool piece_json(std::string& out);
   bool piece_yaml(std::string& out);
+  bool yaml_piece_line(std::string& out);  ///< one line (or max_piece of one) of the document; false when it has ended
 
   std::streambuf* in_;
   std::string source_;
@@ -118,8 +121,13 @@ class DocumentBytes : public std::streambuf {
   std::size_t given() const { return given_; }
   /// Bytes the parser has taken (the JSON reader takes one at a time).
   std::size_t consumed() const { return given_ - static_cast<std::size_t>(egptr() - gptr()); }
-  /// The object being read ends at byte `limit` at the latest: reading past it throws ObjectTooBig.
+  /// The object being read ends at byte `limit` at the latest: asking for more once past it
+  /// (give or take read_ahead) throws ObjectTooBig.
   void bound(std::size_t limit) { limit_ = limit; }
+  /// How far ahead of where it is a parser may have read (yaml-cpp buffers 2 KiB and looks a
+  /// few bytes further): an object is refused once the bytes read are this much past its bound,
+  /// never for bytes of the next one.
+  static constexpr std::size_t read_ahead = 4096;
   /// Lets go of the text before `byte` (where the object under way begins).
   void forget_before(std::size_t byte);
   /// What is held of the text (kept up to date as the parser reads).

@@ -154,10 +154,12 @@ TFJOB_INLINE bool DocumentSplitter::piece_json(std::string& out) {
     }
     if (c == -1 || c == '{' || c == '[' || std::isspace(c)) last_ = true;
   } else {
-    // a piece ends at a line's end, or where a List's item (or a top-level array's) may end:
-    // what has come is parsed before more is read (an item is given as soon as it is complete)
-    bool boundary = false;
-    while (depth_ > 0 && !boundary && out.size() - size < max_piece && (c = get()) != -1) {
+    // past a line's end, or where a List's item (or a top-level array's) may end, a piece ends
+    // when the stream has no more at hand (or at piece_size): what has come is parsed before the
+    // stream is waited on (an item is given as soon as it is complete)
+    bool passed = false;  // a boundary is behind
+    while (depth_ > 0 && out.size() - size < max_piece && !(passed && (out.size() - size >= piece_size || !at_hand())) &&
+           (c = get()) != -1) {
       out += static_cast<char>(c);
       if (in_string_) {
         if (escaped_) escaped_ = false;
@@ -168,9 +170,9 @@ TFJOB_INLINE bool DocumentSplitter::piece_json(std::string& out) {
       } else if (c == '{' || c == '[') {
         ++depth_;
       } else if (c == '}' || c == ']') {
-        boundary = --depth_ <= 2;
+        passed = --depth_ <= 2 || passed;
       }
-      boundary = boundary || c == '\n';
+      passed = passed || c == '\n';
     }
     if (depth_ == 0 || c == -1) last_ = true;
   }
@@ -199,7 +201,22 @@ TFJOB_INLINE bool DocumentSplitter::begin_yaml(TextPlace& at) {
   return read_piece(first_);  // its first line, given by the first piece()
 }
 
+TFJOB_INLINE bool DocumentSplitter::at_hand() const {
+  return carry_next_ < carry_.size() || in_->in_avail() > 0;
+}
+
 TFJOB_INLINE bool DocumentSplitter::piece_yaml(std::string& out) {
+  // lines while the stream has more at hand, up to piece_size: what has come is parsed before
+  // the stream is waited on
+  const std::size_t size = out.size();
+  while (yaml_piece_line(out))
+    if (last_ || refused_ || out.size() - size >= piece_size || !at_hand()) return true;
+  if (out.size() == size) return false;
+  last_ = true;  // the document ended (the next one's `---`, or the stream's end) after what was gathered
+  return true;
+}
+
+TFJOB_INLINE bool DocumentSplitter::yaml_piece_line(std::string& out) {
   const TextPlace at = ypos_;
   const bool line_start = line_start_;
   std::string line;
@@ -252,6 +269,8 @@ TFJOB_INLINE bool DocumentBytes::refill() {
   const std::size_t read = eback() ? static_cast<std::size_t>(gptr() - eback()) : 0;
   const std::size_t back = std::min<std::size_t>(4, read);
   piece_.erase(0, read - back);
+  // the parser asks for more only once it has read what it was given, but for read_ahead
+  if (given_ > limit_ + read_ahead) throw ObjectTooBig{};
   const std::size_t before = piece_.size();
   const bool more = !ended_ && split_.piece(piece_);
   if (more) {
@@ -259,7 +278,6 @@ TFJOB_INLINE bool DocumentBytes::refill() {
     if (max_document_ && given_ > max_document_) throw DocumentTooBig{};
     kept_.append(piece_, before, std::string::npos);
     window_.text = kept_;
-    if (given_ > limit_) throw ObjectTooBig{};
   }
   ended_ = !more;
   setg(piece_.data(), piece_.data() + back, piece_.data() + piece_.size());
