@@ -18,7 +18,9 @@
 #endif
 
 #include <tfjob/kube/tfjob_resource.hpp>
+#include <tfjob/api/manifest.hpp>
 #include <tfjob/api/schema.hpp>
+#include <tfjob/detail/input.hpp>
 #include <tfjob/kube/client.hpp>
 #include <tfjob/kube/request.hpp>
 
@@ -392,5 +394,65 @@ TEST_CASE("explain -f and tensorboard -f judge the TFJob they read, and explain 
   CHECK(r.rc == 0);
   CHECK(has(r.err, "warning: " + t + ": TFJob tb: " + typo_line));
   CHECK(has(r.out, "kind: Deployment"));
+#endif
+}
+
+TEST_CASE("explain -f and tensorboard -f read a state dump's List an item at a time", "[cli][validate][list]") {
+#ifndef TFJOB_HAVE_PLUGIN_CLI
+  TFJOB_SKIP("the plugin is not built (TFJOB_BUILD_PLUGIN=OFF)");
+#else
+  // kubectl get tfjobs,pods,events -o yaml: one List, items before `kind: List`, two jobs in it
+  std::string tb = job_yaml("tb");
+  tb.replace(tb.find("            image: tensorflow/tensorflow:2.15.0\n"), std::string::npos,
+             "            image: tensorflow/tensorflow:2.15.0\n            volumeMounts: [{name: logs, mountPath: /logs}]\n"
+             "          volumes: [{name: logs, persistentVolumeClaim: {claimName: logs}}]\n");
+  auto pod = [](const std::string& job, const std::string& name, const std::string& phase) {
+    return json{{"apiVersion", "v1"}, {"kind", "Pod"},
+                {"metadata", {{"name", name}, {"labels", {{"training.kubeflow.org/job-name", job}, {"training.kubeflow.org/replica-type", "worker"},
+                                                          {"training.kubeflow.org/replica-index", "0"}}}}},
+                {"spec", {{"containers", {{{"name", "tensorflow"}, {"image", "tensorflow/tensorflow:2.15.0"}}}}}},
+                {"status", {{"phase", phase}}}};
+  };
+  auto event = [](const std::string& kind, const std::string& name, const std::string& reason) {
+    return json{{"apiVersion", "v1"}, {"kind", "Event"}, {"metadata", {{"name", name + "." + reason}}},
+                {"involvedObject", {{"kind", kind}, {"name", name}}}, {"reason", reason}, {"message", reason + " " + name},
+                {"type", "Warning"}, {"lastTimestamp", "2024-05-01T11:59:00Z"}};
+  };
+  std::vector<json> items = {tfjob::parse_objects(job_yaml("other")).front(), pod("other", "other-worker-0", "Pending"),
+                             event("Pod", "other-worker-0", "FailedScheduling"), pod("tb", "tb-worker-0", "Pending"),
+                             event("Pod", "tb-worker-0", "FailedScheduling"), tfjob::parse_objects(tb).front()};
+  const json list = {{"apiVersion", "v1"}, {"items", items}, {"kind", "List"}, {"metadata", {{"resourceVersion", ""}}}};
+  const std::string yaml = file("state.yaml", tfjob::to_yaml(list));
+  auto r = call({"explain", "tb", "-f", yaml});
+  INFO(r.out << r.err);
+  CHECK(r.rc == 0);
+  CHECK(r.out.rfind("TFJob tb", 0) == 0);
+  CHECK(has(r.out, "tb-worker-0"));
+  CHECK_FALSE(has(r.out, "other-worker-0"));
+  // the same objects as a JSON List (-o json) and as documents of their own explain alike
+  const auto yaml_out = r.out;
+  r = call({"explain", "tb", "-f", file("state.json", list.dump(2))});
+  CHECK(r.rc == 0);
+  CHECK(r.out == yaml_out);
+  r = call({"explain", "tb", "-f", file("state-docs.yaml", tfjob::to_yaml_documents(items))});
+  CHECK(r.rc == 0);
+  CHECK(r.out == yaml_out);
+  r = call({"explain", "-f", yaml});
+  CHECK(r.rc == 1);
+  CHECK(has(r.err, "several TFJobs are saved here (other, tb): name the one to explain"));
+  r = call({"tensorboard", "tb", "-f", yaml, "--dry-run=client", "--logdir", "/logs"});
+  INFO(r.out << r.err);
+  CHECK(r.rc == 0);
+  CHECK(has(r.out, "name: tb-tensorboard"));
+  CHECK(has(r.err, "tfjob tb (Worker) writes its logs to /logs: claim logs"));
+
+  // an item over the bound on one object is refused by its place, as a document would be
+  items.insert(items.begin() + 2, json{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "huge"}}},
+                                       {"data", {{"blob", std::string(tfjob::limits::max_document_bytes + 4096, 'x')}}}});
+  const std::string big = file("big.yaml", tfjob::to_yaml({{"apiVersion", "v1"}, {"items", items}, {"kind", "List"}}));
+  r = call({"explain", "tb", "-f", big});
+  CHECK(r.rc == 64);
+  CHECK(has(r.err, big + ": document 1 (line 1), item 3 (line "));
+  CHECK(has(r.err, "): more than the 3 MiB one object may have (kube-apiserver's bound on a request body); split it or make it smaller"));
 #endif
 }

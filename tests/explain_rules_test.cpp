@@ -8,6 +8,7 @@
 #include <tfjob/api/cluster_words.hpp>
 #include <tfjob/api/operator_rules.hpp>
 #include <tfjob/api/manifest.hpp>
+#include <tfjob/api/manifest_stream.hpp>
 #include <tfjob/api/scheduling.hpp>
 #include <tfjob/workflow/describe.hpp>
 #include <tfjob/workflow/explain.hpp>
@@ -608,4 +609,74 @@ TEST_CASE("explain -o json: the stable shape", "[explain]") {
   CHECK(f["code"] == "FirstFailure");
   CHECK(f["severity"] == "error");
   CHECK(f["evidence"].is_array());
+}
+
+namespace {
+/// Another job's objects, as a crowded namespace's state dump holds them beside the job's own.
+std::vector<json> crowd(bool with_job) {
+  std::vector<json> out;
+  auto event = [](const std::string& kind, const std::string& name, const std::string& reason) {
+    return json{{"apiVersion", "v1"}, {"kind", "Event"}, {"metadata", {{"name", name + "." + reason}, {"namespace", "default"}}},
+                {"involvedObject", {{"kind", kind}, {"name", name}, {"namespace", "default"}}}, {"type", "Warning"},
+                {"reason", reason}, {"message", "about " + name}, {"lastTimestamp", "2024-05-01T11:58:00Z"}};
+  };
+  if (with_job)
+    out.push_back({{"apiVersion", "kubeflow.org/v1"}, {"kind", "TFJob"}, {"metadata", {{"name", "crowd"}, {"namespace", "default"}}},
+                   {"spec", {{"tfReplicaSpecs", {{"Worker", {{"replicas", 3}}}}}}}});
+  for (int i = 0; i < 3; ++i) {
+    const std::string pod = "crowd-worker-" + std::to_string(i);
+    out.push_back({{"apiVersion", "v1"}, {"kind", "Pod"},
+                   {"metadata", {{"name", pod}, {"namespace", "default"}, {"labels", {{"training.kubeflow.org/job-name", "crowd"}}}}},
+                   {"status", {{"phase", "Failed"}}}});
+    out.push_back(event("Pod", pod, "FailedScheduling"));
+  }
+  out.push_back({{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", "web-1"}, {"namespace", "default"}}}});
+  out.push_back(event("Pod", "web-1", "BackOff"));
+  out.push_back(event(tfjob::kind, "crowd", "SuccessfulCreatePod"));
+  out.push_back(event("PodGroup", "crowd", "Unschedulable"));
+  out.push_back(event("ReplicaSet", "web", "SuccessfulCreate"));
+  out.push_back({{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "settings"}}}, {"data", {{"a", "b"}}}});
+  return out;
+}
+}  // namespace
+
+TEST_CASE("a crowded namespace's state dump, read item by item, explains the job as its own objects do", "[explain][stream]") {
+  const std::string dir = tfjob::test::source_dir() + "/tests/data/explain/";
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() != ".yaml") continue;
+    const std::string name = e.path().stem().string();
+    INFO(name);
+    const auto own = tfjob::parse_objects(slurp(e.path().string()), name);
+    std::string job;
+    for (const auto& o : own)
+      if (o.value("kind", "") == tfjob::kind) job = o["metadata"]["name"];
+    REQUIRE(!job.empty());
+    for (bool named : {true, false}) {
+      INFO((named ? "named" : "the only TFJob"));
+      // kubectl get tfjobs,pods,events -o yaml: one List; here the job's pods and events come
+      // before the job, between another job's objects (only when the job is named: else its
+      // TFJob would make two)
+      std::vector<json> items = crowd(named);
+      json the_job;
+      for (const auto& o : own)
+        if (o.value("kind", "") == tfjob::kind) the_job = o;
+        else items.push_back(o);
+      for (auto& o : crowd(false)) items.push_back(std::move(o));
+      items.push_back(the_job);
+      std::istringstream dump(tfjob::to_yaml({{"apiVersion", "v1"}, {"items", items}, {"kind", "List"}, {"metadata", json::object()}}));
+      wf::SavedState state(named ? job : "");
+      tfjob::ManifestReader(dump, "state.yaml").each([&](json&& o, const tfjob::ObjectPlace&) { state.add(o); });
+      auto streamed = state.finish();
+      REQUIRE(streamed);
+      auto alone = wf::explain_input(own);
+      REQUIRE(alone);
+      // what is kept is the job's: no pod or event of the crowd
+      CHECK(streamed->pods.size() == alone->pods.size());
+      CHECK(streamed->events.size() == alone->events.size());
+      for (const auto& p : streamed->pods) CHECK(p.metadata.name.rfind("crowd", 0) != 0);
+      for (const auto& ev : streamed->events) CHECK(ev.involved_object.name.rfind("crowd", 0) != 0);
+      streamed->now = alone->now = *wf::parse_time("2024-05-01T12:00:00Z");
+      CHECK(wf::render(wf::explain(*streamed)) == wf::render(wf::explain(*alone)));
+    }
+  }
 }

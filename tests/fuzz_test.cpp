@@ -234,6 +234,18 @@ TEST_CASE("fuzz finding: a ',' outside a flow collection is an error, not yaml-c
   CHECK(tfjob::parse_tfjobs("---\n---\n", "empty.yaml").empty());
 }
 
+TEST_CASE("fuzz finding: a binary byte in a document's first bytes is refused before the YAML parser is made", "[fuzz][manifest]") {
+  // regressions/manifest/leak-a064...: read from a stream, the refusal came while yaml-cpp 0.7's
+  // Stream was being constructed, which leaks its 2 KiB buffer (LeakSanitizer)
+  const std::string text("a\0\0kind: TFJob\n", 15);
+  const std::string said = "fuzz.yaml: not YAML or JSON text (a binary file?): byte 1 (line 1, column 2) is 0x00, a control character";
+  std::istringstream in(text);
+  tfjob::ManifestReader r(in, "fuzz.yaml");
+  CHECK_THROWS_WITH(r.next(), said);
+  std::istringstream again(text);
+  CHECK_THROWS_WITH(tfjob::ManifestReader(again, "fuzz.yaml").each([](nlohmann::json&&, const tfjob::ObjectPlace&) {}), said);
+}
+
 TEST_CASE("fuzz finding: a float beyond an integer's range in a probe report is a parse_error, not a cast", "[fuzz][probe_report]") {
   // regressions/probe_report/crash-9f24...: 2e+93 as an integer count (UBSan: outside the
   // range of representable values of type 'long' in nlohmann's float-to-integer cast).

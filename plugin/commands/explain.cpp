@@ -38,7 +38,7 @@ struct ExplainCommand {
 
  private:
   /// The saved state -f names: an archive directory (manifest.json and tfjob.yaml), else
-  /// objects as YAML/JSON (a file, a directory of them, or - for stdin).
+  /// objects as YAML/JSON (a file, a directory of them, or - for stdin), read as a stream.
   std::optional<workflow::ExplainInput> saved(Context& ctx) const;
   OutputFormat fmt = OutputFormat::table;
 };
@@ -53,13 +53,15 @@ std::optional<workflow::ExplainInput> ExplainCommand::saved(Context& ctx) const 
       throw error("the archive \"" + file + "\" is of TFJob \"" + in.job.metadata.name + "\", not \"" + name + "\"");
     return in;
   }
-  std::vector<nlohmann::json> objects;
-  for (const auto& [source, text] : read_sources(file)) {
-    auto objs = parse_objects(text, source);
-    judge_tfjobs(ctx, objs, source, mode);
-    for (auto& o : objs) objects.push_back(std::move(o));
-  }
-  auto in = workflow::explain_input(objects, name);
+  // an object at a time (a List's items one by one): only what explain reads of the job is kept
+  workflow::SavedState state(name);
+  TFJobJudge judge(ctx, mode);
+  for_each_object(file, [&](const std::string& source, nlohmann::json&& o, std::size_t i) {
+    judge.add(o, document_place(source, i, i > 0 ? 2 : 1, o));
+    state.add(o);
+  });
+  judge.done();
+  auto in = state.finish();
   if (!in) throw error(name.empty() ? "\"" + file + "\" holds no TFJob to explain"
                                     : "\"" + file + "\" holds no TFJob named \"" + name + "\"");
   return in;

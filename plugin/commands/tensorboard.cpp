@@ -4,7 +4,7 @@
 #include "commands.hpp"
 #include "../common/context.hpp"
 #include "../common/flag_values.hpp"
-#include "../common/job_flags.hpp"  // read_sources
+#include "../common/job_flags.hpp"  // for_each_object
 #include "../common/manifests.hpp"
 #include "../common/output.hpp"
 #include "../common/signals.hpp"
@@ -61,16 +61,15 @@ extern "C" void on_tensorboard_signal(int) { g_tb_stop.store(true); }
 /// given, else the last one when it holds several.
 std::optional<TFJob> job_from_file(Context& ctx, const std::string& file, const std::string& name, FieldValidation mode) {
   std::optional<TFJob> job;
-  for (const auto& [source, text] : read_sources(file)) {
-    auto objs = parse_objects(text, source);
-    judge_tfjobs(ctx, objs, source, mode);
-    for (const auto& d : objs) {
-      if (!d.is_object() || d.value("kind", nlohmann::json()) != tfjob::kind) continue;
-      TFJob t;  // judged above as --validate says; what it let through is read as it is
-      tfjob::detail::decode_lenient(d, "TFJob", t);
-      if (name.empty() || t.metadata.name == name) job = std::move(t);
-    }
-  }
+  TFJobJudge judge(ctx, mode);
+  for_each_object(file, [&](const std::string& source, nlohmann::json&& d, std::size_t i) {  // an object at a time
+    judge.add(d, document_place(source, i, i > 0 ? 2 : 1, d));
+    if (!d.is_object() || d.value("kind", nlohmann::json()) != tfjob::kind) return;
+    TFJob t;  // judged as --validate says (done() below); what it lets through is read as it is
+    tfjob::detail::decode_lenient(d, "TFJob", t);
+    if (name.empty() || t.metadata.name == name) job = std::move(t);
+  });
+  judge.done();
   if (!job)
     throw tfjob::error("\"" + file + "\" holds no TFJob" + (name.empty() ? std::string() : " named \"" + name + "\""));
   return job;

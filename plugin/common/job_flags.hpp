@@ -251,21 +251,6 @@ inline std::vector<std::string> source_files(const std::string& path) {
   return files;
 }
 
-/// Reads one `-f` source: a file, a directory (its *.yaml, *.yml, *.json, sorted) or "-".
-inline std::vector<std::pair<std::string, std::string>> read_sources(const std::string& path) {
-  std::vector<std::pair<std::string, std::string>> out;  // (name, text)
-  for (const auto& f : source_files(path)) {
-    if (f == "-") {
-      out.emplace_back("stdin", std::string{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()});
-      continue;
-    }
-    std::ifstream in(f, std::ios::binary);
-    if (!in) throw error("the path \"" + f + "\" does not exist or cannot be read");
-    out.emplace_back(f, std::string{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()});
-  }
-  return out;
-}
-
 /// Gives each manifest one `-f` names to `each` as a stream (name, stream), read as it is
 /// parsed: a file is never held whole. stdin can be read once: with `stdin_text`, its text is
 /// kept there the first time and read from there again (a second pass over the same input).
@@ -286,6 +271,17 @@ inline void for_each_source(const std::string& path, const std::function<void(co
     if (!in) throw error("the path \"" + f + "\" does not exist or cannot be read");
     each(f, in);
   }
+}
+
+/// Each object of the manifests one `-f` names, given to `each` with its source and its index
+/// there as soon as it is read (ManifestReader::each: a List's items one at a time), so that no
+/// file is held whole.
+inline void for_each_object(const std::string& path,
+                            const std::function<void(const std::string& source, nlohmann::json&& object, std::size_t index)>& each) {
+  for_each_source(path, [&](const std::string& source, std::istream& in) {
+    ManifestReader reader(in, source);
+    reader.each([&](nlohmann::json&& o, const ObjectPlace&) { each(source, std::move(o), reader.count() - 1); });
+  });
 }
 
 namespace detail {

@@ -77,21 +77,39 @@ auto read_input(F&& read) -> decltype(read()) {
   }
 }
 
-/// The TFJobs among `objects` (read from `source`) judged as --validate says: strict throws
-/// validation_error with every issue; warn says each on ctx's stream; ignore looks at none.
-/// Objects of another kind are left alone (the caller reads what it needs of them).
+/// The TFJobs of a manifest judged as --validate says, an object at a time (a manifest read as
+/// a stream): add() each, then done(): strict throws validation_error with every issue; warn
+/// says each on ctx's stream; ignore looks at none. Objects of another kind are left alone
+/// (the caller reads what it needs of them).
+class TFJobJudge {
+ public:
+  TFJobJudge(Context& ctx, FieldValidation mode) : ctx_(ctx), mode_(mode) {}
+
+  /// One object, placed at `where` (document_place) in what is said.
+  void add(const nlohmann::json& object, const std::string& where) {
+    if (mode_ == FieldValidation::ignore || schema::classify(object) == schema::DocumentKind::other) return;
+    for (const auto& is : schema::check_tfjob(object)) found_.push_back(to_field_error(is, where));
+  }
+
+  void done() {
+    if (found_.empty()) return;
+    if (mode_ == FieldValidation::strict) throw validation_error(std::move(found_));
+    say_schema_warnings(ctx_, found_);
+    found_.clear();
+  }
+
+ private:
+  Context& ctx_;
+  FieldValidation mode_;
+  std::vector<field_error> found_;
+};
+
+/// The TFJobs among `objects` (read from `source`) judged as --validate says (TFJobJudge).
 inline void judge_tfjobs(Context& ctx, const std::vector<nlohmann::json>& objects, const std::string& source,
                          FieldValidation mode) {
-  if (mode == FieldValidation::ignore) return;
-  std::vector<field_error> found;
-  for (std::size_t i = 0; i < objects.size(); ++i) {
-    if (schema::classify(objects[i]) == schema::DocumentKind::other) continue;
-    const std::string where = document_place(source, i, objects.size(), objects[i]);
-    for (const auto& is : schema::check_tfjob(objects[i])) found.push_back(to_field_error(is, where));
-  }
-  if (found.empty()) return;
-  if (mode == FieldValidation::strict) throw validation_error(std::move(found));
-  say_schema_warnings(ctx, found);
+  TFJobJudge judge(ctx, mode);
+  for (std::size_t i = 0; i < objects.size(); ++i) judge.add(objects[i], document_place(source, i, objects.size(), objects[i]));
+  judge.done();
 }
 
 }  // namespace tfjob::cli

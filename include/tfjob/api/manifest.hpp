@@ -49,6 +49,22 @@ struct TextPlace {
   }
 };
 
+}  // namespace detail
+
+/// Where an object of a manifest is: its document, and its item when the document is a List
+/// (or a JSON array).
+struct ObjectPlace {
+  std::size_t document = 0;         ///< 0-based, among the documents that hold something
+  int line = 1;                     ///< the line its document begins on
+  std::optional<std::size_t> item;  ///< 0-based, when it is an item of a List
+  int item_line = 0;                ///< the line the item begins on (0: not known)
+};
+
+/// "document 2 (line 16)", "document 1 (line 1), item 7 (line 1230)": an ObjectPlace for people.
+std::string to_string(const ObjectPlace& at);
+
+namespace detail {
+
 /// The first byte of `text` that no manifest holds (a control byte, or the invalid UTF-8
 /// before it), npos when none: a binary file (an image, an archive, a program: each has one
 /// near its start); go-yaml refuses control characters.
@@ -58,14 +74,15 @@ std::size_t binary_byte_at(std::string_view text);
 /// printing its bytes.
 [[noreturn]] void refuse_binary(unsigned char c, const TextPlace& at, const std::string& source);
 
-/// The items of a document that holds several objects: a JSON array, or a `kind: *List`
-/// with `items`; nullptr for one object.
+/// The items of a document that holds several objects: an array, or an object with an
+/// `items` array (kubectl's decoder reads any object with `items` as a list: apimachinery's
+/// unstructuredJSONScheme); nullptr for one object.
 nlohmann::json* list_items(nlohmann::json& doc);
 
-/// Why document `doc` (0-based, beginning at `line`; `item` of it when `in_list`) is refused
-/// by the bound on one object (limits::max_document_bytes).
-std::string too_big_message(const std::string& source, std::size_t doc, int line, bool in_list, std::size_t item,
-                            std::size_t bytes);
+/// Why the object at `at` is refused by the bound on one object (`max`): `bytes` its size, 0
+/// when it was not read to its end.
+std::string too_big_message(const std::string& source, const ObjectPlace& at, std::size_t bytes,
+                            std::size_t max = limits::max_document_bytes);
 
 /// One object of a manifest judged as parse_tfjobs() judges it (kind and apiVersion, the
 /// schema as `validation` says, the decoder): the TFJob, or nullopt with what was wrong

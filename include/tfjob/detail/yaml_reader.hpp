@@ -5,7 +5,9 @@
 /// nesting depth bounded, invalid UTF-8 and unterminated quoted scalars refused, and YAML
 /// merge keys (`<<: *base`) applied as go-yaml does. Scalars are resolved as go-yaml v2
 /// (YAML 1.1) resolves them: `yes`/`on` are booleans, `~` is null, `0x1F` an integer.
-/// Internal to the SDK: parse_manifests() and the kubeconfig loader use it.
+/// A document can also be read from a stream (read_yaml_stream), a List's items given one at
+/// a time as each is complete, so that a List is never held whole.
+/// Internal to the SDK: parse_manifests(), ManifestReader and the kubeconfig loader use it.
 
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/input.hpp>
@@ -21,7 +23,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <functional>
+#include <istream>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -54,6 +59,23 @@ struct YamlLimits {
   int max_depth = limits::max_depth;
 };
 
+/// The part of a document's text a reader still holds: its bytes [offset, offset + size).
+struct TextWindow {
+  std::string_view text;
+  std::size_t offset = 0;
+};
+
+/// Where a document read as a stream puts what it reads (read_yaml_stream, and the JSON reader
+/// of manifest_stream.hpp): a List's items (the sequence under a top-level `items` key, or a
+/// top-level sequence) one at a time as each is complete, else the document as one value.
+struct ObjectSink {
+  std::function<void()> items_begin;  ///< the document is a List: its items follow
+  /// an item begins at `byte` of the document (modulo 2^32: yaml-cpp's marks wrap), on `line` of the source
+  std::function<void(std::size_t byte, int line)> item_begins;
+  std::function<void(nlohmann::json&& value, bool item)> take;  ///< an item, or a document that is no List
+  std::function<void()> items_end;  ///< the List's items are over
+};
+
 namespace yaml_impl {
 
 /// go-yaml v2 decode.go allowedAliasRatio: up to 99% of the decoded nodes may come from
@@ -70,9 +92,12 @@ struct Value {
 
 class Builder : public YAML::EventHandler {
  public:
-  /// `first_line`: the line of `text`'s first byte in its source (a document of a stream).
-  Builder(std::string_view text, const std::string& source, const YamlLimits& lim, int first_line = 1)
-      : text_(text), source_(source), lim_(lim), first_line_(first_line) {}
+  /// `text`: what is held of the text (check_quote_closed reads it); `first_line`: the line of
+  /// the text's first byte in its source (a document of a stream). With `sink`, documents and
+  /// List items go there as they complete (`docs` stays empty).
+  Builder(const TextWindow& text, const std::string& source, const YamlLimits& lim, int first_line = 1,
+          ObjectSink* sink = nullptr)
+      : text_(text), source_(source), lim_(lim), first_line_(first_line), sink_(sink) {}
 
   std::vector<nlohmann::json> docs;
   /// [begin, end) bytes of each of `docs` in the text (end: where the next document begins).
@@ -102,6 +127,7 @@ class Builder : public YAML::EventHandler {
     bool merge_next = false;              ///< the pending key is `<<`
     std::vector<nlohmann::json> merges;   ///< maps merged in, in order of precedence
     std::vector<std::string> explicit_keys;
+    bool items = false;  ///< a List's items, each given to sink_ when complete (never held together)
   };
 
   void count(const YAML::Mark& m, std::size_t nodes, bool alias);
@@ -114,15 +140,21 @@ class Builder : public YAML::EventHandler {
 
   void open(const YAML::Mark& m, bool map, YAML::anchor_t a);
 
+  /// With a sink, a node that begins inside a List's items is an item: say where.
+  void node_begins(const YAML::Mark& m);
+
   void close();
 
   /// A complete value: remember its anchor, and place it in its parent.
   void finish(const YAML::Mark& m, Value v, YAML::anchor_t a);
 
-  std::string_view text_;
+  const TextWindow& text_;
   const std::string& source_;
   YamlLimits lim_;
   int first_line_ = 1;
+  ObjectSink* sink_ = nullptr;
+  bool doc_is_list_ = false;      ///< with a sink: this document's items were given one at a time
+  double anchored_bytes_ = 0;     ///< with a sink: what anchors keep (a List's items are otherwise let go)
   std::vector<Frame> stack_;
   std::map<YAML::anchor_t, Value> anchors_;
   Value doc_;
@@ -142,6 +174,15 @@ std::vector<nlohmann::json> read_yaml_documents(std::string_view text, const std
                                                 const YamlLimits& lim = {},
                                                 std::vector<std::pair<std::size_t, std::size_t>>* spans = nullptr,
                                                 int first_line = 1);
+
+/// The documents of `in` (one document of a manifest stream, beginning on `first_line` of
+/// `source`) given to `sink` as they are read: a List's items (the sequence under a top-level
+/// `items` key, as kubectl's decoder reads any object with `items` as a list, or a top-level
+/// sequence) one at a time, each when complete, else the document whole. `text`: the part of
+/// the text the caller still holds (kept up to date as `in` is read). What anchors name stays
+/// until the document ends, bounded by `lim.max_bytes`. Throws parse_error as read_yaml_documents.
+void read_yaml_stream(std::istream& in, const std::string& source, ObjectSink& sink, const TextWindow& text,
+                      const YamlLimits& lim = {}, int first_line = 1);
 
 }  // namespace tfjob::detail
 

@@ -8,6 +8,7 @@
 /// gzip by zlib).
 
 #include <tfjob/api/manifest.hpp>
+#include <tfjob/api/manifest_stream.hpp>  // ManifestReader: saved objects read an object at a time
 #include <tfjob/api/tf_config.hpp>
 #include <tfjob/api/types.hpp>
 #include <tfjob/detail/compiled.hpp>
@@ -68,8 +69,9 @@ void write_tar_gz(const ArchiveReport& rep, const std::string& out, const std::s
 /// The job's state as an archive_job directory holds it, for `explain` after the job or its
 /// pods are gone: the TFJob, its pods and events, the last `log_lines` lines of each failed
 /// pod's log (the rule gather reads them by), at the time the archive was collected
-/// (manifest.json). Nodes stay unknown (the archive keeps only those the pods ran on). Throws
-/// tfjob::error when `dir` holds no tfjob.yaml.
+/// (manifest.json). Nodes stay unknown (the archive keeps only those the pods ran on). The
+/// objects' files are read an object at a time (SavedState), events.yaml's List item by item.
+/// Throws tfjob::error when `dir` holds no tfjob.yaml.
 ExplainInput read_archive(const std::string& dir, int log_lines = 10);
 
 }  // namespace tfjob::workflow

@@ -11,6 +11,7 @@
 #include <tfjob/api/labels.hpp>
 #include <tfjob/api/types.hpp>
 #include <tfjob/detail/compiled.hpp>
+#include <tfjob/detail/json.hpp>
 #include <tfjob/kube/client.hpp>
 #include <tfjob/kube/core.hpp>
 #include <tfjob/kube/logs.hpp>
@@ -20,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <ctime>
 #include <map>
 #include <optional>
@@ -56,12 +58,40 @@ std::optional<QuotedLog> quoted_log(const k8s::Pod& pod);
 std::vector<std::string> quoted_lines(const std::string& text, int n);
 }  // namespace detail
 
-/// An ExplainInput from saved objects (what `kubectl get -o yaml` or `archive` wrote, Lists
-/// expanded by parse_objects), sorted by kind as `gather` reads them from a cluster: the TFJob
-/// named `name` (the only one when `name` is empty; std::nullopt when none is there), its pods
-/// by the operator's labels, every Event, Node, PersistentVolumeClaim, Namespace, Kueue
-/// Workload and queue, and the PodGroup named after the job. Throws tfjob::error when `name`
-/// is empty and several TFJobs are there. `now` stays the caller's: the time the state was saved.
+/// An ExplainInput from saved objects (what `kubectl get -o yaml` or `archive` wrote), an
+/// object at a time, as a stream gives them (ManifestReader::each: a List's items one by one):
+/// sorted by kind as `gather` reads them from a cluster, and only what explain reads is kept, so
+/// that the state of a crowded namespace is never held whole. Kept: the TFJob named `name` (the
+/// only one when `name` is empty), its pods by the operator's labels, the events about the job,
+/// its pods, a PodGroup or a PersistentVolumeClaim, every Node, PersistentVolumeClaim,
+/// Namespace, Kueue Workload and queue, and the PodGroup named after the job. Objects may come
+/// in any order (a job's pods before the job). `now` stays the caller's: the time the state was saved.
+class SavedState {
+ public:
+  explicit SavedState(std::string name = {});
+
+  /// One saved object, of any kind (what explain does not read is let go).
+  void add(const nlohmann::json& object);
+
+  /// The job's ExplainInput; std::nullopt when no TFJob named `name` was added (none at all,
+  /// when `name` is empty). Throws tfjob::error when `name` is empty and several TFJobs were.
+  std::optional<ExplainInput> finish();
+
+ private:
+  /// Whether an event about `kind` `name` may be one explain reads, as far as is known yet.
+  bool wanted(const std::string& kind, const std::string& name) const;
+  const std::string& job() const { return job_name_; }  ///< the job's name ("" until known)
+
+  std::string name_;
+  std::string job_name_;
+  std::vector<std::string> jobs_;  ///< every TFJob's name, in order
+  std::optional<nlohmann::json> job_;
+  std::vector<std::string> pod_names_;
+  std::map<std::string, std::pair<k8s::PodGroup, std::string>> pod_groups_;  ///< by name, with their system
+  ExplainInput in_;  ///< pods and events (filtered again once the job is known), nodes, claims, queues
+};
+
+/// SavedState over `objects` (Lists expanded, as parse_objects gives them).
 std::optional<ExplainInput> explain_input(const std::vector<nlohmann::json>& objects, const std::string& name = {});
 
 /// Read what `explain` needs from the cluster: the job (std::nullopt when absent), its pods,

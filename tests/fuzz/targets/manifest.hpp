@@ -1,7 +1,8 @@
 #pragma once
 /// \file Fuzz target: `submit -f` input, YAML (one or more documents) or JSON (one value or
 /// a stream), through the manifest reader (`parse_objects`, `parse_tfjobs` with the CRD's
-/// schema and without; the stream reader `ManifestReader`, a document at a time), then what
+/// schema and without; the stream reader `ManifestReader`, a document at a time, and its
+/// `each()`, a List's items one at a time), then what
 /// submit does with a TFJob it read: defaults, validation, every replica's TF_CONFIG and
 /// the YAML written back for `-o yaml`.
 #include "common.hpp"
@@ -27,6 +28,11 @@ inline int manifest(const std::uint8_t* data, std::size_t size) {
     std::istringstream in{std::string(text)};
     ManifestReader reader(in, "fuzz.yaml");
     while (auto o = reader.next()) (void)reader.more();
+  });
+  expect_sdk_errors_only([&] {
+    // explain -f's reader: a List's items one at a time, from the parsers' events
+    std::istringstream in{std::string(text)};
+    ManifestReader(in, "fuzz.yaml").each([](nlohmann::json&&, const ObjectPlace&) {});
   });
   // strict (the default): the CRD's schema judges every document
   expect_sdk_errors_only([&] { (void)parse_tfjobs(text, "fuzz.yaml"); });

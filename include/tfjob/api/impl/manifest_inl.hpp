@@ -58,25 +58,29 @@ TFJOB_INLINE void refuse_binary(unsigned char c, const TextPlace& at, const std:
 TFJOB_INLINE nlohmann::json* list_items(nlohmann::json& doc) {
   if (doc.is_array()) return &doc;
   if (!doc.is_object()) return nullptr;
-  auto k = doc.find("kind");
   auto items = doc.find("items");
-  if (k == doc.end() || !k->is_string() || items == doc.end() || !items->is_array()) return nullptr;
-  const auto& kind = k->get_ref<const std::string&>();
-  return kind.size() >= 4 && kind.compare(kind.size() - 4, 4, "List") == 0 ? &*items : nullptr;
+  return items != doc.end() && items->is_array() ? &*items : nullptr;
 }
 
-TFJOB_INLINE std::string too_big_message(const std::string& source, std::size_t doc, int line, bool in_list, std::size_t item,
-                                         std::size_t bytes) {
-  return source + ": document " + std::to_string(doc + 1) + " (line " + std::to_string(line) + ")" +
-         (in_list ? ", item " + std::to_string(item + 1) : std::string()) + ": " +
-         (human_bytes(bytes) == human_bytes(limits::max_document_bytes) ? std::to_string(bytes) + " bytes"
-                                                                        : human_bytes(bytes)) +
-         " is more than the " + human_bytes(limits::max_document_bytes) +
+TFJOB_INLINE std::string too_big_message(const std::string& source, const ObjectPlace& at, std::size_t bytes, std::size_t max) {
+  const std::string size = bytes == 0 ? "more than"
+                           : human_bytes(bytes) == human_bytes(max) ? std::to_string(bytes) + " bytes is more than"
+                                                                    : human_bytes(bytes) + " is more than";
+  return source + ": " + to_string(at) + ": " + size + " the " + human_bytes(max) +
          " one object may have (kube-apiserver's bound on a request body); split it or make it smaller";
 }
 
 }  // namespace tfjob::detail
 namespace tfjob {
+
+TFJOB_INLINE std::string to_string(const ObjectPlace& at) {
+  std::string s = "document " + std::to_string(at.document + 1) + " (line " + std::to_string(at.line) + ")";
+  if (at.item) {
+    s += ", item " + std::to_string(*at.item + 1);
+    if (at.item_line > 0) s += " (line " + std::to_string(at.item_line) + ")";
+  }
+  return s;
+}
 
 TFJOB_INLINE std::vector<nlohmann::json> parse_manifests(std::string_view text,
                                                          const std::string& source) {
@@ -123,7 +127,11 @@ TFJOB_INLINE std::vector<nlohmann::json> parse_objects(std::string_view text, co
     const int line = detail::line_col_at(text, spans[i].first).first;
     auto refuse = [&](bool in_list, std::size_t item, std::size_t n) {
       if (!first_line) first_line = line;
-      too_big += (too_big.empty() ? "" : "\n") + detail::too_big_message(source, i, line, in_list, item, n);
+      ObjectPlace at;
+      at.document = i;
+      at.line = line;
+      if (in_list) at.item = item;
+      too_big += (too_big.empty() ? "" : "\n") + detail::too_big_message(source, at, n);
     };
     const nlohmann::json* items = detail::list_items(docs[i]);
     if (!items) {

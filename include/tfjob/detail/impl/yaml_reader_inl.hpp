@@ -123,6 +123,8 @@ TFJOB_INLINE void Builder::OnDocumentStart(const YAML::Mark& m) {
   stack_.clear();
   anchors_.clear();
   have_doc_ = false;
+  doc_is_list_ = false;
+  anchored_bytes_ = 0;
   // the alias bound is per document: kubectl splits the stream and decodes each document
   // with a decoder of its own (go-yaml v2 yaml.go newDecoder per Unmarshal), so many
   // documents with a few aliases each are not one "excessive aliasing"
@@ -130,7 +132,9 @@ TFJOB_INLINE void Builder::OnDocumentStart(const YAML::Mark& m) {
 }
 
 TFJOB_INLINE void Builder::OnDocumentEnd() {
-  if (have_doc_ && !doc_.json.is_null()) {
+  if (sink_) {
+    if (have_doc_ && !doc_is_list_ && !doc_.json.is_null()) sink_->take(std::move(doc_.json), false);
+  } else if (have_doc_ && !doc_.json.is_null()) {
     docs.push_back(std::move(doc_.json));
     spans.emplace_back(static_cast<std::size_t>(std::max(last_doc_pos_, 0)), std::string_view::npos);
   }
@@ -139,6 +143,7 @@ TFJOB_INLINE void Builder::OnDocumentEnd() {
 }
 
 TFJOB_INLINE void Builder::OnNull(const YAML::Mark& m, YAML::anchor_t a) {
+  node_begins(m);
   Value v;
   v.scalar = true;
   v.plain = true;
@@ -148,6 +153,7 @@ TFJOB_INLINE void Builder::OnNull(const YAML::Mark& m, YAML::anchor_t a) {
 }
 
 TFJOB_INLINE void Builder::OnAlias(const YAML::Mark& m, YAML::anchor_t a) {
+  node_begins(m);
   auto it = anchors_.find(a);
   if (it == anchors_.end()) fail(m, "unknown anchor referenced");
   count(m, it->second.nodes, true);
@@ -156,6 +162,7 @@ TFJOB_INLINE void Builder::OnAlias(const YAML::Mark& m, YAML::anchor_t a) {
 }
 
 TFJOB_INLINE void Builder::OnScalar(const YAML::Mark& m, const std::string& tag, YAML::anchor_t a, const std::string& value) {
+  node_begins(m);
   check_utf8(m, value);
   check_quote_closed(m);
   count(m, 1, false);
@@ -209,15 +216,19 @@ TFJOB_INLINE void Builder::check_utf8(const YAML::Mark& m, const std::string& s)
 }
 
 TFJOB_INLINE void Builder::check_quote_closed(const YAML::Mark& m) const {
-  if (m.is_null() || m.pos < 0 || static_cast<std::size_t>(m.pos) >= text_.size()) return;
-  std::size_t i = static_cast<std::size_t>(m.pos);
-  char q = text_[i];
+  // a stream's reader holds the text from the object under way on: the scalar is in it (its
+  // place modulo 2^32: yaml-cpp's marks are ints, they wrap past 2 GiB)
+  if (m.is_null()) return;
+  const std::string_view text = text_.text;
+  std::size_t i = static_cast<std::uint32_t>(static_cast<std::uint32_t>(m.pos) - static_cast<std::uint32_t>(text_.offset));
+  if (i >= text.size()) return;
+  char q = text[i];
   if (q != '"' && q != '\'') return;
-  for (++i; i < text_.size(); ++i) {
-    char c = text_[i];
+  for (++i; i < text.size(); ++i) {
+    char c = text[i];
     if (q == '"' && c == '\\') { ++i; continue; }
     if (c == q) {
-      if (q == '\'' && i + 1 < text_.size() && text_[i + 1] == '\'') { ++i; continue; }
+      if (q == '\'' && i + 1 < text.size() && text[i + 1] == '\'') { ++i; continue; }
       return;
     }
   }
@@ -225,7 +236,14 @@ TFJOB_INLINE void Builder::check_quote_closed(const YAML::Mark& m) const {
               (q == '"' ? "double" : "single") + " quote opened here is never closed");
 }
 
+TFJOB_INLINE void Builder::node_begins(const YAML::Mark& m) {
+  // the byte modulo 2^32 (yaml-cpp's marks are ints): the reader knows which one it is
+  if (sink_ && !stack_.empty() && stack_.back().items)
+    sink_->item_begins(m.is_null() ? 0 : static_cast<std::uint32_t>(m.pos), first_line_ + m.line);
+}
+
 TFJOB_INLINE void Builder::open(const YAML::Mark& m, bool map, YAML::anchor_t a) {
+  node_begins(m);
   if (static_cast<int>(stack_.size()) >= lim_.max_depth)
     fail(m, "exceeded max depth of " + std::to_string(lim_.max_depth) + " nested mappings and sequences");
   count(m, 1, false);
@@ -234,12 +252,23 @@ TFJOB_INLINE void Builder::open(const YAML::Mark& m, bool map, YAML::anchor_t a)
   f.anchor = a;
   f.mark = m;
   f.value.json = map ? nlohmann::json::object() : nlohmann::json::array();
+  // a List's items (kubectl reads any object with `items` as a list: apimachinery's
+  // unstructuredJSONScheme), or a top-level sequence: given one at a time. One an anchor names
+  // is read whole (an alias may repeat it).
+  const bool under_items = stack_.size() == 1 && stack_[0].map && stack_[0].have_key && !stack_[0].merge_next &&
+                           stack_[0].key == "items";
+  f.items = sink_ && !map && a == 0 && (stack_.empty() || under_items);
   stack_.push_back(std::move(f));
+  if (stack_.back().items) {
+    doc_is_list_ = true;
+    sink_->items_begin();
+  }
 }
 
 TFJOB_INLINE void Builder::close() {
   Frame f = std::move(stack_.back());
   stack_.pop_back();
+  if (f.items) sink_->items_end();
   if (f.map) {
     if (f.have_key) fail(f.key_mark, "a mapping key without a value");
     for (const auto& src : f.merges)
@@ -250,7 +279,14 @@ TFJOB_INLINE void Builder::close() {
 }
 
 TFJOB_INLINE void Builder::finish(const YAML::Mark& m, Value v, YAML::anchor_t a) {
-  if (a != 0) anchors_[a] = v;
+  if (a != 0) {
+    // read as a stream, a List's items are let go once given: only what anchors name stays,
+    // bounded as a whole text is
+    if (sink_ && (anchored_bytes_ += static_cast<double>(v.json.dump().size())) > static_cast<double>(lim_.max_bytes))
+      fail(m, "the values this document's anchors name are more than " + human_bytes(lim_.max_bytes) +
+                  " (the bound on a manifest): each stays until the document ends; use fewer anchors or split the document");
+    anchors_[a] = v;
+  }
   if (stack_.empty()) {
     doc_ = std::move(v);
     have_doc_ = true;
@@ -259,7 +295,8 @@ TFJOB_INLINE void Builder::finish(const YAML::Mark& m, Value v, YAML::anchor_t a
   Frame& p = stack_.back();
   p.value.nodes += v.nodes;
   if (!p.map) {
-    p.value.json.push_back(std::move(v.json));
+    if (p.items) sink_->take(std::move(v.json), true);
+    else p.value.json.push_back(std::move(v.json));
     return;
   }
   if (!p.have_key) {
@@ -294,14 +331,9 @@ TFJOB_INLINE void Builder::finish(const YAML::Mark& m, Value v, YAML::anchor_t a
 
 namespace tfjob::detail {
 
-TFJOB_INLINE std::vector<nlohmann::json> read_yaml_documents(std::string_view text, const std::string& source, const YamlLimits& lim,
-                                                             std::vector<std::pair<std::size_t, std::size_t>>* spans,
-                                                             int first_line) {
-  if (text.size() > lim.max_bytes)
-    throw parse_error(source + ": " + human_bytes(text.size()) + " is more than the " + human_bytes(lim.max_bytes) +
-                      " a manifest may have; split it into several files");
-  yaml_impl::Builder b(text, source, lim, first_line);
-  std::istringstream in{std::string(text)};
+namespace yaml_impl {
+/// Every document of `in` through `b`, yaml-cpp's errors worded as ours (source, line, column).
+TFJOB_INLINE void run(std::istream& in, Builder& b, const std::string& source, int first_line) {
   try {
     YAML::Parser parser(in);
     while (parser.HandleNextDocument(b)) {
@@ -317,12 +349,31 @@ TFJOB_INLINE std::vector<nlohmann::json> read_yaml_documents(std::string_view te
     std::string where = line ? ": line " + std::to_string(line) + ", column " + std::to_string(col) : "";
     throw parse_error(source + where + ": invalid YAML: " + e.msg, line, col);
   }
+}
+}  // namespace yaml_impl
+
+TFJOB_INLINE std::vector<nlohmann::json> read_yaml_documents(std::string_view text, const std::string& source, const YamlLimits& lim,
+                                                             std::vector<std::pair<std::size_t, std::size_t>>* spans,
+                                                             int first_line) {
+  if (text.size() > lim.max_bytes)
+    throw parse_error(source + ": " + human_bytes(text.size()) + " is more than the " + human_bytes(lim.max_bytes) +
+                      " a manifest may have; split it into several files");
+  const TextWindow window{text, 0};
+  yaml_impl::Builder b(window, source, lim, first_line);
+  std::istringstream in{std::string(text)};
+  yaml_impl::run(in, b, source, first_line);
   if (spans) {
     for (auto& sp : b.spans)
       if (sp.second == std::string_view::npos) sp.second = text.size();
     *spans = std::move(b.spans);
   }
   return std::move(b.docs);
+}
+
+TFJOB_INLINE void read_yaml_stream(std::istream& in, const std::string& source, ObjectSink& sink, const TextWindow& text,
+                                   const YamlLimits& lim, int first_line) {
+  yaml_impl::Builder b(text, source, lim, first_line, &sink);
+  yaml_impl::run(in, b, source, first_line);
 }
 
 }  // namespace tfjob::detail

@@ -350,7 +350,8 @@ TFJOB_INLINE std::string read_tail(const std::string& path, std::uintmax_t max) 
   return out;
 }
 
-/// A file of the archive as text, bounded as manifests are; "" when it is not there.
+/// A small file of the archive (its manifest.json) as text, bounded as manifests are; "" when
+/// it is not there.
 TFJOB_INLINE std::string read_archived(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return {};
@@ -359,26 +360,33 @@ TFJOB_INLINE std::string read_archived(const std::string& path) {
                        ": it is not what archive writes");
   return read_tail(path, limits::max_manifest_bytes);
 }
+
+/// The objects of an archive's file given to `state` as they are read (a List's items one at a
+/// time: events.yaml holds every event of the job and its pods); false when it is not there.
+TFJOB_INLINE bool read_archived_objects(const std::string& path, SavedState& state) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw tfjob::error("cannot read \"" + path + "\"");
+  ManifestReader(in, path).each([&](nlohmann::json&& o, const ObjectPlace&) { state.add(o); });
+  return true;
+}
 }  // namespace detail
 
 TFJOB_INLINE ExplainInput read_archive(const std::string& dir, int log_lines) {
   namespace fs = std::filesystem;
   const std::string job_file = dir + "/tfjob.yaml";
-  const std::string job_text = detail::read_archived(job_file);
-  if (job_text.empty())
+  SavedState state;  // read as a stream, a file at a time: only what explain reads is kept
+  if (!detail::read_archived_objects(job_file, state))
     throw tfjob::error("\"" + dir + "\" holds no tfjob.yaml: it is not a directory that archive wrote");
-  std::vector<nlohmann::json> objects = parse_objects(job_text, job_file);
-  auto add = [&](const std::string& path) {
-    for (auto& o : parse_objects(detail::read_archived(path), path)) objects.push_back(std::move(o));
-  };
-  add(dir + "/events.yaml");
+  detail::read_archived_objects(dir + "/events.yaml", state);
   std::error_code ec;
   std::vector<std::string> pod_files;
   for (const auto& e : fs::directory_iterator(dir + "/pods", ec))
     if (e.path().extension() == ".yaml") pod_files.push_back(e.path().string());
   std::sort(pod_files.begin(), pod_files.end());
-  for (const auto& f : pod_files) add(f);
-  auto in = explain_input(objects);
+  for (const auto& f : pod_files) detail::read_archived_objects(f, state);
+  auto in = state.finish();
   if (!in) throw tfjob::error("\"" + job_file + "\" holds no TFJob");
   const auto manifest = nlohmann::json::parse(detail::read_archived(dir + "/manifest.json"), nullptr, false);
   if (auto t = parse_time(tfjob::detail::str_at(manifest, "collected"))) in->now = *t;  // archive's own manifest, not a Kubernetes object

@@ -34,49 +34,103 @@ TFJOB_INLINE bool pod_of_job(const k8s::Pod& pod, const std::string& job) {
 }
 }  // namespace detail
 
-TFJOB_INLINE std::optional<ExplainInput> explain_input(const std::vector<nlohmann::json>& objects, const std::string& name) {
-  ExplainInput in;
-  std::vector<std::string> jobs;
-  const nlohmann::json* job = nullptr;
-  // each document's kind and name: the one place explain reads raw objects before decoding them
-  auto meta = [](const nlohmann::json& d) { return d.is_object() ? kube::Object(d) : kube::Object(); };
-  for (const auto& d : objects) {
-    const auto o = meta(d);
-    if (o.kind() != tfjob::kind) continue;
-    jobs.push_back(o.name());
-    if (name.empty() || o.name() == name) job = &d;
+namespace detail {
+/// Whether a pod's labels name job `job` (any job, when `job` is empty), in any of the
+/// operator's generations: pod_of_job() before the pod is decoded.
+TFJOB_INLINE bool labelled(const nlohmann::json& pod, const std::string& job) {
+  const auto labels = tfjob::detail::obj_at(pod, "/metadata/labels"_json_pointer);
+  for (const char* key : {labels::job_name, labels::legacy::job_name, labels::legacy::tf_job_name})
+    if (auto it = labels.find(key); it != labels.end() && it->is_string() && (job.empty() || *it == job)) return true;
+  return false;
+}
+}  // namespace detail
+
+TFJOB_INLINE SavedState::SavedState(std::string name) : name_(std::move(name)), job_name_(name_) {}
+
+TFJOB_INLINE bool SavedState::wanted(const std::string& kind, const std::string& name) const {
+  // explain reads the events about the job, its pods (by name), its PodGroup (named after the
+  // job) and the claims its pods mount; the job's pods are named JOB-TYPE-INDEX by the operator
+  if (kind == "PersistentVolumeClaim") return true;
+  if (kind != tfjob::kind && kind != "Pod" && kind != "PodGroup") return false;
+  if (job().empty()) return true;  // not known yet: kept until it is
+  if (kind == tfjob::kind) return name == job();
+  if (kind == "PodGroup") return name.find(job()) != std::string::npos;
+  return name.rfind(job() + "-", 0) == 0 ||
+         std::find(pod_names_.begin(), pod_names_.end(), name) != pod_names_.end();
+}
+
+TFJOB_INLINE void SavedState::add(const nlohmann::json& d) {
+  // each object's kind and name: the one place explain reads raw objects before decoding them
+  const auto o = d.is_object() ? kube::Object(d) : kube::Object();
+  const std::string kind = o.kind(), obj_name = o.name();
+  if (kind == tfjob::kind) {
+    jobs_.push_back(obj_name);
+    if (name_.empty() ? !job_ : obj_name == name_) {  // the only one, or the last one named so
+      job_ = d;
+      job_name_ = obj_name;
+    }
+  } else if (kind == "Pod") {
+    if (!detail::labelled(d, job())) return;  // a pod of no job, or of another job
+    in_.pods.push_back(tfjob::detail::decoded<k8s::Pod>(d));
+    pod_names_.push_back(obj_name);
+  } else if (kind == "Event") {
+    const std::string about = tfjob::detail::str_at(d, "/involvedObject/kind"_json_pointer);
+    if (wanted(about, tfjob::detail::str_at(d, "/involvedObject/name"_json_pointer)))
+      in_.events.push_back(tfjob::detail::decoded<k8s::Event>(d));
+  } else if (kind == "Node") {
+    if (!in_.nodes) in_.nodes.emplace();
+    in_.nodes->push_back(tfjob::detail::decoded<k8s::Node>(d));
+  } else if (kind == "PersistentVolumeClaim") in_.claims[obj_name] = tfjob::detail::decoded<k8s::PersistentVolumeClaim>(d);
+  else if (kind == "Namespace") in_.namespace_object = tfjob::detail::decoded<k8s::Namespace>(d);
+  else if (kind == "Workload") {  // explain keeps those the job owns
+    in_.queue.workloads_read = true;
+    in_.queue.workloads.push_back(tfjob::detail::decoded<k8s::Workload>(d));
+  } else if (kind == "LocalQueue") in_.queue.local_queue = tfjob::detail::decoded<k8s::LocalQueue>(d);
+  else if (kind == "ClusterQueue") in_.queue.cluster_queue = tfjob::detail::decoded<k8s::ClusterQueue>(d);
+  else if (kind == "PodGroup" && (job().empty() || obj_name == job())) {  // the operator v1.9 names it after the job
+    pod_groups_[obj_name] = {tfjob::detail::decoded<k8s::PodGroup>(d),
+                             o.api_version().rfind("scheduling.volcano.sh/", 0) == 0 ? "Volcano" : "scheduler-plugins"};
   }
-  if (!job || !job->is_object()) return std::nullopt;
-  if (name.empty() && jobs.size() > 1) {
+}
+
+TFJOB_INLINE std::optional<ExplainInput> SavedState::finish() {
+  if (!job_ || !job_->is_object()) return std::nullopt;
+  if (name_.empty() && jobs_.size() > 1) {
     std::string names;
-    for (const auto& n : jobs) names += (names.empty() ? "" : ", ") + n;
+    for (const auto& n : jobs_) names += (names.empty() ? "" : ", ") + n;
     throw tfjob::error("several TFJobs are saved here (" + names + "): name the one to explain");
   }
-  in.job = tfjob::detail::decoded<TFJob>(*job);
+  ExplainInput in = std::move(in_);
+  in.job = tfjob::detail::decoded<TFJob>(*job_);
   const std::string& job_name = in.job.metadata.name;
-  for (const auto& d : objects) {
-    const auto o = meta(d);
-    const std::string kind = o.kind(), obj_name = o.name();
-    if (kind == "Pod") {
-      auto pod = tfjob::detail::decoded<k8s::Pod>(d);
-      if (detail::pod_of_job(pod, job_name)) in.pods.push_back(std::move(pod));
-    } else if (kind == "Event") in.events.push_back(tfjob::detail::decoded<k8s::Event>(d));
-    else if (kind == "Node") {
-      if (!in.nodes) in.nodes.emplace();
-      in.nodes->push_back(tfjob::detail::decoded<k8s::Node>(d));
-    } else if (kind == "PersistentVolumeClaim") in.claims[obj_name] = tfjob::detail::decoded<k8s::PersistentVolumeClaim>(d);
-    else if (kind == "Namespace") in.namespace_object = tfjob::detail::decoded<k8s::Namespace>(d);
-    else if (kind == "Workload") {  // explain keeps those the job owns
-      in.queue.workloads_read = true;
-      in.queue.workloads.push_back(tfjob::detail::decoded<k8s::Workload>(d));
-    } else if (kind == "LocalQueue") in.queue.local_queue = tfjob::detail::decoded<k8s::LocalQueue>(d);
-    else if (kind == "ClusterQueue") in.queue.cluster_queue = tfjob::detail::decoded<k8s::ClusterQueue>(d);
-    else if (kind == "PodGroup" && obj_name == job_name) {  // the operator v1.9 names it after the job
-      in.queue.pod_group = tfjob::detail::decoded<k8s::PodGroup>(d);
-      in.queue.pod_group_system = o.api_version().rfind("scheduling.volcano.sh/", 0) == 0 ? "Volcano" : "scheduler-plugins";
+  // what was kept before the job was known: only its own
+  std::vector<k8s::Pod> pods;
+  pod_names_.clear();
+  for (auto& p : in.pods)
+    if (detail::pod_of_job(p, job_name)) {
+      pod_names_.push_back(p.metadata.name);
+      pods.push_back(std::move(p));
     }
+  in.pods = std::move(pods);
+  std::vector<k8s::Event> events;
+  for (auto& e : in.events) {
+    const auto& io = e.involved_object;
+    const bool mine = io.kind == "Pod" ? std::find(pod_names_.begin(), pod_names_.end(), io.name) != pod_names_.end()
+                                       : wanted(io.kind, io.name);
+    if (mine) events.push_back(std::move(e));
+  }
+  in.events = std::move(events);
+  if (auto pg = pod_groups_.find(job_name); pg != pod_groups_.end()) {
+    in.queue.pod_group = std::move(pg->second.first);
+    in.queue.pod_group_system = pg->second.second;
   }
   return in;
+}
+
+TFJOB_INLINE std::optional<ExplainInput> explain_input(const std::vector<nlohmann::json>& objects, const std::string& name) {
+  SavedState state(name);
+  for (const auto& d : objects) state.add(d);
+  return state.finish();
 }
 
 TFJOB_INLINE std::optional<ExplainInput> gather(kube::Client& c, const std::string& ns, const std::string& name, int log_lines) {
