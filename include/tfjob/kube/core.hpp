@@ -72,12 +72,6 @@ struct DynamicObject : Object {
 /// a foreground delete of the owner then waits for the dependent.
 nlohmann::json owner_reference(const nlohmann::json& owner, bool controller = true);
 
-/// The status of `container` in a pod's JSON (`status.containerStatuses`,
-/// `initContainerStatuses` or `ephemeralContainerStatuses`: a name is unique across the
-/// three, ValidatePodSpec), or nullptr when it is not reported: for code that holds the pod
-/// as JSON; `k8s::Pod::container_status` is the same lookup on the typed pod.
-const nlohmann::json* container_status(const nlohmann::json& pod, const std::string& container);
-
 #define TFJOB_KUBE_TRAITS(T, G, V, P, K, NS)      \
   template <>                                     \
   struct resource_traits<T> {                     \

@@ -76,18 +76,6 @@ TFJOB_JSON_FN to_json(TFJOB_JSON& j, const Object& o) { j = o.json; }
 
 TFJOB_JSON_FN from_json(const TFJOB_JSON& j, Object& o) { o.json = j; }
 
-TFJOB_INLINE const nlohmann::json* container_status(const nlohmann::json& pod, const std::string& container) {
-  const auto st = pod.find("status");
-  if (st == pod.end() || !st->is_object()) return nullptr;
-  for (const char* k : {"containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"}) {
-    auto l = st->find(k);
-    if (l == st->end() || !l->is_array()) continue;
-    for (const auto& c : *l)
-      if (tfjob::detail::value_at(c, "name", "") == container) return &c;
-  }
-  return nullptr;
-}
-
 TFJOB_INLINE nlohmann::json owner_reference(const nlohmann::json& owner, bool controller) {
   auto s = [&](const char* p) {
     const nlohmann::json::json_pointer ptr(p);
