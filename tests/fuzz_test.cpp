@@ -200,6 +200,7 @@ TEST_CASE("the stream targets' loopback server really feeds the watcher and the 
   p.resource_version = "1";
   auto w = tfjob::kube::Api<tfjob::TFJob>(client, "default").watcher(p);
   w.max_failures = 0;
+  w.max_outage = std::chrono::milliseconds(0);
   std::vector<std::string> seen;
   CHECK_THROWS_AS(w.run([&](const tfjob::kube::WatchEvent<tfjob::TFJob>& ev) {
                     seen.push_back(std::string(to_string(ev.type)) + " " + ev.object.metadata.name);

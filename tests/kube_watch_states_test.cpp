@@ -77,3 +77,29 @@ TEST_CASE("watch states: an end a state cannot have ends the watch", "[kube][wat
   CHECK(watch_transition(WatchState::watch, WatchEnd::paused, false).next == WatchState::done);
   CHECK(watch_transition(WatchState::done, WatchEnd::listed, false).next == WatchState::done);
 }
+
+TEST_CASE("watch states: failures in a row give up only when they are many and have lasted the outage", "[kube][watch][states]") {
+  using namespace std::chrono;
+  tfjob::kube::FailureStreak s{3, milliseconds(60000)};  // (the default waits 120 s)
+  const auto t0 = steady_clock::time_point{} + hours(1);
+  // a restart that refuses connections for 50 s: eight quick failures do not end the watch
+  for (int i = 0; i < 8; ++i) CHECK_FALSE(s.fail(t0 + seconds(i)));
+  CHECK_FALSE(s.fail(t0 + seconds(50)));
+  CHECK(s.count == 9);
+  // past the outage, with more failures than max_failures: give up
+  CHECK(s.fail(t0 + seconds(61)));
+  // a success starts a new streak, timed from its own first failure
+  s.reset();
+  CHECK_FALSE(s.fail(t0 + seconds(200)));
+  for (int i = 0; i < 5; ++i) CHECK_FALSE(s.fail(t0 + seconds(201 + i)));
+  CHECK(s.fail(t0 + seconds(260)));
+  // over the outage but not yet more than max_failures: one more try
+  tfjob::kube::FailureStreak few{3, milliseconds(1000)};
+  CHECK_FALSE(few.fail(t0));
+  CHECK_FALSE(few.fail(t0 + seconds(10)));
+  CHECK_FALSE(few.fail(t0 + seconds(20)));
+  CHECK(few.fail(t0 + seconds(30)));
+  // max_outage 0 and max_failures 0 (fuzzing): the first failure ends it
+  tfjob::kube::FailureStreak none{0, milliseconds(0)};
+  CHECK(none.fail(t0));
+}

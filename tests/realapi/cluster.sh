@@ -407,7 +407,8 @@ restart_apiserver() {
   local down=${1:-3} args=()
   [ -f "$DIR/apiserver.args" ] && alive kube-apiserver || die "no kube-apiserver of ours runs in $DIR"
   mapfile -d '' args <"$DIR/apiserver.args"
-  local pid; pid=$(cat "$PIDS/kube-apiserver.pid")
+  local pid t0; pid=$(cat "$PIDS/kube-apiserver.pid")
+  t0=$(date +%s)
   signal TERM "$pid"
   for _ in $(seq 150); do ours "$pid" || break; sleep 0.1; done
   if ours "$pid"; then signal KILL "$pid"; sleep 0.5; fi
@@ -417,7 +418,7 @@ restart_apiserver() {
   local server; server=$(sed -n 's/^TFJOB_REALAPI_SERVER=//p' "$DIR/env")
   wait_for kube-apiserver 240 curl -sf --cacert "$PKI/server-ca.crt" --cert "$PKI/admin.crt" \
     --key "$PKI/admin.key" "$server/readyz" || die "kube-apiserver did not come back after a restart"
-  log "kube-apiserver restarted (down ${down}s): $server"
+  log "kube-apiserver restarted (down $(( $(date +%s) - t0 ))s, ${down}s of them stopped): $server"
 }
 
 cri_line() { # TEXT -> one CRI log line (kubelet's on-disk format)

@@ -71,10 +71,10 @@ struct WatchListed {
 /// A watcher's (re)list: the collection page by page (kube::list_pages), each item handed to
 /// `on_item` as its page arrives (the list's resourceVersion into `list_rv` first). A list
 /// that fails (the connection, a 5xx or 429: an API server restarting) starts over after a
-/// pause, up to `max_failures` times in a row; `on_pass` is told each time a pass begins.
+/// pause until `streak` gives up (FailureStreak); `on_pass` is told each time a pass begins.
 /// Returns false when cancelled or `on_item` returned false; `whole` says whether every
 /// item of the list was handed over (so when `on_item` stopped at the very last one).
-bool watch_list_all(Client& client, const RequestBuilder& rb, const WatchParams& params, int max_failures,
+bool watch_list_all(Client& client, const RequestBuilder& rb, const WatchParams& params, FailureStreak streak,
                     const StreamOptions& opts, const std::function<void()>& on_pass,
                     const std::function<bool(WatchListed&)>& on_item, std::string& list_rv, bool& whole);
 
@@ -96,13 +96,14 @@ class Watcher {
   }
 
   /// Deliver events until the callback returns false or `opts.cancel` is raised. Throws when
-  /// the server keeps failing (more than `max_failures` reconnects in a row without progress)
+  /// the server keeps failing (more than `max_failures` reconnects in a row without progress,
+  /// over `max_outage` or longer)
   /// or answers with an error other than 410.
   /// `opts.deadline` ends the watch normally when it passes (kubectl get --watch with
   /// --request-timeout).
   void run(const Callback& cb, const StreamOptions& opts = {}) {
     stopped_ = false;
-    failures_ = 0;
+    failures_ = FailureStreak{max_failures, max_outage};
     state_ = rv_.empty() ? WatchState::list : WatchState::watch;
     while (state_ != WatchState::done) step(cb, opts);
   }
@@ -128,6 +129,8 @@ class Watcher {
   /// Where the watcher is (done once `run` has returned).
   WatchState state() const { return state_; }
   int max_failures = 8;
+  /// A run of failures shorter than this never ends the watch (FailureStreak).
+  std::chrono::milliseconds max_outage{120000};
 
  private:
   using Known = detail::WatchKnown;
@@ -211,16 +214,16 @@ class Watcher {
   /// What a step's end changes in the counts: failures in a row (too many throws), quiet
   /// watches in a row (the quiet pause grows), resumes.
   void account(WatchState from, WatchEnd how) {
-    if (how == WatchEnd::listed) failures_ = 0;
+    if (how == WatchEnd::listed) failures_.reset();
     if (from != WatchState::watch || how == WatchEnd::stopped) return;
     if (events_ > 0) quiet_ = 0;
     if (how == WatchEnd::failed) {
-      failures_ = progress_ ? 1 : failures_ + 1;
-      if (failures_ > max_failures)
-        throw transport_error(rb_.resource().qualified() + " watch failed " + std::to_string(failures_) +
+      if (progress_) failures_.reset();
+      if (failures_.fail())
+        throw transport_error(rb_.resource().qualified() + " watch failed " + std::to_string(failures_.count) +
                               " times in a row; last error: " + last_error_);
     } else if (how == WatchEnd::closed) {
-      failures_ = 0;
+      failures_.reset();
     }
     if (how != WatchEnd::gone) ++stats_.resumes;
   }
@@ -235,7 +238,7 @@ class Watcher {
 
   /// The pause after a watch that failed: 200 ms doubling per failure in a row, up to 6.4 s.
   std::chrono::milliseconds failure_pause() const {
-    return std::chrono::milliseconds(100) * (1 << std::min(failures_, 6));
+    return std::chrono::milliseconds(100) * (1 << std::min(failures_.count, 6));
   }
 
   /// The pause after a watch that brought no event (client-go's reflector backoff).
@@ -367,7 +370,7 @@ class Watcher {
       }
       return false;
     };
-    if (!detail::watch_list_all(client_, rb_, params_, max_failures, opts, [&] { ++pass_, listed = 0; }, on_item, list_rv, whole))
+    if (!detail::watch_list_all(client_, rb_, params_, FailureStreak{max_failures, max_outage}, opts, [&] { ++pass_, listed = 0; }, on_item, list_rv, whole))
       return stopped();
     // deletions: objects the caller knows that the list no longer has
     for (auto it = known_.begin(); it != known_.end();) {
@@ -425,7 +428,7 @@ class Watcher {
   std::chrono::milliseconds pause_{0};    ///< the pause back_off sleeps
   int events_ = 0;  ///< ADDED/MODIFIED/DELETED events of the current watch (not bookmarks)
   bool progress_ = false;  ///< the current watch brought a line
-  int failures_ = 0;  ///< watches in a row that failed without progress
+  FailureStreak failures_;  ///< watches in a row that failed without progress
   std::string last_error_;
   int quiet_ = 0;   ///< watches in a row that ended without an event
   std::chrono::steady_clock::time_point last_backoff_{};

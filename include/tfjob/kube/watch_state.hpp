@@ -29,6 +29,24 @@ struct WatchBackoff {
   std::chrono::milliseconds reset_after{120000};
 };
 
+/// Failures in a row and when they end a watcher: after more than `max_failures` of them that
+/// have lasted `max_outage` or longer. An API server restarting on a busy node can refuse
+/// connections for tens of seconds; client-go's reflector retries for ever, kubectl's watch
+/// not at all; this keeps trying for two minutes, then says why it stopped.
+struct FailureStreak {
+  int max_failures = 8;
+  std::chrono::milliseconds max_outage{120000};
+  int count = 0;  ///< failures in a row now
+  std::chrono::steady_clock::time_point since{};  ///< when the first of them happened
+
+  void reset() { count = 0; }
+  /// Counts one more failure at `now`; true when the watcher should give up.
+  bool fail(std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now()) {
+    if (count++ == 0) since = now;
+    return count > max_failures && now - since >= max_outage;
+  }
+};
+
 /// Where a watcher is (kube-runtime watcher.rs `State`; client-go's Reflector ListAndWatch).
 enum class WatchState {
   list,      ///< the first list: every object (as ADDED), then the caller's picture is whole

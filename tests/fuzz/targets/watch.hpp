@@ -28,6 +28,7 @@ inline int watch(const std::uint8_t* data, std::size_t size) {
     p.deliver_bookmarks = true;
     auto w = kube::Api<TFJob>(client, "default").watcher(p);
     w.max_failures = 0;  // a broken stream ends the run instead of sleeping before a retry
+    w.max_outage = std::chrono::milliseconds(0);
     w.run([](const kube::WatchEvent<TFJob>& ev) {
       (void)ev.object.metadata.name.size();
       return true;

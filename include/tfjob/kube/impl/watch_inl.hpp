@@ -64,7 +64,7 @@ TFJOB_INLINE std::string watch_key_of(const ResourceInfo& res, const nlohmann::j
   return watch_field(res, md, "metadata.", "namespace", where) + "/" + watch_field(res, md, "metadata.", "name", where);
 }
 
-TFJOB_INLINE bool watch_list_all(Client& client, const RequestBuilder& rb, const WatchParams& params, int max_failures,
+TFJOB_INLINE bool watch_list_all(Client& client, const RequestBuilder& rb, const WatchParams& params, FailureStreak streak,
                                  const StreamOptions& opts, const std::function<void()>& on_pass,
                                  const std::function<bool(WatchListed&)>& on_item, std::string& list_rv, bool& whole) {
   const ResourceInfo& res = rb.resource();
@@ -73,7 +73,6 @@ TFJOB_INLINE bool watch_list_all(Client& client, const RequestBuilder& rb, const
   lp.label_selector = params.label_selector;
   lp.field_selector = params.field_selector;
   lp.omit = params.omit;
-  int failures = 0;
   for (;;) {
     bool stopped = false;
     on_pass();
@@ -101,14 +100,14 @@ TFJOB_INLINE bool watch_list_all(Client& client, const RequestBuilder& rb, const
     } catch (const api_error& e) {
       // an API server restarting answers 5xx (or 429) for a while: list again after a pause
       if (e.code() < 500 && e.code() != 429) throw;
-      if (++failures > max_failures) throw;
+      if (streak.fail()) throw;
     } catch (const auth_error&) {
       throw;
     } catch (const transport_error&) {
-      if (++failures > max_failures) throw;
+      if (streak.fail()) throw;
     }
     // the watch's own pacing of failures (Watcher::run): 200 ms doubling to 6.4 s
-    kube::sleep_for(std::chrono::milliseconds(100) * (1 << std::min(failures, 6)), opts.cancel, opts.deadline);
+    kube::sleep_for(std::chrono::milliseconds(100) * (1 << std::min(streak.count, 6)), opts.cancel, opts.deadline);
     if (opts.cancel && opts.cancel->load()) return false;
     if (opts.deadline != std::chrono::steady_clock::time_point::max() && std::chrono::steady_clock::now() >= opts.deadline)
       return false;
