@@ -328,7 +328,7 @@ TEST_CASE("JobSpool: each job back as it was added, byte for byte once printed",
   CHECK(jobs.at(0).dump() == a.dump());
 }
 
-TEST_CASE("submit -f leaves nothing in TMPDIR: after success, a refused document and a server's refusal; without a "
+TEST_CASE("submit -f leaves nothing in TMPDIR: after success, a refused document and a server's refusal, and without a "
           "folder, said, and sent all the same", "[submit][many][spool]") {
   Cluster c;
   const std::string tmp = tfjob::test::temp_dir("submit-many-tmp");
@@ -373,7 +373,7 @@ TEST_CASE("submit -f leaves nothing in TMPDIR: after success, a refused document
   CHECK(c.server->list_objects("tfjobs", "default").size() == 9);
 }
 
-TEST_CASE("submit -f - from a pipe: read once, each job sent and said in order; an invalid one sends nothing",
+TEST_CASE("submit -f - from a pipe: read once, each job sent and said in order, an invalid one sends nothing",
           "[submit][many][spool]") {
   Cluster c;
   std::string manifest;
