@@ -134,9 +134,10 @@ print(row(f"`tfjob submit -f` vs `kubectl apply --server-side -f`, {ssize} manif
 print(row(f"`tfjob get -A` vs `kubectl get tfjobs -A`, 5,000 TFJobs, median of {runs}", "tfjob_get", "kubectl_get"))
 print("\nThe two columns of a row were measured back to back, under the load the figures' header gives (other "
       "builds on the same 2 cores: wall times move with it, peak memory much less). Both tools read a manifest a "
-      "document at a time: kubectl-tfjob reads it twice, first to judge every job (nothing is printed or sent when one "
-      "is wrong), then again as it prints or sends them (to the server, `workflow::apply_concurrency` jobs at a time "
-      "and as many read ahead: what it holds is the jobs in flight, each 0.5 MB of YAML here and twice that once its "
-      "shared container is expanded). `get -A` decodes each page of the list into rows as it arrives.")
+      "document at a time: kubectl-tfjob reads and parses it once, judging every job (nothing is printed or sent when "
+      "one is wrong) and keeping each, defaults applied, in a spool (an unlinked temporary file: the page cache, not "
+      "the process's memory), then prints or sends them from there (to the server, `workflow::apply_concurrency` jobs "
+      "at a time: what it holds is the jobs in flight, each 0.5 MB here and twice that once its shared container is "
+      "expanded). `get -A` decodes each page of the list into rows as it arrives.")
 PY
 cat bench/results/memory.md

@@ -98,8 +98,9 @@ print(f"One run of `bench/submit_many_bench.sh`, {datetime.datetime.utcnow():%Y-
       f"load average {load} at the end, kubectl {kver}, against the real kube-apiserver (tests/realapi/cluster.sh). "
       f"Median of {runs} runs, each into a fresh namespace; wall time from the clock around the run, peak resident "
       "memory from GNU `time -v`, requests from `-v 6` (ours: `requests: N`; kubectl: its round-tripper lines). "
-      "kubectl-tfjob reads what is the same for every job once (discovery, the namespace, the access review, "
-      "the nodes), then per job its GET and its server-side apply, 8 jobs at a time (and lints each); kubectl "
+      "kubectl-tfjob reads and parses the manifest once, judging every job and keeping each in a spool (an "
+      "unlinked temporary file), then reads what is the same for every job once (discovery, the namespace, the "
+      "access review, the nodes), then per job its GET and its server-side apply, 8 jobs at a time (and lints each); kubectl "
       "sends one PATCH (apply) or POST (create) per object, one after another. The machine's 2 CPUs serve "
       "etcd and kube-apiserver as well: at the larger N the server is the bottleneck for both tools. Ratio = kubectl-tfjob / kubectl.\n")
 print("| N TFJobs | `tfjob submit -f` wall | `kubectl apply --server-side -f` wall | ratio | `kubectl create -f` wall | ratio | tfjob RSS | apply RSS | ratio | tfjob requests | apply requests |")

@@ -2,21 +2,29 @@
 // number at a time (workflow::apply_concurrency), each document's result said in the order of
 // the file, a refused one does not hide the others (exit 1 at the end), and a document over
 // the bound on one object (limits::max_document_bytes) is refused by its place, beside
-// small ones. The jobs of -f are read a second time while they are sent (JobFeed), a bounded
-// number held; -o json|yaml prints each as its turn comes.
+// small ones. The manifests are read once: each job judged is kept in a spool (an unlinked
+// temporary file, detail::Spool) and sent from there; nothing of it is left behind, whatever the
+// outcome; stdin works as a file does; -o json|yaml prints each as its turn comes.
 #include <catch2/catch.hpp>
 
 #include "support/fake_apiserver.hpp"
 #include "support/fake_cluster.hpp"
+#include "support/paths.hpp"
 #include "support/workflow_run.hpp"
 
-#include "../plugin/common/job_feed.hpp"
+#include "../plugin/common/job_spool.hpp"
 
 #include <tfjob/api/manifest.hpp>
+#include <tfjob/detail/files.hpp>
 #include <tfjob/detail/input.hpp>
 #include <tfjob/workflow/cluster.hpp>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <atomic>
 #include <functional>
 #include <thread>
@@ -71,6 +79,37 @@ std::vector<std::string> lines_of(const std::string& s) {
   for (std::string l; std::getline(in, l);) out.push_back(l);
   return out;
 }
+
+/// The names in `dir` (a spool left behind would be one).
+std::vector<std::string> entries(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) out.push_back(e.path().filename().string());
+  return out;
+}
+
+/// What this process holds open in `dir`: "N -> target" per descriptor (/proc/self/fd).
+std::vector<std::string> open_in(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    const std::string target = std::filesystem::read_symlink(e.path(), ec).string();
+    if (!ec && target.rfind(dir + "/", 0) == 0) out.push_back(e.path().filename().string() + " -> " + target);
+  }
+  return out;
+}
+
+/// TMPDIR set to `dir` for a scope (this process's: detail::Spool reads it).
+struct ScopedTmpdir {
+  explicit ScopedTmpdir(const std::string& dir) {
+    if (const char* t = std::getenv("TMPDIR")) old = t;
+    ::setenv("TMPDIR", dir.c_str(), 1);
+  }
+  ~ScopedTmpdir() {
+    if (old.empty()) ::unsetenv("TMPDIR");
+    else ::setenv("TMPDIR", old.c_str(), 1);
+  }
+  std::string old;
+};
 
 }  // namespace
 
@@ -179,63 +218,6 @@ TEST_CASE("a document over the bound on one object is refused by its place, besi
   CHECK(lines_of(r.out).size() == 8);
 }
 
-TEST_CASE("JobFeed: jobs by index in order, no more than the bound held, taken from several threads", "[submit][many][feed]") {
-  const std::size_t n = 200, ahead = 3;
-  tfjob::cli::JobFeed feed(n, ahead, [&](const std::function<void(json)>& give) {
-    for (std::size_t i = 0; i < n; ++i) give(json{{"i", i}});
-  });
-  // four takers, each taking the next index as for_each_bounded hands them out
-  std::atomic<std::size_t> next{0};
-  std::vector<int> got(n, -1);
-  std::vector<std::thread> takers;
-  for (int t = 0; t < 4; ++t)
-    takers.emplace_back([&] {
-      for (std::size_t i; (i = next.fetch_add(1)) < n;) got[i] = feed.take(i)["i"].get<int>();
-    });
-  for (auto& t : takers) t.join();
-  for (std::size_t i = 0; i < n; ++i) CHECK(got[i] == static_cast<int>(i));
-  CHECK(feed.most_held() <= ahead);
-  CHECK(feed.most_held() >= 1);
-  CHECK_NOTHROW(feed.check_end());
-}
-
-TEST_CASE("JobFeed: a second reading that finds fewer or more jobs than the first is said and nothing is guessed",
-          "[submit][many][feed]") {
-  SECTION("fewer") {
-    tfjob::cli::JobFeed feed(3, 2, [](const std::function<void(json)>& give) { give(json{{"i", 0}}); });
-    CHECK(feed.take(0)["i"] == 0);
-    try {
-      (void)feed.take(1);
-      FAIL("take(1) gave a job the reading never found");
-    } catch (const tfjob::error& e) {
-      CHECK(std::string(e.what()).find("the manifests changed while they were read: the first reading found 3 TFJobs, "
-                                       "the second fewer (no job 2)") != std::string::npos);
-    }
-  }
-  SECTION("more") {
-    tfjob::cli::JobFeed feed(1, 2, [](const std::function<void(json)>& give) {
-      give(json{{"i", 0}});
-      give(json{{"i", 1}});
-    });
-    CHECK(feed.take(0)["i"] == 0);
-    CHECK_THROWS_WITH(feed.check_end(), Catch::Contains("the second more"));
-  }
-  SECTION("the reading's own error reaches the job that waits for it") {
-    tfjob::cli::JobFeed feed(2, 2, [](const std::function<void(json)>& give) {
-      give(json{{"i", 0}});
-      throw tfjob::error("jobs.yaml: cannot be read");
-    });
-    CHECK(feed.take(0)["i"] == 0);
-    CHECK_THROWS_WITH(feed.take(1), Catch::Contains("jobs.yaml: cannot be read"));
-  }
-  SECTION("left before every job is taken: the reading stops, nothing hangs") {
-    tfjob::cli::JobFeed feed(100, 2, [](const std::function<void(json)>& give) {
-      for (int i = 0; i < 100; ++i) give(json{{"i", i}});
-    });
-    CHECK(feed.take(0)["i"] == 0);
-  }
-}
-
 TEST_CASE("submit -f -o json of several documents: one List of the applied jobs in file order", "[submit][many]") {
   Cluster c;
   std::string manifest;
@@ -259,4 +241,175 @@ TEST_CASE("submit -f -o json of several documents: one List of the applied jobs 
   auto docs = tfjob::parse_objects(y.out);
   REQUIRE(docs.size() == 12);
   for (int i = 0; i < 12; ++i) CHECK(docs[i]["metadata"]["name"] == name_of(i));
+}
+
+TEST_CASE("Spool: records back by index from several threads, from an unlinked 0600 file in TMPDIR that goes with it",
+          "[submit][many][spool]") {
+  const std::string dir = tfjob::test::temp_dir("spool");
+  ScopedTmpdir tmpdir(dir);
+  std::vector<std::string> records;
+  std::uint64_t total = 0;
+  for (int i = 0; i < 300; ++i) {
+    // an empty one, one larger than the write buffer, the rest of many sizes
+    std::string r = i == 7 ? std::string() : std::string(i == 100 ? (3u << 20) : (i % 50) * 997u, static_cast<char>('a' + i % 26)) + std::to_string(i);
+    total += r.size();
+    records.push_back(std::move(r));
+  }
+  {
+    tfjob::detail::Spool spool;
+    REQUIRE(spool.in_memory().empty());
+    for (const auto& r : records) spool.append(r);
+    spool.finish();
+    REQUIRE(spool.size() == records.size());
+    // in TMPDIR, with no name there, only its owner may read it, the records' bytes in it
+    const auto open = open_in(dir);
+    INFO(open.size() << " open");
+    REQUIRE(open.size() == 1);
+    CHECK(open[0].find("(deleted)") != std::string::npos);
+    struct stat st {};
+    REQUIRE(::fstat(spool.fd(), &st) == 0);
+    CHECK((st.st_mode & 07777) == 0600);
+    CHECK(st.st_nlink == 0);
+    CHECK(static_cast<std::uint64_t>(st.st_size) == total);
+    CHECK(entries(dir).empty());
+    // four readers at once, each in its own order
+    std::atomic<int> wrong{0};
+    std::vector<std::thread> readers;
+    for (std::size_t t = 0; t < 4; ++t)
+      readers.emplace_back([&, t] {
+        for (std::size_t k = 0; k < records.size(); ++k) {
+          const std::size_t i = (k * (2 * t + 1) + t) % records.size();
+          if (spool.at(i) != records[i]) ++wrong;
+        }
+      });
+    for (auto& r : readers) r.join();
+    CHECK(wrong == 0);
+  }
+  // gone with the spool: nothing open, nothing left
+  CHECK(open_in(dir).empty());
+  CHECK(entries(dir).empty());
+}
+
+TEST_CASE("Spool: no folder to write in: the records are held in memory, and it says why", "[submit][many][spool]") {
+  const std::string dir = tfjob::test::temp_dir("spool") + "/missing";
+  ScopedTmpdir tmpdir(dir);
+  tfjob::detail::Spool spool;
+  CHECK(spool.in_memory() == "cannot create a file in \"" + dir + "\": No such file or directory");
+  spool.append("one");
+  spool.append("");
+  spool.append(std::string(2u << 20, 'z'));
+  spool.finish();
+  REQUIRE(spool.size() == 3);
+  CHECK(spool.at(0) == "one");
+  CHECK(spool.at(1).empty());
+  CHECK(spool.at(2) == std::string(2u << 20, 'z'));
+  tfjob::cli::JobSpool jobs;
+  CHECK(jobs.warning() == "the jobs read are held in memory (cannot create a file in \"" + dir +
+                              "\": No such file or directory); set TMPDIR to a writable folder");
+}
+
+TEST_CASE("JobSpool: each job back as it was added, byte for byte once printed", "[submit][many][spool]") {
+  ScopedTmpdir tmpdir(tfjob::test::temp_dir("spool"));
+  const json a = json::parse(R"J({"apiVersion":"kubeflow.org/v1","kind":"TFJob","metadata":{"name":"a","labels":{"k":"v"}},
+    "spec":{"runPolicy":{"backoffLimit":-3,"activeDeadlineSeconds":600},"tfReplicaSpecs":{"Worker":{"replicas":2,
+    "template":{"spec":{"containers":[{"name":"tensorflow","args":["--lr","0.5"],"env":[{"name":"S","value":"s\u00e9cret \"q\"\n"}],
+    "resources":{"limits":{"nvidia.com/gpu":1}}}],"x":0.25,"y":1e300,"z":null,"t":true}}}}}})J");
+  json b = a;
+  b["metadata"]["name"] = "b";
+  b["spec"]["tfReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["env"][0]["value"] = std::string(600 * 1024, 'x');
+  tfjob::cli::JobSpool jobs;
+  jobs.add(a);
+  jobs.add(b);
+  jobs.finish();
+  REQUIRE(jobs.size() == 2);
+  CHECK(jobs.warning().empty());
+  CHECK(jobs.at(1) == b);
+  CHECK(jobs.at(0) == a);
+  CHECK(jobs.at(0).dump() == a.dump());
+}
+
+TEST_CASE("submit -f leaves nothing in TMPDIR: after success, a refused document and a server's refusal, and without a "
+          "folder, said, and sent all the same", "[submit][many][spool]") {
+  Cluster c;
+  const std::string tmp = tfjob::test::temp_dir("submit-many-tmp");
+  const std::vector<std::string> env = {"TMPDIR=" + tmp};
+  const std::string file = tfjob::test::temp_dir("submit-many") + "/jobs.yaml";
+  auto manifest = [](int from, int n, int workers) {
+    std::string m;
+    for (int i = from; i < from + n; ++i) m += (i > from ? "---\n" : "") + job_doc(name_of(i), workers, std::string(50 * 1024, 's'));
+    return m;
+  };
+  tfjob::test::write_file(file, manifest(0, 6, 1));
+  auto r = tfjob::test::run_plugin({"submit", "-f", file, "--skip-gpu-check"}, c.kubeconfig, 120, env);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(lines_of(r.out).size() == 6);
+  CHECK(r.err.find("held in memory") == std::string::npos);
+  CHECK(entries(tmp).empty());
+
+  // the server refuses them (each exists with another spec): exit 1, nothing left
+  tfjob::test::write_file(file, manifest(0, 6, 2));
+  r = tfjob::test::run_plugin({"submit", "-f", file, "--skip-gpu-check"}, c.kubeconfig, 120, env);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("6 of 6 TFJobs failed") != std::string::npos);
+  CHECK(entries(tmp).empty());
+
+  // the third document is refused after two good ones were kept: nothing sent, nothing left
+  tfjob::test::write_file(file, manifest(10, 2, 1) + "---\n" + job_doc("bad", 1) + "  unknownField: 1\n---\n" + manifest(12, 1, 1));
+  r = tfjob::test::run_plugin({"submit", "-f", file, "--skip-gpu-check"}, c.kubeconfig, 120, env);
+  CHECK(r.exit_code == 64);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("unknownField") != std::string::npos);
+  CHECK(c.server->list_objects("tfjobs", "default").size() == 6);
+  CHECK(entries(tmp).empty());
+
+  // no such folder: one warning that says what to do, and the jobs are sent all the same
+  tfjob::test::write_file(file, manifest(20, 3, 1));
+  r = tfjob::test::run_plugin({"submit", "-f", file, "--skip-gpu-check"}, c.kubeconfig, 120, {"TMPDIR=" + tmp + "/missing"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.err == "warning: the jobs read are held in memory (cannot create a file in \"" + tmp +
+                     "/missing\": No such file or directory); set TMPDIR to a writable folder\n");
+  CHECK(lines_of(r.out).size() == 3);
+  CHECK(c.server->list_objects("tfjobs", "default").size() == 9);
+}
+
+TEST_CASE("submit -f - from a pipe: read once, each job sent and said in order, an invalid one sends nothing",
+          "[submit][many][spool]") {
+  Cluster c;
+  std::string manifest;
+  for (int i = 0; i < 10; ++i) manifest += (i ? "---\n" : "") + job_doc(name_of(i), 1);
+  const std::string dir = tfjob::test::temp_dir("submit-many");
+  const std::string file = dir + "/jobs.yaml";
+  tfjob::test::write_file(file, manifest);
+  // stdin is a pipe, as `cat jobs.yaml | kubectl tfjob submit -f -`: it can be read once only
+  auto piped = [&](const std::string& path, const std::string& flags) {
+    return tfjob::test::run_program("/bin/sh", {"-c", "cat \"$1\" | \"$0\" submit -f - " + flags, tfjob::test::plugin_path(), path},
+                                    120);
+  };
+  // --dry-run=client: the bytes a file gives
+  auto from_file = c.run({"submit", "-f", file, "--dry-run=client", "-o", "yaml"});
+  REQUIRE(from_file.exit_code == 0);
+  auto d = piped(file, "--dry-run=client -o yaml");
+  INFO(d.err);
+  REQUIRE(d.exit_code == 0);
+  CHECK(d.out == from_file.out);
+  auto docs = tfjob::parse_objects(d.out);
+  REQUIRE(docs.size() == 10);
+  for (int i = 0; i < 10; ++i) CHECK(docs[i]["metadata"]["name"] == name_of(i));
+
+  auto r = piped(file, "--skip-gpu-check --kubeconfig " + c.kubeconfig);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto out = lines_of(r.out);
+  REQUIRE(out.size() == 10);
+  for (int i = 0; i < 10; ++i) CHECK(out[i] == "tfjob.kubeflow.org/" + name_of(i) + " created");
+  CHECK(c.server->list_objects("tfjobs", "default").size() == 10);
+
+  // the last document is invalid: judged before any is sent, as from a file
+  tfjob::test::write_file(file, job_doc("piped-a", 1) + "---\n" + job_doc("piped-b", 1) + "---\n" + job_doc("piped-c", -1));
+  r = piped(file, "--skip-gpu-check --kubeconfig " + c.kubeconfig);
+  CHECK(r.exit_code == 64);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("piped-c") != std::string::npos);
+  CHECK(c.server->list_objects("tfjobs", "default").size() == 10);
 }

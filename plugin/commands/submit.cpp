@@ -2,18 +2,19 @@
 // the operator's defaults and validation, then print it (--dry-run=client) or send it.
 //
 // Flow: setup_submit (flags) -> run_submit: build_jobs() [complete + validate] -> one of
-//   --dry-run=client  print_jobs()         (here; -f: judged in validate, then read again and
-//                                          printed a document at a time, as kubectl does)
+//   --dry-run=client  print_jobs()         (here; -f: read once and judged in validate, each job
+//                                          kept in a spool file, then printed a document at a time
+//                                          from there, as kubectl does)
 //   (cluster path)    submit_to_cluster()  server-side apply (several jobs: a bounded number at
-//                                          once, submit_cluster.hpp; -f: judged in validate, then
-//                                          read again as the jobs are sent), --wait/--follow,
-//                                          --dry-run=server
+//                                          once, submit_cluster.hpp; -f: the jobs of the spool),
+//                                          --wait/--follow, --dry-run=server
 //   (local path)      --local              runs the replicas as local processes
 // Each path is one function; the dispatch in run_submit stays a few lines.
 #include "commands.hpp"
 #include "../common/context.hpp"
 #include "../common/flag_values.hpp"
 #include "../common/job_flags.hpp"
+#include "../common/job_spool.hpp"
 #include "../common/manifests.hpp"
 #include "../common/output.hpp"
 #include "../common/local_flags.hpp"
@@ -57,12 +58,13 @@ struct SubmitCommand : SubmitOptions {
  private:
   OutputFormat fmt = OutputFormat::table;
   std::vector<TFJob> jobs;
-  /// -f (not --local): the manifests are read twice, a document at a time, never held:
-  /// validate() judges every job (nothing is printed or sent when one is wrong), run()
-  /// prints each (--dry-run=client) or sends each (submit_cluster.hpp's JobFeed)
+  /// -f (not --local): the manifests are read once, a document at a time, never held whole:
+  /// validate() judges every job and keeps each, as it will be printed or sent, in `spool` (an
+  /// unlinked temporary file: nothing is printed or sent when one is wrong); run() prints each
+  /// (--dry-run=client) or sends each from there
   bool streamed = false;
   std::size_t job_count = 0;
-  std::optional<std::string> stdin_text;  ///< -f -: stdin, kept for the second reading
+  std::unique_ptr<JobSpool> spool;
   std::vector<field_error> schema_warnings;  ///< --validate=warn: what the schema found, said in run
   std::exception_ptr failed;                 ///< building the jobs failed after schema warnings: run says both
   std::chrono::milliseconds timeout_ms{0};
@@ -115,9 +117,16 @@ void SubmitCommand::validate() {
   dry_run = flag::dry_run_strategy(dry_run, &dry_run_warning);
   streamed = !local.enabled && !job.files.empty();
   try {
-    if (streamed) job_count = for_each_job(job, namespace_from_flags(*globals), &schema_warnings, [](TFJob&) {}, &stdin_text);
-    else jobs = build_jobs(job, namespace_from_flags(*globals), &schema_warnings);
+    if (streamed) {
+      spool = std::make_unique<JobSpool>();
+      job_count = for_each_job(job, namespace_from_flags(*globals), &schema_warnings,
+                               [&](TFJob& j) { spool->add(nlohmann::json(j)); });
+      spool->finish();
+    } else {
+      jobs = build_jobs(job, namespace_from_flags(*globals), &schema_warnings);
+    }
   } catch (const tfjob::error&) {
+    spool.reset();  // what was kept of the good jobs goes now
     // --validate=warn: what the schema found is said before the error (run says both)
     if (schema_warnings.empty()) throw;
     failed = std::current_exception();
@@ -135,6 +144,7 @@ int SubmitCommand::run(Context& ctx) {
   if (!dry_run_warning.empty()) ctx.err << "warning: " << dry_run_warning << "\n";
   if (failed) return refuse_after_warnings(ctx, schema_warnings, failed);
   say_schema_warnings(ctx, schema_warnings);
+  if (streamed && !spool->warning().empty()) ctx.err << "warning: " << spool->warning() << "\n";
   if (streamed) return dry_run == "client" ? print_streamed(ctx) : submit_streamed(ctx);
   if (o.dry_run == "client" || o.local.enabled) {
     // no cluster to ask: the rules that need one run in the cluster path's preflight
@@ -154,57 +164,47 @@ int SubmitCommand::run(Context& ctx) {
   return submit_to_cluster(ctx, jobs, o, fmt, timeout_ms);
 }
 
-/// --dry-run=client -f, a job at a time: lint's warnings on stderr and the job on stdout as
-/// each is read again (kubectl's printers write each object of `create -f` as it is visited),
-/// the bytes print_jobs() writes for all of them. --strict: a first reading says the warnings
-/// and refuses on any, before anything is printed.
+/// --dry-run=client -f, a job at a time from the spool: lint's warnings on stderr and the job
+/// on stdout (kubectl's printers write each object of `create -f` as it is visited), the bytes
+/// print_jobs() writes for all of them. --strict: the warnings of every job are said and any
+/// refuses, before anything is printed.
 int SubmitCommand::print_streamed(Context& ctx) {
-  const std::string ns = namespace_from_flags(*globals);
   const bool many = job_count > 1;
-  auto lint_job = [&](const TFJob& j, const nlohmann::json& obj, std::set<std::string>& noted,
-                      std::vector<tfjob::Finding>* keep) {
+  auto lint_job = [&](const nlohmann::json& obj, std::set<std::string>& noted, std::vector<tfjob::Finding>* keep) {
     auto fs = lint::lint(obj);
     word_fixes(fs);
     // several jobs: each warning names its job
-    print_warnings(fs, noted, ctx.err, many ? "TFJob " + j.metadata.name : std::string());
+    print_warnings(fs, noted, ctx.err, many ? "TFJob " + metadata_of(obj).name : std::string());
     if (keep)
       for (auto& f : fs) keep->push_back(std::move(f));
   };
   if (cluster.strict) {
     std::vector<tfjob::Finding> findings;
     std::set<std::string> noted;
-    for_each_job(job, ns, nullptr, [&](TFJob& j) { lint_job(j, nlohmann::json(j), noted, &findings); }, &stdin_text);
+    for (std::size_t i = 0; i < job_count; ++i) lint_job(spool->at(i), noted, &findings);
     refuse_on_warnings(findings);
   }
   std::set<std::string> noted;
   std::optional<ObjectPrinter> printer;  // as print_objects writes them all
   if (fmt != OutputFormat::table) printer.emplace(ctx.out, fmt, many);
-  for_each_job(
-      job, ns, nullptr,
-      [&](TFJob& j) {
-        const nlohmann::json obj = j;
-        if (!cluster.strict) lint_job(j, obj, noted, nullptr);
-        if (printer) printer->add(obj);
-        else ctx.out << object_name(obj) << " created (dry run)\n";
-      },
-      &stdin_text);
+  for (std::size_t i = 0; i < job_count; ++i) {
+    const nlohmann::json obj = spool->at(i);
+    if (!cluster.strict) lint_job(obj, noted, nullptr);
+    if (printer) printer->add(obj);
+    else ctx.out << object_name(obj) << " created (dry run)\n";
+  }
   if (printer) printer->finish();
   return exit_code::ok;
 }
 
-/// The cluster path of -f: validate() judged every job in a first reading; here the manifests
-/// are read again on a thread of their own while the jobs are sent (JobFeed: a bounded
-/// number read ahead), so that a submit of many jobs holds the jobs in flight, not the files.
-/// --strict is judged by the cluster path's own lint, per job, as without -f.
+/// The cluster path of -f: validate() judged every job and kept each in the spool; the workers
+/// that send them take each from there, so that a submit of many jobs holds the jobs in flight,
+/// not the files, and sends what was judged (the files are not read again). --strict is judged
+/// by the cluster path's own lint, per job, as without -f.
 int SubmitCommand::submit_streamed(Context& ctx) {
-  const std::string ns = namespace_from_flags(*globals);
-  JobFeed feed(job_count, workflow::apply_concurrency, [&](const std::function<void(nlohmann::json)>& give) {
-    for_each_job(job, ns, nullptr, [&](TFJob& j) { give(nlohmann::json(j)); }, &stdin_text);
-  });
-  const int rc = submit_to_cluster_path(ctx, job_count, [&](std::size_t i) { return feed.take(i); }, cluster,
-                                        dry_run == "server", fmt, timeout_ms);
-  feed.check_end();
-  return rc;
+  const JobSpool& jobs_read = *spool;
+  return submit_to_cluster_path(ctx, job_count, [&](std::size_t i) { return jobs_read.at(i); }, cluster,
+                                dry_run == "server", fmt, timeout_ms);
 }
 
 }  // namespace

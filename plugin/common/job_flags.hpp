@@ -252,19 +252,11 @@ inline std::vector<std::string> source_files(const std::string& path) {
 }
 
 /// Gives each manifest one `-f` names to `each` as a stream (name, stream), read as it is
-/// parsed: a file is never held whole. stdin can be read once: with `stdin_text`, its text is
-/// kept there the first time and read from there again (a second pass over the same input).
-inline void for_each_source(const std::string& path, const std::function<void(const std::string&, std::istream&)>& each,
-                            std::optional<std::string>* stdin_text = nullptr) {
+/// parsed: a file is never held whole, stdin is read once, as it comes.
+inline void for_each_source(const std::string& path, const std::function<void(const std::string&, std::istream&)>& each) {
   for (const auto& f : source_files(path)) {
     if (f == "-") {
-      if (!stdin_text) {
-        each("stdin", std::cin);
-        continue;
-      }
-      if (!*stdin_text) *stdin_text = std::string{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
-      std::istringstream in(**stdin_text);
-      each("stdin", in);
+      each("stdin", std::cin);
       continue;
     }
     std::ifstream in(f, std::ios::binary);
@@ -506,7 +498,7 @@ namespace detail {
 /// namespace that is not `ns`, then every problem of every job (a job of a source with a
 /// schema problem is not validated further).
 inline std::size_t jobs_from_files(const JobFlags& f, const std::string& ns, std::vector<field_error>* warnings,
-                                   const std::function<void(TFJob&)>& each, std::optional<std::string>* stdin_text) {
+                                   const std::function<void(TFJob&)>& each) {
   std::vector<field_error> schema_errs;                    // every source's
   std::vector<std::pair<std::string, field_error>> invalid;  // (job name, problem) of sources judged well
   std::string mismatch;                                     // the first, said once every source is read
@@ -544,8 +536,7 @@ inline std::size_t jobs_from_files(const JobFlags& f, const std::string& ns, std
           count += src_count;
           for (auto& x : src_invalid) invalid.push_back(std::move(x));
           if (mismatch.empty()) mismatch = src_mismatch;
-        },
-        stdin_text);
+        });
   }
   if (!mismatch.empty()) throw error(mismatch);
   for (auto& [name, fe] : invalid) {
@@ -564,11 +555,10 @@ inline std::size_t jobs_from_files(const JobFlags& f, const std::string& ns, std
 /// unset). Manifests are judged by the CRD's schema as --validate says; under warn, what it
 /// finds is appended to `warnings` for the caller to say. Throws `validation_error` listing
 /// every problem of every job after the last (`each` may have seen the good ones: a caller
-/// that acts on them reads the input twice, first to judge it), or `tfjob::error`/`parse_error`
-/// for unreadable input. stdin is kept in `stdin_text` (when given) for a second pass.
-/// Returns how many jobs.
+/// that acts on them keeps them until this returns, as submit's spool does), or
+/// `tfjob::error`/`parse_error` for unreadable input. Returns how many jobs.
 inline std::size_t for_each_job(const JobFlags& flags, const std::string& ns, std::vector<field_error>* warnings,
-                                const std::function<void(TFJob&)>& each, std::optional<std::string>* stdin_text = nullptr) {
+                                const std::function<void(TFJob&)>& each) {
   JobFlags f = flags;
   f.words = positional_words(flags);
   const std::string sample_claim = take_sample_claim(f.pvc);
@@ -583,7 +573,7 @@ inline std::size_t for_each_job(const JobFlags& flags, const std::string& ns, st
     if (!conflicting.empty())
       throw error("-f cannot be combined with job flags (" + conflicting +
                   "): edit the manifest, or build the job from flags alone");
-    return detail::jobs_from_files(f, ns, warnings, each, stdin_text);
+    return detail::jobs_from_files(f, ns, warnings, each);
   }
   std::string sample = f.sample;
   std::vector<std::string> words = f.words;

@@ -5,7 +5,6 @@
 /// include/tfjob/workflow/; this file turns it into output and exit codes.
 
 #include "context.hpp"
-#include "job_feed.hpp"
 #include "flag_values.hpp"
 #include "output.hpp"
 #include "workflow_cli.hpp"

@@ -112,6 +112,47 @@ std::string temp_folder();
 /// mode 0700); `prefix` is the SDK's own. Throws tfjob::error when none can be made.
 std::string make_temp_dir(const std::string& prefix);
 
+/// Records written in turn and read back by their index, kept in an unlinked temporary file
+/// (no name from the moment it is made: O_TMPFILE, else mkstemp then unlink; mode 0600) in
+/// temp_folder(), so that what it holds sits in the page cache, not in the process's memory, and
+/// is gone when the process ends however it ends. What a manifest carries (a Secret's value in an
+/// env) is never left behind. When no such file can be made, the records are held in memory
+/// (in_memory() says why). Write with append(), then finish(); at() is then safe from several
+/// threads at once (pread). Move-only.
+class Spool {
+ public:
+  /// Makes the file; never throws for want of one (in_memory()).
+  Spool();
+  Spool(Spool&& o) noexcept;
+  Spool& operator=(Spool&& o) noexcept;
+  Spool(const Spool&) = delete;
+  Spool& operator=(const Spool&) = delete;
+  ~Spool();
+
+  /// Appends one record (buffered); throws tfjob::error naming the folder when it cannot be
+  /// written (a full disk: set TMPDIR elsewhere).
+  void append(std::string_view record);
+  /// Writes what is buffered: call it once every record is appended, before at().
+  void finish();
+  /// How many records.
+  std::size_t size() const { return ends_.size(); }
+  /// Record `i` (0-based, < size()), read back from the file.
+  std::string at(std::size_t i) const;
+  /// Why the records are held in memory ("cannot create a file in \"/tmp\": ..."), "" when
+  /// they are in a file.
+  const std::string& in_memory() const { return why_in_memory_; }
+  /// The file's descriptor (-1 in memory): for a test to look at it.
+  int fd() const { return fd_; }
+
+ private:
+  void flush();
+  int fd_ = -1;
+  std::string folder_, why_in_memory_;
+  std::string buf_;                 ///< appended, not yet written (everything, in memory)
+  std::uint64_t written_ = 0;       ///< bytes in the file
+  std::vector<std::uint64_t> ends_; ///< where each record ends (8 bytes a record)
+};
+
 /// Why `path` cannot serve as this user's private folder, "" when it can: it must be a folder
 /// (not a link to one) owned by this user, with no access for group or others.
 std::string private_dir_fault(const std::string& path);

@@ -229,6 +229,87 @@ TFJOB_INLINE std::string make_temp_dir(const std::string& prefix) {
   return buf.data();
 }
 
+TFJOB_INLINE Spool::Spool() : folder_(temp_folder()) {
+  // O_TMPFILE: a file with no name at all; a file system without it (some network ones) gets
+  // mkstemp's unpredictable name, removed at once
+  fd_ = ::open(folder_.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd_ < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+    std::string tmpl = folder_ + "/tfjob-spool-XXXXXX";
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    fd_ = ::mkostemp(buf.data(), O_CLOEXEC);
+    if (fd_ >= 0) ::unlink(buf.data());
+  }
+  if (fd_ < 0) why_in_memory_ = "cannot create a file in \"" + folder_ + "\": " + std::strerror(errno);
+}
+
+TFJOB_INLINE Spool::Spool(Spool&& o) noexcept
+    : fd_(std::exchange(o.fd_, -1)), folder_(std::move(o.folder_)), why_in_memory_(std::move(o.why_in_memory_)),
+      buf_(std::move(o.buf_)), written_(o.written_), ends_(std::move(o.ends_)) {}
+
+TFJOB_INLINE Spool& Spool::operator=(Spool&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(o.fd_, -1);
+    folder_ = std::move(o.folder_);
+    why_in_memory_ = std::move(o.why_in_memory_);
+    buf_ = std::move(o.buf_);
+    written_ = o.written_;
+    ends_ = std::move(o.ends_);
+  }
+  return *this;
+}
+
+TFJOB_INLINE Spool::~Spool() {
+  if (fd_ >= 0) ::close(fd_);  // the last reference to a file with no name: its blocks are freed
+}
+
+TFJOB_INLINE void Spool::append(std::string_view record) {
+  buf_.append(record.data(), record.size());
+  ends_.push_back(written_ + buf_.size());
+  if (fd_ >= 0 && buf_.size() >= (1u << 20)) flush();
+}
+
+TFJOB_INLINE void Spool::finish() {
+  if (fd_ >= 0) flush();
+}
+
+TFJOB_INLINE void Spool::flush() {
+  std::size_t off = 0;
+  while (off < buf_.size()) {
+    ssize_t n = ::write(fd_, buf_.data() + off, buf_.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int e = n < 0 ? errno : ENOSPC;
+      throw tfjob::error("cannot write a temporary file in \"" + folder_ + "\": " + std::strerror(e) +
+                         "; set TMPDIR to a folder with room (about the manifest's size)");
+    }
+    off += static_cast<std::size_t>(n);
+  }
+  written_ += buf_.size();
+  buf_.clear();
+}
+
+TFJOB_INLINE std::string Spool::at(std::size_t i) const {
+  const std::uint64_t begin = i == 0 ? 0 : ends_.at(i - 1), end = ends_.at(i);
+  std::string out(static_cast<std::size_t>(end - begin), '\0');
+  if (fd_ < 0) {
+    out.assign(buf_, static_cast<std::size_t>(begin), out.size());
+    return out;
+  }
+  if (end > written_) throw tfjob::error("a temporary file was read before it was written (Spool::finish)");
+  std::size_t got = 0;
+  while (got < out.size()) {
+    ssize_t n = ::pread(fd_, out.data() + got, out.size() - got, static_cast<off_t>(begin + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      throw tfjob::error("cannot read back a temporary file in \"" + folder_ + "\": " +
+                         (n < 0 ? std::strerror(errno) : "it is shorter than what was written"));
+    got += static_cast<std::size_t>(n);
+  }
+  return out;
+}
+
 TFJOB_INLINE std::string private_dir_fault(const std::string& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return std::strerror(errno);
