@@ -140,8 +140,8 @@ class DocumentBytes : public std::streambuf {
   void prefetch(std::size_t n);
 
  protected:
-  int_type underflow() override;
-  std::streamsize xsgetn(char* s, std::streamsize n) override;
+  TFJOB_INLINE int_type underflow() override;
+  TFJOB_INLINE std::streamsize xsgetn(char* s, std::streamsize n) override;
 
  private:
   bool refill();  ///< appends the next piece to what the parser has not read; false at the document's end

@@ -10,6 +10,7 @@
 /// objects a server sent are decoded leniently (`decode_lenient`: never throws for a field).
 
 #include <tfjob/detail/compiled.hpp>
+#include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 
 #include <nlohmann/json.hpp>
@@ -206,16 +207,6 @@ template <class V>
 void put(nlohmann::json& j, const char* key, const std::optional<V>& v) {
   if (v) j[key] = *v;
 }
-/// The JSON of a value type, from its ADL `to_json` called directly: `nlohmann::json(v)` would
-/// say the same, through a converting constructor whose traits cost compile time for every
-/// type (BENCHMARKS.md, "Compile time").
-template <class V>
-nlohmann::json json_of(const V& v) {
-  nlohmann::json j;
-  to_json(j, v);
-  return j;
-}
-
 /// Sets `j[key]` to the value's JSON unless it is an empty object.
 template <class V>
 void put_object(nlohmann::json& j, const char* key, const V& v) {
@@ -370,7 +361,7 @@ template <class T>
 std::vector<nlohmann::json> to_json_each(const std::vector<T>& items) {
   std::vector<nlohmann::json> out;
   out.reserve(items.size());
-  for (const auto& x : items) out.emplace_back(x);
+  for (const auto& x : items) out.push_back(json_of(x));
   return out;
 }
 

@@ -15,6 +15,10 @@
 /// header includes at its end inside its area's section (`#if TFJOB_SDK_DEFINE_API`), each
 /// definition marked `TFJOB_INLINE`; an impl file is never included on its own. The areas are the
 /// directories: CORE (tfjob/ and tfjob/detail/), API, KUBE, GPU, LOCAL, SERVING, WORKFLOW.
+/// A virtual function whose body is in `impl/` is declared `TFJOB_INLINE` in its class too:
+/// declared without it, it is the class's key function (Itanium C++ ABI), and header-only every
+/// file that includes the header emits the vtable and every override, optimized, whether it
+/// uses the class or not (BENCHMARKS.md, "Compile time").
 /// A source file may compile one area's bodies only (`#define TFJOB_SDK_IMPL_KUBE` before
 /// `#include <tfjob/src.hpp>`), so that a build compiles the areas in parallel (src/ does).
 

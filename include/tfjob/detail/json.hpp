@@ -19,6 +19,25 @@
 
 namespace tfjob::detail {
 
+/// The JSON of a value type, from its ADL `to_json` called directly: `nlohmann::json(v)` would
+/// say the same, through a converting constructor whose traits cost compile time for every
+/// type (BENCHMARKS.md, "Compile time").
+template <class V>
+nlohmann::json json_of(const V& v) {
+  nlohmann::json j;
+  to_json(j, v);
+  return j;
+}
+
+/// `j.get<V>()` the same way: V's ADL `from_json` (the function nlohmann's adl_serializer
+/// calls, so it decodes and throws alike), without nlohmann's conversion traits.
+template <class V>
+V from_json_of(const nlohmann::json& j) {
+  V v{};
+  from_json(j, v);
+  return v;
+}
+
 /// The value at `p` in `j`, or nullptr when a step is missing or cannot be taken.
 const nlohmann::json* json_at(const nlohmann::json& j, const nlohmann::json::json_pointer& p);
 /// The value at key `k` of object `j`, or nullptr (also when `j` is not an object).

@@ -103,15 +103,15 @@ class Builder : public YAML::EventHandler {
   /// [begin, end) bytes of each of `docs` in the text (end: where the next document begins).
   std::vector<std::pair<std::size_t, std::size_t>> spans;
 
-  void OnDocumentStart(const YAML::Mark& m) override;
-  void OnDocumentEnd() override;
-  void OnNull(const YAML::Mark& m, YAML::anchor_t a) override;
-  void OnAlias(const YAML::Mark& m, YAML::anchor_t a) override;
-  void OnScalar(const YAML::Mark& m, const std::string& tag, YAML::anchor_t a, const std::string& value) override;
-  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t a, YAML::EmitterStyle::value) override;
-  void OnSequenceEnd() override;
-  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t a, YAML::EmitterStyle::value) override;
-  void OnMapEnd() override;
+  TFJOB_INLINE void OnDocumentStart(const YAML::Mark& m) override;
+  TFJOB_INLINE void OnDocumentEnd() override;
+  TFJOB_INLINE void OnNull(const YAML::Mark& m, YAML::anchor_t a) override;
+  TFJOB_INLINE void OnAlias(const YAML::Mark& m, YAML::anchor_t a) override;
+  TFJOB_INLINE void OnScalar(const YAML::Mark& m, const std::string& tag, YAML::anchor_t a, const std::string& value) override;
+  TFJOB_INLINE void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t a, YAML::EmitterStyle::value) override;
+  TFJOB_INLINE void OnSequenceEnd() override;
+  TFJOB_INLINE void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t a, YAML::EmitterStyle::value) override;
+  TFJOB_INLINE void OnMapEnd() override;
 
   [[noreturn]] void fail(const YAML::Mark& m, const std::string& why) const;
 

@@ -171,7 +171,7 @@ class Api {
   }
 
   nlohmann::json to_json_checked(const T& obj) const {
-    nlohmann::json j = obj;
+    nlohmann::json j = tfjob::detail::json_of(obj);
     detail::api_check_sendable(rb_, j);
     // a value type built in code may leave apiVersion and kind to its resource's description
     if (!j.contains("apiVersion")) j["apiVersion"] = rb_.resource().api_version();
@@ -194,7 +194,7 @@ class Api {
 
   T decode(const nlohmann::json& j) const {
     try {
-      return j.template get<T>();
+      return tfjob::detail::from_json_of<T>(j);
     } catch (const tfjob::error&) {
       throw;
     } catch (const std::exception& e) {

@@ -9,6 +9,7 @@
 
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/input.hpp>
+#include <tfjob/detail/json.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/client.hpp>
 #include <tfjob/kube/line_splitter.hpp>
@@ -277,7 +278,7 @@ class Watcher {
   }
 
   bool deliver(const Callback& cb, EventType type, const nlohmann::json& obj) {
-    WatchEvent<T> ev{type, obj.template get<T>()};
+    WatchEvent<T> ev{type, tfjob::detail::from_json_of<T>(obj)};
     if (!cb(ev)) {
       stopped_ = true;
       return false;

@@ -472,7 +472,7 @@ TFJOB_INLINE std::vector<Finding> admission_findings(const nlohmann::json& job, 
   if (refused) return out;
   std::vector<field_error> errs;
   try {
-    errs = validate(with_defaults(job.get<TFJob>()));
+    errs = validate(with_defaults(tfjob::detail::from_json_of<TFJob>(job)));
   } catch (const validation_error& e) {
     errs = e.errors();
   }

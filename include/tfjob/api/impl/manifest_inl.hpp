@@ -196,7 +196,7 @@ TFJOB_INLINE std::optional<TFJob> detail::judge_tfjob(const nlohmann::json& o, c
     if (validation == FieldValidation::strict && !issues.empty()) return std::nullopt;
   }
   try {
-    return o.get<TFJob>();
+    return tfjob::detail::from_json_of<TFJob>(o);
   } catch (const validation_error& e) {
     for (auto fe : e.errors()) {
       fe.where = where;

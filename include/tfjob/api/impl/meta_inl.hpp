@@ -219,7 +219,7 @@ TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& 
   d.boolean(j, "controller", path, o.controller);
   d.boolean(j, "blockOwnerDeletion", path, o.block_owner_deletion);
   o.other = nlohmann::json::object();
-  keep_unmodeled(j, nlohmann::json(o), o.other);
+  keep_unmodeled(j, json_of(o), o.other);
 }
 
 TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, ObjectMeta& m) {
@@ -237,7 +237,7 @@ TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& 
   d.list(j, "ownerReferences", path, m.owner_references);
   d.strings(j, "finalizers", path, m.finalizers);
   m.other = nlohmann::json::object();
-  keep_unmodeled(j, nlohmann::json(m), m.other);
+  keep_unmodeled(j, json_of(m), m.other);
 }
 
 }  // namespace tfjob::detail

@@ -125,7 +125,7 @@ TFJOB_JSON_FN to_json(TFJOB_JSON& j, const RunPolicy& r) {
   if (r.ttl_seconds_after_finished) j["ttlSecondsAfterFinished"] = *r.ttl_seconds_after_finished;
   if (r.active_deadline_seconds) j["activeDeadlineSeconds"] = *r.active_deadline_seconds;
   if (r.backoff_limit) j["backoffLimit"] = *r.backoff_limit;
-  if (r.scheduling_policy) j["schedulingPolicy"] = *r.scheduling_policy;
+  if (r.scheduling_policy) j["schedulingPolicy"] = detail::json_of(*r.scheduling_policy);
   if (r.suspend) j["suspend"] = *r.suspend;
   if (r.managed_by) j["managedBy"] = *r.managed_by;
 }
@@ -139,12 +139,12 @@ TFJOB_JSON_FN to_json(TFJOB_JSON& j, const ReplicaSpec& r) {
 
 TFJOB_JSON_FN to_json(TFJOB_JSON& j, const TFJobSpec& s) {
   j = detail::with_other(s.other);
-  nlohmann::json rp = s.run_policy;
+  nlohmann::json rp = detail::json_of(s.run_policy);
   if (!rp.empty()) j["runPolicy"] = rp;
   if (s.success_policy) j["successPolicy"] = *s.success_policy;
   if (!s.tf_replica_specs.empty()) {
     auto& m = j["tfReplicaSpecs"];
-    for (const auto& [k, v] : s.tf_replica_specs) m[k] = v;
+    for (const auto& [k, v] : s.tf_replica_specs) m[k] = detail::json_of(v);
   }
   if (s.enable_dynamic_worker) j["enableDynamicWorker"] = true;
 }
@@ -172,11 +172,11 @@ TFJOB_JSON_FN to_json(TFJOB_JSON& j, const JobStatus& s) {
   j = detail::with_other(s.other);
   if (!s.conditions.empty()) {
     auto& a = j["conditions"] = nlohmann::json::array();
-    for (const auto& c : s.conditions) a.push_back(c);
+    for (const auto& c : s.conditions) a.push_back(detail::json_of(c));
   }
   if (!s.replica_statuses.empty()) {
     auto& m = j["replicaStatuses"];
-    for (const auto& [k, v] : s.replica_statuses) m[k] = v;
+    for (const auto& [k, v] : s.replica_statuses) m[k] = detail::json_of(v);
   }
   if (!s.start_time.empty()) j["startTime"] = s.start_time;
   if (!s.completion_time.empty()) j["completionTime"] = s.completion_time;
@@ -187,11 +187,11 @@ TFJOB_JSON_FN to_json(TFJOB_JSON& j, const TFJob& t) {
   j = detail::with_other(t.other);
   if (!t.api_version.empty()) j["apiVersion"] = t.api_version;
   if (!t.kind.empty()) j["kind"] = t.kind;
-  nlohmann::json m = t.metadata;
+  nlohmann::json m = detail::json_of(t.metadata);
   if (!m.empty()) j["metadata"] = m;
-  nlohmann::json s = t.spec;
+  nlohmann::json s = detail::json_of(t.spec);
   if (!s.empty()) j["spec"] = s;
-  if (t.status) j["status"] = *t.status;
+  if (t.status) j["status"] = detail::json_of(*t.status);
 }
 
 }  // namespace tfjob
@@ -207,7 +207,7 @@ TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& 
   d.str(j, "priorityClass", path, s.priority_class);
   d.integer(j, "scheduleTimeoutSeconds", path, s.schedule_timeout_seconds);
   s.other = nlohmann::json::object();
-  keep_unmodeled(j, nlohmann::json(s), s.other);
+  keep_unmodeled(j, json_of(s), s.other);
 }
 
 TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, RunPolicy& r) {
@@ -224,7 +224,7 @@ TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& 
   d.boolean(j, "suspend", path, r.suspend);
   d.str(j, "managedBy", path, r.managed_by);
   r.other = nlohmann::json::object();
-  keep_unmodeled(j, nlohmann::json(r), r.other);
+  keep_unmodeled(j, json_of(r), r.other);
 }
 
 TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, ReplicaSpec& r) {
@@ -247,7 +247,7 @@ TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& 
   }
   d.str(j, "restartPolicy", path, r.restart_policy);
   r.other = nlohmann::json::object();
-  keep_unmodeled(j, nlohmann::json(r), r.other);
+  keep_unmodeled(j, json_of(r), r.other);
 }
 
 TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, TFJobSpec& s) {
@@ -267,7 +267,7 @@ TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& 
   d.boolean(j, "enableDynamicWorker", path, dyn);
   s.enable_dynamic_worker = dyn.value_or(false);
   s.other = nlohmann::json::object();
-  keep_unmodeled(j, nlohmann::json(s), s.other);
+  keep_unmodeled(j, json_of(s), s.other);
 }
 
 TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, JobCondition& c) {
@@ -279,7 +279,7 @@ TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& 
   d.str(j, "lastUpdateTime", path, c.last_update_time);
   d.str(j, "lastTransitionTime", path, c.last_transition_time);
   c.other = nlohmann::json::object();
-  keep_unmodeled(j, nlohmann::json(c), c.other);
+  keep_unmodeled(j, json_of(c), c.other);
 }
 
 TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, ReplicaStatus& r) {
@@ -290,7 +290,7 @@ TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& 
   if (const auto* v = d.get(j, "labelSelector")) r.label_selector = *v;
   d.str(j, "selector", path, r.selector);
   r.other = nlohmann::json::object();
-  keep_unmodeled(j, nlohmann::json(r), r.other);
+  keep_unmodeled(j, json_of(r), r.other);
 }
 
 TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, JobStatus& s) {
@@ -316,7 +316,7 @@ TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& 
   d.str(j, "completionTime", path, s.completion_time);
   d.str(j, "lastReconcileTime", path, s.last_reconcile_time);
   s.other = nlohmann::json::object();
-  keep_unmodeled(j, nlohmann::json(s), s.other);
+  keep_unmodeled(j, json_of(s), s.other);
 }
 
 TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& path, TFJob& t) {
@@ -337,7 +337,7 @@ TFJOB_JSON_FN decode_fields(decoder& d, const TFJOB_JSON& j, const std::string& 
     t.status = std::move(s);
   }
   t.other = nlohmann::json::object();
-  keep_unmodeled(j, nlohmann::json(t), t.other);
+  keep_unmodeled(j, json_of(t), t.other);
 }
 
 }  // namespace tfjob::detail

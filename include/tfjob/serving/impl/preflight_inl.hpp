@@ -95,14 +95,14 @@ TFJOB_INLINE std::vector<Finding> capacity_findings(const k8s::Deployment& deplo
   std::vector<k8s::Pod> typed_pods;  // decoded once, not once per node
   if (pods)
     for (const auto& p : *pods)
-      if (p.is_object()) typed_pods.push_back(p.get<k8s::Pod>());
+      if (p.is_object()) typed_pods.push_back(tfjob::detail::from_json_of<k8s::Pod>(p));
   std::vector<std::string> rows;
   int room = 0;
   bool any_usable = false;
   for (const auto& n : nodes) {
     if (!scheduling::node_fit(pod_spec, n).ok()) continue;
     any_usable = true;
-    const std::string name = n.is_object() ? n.get<k8s::Node>().metadata.name : std::string();
+    const std::string name = n.is_object() ? tfjob::detail::from_json_of<k8s::Node>(n).metadata.name : std::string();
     auto alloc = scheduling::allocatable(n);
     double used_cpu = 0, used_mem = 0;
     if (pods)

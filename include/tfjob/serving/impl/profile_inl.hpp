@@ -145,10 +145,10 @@ TFJOB_INLINE ProfileFit fit_to_node(const std::vector<nlohmann::json>& objects, 
   };
   for (const auto& o : objects)
     if (is(o, "HorizontalPodAutoscaler"))
-      hpa_max = std::max<int>(hpa_max, o.get<k8s::HorizontalPodAutoscaler>().spec.max_replicas.value_or(0));
+      hpa_max = std::max<int>(hpa_max, tfjob::detail::from_json_of<k8s::HorizontalPodAutoscaler>(o).spec.max_replicas.value_or(0));
   for (const auto& o : objects) {
     if (!is(o, "Deployment")) continue;
-    const auto d = o.get<k8s::Deployment>();
+    const auto d = tfjob::detail::from_json_of<k8s::Deployment>(o);
     const auto req = scheduling::pod_requests(nlohmann::json(d.spec.template_.spec));  // (api/scheduling.hpp reads JSON)
     auto at = [&](const char* k) { auto it = req.find(k); return it == req.end() ? 0.0 : it->second; };
     f.pod_cpu_milli = static_cast<std::int64_t>(at("cpu") * 1000 + 0.5);

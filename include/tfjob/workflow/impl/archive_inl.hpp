@@ -137,7 +137,7 @@ struct Archiver {
   void write_describe() {
     std::vector<std::pair<std::string, std::string>> tf_configs;
     try {
-      const tfjob::TFJob strict = obj.get<tfjob::TFJob>();  // TF_CONFIG only for a job that decodes whole
+      const tfjob::TFJob strict = tfjob::detail::from_json_of<tfjob::TFJob>(obj);  // TF_CONFIG only for a job that decodes whole
       for (const auto& r : tfjob::gen_all_tf_configs(strict)) {
         std::string key = tfjob::detail::path_part(lower(r.type)) + "-" + std::to_string(r.index);
         tf_configs.emplace_back(r.type + "-" + std::to_string(r.index), r.tf_config.value_or(""));

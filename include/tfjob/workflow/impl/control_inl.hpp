@@ -34,7 +34,7 @@ inline ChangeResult change_job(kube::Client& c, const std::string& ns, const std
                                const nlohmann::json& patch) {
   const auto res = resources::tfjobs();
   auto obj = c.request_json(kube::RequestBuilder(res, ns).get(name));
-  const TFJob job = obj.get<TFJob>();
+  const TFJob job = tfjob::detail::from_json_of<TFJob>(obj);
   ChangeResult r;
   if (done(job)) {
     r.job = std::move(obj);

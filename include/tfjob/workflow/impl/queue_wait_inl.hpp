@@ -143,7 +143,7 @@ struct QueueWait {
     std::size_t n_ev = 0;
     for (const auto& e : events_for(events, "PodGroup", pgn))
       if (n_ev++ < 5) {
-        const auto event = e.get<k8s::Event>();  // events_for keeps objects only
+        const auto event = tfjob::detail::from_json_of<k8s::Event>(e);  // events_for keeps objects only
         ev.push_back("event " + event.reason + ": " + event.message);
       }
     std::string msg = volcano

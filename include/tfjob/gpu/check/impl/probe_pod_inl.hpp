@@ -51,7 +51,7 @@ TFJOB_INLINE k8s::Pod probe_pod(const NodeGpuInfo& node, const CheckOptions& o, 
                                  {"resources",
                                   {{"limits", {{gpu_resource, std::to_string(gpus)}}},
                                    {"requests", {{gpu_resource, std::to_string(gpus)}}}}}}})}}}};
-  return pod.get<k8s::Pod>();
+  return tfjob::detail::from_json_of<k8s::Pod>(pod);
 }
 
 }  // namespace tfjob::gpu

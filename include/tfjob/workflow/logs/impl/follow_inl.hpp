@@ -19,7 +19,7 @@ TFJOB_INLINE std::optional<TargetPod> pick(const std::vector<nlohmann::json>& po
   auto p = type.empty() ? select_chief(pods) : select_replica(pods, type, index);
   if (!p) return std::nullopt;
   TargetPod t{{}, pod_info(*p, container)};
-  if (p->is_object()) t.pod = p->get<k8s::Pod>();
+  if (p->is_object()) t.pod = tfjob::detail::from_json_of<k8s::Pod>(*p);
   return t;
 }
 
