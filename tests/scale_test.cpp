@@ -514,11 +514,14 @@ TEST_CASE("get -A --watch takes its first listing from the watcher's list, then 
   CHECK(o.find("NAMESPACE") == o.rfind("NAMESPACE"));  // one header
 }
 
-TEST_CASE("get -A --watch tells a job deleted while its watch was away as Deleted in the row it had, after a relist",
-          "[scale][get]") {
-  Quiet c;
+namespace {
+
+/// `get -A --watch ARGS...` over 4 jobs of namespace `ns` (labelled team=tN) whose first watch
+/// is answered 410 at once, and whose relist is held back a second while the test deletes j1:
+/// so only the relist can tell that deletion. Returns the output; `lists`: the lists asked.
+std::string watch_across_relist(Quiet& c, const std::string& ns, const std::vector<std::string>& args, int& lists) {
   for (int i = 0; i < 4; ++i) {
-    json j = tfjob_obj("r", "j" + std::to_string(i));
+    json j = tfjob_obj(ns, "j" + std::to_string(i));
     j["metadata"]["labels"] = {{"team", "t" + std::to_string(i)}};
     c.server->put_object(j);
   }
@@ -532,30 +535,80 @@ TEST_CASE("get -A --watch tells a job deleted while its watch was away as Delete
       jobs, "watch=true");
   std::ostringstream out, err;
   int rc = -1;
-  std::thread t([&] {
-    rc = tfjob::cli::run_cli({"get", "-A", "--watch", "--show-labels", "--request-timeout", "5s", "--chunk-size", "3", "--kubeconfig",
-                              c.kubeconfig},
-                             out, err);
-  });
+  std::vector<std::string> argv = {"get", "-A", "--watch"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.insert(argv.end(), {"--request-timeout", "5s", "--chunk-size", "3", "--kubeconfig", c.kubeconfig});
+  std::thread t([&] { rc = tfjob::cli::run_cli(argv, out, err); });
   const bool watched = c.server->wait_for([&] {
     for (const auto& q : c.server->requests())
       if (q.query.find("watch=true") != std::string::npos) return true;
     return false;
   }, std::chrono::seconds(10));
-  c.server->delete_object("tfjobs", "r", "j1");
+  c.server->delete_object("tfjobs", ns, "j1");
   t.join();
-  REQUIRE(watched);
+  INFO(out.str() << err.str());
+  CHECK(watched);
   CHECK(rc == 0);
-  const std::string o = out.str();
-  INFO(o << err.str());
-  int lists = 0;
+  lists = 0;
   for (const auto& q : c.server->requests())
     if (q.path == jobs && q.query.find("watch=true") == std::string::npos) ++lists;
+  return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("get -A --watch tells a job deleted while its watch was away as Deleted in the row it had, after a relist",
+          "[scale][get]") {
+  Quiet c;
+  int lists = 0;
+  const std::string o = watch_across_relist(c, "r", {"--show-labels"}, lists);
+  INFO(o);
   CHECK(lists == 3);  // the list's 2 pages and the relist's one (3 jobs left)
   // the deletion in the row the job had (its labels kept by the watcher), each other job once
   CHECK(std::regex_search(o, std::regex("\nr +j1 +Running +[0-9a-z]+ +team=t1\n")));
   CHECK(std::regex_search(o, std::regex("\nr +j1 +Deleted +[0-9a-z]+ +team=t1\n")));
   for (const char* other : {"j0 ", "j2 ", "j3 "}) CHECK(o.find(other) == o.rfind(other));
+}
+
+TEST_CASE("get -A --watch -o wide and -o json tell a deletion a relist found with what the watcher remembered, once",
+          "[scale][get]") {
+  SECTION("-o wide: the columns from the job's spec and status are <unknown>") {
+    Quiet c;
+    int lists = 0;
+    const std::string o = watch_across_relist(c, "rw", {"-o", "wide"}, lists);
+    INFO(o);
+    CHECK(lists == 3);
+    CHECK(std::regex_search(o, std::regex("\nrw +j1 +Running +[0-9a-z]+ +Chief:1/0/0,Worker:1/0/0 +2 ")));
+    CHECK(std::regex_search(o, std::regex("\nrw +j1 +Deleted +[0-9a-z]+ +<unknown> +<unknown> +<unknown> +<none>\n")));
+    for (const char* other : {"j0 ", "j2 ", "j3 "}) CHECK(o.find(other) == o.rfind(other));
+  }
+  SECTION("-o json: the job's tombstone (kind, name, namespace, uid, last resourceVersion, labels), after its whole object") {
+    Quiet c;
+    int lists = 0;
+    const std::string o = watch_across_relist(c, "rj", {"-o", "json"}, lists);
+    CHECK(lists == 3);
+    std::vector<json> docs;
+    std::istringstream in(o);
+    for (;;) {  // the documents, one after another (kubectl's watch: an indented object each)
+      in >> std::ws;
+      if (in.peek() == EOF) break;
+      json d;
+      in >> d;
+      docs.push_back(d);
+    }
+    INFO(o);
+    REQUIRE(docs.size() == 5);  // 4 listed, 1 deleted
+    const json& first = docs[1];
+    const json& last = docs.back();
+    REQUIRE(first["metadata"]["name"] == "j1");
+    CHECK(first.contains("spec"));
+    REQUIRE(first["metadata"].contains("creationTimestamp"));
+    CHECK(last == json{{"apiVersion", "kubeflow.org/v1"}, {"kind", "TFJob"},
+                       {"metadata", {{"name", "j1"}, {"namespace", "rj"}, {"uid", first["metadata"]["uid"]},
+                                     {"resourceVersion", first["metadata"]["resourceVersion"]},
+                                     {"creationTimestamp", first["metadata"]["creationTimestamp"]},
+                                     {"labels", {{"team", "t1"}}}}}});
+  }
 }
 
 TEST_CASE("get --show-labels and -L read the labels from the server's Table rows, and -o wide lists the jobs", "[scale][get]") {
