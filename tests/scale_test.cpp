@@ -280,6 +280,78 @@ TEST_CASE("Api::list_pages decodes each page into typed objects before asking fo
   CHECK(requests_before_page == std::vector<std::size_t>{1, 2, 3});  // one page asked for at a time
 }
 
+TEST_CASE("a list page is parsed item by item as its text arrives: the same answer, never the page's text held", "[scale][kube]") {
+  using tfjob::kube::detail::ListBodyReader;
+  // a page of 200 jobs of about 10 KB (bench/scale_bench.sh's), with managed fields and a continue token
+  json page = {{"apiVersion", "kubeflow.org/v1"}, {"kind", "TFJobList"}, {"metadata", {{"continue", "abc"}, {"resourceVersion", "42"}}}};
+  page["items"] = json::array();
+  for (int i = 0; i < 200; ++i) {
+    json j = tfjob_obj("paged", "job-" + std::to_string(i));
+    j["metadata"]["managedFields"] = json::array({{{"manager", "kubectl"}, {"fieldsV1", {{"f:spec", json::object()}}}}});
+    j["metadata"]["annotations"] = {{"note", "a \"quoted\" ] } , [ { value"}};  // brackets and commas in a string
+    j["spec"]["tfReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["env"] = json::array();
+    for (int e = 0; e < 20; ++e)
+      j["spec"]["tfReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["env"].push_back(
+          {{"name", "EXTRA_" + std::to_string(e)}, {"value", std::string(400, 'v')}});
+    page["items"].push_back(j);
+  }
+  const std::string text = page.dump(2);  // with whitespace between the tokens, as some servers send
+  REQUIRE(text.size() > 1700000);
+  const std::vector<std::string> omit = {"metadata.managedFields", "spec"};
+  tfjob::detail::JsonOmit whole_omit;
+  whole_omit.add({"items", "*"}, omit);
+  const json want = tfjob::detail::read_json(text, tfjob::limits::max_depth, &whole_omit).value;
+  REQUIRE(want["items"].size() == 200);
+  REQUIRE_FALSE(want["items"][0].contains("spec"));
+  const tfjob::kube::Request req = tfjob::kube::RequestBuilder(tfjob::workflow::resources::tfjobs(), "paged").list({});
+  for (std::size_t block : {std::size_t(1), std::size_t(7), std::size_t(4096), text.size()}) {
+    INFO("blocks of " << block << " bytes");
+    ListBodyReader r(omit);
+    r.start();
+    std::size_t held = 0;
+    for (std::size_t at = 0; at < text.size(); at += block) {
+      r.data(std::string_view(text).substr(at, block));
+      held = std::max(held, r.text_held());
+    }
+    CHECK(held < 64 * 1024);  // the largest item's text and what is not an item: not the page's 1.7 MB
+    CHECK(r.finish(req, 200) == want);
+  }
+  // a body cut and asked again (start) begins afresh; a Table's rows keep their cells, their objects lose what is omitted
+  ListBodyReader r(omit);
+  r.start();
+  r.data(text.substr(0, 5000));
+  r.start();
+  const std::string table = R"({"kind":"Table","columnDefinitions":[{"name":"Name"}],"rows":[)"
+                            R"({"cells":["a"],"object":{"metadata":{"name":"a","managedFields":[1]},"spec":{"x":1}}},)"
+                            R"({"cells":["b"],"object":{"metadata":{"name":"b"}}}]})";
+  r.data(table);
+  CHECK(r.finish(req, 200) == json::parse(R"({"kind":"Table","columnDefinitions":[{"name":"Name"}],"rows":[)"
+                                           R"({"cells":["a"],"object":{"metadata":{"name":"a"}}},{"cells":["b"],"object":{"metadata":{"name":"b"}}}]})"));
+  // what is not JSON is said as a whole parse says it, with the body's first bytes
+  for (const std::string bad : {std::string(R"({"items":[{"a":1},,{"b":2}]})"), std::string(R"({"items":[{"a":1},]})"),
+                                std::string(R"({"items":[{"a":}]})"), std::string(R"({"items":[{"a":1})"), std::string("<html>"),
+                                std::string(R"({"kind":"List"} x)")}) {
+    INFO(bad);
+    ListBodyReader b(omit);
+    b.start();
+    b.data(bad);
+    try {
+      (void)b.finish(req, 200);
+      FAIL("taken for JSON");
+    } catch (const tfjob::decode_error& e) {
+      CHECK(std::string(e.what()).find("the server answered 200 but its body is not valid JSON (") != std::string::npos);
+      CHECK(std::string(e.what()).find("the body begins: " + bad.substr(0, 10)) != std::string::npos);
+    }
+  }
+  ListBodyReader empty(omit);
+  empty.start();
+  CHECK(empty.finish(req, 200) == json::object());
+  ListBodyReader none(omit);
+  none.start();
+  none.data(R"({"kind":"TFJobList","items":[]})");
+  CHECK(none.finish(req, 200) == json::parse(R"({"kind":"TFJobList","items":[]})"));
+}
+
 #ifdef TFJOB_HAVE_PLUGIN_CLI
 
 TEST_CASE("ListWriter writes a List item by item, byte for byte as the whole List prints", "[scale][output]") {

@@ -162,6 +162,8 @@ std::map<std::string, std::string> chief_nodes(kube::Client& client, const std::
   std::map<std::string, std::string> out;
   kube::ListParams lp;
   lp.label_selector = std::string(labels::job_role) + "=master";
+  // a pod's node and labels are all the column reads: its containers, volumes and status are never built
+  lp.omit = {"metadata.managedFields", "metadata.annotations", "spec.containers", "spec.initContainers", "spec.volumes", "status"};
   kube::list_pages(client, kube::RequestBuilder(workflow::resources::pods(), ns), lp, [&](kube::ListPage& page) {
     for (const auto& p : page.items) {
       if (!p.is_object()) continue;
