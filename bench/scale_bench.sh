@@ -21,6 +21,7 @@
 #   SCALE_JOBS="100 1000 5000"  SCALE_NODES="500 2000"  override the sizes (" ": none)
 #   SCALE_KEEP=DIR  keeps each -v 6 run's stderr there (the requests and their times)
 #   SCALE_ONLY=watch  measures only the get -A --watch rows (table, -o wide, -o json) at SCALE_JOBS
+#   SCALE_BASE=PLUGIN  measures those watch rows with another build of the plugin too (before/after)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${1:-build}
@@ -135,7 +136,7 @@ measure() {
   "$@" -v 6 >/dev/null 2>"$TMP/v6" || true
   if [ -n "${SCALE_KEEP:-}" ]; then mkdir -p "$SCALE_KEEP" && cp "$TMP/v6" "$SCALE_KEEP/$name.v6"; fi  # each request's time, to read
   local n
-  if [ "$1" = "$PLUGIN" ]; then
+  if [ "$1" = "$PLUGIN" ] || [ "$1" = "${SCALE_BASE:-}" ]; then
     n=$(sed -n 's/^requests: \([0-9]*\)$/\1/p' "$TMP/v6" | tail -1)
   else  # kubectl -v 6: one round_trippers line per answered request
     n=$(grep -cE 'round_trippers.*("Response"|(GET|POST|PUT|PATCH|DELETE) https)' "$TMP/v6" || true)
@@ -178,6 +179,12 @@ for n in ${SCALE_JOBS:-100 1000 5000}; do
   ANY_EXIT=1 measure "tfjob-watchjson-$n" "${P[@]}" get -A --watch -o json --request-timeout 15s
   [ "$(grep -c '^    "kind": "TFJob"' "$TMP/out")" = "$n" ] || { echo "get -A --watch -o json did not print the $n jobs" >&2; exit 1; }
   ANY_EXIT=1 measure "kubectl-watchjson-$n" "${K[@]}" get tfjobs -A --watch -o json --request-timeout 15s
+  if [ -n "${SCALE_BASE:-}" ]; then
+    B=("$SCALE_BASE" --context "$TFJOB_TEST_CONTEXT_CERT")
+    ANY_EXIT=1 measure "base-watch-$n" "${B[@]}" get -A --watch --request-timeout 5s
+    ANY_EXIT=1 measure "base-watchwide-$n" "${B[@]}" get -A --watch -o wide --request-timeout 15s
+    ANY_EXIT=1 measure "base-watchjson-$n" "${B[@]}" get -A --watch -o json --request-timeout 15s
+  fi
   [ "$("${P[@]}" get -A -o name | grep -c '/job-')" = "$n" ] || { echo "get -A did not list the $n jobs" >&2; exit 1; }
 done
 # kubectl's way to the GPUs held per node: the nodes, and the pods that hold resources (the
@@ -253,7 +260,10 @@ table("TFJobs in one namespace", [
     ("`tfjob describe JOB` vs `kubectl describe tfjob JOB` alone (the job's own events only: less than describe shows)", "tfjob-describe", "kubectl-describe"),
     ("`tfjob get -A --watch` vs `kubectl get tfjobs -A --watch`, 5 s (`--request-timeout`)", "tfjob-watch", "kubectl-watch"),
     ("`tfjob get -A --watch -o wide` vs `kubectl get tfjobs -A --watch -o wide`, 15 s", "tfjob-watchwide", "kubectl-watchwide"),
-    ("`tfjob get -A --watch -o json` vs `kubectl get tfjobs -A --watch -o json`, 15 s", "tfjob-watchjson", "kubectl-watchjson")],
+    ("`tfjob get -A --watch -o json` vs `kubectl get tfjobs -A --watch -o json`, 15 s", "tfjob-watchjson", "kubectl-watchjson"),
+    ("the same, `SCALE_BASE`'s build: `get -A --watch` vs kubectl's, 5 s", "base-watch", "kubectl-watch"),
+    ("the same, `SCALE_BASE`'s build: `get -A --watch -o wide` vs kubectl's, 15 s", "base-watchwide", "kubectl-watchwide"),
+    ("the same, `SCALE_BASE`'s build: `get -A --watch -o json` vs kubectl's, 15 s", "base-watchjson", "kubectl-watchjson")],
       jobs, "TFJobs")
 table("GPU nodes, 10 pods each", [
     ("`tfjob top node` vs `kubectl get nodes` + `get pods -A` (-o json)", "tfjob-topnode", "kubectl-nodespods"),
