@@ -20,6 +20,8 @@
 # Usage: bench/scale_bench.sh [BUILD_DIR] [RUNS]   (writes bench/results/scale.md)
 #   SCALE_JOBS="100 1000 5000"  SCALE_NODES="500 2000"  override the sizes (" ": none)
 #   SCALE_KEEP=DIR  keeps each -v 6 run's stderr there (the requests and their times)
+#   SCALE_ONLY=watch  measures only the get -A --watch rows (table, -o wide, -o json) at SCALE_JOBS
+#   SCALE_BASE=PLUGIN  measures those watch rows with another build of the plugin too (before/after)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${1:-build}
@@ -134,7 +136,7 @@ measure() {
   "$@" -v 6 >/dev/null 2>"$TMP/v6" || true
   if [ -n "${SCALE_KEEP:-}" ]; then mkdir -p "$SCALE_KEEP" && cp "$TMP/v6" "$SCALE_KEEP/$name.v6"; fi  # each request's time, to read
   local n
-  if [ "$1" = "$PLUGIN" ]; then
+  if [ "$1" = "$PLUGIN" ] || [ "$1" = "${SCALE_BASE:-}" ]; then
     n=$(sed -n 's/^requests: \([0-9]*\)$/\1/p' "$TMP/v6" | tail -1)
   else  # kubectl -v 6: one round_trippers line per answered request
     n=$(grep -cE 'round_trippers.*("Response"|(GET|POST|PUT|PATCH|DELETE) https)' "$TMP/v6" || true)
@@ -156,18 +158,33 @@ for n in ${SCALE_JOBS:-100 1000 5000}; do
   echo "== $n TFJobs" >&2
   load jobs "$have" "$n" "$NS"
   have=$n
-  measure "tfjob-get-$n" "${P[@]}" get -A
-  measure "kubectl-get-$n" "${K[@]}" get tfjobs -A
-  measure "tfjob-json-$n" "${P[@]}" get -A -o json
-  measure "kubectl-json-$n" "${K[@]}" get tfjobs -A -o json
-  measure "tfjob-describe-$n" "${P[@]}" describe job-00042 -n "$NS"
-  measure "kubectl-describe-$n" "${K[@]}" describe tfjob job-00042 -n "$NS"
-  measure "kubectl-jobpods-$n" "$TMP/kubectl-job-and-pods" "${K[@]}"
-  grep -q 'job-00042-chief-0' "$TMP/out" || { echo "kubectl describe pods did not show the job's pod" >&2; exit 1; }
-  measure "tfjob-explain-$n" "${P[@]}" explain job-00042 -n "$NS"
-  # a watch's first list and 5 s of watching (kubectl's --request-timeout ends its watch with an error: any exit)
+  if [ "${SCALE_ONLY:-}" != watch ]; then
+    measure "tfjob-get-$n" "${P[@]}" get -A
+    measure "kubectl-get-$n" "${K[@]}" get tfjobs -A
+    measure "tfjob-json-$n" "${P[@]}" get -A -o json
+    measure "kubectl-json-$n" "${K[@]}" get tfjobs -A -o json
+    measure "tfjob-describe-$n" "${P[@]}" describe job-00042 -n "$NS"
+    measure "kubectl-describe-$n" "${K[@]}" describe tfjob job-00042 -n "$NS"
+    measure "kubectl-jobpods-$n" "$TMP/kubectl-job-and-pods" "${K[@]}"
+    grep -q 'job-00042-chief-0' "$TMP/out" || { echo "kubectl describe pods did not show the job's pod" >&2; exit 1; }
+    measure "tfjob-explain-$n" "${P[@]}" explain job-00042 -n "$NS"
+  fi
+  # a watch's first list and 5 s of watching (kubectl's --request-timeout ends its watch with an error: any exit),
+  # as a table; -o wide and -o json (each job a document, as kubectl's watch prints them) read
+  # whole jobs, whose first list takes longer: 15 s, so that every job is printed
   ANY_EXIT=1 measure "tfjob-watch-$n" "${P[@]}" get -A --watch --request-timeout 5s
   ANY_EXIT=1 measure "kubectl-watch-$n" "${K[@]}" get tfjobs -A --watch --request-timeout 5s
+  ANY_EXIT=1 measure "tfjob-watchwide-$n" "${P[@]}" get -A --watch -o wide --request-timeout 15s
+  ANY_EXIT=1 measure "kubectl-watchwide-$n" "${K[@]}" get tfjobs -A --watch -o wide --request-timeout 15s
+  ANY_EXIT=1 measure "tfjob-watchjson-$n" "${P[@]}" get -A --watch -o json --request-timeout 15s
+  [ "$(grep -c '^    "kind": "TFJob"' "$TMP/out")" = "$n" ] || { echo "get -A --watch -o json did not print the $n jobs" >&2; exit 1; }
+  ANY_EXIT=1 measure "kubectl-watchjson-$n" "${K[@]}" get tfjobs -A --watch -o json --request-timeout 15s
+  if [ -n "${SCALE_BASE:-}" ]; then
+    B=("$SCALE_BASE" --context "$TFJOB_TEST_CONTEXT_CERT")
+    ANY_EXIT=1 measure "base-watch-$n" "${B[@]}" get -A --watch --request-timeout 5s
+    ANY_EXIT=1 measure "base-watchwide-$n" "${B[@]}" get -A --watch -o wide --request-timeout 15s
+    ANY_EXIT=1 measure "base-watchjson-$n" "${B[@]}" get -A --watch -o json --request-timeout 15s
+  fi
   [ "$("${P[@]}" get -A -o name | grep -c '/job-')" = "$n" ] || { echo "get -A did not list the $n jobs" >&2; exit 1; }
 done
 # kubectl's way to the GPUs held per node: the nodes, and the pods that hold resources (the
@@ -180,6 +197,7 @@ SH
 chmod +x "$TMP/kubectl-gpu-use"
 for ns in $(seq -f 'bench-gpu-%02g' 0 19); do "${K[@]}" create namespace "$ns" >/dev/null; done
 have=0
+[ "${SCALE_ONLY:-}" = watch ] && SCALE_NODES=" "
 for m in ${SCALE_NODES:-500 2000}; do
   echo "== $m GPU nodes, $((m * 10)) pods" >&2
   load nodes "$have" "$m"
@@ -207,7 +225,7 @@ for line in open(reqf):
     req[parts[0][:-len("-requests")]] = parts[1] if len(parts) > 1 else "?"
 med = lambda name, k: statistics.median(data[name][k])
 def growth(prefix, sizes, k):
-    if len(sizes) < 2: return "-"
+    if len(sizes) < 2 or any(f"{prefix}-{n}" not in data for n in sizes[-2:]): return "-"
     a, b = med(f"{prefix}-{sizes[-2]}", k), med(f"{prefix}-{sizes[-1]}", k)
     return f"{b / a:.2f}× per {sizes[-1] / sizes[-2]:.0f}×" if a else "-"
 out = []
@@ -240,7 +258,12 @@ table("TFJobs in one namespace", [
     ("`tfjob describe JOB` vs `kubectl describe tfjob JOB` + `kubectl describe pods -l` (the same: the job, its pods, their events)", "tfjob-describe", "kubectl-jobpods"),
     ("`tfjob explain JOB` vs `kubectl describe tfjob JOB` + `kubectl describe pods -l`", "tfjob-explain", "kubectl-jobpods"),
     ("`tfjob describe JOB` vs `kubectl describe tfjob JOB` alone (the job's own events only: less than describe shows)", "tfjob-describe", "kubectl-describe"),
-    ("`tfjob get -A --watch` vs `kubectl get tfjobs -A --watch`, 5 s (`--request-timeout`)", "tfjob-watch", "kubectl-watch")],
+    ("`tfjob get -A --watch` vs `kubectl get tfjobs -A --watch`, 5 s (`--request-timeout`)", "tfjob-watch", "kubectl-watch"),
+    ("`tfjob get -A --watch -o wide` vs `kubectl get tfjobs -A --watch -o wide`, 15 s", "tfjob-watchwide", "kubectl-watchwide"),
+    ("`tfjob get -A --watch -o json` vs `kubectl get tfjobs -A --watch -o json`, 15 s", "tfjob-watchjson", "kubectl-watchjson"),
+    ("the same, `SCALE_BASE`'s build: `get -A --watch` vs kubectl's, 5 s", "base-watch", "kubectl-watch"),
+    ("the same, `SCALE_BASE`'s build: `get -A --watch -o wide` vs kubectl's, 15 s", "base-watchwide", "kubectl-watchwide"),
+    ("the same, `SCALE_BASE`'s build: `get -A --watch -o json` vs kubectl's, 15 s", "base-watchjson", "kubectl-watchjson")],
       jobs, "TFJobs")
 table("GPU nodes, 10 pods each", [
     ("`tfjob top node` vs `kubectl get nodes` + `get pods -A` (-o json)", "tfjob-topnode", "kubectl-nodespods"),
@@ -251,6 +274,8 @@ out.append("|---|---|---|")
 for label, ours, theirs, sizes in [("`get -A` peak RSS", "tfjob-get", "kubectl-get", jobs), ("`get -A` wall", "tfjob-get", "kubectl-get", jobs),
                                    ("`get -A -o json` peak RSS", "tfjob-json", "kubectl-json", jobs),
                                    ("`get -A --watch` peak RSS", "tfjob-watch", "kubectl-watch", jobs),
+                                   ("`get -A --watch -o wide` peak RSS", "tfjob-watchwide", "kubectl-watchwide", jobs),
+                                   ("`get -A --watch -o json` peak RSS", "tfjob-watchjson", "kubectl-watchjson", jobs),
                                    ("`describe` wall", "tfjob-describe", "kubectl-jobpods", jobs),
                                    ("`top node` peak RSS", "tfjob-topnode", "kubectl-nodespods", nodes),
                                    ("`top node` wall", "tfjob-topnode", "kubectl-nodespods", nodes)]:
@@ -276,6 +301,8 @@ for label, ours, theirs, sizes, is_list, one_job in [
         ("`describe JOB` (vs `kubectl describe tfjob` + `describe pods -l`)", "tfjob-describe", "kubectl-jobpods", jobs, False, True),
         ("`explain JOB` (vs the same pair)", "tfjob-explain", "kubectl-jobpods", jobs, False, True),
         ("`get -A --watch`, 5 s", "tfjob-watch", "kubectl-watch", jobs, True, False),
+        ("`get -A --watch -o wide`, 15 s", "tfjob-watchwide", "kubectl-watchwide", jobs, True, False),
+        ("`get -A --watch -o json`, 15 s", "tfjob-watchjson", "kubectl-watchjson", jobs, True, False),
         ("`top node`", "tfjob-topnode", "kubectl-nodespods", nodes, True, False),
         ("`gpu-check --inventory`", "tfjob-inventory", "kubectl-nodespods", nodes, True, False)]:
     have = [n for n in sizes if f"{ours}-{n}" in data]

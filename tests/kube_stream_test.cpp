@@ -208,12 +208,14 @@ TEST_CASE("watch: 410 Gone relists and replays only the difference", "[kube][wat
   CHECK(w.stats().lists == 3);
 }
 
-TEST_CASE("watch: the fields a caller omits are in no list item or event, and a relist tells a deletion from what keep kept",
+TEST_CASE("watch: the fields a caller omits are in no list item or event, and a relist tells a deletion as its tombstone",
           "[kube][watch]") {
   Client c = client();
   const std::string ns = "watch-omit";
   server().put_object(service("stay", ns, "a"));
-  server().put_object(service("gone", ns, "b"));
+  nlohmann::json gone_svc = service("gone", ns, "b");
+  gone_svc["metadata"]["labels"] = {{"team", "vision"}};
+  server().put_object(gone_svc);
   const ResourceInfo services{"", "v1", "services", "Service", true};
   const auto lacks_omitted = [](const nlohmann::json& o) {
     return !o.contains("spec") && !o["metadata"].contains("annotations") && o["metadata"].contains("uid") &&
@@ -236,12 +238,15 @@ TEST_CASE("watch: the fields a caller omits are in no list item or event, and a 
   WatchParams wp;
   wp.omit = lp.omit;
   auto w = Api<DynamicObject>(c, services, ns).watcher(wp);
-  w.keep = [](const nlohmann::json& o) {
-    return nlohmann::json{{"metadata", {{"name", o["metadata"]["name"]}}}, {"kept", o.contains("spec") ? "spec" : "no spec"}};
-  };
   auto listed = gather(w, 2);
   REQUIRE(listed.size() == 2);
-  for (const auto& e : listed) CHECK(lacks_omitted(e.object.json));
+  nlohmann::json gone_listed;
+  for (const auto& e : listed) {
+    CHECK(lacks_omitted(e.object.json));
+    CHECK_FALSE(e.final_state_unknown);
+    if (e.object.name() == "gone") gone_listed = e.object.json;
+  }
+  REQUIRE(gone_listed.is_object());
 
   Api<Service> svc(c, ns);
   svc.patch("stay", {{"metadata", {{"annotations", {{"note", "changed"}}}}}});
@@ -251,14 +256,52 @@ TEST_CASE("watch: the fields a caller omits are in no list item or event, and a 
   CHECK(changed[0].object.name() == "stay");
   CHECK(lacks_omitted(changed[0].object.json));
 
-  // while nobody watches: a deletion, and history compacted, so only a relist can tell it
+  // while nobody watches: a deletion, and history compacted, so only a relist can tell it:
+  // with what the watcher remembered of it (client-go's DeletedFinalStateUnknown), its
+  // identity and last version, the labels a selector matched and its creation time
   svc.remove("gone");
   server().faults().compact_history();
   auto gone = gather(w, 1);
   REQUIRE(gone.size() == 1);
   CHECK(gone[0].type == EventType::deleted);
-  CHECK(gone[0].object.json == nlohmann::json{{"metadata", {{"name", "gone"}}}, {"kept", "no spec"}});
+  CHECK(gone[0].final_state_unknown);
+  const auto& md = gone_listed["metadata"];
+  nlohmann::json want_md = {{"name", "gone"}, {"namespace", ns}, {"uid", md["uid"]}, {"resourceVersion", md["resourceVersion"]},
+                            {"labels", {{"team", "vision"}}}};
+  if (md.contains("creationTimestamp")) want_md["creationTimestamp"] = md["creationTimestamp"];
+  CHECK(gone[0].object.json == nlohmann::json{{"apiVersion", "v1"}, {"kind", "Service"}, {"metadata", want_md}});
   CHECK(w.stats().lists == 2);
+  CHECK(w.remembered().objects == 1);  // "stay"
+}
+
+TEST_CASE("watch: what the watcher remembers of each object is a few hundred bytes, whatever the object holds", "[kube][watch]") {
+  Client c = client();
+  const std::string ns = "watch-remembers";
+  // objects of about 20 KB each (what a TFJob's pod templates weigh), none of it left out
+  const std::string big(20000, 'x');
+  const int n = 40;
+  for (int i = 0; i < n; ++i) {
+    nlohmann::json s = service("s" + std::to_string(i), ns, big);
+    s["metadata"]["labels"] = {{"app", "serving"}, {"index", std::to_string(i)}};
+    server().put_object(s);
+  }
+  auto w = Api<DynamicObject>(c, ResourceInfo{"", "v1", "services", "Service", true}, ns).watcher({});
+  auto listed = gather(w, n);
+  REQUIRE(listed.size() == static_cast<std::size_t>(n));
+  CHECK(listed[0].object.json["metadata"]["annotations"]["note"] == big);  // the caller was told the whole object
+  const WatchMemory m = w.remembered();
+  CHECK(m.objects == static_cast<std::size_t>(n));
+  INFO("bytes remembered per object: " << m.bytes / m.objects);
+  CHECK(m.bytes / m.objects < 512);  // uid, resourceVersion, namespace/name, creationTimestamp, labels: not 20 KB
+
+  // a change does not make it grow either, and a deletion frees what it held
+  Api<Service> svc(c, ns);
+  svc.patch("s0", {{"metadata", {{"annotations", {{"note", big + "y"}}}}}});
+  svc.remove("s1");
+  auto changes = gather(w, 2);
+  REQUIRE(changes.size() == 2);
+  CHECK(w.remembered().objects == static_cast<std::size_t>(n - 1));
+  CHECK(w.remembered().bytes / w.remembered().objects < 512);
 }
 
 TEST_CASE("watch: bookmarks advance the resourceVersion", "[kube][watch]") {

@@ -280,6 +280,78 @@ TEST_CASE("Api::list_pages decodes each page into typed objects before asking fo
   CHECK(requests_before_page == std::vector<std::size_t>{1, 2, 3});  // one page asked for at a time
 }
 
+TEST_CASE("a list page is parsed item by item as its text arrives: the same answer, never the page's text held", "[scale][kube]") {
+  using tfjob::kube::detail::ListBodyReader;
+  // a page of 200 jobs of about 10 KB (bench/scale_bench.sh's), with managed fields and a continue token
+  json page = {{"apiVersion", "kubeflow.org/v1"}, {"kind", "TFJobList"}, {"metadata", {{"continue", "abc"}, {"resourceVersion", "42"}}}};
+  page["items"] = json::array();
+  for (int i = 0; i < 200; ++i) {
+    json j = tfjob_obj("paged", "job-" + std::to_string(i));
+    j["metadata"]["managedFields"] = json::array({{{"manager", "kubectl"}, {"fieldsV1", {{"f:spec", json::object()}}}}});
+    j["metadata"]["annotations"] = {{"note", "a \"quoted\" ] } , [ { value"}};  // brackets and commas in a string
+    j["spec"]["tfReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["env"] = json::array();
+    for (int e = 0; e < 20; ++e)
+      j["spec"]["tfReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["env"].push_back(
+          {{"name", "EXTRA_" + std::to_string(e)}, {"value", std::string(400, 'v')}});
+    page["items"].push_back(j);
+  }
+  const std::string text = page.dump(2);  // with whitespace between the tokens, as some servers send
+  REQUIRE(text.size() > 1700000);
+  const std::vector<std::string> omit = {"metadata.managedFields", "spec"};
+  tfjob::detail::JsonOmit whole_omit;
+  whole_omit.add({"items", "*"}, omit);
+  const json want = tfjob::detail::read_json(text, tfjob::limits::max_depth, &whole_omit).value;
+  REQUIRE(want["items"].size() == 200);
+  REQUIRE_FALSE(want["items"][0].contains("spec"));
+  const tfjob::kube::Request req = tfjob::kube::RequestBuilder(tfjob::workflow::resources::tfjobs(), "paged").list({});
+  for (std::size_t block : {std::size_t(1), std::size_t(7), std::size_t(4096), text.size()}) {
+    INFO("blocks of " << block << " bytes");
+    ListBodyReader r(omit);
+    r.start();
+    std::size_t held = 0;
+    for (std::size_t at = 0; at < text.size(); at += block) {
+      r.data(std::string_view(text).substr(at, block));
+      held = std::max(held, r.text_held());
+    }
+    CHECK(held < 64 * 1024);  // the largest item's text and what is not an item: not the page's 1.7 MB
+    CHECK(r.finish(req, 200) == want);
+  }
+  // a body cut and asked again (start) begins afresh; a Table's rows keep their cells, their objects lose what is omitted
+  ListBodyReader r(omit);
+  r.start();
+  r.data(text.substr(0, 5000));
+  r.start();
+  const std::string table = R"({"kind":"Table","columnDefinitions":[{"name":"Name"}],"rows":[)"
+                            R"({"cells":["a"],"object":{"metadata":{"name":"a","managedFields":[1]},"spec":{"x":1}}},)"
+                            R"({"cells":["b"],"object":{"metadata":{"name":"b"}}}]})";
+  r.data(table);
+  CHECK(r.finish(req, 200) == json::parse(R"({"kind":"Table","columnDefinitions":[{"name":"Name"}],"rows":[)"
+                                           R"({"cells":["a"],"object":{"metadata":{"name":"a"}}},{"cells":["b"],"object":{"metadata":{"name":"b"}}}]})"));
+  // what is not JSON is said as a whole parse says it, with the body's first bytes
+  for (const std::string bad : {std::string(R"({"items":[{"a":1},,{"b":2}]})"), std::string(R"({"items":[{"a":1},]})"),
+                                std::string(R"({"items":[{"a":}]})"), std::string(R"({"items":[{"a":1})"), std::string("<html>"),
+                                std::string(R"({"kind":"List"} x)")}) {
+    INFO(bad);
+    ListBodyReader b(omit);
+    b.start();
+    b.data(bad);
+    try {
+      (void)b.finish(req, 200);
+      FAIL("taken for JSON");
+    } catch (const tfjob::decode_error& e) {
+      CHECK(std::string(e.what()).find("the server answered 200 but its body is not valid JSON (") != std::string::npos);
+      CHECK(std::string(e.what()).find("the body begins: " + bad.substr(0, 10)) != std::string::npos);
+    }
+  }
+  ListBodyReader empty(omit);
+  empty.start();
+  CHECK(empty.finish(req, 200) == json::object());
+  ListBodyReader none(omit);
+  none.start();
+  none.data(R"({"kind":"TFJobList","items":[]})");
+  CHECK(none.finish(req, 200) == json::parse(R"({"kind":"TFJobList","items":[]})"));
+}
+
 #ifdef TFJOB_HAVE_PLUGIN_CLI
 
 TEST_CASE("ListWriter writes a List item by item, byte for byte as the whole List prints", "[scale][output]") {
@@ -514,11 +586,14 @@ TEST_CASE("get -A --watch takes its first listing from the watcher's list, then 
   CHECK(o.find("NAMESPACE") == o.rfind("NAMESPACE"));  // one header
 }
 
-TEST_CASE("get -A --watch tells a job deleted while its watch was away as Deleted in the row it had, after a relist",
-          "[scale][get]") {
-  Quiet c;
+namespace {
+
+/// `get -A --watch ARGS...` over 4 jobs of namespace `ns` (labelled team=tN) whose first watch
+/// is answered 410 at once, and whose relist is held back a second while the test deletes j1:
+/// so only the relist can tell that deletion. Returns the output; `lists`: the lists asked.
+std::string watch_across_relist(Quiet& c, const std::string& ns, const std::vector<std::string>& args, int& lists) {
   for (int i = 0; i < 4; ++i) {
-    json j = tfjob_obj("r", "j" + std::to_string(i));
+    json j = tfjob_obj(ns, "j" + std::to_string(i));
     j["metadata"]["labels"] = {{"team", "t" + std::to_string(i)}};
     c.server->put_object(j);
   }
@@ -532,30 +607,80 @@ TEST_CASE("get -A --watch tells a job deleted while its watch was away as Delete
       jobs, "watch=true");
   std::ostringstream out, err;
   int rc = -1;
-  std::thread t([&] {
-    rc = tfjob::cli::run_cli({"get", "-A", "--watch", "--show-labels", "--request-timeout", "5s", "--chunk-size", "3", "--kubeconfig",
-                              c.kubeconfig},
-                             out, err);
-  });
+  std::vector<std::string> argv = {"get", "-A", "--watch"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.insert(argv.end(), {"--request-timeout", "5s", "--chunk-size", "3", "--kubeconfig", c.kubeconfig});
+  std::thread t([&] { rc = tfjob::cli::run_cli(argv, out, err); });
   const bool watched = c.server->wait_for([&] {
     for (const auto& q : c.server->requests())
       if (q.query.find("watch=true") != std::string::npos) return true;
     return false;
   }, std::chrono::seconds(10));
-  c.server->delete_object("tfjobs", "r", "j1");
+  c.server->delete_object("tfjobs", ns, "j1");
   t.join();
-  REQUIRE(watched);
+  INFO(out.str() << err.str());
+  CHECK(watched);
   CHECK(rc == 0);
-  const std::string o = out.str();
-  INFO(o << err.str());
-  int lists = 0;
+  lists = 0;
   for (const auto& q : c.server->requests())
     if (q.path == jobs && q.query.find("watch=true") == std::string::npos) ++lists;
+  return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("get -A --watch tells a job deleted while its watch was away as Deleted in the row it had, after a relist",
+          "[scale][get]") {
+  Quiet c;
+  int lists = 0;
+  const std::string o = watch_across_relist(c, "r", {"--show-labels"}, lists);
+  INFO(o);
   CHECK(lists == 3);  // the list's 2 pages and the relist's one (3 jobs left)
   // the deletion in the row the job had (its labels kept by the watcher), each other job once
   CHECK(std::regex_search(o, std::regex("\nr +j1 +Running +[0-9a-z]+ +team=t1\n")));
   CHECK(std::regex_search(o, std::regex("\nr +j1 +Deleted +[0-9a-z]+ +team=t1\n")));
   for (const char* other : {"j0 ", "j2 ", "j3 "}) CHECK(o.find(other) == o.rfind(other));
+}
+
+TEST_CASE("get -A --watch -o wide and -o json tell a deletion a relist found with what the watcher remembered, once",
+          "[scale][get]") {
+  SECTION("-o wide: the columns from the job's spec and status are <unknown>") {
+    Quiet c;
+    int lists = 0;
+    const std::string o = watch_across_relist(c, "rw", {"-o", "wide"}, lists);
+    INFO(o);
+    CHECK(lists == 3);
+    CHECK(std::regex_search(o, std::regex("\nrw +j1 +Running +[0-9a-z]+ +Chief:1/0/0,Worker:1/0/0 +2 ")));
+    CHECK(std::regex_search(o, std::regex("\nrw +j1 +Deleted +[0-9a-z]+ +<unknown> +<unknown> +<unknown> +<none>\n")));
+    for (const char* other : {"j0 ", "j2 ", "j3 "}) CHECK(o.find(other) == o.rfind(other));
+  }
+  SECTION("-o json: the job's tombstone (kind, name, namespace, uid, last resourceVersion, labels), after its whole object") {
+    Quiet c;
+    int lists = 0;
+    const std::string o = watch_across_relist(c, "rj", {"-o", "json"}, lists);
+    CHECK(lists == 3);
+    std::vector<json> docs;
+    std::istringstream in(o);
+    for (;;) {  // the documents, one after another (kubectl's watch: an indented object each)
+      in >> std::ws;
+      if (in.peek() == EOF) break;
+      json d;
+      in >> d;
+      docs.push_back(d);
+    }
+    INFO(o);
+    REQUIRE(docs.size() == 5);  // 4 listed, 1 deleted
+    const json& first = docs[1];
+    const json& last = docs.back();
+    REQUIRE(first["metadata"]["name"] == "j1");
+    CHECK(first.contains("spec"));
+    REQUIRE(first["metadata"].contains("creationTimestamp"));
+    CHECK(last == json{{"apiVersion", "kubeflow.org/v1"}, {"kind", "TFJob"},
+                       {"metadata", {{"name", "j1"}, {"namespace", "rj"}, {"uid", first["metadata"]["uid"]},
+                                     {"resourceVersion", first["metadata"]["resourceVersion"]},
+                                     {"creationTimestamp", first["metadata"]["creationTimestamp"]},
+                                     {"labels", {{"team", "t1"}}}}}});
+  }
 }
 
 TEST_CASE("get --show-labels and -L read the labels from the server's Table rows, and -o wide lists the jobs", "[scale][get]") {

@@ -162,6 +162,8 @@ std::map<std::string, std::string> chief_nodes(kube::Client& client, const std::
   std::map<std::string, std::string> out;
   kube::ListParams lp;
   lp.label_selector = std::string(labels::job_role) + "=master";
+  // a pod's node and labels are all the column reads: its containers, volumes and status are never built
+  lp.omit = {"metadata.managedFields", "metadata.annotations", "spec.containers", "spec.initContainers", "spec.volumes", "status"};
   kube::list_pages(client, kube::RequestBuilder(workflow::resources::pods(), ns), lp, [&](kube::ListPage& page) {
     for (const auto& p : page.items) {
       if (!p.is_object()) continue;
@@ -173,31 +175,6 @@ std::map<std::string, std::string> chief_nodes(kube::Client& client, const std::
     return true;
   });
   return out;
-}
-
-/// What a watch keeps of each job to print its deletion after a relist (kube::Watcher::keep).
-/// A plain table row needs what row() reads and no more: the name, namespace, creation time
-/// and labels (-L, --show-labels), and the state (summarize: the last condition whose
-/// status is True), kept as that one condition; so a watch over thousands of jobs keeps a
-/// few hundred bytes per job, not its status and pod templates. Other outputs print the
-/// object, kept whole but for its annotations (last-applied-configuration repeats the spec)
-/// and, unless --show-managed-fields, its managed fields.
-nlohmann::json watch_kept(const nlohmann::json& job, bool row_only, bool managed_fields) {
-  if (!row_only) {
-    nlohmann::json k = job;
-    if (auto md = k.find("metadata"); md != k.end() && md->is_object()) {
-      if (!managed_fields) md->erase("managedFields");
-      md->erase("annotations");
-    }
-    return k;
-  }
-  nlohmann::json k = nlohmann::json::object();
-  if (auto md = job.find("metadata"); md != job.end() && md->is_object())
-    for (const char* f : {"name", "namespace", "creationTimestamp", "labels"})
-      if (auto it = md->find(f); it != md->end()) k["metadata"][f] = *it;
-  const std::string state = workflow::summarize(tfjob::detail::decoded<workflow::JobStatusView>(job)).state;
-  if (!state.empty()) k["status"]["conditions"] = nlohmann::json::array({{{"type", state}, {"status", "True"}}});
-  return k;
 }
 
 /// `-o custom-columns=NAME:.metadata.name,STATE:.status...` (kubectl's custom_column_printer:
@@ -433,8 +410,10 @@ struct GetCommand {
   /// --watch/--watch-only of named jobs, after their first print (`jobs`: as got).
   int watch_named(Context& ctx, const std::string& ns, const std::vector<nlohmann::json>& jobs, int rc);
   /// One change as a watch prints it: a table row (Deleted for a deletion, or its EVENT), a
-  /// custom-columns row, or the object.
-  void print_change(Context& ctx, const nlohmann::json& job, kube::EventType type, const char* what);
+  /// custom-columns row, or the object. `final_state_unknown`: a deletion a relist found,
+  /// told with what the watcher remembered (kube::WatchEvent), so a row's columns that come
+  /// from the job's spec and status say <unknown>, and a document is that tombstone.
+  void print_change(Context& ctx, const nlohmann::json& job, kube::EventType type, const char* what, bool final_state_unknown = false);
   /// What -o jsonpath and custom-columns read of a job under a watch: the job, or with
   /// --output-watch-events the metav1.WatchEvent {type, object} (kubectl's printers).
   nlohmann::json subject(nlohmann::json job, const char* event) const;
@@ -544,15 +523,15 @@ kube::Watcher<kube::DynamicObject> GetCommand::watcher(kube::Client& client, con
   wp.label_selector = selector;
   wp.field_selector = field_selector;
   if (!name.empty()) wp.field_selector = "metadata.name=" + name;  // kubectl's watch of one object
-  const bool row_only = table() && !wide();
-  // a table row reads a job's metadata and status, -o wide's its spec too: what no row reads
-  // (managed fields, annotations, and for a plain row the spec: pod templates, most of a job's
-  // bytes) is never built, in the list's pages or in events
-  if (table()) wp.omit = {"metadata.managedFields", "metadata.annotations"};
-  if (row_only) wp.omit.push_back("spec");
+  // what no printed row or document reads is never built, in the list's pages or in events:
+  // managed fields (unless shown), for a table the annotations, for a plain row the spec (pod
+  // templates, most of a job's bytes), for -o name all but the kind and metadata. What the
+  // watcher remembers of each job is small and the same whatever -o is (kube::WatchKnown).
+  if (!managed_fields()) wp.omit.push_back("metadata.managedFields");
+  if (table()) wp.omit.push_back("metadata.annotations");
+  if (table() && !wide()) wp.omit.push_back("spec");
+  if (output == "name") wp.omit.insert(wp.omit.end(), {"spec", "status", "metadata.annotations"});
   auto w = api.watcher(wp);
-  const bool managed = managed_fields();
-  w.keep = [row_only, managed](const nlohmann::json& j) { return watch_kept(j, row_only, managed); };
   return w;
 }
 
@@ -582,7 +561,7 @@ void GetCommand::print_document(Context& ctx, nlohmann::json job, const char* ev
   ctx.out << std::flush;
 }
 
-void GetCommand::print_change(Context& ctx, const nlohmann::json& j, kube::EventType type, const char* what) {
+void GetCommand::print_change(Context& ctx, const nlohmann::json& j, kube::EventType type, const char* what, bool final_state_unknown) {
   if (table() || !columns.empty()) {
     std::vector<std::vector<std::string>> r;
     if (!header_printed_) {
@@ -596,7 +575,14 @@ void GetCommand::print_change(Context& ctx, const nlohmann::json& j, kube::Event
     header_printed_ = true;
     if (table()) {
       auto cells = row(j, shape, {}, what);
-      if (type == kube::EventType::deleted && !shape.events) cells[all_namespaces ? 2 : 1] = "Deleted";
+      const std::size_t state = (shape.events ? 1 : 0) + (all_namespaces ? 1 : 0) + 1;  // after EVENT, NAMESPACE, NAME
+      if (final_state_unknown) {
+        // REPLICAS, GPUS, DURATION (NODE is <none> for every change): the job's last state is not known
+        if (shape.wide) for (std::size_t i = state + 2; i < state + 5; ++i) cells[i] = "<unknown>";
+        cells[state] = shape.events ? "<unknown>" : "Deleted";
+      } else if (type == kube::EventType::deleted && !shape.events) {
+        cells[state] = "Deleted";
+      }
       r.push_back(std::move(cells));
     } else {
       r.push_back(custom_row(columns, subject(j, what)));
@@ -626,7 +612,7 @@ int GetCommand::watch_all(Context& ctx, const std::string& ns) {
         first->add(j);
       }
     } else {
-      print_change(ctx, ev.object.json, ev.type, kube::to_string(ev.type));
+      print_change(ctx, ev.object.json, ev.type, kube::to_string(ev.type), ev.final_state_unknown);
     }
     return true;
   }, watch_options(client));
@@ -652,7 +638,7 @@ int GetCommand::watch_named(Context& ctx, const std::string& ns, const std::vect
     const char* what = ev.type == kube::EventType::added && it != seen.end() ? "MODIFIED" : kube::to_string(ev.type);
     if (ev.type == kube::EventType::deleted) seen.erase(key);
     else seen[key] = ev.object.resource_version();
-    print_change(ctx, ev.object.json, ev.type, what);
+    print_change(ctx, ev.object.json, ev.type, what, ev.final_state_unknown);
     return true;
   }, watch_options(client));
   return rc;

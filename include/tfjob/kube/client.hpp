@@ -94,6 +94,12 @@ class Client {
   /// What `omit` names is left out as the body is read (never built).
   nlohmann::json request_json(const Request& req, const tfjob::detail::JsonOmit* omit = nullptr);
 
+  /// Like request_text, with a 2xx body handed to `body` block by block as it is read (its
+  /// `start` called at each attempt, so a body cut and asked again begins afresh), within the
+  /// bound on one answer; never held whole. Any other status throws as request_text does.
+  /// Returns the answer's status.
+  int request_into(const Request& req, BodyConsumer& body);
+
   /// The JSON of a 2xx body (empty = `{}`), without what `omit` names; decode_error when it is not JSON.
   static nlohmann::json decode_json(const Request& req, int http_status, const std::string& body,
                                     const tfjob::detail::JsonOmit* omit = nullptr);
@@ -171,6 +177,9 @@ class Client {
   /// Deliver a 2xx stream's body to `sink`; returns whether it ended normally.
   static bool read_stream_body(detail::Reader& rd, const detail::ResponseHead& head, const Request& req,
                                const std::function<bool(std::string_view)>& sink, const StreamOptions& opts);
+
+  /// Why an answer larger than `cap` is refused.
+  static std::string too_large(size_t cap);
 
   /// Read a body whole, within the bound on one answer (1 MiB for an error answer to a stream).
   std::string read_buffered_body(detail::Reader& rd, const detail::ResponseHead& head, const Request& req,

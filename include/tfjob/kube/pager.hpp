@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <string_view>
+#include <vector>
 #include <optional>
 #include <string>
 
@@ -59,6 +61,40 @@ namespace detail {
 /// "namespace/name" of a list item (name alone for cluster-scoped ones): its place in the
 /// list's order.
 std::string list_item_key(const nlohmann::json& item);
+
+/// A list page's body read as it arrives (a BodyConsumer): each item of its `items` (a
+/// Table's `rows`) parsed on its own as soon as its text is complete, without what `omit`
+/// names, and its text dropped; the rest of the answer (kind, metadata, a Table's columns)
+/// gathered as text and parsed at the end. So a page costs its objects plus one item's text
+/// and a block, not the page's text beside its objects (5.2 MiB for 500 TFJobs of 10 KB).
+class ListBodyReader : public BodyConsumer {
+ public:
+  /// `omit`: ListParams::omit, under each item (a Table row: under its object).
+  explicit ListBodyReader(const std::vector<std::string>& omit);
+  void start() override;
+  void data(std::string_view bytes) override;
+  /// The answer as one parse of the whole body would have built it (an empty body: `{}`);
+  /// decode_error, as Client::decode_json's, when it is not JSON or nests too deep.
+  nlohmann::json finish(const Request& req, int http_status);
+  /// The text it holds now (what is not an item, and the item being read): never the page's.
+  std::size_t text_held() const { return skeleton_.capacity() + item_.capacity(); }
+
+ private:
+  void put(char c);
+  void end_item(bool closing);
+  tfjob::detail::JsonOmit item_omit_, row_omit_;
+  std::string skeleton_;  ///< the answer without its items' text ("items":[])
+  std::string item_;      ///< the text of the item being read
+  nlohmann::json items_ = nlohmann::json::array();
+  std::string array_;     ///< "items" or "rows" while inside that array, else ""
+  std::string read_;      ///< the array whose items `items_` holds, once it has ended
+  std::string key_, str_; ///< the last key at the top level; the top-level string being read (its first bytes)
+  std::string head_;      ///< the body's first bytes, for messages
+  std::string error_;     ///< the first fault found ("" while none)
+  std::size_t count_ = 0; ///< items read in the current array
+  int depth_ = 0;
+  bool in_str_ = false, esc_ = false, after_colon_ = false;
+};
 
 /// A page's answer: its items (apiVersion and kind restored) and metadata into `page`.
 /// A body of the wrong shape (not an object, items not a list) is a parse_error naming it.

@@ -11,18 +11,32 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace tfjob::kube {
 
 /// A complete (buffered) response.
+/// Where a 2xx answer's body goes as it is read, instead of Response::body (Client::request_into):
+/// a reader that builds what it needs from the bytes as they come holds that and a block,
+/// never the whole text beside it. Its `data` should not throw: it notes what was wrong and
+/// says so when asked for its result.
+struct BodyConsumer {
+  virtual ~BodyConsumer() = default;
+  /// An attempt's body begins (again, after an attempt whose body was cut): forget what came before.
+  virtual void start() = 0;
+  virtual void data(std::string_view bytes) = 0;
+};
+
 struct Response {
   int status = 0;
   std::string reason;
   std::vector<std::pair<std::string, std::string>> headers;  ///< names lower-cased
-  std::string body;
+  std::string body;  ///< empty for a 2xx answer given to `consumer`
   std::string header(const std::string& name) const;
+  /// Set by Client::request_into: a 2xx answer's body goes there, not into `body`.
+  BodyConsumer* consumer = nullptr;
 };
 
 /// One warning of a `Warning` response header (RFC 7234 5.5: `299 - "text"`).

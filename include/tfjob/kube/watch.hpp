@@ -3,9 +3,10 @@
 /// list -> watch from the list's resourceVersion with bookmarks -> on a dropped stream watch
 /// again from the last version seen -> on 410 Gone relist and replay only the difference,
 /// with back_off between a watch that brought nothing or failed and the next one
-/// (<tfjob/kube/watch_state.hpp>: the states and their table; Watcher::step: one step). A
-/// cache of what the caller has been told (name -> uid/resourceVersion) guarantees no event
-/// is lost or delivered twice across reconnects and relists.
+/// (<tfjob/kube/watch_state.hpp>: the states and their table; Watcher::step: one step). What
+/// the caller has been told (namespace/name -> uid, resourceVersion, and the few metadata
+/// fields of a deletion's tombstone) guarantees no event is lost or delivered twice across
+/// reconnects and relists, in a few hundred bytes per object whatever the objects hold.
 
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/input.hpp>
@@ -34,16 +35,23 @@ namespace tfjob::kube {
 
 namespace detail {
 
-/// What a watcher remembers of an object it has told the caller about: its uid and
-/// resourceVersion, and what it keeps to tell the object's deletion (Watcher::keep) as
-/// MessagePack, one string instead of a tree of JSON nodes (a tenth of the memory for a
-/// table row's fields), read back only for a deletion a relist finds.
+/// What a watcher remembers of an object it has told the caller about: what tells "changed
+/// or not" across a relist (its uid and resourceVersion; its namespace/name is the key) and
+/// what a deletion that only a relist finds is told with (WatchKnown::tombstone). Never the
+/// object itself: kubectl's watch printer remembers nothing, and client-go's reflector keeps
+/// whole objects only because an informer's store serves them; a watcher's caller that wants
+/// them keeps them itself. A few hundred bytes per object, whatever the object holds.
 struct WatchKnown {
   std::string uid, rv;
-  std::string kept;        ///< MessagePack of the kept object
+  std::string kept;        ///< MessagePack of {creationTimestamp, labels} when the object has them, else ""
   std::uint32_t pass = 0;  ///< the pass of a (re)list that last listed it (Watcher::relist)
   WatchKnown(std::string u, std::string r, const nlohmann::json& object);
-  nlohmann::json object() const;
+  /// The object as a deletion found by a relist tells it (client-go's DeletedFinalStateUnknown:
+  /// its final state is unknown): apiVersion and kind of `res`, and metadata name, namespace,
+  /// uid, resourceVersion (the last seen), creationTimestamp and labels. `key`: "namespace/name".
+  nlohmann::json tombstone(const ResourceInfo& res, const std::string& key) const;
+  /// The bytes this entry holds: its strings' capacity and its own size.
+  std::size_t bytes() const;
 };
 
 /// A string field of an object from the server; absent = "", another type is an error
@@ -113,10 +121,6 @@ class Watcher {
   WatchBackoff backoff;
   /// Called with each such wait before it is slept (tests, -v logs).
   std::function<void(std::chrono::milliseconds)> on_backoff;
-  /// What the watcher remembers of each object it told the caller about, to tell its
-  /// DELETED should a relist find it gone (unset: the whole object). A caller that needs
-  /// less (the metadata and status of a table row) keeps memory small over many objects.
-  std::function<nlohmann::json(const nlohmann::json&)> keep;
   /// Called once each (re)list has been delivered: the caller's picture is whole now
   /// (client-go's HasSynced), e.g. to tell "no pods yet" from "not listed yet".
   std::function<void()> on_synced;
@@ -129,6 +133,16 @@ class Watcher {
   const WatchStats& stats() const { return stats_; }
   /// Where the watcher is (done once `run` has returned).
   WatchState state() const { return state_; }
+  /// What the watcher remembers now of the objects it has told (WatchKnown): how many, and
+  /// the bytes held for them with their keys; the same few hundred bytes per object for any
+  /// caller, whatever the objects hold.
+  WatchMemory remembered() const {
+    WatchMemory m;
+    m.objects = known_.size();
+    for (const auto& [key, k] : known_)  // the key, beyond its small-string buffer; the map node's links
+      m.bytes += sizeof(key) + (key.capacity() > 15 ? key.capacity() + 1 : 0) + k.bytes() + 4 * sizeof(void*);
+    return m;
+  }
   int max_failures = 8;
   /// A run of failures shorter than this never ends the watch (FailureStreak).
   std::chrono::milliseconds max_outage{120000};
@@ -277,8 +291,8 @@ class Watcher {
     return detail::watch_key_of(rb_.resource(), o, where);
   }
 
-  bool deliver(const Callback& cb, EventType type, const nlohmann::json& obj) {
-    WatchEvent<T> ev{type, tfjob::detail::from_json_of<T>(obj)};
+  bool deliver(const Callback& cb, EventType type, const nlohmann::json& obj, bool final_state_unknown = false) {
+    WatchEvent<T> ev{type, tfjob::detail::from_json_of<T>(obj), final_state_unknown};
     if (!cb(ev)) {
       stopped_ = true;
       return false;
@@ -342,7 +356,7 @@ class Watcher {
     EventType t = *type;
     // A MODIFIED for something we have not announced is an ADDED to the caller, and vice versa.
     if (listed_) t = (it == known_.end() || it->second.uid != uid) ? EventType::added : EventType::modified;
-    known_.insert_or_assign(key, Known(uid, rv, kept(obj)));
+    known_.insert_or_assign(key, Known(uid, rv, obj));
     return deliver(cb, t, obj);
   }
 
@@ -379,9 +393,9 @@ class Watcher {
         ++it;
         continue;
       }
-      nlohmann::json last = it->second.object();
+      nlohmann::json last = it->second.tombstone(rb_.resource(), it->first);
       it = known_.erase(it);
-      if (!deliver(cb, EventType::deleted, last)) return stopped();
+      if (!deliver(cb, EventType::deleted, last, true)) return stopped();
     }
     rv_ = list_rv;
     listed_ = true;
@@ -395,9 +409,9 @@ class Watcher {
   bool replay_one(const Callback& cb, detail::WatchListed& l) {
     auto it = known_.find(l.key);
     if (it != known_.end() && it->second.uid != l.uid) {  // deleted and made again meanwhile
-      nlohmann::json last = it->second.object();
+      nlohmann::json last = it->second.tombstone(rb_.resource(), it->first);
       known_.erase(it);
-      if (!deliver(cb, EventType::deleted, last)) return false;
+      if (!deliver(cb, EventType::deleted, last, true)) return false;
       it = known_.end();
     }
     if (it != known_.end() && it->second.rv == l.rv) {
@@ -405,12 +419,9 @@ class Watcher {
       return true;
     }
     const EventType t = it == known_.end() ? EventType::added : EventType::modified;
-    known_.insert_or_assign(l.key, Known(l.uid, l.rv, kept(l.object))).first->second.pass = pass_;
+    known_.insert_or_assign(l.key, Known(l.uid, l.rv, l.object)).first->second.pass = pass_;
     return deliver(cb, t, l.object);
   }
-
-  /// What the watcher keeps of an object to tell its deletion later (`keep`, else all of it).
-  nlohmann::json kept(const nlohmann::json& obj) const { return keep ? keep(obj) : obj; }
 
   static void sleep(std::chrono::milliseconds d, const StreamOptions& opts) { kube::sleep_for(d, opts.cancel, opts.deadline); }
 

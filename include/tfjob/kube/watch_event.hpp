@@ -24,6 +24,11 @@ template <class T>
 struct WatchEvent {
   EventType type;
   T object;
+  /// A deletion that a relist found (the server's DELETED event was missed: a 410, a restart):
+  /// `object` is what the watcher remembered, not the final state (client-go's
+  /// DeletedFinalStateUnknown): apiVersion, kind, and metadata name, namespace, uid, the last
+  /// resourceVersion seen, creationTimestamp and labels.
+  bool final_state_unknown = false;
 };
 
 }  // namespace tfjob::kube

@@ -6,6 +6,7 @@
 #include <tfjob/detail/compiled.hpp>
 
 #include <chrono>
+#include <cstddef>
 
 namespace tfjob::kube {
 
@@ -16,6 +17,12 @@ struct WatchStats {
   int resumes = 0;     ///< reconnects after a drop or a normal end
   int duplicates_skipped = 0;
   int empty_ends = 0;  ///< watches that ended without an event (each one backed off)
+};
+
+/// What a watcher remembers of the objects it has told (Watcher::remembered).
+struct WatchMemory {
+  std::size_t objects = 0;  ///< told and not deleted since
+  std::size_t bytes = 0;    ///< held for them, keys included
 };
 
 /// How a watcher paces re-opening a watch that ended without an event: client-go's

@@ -46,6 +46,8 @@ struct JobWatchOptions {
 /// One change of the job as its watch delivered it.
 struct JobChange {
   bool deleted = false;
+  /// The job; for a deletion that a relist found (its final state unknown), the job as this
+  /// watch last had it.
   nlohmann::json object;
 };
 

@@ -51,6 +51,14 @@ TFJOB_INLINE nlohmann::json Client::request_json(const Request& req, const tfjob
   return decode_json(req, resp.status, resp.body, omit);
 }
 
+TFJOB_INLINE int Client::request_into(const Request& req, BodyConsumer& body) {
+  Response resp;
+  resp.consumer = &body;
+  perform(req, nullptr, StreamOptions{}, &resp);
+  if (resp.status < 200 || resp.status >= 300) throw_for(req, resp.status, resp.reason, resp.body, resp.header("retry-after"));
+  return resp.status;
+}
+
 TFJOB_INLINE nlohmann::json Client::decode_json(const Request& req, int http_status, const std::string& body,
                                                 const tfjob::detail::JsonOmit* omit) {
   if (body.empty()) return nlohmann::json::object();
@@ -244,6 +252,24 @@ TFJOB_INLINE Client::Attempt Client::exchange(const Request& req, const Creds& c
     a.complete = read_stream_body(rd, a.head, req, *sink, opts);
     return a;
   }
+  if (out && out->consumer && ok2xx) {  // request_into: the body to its consumer as it is read
+    const size_t cap = s_->cfg.max_response_bytes;
+    size_t total = 0;
+    out->consumer->start();
+    detail::read_body(rd, a.head, req.method == "HEAD", dl,
+                      [&](std::string_view d) {
+                        if (total + d.size() > cap) throw detail::answer_refused(too_large(cap));
+                        total += d.size();
+                        out->consumer->data(d);
+                        return true;
+                      },
+                      reusable);
+    out->status = a.head.status;
+    out->reason = a.head.reason;
+    out->headers = a.head.headers;
+    if (reusable) give_back(std::move(conn), cr);
+    return a;
+  }
   std::string body = read_buffered_body(rd, a.head, req, dl, sink != nullptr, reusable);
   if (out) {
     out->status = a.head.status;
@@ -273,6 +299,11 @@ TFJOB_INLINE bool Client::read_stream_body(detail::Reader& rd, const detail::Res
   }
 }
 
+TFJOB_INLINE std::string Client::too_large(size_t cap) {
+  return "the server's answer is larger than " + tfjob::detail::human_bytes(cap) +
+         " (the bound on one answer); narrow the request (a label selector, a namespace)";
+}
+
 TFJOB_INLINE std::string Client::read_buffered_body(detail::Reader& rd, const detail::ResponseHead& head, const Request& req,
                                                     detail::Deadline dl, bool stream, bool& reusable) const {
   // An error answer to a stream is kept to 1 MiB (a Status is small); a buffered
@@ -287,10 +318,7 @@ TFJOB_INLINE std::string Client::read_buffered_body(detail::Reader& rd, const de
   size_t total = 0;
   detail::read_body(rd, head, req.method == "HEAD", dl,
                     [&](std::string_view d) {
-                      if (!stream && total + d.size() > cap)
-                        throw detail::answer_refused(
-                            "the server's answer is larger than " + tfjob::detail::human_bytes(cap) +
-                            " (the bound on one answer); narrow the request (a label selector, a namespace)");
+                      if (!stream && total + d.size() > cap) throw detail::answer_refused(too_large(cap));
                       d = d.substr(0, std::min(d.size(), cap - total));
                       while (!d.empty()) {
                         if (blocks.back().size() >= block) blocks.emplace_back().reserve(block);
@@ -414,7 +442,7 @@ TFJOB_INLINE Client::Next Client::judge_answer(const Request& req, const Creds& 
     t.refreshed_after_401 = true;
     if (s_->exec && cr.exec) s_->exec->invalidate(*cr.exec);
     if (cfg.verbosity >= 6) log("401 Unauthorized: refreshing credentials and retrying once");
-    if (out) *out = Response{};
+    if (out) *out = Response{0, {}, {}, {}, out->consumer};  // a fresh answer, to the same consumer
     return Next::retry_now;
   }
   bool retryable_5xx = code == 500 || code == 502 || code == 503 || code == 504;
@@ -445,7 +473,7 @@ TFJOB_INLINE Client::Next Client::pause_before_retry(const Request& req, const T
     log("retrying " + req.method + " " + t.url + " in " + std::to_string(t.wait.count()) + "ms after: " + t.why);
   kube::sleep_for(t.wait, opts.cancel, stream ? opts.deadline : std::chrono::steady_clock::time_point::max());
   if (opts.cancel && opts.cancel->load()) return Next::stop_false;
-  if (out) *out = Response{};
+  if (out) *out = Response{0, {}, {}, {}, out->consumer};  // a fresh answer, to the same consumer
   return Next::retry_now;
 }
 

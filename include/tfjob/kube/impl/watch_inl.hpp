@@ -9,11 +9,31 @@ namespace detail {
 
 TFJOB_INLINE WatchKnown::WatchKnown(std::string u, std::string r, const nlohmann::json& object)
     : uid(std::move(u)), rv(std::move(r)) {
-  nlohmann::json::to_msgpack(object, nlohmann::detail::output_adapter<char>(kept));
+  uid.shrink_to_fit();
+  auto md = object.find("metadata");
+  if (md == object.end() || !md->is_object()) return;
+  nlohmann::json k = nlohmann::json::object();
+  if (auto c = md->find("creationTimestamp"); c != md->end() && c->is_string()) k["creationTimestamp"] = *c;
+  if (auto l = md->find("labels"); l != md->end() && l->is_object() && !l->empty()) k["labels"] = *l;
+  if (k.empty()) return;
+  nlohmann::json::to_msgpack(k, nlohmann::detail::output_adapter<char>(kept));
   kept.shrink_to_fit();
 }
 
-TFJOB_INLINE nlohmann::json WatchKnown::object() const { return nlohmann::json::from_msgpack(kept); }
+TFJOB_INLINE nlohmann::json WatchKnown::tombstone(const ResourceInfo& res, const std::string& key) const {
+  nlohmann::json md = kept.empty() ? nlohmann::json::object() : nlohmann::json::from_msgpack(kept);
+  const auto slash = key.find('/');  // watch_key_of: "namespace/name" (neither holds a "/")
+  md["name"] = key.substr(slash + 1);
+  if (slash > 0) md["namespace"] = key.substr(0, slash);
+  if (!uid.empty()) md["uid"] = uid;
+  if (!rv.empty()) md["resourceVersion"] = rv;
+  return nlohmann::json{{"apiVersion", res.api_version()}, {"kind", res.kind}, {"metadata", std::move(md)}};
+}
+
+TFJOB_INLINE std::size_t WatchKnown::bytes() const {
+  auto heap = [](const std::string& s) { return s.capacity() > 15 ? s.capacity() + 1 : 0; };  // beyond the small-string buffer
+  return sizeof(WatchKnown) + heap(uid) + heap(rv) + heap(kept);
+}
 
 TFJOB_INLINE std::string watch_field(const ResourceInfo& res, const nlohmann::json& o, const char* parent, const char* key,
                                      const std::string& where) {

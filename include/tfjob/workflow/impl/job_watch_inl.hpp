@@ -15,7 +15,10 @@ TFJOB_INLINE JobWatch::JobWatch(kube::Client c, std::string ns, std::string name
       kube::WatchParams wp;
       wp.field_selector = "metadata.name=" + name_;
       run(c, resources::tfjobs(), wp, stop, d, [this](const kube::WatchEvent<kube::DynamicObject>& ev) {
-        JobChange ch{ev.type == kube::EventType::deleted, ev.object.json};
+        // a deletion a relist found carries what the watcher remembered (kube::WatchEvent::
+        // final_state_unknown): the job as this watch last had it says more
+        const bool last = ev.type == kube::EventType::deleted && ev.final_state_unknown && !job_.is_null();
+        JobChange ch{ev.type == kube::EventType::deleted, last ? job_ : ev.object.json};
         if (ch.deleted) deleted_ = true;
         else job_ = ev.object.json;
         changes_.push_back(std::move(ch));
