@@ -88,13 +88,16 @@ TEST_CASE("GPU preflight says each finding once", "[explain][preflight]") {
 }
 
 TEST_CASE("a claim's reason never comes from an older claim of the same name", "[explain][preflight]") {
+  // as a server sends them, decoded as the SDK's reads decode them (leniently)
+  auto claim_of = [](const json& j) { return tfjob::detail::decoded<tfjob::k8s::PersistentVolumeClaim>(j); };
+  auto events_of = [](const std::vector<json>& es) { return tfjob::detail::decode_each<tfjob::k8s::Event>(es); };
   json pvc = {{"metadata", {{"name", "data"}, {"uid", "new"}}}, {"spec", {{"storageClassName", "standard"}}}, {"status", {{"phase", "Pending"}}}};
   std::vector<json> events = {
       {{"involvedObject", {{"kind", "PersistentVolumeClaim"}, {"name", "data"}, {"uid", "old"}}}, {"reason", "ProvisioningFailed"},
        {"message", "storageclass.storage.k8s.io \"fast\" not found"}, {"lastTimestamp", "2024-01-01T00:00:00Z"}}};
   // before: the old claim's ProvisioningFailed was reported for the new claim
-  CHECK(pvc_pending_reason(pvc, events) == "");
+  CHECK(pvc_pending_reason(claim_of(pvc), events_of(events)) == "");
   events.push_back({{"involvedObject", {{"kind", "PersistentVolumeClaim"}, {"name", "data"}, {"uid", "new"}}}, {"reason", "ProvisioningFailed"},
                     {"message", "no quota"}, {"lastTimestamp", "2024-01-01T00:00:01Z"}});
-  CHECK(pvc_pending_reason(pvc, events) == "ProvisioningFailed: no quota");
+  CHECK(pvc_pending_reason(claim_of(pvc), events_of(events)) == "ProvisioningFailed: no quota");
 }

@@ -489,12 +489,11 @@ TEST_CASE("the cluster's words: each rule on each minor's wording, and what it m
   CHECK(w::oom_killed("OOMKilled"));
   for (const char* reason : {"ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "InvalidImageName"}) CHECK(w::image_pull_problem(reason));
   CHECK_FALSE(w::image_pull_problem("ContainerCreating"));
-  // native sidecars: init containers with restartPolicy Always (1.28+)
-  const json spec = json::parse(R"({"initContainers": [{"name": "setup"}, {"name": "proxy", "restartPolicy": "Always"}],
-                                    "containers": [{"name": "tensorflow"}]})");
-  CHECK(w::restartable_init_container(spec, "proxy"));
-  CHECK_FALSE(w::restartable_init_container(spec, "setup"));
-  CHECK_FALSE(w::restartable_init_container(spec, "tensorflow"));
+  // native sidecars: init containers with restartPolicy Always (1.28+), read from the typed spec
+  const auto spec = tfjob::detail::decoded<tfjob::k8s::PodSpec>(json::parse(
+      R"({"initContainers": [{"name": "setup"}, {"name": "proxy", "restartPolicy": "Always"}], "containers": [{"name": "tensorflow"}]})"));
+  REQUIRE(spec.sidecars().size() == 1);
+  CHECK(spec.sidecars()[0]->name == "proxy");
 }
 
 TEST_CASE("native sidecars: a finished trainer beside a sidecar the kubelet stopped is not stuck, its restarts are said and counted",
@@ -524,7 +523,7 @@ TEST_CASE("native sidecars: a finished trainer beside a sidecar the kubelet stop
                                "state": {"waiting": {"reason": "ErrImageNeverPull", "message": "Container image \"proxy:1\" is not present with pull policy of Never"}}}],
     "containerStatuses": [{"name": "tensorflow", "restartCount": 0, "ready": false, "image": "tf", "state": {"waiting": {"reason": "PodInitializing"}}}]})");
   held["spec"]["nodeName"] = "n1";
-  auto i = wf::pod_info(held);
+  auto i = wf::pod_info(tfjob::detail::decoded<tfjob::k8s::Pod>(held));
   CHECK(i.waiting_reason == "ErrImageNeverPull");
   CHECK(wf::cannot_start(i.waiting_reason));
 }

@@ -42,8 +42,8 @@ Stored load(const std::string& file) {
     else if (kind == "Node") {
       if (!s.ctx.nodes) s.ctx.nodes.emplace();
       s.ctx.nodes->push_back(d);
-    } else if (kind == "PersistentVolumeClaim") s.ctx.claims[d["metadata"]["name"]] = d;
-    else if (kind == "Namespace") s.ctx.namespace_object = d;
+    } else if (kind == "PersistentVolumeClaim") s.ctx.claims[d["metadata"]["name"]] = tfjob::detail::decoded<tfjob::k8s::PersistentVolumeClaim>(d);
+    else if (kind == "Namespace") s.ctx.namespace_object = tfjob::detail::decoded<tfjob::k8s::Namespace>(d);
   }
   return s;
 }
@@ -134,9 +134,10 @@ TEST_CASE("lint: the context silences what it answers, the Istio fix is applied"
   tfjob::lint::add_istio_opt_out(s.job);
   CHECK(s.job["spec"]["tfReplicaSpecs"]["Worker"]["template"]["metadata"]["annotations"]["sidecar.istio.io/inject"] == "false");
   CHECK(tfjob::lint::lint(s.job, s.ctx).empty());
-  s.ctx.namespace_object = json{{"metadata", {{"name", "default"}, {"labels", {{"istio-injection", "disabled"}, {"istio.io/rev", "1-20"}}}}}};
+  s.ctx.namespace_object = tfjob::detail::decoded<tfjob::k8s::Namespace>(
+      json{{"metadata", {{"name", "default"}, {"labels", {{"istio-injection", "disabled"}, {"istio.io/rev", "1-20"}}}}}});
   s = load(lint_dir() + "IstioSidecarInjected.yaml");
-  s.ctx.namespace_object = json{{"metadata", {{"name", "default"}, {"labels", {{"istio.io/rev", "1-20"}}}}}};
+  s.ctx.namespace_object = tfjob::detail::decoded<tfjob::k8s::Namespace>(json{{"metadata", {{"name", "default"}, {"labels", {{"istio.io/rev", "1-20"}}}}}});
   CHECK(tfjob::lint::lint(s.job, s.ctx).size() == 1);  // revision-based injection counts too
 }
 

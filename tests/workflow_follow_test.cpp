@@ -118,3 +118,50 @@ TEST_CASE("logs -f --all through Pending: one JobWatch for all of a job's stream
   auto r = follow.get();
   for (const auto& e : r.errors) CHECK(e.empty());
 }
+
+TEST_CASE("JobWatch decodes each object once as it arrives, keeping what it does not model or has of the wrong type",
+          "[workflow][logs][follow]") {
+  PendingCluster c("typed");
+  tfjob::kube::Client client(tfjob::test::admin_config(*c.server));
+  // the chief pod with a field of the wrong type and one no type models, as a hostile or newer server sends them
+  auto pod = c.server->get_object("pods", "default", "typed-chief-0");
+  REQUIRE(pod);
+  (*pod)["spec"]["priorityClassName"] = 7;
+  (*pod)["spec"]["futureField"] = {{"a", 1}};
+  c.server->put_object(*pod);
+  // an event about the job whose count is not a number
+  c.server->put_object({{"apiVersion", "v1"}, {"kind", "Event"}, {"metadata", {{"name", "typed.odd"}, {"namespace", "default"}}},
+                        {"involvedObject", {{"kind", "TFJob"}, {"name", "typed"}, {"namespace", "default"}}},
+                        {"reason", "Odd"}, {"message", "counted oddly"}, {"count", "many"}, {"lastTimestamp", "2024-01-01T00:00:00Z"}});
+  tfjob::workflow::JobWatch watch(client, "default", "typed");
+  auto seen = [&](const tfjob::workflow::JobWatch::View& v) {
+    if (!v.synced || !v.job || v.pods.empty()) return false;
+    for (const auto& e : v.events)
+      if (e.reason == "Odd") return true;
+    return false;
+  };
+  auto v = watch.view();
+  for (auto until = std::chrono::steady_clock::now() + 30s; !seen(v) && std::chrono::steady_clock::now() < until; v = watch.view())
+    watch.wait(v.generation, 100ms);
+  REQUIRE(seen(v));
+  // the job, as its fields
+  CHECK(v.job->metadata.name == "typed");
+  CHECK(tfjob::workflow::summarize(*v.job).spec_replicas.at("Chief") == 1);
+  // the pod: modeled fields read, the wrong-typed and unknown ones kept as they came
+  REQUIRE(v.pods.size() == 1);
+  const auto& p = v.pods[0];
+  CHECK(p.metadata.name == "typed-chief-0");
+  CHECK(p.spec.priority_class_name.empty());
+  CHECK(p.spec.other.at("priorityClassName") == 7);
+  const nlohmann::json back(p);
+  CHECK(back["spec"]["priorityClassName"] == 7);
+  CHECK(back["spec"]["futureField"] == nlohmann::json{{"a", 1}});
+  // the event: its count of the wrong type kept, the rest read
+  for (const auto& e : v.events)
+    if (e.reason == "Odd") {
+      CHECK(e.message == "counted oddly");
+      CHECK(e.other.at("count") == "many");
+    }
+  // and progress reads them as fields: the Pending chief, counted once
+  CHECK(v.progress().pending == 1);
+}

@@ -49,6 +49,10 @@ json gpu_pod(const std::string& node_name, int gpus, const std::string& phase = 
   p["spec"]["containers"][0]["resources"] = {{"requests", {{"nvidia.com/gpu", std::to_string(gpus)}}}};
   return p;
 }
+/// Objects as a server sends them, decoded as the SDK's reads decode them (leniently).
+tfjob::k8s::Pod pod_of(const json& p) { return tfjob::detail::decoded<tfjob::k8s::Pod>(p); }
+std::vector<tfjob::k8s::Pod> pods_of(const std::vector<json>& ps) { return tfjob::detail::decode_each<tfjob::k8s::Pod>(ps); }
+std::vector<tfjob::k8s::Event> events_of(const std::vector<json>& es) { return tfjob::detail::decode_each<tfjob::k8s::Event>(es); }
 }  // namespace
 
 TEST_CASE("summarize: the last true condition is the state, replicas and GPUs", "[workflow]") {
@@ -127,32 +131,32 @@ TEST_CASE("human_duration matches kubectl's ages", "[workflow]") {
 TEST_CASE("select_chief follows the operator's marks, then legacy labels", "[workflow]") {
   std::vector<json> pods = {pod("j-worker-1", lab("worker", 1)), pod("j-worker-0", lab("worker", 0)),
                             pod("j-ps-0", lab("ps", 0))};
-  CHECK(select_chief(pods)->at("metadata").at("name") == "j-worker-0");
+  CHECK(select_chief(pods_of(pods))->metadata.name == "j-worker-0");
   pods.push_back(pod("j-master-0", lab("master", 0)));
-  CHECK(select_chief(pods)->at("metadata").at("name") == "j-master-0");
+  CHECK(select_chief(pods_of(pods))->metadata.name == "j-master-0");
   pods.push_back(pod("j-chief-0", lab("chief", 0)));
-  CHECK(select_chief(pods)->at("metadata").at("name") == "j-chief-0");
+  CHECK(select_chief(pods_of(pods))->metadata.name == "j-chief-0");
   pods.push_back(pod("j-evaluator-0", lab("evaluator", 0, true)));  // job-role wins over types
-  CHECK(select_chief(pods)->at("metadata").at("name") == "j-evaluator-0");
+  CHECK(select_chief(pods_of(pods))->metadata.name == "j-evaluator-0");
 
   // tf-operator v1 labels and v1alpha2 labels
   std::vector<json> legacy = {pod("old-worker-0", {{"job-name", "old"}, {"replica-type", "worker"}, {"replica-index", "0"}}),
                               pod("old-ps-0", {{"job-name", "old"}, {"replica-type", "ps"}, {"replica-index", "0"}})};
-  CHECK(select_chief(legacy)->at("metadata").at("name") == "old-worker-0");
+  CHECK(select_chief(pods_of(legacy))->metadata.name == "old-worker-0");
   legacy.push_back(pod("old-x", {{"job-name", "old"}, {"job-role", "master"}, {"replica-type", "master"}}));
-  CHECK(select_chief(legacy)->at("metadata").at("name") == "old-x");
+  CHECK(select_chief(pods_of(legacy))->metadata.name == "old-x");
   std::vector<json> alpha = {pod("a-chief-0", {{"tf-job-name", "a"}, {"tf-replica-type", "chief"}, {"tf-replica-index", "0"}})};
-  CHECK(select_chief(alpha)->at("metadata").at("name") == "a-chief-0");
-  CHECK_FALSE(select_chief({pod("x", json::object())}));
+  CHECK(select_chief(pods_of(alpha))->metadata.name == "a-chief-0");
+  CHECK_FALSE(select_chief(pods_of({pod("x", json::object())})));
 
   // a recreated pod (same name, newer) beats the terminating one
   json old_pod = pod("j-chief-0", lab("chief", 0), "Failed", "n1", "2024-01-01T00:00:00Z");
   old_pod["metadata"]["deletionTimestamp"] = "2024-01-01T00:01:00Z";
   json new_pod = pod("j-chief-0", lab("chief", 0), "Pending", "", "2024-01-01T00:01:00Z");
   new_pod["metadata"]["uid"] = "new";
-  CHECK(select_chief({old_pod, new_pod})->at("metadata").at("uid") == "new");
-  CHECK(select_replica({pods}, "PS", 0)->at("metadata").at("name") == "j-ps-0");
-  CHECK_FALSE(select_replica({pods}, "worker", 7));
+  CHECK(select_chief(pods_of({old_pod, new_pod}))->metadata.uid == "new");
+  CHECK(select_replica(pods_of(pods), "PS", 0)->metadata.name == "j-ps-0");
+  CHECK_FALSE(select_replica(pods_of(pods), "worker", 7));
 }
 
 TEST_CASE("pod_info reads exit codes and select_failed finds the culprit", "[workflow]") {
@@ -160,15 +164,15 @@ TEST_CASE("pod_info reads exit codes and select_failed finds the culprit", "[wor
   json bad = pod("j-worker-1", lab("worker", 1), "Failed");
   bad["status"]["containerStatuses"] = json::array({{{"name", "tensorflow"}, {"restartCount", 2},
                                                      {"state", {{"terminated", {{"exitCode", 137}, {"reason", "OOMKilled"}}}}}}});
-  auto i = pod_info(bad);
+  auto i = pod_info(pod_of(bad));
   REQUIRE(i.exit_code);
   CHECK(*i.exit_code == 137);
   CHECK(i.terminated_reason == "OOMKilled");
   CHECK(i.restarts == 2);
   CHECK(i.replica_type == "worker");
   CHECK(i.replica_index == 1);
-  CHECK(select_failed({ok, bad})->at("metadata").at("name") == "j-worker-1");
-  CHECK_FALSE(select_failed({ok}));
+  CHECK(select_failed(pods_of({ok, bad}))->metadata.name == "j-worker-1");
+  CHECK_FALSE(select_failed(pods_of({ok})));
 }
 
 TEST_CASE("progress shows pods by phase and the scheduler's reason", "[workflow]") {
@@ -183,7 +187,7 @@ TEST_CASE("progress shows pods by phase and the scheduler's reason", "[workflow]
       {{"involvedObject", {{"kind", "Pod"}, {"name", "j-worker-0"}}}, {"reason", "FailedScheduling"},
        {"message", "old"}, {"lastTimestamp", "2024-01-01T00:00:01Z"}},
       {{"involvedObject", {{"kind", "Pod"}, {"name", "other"}}}, {"reason", "FailedScheduling"}, {"message", "nope"}}};
-  auto p = progress(job, pods, events);
+  auto p = progress(tfjob::detail::decoded<tfjob::TFJob>(job), pods_of(pods), events_of(events));
   CHECK(p.running == 1);
   CHECK(p.pending == 2);
   CHECK(p.expected == 3);
@@ -192,7 +196,7 @@ TEST_CASE("progress shows pods by phase and the scheduler's reason", "[workflow]
                     "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.");
   pods[2]["spec"]["nodeName"] = "n2";
   pods[2]["status"]["containerStatuses"] = json::array({{{"name", "tensorflow"}, {"state", {{"waiting", {{"reason", "ImagePullBackOff"}, {"message", "pull failed"}}}}}}});
-  p = progress(job, pods, events);
+  p = progress(tfjob::detail::decoded<tfjob::TFJob>(job), pods_of(pods), events_of(events));
   REQUIRE(p.waiting.size() == 2);
   CHECK(p.waiting[1].reason == "ImagePullBackOff");
   CHECK(p.line().find("(+1 more)") != std::string::npos);

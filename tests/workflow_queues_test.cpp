@@ -242,7 +242,12 @@ json pod(const std::string& name, const std::string& phase, int gpus) {
 
 TEST_CASE("queue wait findings: Kueue's Workload, the PodGroup, and a job partly Running", "[workflow][queues][unit]") {
   using tfjob::workflow::QueueState;
-  using tfjob::workflow::queue_wait_findings;
+  // pods and events as a server sends them, decoded as the SDK's reads decode them (leniently)
+  auto queue_wait_findings = [](const tfjob::TFJob& j, const std::vector<json>& pods, const std::vector<json>& events,
+                                const QueueState& q) {
+    return tfjob::workflow::queue_wait_findings(j, tfjob::detail::decode_each<tfjob::k8s::Pod>(pods),
+                                                tfjob::detail::decode_each<tfjob::k8s::Event>(events), q);
+  };
   using tfjob::k8s::Workload;
   tfjob::TFJob job = job_of(tfjob::TFJobBuilder("q").image("i").workers(2).gpus(4).local_queue("team-gpus"));
   job.metadata.uid = "u-1";

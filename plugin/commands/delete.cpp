@@ -70,13 +70,14 @@ std::vector<std::pair<std::string, std::string>> DeleteCommand::jobs_in_files(co
       while (auto next = reader.next()) {
         const auto& obj = *next;
         const std::string kind = tfjob::detail::value_at(obj, "kind", std::string());
-        const std::string name = tfjob::detail::value_at(obj, "/metadata/name"_json_pointer, std::string());
+        const ObjectMeta md = metadata_of(obj);  // leniently: a name of the wrong type is none
+        const std::string& name = md.name;
         if (kind != tfjob::kind)
           throw flag::usage("--filename", source + " holds a " + (kind.empty() ? std::string("document without a kind") : kind) +
                                               (name.empty() ? "" : " (" + name + ")"),
                             "give TFJob manifests (kubectl delete -f deletes other kinds)");
         if (name.empty()) throw flag::usage("--filename", source + " holds a TFJob without metadata.name", "name the TFJob");
-        out.emplace_back(tfjob::detail::value_at(obj, "/metadata/namespace"_json_pointer, std::string()), name);
+        out.emplace_back(md.namespace_, name);
       }
     });
   if (!files.empty() && out.empty()) throw flag::usage("--filename", "no TFJob found in the input", "give TFJob manifests");

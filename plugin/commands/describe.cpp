@@ -65,9 +65,9 @@ int DescribeCommand::run(Context& ctx) const {
     }
     // the job's own pods and events, each by its selector, asked at once: what describe costs
     // follows the job, never the namespace
-    auto reads = workflow::job_reads(client, ns, *job);
-    const auto& pods = reads.pods;
-    auto events = tfjob::detail::decode_each<k8s::Event>(reads.events);
+    const auto served = tfjob::detail::decoded<tfjob::TFJob>(*job);  // decoded once here, at the client's edge; describe reads fields
+    auto reads = workflow::job_reads(client, ns, served.metadata);  // the pods and events decoded as they are read
+    auto& events = reads.events;
     std::vector<std::pair<std::string, std::string>> tf_configs;
     try {
       tfjob::TFJob typed = job->get<tfjob::TFJob>();
@@ -79,12 +79,9 @@ int DescribeCommand::run(Context& ctx) const {
     if (!first) ctx.out << "\n\n";
     first = false;
     const std::time_t now = std::time(nullptr);
-    auto queue = workflow::gather_queue_state(client, ns, *job);
-    for (auto& e : tfjob::detail::decode_each<k8s::Event>(workflow::queue_events(client, ns, queue))) events.push_back(std::move(e));
-    // decoded once here, at the client's edge; describe reads fields
-    ctx.out << workflow::render(workflow::describe(tfjob::detail::decoded<tfjob::TFJob>(*job), tfjob::detail::decode_each<k8s::Pod>(pods),
-                                                   events, tf_configs, now, std::move(queue)),
-                                now);
+    auto queue = workflow::gather_queue_state(client, ns, served);
+    for (auto& e : workflow::queue_events(client, ns, queue)) events.push_back(std::move(e));
+    ctx.out << workflow::render(workflow::describe(served, reads.pods, events, tf_configs, now, std::move(queue)), now);
   }
   return rc;
 }

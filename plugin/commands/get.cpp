@@ -110,7 +110,9 @@ std::vector<std::string> row(const nlohmann::json& job, const Shape& sh, const s
   if (sh.events) r.push_back(event);
   if (sh.all_ns) r.push_back(s.namespace_);
   r.push_back(s.name);
-  r.push_back(s.state.empty() ? "<none>" : s.state);
+  // a job without conditions: an empty STATE, as kubectl get tfjobs shows the CRD's printer
+  // column (the apiserver's tableconvertor gives a nil cell; cli-runtime printTable prints nothing)
+  r.push_back(s.state);
   r.push_back(workflow::age(s.creation_timestamp));
   if (sh.wide) {
     r.push_back(workflow::replicas_column(s));
@@ -149,8 +151,7 @@ std::vector<std::string> table_row(const nlohmann::json& r, const nlohmann::json
   if (sh.all_ns) row.push_back(md.namespace_);
   std::string name = cell(name_at);
   row.push_back(name.empty() ? md.name : name);
-  const std::string state = cell(state_at);
-  row.push_back(state.empty() ? "<none>" : state);
+  row.push_back(cell(state_at));  // empty when the server's cell is nil (see row())
   row.push_back(workflow::age(md.creation_timestamp));
   add_label_cells(row, md, sh);
   return row;

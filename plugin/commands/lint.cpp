@@ -50,9 +50,8 @@ struct LintCommand {
 /// The cluster's side of lint for one job (what the current user may read of it).
 lint::Context cluster_context(kube::Client& c, const nlohmann::json& job) {
   lint::Context lc;
-  const std::string ns = tfjob::detail::value_at(job, "/metadata/namespace"_json_pointer, std::string()).empty()
-                             ? c.namespace_()
-                             : tfjob::detail::value_at(job, "/metadata/namespace"_json_pointer, std::string());
+  const TFJob typed = tfjob::detail::decoded<TFJob>(job);  // leniently: the rules judge the JSON, this reads names
+  const std::string ns = typed.metadata.namespace_.empty() ? c.namespace_() : typed.metadata.namespace_;
   auto optional_read = [](auto fn) {
     try {
       fn();
@@ -61,16 +60,13 @@ lint::Context cluster_context(kube::Client& c, const nlohmann::json& job) {
     }
   };
   optional_read([&] { lc.nodes = workflow::list_nodes(c); });
-  optional_read([&] { lc.namespace_object = workflow::get_opt(c, workflow::resources::namespaces(), "", ns); });
-  const nlohmann::json owned1 = tfjob::detail::value_at(job, "/spec/tfReplicaSpecs"_json_pointer, nlohmann::json::object());  // items() of a temporary would dangle
-  for (const auto& [t, rs] : owned1.items())
-    for (const auto& v : tfjob::detail::value_at(rs, "/template/spec/volumes"_json_pointer, nlohmann::json::array())) {
-      if (!v.contains("persistentVolumeClaim")) continue;
-      const std::string cn = tfjob::detail::value_at(v["persistentVolumeClaim"], "claimName", "");
-      optional_read([&] {
-        if (auto pvc = workflow::get_opt(c, workflow::resources::pvcs(), ns, cn)) lc.claims[cn] = *pvc;
-      });
-    }
+  optional_read([&] {
+    if (auto o = workflow::get_opt(c, workflow::resources::namespaces(), "", ns)) lc.namespace_object = tfjob::detail::decoded<k8s::Namespace>(*o);
+  });
+  for (const auto& cn : workflow::claims_of(typed))
+    optional_read([&] {
+      if (auto pvc = workflow::get_opt(c, workflow::resources::pvcs(), ns, cn)) lc.claims[cn] = tfjob::detail::decoded<k8s::PersistentVolumeClaim>(*pvc);
+    });
   return lc;
 }
 
@@ -123,7 +119,7 @@ int LintCommand::run(Context& ctx) const {
         // a claim or a namespace beside the job: not lint's to judge (kubectl apply's)
         if (fmt == OutputFormat::table && job.is_object())
           ctx.err << source << ": skipped " << tfjob::detail::value_at(job, "kind", "<no kind>") << " "
-                  << tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string()) << " (not a TFJob)\n";
+                  << metadata_of(job).name << " (not a TFJob)\n";
         continue;
       }
       // an unnamed document is `document N` when the manifest holds several: not the first, or
@@ -132,7 +128,7 @@ int LintCommand::run(Context& ctx) const {
       bool several = false;
       if (i == 0 && where == source && !read([&] { several = reader.more(); })) return;
       if (several) where = document_place(source, i, 2, job);
-      const std::string name = tfjob::detail::value_at(job, "/metadata/name"_json_pointer, std::string());
+      const std::string name = metadata_of(job).name;
       auto findings = lint::admission_findings(job, mode);
       bool refused = false;
       for (const auto& f : findings) refused |= f.is_error();

@@ -154,7 +154,7 @@ int SubmitCommand::run(Context& ctx) {
       auto fs = lint::lint(j);
       word_fixes(fs);
       // several jobs: each warning names its job
-      print_warnings(fs, noted, ctx.err, jobs.size() > 1 ? "TFJob " + tfjob::detail::value_at(j, "/metadata/name"_json_pointer, std::string()) : std::string());
+      print_warnings(fs, noted, ctx.err, jobs.size() > 1 ? "TFJob " + metadata_of(j).name : std::string());
       for (auto& f : fs) findings.push_back(std::move(f));
     }
     if (o.cluster.strict) refuse_on_warnings(findings);

@@ -50,7 +50,7 @@ inline std::vector<std::string> complete_names(const Globals& g, const std::stri
     kube::list_pages(client, kube::RequestBuilder(res, resource == "namespaces" ? "" : client.namespace_()), {},
                      [&](kube::ListPage& page) {
                        for (const auto& o : page.items)
-                         if (auto n = tfjob::detail::value_at(o, "/metadata/name"_json_pointer, std::string()); offerable(n))
+                         if (auto n = metadata_of(o).name; offerable(n))
                            out.push_back(n);
                        return true;
                      });

@@ -4,6 +4,7 @@
 /// (`--color auto|always|never`, NO_COLOR honoured, a stable colour per pod name as stern).
 
 #include <tfjob/api/manifest.hpp>
+#include <tfjob/api/meta.hpp>  // metadata_of
 #include <tfjob/detail/json.hpp>
 #include <tfjob/detail/table.hpp>
 #include <tfjob/error.hpp>
@@ -58,8 +59,7 @@ inline std::string object_name(const nlohmann::json& obj) {
   std::string av = tfjob::detail::value_at(obj, "apiVersion", std::string());
   auto slash = av.find('/');
   std::string group = slash == std::string::npos ? "" : av.substr(0, slash);
-  std::string name = obj.contains("metadata") ? tfjob::detail::value_at(obj["metadata"], "name", std::string()) : "";
-  return kind + (group.empty() ? "" : "." + group) + "/" + name;
+  return kind + (group.empty() ? "" : "." + group) + "/" + metadata_of(obj).name;
 }
 
 /// An object as kubectl's -o json writes it: Go's json.MarshalIndent(obj, "", "    ")

@@ -56,13 +56,13 @@ inline std::string resolve_replica_pod(kube::Client& client, const std::string& 
   auto pod = t.replica.empty() ? workflow::select_chief(pods) : workflow::select_replica(pods, t.replica, t.index);
   if (!pod) {
     std::string have;
-    for (const auto& p : pods) have += (have.empty() ? "" : ", ") + tfjob::detail::value_at(p, "/metadata/name"_json_pointer, std::string());
+    for (const auto& p : pods) have += (have.empty() ? "" : ", ") + p.metadata.name;
     throw tfjob::error("TFJob \"" + t.job + "\" has no " +
                        (t.replica.empty() ? std::string("chief pod") : t.replica + " pod with index " + std::to_string(t.index)) +
                        (have.empty() ? std::string(": it has no pods (not started yet, or cleaned up by its cleanPodPolicy)")
                                      : " (its pods: " + have + ")"));
   }
-  return tfjob::detail::value_at(*pod, "/metadata/name"_json_pointer, std::string());
+  return pod->metadata.name;
 }
 
 /// kubectl's connection flags as the plugin received them (so kubectl uses the same ones).

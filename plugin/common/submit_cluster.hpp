@@ -155,7 +155,7 @@ inline void warn_unbound_claims(Context& ctx, const std::string& ns, const std::
       if (typed.status.phase == "Bound") break;
       if (std::chrono::steady_clock::now() > deadline) {
         auto why = workflow::pvc_pending_reason(
-            *pvc, workflow::object_events(client, ns, "PersistentVolumeClaim", claim, typed.metadata.uid));
+            typed, workflow::object_events(client, ns, "PersistentVolumeClaim", claim, typed.metadata.uid));
         if (!why.empty())
           ctx.err << "warning: persistentvolumeclaim/" << claim << " is Pending: " << why
                   << "; the job's pods will wait for it (kubectl describe pvc " << claim << " -n " << ns << ")\n";
@@ -194,7 +194,7 @@ inline nlohmann::json submit_one(Context& ctx, nlohmann::json job, const SubmitC
                                            shared, shared == nullptr || creates_first);
   // where it would wait: Kueue's LocalQueue, Volcano's Queue, a gang scheduler not asked for
   if (report.ok())
-    for (auto& q : workflow::check_queues(client, ns, job)) report.findings.push_back(std::move(q));
+    for (auto& q : workflow::check_queues(client, ns, typed)) report.findings.push_back(std::move(q));
   word_fixes(report.findings);
   {
     std::lock_guard<std::mutex> lk(noted.mu);

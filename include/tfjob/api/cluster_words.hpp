@@ -87,14 +87,6 @@ bool restart_backoff_event(const std::string& reason, const std::string& message
 /// runtime through CRI, containerd's and CRI-O's word, 1.20-1.36), exit code 137.
 bool oom_killed(const std::string& terminated_reason);
 
-/// Whether `name` is a native sidecar of a pod spec: an init container with `restartPolicy:
-/// Always` (KEP-753: 1.28 alpha behind SidecarContainers, 1.29 beta and on by default, 1.33
-/// GA; pkg/api/v1/pod IsRestartableInitContainer). The kubelet starts it before the
-/// containers, restarts it whatever the pod's restartPolicy, reports it in
-/// initContainerStatuses, and stops it once the containers have ended: it never decides
-/// whether the pod succeeded. Before 1.28 the field does not exist (the API server drops it).
-bool restartable_init_container(const nlohmann::json& pod_spec, const std::string& name);
-
 }  // namespace tfjob::words
 
 #if TFJOB_SDK_DEFINE_API

@@ -8,6 +8,7 @@
 #include <tfjob/api/defaults.hpp>
 #include <tfjob/api/operator_rules.hpp>
 #include <tfjob/api/findings.hpp>
+#include <tfjob/api/k8s/objects.hpp>
 #include <tfjob/api/quantity.hpp>
 #include <tfjob/api/scheduling.hpp>
 #include <tfjob/api/schema.hpp>
@@ -30,11 +31,12 @@ namespace tfjob::lint {
 /// The GPU resource the rules look at.
 inline constexpr const char* gpu_resource = "nvidia.com/gpu";
 
-/// What the cluster says, when known. Rules that need a part that is absent do not run.
+/// What the cluster says, when known. Rules that need a part that is absent do not run. The
+/// namespace and claims are the typed objects a client decodes (leniently, as served).
 struct Context {
-  std::optional<std::vector<nlohmann::json>> nodes;  ///< every node (v1.Node)
-  std::optional<nlohmann::json> namespace_object;     ///< the job's namespace (v1.Namespace)
-  std::map<std::string, nlohmann::json> claims;       ///< claims the job mounts, by name (v1.PersistentVolumeClaim)
+  std::optional<std::vector<nlohmann::json>> nodes;       ///< every node (v1.Node; workflow::node_facts)
+  std::optional<k8s::Namespace> namespace_object;          ///< the job's namespace
+  std::map<std::string, k8s::PersistentVolumeClaim> claims;  ///< claims the job mounts, by name
   bool logs_kept = false;        ///< the caller saves the logs (submit --follow --save): cleanPodPolicy All / a TTL lose nothing
   bool skip_gpu_fit = false;     ///< the GPU preflight reports GPU fit itself (RequestFitsNoNode skips nvidia.com/gpu)
 };

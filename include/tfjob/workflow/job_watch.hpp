@@ -5,17 +5,20 @@
 /// only what is the job's, so neither the requests nor the memory grow with the namespace.
 /// Why a pod waits for a node is in its PodScheduled condition, which kube-scheduler writes
 /// with the same message as its FailedScheduling event (scheduler.go recordSchedulingFailure).
-/// `wait` and `logs -f` read it; a fixed number of requests however long they wait.
+/// `wait` and `logs -f` read it; a fixed number of requests however long they wait. Each
+/// object is decoded once, as its watch delivers it (the client's edge), into the typed value
+/// (TFJob, k8s::Pod, k8s::Event), leniently: what a type does not model, or has of the wrong
+/// type, stays in its `other`, and readers read fields.
 
+#include <tfjob/api/k8s/event.hpp>
+#include <tfjob/api/k8s/pod.hpp>
+#include <tfjob/api/types.hpp>
 #include <tfjob/detail/compiled.hpp>
-#include <tfjob/detail/json.hpp>
 #include <tfjob/kube/api.hpp>
 #include <tfjob/kube/core.hpp>
 #include <tfjob/kube/side_task.hpp>
 #include <tfjob/workflow/cluster.hpp>
 #include <tfjob/workflow/progress.hpp>
-
-#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -27,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,12 +47,12 @@ struct JobWatchOptions {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
-/// One change of the job as its watch delivered it.
+/// One change of the job as its watch delivered it, decoded.
 struct JobChange {
   bool deleted = false;
-  /// The job; for a deletion that a relist found (its final state unknown), the job as this
-  /// watch last had it.
-  nlohmann::json object;
+  /// The job as changed; for a deletion that a relist found (its final state unknown), the job
+  /// as this watch last had it.
+  TFJob object;
 };
 
 /// The watches of one job and what they delivered. Stops its watches when destroyed.
@@ -60,9 +64,9 @@ class JobWatch {
     bool synced = false;           ///< every watch has delivered its first list
     bool ended = false;            ///< the job watch returned (its error: rethrow_error)
     bool deleted = false;          ///< the job watch saw it deleted
-    nlohmann::json job;            ///< null until the job watch delivered it
-    std::vector<nlohmann::json> pods;    ///< by name
-    std::vector<nlohmann::json> events;  ///< the job's
+    std::optional<TFJob> job;        ///< absent until the job watch delivered it
+    std::vector<k8s::Pod> pods;      ///< by name
+    std::vector<k8s::Event> events;  ///< the job's
 
     /// The job as waiting reports it (Pending pods and why), once the job is known.
     Progress progress() const;
@@ -109,7 +113,7 @@ class JobWatch {
   void side(kube::Client c, const kube::ResourceInfo& res, kube::WatchParams wp, std::chrono::steady_clock::time_point deadline,
             Apply apply);
 
-  void keep_event(const nlohmann::json& e);
+  void keep_event(k8s::Event e);
 
   std::string ns_, name_;
   std::size_t expected_;  ///< watches that must sync
@@ -119,10 +123,10 @@ class JobWatch {
   std::size_t synced_ = 0;
   bool ended_ = false, deleted_ = false;
   std::exception_ptr error_;
-  nlohmann::json job_;
+  std::optional<TFJob> job_;
   std::vector<JobChange> changes_;
-  std::map<std::string, nlohmann::json> pods_;
-  std::map<std::string, nlohmann::json> events_;  ///< by uid
+  std::map<std::string, k8s::Pod> pods_;
+  std::map<std::string, k8s::Event> events_;  ///< by uid
   std::deque<std::string> event_order_;           ///< insertion order, for the bound
   std::vector<std::unique_ptr<kube::SideTask>> watches_;  // last: stopped before the rest goes
 };

@@ -1,8 +1,8 @@
 #pragma once
 /// \file A TFJob's pods: which one is the chief, which one failed, what each is doing.
 ///
-/// Pure functions over pods (`k8s::Pod`; `pod_info` and the `select_*` also take pods as a
-/// server sent them, each decoded once). Labels follow the training operator v1.9
+/// Pure functions over pods (`k8s::Pod`, decoded at the client's edge: job_pods, JobWatch).
+/// Labels follow the training operator v1.9
 /// (`pkg/controller.v1/common`, `pkg/apis/kubeflow.org/v1/common_types.go`), plus the
 /// unprefixed and `tf-replica-*` labels that tf-operator v1 and v1alpha2 wrote.
 
@@ -55,23 +55,20 @@ std::string lower(std::string s);
 
 /// Read a pod's labels and status. `container` is the one whose exit code matters most.
 PodInfo pod_info(const k8s::Pod& pod, const std::string& container = "tensorflow");
-/// The same for a pod held as JSON (decoded leniently once, then read as above).
-PodInfo pod_info(const nlohmann::json& pod, const std::string& container = "tensorflow");
 
 /// The pod whose logs are "the job's logs": the one the operator marks
 /// `training.kubeflow.org/job-role=master`; else replica type chief, then master; else
 /// worker 0; else the same through the labels older operators used (all read by
 /// `pod_info`). Pods being deleted lose to live ones; among equals, the newest wins
 /// (a restarted pod replaces its predecessor).
-std::optional<nlohmann::json> select_chief(const std::vector<nlohmann::json>& pods);
+std::optional<k8s::Pod> select_chief(const std::vector<k8s::Pod>& pods);
 
 /// The pod of replica `type` (any case) and `index`; newest, live first.
-std::optional<nlohmann::json> select_replica(const std::vector<nlohmann::json>& pods,
-                                             const std::string& type, int index);
+std::optional<k8s::Pod> select_replica(const std::vector<k8s::Pod>& pods, const std::string& type, int index);
 
 /// The pod that made a job fail: a Failed pod or one with a non-zero exit code, the chief
 /// first; std::nullopt when none did.
-std::optional<nlohmann::json> select_failed(const std::vector<nlohmann::json>& pods);
+std::optional<k8s::Pod> select_failed(const std::vector<k8s::Pod>& pods);
 
 /// The order a user reads a job in: chief, master, worker, ps, evaluator, then any other
 /// type (the operator's replica types, `pkg/apis/kubeflow.org/v1/tensorflow_types.go`).

@@ -45,16 +45,11 @@ struct Progress {
 namespace detail {
 /// The time an event orders by: lastTimestamp, else eventTime, else firstTimestamp, else its creation.
 std::string event_time(const k8s::Event& e);
-/// The same for an event held as JSON.
-std::string event_time(const nlohmann::json& e);
 }  // namespace detail
 
 /// Events about one object (matched by kind, name and, when both carry one, uid), oldest first.
 std::vector<k8s::Event> events_for(const std::vector<k8s::Event>& events, const std::string& kind,
                                    const std::string& name, const std::string& uid = {});
-/// The same over events held as JSON (each decoded once); the matching ones as they were given.
-std::vector<nlohmann::json> events_for(const std::vector<nlohmann::json>& events, const std::string& kind,
-                                       const std::string& name, const std::string& uid = {});
 
 /// Why `pod` (Pending) is not running yet: unscheduled, the scheduler's latest
 /// `FailedScheduling` event (matched by uid), else the PodScheduled=False condition; once
@@ -65,9 +60,6 @@ std::optional<PendingReason> pending_reason(const k8s::Pod& pod, const std::vect
 Progress progress(const JobSummary& job, const std::vector<k8s::Pod>& pods, const std::vector<k8s::Event>& events);
 /// The same from the job.
 Progress progress(const TFJob& job, const std::vector<k8s::Pod>& pods, const std::vector<k8s::Event>& events);
-/// The same from the job, its pods and events as a server sent them (each decoded once).
-Progress progress(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
-                  const std::vector<nlohmann::json>& events);
 
 }  // namespace tfjob::workflow
 

@@ -69,9 +69,6 @@ std::vector<Finding> queue_findings(const TFJob& job, const QueueFacts& facts);
 
 namespace detail {
 
-/// A TFJob as a server sent it (decode_lenient: a field of the wrong type is kept, not read).
-TFJob served_job(const nlohmann::json& job);
-
 /// One queue_findings pass: what the job says about where it waits (namespace, Kueue
 /// LocalQueue, suspend, schedulingPolicy), the facts, and one method per check, each adding
 /// its findings to `out` in the order queue_findings calls them.

@@ -14,7 +14,7 @@
 #include <tfjob/setting.hpp>
 #include <tfjob/workflow/pods.hpp>            // pod_info
 #include <tfjob/workflow/progress.hpp>        // events_for
-#include <tfjob/workflow/queue_findings.hpp>  // detail::served_job
+#include <tfjob/workflow/queue_findings.hpp>  // Finding
 #include <tfjob/workflow/status.hpp>          // summarize
 
 #include <nlohmann/json.hpp>
@@ -46,11 +46,8 @@ inline constexpr const char* kueue_job_uid_label = "kueue.x-k8s.io/job-uid";
 /// (QuotaReserved, Admitted, Evicted; the queue's pending count and the position where the
 /// ClusterQueue's status lists it) and its PodGroup's phase and events; and a job partly
 /// Running while the rest waits, holding GPUs for nothing. Pure.
-std::vector<Finding> queue_wait_findings(const TFJob& job, const std::vector<nlohmann::json>& pods,
-                                         const std::vector<nlohmann::json>& events, const QueueState& q);
-/// The same for a job held as JSON, as served (decoded once, leniently).
-std::vector<Finding> queue_wait_findings(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
-                                         const std::vector<nlohmann::json>& events, const QueueState& q);
+std::vector<Finding> queue_wait_findings(const TFJob& job, const std::vector<k8s::Pod>& pods,
+                                         const std::vector<k8s::Event>& events, const QueueState& q);
 
 namespace detail {
 

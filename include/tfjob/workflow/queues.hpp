@@ -58,19 +58,15 @@ std::optional<bool> scheduler_seen(kube::Client& c, const std::string& name);
 /// Asks the server the facts `queue_findings` needs for `job` in `ns`, and returns its
 /// findings. A 403 on any lookup leaves that fact unknown (no finding from it).
 std::vector<Finding> check_queues(kube::Client& c, const std::string& ns, const TFJob& job);
-/// The same for a job held as JSON (decoded once, leniently).
-std::vector<Finding> check_queues(kube::Client& c, const std::string& ns, const nlohmann::json& job);
 
 /// Reads `QueueState` for `job` (as served) in `ns`. Best effort: what may not be read, or
 /// fails to be read, stays empty (the queue's word makes an explanation more precise; its
 /// absence never fails `explain`, `describe` or `wait`).
 QueueState gather_queue_state(kube::Client& c, const std::string& ns, const TFJob& job);
-/// The same for a job held as JSON, as served (decoded once, leniently).
-QueueState gather_queue_state(kube::Client& c, const std::string& ns, const nlohmann::json& job);
 
 /// The events of the job's PodGroup (queue_wait_findings reads them), by their own field
 /// selector; none when there is no PodGroup or they may not be read.
-std::vector<nlohmann::json> queue_events(kube::Client& c, const std::string& ns, const QueueState& q);
+std::vector<k8s::Event> queue_events(kube::Client& c, const std::string& ns, const QueueState& q);
 
 }  // namespace tfjob::workflow
 

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,7 @@ enum class WaitResult {
 struct WaitReport {
   WaitResult result = WaitResult::timeout;
   JobSummary summary;       ///< the job as last seen
-  nlohmann::json job;       ///< the last object seen
+  std::optional<TFJob> job;  ///< the last object seen (decoded as its watch delivered it)
   /// On a timeout: why its pods were not there yet (the scheduler's or kubelet's reason per
   /// waiting pod); when stuck: the pods that cannot start, with the kubelet's reason.
   std::vector<PendingReason> waiting;

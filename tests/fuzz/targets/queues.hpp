@@ -43,7 +43,7 @@ inline int queues(const std::uint8_t* data, std::size_t size) {
       }
     }
     if (!in.job.is_object()) return;
-    const TFJob job = workflow::detail::served_job(in.job);
+    const TFJob job = tfjob::detail::decoded<TFJob>(in.job);  // as served: leniently
     (void)workflow::queue_findings(job, facts);
     (void)workflow::queue_wait_findings(job, {}, {}, in.queue);
     if (in.queue.cluster_queue) (void)workflow::kueue_quota(*in.queue.cluster_queue, "nvidia.com/gpu");

@@ -57,16 +57,4 @@ TFJOB_INLINE bool restart_backoff_event(const std::string& reason, const std::st
 
 TFJOB_INLINE bool oom_killed(const std::string& terminated_reason) { return terminated_reason == "OOMKilled"; }
 
-TFJOB_INLINE bool restartable_init_container(const nlohmann::json& pod_spec, const std::string& name) {
-  if (!pod_spec.is_object()) return false;
-  auto ics = pod_spec.find("initContainers");
-  if (ics == pod_spec.end() || !ics->is_array()) return false;
-  for (const auto& c : *ics) {
-    if (!c.is_object()) continue;
-    auto n = c.find("name"), rp = c.find("restartPolicy");
-    if (n != c.end() && n->is_string() && *n == name) return rp != c.end() && rp->is_string() && *rp == "Always";
-  }
-  return false;
-}
-
 }  // namespace tfjob::words

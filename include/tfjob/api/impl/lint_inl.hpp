@@ -280,9 +280,8 @@ TFJOB_INLINE std::vector<Finding> shared_rwo_claims(const nlohmann::json& job, c
     if (u.pods < 2) continue;
     auto it = ctx.claims.find(claim);
     if (it == ctx.claims.end()) continue;
-    std::set<std::string> modes;
-    for (const auto& m : tfjob::detail::value_at(it->second, "/spec/accessModes"_json_pointer, nlohmann::json::array()))
-      if (m.is_string()) modes.insert(m.get<std::string>());
+    const auto& access_modes = it->second.spec.access_modes;
+    const std::set<std::string> modes(access_modes.begin(), access_modes.end());
     if (modes.count("ReadWriteMany") || (modes.count("ReadOnlyMany") && u.read_only)) continue;
     if (!modes.count("ReadWriteOnce") && !modes.count("ReadWriteOncePod")) continue;
     std::string types;
@@ -299,7 +298,7 @@ TFJOB_INLINE std::vector<Finding> shared_rwo_claims(const nlohmann::json& job, c
                                "claim \"" + claim + "\" is " + (modes.count("ReadWriteOncePod") ? "ReadWriteOncePod" : "ReadWriteOnce") +
                                " but " + std::to_string(u.pods) + " pods (" + types + ") mount it and " + why +
                                ": a pod on a second node stays ContainerCreating with a Multi-Attach error",
-                               {"persistentvolumeclaim/" + claim + " accessModes: " + tfjob::detail::value_at(it->second, "/spec/accessModes"_json_pointer, nlohmann::json::array()).dump()},
+                               {"persistentvolumeclaim/" + claim + " accessModes: " + nlohmann::json(access_modes).dump()},
                                "use a ReadWriteMany claim (NFS, Filestore, CephFS), or mount it on the chief only"));
   }
   return out;
@@ -363,9 +362,9 @@ TFJOB_INLINE std::vector<Finding> request_fits_no_node(const nlohmann::json& job
 
 TFJOB_INLINE std::vector<Finding> istio_sidecar(const nlohmann::json& job, const Context& ctx) {
   if (!ctx.namespace_object) return {};
-  const auto labels = tfjob::detail::value_at(*ctx.namespace_object, "/metadata/labels"_json_pointer, nlohmann::json::object());
-  const std::string inj = tfjob::detail::value_at(labels, "istio-injection", "");
-  const bool on = inj == "enabled" || (inj != "disabled" && labels.contains("istio.io/rev"));
+  const ObjectMeta& nsm = ctx.namespace_object->metadata;
+  const std::string inj = nsm.label("istio-injection");
+  const bool on = inj == "enabled" || (inj != "disabled" && nsm.labels.count("istio.io/rev"));
   if (!on) return {};
   std::vector<std::string> missing;
   const nlohmann::json owned5 = detail::specs_of(job);  // items() of a temporary would dangle
@@ -380,7 +379,7 @@ TFJOB_INLINE std::vector<Finding> istio_sidecar(const nlohmann::json& job, const
   if (missing.empty()) return {};
   std::string list;
   for (const auto& t : missing) list += (list.empty() ? "" : ", ") + t;
-  const std::string ns = tfjob::detail::value_at(*ctx.namespace_object, "/metadata/name"_json_pointer, std::string());
+  const std::string& ns = nsm.name;
   return {detail::make("IstioSidecarInjected", missing.size() == 1 ? missing[0] : "",
                        "namespace \"" + ns + "\" injects the Istio sidecar and the " + list +
                        " template(s) do not opt out: the sidecar keeps running after the trainer exits, so the pods stay "

@@ -118,7 +118,12 @@ struct PodSpec {
   /// The container of that name (regular containers first, then init containers), or nullptr.
   const Container* container(const std::string& name) const;
   Container* container(const std::string& name);
-  /// The init containers with `restartPolicy: Always`: native sidecars (1.28+).
+  /// The init containers with `restartPolicy: Always`: native sidecars (KEP-753: 1.28 alpha
+  /// behind SidecarContainers, 1.29 beta and on by default, 1.33 GA; pkg/api/v1/pod
+  /// IsRestartableInitContainer). The kubelet starts one before the containers, restarts it
+  /// whatever the pod's restartPolicy, reports it in initContainerStatuses, and stops it once
+  /// the containers have ended: it never decides whether the pod succeeded. Before 1.28 the
+  /// field does not exist (the API server drops it).
   std::vector<const Container*> sidecars() const;
 };
 

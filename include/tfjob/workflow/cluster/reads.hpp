@@ -4,6 +4,8 @@
 /// job's pods and events, nodes and active pods as the GPU checks read them, and whether
 /// TFJobs are served. Part of <tfjob/workflow/cluster.hpp>.
 
+#include <tfjob/api/k8s/event.hpp>
+#include <tfjob/api/k8s/pod.hpp>
 #include <tfjob/api/labels.hpp>
 #include <tfjob/api/meta.hpp>
 #include <tfjob/api/types.hpp>
@@ -79,8 +81,9 @@ TFJob decode_tfjob(const nlohmann::json& job);
 /// The TFJob decoded (decode_tfjob), or std::nullopt when the server says NotFound.
 std::optional<TFJob> get_tfjob(kube::Client& c, const std::string& ns, const std::string& name);
 
-/// A job's pods: by the current operator's labels, else by the older operators' labels.
-std::vector<nlohmann::json> job_pods(kube::Client& c, const std::string& ns, const std::string& job);
+/// A job's pods: by the current operator's labels, else by the older operators' labels;
+/// each decoded leniently here, at the client's edge (tfjob::detail::decoded).
+std::vector<k8s::Pod> job_pods(kube::Client& c, const std::string& ns, const std::string& job);
 
 /// Where a list of events is read: etcd (a consistent read, as kubectl's lists: every event
 /// written before it was asked, at the price of a scan of the namespace's events), or the API
@@ -91,8 +94,9 @@ enum class EventsFrom { latest, cache };
 
 /// The events about one object (kube::events_about: kubectl describe's field selector), one
 /// list that holds nothing else of the namespace.
-/// None when the user may not read events (they explain, they are not required).
-std::vector<nlohmann::json> object_events(kube::Client& c, const std::string& ns, const std::string& kind,
+/// None when the user may not read events (they explain, they are not required). Each
+/// decoded leniently here, at the client's edge.
+std::vector<k8s::Event> object_events(kube::Client& c, const std::string& ns, const std::string& kind,
                                           const std::string& name, const std::string& uid = {},
                                           EventsFrom from = EventsFrom::latest);
 
@@ -103,25 +107,25 @@ enum class PodEvents {
   none,
 };
 
-/// The events of a job (its JSON) and of its pods, each object's read by its own field
-/// selector (object_events): one request for the job, one per pod `which` picks, so what
-/// it costs follows the job and never the namespace; sent at once (kube::for_each_bounded,
-/// kube::request_concurrency at a time). Oldest first.
-std::vector<nlohmann::json> job_events(kube::Client& c, const std::string& ns, const nlohmann::json& job,
-                                       const std::vector<nlohmann::json>& pods, PodEvents which = PodEvents::all,
-                                       EventsFrom from = EventsFrom::latest);
+/// The events of a job (by its metadata: name and uid) and of its pods, each object's read by
+/// its own field selector (object_events): one request for the job, one per pod `which`
+/// picks, so what it costs follows the job and never the namespace; sent at once
+/// (kube::for_each_bounded, kube::request_concurrency at a time). Oldest first.
+std::vector<k8s::Event> job_events(kube::Client& c, const std::string& ns, const ObjectMeta& job,
+                                   const std::vector<k8s::Pod>& pods, PodEvents which = PodEvents::all,
+                                   EventsFrom from = EventsFrom::latest);
 
 /// A job's pods and events, read as job_pods and job_events read them, for describe and
 /// explain.
 struct JobReads {
-  std::vector<nlohmann::json> pods;    ///< as job_pods
-  std::vector<nlohmann::json> events;  ///< as job_events with PodEvents::all: oldest first
+  std::vector<k8s::Pod> pods;      ///< as job_pods
+  std::vector<k8s::Event> events;  ///< as job_events with PodEvents::all: oldest first
 };
 
 /// job_pods and job_events with the lists sent at once: the pods by the operator's labels
 /// beside the job's events, then (an older operator's labels when the first found no pod)
 /// every pod's events together. At most kube::request_concurrency requests at a time.
-JobReads job_reads(kube::Client& c, const std::string& ns, const nlohmann::json& job);
+JobReads job_reads(kube::Client& c, const std::string& ns, const ObjectMeta& job);
 
 /// Whether the server serves kubeflow.org/v1 tfjobs (API discovery).
 bool tfjobs_served(kube::Client& c);

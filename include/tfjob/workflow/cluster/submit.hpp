@@ -97,7 +97,7 @@ nlohmann::json apply_owned(kube::Client& c, const kube::ResourceInfo& res, const
 
 /// Why a PVC is not Bound, from its phase and events (e.g. "no persistent volumes available
 /// for this claim and no storage class is set"); "" when Bound or not yet explained.
-std::string pvc_pending_reason(const nlohmann::json& pvc, const std::vector<nlohmann::json>& events);
+std::string pvc_pending_reason(const k8s::PersistentVolumeClaim& claim, const std::vector<k8s::Event>& events);
 
 }  // namespace tfjob::workflow
 

@@ -42,7 +42,7 @@ struct Archiver {
   JobSummary s;                      ///< its summary (state)
   std::vector<k8s::Pod> pods;        ///< its pods, sorted
   std::set<std::string> nodes;       ///< the nodes they ran on
-  std::vector<nlohmann::json> events;  ///< the job's and its pods' (write_events), as served
+  std::vector<k8s::Event> events;  ///< the job's and its pods' (write_events), decoded as served
 
   /// Write `data` to the new file `rel` (relative to dir; names in it made by path_part) and
   /// list it in the report.
@@ -67,7 +67,7 @@ struct Archiver {
 
   /// Write each pod's YAML and its containers' logs; no pod at all is listed as missing, and why.
   void write_pods() {
-    pods = tfjob::detail::decode_each<k8s::Pod>(job_pods(c, ns, job));
+    pods = job_pods(c, ns, job);
     sort_pods(pods);
     rep.pods = static_cast<int>(pods.size());
     if (pods.empty()) {
@@ -126,8 +126,9 @@ struct Archiver {
   /// Write the events of the job and its pods.
   void write_events() {
     try {
-      events = job_events(c, ns, obj, tfjob::detail::to_json_each(pods));  // the job's and its pods', each by its field selector
-      put("events.yaml", to_yaml(nlohmann::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", events}}));
+      events = job_events(c, ns, typed.metadata, pods);  // the job's and its pods', each by its field selector
+      // as served: a decoded event round-trips
+      put("events.yaml", to_yaml(nlohmann::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", tfjob::detail::to_json_each(events)}}));
     } catch (const std::exception& e) {
       rep.missing.push_back({"events.yaml", e.what()});
     }
@@ -146,7 +147,7 @@ struct Archiver {
     } catch (const std::exception& e) {
       rep.missing.push_back({"tf_config", std::string("cannot compute TF_CONFIG: ") + e.what()});
     }
-    put("describe.txt", render(describe(typed, pods, tfjob::detail::decode_each<k8s::Event>(events), tf_configs)));
+    put("describe.txt", render(describe(typed, pods, events, tf_configs)));
   }
 
   /// Write an excerpt of each node the pods ran on; one gone or unreadable is listed as missing.

@@ -36,11 +36,11 @@ TFJOB_INLINE bool pod_of_job(const k8s::Pod& pod, const std::string& job) {
 
 namespace detail {
 /// Whether a pod's labels name job `job` (any job, when `job` is empty), in any of the
-/// operator's generations: pod_of_job() before the pod is decoded.
-TFJOB_INLINE bool labelled(const nlohmann::json& pod, const std::string& job) {
-  const auto labels = tfjob::detail::obj_at(pod, "/metadata/labels"_json_pointer);
+/// operator's generations.
+TFJOB_INLINE bool labelled(const k8s::Pod& pod, const std::string& job) {
+  if (!job.empty()) return pod_of_job(pod, job);
   for (const char* key : {labels::job_name, labels::legacy::job_name, labels::legacy::tf_job_name})
-    if (auto it = labels.find(key); it != labels.end() && it->is_string() && (job.empty() || *it == job)) return true;
+    if (pod.metadata.labels.count(key)) return true;
   return false;
 }
 }  // namespace detail
@@ -70,13 +70,13 @@ TFJOB_INLINE void SavedState::add(const nlohmann::json& d) {
       job_name_ = obj_name;
     }
   } else if (kind == "Pod") {
-    if (!detail::labelled(d, job())) return;  // a pod of no job, or of another job
-    in_.pods.push_back(tfjob::detail::decoded<k8s::Pod>(d));
+    auto pod = tfjob::detail::decoded<k8s::Pod>(d);
+    if (!detail::labelled(pod, job())) return;  // a pod of no job, or of another job
+    in_.pods.push_back(std::move(pod));
     pod_names_.push_back(obj_name);
   } else if (kind == "Event") {
-    const std::string about = tfjob::detail::str_at(d, "/involvedObject/kind"_json_pointer);
-    if (wanted(about, tfjob::detail::str_at(d, "/involvedObject/name"_json_pointer)))
-      in_.events.push_back(tfjob::detail::decoded<k8s::Event>(d));
+    auto event = tfjob::detail::decoded<k8s::Event>(d);
+    if (wanted(event.involved_object.kind, event.involved_object.name)) in_.events.push_back(std::move(event));
   } else if (kind == "Node") {
     if (!in_.nodes) in_.nodes.emplace();
     in_.nodes->push_back(tfjob::detail::decoded<k8s::Node>(d));
@@ -135,15 +135,13 @@ TFJOB_INLINE std::optional<ExplainInput> explain_input(const std::vector<nlohman
 
 TFJOB_INLINE std::optional<ExplainInput> gather(kube::Client& c, const std::string& ns, const std::string& name, int log_lines) {
   ExplainInput in;
-  // the job and its pods as served: decoded once here; queues.hpp and cluster.hpp still take
-  // them as JSON, so the served JSON is what they are given
-  auto job = get_opt(c, resources::tfjobs(), ns, name);
+  // the job, its pods and events: each decoded as it is read (get_tfjob, job_reads)
+  auto job = get_tfjob(c, ns, name);
   if (!job) return std::nullopt;
-  in.job = tfjob::detail::decoded<TFJob>(*job);
-  auto reads = job_reads(c, ns, *job);  // the job's pods and events, each by its selector, asked at once
-  const auto& pods = reads.pods;
-  in.pods = tfjob::detail::decode_each<k8s::Pod>(pods);
-  in.events = tfjob::detail::decode_each<k8s::Event>(reads.events);
+  in.job = std::move(*job);
+  auto reads = job_reads(c, ns, in.job.metadata);  // the job's pods and events, each by its selector, asked at once
+  in.pods = std::move(reads.pods);
+  in.events = std::move(reads.events);
   auto optional_read = [](auto fn) {
     try {
       fn();
@@ -156,7 +154,7 @@ TFJOB_INLINE std::optional<ExplainInput> gather(kube::Client& c, const std::stri
     if (auto o = get_opt(c, resources::namespaces(), "", ns)) in.namespace_object = tfjob::detail::decoded<k8s::Namespace>(*o);
   });
   in.queue = gather_queue_state(c, ns, in.job);
-  for (auto& e : tfjob::detail::decode_each<k8s::Event>(queue_events(c, ns, in.queue))) in.events.push_back(std::move(e));
+  for (auto& e : queue_events(c, ns, in.queue)) in.events.push_back(std::move(e));
   for (const auto& [t, rs] : in.job.spec.tf_replica_specs) {
     const auto tmpl = pod_template(rs);
     for (const auto& v : tmpl.spec.volumes) {
@@ -168,7 +166,7 @@ TFJOB_INLINE std::optional<ExplainInput> gather(kube::Client& c, const std::stri
           auto pvc = tfjob::detail::decoded<k8s::PersistentVolumeClaim>(*got);
           // a claim not bound is explained by its own events
           if (pvc.status.phase != "Bound")
-            for (auto& e : tfjob::detail::decode_each<k8s::Event>(object_events(c, ns, "PersistentVolumeClaim", cn, pvc.metadata.uid)))
+            for (auto& e : object_events(c, ns, "PersistentVolumeClaim", cn, pvc.metadata.uid))
               in.events.push_back(std::move(e));
           in.claims[cn] = std::move(pvc);
         }

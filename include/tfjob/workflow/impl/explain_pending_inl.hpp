@@ -43,8 +43,7 @@ TFJOB_INLINE void Explainer::claims_not_bound(const k8s::Pod& pod, const std::st
       reason = m.find("not found") != std::string::npos ? "it does not exist" : "";
     } else if (it->second.status.phase != "Bound") {
       const auto& pvc = it->second;
-      // cluster.hpp reads the claim and events as JSON
-      reason = pvc_pending_reason(nlohmann::json(pvc), tfjob::detail::to_json_each(in.events));
+      reason = pvc_pending_reason(pvc, in.events);
       ev.push_back("persistentvolumeclaim/" + cn + ": " + (pvc.status.phase.empty() ? std::string("Pending") : pvc.status.phase) +
                    ", accessModes " + nlohmann::json(pvc.spec.access_modes).dump() + ", storageClassName " +
                    pvc.spec.storage_class_name.value_or("<none>"));

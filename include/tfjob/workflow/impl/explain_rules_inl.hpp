@@ -70,7 +70,7 @@ struct Explainer {
   using S = Finding::Severity;
 
   const ExplainInput& in;
-  const nlohmann::json job_json;  ///< the job as JSON, for the rules that still read it so (lint, queues)
+  const nlohmann::json job_json;  ///< the job as JSON, for the manifest linter (lint::lint judges JSON)
   const JobSummary s;
   const std::map<std::string, ReplicaSpec>& specs;
   const RunPolicy& rp;
@@ -118,10 +118,10 @@ struct Explainer {
   }
 
   /// waiting in a queue, not for a node (Kueue's Workload, the PodGroup), or partly Running
-  /// and holding GPUs (workflow/queues.hpp, which reads pods and events as JSON) (a job
-  /// partly Running is said after the waiting pods' own reasons)
+  /// and holding GPUs (workflow/queue_wait.hpp) (a job partly Running is said after the
+  /// waiting pods' own reasons)
   void queues() {
-    for (auto& f : queue_wait_findings(job_json, tfjob::detail::to_json_each(pods), tfjob::detail::to_json_each(in.events), in.queue))
+    for (auto& f : queue_wait_findings(in.job, pods, in.events, in.queue))
       (f.code == "PartlyRunningHoldsGpus" ? held : urgent).push_back(std::move(f));
   }
 
@@ -466,10 +466,10 @@ struct Explainer {
 
   /// the spec's own known mistakes (the same rules as lint)
   void spec_rules() {
-    lint::Context lc;  // api/lint.hpp reads the objects as JSON
+    lint::Context lc;  // api/lint.hpp reads the nodes as JSON (node_facts)
     if (in.nodes) lc.nodes = tfjob::detail::to_json_each(*in.nodes);
-    if (in.namespace_object) lc.namespace_object = nlohmann::json(*in.namespace_object);
-    for (const auto& [n, pvc] : in.claims) lc.claims[n] = pvc;
+    lc.namespace_object = in.namespace_object;
+    lc.claims = in.claims;
     lc.logs_kept = true;  // too late to say for this run
     for (auto& f : lint::lint(job_json, lc)) {
       if (f.code == "ExitCodeRetriesSignalsOnly") continue;  // said above per exit code when it matters

@@ -5,7 +5,9 @@
 
 namespace tfjob::workflow {
 
-TFJOB_INLINE Progress JobWatch::View::progress() const { return workflow::progress(job.is_null() ? nlohmann::json::object() : job, pods, events); }
+TFJOB_INLINE Progress JobWatch::View::progress() const {
+  return job ? workflow::progress(*job, pods, events) : workflow::progress(JobSummary{}, pods, events);
+}
 
 TFJOB_INLINE JobWatch::JobWatch(kube::Client c, std::string ns, std::string name, JobWatchOptions o)
     : ns_(std::move(ns)), name_(std::move(name)), expected_(1 + (o.pods ? 1 : 0) + (o.events ? 1 : 0)) {
@@ -17,10 +19,10 @@ TFJOB_INLINE JobWatch::JobWatch(kube::Client c, std::string ns, std::string name
       run(c, resources::tfjobs(), wp, stop, d, [this](const kube::WatchEvent<kube::DynamicObject>& ev) {
         // a deletion a relist found carries what the watcher remembered (kube::WatchEvent::
         // final_state_unknown): the job as this watch last had it says more
-        const bool last = ev.type == kube::EventType::deleted && ev.final_state_unknown && !job_.is_null();
-        JobChange ch{ev.type == kube::EventType::deleted, last ? job_ : ev.object.json};
+        const bool last = ev.type == kube::EventType::deleted && ev.final_state_unknown && job_.has_value();
+        JobChange ch{ev.type == kube::EventType::deleted, last ? *job_ : tfjob::detail::decoded<TFJob>(ev.object.json)};
         if (ch.deleted) deleted_ = true;
-        else job_ = ev.object.json;
+        else job_ = ch.object;
         changes_.push_back(std::move(ch));
       });
     } catch (...) {
@@ -39,14 +41,14 @@ TFJOB_INLINE JobWatch::JobWatch(kube::Client c, std::string ns, std::string name
     side(c, resources::pods(), pw, o.deadline, [this](const kube::WatchEvent<kube::DynamicObject>& ev) {
       const std::string pod = ev.object.name();
       if (ev.type == kube::EventType::deleted) pods_.erase(pod);
-      else pods_[pod] = ev.object.json;
+      else pods_[pod] = tfjob::detail::decoded<k8s::Pod>(ev.object.json);
     });
   }
   if (o.events) {
     kube::WatchParams ew;
     ew.field_selector = kube::events_about(tfjob::kind, name_, ns_).field_selector;
     side(c, resources::events(), ew, o.deadline, [this](const kube::WatchEvent<kube::DynamicObject>& ev) {
-      if (ev.type != kube::EventType::deleted) keep_event(ev.object.json);
+      if (ev.type != kube::EventType::deleted) keep_event(tfjob::detail::decoded<k8s::Event>(ev.object.json));
     });
   }
 }
@@ -139,19 +141,18 @@ TFJOB_INLINE void JobWatch::side(kube::Client c, const kube::ResourceInfo& res, 
       }));
 }
 
-TFJOB_INLINE void JobWatch::keep_event(const nlohmann::json& e) {
-  const auto ev = tfjob::detail::decoded<k8s::Event>(e);
+TFJOB_INLINE void JobWatch::keep_event(k8s::Event ev) {
   const auto& io = ev.involved_object;
   if (io.kind != tfjob::kind || io.name != name_) return;  // the field selector chose these; a server that ignores it is checked
   const std::string uid = ev.metadata.uid.empty() ? io.name + "/" + ev.reason : ev.metadata.uid;
-  if (events_.emplace(uid, e).second) {
+  if (auto [it, added] = events_.try_emplace(uid, ev); added) {
     event_order_.push_back(uid);
     if (event_order_.size() > max_events) {
       events_.erase(event_order_.front());
       event_order_.pop_front();
     }
   } else {
-    events_[uid] = e;  // a repeat: the count and lastTimestamp moved
+    it->second = std::move(ev);  // a repeat: the count and lastTimestamp moved
   }
 }
 

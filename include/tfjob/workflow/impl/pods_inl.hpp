@@ -86,12 +86,6 @@ TFJOB_INLINE PodInfo pod_info(const k8s::Pod& pod, const std::string& container)
   return p;
 }
 
-TFJOB_INLINE PodInfo pod_info(const nlohmann::json& pod, const std::string& container) {
-  k8s::Pod p;
-  if (pod.is_object()) from_json(pod, p);
-  return pod_info(p, container);
-}
-
 namespace detail {
 
 /// select_chief's rank of a pod: current labels first (0-3), then legacy (4-7); 100 when it is no chief.
@@ -140,19 +134,17 @@ TFJOB_INLINE std::optional<std::size_t> chief_index(const std::vector<k8s::Pod>&
 
 }  // namespace detail
 
-TFJOB_INLINE std::optional<nlohmann::json> select_chief(const std::vector<nlohmann::json>& pods) {
-  const auto k = detail::chief_index(tfjob::detail::decode_each<k8s::Pod>(pods));
+TFJOB_INLINE std::optional<k8s::Pod> select_chief(const std::vector<k8s::Pod>& pods) {
+  const auto k = detail::chief_index(pods);
   if (!k) return std::nullopt;
   return pods[*k];
 }
 
-TFJOB_INLINE std::optional<nlohmann::json> select_replica(const std::vector<nlohmann::json>& pods,
-                                                          const std::string& type, int index) {
-  const auto typed = tfjob::detail::decode_each<k8s::Pod>(pods);
+TFJOB_INLINE std::optional<k8s::Pod> select_replica(const std::vector<k8s::Pod>& pods, const std::string& type, int index) {
   std::optional<std::size_t> best;
   PodInfo bi;
-  for (std::size_t k = 0; k < typed.size(); ++k) {
-    PodInfo i = pod_info(typed[k]);
+  for (std::size_t k = 0; k < pods.size(); ++k) {
+    PodInfo i = pod_info(pods[k]);
     if (i.replica_type != detail::lower(type) || i.replica_index != index) continue;
     if (!best || (bi.deleting && !i.deleting) ||
         (bi.deleting == i.deleting && i.creation_timestamp > bi.creation_timestamp)) {
@@ -164,23 +156,18 @@ TFJOB_INLINE std::optional<nlohmann::json> select_replica(const std::vector<nloh
   return pods[*best];
 }
 
-TFJOB_INLINE std::optional<nlohmann::json> select_failed(const std::vector<nlohmann::json>& pods) {
-  const auto typed = tfjob::detail::decode_each<k8s::Pod>(pods);
+TFJOB_INLINE std::optional<k8s::Pod> select_failed(const std::vector<k8s::Pod>& pods) {
   std::vector<k8s::Pod> failed;
-  std::vector<std::size_t> at;  // where each failed pod is in `pods`
-  for (std::size_t k = 0; k < typed.size(); ++k) {
-    PodInfo i = pod_info(typed[k]);
-    if (i.phase == "Failed" || (i.exit_code && *i.exit_code != 0)) {
-      failed.push_back(typed[k]);
-      at.push_back(k);
-    }
+  for (const auto& p : pods) {
+    PodInfo i = pod_info(p);
+    if (i.phase == "Failed" || (i.exit_code && *i.exit_code != 0)) failed.push_back(p);
   }
   if (failed.empty()) return std::nullopt;
-  if (auto c = detail::chief_index(failed)) return pods[at[*c]];
+  if (auto c = detail::chief_index(failed)) return failed[*c];
   std::size_t first = 0;  // else the first by name
   for (std::size_t k = 1; k < failed.size(); ++k)
     if (failed[k].metadata.name < failed[first].metadata.name) first = k;
-  return pods[at[first]];
+  return failed[first];
 }
 
 TFJOB_INLINE int replica_rank(const std::string& lower_type) {

@@ -30,12 +30,6 @@ TFJOB_INLINE std::string event_time(const k8s::Event& e) {
   return e.metadata.creation_timestamp;
 }
 
-TFJOB_INLINE std::string event_time(const nlohmann::json& e) {
-  k8s::Event ev;
-  if (e.is_object()) from_json(e, ev);
-  return event_time(ev);
-}
-
 /// Whether an event is about that object (kind and name; uid too when both carry one).
 TFJOB_INLINE bool about(const k8s::Event& e, const std::string& kind, const std::string& name, const std::string& uid) {
   const auto& io = e.involved_object;
@@ -53,20 +47,6 @@ TFJOB_INLINE std::vector<k8s::Event> events_for(const std::vector<k8s::Event>& e
   std::stable_sort(out.begin(), out.end(), [](const k8s::Event& a, const k8s::Event& b) {
     return detail::event_time(a) < detail::event_time(b);
   });
-  return out;
-}
-
-TFJOB_INLINE std::vector<nlohmann::json> events_for(const std::vector<nlohmann::json>& events, const std::string& kind,
-                                                    const std::string& name, const std::string& uid) {
-  const auto typed = tfjob::detail::decode_each<k8s::Event>(events);
-  std::vector<std::size_t> mine;  // indexes of the matching events
-  for (std::size_t k = 0; k < typed.size(); ++k)
-    if (detail::about(typed[k], kind, name, uid)) mine.push_back(k);
-  std::stable_sort(mine.begin(), mine.end(), [&](std::size_t a, std::size_t b) {
-    return detail::event_time(typed[a]) < detail::event_time(typed[b]);
-  });
-  std::vector<nlohmann::json> out;
-  for (auto k : mine) out.push_back(events[k]);
   return out;
 }
 
@@ -122,12 +102,6 @@ TFJOB_INLINE Progress progress(const JobSummary& s, const std::vector<k8s::Pod>&
 
 TFJOB_INLINE Progress progress(const TFJob& job, const std::vector<k8s::Pod>& pods, const std::vector<k8s::Event>& events) {
   return progress(summarize(job), pods, events);
-}
-
-TFJOB_INLINE Progress progress(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
-                               const std::vector<nlohmann::json>& events) {
-  return progress(summarize(tfjob::detail::decoded<JobStatusView>(job)), tfjob::detail::decode_each<k8s::Pod>(pods),
-                  tfjob::detail::decode_each<k8s::Event>(events));
 }
 
 }  // namespace tfjob::workflow

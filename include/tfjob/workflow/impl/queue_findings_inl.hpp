@@ -19,12 +19,6 @@ TFJOB_INLINE std::string count_text(double v) {
   return std::to_string(v);
 }
 
-TFJOB_INLINE TFJob served_job(const nlohmann::json& job) {
-  TFJob t;
-  tfjob::detail::decode_lenient(job, "TFJob", t);
-  return t;
-}
-
 }  // namespace detail
 
 TFJOB_INLINE KueueQuota kueue_quota(const k8s::ClusterQueue& cq, const std::string& resource) {

@@ -124,7 +124,7 @@ struct QueueWait {
   }
 
   /// PodGroupWaiting: the job's PodGroup (q.pod_group) still waits and the job is not suspended.
-  void check_pod_group(const std::vector<nlohmann::json>& events) {
+  void check_pod_group(const std::vector<k8s::Event>& events) {
     // --- the PodGroup: Volcano (Pending, Inqueue, Running) or scheduler-plugins (Pending,
     // PreScheduling, Scheduling, Scheduled, Running...)
     const k8s::PodGroup& pg = *q.pod_group;
@@ -142,10 +142,7 @@ struct QueueWait {
         ev.push_back("podgroup/" + pgn + ": " + cond_text(&c, c.type.empty() ? std::string("?") : c.type));
     std::size_t n_ev = 0;
     for (const auto& e : events_for(events, "PodGroup", pgn))
-      if (n_ev++ < 5) {
-        const auto event = tfjob::detail::from_json_of<k8s::Event>(e);  // events_for keeps objects only
-        ev.push_back("event " + event.reason + ": " + event.message);
-      }
+      if (n_ev++ < 5) ev.push_back("event " + e.reason + ": " + e.message);
     std::string msg = volcano
         ? (phase == "Inqueue" ? "the job's Volcano PodGroup is Inqueue: queue \"" + (queue.empty() ? std::string("default") : queue) +
                                     "\" admitted it, and Volcano starts its pods only when " + min + " fit at once"
@@ -165,7 +162,7 @@ struct QueueWait {
     int running = 0, pending = 0, total = 0;
   };
 
-  static PodCounts count_pods(const std::vector<nlohmann::json>& pods) {
+  static PodCounts count_pods(const std::vector<k8s::Pod>& pods) {
     PodCounts n;
     for (const auto& p : pods) {
       const PodInfo i = pod_info(p);
@@ -183,7 +180,7 @@ struct QueueWait {
 
   /// PartlyRunningHoldsGpus: some pods Running with GPUs while others wait Pending, and no
   /// minAvailable covering every replica.
-  void check_partly_running(const std::vector<nlohmann::json>& pods) {
+  void check_partly_running(const std::vector<k8s::Pod>& pods) {
     const PodCounts counts = count_pods(pods);
     const auto& sp = job.spec.run_policy.scheduling_policy;
     const std::optional<std::int32_t> mav = sp ? sp->min_available : std::nullopt;
@@ -213,8 +210,8 @@ struct QueueWait {
 
 }  // namespace detail
 
-TFJOB_INLINE std::vector<Finding> queue_wait_findings(const TFJob& job, const std::vector<nlohmann::json>& pods,
-                                                      const std::vector<nlohmann::json>& events, const QueueState& q) {
+TFJOB_INLINE std::vector<Finding> queue_wait_findings(const TFJob& job, const std::vector<k8s::Pod>& pods,
+                                                      const std::vector<k8s::Event>& events, const QueueState& q) {
   const JobSummary s = summarize(job);
   if (s.finished()) return {};
   detail::QueueWait w(job, s, q);
@@ -225,11 +222,6 @@ TFJOB_INLINE std::vector<Finding> queue_wait_findings(const TFJob& job, const st
   // --- partly Running, the rest Pending: the running pods hold their GPUs for nothing
   w.check_partly_running(pods);
   return std::move(w.out);
-}
-
-TFJOB_INLINE std::vector<Finding> queue_wait_findings(const nlohmann::json& job, const std::vector<nlohmann::json>& pods,
-                                                      const std::vector<nlohmann::json>& events, const QueueState& q) {
-  return queue_wait_findings(detail::served_job(job), pods, events, q);
 }
 
 }  // namespace tfjob::workflow

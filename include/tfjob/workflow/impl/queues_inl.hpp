@@ -105,10 +105,6 @@ TFJOB_INLINE std::vector<Finding> check_queues(kube::Client& c, const std::strin
   return queue_findings(in_ns, f);
 }
 
-TFJOB_INLINE std::vector<Finding> check_queues(kube::Client& c, const std::string& ns, const nlohmann::json& job) {
-  return check_queues(c, ns, detail::served_job(job));
-}
-
 TFJOB_INLINE QueueState gather_queue_state(kube::Client& c, const std::string& ns, const TFJob& job) {
   QueueState q;
   QueueSystems sys;
@@ -164,11 +160,7 @@ TFJOB_INLINE QueueState gather_queue_state(kube::Client& c, const std::string& n
   return q;
 }
 
-TFJOB_INLINE QueueState gather_queue_state(kube::Client& c, const std::string& ns, const nlohmann::json& job) {
-  return gather_queue_state(c, ns, detail::served_job(job));
-}
-
-TFJOB_INLINE std::vector<nlohmann::json> queue_events(kube::Client& c, const std::string& ns, const QueueState& q) {
+TFJOB_INLINE std::vector<k8s::Event> queue_events(kube::Client& c, const std::string& ns, const QueueState& q) {
   if (!q.pod_group) return {};
   try {
     return object_events(c, ns, "PodGroup", q.pod_group->metadata.name, q.pod_group->metadata.uid);

@@ -13,8 +13,8 @@ namespace detail {
 TFJOB_INLINE bool take_job_changes(JobWatch& watch, const WaitOptions& o, WaitReport& rep) {
   bool finished = false;
   for (auto& ch : watch.take_changes()) {
-    rep.job = ch.object;
-    rep.summary = summarize(tfjob::detail::decoded<JobStatusView>(ch.object));
+    rep.summary = summarize(ch.object);
+    rep.job = std::move(ch.object);
     if (ch.deleted) {
       rep.result = WaitResult::deleted;
       finished = true;
@@ -40,7 +40,7 @@ TFJOB_INLINE bool take_job_changes(JobWatch& watch, const WaitOptions& o, WaitRe
 TFJOB_INLINE bool look_at_view(const JobWatch& watch, const WaitOptions& o, WaitReport& rep, std::string& last_line, bool& stuck) {
   auto v = watch.view();
   if (v.ended) return true;
-  if (!o.for_delete && !v.job.is_null()) {
+  if (!o.for_delete && v.job) {
     auto snap = v.progress();
     if (o.stop_when_stuck) {
       std::vector<PendingReason> cannot;
@@ -86,10 +86,10 @@ TFJOB_INLINE void watch_until_done(JobWatch& watch, const WaitOptions& o, std::c
 /// them settles the final snapshot.
 TFJOB_INLINE void report_final_progress(kube::Client& c, const std::string& ns, const std::string& name, const WaitOptions& o,
                                         const WaitReport& rep) {
-  if (o.on_progress && (rep.result == WaitResult::reached || rep.result == WaitResult::impossible)) {
+  if (o.on_progress && rep.job && (rep.result == WaitResult::reached || rep.result == WaitResult::impossible)) {
     try {
       auto pods = job_pods(c, ns, name);
-      o.on_progress(progress(rep.job, pods, job_events(c, ns, rep.job, pods, PodEvents::pending)));
+      o.on_progress(progress(*rep.job, pods, job_events(c, ns, rep.job->metadata, pods, PodEvents::pending)));
     } catch (const std::exception&) {
       // best effort: the outcome is decided
     }
@@ -102,11 +102,11 @@ TFJOB_INLINE void report_timeout(kube::Client& c, const std::string& ns, const s
                                  const JobWatch::View& last, WaitReport& rep) {
   if (rep.result == WaitResult::timeout && !o.for_delete) {
     rep.waiting = last.progress().waiting;
-    const nlohmann::json& job = last.job.is_null() ? rep.job : last.job;
-    if (!job.is_null()) {
+    const std::optional<TFJob>& job = last.job ? last.job : rep.job;
+    if (job) {
       try {
-        const QueueState q = gather_queue_state(c, ns, job);
-        rep.queue = queue_wait_findings(job, job_pods(c, ns, name), queue_events(c, ns, q), q);
+        const QueueState q = gather_queue_state(c, ns, *job);
+        rep.queue = queue_wait_findings(*job, job_pods(c, ns, name), queue_events(c, ns, q), q);
       } catch (const tfjob::error&) {
         // one look after the timeout: what cannot be read leaves the reasons above
       }

@@ -45,7 +45,7 @@ std::string index_ranges(const std::vector<int>& sorted);
 /// replicas that have pods (a read of what exists); empty: every replica of the spec (to
 /// follow, waiting for pods not made yet). An index or type the job does not have is an
 /// error naming the ones it has.
-std::vector<LogTarget> log_targets(const TFJob& job, const std::vector<nlohmann::json>& pods, const LogTargetFilter& f,
+std::vector<LogTarget> log_targets(const TFJob& job, const std::vector<k8s::Pod>& pods, const LogTargetFilter& f,
                                    bool from_spec);
 
 namespace detail {

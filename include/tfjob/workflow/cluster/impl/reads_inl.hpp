@@ -126,24 +126,24 @@ TFJOB_INLINE std::optional<TFJob> get_tfjob(kube::Client& c, const std::string& 
   return decode_tfjob(*j);
 }
 
-TFJOB_INLINE std::vector<nlohmann::json> job_pods(kube::Client& c, const std::string& ns, const std::string& job) {
+TFJOB_INLINE std::vector<k8s::Pod> job_pods(kube::Client& c, const std::string& ns, const std::string& job) {
   for (const auto& sel : pod_selectors(job)) {
     kube::ListParams p;
     p.label_selector = sel;
     auto pods = list_items(c, resources::pods(), ns, p);
-    if (!pods.empty()) return pods;
+    if (!pods.empty()) return tfjob::detail::decode_each<k8s::Pod>(pods);
   }
   return {};
 }
 
-TFJOB_INLINE std::vector<nlohmann::json> object_events(kube::Client& c, const std::string& ns, const std::string& kind,
-                                                       const std::string& name, const std::string& uid, EventsFrom from) {
+TFJOB_INLINE std::vector<k8s::Event> object_events(kube::Client& c, const std::string& ns, const std::string& kind,
+                                                   const std::string& name, const std::string& uid, EventsFrom from) {
   // from the cache: the field selector applied in the server's memory; from etcd each list
   // is a scan of every event of the namespace (125 ms at 10,000 events, BENCHMARKS.md scale)
   auto p = kube::events_about(kind, name, ns, uid);
   if (from == EventsFrom::cache) p.resource_version = "0";
   try {
-    return list_items(c, resources::events(), ns, p);
+    return tfjob::detail::decode_each<k8s::Event>(list_items(c, resources::events(), ns, p));
   } catch (const api_error& e) {
     if (e.is_forbidden()) return {};  // events are nice to have; a user may not read them
     throw;
@@ -155,7 +155,7 @@ namespace detail {
 /// One events list of job_events and job_reads: whose events, and what came.
 struct EventQuery {
   std::string kind, name, uid;
-  std::vector<nlohmann::json> got;
+  std::vector<k8s::Event> got;
 };
 
 /// Every query's list at once (object_events; kube::request_concurrency at a time).
@@ -169,12 +169,12 @@ TFJOB_INLINE void read_events(kube::Client& c, const std::string& ns, std::vecto
 
 /// The job's events, then each pod's in the order of `pods`, oldest first (a stable sort: the
 /// same time keeps that order).
-TFJOB_INLINE std::vector<nlohmann::json> events_in_order(std::vector<nlohmann::json> job_events,
-                                                         std::vector<std::vector<nlohmann::json>*> per_pod) {
-  std::vector<nlohmann::json> out = std::move(job_events);
+TFJOB_INLINE std::vector<k8s::Event> events_in_order(std::vector<k8s::Event> job_events,
+                                                     std::vector<std::vector<k8s::Event>*> per_pod) {
+  std::vector<k8s::Event> out = std::move(job_events);
   for (auto* evs : per_pod)
     for (auto& e : *evs) out.push_back(std::move(e));
-  std::stable_sort(out.begin(), out.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+  std::stable_sort(out.begin(), out.end(), [](const k8s::Event& a, const k8s::Event& b) {
     return detail::event_time(a) < detail::event_time(b);
   });
   return out;
@@ -182,40 +182,34 @@ TFJOB_INLINE std::vector<nlohmann::json> events_in_order(std::vector<nlohmann::j
 
 }  // namespace detail
 
-TFJOB_INLINE std::vector<nlohmann::json> job_events(kube::Client& c, const std::string& ns, const nlohmann::json& job,
-                                                    const std::vector<nlohmann::json>& pods, PodEvents which, EventsFrom from) {
-  const ObjectMeta jm = metadata_of(job);
-  std::vector<detail::EventQuery> qs{{tfjob::kind, jm.name, jm.uid, {}}};
-  for (const auto& p : pods) {
+TFJOB_INLINE std::vector<k8s::Event> job_events(kube::Client& c, const std::string& ns, const ObjectMeta& job,
+                                                const std::vector<k8s::Pod>& pods, PodEvents which, EventsFrom from) {
+  std::vector<detail::EventQuery> qs{{tfjob::kind, job.name, job.uid, {}}};
+  for (const auto& pod : pods) {
     if (which == PodEvents::none) break;
-    const auto pod = tfjob::detail::decoded<k8s::Pod>(p);
     if (which == PodEvents::pending && (pod.status.phase != "Pending" || !pod.spec.node_name.empty())) continue;
     qs.push_back({"Pod", pod.metadata.name, pod.metadata.uid, {}});
   }
   detail::read_events(c, ns, qs, from);
-  std::vector<std::vector<nlohmann::json>*> per_pod;
+  std::vector<std::vector<k8s::Event>*> per_pod;
   for (std::size_t i = 1; i < qs.size(); ++i) per_pod.push_back(&qs[i].got);
   return detail::events_in_order(std::move(qs[0].got), per_pod);
 }
 
-TFJOB_INLINE JobReads job_reads(kube::Client& c, const std::string& ns, const nlohmann::json& job) {
-  const ObjectMeta jm = metadata_of(job);
+TFJOB_INLINE JobReads job_reads(kube::Client& c, const std::string& ns, const ObjectMeta& job) {
   JobReads out;
-  std::vector<detail::EventQuery> mine{{tfjob::kind, jm.name, jm.uid, {}}};
+  std::vector<detail::EventQuery> mine{{tfjob::kind, job.name, job.uid, {}}};
   // the pods (job_pods: the operator's labels, else an older operator's) beside the job's events
   kube::for_each_bounded(2, kube::request_concurrency, [&](std::size_t i) {
     kube::Client own = c;  // copies share the connections
     if (i == 1) return detail::read_events(own, ns, mine);
-    out.pods = job_pods(own, ns, jm.name);
+    out.pods = job_pods(own, ns, job.name);
   }, [](std::size_t) {});
   // then every pod's events together
   std::vector<detail::EventQuery> pods;
-  for (const auto& p : out.pods) {
-    const auto meta = metadata_of(p);
-    pods.push_back({"Pod", meta.name, meta.uid, {}});
-  }
+  for (const auto& p : out.pods) pods.push_back({"Pod", p.metadata.name, p.metadata.uid, {}});
   detail::read_events(c, ns, pods);
-  std::vector<std::vector<nlohmann::json>*> per_pod;
+  std::vector<std::vector<k8s::Event>*> per_pod;
   for (auto& q : pods) per_pod.push_back(&q.got);
   out.events = detail::events_in_order(std::move(mine[0].got), per_pod);
   return out;

@@ -64,7 +64,7 @@ struct Preflight {
   const std::string& ns;
   const nlohmann::json& job;
   PreflightReport r;
-  std::optional<nlohmann::json> ns_object;  ///< the namespace as read (nullopt: reading it is forbidden)
+  std::optional<k8s::Namespace> ns_object;  ///< the namespace as read, decoded (nullopt: reading it is forbidden)
   lint::Context lc;
   std::string field_validation;  ///< the dry run's fieldValidation ("" = the server's default)
   PreflightShared* shared = nullptr;  ///< what the other jobs of the submit read already
@@ -111,7 +111,7 @@ struct Preflight {
       }
     });
     if (got.contains("missing")) return fail(namespace_missing());
-    if (got.contains("object")) ns_object = got["object"];
+    if (got.contains("object")) ns_object = tfjob::detail::decoded<k8s::Namespace>(got["object"]);
     return true;
   }
 
@@ -172,7 +172,7 @@ struct Preflight {
   void read_claims() {
     for (const auto& claim : claims_of(decode_tfjob(job))) {
       try {
-        if (auto pvc = get_opt(c, resources::pvcs(), ns, claim)) lc.claims[claim] = *pvc;
+        if (auto pvc = get_opt(c, resources::pvcs(), ns, claim)) lc.claims[claim] = tfjob::detail::decoded<k8s::PersistentVolumeClaim>(*pvc);
       } catch (const api_error& e) {
         if (!e.is_forbidden()) throw;
       }

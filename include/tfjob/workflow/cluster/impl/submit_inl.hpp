@@ -155,16 +155,12 @@ TFJOB_INLINE nlohmann::json apply_owned(kube::Client& c, const kube::ResourceInf
   }
 }
 
-TFJOB_INLINE std::string pvc_pending_reason(const nlohmann::json& pvc, const std::vector<nlohmann::json>& events) {
-  k8s::PersistentVolumeClaim claim;
-  if (pvc.is_object()) claim = tfjob::detail::from_json_of<k8s::PersistentVolumeClaim>(pvc);
+TFJOB_INLINE std::string pvc_pending_reason(const k8s::PersistentVolumeClaim& claim, const std::vector<k8s::Event>& events) {
   if (claim.status.phase == "Bound") return "";
   std::string msg;
   // events_for matches the uid too: an event about an earlier claim of the same name
   // (deleted, then created again) says nothing about this one
-  for (const auto& e : events_for(events, "PersistentVolumeClaim", claim.metadata.name, claim.metadata.uid)) {
-    k8s::Event ev;
-    if (e.is_object()) ev = tfjob::detail::from_json_of<k8s::Event>(e);
+  for (const auto& ev : events_for(events, "PersistentVolumeClaim", claim.metadata.name, claim.metadata.uid)) {
     // WaitForFirstConsumer: binding waits for the first pod, which is normal
     msg = ev.reason == "WaitForFirstConsumer" ? "" : ev.reason + ": " + ev.message;
   }

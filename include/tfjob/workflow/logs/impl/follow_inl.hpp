@@ -14,13 +14,12 @@ struct TargetPod {
 };
 
 /// The pod a target names right now (`container`: the one whose exit code pod_info reports).
-TFJOB_INLINE std::optional<TargetPod> pick(const std::vector<nlohmann::json>& pods, const std::string& type, int index,
+TFJOB_INLINE std::optional<TargetPod> pick(const std::vector<k8s::Pod>& pods, const std::string& type, int index,
                                            const std::string& container) {
   auto p = type.empty() ? select_chief(pods) : select_replica(pods, type, index);
   if (!p) return std::nullopt;
-  TargetPod t{{}, pod_info(*p, container)};
-  if (p->is_object()) t.pod = tfjob::detail::from_json_of<k8s::Pod>(*p);
-  return t;
+  PodInfo info = pod_info(*p, container);
+  return TargetPod{std::move(*p), std::move(info)};
 }
 
 
@@ -88,7 +87,7 @@ class ReplicaFollower {
   ReplicaFollower(kube::Client c, const std::string& ns, const std::string& job, const std::string& type, int index,
                   const JobLogOptions& o, const std::function<bool(const LogRecord&)>& sink)
       : c_(std::move(c)), ns_(ns), job_(job), type_(type), index_(index), o_(o), sink_(sink) {
-    job_obj_ = get_opt(c_, resources::tfjobs(), ns_, job_);
+    job_obj_ = get_tfjob(c_, ns_, job_);
     if (!job_obj_) throw tfjob::error("TFJob \"" + job_ + "\" not found in namespace \"" + ns_ + "\"");
     // Following learns of changes from the job's watches (the job, its pods, events), never
     // by listing them again; a plain read looks once.
@@ -146,7 +145,7 @@ class ReplicaFollower {
   bool cancelled() const { return (o_.cancel && o_.cancel->load()) || std::chrono::steady_clock::now() >= o_.deadline; }
 
   /// The job's pods now: what the watches know (once they have listed), or one look.
-  std::vector<nlohmann::json> look() {
+  std::vector<k8s::Pod> look() {
     if (!watch_) return job_pods(c_, ns_, job_);
     for (view_ = watch_->view(); !view_.synced && !cancelled(); view_ = watch_->view())
       watch_->wait(view_.generation, std::chrono::milliseconds(100));
@@ -156,11 +155,11 @@ class ReplicaFollower {
   }
 
   /// The job now (nullopt: deleted).
-  std::optional<nlohmann::json> look_job() {
-    if (!watch_) return get_opt(c_, resources::tfjobs(), ns_, job_);
+  std::optional<TFJob> look_job() {
+    if (!watch_) return get_tfjob(c_, ns_, job_);
     auto v = watch_->view();
     if (v.deleted) return std::nullopt;
-    return v.job.is_null() ? job_obj_ : std::optional<nlohmann::json>(v.job);
+    return v.job ? std::move(v.job) : job_obj_;
   }
 
   /// Until the watches deliver a change (at most `at_most`), or cancel.
@@ -173,7 +172,7 @@ class ReplicaFollower {
   }
 
   /// The job's summary as last looked at (job_obj_).
-  JobSummary summary() const { return summarize(tfjob::detail::decoded<JobStatusView>(*job_obj_)); }
+  JobSummary summary() const { return summarize(*job_obj_); }
 
   void finish() {
     auto s = summary();
@@ -337,7 +336,7 @@ class ReplicaFollower {
   }
 
   /// A read once needs a pod whose container has started: else why not, and what to do.
-  void check_readable(const std::optional<TargetPod>& target, const std::vector<nlohmann::json>& pods) {
+  void check_readable(const std::optional<TargetPod>& target, const std::vector<k8s::Pod>& pods) {
     finish();
     const JobSummary s = summary();
     if (!target)
@@ -347,7 +346,7 @@ class ReplicaFollower {
                                              "): follow the logs to wait for it"));
     check_container(target->pod, o_.container);
     if (container_started(target->pod, o_.container)) return;
-    auto p = progress(*job_obj_, pods, job_events(c_, ns_, *job_obj_, pods, PodEvents::pending));
+    auto p = progress(*job_obj_, pods, job_events(c_, ns_, job_obj_->metadata, pods, PodEvents::pending));
     const std::string& name = target->pod.metadata.name;
     std::string why;
     for (const auto& w : p.waiting)
@@ -437,7 +436,7 @@ class ReplicaFollower {
   }
 
   /// Not started yet: progress (or one note), then until something changes.
-  void wait_for_change(const std::vector<nlohmann::json>& pods, const std::optional<TargetPod>& target) {
+  void wait_for_change(const std::vector<k8s::Pod>& pods, const std::optional<TargetPod>& target) {
     if (o_.on_progress) o_.on_progress(progress(*job_obj_, pods, view_.events));
     else if (o_.on_note && !waiting_noted_ && (!target || !container_started(target->pod, o_.container))) {
       o_.on_note("waiting for " + describe_target(type_, index_) + " of TFJob " + job_ + " to start");
@@ -460,7 +459,7 @@ class ReplicaFollower {
   std::map<std::string, int> first_seen_;  // pod uid -> its restart count when first looked at
   std::string last_pod_uid_, last_pod_name_;
   int last_restarts_ = -1;
-  std::optional<nlohmann::json> job_obj_;
+  std::optional<TFJob> job_obj_;
   std::unique_ptr<JobWatch> own_watch_;
   JobWatch* watch_ = nullptr;
   std::uint64_t seen_ = 0;  // the watches' generation last looked at

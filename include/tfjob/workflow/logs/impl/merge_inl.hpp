@@ -161,7 +161,7 @@ TFJOB_INLINE bool guard_job_end(const JobLogsCall& call, JobLogStreams& s, const
     if (over || g == looked) continue;
     looked = g;
     const auto v = w->view();
-    if (!v.deleted && (v.job.is_null() || !summarize(tfjob::detail::decoded<JobStatusView>(v.job)).finished())) continue;
+    if (!v.deleted && (!v.job || !summarize(*v.job).finished())) continue;
     over = true;
     try {
       kube::Client pc = call.c;
@@ -231,8 +231,8 @@ TFJOB_INLINE void report_job_states(const JobLogsCall& call, const JobLogStreams
   for (std::size_t k = 0; k < call.targets.size(); ++k)
     if (out.results[k].job_state.empty() && out.errors[k].empty() && !(s.outer && s.outer->load())) {
       auto v = s.watches.at(call.targets[k].job)->view();
-      if (!v.deleted && !v.job.is_null()) {
-        auto st = summarize(tfjob::detail::decoded<JobStatusView>(v.job));
+      if (!v.deleted && v.job) {
+        auto st = summarize(*v.job);
         out.results[k].job_state = st.state;
         out.results[k].job_message = st.message;
       }

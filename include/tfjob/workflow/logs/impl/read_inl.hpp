@@ -34,7 +34,7 @@ TFJOB_INLINE std::vector<LogTarget> targets_of(kube::Client& c, const std::strin
                                                const LogTargetFilter& filter, bool follow, bool& any_pods) {
   std::vector<LogTarget> targets;
   for (const auto& j : jobs) {
-    std::vector<nlohmann::json> pods;
+    std::vector<k8s::Pod> pods;
     if (!follow) pods = job_pods(c, ns, j.metadata.name);
     any_pods = any_pods || !pods.empty();
     auto t = log_targets(j, pods, filter, follow);

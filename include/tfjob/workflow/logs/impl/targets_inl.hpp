@@ -30,7 +30,7 @@ TFJOB_INLINE std::string index_ranges(const std::vector<int>& sorted) {
   return out;
 }
 
-TFJOB_INLINE std::vector<LogTarget> log_targets(const TFJob& job, const std::vector<nlohmann::json>& pods, const LogTargetFilter& f,
+TFJOB_INLINE std::vector<LogTarget> log_targets(const TFJob& job, const std::vector<k8s::Pod>& pods, const LogTargetFilter& f,
                                                 bool from_spec) {
   const std::string& name = job.metadata.name;
   std::map<std::string, std::pair<std::string, int>> spec;  // lower -> (as written, replicas)
