@@ -68,17 +68,26 @@ TFJOB_INLINE void OutFile::write(std::string_view data) {
   if (buf_.size() >= (64u << 10)) flush();
 }
 
-TFJOB_INLINE void OutFile::flush() {
-  std::size_t off = 0;
-  while (off < buf_.size()) {
-    ssize_t n = ::write(fd_, buf_.data() + off, buf_.size() - off);
+namespace files_detail {
+/// Writes `data` whole to `fd` (again after EINTR); 0, or the errno that stopped it (ENOSPC
+/// for a write that took nothing). `done`: the bytes written.
+TFJOB_INLINE int write_all(int fd, std::string_view data, std::size_t& done) {
+  done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int e = errno;
-      buf_.erase(0, off);
-      throw tfjob::error("cannot write \"" + path_ + "\": " + std::strerror(e));
-    }
-    off += static_cast<std::size_t>(n);
+    if (n <= 0) return n < 0 ? errno : ENOSPC;
+    done += static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+}  // namespace files_detail
+
+TFJOB_INLINE void OutFile::flush() {
+  std::size_t done = 0;
+  if (const int e = files_detail::write_all(fd_, buf_, done)) {
+    buf_.erase(0, done);
+    throw tfjob::error("cannot write \"" + path_ + "\": " + std::strerror(e));
   }
   buf_.clear();
 }
@@ -275,17 +284,10 @@ TFJOB_INLINE void Spool::finish() {
 }
 
 TFJOB_INLINE void Spool::flush() {
-  std::size_t off = 0;
-  while (off < buf_.size()) {
-    ssize_t n = ::write(fd_, buf_.data() + off, buf_.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int e = n < 0 ? errno : ENOSPC;
-      throw tfjob::error("cannot write a temporary file in \"" + folder_ + "\": " + std::strerror(e) +
-                         "; set TMPDIR to a folder with room (about the manifest's size)");
-    }
-    off += static_cast<std::size_t>(n);
-  }
+  std::size_t done = 0;
+  if (const int e = files_detail::write_all(fd_, buf_, done))
+    throw tfjob::error("cannot write a temporary file in \"" + folder_ + "\": " + std::strerror(e) +
+                       "; set TMPDIR to a folder with room (about the manifest's size)");
   written_ += buf_.size();
   buf_.clear();
 }
