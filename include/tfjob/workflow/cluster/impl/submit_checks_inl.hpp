@@ -214,10 +214,16 @@ struct Preflight {
     bool wants_gpus = false;
     for (const auto& g : gpus) wants_gpus |= g.gpus_per_pod > 0;
     if (wants_gpus && lc.nodes) {
-      std::optional<std::vector<nlohmann::json>> pods = active_pods();
-      nlohmann::json j = job;
-      j["metadata"]["namespace"] = ns;
-      auto g = gpu_preflight(j, *lc.nodes, pods);
+      std::optional<std::vector<k8s::Pod>> pods;
+      if (auto listed = active_pods()) pods = tfjob::detail::decode_each<k8s::Pod>(*listed);
+      const auto nodes = tfjob::detail::decode_each<k8s::Node>(*lc.nodes);
+      // the TFJob decoded once (not the JSON copied and decoded again), in the namespace it goes to
+      std::optional<TFJob> moved;
+      if (typed().metadata.namespace_ != ns) {
+        moved = typed();
+        moved->metadata.namespace_ = ns;
+      }
+      auto g = gpu_preflight(moved ? *moved : typed(), nodes, pods);
       // a fact the GPU check states (with its node table) is not said again by lint
       for (const auto& f : g.findings)
         r.findings.erase(std::remove_if(r.findings.begin(), r.findings.end(),
