@@ -179,10 +179,11 @@ inline nlohmann::json submit_one(Context& ctx, nlohmann::json job, const SubmitC
                                  OutputFormat fmt, NotedCodes& noted, const std::string& subject = {},
                                  workflow::PreflightShared* shared = nullptr) {
   auto& client = ctx.client();
-  const TFJob typed = workflow::decode_tfjob(job);  // the manifest's fields, read once
+  TFJob typed = workflow::decode_tfjob(job);  // the manifest's fields, read once: preflight and the queue check take it
   std::string ns = typed.metadata.namespace_;
   if (ns.empty()) ns = client.namespace_();
   job["metadata"]["namespace"] = ns;
+  typed.metadata.namespace_ = ns;
   const std::string& name = typed.metadata.name;
   const std::set<std::string> claims = workflow::claims_of(typed);
 
@@ -191,7 +192,7 @@ inline nlohmann::json submit_one(Context& ctx, nlohmann::json job, const SubmitC
   // the server's answer, so the dry run of it is not sent first (kubectl apply sends none)
   const bool creates_first = !claims.empty() || f.owned.count(name) > 0;
   auto report = workflow::preflight_submit(client, ns, job, !f.skip_gpu_check, f.follow && !f.save.empty(), f.field_validation,
-                                           shared, shared == nullptr || creates_first);
+                                           shared, shared == nullptr || creates_first, &typed);
   // where it would wait: Kueue's LocalQueue, Volcano's Queue, a gang scheduler not asked for
   if (report.ok())
     for (auto& q : workflow::check_queues(client, ns, typed)) report.findings.push_back(std::move(q));
@@ -211,7 +212,7 @@ inline nlohmann::json submit_one(Context& ctx, nlohmann::json job, const SubmitC
   so.dry_run = dry_run_server;
   so.field_validation = f.field_validation;
   so.progress = [&ctx](const std::string& m) { ctx.err << m << "\n"; };
-  auto res = workflow::submit_job(client, ns, job, so);
+  auto res = workflow::submit_job(client, ns, std::move(job), so);  // the request body: moved, not copied
   if (fmt == OutputFormat::table)
     ctx.out << "tfjob.kubeflow.org/" << name << " " << workflow::to_string(res.outcome)
             << (dry_run_server ? " (server dry run)" : "") << "\n" << std::flush;

@@ -43,10 +43,14 @@ struct Context {
 
 namespace detail {
 std::string lower(std::string s);
-nlohmann::json specs_of(const nlohmann::json& job);
-nlohmann::json pod_spec_of(const nlohmann::json& rs);
+/// The parts of a job the rules read, by reference into it (an empty object or array, shared,
+/// where the part is missing or of another type): a rule copies none of a job's templates.
+const nlohmann::json& empty_object();
+const nlohmann::json& object_at(const nlohmann::json& j, const nlohmann::json::json_pointer& p);
+const nlohmann::json& specs_of(const nlohmann::json& job);
+const nlohmann::json& pod_spec_of(const nlohmann::json& rs);
 int replicas_of(const nlohmann::json& rs);
-nlohmann::json containers_of(const nlohmann::json& rs);
+const nlohmann::json& containers_of(const nlohmann::json& rs);
 /// A quantity as a number (0 when absent or malformed).
 double amount(const nlohmann::json& m, const std::string& key);
 std::string num(double v);

@@ -40,7 +40,10 @@ namespace detail {
 bool requirement_matches(const k8s::NodeSelectorRequirement& req, const std::map<std::string, std::string>& labels);
 std::string requirement_text(const k8s::NodeSelectorRequirement& req);
 /// A pod spec or node as a server sends it, decoded leniently (a field of the wrong type is
-/// kept, not read); a value that is not an object decodes as an empty one.
+/// kept, not read); a value that is not an object decodes as an empty one. The pod spec is
+/// decoded with only what the rules here read (nodeSelector, affinity, tolerations, each
+/// container's and init container's resources): a container's env or command, which can be
+/// most of a manifest, is neither copied nor decoded.
 k8s::PodSpec served_pod_spec(const nlohmann::json& pod_spec);
 k8s::Node served_node(const nlohmann::json& node);
 }  // namespace detail

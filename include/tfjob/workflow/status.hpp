@@ -7,6 +7,7 @@
 
 #include <tfjob/api/k8s/pod.hpp>
 #include <tfjob/api/meta.hpp>
+#include <tfjob/api/scheduling.hpp>
 #include <tfjob/api/types.hpp>
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/time.hpp>

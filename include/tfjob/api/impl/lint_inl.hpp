@@ -10,25 +10,28 @@ TFJOB_INLINE std::string lower(std::string s) {
   return s;
 }
 
-TFJOB_INLINE nlohmann::json specs_of(const nlohmann::json& job) {
-  return job.contains("/spec/tfReplicaSpecs"_json_pointer) && job["/spec/tfReplicaSpecs"_json_pointer].is_object()
-             ? job["/spec/tfReplicaSpecs"_json_pointer]
-             : nlohmann::json::object();
+TFJOB_INLINE const nlohmann::json& empty_object() {
+  static const nlohmann::json e = nlohmann::json::object();
+  return e;
 }
 
-TFJOB_INLINE nlohmann::json pod_spec_of(const nlohmann::json& rs) {
-  return rs.contains("/template/spec"_json_pointer) && rs["/template/spec"_json_pointer].is_object()
-             ? rs["/template/spec"_json_pointer]
-             : nlohmann::json::object();
+TFJOB_INLINE const nlohmann::json& object_at(const nlohmann::json& j, const nlohmann::json::json_pointer& p) {
+  const nlohmann::json* v = tfjob::detail::json_at(j, p);
+  return v && v->is_object() ? *v : empty_object();
 }
+
+TFJOB_INLINE const nlohmann::json& specs_of(const nlohmann::json& job) { return object_at(job, "/spec/tfReplicaSpecs"_json_pointer); }
+
+TFJOB_INLINE const nlohmann::json& pod_spec_of(const nlohmann::json& rs) { return object_at(rs, "/template/spec"_json_pointer); }
 
 TFJOB_INLINE int replicas_of(const nlohmann::json& rs) {
   return rs.contains("replicas") && rs["replicas"].is_number_integer() ? rs["replicas"].get<int>() : 1;
 }
 
-TFJOB_INLINE nlohmann::json containers_of(const nlohmann::json& rs) {
-  auto ps = pod_spec_of(rs);
-  return ps.contains("containers") && ps["containers"].is_array() ? ps["containers"] : nlohmann::json::array();
+TFJOB_INLINE const nlohmann::json& containers_of(const nlohmann::json& rs) {
+  static const nlohmann::json none = nlohmann::json::array();
+  const nlohmann::json* cs = tfjob::detail::json_at(pod_spec_of(rs), "containers");
+  return cs && cs->is_array() ? *cs : none;
 }
 
 TFJOB_INLINE double amount(const nlohmann::json& m, const std::string& key) {
@@ -146,7 +149,7 @@ TFJOB_INLINE bool node_gpu_is_volta_or_older(const nlohmann::json& node) {
 
 TFJOB_INLINE std::vector<Finding> gpu_requests_limits(const nlohmann::json& job) {
   std::vector<Finding> out;
-  const nlohmann::json owned1 = detail::specs_of(job);  // items() of a temporary would dangle
+  const nlohmann::json& owned1 = detail::specs_of(job);
   for (const auto& [type, rs] : owned1.items())
     for (const auto& c : detail::containers_of(rs)) {
       const auto res = tfjob::detail::value_at(c, "resources", nlohmann::json::object());
@@ -173,7 +176,7 @@ TFJOB_INLINE std::vector<Finding> gpu_requests_limits(const nlohmann::json& job)
 
 TFJOB_INLINE std::vector<Finding> gpus_on_ps(const nlohmann::json& job) {
   std::vector<Finding> out;
-  const auto specs = detail::specs_of(job);
+  const auto& specs = detail::specs_of(job);
   if (!specs.contains("PS")) return out;
   long long g = detail::gpus_per_pod(specs["PS"]);
   if (g > 0)
@@ -187,7 +190,7 @@ TFJOB_INLINE std::vector<Finding> gpus_on_ps(const nlohmann::json& job) {
 }
 
 TFJOB_INLINE std::vector<Finding> master_with_tf2(const nlohmann::json& job) {
-  const auto specs = detail::specs_of(job);
+  const auto& specs = detail::specs_of(job);
   if (!specs.contains("Master")) return {};
   for (const auto& [type, rs] : specs.items())
     for (const auto& c : detail::containers_of(rs)) {
@@ -204,7 +207,7 @@ TFJOB_INLINE std::vector<Finding> master_with_tf2(const nlohmann::json& job) {
 
 TFJOB_INLINE std::vector<Finding> exit_code_policy(const nlohmann::json& job) {
   std::vector<std::string> types;
-  const nlohmann::json owned2 = detail::specs_of(job);  // items() of a temporary would dangle
+  const nlohmann::json& owned2 = detail::specs_of(job);
   for (const auto& [type, rs] : owned2.items())
     if (rules::restart_policy_of(rs) == "ExitCode") types.push_back(type);
   if (types.empty()) return {};
@@ -224,7 +227,7 @@ TFJOB_INLINE std::vector<Finding> exit_code_policy(const nlohmann::json& job) {
 }
 
 TFJOB_INLINE std::vector<Finding> all_workers_with_evaluator(const nlohmann::json& job) {
-  const auto specs = detail::specs_of(job);
+  const auto& specs = detail::specs_of(job);
   const auto r = rules::success_rule(job);
   const auto sp = tfjob::detail::value_at(job, "/spec/successPolicy"_json_pointer, nlohmann::json());
   if (!(sp.is_string() && sp.get<std::string>() == "AllWorkers") || !specs.contains("Evaluator")) return {};
@@ -263,9 +266,9 @@ TFJOB_INLINE std::vector<Finding> shared_rwo_claims(const nlohmann::json& job, c
   std::vector<Finding> out;
   struct Use { int pods = 0; long long gpus = 0; std::vector<std::string> types; bool read_only = true; };
   std::map<std::string, Use> uses;
-  const nlohmann::json owned3 = detail::specs_of(job);  // items() of a temporary would dangle
+  const nlohmann::json& owned3 = detail::specs_of(job);
   for (const auto& [type, rs] : owned3.items()) {
-    const auto ps = detail::pod_spec_of(rs);
+    const auto& ps = detail::pod_spec_of(rs);
     for (const auto& v : tfjob::detail::value_at(ps, "volumes", nlohmann::json::array())) {
       if (!v.contains("persistentVolumeClaim")) continue;
       const std::string claim = tfjob::detail::value_at(v["persistentVolumeClaim"], "claimName", "");
@@ -307,15 +310,15 @@ TFJOB_INLINE std::vector<Finding> shared_rwo_claims(const nlohmann::json& job, c
 TFJOB_INLINE std::vector<Finding> request_fits_no_node(const nlohmann::json& job, const Context& ctx) {
   std::vector<Finding> out;
   if (!ctx.nodes) return out;
-  const nlohmann::json owned4 = detail::specs_of(job);  // items() of a temporary would dangle
+  const nlohmann::json& owned4 = detail::specs_of(job);
   for (const auto& [type, rs] : owned4.items()) {
-    const auto ps = detail::pod_spec_of(rs);
+    const k8s::PodSpec ps = scheduling::detail::served_pod_spec(detail::pod_spec_of(rs));  // decoded once, not once per node
     auto req = scheduling::pod_requests(ps);
     if (ctx.skip_gpu_fit) req.erase(gpu_resource);
     std::vector<scheduling::NodeFit> fits;
     std::vector<const nlohmann::json*> candidates;
     for (const auto& n : *ctx.nodes) {
-      auto f = scheduling::node_fit(ps, n);
+      auto f = scheduling::node_fit(ps, scheduling::detail::served_node(n));
       if (f.ok()) candidates.push_back(&n);
       fits.push_back(f);
     }
@@ -367,7 +370,7 @@ TFJOB_INLINE std::vector<Finding> istio_sidecar(const nlohmann::json& job, const
   const bool on = inj == "enabled" || (inj != "disabled" && nsm.labels.count("istio.io/rev"));
   if (!on) return {};
   std::vector<std::string> missing;
-  const nlohmann::json owned5 = detail::specs_of(job);  // items() of a temporary would dangle
+  const nlohmann::json& owned5 = detail::specs_of(job);
   for (const auto& [type, rs] : owned5.items()) {
     const auto md = tfjob::detail::value_at(rs, "/template/metadata"_json_pointer, nlohmann::json::object());
     auto opt_out = [&](const char* where) {
@@ -398,7 +401,7 @@ TFJOB_INLINE void add_istio_opt_out(nlohmann::json& job) {
 
 TFJOB_INLINE std::vector<Finding> gpu_images(const nlohmann::json& job, const Context& ctx) {
   std::vector<Finding> out;
-  const nlohmann::json owned6 = detail::specs_of(job);  // items() of a temporary would dangle
+  const nlohmann::json& owned6 = detail::specs_of(job);
   for (const auto& [type, rs] : owned6.items()) {
     if (detail::gpus_per_pod(rs) <= 0) continue;
     for (const auto& c : detail::containers_of(rs)) {

@@ -41,7 +41,25 @@ TFJOB_INLINE std::string requirement_text(const k8s::NodeSelectorRequirement& re
 
 TFJOB_INLINE k8s::PodSpec served_pod_spec(const nlohmann::json& pod_spec) {
   k8s::PodSpec s;
-  if (pod_spec.is_object()) from_json(pod_spec, s);
+  if (!pod_spec.is_object()) return s;
+  // what node_fit and pod_requests read, the rest left out (copying it was most of the cost)
+  nlohmann::json read = nlohmann::json::object();
+  for (const char* k : {"nodeSelector", "affinity", "tolerations"})
+    if (auto it = pod_spec.find(k); it != pod_spec.end()) read[k] = *it;
+  for (const char* k : {"containers", "initContainers"}) {
+    auto it = pod_spec.find(k);
+    if (it == pod_spec.end()) continue;
+    if (!it->is_array()) { read[k] = *it; continue; }  // the decoder says what is wrong with it
+    auto& out = read[k] = nlohmann::json::array();
+    for (const auto& c : *it) {
+      if (!c.is_object()) { out.push_back(c); continue; }
+      nlohmann::json kept = nlohmann::json::object();
+      for (const char* f : {"name", "resources"})
+        if (auto ft = c.find(f); ft != c.end()) kept[f] = *ft;
+      out.push_back(std::move(kept));
+    }
+  }
+  from_json(read, s);
   return s;
 }
 

@@ -62,11 +62,12 @@ struct PreflightShared {
 /// the caller saves every replica's log while the job runs (lint::Context::logs_kept).
 /// `shared`: what other jobs of the same submit read already. `server_dry_run` false: no
 /// dry run of the apply, for a caller whose next request is the apply itself (nothing is
-/// created before it, so the server's answer to the apply says the same).
+/// created before it, so the server's answer to the apply says the same). `typed`: `job`
+/// decoded already by the caller (workflow::decode_tfjob), so that it is not decoded again.
 PreflightReport preflight_submit(kube::Client& c, const std::string& ns, const nlohmann::json& job,
                                  bool check_gpus = true, bool logs_kept = false,
                                  const std::string& field_validation = {}, PreflightShared* shared = nullptr,
-                                 bool server_dry_run = true);
+                                 bool server_dry_run = true, const TFJob* typed = nullptr);
 
 }  // namespace tfjob::workflow
 

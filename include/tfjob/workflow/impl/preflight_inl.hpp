@@ -30,19 +30,20 @@ namespace detail {
 struct GpuTypeNeed {
   std::string type;
   long long per_pod = 0;
-  nlohmann::json pod_spec;  ///< as JSON: scheduling::node_fit reads it so
+  k8s::PodSpec pod_spec;  ///< what scheduling::node_fit reads of it, decoded once
 };
 
 /// The job's GPU totals (into `r`) and the replica types that ask for GPUs.
 TFJOB_INLINE std::vector<GpuTypeNeed> gpu_needs_by_type(const TFJob& job, GpuPreflight& r) {
   std::vector<GpuTypeNeed> per_type;
   for (const auto& [type, rs] : job.spec.tf_replica_specs) {
-    const auto spec = pod_template(rs).spec;
+    const nlohmann::json* spec_json = tfjob::detail::json_at(rs.template_, "spec");
+    auto spec = scheduling::detail::served_pod_spec(spec_json ? *spec_json : nlohmann::json());  // not the containers' env
     const long long per_pod = pod_spec_gpus(spec);
     const long long replicas = bounded_count(rs.replicas_or_default());
     r.job_total = bounded_count(static_cast<long double>(r.job_total) + static_cast<long double>(per_pod) * replicas);
     r.job_max_per_pod = std::max(r.job_max_per_pod, per_pod);
-    if (per_pod > 0) per_type.push_back({type, per_pod, nlohmann::json(spec)});
+    if (per_pod > 0) per_type.push_back({type, per_pod, std::move(spec)});
   }
   return per_type;
 }
@@ -147,15 +148,13 @@ TFJOB_INLINE GpuFitScan scan_gpu_fits(const std::vector<GpuTypeNeed>& per_type, 
                                       GpuPreflight& r) {
   // the GPU nodes each type may use; the free GPUs on the nodes any type may use
   GpuFitScan s;
-  std::vector<nlohmann::json> node_json;  // scheduling::node_fit reads nodes as JSON: each converted once
-  for (const auto* n : gpu_node_objs) node_json.emplace_back(*n);
   s.usable.assign(r.nodes.size(), false);
   for (const auto& t : per_type) {
     long long max_alloc = 0;
     bool any = false;
     std::vector<scheduling::NodeFit> fits;
     for (size_t i = 0; i < r.nodes.size(); ++i) {
-      auto fit = scheduling::node_fit(t.pod_spec, node_json[i]);
+      auto fit = scheduling::node_fit(t.pod_spec, *gpu_node_objs[i]);
       fits.push_back(fit);
       if (!fit.ok()) continue;
       any = true;

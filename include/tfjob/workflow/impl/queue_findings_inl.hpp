@@ -50,7 +50,8 @@ TFJOB_INLINE KueueQuota kueue_quota(const k8s::ClusterQueue& cq, const std::stri
 
 TFJOB_INLINE std::string custom_scheduler(const TFJob& job) {
   for (const auto& [t, rs] : job.spec.tf_replica_specs) {
-    const std::string n = pod_template(rs).spec.scheduler_name;
+    // read from the template's JSON: decoding the whole template would copy its containers
+    const std::string n = tfjob::detail::str_at(rs.template_, "/spec/schedulerName"_json_pointer);
     if (!n.empty() && n != "default-scheduler") return n;
   }
   return "";

@@ -100,6 +100,7 @@ TFJOB_INLINE std::vector<Finding> check_queues(kube::Client& c, const std::strin
       if (!e.is_forbidden()) throw;  // forbidden: whether it exists is unknown
     }
   }
+  if (job.metadata.namespace_ == ns) return queue_findings(job, f);  // no copy of its templates
   TFJob in_ns = job;
   in_ns.metadata.namespace_ = ns;
   return queue_findings(in_ns, f);

@@ -50,8 +50,11 @@ TFJOB_INLINE long long pod_spec_gpus(const k8s::PodSpec& pod_spec, const std::st
 
 TFJOB_INLINE std::vector<ReplicaGpus> replica_gpus(const TFJob& job) {
   std::vector<ReplicaGpus> out;
-  for (const auto& [type, rs] : job.spec.tf_replica_specs)
-    out.push_back({type, rs.replicas_or_default(), pod_spec_gpus(pod_template(rs).spec)});
+  // only the containers' resources decoded (scheduling's reading), not the whole template
+  for (const auto& [type, rs] : job.spec.tf_replica_specs) {
+    const nlohmann::json* spec = tfjob::detail::json_at(rs.template_, "spec");
+    out.push_back({type, rs.replicas_or_default(), pod_spec_gpus(scheduling::detail::served_pod_spec(spec ? *spec : nlohmann::json()))});
+  }
   return out;
 }
 

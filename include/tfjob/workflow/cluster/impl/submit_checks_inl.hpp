@@ -7,9 +7,15 @@ namespace tfjob::workflow {
 
 TFJOB_INLINE std::set<std::string> claims_of(const TFJob& job) {
   std::set<std::string> out;
-  for (const auto& [type, rs] : job.spec.tf_replica_specs)
-    for (const auto& v : pod_template(rs).spec.volumes)
+  for (const auto& [type, rs] : job.spec.tf_replica_specs) {
+    // the volumes alone decoded: the rest of the template (a container's env) can be megabytes
+    k8s::PodSpec volumes;
+    const auto& tmpl = rs.template_;
+    if (tmpl.is_object() && tmpl.contains("spec") && tmpl["spec"].is_object() && tmpl["spec"].contains("volumes"))
+      from_json(nlohmann::json{{"volumes", tmpl["spec"]["volumes"]}}, volumes);
+    for (const auto& v : volumes.volumes)
       if (v.persistent_volume_claim && !v.persistent_volume_claim->claim_name.empty()) out.insert(v.persistent_volume_claim->claim_name);
+  }
   return out;
 }
 
@@ -69,6 +75,15 @@ struct Preflight {
   std::string field_validation;  ///< the dry run's fieldValidation ("" = the server's default)
   PreflightShared* shared = nullptr;  ///< what the other jobs of the submit read already
   bool server_dry_run = true;
+  const TFJob* given = nullptr;  ///< `job` decoded by the caller
+  std::optional<TFJob> decoded_here;
+
+  /// `job` decoded (leniently: lint says what is malformed), once.
+  const TFJob& typed() {
+    if (given) return *given;
+    if (!decoded_here) decoded_here = tfjob::detail::decoded<TFJob>(job);
+    return *decoded_here;
+  }
 
   Preflight(kube::Client& client, const std::string& n, const nlohmann::json& j) : c(client), ns(n), job(j) {}
 
@@ -170,7 +185,7 @@ struct Preflight {
 
   /// The PersistentVolumeClaims the job's replicas mount, each once, as far as they may be read.
   void read_claims() {
-    for (const auto& claim : claims_of(decode_tfjob(job))) {
+    for (const auto& claim : claims_of(typed())) {
       try {
         if (auto pvc = get_opt(c, resources::pvcs(), ns, claim)) lc.claims[claim] = tfjob::detail::decoded<k8s::PersistentVolumeClaim>(*pvc);
       } catch (const api_error& e) {
@@ -199,10 +214,16 @@ struct Preflight {
     bool wants_gpus = false;
     for (const auto& g : gpus) wants_gpus |= g.gpus_per_pod > 0;
     if (wants_gpus && lc.nodes) {
-      std::optional<std::vector<nlohmann::json>> pods = active_pods();
-      nlohmann::json j = job;
-      j["metadata"]["namespace"] = ns;
-      auto g = gpu_preflight(j, *lc.nodes, pods);
+      std::optional<std::vector<k8s::Pod>> pods;
+      if (auto listed = active_pods()) pods = tfjob::detail::decode_each<k8s::Pod>(*listed);
+      const auto nodes = tfjob::detail::decode_each<k8s::Node>(*lc.nodes);
+      // the TFJob decoded once (not the JSON copied and decoded again), in the namespace it goes to
+      std::optional<TFJob> moved;
+      if (typed().metadata.namespace_ != ns) {
+        moved = typed();
+        moved->metadata.namespace_ = ns;
+      }
+      auto g = gpu_preflight(moved ? *moved : typed(), nodes, pods);
       // a fact the GPU check states (with its node table) is not said again by lint
       for (const auto& f : g.findings)
         r.findings.erase(std::remove_if(r.findings.begin(), r.findings.end(),
@@ -223,17 +244,18 @@ struct Preflight {
 
 TFJOB_INLINE PreflightReport preflight_submit(kube::Client& c, const std::string& ns, const nlohmann::json& job,
                                               bool check_gpus, bool logs_kept, const std::string& field_validation,
-                                              PreflightShared* shared, bool server_dry_run) {
+                                              PreflightShared* shared, bool server_dry_run, const TFJob* typed) {
   detail::Preflight p(c, ns, job);
   p.field_validation = field_validation;
   p.shared = shared;
   p.server_dry_run = server_dry_run;
+  p.given = typed;
   // each check stops preflight at a fatal finding that makes the later ones meaningless
   if (!p.crd_served() || !p.namespace_exists() || !p.create_allowed() || !p.dry_run_accepted()) return std::move(p.r);
   p.read_lint_context(logs_kept);
   for (auto& f : lint::lint(job, p.lc)) p.r.findings.push_back(std::move(f));
   if (check_gpus) {
-    const auto gpus = replica_gpus(tfjob::detail::decoded<TFJob>(job));  // (decoded leniently: lint has said what is malformed)
+    const auto gpus = replica_gpus(p.typed());
     if (!gpus.empty()) p.check_gpus(gpus);
   }
   p.r.findings = dedupe(std::move(p.r.findings));
