@@ -158,8 +158,15 @@ TEST_CASE("operator rules: when the deciding replicas have succeeded", "[explain
 }
 
 TEST_CASE("scheduling: tolerations, selectors and affinity as the scheduler filters", "[explain][rules]") {
-  using tfjob::scheduling::node_fit;
-  using tfjob::scheduling::tolerates;
+  // the rules read typed objects; each case is written as the JSON a server would send
+  auto tolerates = [](const json& toleration, const json& taint) {
+    return tfjob::scheduling::tolerates(tfjob::detail::decoded<tfjob::k8s::Toleration>(toleration),
+                                        tfjob::detail::decoded<tfjob::k8s::Taint>(taint));
+  };
+  auto node_fit = [](const json& pod_spec, const json& node) {
+    return tfjob::scheduling::node_fit(tfjob::detail::decoded<tfjob::k8s::PodSpec>(pod_spec),
+                                       tfjob::detail::decoded<tfjob::k8s::Node>(node));
+  };
   json taint = {{"key", "nvidia.com/gpu"}, {"value", "present"}, {"effect", "NoSchedule"}};
   CHECK(tolerates({{"key", "nvidia.com/gpu"}, {"operator", "Exists"}}, taint));
   CHECK(tolerates({{"key", "nvidia.com/gpu"}, {"value", "present"}, {"effect", "NoSchedule"}}, taint));

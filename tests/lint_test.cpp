@@ -41,7 +41,7 @@ Stored load(const std::string& file) {
     if (kind == "TFJob") s.job = d;
     else if (kind == "Node") {
       if (!s.ctx.nodes) s.ctx.nodes.emplace();
-      s.ctx.nodes->push_back(d);
+      s.ctx.nodes->push_back(tfjob::detail::decoded<tfjob::k8s::Node>(d));
     } else if (kind == "PersistentVolumeClaim") s.ctx.claims[d["metadata"]["name"]] = tfjob::detail::decoded<tfjob::k8s::PersistentVolumeClaim>(d);
     else if (kind == "Namespace") s.ctx.namespace_object = tfjob::detail::decoded<tfjob::k8s::Namespace>(d);
   }
@@ -151,9 +151,10 @@ TEST_CASE("images: TF2, CUDA 13, Volta", "[lint]") {
   CHECK(is_cuda13_image("pytorch/pytorch:2.9.0-cuda13.0-cudnn9-runtime"));
   CHECK_FALSE(is_cuda13_image("nvidia/cuda:12.9.1-runtime-ubuntu24.04"));
   CHECK_FALSE(is_cuda13_image("ghcr.io/x/trainer:cuda130-not"));  // not a CUDA word: "cuda130"
-  CHECK(node_gpu_is_volta_or_older({{"metadata", {{"labels", {{"nvidia.com/gpu.compute.major", "7"}, {"nvidia.com/gpu.compute.minor", "0"}}}}}}));
-  CHECK_FALSE(node_gpu_is_volta_or_older({{"metadata", {{"labels", {{"nvidia.com/gpu.compute.major", "7"}, {"nvidia.com/gpu.compute.minor", "5"}}}}}}));
-  CHECK(node_gpu_is_volta_or_older({{"metadata", {{"labels", {{"cloud.google.com/gke-accelerator", "nvidia-tesla-v100"}}}}}}));
+  auto node = [](const nlohmann::json& j) { return tfjob::detail::decoded<tfjob::k8s::Node>(j); };
+  CHECK(node_gpu_is_volta_or_older(node({{"metadata", {{"labels", {{"nvidia.com/gpu.compute.major", "7"}, {"nvidia.com/gpu.compute.minor", "0"}}}}}})));
+  CHECK_FALSE(node_gpu_is_volta_or_older(node({{"metadata", {{"labels", {{"nvidia.com/gpu.compute.major", "7"}, {"nvidia.com/gpu.compute.minor", "5"}}}}}})));
+  CHECK(node_gpu_is_volta_or_older(node({{"metadata", {{"labels", {{"cloud.google.com/gke-accelerator", "nvidia-tesla-v100"}}}}}})));
 }
 
 TEST_CASE("kubectl tfjob lint -f: one line per finding, --strict exits 1, -o json is stable", "[lint][cli]") {

@@ -59,7 +59,7 @@ lint::Context cluster_context(kube::Client& c, const nlohmann::json& job) {
       if (!e.is_forbidden()) throw;
     }
   };
-  optional_read([&] { lc.nodes = workflow::list_nodes(c); });
+  optional_read([&] { lc.nodes = tfjob::detail::decode_each<k8s::Node>(workflow::list_nodes(c)); });
   optional_read([&] {
     if (auto o = workflow::get_opt(c, workflow::resources::namespaces(), "", ns)) lc.namespace_object = tfjob::detail::decoded<k8s::Namespace>(*o);
   });

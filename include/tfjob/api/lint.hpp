@@ -1,13 +1,14 @@
 #pragma once
 /// \file Lint: the known mistakes in a TFJob, caught before it is submitted. Pure rules over
-/// the TFJob as JSON, optionally with what the cluster says (nodes, the namespace, the
-/// claims the job mounts); each finding has a stable code (docs/explain.md), the replica it
+/// the TFJob as JSON (what the user wrote, wrong types included), optionally with what the
+/// cluster says, as typed objects (nodes, the namespace, the claims the job mounts); each finding has a stable code (docs/explain.md), the replica it
 /// concerns, the facts it was read from and a one-line fix. Runs on `submit` (flags, `-f`,
 /// `--dry-run`), in the preflight and as `kubectl tfjob lint -f FILE...`.
 
 #include <tfjob/api/defaults.hpp>
 #include <tfjob/api/operator_rules.hpp>
 #include <tfjob/api/findings.hpp>
+#include <tfjob/api/k8s/node.hpp>
 #include <tfjob/api/k8s/objects.hpp>
 #include <tfjob/api/quantity.hpp>
 #include <tfjob/api/scheduling.hpp>
@@ -34,7 +35,7 @@ inline constexpr const char* gpu_resource = "nvidia.com/gpu";
 /// What the cluster says, when known. Rules that need a part that is absent do not run. The
 /// namespace and claims are the typed objects a client decodes (leniently, as served).
 struct Context {
-  std::optional<std::vector<nlohmann::json>> nodes;       ///< every node (v1.Node; workflow::node_facts)
+  std::optional<std::vector<k8s::Node>> nodes;             ///< every node, decoded as served
   std::optional<k8s::Namespace> namespace_object;          ///< the job's namespace
   std::map<std::string, k8s::PersistentVolumeClaim> claims;  ///< claims the job mounts, by name
   bool logs_kept = false;        ///< the caller saves the logs (submit --follow --save): cleanPodPolicy All / a TTL lose nothing
@@ -53,6 +54,8 @@ int replicas_of(const nlohmann::json& rs);
 const nlohmann::json& containers_of(const nlohmann::json& rs);
 /// A quantity as a number (0 when absent or malformed).
 double amount(const nlohmann::json& m, const std::string& key);
+/// The node's allocatable GPUs (0 when absent or malformed).
+double gpus_of(const k8s::Node& n);
 std::string num(double v);
 /// The replica's GPUs per pod as the scheduler counts them (limits, else requests).
 long long gpus_per_pod(const nlohmann::json& rs);
@@ -86,7 +89,7 @@ bool is_cuda13_image(const std::string& image);
 
 /// Whether a node's GPUs are Volta or older (compute capability below 7.5, which CUDA 13
 /// no longer builds for), from NVIDIA GPU feature discovery's labels or a product name.
-bool node_gpu_is_volta_or_older(const nlohmann::json& node);
+bool node_gpu_is_volta_or_older(const k8s::Node& node);
 
 /// Each rule, callable alone. All take the TFJob as JSON.
 

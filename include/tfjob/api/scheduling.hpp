@@ -52,7 +52,6 @@ k8s::Node served_node(const nlohmann::json& node);
 /// an empty effect matches every effect, an empty key with `Exists` every key, `Exists`
 /// ignores the value, `Equal` (the default operator) needs the same value.
 bool tolerates(const k8s::Toleration& toleration, const k8s::Taint& taint);
-bool tolerates(const nlohmann::json& toleration, const nlohmann::json& taint);
 
 /// How `node` stands for a pod with `pod_spec`. Taints with effect NoSchedule or NoExecute
 /// filter (PreferNoSchedule only scores); a cordoned node (`spec.unschedulable`) is out
@@ -60,7 +59,6 @@ bool tolerates(const nlohmann::json& toleration, const nlohmann::json& taint);
 /// NodeUnschedulable plugin rules. nodeSelector and required node affinity terms (ORed,
 /// expressions ANDed) must match the node's labels.
 NodeFit node_fit(const k8s::PodSpec& pod_spec, const k8s::Node& node);
-NodeFit node_fit(const nlohmann::json& pod_spec, const nlohmann::json& node);
 
 /// What one pod requests, per resource, in base units (NodeResourcesFit's `computePodResourceRequest`:
 /// the sum over containers, or the largest init container when larger; a container with
@@ -70,7 +68,6 @@ std::map<std::string, double> pod_requests(const nlohmann::json& pod_spec);
 
 /// A node's allocatable, per resource, in base units.
 std::map<std::string, double> allocatable(const k8s::Node& node);
-std::map<std::string, double> allocatable(const nlohmann::json& node);
 
 /// Resources of `requests` that exceed `alloc` (a resource the node lacks counts as 0).
 std::vector<std::string> exceeds(const std::map<std::string, double>& requests,

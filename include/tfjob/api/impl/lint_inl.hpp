@@ -41,6 +41,11 @@ TFJOB_INLINE double amount(const nlohmann::json& m, const std::string& key) {
   return q ? q->value() : 0;
 }
 
+TFJOB_INLINE double gpus_of(const k8s::Node& n) {
+  auto q = Quantity::try_parse(n.allocatable(gpu_resource));
+  return q ? q->value() : 0;
+}
+
 TFJOB_INLINE std::string num(double v) {
   if (v == static_cast<double>(static_cast<long long>(v))) return std::to_string(static_cast<long long>(v));
   return std::to_string(v);
@@ -130,9 +135,8 @@ TFJOB_INLINE bool is_cuda13_image(const std::string& image) {
   return detail::has_cuda13_word(tag) || detail::has_cuda13_word(repo);
 }
 
-TFJOB_INLINE bool node_gpu_is_volta_or_older(const nlohmann::json& node) {
-  const auto labels = tfjob::detail::value_at(node, "/metadata/labels"_json_pointer, nlohmann::json::object());
-  auto label = [&](const char* k) { return labels.contains(k) && labels[k].is_string() ? labels[k].get<std::string>() : std::string(); };
+TFJOB_INLINE bool node_gpu_is_volta_or_older(const k8s::Node& node) {
+  auto label = [&](const char* k) { return node.metadata.label(k); };
   const std::string major = label("nvidia.com/gpu.compute.major"), minor = label("nvidia.com/gpu.compute.minor");
   if (!major.empty()) {
     try {
@@ -293,7 +297,7 @@ TFJOB_INLINE std::vector<Finding> shared_rwo_claims(const nlohmann::json& job, c
     std::string why = "may land on different nodes";
     if (!will && u.gpus > 0 && ctx.nodes) {
       long long most = 0;
-      for (const auto& n : *ctx.nodes) most = std::max(most, static_cast<long long>(detail::amount(tfjob::detail::value_at(n, "/status/allocatable"_json_pointer, nlohmann::json::object()), gpu_resource)));
+      for (const auto& n : *ctx.nodes) most = std::max(most, static_cast<long long>(detail::gpus_of(n)));
       if (most < u.gpus) { will = true; why = "need " + std::to_string(u.gpus) + " GPUs together while no node has more than " + std::to_string(most) + ", so they will land on different nodes"; }
     }
     if (modes.count("ReadWriteOncePod")) why = "each need the claim, which ReadWriteOncePod gives to one pod only";
@@ -316,9 +320,9 @@ TFJOB_INLINE std::vector<Finding> request_fits_no_node(const nlohmann::json& job
     auto req = scheduling::pod_requests(ps);
     if (ctx.skip_gpu_fit) req.erase(gpu_resource);
     std::vector<scheduling::NodeFit> fits;
-    std::vector<const nlohmann::json*> candidates;
+    std::vector<const k8s::Node*> candidates;
     for (const auto& n : *ctx.nodes) {
-      auto f = scheduling::node_fit(ps, scheduling::detail::served_node(n));
+      auto f = scheduling::node_fit(ps, n);
       if (f.ok()) candidates.push_back(&n);
       fits.push_back(f);
     }
@@ -416,11 +420,12 @@ TFJOB_INLINE std::vector<Finding> gpu_images(const nlohmann::json& job, const Co
       if (is_cuda13_image(image) && ctx.nodes) {
         std::vector<std::string> volta;
         int gpu_nodes = 0;
+        const k8s::PodSpec ps = scheduling::detail::served_pod_spec(detail::pod_spec_of(rs));  // once, not once per node
         for (const auto& n : *ctx.nodes) {
-          if (!scheduling::node_fit(detail::pod_spec_of(rs), n).ok()) continue;
-          if (detail::amount(tfjob::detail::value_at(n, "/status/allocatable"_json_pointer, nlohmann::json::object()), gpu_resource) <= 0) continue;
+          if (!scheduling::node_fit(ps, n).ok()) continue;
+          if (detail::gpus_of(n) <= 0) continue;
           ++gpu_nodes;
-          if (node_gpu_is_volta_or_older(n)) volta.push_back(tfjob::detail::value_at(n, "/metadata/name"_json_pointer, std::string()));
+          if (node_gpu_is_volta_or_older(n)) volta.push_back(n.metadata.name);
         }
         if (gpu_nodes > 0 && static_cast<int>(volta.size()) == gpu_nodes) {
           std::vector<std::string> ev = {type + " image: " + image};

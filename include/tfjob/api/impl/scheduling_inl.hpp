@@ -87,14 +87,6 @@ TFJOB_INLINE bool tolerates(const k8s::Toleration& toleration, const k8s::Taint&
   return toleration.value == taint.value;
 }
 
-TFJOB_INLINE bool tolerates(const nlohmann::json& toleration, const nlohmann::json& taint) {
-  // one toleration and one taint, decoded through a pod spec and a node (their decoders)
-  const auto spec = detail::served_pod_spec({{"tolerations", nlohmann::json::array({toleration})}});
-  const auto node = detail::served_node({{"spec", {{"taints", nlohmann::json::array({taint})}}}});
-  return tolerates(spec.tolerations.empty() ? k8s::Toleration{} : spec.tolerations[0],
-                   node.spec.taints.empty() ? k8s::Taint{} : node.spec.taints[0]);
-}
-
 TFJOB_INLINE NodeFit node_fit(const k8s::PodSpec& pod_spec, const k8s::Node& node) {
   NodeFit f;
   f.node = node.metadata.name;
@@ -135,10 +127,6 @@ TFJOB_INLINE NodeFit node_fit(const k8s::PodSpec& pod_spec, const k8s::Node& nod
   return f;
 }
 
-TFJOB_INLINE NodeFit node_fit(const nlohmann::json& pod_spec, const nlohmann::json& node) {
-  return node_fit(detail::served_pod_spec(pod_spec), detail::served_node(node));
-}
-
 TFJOB_INLINE std::map<std::string, double> pod_requests(const k8s::PodSpec& pod_spec) {
   auto container = [](const k8s::Container& c) {
     std::map<std::string, double> m;
@@ -163,10 +151,6 @@ TFJOB_INLINE std::map<std::string, double> allocatable(const k8s::Node& node) {
   std::map<std::string, double> m;
   detail::add_quantities(node.status.allocatable, m);
   return m;
-}
-
-TFJOB_INLINE std::map<std::string, double> allocatable(const nlohmann::json& node) {
-  return allocatable(detail::served_node(node));
 }
 
 TFJOB_INLINE std::vector<std::string> exceeds(const std::map<std::string, double>& requests,

@@ -81,7 +81,7 @@ TFJOB_INLINE std::optional<std::vector<Finding>> gpu_preflight(kube::Client& c, 
 TFJOB_INLINE std::vector<Finding> capacity_findings(const k8s::Deployment& deployment, const std::vector<nlohmann::json>& nodes,
                                                     const std::optional<std::vector<nlohmann::json>>& pods) {
   using nlohmann::json;
-  const json pod_spec = deployment.spec.template_.spec;  // (api/scheduling.hpp reads JSON)
+  const k8s::PodSpec& pod_spec = deployment.spec.template_.spec;
   auto req = scheduling::pod_requests(pod_spec);
   const double cpu = req.count("cpu") ? req["cpu"] : 0.0, mem = req.count("memory") ? req["memory"] : 0.0;
   if (cpu <= 0 && mem <= 0) return {};
@@ -99,17 +99,18 @@ TFJOB_INLINE std::vector<Finding> capacity_findings(const k8s::Deployment& deplo
   std::vector<std::string> rows;
   int room = 0;
   bool any_usable = false;
-  for (const auto& n : nodes) {
+  for (const auto& nj : nodes) {
+    const k8s::Node n = scheduling::detail::served_node(nj);  // decoded once per node
     if (!scheduling::node_fit(pod_spec, n).ok()) continue;
     any_usable = true;
-    const std::string name = n.is_object() ? tfjob::detail::from_json_of<k8s::Node>(n).metadata.name : std::string();
+    const std::string& name = n.metadata.name;
     auto alloc = scheduling::allocatable(n);
     double used_cpu = 0, used_mem = 0;
     if (pods)
       for (const auto& p : typed_pods) {
         if (p.spec.node_name != name || mine(p)) continue;
         if (p.status.phase == "Succeeded" || p.status.phase == "Failed") continue;
-        auto r = scheduling::pod_requests(json(p.spec));
+        auto r = scheduling::pod_requests(p.spec);
         used_cpu += r.count("cpu") ? r["cpu"] : 0.0;
         used_mem += r.count("memory") ? r["memory"] : 0.0;
       }

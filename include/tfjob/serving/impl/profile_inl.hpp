@@ -149,7 +149,7 @@ TFJOB_INLINE ProfileFit fit_to_node(const std::vector<nlohmann::json>& objects, 
   for (const auto& o : objects) {
     if (!is(o, "Deployment")) continue;
     const auto d = tfjob::detail::from_json_of<k8s::Deployment>(o);
-    const auto req = scheduling::pod_requests(nlohmann::json(d.spec.template_.spec));  // (api/scheduling.hpp reads JSON)
+    const auto req = scheduling::pod_requests(d.spec.template_.spec);
     auto at = [&](const char* k) { auto it = req.find(k); return it == req.end() ? 0.0 : it->second; };
     f.pod_cpu_milli = static_cast<std::int64_t>(at("cpu") * 1000 + 0.5);
     f.pod_memory_bytes = static_cast<std::int64_t>(at("memory") + 0.5);

@@ -63,11 +63,9 @@ TFJOB_INLINE void Explainer::insufficient(const k8s::Pod& pod, const PodInfo& i,
                   const std::string& res, std::vector<std::string> ev) {
   if (in.nodes && res == "nvidia.com/gpu") {
     // the nodes that come closest: the most free GPUs among those the pod may use
-    // (api/scheduling.hpp reads the pod spec and nodes as JSON)
-    const nlohmann::json spec = pod.spec;
     std::vector<std::pair<long long, std::string>> closest;
     for (const auto& n : *in.nodes) {
-      if (!scheduling::node_fit(spec, nlohmann::json(n)).ok()) continue;
+      if (!scheduling::node_fit(pod.spec, n).ok()) continue;
       const std::string& nn = n.metadata.name;
       const std::string a = n.allocatable(res);
       long long alloc = a.empty() ? 0 : integer_quantity(nlohmann::json(a));
@@ -90,9 +88,8 @@ TFJOB_INLINE void Explainer::insufficient(const k8s::Pod& pod, const PodInfo& i,
 /// No node matches the pod's nodeSelector/affinity, or every node has a taint it does not tolerate.
 TFJOB_INLINE void Explainer::no_node_matches(const k8s::Pod& pod, const std::string& type, const std::string& who, bool taint, std::vector<std::string> ev) {
   if (in.nodes) {
-    const nlohmann::json spec = pod.spec;  // api/scheduling.hpp reads JSON
     std::vector<scheduling::NodeFit> fits;
-    for (const auto& n : *in.nodes) fits.push_back(scheduling::node_fit(spec, nlohmann::json(n)));
+    for (const auto& n : *in.nodes) fits.push_back(scheduling::node_fit(pod.spec, n));
     std::stable_sort(fits.begin(), fits.end(), [](const auto& a, const auto& b) { return a.misses() < b.misses(); });
     for (size_t k = 0; k < fits.size() && k < 3; ++k) {
       if (fits[k].ok()) continue;

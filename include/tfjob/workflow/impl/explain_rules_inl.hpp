@@ -466,8 +466,8 @@ struct Explainer {
 
   /// the spec's own known mistakes (the same rules as lint)
   void spec_rules() {
-    lint::Context lc;  // api/lint.hpp reads the nodes as JSON (node_facts)
-    if (in.nodes) lc.nodes = tfjob::detail::to_json_each(*in.nodes);
+    lint::Context lc;
+    lc.nodes = in.nodes;
     lc.namespace_object = in.namespace_object;
     lc.claims = in.claims;
     lc.logs_kept = true;  // too late to say for this run

@@ -179,7 +179,10 @@ struct Preflight {
         return nullptr;
       }
     });
-    if (nodes.is_array()) lc.nodes = nodes.get<std::vector<nlohmann::json>>();
+    if (nodes.is_array()) {
+      lc.nodes.emplace();
+      for (const auto& n : nodes) lc.nodes->push_back(tfjob::detail::decoded<k8s::Node>(n));
+    }
     read_claims();
   }
 
@@ -216,14 +219,13 @@ struct Preflight {
     if (wants_gpus && lc.nodes) {
       std::optional<std::vector<k8s::Pod>> pods;
       if (auto listed = active_pods()) pods = tfjob::detail::decode_each<k8s::Pod>(*listed);
-      const auto nodes = tfjob::detail::decode_each<k8s::Node>(*lc.nodes);
       // the TFJob decoded once (not the JSON copied and decoded again), in the namespace it goes to
       std::optional<TFJob> moved;
       if (typed().metadata.namespace_ != ns) {
         moved = typed();
         moved->metadata.namespace_ = ns;
       }
-      auto g = gpu_preflight(moved ? *moved : typed(), nodes, pods);
+      auto g = gpu_preflight(moved ? *moved : typed(), *lc.nodes, pods);  // the nodes lint read, decoded once
       // a fact the GPU check states (with its node table) is not said again by lint
       for (const auto& f : g.findings)
         r.findings.erase(std::remove_if(r.findings.begin(), r.findings.end(),
