@@ -328,7 +328,7 @@ TEST_CASE("a list page is parsed item by item as its text arrives: the same answ
   CHECK(r.finish(req, 200) == json::parse(R"({"kind":"Table","columnDefinitions":[{"name":"Name"}],"rows":[)"
                                            R"({"cells":["a"],"object":{"metadata":{"name":"a"}}},{"cells":["b"],"object":{"metadata":{"name":"b"}}}]})"));
   // what is not JSON is said as a whole parse says it, with the body's first bytes
-  for (const std::string bad : {std::string(R"({"items":[{"a":1},,{"b":2}]})"), std::string(R"({"items":[{"a":1},]})"),
+  for (const std::string& bad : {std::string(R"({"items":[{"a":1},,{"b":2}]})"), std::string(R"({"items":[{"a":1},]})"),
                                 std::string(R"({"items":[{"a":}]})"), std::string(R"({"items":[{"a":1})"), std::string("<html>"),
                                 std::string(R"({"kind":"List"} x)")}) {
     INFO(bad);

@@ -19,11 +19,7 @@ namespace tfjob::cli {
 class JobSpool {
  public:
   /// One job, as it will be printed or sent.
-  void add(const nlohmann::json& job) {
-    bytes_.clear();
-    nlohmann::json::to_msgpack(job, nlohmann::detail::output_adapter<char>(bytes_));
-    spool_.append(bytes_);
-  }
+  void add(const nlohmann::json& job);
   /// Every job is added: they can be taken.
   void finish() {
     spool_.finish();
@@ -31,10 +27,7 @@ class JobSpool {
   }
   std::size_t size() const { return spool_.size(); }
   /// Job `i` (0-based), as it was added.
-  nlohmann::json at(std::size_t i) const {
-    const std::string b = spool_.at(i);
-    return nlohmann::json::from_msgpack(b.begin(), b.end());
-  }
+  nlohmann::json at(std::size_t i) const;
   /// A warning to say when the jobs are held in memory (no temporary file could be made), or "".
   std::string warning() const {
     if (spool_.in_memory().empty()) return {};

@@ -39,75 +39,32 @@ struct Sample {
   SampleFiles files = {};   ///< shipped in a ConfigMap when the job runs the stock image
 };
 
-inline std::vector<Sample>& sample_registry() {
-  static std::vector<Sample> r;
-  return r;
-}
+std::vector<Sample>& sample_registry();
 
 /// The sample of that name, or nullptr.
-inline const Sample* find_sample(const std::string& name) {
-  for (const auto& s : sample_registry())
-    if (name == s.name) return &s;
-  return nullptr;
-}
+const Sample* find_sample(const std::string& name);
 
 /// Registered samples sorted by name.
-inline std::vector<Sample> samples_sorted() {
-  auto v = sample_registry();
-  std::sort(v.begin(), v.end(), [](const Sample& a, const Sample& b) { return std::string(a.name) < b.name; });
-  return v;
-}
+std::vector<Sample> samples_sorted();
 
 /// Comma-separated names, for messages.
-inline std::string sample_names() {
-  std::string s;
-  for (const auto& x : samples_sorted()) s += (s.empty() ? "" : ", ") + std::string(x.name);
-  return s.empty() ? "(none)" : s;
-}
+std::string sample_names();
 
 /// "Did you mean": the SDK's one measure (cobra's SuggestionsFor: case, then 2 edits).
 using tfjob::detail::closest;
 
 /// "unknown sample 'mnsit' (did you mean mnist?); built-in samples: hello, mnist".
-inline std::string unknown_sample_message(const std::string& word) {
-  std::vector<std::string> names;
-  for (const auto& s : samples_sorted()) names.emplace_back(s.name);
-  std::string m = "unknown sample '" + word + "'";
-  if (auto c = closest(word, names); !c.empty()) m += " (did you mean " + c + "?)";
-  return m + "; built-in samples: " + sample_names() +
-         " (submit --list-samples). A job from flags needs --image; its args go after --";
-}
+std::string unknown_sample_message(const std::string& word);
 
 /// The ConfigMap that carries a sample's files for job `job` (name `<job>-trainer`).
 inline std::string sample_configmap_name(const std::string& job) { return job + "-trainer"; }
 
 /// Mounts the sample's ConfigMap in every replica's `tensorflow` container (read-only, at
 /// `files.mount_path`). No-op for a sample without files.
-inline void mount_sample_files(TFJob& job, const Sample& s) {
-  if (!s.files.mount_path || s.files.files.empty()) return;
-  const std::string cm = sample_configmap_name(job.metadata.name);
-  for (auto& [type, rs] : job.spec.tf_replica_specs) {
-    auto& spec = rs.template_["spec"];
-    spec["volumes"].push_back({{"name", "trainer"}, {"configMap", {{"name", cm}}}});
-    for (auto& c : spec["containers"])
-      if (tfjob::detail::value_at(c, "name", "") == "tensorflow")
-        c["volumeMounts"].push_back({{"name", "trainer"}, {"mountPath", s.files.mount_path}, {"readOnly", true}});
-  }
-}
+void mount_sample_files(TFJob& job, const Sample& s);
 
 /// The ConfigMap object with the sample's files, for job `job` in `ns`.
-inline nlohmann::json sample_configmap(const Sample& s, const std::string& job, const std::string& ns) {
-  nlohmann::json data = nlohmann::json::object();
-  for (const auto& [k, v] : s.files.files) data[k] = v;
-  return {{"apiVersion", "v1"},
-          {"kind", "ConfigMap"},
-          {"metadata",
-           {{"name", sample_configmap_name(job)},
-            {"namespace", ns},
-            {"labels", {{"app.kubernetes.io/name", s.name}, {"app.kubernetes.io/part-of", "kubectl-tfjob"},
-                        {"training.kubeflow.org/job-name", job}}}}},
-          {"data", data}};
-}
+nlohmann::json sample_configmap(const Sample& s, const std::string& job, const std::string& ns);
 
 struct SampleRegistrar {
   SampleRegistrar(const char* name, const char* description, TFJobBuilder (*make)(), SampleFiles files = {}) {

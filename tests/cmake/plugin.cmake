@@ -23,9 +23,10 @@ endif()
 
 # The in-process CLI test calls run_cli (plugin/cli.hpp) with string streams: it links the
 # plugin's own objects (commands and common helpers), so what it runs is what ships.
-foreach(area cli_inprocess_test cli_contract_test cli_validate_test scale_test)
+foreach(area cli_inprocess_test cli_contract_test cli_validate_test scale_test submit_many_test)
   if(TARGET ${area} AND TARGET tfjob_plugin_cli)
     target_link_libraries(${area} PRIVATE tfjob_plugin_cli)
   endif()
 endforeach()
-# scale_test too (issue 32): each command's requests beside 1,000 other jobs.
+# scale_test too (issue 32): each command's requests beside 1,000 other jobs; submit_many_test
+# for the plugin's JobSpool (common/job_spool.cpp).
