@@ -39,13 +39,12 @@ namespace detail {
 /// scheduling/corev1/nodeaffinity: In, NotIn, Exists, DoesNotExist, Gt, Lt).
 bool requirement_matches(const k8s::NodeSelectorRequirement& req, const std::map<std::string, std::string>& labels);
 std::string requirement_text(const k8s::NodeSelectorRequirement& req);
-/// A pod spec or node as a server sends it, decoded leniently (a field of the wrong type is
-/// kept, not read); a value that is not an object decodes as an empty one. The pod spec is
-/// decoded with only what the rules here read (nodeSelector, affinity, tolerations, each
-/// container's and init container's resources): a container's env or command, which can be
-/// most of a manifest, is neither copied nor decoded.
+/// A pod spec as a server sends it, decoded leniently (a field of the wrong type is kept, not
+/// read); a value that is not an object decodes as an empty one. It is decoded with only what
+/// the rules here read (nodeSelector, affinity, tolerations, each container's and init
+/// container's resources): a container's env or command, which can be most of a manifest, is
+/// neither copied nor decoded. (A node: `tfjob::detail::decoded<k8s::Node>`.)
 k8s::PodSpec served_pod_spec(const nlohmann::json& pod_spec);
-k8s::Node served_node(const nlohmann::json& node);
 }  // namespace detail
 
 /// Whether `toleration` tolerates `taint` (k8s.io/api core/v1 `Toleration.ToleratesTaint`):

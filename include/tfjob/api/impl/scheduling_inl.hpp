@@ -63,12 +63,6 @@ TFJOB_INLINE k8s::PodSpec served_pod_spec(const nlohmann::json& pod_spec) {
   return s;
 }
 
-TFJOB_INLINE k8s::Node served_node(const nlohmann::json& node) {
-  k8s::Node n;
-  if (node.is_object()) from_json(node, n);
-  return n;
-}
-
 /// Quantities in base units; what does not parse as one is left out.
 TFJOB_INLINE void add_quantities(const k8s::ResourceList& from, std::map<std::string, double>& to) {
   for (const auto& [k, v] : from)

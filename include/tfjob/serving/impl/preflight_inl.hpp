@@ -100,7 +100,7 @@ TFJOB_INLINE std::vector<Finding> capacity_findings(const k8s::Deployment& deplo
   int room = 0;
   bool any_usable = false;
   for (const auto& nj : nodes) {
-    const k8s::Node n = scheduling::detail::served_node(nj);  // decoded once per node
+    const k8s::Node n = tfjob::detail::decoded<k8s::Node>(nj);  // decoded once per node
     if (!scheduling::node_fit(pod_spec, n).ok()) continue;
     any_usable = true;
     const std::string& name = n.metadata.name;
