@@ -5,7 +5,8 @@
 # includes <tfjob/detail/compiled.hpp>, guards its section with its directory's area, has no
 # inline function above it, and its section is one line, the #include of its sibling
 # impl/<stem>_inl.hpp (CLI11's layout), where the bodies are; every impl file belongs to its
-# header and is included by nothing else.
+# header and is included by nothing else; a virtual function with its body in impl/ is declared
+# TFJOB_INLINE in its class (else it is the class's key function, emitted by every file).
 #   sdk_src_headers.sh SOURCE_DIR
 set -euo pipefail
 cd "$1/include"
@@ -36,6 +37,16 @@ while IFS= read -r h; do
   elif [ ! -f "$impl" ]; then
     echo "$h includes <$impl>, which does not exist"; fail=1
   fi
+  # a virtual function whose body is in impl/ must be declared TFJOB_INLINE in its class: else it
+  # is the class's key function (Itanium ABI) and header-only every file that includes the header
+  # emits the vtable and every override, optimized (BENCHMARKS.md, "Compile time")
+  awk -v F="$h" '{ line = $0; sub(/\/\/.*/, "", line); stmt = stmt " " line }
+      line ~ /[;{}][[:space:]]*$/ {
+        if (stmt ~ /[^A-Za-z_](override|virtual)[^A-Za-z_]/ && stmt ~ /\)[^;{]*;/ && stmt !~ /[{]/ &&
+            stmt !~ /= *(0|default|delete) *;/ && stmt !~ /TFJOB_INLINE/) {
+          print F ":" NR ": a virtual function declared without TFJOB_INLINE, so header-only it is its class'"'"'s key function (declare it TFJOB_INLINE)"; bad = 1 }
+        stmt = "" }
+      END { exit bad }' "$h" || fail=1
   # a body: TFJOB_INLINE, or a JSON converter's TFJOB_JSON_FN with its braces
   if grep -qE '^(TFJOB_INLINE |TFJOB_JSON_FN .*\{)' "$h"; then
     echo "$h: a function body outside its impl file: $(grep -nE '^(TFJOB_INLINE |TFJOB_JSON_FN .*\{)' "$h" | head -1)"; fail=1

@@ -71,8 +71,8 @@ class ListBodyReader : public BodyConsumer {
  public:
   /// `omit`: ListParams::omit, under each item (a Table row: under its object).
   explicit ListBodyReader(const std::vector<std::string>& omit);
-  void start() override;
-  void data(std::string_view bytes) override;
+  TFJOB_INLINE void start() override;
+  TFJOB_INLINE void data(std::string_view bytes) override;
   /// The answer as one parse of the whole body would have built it (an empty body: `{}`);
   /// decode_error, as Client::decode_json's, when it is not JSON or nests too deep.
   nlohmann::json finish(const Request& req, int http_status);
