@@ -375,3 +375,56 @@ TEST_CASE("a job read from a server is decoded once: its claims and its log targ
   odd["spec"]["tfReplicaSpecs"]["Worker"]["replicas"] = "two";
   CHECK(decode_tfjob(odd).spec.tf_replica_specs.at("Worker").replicas_or_default() == 1);
 }
+
+TEST_CASE("sort_pods: chief, master, worker, ps, evaluator, then other types, by index as a number, equal pods in their order", "[workflow][order]") {
+  auto ps = pods_of({pod("j-ps-0", lab("ps", 0)), pod("j-worker-10", lab("worker", 10)), pod("j-x-0", lab("aaa", 0)),
+                     pod("j-worker-2", lab("worker", 2)), pod("j-evaluator-0", lab("evaluator", 0)),
+                     pod("j-chief-0", lab("chief", 0)), pod("j-master-0", lab("master", 0)),
+                     pod("b-worker-2", lab("worker", 2)), pod("a-worker-2", lab("worker", 2)), pod("unlabelled", json::object())});
+  sort_pods(ps);
+  std::vector<std::string> names;
+  for (const auto& p : ps) names.push_back(p.metadata.name);
+  // unlabelled: no type ("" sorts first of the unknown ones), index -1
+  CHECK(names == std::vector<std::string>{"j-chief-0", "j-master-0", "a-worker-2", "b-worker-2", "j-worker-2", "j-worker-10",
+                                          "j-ps-0", "j-evaluator-0", "unlabelled", "j-x-0"});
+}
+
+TEST_CASE("events_for: the object's events oldest first (lastTimestamp, else eventTime, else firstTimestamp), the same time keeping the list's order", "[workflow][order]") {
+  auto ev = [](const std::string& name, const std::string& pod, json times) {
+    json e = {{"metadata", {{"name", name}}}, {"involvedObject", {{"kind", "Pod"}, {"name", pod}}}, {"reason", name}};
+    e.update(times);
+    return e;
+  };
+  auto es = events_of({ev("c", "p", {{"lastTimestamp", "2024-01-01T00:00:03Z"}}),
+                       ev("other", "q", {{"lastTimestamp", "2024-01-01T00:00:00Z"}}),
+                       ev("a", "p", {{"eventTime", "2024-01-01T00:00:01.000000Z"}}),
+                       ev("b1", "p", {{"firstTimestamp", "2024-01-01T00:00:02Z"}}),
+                       ev("b2", "p", {{"lastTimestamp", "2024-01-01T00:00:02Z"}})});
+  std::vector<std::string> reasons;
+  for (const auto& e : events_for(es, "Pod", "p", "")) reasons.push_back(e.reason);
+  CHECK(reasons == std::vector<std::string>{"a", "b1", "b2", "c"});
+}
+
+TEST_CASE("stable_order_by: each key computed once, each item moved once, equal keys in their order", "[helpers][order]") {
+  struct Item {
+    int key, id;
+    int* moves;
+    Item(int k, int i, int* m) : key(k), id(i), moves(m) {}
+    Item(Item&& o) noexcept : key(o.key), id(o.id), moves(o.moves) { ++*moves; }
+    Item& operator=(Item&& o) noexcept { key = o.key; id = o.id; moves = o.moves; ++*moves; return *this; }
+  };
+  int moves = 0, keys = 0;
+  std::vector<Item> v;
+  v.reserve(200);
+  for (int i = 0; i < 200; ++i) v.emplace_back((i * 37) % 7, i, &moves);
+  tfjob::detail::stable_order_by(v, [&](const Item& x) { ++keys; return x.key; });
+  CHECK(keys == 200);
+  CHECK(moves == 200);  // into the ordered list; the list itself is then moved whole
+  for (std::size_t i = 1; i < v.size(); ++i) {
+    CHECK(v[i - 1].key <= v[i].key);
+    if (v[i - 1].key == v[i].key) CHECK(v[i - 1].id < v[i].id);
+  }
+  std::vector<Item> none;
+  tfjob::detail::stable_order_by(none, [](const Item& x) { return x.key; });
+  CHECK(none.empty());
+}

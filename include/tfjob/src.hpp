@@ -55,6 +55,7 @@
 #include <tfjob/detail/files.hpp>
 #include <tfjob/detail/input.hpp>
 #include <tfjob/detail/json.hpp>
+#include <tfjob/detail/order.hpp>
 #include <tfjob/detail/suggest.hpp>
 #include <tfjob/detail/table.hpp>
 #include <tfjob/detail/time.hpp>

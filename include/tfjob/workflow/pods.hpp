@@ -11,6 +11,7 @@
 #include <tfjob/api/labels.hpp>
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
+#include <tfjob/detail/order.hpp>
 #include <tfjob/workflow/status.hpp>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace tfjob::workflow {

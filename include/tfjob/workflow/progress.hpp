@@ -8,6 +8,7 @@
 #include <tfjob/api/types.hpp>
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
+#include <tfjob/detail/order.hpp>
 #include <tfjob/workflow/pods.hpp>
 #include <tfjob/workflow/status.hpp>
 

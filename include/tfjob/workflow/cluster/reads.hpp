@@ -11,6 +11,7 @@
 #include <tfjob/api/types.hpp>
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/detail/json.hpp>
+#include <tfjob/detail/order.hpp>
 #include <tfjob/error.hpp>
 #include <tfjob/kube/client.hpp>
 #include <tfjob/kube/core.hpp>

@@ -178,12 +178,9 @@ TFJOB_INLINE int replica_rank(const std::string& lower_type) {
 }
 
 TFJOB_INLINE void sort_pods(std::vector<k8s::Pod>& pods) {
-  std::stable_sort(pods.begin(), pods.end(), [&](const k8s::Pod& a, const k8s::Pod& b) {
-    PodInfo x = pod_info(a), y = pod_info(b);
-    if (replica_rank(x.replica_type) != replica_rank(y.replica_type)) return replica_rank(x.replica_type) < replica_rank(y.replica_type);
-    if (x.replica_type != y.replica_type) return x.replica_type < y.replica_type;
-    if (x.replica_index != y.replica_index) return x.replica_index < y.replica_index;
-    return x.name < y.name;
+  tfjob::detail::stable_order_by(pods, [](const k8s::Pod& p) {  // each pod's PodInfo once
+    PodInfo x = pod_info(p);
+    return std::make_tuple(replica_rank(x.replica_type), std::move(x.replica_type), x.replica_index, std::move(x.name));
   });
 }
 

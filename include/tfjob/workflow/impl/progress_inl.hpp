@@ -44,9 +44,7 @@ TFJOB_INLINE std::vector<k8s::Event> events_for(const std::vector<k8s::Event>& e
   std::vector<k8s::Event> out;
   for (const auto& e : events)
     if (detail::about(e, kind, name, uid)) out.push_back(e);
-  std::stable_sort(out.begin(), out.end(), [](const k8s::Event& a, const k8s::Event& b) {
-    return detail::event_time(a) < detail::event_time(b);
-  });
+  tfjob::detail::stable_order_by(out, detail::event_time);  // oldest first, each time read once
   return out;
 }
 

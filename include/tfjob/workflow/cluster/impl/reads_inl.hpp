@@ -174,9 +174,7 @@ TFJOB_INLINE std::vector<k8s::Event> events_in_order(std::vector<k8s::Event> job
   std::vector<k8s::Event> out = std::move(job_events);
   for (auto* evs : per_pod)
     for (auto& e : *evs) out.push_back(std::move(e));
-  std::stable_sort(out.begin(), out.end(), [](const k8s::Event& a, const k8s::Event& b) {
-    return detail::event_time(a) < detail::event_time(b);
-  });
+  tfjob::detail::stable_order_by(out, event_time);  // oldest first, each time read once
   return out;
 }
 
