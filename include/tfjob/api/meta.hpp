@@ -169,14 +169,11 @@ struct decoder {
     if (!v) return;
     const std::string where = child(path, key);
     if (!v->is_array()) return wrong(where, *v, "an array");
-    std::vector<T> items;
-    items.reserve(v->size());
+    std::vector<T> items(v->size());  // each decoded in place: no move, no growth code per type
     for (std::size_t i = 0; i < v->size(); ++i) {
       const std::string at = where + "[" + std::to_string(i) + "]";
       if (!object((*v)[i], at)) return;
-      T x;
-      decode((*v)[i], at, x);
-      items.push_back(std::move(x));
+      decode((*v)[i], at, items[i]);
     }
     out = std::move(items);
   }
