@@ -147,6 +147,8 @@ std::vector<BadClass> bad_classes() {
 struct Command {
   std::vector<std::string> words;
   std::vector<std::string> required;
+  std::vector<const CLI::Option*> required_of;  ///< the option each `required` value is for
+  std::vector<const CLI::Option*> arguments;    ///< its positional arguments (NAME ...)
   std::vector<const CLI::Option*> options;  ///< its own, named (--flag) options
   std::vector<std::string> flag_names;      ///< every --name the command knows, the globals' too
 };
@@ -166,8 +168,12 @@ void collect(const CLI::App* app, std::vector<std::string> words, std::vector<Co
                         : s && !s->example.empty()                   ? s->example
                                                                      : "x";
         c.required.push_back(argument ? v : "--" + o->get_lnames().front() + "=" + v);
+        c.required_of.push_back(o);
       }
-      if (argument) continue;
+      if (argument) {
+        c.arguments.push_back(o);
+        continue;
+      }
       if (o->get_name() == "--help") continue;
       c.options.push_back(o);
       for (const auto& l : o->get_lnames()) c.flag_names.push_back("--" + l);
@@ -236,6 +242,11 @@ TEST_CASE("contract: every flag of every command refuses every class of bad valu
         const Ran r = call(args);
         INFO(cls.name << ": " << [&] { std::string s; for (auto& a : args) s += a + " "; return s; }());
         check_form(r, o->get_name());
+        if (spec->kind == tfjob::cli::flag::Kind::key_value && (v == "novalue" || v == "=value")) {
+          // a malformed pair asks for the pair as --help shows the flag (CLAIM=DIR, not KEY=VALUE)
+          const std::string type = o->get_type_name();
+          CHECK(has(first_line(r.err), "; give " + type.substr(0, type.find('['))));
+        }
         CHECK(c.server->requests().empty());
         ++fed[cls.name];
         ++runs;
@@ -258,6 +269,27 @@ TEST_CASE("contract: every flag of every command refuses every class of bad valu
 
   for (const auto& cmd : cmds) {
     for (const CLI::Option* o : cmd.options) feed(cmd, o);
+    // an empty NAME names nothing: refused as the command line is read (kubectl: "resource name
+    // may not be empty"), not sent as a request for the whole collection
+    for (const CLI::Option* o : cmd.arguments) {
+      auto spec = tfjob::cli::flag::spec_of(*o);
+      if (!spec || !spec->nonempty) continue;
+      std::vector<std::string> args = cmd.words;
+      bool given = false;
+      for (std::size_t i = 0; i < cmd.required.size(); ++i) {
+        given = given || cmd.required_of[i] == o;
+        args.push_back(cmd.required_of[i] == o ? "" : cmd.required[i]);
+      }
+      if (!given) args.push_back("");  // an optional argument, after the required ones (top WHAT NAME)
+      args.push_back("--kubeconfig=" + c.kubeconfig);
+      c.server->clear_requests();
+      const Ran r = call(args);
+      INFO(cmd.words.front() << " " << o->get_name() << " \"\"");
+      CHECK(r.rc == 64);
+      CHECK(first_line(r.err) == "error: " + o->get_type_name() + ": \"\" is empty; give a " + o->get_type_name());
+      CHECK(c.server->requests().empty());
+      ++fed["empty name"];
+    }
     // an unknown flag, and a near miss of one of the command's own
     std::vector<std::string> args = cmd.words;
     args.insert(args.end(), cmd.required.begin(), cmd.required.end());
@@ -284,13 +316,13 @@ TEST_CASE("contract: every flag of every command refuses every class of bad valu
     }
   }
   // the global flags, once, with a command that would contact the server
-  for (const CLI::Option* o : globals) feed(Command{{"get"}, {}, {}, {}}, o);
+  for (const CLI::Option* o : globals) feed(Command{{"get"}, {}, {}, {}, {}, {}}, o);
 
   // each class fed at least one flag: a kind no flag declares any more shows here
   for (const char* cls : {"non-number", "negative", "out of range", "malformed quantity", "malformed duration",
                           "unknown enum value", "not a boolean", "malformed KEY=VALUE", "malformed volume", "malformed toleration",
                           "malformed form of its own", "missing file", "empty file", "binary file", "missing argument",
-                          "unknown flag", "unknown flag, a near miss"}) {
+                          "unknown flag", "unknown flag, a near miss", "empty name"}) {
     INFO(cls);
     CHECK(fed[cls] > 0);
   }

@@ -336,7 +336,8 @@ TEST_CASE("invalid input: exit 64 (nothing was sent), every problem on stderr, n
     for (const auto& [flag, value, says] : std::vector<std::tuple<std::string, std::string, std::string>>{
              {"--cpu", "four", "error: --cpu: \"four\" is not a quantity; give a Kubernetes quantity"},
              {"--pvc", "data:relative", "error: --pvc: \"data:relative\": the mount path \"relative\" is not absolute; give CLAIM:/mount/path"},
-             {"--env", "NOVALUE", "error: --env: \"NOVALUE\" has no \"=\"; give KEY=VALUE, e.g. EPOCHS=10"}}) {
+             {"--env", "NOVALUE", "error: --env: \"NOVALUE\" has no \"=\"; give KEY=VALUE, e.g. EPOCHS=10"},
+             {"--volume", "mnist", "error: --volume: \"mnist\" has no \"=\"; give CLAIM=DIR, e.g. tfjob-mnist=./mnist-data"}}) {
       auto r = run({"submit", flag, value, "--dry-run=client", "-o", "yaml"});
       INFO(r.err);
       CHECK(r.rc == 64);
@@ -463,7 +464,7 @@ TEST_CASE("submit: every schedulingPolicy field of v1.9, the scheduler, Kueue an
     CHECK_THAT(mr.err, Catch::Contains("error: --min-resources: the value of \"nvidia.com/gpu\": \"four\" is not a quantity"));
     auto mr2 = run({"submit", "--name", "x", "--image", "i", "--min-resources", "nvidia.com/gpu=4,cpu", "--dry-run=client"});
     CHECK(mr2.rc == 64);
-    CHECK_THAT(mr2.err, Catch::Contains("error: --min-resources: \"cpu\" has no \"=\"; give KEY=VALUE[,KEY=VALUE...], e.g. nvidia.com/gpu=4"));
+    CHECK_THAT(mr2.err, Catch::Contains("error: --min-resources: \"cpu\" has no \"=\"; give NAME=QTY[,NAME=QTY...], e.g. nvidia.com/gpu=4"));
     auto mb = run({"submit", "--name", "x", "--image", "i", "--managed-by", "volcano", "--dry-run=client"});
     CHECK(mb.rc == 64);
     CHECK_THAT(mb.err, Catch::Contains("error: --managed-by: \"volcano\" is not one of them") &&

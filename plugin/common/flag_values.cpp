@@ -29,7 +29,7 @@ nlohmann::json to_json(const Spec& s) {
           {"choices", s.choices}, {"prefixes", s.prefixes}, {"bare", s.bare}, {"bare_seconds", s.bare_seconds},
           {"min_ms", s.min_ms}, {"key", static_cast<int>(s.key)}, {"value", static_cast<int>(s.value)},
           {"comma_list", s.comma_list}, {"stdin_ok", s.stdin_ok}, {"dir_ok", s.dir_ok},
-          {"content", static_cast<int>(s.content)}, {"bad", s.bad}};
+          {"content", static_cast<int>(s.content)}, {"bad", s.bad}, {"nonempty", s.nonempty}};
 }
 
 Spec from_json(const nlohmann::json& j) {
@@ -47,6 +47,7 @@ Spec from_json(const nlohmann::json& j) {
   s.key = static_cast<Key>(j.at("key").get<int>());
   s.value = static_cast<Value>(j.at("value").get<int>());
   s.comma_list = j.at("comma_list");
+  s.nonempty = j.at("nonempty");
   s.stdin_ok = j.at("stdin_ok");
   s.dir_ok = j.at("dir_ok");
   s.content = static_cast<Content>(j.at("content").get<int>());
@@ -131,7 +132,7 @@ std::string check_choice(const Spec& s, const std::string& v) {
 }
 
 std::string check_key_value(const Spec& s, const std::string& whole) {
-  const std::string right = "; give KEY=VALUE" + std::string(s.comma_list ? "[,KEY=VALUE...]" : "") + ", e.g. " + s.example;
+  const std::string right = "; give " + s.form + (s.comma_list ? "[," + s.form + "...]" : "") + ", e.g. " + s.example;
   std::vector<std::string> items;
   if (s.comma_list) {
     std::size_t start = 0;
@@ -223,7 +224,8 @@ std::optional<Spec> spec_of(const CLI::Option& o) {
 
 std::string check(const Spec& s, const std::string& v) {
   switch (s.kind) {
-    case Kind::text: return {};
+    case Kind::text:  // an empty argument names nothing (kubectl: "resource name may not be empty")
+      return s.nonempty && v.empty() ? "\"\" is empty; give a " + s.form : std::string();
     case Kind::boolean:
       return parse_bool(v) ? std::string() : quoted(v) + " is not true or false; give the flag alone, =true or =false";
     case Kind::count: return check_count(s, v);
@@ -245,7 +247,7 @@ std::string what_it_takes(const Spec& s) {
     case Kind::quantity: return "give a Kubernetes quantity, e.g. 500m, 2, 4Gi";
     case Kind::duration: return "give a duration, e.g. 30s, 5m or 1h30m";
     case Kind::choice: return "give " + choice_list(s);
-    case Kind::key_value: return "give KEY=VALUE, e.g. " + s.example;
+    case Kind::key_value: return "give " + s.form + ", e.g. " + s.example;
     case Kind::volume: return "give CLAIM:/mount/path[:ro], e.g. tfjob-mnist:/train";
     case Kind::toleration: return "give KEY[=VALUE][:EFFECT], e.g. nvidia.com/gpu:NoSchedule";
     default: return "give " + (s.form.empty() ? std::string("a value") : s.form);
@@ -349,13 +351,17 @@ CLI::Option* choices(CLI::App& app, const std::string& names, std::vector<std::s
 }
 
 CLI::Option* key_values(CLI::App& app, const std::string& names, std::vector<std::string>& dest, const std::string& desc, Key key,
-                        Value value, bool comma_list, const std::string& type) {
+                        Value value, bool comma_list, const std::string& type, const std::string& example) {
   Spec s;
   s.kind = Kind::key_value;
   s.key = key;
   s.value = value;
   s.comma_list = comma_list;
-  s.example = value == Value::quantity ? "nvidia.com/gpu=4" : key == Key::env ? "EPOCHS=10" : "team=vision";
+  s.form = type.substr(0, type.find('['));  // "NAME=QTY[,...]": one pair
+  s.example = !example.empty() ? example
+              : value == Value::quantity ? "nvidia.com/gpu=4"
+              : key == Key::env         ? "EPOCHS=10"
+                                        : "team=vision";
   return detail::attach(app.add_option(names, dest, desc), s)->type_name(type);
 }
 

@@ -54,6 +54,8 @@ struct Spec {
   Kind kind = Kind::text;
   std::string form;     ///< what would be right, said after "give ": "a whole number of 0 or more"
   std::string example;  ///< a value that is read without complaint
+  // text
+  bool nonempty = false;  ///< an argument that names an object (NAME): "" names nothing and is refused
   // count
   long long min = 0, max = std::numeric_limits<std::int32_t>::max();
   // choice
@@ -100,13 +102,14 @@ namespace detail {
 CLI::Option* attach(CLI::Option* o, Spec s, std::function<void(const std::string&)> parse = {});
 }  // namespace detail
 
-/// Free text (a name, an image).
+/// Free text (a name, an image). An argument that names an object (NAME, JOB, MODEL) refuses "".
 template <class T>
 CLI::Option* text(CLI::App& app, const std::string& names, T& dest, const std::string& desc, const std::string& type = "TEXT") {
   Spec s;
   s.kind = Kind::text;
   s.form = type == "TEXT" ? "a value" : type;
   s.example = "x";
+  s.nonempty = !names.empty() && names.front() != '-' && (type == "NAME" || type == "JOB" || type == "MODEL");
   return detail::attach(app.add_option(names, dest, desc), s)->type_name(type);
 }
 
@@ -151,9 +154,11 @@ CLI::Option* choices(CLI::App& app, const std::string& names, std::vector<std::s
 CLI::Option* dry_run(CLI::App& app, std::string& dest, const std::string& desc,
                      std::vector<std::string> choices = {"none", "client", "server"});
 
-/// KEY=VALUE, repeatable; `comma_list`: "A=1,B=2" is two pairs.
+/// KEY=VALUE, repeatable; `comma_list`: "A=1,B=2" is two pairs. `type`: one pair as --help
+/// shows it (CLAIM=DIR), which an error asks for, with `example` (default: by key and value kind).
 CLI::Option* key_values(CLI::App& app, const std::string& names, std::vector<std::string>& dest, const std::string& desc,
-                        Key key = Key::any, Value value = Value::any, bool comma_list = false, const std::string& type = "KEY=VALUE");
+                        Key key = Key::any, Value value = Value::any, bool comma_list = false, const std::string& type = "KEY=VALUE",
+                        const std::string& example = "");
 
 /// CLAIM:/mount/path[:ro] (repeatable); a bare CLAIM is read here and judged by the command
 /// (submit: it replaces a built-in sample's claim).

@@ -30,7 +30,7 @@ void add_local_flags(CLI::App& sub, LocalFlags& f) {
   flag::key_values(sub, "--volume", f.volumes,
                    "With --local: a claim (or volume) name and the local directory it becomes, CLAIM=DIR; repeatable "
                    "(default: <state-dir>/volumes/<claim>)",
-                   flag::Key::any, flag::Value::any, false, "CLAIM=DIR")
+                   flag::Key::any, flag::Value::any, false, "CLAIM=DIR", "tfjob-mnist=./mnist-data")
       ->group(grp);
   flag::text(sub, "--state-dir", f.state_dir,
              "With --local: where volumes and logs go (default: ~/.local/state/kubectl-tfjob/local/<ns>/<name>)", "DIR")
