@@ -176,6 +176,28 @@ void say_extras(CLI::App& app, std::ostream& err) {
       << "\n";
 }
 
+/// A word on the command line that no option took and reads as a flag (`--replicas`).
+bool has_unknown_flag(CLI::App& app) {
+  for (const auto& w : app.remaining(true))
+    if (w.size() >= 2 && w[0] == '-') return true;
+  return false;
+}
+
+/// The values of every repeatable KEY=VALUE flag of the parsed commands, each key once
+/// (flag::check_repeats): thrown as the flag's ValidationError, said in the one form.
+void check_repeated_keys(CLI::App& app) {
+  std::vector<CLI::App*> scope = parsed_path(app);
+  scope.insert(scope.begin(), &app);
+  for (CLI::App* a : scope)
+    for (const CLI::Option* o : a->get_options()) {
+      if (o->count() < 1) continue;
+      auto spec = flag::spec_of(*o);
+      if (!spec) continue;
+      if (auto m = flag::check_repeats(*spec, o->as<std::vector<std::string>>()); !m.empty())
+        throw CLI::ValidationError(o->get_name(), m);
+    }
+}
+
 /// Says a mistake on the command line in the one form; returns the exit code.
 int say_parse_error(CLI::App& app, const CLI::ParseError& e, std::ostream& out, std::ostream& err) {
   if (e.get_exit_code() == 0) return app.exit(e, out, err) == 0 ? exit_code::ok : exit_code::usage;  // --help, --version
@@ -191,7 +213,9 @@ int say_parse_error(CLI::App& app, const CLI::ParseError& e, std::ostream& out, 
   const std::string head = colon == std::string::npos ? "" : what.substr(0, colon);
   const std::string rest = colon == std::string::npos ? what : what.substr(colon + 2);
   auto after = [&](const std::string& marker) { return what.substr(0, what.find(marker)); };
-  if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+  // pflag reads the flags before it checks what is required: `scale x --replicas=3` is an
+  // unknown flag (kubectl's name for --workers), not a missing --workers
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) || (dynamic_cast<const CLI::RequiredError*>(&e) && has_unknown_flag(app))) {
     say_extras(app, err);
     if (parsed_path(app).empty()) return exit_code::usage;  // cobra's own lines said it all
   } else if (dynamic_cast<const CLI::ValidationError*>(&e) && !head.empty() && head.find(' ') == std::string::npos) {
@@ -356,6 +380,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   for (const auto& a : words) argv.push_back(a.c_str());
   try {
     app.parse(static_cast<int>(argv.size()), argv.data());
+    check_repeated_keys(app);
   } catch (const CLI::ParseError& e) {
     return say_parse_error(app, e, out, err);
   }

@@ -301,6 +301,35 @@ TEST_CASE("contract: every flag of every command refuses every class of bad valu
     CHECK(first_line(r.err) == "error: unknown flag --no-such-flag-at-all");
     CHECK(c.server->requests().empty());
     ++fed["unknown flag"];
+    if (!cmd.required.empty()) {
+      // and without what the command requires: the unknown flag is said first, as pflag reads
+      // flags before it checks what is required (`scale x --replicas 3`: not "--workers: required")
+      std::vector<std::string> bare = cmd.words;
+      bare.push_back("--no-such-flag-at-all");
+      bare.push_back("--kubeconfig=" + c.kubeconfig);
+      const Ran rb = call(bare);
+      CHECK(rb.rc == 64);
+      CHECK(first_line(rb.err) == "error: unknown flag --no-such-flag-at-all");
+      ++fed["unknown flag before a missing one"];
+    }
+    // a repeatable KEY=VALUE flag given one key twice, with two values: which was meant is not guessed
+    for (const CLI::Option* o : cmd.options) {
+      auto spec = tfjob::cli::flag::spec_of(*o);
+      if (!spec || spec->kind != tfjob::cli::flag::Kind::key_value) continue;
+      const bool qty = spec->value == tfjob::cli::flag::Value::quantity;
+      std::vector<std::string> twice = cmd.words;
+      twice.insert(twice.end(), cmd.required.begin(), cmd.required.end());
+      twice.push_back(long_name(o) + "=team=" + (qty ? "1" : "a"));
+      twice.push_back(long_name(o) + "=team=" + (qty ? "2" : "b"));
+      twice.push_back("--kubeconfig=" + c.kubeconfig);
+      c.server->clear_requests();
+      const Ran rt = call(twice);
+      INFO(cmd.words.front() << " " << long_name(o) << " twice");
+      check_form(rt, o->get_name());
+      CHECK(has(first_line(rt.err), "the key \"team\" is given twice"));
+      CHECK(c.server->requests().empty());
+      ++fed["a key given twice"];
+    }
     for (const CLI::Option* o : cmd.options) {
       std::string typo = long_name(o);
       if (typo.size() < 6) continue;
@@ -322,7 +351,8 @@ TEST_CASE("contract: every flag of every command refuses every class of bad valu
   for (const char* cls : {"non-number", "negative", "out of range", "malformed quantity", "malformed duration",
                           "unknown enum value", "not a boolean", "malformed KEY=VALUE", "malformed volume", "malformed toleration",
                           "malformed form of its own", "missing file", "empty file", "binary file", "missing argument",
-                          "unknown flag", "unknown flag, a near miss", "empty name"}) {
+                          "unknown flag", "unknown flag, a near miss", "empty name", "unknown flag before a missing one",
+                          "a key given twice"}) {
     INFO(cls);
     CHECK(fed[cls] > 0);
   }

@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 
 namespace tfjob::cli::flag {
 namespace {
@@ -237,6 +238,29 @@ std::string check(const Spec& s, const std::string& v) {
     case Kind::toleration: return check_toleration(v);
     case Kind::composite: return {};
     case Kind::file: return check_file(s, v);
+  }
+  return {};
+}
+
+std::string check_repeats(const Spec& s, const std::vector<std::string>& values) {
+  if (s.kind != Kind::key_value) return {};
+  std::map<std::string, std::string> seen;  // key -> the KEY=VALUE that gave it first
+  for (const auto& whole : values) {
+    std::size_t start = 0;
+    for (;;) {
+      const auto c = s.comma_list ? whole.find(',', start) : std::string::npos;
+      const std::string kv = whole.substr(start, c == std::string::npos ? std::string::npos : c - start);
+      const auto eq = kv.find('=');
+      if (eq != std::string::npos) {
+        auto [it, fresh] = seen.emplace(kv.substr(0, eq), kv);
+        const std::string& key = it->first;
+        const std::string& first = it->second;
+        if (!fresh && first != kv)
+          return "the key " + quoted(key) + " is given twice (" + quoted(first) + ", " + quoted(kv) + "); give each key once";
+      }
+      if (c == std::string::npos) break;
+      start = c + 1;
+    }
   }
   return {};
 }

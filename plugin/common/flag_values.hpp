@@ -86,6 +86,11 @@ std::string check(const Spec& s, const std::string& value);
 /// "give " + the form, for messages that say what a flag takes (a missing value).
 std::string what_it_takes(const Spec& s);
 
+/// "" unless a repeatable KEY=VALUE flag names one key twice with different values (`--label
+/// team=a --label team=b`): which value was meant is not for the tool to guess, so it is
+/// refused in the one form, as each value's own check would be. `values`: what the flag was given.
+std::string check_repeats(const Spec& s, const std::vector<std::string>& values);
+
 // ---- typed values ------------------------------------------------------------------------
 
 /// --dry-run as kubectl 1.32 reads it (kubectl/pkg/cmd/util/helpers.go GetDryRunStrategy):
