@@ -232,6 +232,9 @@ TEST_CASE("contract: every flag of every command refuses every class of bad valu
     INFO(cmd.words.front() << " " << long_name(o));
     // every option is declared through the typed layer, so its kind is known
     REQUIRE(spec);
+    // and takes one value per --flag, as pflag's do (a repeatable one is repeated): the word
+    // after its value is the command's, never a second value
+    CHECK(o->get_expected_max() <= 1);
     for (const auto& cls : classes) {
       for (const auto& v : cls.values(*spec, files)) {
         std::vector<std::string> args = cmd.words;

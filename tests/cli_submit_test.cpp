@@ -331,6 +331,16 @@ TEST_CASE("invalid input: exit 64 (nothing was sent), every problem on stderr, n
                           Catch::Contains("spec.tfReplicaSpecs[Worker].template.spec.containers: Required value") &&
                           Catch::Contains("must not have more than 1 Chief or Master role"));
   }
+  SECTION("a repeatable flag takes one value per --flag: the next word is the command's (pflag)") {
+    auto r = run({"submit", "--env", "A=1", "mnist", "--toleration", "nvidia.com/gpu", "--dry-run=client", "-o", "json"});
+    INFO(r.err);
+    REQUIRE(r.rc == 0);
+    auto job = nlohmann::json::parse(r.out);
+    CHECK(job["metadata"]["name"] == "mnist");  // the sample, not a second --env value
+    const auto& pod = job["spec"]["tfReplicaSpecs"]["Worker"]["template"]["spec"];
+    CHECK(pod["tolerations"].size() == 1);
+    CHECK(pod["containers"][0]["env"].dump().find("\"A\"") != std::string::npos);
+  }
   SECTION("a bad flag is refused as the command line is read, in the one form; missing fields together") {
     // as pflag, the first value that cannot be read stops the parse (docs/cli.md)
     for (const auto& [flag, value, says] : std::vector<std::tuple<std::string, std::string, std::string>>{

@@ -35,7 +35,9 @@ struct DeleteCommand {
   void validate() {
     const int ways = !names.empty() + !files.empty() + (all || !selector.empty());
     if (ways == 0) throw flag::usage("NAME", "nothing to delete", "give TFJob names, -f FILE, -l SELECTOR or --all");
-    if (ways > 1) throw flag::usage("--all", "names, -f and --all/-l cannot be combined", "give one of them");
+    if (ways > 1)  // said of the flag that came with the names (or -f with --all/-l)
+      throw flag::usage(!files.empty() ? "--filename" : all ? "--all" : "--selector", "names, -f and --all/-l cannot be combined",
+                        "give one of them");
     if (all && !selector.empty()) throw flag::usage("--all", "--all cannot be combined with -l", "give one of them");
     // kubectl delete's Complete (cmd/delete/delete.go): --now is --grace-period=1, and
     // --grace-period=0 without --force becomes 1

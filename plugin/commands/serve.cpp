@@ -924,17 +924,14 @@ void add_serve_flags(CLI::App* sub, ServeOptions* o) {
                     else if (m != "resnet")
                       throw flag::usage("--model", "\"" + m + "\" is not a built-in model (built in: resnet)",
                                         "use --model-url URL, --pvc CLAIM[:PATH] or --model NAME=SOURCE");
-                  })
-      ->allow_extra_args(false);
+                  });
   flag::composite(*sub, "--version-policy", o->version_policies,
                   "[MODEL=]latest:N, all or specific:V[,V...]: which versions TF Serving serves (repeatable; default latest:1)",
                   "[MODEL=]latest:N, all or specific:V[,V...]", "latest:2", {"newest", "latest:0", "specific:x"},
-                  [](const std::string& v) { serving::parse_version_policy_flag(v); })
-      ->allow_extra_args(false);
+                  [](const std::string& v) { serving::parse_version_policy_flag(v); });
   flag::composite(*sub, "--version-label", o->version_labels, "[MODEL:]LABEL=VERSION, e.g. stable=1 (repeatable); move it later with `serve label`",
                   "[MODEL:]LABEL=VERSION", "stable=1", {"stable", "stable=x", "=1"},
-                  [](const std::string& v) { serving::parse_label_assignment(v, "--version-label"); })
-      ->allow_extra_args(false);
+                  [](const std::string& v) { serving::parse_label_assignment(v, "--version-label"); });
   flag::text(*sub, "--from-job", o->from_job,
              "Serve the model a succeeded TFJob exported: its trainer's --export-dir on its claim (a model config, so new "
              "exports are picked up as new versions)", "JOB");

@@ -317,7 +317,17 @@ CLI::Option* attach(CLI::Option* o, Spec s, std::function<void(const std::string
     return {};
   };
   o->check(CLI::Validator(checker, "", validator_prefix + to_json(s).dump()));
-  o->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // pflag: the last value given wins
+  const bool named = !o->get_lnames().empty() || !o->get_snames().empty();
+  if (named && o->get_expected_max() > 1) {
+    // a repeatable flag (pflag's StringArray): one value per --flag, repeated for more, so
+    // `--env A=1 mnist` leaves mnist to the command's arguments instead of reading it as a second
+    // value (CLI11 would take every word up to the next flag)
+    o->expected(1);
+    o->allow_extra_args(false);
+    o->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  } else {
+    o->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // pflag: the last value given wins
+  }
   return o;
 }
 
