@@ -171,6 +171,11 @@ TEST_CASE("in-process: invalid flags are refused before any request, with what i
       {{"get", "x", "-l", "team=a"}, 64, "error: --selector: name cannot be provided when a selector is specified"},  // kubectl's words
       {{"get", "x", "--field-selector", "metadata.name=x"}, 64, "error: --field-selector: name cannot be provided when a selector"},
       {{"get", "--output-watch-events"}, 64, "error: --output-watch-events: it needs a watch; add --watch or --watch-only"},
+      // a template that does not parse: kubectl's words after the flag, and what to give
+      {{"get", "-o", "jsonpath={.x"}, 64, "error: --output: error parsing jsonpath {.x, unclosed action; give jsonpath=TEMPLATE"},
+      {{"get", "-o", "custom-columns=N:.x["}, 64, "error: --output: error parsing jsonpath {.x[}, invalid array index at \"\"; give custom-columns="},
+      {{"get", "--sort-by", ".x["}, 64, "error: --sort-by: error parsing jsonpath {.x[}, invalid array index at \"\"; give a JSONPath"},
+      {{"delete", "x", "-l", "a=b"}, 64, "error: --selector: names, -f and --all/-l cannot be combined"},
       {{"describe"}, 64, "error: NAME: nothing to describe; give TFJob names, -l SELECTOR or -A"},
       {{"delete"}, 64, "give TFJob names, -f FILE, -l SELECTOR or --all"},
       {{"delete", "x", "--all"}, 64, "names, -f and --all/-l cannot be combined"},

@@ -389,7 +389,10 @@ TEST_CASE("invalid input: exit 64 (nothing was sent), every problem on stderr, n
     CHECK_THAT(missing.err, Catch::Contains("error: --filename: \"/nonexistent/job.yaml\" does not exist"));
     auto mix = run({"submit", "-f", data("api/multi.yaml"), "--workers", "3", "--dry-run=client"});
     CHECK(mix.rc == 64);
-    CHECK_THAT(mix.err, Catch::Contains("-f cannot be combined with job flags (--workers)"));
+    CHECK(mix.err.rfind("error: --filename: cannot be combined with job flags (--workers); edit the manifest", 0) == 0);
+    auto with_sample = run({"submit", "-f", data("api/multi.yaml"), "mnist", "--dry-run=client"});
+    CHECK(with_sample.rc == 64);
+    CHECK(with_sample.err.rfind("error: --filename: cannot be combined with a sample or arguments (got \"mnist\"); give -f alone", 0) == 0);
     auto ns = run({"submit", "-f", data("api/full.yaml"), "-n", "other", "--dry-run=client", "--validate=ignore"});
     CHECK(ns.rc == 64);
     CHECK_THAT(ns.err, Catch::Contains("does not match the namespace \"other\""));

@@ -178,6 +178,16 @@ std::map<std::string, std::string> chief_nodes(kube::Client& client, const std::
   return out;
 }
 
+/// A JSONPath a flag gave, compiled; a template that does not parse is refused in the one
+/// form, kubectl's words ("error parsing jsonpath {.x, unclosed action") after the flag.
+kube::JsonPath flag_jsonpath(const char* flag, const std::string& expr, bool relaxed, const char* right) {
+  try {
+    return relaxed ? kube::JsonPath(kube::relaxed_jsonpath(expr), true) : kube::JsonPath(expr);
+  } catch (const tfjob::error& e) {
+    throw flag::usage(flag, e.what(), right);
+  }
+}
+
 /// `-o custom-columns=NAME:.metadata.name,STATE:.status...` (kubectl's custom_column_printer:
 /// HEADER:JSONPATH pairs, several values joined by ",", a missing one is <none>).
 struct Column {
@@ -193,7 +203,8 @@ std::vector<Column> parse_custom_columns(const std::string& spec) {
     auto colon = part.find(':');
     if (colon == std::string::npos || colon == 0)
       throw flag::usage("--output", "custom-columns: \"" + part + "\" is not HEADER:JSONPATH", "give custom-columns=HEADER:JSONPATH[,...]");
-    cols.push_back({part.substr(0, colon), kube::JsonPath(kube::relaxed_jsonpath(part.substr(colon + 1)), true)});
+    cols.push_back({part.substr(0, colon),
+                    flag_jsonpath("--output", part.substr(colon + 1), true, "give custom-columns=HEADER:JSONPATH[,...], e.g. NAME:.metadata.name")});
     if (comma == std::string::npos) break;
     i = comma + 1;
   }
@@ -271,9 +282,10 @@ struct GetCommand {
   /// -o as kubectl parses it: FORMAT or FORMAT=ARG (jsonpath, custom-columns, read by the
   /// flag layer); the JSONPath of --sort-by; the combinations kubectl refuses; no request.
   void validate() {
-    if (output.rfind("jsonpath=", 0) == 0) jsonpath.emplace(output.substr(9));
+    if (output.rfind("jsonpath=", 0) == 0)
+      jsonpath.emplace(flag_jsonpath("--output", output.substr(9), false, "give jsonpath=TEMPLATE, e.g. jsonpath={.metadata.name}"));
     else if (output.rfind("custom-columns=", 0) == 0) columns = parse_custom_columns(output.substr(15));
-    if (!sort_by.empty()) (void)kube::JsonPath(kube::relaxed_jsonpath(sort_by), true);
+    if (!sort_by.empty()) (void)flag_jsonpath("--sort-by", sort_by, true, "give a JSONPath, e.g. .metadata.name");
     if (!names.empty() && all_namespaces)
       throw flag::usage("--all-namespaces", "a job name cannot be combined with --all-namespaces", "give -n NAMESPACE instead");
     // cli-runtime resource/builder.go visitBySelector: "name cannot be provided when a selector is specified"

@@ -431,14 +431,15 @@ std::size_t for_each_job(const JobFlags& flags, const std::string& ns, std::vect
   std::vector<field_error> errs;
   if (!f.files.empty()) {
     if (!f.sample.empty() || !f.words.empty())
-      throw error("-f cannot be combined with a sample or arguments (got \"" +
-                  (f.sample.empty() ? f.words.front() : f.sample) + "\")");
+      throw flag::usage("--filename", "cannot be combined with a sample or arguments (got \"" +
+                                          (f.sample.empty() ? f.words.front() : f.sample) + "\")",
+                        "give -f alone, or a sample (or arguments) without -f");
     std::string conflicting;
     for (const auto* o : f.builder_options)
       if (detail::given(o)) conflicting += (conflicting.empty() ? "" : ", ") + o->get_name();
     if (!conflicting.empty())
-      throw error("-f cannot be combined with job flags (" + conflicting +
-                  "): edit the manifest, or build the job from flags alone");
+      throw flag::usage("--filename", "cannot be combined with job flags (" + conflicting + ")",
+                        "edit the manifest, or build the job from flags alone");
     return detail::jobs_from_files(f, ns, warnings, each);
   }
   std::string sample = f.sample;
