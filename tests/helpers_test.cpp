@@ -7,6 +7,7 @@
 #include <tfjob/detail/time.hpp>
 #include <tfjob/kube/detail/process.hpp>
 #include <tfjob/kube/detail/util.hpp>
+#include <tfjob/kube/jsonpath.hpp>
 #include <tfjob/workflow/status.hpp>
 
 #include <csignal>
@@ -161,4 +162,17 @@ TEST_CASE("child process: argv without a shell, environment overrides, exec fail
   CHECK(text.size() <= 1000);
   ::close(c.out_fd);
   tfjob::kube::detail::wait_child(c.pid);
+}
+
+TEST_CASE("relaxed JSONPath: kubectl's forms for custom-columns and --sort-by, and its refusals", "[helpers][jsonpath]") {
+  using tfjob::kube::relaxed_jsonpath;
+  for (const char* e : {"metadata.name", ".metadata.name", "{metadata.name}", "{.metadata.name}"})
+    CHECK(relaxed_jsonpath(e) == "{.metadata.name}");
+  // kubectl's jsonRegexp takes one path, no brace inside: {.a, {{.a}, .a}.b are not one
+  for (const char* e : {"{.a", "{{.a}", ".a}.b", "{.a}{.b}"}) {
+    INFO(e);
+    CHECK_THROWS_WITH(relaxed_jsonpath(e), Catch::Contains("unexpected path string, expected a 'name1.name2'"));
+  }
+  CHECK_THROWS(relaxed_jsonpath(""));
+  CHECK_THROWS(relaxed_jsonpath("{}"));
 }

@@ -67,7 +67,8 @@ class JsonPath {
 };
 
 /// kubectl's relaxed form for custom-columns and --sort-by: `.a.b` or `{.a.b}` (client-go
-/// `RelaxedJSONPathExpression`): braces added when missing, a leading dot optional.
+/// `RelaxedJSONPathExpression`): braces added when missing, a leading dot optional; a brace
+/// inside (`{{.a}`, `{.a`) is refused with kubectl's words, as one path is all it takes.
 std::string relaxed_jsonpath(std::string e);
 
 }  // namespace tfjob::kube

@@ -330,6 +330,9 @@ TFJOB_INLINE std::vector<nlohmann::json> JsonPath::values(const nlohmann::json& 
 TFJOB_INLINE std::string relaxed_jsonpath(std::string e) {
   if (e.size() >= 2 && e.front() == '{' && e.back() == '}') e = e.substr(1, e.size() - 2);
   if (e.empty()) throw tfjob::error("jsonpath expression cannot be empty");
+  // kubectl's jsonRegexp (pkg/cmd/get/customcolumn.go): ^\{\.?([^{}]+)\}$|^\.?([^{}]+)$, one path, no braces inside
+  if (e.find_first_of("{}") != std::string::npos)
+    throw tfjob::error("unexpected path string, expected a 'name1.name2' or '.name1.name2' or '{name1.name2}' or '{.name1.name2}'");
   if (e.front() != '.' && e.front() != '$' && e.front() != '@') e = "." + e;
   return "{" + e + "}";
 }
