@@ -132,21 +132,23 @@ std::string check_choice(const Spec& s, const std::string& v) {
   return m;
 }
 
+/// The KEY=VALUE pairs of one value of a key_value flag: "A=1,B=2" is two with comma_list.
+std::vector<std::string> pairs_of(const Spec& s, const std::string& whole) {
+  std::vector<std::string> items;
+  if (!s.comma_list) return {whole};
+  std::size_t start = 0;
+  for (;;) {
+    auto c = whole.find(',', start);
+    items.push_back(whole.substr(start, c == std::string::npos ? std::string::npos : c - start));
+    if (c == std::string::npos) break;
+    start = c + 1;
+  }
+  return items;
+}
+
 std::string check_key_value(const Spec& s, const std::string& whole) {
   const std::string right = "; give " + s.form + (s.comma_list ? "[," + s.form + "...]" : "") + ", e.g. " + s.example;
-  std::vector<std::string> items;
-  if (s.comma_list) {
-    std::size_t start = 0;
-    for (;;) {
-      auto c = whole.find(',', start);
-      items.push_back(whole.substr(start, c == std::string::npos ? std::string::npos : c - start));
-      if (c == std::string::npos) break;
-      start = c + 1;
-    }
-  } else {
-    items.push_back(whole);
-  }
-  for (const auto& kv : items) {
+  for (const auto& kv : pairs_of(s, whole)) {
     auto eq = kv.find('=');
     if (eq == std::string::npos) return quoted(kv) + " has no \"=\"" + right;
     if (eq == 0) return quoted(kv) + " has no key" + right;
@@ -245,23 +247,16 @@ std::string check(const Spec& s, const std::string& v) {
 std::string check_repeats(const Spec& s, const std::vector<std::string>& values) {
   if (s.kind != Kind::key_value) return {};
   std::map<std::string, std::string> seen;  // key -> the KEY=VALUE that gave it first
-  for (const auto& whole : values) {
-    std::size_t start = 0;
-    for (;;) {
-      const auto c = s.comma_list ? whole.find(',', start) : std::string::npos;
-      const std::string kv = whole.substr(start, c == std::string::npos ? std::string::npos : c - start);
+  for (const auto& whole : values)
+    for (const auto& kv : pairs_of(s, whole)) {
       const auto eq = kv.find('=');
-      if (eq != std::string::npos) {
-        auto [it, fresh] = seen.emplace(kv.substr(0, eq), kv);
-        const std::string& key = it->first;
-        const std::string& first = it->second;
-        if (!fresh && first != kv)
-          return "the key " + quoted(key) + " is given twice (" + quoted(first) + ", " + quoted(kv) + "); give each key once";
-      }
-      if (c == std::string::npos) break;
-      start = c + 1;
+      if (eq == std::string::npos) continue;
+      auto [it, fresh] = seen.emplace(kv.substr(0, eq), kv);
+      const std::string& key = it->first;
+      const std::string& first = it->second;
+      if (!fresh && first != kv)
+        return "the key " + quoted(key) + " is given twice (" + quoted(first) + ", " + quoted(kv) + "); give each key once";
     }
-  }
   return {};
 }
 
