@@ -8,6 +8,9 @@
 # compiled (-DTFJOB_SDK_COMPILED: the headers' declarations only, bodies in src/).
 # Usage: bash bench/compile_bench.sh [BUILD_DIR] [BASE]   (prints a Markdown table)
 # BUILD_DIR: a configured build (plugin/generated/sample_files.hpp); compiles are serial.
+# EXTRA_FLAGS: more compiler flags for every compile, e.g. "--param ggc-min-expand=1000
+# --param ggc-min-heapsize=4000000" to keep GCC's garbage collector from running, which shows
+# the work a file costs apart from where GCC's collections happen to fall (BENCHMARKS.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=$(realpath "${1:-build}")
@@ -28,10 +31,12 @@ MODES=${MODES:-"header-only compiled"}
 measure() {  # tree, label, source file, mode
   local flags=(-std=c++17 -I"$1/include" -I"$1/plugin" -I"$BUILD_DIR/plugin/generated" -isystem /usr/include/stb)
   [ "$4" = compiled ] && flags+=(-DTFJOB_SDK_COMPILED)
+  # shellcheck disable=SC2206  # EXTRA_FLAGS is a list of words
+  local extra=(${EXTRA_FLAGS:-})
   local lines u w m which=this
   [ "$1" = . ] || which="$BASE"
   if ! lines=$(g++ "${flags[@]}" -E "$3" 2>/dev/null | wc -l) ||
-     ! /usr/bin/time -f "%U %e %M" -o "$TMP/time" g++ "${flags[@]}" -O2 -c "$3" -o "$TMP/x.o" 2>/dev/null; then
+     ! /usr/bin/time -f "%U %e %M" -o "$TMP/time" g++ "${flags[@]}" "${extra[@]}" -O2 -c "$3" -o "$TMP/x.o" 2>/dev/null; then
     printf '| %s | %s | %s | does not compile | | | |\n' "$2" "$4" "$which"  # e.g. a header the base lacks
     return
   fi
@@ -47,4 +52,4 @@ done
 for s in $SOURCES; do
   for m in $MODES; do for t in "${trees[@]}"; do measure "$t" "\`$s\`" "$t/$s" "$m"; done; done
 done
-echo "(load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores, $(date -u '+%Y-%m-%d %H:%M UTC'))"
+echo "(load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores, $(date -u '+%Y-%m-%d %H:%M UTC')${EXTRA_FLAGS:+, EXTRA_FLAGS=$EXTRA_FLAGS})"
