@@ -376,6 +376,9 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       words.push_back(a);
     }
   }
+  if (auto dashes = std::find(args.begin(), args.end(), "--");
+      dashes != args.end() && std::find(args.begin(), dashes, "__complete") == dashes)
+    g.args_after_dashes = static_cast<std::size_t>(args.end() - dashes - 1);
   std::vector<const char*> argv{"kubectl-tfjob"};
   for (const auto& a : words) argv.push_back(a.c_str());
   try {

@@ -461,15 +461,32 @@ TEST_CASE("contract: every command that reads a TFJob manifest refuses every cla
 #endif
 }
 
+#ifdef TFJOB_HAVE_PLUGIN_CLI
+namespace {
+/// A command line refused before anything is sent, and the first line it is refused with.
+struct Refused {
+  std::vector<std::string> args;
+  std::string first_line;
+};
+
+/// Each is refused with exit 64, nothing on stdout, and its first line of stderr as given.
+void check_refused(const std::vector<Refused>& cases) {
+  for (const auto& k : cases) {
+    const Ran r = call(k.args);
+    INFO(r.err);
+    CHECK(r.rc == 64);
+    CHECK(r.out.empty());
+    CHECK(first_line(r.err) == k.first_line);
+  }
+}
+}  // namespace
+#endif
+
 TEST_CASE("contract: the form's words for the everyday mistakes of the issue", "[cli][contract]") {
 #ifndef TFJOB_HAVE_PLUGIN_CLI
   TFJOB_SKIP("the plugin is not built (TFJOB_BUILD_PLUGIN=OFF)");
 #else
-  struct Case {
-    std::vector<std::string> args;
-    std::string first_line;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<Refused> cases = {
       {{"submit", "--name", "a", "--image", "x", "--gpus", "abc"},
        "error: --gpus: \"abc\" is not a whole number; give a whole number of 0 or more"},
       {{"serve", "x", "--model", "resnet", "--gpus", "-1"}, "error: --gpus: -1 is less than 0; give a whole number of 0 or more"},
@@ -492,13 +509,7 @@ TEST_CASE("contract: the form's words for the everyday mistakes of the issue", "
       {{"describe"}, "error: NAME: nothing to describe; give TFJob names, -l SELECTOR or -A"},
       {{"wait"}, "error: NAME: required; give NAME"},
   };
-  for (const auto& k : cases) {
-    const Ran r = call(k.args);
-    INFO(r.err);
-    CHECK(r.rc == 64);
-    CHECK(r.out.empty());
-    CHECK(first_line(r.err) == k.first_line);
-  }
+  check_refused(cases);
   // a typo'd flag, as the issue saw it
   Ran r = call({"submit", "mnist", "--wrokers", "2"});
   CHECK(r.rc == 64);
@@ -548,6 +559,65 @@ TEST_CASE("contract: --pvc as documented mounts what it says, nothing truncated 
   r = call({"submit", "mnist", "--pvc", "a", "--pvc", "b", "--dry-run=client"});
   CHECK(r.rc == 64);
   CHECK(first_line(r.err).rfind("error: --pvc: \"a\" and \"b\" both name the sample's claim; ", 0) == 0);
+#endif
+}
+
+TEST_CASE("contract: submit's words are a SAMPLE, then after -- the ARGS, as --help says: nothing before -- is taken for an arg", "[cli][contract]") {
+#ifndef TFJOB_HAVE_PLUGIN_CLI
+  TFJOB_SKIP("the plugin is not built (TFJOB_BUILD_PLUGIN=OFF)");
+#else
+  auto args_of = [](const json& job, const std::string& type, const char* key) {
+    return job["spec"]["tfReplicaSpecs"][type]["template"]["spec"]["containers"][0].value(key, json::array());
+  };
+  // refused, whatever else is given: a word before -- that names no sample (kubectl run's NAME
+  // habit), a second word there, one beside --sample; and --workers 0 with no other replica
+  const std::string flags_job = "; give one of hello, mnist (submit --list-samples); a job from flags takes --name and --image, and its args after --";
+  const std::vector<Refused> cases = {
+      {{"submit", "demo", "--image", "busybox", "--name", "x", "--dry-run=client"}, "error: SAMPLE: \"demo\" is not a built-in sample" + flags_job},
+      {{"submit", "demo", "--image", "busybox", "--dry-run=client"}, "error: SAMPLE: \"demo\" is not a built-in sample" + flags_job},
+      {{"submit", "--command", "--image", "x", "--name", "y", "python", "train.py", "--dry-run=client"},
+       "error: SAMPLE: \"python\" is not a built-in sample" + flags_job},
+      {{"tf-config", "mnsit"}, "error: SAMPLE: \"mnsit\" is not a built-in sample (did you mean mnist?)" + flags_job},
+      {{"submit", "mnist", "foo", "bar", "--dry-run=client"},
+       "error: ARGS: \"foo\" comes before --, where only a sample's name goes; give the container's args after --, e.g. submit mnist -- foo bar"},
+      {{"submit", "--sample", "hello", "demo", "--dry-run=client"},
+       "error: ARGS: \"demo\" comes before --; give the container's args after --, e.g. submit --sample hello -- demo"},
+      {{"submit", "--sample", "hello", "mnist", "--dry-run=client"}, "error: --sample: \"hello\" and \"mnist\" both name a sample; give one of them"},
+      {{"submit", "--image", "x", "--name", "y", "--workers", "0", "--dry-run=client"}, "error: invalid TFJob:"},
+  };
+  check_refused(cases);
+  Ran r = call({"submit", "--image", "x", "--name", "y", "--workers", "0", "--dry-run=client"});
+  CHECK_THAT(r.err, Catch::Contains("--workers: Invalid value: 0 leaves the job without a replica: give --workers 1 or more"));
+
+  // taken: the args after --, with or without a sample before it; --command makes them the command
+  r = call({"submit", "--image", "x", "--name", "y", "--dry-run=client", "-o", "json", "--", "demo", "--lr=0.1"});
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  json job = json::parse(r.out);
+  CHECK(args_of(job, "Worker", "args") == json::array({"demo", "--lr=0.1"}));
+  r = call({"submit", "mnist", "--dry-run=client", "-o", "json", "--", "--epochs=1"});
+  REQUIRE(r.rc == 0);
+  job = json::parse(r.out);
+  CHECK(job["metadata"]["name"] == "mnist");
+  CHECK(args_of(job, "Chief", "args") == json::array({"--epochs=1"}));
+  // a sample's name after -- is an arg like any other word
+  r = call({"submit", "--image", "x", "--name", "y", "--dry-run=client", "-o", "json", "--", "mnist"});
+  REQUIRE(r.rc == 0);
+  CHECK(args_of(json::parse(r.out), "Worker", "args") == json::array({"mnist"}));
+  // a sample with --command: the words after -- replace its command (they were its command's
+  // first word "mnist" and the rest before)
+  r = call({"submit", "mnist", "--command", "--dry-run=client", "-o", "json", "--", "python", "x.py"});
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  job = json::parse(r.out);
+  CHECK(job["metadata"]["name"] == "mnist");
+  CHECK(args_of(job, "Chief", "command") == json::array({"python", "x.py"}));
+  // --workers 0 beside another replica: no Worker, as typed
+  r = call({"submit", "--image", "x", "--name", "y", "--chief", "--workers", "0", "--dry-run=client", "-o", "json"});
+  REQUIRE(r.rc == 0);
+  job = json::parse(r.out);
+  CHECK(job["spec"]["tfReplicaSpecs"].contains("Chief"));
+  CHECK_FALSE(job["spec"]["tfReplicaSpecs"].contains("Worker"));
 #endif
 }
 

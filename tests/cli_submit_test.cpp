@@ -357,8 +357,14 @@ TEST_CASE("invalid input: exit 64 (nothing was sent), every problem on stderr, n
     auto r = run({"submit", "--dry-run=client", "-o", "yaml"});
     CHECK(r.rc == 64);
     CHECK(r.out.empty());
-    CHECK_THAT(r.err, Catch::Contains("metadata.name: Required value") &&
-                          Catch::Contains("spec.tfReplicaSpecs[Worker].template.spec.containers[0].image: Required value"));
+    // said by the flags to give, not the manifest's fields (a job from flags has none)
+    CHECK_THAT(r.err, Catch::Contains("--name: Required value: a job from flags is named by --name NAME (a DNS-1035 label)") &&
+                          Catch::Contains("--image: Required value: the Worker replicas have no image; give --image IMAGE, "
+                                          "or --worker-image IMAGE for them alone"));
+    CHECK_THAT(r.err, !Catch::Contains("metadata.name") && !Catch::Contains("containers[0].image"));
+    auto bad = run({"submit", "--name", "Bad_Name", "--image", "x", "--dry-run=client"});
+    CHECK(bad.rc == 64);
+    CHECK_THAT(bad.err, Catch::Contains("--name: Invalid value: \"Bad_Name\": should match: a DNS-1035 label"));
   }
   SECTION("bad YAML: file, line and column") {
     auto r = run({"submit", "-f", data("api/bad-syntax.yaml"), "--dry-run=client"});

@@ -162,10 +162,10 @@ TEST_CASE("mistyped words, bare kubectl tfjob, job names, help", "[guide][cli]")
   auto r = run_plugin({"submit", "mnsit", "--dry-run=client"});
   CHECK(r.exit_code == 64);
   CHECK(r.out.empty());
-  CHECK(has(r.err, "unknown sample 'mnsit' (did you mean mnist?)"));
+  CHECK(has(r.err, "error: SAMPLE: \"mnsit\" is not a built-in sample (did you mean mnist?); give one of hello, mnist"));
   r = run_plugin({"submit", "resnet", "--dry-run=client"});
   CHECK(r.exit_code == 64);
-  CHECK(has(r.err, "unknown sample 'resnet'; built-in samples: hello, mnist"));
+  CHECK(has(r.err, "error: SAMPLE: \"resnet\" is not a built-in sample; give one of hello, mnist"));
 
   r = run_plugin({"sbumit", "mnist"});
   INFO(r.err);

@@ -113,6 +113,7 @@ int list_samples(std::ostream& out) {
 
 void SubmitCommand::validate() {
   if (list_samples) return;
+  job.after_dashes = globals->args_after_dashes;
   fmt = parse_output_format(output, {"json", "yaml", "name"});
   dry_run = flag::dry_run_strategy(dry_run, &dry_run_warning);
   streamed = !local.enabled && !job.files.empty();

@@ -28,6 +28,7 @@ struct TFConfigCommand {
     // a pure command: no request, so no client (-n is the namespace, as a dry run reads it);
     // the job is built here, so what cannot be built is refused as a usage error
     JobFlags flags = job;
+    flags.after_dashes = globals->args_after_dashes;
     if (!flags.files.empty() && !flags.first_word.empty() && flags.rest_words.empty() && flags.sample.empty()) {
       name = flags.first_word;  // with -f, one word names the job to show
       flags.first_word.clear();

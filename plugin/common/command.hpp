@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -41,6 +42,9 @@ struct Globals {
   int verbosity = 0;               ///< -v/--v: 6+ logs each request (credentials redacted)
   int chunk_size = 500;            ///< --chunk-size: items per page of a list (kubectl's; 0 = all at once)
   std::string color = "auto";      ///< --color auto|always|never (NO_COLOR honoured)
+  /// How many words came after the first `--`: each is an argument, never a flag (a command
+  /// whose positionals mean one thing before `--` and another after reads it: JobFlags).
+  std::size_t args_after_dashes = 0;
   std::function<void()> validate;        ///< the chosen command's checks: no request; what it throws is a usage error
   std::function<int(Context&)> command;  ///< the chosen command's run, set by its parse callback
 };

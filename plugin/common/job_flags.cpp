@@ -246,14 +246,37 @@ void pods_from_flags(FlagsBuild& x) {
   if (!f.shm_size.empty()) x.attempt("--shm-size", f.shm_size, [&] { b.shm_size(f.shm_size); });
 }
 
+field_error named_by_flag(field_error fe, const JobFlags& f) {
+  // the name and the image are the two a job from flags must be given: say their flags
+  if (fe.field == "metadata.name") {
+    if (fe.type == "Required value") return {"--name", fe.type, "a job from flags is named by --name NAME (a DNS-1035 label)"};
+    if (!f.name.empty()) fe.field = "--name";
+    return fe;
+  }
+  static const std::string pre = "spec.tfReplicaSpecs[", post = "].template.spec.containers[0].image";
+  const auto& x = fe.field;
+  if (fe.type != "Required value" || x.size() <= pre.size() + post.size() || x.compare(0, pre.size(), pre) != 0 ||
+      x.compare(x.size() - post.size(), post.size(), post) != 0)
+    return fe;
+  const std::string type = x.substr(pre.size(), x.size() - pre.size() - post.size());
+  std::string own;
+  for (const auto& [t, prefix] : role_flag_prefixes())
+    if (t == type) own = ", or --" + prefix + "-image IMAGE for them alone";
+  return {"--image", fe.type, "the " + type + " replicas have no image; give --image IMAGE" + own};
+}
+
+bool no_replica_type(const TFJobBuilder& b) {
+  for (const auto& t : {replica_type::Chief, replica_type::Master, replica_type::Worker, replica_type::PS, replica_type::Evaluator})
+    if (b.replicas_of(t) > 0) return false;
+  return true;
+}
+
 void roles_from_flags(FlagsBuild& x) {
   const JobFlags& f = x.f;
   TFJobBuilder& b = x.b;
   // per replica type: only for a type the job has (a flag for a missing one is a mistake);
   // a job given no replica type is one Worker (build_unchecked)
-  bool defaults_to_one_worker = true;
-  for (const auto& t : {replica_type::Chief, replica_type::Master, replica_type::Worker, replica_type::PS, replica_type::Evaluator})
-    defaults_to_one_worker = defaults_to_one_worker && b.replicas_of(t) == 0;
+  const bool defaults_to_one_worker = no_replica_type(b);
   for (const auto& [type, prefix] : role_flag_prefixes()) {
     auto it = f.roles.find(type);
     if (it == f.roles.end()) continue;
@@ -307,7 +330,7 @@ TFJobBuilder builder_from_flags(const JobFlags& f, const std::string& sample,
   TFJobBuilder b;
   if (!sample.empty()) {
     const Sample* s = find_sample(sample);
-    if (!s) throw error(unknown_sample_message(sample));
+    if (!s) throw unknown_sample(sample);
     b = s->make();
   }
   detail::FlagsBuild x{f, b, errs};
@@ -327,12 +350,28 @@ std::vector<std::string> positional_words(const JobFlags& f) {
   return w;
 }
 
-std::string sample_name(const JobFlags& f) {
-  if (!f.sample.empty()) return f.sample;
-  const auto w = positional_words(f);
-  if (!w.empty() && !f.command && find_sample(w.front())) return w.front();
-  return "";
+Positionals read_positionals(const JobFlags& f) {
+  const std::vector<std::string> w = positional_words(f);
+  const std::size_t before = w.size() > f.after_dashes ? w.size() - f.after_dashes : 0;
+  Positionals p;
+  p.args.assign(w.begin() + static_cast<std::ptrdiff_t>(before), w.end());
+  if (before == 0) return p;
+  if (!f.sample.empty())
+    throw find_sample(w[0]) ? flag::usage("--sample", "\"" + f.sample + "\" and \"" + w[0] + "\" both name a sample", "give one of them")
+                            : flag::usage("ARGS", "\"" + w[0] + "\" comes before --", "give the container's args after --, e.g. submit --sample " +
+                                                                                          f.sample + " -- " + w[0]);
+  if (!find_sample(w[0])) throw unknown_sample(w[0]);
+  if (before > 1) {
+    std::string rest;
+    for (std::size_t i = 1; i < before; ++i) rest += " " + w[i];
+    throw flag::usage("ARGS", "\"" + w[1] + "\" comes before --, where only a sample's name goes",
+                      "give the container's args after --, e.g. submit " + w[0] + " --" + rest);
+  }
+  p.sample = w[0];
+  return p;
 }
+
+std::string sample_name(const JobFlags& f) { return f.sample.empty() ? read_positionals(f).sample : f.sample; }
 
 std::string take_sample_claim(std::vector<std::string>& pvc) {
   std::string name;
@@ -442,17 +481,14 @@ std::size_t for_each_job(const JobFlags& flags, const std::string& ns, std::vect
                         "edit the manifest, or build the job from flags alone");
     return detail::jobs_from_files(f, ns, warnings, each);
   }
-  std::string sample = f.sample;
-  std::vector<std::string> words = f.words;
-  if (sample.empty() && !words.empty() && !f.command && find_sample(words.front())) {
-    sample = words.front();
-    words.erase(words.begin());
-  }
-  // One word and no image: a sample name, mistyped (`submit mnsit`), not the args of a
-  // job from flags (which needs --image and puts its args after --).
-  if (sample.empty() && words.size() == 1 && f.image.empty() && !f.command)
-    throw error(unknown_sample_message(words.front()));
+  Positionals pos = read_positionals(flags);
+  const std::string sample = f.sample.empty() ? pos.sample : f.sample;
+  const std::vector<std::string>& words = pos.args;
   auto b = builder_from_flags(f, sample, words, ns, errs);
+  // `--workers 0` and no other replica: the builder's default of one Worker is not what was typed
+  if (f.workers == 0 && detail::no_replica_type(b))
+    errs.push_back({"--workers", "Invalid value",
+                    "0 leaves the job without a replica: give --workers 1 or more, or add --chief, --master, --ps N or --evaluator"});
   TFJob job = b.build_unchecked();
   // a gang larger than the job never starts: the PodGroup waits for pods never created
   if (const auto& sp = job.spec.run_policy.scheduling_policy; sp && sp->min_available &&
@@ -471,7 +507,7 @@ std::size_t for_each_job(const JobFlags& flags, const std::string& ns, std::vect
                       "give CLAIM:/mount/path[:ro], e.g. " + sample_claim + ":/data (a bare CLAIM replaces the claim of a "
                       "built-in sample: submit mnist --pvc " + sample_claim + ")");
   set_defaults(job);
-  for (auto fe : validate(job)) errs.push_back(std::move(fe));
+  for (auto fe : validate(job)) errs.push_back(detail::named_by_flag(std::move(fe), f));
   if (!errs.empty()) throw validation_error(std::move(errs));
   each(job);
   return 1;

@@ -22,6 +22,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -44,6 +45,9 @@ struct JobFlags {
   std::vector<std::string> words;  ///< positionals: [SAMPLE] or, after `--`, args/command
   std::string first_word;               ///< parsed: the first positional
   std::vector<std::string> rest_words;  ///< parsed: the other positionals
+  /// Of the positionals, how many came after `--` (the command sets it from
+  /// Globals::args_after_dashes): only those are the container's args.
+  std::size_t after_dashes = 0;
   bool command = false;            ///< --command: the words after -- are the command
   std::string name;
   std::string image;
@@ -149,6 +153,13 @@ void policies_from_flags(FlagsBuild& x);
 /// Every replica's pod: annotations, image pulls, service account, /dev/shm.
 void pods_from_flags(FlagsBuild& x);
 
+/// A job from flags' validation problem with the flag to give instead of the manifest's field
+/// (`metadata.name` is --name, a replica's missing image --image); any other, as it is.
+field_error named_by_flag(field_error fe, const JobFlags& f);
+
+/// Whether the builder has no replica of any type (build_unchecked then makes one Worker).
+bool no_replica_type(const TFJobBuilder& b);
+
 /// The per replica type overrides (--worker-image, --ps-memory, ...) of the types the job has.
 void roles_from_flags(FlagsBuild& x);
 
@@ -163,10 +174,21 @@ TFJobBuilder builder_from_flags(const JobFlags& f, const std::string& sample,
                                 const std::vector<std::string>& words, const std::string& ns,
                                 std::vector<field_error>& errs);
 
-/// The positional words as given: the first positional, then the rest (after `--`).
+/// The positional words as given: the first positional, then the rest.
 std::vector<std::string> positional_words(const JobFlags& f);
 
-/// The built-in sample the flags start from (--sample, or a first word naming one), "" if none.
+/// The positionals read as --help gives them, `[SAMPLE] [-- ARGS...]`.
+struct Positionals {
+  std::string sample;              ///< the word before `--`: a built-in sample's name, or ""
+  std::vector<std::string> args;   ///< the words after `--`: the container's args (command with --command)
+};
+
+/// Reads the positionals: before `--` one built-in sample's name and nothing else, after it the
+/// args. A word before `--` that names no sample, a second one, or one beside --sample is a
+/// usage error, never taken for an argument.
+Positionals read_positionals(const JobFlags& f);
+
+/// The built-in sample the flags start from (--sample, or the word before `--`), "" if none.
 std::string sample_name(const JobFlags& f);
 
 /// `submit mnist --pvc NAME`: a bare claim name (no `:/path`) replaces the sample's own

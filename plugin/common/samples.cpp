@@ -1,6 +1,8 @@
 // The bodies of samples.hpp (compiled once, not in every command that includes it).
 #include "samples.hpp"
 
+#include "flag_values.hpp"  // flag::usage
+
 namespace tfjob::cli {
 
 std::vector<Sample>& sample_registry() {
@@ -26,13 +28,14 @@ std::string sample_names() {
   return s.empty() ? "(none)" : s;
 }
 
-std::string unknown_sample_message(const std::string& word) {
+CLI::ValidationError unknown_sample(const std::string& word) {
   std::vector<std::string> names;
   for (const auto& s : samples_sorted()) names.emplace_back(s.name);
-  std::string m = "unknown sample '" + word + "'";
-  if (auto c = closest(word, names); !c.empty()) m += " (did you mean " + c + "?)";
-  return m + "; built-in samples: " + sample_names() +
-         " (submit --list-samples). A job from flags needs --image; its args go after --";
+  std::string what = "\"" + word + "\" is not a built-in sample";
+  if (auto c = closest(word, names); !c.empty()) what += " (did you mean " + c + "?)";
+  return flag::usage("SAMPLE", what,
+                     "give one of " + sample_names() +
+                         " (submit --list-samples); a job from flags takes --name and --image, and its args after --");
 }
 
 void mount_sample_files(TFJob& job, const Sample& s) {

@@ -14,6 +14,7 @@
 #include <tfjob/detail/json.hpp>
 #include <tfjob/detail/suggest.hpp>  // closest
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -53,8 +54,9 @@ std::string sample_names();
 /// "Did you mean": the SDK's one measure (cobra's SuggestionsFor: case, then 2 edits).
 using tfjob::detail::closest;
 
-/// "unknown sample 'mnsit' (did you mean mnist?); built-in samples: hello, mnist".
-std::string unknown_sample_message(const std::string& word);
+/// A word where a sample's name goes that names none, as a usage error in the one form:
+/// `SAMPLE: "mnsit" is not a built-in sample (did you mean mnist?); give one of hello, mnist ...`.
+CLI::ValidationError unknown_sample(const std::string& word);
 
 /// The ConfigMap that carries a sample's files for job `job` (name `<job>-trainer`).
 inline std::string sample_configmap_name(const std::string& job) { return job + "-trainer"; }
