@@ -152,6 +152,11 @@ bool say_unknown_command(CLI::App& app, const std::string& w, std::ostream& err)
   return true;
 }
 
+/// What is wrong with a word no argument of the command takes, and what is right.
+std::string one_too_many(CLI::App& app, const std::string& word) {
+  return nlohmann::json(word).dump() + " is one argument too many; " + command_line(app) + " takes no more (see --help)";
+}
+
 /// Words no option or argument took: an unknown flag (with the nearest known one), an
 /// unknown command, or an argument too many.
 void say_extras(CLI::App& app, std::ostream& err) {
@@ -171,9 +176,20 @@ void say_extras(CLI::App& app, std::ostream& err) {
     say_unknown_command(app, extras.front(), err);
     return;
   }
-  err << flag::error_line(nlohmann::json(extras.front()).dump(),
-                          "unexpected argument; " + command_line(app) + " takes no more (see --help)")
-      << "\n";
+  err << flag::error_line("ARGS", one_too_many(app, extras.front())) << "\n";
+}
+
+/// A word that a command's parent took as an argument of its own: CLI11 hands a word a
+/// subcommand has no place for up to its parent's positionals (`serve list a`, `serve status
+/// a b` filled serve's NAME), where the command run never reads it. Thrown as a word too many.
+void check_parent_arguments(CLI::App& app) {
+  const auto path = parsed_path(app);
+  if (path.empty()) return;
+  std::vector<CLI::App*> parents{&app};
+  parents.insert(parents.end(), path.begin(), path.end() - 1);
+  for (CLI::App* p : parents)
+    for (const CLI::Option* o : p->get_options())
+      if (!o->nonpositional() && o->count() > 0) throw CLI::ValidationError("ARGS", one_too_many(app, o->results().front()));
 }
 
 /// A word on the command line that no option took and reads as a flag (`--replicas`).
@@ -383,6 +399,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   for (const auto& a : words) argv.push_back(a.c_str());
   try {
     app.parse(static_cast<int>(argv.size()), argv.data());
+    check_parent_arguments(app);
     check_repeated_keys(app);
   } catch (const CLI::ParseError& e) {
     return say_parse_error(app, e, out, err);

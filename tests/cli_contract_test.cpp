@@ -508,6 +508,11 @@ TEST_CASE("contract: the form's words for the everyday mistakes of the issue", "
       {{"submit", "mnist", "--gang", "--min-available", "2"}, "error: --min-available: cannot be combined with --gang; give one of them"},
       {{"describe"}, "error: NAME: nothing to describe; give TFJob names, -l SELECTOR or -A"},
       {{"wait"}, "error: NAME: required; give NAME"},
+      // a word no argument takes, never dropped: serve's own NAME is not its subcommands'
+      {{"gpu-check", "extra"}, "error: ARGS: \"extra\" is one argument too many; kubectl tfjob gpu-check takes no more (see --help)"},
+      {{"serve", "list", "a"}, "error: ARGS: \"a\" is one argument too many; kubectl tfjob serve list takes no more (see --help)"},
+      {{"serve", "status", "a", "b"},
+       "error: ARGS: \"b\" is one argument too many; kubectl tfjob serve status takes no more (see --help)"},
   };
   check_refused(cases);
   // a typo'd flag, as the issue saw it
