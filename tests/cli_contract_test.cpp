@@ -509,6 +509,13 @@ TEST_CASE("contract: the form's words for the everyday mistakes of the issue", "
       {{"describe"}, "error: NAME: nothing to describe; give TFJob names, -l SELECTOR or -A"},
       {{"wait"}, "error: NAME: required; give NAME"},
       // a word no argument takes, never dropped: serve's own NAME is not its subcommands'
+      // an index as given, and no range that expands past any job (it was 8 GB for 0-2000000000)
+      {{"logs", "x", "--index", "-1"}, "error: --index: \"-1\" is not an index; give N, N,M or A-B, e.g. --index 0,2-3"},
+      {{"logs", "x", "--index", "0-2000000000"},
+       "error: --index: \"0-2000000000\" goes past any replica's index; give the indices of the replicas, e.g. --index 0-3"},
+      {{"logs", "x", "--index", "0-999999999"},
+       "error: --index: \"0-999999999\" names more replicas than a job has (over 10000 in all); give the indices of the replicas, "
+       "e.g. --index 0-3"},
       {{"gpu-check", "extra"}, "error: ARGS: \"extra\" is one argument too many; kubectl tfjob gpu-check takes no more (see --help)"},
       {{"serve", "list", "a"}, "error: ARGS: \"a\" is one argument too many; kubectl tfjob serve list takes no more (see --help)"},
       {{"serve", "status", "a", "b"},

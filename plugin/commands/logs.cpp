@@ -48,12 +48,16 @@ struct LogsOptions {
   bool quiet = false;
 };
 
-/// "2", "0,2", "1-3,5" → indices. Throws naming the flag.
+/// "2", "0,2", "1-3,5" → indices. Throws naming the flag, the part as given.
 std::vector<int> parse_indices(const std::vector<std::string>& specs) {
+  // more replicas than a job has: what the ranges may name in all (0-2000000000 would be 8 GB)
+  constexpr std::size_t most = 10000;
+  const std::string right = "give N, N,M or A-B, e.g. --index 0,2-3";
   std::vector<int> out;
-  auto num = [](const std::string& s) {
+  auto num = [&](const std::string& s, const std::string& part) {
     if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
-      throw flag::usage("--index", "\"" + s + "\" is not an index", "give N, N,M or A-B, e.g. --index 0,2-3");
+      throw flag::usage("--index", "\"" + part + "\" is not an index", right);
+    if (s.size() > 9) throw flag::usage("--index", "\"" + part + "\" goes past any replica's index", "give the indices of the replicas, e.g. --index 0-3");
     return std::stoi(s);
   };
   for (const auto& spec : specs) {
@@ -62,13 +66,13 @@ std::vector<int> parse_indices(const std::vector<std::string>& specs) {
       auto comma = spec.find(',', pos);
       std::string part = spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
       auto dash = part.find('-');
-      if (dash == std::string::npos) {
-        out.push_back(num(part));
-      } else {
-        int a = num(part.substr(0, dash)), b = num(part.substr(dash + 1));
-        if (b < a) throw flag::usage("--index", "the range \"" + part + "\" ends before it starts", "give A-B with A <= B");
-        for (int i = a; i <= b; ++i) out.push_back(i);
-      }
+      const int a = num(part.substr(0, dash), part);
+      const int b = dash == std::string::npos ? a : num(part.substr(dash + 1), part);
+      if (b < a) throw flag::usage("--index", "the range \"" + part + "\" ends before it starts", "give A-B with A <= B");
+      if (out.size() + static_cast<std::size_t>(b - a) >= most)
+        throw flag::usage("--index", "\"" + part + "\" names more replicas than a job has (over " + std::to_string(most) + " in all)",
+                          "give the indices of the replicas, e.g. --index 0-3");
+      for (int i = a; i <= b; ++i) out.push_back(i);
       if (comma == std::string::npos) break;
       pos = comma + 1;
     }
@@ -444,7 +448,7 @@ void setup_logs(CLI::App& app, Globals& g) {
                   })
       ->delimiter(',');
   flag::composite(*sub, "--index", o->indices, "Replica index(es): N, N,M or A-B (with --replica, or of every type)", "N, N,M or A-B",
-                  "0,2-3", {"a", "3-1", "-1"}, [](const std::string& v) { parse_indices({v}); });
+                  "0,2-3", {"a", "3-1", "-1", "99999999999", "0-2000000000"}, [](const std::string& v) { parse_indices({v}); });
   flag::boolean(*sub, "--all", o->all, "Every replica, in order (chief, master, workers, PS, evaluator), prefixed [chief-0]");
   flag::boolean(*sub, "-f,--follow", o->follow,
                 "Follow: wait while pods are Pending (progress on stderr), follow restarts, end when the job finishes");
