@@ -509,6 +509,11 @@ TEST_CASE("contract: the form's words for the everyday mistakes of the issue", "
       {{"describe"}, "error: NAME: nothing to describe; give TFJob names, -l SELECTOR or -A"},
       {{"wait"}, "error: NAME: required; give NAME"},
       // a word no argument takes, never dropped: serve's own NAME is not its subcommands'
+      // a flag the way of checking never reads: refused, not ignored
+      {{"gpu-check", "--inventory", "--keep"}, "error: --keep: has no effect with --inventory, which runs no probe; leave out one of them"},
+      {{"gpu-check", "--local", "--node", "n1"}, "error: --node: has no effect with --local, which probes this machine; leave out one of them"},
+      {{"gpu-check", "--probe-path", "/bin/true"},
+       "error: --probe-path: has no effect without --local (the cluster's probe pods run --image); add --local, or leave it out"},
       // an index as given, and no range that expands past any job (it was 8 GB for 0-2000000000)
       {{"logs", "x", "--index", "-1"}, "error: --index: \"-1\" is not an index; give N, N,M or A-B, e.g. --index 0,2-3"},
       {{"logs", "x", "--index", "0-2000000000"},

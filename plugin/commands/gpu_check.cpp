@@ -231,12 +231,26 @@ struct GpuCheckCommand : GpuCheckOptions {
   void validate() {
     expect_norm = expect.empty() ? "" : tfjob::gpu::normalize_expect(expect);
     if (inventory && local) throw flag::usage("--inventory", "reads the cluster's nodes", "leave out --local, which probes this machine");
+    // a flag the chosen way of checking never reads is refused, never ignored
+    if (inventory)
+      refuse_unread({"--image", "--expect", "--strict", "--gpus", "--keep", "--probe-path", "--timeout"}, "with --inventory, which runs no probe",
+                    "leave out one of them");
+    else if (local)
+      refuse_unread({"--image", "--gpus", "--node", "--keep", "--timeout"}, "with --local, which probes this machine", "leave out one of them");
+    else
+      refuse_unread({"--probe-path"}, "without --local (the cluster's probe pods run --image)", "add --local, or leave it out");
     if (local) return;  // --timeout bounds the probe pods only
     timeout_ms = wf::parse_duration(timeout, "--timeout");
   }
   int run(Context& ctx) const { return local ? run_here(ctx) : run_on_cluster(ctx); }
+  const CLI::App* sub = nullptr;  ///< its command, to tell which flags were given
+
 
  private:
+  void refuse_unread(const std::vector<const char*>& flags, const std::string& when, const std::string& right) const {
+    for (const char* f : flags)
+      if (sub->get_option(f)->count() > 0) throw flag::usage(f, std::string("has no effect ") + when, right);
+  }
   std::string expect_norm;  ///< --expect, normalised
   std::chrono::milliseconds timeout_ms{0};
   /// --local: the probe on this machine, judged as a node's.
@@ -318,6 +332,7 @@ int GpuCheckCommand::run_on_cluster(Context& ctx) const {
 void setup_gpu_check(CLI::App& app, Globals& g) {
   auto o = std::make_shared<GpuCheckCommand>();
   auto* sub = app.add_subcommand("gpu-check", "Check every GPU node with an on-node CUDA probe (driver, GPUs, speed)");
+  o->sub = sub;
   flag::text(*sub, "--image", o->image, "Probe image (built from gpu/Dockerfile, CUDA 12.x: runs on V100 and newer)", "IMAGE")
       ->capture_default_str();
   flag::composite(*sub, "--expect", o->expect, "Every GPU must be this model (v100, t4, a100, a10, a30, l4, l40s, h100, h200)",
