@@ -15,7 +15,7 @@
 #   bash scripts/quickstart.sh                     # auto: the cluster if one answers and you say yes, else local
 #   TFJOB_QUICKSTART=cluster bash scripts/quickstart.sh # submit to the current context without asking
 #   TFJOB_QUICKSTART=local bash scripts/quickstart.sh   # force local
-#   WORKERS=4 bash scripts/quickstart.sh --all     # extra args go to `kubectl tfjob submit`
+#   WORKERS=4 bash scripts/quickstart.sh --all     # extra args go to `kubectl tfjob submit` (--all: the local run's)
 #   GPUS=0 bash scripts/quickstart.sh              # cluster mode on CPU nodes
 #   TFJOB_QUICKSTART_SETUP=0 BUILD_DIR=build bash scripts/quickstart.sh   # already built: skip setup
 set -euo pipefail

@@ -233,12 +233,12 @@ struct GpuCheckCommand : GpuCheckOptions {
     if (inventory && local) throw flag::usage("--inventory", "reads the cluster's nodes", "leave out --local, which probes this machine");
     // a flag the chosen way of checking never reads is refused, never ignored
     if (inventory)
-      refuse_unread({"--image", "--expect", "--strict", "--gpus", "--keep", "--probe-path", "--timeout"}, "with --inventory, which runs no probe",
+      flag::refuse_given(*sub, {"--image", "--expect", "--strict", "--gpus", "--keep", "--probe-path", "--timeout"}, "with --inventory, which runs no probe",
                     "leave out one of them");
     else if (local)
-      refuse_unread({"--image", "--gpus", "--node", "--keep", "--timeout"}, "with --local, which probes this machine", "leave out one of them");
+      flag::refuse_given(*sub, {"--image", "--gpus", "--node", "--keep", "--timeout"}, "with --local, which probes this machine", "leave out one of them");
     else
-      refuse_unread({"--probe-path"}, "without --local (the cluster's probe pods run --image)", "add --local, or leave it out");
+      flag::refuse_given(*sub, {"--probe-path"}, "without --local (the cluster's probe pods run --image)", "add --local, or leave it out");
     if (local) return;  // --timeout bounds the probe pods only
     timeout_ms = wf::parse_duration(timeout, "--timeout");
   }
@@ -247,10 +247,6 @@ struct GpuCheckCommand : GpuCheckOptions {
 
 
  private:
-  void refuse_unread(const std::vector<const char*>& flags, const std::string& when, const std::string& right) const {
-    for (const char* f : flags)
-      if (sub->get_option(f)->count() > 0) throw flag::usage(f, std::string("has no effect ") + when, right);
-  }
   std::string expect_norm;  ///< --expect, normalised
   std::chrono::milliseconds timeout_ms{0};
   /// --local: the probe on this machine, judged as a node's.

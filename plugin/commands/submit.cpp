@@ -50,6 +50,10 @@ struct SubmitOptions {
 struct SubmitCommand : SubmitOptions {
   const Globals* globals = nullptr;  ///< the namespace of built jobs (from the flags), the local path
 
+  /// Flags the way of submitting asked for never reads (--help: "With --local", "With
+  /// --follow", ...) are refused, never ignored.
+  void check_flag_scope() const;
+  const CLI::App* sub = nullptr;  ///< its command, to tell which flags were given
   void validate();
   int run(Context& ctx);
   int print_streamed(Context& ctx);
@@ -113,6 +117,7 @@ int list_samples(std::ostream& out) {
 
 void SubmitCommand::validate() {
   if (list_samples) return;
+  check_flag_scope();
   job.after_dashes = globals->args_after_dashes;
   fmt = parse_output_format(output, {"json", "yaml", "name"});
   dry_run = flag::dry_run_strategy(dry_run, &dry_run_warning);
@@ -137,6 +142,21 @@ void SubmitCommand::validate() {
   cluster.field_validation = to_query_value(validation_mode(job.validate));
   if (dry_run != "client" && !local.enabled)
     timeout_ms = check_submit_cluster_flags(cluster, streamed ? job_count : jobs.size(), dry_run == "server");
+}
+
+void SubmitCommand::check_flag_scope() const {
+  if (!local.enabled) {
+    flag::refuse_given(*sub, {"--all", "--volume", "--state-dir"}, "without --local", "add --local, or leave it out");
+  } else {
+    flag::refuse_given(*sub, {"--replace", "--rerun", "--wait", "--follow", "--save", "--timeout", "--pvc-size", "--storage-class",
+                              "--pvc-access-mode", "--skip-gpu-check"},
+                       "with --local, which runs the job on this machine", "leave out one of them");
+    if (dry_run == "server") throw flag::usage("--dry-run", "\"server\" asks a cluster, and --local runs on this machine", "leave out one of them");
+    if (dry_run != "client") flag::refuse_given(*sub, {"--output"}, "with --local, which prints the replicas' output", "leave out one of them");
+  }
+  if (dry_run == "client") flag::refuse_given(*sub, {"--wait", "--follow"}, "with --dry-run=client, which creates nothing", "leave out one of them");
+  if (!cluster.follow) flag::refuse_given(*sub, {"--save"}, "without --follow", "add --follow, or leave it out");
+  if (!cluster.wait && !cluster.follow) flag::refuse_given(*sub, {"--timeout"}, "without --wait or --follow", "add --wait, or leave it out");
 }
 
 int SubmitCommand::run(Context& ctx) {
@@ -214,6 +234,7 @@ void setup_submit(CLI::App& app, Globals& g) {
   auto o = std::make_shared<SubmitCommand>();
   o->globals = &g;
   auto* sub = app.add_subcommand("submit", "Submit a TFJob built from flags, a manifest, or a built-in sample");
+  o->sub = sub;
   add_job_flags(*sub, o->job);
   add_local_flags(*sub, o->local);
   flag::dry_run(*sub, o->dry_run,

@@ -210,4 +210,9 @@ std::string error_line(const std::string& flag, const std::string& problem);
 /// is "FLAG: problem"; run_cli words it with error_line().
 CLI::ValidationError usage(const std::string& flag, const std::string& what, const std::string& right);
 
+/// Refuses the first of `flags` given on `cmd`'s command line: a flag the way the command was
+/// asked to work never reads is refused, never ignored (`error: --keep: has no effect with
+/// --inventory, which runs no probe; leave out one of them`). `when`: "with --X, which ...".
+void refuse_given(const CLI::App& cmd, const std::vector<std::string>& flags, const std::string& when, const std::string& right);
+
 }  // namespace tfjob::cli::flag

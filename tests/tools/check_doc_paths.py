@@ -70,12 +70,25 @@ def commands(path):
     return out
 
 
+# what waits for a created job, refused with a dry run (nothing is created): left out of the
+# rendering, with the value of those that take one
+WAITING = {"--wait": 0, "--follow": 0, "--save": 1, "--timeout": 1}
+
+
 def render(words):
     """The command's words with --dry-run=client -o json, before a `--` (whose words are the
-    container's)."""
+    container's), and without the flags that wait for the job."""
     words = list(words)
     at = words.index("--") if "--" in words else len(words)
-    return words[:at] + ["--dry-run=client", "-o", "json"] + words[at:]
+    kept, i = [], 0
+    while i < at:
+        name = words[i].split("=", 1)[0]
+        if name in WAITING:
+            i += 1 + (WAITING[name] if "=" not in words[i] else 0)
+            continue
+        kept.append(words[i])
+        i += 1
+    return kept + ["--dry-run=client", "-o", "json"] + words[at:]
 
 
 def run(plugin, args, cwd):
