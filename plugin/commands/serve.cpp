@@ -395,12 +395,14 @@ void say_available(Context& ctx, kube::Client& client, const std::string& ns, co
 /// --dry-run=client); with --kserve an InferenceService instead of a Deployment.
 struct ServeCommand {
   ServeOptions flags;
+  const CLI::App* sub = nullptr;  ///< its command, to tell which flags were given
 
   void validate() {
     const ServeOptions& o = flags;
     if (o.name.empty()) throw flag::usage("NAME", "no server named", "give the server's NAME (or use `serve list` / `serve delete NAME`)");
     if (!o.from_job.empty() && (!o.models.empty() || !o.model_url.empty() || !o.model_url_secret.empty() || !o.pvc.empty()))
       throw flag::usage("--from-job", "the job's export is the model", "leave out --model, --model-url, --model-url-secret and --pvc");
+    if (o.from_job.empty()) flag::refuse_given(*sub, {"--export-dir"}, "without --from-job", "add --from-job JOB, or leave it out");
     fmt = parse_output_format(o.output, {"json", "yaml", "name"});
     flags.dry_run = flag::dry_run_strategy(flags.dry_run, &dry_run_warning);
     if (o.kserve) check_kserve_flags(o);
@@ -1006,6 +1008,7 @@ void add_serve_subcommands(CLI::App* sub, Globals& g);
 void setup_serve(CLI::App& app, Globals& g) {
   auto cmd = std::make_shared<ServeCommand>();
   auto* sub = app.add_subcommand("serve", "Serve a model with TensorFlow Serving (Deployment + Service) and wait until it is AVAILABLE");
+  cmd->sub = sub;
   add_serve_flags(sub, &cmd->flags);
   sub->footer(R"(Examples:
   kubectl tfjob serve resnet --model resnet
