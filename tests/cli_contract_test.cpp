@@ -529,6 +529,9 @@ TEST_CASE("contract: the form's words for the everyday mistakes of the issue", "
        "error: --timeout: has no effect without --wait or --follow; add --wait, or leave it out"},
       {{"serve", "m", "--model", "resnet", "--export-dir", "/x", "--dry-run=client"},
        "error: --export-dir: has no effect without --from-job; add --from-job JOB, or leave it out"},
+      {{"tensorboard", "x", "-o", "json"}, "error: --output: has no effect without --dry-run=client; add --dry-run=client, or leave it out"},
+      {{"tensorboard", "x", "--keep", "--dry-run=client"},
+       "error: --keep: has no effect with --dry-run=client, which starts nothing; leave out one of them"},
       // an index as given, and no range that expands past any job (it was 8 GB for 0-2000000000)
       {{"logs", "x", "--index", "-1"}, "error: --index: \"-1\" is not an index; give N, N,M or A-B, e.g. --index 0,2-3"},
       {{"logs", "x", "--index", "0-2000000000"},

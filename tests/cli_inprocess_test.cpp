@@ -199,7 +199,7 @@ TEST_CASE("in-process: invalid flags are refused before any request, with what i
       {{"predict", "x", "--json", sample("README.md"), "--top", "0"}, 64, "error: --top: 0 is less than 1"},
       {{"predict", "x", "--json", sample("README.md")}, 64, "is not JSON; give TF Serving's REST request body"},
       {{"predict", "x", "--image", sample("README.md")}, 64, "is not a JPEG or PNG file; give a PNG or JPEG image"},
-      {{"tensorboard"}, 64, "give the TFJob's name (or -f FILE with --dry-run=client)"},
+      {{"tensorboard"}, 64, "give the TFJob's name (or -f FILE)"},
       {{"tensorboard", "x", "--port", "70000"}, 64, "error: --port: 70000 is more than 65535"},
       {{"tensorboard", "x", "--timeout", "soon"}, 64, "--timeout"},
       {{"tf-config", "-f", sample("samples/mnist/tfjob.yaml"), "-o", "yaml"}, 64, "give json or wide"},

@@ -31,14 +31,19 @@ namespace tfjob::cli {
 namespace {
 
 struct TensorboardCommand {
+  const CLI::App* sub = nullptr;  ///< its command, to tell which flags were given
   std::string job, file, logdir, image = serving::default_tensorboard_image, dry_run = "none", output, timeout = "5m";
   std::string validation = "strict";  ///< --validate: how -f's TFJob is judged by the schema
   int port = 0;
   bool keep = false;
 
   void validate() {
-    if (job.empty() && file.empty()) throw flag::usage("JOB", "no TFJob named", "give the TFJob's name (or -f FILE with --dry-run=client)");
+    if (job.empty() && file.empty()) throw flag::usage("JOB", "no TFJob named", "give the TFJob's name (or -f FILE)");
     dry_run = flag::dry_run_strategy(dry_run, &dry_run_warning);
+    if (dry_run == "client")
+      flag::refuse_given(*sub, {"--port", "--keep", "--timeout"}, "with --dry-run=client, which starts nothing", "leave out one of them");
+    else
+      flag::refuse_given(*sub, {"--output"}, "without --dry-run=client", "add --dry-run=client, or leave it out");
     if (dry_run == "client") fmt = parse_output_format(output, {"json", "yaml", "name"});
     else timeout_ms = wf::parse_duration(timeout, "--timeout");
   }
@@ -152,8 +157,9 @@ int TensorboardCommand::serve(Context& ctx, const std::string& ns, const std::st
 void setup_tensorboard(CLI::App& app, Globals& g) {
   auto o = std::make_shared<TensorboardCommand>();
   auto* sub = app.add_subcommand("tensorboard", "TensorBoard on a TFJob's log directory, reached through a local proxy");
+  o->sub = sub;
   flag::text(*sub, "job", o->job, "The TFJob", "JOB");
-  flag::file(*sub, "-f,--filename", o->file, "Read the TFJob from this file instead of the cluster (with --dry-run=client)",
+  flag::file(*sub, "-f,--filename", o->file, "Read the TFJob from this file instead of the cluster",
              flag::Content::text);
   add_validate_flag(*sub, o->validation);
   flag::text(*sub, "--logdir", o->logdir, "The log directory inside the job's containers (default: its --log-dir/--logdir flag)", "DIR");
