@@ -179,17 +179,24 @@ void say_extras(CLI::App& app, std::ostream& err) {
   err << flag::error_line("ARGS", one_too_many(app, extras.front())) << "\n";
 }
 
-/// A word that a command's parent took as an argument of its own: CLI11 hands a word a
+/// What a command's parent took that the command run never reads: CLI11 hands a word a
 /// subcommand has no place for up to its parent's positionals (`serve list a`, `serve status
-/// a b` filled serve's NAME), where the command run never reads it. Thrown as a word too many.
+/// a b` filled serve's NAME), thrown as a word too many; and a flag of the parent given to the
+/// subcommand (`serve list --gpus 2`: serve's), refused by name. The root's flags (the
+/// connection's, -v, --color) are every command's.
 void check_parent_arguments(CLI::App& app) {
   const auto path = parsed_path(app);
   if (path.empty()) return;
   std::vector<CLI::App*> parents{&app};
   parents.insert(parents.end(), path.begin(), path.end() - 1);
   for (CLI::App* p : parents)
-    for (const CLI::Option* o : p->get_options())
-      if (!o->nonpositional() && o->count() > 0) throw CLI::ValidationError("ARGS", one_too_many(app, o->results().front()));
+    for (const CLI::Option* o : p->get_options()) {
+      if (o->count() == 0) continue;
+      if (!o->nonpositional()) throw CLI::ValidationError("ARGS", one_too_many(app, o->results().front()));
+      if (p != &app)
+        throw flag::usage(o->get_name(), "is a flag of kubectl tfjob " + p->get_name() + ", which " + command_line(app) + " does not read",
+                          "leave it out");
+    }
 }
 
 /// A word on the command line that no option took and reads as a flag (`--replicas`).
@@ -242,6 +249,9 @@ int say_parse_error(CLI::App& app, const CLI::ParseError& e, std::ostream& out, 
              what.rfind("A subcommand", 0) != 0) {
     const std::string name = after(" is required");
     err << flag::error_line(subject_of(name), "required; " + takes(app, name)) << "\n";
+  } else if (dynamic_cast<const CLI::RequiresError*>(&e) && what.find(" requires ") != std::string::npos) {
+    const std::string needed = what.substr(what.find(" requires ") + 10);  // CLI11's "A requires B" (Option::needs)
+    err << flag::error_line(after(" requires "), "has no effect without " + needed + "; add " + needed + ", or leave it out") << "\n";
   } else if (dynamic_cast<const CLI::ExcludesError*>(&e) && what.find(" excludes ") != std::string::npos) {
     err << flag::error_line(after(" excludes "), "cannot be combined with " + what.substr(what.find(" excludes ") + 10) +
                                                       "; give one of them")

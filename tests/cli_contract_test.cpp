@@ -532,6 +532,12 @@ TEST_CASE("contract: the form's words for the everyday mistakes of the issue", "
       {{"tensorboard", "x", "-o", "json"}, "error: --output: has no effect without --dry-run=client; add --dry-run=client, or leave it out"},
       {{"tensorboard", "x", "--keep", "--dry-run=client"},
        "error: --keep: has no effect with --dry-run=client, which starts nothing; leave out one of them"},
+      // a parent's flag given to a subcommand that never reads it, and --validate without what it judges
+      {{"serve", "list", "--gpus", "2"},
+       "error: --gpus: is a flag of kubectl tfjob serve, which kubectl tfjob serve list does not read; leave it out"},
+      {{"submit", "hello", "--validate=warn", "--dry-run=client"},
+       "error: --validate: has no effect without --filename; add --filename, or leave it out"},
+      {{"explain", "j", "--validate"}, "error: --validate: has no effect without --filename; add --filename, or leave it out"},
       // an index as given, and no range that expands past any job (it was 8 GB for 0-2000000000)
       {{"logs", "x", "--index", "-1"}, "error: --index: \"-1\" is not an index; give N, N,M or A-B, e.g. --index 0,2-3"},
       {{"logs", "x", "--index", "0-2000000000"},

@@ -5,7 +5,7 @@ namespace tfjob::cli {
 
 CLI::Option* add_validate_flag(CLI::App& sub, std::string& value) {
   // strconv.ParseBool's forms too, as kubectl accepts them; bare: strict, never the next word
-  return flag::choice(sub, "--validate", value,
+  CLI::Option* o = flag::choice(sub, "--validate", value,
                       "How the manifest is judged by the TFJob CRD's schema: strict (the default: an unknown field, a wrong "
                       "type or a value the schema refuses is an error), warn (each is said and the command goes on), ignore "
                       "(not judged; the API server drops unknown fields). true = strict, false = ignore, as kubectl's",
@@ -14,6 +14,9 @@ CLI::Option* add_validate_flag(CLI::App& sub, std::string& value) {
                       {}, "strict")
       ->default_str("strict")
       ->option_text("[=strict|warn|ignore]");
+  // it judges what -f reads: without -f it would judge nothing (refused, never ignored)
+  if (CLI::Option* file = sub.get_option_no_throw("--filename")) o->needs(file);
+  return o;
 }
 
 FieldValidation validation_mode(const std::string& v) {

@@ -23,6 +23,7 @@ namespace tfjob::cli {
 
 /// `--validate[=strict|warn|ignore]` on a command that reads a manifest; kubectl's values,
 /// its default (strict) and its bare form (strict: NoOptDefVal).
+/// Added after the command's -f/--filename, which it then needs (given alone, it is refused).
 CLI::Option* add_validate_flag(CLI::App& sub, std::string& value);
 
 /// The --validate value as the SDK's FieldValidation.
