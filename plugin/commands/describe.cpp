@@ -31,7 +31,7 @@ struct DescribeCommand {
     if (!names.empty() && !selector.empty())
       throw flag::usage("--selector", "names cannot be combined with -l", "give one of them");
     if (!names.empty() && all_namespaces)
-      throw flag::usage("--all-namespaces", "a job name cannot be combined with --all-namespaces", "give -n NAMESPACE instead");
+      throw flag::name_with_all_namespaces();
   }
   int run(Context& ctx) const;
 };

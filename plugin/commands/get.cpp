@@ -287,7 +287,7 @@ struct GetCommand {
     else if (output.rfind("custom-columns=", 0) == 0) columns = parse_custom_columns(output.substr(15));
     if (!sort_by.empty()) (void)flag_jsonpath("--sort-by", sort_by, true, "give a JSONPath, e.g. .metadata.name");
     if (!names.empty() && all_namespaces)
-      throw flag::usage("--all-namespaces", "a job name cannot be combined with --all-namespaces", "give -n NAMESPACE instead");
+      throw flag::name_with_all_namespaces();
     // cli-runtime resource/builder.go visitBySelector: "name cannot be provided when a selector is specified"
     if (!names.empty() && (!selector.empty() || !field_selector.empty()))
       throw flag::usage(selector.empty() ? "--field-selector" : "--selector", "name cannot be provided when a selector is specified",

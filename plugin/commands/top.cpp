@@ -28,10 +28,10 @@ struct TopCommand {
 
   void validate() {
     nodes = what.rfind("node", 0) == 0;
-    if (nodes && all_namespaces) throw flag::usage("--all-namespaces", "nodes have no namespace", "-A goes with top job");
+    if (nodes && all_namespaces) throw flag::usage("--all-namespaces", "nodes have no namespace", "leave it out (-A is for top job)");
     if (nodes && !job.empty()) throw flag::usage("NAME", "a name goes with top job", "top job NAME, or top node without one");
     if (!job.empty() && all_namespaces)
-      throw flag::usage("--all-namespaces", "a job name cannot be combined with --all-namespaces", "use -n NAMESPACE");
+      throw flag::name_with_all_namespaces();
   }
   int run(Context& ctx) const;
 

@@ -414,6 +414,10 @@ CLI::ValidationError usage(const std::string& flag, const std::string& what, con
   return CLI::ValidationError(flag, what + "; " + right);
 }
 
+CLI::ValidationError name_with_all_namespaces() {
+  return usage("--all-namespaces", "a job name cannot be combined with --all-namespaces", "give -n NAMESPACE instead");
+}
+
 void refuse_given(const CLI::App& cmd, const std::vector<std::string>& flags, const std::string& when, const std::string& right) {
   for (const auto& f : flags)
     if (cmd.get_option(f)->count() > 0) throw usage(f, "has no effect " + when, right);

@@ -210,6 +210,10 @@ std::string error_line(const std::string& flag, const std::string& problem);
 /// is "FLAG: problem"; run_cli words it with error_line().
 CLI::ValidationError usage(const std::string& flag, const std::string& what, const std::string& right);
 
+/// A name given with -A: kubectl's rule ("a resource cannot be retrieved by name across all
+/// namespaces"), in the one form, the same for every command.
+CLI::ValidationError name_with_all_namespaces();
+
 /// Refuses the first of `flags` given on `cmd`'s command line: a flag the way the command was
 /// asked to work never reads is refused, never ignored (`error: --keep: has no effect with
 /// --inventory, which runs no probe; leave out one of them`). `when`: "with --X, which ...".
