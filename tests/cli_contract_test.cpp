@@ -515,6 +515,8 @@ TEST_CASE("contract: the form's words for the everyday mistakes of the issue", "
       {{"gpu-check", "--probe-path", "/bin/true"},
        "error: --probe-path: has no effect without --local (the cluster's probe pods run --image); add --local, or leave it out"},
       // submit: what its --help says a flag applies with, or it is refused
+      {{"submit", "mnist", "--command", "--dry-run=client"},
+       "error: --command: has no effect without words after --; give the command after --, e.g. -- python train.py"},
       {{"submit", "hello", "--all", "--dry-run=client"}, "error: --all: has no effect without --local; add --local, or leave it out"},
       {{"submit", "hello", "--local", "--wait"},
        "error: --wait: has no effect with --local, which runs the job on this machine; leave out one of them"},

@@ -482,6 +482,8 @@ std::size_t for_each_job(const JobFlags& flags, const std::string& ns, std::vect
     return detail::jobs_from_files(f, ns, warnings, each);
   }
   Positionals pos = read_positionals(flags);
+  if (f.command && pos.args.empty())
+    throw flag::usage("--command", "has no effect without words after --", "give the command after --, e.g. -- python train.py");
   const std::string sample = f.sample.empty() ? pos.sample : f.sample;
   const std::vector<std::string>& words = pos.args;
   auto b = builder_from_flags(f, sample, words, ns, errs);
