@@ -508,7 +508,6 @@ TEST_CASE("contract: the form's words for the everyday mistakes of the issue", "
       {{"submit", "mnist", "--gang", "--min-available", "2"}, "error: --min-available: cannot be combined with --gang; give one of them"},
       {{"describe"}, "error: NAME: nothing to describe; give TFJob names, -l SELECTOR or -A"},
       {{"wait"}, "error: NAME: required; give NAME"},
-      // a word no argument takes, never dropped: serve's own NAME is not its subcommands'
       // a flag the way of checking never reads: refused, not ignored
       {{"gpu-check", "--inventory", "--keep"}, "error: --keep: has no effect with --inventory, which runs no probe; leave out one of them"},
       {{"gpu-check", "--local", "--node", "n1"}, "error: --node: has no effect with --local, which probes this machine; leave out one of them"},
@@ -547,6 +546,7 @@ TEST_CASE("contract: the form's words for the everyday mistakes of the issue", "
       {{"logs", "x", "--index", "0-999999999"},
        "error: --index: \"0-999999999\" names more replicas than a job has (over 10000 in all); give the indices of the replicas, "
        "e.g. --index 0-3"},
+      // a word no argument takes, never dropped: serve's own NAME is not its subcommands'
       {{"gpu-check", "extra"}, "error: ARGS: \"extra\" is one argument too many; kubectl tfjob gpu-check takes no more (see --help)"},
       {{"serve", "list", "a"}, "error: ARGS: \"a\" is one argument too many; kubectl tfjob serve list takes no more (see --help)"},
       {{"serve", "status", "a", "b"},
