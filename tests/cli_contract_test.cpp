@@ -621,6 +621,7 @@ TEST_CASE("contract: submit's words are a SAMPLE, then after -- the ARGS, as --h
       {{"submit", "--command", "--image", "x", "--name", "y", "python", "train.py", "--dry-run=client"},
        "error: SAMPLE: \"python\" is not a built-in sample" + flags_job},
       {{"tf-config", "mnsit"}, "error: SAMPLE: \"mnsit\" is not a built-in sample (did you mean mnist?)" + flags_job},
+      {{"submit", "", "--image", "x", "--name", "y", "--dry-run=client"}, "error: SAMPLE: \"\" is not a built-in sample" + flags_job},
       {{"submit", "mnist", "foo", "bar", "--dry-run=client"},
        "error: ARGS: \"foo\" comes before --, where only a sample's name goes; give the container's args after --, e.g. submit mnist -- foo bar"},
       {{"submit", "--sample", "hello", "demo", "--dry-run=client"},
@@ -643,6 +644,10 @@ TEST_CASE("contract: submit's words are a SAMPLE, then after -- the ARGS, as --h
   job = json::parse(r.out);
   CHECK(job["metadata"]["name"] == "mnist");
   CHECK(args_of(job, "Chief", "args") == json::array({"--epochs=1"}));
+  // an empty word after -- is an empty arg, as typed
+  r = call({"submit", "--image", "x", "--name", "y", "--dry-run=client", "-o", "json", "--", ""});
+  REQUIRE(r.rc == 0);
+  CHECK(args_of(json::parse(r.out), "Worker", "args") == json::array({""}));
   // a sample's name after -- is an arg like any other word
   r = call({"submit", "--image", "x", "--name", "y", "--dry-run=client", "-o", "json", "--", "mnist"});
   REQUIRE(r.rc == 0);

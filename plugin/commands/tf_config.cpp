@@ -32,6 +32,7 @@ struct TFConfigCommand {
     if (!flags.files.empty() && !flags.first_word.empty() && flags.rest_words.empty() && flags.sample.empty()) {
       name = flags.first_word;  // with -f, one word names the job to show
       flags.first_word.clear();
+      flags.first_option = nullptr;  // taken: no word is left
     }
     files = flags.files;
     try {

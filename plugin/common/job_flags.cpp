@@ -22,7 +22,7 @@ void add_source_flags(CLI::App& sub, JobFlags& f) {
   flag::choice(sub, "--sample", f.sample, "Start from a built-in sample (" + sample_names() + ")", samples)->group(g_in);
   // Two positionals: CLI11 hands words after `--` to the parent once every positional
   // has its minimum, so a sample name and then `-- ARGS` need a second one.
-  flag::text(sub, "first", f.first_word,
+  f.first_option = flag::text(sub, "first", f.first_word,
              "A built-in sample name, and/or (after --) the container's args (or its command with --command)",
              "[SAMPLE] [-- ARGS...]")->group(g_in);
   flag::text(sub, "rest", f.rest_words, "")->group("");
@@ -343,9 +343,10 @@ TFJobBuilder builder_from_flags(const JobFlags& f, const std::string& sample,
 }
 
 std::vector<std::string> positional_words(const JobFlags& f) {
-  if (f.first_word.empty() && f.rest_words.empty()) return f.words;
+  const bool first = !f.first_word.empty() || (f.first_option && f.first_option->count() > 0);  // `submit ''` is a word
+  if (!first && f.rest_words.empty()) return f.words;
   std::vector<std::string> w;
-  if (!f.first_word.empty()) w.push_back(f.first_word);
+  if (first) w.push_back(f.first_word);
   w.insert(w.end(), f.rest_words.begin(), f.rest_words.end());
   return w;
 }

@@ -45,6 +45,7 @@ struct JobFlags {
   std::vector<std::string> words;  ///< positionals: [SAMPLE] or, after `--`, args/command
   std::string first_word;               ///< parsed: the first positional
   std::vector<std::string> rest_words;  ///< parsed: the other positionals
+  const CLI::Option* first_option = nullptr;  ///< the first positional's: given as "" is not absent
   /// Of the positionals, how many came after `--` (the command sets it from
   /// Globals::args_after_dashes): only those are the container's args.
   std::size_t after_dashes = 0;
