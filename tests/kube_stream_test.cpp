@@ -132,6 +132,36 @@ TEST_CASE("watch: list first, then live events", "[kube][watch]") {
   CHECK(ev == Events{"ADDED a", "ADDED b", "ADDED c", "MODIFIED a:v2", "DELETED b"});
 }
 
+TEST_CASE("watch: stopped while its list is being retried, it stops there and asks no more", "[kube][watch]") {
+  // a watch's owner stops it (Ctrl-C, a wait decided elsewhere) while the API server answers
+  // its list 503: the client's own retries of that list end with it, not 4 pauses later
+  Client c = client();
+  const std::string ns = "watch-stop-list";
+  const std::string path = "/api/v1/namespaces/" + ns + "/services";
+  ensure_namespace(ns);
+  server().faults().fail_next(503, 20, path);
+  auto asked = [&] {
+    auto rs = server().requests();
+    return std::count_if(rs.begin(), rs.end(), [&](const auto& r) { return r.path == path; });
+  };
+  std::atomic<bool> cancel{false};
+  std::atomic<bool> ended{false};
+  std::thread t([&] {
+    StreamOptions so;
+    so.cancel = &cancel;
+    Api<Service>(c, ns).watch({}, [&](const WatchEvent<Service>&) { return true; }, so);
+    ended = true;
+  });
+  Joiner j{t, cancel};
+  REQUIRE(server().wait_for([&] { return asked() >= 1; }));
+  const auto before = asked();
+  cancel = true;
+  t.join();
+  CHECK(ended);
+  CHECK(asked() <= before + 1);  // at most the retry already under way; before: every retry (5 in all)
+  server().faults().clear();
+}
+
 TEST_CASE("watch: a dropped stream resumes from the last version, nothing lost or repeated", "[kube][watch]") {
   Client c = client();
   for (bool abrupt : {true, false}) {

@@ -97,8 +97,9 @@ class Client {
   /// Like request_text, with a 2xx body handed to `body` block by block as it is read (its
   /// `start` called at each attempt, so a body cut and asked again begins afresh), within the
   /// bound on one answer; never held whole. Any other status throws as request_text does.
-  /// Returns the answer's status.
-  int request_into(const Request& req, BodyConsumer& body);
+  /// Returns the answer's status. Raising `cancel` ends it (a retry's pause included; a
+  /// watch's list stops when its owner does): it throws transport_error ("cancelled").
+  int request_into(const Request& req, BodyConsumer& body, const std::atomic<bool>* cancel = nullptr);
 
   /// The JSON of a 2xx body (empty = `{}`), without what `omit` names; decode_error when it is not JSON.
   static nlohmann::json decode_json(const Request& req, int http_status, const std::string& body,

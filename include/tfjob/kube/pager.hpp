@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <functional>
 #include <string_view>
 #include <vector>
@@ -54,7 +55,11 @@ int page_size(const Client& client, const ListParams& p);
 /// and nothing is delivered twice (the apiserver's own 410 offers the same continuation:
 /// its "inconsistent" continue token). A 410 on the first page is the caller's (a
 /// resourceVersion too old).
-bool list_pages(Client& client, const RequestBuilder& rb, ListParams p, const std::function<bool(ListPage&)>& on_page);
+///
+/// Raising `cancel` ends the list where it is, a page's retries included (it throws
+/// transport_error "cancelled"): a watch's list stops when its owner stops it.
+bool list_pages(Client& client, const RequestBuilder& rb, ListParams p, const std::function<bool(ListPage&)>& on_page,
+                const std::atomic<bool>* cancel = nullptr);
 
 namespace detail {
 

@@ -51,10 +51,12 @@ TFJOB_INLINE nlohmann::json Client::request_json(const Request& req, const tfjob
   return decode_json(req, resp.status, resp.body, omit);
 }
 
-TFJOB_INLINE int Client::request_into(const Request& req, BodyConsumer& body) {
+TFJOB_INLINE int Client::request_into(const Request& req, BodyConsumer& body, const std::atomic<bool>* cancel) {
   Response resp;
   resp.consumer = &body;
-  perform(req, nullptr, StreamOptions{}, &resp);
+  StreamOptions so;
+  so.cancel = cancel;
+  if (!perform(req, nullptr, so, &resp) && cancel && cancel->load()) throw detail::cancelled();
   if (resp.status < 200 || resp.status >= 300) throw_for(req, resp.status, resp.reason, resp.body, resp.header("retry-after"));
   return resp.status;
 }

@@ -190,7 +190,7 @@ TFJOB_INLINE void read_list_page(const ResourceInfo& res, nlohmann::json&& answe
 }  // namespace detail
 
 TFJOB_INLINE bool list_pages(Client& client, const RequestBuilder& rb, ListParams p,
-                             const std::function<bool(ListPage&)>& on_page) {
+                             const std::function<bool(ListPage&)>& on_page, const std::atomic<bool>* cancel) {
   p.limit = page_size(client, p);
   detail::ListBodyReader body(p.omit);  // each page's items parsed as their text arrives, without p.omit
   std::string last_key;  // the last item handed over (the list starts over after it on a 410)
@@ -200,7 +200,7 @@ TFJOB_INLINE bool list_pages(Client& client, const RequestBuilder& rb, ListParam
     nlohmann::json answer;
     try {
       const Request req = rb.list(p);
-      const int status = client.request_into(req, body);
+      const int status = client.request_into(req, body, cancel);
       answer = body.finish(req, status);
     } catch (const api_error& e) {
       if (e.is_gone() && !p.continue_token.empty()) {  // the continue token expired: start over

@@ -114,9 +114,11 @@ TFJOB_INLINE bool watch_list_all(Client& client, const RequestBuilder& rb, const
           }
         }
         return true;
-      });
+      }, opts.cancel);
       if (!stopped) whole = true;
       return !stopped;
+    } catch (const kube::detail::cancelled&) {
+      return false;  // the owner stopped the watch during the list
     } catch (const api_error& e) {
       // an API server restarting answers 5xx (or 429) for a while: list again after a pause
       if (e.code() < 500 && e.code() != 429) throw;
