@@ -29,6 +29,7 @@
 #include <atomic>
 #include <fstream>
 #include <mutex>
+#include <thread>
 
 #if __has_include(<stb_image_write.h>)
 #define STB_IMAGE_WRITE_IMPLEMENTATION
@@ -318,22 +319,59 @@ TEST_CASE("serve waits for the rollout through two watches: as many requests how
   CHECK(long_wait.watches == 2);
 }
 
+namespace {
+
+/// `serve NAME` of three one-GPU replicas on two one-GPU nodes, not waited for, with a
+/// progress deadline of 1 s: a cluster admin's (or a policy's) short deadline, a field serve
+/// does not manage (it stays)
+void serve_with_short_deadline(Cluster& c, const std::string& name) {
+  auto r = c.run({"serve", name, "--model", "resnet", "--gpus", "1", "--replicas", "3", "--no-wait"});
+  REQUIRE(r.exit_code == 0);
+  auto d = *c.server->get_object("deployments.apps", "default", name);
+  d["spec"]["progressDeadlineSeconds"] = 1;
+  c.server->put_object(d);
+}
+
+}  // namespace
+
 TEST_CASE("a rollout past its progress deadline: ProgressDeadlineExceeded with the scheduler's reason, exit 1", "[serving][e2e]") {
   REQUIRE_FALSE(tfjob::test::plugin_path().empty());  // the plugin is a build dependency of this test
   Cluster c;
-  auto r = c.run({"serve", "stuck", "--model", "resnet", "--gpus", "1", "--replicas", "3", "--no-wait"});
-  REQUIRE(r.exit_code == 0);
-  // a cluster admin's (or a policy's) short deadline, a field serve does not manage: it stays
-  auto d = *c.server->get_object("deployments.apps", "default", "stuck");
-  d["spec"]["progressDeadlineSeconds"] = 1;
-  c.server->put_object(d);
-  r = c.run({"serve", "stuck", "--model", "resnet", "--gpus", "1", "--replicas", "3", "--timeout", "60s"});
+  serve_with_short_deadline(c, "stuck");
+  auto r = c.run({"serve", "stuck", "--model", "resnet", "--gpus", "1", "--replicas", "3", "--timeout", "60s"});
   INFO(r.err);
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("deployment \"stuck\" exceeded its progress deadline") != std::string::npos);
   CHECK(r.err.find("Insufficient nvidia.com/gpu") != std::string::npos);  // why: the pending pod's scheduler event
   CHECK(r.err.find("timed out") == std::string::npos);                     // not a timeout: it ended at once
   CHECK((*c.server->get_object("deployments.apps", "default", "stuck"))["spec"]["progressDeadlineSeconds"] == 1);
+}
+
+TEST_CASE("a rollout past its progress deadline before its pods are listed: the verdict waits for them, the reason is said", "[serving][e2e]") {
+  REQUIRE_FALSE(tfjob::test::plugin_path().empty());  // the plugin is a build dependency of this test
+  Cluster c;
+  serve_with_short_deadline(c, "stuck");
+  bool gave_up = false;  // the controller has given up before the wait starts
+  for (int i = 0; i < 100 && !gave_up; ++i) {
+    gave_up = c.server->get_object("deployments.apps", "default", "stuck")->dump().find("ProgressDeadlineExceeded") != std::string::npos;
+    if (!gave_up) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  REQUIRE(gave_up);
+  // the Deployment's watch decides at its first list; the pods' first lists fail and are
+  // tried again after a pause: the report went out with no pods, so without the scheduler's
+  // reason (seen on the real server, where the pods' watch had not begun when the Deployment's decided)
+  c.server->faults().fail_next(500, 3, "/namespaces/default/pods");
+  tfjob::kube::ConfigOverrides ov;
+  ov.kubeconfig = c.kubeconfig;
+  tfjob::kube::Client client(tfjob::kube::load_config(ov));
+  tfjob::serving::WaitOptions o;
+  o.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  auto rep = tfjob::serving::wait_rollout(client, "default", "stuck", o);
+  INFO(rep.message << "\n" << rep.diagnosis);
+  CHECK(rep.result == tfjob::serving::WaitResult::failed);
+  CHECK(rep.message == "deployment \"stuck\" exceeded its progress deadline");
+  CHECK(rep.diagnosis.find("Insufficient nvidia.com/gpu") != std::string::npos);  fprintf(stderr, "DBGD %s\n", c.server->get_object("deployments.apps", "default", "stuck")->dump().c_str());
+  auto t0 = c.server->requests().front().received; for (auto& q : c.server->requests()) fprintf(stderr, "DBG %s %s %d %ld %ld\n", q.method.c_str(), q.path.c_str(), q.status, (long)std::chrono::duration_cast<std::chrono::milliseconds>(q.received - t0).count(), (long)std::chrono::duration_cast<std::chrono::milliseconds>(q.answered - t0).count());
 }
 
 TEST_CASE("a model that fails to load: TF Serving's error, exit 1", "[serving][e2e]") {

@@ -27,6 +27,7 @@ struct ObjectWaitState {
   std::condition_variable cv;
   std::uint64_t generation = 0;
   bool listed = false, found = false, decided = false, deleted = false, ended = false;
+  bool pods_listed = false;  ///< the pods' first list arrived, or their watch ended: the pods say what they can
   ObjectVerdict verdict;
   std::exception_ptr error;
   std::map<std::string, k8s::Pod> pods;  ///< by name, each decoded once as its watch delivered it
@@ -85,7 +86,13 @@ TFJOB_INLINE void watch_waited_pods(kube::Client& pc, const ObjectWaitArgs& a, O
     kube::StreamOptions so;
     so.cancel = &stop;
     so.deadline = a.o.deadline;
-    kube::Api<kube::DynamicObject>(pc, resources::pods(), a.ns).watch(wp, [&](const kube::WatchEvent<kube::DynamicObject>& ev) {
+    auto w = kube::Api<kube::DynamicObject>(pc, resources::pods(), a.ns).watcher(wp);
+    w.on_synced = [&] {  // a verdict of failed waits for this, so its diagnosis has the pods
+      std::lock_guard<std::mutex> lk(s.mu);
+      s.pods_listed = true;
+      s.changed();
+    };
+    w.run([&](const kube::WatchEvent<kube::DynamicObject>& ev) {
       std::lock_guard<std::mutex> lk(s.mu);
       const std::string pod = ev.object.name();
       if (ev.type == kube::EventType::deleted) s.pods.erase(pod);
@@ -106,6 +113,9 @@ TFJOB_INLINE void watch_waited_pods(kube::Client& pc, const ObjectWaitArgs& a, O
   } catch (const std::exception&) {
     // the pods explain; the object decides (a pods watch refused leaves the diagnosis poorer)
   }
+  std::lock_guard<std::mutex> lk(s.mu);
+  s.pods_listed = true;  // nothing more will come
+  s.changed();
 }
 
 /// Waits (looking at least every 100 ms) until what the watches delivered ends the wait, the
@@ -118,7 +128,9 @@ TFJOB_INLINE void await_object_wait_end(const WaitOptions& o, ObjectWaitState& s
     s.cv.wait_for(lk, std::chrono::milliseconds(100), [&] { return s.generation != seen; });
     seen = s.generation;
     const std::string line = s.verdict.message;
-    const bool over = s.ended || s.deleted || s.decided || !s.problems.empty() || (s.listed && !s.found);
+    // a failed verdict is reported with the pods, so it waits for their first list (the two watches race)
+    const bool awaiting_pods = s.decided && s.verdict.kind == ObjectVerdict::Kind::failed && !s.pods_listed;
+    const bool over = !awaiting_pods && (s.ended || s.deleted || s.decided || !s.problems.empty() || (s.listed && !s.found));
     lk.unlock();
     if (o.on_progress && !line.empty() && line != shown) o.on_progress(shown = line);
     if (over || (o.cancel && o.cancel->load()) || std::chrono::steady_clock::now() >= o.deadline) break;
