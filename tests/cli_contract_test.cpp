@@ -530,6 +530,9 @@ TEST_CASE("contract: the form's words for the everyday mistakes of the issue", "
        "error: --timeout: has no effect without --wait or --follow; add --wait, or leave it out"},
       {{"serve", "m", "--model", "resnet", "--export-dir", "/x", "--dry-run=client"},
        "error: --export-dir: has no effect without --from-job; add --from-job JOB, or leave it out"},
+      {{"serve", "m", "--model", "resnet", "--model-config-poll", "5", "--dry-run=client"},
+       "error: --model-config-poll: has no effect without a model config (--model NAME=SOURCE, --version-policy, --version-label or "
+       "--from-job); give the models as --model NAME=SOURCE, or leave it out"},
       {{"tensorboard", "x", "-o", "json"}, "error: --output: has no effect without --dry-run=client; add --dry-run=client, or leave it out"},
       {{"tensorboard", "x", "--keep", "--dry-run=client"},
        "error: --keep: has no effect with --dry-run=client, which starts nothing; leave out one of them"},

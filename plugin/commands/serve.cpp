@@ -403,6 +403,9 @@ struct ServeCommand {
     if (!o.from_job.empty() && (!o.models.empty() || !o.model_url.empty() || !o.model_url_secret.empty() || !o.pvc.empty()))
       throw flag::usage("--from-job", "the job's export is the model", "leave out --model, --model-url, --model-url-secret and --pvc");
     if (o.from_job.empty()) flag::refuse_given(*sub, {"--export-dir"}, "without --from-job", "add --from-job JOB, or leave it out");
+    if (o.from_job.empty() && !uses_model_config(o))  // one model by flags has no model config to re-read
+      flag::refuse_given(*sub, {"--model-config-poll"}, "without a model config (--model NAME=SOURCE, --version-policy, --version-label or --from-job)",
+                         "give the models as --model NAME=SOURCE, or leave it out");
     fmt = parse_output_format(o.output, {"json", "yaml", "name"});
     flags.dry_run = flag::dry_run_strategy(flags.dry_run, &dry_run_warning);
     if (o.kserve) check_kserve_flags(o);
