@@ -206,6 +206,8 @@ void check_form(const Ran& r, const std::string& flag) {
   CHECK(r.out.empty());
   CHECK(line.rfind("error: " + flag + ": ", 0) == 0);
   CHECK(line.find("; ", flag.size() + 9) != std::string::npos);
+  const auto give = line.find("give ");  // what to do is said once
+  CHECK((give == std::string::npos || line.find("give ", give + 1) == std::string::npos));
 }
 #endif
 

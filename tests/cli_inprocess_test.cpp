@@ -563,7 +563,7 @@ TEST_CASE("in-process: the SDK's invalid settings name its settings, the plugin'
   };
   const std::vector<Case> cases = {
       {[] { sv::parse_batching("max_batch_size=0"); }, "ServeOperations::batching",
-       "--batching max_batch_size=0: give an integer >= 1 (e.g. max_batch_size=8)"},
+       "--batching max_batch_size=0: \"0\" is not an integer >= 1; give one, e.g. max_batch_size=8"},
       {[] { sv::parse_autoscale("10:2:70%"); }, "ServeOperations::autoscale",
        "--autoscale \"10:2:70%\": MAX (2) must be at least MIN (10)"},
       {[&] { sv::validate(cpuless); }, "ServeOperations::autoscale",
@@ -572,15 +572,15 @@ TEST_CASE("in-process: the SDK's invalid settings name its settings, the plugin'
       {[&] { sv::validate(four); }, "ServeSpec::cpu", "--cpu \"four\" is not a Kubernetes quantity (e.g. 2, 500m, 4Gi)"},
       {[&] { sv::validate(sourceless); }, "ServeSpec::source",
        "no model: give one (--model resnet, --model-url URL of a SavedModel .tar.gz, or --pvc CLAIM[:PATH])"},
-      {[] { sv::parse_pvc(":x"); }, "ModelSource::claim", "--pvc \":x\": give CLAIM[:PATH], e.g. tfjob-mnist:export"},
+      {[] { sv::parse_pvc(":x"); }, "ModelSource::claim", "--pvc \":x\" names no claim; give CLAIM[:PATH], e.g. tfjob-mnist:export"},
       {[] { sv::parse_toleration("k:Sometimes"); }, "ServeSpec::tolerations",
        "--toleration \"k:Sometimes\": the effect \"Sometimes\" is none of NoSchedule, PreferNoSchedule, NoExecute; give "
        "KEY[=VALUE][:EFFECT], e.g. nvidia.com/gpu:NoSchedule or dedicated=gpu:NoExecute"},
       {[] { sv::parse_model_flag("mnist"); }, "ModelServerConfig::models",
-       "--model \"mnist\": give NAME=SOURCE, e.g. mnist=pvc:tfjob-mnist:export/mnist, resnet=resnet or clf=https://host/model.tar.gz"},
+       "--model \"mnist\" has no '='; give NAME=SOURCE, e.g. mnist=pvc:tfjob-mnist:export/mnist, resnet=resnet or clf=https://host/model.tar.gz"},
       {[] { sv::parse_version_policy_flag("newest"); }, "ModelEntry::policy",
-       "--version-policy \"newest\": give [MODEL=]latest:N, all or specific:V[,V...] (TF Serving's model_version_policy), e.g. "
-       "mnist=latest:2"},
+       "--version-policy \"newest\" is not a version policy; give [MODEL=]latest:N, all or specific:V[,V...] (TF Serving's "
+       "model_version_policy), e.g. mnist=latest:2"},
       {[&] { sv::validate(twice); }, "ModelServerConfig::models", "--model mnist is given twice: each model needs its own NAME"},
       {[] { sv::validate(sv::ModelServerConfig{}); }, "ModelServerConfig::models", "no model: give one (--model NAME=SOURCE, repeatable)"},
       {[&] { sv::build_model_config_objects(spec, twice, -1); }, "ModelServerConfig::models",

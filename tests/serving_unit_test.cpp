@@ -434,10 +434,10 @@ TEST_CASE("serve --batching: TF Serving's BatchingParameters in text format, eve
         "pad_variable_length_inputs: true\n");
   CHECK(batching_parameters_text(parse_batching("batch_timeout_micros=0")) == "batch_timeout_micros { value: 0 }\n");
   CHECK_THROWS_WITH(parse_batching("max_batch=32"), Catch::Contains("unknown key \"max_batch\"") && Catch::Contains("max_batch_size"));
-  CHECK_THROWS_WITH(parse_batching("max_batch_size=0"), Catch::Contains("max_batch_size=0: give an integer >= 1"));
+  CHECK_THROWS_WITH(parse_batching("max_batch_size=0"), Catch::Contains("max_batch_size=0: \"0\" is not an integer >= 1; give one"));
   CHECK_THROWS_WITH(parse_batching("num_batch_threads=-2"), Catch::Contains("num_batch_threads=-2"));
   CHECK_THROWS_WITH(parse_batching("batch_timeout_micros=5ms"), Catch::Contains("batch_timeout_micros=5ms"));
-  CHECK_THROWS_WITH(parse_batching("max_batch_size=99999999999999999999"), Catch::Contains("give an integer"));
+  CHECK_THROWS_WITH(parse_batching("max_batch_size=99999999999999999999"), Catch::Contains("is not an integer"));
   CHECK_THROWS_WITH(parse_batching("max_batch_size"), Catch::Contains("KEY=VALUE"));
   CHECK_THROWS_WITH(parse_batching("pad_variable_length_inputs=yes"), Catch::Contains("true or false"));
   CHECK_THROWS_WITH(parse_batching("max_batch_size=32,allowed_batch_sizes=16:8:32"), Catch::Contains("must increase"));
@@ -687,10 +687,10 @@ TEST_CASE("serve flags --model NAME=SOURCE, --version-policy and --version-label
   CHECK(p.num_versions == 2);
   CHECK(parse_version_policy_flag("all").second.kind == VersionPolicy::Kind::all);
   CHECK(parse_version_policy_flag("specific:1,3").second.versions == std::vector<std::int64_t>{1, 3});
-  CHECK_THROWS_WITH(parse_version_policy_flag("latest:0"), Catch::Contains("N is a positive number"));
+  CHECK_THROWS_WITH(parse_version_policy_flag("latest:0"), Catch::Contains("N is not a whole number from 1"));
   CHECK_THROWS_WITH(parse_version_policy_flag("specific:1,,2"), Catch::Contains("\"\" is not a version number"));
   CHECK_THROWS_WITH(parse_version_policy_flag("newest"), Catch::Contains("give [MODEL=]latest:N, all or specific:V[,V...]"));
-  CHECK_THROWS_WITH(parse_version_policy_flag("latest:99999999999999999999"), Catch::Contains("N is a positive number"));
+  CHECK_THROWS_WITH(parse_version_policy_flag("latest:99999999999999999999"), Catch::Contains("N is not a whole number from 1"));
 
   // which versions on disk each policy serves (file_system_storage_path_source.proto)
   VersionPolicy latest2;
@@ -704,8 +704,8 @@ TEST_CASE("serve flags --model NAME=SOURCE, --version-policy and --version-label
   CHECK(l.label == "canary");
   CHECK(l.version == 2);
   CHECK_THROWS_WITH(parse_label_assignment("canary", "LABEL=VERSION"), Catch::Contains("give LABEL=VERSION"));
-  CHECK_THROWS_WITH(parse_label_assignment("canary=two", "LABEL=VERSION"), Catch::Contains("VERSION is a model version number"));
-  CHECK_THROWS_WITH(parse_label_assignment("can/ary=2", "LABEL=VERSION"), Catch::Contains("a label uses letters"));
+  CHECK_THROWS_WITH(parse_label_assignment("canary=two", "LABEL=VERSION"), Catch::Contains("VERSION is not a model version number"));
+  CHECK_THROWS_WITH(parse_label_assignment("can/ary=2", "LABEL=VERSION"), Catch::Contains("LABEL has a character other than letters"));
 }
 
 TEST_CASE("the model config renders as TF Serving's text format and reads back, hand-written forms too", "[serving][model-config]") {

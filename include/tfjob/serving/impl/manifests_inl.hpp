@@ -19,7 +19,7 @@ TFJOB_INLINE ModelSource parse_pvc(const std::string& text) {
   while (!s.path.empty() && s.path.front() == '/') s.path.erase(0, 1);
   while (!s.path.empty() && s.path.back() == '/') s.path.pop_back();
   if (s.claim.empty())
-    throw detail::invalid_setting(setting::model_claim, " \"" + text + "\": give CLAIM[:PATH], e.g. tfjob-mnist:export");
+    throw detail::invalid_setting(setting::model_claim, " \"" + text + "\" names no claim; give CLAIM[:PATH], e.g. tfjob-mnist:export");
   if (s.path.find("..") != std::string::npos)
     throw detail::invalid_setting(setting::model_claim, " \"" + text + "\": PATH must stay inside the claim (no \"..\")");
   return s;
@@ -91,7 +91,7 @@ TFJOB_INLINE void check_model_url(const ModelSource& m) {
     if (!m.url.empty())
       throw invalid_setting(setting::model_url_secret, ": give the URL or the Secret that holds it, not both");
     if (!tfjob::detail::is_dns1123_subdomain(m.url_secret))
-      throw invalid_setting(setting::model_url_secret, " \"" + m.url_secret + "\": give SECRET[:KEY], SECRET a Secret's name");
+      throw invalid_setting(setting::model_url_secret, " \"" + m.url_secret + "\" is not a Secret's name (lowercase letters, digits, '-' and '.'); give SECRET[:KEY]");
     bool key_ok = !m.url_secret_key.empty() && m.url_secret_key.size() <= 253;
     for (char c : m.url_secret_key)
       if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) key_ok = false;

@@ -80,8 +80,10 @@ TFJOB_INLINE std::string quote(const std::string& s) {
 TFJOB_INLINE ModelEntry parse_model_flag(const std::string& text) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-    throw detail::invalid_setting(setting::model_config_models, " \"" + text + "\": give NAME=SOURCE, e.g. mnist=pvc:tfjob-mnist:export/mnist, "
-                                  "resnet=resnet or clf=https://host/model.tar.gz");
+    throw detail::invalid_setting(setting::model_config_models,
+                                  " \"" + text + "\" " + (eq == std::string::npos ? "has no '='" : eq == 0 ? "has no NAME" : "has no SOURCE") +
+                                      "; give NAME=SOURCE, e.g. mnist=pvc:tfjob-mnist:export/mnist, resnet=resnet or "
+                                      "clf=https://host/model.tar.gz");
   ModelEntry e;
   e.name = text.substr(0, eq);
   detail::check_model_name(e.name, " \"" + text + "\"");
@@ -112,8 +114,8 @@ TFJOB_INLINE std::pair<std::string, VersionPolicy> parse_version_policy_flag(con
     model = text.substr(0, eq);
     p = text.substr(eq + 1);
   }
-  const std::string hint = " \"" + text + "\": give [MODEL=]latest:N, all or specific:V[,V...] "
-                           "(TF Serving's model_version_policy), e.g. mnist=latest:2";
+  const std::string said = " \"" + text + "\": ";
+  const std::string right = "; give [MODEL=]latest:N, all or specific:V[,V...] (TF Serving's model_version_policy), e.g. mnist=latest:2";
   VersionPolicy vp;
   if (p == "all") {
     vp.kind = VersionPolicy::Kind::all;
@@ -121,7 +123,7 @@ TFJOB_INLINE std::pair<std::string, VersionPolicy> parse_version_policy_flag(con
     vp.kind = VersionPolicy::Kind::latest;
     if (p != "latest") {
       auto n = detail::parse_version_number(p.substr(7));
-      if (!n || *n < 1) throw detail::invalid_setting(setting::model_entry_policy, hint + " (N is a positive number)");
+      if (!n || *n < 1) throw detail::invalid_setting(setting::model_entry_policy, said + "N is not a whole number from 1 to 2^63-1" + right);
       vp.num_versions = *n;
     }
   } else if (p.rfind("specific:", 0) == 0) {
@@ -132,22 +134,23 @@ TFJOB_INLINE std::pair<std::string, VersionPolicy> parse_version_policy_flag(con
       auto comma = rest.find(',', start);
       std::string v = rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       auto n = detail::parse_version_number(v);
-      if (!n) throw detail::invalid_setting(setting::model_entry_policy, hint + " (\"" + v + "\" is not a version number)");
+      if (!n) throw detail::invalid_setting(setting::model_entry_policy, said + "\"" + v + "\" is not a version number" + right);
       vp.versions.push_back(*n);
       if (comma == std::string::npos) break;
       start = comma + 1;
     }
   } else {
-    throw detail::invalid_setting(setting::model_entry_policy, hint);
+    throw detail::invalid_setting(setting::model_entry_policy,
+                                  (model.empty() ? " " : said) + "\"" + p + "\" is not a version policy" + right);
   }
   return {model, vp};
 }
 
 TFJOB_INLINE LabelAssignment parse_label_assignment(const std::string& text, const std::string& flag) {
   LabelAssignment a;
-  const std::string hint = flag + " \"" + text + "\": give LABEL=VERSION, e.g. stable=1 or canary=2";
+  const std::string said = flag + " \"" + text + "\": ", right = "; give LABEL=VERSION, e.g. stable=1 or canary=2";
   auto eq = text.find('=');
-  if (eq == std::string::npos) throw tfjob::error(hint);
+  if (eq == std::string::npos) throw tfjob::error(said + "no '='" + right);
   std::string left = text.substr(0, eq);
   if (auto colon = left.find(':'); colon != std::string::npos) {
     a.model = left.substr(0, colon);
@@ -155,12 +158,13 @@ TFJOB_INLINE LabelAssignment parse_label_assignment(const std::string& text, con
   }
   a.label = left;
   // TF Serving's REST path takes a label as /labels/([^/:]+); keep it a plain word.
-  if (a.label.empty() || a.label.size() > 63) throw tfjob::error(hint);
+  if (a.label.empty()) throw tfjob::error(said + "LABEL is empty" + right);
+  if (a.label.size() > 63) throw tfjob::error(said + "LABEL is longer than 63 characters" + right);
   for (char c : a.label)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'))
-      throw tfjob::error(hint + " (a label uses letters, digits, '-' and '_')");
+      throw tfjob::error(said + "LABEL has a character other than letters, digits, '-' and '_'" + right);
   auto v = detail::parse_version_number(text.substr(eq + 1));
-  if (!v || *v < 1) throw tfjob::error(hint + " (VERSION is a model version number)");
+  if (!v || *v < 1) throw tfjob::error(said + "VERSION is not a model version number" + right);
   a.version = *v;
   return a;
 }

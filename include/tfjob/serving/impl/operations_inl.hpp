@@ -59,15 +59,16 @@ TFJOB_INLINE Batching parse_batching(const std::string& text) {
   auto positive = [&](const std::string& key, const std::string& v, std::int64_t lo) {
     auto n = detail::parse_int64(v, lo, big);
     if (!n)
-      throw detail::invalid_setting(setting::serve_batching, " " + key + "=" + v + ": give an integer " + (lo > 0 ? ">= 1" : ">= 0") +
-                                    " (e.g. " + key + "=" + (key == "batch_timeout_micros" ? "5000" : "8") + ")");
+      throw detail::invalid_setting(setting::serve_batching, " " + key + "=" + v + ": \"" + v + "\" is not an integer " +
+                                    (lo > 0 ? ">= 1" : ">= 0") + "; give one, e.g. " + key + "=" +
+                                    (key == "batch_timeout_micros" ? "5000" : "8"));
     return *n;
   };
   for (const auto& item : detail::split(text, ',')) {
     if (item.empty()) continue;  // "a=1,,b=2" and a trailing comma are harmless
     auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw detail::invalid_setting(setting::serve_batching, " \"" + item + "\": give KEY=VALUE pairs separated by ',', e.g. "
+      throw detail::invalid_setting(setting::serve_batching, " \"" + item + "\" is not KEY=VALUE; give KEY=VALUE pairs separated by ',', e.g. "
                                     "max_batch_size=32,batch_timeout_micros=5000; keys: " + known);
     const std::string key = item.substr(0, eq), v = item.substr(eq + 1);
     if (key == "max_batch_size") b.max_batch_size = positive(key, v, 1);
@@ -78,14 +79,14 @@ TFJOB_INLINE Batching parse_batching(const std::string& text) {
       for (char c : v)
         if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'))
           throw detail::invalid_setting(setting::serve_batching, " thread_pool_name=" + v + ": use letters, digits, '_' or '-'");
-      if (v.empty()) throw detail::invalid_setting(setting::serve_batching, " thread_pool_name=: give a name");
+      if (v.empty()) throw detail::invalid_setting(setting::serve_batching, " thread_pool_name= is empty; give a name of letters, digits, '_' or '-'");
       b.thread_pool_name = v;
     } else if (key == "allowed_batch_sizes") {
       b.allowed_batch_sizes.clear();
       for (const auto& part : detail::split(v, ':')) b.allowed_batch_sizes.push_back(positive(key, part, 1));
     } else if (key == "pad_variable_length_inputs") {
       if (v != "true" && v != "false")
-        throw detail::invalid_setting(setting::serve_batching, " pad_variable_length_inputs=" + v + ": give true or false");
+        throw detail::invalid_setting(setting::serve_batching, " pad_variable_length_inputs=" + v + ": \"" + v + "\" is not a boolean; give true or false");
       b.pad_variable_length_inputs = v == "true";
     } else {
       throw detail::invalid_setting(setting::serve_batching,
@@ -129,14 +130,18 @@ TFJOB_INLINE std::string monitoring_config_text() {
 }
 
 TFJOB_INLINE Autoscale parse_autoscale(const std::string& text) {
-  const std::string usage = " \"" + text + "\": give MIN:MAX:CPU%, e.g. 2:10:70%";
+  const std::string right = "; give MIN:MAX:CPU%, e.g. 2:10:70%";
   auto parts = detail::split(text, ':');
-  if (parts.size() != 3) throw detail::invalid_setting(setting::serve_autoscale, usage);
+  if (parts.size() != 3)
+    throw detail::invalid_setting(setting::serve_autoscale, " \"" + text + "\" has " + std::to_string(parts.size()) +
+                                                                " part" + (parts.size() == 1 ? "" : "s") + " separated by ':', not 3" + right);
   std::string cpu = parts[2];
   if (!cpu.empty() && cpu.back() == '%') cpu.pop_back();
   auto mn = detail::parse_int64(parts[0], 1, 100000), mx = detail::parse_int64(parts[1], 1, 100000);
   auto pc = detail::parse_int64(cpu, 1, 1000);
-  if (!mn || !mx || !pc) throw detail::invalid_setting(setting::serve_autoscale, usage + " (MIN and MAX replicas >= 1, CPU% from 1 to 1000)");
+  if (!mn || !mx || !pc)
+    throw detail::invalid_setting(setting::serve_autoscale, " \"" + text + "\": MIN and MAX are replica counts from 1 to 100000, CPU% a "
+                                                            "whole percentage from 1 to 1000" + right);
   // HPA validation (pkg/apis/autoscaling/validation): maxReplicas must not be less than minReplicas.
   if (*mx < *mn)
     throw detail::invalid_setting(setting::serve_autoscale,
