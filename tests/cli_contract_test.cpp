@@ -508,6 +508,13 @@ TEST_CASE("contract: the form's words for the everyday mistakes of the issue", "
        "error: --pvc: \"data\" has no mount path; give CLAIM:/mount/path[:ro], e.g. data:/data (a bare CLAIM replaces the claim of a "
        "built-in sample: submit mnist --pvc data)"},
       {{"submit", "mnist", "--gang", "--min-available", "2"}, "error: --min-available: cannot be combined with --gang; give one of them"},
+      // the same words where a command judges two flags itself (flag::exclusive)
+      {{"logs", "x", "--since", "5m", "--since-time", "2026-01-02T15:04:05Z"}, "error: --since: cannot be combined with --since-time; give one of them"},
+      {{"logs", "x", "--all-containers", "-c", "tensorflow"}, "error: --all-containers: cannot be combined with --container; give one of them"},
+      {{"describe", "x", "-l", "a=b"}, "error: --selector: cannot be combined with TFJob names; give one of them"},
+      {{"delete", "--all", "-l", "a=b"}, "error: --all: cannot be combined with --selector; give one of them"},
+      {{"models", "x", "--version", "1", "--label", "stable"}, "error: --version: cannot be combined with --label; give one of them"},
+      {{"submit", "hello", "--wait", "--dry-run=server"}, "error: --wait: cannot be combined with --dry-run=server; give one of them"},
       {{"describe"}, "error: NAME: nothing to describe; give TFJob names, -l SELECTOR or -A"},
       {{"wait"}, "error: NAME: required; give NAME"},
       // a flag the way of checking never reads: refused, not ignored

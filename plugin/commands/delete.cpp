@@ -36,13 +36,13 @@ struct DeleteCommand {
     const int ways = !names.empty() + !files.empty() + (all || !selector.empty());
     if (ways == 0) throw flag::usage("NAME", "nothing to delete", "give TFJob names, -f FILE, -l SELECTOR or --all");
     if (ways > 1)  // said of the flag that came with the names (or -f with --all/-l)
-      throw flag::usage(!files.empty() ? "--filename" : all ? "--all" : "--selector", "names, -f and --all/-l cannot be combined",
-                        "give one of them");
-    if (all && !selector.empty()) throw flag::usage("--all", "--all cannot be combined with -l", "give one of them");
+      throw flag::exclusive(!files.empty() ? "--filename" : all ? "--all" : "--selector",
+                            names.empty() ? (all ? "--all" : "--selector") : "TFJob names");
+    if (all && !selector.empty()) throw flag::exclusive("--all", "--selector");
     // kubectl delete's Complete (cmd/delete/delete.go): --now is --grace-period=1, and
     // --grace-period=0 without --force becomes 1
     if (now && grace_period != -1)
-      throw flag::usage("--now", "--now and --grace-period cannot be specified together", "give one of them");
+      throw flag::exclusive("--now", "--grace-period");
     if (now) grace_period = 1;
     if (grace_period == 0) grace_period = 1;
     timeout_ms = wf::parse_duration(timeout, "--timeout");

@@ -29,7 +29,7 @@ struct DescribeCommand {
     if (names.empty() && selector.empty() && !all_namespaces)
       throw flag::usage("NAME", "nothing to describe", "give TFJob names, -l SELECTOR or -A");
     if (!names.empty() && !selector.empty())
-      throw flag::usage("--selector", "names cannot be combined with -l", "give one of them");
+      throw flag::exclusive("--selector", "TFJob names");
     if (!names.empty() && all_namespaces)
       throw flag::name_with_all_namespaces();
   }

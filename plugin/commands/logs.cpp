@@ -242,12 +242,10 @@ struct LogsCommand : LogsOptions {
   void validate() {
     auto& o = *this;
     if (o.name.empty() && o.selector.empty()) throw flag::usage("NAME", "no TFJob named", "give a TFJob name or -l SELECTOR");
-    if (!o.name.empty() && !o.selector.empty()) throw flag::usage("--selector", "a TFJob name and -l were both given", "give one of them");
-    if (o.previous && o.follow) throw flag::usage("--previous", "--previous cannot be combined with -f", "give one of them");
-    if (o.all_containers && !o.containers.empty())
-      throw flag::usage("--all-containers", "--all-containers cannot be combined with -c", "give one of them");
-    if (!o.since.empty() && !o.since_time.empty())  // kubectl logs' rule
-      throw flag::usage("--since", "at most one of --since and --since-time may be given", "give one of them");
+    if (!o.name.empty() && !o.selector.empty()) throw flag::exclusive("--selector", "a TFJob name");
+    if (o.previous && o.follow) throw flag::exclusive("--previous", "--follow");
+    if (o.all_containers && !o.containers.empty()) throw flag::exclusive("--all-containers", "--container");
+    if (!o.since.empty() && !o.since_time.empty()) throw flag::exclusive("--since", "--since-time");  // kubectl logs' rule
     if (!o.since.empty()) {
       // Go's time.ParseDuration, as kubectl logs --since (a number needs a unit: the flag layer)
       auto d = wf::parse_duration(o.since, "--since");

@@ -21,7 +21,7 @@ struct ModelsCommand {
   std::string model;  ///< --model-name: one of a several-model server's models
 
   void validate() {
-    if (!version.empty() && !label.empty()) throw flag::usage("--version", "--version and --label were both given", "give one of them");
+    if (!version.empty() && !label.empty()) throw flag::exclusive("--version", "--label");
     serving::validate_version(version);
     fmt = parse_output_format(output, {"json", "yaml"});
   }

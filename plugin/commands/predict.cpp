@@ -37,7 +37,7 @@ struct PredictCommand {
     if (images.empty() == json_file.empty())
       throw flag::usage("--image", images.empty() ? "nothing to send" : "--image and --json were both given",
                         "give --image FILE (repeatable) or --json FILE, not both");
-    if (!version.empty() && !label.empty()) throw flag::usage("--version", "--version and --label were both given", "give one of them");
+    if (!version.empty() && !label.empty()) throw flag::exclusive("--version", "--label");
     serving::validate_version(version);
     fmt = parse_output_format(output, {"json"});
     // what is sent is read now: a file that cannot be used is refused before any request

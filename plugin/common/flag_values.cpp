@@ -414,6 +414,10 @@ CLI::ValidationError usage(const std::string& flag, const std::string& what, con
   return CLI::ValidationError(flag, what + "; " + right);
 }
 
+CLI::ValidationError exclusive(const std::string& flag, const std::string& other) {
+  return usage(flag, "cannot be combined with " + other, "give one of them");
+}
+
 CLI::ValidationError name_with_all_namespaces() {
   return usage("--all-namespaces", "a job name cannot be combined with --all-namespaces", "give -n NAMESPACE instead");
 }

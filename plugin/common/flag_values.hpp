@@ -210,6 +210,10 @@ std::string error_line(const std::string& flag, const std::string& problem);
 /// is "FLAG: problem"; run_cli words it with error_line().
 CLI::ValidationError usage(const std::string& flag, const std::string& what, const std::string& right);
 
+/// Two things that exclude each other, in the one form CLI11's `excludes` is said in too:
+/// `error: FLAG: cannot be combined with OTHER; give one of them`.
+CLI::ValidationError exclusive(const std::string& flag, const std::string& other);
+
 /// A name given with -A: kubectl's rule ("a resource cannot be retrieved by name across all
 /// namespaces"), in the one form, the same for every command.
 CLI::ValidationError name_with_all_namespaces();

@@ -45,7 +45,7 @@ void refuse_on_warnings(const std::vector<tfjob::Finding>& findings) {
 
 std::chrono::milliseconds check_submit_cluster_flags(const SubmitClusterFlags& f, std::size_t jobs, bool dry_run_server) {
   if ((f.wait || f.follow) && dry_run_server)
-    throw flag::usage("--wait", "--wait/--follow cannot be combined with --dry-run=server", "leave out one of them");
+    throw flag::exclusive(f.follow ? "--follow" : "--wait", "--dry-run=server");
   if ((f.wait || f.follow) && jobs != 1)
     throw flag::usage("--wait", "--wait/--follow need exactly one job (got " + std::to_string(jobs) + ")",
                       "submit one job at a time to wait for it");
