@@ -542,6 +542,10 @@ TEST_CASE("contract: the form's words for the everyday mistakes of the issue", "
       {{"serve", "m", "--model", "resnet", "--model-config-poll", "5", "--dry-run=client"},
        "error: --model-config-poll: has no effect without a model config (--model NAME=SOURCE, --version-policy, --version-label or "
        "--from-job); give the models as --model NAME=SOURCE, or leave it out"},
+      {{"logs", "x", "-o", "json", "--timestamps"},
+       "error: --timestamps: has no effect with --output json, whose objects hold each line's replica and time, uncoloured; leave out one of them"},
+      {{"logs", "x", "-o", "json", "--highlight", "loss"},
+       "error: --highlight: has no effect with --output json, whose objects hold each line's replica and time, uncoloured; leave out one of them"},
       {{"tensorboard", "x", "-o", "json"}, "error: --output: has no effect without --dry-run=client; add --dry-run=client, or leave it out"},
       {{"tensorboard", "x", "--keep", "--dry-run=client"},
        "error: --keep: has no effect with --dry-run=client, which starts nothing; leave out one of them"},

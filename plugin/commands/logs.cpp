@@ -246,6 +246,11 @@ struct LogsCommand : LogsOptions {
     if (o.previous && o.follow) throw flag::exclusive("--previous", "--follow");
     if (o.all_containers && !o.containers.empty()) throw flag::exclusive("--all-containers", "--container");
     if (!o.since.empty() && !o.since_time.empty()) throw flag::exclusive("--since", "--since-time");  // kubectl logs' rule
+    if (o.output == "json")  // each object carries its replica and time, and JSON is not coloured
+      for (const auto& [given, f] : {std::pair{o.prefix, "--prefix"}, {o.timestamps, "--timestamps"}, {!o.highlight.empty(), "--highlight"}})
+        if (given)
+          throw flag::usage(f, "has no effect with --output json, whose objects hold each line's replica and time, uncoloured",
+                            "leave out one of them");
     if (!o.since.empty()) {
       // Go's time.ParseDuration, as kubectl logs --since (a number needs a unit: the flag layer)
       auto d = wf::parse_duration(o.since, "--since");
