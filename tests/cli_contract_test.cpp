@@ -546,6 +546,8 @@ TEST_CASE("contract: the form's words for the everyday mistakes of the issue", "
        "error: --timestamps: has no effect with --output json, whose objects hold each line's replica and time, uncoloured; leave out one of them"},
       {{"logs", "x", "-o", "json", "--highlight", "loss"},
        "error: --highlight: has no effect with --output json, whose objects hold each line's replica and time, uncoloured; leave out one of them"},
+      {{"predict", "x", "--json", tfjob::test::source_dir() + "/samples/mnist/tfjob.yaml", "--top", "3"},
+       "error: --top: has no effect with --json, which prints TF Serving's response as it came; leave out one of them"},
       {{"tensorboard", "x", "-o", "json"}, "error: --output: has no effect without --dry-run=client; add --dry-run=client, or leave it out"},
       {{"tensorboard", "x", "--keep", "--dry-run=client"},
        "error: --keep: has no effect with --dry-run=client, which starts nothing; leave out one of them"},

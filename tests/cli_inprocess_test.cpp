@@ -170,7 +170,7 @@ TEST_CASE("in-process: invalid flags are refused before any request, with what i
       {{"get", "x", "-A"}, 64, "a job name cannot be combined with --all-namespaces"},
       {{"get", "x", "-l", "team=a"}, 64, "error: --selector: name cannot be provided when a selector is specified"},  // kubectl's words
       {{"get", "x", "--field-selector", "metadata.name=x"}, 64, "error: --field-selector: name cannot be provided when a selector"},
-      {{"get", "--output-watch-events"}, 64, "error: --output-watch-events: it needs a watch; add --watch or --watch-only"},
+      {{"get", "--output-watch-events"}, 64, "error: --output-watch-events: has no effect without --watch or --watch-only; add --watch, or leave it out"},
       // a template that does not parse: kubectl's words after the flag, and what to give
       {{"get", "-o", "jsonpath={.x"}, 64, "error: --output: error parsing jsonpath {.x, unclosed action; give jsonpath=TEMPLATE"},
       {{"get", "-o", "custom-columns=N:.x["}, 64, "error: --output: error parsing jsonpath {.x[}, invalid array index at \"\"; give custom-columns="},

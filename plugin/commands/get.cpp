@@ -293,7 +293,7 @@ struct GetCommand {
       throw flag::usage(selector.empty() ? "--field-selector" : "--selector", "name cannot be provided when a selector is specified",
                         "give job names or a selector, not both");
     if (output_watch_events && !watch && !watch_only)
-      throw flag::usage("--output-watch-events", "it needs a watch", "add --watch or --watch-only");
+      throw flag::usage("--output-watch-events", "has no effect without --watch or --watch-only", "add --watch, or leave it out");
     shape.wide = output == "wide";
     shape.all_ns = all_namespaces;
     shape.show_labels = show_labels;

@@ -32,11 +32,14 @@ struct PredictCommand {
   std::string output;
   std::string signature, version, label;
   std::string model;  ///< --model-name: one of a several-model server's models
+  const CLI::App* sub = nullptr;  ///< its command, to tell which flags were given
 
   void validate() {
     if (images.empty() == json_file.empty())
       throw flag::usage("--image", images.empty() ? "nothing to send" : "--image and --json were both given",
                         "give --image FILE (repeatable) or --json FILE, not both");
+    if (!json_file.empty())
+      flag::refuse_given(*sub, {"--top", "--output"}, "with --json, which prints TF Serving's response as it came", "leave out one of them");
     if (!version.empty() && !label.empty()) throw flag::exclusive("--version", "--label");
     serving::validate_version(version);
     fmt = parse_output_format(output, {"json"});
@@ -162,6 +165,7 @@ void PredictCommand::print(Context& ctx, const nlohmann::json& response) const {
 void setup_predict(CLI::App& app, Globals& g) {
   auto o = std::make_shared<PredictCommand>();
   auto* sub = app.add_subcommand("predict", "Send a prediction to a model served with `serve` (through the API server's service proxy)");
+  o->sub = sub;
   flag::text(*sub, "name", o->name, "NAME given to serve", "NAME")->required();
   flag::file(*sub, "--image", o->images,
              "PNG or JPEG image (repeatable), converted to what the signature takes: its bytes as {\"b64\": ...} for a "
