@@ -408,6 +408,10 @@ struct ServeCommand {
                          "give the models as --model NAME=SOURCE, or leave it out");
     fmt = parse_output_format(o.output, {"json", "yaml", "name"});
     flags.dry_run = flag::dry_run_strategy(flags.dry_run, &dry_run_warning);
+    if (o.dry_run != "none")  // what bounds or extends the wait, where nothing is waited for
+      flag::refuse_given(*sub, {"--timeout", "--wait-version"}, "with --dry-run, which waits for nothing", "leave out one of them");
+    else if (o.no_wait)
+      flag::refuse_given(*sub, {"--timeout", "--wait-version"}, "with --no-wait, which returns after the apply", "leave out one of them");
     if (o.kserve) check_kserve_flags(o);
     if (o.dry_run != "client") timeout_ms = wf::parse_duration(o.timeout, "--timeout");
     // every model flag, with a claim standing in for the export --from-job reads at run time
@@ -757,8 +761,10 @@ struct ServeLabelCommand {
   std::string name, model, assignment;
   std::string timeout = "10m";
   bool no_wait = false;
+  const CLI::App* sub = nullptr;  ///< its command, to tell which flags were given
 
   void validate() {
+    if (no_wait) flag::refuse_given(*sub, {"--timeout"}, "with --no-wait, which returns once the label is written", "leave out one of them");
     a = serving::parse_label_assignment(assignment, "LABEL=VERSION");
     if (!a.model.empty()) throw flag::usage("ASSIGNMENT", "\"" + assignment + "\" names a model", "give LABEL=VERSION; the model is the argument before it");
     timeout_ms = wf::parse_duration(timeout, "--timeout");
@@ -1059,6 +1065,7 @@ void add_serve_subcommands(CLI::App* sub, Globals& g) {
 
   auto* lab = sub->add_subcommand("label", "Set or move a version label (stable, canary) of a model, without restarting the server");
   auto lc = std::make_shared<ServeLabelCommand>();
+  lc->sub = lab;
   flag::text(*lab, "name", lc->name, "Name given to serve", "NAME")->required();
   flag::text(*lab, "model", lc->model, "The model (one of the server's --model NAME=SOURCE)", "MODEL")->required();
   flag::composite(*lab, "assignment", lc->assignment, "LABEL=VERSION, e.g. canary=2", "LABEL=VERSION", "canary=2", {"stable", "stable=x"},
