@@ -191,6 +191,22 @@ TEST_CASE("the plan refuses what a process cannot be", "[local][plan]") {
   CHECK(make_plan(job, in).replicas.at(0).mounts.at(0).local_dir == "/here");
 }
 
+TEST_CASE("the plan says what a process here does not get: the pod's resources and where it may run", "[local][plan]") {
+  PlanInputs in;
+  in.port = [](const std::string&, int) { return 1; };
+  in.state_dir = "/s";
+  nlohmann::json gpu = {{"resources", {{"limits", {{"nvidia.com/gpu", 1}, {"memory", "8Gi"}}}, {"requests", {{"cpu", "2"}}}}}};
+  nlohmann::json placed = {{"nodeSelector", {{"cloud.google.com/gke-accelerator", "nvidia-tesla-v100"}}},
+                           {"tolerations", {{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}}}}};
+  auto job = with_defaults(local_job("g", {{"Worker", tfjob::test::local_replica(2, "Never", {"run"}, gpu, placed)},
+                                           {"PS", tfjob::test::local_replica(1, "Never", {"run"})}}));
+  const Plan plan = make_plan(job, in);
+  REQUIRE(plan.warnings.size() == 1);  // once per replica type, none for the PS that asks for nothing
+  CHECK(plan.warnings[0] ==
+        "Worker: not applied locally: resources (cpu, memory, nvidia.com/gpu), nodeSelector, tolerations (each replica is a "
+        "process with this machine's CPUs, memory and GPUs)");
+}
+
 TEST_CASE("reserved ports: distinct, held until released, below the kernel's ephemeral range", "[local][plan]") {
   int ephemeral_low = 32768, ephemeral_high = 60999;
   if (std::FILE* f = std::fopen("/proc/sys/net/ipv4/ip_local_port_range", "r")) {

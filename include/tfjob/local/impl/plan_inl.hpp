@@ -131,6 +131,28 @@ TFJOB_INLINE std::vector<Mount> plan_mounts(const ReplicaSpec& spec, const nlohm
   return out;
 }
 
+namespace detail {
+/// What the scheduler and the kubelet would apply to a replica's pod and a process here does
+/// not: the container's resources (by name) and where the pod may run; "" when none is set.
+TFJOB_INLINE std::string unapplied_here(const nlohmann::json& pod_template, const nlohmann::json& container) {
+  std::set<std::string> resources;
+  if (auto r = container.find("resources"); r != container.end() && r->is_object())
+    for (const char* kind : {"limits", "requests"})
+      if (auto k = r->find(kind); k != r->end() && k->is_object())
+        for (const auto& [name, qty] : k->items()) resources.insert(name);
+  std::string out;
+  if (!resources.empty()) {
+    out = "resources (";
+    for (const auto& n : resources) out += (out.back() == '(' ? "" : ", ") + n;
+    out += ")";
+  }
+  if (auto s = pod_template.find("spec"); s != pod_template.end() && s->is_object())
+    for (const char* field : {"nodeSelector", "affinity", "tolerations", "nodeName"})
+      if (s->contains(field)) out += (out.empty() ? "" : ", ") + std::string(field);
+  return out;
+}
+}  // namespace detail
+
 TFJOB_INLINE Plan make_plan(const TFJob& job, const PlanInputs& in) {
   Plan plan;
   TFConfigOptions tfo;
@@ -149,6 +171,9 @@ TFJOB_INLINE Plan make_plan(const TFJob& job, const PlanInputs& in) {
                               std::to_string(all->size() - 1) + " other container(s) ignored");
     if (spec.template_.contains("spec") && spec.template_["spec"].contains("initContainers"))
       plan.warnings.push_back(type + ": init containers are not run locally");
+    if (std::string what = detail::unapplied_here(spec.template_, *c); !what.empty())
+      plan.warnings.push_back(type + ": not applied locally: " + what +
+                              " (each replica is a process with this machine's CPUs, memory and GPUs)");
     std::vector<std::string> command, args;
     if (auto it = c->find("command"); it != c->end() && it->is_array()) command = it->get<std::vector<std::string>>();
     if (auto it = c->find("args"); it != c->end() && it->is_array()) args = it->get<std::vector<std::string>>();
