@@ -410,15 +410,18 @@ TEST_CASE("in-process: models, predict, tensorboard, exec, attach and port-forwa
   CHECK(r.err == "tfjob mnist (Chief) writes its logs to /train/logs: claim tfjob-mnist, directory logs\n");
 
   // exec, attach, port-forward: the job is not there, so nothing is handed to kubectl
-  // (exec's --kubeconfig before its --: every word after -- is the command's)
+  // (exec's --kubeconfig before its --: every word after -- is the command's); top job and
+  // archive say it in the same words (they said "no pods" with exit 0, and "TFJob ..." )
   for (std::vector<std::string> cmd : {std::vector<std::string>{"exec", "nope", "--kubeconfig", c.kubeconfig, "--", "ls"},
                                        {"attach", "nope", "--kubeconfig", c.kubeconfig},
-                                       {"port-forward", "nope", "6006", "--kubeconfig", c.kubeconfig}}) {
+                                       {"port-forward", "nope", "6006", "--kubeconfig", c.kubeconfig},
+                                       {"top", "job", "nope", "--no-metrics", "--kubeconfig", c.kubeconfig},
+                                       {"archive", "nope", "-o", tfjob::test::temp_dir("archive-nope") + "/a", "--kubeconfig", c.kubeconfig}}) {
     r = Cluster::call_as_is(cmd);
     INFO(cmd.front() << ": " << r.out << r.err);
     CHECK(r.rc == 1);
     CHECK(r.out.empty());
-    CHECK(r.err == "error: tfjobs.kubeflow.org \"nope\" not found in namespace \"default\"\n");
+    CHECK(r.err == "Error from server (NotFound): tfjobs.kubeflow.org \"nope\" not found in namespace \"default\"\n");
   }
 #endif
 }

@@ -83,7 +83,14 @@ inline constexpr const char* server_unreachable = "ServerUnreachable";
 /// application words them with its own flags (the plugin: `--batching`, `(--cpu 2)`,
 /// plugin/common/error_words.hpp).
 inline constexpr const char* invalid_setting = "InvalidSetting";
+/// The TFJob named is not in its namespace (no_such_job): subject() is its name.
+inline constexpr const char* job_not_found = "TFJobNotFound";
 }  // namespace reasons
+
+/// A TFJob that is not there, said once for every caller: problem() is kube-apiserver's words
+/// (`tfjobs.kubeflow.org "NAME" not found in namespace "NS"`), `advice` (with its separator)
+/// what the caller's setting meant, reason() reasons::job_not_found.
+error no_such_job(const std::string& ns, const std::string& name, const Text& advice = {});
 
 /// A kubeconfig, in-cluster config or flag combination that cannot be used.
 class config_error : public error {

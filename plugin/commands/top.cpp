@@ -91,8 +91,10 @@ int TopCommand::run(Context& ctx) const {
               << (alloc > req ? alloc - req : 0) << "\n";
   } else {
     if (res.jobs.empty()) {
-      ctx.err << (o.all_namespaces ? std::string("No TFJob pods found") : "No TFJob pods found in " + to.namespace_ + " namespace.")
-                << "\n";
+      ctx.err << (o.all_namespaces ? std::string("No TFJob pods found.")
+                  : !o.job.empty() ? "No pods of TFJob " + o.job + " in " + to.namespace_ + " namespace (a job that ended may have none left)."
+                                   : "No TFJob pods found in " + to.namespace_ + " namespace.")
+              << "\n";
       return exit_code::ok;
     }
     std::vector<std::string> h;

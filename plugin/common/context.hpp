@@ -123,6 +123,7 @@ inline std::string failure_line(const std::exception& e) {
     if (t->reason() == reasons::connection_refused)
       return "The connection to the server " + t->subject() + " was refused - did you specify the right host or port?";
     if (t->reason() == reasons::server_unreachable) return "Unable to connect to the server: " + t->problem();
+    if (t->reason() == reasons::job_not_found) return "Error from server (NotFound): " + error_message(e);  // kubectl's words
   }
   return "error: " + error_message(e);
 }
@@ -130,7 +131,7 @@ inline std::string failure_line(const std::exception& e) {
 /// kubectl's line for a TFJob that is not there (cmd/get: `Error from server (NotFound):
 /// <resource>.<group> "<name>" not found`, with the namespace as kube-apiserver words it).
 inline std::string not_found_line(const std::string& ns, const std::string& name) {
-  return "Error from server (NotFound): tfjobs.kubeflow.org \"" + name + "\" not found in namespace \"" + ns + "\"";
+  return "Error from server (NotFound): " + tfjob::no_such_job(ns, name).problem();
 }
 
 /// Says `not_found_line` on `err`; returns exit_code::failure for the caller's rc.

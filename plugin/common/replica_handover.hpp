@@ -51,7 +51,7 @@ inline void add_replica_target_flags(CLI::App& sub, ReplicaTarget& t, bool conta
 inline std::string resolve_replica_pod(kube::Client& client, const std::string& ns, const ReplicaTarget& t) {
   auto job = workflow::get_opt(client, workflow::resources::tfjobs(), ns, t.job);
   if (!job)
-    throw tfjob::error("tfjobs.kubeflow.org \"" + t.job + "\" not found in namespace \"" + ns + "\"");
+    throw tfjob::no_such_job(ns, t.job);
   auto pods = workflow::job_pods(client, ns, t.job);
   auto pod = t.replica.empty() ? workflow::select_chief(pods) : workflow::select_replica(pods, t.replica, t.index);
   if (!pod) {

@@ -20,6 +20,10 @@ TFJOB_INLINE error::error(std::string reason, const Text& problem, const Text& a
   setting_ = about;
 }
 
+TFJOB_INLINE error no_such_job(const std::string& ns, const std::string& name, const Text& advice) {
+  return error(reasons::job_not_found, "tfjobs.kubeflow.org \"" + name + "\" not found in namespace \"" + ns + "\"", advice, name);
+}
+
 TFJOB_INLINE std::string error::problem() const { return problem_.str(); }
 
 TFJOB_INLINE std::string error::advice() const { return advice_.str(); }

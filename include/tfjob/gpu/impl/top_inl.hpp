@@ -284,6 +284,9 @@ TFJOB_INLINE TopResult run_top(kube::Client client, const TopOptions& o) {
       if (seen > 0) break;
     }
     res.jobs = counter.finish(metrics);
+    // one job without pods: said apart from one that is not there (kubectl top pod NAME's NotFound)
+    if (!o.job.empty() && res.jobs.empty() && !kube::Api<kube::DynamicObject>(client, kube::resource_info<TFJob>(), ns).get_opt(o.job))
+      throw tfjob::no_such_job(ns, o.job);
   }
   return res;
 }

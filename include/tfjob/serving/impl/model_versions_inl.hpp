@@ -189,8 +189,7 @@ TFJOB_INLINE JobExport finished_job_export(kube::Client& c, const std::string& n
     tfjob::detail::decode_lenient(c.request_json(kube::RequestBuilder(kube::resource_info<TFJob>(), ns).get(job)), "TFJob", tj);
   } catch (const api_error& e) {
     if (!e.is_not_found()) throw;
-    throw tfjob::error("tfjob \"" + job + "\" not found in namespace \"" + ns +
-                       "\" (" + setting::export_job + " names the TFJob whose exported model to serve)");
+    throw tfjob::no_such_job(ns, job, Text(" (") + setting::export_job + " names the TFJob whose exported model to serve)");
   }
   std::string last;
   bool succeeded = false, failed = false;

@@ -58,7 +58,7 @@ struct Archiver {
     rep.dir = dir;
     out.emplace(dir);
     auto found = get_opt(c, resources::tfjobs(), ns, job);
-    if (!found) throw tfjob::error("TFJob \"" + job + "\" not found in namespace \"" + ns + "\"");
+    if (!found) throw tfjob::no_such_job(ns, job);
     obj = std::move(*found);
     typed = tfjob::detail::decoded<TFJob>(obj);
     put("tfjob.yaml", to_yaml(obj));

@@ -88,7 +88,7 @@ class ReplicaFollower {
                   const JobLogOptions& o, const std::function<bool(const LogRecord&)>& sink)
       : c_(std::move(c)), ns_(ns), job_(job), type_(type), index_(index), o_(o), sink_(sink) {
     job_obj_ = get_tfjob(c_, ns_, job_);
-    if (!job_obj_) throw tfjob::error("TFJob \"" + job_ + "\" not found in namespace \"" + ns_ + "\"");
+    if (!job_obj_) throw tfjob::no_such_job(ns_, job_);
     // Following learns of changes from the job's watches (the job, its pods, events), never
     // by listing them again; a plain read looks once.
     watch_ = o_.watch;

@@ -69,7 +69,7 @@ TFJOB_INLINE void LogSaver::flush_locked() {
 TFJOB_INLINE JobLogsResult save_job_logs(kube::Client c, const std::string& ns, const std::string& job, LogSaver& saver,
                                          const std::atomic<bool>* cancel) {
   auto obj = get_tfjob(c, ns, job);
-  if (!obj) throw tfjob::error("TFJob \"" + job + "\" not found in namespace \"" + ns + "\"");
+  if (!obj) throw tfjob::no_such_job(ns, job);
   LogTargetFilter f;
   f.all_containers = true;
   auto targets = log_targets(*obj, {}, f, true);
