@@ -28,6 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <set>
@@ -411,18 +412,21 @@ TEST_CASE("in-process: models, predict, tensorboard, exec, attach and port-forwa
 
   // exec, attach, port-forward: the job is not there, so nothing is handed to kubectl
   // (exec's --kubeconfig before its --: every word after -- is the command's); top job and
-  // archive say it in the same words (they said "no pods" with exit 0, and "TFJob ..." )
+  // archive say it in the same words (they said "no pods" with exit 0, and "TFJob ..."), and
+  // archive makes no folder for it
+  const std::string no_archive = tfjob::test::temp_dir("archive-nope") + "/a";
   for (std::vector<std::string> cmd : {std::vector<std::string>{"exec", "nope", "--kubeconfig", c.kubeconfig, "--", "ls"},
                                        {"attach", "nope", "--kubeconfig", c.kubeconfig},
                                        {"port-forward", "nope", "6006", "--kubeconfig", c.kubeconfig},
                                        {"top", "job", "nope", "--no-metrics", "--kubeconfig", c.kubeconfig},
-                                       {"archive", "nope", "-o", tfjob::test::temp_dir("archive-nope") + "/a", "--kubeconfig", c.kubeconfig}}) {
+                                       {"archive", "nope", "-o", no_archive, "--kubeconfig", c.kubeconfig}}) {
     r = Cluster::call_as_is(cmd);
     INFO(cmd.front() << ": " << r.out << r.err);
     CHECK(r.rc == 1);
     CHECK(r.out.empty());
     CHECK(r.err == "Error from server (NotFound): tfjobs.kubeflow.org \"nope\" not found in namespace \"default\"\n");
   }
+  CHECK_FALSE(std::filesystem::exists(no_archive));
 #endif
 }
 

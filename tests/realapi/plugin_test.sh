@@ -263,6 +263,15 @@ ok P get pe-job -n "$NS" -o json
 [ "$(jq -r .spec.tfReplicaSpecs.Worker.replicas <<<"$OUT")" = 1 ] || fail "get -o json: $OUT"
 refused P get pe-nope -n "$NS"
 contains "$ERR" "pe-nope"
+# a job that is not there: the same line and exit code from every command that needs one
+for cmd in "get pe-nope" "describe pe-nope" "logs pe-nope" "top job pe-nope --no-metrics" "archive pe-nope -o $TMP/nope-archive"; do
+  # shellcheck disable=SC2086  # the words of each command
+  refused P $cmd -n "$NS"
+  [ "$RC" = 1 ] || fail "$cmd: exit $RC, want 1: $ERR"
+  [ "$(head -1 <<<"$ERR")" = "Error from server (NotFound): tfjobs.kubeflow.org \"pe-nope\" not found in namespace \"$NS\"" ] ||
+    fail "$cmd: $ERR"
+done
+[ ! -e "$TMP/nope-archive" ] || fail "archive of a missing job wrote $TMP/nope-archive"
 
 step describe
 ok P describe pe-job -n "$NS"

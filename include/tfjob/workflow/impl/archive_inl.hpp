@@ -53,12 +53,13 @@ struct Archiver {
     rep.files.push_back(rel);
   }
 
-  /// Create `dir` and write the TFJob as stored; a job that does not exist throws.
+  /// Create `dir` and write the TFJob as stored; a job that does not exist throws, and
+  /// nothing is created for it.
   void write_job() {
-    rep.dir = dir;
-    out.emplace(dir);
     auto found = get_opt(c, resources::tfjobs(), ns, job);
     if (!found) throw tfjob::no_such_job(ns, job);
+    rep.dir = dir;
+    out.emplace(dir);
     obj = std::move(*found);
     typed = tfjob::detail::decoded<TFJob>(obj);
     put("tfjob.yaml", to_yaml(obj));
