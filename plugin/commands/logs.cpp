@@ -238,6 +238,8 @@ class Printer {
 };
 
 struct LogsCommand : LogsOptions {
+  const CLI::App* sub = nullptr;  ///< its command, to tell which flags were given
+
   /// Every flag, before any request.
   void validate() {
     auto& o = *this;
@@ -247,10 +249,8 @@ struct LogsCommand : LogsOptions {
     if (o.all_containers && !o.containers.empty()) throw flag::exclusive("--all-containers", "--container");
     if (!o.since.empty() && !o.since_time.empty()) throw flag::exclusive("--since", "--since-time");  // kubectl logs' rule
     if (o.output == "json")  // each object carries its replica and time, and JSON is not coloured
-      for (const auto& [given, f] : {std::pair{o.prefix, "--prefix"}, {o.timestamps, "--timestamps"}, {!o.highlight.empty(), "--highlight"}})
-        if (given)
-          throw flag::usage(f, "has no effect with --output json, whose objects hold each line's replica and time, uncoloured",
-                            "leave out one of them");
+      flag::refuse_given(*sub, {"--prefix", "--timestamps", "--highlight"},
+                         "with --output json, whose objects hold each line's replica and time, uncoloured", "leave out one of them");
     if (!o.since.empty()) {
       // Go's time.ParseDuration, as kubectl logs --since (a number needs a unit: the flag layer)
       auto d = wf::parse_duration(o.since, "--since");
@@ -440,6 +440,7 @@ int LogsCommand::say_outcome(Context& ctx, const workflow::LogsOutcome& oc) cons
 void setup_logs(CLI::App& app, Globals& g) {
   auto o = std::make_shared<LogsCommand>();
   auto* sub = app.add_subcommand("logs", "Print or follow a TFJob's logs (the chief's by default, or any replicas)");
+  o->sub = sub;
   flag::text(*sub, "name", o->name, "TFJob name (or -l)", "NAME");
   flag::text(*sub, "-l,--selector", o->selector, "Label selector: the logs of every TFJob it matches (prefixed job/replica)", "SELECTOR");
   flag::text(*sub, "-c,--container", o->containers, "Container(s) (default: tensorflow); repeat or list for several", "NAME");
