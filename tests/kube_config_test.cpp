@@ -453,6 +453,16 @@ TEST_CASE("requests are built purely", "[kube][request]") {
   CHECK(tfjobs.get("mnist").path == "/apis/kubeflow.org/v1/namespaces/ns%201/tfjobs/mnist");
   CHECK(nodes.get("n1").path == "/api/v1/nodes/n1");
   CHECK(RequestBuilder(ResourceInfo{"", "v1", "pods", "Pod", true}, "").collection_path() == "/api/v1/pods");
+  // a name or namespace that would be read as a folder of the path, or as more than one
+  // segment, is refused before anything is sent, in client-go's words (a proxy that cleans
+  // paths would turn /namespaces/../tfjobs into the cluster-wide collection)
+  CHECK_THROWS_WITH(pods.get(".."), "invalid resource name \"..\": [may not be '..']");
+  CHECK_THROWS_WITH(pods.get("."), "invalid resource name \".\": [may not be '.']");
+  CHECK_THROWS_WITH(pods.remove("a/b"), "invalid resource name \"a/b\": [may not contain '/']");
+  CHECK_THROWS_WITH(pods.get("a%2Fb"), "invalid resource name \"a%2Fb\": [may not contain '%']");
+  CHECK_THROWS_WITH(RequestBuilder(ResourceInfo{"", "v1", "pods", "Pod", true}, "..").list({}),
+                    "invalid namespace \"..\": [may not be '..']");
+  CHECK(pods.get("..a").path == "/api/v1/namespaces/team-a/pods/..a");  // only the whole name is a folder
 
   ListParams lp;
   lp.label_selector = "training.kubeflow.org/job-name=mnist,app in (a,b)";

@@ -233,7 +233,7 @@ TFJOB_INLINE std::vector<GpuMetric> read_dcgm(kube::Client& client, std::vector<
       for (const auto& cp : c.ports)
         if (cp.name == "metrics" || cp.name == "gpu-metrics") port = cp.container_port;
     kube::Request r;
-    r.path = "/api/v1/namespaces/" + p.metadata.namespace_ + "/pods/" + p.metadata.name + ":" + std::to_string(port) + "/proxy/metrics";
+    r.path = "/api/v1/namespaces/" + kube::detail::path_segment(p.metadata.namespace_, "namespace") + "/pods/" + kube::detail::path_segment(p.metadata.name, "resource name") + ":" + std::to_string(port) + "/proxy/metrics";
     r.accept = "text/plain";
     r.what = "get the DCGM exporter's metrics from pod " + who;
     try {

@@ -33,6 +33,15 @@ std::string url_encode(std::string_view s);
 /// Percent-encode a path segment (keeps the characters Kubernetes names may contain).
 std::string path_escape(std::string_view s);
 
+/// A name or namespace as one segment of a request's path, or an error in client-go's words
+/// (rest.Request's Name/Namespace: `invalid resource name "..": [may not be '..']`): "." and
+/// ".." would be read as folders of the path, and a "/" or "%" as more than one segment.
+/// `what`: "resource name" or "namespace".
+std::string path_segment(std::string_view s, const char* what);
+
+/// path_segment's check alone, for a segment that is sent as it is (a service proxy's `NAME:PORT`).
+void check_path_segment(std::string_view s, const char* what);
+
 /// A parsed `scheme://[user:pass@]host[:port][/path]` URL.
 struct Url {
   std::string scheme;  ///< "https" or "http" (lower case)

@@ -10,7 +10,7 @@ TFJOB_INLINE Request log_request(const std::string& ns, const std::string& pod, 
   if (p.since_seconds && !p.since_time.empty())
     throw tfjob::error("cannot read logs: give at most one of sinceSeconds and sinceTime");
   Request r;
-  r.path = "/api/v1/namespaces/" + detail::path_escape(ns) + "/pods/" + detail::path_escape(pod) + "/log";
+  r.path = "/api/v1/namespaces/" + detail::path_segment(ns, "namespace") + "/pods/" + detail::path_segment(pod, "resource name") + "/log";
   r.accept = "*/*";
   if (!p.container.empty()) r.query.emplace_back("container", p.container);
   if (p.follow) r.query.emplace_back("follow", "true");

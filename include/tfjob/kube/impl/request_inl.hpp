@@ -30,12 +30,12 @@ TFJOB_INLINE RequestBuilder::RequestBuilder(ResourceInfo res, std::string ns) : 
 
 TFJOB_INLINE std::string RequestBuilder::collection_path() const {
   std::string p = res_.group.empty() ? "/api/" + res_.version : "/apis/" + res_.group + "/" + res_.version;
-  if (res_.namespaced && !ns_.empty()) p += "/namespaces/" + detail::path_escape(ns_);
+  if (res_.namespaced && !ns_.empty()) p += "/namespaces/" + detail::path_segment(ns_, "namespace");
   return p + "/" + res_.plural;
 }
 
 TFJOB_INLINE std::string RequestBuilder::item_path(const std::string& name, const std::string& subresource) const {
-  std::string p = collection_path() + "/" + detail::path_escape(name);
+  std::string p = collection_path() + "/" + detail::path_segment(name, "resource name");
   if (!subresource.empty()) p += "/" + subresource;
   return p;
 }

@@ -7,7 +7,8 @@ namespace tfjob::serving {
 
 TFJOB_INLINE std::string proxy_path(const std::string& ns, const std::string& service, const std::string& rest_path) {
   const std::string target = service.find(':') == std::string::npos ? service + ":" + std::to_string(rest_port) : service;
-  return "/api/v1/namespaces/" + ns + "/services/" + target + "/proxy" + rest_path;
+  kube::detail::check_path_segment(target, "resource name");  // NAME:PORT, sent as it is
+  return "/api/v1/namespaces/" + kube::detail::path_segment(ns, "namespace") + "/services/" + target + "/proxy" + rest_path;
 }
 
 namespace detail {

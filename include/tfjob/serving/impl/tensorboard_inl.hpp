@@ -123,7 +123,7 @@ TFJOB_INLINE std::vector<nlohmann::json> build_tensorboard(const std::string& na
 }
 
 TFJOB_INLINE std::string tensorboard_proxy_prefix(const std::string& ns, const std::string& name) {
-  return "/api/v1/namespaces/" + ns + "/services/" + name + ":" + std::to_string(tensorboard_port) + "/proxy";
+  return "/api/v1/namespaces/" + kube::detail::path_segment(ns, "namespace") + "/services/" + kube::detail::path_segment(name, "resource name") + ":" + std::to_string(tensorboard_port) + "/proxy";
 }
 
 }  // namespace tfjob::serving

@@ -99,6 +99,20 @@ TFJOB_INLINE std::string url_encode(std::string_view s) {
 
 TFJOB_INLINE std::string path_escape(std::string_view s) { return url_encode(s); }
 
+TFJOB_INLINE void check_path_segment(std::string_view s, const char* what) {
+  // apimachinery path.IsValidPathSegmentName, as client-go applies it before a request is sent
+  std::string why;
+  if (s == "." || s == "..") why = "may not be '" + std::string(s) + "'";
+  for (const char* bad : {"/", "%"})
+    if (s.find(bad) != std::string_view::npos) why += (why.empty() ? "" : " ") + std::string("may not contain '") + bad + "'";
+  if (!why.empty()) throw tfjob::error(std::string("invalid ") + what + " \"" + std::string(s) + "\": [" + why + "]");
+}
+
+TFJOB_INLINE std::string path_segment(std::string_view s, const char* what) {
+  check_path_segment(s, what);
+  return path_escape(s);
+}
+
 TFJOB_INLINE std::string Url::host_port() const {
   std::string h = ipv6 ? "[" + host + "]" : host;
   return h + ":" + std::to_string(port);
