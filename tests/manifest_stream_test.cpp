@@ -135,6 +135,18 @@ TEST_CASE("a manifest stream's errors name the place in the whole stream", "[api
   const std::string js = "{\"kind\": \"A\"}\n  {\"kind\": \"B\",, \"x\": 1}\n";
   CHECK(error_of([&] { read_all(js, "s.json"); }) == error_of([&] { tfjob::parse_objects(js, "s.json"); }));
   CHECK(error_of([&] { read_all(js, "s.json"); }).find("s.json: invalid JSON at line 2, column ") != std::string::npos);
+  // a key given twice (the last value would win unseen): refused where the second begins, streamed
+  // or whole, at the top, nested, in a List's item, and with quotes escaped in the key
+  for (const std::string& dup : {std::string("{\"kind\": \"A\"}\n{\"kind\": \"B\",\n  \"spec\": {\"replicas\": 2, \"replicas\": 3}}\n"),
+                                 std::string("{\"kind\": \"List\", \"items\": [{\"a\": 1},\n {\"b\": {\"c\\\"\": 1, \"c\\\"\": 2}}]}")}) {
+    const std::string streamed = error_of([&] { read_all(dup, "d.json"); });
+    CHECK(streamed.find("duplicate key \"") != std::string::npos);
+    CHECK(streamed.find(": give each key once") != std::string::npos);
+    CHECK(streamed.find(error_of([&] { tfjob::parse_objects(dup, "d.json"); }).substr(std::string("d.json: ").size())) !=
+          std::string::npos);
+  }
+  CHECK(error_of([&] { read_all("{\"a\": 1,\n \"a\": 2}", "d.json"); }) ==
+        "d.json: invalid JSON at line 2, column 2: duplicate key \"a\": give each key once");
 
   // every document over the bound on one object is named, by its number and line, as in a whole text
   const std::string big(tfjob::limits::max_document_bytes + (512 << 10), 'x');

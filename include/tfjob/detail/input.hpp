@@ -10,9 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,9 +91,33 @@ struct JsonOmit {
   bool empty() const { return paths.empty(); }
 };
 
+/// Whether a JSON object may give a key twice. nlohmann keeps the last value; a manifest
+/// refuses it, as kube-apiserver's strict field validation does ("duplicate field") and as the
+/// YAML reader does, so a job is never made from the value the reader happened to keep.
+enum class JsonKeys { last_wins, unique };
+
+/// Fed a JSON parser's events, the keys of each object being read (innermost last): says when
+/// an object gives a key twice.
+class UniqueKeys {
+ public:
+  /// False when `ev` is a key (`parsed`) that its object already has.
+  bool step(nlohmann::json::parse_event_t ev, const nlohmann::json& parsed);
+
+ private:
+  std::vector<std::set<std::string>> open_;
+};
+
+/// The byte where the JSON string whose closing quote is at byte `close` of `text` begins
+/// (`close` when no opening quote is held).
+std::size_t string_start(std::string_view text, std::size_t close);
+
+/// "duplicate key \"x\": give each key once", the YAML reader's words too.
+std::string duplicate_key_reason(const std::string& key);
+
 /// Parse one JSON value with nesting bounded by `max_depth` (the parser stops at the first
 /// value deeper than that; nothing deeper is ever built), leaving out what `omit` names.
-JsonRead read_json(std::string_view text, int max_depth = limits::max_depth, const JsonOmit* omit = nullptr);
+JsonRead read_json(std::string_view text, int max_depth = limits::max_depth, const JsonOmit* omit = nullptr,
+                   JsonKeys keys = JsonKeys::last_wins);
 
 /// `what` + where a JSON fault is, for messages: "at line 3, column 7".
 std::string json_fault_place(std::string_view text, const JsonRead& r);

@@ -346,11 +346,16 @@ TFJOB_INLINE void read_json_stream(std::istream& in, DocumentBytes& bytes, const
                                    int max_depth) {
   using E = nlohmann::json::parse_event_t;
   struct too_deep {};
+  struct duplicate_key {
+    std::string key;
+  };
   int items_depth = -1;    // the depth of a List's items while they are read
   bool list = false;       // the document is a List: its items were given
   bool items_key = false;  // the top-level object's key just read is `items`
+  UniqueKeys keys;  // a key given twice is refused (JsonKeys::unique)
   auto cb = [&](int depth, E ev, nlohmann::json& parsed) {
     if ((ev == E::object_start || ev == E::array_start) && depth >= max_depth) throw too_deep{};
+    if (!keys.step(ev, parsed)) throw duplicate_key{parsed.get<std::string>()};
     if (items_depth >= 0) {
       if (depth == items_depth) {
         if (ev == E::object_start || ev == E::array_start) {
@@ -386,6 +391,13 @@ TFJOB_INLINE void read_json_stream(std::istream& in, DocumentBytes& bytes, const
     doc = nlohmann::json::parse(in, cb);
   } catch (const too_deep&) {
     fault(bytes.consumed() - 1, "exceeded max depth of " + std::to_string(max_depth) + " nested arrays and objects");
+  } catch (const duplicate_key& d) {
+    // the parser has read the key's closing quote: the place is where the key begins
+    const std::size_t close = bytes.consumed() - 1;
+    const TextWindow& w = bytes.window();
+    const std::size_t start =
+        close >= w.offset && close < w.offset + w.text.size() ? w.offset + string_start(w.text, close - w.offset) : close;
+    fault(start, duplicate_key_reason(d.key));
   } catch (const nlohmann::json::parse_error& e) {
     fault(e.byte > 0 ? e.byte - 1 : 0, json_syntax_reason(e));
   } catch (const nlohmann::json::exception& e) {

@@ -144,22 +144,80 @@ struct JsonOmitWalk {
   }
 };
 
-TFJOB_INLINE JsonRead read_json(std::string_view text, int max_depth, const JsonOmit* omit) {
+TFJOB_INLINE bool UniqueKeys::step(nlohmann::json::parse_event_t ev, const nlohmann::json& parsed) {
+  using E = nlohmann::json::parse_event_t;
+  if (ev == E::object_start) open_.emplace_back();
+  else if (ev == E::object_end && !open_.empty()) open_.pop_back();
+  else if (ev == E::key && !open_.empty()) return open_.back().insert(parsed.get_ref<const std::string&>()).second;
+  return true;
+}
+
+TFJOB_INLINE std::string duplicate_key_reason(const std::string& key) {
+  return "duplicate key " + nlohmann::json(key).dump() + ": give each key once";
+}
+
+/// The byte where the `n`-th key (1-based) of `text` begins: a string followed by a colon.
+TFJOB_INLINE std::size_t nth_key_at(std::string_view text, std::size_t n) {
+  bool in_str = false, esc = false;
+  std::size_t start = 0, seen = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (!in_str) {
+      if (c == '"') in_str = true, start = i;
+      continue;
+    }
+    if (esc) esc = false;
+    else if (c == '\\') esc = true;
+    else if (c == '"') {
+      in_str = false;
+      std::size_t j = i + 1;
+      while (j < text.size() && std::isspace(static_cast<unsigned char>(text[j]))) ++j;
+      if (j < text.size() && text[j] == ':' && ++seen == n) return start;
+    }
+  }
+  return 0;
+}
+
+TFJOB_INLINE std::size_t string_start(std::string_view text, std::size_t close) {
+  for (std::size_t i = std::min(close, text.size()); i-- > 0;) {
+    if (text[i] != '"') continue;
+    std::size_t slashes = 0;
+    while (slashes < i && text[i - 1 - slashes] == '\\') ++slashes;
+    if (slashes % 2 == 0) return i;
+  }
+  return close;
+}
+
+TFJOB_INLINE JsonRead read_json(std::string_view text, int max_depth, const JsonOmit* omit, JsonKeys keys) {
   JsonRead r;
   struct too_deep {};
+  struct duplicate_key {
+    std::string key;
+  };
   std::size_t depth_seen = 0;
   std::optional<JsonOmitWalk> walk;
   if (omit && !omit->empty()) walk.emplace(*omit);
+  std::optional<UniqueKeys> unique;
+  if (keys == JsonKeys::unique) unique.emplace();
+  std::size_t keys_seen = 0;
   auto cb = [&](int depth, nlohmann::json::parse_event_t ev, nlohmann::json& parsed) {
     if ((ev == nlohmann::json::parse_event_t::object_start || ev == nlohmann::json::parse_event_t::array_start) &&
         depth >= max_depth) {
       depth_seen = static_cast<std::size_t>(depth);
       throw too_deep{};
     }
+    if (unique) {
+      keys_seen += ev == nlohmann::json::parse_event_t::key;
+      if (!unique->step(ev, parsed)) throw duplicate_key{parsed.get<std::string>()};
+    }
     return !walk || walk->keep(depth, ev, parsed);
   };
   try {
     r.value = nlohmann::json::parse(text.begin(), text.end(), cb);
+  } catch (const duplicate_key& d) {
+    r.value = nullptr;
+    r.byte = nth_key_at(text, keys_seen);
+    r.error = duplicate_key_reason(d.key);
   } catch (const too_deep&) {
     // find the offending bracket: the (max_depth+1)-th unclosed one
     int d = 0;

@@ -323,7 +323,7 @@ TFJOB_INLINE void Builder::finish(const YAML::Mark& m, Value v, YAML::anchor_t a
     }
     return;
   }
-  if (p.value.json.contains(p.key)) fail(p.key_mark, "duplicate key \"" + p.key + "\"");
+  if (p.value.json.contains(p.key)) fail(p.key_mark, duplicate_key_reason(p.key));
   p.value.json[p.key] = std::move(v.json);
 }
 
