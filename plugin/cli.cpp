@@ -344,6 +344,62 @@ void build(CLI::App& app, Globals& g) {
   for (Setup s : commands()) s(app, g);
 }
 
+/// `words` as CLI11 should read them, the way pflag reads them, up to `--` (after it every word
+/// is an argument; the completion back end reads words as typed):
+/// - `-v=8`, `-n=team-a`: the short flag and its value (CLI11 would keep the "=");
+/// - `--image=`: the empty value. CLI11 takes the next word as the value of a flag given `=` and
+///   nothing after it (`serve x --arg= --dry-run=client` applied for real); a flag that takes a
+///   value in the command being read (`--version` takes one in `predict` and none at the top) is
+///   given "" as its own word.
+std::vector<std::string> pflag_words(const CLI::App& app, const std::vector<std::string>& args) {
+  const CLI::App* at = &app;  // the command being read
+  auto option = [&](const std::string& name) -> const CLI::Option* {
+    for (const CLI::App* a = at; a; a = a->get_parent())  // its own flags, then its parents' (fallthrough)
+      if (const CLI::Option* o = a->get_option_no_throw(name)) return o;
+    return nullptr;
+  };
+  auto takes_value = [](const CLI::Option* o) { return o && o->get_items_expected_max() > 0; };
+  std::vector<std::string> words;
+  bool value_next = false;  // the word is the value of the flag before it
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--" || a == "__complete") {
+      words.insert(words.end(), args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+      break;
+    }
+    if (value_next) {
+      value_next = false;
+      words.push_back(a);
+    } else if (a.size() > 2 && a[0] == '-' && a[1] != '-' && a[2] == '=') {
+      words.push_back(a.substr(0, 2));
+      words.push_back(a.substr(3));
+    } else if (a.size() > 2 && a.compare(0, 2, "--") == 0) {
+      const auto eq = a.find('=');
+      const CLI::Option* o = option(a.substr(0, eq));
+      if (eq == a.size() - 1 && takes_value(o)) {
+        words.push_back(a.substr(0, eq));
+        words.push_back("");
+      } else {
+        words.push_back(a);
+        value_next = eq == std::string::npos && o && o->get_items_expected_min() > 0;
+      }
+    } else if (a.size() == 2 && a[0] == '-' && a[1] != '-') {
+      words.push_back(a);
+      const CLI::Option* o = option(a);
+      value_next = o && o->get_items_expected_min() > 0;
+    } else {
+      words.push_back(a);
+      if (a.empty() || a[0] == '-') continue;
+      for (const CLI::App* sub : at->get_subcommands({}))  // a command's name: its flags from here on
+        if (sub->check_name(a)) {
+          at = sub;
+          break;
+        }
+    }
+  }
+  return words;
+}
+
 /// The chosen command, run: its exit code, or what stopped it said as one line.
 int run_command(CLI::App& app, Globals& g, Context& ctx) {
   std::ostream& out = ctx.out;
@@ -389,19 +445,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     out << app.help();
     return exit_code::ok;
   }
-  // pflag reads `-v=8` and `-n=team-a` as the short flag and its value; CLI11 would keep the
-  // "=": split them, up to `--` (after it every word is an argument)
-  std::vector<std::string> words;
-  bool after_dashes = false;
-  for (const auto& a : args) {
-    after_dashes = after_dashes || a == "--" || a == "__complete";  // the completion back end reads words as typed
-    if (!after_dashes && a.size() > 2 && a[0] == '-' && a[1] != '-' && a[2] == '=') {
-      words.push_back(a.substr(0, 2));
-      words.push_back(a.substr(3));
-    } else {
-      words.push_back(a);
-    }
-  }
+  const std::vector<std::string> words = pflag_words(app, args);
   if (auto dashes = std::find(args.begin(), args.end(), "--");
       dashes != args.end() && std::find(args.begin(), dashes, "__complete") == dashes)
     g.args_after_dashes = static_cast<std::size_t>(args.end() - dashes - 1);

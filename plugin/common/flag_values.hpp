@@ -55,7 +55,7 @@ struct Spec {
   std::string form;     ///< what would be right, said after "give ": "a whole number of 0 or more"
   std::string example;  ///< a value that is read without complaint
   // text
-  bool nonempty = false;  ///< an argument that names an object (NAME): "" names nothing and is refused
+  bool nonempty = false;  ///< an argument that names an object (NAME), or a FLAG for another program: "" is refused
   // count
   long long min = 0, max = std::numeric_limits<std::int32_t>::max();
   // choice
@@ -114,7 +114,10 @@ CLI::Option* text(CLI::App& app, const std::string& names, T& dest, const std::s
   s.kind = Kind::text;
   s.form = type == "TEXT" ? "a value" : type;
   s.example = "x";
-  s.nonempty = !names.empty() && names.front() != '-' && (type == "NAME" || type == "JOB" || type == "MODEL");
+  // an argument that names an object, or a flag handed to another program (`--arg=`: an empty
+  // word in its command line)
+  s.nonempty = (!names.empty() && names.front() != '-' && (type == "NAME" || type == "JOB" || type == "MODEL")) ||
+               type == "FLAG";
   return detail::attach(app.add_option(names, dest, desc), s)->type_name(type);
 }
 
