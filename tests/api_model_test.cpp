@@ -228,7 +228,16 @@ TEST_CASE("syntax errors carry line and column", "[api][errors]") {
   }
   SECTION("duplicate keys") {
     CHECK_THROWS_WITH(tfjob::parse_manifests("a: 1\nb: 2\na: 3\n", "dup.yaml"),
-                      Catch::Contains("line 3, column 1: duplicate key \"a\""));
+                      Catch::Contains("line 3, column 1: duplicate key \"a\": give each key once"));
+    // JSON too: the last value would win silently (a job created with the other replica count)
+    CHECK_THROWS_WITH(tfjob::parse_manifests("{\"kind\": \"TFJob\",\n \"spec\": {\"replicas\": 2, \"replicas\": 3}}", "dup.json"),
+                      Catch::Contains("dup.json: invalid JSON at line 2, column ") &&
+                          Catch::Contains("duplicate key \"replicas\": give each key once"));
+    // a key in two sibling objects is no duplicate; nor is one given again after its object closed
+    CHECK_NOTHROW(tfjob::parse_manifests(R"({"a": {"x": 1}, "b": {"x": 2}, "c": [{"x": 1}, {"x": 2}]})", "ok.json"));
+    // nested, in a List's items: the place is where the second key begins
+    CHECK_THROWS_WITH(tfjob::parse_manifests(R"({"kind": "List", "items": [{"a": 1}, {"b": {"c": 1, "c": 2}}]})", "l.json"),
+                      Catch::Contains("l.json: invalid JSON at line 1, column 53: duplicate key \"c\""));
   }
   SECTION("not a TFJob") {
     CHECK_THROWS_WITH(tfjob::parse_tfjobs("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n", "pod.yaml"),
@@ -351,6 +360,25 @@ TEST_CASE("validation mirrors the operator's webhook and lists every problem", "
     CHECK(tfjob::validate(job_of({{"Worker", replica(1)}}, std::string(63, 'a'))).empty());
     CHECK(tfjob::validate(job_of({{"Worker", replica(1)}}, "a.b")).size() == 1);
     CHECK(tfjob::validate(job_of({{"Worker", replica(1)}}, "ends-")).size() == 1);
+  }
+  SECTION("the namespace, the pod's volume names and each container's mount paths, as the API server judges them") {
+    auto j = job_of({{"Worker", replica(1)}});
+    j.metadata.namespace_ = "Team_A";
+    auto errs = tfjob::validate(j);
+    REQUIRE(errs.size() == 1);
+    CHECK(errs[0].to_string().rfind("metadata.namespace: Invalid value: \"Team_A\": a lowercase RFC 1123 label must consist of", 0) == 0);
+    j.metadata.namespace_ = "team-a";
+    CHECK(tfjob::validate(j).empty());
+    // two volumes of one name, two mounts at one path: the operator's pods would be refused (422)
+    json w = replica(1);
+    w["template"]["spec"]["volumes"] = {{{"name", "d"}, {"emptyDir", json::object()}}, {{"name", "d"}, {"emptyDir", json::object()}}};
+    w["template"]["spec"]["containers"][0]["volumeMounts"] = {{{"name", "d"}, {"mountPath", "/data"}}, {{"name", "d"}, {"mountPath", "/data"}}};
+    errs = tfjob::validate(job_of({{"Worker", w}}));
+    std::vector<std::string> got;
+    for (const auto& e : errs) got.push_back(e.to_string());
+    CHECK(got == std::vector<std::string>{
+                     "spec.tfReplicaSpecs[Worker].template.spec.volumes[1].name: Duplicate value: \"d\"",
+                     "spec.tfReplicaSpecs[Worker].template.spec.containers[0].volumeMounts[1].mountPath: Invalid value: \"/data\": must be unique"});
   }
   SECTION("labels and annotations as the API server's ObjectMeta validation") {
     auto j = job_of({{"Worker", replica(1)}});

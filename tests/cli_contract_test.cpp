@@ -528,6 +528,17 @@ TEST_CASE("contract: the form's words for the everyday mistakes of the issue", "
       {{"submit", "hello", "--all", "--dry-run=client"}, "error: --all: has no effect without --local; add --local, or leave it out"},
       {{"submit", "hello", "--local", "--wait"},
        "error: --wait: has no effect with --local, which runs the job on this machine; leave out one of them"},
+      // a suspended job, or one another controller admits, is not started by a local run
+      {{"submit", "hello", "--local", "--suspend"},
+       "error: --suspend: has no effect with --local, which runs the job on this machine; leave out one of them"},
+      {{"submit", "hello", "--local", "--local-queue", "team-a"},
+       "error: --local-queue: has no effect with --local, which runs the job on this machine; leave out one of them"},
+      // one pod by role: an index without a type names none (it was the chief's, silently)
+      {{"exec", "x", "--index", "1", "--", "hostname"},
+       "error: --index: has no effect without --replica; add --replica TYPE, e.g. --replica Worker --index 1"},
+      {{"attach", "x", "--index", "2"}, "error: --index: has no effect without --replica; add --replica TYPE, e.g. --replica Worker --index 1"},
+      {{"port-forward", "x", "--index", "1", "6006"},
+       "error: --index: has no effect without --replica; add --replica TYPE, e.g. --replica Worker --index 1"},
       {{"submit", "hello", "--local", "--dry-run=server"},
        "error: --dry-run: \"server\" asks a cluster, and --local runs on this machine; leave out one of them"},
       {{"submit", "hello", "--local", "-o", "json"},
@@ -548,6 +559,20 @@ TEST_CASE("contract: the form's words for the everyday mistakes of the issue", "
        "error: --highlight: has no effect with --output json, whose objects hold each line's replica and time, uncoloured; leave out one of them"},
       {{"predict", "x", "--json", tfjob::test::source_dir() + "/samples/mnist/tfjob.yaml", "--top", "3"},
        "error: --top: has no effect with --json, which prints TF Serving's response as it came; leave out one of them"},
+      // what the autoscaler or --image decides, given beside it: refused, not dropped
+      {{"serve", "m", "--model", "resnet", "--cpu", "1", "--autoscale", "2:3:50%", "--replicas", "5", "--dry-run=client"},
+       "error: --replicas: has no effect with --autoscale, whose MIN:MAX the autoscaler keeps the replicas within; leave out one of them"},
+      {{"serve", "m", "--model", "resnet", "--image", "my/ts:1", "--serving-version", "2.19.0", "--dry-run=client"},
+       "error: --serving-version: has no effect with --image, which names the whole image; leave out one of them"},
+      // one setting given twice with two values: which was meant is not guessed
+      {{"serve", "m", "--model", "resnet", "--batching", "max_batch_size=32,max_batch_size=64", "--dry-run=client"},
+       "error: --batching: the key \"max_batch_size\" is given twice (\"max_batch_size=32\", \"max_batch_size=64\"); give each key once"},
+      {{"serve", "m", "--model", "a=resnet", "--version-label", "a:stable=1", "--version-label", "a:stable=2", "--dry-run=client"},
+       "error: --version-label: the label \"stable\" of model \"a\" is given twice (\"a:stable=1\", \"a:stable=2\"); give each once"},
+      {{"serve", "m", "--model", "a=resnet", "--version-policy", "a=latest:2", "--version-policy", "a=latest:3", "--dry-run=client"},
+       "error: --version-policy: the policy of model \"a\" is given twice (\"a=latest:2\", \"a=latest:3\"); give each once"},
+      {{"serve", "m", "--model", "resnet", "--replicas", "0", "--dry-run=client"},
+       "error: --replicas: 0 is less than 1; give a whole number of 1 or more"},
       {{"serve", "m", "--model", "resnet", "--no-wait", "--wait-version", "2"},
        "error: --wait-version: has no effect with --no-wait, which returns after the apply; leave out one of them"},
       {{"serve", "m", "--model", "resnet", "--dry-run=client", "--timeout", "1m"},
@@ -690,6 +715,50 @@ TEST_CASE("contract: submit's words are a SAMPLE, then after -- the ARGS, as --h
   job = json::parse(r.out);
   CHECK(job["spec"]["tfReplicaSpecs"].contains("Chief"));
   CHECK_FALSE(job["spec"]["tfReplicaSpecs"].contains("Worker"));
+#endif
+}
+
+TEST_CASE("contract: --FLAG= is the empty value, as pflag reads it, never the next word", "[cli][contract]") {
+#ifndef TFJOB_HAVE_PLUGIN_CLI
+  TFJOB_SKIP("the plugin is not built (TFJOB_BUILD_PLUGIN=OFF)");
+#else
+  // CLI11 took the word after `--arg=` as its value: `serve x --arg= --dry-run=client` applied
+  // for real. Every flag of every command that takes a value, given `--flag=` and then --help:
+  // the help is printed, or the empty value refused by name; never "--help" taken as the value.
+  std::size_t fed = 0;
+  tfjob::cli::with_cli([&](CLI::App& app) {
+    std::vector<const CLI::Option*> globals;
+    auto cmds = commands(app, globals);
+    for (const auto& cmd : cmds) {
+      std::vector<const CLI::Option*> opts = cmd.options;
+      if (&cmd == &cmds.front()) opts.insert(opts.end(), globals.begin(), globals.end());
+      for (const CLI::Option* o : opts) {
+        if (o->get_items_expected_max() == 0) continue;  // a switch: `--watch=` is --watch
+        std::vector<std::string> args = cmd.words;
+        args.insert(args.end(), cmd.required.begin(), cmd.required.end());
+        args.push_back(long_name(o) + "=");
+        args.push_back("--help");
+        const Ran r = call(args);
+        INFO(cmd.words.front() << " " << long_name(o) << "= --help: " << r.err);
+        CHECK_FALSE(has(r.err, "--help\""));
+        CHECK(((r.rc == 0 && has(r.out, "Usage")) || (r.rc == 64 && has(first_line(r.err), "\"\""))));
+        ++fed;
+      }
+    }
+  });
+  CHECK(fed > 150);
+  // as typed: an empty extra server flag is refused, an empty --image is no image given
+  check_refused({{{"serve", "x", "--model", "resnet", "--arg=", "--dry-run=client"}, "error: --arg: \"\" is empty; give a FLAG"}});
+  Ran r = call({"serve", "x", "--model", "resnet", "--image=", "--dry-run=client", "-o", "json"});
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(has(r.out, "\"image\": \"tensorflow/serving:"));
+  // the same pair twice is taken once; two mounts at one path are the operator's pods' 422, said first
+  r = call({"serve", "m", "--model", "a=resnet", "--version-policy", "a=latest:2", "--version-policy", "a=latest:2", "--dry-run=client", "-o", "name"});
+  CHECK(r.rc == 0);
+  r = call({"submit", "--name", "a", "--image", "x", "--pvc", "d:/data", "--pvc", "e:/data", "--dry-run=client"});
+  CHECK(r.rc == 64);
+  CHECK(has(r.err, "spec.tfReplicaSpecs[Worker].template.spec.containers[0].volumeMounts[1].mountPath: Invalid value: \"/data\": must be unique"));
 #endif
 }
 

@@ -18,6 +18,7 @@
 #endif
 
 #include <tfjob/api/lint.hpp>
+#include <tfjob/api/manifest.hpp>
 #include <tfjob/serving/from_job.hpp>
 #include <tfjob/serving/image.hpp>
 #include <tfjob/serving/model_config.hpp>
@@ -29,6 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <set>
@@ -409,6 +411,25 @@ TEST_CASE("in-process: models, predict, tensorboard, exec, attach and port-forwa
   CHECK(r.rc == 0);
   CHECK(r.out == "deployment.apps/mnist-tensorboard\nservice/mnist-tensorboard\n");
   CHECK(r.err == "tfjob mnist (Chief) writes its logs to /train/logs: claim tfjob-mnist, directory logs\n");
+  // without -f the job is the cluster's, read for its log directory in a client dry run too (it
+  // was left unread: "tfjob \"\" names no log directory"); nothing is created
+  {
+    std::ifstream f(sample("samples/mnist/tfjob.yaml"));
+    std::stringstream text;
+    text << f.rdbuf();
+    json mnist = tfjob::parse_manifests(text.str(), "tfjob.yaml").at(0);
+    mnist["metadata"]["namespace"] = "default";
+    c.server->put_object(mnist);
+    r = c.call({"tensorboard", "mnist", "--dry-run=client", "-o", "name"});
+    INFO(r.out << r.err);
+    CHECK(r.rc == 0);
+    CHECK(r.out == "deployment.apps/mnist-tensorboard\nservice/mnist-tensorboard\n");
+    CHECK(r.err == "tfjob mnist (Chief) writes its logs to /train/logs: claim tfjob-mnist, directory logs\n");
+    CHECK_FALSE(c.server->get_object("deployments.apps", "default", "mnist-tensorboard"));
+    r = c.call({"tensorboard", "nosuch", "--dry-run=client"});
+    CHECK(r.rc == 1);
+    CHECK(has(r.err, "\"nosuch\" not found"));
+  }
 
   // exec, attach, port-forward: the job is not there, so nothing is handed to kubectl
   // (exec's --kubeconfig before its --: every word after -- is the command's); top job and

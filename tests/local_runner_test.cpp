@@ -205,6 +205,26 @@ TEST_CASE("the plan says what a process here does not get: the pod's resources a
   CHECK(plan.warnings[0] ==
         "Worker: not applied locally: resources (cpu, memory, nvidia.com/gpu), nodeSelector, tolerations (each replica is a "
         "process with this machine's CPUs, memory and GPUs)");
+
+  // who the pod runs as and which scheduler places it: a cluster's, said the same way
+  nlohmann::json who = {{"serviceAccountName", "trainer"}, {"schedulerName", "volcano"}, {"imagePullSecrets", {{{"name", "reg"}}}}};
+  auto sa = with_defaults(local_job("s", {{"Worker", tfjob::test::local_replica(1, "Never", {"run"}, nlohmann::json::object(), who)}}));
+  REQUIRE(make_plan(sa, in).warnings.size() == 1);
+  CHECK(make_plan(sa, in).warnings[0] ==
+        "Worker: not applied locally: schedulerName, serviceAccountName, imagePullSecrets (each replica is a process with this "
+        "machine's CPUs, memory and GPUs)");
+  // the job's gang scheduling and its other controller: named once for the job
+  auto gang = with_defaults(local_job("q", {{"Worker", tfjob::test::local_replica(1, "Never", {"run"})}}));
+  gang.spec.run_policy.scheduling_policy = tfjob::SchedulingPolicy{};
+  gang.spec.run_policy.managed_by = "kueue.x-k8s.io/multikueue";
+  REQUIRE(make_plan(gang, in).warnings.size() == 1);
+  CHECK(make_plan(gang, in).warnings[0] ==
+        "TFJob q: not applied locally: runPolicy.schedulingPolicy (gang scheduling, queue, priority), runPolicy.managedBy (the "
+        "replicas start here at once, each a process)");
+  // a suspended job is not started here: that would be the opposite of what it says
+  gang.spec.run_policy.suspend = true;
+  CHECK_THROWS_WITH(make_plan(gang, in), Catch::StartsWith("TFJob q is suspended (runPolicy.suspend: true): a local run would "
+                                                           "start it; leave out runPolicy.suspend"));
 }
 
 TEST_CASE("reserved ports: distinct, held until released, below the kernel's ephemeral range", "[local][plan]") {

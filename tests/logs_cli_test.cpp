@@ -205,6 +205,11 @@ TEST_CASE("filters: include, exclude, highlight, tail, since, timestamps", "[log
   CHECK(r.out == "step 3 loss 0.1\n");
   r = c.run({"logs", "flt", "--since", "1h"});
   CHECK(lines_of(r.out).size() == 4);
+  // --since 0 is no bound, as kubectl logs: no sinceSeconds is sent (it was 1: the last second)
+  c.server->clear_requests();
+  r = c.run({"logs", "flt", "--since", "0s"});
+  CHECK(lines_of(r.out).size() == 4);
+  for (const auto& q : c.server->requests()) CHECK(q.query.find("sinceSeconds") == std::string::npos);
   r = c.run({"logs", "flt", "--since-time", "2000-01-01T00:00:00Z"});
   CHECK(lines_of(r.out).size() == 4);
   r = c.run({"logs", "flt", "--timestamps"});

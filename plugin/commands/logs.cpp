@@ -253,8 +253,10 @@ struct LogsCommand : LogsOptions {
                          "with --output json, whose objects hold each line's replica and time, uncoloured", "leave out one of them");
     if (!o.since.empty()) {
       // Go's time.ParseDuration, as kubectl logs --since (a number needs a unit: the flag layer)
+      // 0 is no bound, every line (kubectl logs sets sinceSeconds only when --since is not 0)
       auto d = wf::parse_duration(o.since, "--since");
-      since_secs = std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(d + std::chrono::milliseconds(999)).count());
+      if (d.count() > 0)
+        since_secs = std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(d + std::chrono::milliseconds(999)).count());
     }
     parsed_types.clear();
     for (const auto& t : o.replicas) parsed_types.push_back(workflow::detail::lower(*tfjob::canonical_replica_type(t)));

@@ -99,13 +99,27 @@ serving::ModelServerConfig model_config_from(const ServeOptions& o) {
     if (!e) throw flag::usage(flag, "\"" + text + "\": no --model " + model + "=SOURCE was given", "give --model " + model + "=SOURCE too");
     return *e;
   };
+  // a model's policy, or one of its labels, given twice with two values: which was meant is
+  // not guessed (the same words as a KEY=VALUE flag's key given twice)
+  std::map<std::string, std::pair<std::string, std::string>> given;  // what is set -> (the flag's text, its value)
+  auto once = [&](const std::string& flag, const std::string& what, const std::string& key, const std::string& text,
+                  const std::string& value) {
+    if (auto [at, first] = given.emplace(key, std::make_pair(text, value)); !first && at->second.second != value)
+      throw flag::usage(flag, what + " is given twice (\"" + at->second.first + "\", \"" + text + "\")", "give each once");
+  };
   for (const auto& p : o.version_policies) {
     auto [model, policy] = serving::parse_version_policy_flag(p);
-    which(model, "--version-policy", p).policy = policy;
+    auto& entry = which(model, "--version-policy", p);
+    once("--version-policy", "the policy of model \"" + entry.name + "\"", "policy " + entry.name, p,
+         model.empty() ? p : p.substr(model.size() + 1));
+    entry.policy = policy;
   }
   for (const auto& l : o.version_labels) {
     auto a = serving::parse_label_assignment(l, "--version-label");
-    which(a.model, "--version-label", l).labels[a.label] = a.version;
+    auto& entry = which(a.model, "--version-label", l);
+    once("--version-label", "the label \"" + a.label + "\" of model \"" + entry.name + "\"", "label " + entry.name + " " + a.label, l,
+         std::to_string(a.version));
+    entry.labels[a.label] = a.version;
   }
   serving::validate(cfg);
   return cfg;
@@ -412,6 +426,11 @@ struct ServeCommand {
       flag::refuse_given(*sub, {"--timeout", "--wait-version"}, "with --dry-run, which waits for nothing", "leave out one of them");
     else if (o.no_wait)
       flag::refuse_given(*sub, {"--timeout", "--wait-version"}, "with --no-wait, which returns after the apply", "leave out one of them");
+    if (!o.autoscale.empty())
+      flag::refuse_given(*sub, {"--replicas"}, "with --autoscale, whose MIN:MAX the autoscaler keeps the replicas within",
+                         "leave out one of them");
+    if (!o.image.empty())
+      flag::refuse_given(*sub, {"--serving-version"}, "with --image, which names the whole image", "leave out one of them");
     if (o.kserve) check_kserve_flags(o);
     if (o.dry_run != "client") timeout_ms = wf::parse_duration(o.timeout, "--timeout");
     // every model flag, with a claim standing in for the export --from-job reads at run time
@@ -971,7 +990,8 @@ void add_serve_flags(CLI::App* sub, ServeOptions* o) {
   flag::text(*sub, "--model-name", o->model_name, "TF Serving model name (default: NAME)", "NAME");
   flag::count(*sub, "--model-version", o->model_version, "Version directory a downloaded model is put in", 1)->capture_default_str();
   o->gpus_flag = flag::count(*sub, "--gpus", o->gpus, "nvidia.com/gpu per replica; 0 uses the CPU image", 0)->capture_default_str();
-  o->replicas_flag = flag::count(*sub, "--replicas", o->replicas, "Number of replicas", 0)->capture_default_str();
+  // 1 or more: a server of no replicas never becomes AVAILABLE, so serve would wait out --timeout
+  o->replicas_flag = flag::count(*sub, "--replicas", o->replicas, "Number of replicas", 1)->capture_default_str();
   flag::choice(*sub, "--profile", o->profile,
                "Shape the server for a kind of node: edge (GDC bare metal's edge profile, one node of 2 vCPUs and 4 GiB): "
                "TF Serving's CPU image, 1 replica, 500m CPU (limit 2) and 1536Mi, thread and batching settings for 2 vCPUs, "

@@ -149,7 +149,7 @@ void SubmitCommand::check_flag_scope() const {
     flag::refuse_given(*sub, {"--all", "--volume", "--state-dir"}, "without --local", "add --local, or leave it out");
   } else {
     flag::refuse_given(*sub, {"--replace", "--rerun", "--wait", "--follow", "--save", "--timeout", "--pvc-size", "--storage-class",
-                              "--pvc-access-mode", "--skip-gpu-check"},
+                              "--pvc-access-mode", "--skip-gpu-check", "--suspend", "--local-queue", "--managed-by"},
                        "with --local, which runs the job on this machine", "leave out one of them");
     if (dry_run == "server") throw flag::usage("--dry-run", "\"server\" asks a cluster, and --local runs on this machine", "leave out one of them");
     if (dry_run != "client") flag::refuse_given(*sub, {"--output"}, "with --local, which prints the replicas' output", "leave out one of them");

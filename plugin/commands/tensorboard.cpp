@@ -85,15 +85,15 @@ int TensorboardCommand::run(Context& ctx) const {
   std::optional<TFJob> j;
   if (!file.empty()) j = read_input([&] { return job_from_file(ctx, file, job, validation_mode(validation)); });
   std::string ns = ctx.globals().conn.namespace_;
-  if (dry_run != "client") {
-    ns = ctx.namespace_();
-    if (!j) {
-      j.emplace();  // the server's object: a field of another shape stays unread, it does not fail
-      tfjob::detail::decode_lenient(ctx.tfjobs().request_json(kube::RequestBuilder(workflow::resources::tfjobs(), ns).get(job)),
-                                    "TFJob", *j);
-    }
+  if (dry_run != "client") ns = ctx.namespace_();
+  if (!j) {
+    // the job's spec says where its logs are: without -f it is the cluster's, read (a GET
+    // creates nothing, so --dry-run=client reads it too); a field of another shape stays
+    // unread, it does not fail
+    j.emplace();
+    tfjob::detail::decode_lenient(
+        ctx.tfjobs().request_json(kube::RequestBuilder(workflow::resources::tfjobs(), ctx.namespace_()).get(job)), "TFJob", *j);
   }
-  if (!j) j.emplace();  // --dry-run=client without -f: the job is named only
   const std::string job_name = j->metadata.name.empty() ? job : j->metadata.name;
   auto log = serving::find_job_log_dir(*j, logdir);
   const std::string name = job_name + "-tensorboard";

@@ -8,6 +8,7 @@
 #include "context.hpp"
 #include "flag_values.hpp"
 
+#include <tfjob/api/lint.hpp>
 #include <tfjob/api/manifest.hpp>
 #include <tfjob/api/schema.hpp>
 #include <tfjob/error.hpp>
@@ -62,21 +63,31 @@ class TFJobJudge {
 
   /// One object, placed at `where` (document_place) in what is said.
   void add(const nlohmann::json& object, const std::string& where) {
-    if (mode_ == FieldValidation::ignore || schema::classify(object) == schema::DocumentKind::other) return;
-    for (const auto& is : schema::check_tfjob(object)) found_.push_back(to_field_error(is, where));
+    if (schema::classify(object) == schema::DocumentKind::other) return;
+    if (mode_ != FieldValidation::ignore) {
+      const std::size_t before = found_.size();
+      for (const auto& is : schema::check_tfjob(object)) found_.push_back(to_field_error(is, where));
+      if (found_.size() > before && mode_ == FieldValidation::strict) return;  // its type errors are the schema's
+    }
+    // what the operator refuses, whatever --validate says: as submit and lint refuse it
+    for (auto& fe : lint::admission_errors(object)) {
+      fe.where = where;
+      refused_.push_back(std::move(fe));
+    }
   }
 
   void done() {
-    if (found_.empty()) return;
-    if (mode_ == FieldValidation::strict) throw validation_error(std::move(found_));
-    say_schema_warnings(ctx_, found_);
+    if (mode_ == FieldValidation::strict) refused_.insert(refused_.begin(), found_.begin(), found_.end());
+    else if (!found_.empty()) say_schema_warnings(ctx_, found_);
     found_.clear();
+    if (!refused_.empty()) throw validation_error(std::move(refused_));
   }
 
  private:
   Context& ctx_;
   FieldValidation mode_;
-  std::vector<field_error> found_;
+  std::vector<field_error> found_;    ///< the schema's
+  std::vector<field_error> refused_;  ///< the operator's
 };
 
 /// The TFJobs among `objects` (read from `source`) judged as --validate says (TFJobJudge).

@@ -34,10 +34,12 @@ struct ReplicaTarget {
   std::string replica;  ///< "" = the chief (job-role=master), as logs picks it
   int index = 0;
   std::string container = "tensorflow";
+  const CLI::App* sub = nullptr;  ///< the command's flags (whether --index was given)
 };
 
 /// The job positional, --replica, --index and (`container`) -c.
 inline void add_replica_target_flags(CLI::App& sub, ReplicaTarget& t, bool container = true) {
+  t.sub = &sub;
   flag::text(sub, "job", t.job, "TFJob name", "JOB")->required();
   flag::composite(sub, "--replica", t.replica, "Replica type: Chief, Master, Worker, PS, Evaluator (default: the chief)",
                   "a replica type: Chief, Master, PS, Worker or Evaluator", "Worker", {"Boss"}, [](const std::string& v) {
@@ -95,6 +97,9 @@ struct Handover {
 };
 
 inline Handover find_replica(Context& ctx, const ReplicaTarget& t) {
+  // one pod: an index without a type names none (logs, which reads many, takes it of every type)
+  if (t.replica.empty() && t.sub)
+    flag::refuse_given(*t.sub, {"--index"}, "without --replica", "add --replica TYPE, e.g. --replica Worker --index 1");
   auto& client = ctx.tfjobs();
   const std::string& ns = client.namespace_();
   return {resolve_replica_pod(client, ns, t), connection_args(ctx.globals(), ns)};

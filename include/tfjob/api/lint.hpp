@@ -142,6 +142,11 @@ std::vector<Finding> lint(const nlohmann::json& job, const Context& ctx = {});
 /// a job the schema refuses is not decoded (its type errors are the schema's).
 std::vector<Finding> admission_findings(const nlohmann::json& job, FieldValidation validation = FieldValidation::strict);
 
+/// The last step of admission_findings as errors: what the operator's validation refuses in
+/// `job` after its defaults, a field that cannot be decoded, and a job without a name
+/// (manifest_name_errors). Every command that reads a TFJob manifest refuses these.
+std::vector<field_error> admission_errors(const nlohmann::json& job);
+
 }  // namespace tfjob::lint
 
 #if TFJOB_SDK_DEFINE_API

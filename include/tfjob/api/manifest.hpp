@@ -9,6 +9,7 @@
 
 #include <tfjob/api/schema.hpp>
 #include <tfjob/api/types.hpp>
+#include <tfjob/api/validation.hpp>  // manifest_name_errors
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
 

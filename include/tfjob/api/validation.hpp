@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ namespace detail {
 
 /// `validation.IsDNS1035Label`: the messages apimachinery returns.
 std::vector<std::string> dns1035_label_errors(const std::string& value);
+
+/// `validation.IsDNS1123Label` (a namespace's name): the messages apimachinery returns.
+std::vector<std::string> dns1123_label_errors(const std::string& value);
 
 // apimachinery's formats, matched by hand: std::regex cost every includer about a second
 // of compile time, and several at -O2 where it is called.
@@ -74,6 +78,12 @@ void validate_replica_spec(const std::string& specs_path, const std::string& rty
 void validate_replica_specs(const TFJob& job, std::vector<field_error>& errs);
 
 }  // namespace detail
+
+/// Not the operator's rule but this SDK's, for a job read from a manifest (parse_tfjobs, lint):
+/// it is applied by its name (server-side apply, as kubectl apply: "cannot use generate name
+/// with apply") and its TF_CONFIG names its pods by it, so a name left for the server to
+/// generate is refused as the file is read. Empty when the job has a name.
+std::vector<field_error> manifest_name_errors(const TFJob& job);
 
 /// Every problem with `job`, each with its field path (empty when valid). Mirrors the
 /// operator's webhook (name, managedBy, containers, images, `tensorflow` container, one

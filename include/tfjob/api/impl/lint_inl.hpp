@@ -457,6 +457,18 @@ TFJOB_INLINE std::vector<Finding> lint(const nlohmann::json& job, const Context&
   return dedupe(std::move(out));
 }
 
+TFJOB_INLINE std::vector<field_error> admission_errors(const nlohmann::json& job) {
+  std::vector<field_error> errs;
+  try {
+    TFJob typed = tfjob::detail::from_json_of<TFJob>(job);
+    errs = manifest_name_errors(typed);
+    for (auto& fe : validate(with_defaults(std::move(typed)))) errs.push_back(std::move(fe));
+  } catch (const validation_error& e) {
+    errs = e.errors();
+  }
+  return errs;
+}
+
 TFJOB_INLINE std::vector<Finding> admission_findings(const nlohmann::json& job, FieldValidation validation) {
   std::vector<Finding> out;
   auto from_issue = [&](const schema::Issue& is, Finding::Severity sev) {
@@ -477,13 +489,7 @@ TFJOB_INLINE std::vector<Finding> admission_findings(const nlohmann::json& job, 
       refused |= validation == FieldValidation::strict;
     }
   if (refused) return out;
-  std::vector<field_error> errs;
-  try {
-    errs = validate(with_defaults(tfjob::detail::from_json_of<TFJob>(job)));
-  } catch (const validation_error& e) {
-    errs = e.errors();
-  }
-  for (const auto& fe : errs) {
+  for (const auto& fe : admission_errors(job)) {
     Finding f(Finding::Severity::error, fe.to_string());
     f.code = "InvalidTFJob";
     const std::string specs = "spec.tfReplicaSpecs[";

@@ -16,14 +16,14 @@ TFJOB_INLINE std::vector<nlohmann::json> parse_json_stream(std::string_view text
     // Parse the remainder; when the only fault is what follows one complete value, that
     // value ends where the fault begins (a stream of values).
     std::string_view rest = text.substr(pos);
-    auto r = read_json(rest);
+    auto r = read_json(rest, limits::max_depth, nullptr, JsonKeys::unique);
     if (r.ok()) {
       docs.push_back(std::move(r.value));
       if (spans) spans->emplace_back(pos, text.size());
       break;
     }
     if (r.trailing) {
-      auto one = read_json(rest.substr(0, r.byte));
+      auto one = read_json(rest.substr(0, r.byte), limits::max_depth, nullptr, JsonKeys::unique);
       if (one.ok()) {
         docs.push_back(std::move(one.value));
         if (spans) spans->emplace_back(pos, pos + r.byte);
@@ -196,7 +196,10 @@ TFJOB_INLINE std::optional<TFJob> detail::judge_tfjob(const nlohmann::json& o, c
     if (validation == FieldValidation::strict && !issues.empty()) return std::nullopt;
   }
   try {
-    return tfjob::detail::from_json_of<TFJob>(o);
+    TFJob job = tfjob::detail::from_json_of<TFJob>(o);
+    auto unnamed = manifest_name_errors(job);
+    if (unnamed.empty()) return job;
+    for (auto& fe : unnamed) errs.emplace_back(std::move(fe.field), std::move(fe.type), std::move(fe.detail), where);
   } catch (const validation_error& e) {
     for (auto fe : e.errors()) {
       fe.where = where;

@@ -20,6 +20,20 @@ TFJOB_INLINE std::vector<std::string> dns1035_label_errors(const std::string& va
   return errs;
 }
 
+TFJOB_INLINE std::vector<std::string> dns1123_label_errors(const std::string& value) {
+  std::vector<std::string> errs;
+  if (value.size() > 63) errs.push_back("must be no more than 63 characters");
+  bool ok = !value.empty() && is_lower_alnum(value.front()) && is_lower_alnum(value.back());
+  for (char c : value)
+    if (!is_lower_alnum(c) && c != '-') ok = false;
+  if (!ok)
+    errs.push_back(
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end "
+        "with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')");
+  return errs;
+}
+
 TFJOB_INLINE bool is_alnum_ascii(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
 
 TFJOB_INLINE bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
@@ -156,6 +170,11 @@ TFJOB_INLINE void validate_metadata(const TFJob& job, std::vector<field_error>& 
   } else if (auto e = dns1035_label_errors(job.metadata.name); !e.empty()) {
     errs.push_back(invalid("metadata.name", quoted(job.metadata.name), "should match: " + join(e, ",")));
   }
+  // metadata.namespace: ValidateObjectMeta's ValidateNamespaceName (a DNS-1123 label); the
+  // server would say the namespace does not exist, and the way to create it would fail too
+  if (!job.metadata.namespace_.empty())
+    if (auto e = dns1123_label_errors(job.metadata.namespace_); !e.empty())
+      errs.push_back(invalid("metadata.namespace", quoted(job.metadata.namespace_), join(e, ",")));
   // metadata.labels and metadata.annotations, as the API server's ObjectMeta validation
   // (ValidateLabels, ValidateAnnotations) judges every object
   for (const auto& [k, v] : job.metadata.labels) {
@@ -216,11 +235,32 @@ TFJOB_INLINE bool validate_replica_containers(const ReplicaSpec& r, const std::s
   const auto* cs = containers(r);
   if (!cs || cs->empty()) errs.push_back(required(containers_path, "must be specified"));
   bool default_container_present = false;
+  // the pod's volumes, each name once (core/v1 ValidateVolumes: the operator's pods would be
+  // refused with 422 after the job was accepted, and the job would wait without them)
+  std::set<std::string> volumes;
+  const std::string pod_path = containers_path.substr(0, containers_path.size() - std::string(".containers").size());
+  if (r.template_.is_object())
+    if (auto spec = r.template_.find("spec"); spec != r.template_.end() && spec->is_object())
+      if (auto vs = spec->find("volumes"); vs != spec->end() && vs->is_array())
+        for (std::size_t k = 0; k < vs->size(); ++k) {
+          const std::string name = tfjob::detail::value_at((*vs)[k], "name", std::string());
+          if (!name.empty() && !volumes.insert(name).second)
+            errs.push_back(duplicate(pod_path + ".volumes[" + std::to_string(k) + "].name", name));
+        }
   if (cs) {
     for (std::size_t i = 0; i < cs->size(); ++i) {
       const auto& c = (*cs)[i];
       const std::string cpath = containers_path + "[" + std::to_string(i) + "]";
       if (!c.is_object()) continue;
+      // each mount path once in a container (core/v1 validateVolumeMounts: "must be unique")
+      if (auto ms = c.find("volumeMounts"); ms != c.end() && ms->is_array()) {
+        std::set<std::string> paths;
+        for (std::size_t k = 0; k < ms->size(); ++k) {
+          const std::string path = tfjob::detail::value_at((*ms)[k], "mountPath", std::string());
+          if (!path.empty() && !paths.insert(path).second)
+            errs.push_back(invalid(cpath + ".volumeMounts[" + std::to_string(k) + "].mountPath", quoted(path), "must be unique"));
+        }
+      }
       auto image = c.find("image");
       if (image == c.end() || !image->is_string() || image->get<std::string>().empty())
         errs.push_back(required(cpath + ".image", "must be required"));
@@ -284,6 +324,13 @@ TFJOB_INLINE void validate_replica_specs(const TFJob& job, std::vector<field_err
 
 }  // namespace tfjob::detail
 namespace tfjob {
+
+TFJOB_INLINE std::vector<field_error> manifest_name_errors(const TFJob& job) {
+  if (!job.metadata.name.empty()) return {};
+  return {detail::required("metadata.name", std::string("a TFJob from a manifest is applied by its name") +
+                                        (job.metadata.generate_name.empty() ? "" : "; generateName is not supported (as with kubectl apply)") +
+                                        ": give metadata.name")};
+}
 
 TFJOB_INLINE std::vector<field_error> validate(const TFJob& job) {
   std::vector<field_error> errs;

@@ -147,7 +147,8 @@ TFJOB_INLINE std::string unapplied_here(const nlohmann::json& pod_template, cons
     out += ")";
   }
   if (auto s = pod_template.find("spec"); s != pod_template.end() && s->is_object())
-    for (const char* field : {"nodeSelector", "affinity", "tolerations", "nodeName"})
+    for (const char* field : {"nodeSelector", "affinity", "tolerations", "nodeName", "schedulerName", "serviceAccountName",
+                              "imagePullSecrets"})
       if (s->contains(field)) out += (out.empty() ? "" : ", ") + std::string(field);
   return out;
 }
@@ -163,6 +164,18 @@ TFJOB_INLINE Plan make_plan(const TFJob& job, const PlanInputs& in) {
     return in.host + ":" + std::to_string(in.port(type, index));
   };
   const std::string ns = job.metadata.namespace_.empty() ? "default" : job.metadata.namespace_;
+  const RunPolicy& policy = job.spec.run_policy;
+  if (policy.suspend.value_or(false))
+    throw config_error("TFJob " + job.metadata.name + " is suspended (runPolicy.suspend: true): a local run would start it; "
+                       "leave out runPolicy.suspend (--suspend, --local-queue) to run it here, or submit it to a cluster");
+  {
+    std::string cluster_only;  // what only a cluster's scheduler or another controller reads
+    if (policy.scheduling_policy) cluster_only = "runPolicy.schedulingPolicy (gang scheduling, queue, priority)";
+    if (policy.managed_by) cluster_only += (cluster_only.empty() ? "" : ", ") + std::string("runPolicy.managedBy");
+    if (!cluster_only.empty())
+      plan.warnings.push_back("TFJob " + job.metadata.name + ": not applied locally: " + cluster_only +
+                              " (the replicas start here at once, each a process)");
+  }
   for (const auto& [type, spec] : job.spec.tf_replica_specs) {
     const nlohmann::json* c = tensorflow_container(spec);
     if (!c) throw config_error("replica type " + type + " has no container named \"tensorflow\"");

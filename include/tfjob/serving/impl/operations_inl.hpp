@@ -64,6 +64,7 @@ TFJOB_INLINE Batching parse_batching(const std::string& text) {
                                     (key == "batch_timeout_micros" ? "5000" : "8"));
     return *n;
   };
+  std::map<std::string, std::string> given;  // key -> its pair: one key twice with two values is not guessed at
   for (const auto& item : detail::split(text, ',')) {
     if (item.empty()) continue;  // "a=1,,b=2" and a trailing comma are harmless
     auto eq = item.find('=');
@@ -71,6 +72,9 @@ TFJOB_INLINE Batching parse_batching(const std::string& text) {
       throw detail::invalid_setting(setting::serve_batching, " \"" + item + "\" is not KEY=VALUE; give KEY=VALUE pairs separated by ',', e.g. "
                                     "max_batch_size=32,batch_timeout_micros=5000; keys: " + known);
     const std::string key = item.substr(0, eq), v = item.substr(eq + 1);
+    if (auto [at, first] = given.emplace(key, item); !first && at->second != item)
+      throw detail::invalid_setting(setting::serve_batching, " the key \"" + key + "\" is given twice (\"" + at->second + "\", \"" + item +
+                                                                 "\"); give each key once");
     if (key == "max_batch_size") b.max_batch_size = positive(key, v, 1);
     else if (key == "batch_timeout_micros") b.batch_timeout_micros = positive(key, v, 0);
     else if (key == "max_enqueued_batches") b.max_enqueued_batches = positive(key, v, 1);
