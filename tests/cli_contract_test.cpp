@@ -539,6 +539,10 @@ TEST_CASE("contract: the form's words for the everyday mistakes of the issue", "
       {{"attach", "x", "--index", "2"}, "error: --index: has no effect without --replica; add --replica TYPE, e.g. --replica Worker --index 1"},
       {{"port-forward", "x", "--index", "1", "6006"},
        "error: --index: has no effect without --replica; add --replica TYPE, e.g. --replica Worker --index 1"},
+      // a data folder that is not there is refused, not made (a typo trained on nothing)
+      {{"submit", "hello", "--local", "--volume", "tfjob-hello=/nonexistent/tfjob-contract-data"},
+       "error: --volume: \"tfjob-hello=/nonexistent/tfjob-contract-data\": /nonexistent/tfjob-contract-data does not exist; give the "
+       "folder that holds the claim's data (mkdir it first for an empty one)"},
       {{"submit", "hello", "--local", "--dry-run=server"},
        "error: --dry-run: \"server\" asks a cluster, and --local runs on this machine; leave out one of them"},
       {{"submit", "hello", "--local", "-o", "json"},

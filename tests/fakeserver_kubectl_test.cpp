@@ -256,6 +256,13 @@ TEST_CASE("kubectl applies a TFJob, the operator runs it, logs -f streams it, de
   r = k.run("get tfjob mnist -o 'jsonpath={.status.conditions[*].type}'");
   CHECK(r.out == "Created Running Succeeded");
 
+  // a server dry run deletes nothing: kubectl says dryRun in the DeleteOptions body, not the
+  // query (the fake deleted for real, which could fake a test's result)
+  r = k.run("delete -f " + f.string() + " --dry-run=server");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out == "tfjob.kubeflow.org \"mnist\" deleted (server dry run)\n");
+  CHECK(server.get_object("tfjobs", "default", "mnist"));
   r = k.run("delete -f " + f.string());
   INFO(r.err);
   REQUIRE(r.code == 0);

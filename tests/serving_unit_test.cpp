@@ -677,7 +677,11 @@ TEST_CASE("serve flags --model NAME=SOURCE, --version-policy and --version-label
   CHECK(parse_model_flag("r=resnet").source.url == resnet_model_url);
   CHECK(parse_model_flag("c=https://h/m.tar.gz").source.kind == ModelSource::Kind::url);
   CHECK_THROWS_WITH(parse_model_flag("mnist"), Catch::Contains("give NAME=SOURCE"));
-  CHECK_THROWS_WITH(parse_model_flag("m=ftp://x"), Catch::Contains("is none of resnet, an http(s):// or gs:// SavedModel tarball, or pvc:CLAIM[:PATH]"));
+  CHECK_THROWS_WITH(parse_model_flag("m=ftp://x"), Catch::Contains("is none of resnet, an http(s):// SavedModel tarball, or pvc:CLAIM[:PATH]"));
+  // gs:// is no URL curl fetches: it failed in the init container, after the apply
+  CHECK_THROWS_WITH(parse_model_flag("m=gs://bucket/m.tar.gz"),
+                    Catch::Contains("\"gs://bucket/m.tar.gz\": gs:// is not fetched (the model is downloaded with curl); give the "
+                                    "object's https://storage.googleapis.com/bucket/m.tar.gz URL"));
   CHECK_THROWS_WITH(parse_model_flag("a/b=resnet"), Catch::Contains("model name \"a/b\" may use letters"));
   CHECK_THROWS_WITH(parse_model_flag("m=pvc:c:../x"), Catch::Contains("must stay inside the claim"));
 

@@ -136,7 +136,7 @@ void setup_tf_config(CLI::App& app, Globals& g) {
   kubectl tfjob tf-config --name demo --image tensorflow/tensorflow --workers 2 --ps 1 \
       --cluster-domain cluster.local
 
-Exit codes: 0 ok; 1 invalid job or input (every problem on stderr); 64 bad usage.)");
+Exit codes: 0 ok; 64 an invalid job or input, or bad usage (every problem on stderr).)");
   set_action(*sub, g, o);
 }
 

@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <filesystem>
 #include <map>
+#include <system_error>
 #include <ostream>
 
 namespace tfjob::cli {
@@ -93,8 +95,15 @@ int run_local(const std::vector<TFJob>& jobs, const LocalFlags& f, Context& ctx)
   for (const auto& v : f.volumes) {
     auto eq = v.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
-      throw config_error("--volume " + v + ": expected CLAIM=DIR, e.g. --volume tfjob-hello=./hello-data");
-    o.volumes[v.substr(0, eq)] = v.substr(eq + 1);
+      throw flag::usage("--volume", "\"" + v + "\" names no directory", "give CLAIM=DIR, e.g. tfjob-hello=./hello-data");
+    // a folder that is not there is refused, not made (a misspelt data folder would train on
+    // nothing): docker's --mount refuses a bind source that does not exist, too
+    const std::string dir = v.substr(eq + 1);
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec))
+      throw flag::usage("--volume", "\"" + v + "\": " + dir + (std::filesystem::exists(dir, ec) ? " is not a directory" : " does not exist"),
+                        "give the folder that holds the claim's data (mkdir it first for an empty one)");
+    o.volumes[v.substr(0, eq)] = dir;
   }
   if (jobs.size() > 1 && !f.state_dir.empty())
     throw config_error("--state-dir with " + std::to_string(jobs.size()) + " jobs: run them one at a time");

@@ -524,9 +524,12 @@ void Handler::do_apply(const Target& t) {
 void Handler::do_delete(const Target& t) {
   std::string propagation = param(req, "propagationPolicy");
   json precond;
+  bool dry = dry_run();
   if (!req.body.empty()) {
     try {
       json opts = json::parse(req.body);
+      // kubectl delete --dry-run=server says it in the body's DeleteOptions, not the query
+      if (auto d = opts.find("dryRun"); d != opts.end() && d->is_array() && !d->empty()) dry = true;
       if (propagation.empty()) propagation = opts.value("propagationPolicy", "");
       if (opts.contains("preconditions")) precond = opts["preconditions"];
       if (propagation.empty() && opts.contains("orphanDependents") && opts["orphanDependents"] == true) propagation = "Orphan";
@@ -554,7 +557,7 @@ void Handler::do_delete(const Target& t) {
                                                   precond["resourceVersion"].get<std::string>() + ", ResourceVersion in object meta: " +
                                                   (*cur)["metadata"].value("resourceVersion", ""));
   }
-  if (dry_run()) return send(200, *cur);
+  if (dry) return send(200, *cur);
   json gone = s.remove_locked(*t.ri, t.ns, t.name, propagation);
   // kube-apiserver answers with the object while it still exists (graceful pod deletion;
   // Foreground/Orphan: deletionTimestamp and the finalizer set, generation bumped, removed

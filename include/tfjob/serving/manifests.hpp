@@ -108,6 +108,9 @@ namespace detail {
 /// A url source's checks: a URL (scheme; none with credentials: url_credential) or a Secret
 /// (SECRET[:KEY] names), never both.
 void check_model_url(const ModelSource& m);
+/// Refuses a gs:// URL (`about`: the setting it came from): the init container downloads
+/// with curl, which reads none; the message gives the object's https:// URL instead.
+void refuse_gs_url(tfjob::setting about, const std::string& url);
 }  // namespace detail
 
 /// Throws validation_error naming the flag when the spec cannot become valid objects.

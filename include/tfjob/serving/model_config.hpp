@@ -78,7 +78,7 @@ std::string quote(const std::string& s);
 
 }  // namespace detail
 
-/// `--model NAME=SOURCE` → a model: SOURCE is `resnet`, an http(s):// or gs:// SavedModel
+/// `--model NAME=SOURCE` → a model: SOURCE is `resnet`, an http(s):// SavedModel
 /// tarball, or `pvc:CLAIM[:PATH]` with PATH (default NAME) the model's base path inside the
 /// claim, holding `<version>/saved_model.pb`.
 ModelEntry parse_model_flag(const std::string& text);

@@ -85,6 +85,14 @@ TFJOB_INLINE nlohmann::json model_url_env(const ModelSource& m) {
 }
 
 namespace detail {
+TFJOB_INLINE void refuse_gs_url(tfjob::setting setting_name, const std::string& url) {
+  // the model is fetched by curl in an init container, which reads no gs:// URL: it would fail
+  // there, after the apply; a public object has an https:// URL of its own
+  if (url.rfind("gs://", 0) != 0) return;
+  throw invalid_setting(setting_name, " \"" + url + "\": gs:// is not fetched (the model is downloaded with curl); give the object's "
+                                      "https://storage.googleapis.com/" + url.substr(5) + " URL, or a signed URL in a Secret");
+}
+
 TFJOB_INLINE void check_model_url(const ModelSource& m) {
   if (m.kind != ModelSource::Kind::url) return;
   if (!m.url_secret.empty()) {
@@ -107,9 +115,11 @@ TFJOB_INLINE void check_model_url(const ModelSource& m) {
                                                   ", which would be stored in the Deployment and shown in its init container's "
                                                   "log. Put it in a Secret (kubectl create secret generic NAME "
                                                   "--from-literal=url=URL) and give it instead (" + setting::model_url_secret + " NAME)");
-  if (u.rfind("http://", 0) != 0 && u.rfind("https://", 0) != 0 && u.rfind("gs://", 0) != 0)
+  refuse_gs_url(setting::model_url, u);
+  if (u.rfind("http://", 0) != 0 && u.rfind("https://", 0) != 0)
     throw invalid_setting(setting::model_url, " \"" + u + "\": give an http(s):// URL of a SavedModel tarball (.tar.gz)");
 }
+
 }  // namespace detail
 
 TFJOB_INLINE void validate(const ServeSpec& s) {

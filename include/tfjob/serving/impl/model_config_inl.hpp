@@ -95,6 +95,7 @@ TFJOB_INLINE ModelEntry parse_model_flag(const std::string& text) {
   } else if (src.rfind("http://", 0) == 0 || src.rfind("https://", 0) == 0 || src.rfind("gs://", 0) == 0) {
     e.source.kind = ModelSource::Kind::url;
     e.source.url = src;
+    detail::refuse_gs_url(setting::model_config_models, src);
   } else if (src.rfind("secret:", 0) == 0) {  // a URL with credentials, from a Secret
     e.source = parse_url_secret(src.substr(7));
   } else if (src.rfind("pvc:", 0) == 0) {
@@ -102,7 +103,7 @@ TFJOB_INLINE ModelEntry parse_model_flag(const std::string& text) {
     if (e.source.path.empty() && src.find(':', 4) == std::string::npos) e.source.path = e.name;
   } else {
     throw detail::invalid_setting(setting::model_config_models, " \"" + text + "\": SOURCE \"" + src +
-                                  "\" is none of resnet, an http(s):// or gs:// SavedModel tarball, or pvc:CLAIM[:PATH] (or "
+                                  "\" is none of resnet, an http(s):// SavedModel tarball, or pvc:CLAIM[:PATH] (or "
                                   "secret:SECRET[:KEY], a Secret holding the URL)");
   }
   return e;
