@@ -575,6 +575,9 @@ TEST_CASE("contract: the form's words for the everyday mistakes of the issue", "
        "error: --version-label: the label \"stable\" of model \"a\" is given twice (\"a:stable=1\", \"a:stable=2\"); give each once"},
       {{"serve", "m", "--model", "a=resnet", "--version-policy", "a=latest:2", "--version-policy", "a=latest:3", "--dry-run=client"},
        "error: --version-policy: the policy of model \"a\" is given twice (\"a=latest:2\", \"a=latest:3\"); give each once"},
+      {{"serve", "m", "--model", "resnet", "--autoscale", "1:3:50%", "--cpu", "0", "--dry-run=client"},
+       "error: --autoscale scales on CPU utilisation, a percentage of each pod's CPU request, and the pods have none: give them a "
+       "CPU request too (--cpu 2)"},
       {{"serve", "m", "--model", "resnet", "--replicas", "0", "--dry-run=client"},
        "error: --replicas: 0 is less than 1; give a whole number of 1 or more"},
       {{"serve", "m", "--model", "resnet", "--no-wait", "--wait-version", "2"},

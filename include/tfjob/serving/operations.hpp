@@ -6,6 +6,7 @@
 /// add these to the Deployment and Service (manifests.hpp: build_objects).
 
 #include <tfjob/api/k8s/autoscaling.hpp>
+#include <tfjob/api/quantity.hpp>
 #include <tfjob/detail/compiled.hpp>
 #include <tfjob/error.hpp>
 

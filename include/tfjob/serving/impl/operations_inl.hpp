@@ -264,7 +264,15 @@ TFJOB_INLINE AutoscalerStatus autoscaler_status(const nlohmann::json& hpa) {
 }
 
 TFJOB_INLINE void validate_operations(const ServeOperations& ops, const std::string& cpu_request) {
-  if (ops.autoscale && cpu_request.empty())
+  // a request of 0 is none to take a percentage of (the HPA controller reports it missing)
+  bool none = cpu_request.empty();
+  if (!none) {
+    try {
+      none = Quantity::parse(cpu_request).value() <= 0;
+    } catch (const std::exception&) {  // not a quantity: the --cpu check says so
+    }
+  }
+  if (ops.autoscale && none)
     throw detail::invalid_setting(setting::serve_autoscale,
                                   " scales on CPU utilisation, a percentage of each pod's CPU request, and the pods have "
                                   "none: give them a CPU request too (" + setting::serve_cpu + " 2)");
