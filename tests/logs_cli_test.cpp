@@ -205,6 +205,10 @@ TEST_CASE("filters: include, exclude, highlight, tail, since, timestamps", "[log
   CHECK(r.out == "step 3 loss 0.1\n");
   r = c.run({"logs", "flt", "--since", "1h"});
   CHECK(lines_of(r.out).size() == 4);
+  // a container named twice is read once: the chief's log, not every replica's twice
+  r = c.run({"logs", "flt", "-c", "tensorflow", "-c", "tensorflow"});
+  CHECK(lines_of(r.out).size() == 4);
+  CHECK(r.out.find("worker") == std::string::npos);
   // --since 0 is no bound, as kubectl logs: no sinceSeconds is sent (it was 1: the last second)
   c.server->clear_requests();
   r = c.run({"logs", "flt", "--since", "0s"});

@@ -16,6 +16,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -258,6 +259,12 @@ struct LogsCommand : LogsOptions {
       if (d.count() > 0)
         since_secs = std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(d + std::chrono::milliseconds(999)).count());
     }
+    // a container named twice is read once (as a pair given twice is taken once: cli.md), so
+    // `-c tensorflow -c tensorflow` is the chief's one log, not every replica's twice
+    std::vector<std::string> named;
+    for (const auto& c : containers)
+      if (std::find(named.begin(), named.end(), c) == named.end()) named.push_back(c);
+    containers = std::move(named);
     parsed_types.clear();
     for (const auto& t : o.replicas) parsed_types.push_back(workflow::detail::lower(*tfjob::canonical_replica_type(t)));
     parsed_indices = parse_indices(o.indices);
@@ -445,7 +452,7 @@ void setup_logs(CLI::App& app, Globals& g) {
   o->sub = sub;
   flag::text(*sub, "name", o->name, "TFJob name (or -l)", "NAME");
   flag::text(*sub, "-l,--selector", o->selector, "Label selector: the logs of every TFJob it matches (prefixed job/replica)", "SELECTOR");
-  flag::text(*sub, "-c,--container", o->containers, "Container(s) (default: tensorflow); repeat or list for several", "NAME");
+  flag::text(*sub, "-c,--container", o->containers, "Container(s) (default: tensorflow); repeat for several", "NAME");
   flag::boolean(*sub, "--all-containers", o->all_containers, "Every container of each replica, init containers and sidecars included");
   flag::composite(*sub, "--replica", o->replicas, "Replica type(s): Chief, Master, PS, Worker, Evaluator (TYPE[,TYPE])",
                   "a replica type: Chief, Master, PS, Worker or Evaluator", "Worker", {"Boss", "Workers2"},
