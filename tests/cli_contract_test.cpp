@@ -769,6 +769,47 @@ TEST_CASE("contract: --FLAG= is the empty value, as pflag reads it, never the ne
 #endif
 }
 
+TEST_CASE("contract: what the operator refuses in a manifest, every command that reads one refuses alike", "[cli][contract]") {
+#ifndef TFJOB_HAVE_PLUGIN_CLI
+  TFJOB_SKIP("the plugin is not built (TFJOB_BUILD_PLUGIN=OFF)");
+#else
+  // explain -f and tensorboard -f judged the schema only: a job the operator refuses was explained
+  // ("the operator has not seen it"), and a job with generateName alone passed every command but
+  // submit, which failed at the apply
+  const std::string dir = tfjob::test::temp_dir("cli-contract-operator");
+  const std::string job = "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata:\n  %META%\nspec:\n  tfReplicaSpecs:\n    Worker:\n"
+                          "      replicas: %N%\n      template:\n        spec:\n          containers:\n          - name: tensorflow\n"
+                          "            image: x\n            args: [--log-dir=/train/logs]\n";
+  auto write = [&](const std::string& name, const std::string& meta, const std::string& n) {
+    std::string text = std::regex_replace(std::regex_replace(job, std::regex("%META%"), meta), std::regex("%N%"), n);
+    std::ofstream(dir + "/" + name) << text;
+    return dir + "/" + name;
+  };
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {write("neg.yaml", "name: neg", "-1"), "spec.tfReplicaSpecs[Worker].replicas: Invalid value: -1: must be greater than or equal to 0"},
+      {write("gen.yaml", "generateName: gen-", "1"),
+       "metadata.name: Required value: a TFJob from a manifest is applied by its name; generateName is not supported"},
+      {write("ns.yaml", "name: ns\n  namespace: Team_A", "1"), "metadata.namespace: Invalid value: \"Team_A\": a lowercase RFC 1123 label"}};
+  for (const auto& [file, why] : bad) {
+    for (std::vector<std::string> cmd : {std::vector<std::string>{"submit", "-f", file, "--dry-run=client"},
+                                         {"tf-config", "-f", file},
+                                         {"explain", "-f", file},
+                                         {"tensorboard", "-f", file, "--dry-run=client"}}) {
+      const Ran r = call(cmd);
+      INFO(cmd.front() << " -f " << file << ": " << r.err);
+      CHECK(r.rc == 64);
+      CHECK(r.out.empty());
+      CHECK(first_line(r.err) == "error: invalid TFJob:");
+      CHECK(has(r.err, why));
+    }
+    const Ran l = call({"lint", "-f", file});  // lint says it as an error finding, exit 1
+    INFO(l.out << l.err);
+    CHECK(l.rc == 1);
+    CHECK(has(l.out + l.err, why));
+  }
+#endif
+}
+
 TEST_CASE("contract: --request-timeout as kubectl: a bare number is seconds, 0 none, a positive value never none",
           "[cli][contract][unit]") {
   using tfjob::kube::detail::parse_duration;
